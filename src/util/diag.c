@@ -1,0 +1,75 @@
+/* Diagnostics area (see diag.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/diag.h"
+#include "util/util.h"
+
+void diag_init(diag_t *d, uint32_t max)
+{
+    memset(d, 0, sizeof *d);
+    d->max = max;
+}
+
+void diag_clear(diag_t *d)
+{
+    for (uint32_t i = 0; i < d->n; i++)
+        mem_free(d->conds[i].msg);
+    mem_free(d->error_slot.msg);
+    d->error_slot.msg = NULL;
+    d->n = 0;
+    d->warn_count = 0;
+    d->error_count = 0;
+    d->error_code = 0;
+    d->error = NULL;
+}
+
+void diag_free(diag_t *d)
+{
+    diag_clear(d);
+    mem_free(d->conds);
+    d->conds = NULL;
+    d->cap = 0;
+}
+
+int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg)
+{
+    d->warn_count++;
+    if (level == DIAG_ERROR) {
+        d->error_count++;
+        if (!d->error_code) {
+            d->error_code = code;
+            d->error_slot.level = level;
+            d->error_slot.code = (uint16_t)code;
+            snprintf(d->error_slot.sqlstate, sizeof d->error_slot.sqlstate, "%s", errors_sqlstate(code));
+            d->error_slot.msg = mem_strdup(msg);
+            d->error = &d->error_slot;
+        }
+    }
+    if (d->n < d->max) {
+        if (d->n == d->cap) {
+            d->cap = d->cap ? d->cap * 2 : 4;
+            d->conds = mem_realloc(d->conds, d->cap * sizeof *d->conds);
+        }
+        diag_cond_t *c = &d->conds[d->n++];
+        c->level = level;
+        c->code = (uint16_t)code;
+        snprintf(c->sqlstate, sizeof c->sqlstate, "%s", errors_sqlstate(code));
+        c->msg = mem_strdup(msg);
+    }
+    return level == DIAG_ERROR ? -code : 0;
+}
+
+int diag_push(diag_t *d, enum diag_level level, int code, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, code);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    vsnprintf(msg, sizeof msg, errors_format(code), ap);
+#pragma GCC diagnostic pop
+    va_end(ap);
+    return diag_push_msg(d, level, code, msg);
+}

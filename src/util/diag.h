@@ -1,0 +1,42 @@
+/*
+ * Diagnostics area: the warnings, notes and error of the statement that ran last (SHOW WARNINGS reads it).
+ * Any box may push conditions into the diag_t it was handed; the session owns one per connection and turns the
+ * error, if any, into the ERR packet.  Conditions beyond max_error_count are counted but not kept, as in MySQL.
+ */
+#ifndef STRATA_DIAG_H
+#define STRATA_DIAG_H
+
+#include <stdint.h>
+
+enum diag_level { DIAG_NOTE = 0, DIAG_WARNING = 1, DIAG_ERROR = 2 };
+
+typedef struct diag_cond {
+    enum diag_level level;
+    uint16_t code;
+    char sqlstate[6];
+    char *msg; /* mem_alloc'd */
+} diag_cond_t;
+
+typedef struct diag {
+    diag_cond_t *conds;
+    uint32_t n, cap;
+    uint32_t max;            /* max_error_count */
+    uint32_t warn_count;     /* all conditions raised, including ones not kept (@@warning_count) */
+    uint32_t error_count;    /* errors raised (@@error_count) */
+    int error_code;          /* first error of the statement, 0 if none */
+    const diag_cond_t *error; /* that error's condition (kept even beyond max) */
+    diag_cond_t error_slot;
+} diag_t;
+
+void diag_init(diag_t *d, uint32_t max);
+void diag_free(diag_t *d);
+void diag_clear(diag_t *d);
+/* Formats errors.def's message for `code` with the arguments.  Returns -code for errors so callers can
+ * `return diag_error(d, ER_X, ...)`, and 0 for notes and warnings. */
+int diag_push(diag_t *d, enum diag_level level, int code, ...);
+int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg);
+#define diag_error(d, code, ...) diag_push((d), DIAG_ERROR, (code), ##__VA_ARGS__)
+#define diag_warn(d, code, ...) diag_push((d), DIAG_WARNING, (code), ##__VA_ARGS__)
+#define diag_note(d, code, ...) diag_push((d), DIAG_NOTE, (code), ##__VA_ARGS__)
+
+#endif

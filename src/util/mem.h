@@ -1,0 +1,20 @@
+/*
+ * Counted allocation.  Every byte strata allocates goes through these so the server can report what it holds
+ * (Memory_used); out of memory is fatal here, not an error path threaded through every caller.
+ */
+#ifndef STRATA_MEM_H
+#define STRATA_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *mem_alloc(size_t n);
+void *mem_calloc(size_t n, size_t size);
+void *mem_realloc(void *p, size_t n);
+void mem_free(void *p);
+char *mem_strdup(const char *s);
+char *mem_strndup(const char *s, size_t n);
+/* Bytes currently allocated through mem_*. */
+int64_t mem_used(void);
+
+#endif
