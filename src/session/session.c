@@ -156,12 +156,3 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
     }
     sink->ok(sink, 0, 0, NULL, false);
 }
-
-void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
-{
-    atomic_fetch_add_explicit(&s->srv->questions, 1, memory_order_relaxed);
-    char what[64];
-    snprintf(what, sizeof what, "%.*s", (int)(len < 40 ? len : 40), sql);
-    diag_error(&s->diag, ER_NOT_SUPPORTED_YET, what);
-    sink->error(sink);
-}
