@@ -148,16 +148,16 @@ static int conn_handshake_response(conn_t *c)
 {
     pcur_t cur;
     pcur_init(&cur, c->pkt.data, c->pkt.len);
-    uint32_t caps = pcur_u32(&cur);
+    uint32_t caps = pcur_get_u32(&cur);
     if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
         conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
         return -1;
     }
-    pcur_u32(&cur); /* max packet size */
-    pcur_u8(&cur);  /* charset */
-    pcur_bytes(&cur, 23);
+    pcur_get_u32(&cur); /* max packet size */
+    pcur_get_u8(&cur);  /* charset */
+    pcur_get_bytes(&cur, 23);
     size_t ulen = 0;
-    const char *user = pcur_cstr(&cur, &ulen);
+    const char *user = pcur_get_cstr(&cur, &ulen);
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
         return -1;
@@ -166,23 +166,23 @@ static int conn_handshake_response(conn_t *c)
     size_t alen = 0;
     const uint8_t *auth = NULL;
     if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
-        auth = pcur_lenenc_str(&cur, &alen);
+        auth = pcur_get_lenenc_str(&cur, &alen);
     } else if (caps & CLIENT_SECURE_CONNECTION) {
-        alen = pcur_u8(&cur);
-        auth = pcur_bytes(&cur, alen);
+        alen = pcur_get_u8(&cur);
+        auth = pcur_get_bytes(&cur, alen);
     } else {
-        auth = (const uint8_t *)pcur_cstr(&cur, &alen);
+        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
     }
     const char *db = NULL;
     size_t dblen = 0;
     if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
-        db = pcur_cstr(&cur, &dblen);
+        db = pcur_get_cstr(&cur, &dblen);
     const char *plugin = NULL;
     if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        plugin = pcur_cstr(&cur, NULL);
+        plugin = pcur_get_cstr(&cur, NULL);
     if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
         size_t alen2 = 0;
-        pcur_lenenc_str(&cur, &alen2);
+        pcur_get_lenenc_str(&cur, &alen2);
     }
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
@@ -254,7 +254,7 @@ static int conn_command(conn_t *c)
     case COM_PROCESS_KILL: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint32_t id = pcur_u32(&cur);
+        uint32_t id = pcur_get_u32(&cur);
         if (cur.err) {
             rc = -1;
             break;
@@ -265,7 +265,7 @@ static int conn_command(conn_t *c)
     case COM_SET_OPTION: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint16_t opt = pcur_u16(&cur);
+        uint16_t opt = pcur_get_u16(&cur);
         if (cur.err || opt > 1) {
             conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
             break;
