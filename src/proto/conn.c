@@ -31,7 +31,7 @@
      CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS |       \
      CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS |                                   \
      CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS | CLIENT_SESSION_TRACK |     \
-     CLIENT_DEPRECATE_EOF)
+     CLIENT_DEPRECATE_EOF | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM)
 
 const char *proto_command_name(int cmd)
 {
@@ -77,7 +77,15 @@ int conn_flush(conn_t *c)
 {
     if (!c->obuf.len)
         return 0;
-    int rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    int rc;
+    if (c->compressed) {
+        buf_reset(&c->zbuf);
+        pcomp_wrap(&c->pc, c->obuf.data, c->obuf.len, &c->cseq, &c->zbuf);
+        rc = conn_write_all(c, c->zbuf.data, c->zbuf.len);
+        buf_reset(&c->zbuf);
+    } else {
+        rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    }
     buf_reset(&c->obuf);
     if (rc)
         c->phase = PH_CLOSING;
@@ -103,6 +111,22 @@ static int conn_read_some(conn_t *c)
             return 0;
         return -1;
     }
+}
+
+/* Moves one whole compressed frame from rbuf into ibuf.  STRATA_EAGAIN when rbuf has no whole frame. */
+static int conn_unwrap_frame(conn_t *c)
+{
+    if (c->rbuf.len < PCOMP_HEADER_SIZE)
+        return STRATA_EAGAIN;
+    size_t flen = PCOMP_HEADER_SIZE + (c->rbuf.data[0] | (size_t)c->rbuf.data[1] << 8 | (size_t)c->rbuf.data[2] << 16);
+    if (c->rbuf.len < flen)
+        return STRATA_EAGAIN;
+    if (c->ibuf.len == 0 && c->phase == PH_COMMAND)
+        c->cseq = 0;
+    size_t consumed = 0;
+    int rc = pcomp_unwrap(&c->pc, c->rbuf.data, flen, &consumed, &c->cseq, &c->ibuf);
+    buf_consume(&c->rbuf, consumed);
+    return rc;
 }
 
 /* ---- handshake ---- */
@@ -179,10 +203,17 @@ static int conn_handshake_response(conn_t *c)
         db = pcur_get_cstr(&cur, &dblen);
     const char *plugin = NULL;
     if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        plugin = pcur_get_cstr(&cur, NULL);
+        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
     if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
         size_t alen2 = 0;
         pcur_get_lenenc_str(&cur, &alen2);
+    }
+    /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
+    if (caps & CLIENT_COMPRESS) {
+        c->comp_algo = PCOMP_ZLIB;
+    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+        c->comp_algo = PCOMP_ZSTD;
+        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
     }
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
@@ -213,6 +244,14 @@ static int conn_handshake_response(conn_t *c)
         c->seq = 2;
     }
     conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        c->compressed = true;
+    }
     session_register(s);
     s->state = SESS_SLEEP;
     return 0;
@@ -361,9 +400,18 @@ static enum net_ready_result proto_ready(void *ctx)
         uint8_t seq = c->seq;
         if (c->phase == PH_COMMAND)
             seq = 0;
-        int rc = packet_read(c->rbuf.data, c->rbuf.len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
+        int rc = c->compressed
+                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed)
+                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        if (rc == STRATA_EAGAIN && c->compressed) {
+            /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
+            rc = conn_unwrap_frame(c);
+            if (rc == 0)
+                continue;
+        }
         if (rc == 0) {
-            buf_consume(&c->rbuf, consumed);
+            buf_consume(src, consumed);
             c->seq = seq;
             int r;
             if (c->phase == PH_GREETING)
@@ -401,6 +449,9 @@ static enum net_ready_result proto_ready(void *ctx)
                 buf_shrink(&c->rbuf, 0);
             buf_shrink(&c->pkt, 0);
             buf_shrink(&c->obuf, 0);
+            if (c->ibuf.len == 0)
+                buf_shrink(&c->ibuf, 0);
+            buf_shrink(&c->zbuf, 0);
             return NET_REARM;
         }
         if (c->phase != PH_COMMAND || c->rbuf.len) {
@@ -423,6 +474,9 @@ static void proto_closed(void *ctx)
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);
+    buf_free(&c->ibuf);
+    buf_free(&c->zbuf);
+    pcomp_free(&c->pc);
     mem_free(c);
 }
 
