@@ -31,7 +31,7 @@
      CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS |       \
      CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS |                                   \
      CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS | CLIENT_SESSION_TRACK |     \
-     CLIENT_DEPRECATE_EOF)
+     CLIENT_DEPRECATE_EOF | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM)
 
 const char *proto_command_name(int cmd)
 {
@@ -77,7 +77,15 @@ int conn_flush(conn_t *c)
 {
     if (!c->obuf.len)
         return 0;
-    int rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    int rc;
+    if (c->compressed) {
+        buf_reset(&c->zbuf);
+        pcomp_wrap(&c->pc, c->obuf.data, c->obuf.len, &c->cseq, &c->zbuf);
+        rc = conn_write_all(c, c->zbuf.data, c->zbuf.len);
+        buf_reset(&c->zbuf);
+    } else {
+        rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    }
     buf_reset(&c->obuf);
     if (rc)
         c->phase = PH_CLOSING;
@@ -103,6 +111,22 @@ static int conn_read_some(conn_t *c)
             return 0;
         return -1;
     }
+}
+
+/* Moves one whole compressed frame from rbuf into ibuf.  STRATA_EAGAIN when rbuf has no whole frame. */
+static int conn_unwrap_frame(conn_t *c)
+{
+    if (c->rbuf.len < PCOMP_HEADER_SIZE)
+        return STRATA_EAGAIN;
+    size_t flen = PCOMP_HEADER_SIZE + (c->rbuf.data[0] | (size_t)c->rbuf.data[1] << 8 | (size_t)c->rbuf.data[2] << 16);
+    if (c->rbuf.len < flen)
+        return STRATA_EAGAIN;
+    if (c->ibuf.len == 0 && c->phase == PH_COMMAND)
+        c->cseq = 0;
+    size_t consumed = 0;
+    int rc = pcomp_unwrap(&c->pc, c->rbuf.data, flen, &consumed, &c->cseq, &c->ibuf);
+    buf_consume(&c->rbuf, consumed);
+    return rc;
 }
 
 /* ---- handshake ---- */
@@ -148,16 +172,16 @@ static int conn_handshake_response(conn_t *c)
 {
     pcur_t cur;
     pcur_init(&cur, c->pkt.data, c->pkt.len);
-    uint32_t caps = pcur_u32(&cur);
+    uint32_t caps = pcur_get_u32(&cur);
     if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
         conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
         return -1;
     }
-    pcur_u32(&cur); /* max packet size */
-    pcur_u8(&cur);  /* charset */
-    pcur_bytes(&cur, 23);
+    pcur_get_u32(&cur); /* max packet size */
+    pcur_get_u8(&cur);  /* charset */
+    pcur_get_bytes(&cur, 23);
     size_t ulen = 0;
-    const char *user = pcur_cstr(&cur, &ulen);
+    const char *user = pcur_get_cstr(&cur, &ulen);
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
         return -1;
@@ -166,23 +190,30 @@ static int conn_handshake_response(conn_t *c)
     size_t alen = 0;
     const uint8_t *auth = NULL;
     if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
-        auth = pcur_lenenc_str(&cur, &alen);
+        auth = pcur_get_lenenc_str(&cur, &alen);
     } else if (caps & CLIENT_SECURE_CONNECTION) {
-        alen = pcur_u8(&cur);
-        auth = pcur_bytes(&cur, alen);
+        alen = pcur_get_u8(&cur);
+        auth = pcur_get_bytes(&cur, alen);
     } else {
-        auth = (const uint8_t *)pcur_cstr(&cur, &alen);
+        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
     }
     const char *db = NULL;
     size_t dblen = 0;
     if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
-        db = pcur_cstr(&cur, &dblen);
+        db = pcur_get_cstr(&cur, &dblen);
     const char *plugin = NULL;
     if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        plugin = pcur_cstr(&cur, NULL);
+        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
     if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
         size_t alen2 = 0;
-        pcur_lenenc_str(&cur, &alen2);
+        pcur_get_lenenc_str(&cur, &alen2);
+    }
+    /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
+    if (caps & CLIENT_COMPRESS) {
+        c->comp_algo = PCOMP_ZLIB;
+    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+        c->comp_algo = PCOMP_ZSTD;
+        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
     }
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
@@ -213,6 +244,14 @@ static int conn_handshake_response(conn_t *c)
         c->seq = 2;
     }
     conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        c->compressed = true;
+    }
     session_register(s);
     s->state = SESS_SLEEP;
     return 0;
@@ -254,7 +293,7 @@ static int conn_command(conn_t *c)
     case COM_PROCESS_KILL: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint32_t id = pcur_u32(&cur);
+        uint32_t id = pcur_get_u32(&cur);
         if (cur.err) {
             rc = -1;
             break;
@@ -265,7 +304,7 @@ static int conn_command(conn_t *c)
     case COM_SET_OPTION: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint16_t opt = pcur_u16(&cur);
+        uint16_t opt = pcur_get_u16(&cur);
         if (cur.err || opt > 1) {
             conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
             break;
@@ -361,9 +400,18 @@ static enum net_ready_result proto_ready(void *ctx)
         uint8_t seq = c->seq;
         if (c->phase == PH_COMMAND)
             seq = 0;
-        int rc = packet_read(c->rbuf.data, c->rbuf.len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
+        int rc = c->compressed
+                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed)
+                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        if (rc == STRATA_EAGAIN && c->compressed) {
+            /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
+            rc = conn_unwrap_frame(c);
+            if (rc == 0)
+                continue;
+        }
         if (rc == 0) {
-            buf_consume(&c->rbuf, consumed);
+            buf_consume(src, consumed);
             c->seq = seq;
             int r;
             if (c->phase == PH_GREETING)
@@ -401,6 +449,9 @@ static enum net_ready_result proto_ready(void *ctx)
                 buf_shrink(&c->rbuf, 0);
             buf_shrink(&c->pkt, 0);
             buf_shrink(&c->obuf, 0);
+            if (c->ibuf.len == 0)
+                buf_shrink(&c->ibuf, 0);
+            buf_shrink(&c->zbuf, 0);
             return NET_REARM;
         }
         if (c->phase != PH_COMMAND || c->rbuf.len) {
@@ -423,6 +474,9 @@ static void proto_closed(void *ctx)
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);
+    buf_free(&c->ibuf);
+    buf_free(&c->zbuf);
+    pcomp_free(&c->pc);
     mem_free(c);
 }
 

@@ -2,6 +2,7 @@
 #ifndef STRATA_PROTO_INT_H
 #define STRATA_PROTO_INT_H
 
+#include "proto/compress.h"
 #include "proto/packet.h"
 #include "proto/proto.h"
 
@@ -31,6 +32,13 @@ typedef struct conn {
     buf_t rbuf;            /* bytes read from the socket (after TLS), not yet framed */
     buf_t pkt;             /* the current command's payload */
     buf_t obuf;            /* outgoing packets, framed */
+    bool compressed;       /* compressed protocol on (after the login OK) */
+    pcomp_t pc;
+    pcomp_algo_t comp_algo; /* negotiated, switched on after the login OK */
+    int comp_level;
+    uint8_t cseq;          /* compressed frame sequence id */
+    buf_t ibuf;            /* compressed connections: the inner packet stream, unwrapped from rbuf */
+    buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
     int ncols;             /* columns of the result set being sent */
