@@ -270,7 +270,6 @@ static int conn_command(conn_t *c)
     uint8_t cmd = c->pkt.data[0];
     const char *arg = (const char *)c->pkt.data + 1;
     size_t alen = c->pkt.len - 1;
-    diag_clear(&s->diag);
     atomic_fetch_add_explicit(&c->srv->threads_running, 1, memory_order_relaxed);
     int rc = 0;
     switch (cmd) {
@@ -334,6 +333,14 @@ static int conn_command(conn_t *c)
     case COM_SHUTDOWN:
         session_query(s, "SHUTDOWN", 8, &c->sink);
         break;
+    case COM_STMT_PREPARE:
+    case COM_STMT_EXECUTE:
+    case COM_STMT_SEND_LONG_DATA:
+    case COM_STMT_CLOSE:
+    case COM_STMT_RESET:
+    case COM_STMT_FETCH:
+        rc = conn_stmt_command(c, cmd, (const uint8_t *)arg, alen);
+        break;
     case COM_DEBUG:
         conn_send_eof(c, session_status_flags(s), 0);
         break;
@@ -360,6 +367,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->peer = *peer;
     c->phase = PH_GREETING;
     conn_sink_init(c);
+    conn_stmt_sink_init(c);
     atomic_fetch_add(&srv->connections, 1);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;

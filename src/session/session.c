@@ -98,7 +98,7 @@ void session_reset(session_t *s)
 
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
 {
-    (void)len;
+    diag_clear(&s->diag);
     /* No catalog yet: every database is unknown except information_schema. */
     if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
         mem_free(s->db);
