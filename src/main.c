@@ -21,6 +21,7 @@
 
 #include "net/net.h"
 #include "proto/proto.h"
+#include "proto/tls.h"
 #include "session/session.h"
 #include "util/util.h"
 
@@ -169,6 +170,11 @@ int main(int argc, char **argv)
         .max_connections = o.max_connections,
         .net_write_timeout = 60,
     };
+    tls_options_t topt = {.datadir = o.datadir};
+    tls_server_t *tls = NULL;
+    if (tls_server_open(&topt, &tls) != 0)
+        log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
+    pcfg.tls = tls;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     net_cfg_t ncfg = {
         .bind_address = o.bind_address,
@@ -203,6 +209,8 @@ int main(int argc, char **argv)
         break;
     }
     net_stop(net);
+    if (tls)
+        tls_server_close(tls);
     unlink(pidpath);
     log_note("stratad: Shutdown complete");
     server_free(&g_srv);

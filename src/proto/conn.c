@@ -51,6 +51,20 @@ const char *proto_command_name(int cmd)
 static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
 {
     int timeout_ms = (c->cfg->net_write_timeout > 0 ? c->cfg->net_write_timeout : 60) * 1000;
+    while (n > 0 && c->tls) {
+        ssize_t w = tls_write(c->tls, p, n);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            atomic_fetch_add_explicit(&c->srv->bytes_sent, (uint64_t)w, memory_order_relaxed);
+            continue;
+        }
+        if (w != TLS_WANT_WRITE && w != TLS_WANT_READ)
+            return -1;
+        struct pollfd pfd = {.fd = c->fd, .events = w == TLS_WANT_WRITE ? POLLOUT : POLLIN};
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+            return -1;
+    }
     while (n > 0) {
         ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
         if (w > 0) {
@@ -96,6 +110,21 @@ int conn_flush(conn_t *c)
 static int conn_read_some(conn_t *c)
 {
     buf_reserve(&c->rbuf, 16384);
+    if (c->tls) {
+        ssize_t r = tls_read(c->tls, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len);
+        if (r > 0) {
+            c->rbuf.len += (size_t)r;
+            atomic_fetch_add_explicit(&c->srv->bytes_received, (uint64_t)r, memory_order_relaxed);
+            return (int)r;
+        }
+        if (r == TLS_WANT_READ)
+            return 0;
+        if (r == TLS_WANT_WRITE) {
+            struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+            return poll(&pfd, 1, 1000) > 0 ? conn_read_some(c) : -1;
+        }
+        return -1;
+    }
     for (;;) {
         ssize_t r = recv(c->fd, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len, 0);
         if (r > 0) {
@@ -146,7 +175,7 @@ static void conn_gen_scramble(uint8_t s[20])
 static void conn_send_greeting(conn_t *c)
 {
     buf_t *b = &c->obuf;
-    uint32_t caps = SERVER_CAPS;
+    uint32_t caps = SERVER_CAPS | (c->cfg->tls ? CLIENT_SSL : 0);
     c->seq = 0;
     conn_pk_begin(c);
     buf_put_u8(b, 10);
@@ -180,6 +209,22 @@ static int conn_handshake_response(conn_t *c)
     pcur_get_u32(&cur); /* max packet size */
     pcur_get_u8(&cur);  /* charset */
     pcur_get_bytes(&cur, 23);
+    if ((caps & CLIENT_SSL) && !c->tls && pcur_left(&cur) == 0 && pcur_ok(&cur)) {
+        /* SSLRequest: TLS starts now; the full response follows over it. */
+        if (!c->cfg->tls) {
+            conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+            return -1;
+        }
+        c->tls = tls_conn_new(c->cfg->tls->ctx, c->fd, c->rbuf.data, c->rbuf.len);
+        buf_reset(&c->rbuf);
+        c->sess->tls = true;
+        c->phase = PH_TLS_ACCEPT;
+        return 0;
+    }
+    if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
+        conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
+        return -1;
+    }
     size_t ulen = 0;
     const char *user = pcur_get_cstr(&cur, &ulen);
     if (cur.err) {
@@ -403,6 +448,25 @@ static enum net_ready_result proto_ready(void *ctx)
     for (;;) {
         if (c->phase == PH_CLOSING || atomic_load(&c->sess->killed))
             return NET_CLOSE;
+        if (c->phase == PH_TLS_ACCEPT) {
+            int r = tls_handshake_step(c->tls);
+            if (r == TLS_WANT_READ)
+                return NET_REARM;
+            if (r == TLS_WANT_WRITE) {
+                struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+                if (poll(&pfd, 1, 10000) <= 0)
+                    return NET_CLOSE;
+                continue;
+            }
+            if (r != TLS_DONE) {
+                log_warn("Aborted connection %u to host: '%s' (TLS handshake failed: %s)", c->id, c->sess->host,
+                         tls_last_error(c->tls));
+                atomic_fetch_add(&c->srv->aborted_connects, 1);
+                return NET_CLOSE;
+            }
+            c->phase = PH_GREETING;
+            continue;
+        }
         /* Every whole packet already read is handled before reading more. */
         size_t consumed = 0;
         uint8_t seq = c->seq;
@@ -479,6 +543,8 @@ static void proto_closed(void *ctx)
         session_unregister(c->sess);
         session_free(c->sess);
     }
+    if (c->tls)
+        tls_free(c->tls);
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);

@@ -4,6 +4,7 @@
 
 #include "proto/compress.h"
 #include "proto/packet.h"
+#include "proto/tls.h"
 #include "proto/proto.h"
 
 /*
@@ -30,6 +31,7 @@ typedef struct conn {
     uint32_t caps;         /* negotiated capability flags */
     uint8_t scramble[20];
     buf_t rbuf;            /* bytes read from the socket (after TLS), not yet framed */
+    tls_conn_t *tls;       /* NULL until the client's SSLRequest */
     buf_t pkt;             /* the current command's payload */
     buf_t obuf;            /* outgoing packets, framed */
     bool compressed;       /* compressed protocol on (after the login OK) */
