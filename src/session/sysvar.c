@@ -1391,26 +1391,41 @@ int sysvar_show(sysvar_store_t *st, sysvar_session_t *ss, sysvar_scope_t scope, 
     return rc;
 }
 
-void sysvar_help(buf_t *out)
+/* mysqld's short options that map to variables. */
+static char sv_short_name(sysvar_id_t id)
 {
+    switch (id) {
+    case SYSVAR_PORT: return 'P';
+    case SYSVAR_DATADIR: return 'h';
+    case SYSVAR_BASEDIR: return 'b';
+    case SYSVAR_CHARACTER_SET_SERVER: return 'C';
+    case SYSVAR_TMPDIR: return 't';
+    case SYSVAR_LOG_WARNINGS: return 'W';
+    default: return 0;
+    }
+}
+
+size_t sysvar_config_opts(config_opt_t *out, size_t cap)
+{
+    size_t n = 0;
     for (int i = 0; i < SYSVAR__COUNT; i++) {
         const sysvar_def_t *def = &sysvar_defs[i];
-        if (def->target != def->id || (def->flags & SV_NOOPT))
+        const sysvar_def_t *real = sv_real(def);
+        if (real->flags & SV_NOOPT)
             continue;
-        char opt[80];
-        snprintf(opt, sizeof opt, "--%s", def->name);
-        for (char *c = opt + 2; *c; c++)
-            if (*c == '_')
-                *c = '-';
-        const char *arg = def->type == SV_T_BOOL ? "" : (def->type == SV_T_UINT || def->type == SV_T_INT ||
-                                                         def->type == SV_T_DOUBLE) ? "=#" : "=name";
-        char left[96];
-        snprintf(left, sizeof left, "%s%s", opt, arg);
-        buf_printf(out, "  %-36s %s", left, def->desc ? def->desc : "");
-        if (def->type == SV_T_ENUM || def->type == SV_T_SET)
-            buf_printf(out, ". One of: %s", def->values);
-        if (def->dflt && def->dflt[0] && strlen(def->dflt) < 80)
-            buf_printf(out, " (default: %s)", def->dflt);
-        buf_append_byte(out, '\n');
+        if (real->scope == SV_SCOPE_SESSION_ONLY)
+            continue;
+        if (n == cap)
+            break;
+        config_opt_t *o = &out[n++];
+        o->name = def->name;
+        o->arg = real->type == SV_T_BOOL ? CONFIG_ARG_BOOL
+                 : def->id == SYSVAR_LOG_WARNINGS ? CONFIG_ARG_OPTIONAL
+                                                  : CONFIG_ARG_REQUIRED;
+        o->short_name = sv_short_name(def->id);
+        o->help = def->target == def->id ? real->desc : NULL; /* aliases work but are not listed twice */
+        o->dflt = real->dflt;
+        o->user = def;
     }
+    return n;
 }

@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/config.h"
 #include "util/diag.h"
 #include "util/util.h"
 
@@ -239,8 +240,11 @@ const sysvar_collation_t *sysvar_collation_find(const char *name);
 const sysvar_collation_t *sysvar_collation_by_id(unsigned id);
 
 /* ---- options ---- */
-/* --help text for every option variable, sorted: "  --name=#   description (default: X)" lines. */
-void sysvar_help(buf_t *out);
+/* Fills out[0..cap) with one config_opt_t per variable that is also a start-up option (not SV_NOOPT, not
+ * session-only); opt->user is the sysvar_def_t.  Returns the number written (SYSVAR__COUNT is always enough).
+ * main.c adds its own options (--help, --version, --user, --log-bin[=name], ...) and calls config_load, then
+ * applies each item with sysvar_set_text(st, NULL, item->opt->user, SYSVAR_STARTUP, item->value, d). */
+size_t sysvar_config_opts(config_opt_t *out, size_t cap);
 
 /* MySQL LIKE, case-insensitive (ASCII): % any run, _ one character, \ escapes the next.  */
 bool sysvar_like(const char *pattern, const char *text);

@@ -438,13 +438,18 @@ TEST(test_show_like)
     sysvar_value_t v;
     CHECK_EQ_INT(sysvar_get(&st, &ss, sysvar_find("warning_count"), SYSVAR_NONE, &a, &v, &d), 0);
     CHECK_EQ_INT(v.u, 7);
+    config_opt_t opts[SYSVAR__COUNT];
+    size_t nopts = sysvar_config_opts(opts, SYSVAR__COUNT);
+    CHECK(nopts > 100 && nopts < SYSVAR__COUNT);
     buf_t help;
     buf_init(&help);
-    sysvar_help(&help);
+    config_help(opts, nopts, &help);
     buf_append_byte(&help, 0);
     CHECK(strstr((char *)help.data, "  --max-connections=#") != NULL);
+    CHECK(strstr((char *)help.data, "  -P, --port=#") != NULL);
     CHECK(strstr((char *)help.data, "--autocommit ") != NULL);
     CHECK(strstr((char *)help.data, "--version=") == NULL);
+    CHECK(strstr((char *)help.data, "--timestamp") == NULL);
     buf_free(&help);
     teardown();
 }
