@@ -229,7 +229,6 @@ static const sysvar_collation_t sv_collations[] = {
     {"utf8mb3_unicode_ci", "utf8mb3", 192, false},
     {"utf8mb4_unicode_ci", "utf8mb4", 224, false},
     {"utf8mb4_unicode_520_ci", "utf8mb4", 246, false},
-    {"utf8mb4_0900_ai_ci", "utf8mb4", 255, false}, /* MySQL 8 clients ask for it in the handshake */
 };
 
 const sysvar_collation_t *sysvar_collation_find(const char *name)
@@ -1150,6 +1149,59 @@ int sysvar_set_by_name(sysvar_store_t *st, sysvar_session_t *ss, const char *nam
     if (!def)
         return diag_error(d, ER_UNKNOWN_SYSTEM_VARIABLE, name);
     return sysvar_set_text(st, ss, def, scope, text, d);
+}
+
+/* SET NAMES / SET CHARACTER SET: several session strings at once, validated first so nothing changes on error. */
+static void sv_session_put_str(sysvar_session_t *ss, sysvar_id_t id, const char *v)
+{
+    const sysvar_def_t *real = sv_real(&sysvar_defs[id]);
+    sv_parsed_t p = {.s = sv_str_new(v, strlen(v))};
+    sv_session_put(ss, real, &p);
+}
+
+int sysvar_set_names(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, const char *coll, diag_t *d)
+{
+    char dflt[64];
+    if (!cs) {
+        sysvar_global_str(st, SYSVAR_CHARACTER_SET_SERVER, dflt, sizeof dflt);
+        cs = dflt;
+    }
+    const sysvar_collation_t *c = sysvar_charset_find(cs);
+    if (!c)
+        return diag_error(d, ER_UNKNOWN_CHARACTER_SET, cs);
+    if (coll) {
+        const sysvar_collation_t *k = sysvar_collation_find(coll);
+        if (!k)
+            return diag_error(d, ER_UNKNOWN_COLLATION, coll);
+        if (strcmp(k->charset, c->charset) != 0)
+            return diag_error(d, ER_COLLATION_CHARSET_MISMATCH, coll, c->charset);
+        c = k;
+    }
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CLIENT, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CONNECTION, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_RESULTS, c->charset);
+    sv_session_put_str(ss, SYSVAR_COLLATION_CONNECTION, c->name);
+    return 0;
+}
+
+int sysvar_set_character_set(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, diag_t *d)
+{
+    char dflt[64];
+    if (!cs) {
+        sysvar_global_str(st, SYSVAR_CHARACTER_SET_SERVER, dflt, sizeof dflt);
+        cs = dflt;
+    }
+    const sysvar_collation_t *c = sysvar_charset_find(cs);
+    if (!c)
+        return diag_error(d, ER_UNKNOWN_CHARACTER_SET, cs);
+    char db_cs[64], db_coll[64];
+    snprintf(db_cs, sizeof db_cs, "%s", sysvar_session_str(ss, SYSVAR_CHARACTER_SET_DATABASE));
+    snprintf(db_coll, sizeof db_coll, "%s", sysvar_session_str(ss, SYSVAR_COLLATION_DATABASE));
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CLIENT, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_RESULTS, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CONNECTION, db_cs);
+    sv_session_put_str(ss, SYSVAR_COLLATION_CONNECTION, db_coll);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */

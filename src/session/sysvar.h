@@ -204,6 +204,12 @@ int sysvar_set_double(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def
 /* SET x = DEFAULT: the session value takes the global one, the global takes the compiled default. */
 int sysvar_set_default(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t *def, sysvar_scope_t scope,
                        diag_t *d);
+/* SET NAMES cs [COLLATE coll]: character_set_client/_connection/_results = cs, collation_connection = coll or
+ * cs's default.  cs NULL is SET NAMES DEFAULT (the global character_set_server).  Errors 1115, 1273, 1253.
+ * Also what the handshake's collation byte maps to: sysvar_collation_by_id(id) then set_names(charset, name). */
+int sysvar_set_names(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, const char *coll, diag_t *d);
+/* SET CHARACTER SET cs: client and results = cs, connection = character_set_database (and its collation). */
+int sysvar_set_character_set(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, diag_t *d);
 /* By name: 1193 "Unknown system variable" if not found, then sysvar_set_text. */
 int sysvar_set_by_name(sysvar_store_t *st, sysvar_session_t *ss, const char *name, sysvar_scope_t scope,
                        const char *text, diag_t *d);

@@ -1,5 +1,7 @@
 /* Unit tests for session/sysvar: lookups, defaults, SET's checks with MariaDB 10.11's exact errors and warnings
  * (each expectation below was read off a live MariaDB 10.11), session/global interplay, SHOW and LIKE. */
+#include <pthread.h>
+
 #include "unit.h"
 #include "session/sysvar.h"
 #include "util/diag.h"
@@ -454,5 +456,81 @@ TEST(test_show_like)
     teardown();
 }
 
+TEST(test_set_names)
+{
+    setup();
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "nonesuch", NULL, &d), -1115);
+    CHECK_EQ_STR(last_msg(), "Unknown character set: 'nonesuch'");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "utf8mb4", "latin1_bin", &d), -1253);
+    CHECK_EQ_STR(last_msg(), "COLLATION 'latin1_bin' is not valid for CHARACTER SET 'utf8mb4'");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "latin1", NULL, &d), 0);
+    CHECK_EQ_STR(txt("character_set_client", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("character_set_results", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "latin1_swedish_ci");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "utf8mb4", "utf8mb4_bin", &d), 0);
+    CHECK_EQ_STR(txt("character_set_connection", SYSVAR_SESSION), "utf8mb4");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "utf8mb4_bin");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, NULL, NULL, &d), 0);
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "utf8mb4_general_ci");
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("character_set_database"), SYSVAR_NONE, "latin1", &d), 0);
+    CHECK_EQ_INT(sysvar_set_character_set(&st, &ss, "utf8mb3", &d), 0);
+    CHECK_EQ_STR(txt("character_set_client", SYSVAR_SESSION), "utf8mb3");
+    CHECK_EQ_STR(txt("character_set_results", SYSVAR_SESSION), "utf8mb3");
+    CHECK_EQ_STR(txt("character_set_connection", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "latin1_swedish_ci");
+    const sysvar_collation_t *c = sysvar_collation_by_id(45);
+    REQUIRE(c != NULL);
+    CHECK_EQ_STR(c->name, "utf8mb4_general_ci");
+    CHECK(sysvar_collation_by_id(255) == NULL);
+    CHECK_EQ_STR(sysvar_collation_find("utf8_general_ci")->name, "utf8mb3_general_ci");
+    teardown();
+}
+
+/* Readers take string references while a writer keeps replacing the global: under ASan a reader that kept a
+ * freed string would be caught. */
+static volatile int stop_flag;
+static void *reader(void *arg)
+{
+    char buf[64];
+    int n = 0;
+    while (!stop_flag || n < 1000) {
+        sysvar_session_t s;
+        sysvar_session_init(&s, &st, NULL);
+        const char *tz = sysvar_session_str(&s, SYSVAR_TIME_ZONE);
+        if (!(tz[0] == '+' || tz[0] == 'S'))
+            __atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
+        sysvar_global_str(&st, SYSVAR_TIME_ZONE, buf, sizeof buf);
+        (void)sysvar_global_int(&st, SYSVAR_MAX_CONNECTIONS);
+        sysvar_session_destroy(&s);
+        n++;
+    }
+    return NULL;
+}
+
+TEST(test_concurrent_globals)
+{
+    setup();
+    int bad = 0;
+    pthread_t t[3];
+    stop_flag = 0;
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, reader, &bad);
+    diag_t dd;
+    diag_init(&dd, 4);
+    for (int i = 0; i < 20000; i++) {
+        char tz[16];
+        snprintf(tz, sizeof tz, "+%02d:00", i % 13);
+        sysvar_set_text(&st, NULL, sysvar_find("time_zone"), SYSVAR_GLOBAL, tz, &dd);
+        sysvar_set_int(&st, NULL, sysvar_find("max_connections"), SYSVAR_GLOBAL, 100 + i % 50, false, &dd);
+    }
+    stop_flag = 1;
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dd.error_count, 0);
+    diag_free(&dd);
+    teardown();
+}
+
 UNIT_MAIN(test_find, test_defaults, test_int_clamp, test_bool_enum_double, test_sets, test_scope_errors,
-          test_strings_charsets, test_session_global, test_show_like)
+          test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals)
