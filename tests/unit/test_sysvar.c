@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "unit.h"
+#include "session/status.h"
 #include "session/sysvar.h"
 #include "util/diag.h"
 
@@ -532,5 +533,38 @@ TEST(test_concurrent_globals)
     teardown();
 }
 
+/* docs/variables.md lists every system and status variable (the tests run from the repository root). */
+TEST(test_docs_list_every_variable)
+{
+    FILE *f = fopen("docs/variables.md", "r");
+    REQUIRE(f != NULL);
+    static char doc[256 * 1024];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    for (int i = 0; i < SYSVAR__COUNT; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "| %s |", sysvar_defs[i].name);
+        if (!strstr(doc, want)) {
+            fprintf(stderr, "docs/variables.md lacks %s\n", sysvar_defs[i].name);
+            CHECK(0);
+        }
+    }
+    for (unsigned i = 0; i < status_ndefs; i++) {
+        const char *name = status_defs[i].name;
+        const char *pre[] = {"Com_", "Handler_", "Innodb_"};
+        char want[128];
+        snprintf(want, sizeof want, "| %s |", name);
+        for (size_t k = 0; k < ARRAY_LEN(pre); k++)
+            if (strncmp(name, pre[k], strlen(pre[k])) == 0)
+                snprintf(want, sizeof want, " %s", name + strlen(pre[k]));
+        if (!strstr(doc, want)) {
+            fprintf(stderr, "docs/variables.md lacks %s\n", name);
+            CHECK(0);
+        }
+    }
+}
+
 UNIT_MAIN(test_find, test_defaults, test_int_clamp, test_bool_enum_double, test_sets, test_scope_errors,
-          test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals)
+          test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals,
+          test_docs_list_every_variable)
