@@ -1103,6 +1103,14 @@ static int sv_apply(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t
         sv_global_put(st, real, &p);
         if (pp.s)
             sv_global_put(st, &sysvar_defs[pid], &pp);
+        /* expire_logs_days and binlog_expire_logs_seconds are two units of one setting, as in MariaDB */
+        if (real->id == SYSVAR_EXPIRE_LOGS_DAYS) {
+            pid = SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS;
+            atomic_store_explicit(&st->num[pid], (int64_t)(sv_bits_dbl(p.i) * 86400.0 + 0.5), memory_order_relaxed);
+        } else if (real->id == SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS) {
+            pid = SYSVAR_EXPIRE_LOGS_DAYS;
+            atomic_store_explicit(&st->num[pid], sv_dbl_bits((double)p.i / 86400.0), memory_order_relaxed);
+        }
         pthread_mutex_unlock(&st->lock);
         sv_notify(st, real);
         if (pid != SYSVAR__COUNT)
@@ -1471,13 +1479,47 @@ size_t sysvar_config_opts(config_opt_t *out, size_t cap)
             break;
         config_opt_t *o = &out[n++];
         o->name = def->name;
-        o->arg = real->type == SV_T_BOOL ? CONFIG_ARG_BOOL
-                 : def->id == SYSVAR_LOG_WARNINGS ? CONFIG_ARG_OPTIONAL
-                                                  : CONFIG_ARG_REQUIRED;
+        o->arg = real->type == SV_T_BOOL                                    ? CONFIG_ARG_BOOL
+                 : def->id == SYSVAR_LOG_WARNINGS || def->id == SYSVAR_LOG_ERROR ? CONFIG_ARG_OPTIONAL
+                                                                                 : CONFIG_ARG_REQUIRED;
         o->short_name = sv_short_name(def->id);
         o->help = def->target == def->id ? real->desc : NULL; /* aliases work but are not listed twice */
         o->dflt = real->dflt;
         o->user = def;
     }
     return n;
+}
+
+static bool sv_is_def(const void *p)
+{
+    return p && (const char *)p >= (const char *)&sysvar_defs[0] &&
+           (const char *)p < (const char *)&sysvar_defs[SYSVAR__COUNT];
+}
+
+int sysvar_apply_config(sysvar_store_t *st, const config_t *cfg, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t i = 0; i < cfg->n && rc == 0; i++) {
+        const config_item_t *it = &cfg->items[i];
+        if (!sv_is_def(it->opt->user))
+            continue;
+        const sysvar_def_t *def = it->opt->user;
+        diag_t d;
+        diag_init(&d, 8);
+        if (it->value)
+            rc = sysvar_set_text(st, NULL, def, SYSVAR_STARTUP, it->value, &d);
+        else if (it->negated)
+            rc = sysvar_set_default(st, NULL, def, SYSVAR_STARTUP, &d);
+        /* an optional-argument option given bare (--log-error) is the caller's to interpret */
+        for (uint32_t k = 0; k < d.n; k++) {
+            if (d.conds[k].level == DIAG_ERROR)
+                snprintf(err, errlen, "option '%s' (%s): %s", def->name, it->source, d.conds[k].msg);
+            else
+                log_warn("option '%s' (%s): %s", def->name, it->source, d.conds[k].msg);
+        }
+        if (rc && d.n == 0)
+            snprintf(err, errlen, "option '%s' (%s): invalid value", def->name, it->source);
+        diag_free(&d);
+    }
+    return rc ? -1 : 0;
 }

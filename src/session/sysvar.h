@@ -251,6 +251,13 @@ const sysvar_collation_t *sysvar_collation_by_id(unsigned id);
  * main.c adds its own options (--help, --version, --user, --log-bin[=name], ...) and calls config_load, then
  * applies each item with sysvar_set_text(st, NULL, item->opt->user, SYSVAR_STARTUP, item->value, d). */
 size_t sysvar_config_opts(config_opt_t *out, size_t cap);
+/* Applies every item of a loaded config whose option is a variable (opt->user points into sysvar_defs; the
+ * caller's own options are skipped), in order, with SYSVAR_STARTUP.  Clamping warnings are logged with their
+ * source ("option 'max_connections' (/etc/strata/my.cnf:3): Truncated incorrect ..."); the first error stops
+ * and is written to err ("option 'port' (command line): Incorrect argument type to variable 'port'").
+ * --skip-x of a non-boolean variable restores its default; a bare optional one (--log-error) is left to the
+ * caller (config_get).  Returns 0 or -1. */
+int sysvar_apply_config(sysvar_store_t *st, const config_t *cfg, char *err, size_t errlen);
 
 /* MySQL LIKE, case-insensitive (ASCII): % any run, _ one character, \ escapes the next.  */
 bool sysvar_like(const char *pattern, const char *text);

@@ -206,6 +206,9 @@ TEST(test_bool_enum_double)
     CHECK_EQ_INT(sysvar_set_text(&st, &ss, lq, SYSVAR_NONE, "5", &d), -1232);
     CHECK_EQ_INT(sysvar_set_double(&st, &ss, sysvar_find("expire_logs_days"), SYSVAR_GLOBAL, 1.5, &d), 0);
     CHECK_EQ_STR(txt("expire_logs_days", SYSVAR_GLOBAL), "1.500000");
+    CHECK_EQ_STR(txt("binlog_expire_logs_seconds", SYSVAR_GLOBAL), "129600");
+    CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("binlog_expire_logs_seconds"), SYSVAR_GLOBAL, 100000, false, &d), 0);
+    CHECK_EQ_STR(txt("expire_logs_days", SYSVAR_GLOBAL), "1.157407");
     CHECK_EQ_INT(sysvar_get(&st, &ss, sysvar_find("timestamp"), SYSVAR_NONE, &a, &v, &d), 0);
     CHECK(v.kind == SYSVAR_V_DOUBLE && v.d > 1.6e9);
     CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("timestamp"), SYSVAR_NONE, 1000, false, &d), 0);
@@ -533,6 +536,43 @@ TEST(test_concurrent_globals)
     teardown();
 }
 
+TEST(test_apply_config)
+{
+    setup();
+    config_opt_t opts[SYSVAR__COUNT + 1];
+    size_t n = sysvar_config_opts(opts, SYSVAR__COUNT);
+    opts[n++] = (config_opt_t){"help", CONFIG_ARG_NONE, '?', "Display this help and exit", NULL, NULL};
+    config_t cfg;
+    char *argv[] = {"stratad", "-P", "3310", "--max-connections=0", "--max_allowed_packet=64M", "--skip-autocommit",
+                    "--sql-mode=ANSI", "--help", "--transaction-isolation=READ-COMMITTED", "--log-error",
+                    "--bind-address=0.0.0.0", "--skip-bind-address"};
+    REQUIRE(config_load(&cfg, ARRAY_LEN(argv), argv, opts, n, NULL, NULL) == 0);
+    char err[256] = "";
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), 0);
+    CHECK_EQ_STR(err, "");
+    CHECK_EQ_STR(txt("port", SYSVAR_GLOBAL), "3310");
+    CHECK_EQ_STR(txt("max_connections", SYSVAR_GLOBAL), "10");
+    CHECK_EQ_STR(txt("max_allowed_packet", SYSVAR_GLOBAL), "67108864");
+    CHECK_EQ_STR(txt("autocommit", SYSVAR_GLOBAL), "OFF");
+    CHECK_EQ_STR(txt("sql_mode", SYSVAR_GLOBAL), "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI");
+    CHECK_EQ_STR(txt("tx_isolation", SYSVAR_GLOBAL), "READ-COMMITTED");
+    CHECK_EQ_STR(txt("bind_address", SYSVAR_GLOBAL), "127.0.0.1");
+    CHECK(config_get(&cfg, "log_error") && config_get(&cfg, "log_error")->value == NULL);
+    CHECK(config_get(&cfg, "help") != NULL);
+    config_free(&cfg);
+    char *bad[] = {"stratad", "--port=12x"};
+    REQUIRE(config_load(&cfg, 2, bad, opts, n, NULL, NULL) == 0);
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), -1);
+    CHECK_EQ_STR(err, "option 'port' (command line): Incorrect argument type to variable 'port'");
+    config_free(&cfg);
+    char *bad2[] = {"stratad", "--tx-isolation=sloppy"};
+    REQUIRE(config_load(&cfg, 2, bad2, opts, n, NULL, NULL) == 0);
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), -1);
+    CHECK_EQ_STR(err, "option 'tx_isolation' (command line): Variable 'tx_isolation' can't be set to the value of 'sloppy'");
+    config_free(&cfg);
+    teardown();
+}
+
 /* docs/variables.md lists every system and status variable (the tests run from the repository root). */
 TEST(test_docs_list_every_variable)
 {
@@ -567,4 +607,4 @@ TEST(test_docs_list_every_variable)
 
 UNIT_MAIN(test_find, test_defaults, test_int_clamp, test_bool_enum_double, test_sets, test_scope_errors,
           test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals,
-          test_docs_list_every_variable)
+          test_apply_config, test_docs_list_every_variable)
