@@ -33,21 +33,22 @@ struct sysvar_str {
 #define SV_SLOTNUM_S(id) SYSVAR_SLOT_##id
 #define SV_SLOTNUM_B(id) SYSVAR_SLOT_##id
 
-/* Aliases copy their target's description at init; only name, id and target are set here. */
+/* Alias rows carry only name, id and target (slot -1); every rule is read from sysvar_real(def). */
 const sysvar_def_t sysvar_defs[SYSVAR__COUNT] = {
 #define SYSVAR(id_, name_, type_, scope_, flags_, min_, max_, block_, dflt_, values_, desc_)                 \
     [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##id_, .type = SV_T_##type_,     \
                       .scope = SV_SCOPE_OF_##scope_, .flags = (flags_), .min = (min_), .max = (max_),      \
                       .block = (block_), .dflt = dflt_, .values = values_, .desc = desc_,                  \
                       .slot = SV_SLOTNUM_##scope_(id_)},
-#define SYSVAR_ALIAS(id_, name_, target_) [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##target_},
+#define SYSVAR_ALIAS(id_, name_, target_)                                                                    \
+    [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##target_, .slot = -1},
 #include "session/sysvar.def"
 #undef SYSVAR
 #undef SYSVAR_ALIAS
 };
 
 /* The definition that holds the storage and the rules: the target for an alias. */
-static inline const sysvar_def_t *sv_real(const sysvar_def_t *def) { return &sysvar_defs[def->target]; }
+static inline const sysvar_def_t *sv_real(const sysvar_def_t *def) { return sysvar_real(def); }
 
 static int sv_namecmp(const char *a, size_t alen, const char *b)
 {
@@ -867,6 +868,12 @@ void sysvar_store_set_hook(sysvar_store_t *st, sysvar_hook_fn fn, void *arg)
     st->hook_arg = arg;
 }
 
+void sysvar_store_set_check(sysvar_store_t *st, sysvar_check_fn fn, void *arg)
+{
+    st->check = fn;
+    st->check_arg = arg;
+}
+
 void sysvar_store_set_compute(sysvar_store_t *st, sysvar_compute_fn fn, void *arg)
 {
     st->compute = fn;
@@ -1091,6 +1098,23 @@ static int sv_apply(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t
         rc = sv_convert_default(real, &p, d);
     } else {
         rc = sv_convert(def, in, scope == SYSVAR_STARTUP, base, &p, d);
+    }
+    if (rc == 0 && st->check && !use_default) {
+        /* the owner's veto (gtid_slave_pos syntax, read_only with locks held, ...) */
+        sysvar_value_t nv = {.kind = SYSVAR_V_INT, .i = p.i, .u = (uint64_t)p.i};
+        if (sv_is_str_type(real->type)) {
+            nv.kind = p.s ? SYSVAR_V_STR : SYSVAR_V_NULL;
+            nv.s = p.s ? p.s->s : NULL;
+            nv.len = p.s ? p.s->len : 0;
+        } else if (real->type == SV_T_DOUBLE) {
+            nv.kind = SYSVAR_V_DOUBLE;
+            nv.d = sv_bits_dbl(p.i);
+        } else if (real->type == SV_T_UINT) {
+            nv.kind = SYSVAR_V_UINT;
+        }
+        rc = st->check(st->check_arg, real, global ? SYSVAR_GLOBAL : SYSVAR_SESSION, ss, &nv, d);
+        if (rc)
+            sv_str_unref(p.s);
     }
     if (rc) {
         if (global)

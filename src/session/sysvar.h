@@ -133,6 +133,12 @@ typedef void (*sysvar_hook_fn)(void *arg, const sysvar_def_t *def);
 typedef bool (*sysvar_compute_fn)(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
                                   sysvar_value_t *out);
 
+/* Called before a SET stores a value that passed the type checks (not for DEFAULT or internal updates): the
+ * owner may refuse it by pushing an error into d and returning its -code.  Global sets call it with the store
+ * lock held, so it must not call back into the store. */
+typedef int (*sysvar_check_fn)(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                               const sysvar_value_t *newval, diag_t *d);
+
 struct sysvar_store {
     pthread_mutex_t lock;          /* writers, and readers taking a string reference */
     _Atomic int64_t num[SYSVAR__COUNT];
@@ -141,6 +147,8 @@ struct sysvar_store {
     void *hook_arg;
     sysvar_compute_fn compute;
     void *compute_arg;
+    sysvar_check_fn check;
+    void *check_arg;
 };
 
 struct sysvar_session {
@@ -152,6 +160,10 @@ struct sysvar_session {
 /* ---- the table ---- */
 extern const sysvar_def_t sysvar_defs[SYSVAR__COUNT];
 static inline const sysvar_def_t *sysvar_def(sysvar_id_t id) { return &sysvar_defs[id]; }
+/* The row that holds the rules and storage: itself, or an alias's target.  Alias rows (transaction_isolation,
+ * identity, storage_engine, transaction_read_only) carry only name, id and target: read type, scope, flags and
+ * limits through sysvar_real(def). */
+static inline const sysvar_def_t *sysvar_real(const sysvar_def_t *def) { return &sysvar_defs[def->target]; }
 /* Case-insensitive lookup by name ('-' is accepted for '_'), NULL if unknown.  Binary search. */
 const sysvar_def_t *sysvar_find(const char *name);
 const sysvar_def_t *sysvar_findn(const char *name, size_t len);
@@ -163,6 +175,7 @@ int sysvar_store_init(sysvar_store_t *st);
 void sysvar_store_destroy(sysvar_store_t *st);
 void sysvar_store_set_hook(sysvar_store_t *st, sysvar_hook_fn fn, void *arg);
 void sysvar_store_set_compute(sysvar_store_t *st, sysvar_compute_fn fn, void *arg);
+void sysvar_store_set_check(sysvar_store_t *st, sysvar_check_fn fn, void *arg);
 
 /* ---- session ---- */
 /* Copies every SESSION/BOTH variable's global value (at connect, and for COM_RESET_CONNECTION / CHANGE_USER). */

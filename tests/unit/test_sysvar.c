@@ -536,6 +536,37 @@ TEST(test_concurrent_globals)
     teardown();
 }
 
+static int check_calls;
+static int check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                 const sysvar_value_t *nv, diag_t *dg)
+{
+    check_calls++;
+    if (def->id == SYSVAR_GTID_SLAVE_POS && nv->kind == SYSVAR_V_STR && strchr(nv->s, 'x'))
+        return diag_error(dg, ER_WRONG_VALUE_FOR_VAR, def->name, nv->s);
+    if (def->id == SYSVAR_MAX_CONNECTIONS && nv->u == 13)
+        return diag_error(dg, ER_WRONG_VALUE_FOR_VAR, def->name, "13");
+    return 0;
+}
+
+TEST(test_check_hook)
+{
+    setup();
+    sysvar_store_set_check(&st, check, NULL);
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("gtid_slave_pos"), SYSVAR_GLOBAL, "0-1-x", &d), -1231);
+    CHECK_EQ_STR(txt("gtid_slave_pos", SYSVAR_GLOBAL), "");
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("gtid_slave_pos"), SYSVAR_GLOBAL, "0-1-100", &d), 0);
+    CHECK_EQ_STR(txt("gtid_slave_pos", SYSVAR_GLOBAL), "0-1-100");
+    CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("max_connections"), SYSVAR_GLOBAL, 13, false, &d), -1231);
+    CHECK_EQ_INT(sysvar_global_int(&st, SYSVAR_MAX_CONNECTIONS), 4096);
+    CHECK_EQ_INT(check_calls, 3);
+    /* alias rows defer to their target */
+    const sysvar_def_t *ti = sysvar_find("transaction_isolation");
+    CHECK_EQ_INT(ti->slot, -1);
+    CHECK_EQ_INT(sysvar_real(ti)->type, SV_T_ENUM);
+    CHECK_EQ_INT(sysvar_real(ti)->scope, SV_SCOPE_BOTH);
+    teardown();
+}
+
 TEST(test_apply_config)
 {
     setup();
@@ -607,4 +638,4 @@ TEST(test_docs_list_every_variable)
 
 UNIT_MAIN(test_find, test_defaults, test_int_clamp, test_bool_enum_double, test_sets, test_scope_errors,
           test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals,
-          test_apply_config, test_docs_list_every_variable)
+          test_check_hook, test_apply_config, test_docs_list_every_variable)
