@@ -35,8 +35,8 @@
 #include "util/util.h"
 
 /* The version strings: MariaDB compatibility level first, then strata (DESIGN.md decision 9). */
-#define STRATA_VERSION_NUMBER "10.11.19"
-#define STRATA_VERSION_STRING STRATA_VERSION_NUMBER "-MariaDB-strata-0.1"
+#define STRATA_VERSION_NUMBER "10.11.6"
+#define STRATA_VERSION_STRING STRATA_VERSION_NUMBER "-MariaDB-strata-0.1.0"
 #if defined(__x86_64__)
 #define STRATA_MACHINE "x86_64"
 #elif defined(__aarch64__)
