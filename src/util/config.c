@@ -208,6 +208,7 @@ static int cfg_add(config_t *c, const config_opt_t *opts, size_t nopts, const ch
     it->name = opt->name;
     it->value = v;
     it->negated = negated;
+    it->raw = mem_strdup(spelled + (from_file ? 0 : 2));
     it->from_file = from_file;
     snprintf(it->source, sizeof it->source, "%s", source);
     return 0;
@@ -500,8 +501,10 @@ int config_load(config_t *c, int argc, char **argv, const config_opt_t *opts, si
 
 void config_free(config_t *c)
 {
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; i < c->n; i++) {
         mem_free(c->items[i].value);
+        mem_free(c->items[i].raw);
+    }
     mem_free(c->items);
     for (size_t i = 0; i < c->nwarnings; i++)
         mem_free(c->warnings[i]);
@@ -535,10 +538,7 @@ void config_print_defaults(const config_t *c, const char *progname, FILE *out)
         const config_item_t *it = &c->items[i];
         if (!it->from_file)
             continue;
-        char d[256];
-        cfg_dashed(d, sizeof d, it->name);
-        fprintf(out, "%s--%s%s%s%s", first ? "" : " ", it->negated ? "skip-" : "", d, it->value ? "=" : "",
-                it->value && !it->negated ? it->value : "");
+        fprintf(out, "%s--%s", first ? "" : " ", it->raw);
         first = false;
     }
     fputc('\n', out);

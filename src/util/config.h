@@ -51,6 +51,7 @@ typedef struct config_item {
     const char *name;   /* opt->name */
     char *value;        /* BOOL: "ON"/"OFF"; REQUIRED: the text; NONE/OPTIONAL without value: NULL */
     bool negated;       /* given as --skip-x / --disable-x (for BOOL the value is "OFF" too) */
+    char *raw;          /* as written, without "--": "skip-name-resolve", "max_connections=200" */
     bool from_file;
     char source[300];   /* "/etc/strata/my.cnf:12" or "command line" */
 } config_item_t;
@@ -78,7 +79,9 @@ void config_free(config_t *c);
 /* Last item for an option name ('-' or '_'), NULL if not given. */
 const config_item_t *config_get(const config_t *c, const char *name);
 
-/* --print-defaults: the options read from files, as one line of arguments after a header. */
+/* --print-defaults: the options read from files as written, one line of arguments after a header, as mysqld:
+ *   stratad would have been started with the following arguments:
+ *   --port=3310 --skip-name-resolve --max_connections=200 */
 void config_print_defaults(const config_t *c, const char *progname, FILE *out);
 
 /* --help: one entry per option with help text, sorted by name:

@@ -173,7 +173,7 @@ TEST(test_files)
     rewind(f);
     char line[2048];
     CHECK(fgets(line, sizeof line, f) && strcmp(line, "stratad would have been started with the following arguments:\n") == 0);
-    CHECK(fgets(line, sizeof line, f) && strncmp(line, "--port=3310 --max-connections=200 --skip-name-resolve=ON", 56) == 0);
+    CHECK(fgets(line, sizeof line, f) && strncmp(line, "--port=3310 --max_connections=200 --skip-name-resolve --init-connect=SET @a='x # not a comment' --datadir=/var/lib/strata data", 123) == 0);
     fclose(f);
     config_free(&c);
 
