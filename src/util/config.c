@@ -364,6 +364,11 @@ static int cfg_read_file(cfg_ctx_t *x, const char *path, int depth, bool must_ex
                 break;
             }
             char *arg = cfg_trim(s + (is_dir ? 11 : 8));
+            if (!*arg) {
+                rc = cfg_err(c, "%s needs a %s name at %s", is_dir ? "!includedir" : "!include",
+                             is_dir ? "directory" : "file", source);
+                break;
+            }
             char full[4096];
             cfg_resolve(full, sizeof full, path, arg);
             rc = is_dir ? cfg_read_dir(x, full, depth + 1, source) : cfg_read_file(x, full, depth + 1, true);

@@ -285,4 +285,43 @@ TEST(test_sizes_help)
     buf_free(&b);
 }
 
-UNIT_MAIN(test_command_line, test_command_line_errors, test_files, test_file_errors, test_sizes_help)
+/* Random bytes and random option-like lines never crash the reader (run under ASan by tests/run). */
+TEST(test_garbage)
+{
+    char tmpl[] = "/tmp/strata-test-garbage-XXXXXX";
+    int fd = mkstemp(tmpl);
+    REQUIRE(fd >= 0);
+    close(fd);
+    const char *pieces[] = {"[mysqld]\n", "[", "]", "port", "=", "\"", "'", "\\", "#", ";", "\n", " ",
+                            "skip-", "loose-", "!include ", "!includedir ", "max_connections", "16M", "\t",
+                            "autocommit", "=on", "x", "\xff", "enable-", "help"};
+    unsigned seed = 12345;
+    int ok = 0, failed = 0;
+    for (int round = 0; round < 300; round++) {
+        FILE *f = fopen(tmpl, "w");
+        REQUIRE(f != NULL);
+        int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 60;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 16) % 5 == 0)
+                fputc((int)((seed >> 8) & 0xff), f);
+            else
+                fputs(pieces[(seed >> 16) % ARRAY_LEN(pieces)], f);
+        }
+        fclose(f);
+        config_t c;
+        const char *files[] = {tmpl, NULL};
+        char *argv[] = {"stratad"};
+        if (load(&c, 1, argv, files) == 0)
+            ok++;
+        else {
+            failed++;
+            CHECK(c.errmsg[0] != 0);
+        }
+        config_free(&c);
+    }
+    CHECK(ok > 0 && failed > 0);
+    unlink(tmpl);
+}
+
+UNIT_MAIN(test_command_line, test_command_line_errors, test_files, test_file_errors, test_sizes_help, test_garbage)
