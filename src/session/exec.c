@@ -530,11 +530,11 @@ typedef struct show_status_arg {
     int rc;
 } show_status_arg_t;
 
-static int show_status_row(void *arg, const char *name, const char *value)
+static int show_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
 {
     show_status_arg_t *a = arg;
     static const char *names[] = {"Variable_name", "Value"};
-    const char *vals[2] = {name, value};
+    const char *vals[2] = {def->name, arena_strndup(&a->x->s->arena, value, len)};
     int k = show_where(a->x, a->where, names, vals, 2);
     if (k < 0)
         return a->rc = k;
@@ -557,7 +557,7 @@ static int exec_show_status(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sin
             return k;
     }
     show_status_arg_t a = {.x = x, .rs = &rs, .where = sh->where};
-    session_status_show(s, sh->scope == SQL_SCOPE_GLOBAL, sh->like, show_status_row, &a);
+    status_show(&s->srv->status, &s->stat, sh->scope == SQL_SCOPE_GLOBAL, sh->like, show_status_row, &a);
     if (a.rc)
         return a.rc;
     trs_end(&rs, more);
@@ -958,7 +958,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
     diag_clear(&s->diag);
-    status_inc(s, STATUS_COM_STMT_PREPARE);
+    status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
     sess_stmt_t *p = stmt_prepare(s, sql, len);
     if (!p) {
         sink->error(sink);
@@ -970,8 +970,8 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
     diag_clear(&s->diag);
-    status_inc(s, STATUS_COM_STMT_EXECUTE);
-    atomic_fetch_add_explicit(&s->srv->questions, 1, memory_order_relaxed);
+    status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
+    status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams};
     int rc = exec_stmt(&x, p->stmt, sink, false);
     if (rc) {
@@ -987,7 +987,7 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
 
 void session_stmt_close(session_t *s, uint32_t id)
 {
-    status_inc(s, STATUS_COM_STMT_CLOSE);
+    status_inc(&s->stat, STATUS_COM_STMT_CLOSE);
     sess_stmt_t *p = session_stmt_find(s, id);
     if (p)
         stmt_unlink(s, p);
@@ -995,7 +995,7 @@ void session_stmt_close(session_t *s, uint32_t id)
 
 void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
-    status_inc(s, STATUS_COM_STMT_RESET);
+    status_inc(&s->stat, STATUS_COM_STMT_RESET);
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
@@ -1063,10 +1063,72 @@ static int exec_deallocate(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink
 
 /* ------------------------------------------------------------------ dispatch */
 
+/* The Com_* counter a statement bumps (-1: none, or counted where it is carried out). */
+static int stmt_com_counter(const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_EMPTY: return STATUS_COM_EMPTY_QUERY;
+    case SQL_STMT_SELECT: return STATUS_COM_SELECT;
+    case SQL_STMT_SET:
+    case SQL_STMT_SET_PASSWORD:
+    case SQL_STMT_SET_TRANSACTION: return STATUS_COM_SET_OPTION;
+    case SQL_STMT_CREATE_USER: return STATUS_COM_CREATE_USER;
+    case SQL_STMT_ALTER_USER: return STATUS_COM_ALTER_USER;
+    case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
+    case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
+    case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
+    case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
+    case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
+    case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
+    case SQL_STMT_ROLLBACK: return st->txn.savepoint ? STATUS_COM_ROLLBACK_TO_SAVEPOINT : STATUS_COM_ROLLBACK;
+    case SQL_STMT_SAVEPOINT: return STATUS_COM_SAVEPOINT;
+    case SQL_STMT_RELEASE_SAVEPOINT: return STATUS_COM_RELEASE_SAVEPOINT;
+    case SQL_STMT_PREPARE: return STATUS_COM_PREPARE_SQL;
+    case SQL_STMT_EXECUTE: return STATUS_COM_EXECUTE_SQL;
+    case SQL_STMT_DEALLOCATE: return STATUS_COM_DEALLOC_SQL;
+    case SQL_STMT_DO: return STATUS_COM_DO;
+    case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
+    case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
+    case SQL_STMT_SHOW:
+        switch (st->show.what) {
+        case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
+        case SQL_SHOW_STATUS: return STATUS_COM_SHOW_STATUS;
+        case SQL_SHOW_WARNINGS: return STATUS_COM_SHOW_WARNINGS;
+        case SQL_SHOW_ERRORS: return STATUS_COM_SHOW_ERRORS;
+        case SQL_SHOW_DATABASES: return STATUS_COM_SHOW_DATABASES;
+        case SQL_SHOW_PROCESSLIST: return STATUS_COM_SHOW_PROCESSLIST;
+        case SQL_SHOW_ENGINES: return STATUS_COM_SHOW_STORAGE_ENGINES;
+        case SQL_SHOW_CHARSET: return STATUS_COM_SHOW_CHARSETS;
+        case SQL_SHOW_COLLATION: return STATUS_COM_SHOW_COLLATIONS;
+        case SQL_SHOW_GRANTS: return STATUS_COM_SHOW_GRANTS;
+        case SQL_SHOW_CREATE_USER: return STATUS_COM_SHOW_CREATE_USER;
+        case SQL_SHOW_CREATE_DATABASE: return STATUS_COM_SHOW_CREATE_DB;
+        case SQL_SHOW_CREATE_TABLE: return STATUS_COM_SHOW_CREATE_TABLE;
+        case SQL_SHOW_TABLES: return STATUS_COM_SHOW_TABLES;
+        case SQL_SHOW_COLUMNS: return STATUS_COM_SHOW_FIELDS;
+        case SQL_SHOW_INDEX: return STATUS_COM_SHOW_KEYS;
+        case SQL_SHOW_TABLE_STATUS: return STATUS_COM_SHOW_TABLE_STATUS;
+        case SQL_SHOW_BINARY_LOGS: return STATUS_COM_SHOW_BINLOGS;
+        case SQL_SHOW_MASTER_STATUS: return STATUS_COM_SHOW_BINLOG_STATUS;
+        case SQL_SHOW_BINLOG_EVENTS: return STATUS_COM_SHOW_BINLOG_EVENTS;
+        case SQL_SHOW_ENGINE_STATUS: return STATUS_COM_SHOW_ENGINE_STATUS;
+        case SQL_SHOW_PLUGINS: return STATUS_COM_SHOW_PLUGINS;
+        case SQL_SHOW_SLAVE_STATUS: return STATUS_COM_SHOW_SLAVE_STATUS;
+        case SQL_SHOW_OPEN_TABLES: return STATUS_COM_SHOW_OPEN_TABLES;
+        case SQL_SHOW_TRIGGERS: return STATUS_COM_SHOW_TRIGGERS;
+        case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    status_inc_stmt(s, st->kind, st);
+    int com = stmt_com_counter(st);
+    if (com >= 0)
+        status_inc(&s->stat, (status_sess_t)com);
     switch (st->kind) {
     case SQL_STMT_EMPTY:
         return diag_error(&s->diag, ER_EMPTY_QUERY);
@@ -1107,7 +1169,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     case SQL_STMT_FLUSH:
         if (st->flush.what & SQL_FLUSH_STATUS)
-            session_status_flush(s);
+            status_flush(&s->srv->status, &s->stat);
         if (st->flush.what & SQL_FLUSH_PRIVILEGES)
             acl_flush(s->srv->acl);
         sink->ok(sink, 0, 0, NULL, more);
@@ -1178,7 +1240,7 @@ static int line_of(const char *base, const char *p)
 
 void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
-    atomic_fetch_add_explicit(&s->srv->questions, 1, memory_order_relaxed);
+    status_inc(&s->stat, STATUS_QUESTIONS);
     s->state = SESS_QUERY;
     s->state_since_us = time_wall_us();
     session_set_info(s, sql, len);
