@@ -339,7 +339,7 @@ static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, con
             if (y.m == 0)
                 return div_by_zero(ctx, out);
             int inc = (int)ctx->div_precision_increment;
-            r.s = MIN(x.s + inc, 38);
+            r.s = MIN((x.s + inc + 8) / 9 * 9, 36);
             /* r.m = round(x.m * 10^(r.s - x.s + y.s) / y.m) */
             int sh = r.s - x.s + y.s;
             if (sh > 36 || fabs((double)x.m) * pow(10, sh) >= 1e37)
@@ -369,6 +369,17 @@ static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, con
         if (r.m >= DEC_LIMIT || r.m <= -DEC_LIMIT)
             goto as_double;
         *out = dec_value(ctx, r);
+        /* display scale (what is sent) vs the kept digits: MariaDB keeps division results to whole 9-digit
+         * groups internally, so 1/3*3 is 1.0000, not 0.9999 */
+        {
+            int sa = da.dec, sb = db.dec, disp;
+            switch (op) {
+            case SQL_OP_MUL: disp = sa + sb; break;
+            case SQL_OP_DIV: disp = sa + (int)ctx->div_precision_increment; break;
+            default: disp = MAX(sa, sb); break;
+            }
+            out->dec = (uint8_t)MIN(disp, 38);
+        }
         return 0;
     }
 as_double: {
@@ -1200,7 +1211,12 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
         else *out = value_int(value_to_int(v, dg));
         return 0;
     case SQL_CAST_UNSIGNED:
-        if (v->type == VAL_INT) *out = value_uint((uint64_t)v->i);
+        if (v->type == VAL_INT) {
+            *out = value_uint((uint64_t)v->i);
+            if (v->i < 0)
+                diag_push_msg(dg, DIAG_NOTE, ER_UNKNOWN_ERROR,
+                              "Cast to unsigned converted negative integer to it's positive complement");
+        }
         else *out = value_uint(value_to_uint(v, dg));
         return 0;
     case SQL_CAST_CHAR:
@@ -1329,6 +1345,46 @@ static int cmp_op_result(sql_op_t op, int c)
     }
 }
 
+/* (a, b, ...) op (c, d, ...): lexicographic, NULL when undecided because of a NULL */
+static int eval_row_cmp(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+{
+    const sql_expr_t *l = e->args[0], *r = e->args[1];
+    sql_op_t op = e->op;
+    if (l->kind != SQL_E_ROW || r->kind != SQL_E_ROW || l->nargs != r->nargs ||
+        !(op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_NSEQ || op == SQL_OP_LT || op == SQL_OP_LE ||
+          op == SQL_OP_GT || op == SQL_OP_GE))
+        return diag_error(ctx->diag, ER_OPERAND_COLUMNS, (int)(l->kind == SQL_E_ROW ? l->nargs : r->nargs));
+    bool saw_null = false;
+    for (uint32_t i = 0; i < l->nargs; i++) {
+        value_t a, b;
+        int rc;
+        if ((rc = sql_expr_eval(ctx, l->args[i], &a)) || (rc = sql_expr_eval(ctx, r->args[i], &b)))
+            return rc;
+        if (a.type == VAL_NULL || b.type == VAL_NULL) {
+            if (op == SQL_OP_NSEQ) {
+                if (a.type != b.type) { *out = value_int(0); return 0; }
+                continue;
+            }
+            saw_null = true;
+            if (op == SQL_OP_EQ || op == SQL_OP_NE)
+                continue;
+            *out = value_null();
+            return 0;
+        }
+        int c = value_compare(&a, &b, ctx->diag);
+        if (c != 0) {
+            *out = value_int(op == SQL_OP_NSEQ ? 0 : cmp_op_result(op, c));
+            return 0;
+        }
+    }
+    if (saw_null) {
+        *out = value_null();
+        return 0;
+    }
+    *out = value_int(cmp_op_result(op, 0));
+    return 0;
+}
+
 /* Three-valued truth: -1 NULL, 0 false, 1 true */
 static int truth(sql_eval_ctx_t *ctx, const value_t *v)
 {
@@ -1401,7 +1457,13 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                     *out = value_int((int64_t)(0 - a.u));
                 }
             } else if (a.type == VAL_DECIMAL) {
-                if (a.s.ptr[0] == '-') {
+                bool zero = true;
+                for (size_t i = 0; i < a.s.len; i++)
+                    if (a.s.ptr[i] >= '1' && a.s.ptr[i] <= '9')
+                        zero = false;
+                if (zero) {
+                    *out = a;
+                } else if (a.s.ptr[0] == '-') {
                     *out = a;
                     out->s.ptr++;
                     out->s.len--;
@@ -1441,6 +1503,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 *out = tb == 1 ? value_int(1) : (ta < 0 || tb < 0) ? value_null() : value_int(0);
             return 0;
         }
+        if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW)
+            return eval_row_cmp(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
         if (op == SQL_OP_NSEQ) {

@@ -1345,6 +1345,12 @@ static sql_select_t *select_one(parser_t *p)
     vec_t items = {0};
     do {
         sql_select_item_t *it = vec_push(p, &items, sizeof *it);
+        if (is_punct(p, '*')) {
+            it->expr = new_expr(p, SQL_E_STAR, p->tok.start);
+            next(p);
+            finish(p, it->expr);
+            continue;
+        }
         it->expr = expr(p);
         if (accept_word(p, "AS"))
             it->alias = alias_name(p, true);

@@ -707,6 +707,70 @@ static size_t format_temporal(const value_t *v, char *b, size_t cap)
     return n;
 }
 
+/* A DECIMAL's text rounded to its display scale (v->dec) when it keeps more digits (half away from zero). */
+static size_t dec_display(const value_t *v, char *out, size_t cap)
+{
+    const char *s = v->s.ptr;
+    size_t n = v->s.len;
+    int scale = value_decimal_scale(s, n);
+    if (scale <= v->dec || n + 2 >= cap) {
+        size_t k = MIN(n, cap - 1);
+        memcpy(out, s, k);
+        out[k] = 0;
+        return k;
+    }
+    size_t keep = n - (size_t)(scale - v->dec);
+    if (v->dec == 0)
+        keep--; /* drop the '.' too */
+    bool up = s[n - (size_t)(scale - v->dec)] >= '5';
+    /* out = "0" + kept text, so a carry can grow it */
+    out[0] = '0';
+    memcpy(out + 1, s, keep);
+    size_t len = keep + 1;
+    out[len] = 0;
+    bool neg = s[0] == '-';
+    if (up) {
+        for (size_t i = len; i-- > 0;) {
+            if (out[i] == '.' || out[i] == '-')
+                continue;
+            if (out[i] == '9') {
+                out[i] = '0';
+                continue;
+            }
+            out[i]++;
+            break;
+        }
+    }
+    /* normalise: move '-' first, strip the helper leading zero when not needed */
+    char tmp[128];
+    size_t o = 0;
+    if (neg)
+        tmp[o++] = '-';
+    const char *q = out;
+    size_t ql = len;
+    if (neg) {
+        /* out = "0-ddd": the carry digit sits before '-' */
+        char c0 = out[0];
+        q = out + 2;
+        ql = len - 2;
+        if (c0 != '0')
+            tmp[o++] = c0;
+    } else if (out[0] == '0' && len > 1 && out[1] != '.') {
+        q = out + 1;
+        ql = len - 1;
+    }
+    memcpy(tmp + o, q, ql);
+    o += ql;
+    bool zero = true;
+    for (size_t i = 0; i < o; i++)
+        if (tmp[i] >= '1' && tmp[i] <= '9')
+            zero = false;
+    size_t start = (neg && zero) ? 1 : 0;
+    memcpy(out, tmp + start, o - start);
+    out[o - start] = 0;
+    return o - start;
+}
+
 void value_append_text(buf_t *b, const value_t *v)
 {
     char tmp[64];
@@ -723,6 +787,14 @@ void value_append_text(buf_t *b, const value_t *v)
         }
         break;
     case VAL_DECIMAL:
+        if (value_decimal_scale(v->s.ptr, v->s.len) > v->dec && v->s.len < 100) {
+            char t[128];
+            size_t n = dec_display(v, t, sizeof t);
+            buf_append(b, t, n);
+        } else {
+            buf_append(b, v->s.ptr, v->s.len);
+        }
+        break;
     case VAL_STRING: buf_append(b, v->s.ptr, v->s.len); break;
     default:
         format_temporal(v, tmp, sizeof tmp);
@@ -733,6 +805,11 @@ void value_append_text(buf_t *b, const value_t *v)
 
 const char *value_to_text(arena_t *a, const value_t *v, size_t *len)
 {
+    if (v->type == VAL_DECIMAL && value_decimal_scale(v->s.ptr, v->s.len) > v->dec && v->s.len < 100) {
+        char t[128];
+        *len = dec_display(v, t, sizeof t);
+        return arena_strndup(a, t, *len);
+    }
     if (v->type == VAL_STRING || v->type == VAL_DECIMAL) {
         *len = v->s.len;
         return v->s.ptr;
@@ -860,6 +937,18 @@ int value_compare(const value_t *a, const value_t *b, diag_t *d)
             pb = bb;
         }
         return dec_cmp(pa, la, pb, lb);
+    }
+    /* string vs exact number: as DECIMAL (MariaDB 10.11 warns "Truncated incorrect DECIMAL value") */
+    if ((ta == VAL_STRING && (tb == VAL_INT || tb == VAL_UINT || tb == VAL_DECIMAL)) ||
+        (tb == VAL_STRING && (ta == VAL_INT || ta == VAL_UINT || ta == VAL_DECIMAL))) {
+        arena_t tmp;
+        arena_init(&tmp, 512);
+        value_t x = ta == VAL_STRING ? value_to_decimal(&tmp, a, d) : *a;
+        value_t y = tb == VAL_STRING ? value_to_decimal(&tmp, b, d) : *b;
+        int r = (x.type == VAL_DECIMAL && y.type == VAL_DECIMAL) || x.type == VAL_DECIMAL || y.type == VAL_DECIMAL
+                    ? value_compare(&x, &y, d) : cmp3(value_to_double(a, d), value_to_double(b, d));
+        arena_destroy(&tmp);
+        return r;
     }
     /* everything else as double (string vs number included) */
     return cmp3(value_to_double(a, d), value_to_double(b, d));
