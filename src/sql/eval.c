@@ -768,8 +768,17 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = a[best];
         if (!all_str && any_dbl)
             *out = value_double(value_to_double(&a[best], NULL));
-        else if (!all_str && any_dec)
-            *out = value_to_decimal(ctx->arena, &a[best], NULL);
+        else if (!all_str && any_dec) {
+            int ms = 0;
+            for (uint32_t i = 0; i < e->nargs; i++)
+                if (a[i].type == VAL_DECIMAL)
+                    ms = MAX(ms, a[i].dec);
+            value_t dv = value_to_decimal(ctx->arena, &a[best], NULL);
+            dec_t x;
+            if (dec_parse(&dv, &x) && dec_rescale(&x, ms))
+                dv = dec_value(ctx, x);
+            *out = dv;
+        }
         return 0;
     }
     default:
