@@ -591,6 +591,14 @@ static sql_expr_t *sysvar(parser_t *p, const char *start)
         else
             e->var.component = first;
         e->var.name = second;
+        if (e->var.scope != SQL_SCOPE_DEFAULT && is_punct(p, '.')) { /* @@global.component.name */
+            next(p);
+            if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+                syntax_error(p);
+            e->var.component = second;
+            e->var.name = p->tok.text;
+            next(p);
+        }
     } else {
         e->var.name = first;
     }
