@@ -125,7 +125,10 @@ static uint32_t est_len(const sql_expr_t *e)
         }
     case SQL_E_BINARY:
         switch (e->op) {
-        case SQL_OP_ADD: case SQL_OP_SUB: return MAX(est_len(e->args[0]), est_len(e->args[1])) + 2;
+        case SQL_OP_ADD: case SQL_OP_SUB: {
+            uint32_t l = est_len(e->args[0]), r = est_len(e->args[1]); /* not inside MAX(): evaluated once */
+            return MAX(l, r) + 2;
+        }
         case SQL_OP_MUL: return est_len(e->args[0]) + est_len(e->args[1]);
         case SQL_OP_OR: case SQL_OP_AND: case SQL_OP_XOR: case SQL_OP_EQ: case SQL_OP_NSEQ: case SQL_OP_NE:
         case SQL_OP_LT: case SQL_OP_LE: case SQL_OP_GT: case SQL_OP_GE: return 1;
@@ -156,7 +159,10 @@ static uint32_t est_len(const sql_expr_t *e)
         default: {
             uint32_t n = 0;
             for (uint32_t i = 0; i < e->nargs; i++)
-                n = MAX(n, est_len(e->args[i]));
+            {
+                uint32_t l = est_len(e->args[i]);
+                n = MAX(n, l);
+            }
             return n ? n : 21;
         }
         }

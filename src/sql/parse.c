@@ -187,6 +187,16 @@ static const char *ident_or_text(parser_t *p)
     return ident(p);
 }
 
+/* charset_name: ident, 'string' or BINARY */
+static const char *charset_name(parser_t *p)
+{
+    if (is_word(p, "BINARY")) {
+        next(p);
+        return "binary";
+    }
+    return ident_or_text(p);
+}
+
 static const char *string_lit(parser_t *p, size_t *len)
 {
     if (p->tok.type != TK_STRING && p->tok.type != TK_NSTRING)
@@ -383,7 +393,7 @@ static sql_cast_t cast_type(parser_t *p)
         }
         if (accept_word(p, "CHARACTER") || accept_word(p, "CHARSET")) {
             accept_word(p, "SET");
-            c.coll = charset_name_coll(p, ident_or_text(p));
+            c.coll = charset_name_coll(p, charset_name(p));
         } else if (accept_word(p, "ASCII")) {
             c.coll = COLL_LATIN1_SWEDISH_CI;
         } else if (accept_word(p, "UNICODE")) {
@@ -839,7 +849,7 @@ static sql_expr_t *simple_expr(parser_t *p)
                     e->cast.type = SQL_CAST_CHAR;
                     e->cast.len = -1;
                     e->cast.scale = -1;
-                    e->cast.coll = charset_name_coll(p, ident_or_text(p));
+                    e->cast.coll = charset_name_coll(p, charset_name(p));
                 } else {
                     expect_punct(p, ',');
                     e->cast = cast_type(p);
@@ -1693,7 +1703,7 @@ static void set_stmt(parser_t *p, sql_stmt_t *st)
             if (accept_word(p, "DEFAULT")) {
                 it->charset = NULL;
             } else {
-                it->charset = ident_or_text(p);
+                it->charset = charset_name(p);
                 if (value_charset_default_coll(it->charset, strlen(it->charset)) < 0) {
                     diag_error(p->d, ER_UNKNOWN_CHARACTER_SET, it->charset);
                     longjmp(p->fail, 1);
@@ -1716,7 +1726,7 @@ static void set_stmt(parser_t *p, sql_stmt_t *st)
             if (accept_word(p, "DEFAULT"))
                 it->charset = NULL;
             else
-                it->charset = ident_or_text(p);
+                it->charset = charset_name(p);
             continue;
         }
         if (p->tok.type == TK_USERVAR) {
