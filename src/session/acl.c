@@ -1008,8 +1008,9 @@ int acl_set_password(acl_t *acl, diag_t *d, const char *user, const char *host, 
     }
     acct_t *a = &t->a[k];
     if (auth_string && !auth_stored_valid(a->plugin, auth_string, strlen(auth_string))) {
-        change_end(acl, d, t, false);
-        if (a->plugin == AUTH_PLUGIN_SHA2)
+        enum auth_plugin p = a->plugin;
+        change_end(acl, d, t, false); /* frees t, and a with it */
+        if (p == AUTH_PLUGIN_SHA2)
             return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWORD_FORMAT, MSG_PASSWORD_FORMAT);
         return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWD_LENGTH, MSG_PASSWD_LENGTH);
     }
