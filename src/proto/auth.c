@@ -676,12 +676,15 @@ static enum auth_action respond(auth_session_t *s, const uint8_t *resp, size_t l
     if (len == 32 && s->srv && s->srv->cache && auth_cache_get(s->srv->cache, s->key, s->stored, cached)) {
         bool ok = sha2_fast_verify(cached, s->scramble, resp, len);
         OPENSSL_cleanse(cached, sizeof cached);
-        if (!ok)
-            return finish(s, false);
-        /* fast_auth_success goes out before the OK packet (AUTH_OK with a non-empty `out`). */
-        static const uint8_t fast_ok = 0x03;
-        put_more(out, &fast_ok, 1);
-        return finish(s, true);
+        if (ok) {
+            /* fast_auth_success goes out before the OK packet (AUTH_OK with a non-empty `out`). */
+            static const uint8_t fast_ok = 0x03;
+            put_more(out, &fast_ok, 1);
+            return finish(s, true);
+        }
+        /* A mismatch is not a failure yet: as MySQL does, fall back to full authentication.  This matters:
+         * after an auth switch PyMySQL scrambles with the 21 bytes it got (the scramble and its NUL), so its fast
+         * path never matches and only the full path lets it in. */
     }
     static const uint8_t full = 0x04;
     put_more(out, &full, 1);
@@ -701,7 +704,13 @@ enum auth_action auth_session_start(auth_session_t *s, const char *client_plugin
         return finish(s, false);
     enum auth_plugin cp = (client_plugin && client_plugin[0]) ? auth_plugin_from_name(client_plugin)
                                                               : AUTH_PLUGIN_NATIVE;
-    if (cp != s->plugin) {
+    /* libmariadb with --default-auth naming another plugin than the greeting's sends an empty response (its data
+     * was not made for that scramble) and waits for the server to start that plugin: switch, even though the
+     * plugins agree. */
+    enum auth_plugin gp = s->srv && s->srv->greeting_plugin ? auth_plugin_from_name(s->srv->greeting_plugin)
+                                                            : AUTH_PLUGIN_NATIVE;
+    bool unprepared = resp_len == 0 && cp != gp;
+    if (cp != s->plugin || unprepared) {
         /* AuthSwitchRequest: 0xFE, plugin name, NUL, scramble, NUL. */
         const char *name = auth_plugin_name(s->plugin);
         buf_append_byte(out, 0xFE);

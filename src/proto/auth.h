@@ -28,7 +28,7 @@
  * caching_sha2_password state diagram (native is one step: response -> OK/FAIL):
  *
  *   START --resp matches cache--> OK (out = 0x01 0x03, sent before the OK packet)
- *   START --no cache entry------> FULL (sends 0x01 0x04)
+ *   START --no cache entry, or the response does not match it--> FULL (sends 0x01 0x04)
  *   FULL  --cleartext, secure---> OK/FAIL (cache filled on OK)
  *   FULL  --0x02, have RSA key--> RSA (sends 0x01 PEM)
  *   FULL/RSA --256 bytes--------> OK/FAIL (RSA-OAEP decrypt, XOR scramble)
@@ -139,6 +139,8 @@ typedef struct auth_server {
     auth_cache_t *cache;         /* caching_sha2 fast-path cache; NULL disables the fast path */
     void *rsa_key;               /* EVP_PKEY * private key for caching_sha2 RSA exchange, or NULL */
     const char *rsa_public_pem;  /* its public half, PEM text (sent on request 0x02) */
+    const char *greeting_plugin; /* plugin named in the server greeting (default_authentication_plugin);
+                                    NULL = mysql_native_password */
 } auth_server_t;
 
 typedef struct auth_session {

@@ -282,11 +282,28 @@ TEST(test_session_sha2)
     REQUIRE(out.len == 2);
     CHECK(out.data[0] == 0x01 && out.data[1] == 0x03);
 
-    /* 3. Wrong password with a cache entry: fail at once. */
+    /* 3. Wrong password with a cache entry: full authentication is asked for (as MySQL does), then fails. */
     auth_sha2_response("secreT", 6, scr2, r);
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", false);
-    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_FAIL);
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", true);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_SEND_MORE);
+    CHECK(out.len == 2 && out.data[1] == 0x04);
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secreT", 7, &out), AUTH_FAIL);
     CHECK_EQ_STR(auth_session_used_password(&s), "YES");
+    /* ... and a right password scrambled with a 21-byte nonce (PyMySQL after a switch) gets in the full way. */
+    {
+        uint8_t d1[32], d2[32], mix[32], nonce_nul[32 + 21];
+        EVP_Digest("secret", 6, d1, NULL, EVP_sha256(), NULL);
+        EVP_Digest(d1, 32, d2, NULL, EVP_sha256(), NULL);
+        memcpy(nonce_nul, d2, 32);
+        memcpy(nonce_nul + 32, scr2, 20);
+        nonce_nul[52] = 0;
+        EVP_Digest(nonce_nul, 53, mix, NULL, EVP_sha256(), NULL);
+        for (int i = 0; i < 32; i++)
+            r[i] = d1[i] ^ mix[i];
+        auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", true);
+        CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_SEND_MORE);
+        CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secret", 7, &out), AUTH_OK);
+    }
 
     /* 4. Password changed (new stored form): the old cache entry does not answer. */
     char st_new[AUTH_STORED_MAX];
@@ -307,17 +324,35 @@ TEST(test_session_sha2)
     CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secreT", 7, &out), AUTH_FAIL);
 
     /* 7. Empty password accounts: libmysql sends one NUL, PyMySQL nothing. */
+    auth_server_t srv2_sha = {.cache = cache, .greeting_plugin = "caching_sha2_password"};
     auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", (const uint8_t *)"", 1, &out), AUTH_OK);
     CHECK_EQ_STR(auth_session_used_password(&s), "NO");
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
+    auth_session_init(&s, &srv2_sha, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_OK);
     auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_FAIL);
     /* ... and a password account given no password. */
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st_new, "u@%", false);
+    auth_session_init(&s, &srv2_sha, scr2, "caching_sha2_password", st_new, "u@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_FAIL);
     CHECK_EQ_STR(auth_session_used_password(&s), "NO");
+
+    /* 8. libmariadb --default-auth=caching_sha2_password against a native greeting: empty response, same
+     *    plugin as the account; the server must switch so the client computes a real response. */
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st_new, "u@%", true);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_NEED_SWITCH);
+    CHECK(!memcmp(out.data + 1, "caching_sha2_password", 22));
+    auth_sha2_response("secret", 6, scr2, r);
+    CHECK_EQ_INT(auth_session_continue(&s, r, 32, &out), AUTH_SEND_MORE); /* new stored form: not cached */
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secret", 7, &out), AUTH_OK);
+    /* ... an empty-password account the same way: switch, then the empty answer is accepted. */
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_NEED_SWITCH);
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"", 1, &out), AUTH_OK);
+    /* ... but not when the greeting named caching_sha2_password: then empty means no password. */
+    auth_server_t srv2 = {.cache = cache, .greeting_plugin = "caching_sha2_password"};
+    auth_session_init(&s, &srv2, scr2, "caching_sha2_password", st_new, "u@%", false);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_FAIL);
 
     buf_free(&out);
     auth_cache_free(cache);
