@@ -363,7 +363,7 @@ bool auth_sha2_verify_plain(const char *stored, const char *pw, size_t pw_len)
     if (!stored || !stored[0])
         return pw_len == 0;
     unsigned rounds = sha2_parse(stored, strlen(stored));
-    if (!rounds || pw_len == 0)
+    if (!rounds || pw_len == 0 || pw_len > AUTH_SHA2_MAX_PASSWORD)
         return false;
     char dig[AUTH_SHA2_DIGEST_B64_LEN];
     sha256_crypt((const uint8_t *)pw, pw_len, (const uint8_t *)stored + 7, AUTH_SHA2_SALT_LEN, rounds, dig);
@@ -394,7 +394,7 @@ size_t auth_stored_from_password(enum auth_plugin p, const char *pw, size_t pw_l
     if (p == AUTH_PLUGIN_NATIVE)
         auth_native_hash(pw, pw_len, out);
     else if (p == AUTH_PLUGIN_SHA2)
-        auth_sha2_hash(pw, pw_len, NULL, AUTH_SHA2_ROUNDS, out);
+        auth_sha2_hash(pw, MIN(pw_len, (size_t)AUTH_SHA2_MAX_PASSWORD), NULL, AUTH_SHA2_ROUNDS, out);
     return strlen(out);
 }
 

@@ -53,6 +53,9 @@
 #define AUTH_SHA2_HASH_LEN (7 + AUTH_SHA2_SALT_LEN + AUTH_SHA2_DIGEST_B64_LEN) /* "$A$005$" salt digest = 70 */
 #define AUTH_STORED_MAX 128      /* room for any stored form, with its NUL */
 #define AUTH_SHA2_ROUNDS 5000    /* MySQL's default caching_sha2_password_digest_rounds */
+/* SHA256-crypt costs O(length^2): MySQL caps caching_sha2 passwords at 256 bytes, so a client cannot make the
+ * server hash a 16 MiB "password". Longer ones never verify and cannot be set. */
+#define AUTH_SHA2_MAX_PASSWORD 256
 
 #define AUTH_PLUGIN_NATIVE_NAME "mysql_native_password"
 #define AUTH_PLUGIN_SHA2_NAME "caching_sha2_password"

@@ -754,6 +754,16 @@ static int push_code(diag_t *d, enum diag_level lvl, int code, const char *fmt, 
     return diag_push_msg(d, lvl, code, msg);
 }
 
+static bool password_fits(enum auth_plugin p, const char *pw, size_t len)
+{
+    return !pw || p != AUTH_PLUGIN_SHA2 || len <= AUTH_SHA2_MAX_PASSWORD;
+}
+
+static int password_too_long(diag_t *d)
+{
+    return diag_error(d, ER_WRONG_STRING_LENGTH, "(password)", "password", AUTH_SHA2_MAX_PASSWORD);
+}
+
 /* Checks the auth part of a spec; resolves its plugin (AUTH_PLUGIN_NONE if not given). */
 static int check_auth(diag_t *d, const acl_user_spec_t *s, enum auth_plugin *plugin)
 {
@@ -763,6 +773,9 @@ static int check_auth(diag_t *d, const acl_user_spec_t *s, enum auth_plugin *plu
         if (*plugin == AUTH_PLUGIN_NONE)
             return push_code(d, DIAG_ERROR, ACL_ER_PLUGIN_IS_NOT_LOADED, MSG_PLUGIN_NOT_LOADED, s->plugin, NULL);
     }
+    /* Only caching_sha2 limits the length; when no plugin is named, ALTER/SET PASSWORD check the account's. */
+    if (*plugin == AUTH_PLUGIN_SHA2 && !password_fits(AUTH_PLUGIN_SHA2, s->password, s->password_len))
+        return password_too_long(d);
     if (s->auth_string) {
         enum auth_plugin p = *plugin != AUTH_PLUGIN_NONE ? *plugin : AUTH_PLUGIN_NATIVE;
         if (strlen(s->auth_string) >= AUTH_STORED_MAX || !auth_stored_valid(p, s->auth_string, strlen(s->auth_string))) {
@@ -920,6 +933,11 @@ int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n
             changed = false;
             break;
         }
+        if (!password_fits(p != AUTH_PLUGIN_NONE ? p : a->plugin, s->password, s->password_len)) {
+            rc = password_too_long(d);
+            changed = false;
+            break;
+        }
         apply_auth(a, s, p, false);
         apply_options(a, s);
         changed = true;
@@ -1013,6 +1031,10 @@ int acl_set_password(acl_t *acl, diag_t *d, const char *user, const char *host, 
         if (p == AUTH_PLUGIN_SHA2)
             return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWORD_FORMAT, MSG_PASSWORD_FORMAT);
         return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWD_LENGTH, MSG_PASSWD_LENGTH);
+    }
+    if (!password_fits(a->plugin, password, password_len)) {
+        change_end(acl, d, t, false);
+        return password_too_long(d);
     }
     acl_user_spec_t s;
     acl_user_spec_init(&s, user, host);

@@ -162,6 +162,30 @@ TEST(test_create_errors)
     CHECK_EQ_INT(acl_create_user(acl, &d, &sb, 1, false), -1827);
     CHECK_EQ_INT(acl_count(acl), before);
 
+    /* caching_sha2 passwords are capped at 256 bytes (hashing cost is quadratic in the length). */
+    char longpw[300];
+    memset(longpw, 'p', 299);
+    longpw[299] = 0;
+    diag_clear(&d);
+    acl_user_spec_t slp = spec("lp", "%", longpw);
+    slp.plugin = "caching_sha2_password";
+    CHECK_EQ_INT(acl_create_user(acl, &d, &slp, 1, false), -ER_WRONG_STRING_LENGTH);
+    slp.plugin = NULL; /* native has no such limit */
+    diag_clear(&d);
+    CHECK_EQ_INT(acl_create_user(acl, &d, &slp, 1, false), 0);
+    acl_user_spec_t slp2 = spec("lp", "%", NULL);
+    slp2.plugin = "caching_sha2_password";
+    CHECK_EQ_INT(acl_alter_user(acl, &d, &slp2, 1, false), 0);
+    diag_clear(&d);
+    CHECK_EQ_INT(acl_set_password(acl, &d, "lp", "%", longpw, 299, NULL), -ER_WRONG_STRING_LENGTH);
+    acl_user_spec_t slp3 = spec("lp", "%", longpw);
+    diag_clear(&d);
+    CHECK_EQ_INT(acl_alter_user(acl, &d, &slp3, 1, false), -ER_WRONG_STRING_LENGTH);
+    acl_user_name_t lpn = {"lp", "%"};
+    CHECK_EQ_INT(acl_drop_user(acl, &d, &lpn, 1, false), 0);
+    CHECK(!auth_sha2_verify_plain("$A$005$AbCd!@#\tEfgH%^&*01@#dNFegEa4OGDrnEu7M4T.nkmm794xI/QoCR3Z.xpLOW6", longpw,
+                                  299));
+
     /* A hash given as such is stored as such. */
     diag_clear(&d);
     acl_user_spec_t sg = spec("g", "%", NULL);

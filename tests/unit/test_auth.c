@@ -119,6 +119,13 @@ TEST(test_sha2_stored)
     CHECK(auth_sha2_verify_plain("", "", 0));
     CHECK(!auth_sha2_verify_plain("", "x", 1));
 
+    /* Passwords over 256 bytes never verify (and are hashed truncated, so never match by accident either). */
+    char longpw[400];
+    memset(longpw, 'q', sizeof longpw);
+    CHECK_EQ_INT(auth_stored_from_password(AUTH_PLUGIN_SHA2, longpw, sizeof longpw, st), AUTH_SHA2_HASH_LEN);
+    CHECK(!auth_sha2_verify_plain(st, longpw, sizeof longpw));
+    CHECK(auth_sha2_verify_plain(st, longpw, AUTH_SHA2_MAX_PASSWORD));
+
     /* 10000 rounds is "00A" (hexadecimal, as MySQL writes it). */
     auth_sha2_hash("pw", 2, NULL, 10000, h);
     CHECK(!strncmp(h, "$A$00A$", 7));
