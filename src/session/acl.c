@@ -67,7 +67,7 @@ enum {
 
 typedef struct acct {
     char *user, *host, *auth;
-    enum auth_plugin plugin;
+    enum password_plugin plugin;
     uint32_t flags, max_conn;
     uint64_t privs;
     uint32_t sort; /* match-order weight, higher first */
@@ -257,7 +257,7 @@ static acct_t *table_add(table_t *t, const char *user, const char *host)
     lower_copy(h, host, sizeof h);
     a->host = mem_strdup(h);
     a->auth = mem_strdup("");
-    a->plugin = AUTH_PLUGIN_NATIVE;
+    a->plugin = PASSWORD_PLUGIN_NATIVE;
     a->sort = acct_sort_key(a->user, a->host);
     return a;
 }
@@ -369,7 +369,7 @@ static void table_serialize(const table_t *t, uint64_t generation, buf_t *out)
         buf_reset(&rec);
         field_put_str(&rec, F_USER, a->user);
         field_put_str(&rec, F_HOST, a->host);
-        field_put_str(&rec, F_PLUGIN, auth_plugin_name(a->plugin));
+        field_put_str(&rec, F_PLUGIN, password_plugin_name(a->plugin));
         field_put_str(&rec, F_AUTH, a->auth);
         uint8_t v[8];
         put_u32(v, a->flags);
@@ -405,7 +405,7 @@ static void table_serialize(const table_t *t, uint64_t generation, buf_t *out)
 static int record_parse(const char *path, table_t *t, const uint8_t *p, size_t n)
 {
     char user[ACL_USER_BYTES + 1] = "", host[ACL_HOST_BYTES + 1] = "", plugin[64] = "",
-         auth[AUTH_STORED_MAX] = "";
+         auth[PASSWORD_STORED_MAX] = "";
     bool have_user = false, have_host = false, have_plugin = false;
     uint32_t flags = 0, max_conn = 0;
     uint64_t privs = 0;
@@ -462,8 +462,8 @@ static int record_parse(const char *path, table_t *t, const uint8_t *p, size_t n
     }
     if (!have_user || !have_host || !have_plugin)
         return CORRUPT("%s: account record without user, host or plugin", path);
-    enum auth_plugin pl = auth_plugin_from_name(plugin);
-    if (pl == AUTH_PLUGIN_NONE)
+    enum password_plugin pl = password_plugin_from_name(plugin);
+    if (pl == PASSWORD_PLUGIN_NONE)
         return CORRUPT("%s: account '%s'@'%s' has unknown plugin '%s'", path, user, host, plugin);
     if (table_find(t, user, host) >= 0)
         return CORRUPT("%s: account '%s'@'%s' appears twice", path, user, host);
@@ -754,32 +754,32 @@ static int push_code(diag_t *d, enum diag_level lvl, int code, const char *fmt, 
     return diag_push_msg(d, lvl, code, msg);
 }
 
-static bool password_fits(enum auth_plugin p, const char *pw, size_t len)
+static bool password_fits(enum password_plugin p, const char *pw, size_t len)
 {
-    return !pw || p != AUTH_PLUGIN_SHA2 || len <= AUTH_SHA2_MAX_PASSWORD;
+    return !pw || p != PASSWORD_PLUGIN_SHA2 || len <= PASSWORD_SHA2_MAX;
 }
 
 static int password_too_long(diag_t *d)
 {
-    return diag_error(d, ER_WRONG_STRING_LENGTH, "(password)", "password", AUTH_SHA2_MAX_PASSWORD);
+    return diag_error(d, ER_WRONG_STRING_LENGTH, "(password)", "password", PASSWORD_SHA2_MAX);
 }
 
-/* Checks the auth part of a spec; resolves its plugin (AUTH_PLUGIN_NONE if not given). */
-static int check_auth(diag_t *d, const acl_user_spec_t *s, enum auth_plugin *plugin)
+/* Checks the auth part of a spec; resolves its plugin (PASSWORD_PLUGIN_NONE if not given). */
+static int check_auth(diag_t *d, const acl_user_spec_t *s, enum password_plugin *plugin)
 {
-    *plugin = AUTH_PLUGIN_NONE;
+    *plugin = PASSWORD_PLUGIN_NONE;
     if (s->plugin) {
-        *plugin = auth_plugin_from_name(s->plugin);
-        if (*plugin == AUTH_PLUGIN_NONE)
+        *plugin = password_plugin_from_name(s->plugin);
+        if (*plugin == PASSWORD_PLUGIN_NONE)
             return push_code(d, DIAG_ERROR, ACL_ER_PLUGIN_IS_NOT_LOADED, MSG_PLUGIN_NOT_LOADED, s->plugin, NULL);
     }
     /* Only caching_sha2 limits the length; when no plugin is named, ALTER/SET PASSWORD check the account's. */
-    if (*plugin == AUTH_PLUGIN_SHA2 && !password_fits(AUTH_PLUGIN_SHA2, s->password, s->password_len))
+    if (*plugin == PASSWORD_PLUGIN_SHA2 && !password_fits(PASSWORD_PLUGIN_SHA2, s->password, s->password_len))
         return password_too_long(d);
     if (s->auth_string) {
-        enum auth_plugin p = *plugin != AUTH_PLUGIN_NONE ? *plugin : AUTH_PLUGIN_NATIVE;
-        if (strlen(s->auth_string) >= AUTH_STORED_MAX || !auth_stored_valid(p, s->auth_string, strlen(s->auth_string))) {
-            if (p == AUTH_PLUGIN_SHA2)
+        enum password_plugin p = *plugin != PASSWORD_PLUGIN_NONE ? *plugin : PASSWORD_PLUGIN_NATIVE;
+        if (strlen(s->auth_string) >= PASSWORD_STORED_MAX || !password_stored_valid(p, s->auth_string, strlen(s->auth_string))) {
+            if (p == PASSWORD_PLUGIN_SHA2)
                 return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWORD_FORMAT, MSG_PASSWORD_FORMAT);
             return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWD_LENGTH, MSG_PASSWD_LENGTH);
         }
@@ -788,16 +788,16 @@ static int check_auth(diag_t *d, const acl_user_spec_t *s, enum auth_plugin *plu
 }
 
 /* Applies the auth part of a spec to an account (plugin resolved by check_auth). */
-static void apply_auth(acct_t *a, const acl_user_spec_t *s, enum auth_plugin plugin, bool create)
+static void apply_auth(acct_t *a, const acl_user_spec_t *s, enum password_plugin plugin, bool create)
 {
-    if (plugin != AUTH_PLUGIN_NONE)
+    if (plugin != PASSWORD_PLUGIN_NONE)
         a->plugin = plugin;
-    char stored[AUTH_STORED_MAX];
+    char stored[PASSWORD_STORED_MAX];
     if (s->auth_string) {
         snprintf(stored, sizeof stored, "%s", s->auth_string);
     } else if (s->password) {
-        auth_stored_from_password(a->plugin, s->password, s->password_len, stored);
-    } else if (plugin != AUTH_PLUGIN_NONE || create) {
+        password_stored_from(a->plugin, s->password, s->password_len, stored);
+    } else if (plugin != PASSWORD_PLUGIN_NONE || create) {
         stored[0] = '\0'; /* IDENTIFIED WITH plugin, no password */
     } else {
         return;
@@ -855,7 +855,7 @@ void acl_user_spec_init(acl_user_spec_t *s, const char *user, const char *host)
 
 int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n, bool if_not_exists)
 {
-    enum auth_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
+    enum password_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
@@ -896,7 +896,7 @@ int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t 
 
 int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n, bool if_exists)
 {
-    enum auth_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
+    enum password_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
@@ -924,16 +924,16 @@ int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n
         }
         acct_t *a = &t->a[k];
         /* A password hash given without a plugin is for the account's current plugin. */
-        enum auth_plugin p = plugins[i];
-        if (s->auth_string && p == AUTH_PLUGIN_NONE && !auth_stored_valid(a->plugin, s->auth_string,
+        enum password_plugin p = plugins[i];
+        if (s->auth_string && p == PASSWORD_PLUGIN_NONE && !password_stored_valid(a->plugin, s->auth_string,
                                                                           strlen(s->auth_string))) {
-            rc = a->plugin == AUTH_PLUGIN_SHA2
+            rc = a->plugin == PASSWORD_PLUGIN_SHA2
                      ? diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWORD_FORMAT, MSG_PASSWORD_FORMAT)
                      : diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWD_LENGTH, MSG_PASSWD_LENGTH);
             changed = false;
             break;
         }
-        if (!password_fits(p != AUTH_PLUGIN_NONE ? p : a->plugin, s->password, s->password_len)) {
+        if (!password_fits(p != PASSWORD_PLUGIN_NONE ? p : a->plugin, s->password, s->password_len)) {
             rc = password_too_long(d);
             changed = false;
             break;
@@ -1025,10 +1025,10 @@ int acl_set_password(acl_t *acl, diag_t *d, const char *user, const char *host, 
         return diag_error(d, ER_PASSWORD_NO_MATCH);
     }
     acct_t *a = &t->a[k];
-    if (auth_string && !auth_stored_valid(a->plugin, auth_string, strlen(auth_string))) {
-        enum auth_plugin p = a->plugin;
+    if (auth_string && !password_stored_valid(a->plugin, auth_string, strlen(auth_string))) {
+        enum password_plugin p = a->plugin;
         change_end(acl, d, t, false); /* frees t, and a with it */
-        if (p == AUTH_PLUGIN_SHA2)
+        if (p == PASSWORD_PLUGIN_SHA2)
             return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWORD_FORMAT, MSG_PASSWORD_FORMAT);
         return diag_push_msg(d, DIAG_ERROR, ACL_ER_PASSWD_LENGTH, MSG_PASSWD_LENGTH);
     }
@@ -1041,7 +1041,7 @@ int acl_set_password(acl_t *acl, diag_t *d, const char *user, const char *host, 
     s.password = password ? password : "";
     s.password_len = password ? password_len : 0;
     s.auth_string = auth_string;
-    apply_auth(a, &s, AUTH_PLUGIN_NONE, false);
+    apply_auth(a, &s, PASSWORD_PLUGIN_NONE, false);
     return change_end(acl, d, t, true);
 }
 
@@ -1129,13 +1129,13 @@ int acl_show_create_user(acl_t *acl, diag_t *d, const char *user, const char *ho
     put_ident(out, a.user);
     buf_append_byte(out, '@');
     put_ident(out, a.host);
-    if (a.plugin == AUTH_PLUGIN_NATIVE) {
+    if (a.plugin == PASSWORD_PLUGIN_NATIVE) {
         if (a.auth[0]) {
             buf_append_str(out, " IDENTIFIED BY PASSWORD ");
             put_string(out, a.auth);
         }
     } else {
-        buf_printf(out, " IDENTIFIED VIA %s", auth_plugin_name(a.plugin));
+        buf_printf(out, " IDENTIFIED VIA %s", password_plugin_name(a.plugin));
         if (a.auth[0]) {
             buf_append_str(out, " USING ");
             put_string(out, a.auth);

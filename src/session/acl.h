@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proto/auth.h"
+#include "util/password.h"
 #include "util/buf.h"
 #include "util/diag.h"
 
@@ -53,8 +53,8 @@ enum acl_flag {
 typedef struct acl_account {
     char user[ACL_USER_BYTES + 1];
     char host[ACL_HOST_BYTES + 1];
-    enum auth_plugin plugin;
-    char auth[AUTH_STORED_MAX];   /* the plugin's stored form; "" = no password */
+    enum password_plugin plugin;
+    char auth[PASSWORD_STORED_MAX];   /* the plugin's stored form; "" = no password */
     uint32_t flags;               /* ACL_FLAG_* */
     uint32_t max_user_connections; /* 0 = no per-account limit */
     uint64_t global_privs;        /* reserved for issue 7 (bit per global privilege); stored and reloaded */

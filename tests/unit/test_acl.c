@@ -57,7 +57,7 @@ TEST(test_first_start)
     CHECK_EQ_INT(acl_count(acl), 1);
     acl_account_t a;
     REQUIRE(acl_get(acl, "root", "localhost", &a) == 0);
-    CHECK_EQ_INT(a.plugin, AUTH_PLUGIN_NATIVE);
+    CHECK_EQ_INT(a.plugin, PASSWORD_PLUGIN_NATIVE);
     CHECK_EQ_STR(a.auth, "");
     CHECK(acl_root_has_empty_password(acl));
     char p[128];
@@ -78,7 +78,7 @@ TEST(test_first_start)
     CHECK(!acl_root_has_empty_password(acl));
     REQUIRE(acl_get(acl, "root", "localhost", &a) == 0);
     char h[42];
-    auth_native_hash("s3cret", 6, h);
+    password_native_hash("s3cret", 6, h);
     CHECK_EQ_STR(a.auth, h);
     diag_free(&d);
     acl_close(acl);
@@ -183,7 +183,7 @@ TEST(test_create_errors)
     CHECK_EQ_INT(acl_alter_user(acl, &d, &slp3, 1, false), -ER_WRONG_STRING_LENGTH);
     acl_user_name_t lpn = {"lp", "%"};
     CHECK_EQ_INT(acl_drop_user(acl, &d, &lpn, 1, false), 0);
-    CHECK(!auth_sha2_verify_plain("$A$005$AbCd!@#\tEfgH%^&*01@#dNFegEa4OGDrnEu7M4T.nkmm794xI/QoCR3Z.xpLOW6", longpw,
+    CHECK(!password_sha2_verify("$A$005$AbCd!@#\tEfgH%^&*01@#dNFegEa4OGDrnEu7M4T.nkmm794xI/QoCR3Z.xpLOW6", longpw,
                                   299));
 
     /* A hash given as such is stored as such. */
@@ -272,14 +272,14 @@ TEST(test_drop_rename_alter_setpw)
     as.plugin = "caching_sha2_password";
     CHECK_EQ_INT(acl_alter_user(acl, &d, &as, 1, false), 0);
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
-    CHECK_EQ_INT(a.plugin, AUTH_PLUGIN_SHA2);
-    CHECK(auth_sha2_verify_plain(a.auth, "newpw", 5));
+    CHECK_EQ_INT(a.plugin, PASSWORD_PLUGIN_SHA2);
+    CHECK(password_sha2_verify(a.auth, "newpw", 5));
     CHECK_EQ_INT(a.flags, ACL_FLAG_LOCKED | ACL_FLAG_REQUIRE_SSL); /* options untouched */
     acl_user_spec_t ap = spec("a", "%", "third");
     CHECK_EQ_INT(acl_alter_user(acl, &d, &ap, 1, false), 0);
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
-    CHECK_EQ_INT(a.plugin, AUTH_PLUGIN_SHA2);
-    CHECK(auth_sha2_verify_plain(a.auth, "third", 5));
+    CHECK_EQ_INT(a.plugin, PASSWORD_PLUGIN_SHA2);
+    CHECK(password_sha2_verify(a.auth, "third", 5));
     /* A native hash for a sha2 account is refused. */
     diag_clear(&d);
     acl_user_spec_t ah = spec("a", "%", NULL);
@@ -306,7 +306,7 @@ TEST(test_drop_rename_alter_setpw)
     CHECK_EQ_STR(a.auth, "*D821809F681A40A6E379B50D0463EFAE20BDD122");
     CHECK_EQ_INT(acl_set_password(acl, &d, "a", "%", "fourth", 6, NULL), 0);
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
-    CHECK(a.plugin == AUTH_PLUGIN_SHA2 && auth_sha2_verify_plain(a.auth, "fourth", 6));
+    CHECK(a.plugin == PASSWORD_PLUGIN_SHA2 && password_sha2_verify(a.auth, "fourth", 6));
     CHECK_EQ_INT(acl_set_password(acl, &d, "a", "%", "", 0, NULL), 0);
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
     CHECK_EQ_STR(a.auth, "");
@@ -348,7 +348,7 @@ TEST(test_durability)
         REQUIRE(acl_get(acl, names[i][0], names[i][1], &a) == 0);
         CHECK(!memcmp(&a, &before[i], sizeof a));
     }
-    CHECK(auth_sha2_verify_plain(before[1].auth, "spw", 3));
+    CHECK(password_sha2_verify(before[1].auth, "spw", 3));
     acl_close(acl);
 
     /* A stale temporary file from an interrupted write is ignored and removed. */
