@@ -572,8 +572,14 @@ static int table_persist(acl_t *acl, const table_t *t, uint64_t generation)
         rc = -errno;
     if (!rc && rename(acl->tmp_path, acl->path) < 0)
         rc = -errno;
-    if (!rc)
-        rc = fsync_dir(acl->dir);
+    if (!rc) {
+        /* The new file is in place and is what a restart reads, so the change stands; only its durability
+         * across a power cut is in doubt, which is worth a line in the log but not undoing memory for. */
+        int e = fsync_dir(acl->dir);
+        if (e)
+            log_error("accounts: cannot fsync directory %s: %s", acl->dir, strerror(-e));
+        goto out;
+    }
     if (rc) {
         log_error("accounts: cannot write %s: %s", acl->path, strerror(-rc));
         unlink(acl->tmp_path);
