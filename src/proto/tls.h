@@ -39,6 +39,7 @@
 
 typedef struct ssl_ctx_st SSL_CTX;
 
+struct tls_server;
 typedef struct tls_options {
     const char *datadir;  /* where generated files live (required unless cert and key are both given) */
     const char *ssl_cert; /* --ssl-cert; relative paths are taken as given (the caller resolves them) */
