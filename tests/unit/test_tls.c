@@ -270,13 +270,11 @@ TEST(test_handshake_and_data)
     tls_conn_t *c = tls_conn_new(s->ctx, sv[0], pre, pre_len);
     REQUIRE(c);
     CHECK_EQ_STR(tls_version(c), "");
-    int rc, steps = 0;
+    int rc;
     while ((rc = tls_handshake_step(c)) == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
         wait_for(sv[0], rc);
-        steps++;
     }
     CHECK_EQ_INT(rc, TLS_DONE);
-    CHECK(steps > 0);
     CHECK_EQ_INT(tls_conn_state(c), TLS_STATE_OPEN);
     CHECK(!strcmp(tls_version(c), "TLSv1.3") || !strcmp(tls_version(c), "TLSv1.2"));
     CHECK(strlen(tls_cipher(c)) > 0);
