@@ -2,6 +2,7 @@
 #ifndef STRATA_PROTO_INT_H
 #define STRATA_PROTO_INT_H
 
+#include "proto/auth.h"
 #include "proto/compress.h"
 #include "proto/packet.h"
 #include "proto/tls.h"
@@ -48,8 +49,9 @@ typedef struct conn {
     bool binary_rows;      /* result set rows in the binary protocol */
     bool in_result;
     bool handshake_done;
-    void *auth_state;      /* plugin exchange in progress */
-    char auth_plugin[32];
+    auth_session_t *auth;  /* plugin exchange in progress (PH_AUTH), NULL otherwise */
+    char *login_db;        /* database named in the handshake, applied once authenticated */
+    bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
     res_sink_t sink;
 } conn_t;
 

@@ -725,28 +725,26 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     return 0;
 }
 
+/* SHOW GRANTS.  Until privileges exist (issue 7) every account has what the server enforces: root@localhost all
+ * privileges, others USAGE. */
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     const char *user = s->priv_user, *host = s->priv_host;
     if (sh->has_user && !sh->user.current)
         user = sh->user.user, host = sh->user.host;
-    buf_t out;
-    buf_init(&out);
-    int rc = acl_show_grants(s->srv->acl, user, host, &out, &s->diag);
-    if (rc) {
-        buf_free(&out);
-        return rc;
-    }
+    acl_account_t acc;
+    if (acl_get(s->srv->acl, user, host, &acc) != 0)
+        return diag_error(&s->diag, ER_NONEXISTING_GRANT, user, host);
     text_rs_t rs = {.s = s, .sink = sink};
     trs_col(&rs, arena_printf(&s->arena, "Grants for %s@%s", user, host), 1024, MYSQL_TYPE_VAR_STRING);
-    /* acl_show_grants writes one statement per line */
-    char *text = arena_strndup(&s->arena, (const char *)out.data, out.len);
-    buf_free(&out);
-    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        const char *vals[1] = {line};
-        trs_row(&rs, vals);
-    }
+    bool root = strcmp(acc.user, "root") == 0 && strcmp(acc.host, "localhost") == 0;
+    char *line = arena_printf(&s->arena, "GRANT %s ON *.* TO `%s`@`%s`%s%s%s%s", root ? "ALL PRIVILEGES" : "USAGE",
+                              acc.user, acc.host, *acc.auth ? " IDENTIFIED " : "",
+                              *acc.auth ? (acc.plugin == PASSWORD_PLUGIN_NATIVE ? "BY PASSWORD '" : "VIA caching_sha2_password USING '") : "",
+                              *acc.auth ? arena_printf(&s->arena, "%s'", acc.auth) : "", root ? " WITH GRANT OPTION" : "");
+    const char *vals[1] = {line};
+    trs_row(&rs, vals);
     trs_end(&rs, more);
     return 0;
 }
@@ -759,7 +757,7 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         user = sh->user.user, host = sh->user.host;
     buf_t out;
     buf_init(&out);
-    int rc = acl_show_create_user(s->srv->acl, user, host, &out, &s->diag);
+    int rc = acl_show_create_user(s->srv->acl, &s->diag, user, host, &out);
     if (rc) {
         buf_free(&out);
         return rc;
@@ -799,26 +797,42 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
 {
     session_t *s = x->s;
     const sql_user_stmt_t *u = &st->user;
-    int rc = 0;
-    for (uint32_t i = 0; i < u->nusers && rc == 0; i++) {
-        const sql_user_spec_t *sp = &u->users[i];
-        const char *user = sp->user.current ? s->priv_user : sp->user.user;
-        const char *host = sp->user.current ? s->priv_host : sp->user.host;
-        acl_auth_t auth = {.plugin = sp->plugin, .password = sp->password, .auth_string = sp->auth_string, .given = sp->has_auth};
-        switch (st->kind) {
-        case SQL_STMT_CREATE_USER:
-            rc = acl_create_user(s->srv->acl, user, host, &auth, u->if_not_exists, u->or_replace, &s->diag);
-            break;
-        case SQL_STMT_ALTER_USER:
-            rc = acl_alter_user(s->srv->acl, user, host, &auth, u->if_exists, &s->diag);
-            break;
-        default:
-            rc = acl_drop_user(s->srv->acl, user, host, u->if_exists, &s->diag);
-            break;
+    size_t n = u->nusers;
+    int rc;
+    if (st->kind == SQL_STMT_DROP_USER) {
+        acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
+        for (size_t i = 0; i < n; i++) {
+            const sql_user_t *su = &u->users[i].user;
+            names[i].user = su->current ? s->priv_user : su->user;
+            names[i].host = su->current ? s->priv_host : su->host;
         }
+        rc = acl_drop_user(s->srv->acl, &s->diag, names, n, u->if_exists);
+    } else {
+        acl_user_spec_t *specs = arena_calloc(&s->arena, sizeof *specs * (n ? n : 1));
+        for (size_t i = 0; i < n; i++) {
+            const sql_user_spec_t *sp = &u->users[i];
+            acl_user_spec_init(&specs[i], sp->user.current ? s->priv_user : sp->user.user,
+                               sp->user.current ? s->priv_host : sp->user.host);
+            specs[i].plugin = sp->plugin;
+            specs[i].password = sp->password;
+            specs[i].password_len = sp->password ? strlen(sp->password) : 0;
+            specs[i].auth_string = sp->auth_string;
+        }
+        if (st->kind == SQL_STMT_CREATE_USER && u->or_replace) {
+            acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
+            for (size_t i = 0; i < n; i++)
+                names[i].user = specs[i].user, names[i].host = specs[i].host;
+            if ((rc = acl_drop_user(s->srv->acl, &s->diag, names, n, true)) != 0)
+                return rc;
+            diag_clear(&s->diag); /* the notes of the implicit DROP */
+        }
+        if (st->kind == SQL_STMT_CREATE_USER)
+            rc = acl_create_user(s->srv->acl, &s->diag, specs, n, u->if_not_exists);
+        else
+            rc = acl_alter_user(s->srv->acl, &s->diag, specs, n, u->if_exists);
     }
     if (rc)
-        return rc;
+        return rc < 0 && s->diag.error_code ? -s->diag.error_code : rc;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
 }
@@ -827,8 +841,9 @@ static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sin
 {
     session_t *s = x->s;
     for (uint32_t i = 0; i < st->rename_user.n; i++) {
-        int rc = acl_rename_user(s->srv->acl, st->rename_user.from[i].user, st->rename_user.from[i].host,
-                                 st->rename_user.to[i].user, st->rename_user.to[i].host, &s->diag);
+        acl_user_name_t from = {st->rename_user.from[i].user, st->rename_user.from[i].host};
+        acl_user_name_t to = {st->rename_user.to[i].user, st->rename_user.to[i].host};
+        int rc = acl_rename_user(s->srv->acl, &s->diag, &from, &to, 1);
         if (rc)
             return rc;
     }
@@ -859,7 +874,7 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
         password = text;
     else
         hash = text;
-    rc = acl_set_password(s->srv->acl, user, host, password, hash, &s->diag);
+    rc = acl_set_password(s->srv->acl, &s->diag, user, host, password, password ? strlen(password) : 0, hash);
     if (rc)
         return rc;
     sink->ok(sink, 0, 0, NULL, more);
@@ -1170,8 +1185,6 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_STMT_FLUSH:
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
-        if (st->flush.what & SQL_FLUSH_PRIVILEGES)
-            acl_flush(s->srv->acl);
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN:

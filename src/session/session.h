@@ -175,6 +175,7 @@ struct server {
     atomic_bool shutdown_requested;
     void (*request_shutdown)(server_t *srv); /* set by main */
     acl_t *acl;
+    auth_cache_t *auth_cache;
 };
 
 int server_init(server_t *srv);
@@ -189,6 +190,8 @@ void session_unregister(session_t *s);
 /* Commands.  Each answers through the sink exactly once (an OK, a result set or an error). */
 void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink);
+/* Makes db the current database; pushes the error (1049 ...) and returns it negated if it can't. */
+int session_set_db(session_t *s, const char *db, size_t len);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);
