@@ -236,8 +236,9 @@ static int conn_auth_begin(conn_t *c, const char *user, size_t ulen, const char 
 {
     session_t *s = c->sess;
     snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
-    snprintf(s->host, sizeof s->host, "%s", c->peer.is_unix ? "localhost" : c->peer.addr);
     bool is_local = c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") || !strcmp(c->peer.addr, "::1");
+    /* Loopback resolves to 'localhost', as MariaDB's name resolution gives it. */
+    snprintf(s->host, sizeof s->host, "%s", is_local ? "localhost" : c->peer.addr);
     acl_account_t acc;
     bool found = acl_find_for_login(c->srv->acl, s->user, is_local ? "localhost" : NULL,
                                     c->peer.is_unix ? NULL : c->peer.addr, is_local, &acc) == 0;

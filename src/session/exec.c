@@ -631,7 +631,7 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     trs_start(&rs);
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
-        char id[24], tm[24], host[128];
+        char id[24], tm[24], host[300];
         snprintf(id, sizeof id, "%u", t->id);
         snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
         snprintf(host, sizeof host, "%s", t->host);

@@ -130,10 +130,10 @@ enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_S
 struct session {
     server_t *srv;
     uint32_t id;
-    char user[128];      /* as the client gave it (USER()) */
-    char host[80];       /* client host ("localhost" or IP) */
-    char priv_user[128]; /* the account matched (CURRENT_USER()) */
-    char priv_host[80];
+    char user[520];      /* as the client gave it (USER()) */
+    char host[264];      /* client host ("localhost" or IP) */
+    char priv_user[520]; /* the account matched (CURRENT_USER()) */
+    char priv_host[264];
     char *db;            /* current database, mem_alloc'd, NULL if none */
     uint64_t connect_us;
     diag_t diag;
