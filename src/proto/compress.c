@@ -27,8 +27,11 @@
  * further apart than 4 KB compress a little less; the frames this protocol carries are mostly far smaller. */
 #define PCOMP_ZLIB_WBITS 12
 #define PCOMP_ZLIB_MEMLEVEL 5
-/* zstd: cap the window (and so the tables derived from it) for large slices; small slices shrink it anyway. */
-#define PCOMP_ZSTD_WINDOW_LOG 17
+/* zstd: cap the window (64 KB, which also caps the block size and its buffers) and the hash and chain tables
+ * (16K entries each) for large slices, so a client asking for a high level cannot make a connection hold
+ * megabytes; small slices shrink all of these anyway (zstd sizes them to the input). */
+#define PCOMP_ZSTD_WINDOW_LOG 16
+#define PCOMP_ZSTD_TABLE_LOG 14
 
 /* ---- counted allocation for the compressors ---- */
 
@@ -131,7 +134,10 @@ static int pcomp_enc_open(pcomp_t *pc)
         if (!c)
             return STRATA_ENOMEM;
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, pc->level);
-        ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, PCOMP_ZSTD_WINDOW_LOG);
+        ZSTD_compressionParameters cp = ZSTD_getCParams(pc->level, 0, 0);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, MIN((int)cp.windowLog, PCOMP_ZSTD_WINDOW_LOG));
+        ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, MIN((int)cp.hashLog, PCOMP_ZSTD_TABLE_LOG));
+        ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, MIN((int)cp.chainLog, PCOMP_ZSTD_TABLE_LOG));
         ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
         pc->enc = c;
