@@ -41,6 +41,7 @@
 #define PCOMP_HEADER_SIZE 7
 #define PCOMP_MIN_LENGTH 50        /* MIN_COMPRESS_LENGTH: shorter slices go raw */
 #define PCOMP_MAX_SLICE 0xffffffu  /* largest uncompressed slice in one frame */
+#define PCOMP_FAST_MAX 4096        /* zlib slices up to this size use strata's small fixed-code encoder */
 
 /* Capability bits, for the handshake code. */
 #define PCOMP_CLIENT_COMPRESS (1u << 5)
@@ -69,6 +70,7 @@ typedef struct pcomp {
     size_t max_slice;  /* largest uncompressed slice accepted from the peer (<= PCOMP_MAX_SLICE) */
     void *enc;         /* z_stream* or ZSTD_CCtx*, created on the first slice worth compressing */
     void *dec;         /* z_stream* or ZSTD_DCtx*, created on the first compressed frame received */
+    void *fast;        /* hash heads of the small-slice zlib encoder (2 KB), created on first use */
     size_t ctx_bytes;  /* bytes held by enc and dec (their allocations go through pcomp's counter) */
     uint64_t ctx_allocs; /* allocation calls made by enc and dec so far: flat in steady state */
     /* Counters, for status variables and the benchmark. */

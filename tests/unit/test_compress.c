@@ -563,6 +563,69 @@ TEST(test_levels)
     pcomp_free(&pc);
 }
 
-UNIT_MAIN(test_raw_frame_exact, test_compressed_frame_decodes_with_reference, test_mysql_style_frames_unwrap,
+/* The small-slice encoder against zlib's own inflate: many sizes up to PCOMP_FAST_MAX (and just above), with
+ * data from noise to long repeats, including matches at the maximum length and overlapping ones. */
+TEST(test_fast_encoder_random)
+{
+    srand(99);
+    pcomp_t pc;
+    pcomp_init(&pc, PCOMP_ZLIB, 0);
+    buf_t w;
+    buf_init(&w);
+    uint8_t *p = malloc(PCOMP_FAST_MAX + 100), *back = malloc(PCOMP_FAST_MAX + 100);
+    int compressed = 0;
+    for (int it = 0; it < 3000; it++) {
+        size_t n = PCOMP_MIN_LENGTH + (size_t)rand() % (PCOMP_FAST_MAX + 60 - PCOMP_MIN_LENGTH);
+        int kind = rand() % 5, alpha = 1 + rand() % 40;
+        for (size_t i = 0; i < n; i++) {
+            switch (kind) {
+            case 0: p[i] = (uint8_t)rand(); break;                       /* noise */
+            case 1: p[i] = (uint8_t)('a' + rand() % alpha); break;         /* small alphabet */
+            case 2: p[i] = i < 7 ? (uint8_t)rand() : p[i - 7]; break;      /* period 7: overlapping matches */
+            case 3: p[i] = 'x'; break;                                     /* one long run: 258-byte matches */
+            default: p[i] = i >= 300 && rand() % 8 ? p[i - 300 + rand() % 3] : (uint8_t)rand(); break;
+            }
+        }
+        buf_reset(&w);
+        uint8_t cs = 0;
+        pcomp_wrap(&pc, p, n, &cs, &w);
+        uint32_t clen = u24(w.data), ulen = u24(w.data + 4);
+        REQUIRE(clen == w.len - 7);
+        if (ulen == 0) {
+            CHECK(clen == n && memcmp(w.data + 7, p, n) == 0);
+            continue;
+        }
+        compressed++;
+        CHECK_EQ_INT(ulen, n);
+        CHECK(clen < n);
+        uLongf bl = n;
+        int zr = uncompress(back, &bl, w.data + 7, clen);
+        CHECK_EQ_INT(zr, Z_OK);
+        CHECK(bl == n && memcmp(back, p, n) == 0);
+        if (zr != Z_OK || bl != n) {
+            fprintf(stderr, "fast encoder: kind %d n %zu\n", kind, n);
+            break;
+        }
+    }
+    CHECK(compressed > 1500);
+    pcomp_free(&pc);
+    /* A connection that only ever sends short answers holds just the encoder's 2 KB of hash heads. */
+    pcomp_init(&pc, PCOMP_ZLIB, 0);
+    for (size_t n = 50; n <= PCOMP_FAST_MAX; n += 50) {
+        uint8_t cs = 0;
+        memset(p, 'q', n);
+        buf_reset(&w);
+        pcomp_wrap(&pc, p, n, &cs, &w);
+        CHECK_EQ_INT(u24(w.data + 4), n);
+    }
+    CHECK(pc.enc == NULL);
+    CHECK_EQ_INT(pcomp_mem_bytes(&pc), 2048);
+    free(p);
+    free(back);
+    buf_free(&w);
+    pcomp_free(&pc);
+}
+
+UNIT_MAIN(test_raw_frame_exact, test_fast_encoder_random, test_compressed_frame_decodes_with_reference, test_mysql_style_frames_unwrap,
           test_real_mariadb_frame, test_roundtrip_sizes, test_roundtrip_random, test_roundtrip_big,
           test_truncated_and_sequence, test_max_slice, test_corrupt, test_memory_lazy_and_steady, test_levels)
