@@ -81,6 +81,16 @@ static ZSTD_customMem pcomp_zstd_mem(pcomp_t *pc)
 
 /* ---- life cycle ---- */
 
+pcomp_algo_t pcomp_negotiate(uint32_t server_caps, uint32_t client_caps)
+{
+    uint32_t both = server_caps & client_caps;
+    if (both & PCOMP_CLIENT_COMPRESS)
+        return PCOMP_ZLIB;
+    if (both & PCOMP_CLIENT_ZSTD)
+        return PCOMP_ZSTD;
+    return PCOMP_NONE;
+}
+
 void pcomp_init(pcomp_t *pc, pcomp_algo_t algo, int level)
 {
     memset(pc, 0, sizeof *pc);

@@ -78,6 +78,11 @@ typedef struct pcomp {
     uint64_t frames_in, bytes_in_plain, bytes_in_wire;
 } pcomp_t;
 
+/* The algorithm a handshake settles on: zlib when both sides have CLIENT_COMPRESS (even if both also have
+ * ZSTD, as MySQL does), else zstd when both have CLIENT_ZSTD_COMPRESSION_ALGORITHM, else none.  With zstd the
+ * handshake response carries one more byte after the connect attributes: the client's zstd level. */
+pcomp_algo_t pcomp_negotiate(uint32_t server_caps, uint32_t client_caps);
+
 /* Turns compression on for a connection (level <= 0: the algorithm's default).  Allocates nothing. */
 void pcomp_init(pcomp_t *pc, pcomp_algo_t algo, int level);
 /* Releases the contexts; pc is OFF afterwards (and may be pcomp_init'ed again).  Safe on a zeroed pcomp_t. */

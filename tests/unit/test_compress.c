@@ -538,6 +538,11 @@ TEST(test_memory_lazy_and_steady)
 
 TEST(test_levels)
 {
+    CHECK_EQ_INT(pcomp_negotiate(PCOMP_CLIENT_COMPRESS | PCOMP_CLIENT_ZSTD, PCOMP_CLIENT_COMPRESS | PCOMP_CLIENT_ZSTD),
+                 PCOMP_ZLIB);
+    CHECK_EQ_INT(pcomp_negotiate(PCOMP_CLIENT_COMPRESS | PCOMP_CLIENT_ZSTD, PCOMP_CLIENT_ZSTD), PCOMP_ZSTD);
+    CHECK_EQ_INT(pcomp_negotiate(PCOMP_CLIENT_ZSTD, PCOMP_CLIENT_COMPRESS), PCOMP_NONE);
+    CHECK_EQ_INT(pcomp_negotiate(0xffffffffu & ~(PCOMP_CLIENT_COMPRESS | PCOMP_CLIENT_ZSTD), 0xffffffffu), PCOMP_NONE);
     pcomp_t pc;
     pcomp_init(&pc, PCOMP_ZSTD, 0);
     CHECK_EQ_INT(pc.level, PCOMP_ZSTD_LEVEL_DEFAULT);
