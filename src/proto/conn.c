@@ -589,8 +589,8 @@ static enum net_ready_result proto_ready(void *ctx)
             seq = 0;
         buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
         int rc = c->compressed
-                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed)
-                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet - 1, &seq, &c->pkt, &consumed)
+                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet - 1, &seq, &c->pkt, &consumed);
         if (rc == STRATA_EAGAIN && c->compressed) {
             /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
             rc = conn_unwrap_frame(c);
