@@ -188,7 +188,7 @@ static int flush_frame(bpool_t *bp, bframe_t *f, uint8_t *tmp)
     pthread_rwlock_unlock(&f->latch);
     page_seal(tmp, bp->page_size);
     if (bp->io.wal)
-        bp->io.wal(bp->io.ctx, page_lsn(tmp));
+        bp->io.wal(bp->io.wal_ctx, page_lsn(tmp));
     int rc = bp->io.write(bp->io.ctx, f->id, tmp);
     pthread_mutex_lock(&bp->mu);
     if (rc)

@@ -42,8 +42,9 @@ typedef struct {
     /* Writes a sealed page.  0 or negative error. */
     int (*write)(void *ctx, page_id_t id, const uint8_t *buf);
     /* Makes the redo log durable up to lsn (may be NULL in tests without a log). */
-    void (*wal)(void *ctx, uint64_t lsn);
-    void *ctx;
+    void (*wal)(void *wal_ctx, uint64_t lsn);
+    void *ctx;     /* for read and write */
+    void *wal_ctx; /* for wal */
 } bpool_io_t;
 
 typedef struct {
