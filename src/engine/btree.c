@@ -748,8 +748,15 @@ static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key,
 }
 
 int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_t klen, const void *val, size_t vlen,
-                uint64_t trx_id, buf_t *old, bool *existed)
+                uint64_t trx_id, buf_t *old, bool *existed, const bt_hook_t *hook)
 {
+    buf_t hold;
+    bool hexisted = false;
+    buf_init(&hold);
+    if (hook && !old)
+        old = &hold;
+    if (hook && !existed)
+        existed = &hexisted;
     if (klen > t->max_key || vlen > ENGINE_MAX_VALUE)
         return ENGINE_EINVAL;
     bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
@@ -782,6 +789,8 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
             mtr_modify(m, leaf);
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             node_insert_at(leaf->data, t->ps, slot, cell, (uint32_t)len);
+            if (hook)
+                hook->fn(hook->ctx, m, *existed, old);
         }
         mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
@@ -810,6 +819,8 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
         if (!ovf || first != PAGE_ID_NONE || !(rc = ovf_write(&op, val, vlen, &first))) {
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             rc = insert_rec(&op, &p, p.depth - 1, cell, (uint32_t)len, slot);
+            if (!rc && hook)
+                hook->fn(hook->ctx, m, *existed, old);
         }
     }
     if (!outer)
@@ -825,14 +836,19 @@ done:
         mtr_commit(&fm);
     }
     if (reserved > op.allocated + pre_alloc)
-        seg_unreserve(t->fs, t->id, reserved - op.allocated - pre_alloc);
+        seg_unreserve(t->fs, outer, t->id, reserved - op.allocated - pre_alloc);
     mem_free(cell);
+    buf_free(&hold);
     return rc;
 }
 
-int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old)
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook)
 {
     int rc = 0;
+    buf_t hold;
+    buf_init(&hold);
+    if (hook && !old)
+        old = &hold;
     mtr_t own, *m;
     op_t op = {.t = t};
     if (!outer) {
@@ -856,8 +872,11 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                     }
                     if (!rc) {
                         mtr_modify(m, leaf);
-                        if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c)))))
+                        if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
                             node_remove_at(leaf->data, t->ps, s);
+                            if (hook)
+                                hook->fn(hook->ctx, m, true, old);
+                        }
                     }
                     done = true;
                 }
@@ -865,8 +884,10 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
         }
         mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
-        if (rc || done)
+        if (rc || done) {
+            buf_free(&hold);
             return rc;
+        }
     }
     pthread_rwlock_wrlock(&t->lock);
     m = outer ? outer : &own;
@@ -891,6 +912,8 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                 if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
                     node_remove_at(leaf->data, t->ps, s);
                     rc = rebalance(&op, &p, p.depth - 1);
+                    if (!rc && hook)
+                        hook->fn(hook->ctx, m, true, old);
                 }
             }
         }
@@ -898,6 +921,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
     if (!outer)
         mtr_commit(m);
     pthread_rwlock_unlock(&t->lock);
+    buf_free(&hold);
     return rc;
 }
 

@@ -32,6 +32,13 @@ typedef struct btree {
 
 typedef enum { BT_INSERT = 0, BT_UPDATE = 1, BT_PUT = 2 } bt_mode_t;
 
+/* Called inside the mtr of a successful write or delete, just before it commits, with the key's previous state:
+ * the engine logs its undo record here so that the change and its undo are atomic. */
+typedef struct {
+    void (*fn)(void *ctx, mtr_t *m, bool existed, const buf_t *old);
+    void *ctx;
+} bt_hook_t;
+
 btree_t *btree_handle(fsys_t *fs, bpool_t *bp, redo_t *redo, uint64_t id, page_id_t root);
 void btree_handle_free(btree_t *t);
 /* Creates the tree's segment and its empty root leaf in mtr m. */
@@ -43,8 +50,8 @@ int btree_destroy(btree_t *t, mtr_t *m);
  * receives the previous value and *existed says whether there was one.  Errors: ENGINE_EDUPKEY (insert of an
  * existing key), STRATA_ENOTFOUND (update of a missing key), ENGINE_EFULL, ENGINE_EINVAL (key too long). */
 int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_t klen, const void *val, size_t vlen,
-                uint64_t trx_id, buf_t *old, bool *existed);
-int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old);
+                uint64_t trx_id, buf_t *old, bool *existed, const bt_hook_t *hook);
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook);
 int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
 
 typedef enum { BT_GE = 0, BT_GT, BT_LE, BT_LT, BT_FIRST, BT_LAST } bt_seek_t;

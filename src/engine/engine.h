@@ -13,7 +13,8 @@
  * Status convention (util.h): 0 success, negative error.  Engine-specific codes below; the SQL layer maps them:
  *   ENGINE_EDUPKEY  -> ER_DUP_ENTRY (1062)        ENGINE_EFULL   -> ER_RECORD_FILE_FULL (1114)
  *   ENGINE_ENOSPC   -> ER_DISK_FULL / 1021        STRATA_ENOTFOUND: no such key / cursor ran off the end
- *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213 (reserved)
+ *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
+ *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
  *
  * Threads: an engine_t is shared by all threads.  A trx and its cursors belong to one thread at a time.
  */
@@ -32,9 +33,10 @@ enum {
     ENGINE_ENOSPC = -10103,     /* the file system is full */
     ENGINE_EINVAL = -10104,     /* bad argument (key too long, bad extent size, ...) */
     ENGINE_ENOTEMPTY = -10105,  /* dropping a tablespace that still holds trees */
-    ENGINE_ELOCKWAIT = -10106,  /* reserved: row lock wait timeout */
-    ENGINE_EDEADLOCK = -10107,  /* reserved: deadlock victim */
+    ENGINE_ELOCKWAIT = -10106,  /* row lock wait timeout */
+    ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
     ENGINE_EREADONLY = -10108,  /* the engine hit a fatal I/O error and refuses changes */
+    ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
 };
 
 #define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit */
@@ -100,7 +102,7 @@ int engine_trx_begin(engine_t *e, engine_trx_t **out);
 uint64_t engine_trx_id(const engine_trx_t *t);
 /* Durable per the flush mode, then frees the trx. */
 int engine_trx_commit(engine_trx_t *t);
-/* Undoes the trx's changes (in-memory undo: see README "what is missing"), then frees the trx. */
+/* Undoes the trx's changes (undo records kept in memory and in the redo log), then frees the trx. */
 int engine_trx_rollback(engine_trx_t *t);
 /* Binlog group-commit hook (DESIGN.md decision 3): commit without waiting for durability, learn the commit's LSN,
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
@@ -124,8 +126,15 @@ int engine_update(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 int engine_put(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen);
 /* STRATA_ENOTFOUND when absent. */
 int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
-/* Copies the value into *out (reset first).  STRATA_ENOTFOUND when absent.  t may be NULL (autocommit read). */
+/* Copies the latest value into *out (reset first); STRATA_ENOTFOUND when absent.  No MVCC yet: uncommitted
+ * changes of other transactions are visible. */
 int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
+/* The same without a transaction. */
+int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
+/* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
+int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* innodb_lock_wait_timeout (default 50 s). */
+void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
@@ -147,8 +156,14 @@ void engine_cursor_close(engine_cursor_t *c);
 typedef struct {
     uint64_t pool_pages, pool_free, pool_dirty, pool_reads, pool_writes, pool_hits, pool_misses;
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
-    uint64_t checkpoints, trx_committed, trx_rolled_back;
+    uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
+
+/* Checks every tree of the directory (structure, ordering, links, pages against the segment's extents); cb gets
+ * one call per tree (rc 0 or the fault; owned_pages from the extent descriptors).  0 or STRATA_ECORRUPT. */
+typedef void (*engine_verify_cb)(void *ctx, uint64_t tree, uint32_t space, int rc, uint64_t pages, uint64_t rows,
+                                 int64_t owned_pages);
+int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx);
 
 #endif

@@ -122,6 +122,19 @@ void mtr_log_note(mtr_t *m, const void *p, uint16_t len)
     buf_append(&m->extra, p, len);
 }
 
+void mtr_log_undo(mtr_t *m, const void *p, uint32_t len)
+{
+    buf_put_u8(&m->extra, REDO_REC_UNDO);
+    buf_put_u32(&m->extra, len);
+    buf_append(&m->extra, p, len);
+}
+
+void mtr_log_rollback(mtr_t *m, uint64_t trx_id)
+{
+    buf_put_u8(&m->extra, REDO_REC_ROLLBACK);
+    buf_put_u64(&m->extra, trx_id);
+}
+
 /* Appends a PAGE_DIFF of f against before, or nothing when the page is unchanged. */
 static void log_diff(buf_t *b, page_id_t id, const uint8_t *before, const uint8_t *after, uint32_t ps)
 {
@@ -215,7 +228,7 @@ uint64_t mtr_commit(mtr_t *m)
     return end;
 }
 
-int mtr_apply_group(bpool_t *bp, uint64_t end_lsn, const uint8_t *p, size_t len,
+int mtr_apply_group(bpool_t *bp, bool pages, uint64_t end_lsn, const uint8_t *p, size_t len,
                     void (*on_logical)(void *ctx, const uint8_t *rec, size_t len), void *ctx)
 {
     uint32_t ps = bpool_page_size(bp);
@@ -228,8 +241,40 @@ int mtr_apply_group(bpool_t *bp, uint64_t end_lsn, const uint8_t *p, size_t len,
                 return CORRUPT("redo: truncated page record");
             page_id_t id = rd64(p);
             p += 8;
+            if (!pages) {
+                if (type == REDO_REC_PAGE_IMAGE) {
+                    if ((size_t)(e - p) < ps)
+                        return CORRUPT("redo: truncated page image");
+                    p += ps;
+                } else {
+                    if (e - p < 2)
+                        return CORRUPT("redo: truncated diff");
+                    uint16_t n = rd16(p);
+                    p += 2;
+                    for (uint16_t i = 0; i < n; i++) {
+                        if (e - p < 4 || e - p - 4 < rd16(p + 2))
+                            return CORRUPT("redo: bad diff range");
+                        p += 4 + rd16(p + 2);
+                    }
+                }
+                continue;
+            }
             bframe_t *f;
             int rc = bpool_fix(bp, id, LATCH_X, &f);
+            if (rc == STRATA_ENOTFOUND) {
+                /* A page of a tablespace dropped since: skip the record. */
+                if (type == REDO_REC_PAGE_IMAGE)
+                    p += ps;
+                else {
+                    uint16_t n = e - p >= 2 ? rd16(p) : 0;
+                    p += 2;
+                    for (uint16_t i = 0; i < n && e - p >= 4; i++)
+                        p += 4 + rd16(p + 2);
+                }
+                if (p > e)
+                    return CORRUPT("redo: truncated record");
+                continue;
+            }
             if (rc)
                 return rc;
             bool apply = page_lsn(f->data) < end_lsn;
@@ -269,7 +314,7 @@ int mtr_apply_group(bpool_t *bp, uint64_t end_lsn, const uint8_t *p, size_t len,
                 bpool_set_dirty(bp, f);
             }
             bpool_unfix(bp, f, LATCH_X);
-        } else if (type == REDO_REC_COMMIT) {
+        } else if (type == REDO_REC_COMMIT || type == REDO_REC_ROLLBACK) {
             if (e - p < 8)
                 return CORRUPT("redo: truncated commit record");
             p += 8;
@@ -279,6 +324,12 @@ int mtr_apply_group(bpool_t *bp, uint64_t end_lsn, const uint8_t *p, size_t len,
             if (e - p < 2 || e - p - 2 < rd16(p))
                 return CORRUPT("redo: truncated note");
             p += 2 + rd16(p);
+            if (on_logical)
+                on_logical(ctx, rec, (size_t)(p - rec));
+        } else if (type == REDO_REC_UNDO) {
+            if (e - p < 4 || (size_t)(e - p - 4) < rd32(p))
+                return CORRUPT("redo: truncated undo record");
+            p += 4 + rd32(p);
             if (on_logical)
                 on_logical(ctx, rec, (size_t)(p - rec));
         } else {

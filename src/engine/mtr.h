@@ -11,6 +11,8 @@
  *   PAGE_DIFF   u8 type=2, u64 page id, u16 n, then n x (u16 offset, u16 length, bytes)
  *   COMMIT      u8 type=3, u64 trx id                    (a transaction's commit point)
  *   NOTE        u8 type=4, u16 length, bytes             (free-form: engine events such as tree create/drop)
+ *   UNDO        u8 type=5, u32 length, bytes             (logical undo of one row change, engine.c draws it)
+ *   ROLLBACK    u8 type=6, u64 trx id                    (a transaction's rollback is complete)
  */
 #ifndef STRATA_ENGINE_MTR_H
 #define STRATA_ENGINE_MTR_H
@@ -19,7 +21,14 @@
 #include "engine/redo.h"
 #include "util/util.h"
 
-enum { REDO_REC_PAGE_IMAGE = 1, REDO_REC_PAGE_DIFF = 2, REDO_REC_COMMIT = 3, REDO_REC_NOTE = 4 };
+enum {
+    REDO_REC_PAGE_IMAGE = 1,
+    REDO_REC_PAGE_DIFF = 2,
+    REDO_REC_COMMIT = 3,
+    REDO_REC_NOTE = 4,
+    REDO_REC_UNDO = 5,
+    REDO_REC_ROLLBACK = 6,
+};
 
 typedef struct {
     bframe_t *f;
@@ -57,10 +66,13 @@ void mtr_lock(mtr_t *m, pthread_mutex_t *mu);
 bool mtr_holds_lock(const mtr_t *m, const pthread_mutex_t *mu);
 void mtr_log_commit(mtr_t *m, uint64_t trx_id);
 void mtr_log_note(mtr_t *m, const void *p, uint16_t len);
+void mtr_log_undo(mtr_t *m, const void *p, uint32_t len);
+void mtr_log_rollback(mtr_t *m, uint64_t trx_id);
+/* Applies page records of one group; logical records go to on_logical.  With pages=false only logical records
+ * are reported (groups before the checkpoint, read for their undo). */
 /* Logs, stamps and releases everything.  Returns the group's end LSN (0 when nothing was logged). */
 uint64_t mtr_commit(mtr_t *m);
-/* Applies one redo group body to pages (recovery).  Pages whose LSN is at or past end_lsn are skipped. */
-int mtr_apply_group(bpool_t *bp, uint64_t end_lsn, const uint8_t *body, size_t len,
+int mtr_apply_group(bpool_t *bp, bool pages, uint64_t end_lsn, const uint8_t *body, size_t len,
                     void (*on_logical)(void *ctx, const uint8_t *rec, size_t len), void *ctx);
 
 #endif

@@ -10,9 +10,11 @@
  *   12288   capacity  circular data: the byte with LSN L lives at 12288 + L % capacity
  *
  * Checkpoint slot:
- *   0  4  magic 0x54504b43 ("CKPT")    4  4  crc32c of bytes [8, 72)
+ *   0  4  magic 0x54504b43 ("CKPT")    4  4  crc32c of bytes [8, 80)
  *   8  8  sequence                      16 8  checkpoint LSN        24 4 run id     28 4 reserved
- *   32 32 user words (4 x u64): engine state saved with the checkpoint
+ *   32 8  tail LSN (<= checkpoint LSN): the scan starts here; groups in [tail, checkpoint) are read only for
+ *         their logical (undo, commit) records
+ *   40 32 user words (4 x u64): engine state saved with the checkpoint
  *
  * Group (one per mini-transaction; never split except by the wrap of the circular area):
  *   0  4  total length, header included
@@ -127,16 +129,17 @@ static int circ_io(redo_t *r, uint64_t lsn, void *p, size_t n, bool wr)
 
 static int read_ckpt(redo_t *r, int slot, redo_ckpt_t *c, uint64_t *seq)
 {
-    uint8_t b[72];
+    uint8_t b[80];
     if (pread_all(r->fd, b, sizeof b, 4096 * (1 + slot)))
         return -1;
-    if (rd32(b) != CKPT_MAGIC || rd32(b + 4) != crc32c(0, b + 8, 64))
+    if (rd32(b) != CKPT_MAGIC || rd32(b + 4) != crc32c(0, b + 8, 72))
         return -1;
     *seq = rd64(b + 8);
     c->ckpt_lsn = rd64(b + 16);
     c->run_id = rd32(b + 24);
+    c->tail_lsn = rd64(b + 32);
     for (int i = 0; i < REDO_USER_WORDS; i++)
-        c->user[i] = rd64(b + 32 + 8 * i);
+        c->user[i] = rd64(b + 40 + 8 * i);
     return 0;
 }
 
@@ -148,9 +151,10 @@ static int write_ckpt(redo_t *r, const redo_ckpt_t *c)
     wr64(b + 8, seq);
     wr64(b + 16, c->ckpt_lsn);
     wr32(b + 24, c->run_id);
+    wr64(b + 32, c->tail_lsn);
     for (int i = 0; i < REDO_USER_WORDS; i++)
-        wr64(b + 32 + 8 * i, c->user[i]);
-    wr32(b + 4, crc32c(0, b + 8, 64));
+        wr64(b + 40 + 8 * i, c->user[i]);
+    wr32(b + 4, crc32c(0, b + 8, 72));
     int rc = pwrite_all(r->fd, b, sizeof b, 4096 * (1 + (seq & 1)));
     if (!rc && fdatasync(r->fd))
         rc = -errno;
@@ -176,7 +180,7 @@ static int create_file(const char *path, uint64_t cap, uint32_t page_size, bool 
         goto out;
     /* The first checkpoint: an empty log starting at LSN_START, run 1. */
     redo_t tmp = {.fd = fd, .cap = cap};
-    redo_ckpt_t c = {.ckpt_lsn = LSN_START, .run_id = 1};
+    redo_ckpt_t c = {.ckpt_lsn = LSN_START, .tail_lsn = LSN_START, .run_id = 1};
     if ((rc = write_ckpt(&tmp, &c)))
         goto out;
     if (sparse) {
@@ -272,7 +276,7 @@ uint64_t redo_capacity(const redo_t *r) { return r->cap; }
 int redo_scan(redo_t *r, redo_scan_cb cb, void *ctx, uint64_t *end_lsn)
 {
     int rc = 0;
-    uint64_t lsn = r->ckpt.ckpt_lsn;
+    uint64_t lsn = r->ckpt.tail_lsn;
     buf_t g;
     buf_init(&g);
     for (;;) {
@@ -280,7 +284,7 @@ int redo_scan(redo_t *r, redo_scan_cb cb, void *ctx, uint64_t *end_lsn)
         if ((rc = circ_io(r, lsn, h, sizeof h, false)))
             break;
         uint32_t len = rd32(h);
-        if (len < REDO_GROUP_HDR || len > r->cap / 2 || lsn + len - r->ckpt.ckpt_lsn > r->cap ||
+        if (len < REDO_GROUP_HDR || len > r->cap / 2 || lsn + len - r->ckpt.tail_lsn > r->cap ||
             rd64(h + 8) != lsn || rd32(h + 16) != r->ckpt.run_id)
             break;
         buf_reset(&g);
@@ -300,7 +304,7 @@ int redo_scan(redo_t *r, redo_scan_cb cb, void *ctx, uint64_t *end_lsn)
 
 int redo_start(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS])
 {
-    redo_ckpt_t c = {.ckpt_lsn = end_lsn, .run_id = r->ckpt.run_id + 1};
+    redo_ckpt_t c = {.ckpt_lsn = end_lsn, .tail_lsn = end_lsn, .run_id = r->ckpt.run_id + 1};
     memcpy(c.user, user, sizeof c.user);
     int rc = write_ckpt(r, &c);
     if (rc)
@@ -322,7 +326,7 @@ uint64_t redo_append(redo_t *r, const uint8_t *body, size_t len, uint64_t fpi_ho
         return 0;
     }
     uint64_t lsn = r->cur_lsn;
-    ASSERT(lsn + total - r->ckpt.ckpt_lsn <= r->cap);
+    ASSERT(lsn + total - r->ckpt.tail_lsn <= r->cap);
     wr32(h, total);
     wr64(h + 8, lsn);
     wr32(h + 16, r->ckpt.run_id);
@@ -365,7 +369,7 @@ uint64_t redo_flushed_lsn(redo_t *r)
 uint64_t redo_used(redo_t *r)
 {
     pthread_mutex_lock(&r->mu);
-    uint64_t v = r->cur_lsn - r->ckpt.ckpt_lsn;
+    uint64_t v = r->cur_lsn - r->ckpt.tail_lsn;
     pthread_mutex_unlock(&r->mu);
     return v;
 }
@@ -478,13 +482,13 @@ uint64_t redo_ckpt_begin(redo_t *r)
     return v;
 }
 
-int redo_ckpt_end(redo_t *r, uint64_t ckpt_lsn, const uint64_t user[REDO_USER_WORDS])
+int redo_ckpt_end(redo_t *r, uint64_t ckpt_lsn, uint64_t tail_lsn, const uint64_t user[REDO_USER_WORDS])
 {
     /* The checkpoint record may only name log that is durable. */
     int rc = redo_flush(r, ckpt_lsn, true);
     if (rc)
         return rc;
-    redo_ckpt_t c = {.ckpt_lsn = ckpt_lsn, .run_id = r->ckpt.run_id};
+    redo_ckpt_t c = {.ckpt_lsn = ckpt_lsn, .tail_lsn = MIN(tail_lsn, ckpt_lsn), .run_id = r->ckpt.run_id};
     memcpy(c.user, user, sizeof c.user);
     /* Only the checkpointer (serialised by the engine) writes slots, so the write needs no log mutex. */
     rc = write_ckpt(r, &c);

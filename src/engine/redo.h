@@ -19,7 +19,9 @@
 typedef struct redo redo_t;
 
 typedef struct {
-    uint64_t ckpt_lsn;                /* recovery starts here */
+    uint64_t ckpt_lsn;                /* page redo starts here */
+    uint64_t tail_lsn;                /* <= ckpt_lsn: the log is kept (and scanned) from here, for the undo
+                                         records of transactions that were active at the checkpoint */
     uint32_t run_id;                  /* groups of other runs are ignored */
     uint64_t user[REDO_USER_WORDS];   /* engine state saved with the checkpoint (next trx id, ...) */
 } redo_ckpt_t;
@@ -36,13 +38,13 @@ void redo_close(redo_t *r);
 const redo_ckpt_t *redo_last_ckpt(const redo_t *r);
 uint64_t redo_capacity(const redo_t *r);
 
-/* Recovery: calls cb for every valid group from the checkpoint on, in order; stops at the first torn, stale or
+/* Recovery: calls cb for every valid group from the checkpoint's tail on, in order; stops at the first torn, stale or
  * foreign group.  *end_lsn receives the LSN just past the last valid group. */
 typedef int (*redo_scan_cb)(void *ctx, uint64_t start_lsn, uint64_t end_lsn, const uint8_t *body, size_t len);
 int redo_scan(redo_t *r, redo_scan_cb cb, void *ctx, uint64_t *end_lsn);
 
-/* Makes the log writable from end_lsn on with a new run id, and writes a checkpoint at end_lsn.  The caller has
- * flushed every page changed by the groups before end_lsn. */
+/* Makes the log writable from end_lsn on with a new run id, and writes a checkpoint at end_lsn (tail end_lsn too).
+ * The caller has flushed every page changed by the groups before end_lsn. */
 int redo_start(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS]);
 
 /* Appends one group; returns its end LSN, which the caller stamps on the pages it changed.  When fpi_horizon is
@@ -51,7 +53,7 @@ uint64_t redo_append(redo_t *r, const uint8_t *body, size_t len, uint64_t fpi_ho
 uint64_t redo_fpi_horizon(redo_t *r);
 uint64_t redo_current_lsn(redo_t *r);
 uint64_t redo_flushed_lsn(redo_t *r);
-/* Bytes of log between the last checkpoint and the end. */
+/* Bytes of log between the last checkpoint's tail and the end: what a new checkpoint could not free. */
 uint64_t redo_used(redo_t *r);
 
 /* Group commit: returns once the log up to lsn is written (sync=false) or durable (sync=true). */
@@ -60,7 +62,7 @@ int redo_flush(redo_t *r, uint64_t lsn, bool sync);
 /* Checkpoint protocol: begin() returns the checkpoint LSN and moves the full-page-image horizon to it; the caller
  * then flushes every dirty page and syncs the data files; end() writes the checkpoint slot. */
 uint64_t redo_ckpt_begin(redo_t *r);
-int redo_ckpt_end(redo_t *r, uint64_t ckpt_lsn, const uint64_t user[REDO_USER_WORDS]);
+int redo_ckpt_end(redo_t *r, uint64_t ckpt_lsn, uint64_t tail_lsn, const uint64_t user[REDO_USER_WORDS]);
 
 void redo_stats(redo_t *r, redo_stats_t *st);
 

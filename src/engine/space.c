@@ -18,6 +18,7 @@
  *   32 4 space id      36 4 file no        40 4 extent pages     44 4 size in pages (grows by mtr)
  *   48 8 max bytes     56 4 flags (1 = autoextend)               60 8 initial bytes
  *   68 64 space name, NUL-padded
+ *   132 8 root page of the tree directory (system space, file 0 only; 0 before it exists)
  * XDES page (type XDES), body:
  *   32 4 first extent of the group       36 4 descriptors used in this page
  *   40 48*DPP descriptors:  0 8 owner (segment id; 0 free; all-ones = metadata)  8 2 used pages
@@ -46,6 +47,7 @@
 #define FH_FLAGS 56
 #define FH_INITIAL 60
 #define FH_NAME 68
+#define FH_DIR_ROOT 132
 #define GROW_MIN_BYTES (8u << 20)
 
 enum { EXT_FREE = 0, EXT_OWNED = 1, EXT_META = 2 };
@@ -607,6 +609,29 @@ int fsys_sync_all(fsys_t *fs)
     return rc;
 }
 
+int fsys_dir_root(fsys_t *fs, page_id_t *root)
+{
+    bframe_t *f;
+    int rc = bpool_fix(fs->bp, page_id_make(SPACE_SYSTEM, 0, 0), LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint64_t v = rd64(f->data + FH_DIR_ROOT);
+    bpool_unfix(fs->bp, f, LATCH_S);
+    *root = v ? v : PAGE_ID_NONE;
+    return 0;
+}
+
+int fsys_set_dir_root(fsys_t *fs, mtr_t *m, page_id_t root)
+{
+    bframe_t *f;
+    int rc = mtr_fix(m, page_id_make(SPACE_SYSTEM, 0, 0), LATCH_X, &f);
+    if (rc)
+        return rc;
+    mtr_modify(m, f);
+    wr64(f->data + FH_DIR_ROOT, root);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- loading the mirror */
 
 static int load_file(fsys_t *fs, space_t *sp, dfile_t *f)
@@ -984,15 +1009,18 @@ int seg_reserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages)
     return rc;
 }
 
-void seg_unreserve(fsys_t *fs, uint64_t seg_id, uint32_t pages)
+void seg_unreserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages)
 {
     seg_t *s = seg_find(fs, seg_id);
     if (!s)
         return;
-    pthread_mutex_lock(&s->sp->mu);
+    bool held = mtr_holds_lock(m, &s->sp->mu);
+    if (!held)
+        pthread_mutex_lock(&s->sp->mu);
     s->reserved = s->reserved > pages ? s->reserved - pages : 0;
     seg_recalc(s);
-    pthread_mutex_unlock(&s->sp->mu);
+    if (!held)
+        pthread_mutex_unlock(&s->sp->mu);
 }
 
 /* Takes a free extent for the segment, round-robin over the files.  Space mutex held. */

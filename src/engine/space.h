@@ -57,8 +57,11 @@ int fsys_page_write(void *fs, page_id_t id, const uint8_t *buf);
 int fsys_sync_all(fsys_t *fs);
 /* Builds the in-memory extent mirror and segment lists from the XDES pages (after recovery). */
 int fsys_load(fsys_t *fs);
-/* Writes the system space's first pages of a brand-new data directory (the directory root is left to btree). */
+/* True when fsys_open created a brand-new data directory. */
 bool fsys_created(const fsys_t *fs);
+/* The tree directory's root page, kept in the system space's file header (PAGE_ID_NONE before it exists). */
+int fsys_dir_root(fsys_t *fs, page_id_t *root);
+int fsys_set_dir_root(fsys_t *fs, mtr_t *m, page_id_t root);
 
 int fsys_space_create(fsys_t *fs, const char *name, const char *path, uint64_t initial, uint64_t extent_bytes,
                       uint64_t max_size, bool autoextend, uint32_t *space_id);
@@ -72,7 +75,7 @@ int fsys_files(fsys_t *fs, space_file_info_t **out, size_t *n);
 int seg_create(fsys_t *fs, mtr_t *m, uint32_t space_id, uint64_t seg_id, page_id_t *first);
 /* m may be NULL; when m already holds the space mutex it is not taken again. */
 int seg_reserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages);
-void seg_unreserve(fsys_t *fs, uint64_t seg_id, uint32_t pages);
+void seg_unreserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages);
 int seg_alloc_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t *out);
 int seg_free_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t id);
 /* Returns every extent of the segment to its space and forgets the segment. */

@@ -50,7 +50,7 @@ static void env_ckpt(env_t *v)
     bpool_flush_all(v->bp);
     fsys_sync_all(v->fs);
     uint64_t user[REDO_USER_WORDS] = {0};
-    redo_ckpt_end(v->redo, lsn, user);
+    redo_ckpt_end(v->redo, lsn, lsn, user);
 }
 
 static void env_close(env_t *v)
@@ -221,7 +221,7 @@ TEST(test_btree_random_vs_model)
         size_t mi = m_lb(&m, key, kl, &ex);
         if (kind < 35) {
             size_t vl = gen_val(val, (unsigned)rand_r(&seed), 50000);
-            int rc = btree_write(t, NULL, BT_INSERT, key, kl, val, vl, 1, NULL, NULL);
+            int rc = btree_write(t, NULL, BT_INSERT, key, kl, val, vl, 1, NULL, NULL, NULL);
             if (ex)
                 mismatches += rc != ENGINE_EDUPKEY;
             else {
@@ -231,19 +231,19 @@ TEST(test_btree_random_vs_model)
         } else if (kind < 45) {
             size_t vl = gen_val(val, (unsigned)rand_r(&seed), 50000);
             bool existed;
-            int rc = btree_write(t, NULL, BT_PUT, key, kl, val, vl, 2, &old, &existed);
+            int rc = btree_write(t, NULL, BT_PUT, key, kl, val, vl, 2, &old, &existed, NULL);
             mismatches += rc != 0 || existed != ex;
             if (ex)
                 mismatches += old.len != m.a[mi].vl || memcmp(old.data, m.a[mi].v, old.len);
             m_put(&m, key, kl, val, vl);
         } else if (kind < 55) {
             size_t vl = gen_val(val, (unsigned)rand_r(&seed), 50000);
-            int rc = btree_write(t, NULL, BT_UPDATE, key, kl, val, vl, 3, NULL, NULL);
+            int rc = btree_write(t, NULL, BT_UPDATE, key, kl, val, vl, 3, NULL, NULL, NULL);
             mismatches += rc != (ex ? 0 : STRATA_ENOTFOUND);
             if (ex)
                 m_put(&m, key, kl, val, vl);
         } else if (kind < 85) {
-            int rc = btree_delete(t, NULL, key, kl, &old);
+            int rc = btree_delete(t, NULL, key, kl, &old, NULL);
             mismatches += rc != (ex ? 0 : STRATA_ENOTFOUND);
             if (ex) {
                 mismatches += old.len != m.a[mi].vl || memcmp(old.data, m.a[mi].v, old.len);
@@ -292,7 +292,7 @@ TEST(test_btree_random_vs_model)
 
     /* Delete everything: the tree shrinks back to its root page and the extents return. */
     while (m.n) {
-        REQUIRE(btree_delete(t, NULL, m.a[m.n - 1].k, m.a[m.n - 1].kl, NULL) == 0);
+        REQUIRE(btree_delete(t, NULL, m.a[m.n - 1].k, m.a[m.n - 1].kl, NULL, NULL) == 0);
         m_del(&m, m.n - 1);
         env_ckpt(&v);
     }
@@ -322,7 +322,7 @@ TEST(test_btree_table_full_and_reuse)
     memset(val, 'x', sizeof val);
     char key[32];
     int n = 0, rc;
-    while ((rc = btree_write(t1, NULL, BT_INSERT, key, gen_key(key, (unsigned)n), val, sizeof val, 1, NULL, NULL)) == 0)
+    while ((rc = btree_write(t1, NULL, BT_INSERT, key, gen_key(key, (unsigned)n), val, sizeof val, 1, NULL, NULL, NULL)) == 0)
         n++;
     CHECK_EQ_INT(rc, ENGINE_EFULL);
     CHECK(n > 1400); /* 3 extents of 1 MiB: 192 pages of ~15 rows of 1 KB, split pages half full or more */
@@ -340,7 +340,7 @@ TEST(test_btree_table_full_and_reuse)
     CHECK_EQ_INT(btree_create(v.fs, &m, sp, 202, &root), ENGINE_EFULL);
     mtr_commit(&m);
     for (int i = 0; i < n; i++) {
-        REQUIRE(btree_delete(t1, NULL, key, gen_key(key, (unsigned)i), NULL) == 0);
+        REQUIRE(btree_delete(t1, NULL, key, gen_key(key, (unsigned)i), NULL, NULL) == 0);
         env_ckpt(&v);
     }
     uint32_t ext;
@@ -349,7 +349,7 @@ TEST(test_btree_table_full_and_reuse)
     btree_t *t2 = make_tree(&v, sp, 202);
     REQUIRE(t2);
     int n2 = 0;
-    while ((rc = btree_write(t2, NULL, BT_INSERT, key, gen_key(key, (unsigned)n2), val, sizeof val, 1, NULL, NULL)) ==
+    while ((rc = btree_write(t2, NULL, BT_INSERT, key, gen_key(key, (unsigned)n2), val, sizeof val, 1, NULL, NULL, NULL)) ==
            0)
         n2++;
     CHECK_EQ_INT(rc, ENGINE_EFULL);
@@ -382,10 +382,10 @@ static void *writer(void *arg)
         size_t vl = (size_t)(rand_r(&w->seed) % 600);
         memset(val, (int)(x & 0xff), vl);
         if (rand_r(&w->seed) % 3 == 0) {
-            int rc = btree_delete(w->t, NULL, key, kl, NULL);
+            int rc = btree_delete(w->t, NULL, key, kl, NULL, NULL);
             w->errors += rc != 0 && rc != STRATA_ENOTFOUND;
         } else {
-            w->errors += btree_write(w->t, NULL, BT_PUT, key, kl, val, vl, 1, NULL, NULL) != 0;
+            w->errors += btree_write(w->t, NULL, BT_PUT, key, kl, val, vl, 1, NULL, NULL, NULL) != 0;
             int rc = btree_get(w->t, key, kl, &got);
             w->errors += rc != 0 || got.len != vl || (vl && got.data[0] != (uint8_t)(x & 0xff));
         }
@@ -448,16 +448,16 @@ TEST(test_btree_limits)
     REQUIRE(t);
     char big[4000];
     memset(big, 'k', sizeof big);
-    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, big, 3073, "v", 1, 1, NULL, NULL), ENGINE_EINVAL);
-    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, big, 3072, "v", 1, 1, NULL, NULL), 0);
+    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, big, 3073, "v", 1, 1, NULL, NULL, NULL), ENGINE_EINVAL);
+    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, big, 3072, "v", 1, 1, NULL, NULL, NULL), 0);
     /* Many max-length keys force internal splits with big separators. */
     for (int i = 0; i < 300; i++) {
         big[0] = (char)('a' + i % 26);
         big[1] = (char)('a' + i / 26);
-        CHECK_EQ_INT(btree_write(t, NULL, BT_PUT, big, 3072, big, 100, 1, NULL, NULL), 0);
+        CHECK_EQ_INT(btree_write(t, NULL, BT_PUT, big, 3072, big, 100, 1, NULL, NULL, NULL), 0);
     }
     /* An empty key and empty value. */
-    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, "", 0, "", 0, 1, NULL, NULL), 0);
+    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, "", 0, "", 0, 1, NULL, NULL, NULL), 0);
     buf_t got;
     buf_init(&got);
     CHECK_EQ_INT(btree_get(t, "", 0, &got), 0);
@@ -466,11 +466,11 @@ TEST(test_btree_limits)
     uint8_t *huge = malloc(3u << 20);
     for (size_t i = 0; i < (3u << 20); i++)
         huge[i] = (uint8_t)(i * 31);
-    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, "huge", 4, huge, 3u << 20, 1, NULL, NULL), 0);
+    CHECK_EQ_INT(btree_write(t, NULL, BT_INSERT, "huge", 4, huge, 3u << 20, 1, NULL, NULL, NULL), 0);
     CHECK_EQ_INT(btree_get(t, "huge", 4, &got), 0);
     CHECK(got.len == (3u << 20) && memcmp(got.data, huge, got.len) == 0);
     int64_t before = seg_used_pages(v.fs, 400, NULL);
-    CHECK_EQ_INT(btree_delete(t, NULL, "huge", 4, NULL), 0);
+    CHECK_EQ_INT(btree_delete(t, NULL, "huge", 4, NULL, NULL), 0);
     CHECK(seg_used_pages(v.fs, 400, NULL) < before - 180);
     CHECK_EQ_INT(btree_verify(t, NULL, NULL), 0);
     free(huge);
