@@ -1,0 +1,80 @@
+/*
+ * engine/btree: B+trees of (key -> value) byte strings over buffer-pool pages, the structure behind every table
+ * and index.  Keys compare with memcmp, shorter first on a common prefix.  Values too large to keep a leaf at
+ * four cells go whole to a chain of overflow pages.  Pages split when full, merge with a sibling when a delete
+ * leaves them under a quarter full, and go back to the tree's segment when emptied; the root page never moves.
+ *
+ * Concurrency ("latch coupling or an equivalent", InnoDB's index-lock scheme): each tree has a tree latch.
+ * Readers and optimistic writers (the change fits in one leaf) hold it shared and descend latching one page at a
+ * time (S on internal pages, X on the target leaf); under a shared tree latch the shape of the tree cannot change,
+ * so releasing a parent before latching its child is safe.  A change that must split or merge retries holding the
+ * tree latch exclusively.  Leaves are linked both ways; cursors keep no latch between calls and resume from the
+ * leaf they were on when its LSN is unchanged, otherwise by re-seeking their saved key.
+ * The page layout is drawn at the top of btree.c.
+ */
+#ifndef STRATA_ENGINE_BTREE_H
+#define STRATA_ENGINE_BTREE_H
+
+#include "engine/mtr.h"
+#include "engine/space.h"
+
+typedef struct btree {
+    uint64_t id;          /* also the id of its segment */
+    page_id_t root;
+    pthread_rwlock_t lock;
+    fsys_t *fs;
+    bpool_t *bp;
+    redo_t *redo;
+    uint32_t ps;
+    uint32_t max_key;     /* longest key accepted */
+    uint32_t max_inline;  /* longest leaf cell kept inline; bigger values go to overflow pages */
+} btree_t;
+
+typedef enum { BT_INSERT = 0, BT_UPDATE = 1, BT_PUT = 2 } bt_mode_t;
+
+/* Called inside the mtr of a successful write or delete, just before it commits, with the key's previous state:
+ * the engine logs its undo record here so that the change and its undo are atomic. */
+typedef struct {
+    void (*fn)(void *ctx, mtr_t *m, bool existed, const buf_t *old);
+    void *ctx;
+} bt_hook_t;
+
+btree_t *btree_handle(fsys_t *fs, bpool_t *bp, redo_t *redo, uint64_t id, page_id_t root);
+void btree_handle_free(btree_t *t);
+/* Creates the tree's segment and its empty root leaf in mtr m. */
+int btree_create(fsys_t *fs, mtr_t *m, uint32_t space, uint64_t id, page_id_t *root);
+/* Returns every extent of the tree to its tablespace (in m). */
+int btree_destroy(btree_t *t, mtr_t *m);
+
+/* Insert / update / put.  outer: an mtr to work in (NULL: the tree commits its own).  When old is not NULL it
+ * receives the previous value and *existed says whether there was one.  Errors: ENGINE_EDUPKEY (insert of an
+ * existing key), STRATA_ENOTFOUND (update of a missing key), ENGINE_EFULL, ENGINE_EINVAL (key too long). */
+int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_t klen, const void *val, size_t vlen,
+                uint64_t trx_id, buf_t *old, bool *existed, const bt_hook_t *hook);
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook);
+int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
+
+typedef enum { BT_GE = 0, BT_GT, BT_LE, BT_LT, BT_FIRST, BT_LAST } bt_seek_t;
+typedef enum { BTCUR_UNPOSITIONED = 0, BTCUR_ON_ROW } btcur_state_t;
+typedef struct {
+    btree_t *t;
+    btcur_state_t state;
+    buf_t key, val;
+    page_id_t leaf;
+    uint64_t leaf_lsn;
+    uint32_t slot;
+} btree_cur_t;
+
+void btree_cur_init(btree_cur_t *c, btree_t *t);
+void btree_cur_free(btree_cur_t *c);
+int btree_cur_seek(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how);
+int btree_cur_next(btree_cur_t *c);
+int btree_cur_prev(btree_cur_t *c);
+
+/* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
+ * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
+int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);
+/* Height of the tree (1 = root is a leaf). */
+int btree_height(btree_t *t);
+
+#endif
