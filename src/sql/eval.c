@@ -416,7 +416,7 @@ as_double: {
 
 /* ---------------------------------------------------------------- LIKE */
 
-static bool like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
 {
     bool ci = value_coll_is_ci(coll);
     bool mb = is_mb(coll);
@@ -1576,7 +1576,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
-        bool m = like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
+        bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
         *out = value_int(m != e->negated);
         return 0;
     }

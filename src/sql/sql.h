@@ -78,6 +78,12 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
 /* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
+/*
+ * LIKE matching under a collation (case-insensitive for _ci), `%` and `_` over characters, `esc` the escape
+ * character ('\\' by default; -1 for none).  For SHOW ... LIKE 'pattern' (use COLL_UTF8MB3_GENERAL_CI).
+ */
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *pat, size_t pn, int esc);
+
 /* ---------------------------------------------------------------- result metadata */
 
 /* MySQL field types (protocol numbers) and column flags used in column-definition packets. */
