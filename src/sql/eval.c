@@ -416,7 +416,7 @@ as_double: {
 
 /* ---------------------------------------------------------------- LIKE */
 
-static bool like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
 {
     bool ci = value_coll_is_ci(coll);
     bool mb = is_mb(coll);
@@ -687,9 +687,20 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         out->dec = 6;
         return 0;
     case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
-    case SQL_FN_GROUP_CONCAT:
-        /* MariaDB without FROM: aggregates over one row (the executor of milestone B owns them) */
+    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
+        /* the executor drives the accumulators (agg.h) and hands back the group's result */
+        if (ctx->cb && ctx->cb->aggregate_get)
+            return ctx->cb->aggregate_get(ctx->user, e, out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "aggregate functions");
+    case SQL_FN_VALUES:
+        if (e->nargs != 1 || e->args[0]->kind != SQL_E_COLUMN)
+            return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "VALUES() of a non-column");
+        if (ctx->cb && ctx->cb->values_get)
+            return ctx->cb->values_get(ctx->user, e->args[0], out, ctx->diag);
+        *out = value_null();
+        return 0;
     default:
         break;
     }
@@ -1576,13 +1587,16 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
-        bool m = like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
+        bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
         *out = value_int(m != e->negated);
         return 0;
     }
     case SQL_E_IN: {
-        if (e->sub)
+        if (e->sub) {
+            if (ctx->cb && ctx->cb->subquery_eval)
+                return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
             return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "IN (subquery)");
+        }
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
         if (a.type == VAL_NULL) {
@@ -1668,6 +1682,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return diag_error(ctx->diag, ER_OPERAND_COLUMNS, 1);
     case SQL_E_SUBQUERY:
     case SQL_E_EXISTS:
+    case SQL_E_QUANTIFIED:
+        if (ctx->cb && ctx->cb->subquery_eval)
+            return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "subqueries");
     case SQL_E_INTERVAL:
     case SQL_E_REGEXP:

@@ -57,6 +57,19 @@ typedef struct sql_eval_cb {
     int (*param_get)(void *user, uint32_t index, value_t *out);
     /* An unbound column reference (slot < 0): resolve by name. */
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */
+    /*
+     * A subquery node: SQL_E_SUBQUERY (scalar), SQL_E_EXISTS, SQL_E_IN with e->sub (args[0] is the left operand)
+     * and SQL_E_QUANTIFIED (args[0] op ANY/ALL (e->sub)).  The executor runs e->sub and sets out (NULL/0/1 for
+     * the predicates, with SQL's three-valued IN/ANY/ALL semantics).
+     */
+    int (*subquery_eval)(void *user, const sql_expr_t *e, value_t *out, diag_t *d);
+    /* VALUES(col) in INSERT ... ON DUPLICATE KEY UPDATE: the value the failed row would have inserted (NULL
+     * outside ON DUPLICATE KEY UPDATE, as MySQL). `col` is the function's argument (a SQL_E_COLUMN). */
+    int (*values_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* An aggregate call (COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT...) met while evaluating a select item / HAVING /
+     * ORDER BY: the executor returns the current group's result (it drives sql_agg_t accumulators, agg.h). */
+    int (*aggregate_get)(void *user, const sql_expr_t *agg, value_t *out, diag_t *d);
 } sql_eval_cb_t;
 
 typedef struct sql_eval_ctx {
@@ -77,6 +90,12 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
 
 /* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+
+/*
+ * LIKE matching under a collation (case-insensitive for _ci), `%` and `_` over characters, `esc` the escape
+ * character ('\\' by default; -1 for none).  For SHOW ... LIKE 'pattern' (use COLL_UTF8MB3_GENERAL_CI).
+ */
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *pat, size_t pn, int esc);
 
 /* ---------------------------------------------------------------- result metadata */
 
