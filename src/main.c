@@ -25,6 +25,8 @@
 #include "proto/tls.h"
 #include "session/acl.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
@@ -185,6 +187,24 @@ int main(int argc, char **argv)
                   "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
         return 1;
     }
+    /* The storage engine and the SQL catalog over it (recovery runs here). */
+    engine_opts_t eopt;
+    engine_opts_default(&eopt);
+    eopt.datadir = datadir;
+    eopt.pool_bytes = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_BUFFER_POOL_SIZE);
+    int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
+    eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
+    engine_t *engine = NULL;
+    if (engine_open(&eopt, &engine) != 0) {
+        log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
+        return 1;
+    }
+    engine_set_lock_wait_timeout(engine, (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000);
+    if (sql_exec_global_init(engine, datadir) != 0) {
+        log_error("Aborting: the catalog in '%s' can't be used", datadir);
+        engine_close(engine);
+        return 1;
+    }
     auth_server_t auth_srv = {.cache = auth_cache_new()};
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;
@@ -227,6 +247,8 @@ int main(int argc, char **argv)
         break;
     }
     net_stop(net);
+    sql_exec_global_shutdown();
+    engine_close(engine);
     if (tls)
         tls_server_close(tls);
     acl_close(g_srv.acl);

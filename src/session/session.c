@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "session/session.h"
+#include "sql/exec.h"
 
 int server_init(server_t *srv)
 {
@@ -50,6 +51,7 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -107,14 +109,14 @@ void session_reset(session_t *s)
 
 int session_set_db(session_t *s, const char *db, size_t len)
 {
-    /* No catalog yet: every database is unknown except information_schema. */
-    if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, db);
+    /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */
+    if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
         return 0;
     }
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)len, db);
     return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
 }
 
