@@ -740,6 +740,7 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
     catalog_table_release(t);
     if ((rc = xquery_from(q, x, from)) != 0)
         return rc;
+    q->locking = true;
     D->t = q->src[0].t;
     if ((rc = xbind(q, where, "where clause", false)) != 0)
         return rc;

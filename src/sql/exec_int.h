@@ -51,6 +51,7 @@ typedef struct xquery {
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
     uint32_t nalias;
+    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
 } xquery_t;
 
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */

@@ -700,9 +700,33 @@ static int loop_level(xloop_t *L, uint32_t si);
 /* One candidate row of source si: ON check, then the next level or the consumer. 1 = stop. */
 static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *stored, bool *matched)
 {
-    fill_row(L, si, stored);
     const xsrc_t *s = &L->q->src[si];
     int rc;
+    if (L->q->locking && si == 0 && pk && !s->is_virtual) {
+        /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
+        rc = engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
+        if (rc)
+            return table_engine_err(L->q->x->diag, s->t, rc);
+        buf_t *store = arena_calloc(L->q->x->arena, sizeof(buf_t));
+        buf_init(store);
+        value_t *fresh = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
+        rc = table_get(L->trx, s->t, pk->data, pk->len, store, fresh);
+        if (rc == STRATA_ENOTFOUND) {
+            buf_free(store);
+            return 0;
+        }
+        if (rc) {
+            buf_free(store);
+            return table_engine_err(L->q->x->diag, s->t, rc);
+        }
+        /* the values stay valid for the statement: the buffer is kept in the arena-owned list below */
+        value_t *copy = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
+        for (uint32_t c = 0; c < s->t->ncols; c++)
+            copy[c] = xvalue_copy(L->q->x->arena, &fresh[c]);
+        buf_free(store);
+        stored = copy;
+    }
+    fill_row(L, si, stored);
     if (s->on) {
         rc = xeval_bool(&L->xe, s->on, L->row);
         if (rc <= 0)
@@ -766,8 +790,17 @@ static int loop_level(xloop_t *L, uint32_t si)
         rc = build_ranges(&L->xe, q, si, p, L->row, &r, &nr);
         if (rc == 0) {
             bool desc = si == 0 && L->order_index == p->index && L->order_desc;
+            bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
+                if (q->locking && si == 0 && pk_point) {
+                    /* the key is locked even when no row has it yet (a concurrent insert of it waits) */
+                    rc = engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                    if (rc) {
+                        rc = table_engine_err(q->x->diag, s->t, rc);
+                        break;
+                    }
+                }
                 rc = scan_range(L, si, p->index, r[k].has_lo ? &r[k].lo : NULL, r[k].has_hi ? &r[k].hi : NULL, desc,
                                 p->point && !p->range, &matched);
             }
@@ -1380,6 +1413,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "UNION");
     if ((rc = xquery_from(&s->q, x, sel->from)) != 0)
         return rc;
+    s->q.locking = sel->lock != SQL_LOCK_NONE;
     /* items, * expanded */
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {

@@ -292,6 +292,11 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
         }
         if (hn)
             continue;
+        /* the value's lock serialises concurrent inserts of it (the probe alone would let both in) */
+        if ((rc = engine_lock_row(x, t->idx[ix].tree, key.data, key.len)) != 0) {
+            rc = table_engine_err(d, t, rc);
+            goto out;
+        }
         rc = unique_probe(x, t, ix, &key, NULL, dup ? &dup->pk : NULL);
         if (rc < 0) {
             rc = table_engine_err(d, t, rc);
@@ -371,7 +376,9 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
         index_prefix(t, ix, nw, &nkey, &hn);
         if (hn)
             continue;
-        int r = unique_probe(x, t, ix, &nkey, oldpk, dup ? &dup->pk : NULL);
+        int r = engine_lock_row(x, t->idx[ix].tree, nkey.data, nkey.len);
+        if (r == 0)
+            r = unique_probe(x, t, ix, &nkey, oldpk, dup ? &dup->pk : NULL);
         if (r < 0) {
             rc = table_engine_err(d, t, r);
             goto out;
