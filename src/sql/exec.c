@@ -706,7 +706,8 @@ static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const 
             xkey_append(&k, &v, D->order[i].desc);
         }
         m->key = arena_alloc(x->arena, k.len + 1);
-        memcpy(m->key, k.data, k.len);
+        if (k.len)
+            memcpy(m->key, k.data, k.len);
         m->klen = k.len;
         buf_free(&k);
     } else if (D->n >= D->limit) {

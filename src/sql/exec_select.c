@@ -137,7 +137,7 @@ static uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
     uint32_t j = (uint32_t)(h & (m->cap - 1));
     while (m->slots[j]) {
         uint32_t idx = m->slots[j] - 1;
-        if (m->kl[idx] == n && memcmp(m->kp[idx], k, n) == 0) {
+        if (m->kl[idx] == n && (n == 0 || memcmp(m->kp[idx], k, n) == 0)) {
             *added = false;
             return idx;
         }
@@ -149,7 +149,8 @@ static uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
         m->kl = mem_realloc(m->kl, sizeof(*m->kl) * m->kcap);
     }
     uint8_t *copy = arena_alloc(m->a, n ? n : 1);
-    memcpy(copy, k, n);
+    if (n)
+        memcpy(copy, k, n);
     m->kp[m->n] = copy;
     m->kl[m->n] = n;
     m->slots[j] = m->n + 1;
@@ -1098,7 +1099,8 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
         if (!g->any)
             return value_null();
         char *p = arena_alloc(a, g->concat.len + 1);
-        memcpy(p, g->concat.data, g->concat.len);
+        if (g->concat.len)
+            memcpy(p, g->concat.data, g->concat.len);
         return value_str(p, MIN(g->concat.len, (size_t)1024), COLL_DEFAULT);
     }
     default:
@@ -1292,7 +1294,8 @@ static int out_row(xsel_t *s, const value_t *row, value_t *vals)
             return rc;
         }
         o->key = arena_alloc(s->ga, k.len + 1);
-        memcpy(o->key, k.data, k.len);
+        if (k.len)
+            memcpy(o->key, k.data, k.len);
         o->klen = k.len;
         buf_free(&k);
     }
