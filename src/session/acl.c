@@ -130,33 +130,53 @@ static uint32_t acct_sort_key(const char *user, const char *host)
     return sort_weight(host) << 8 | sort_weight(user);
 }
 
-/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive (host names). */
+/* One pattern token at p: sets *lit to the literal character, or *any for an unescaped '_'.  Returns its length. */
+static int wild_token(const char *p, char *lit, bool *any)
+{
+    *any = false;
+    if (*p == '\\' && p[1]) {
+        *lit = p[1];
+        return 2;
+    }
+    if (*p == '_')
+        *any = true;
+    *lit = *p;
+    return 1;
+}
+
+/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive (host names).  Iterative, with
+ * backtracking only to the last '%', so the cost is O(pattern x string) whatever the pattern. */
 static bool wild_match(const char *p, const char *s)
 {
-    while (*p) {
+    const char *star_p = NULL, *star_s = NULL;
+    while (*s) {
         if (*p == '%') {
             while (*p == '%')
                 p++;
             if (!*p)
                 return true;
-            for (; *s; s++)
-                if (wild_match(p, s))
-                    return true;
-            return false;
-        }
-        if (!*s)
-            return false;
-        if (*p == '_') {
-            p++, s++;
+            star_p = p;
+            star_s = s;
             continue;
         }
-        if (*p == '\\' && p[1])
-            p++;
-        if (tolower((unsigned char)*p) != tolower((unsigned char)*s))
+        if (*p) {
+            char lit;
+            bool any;
+            int n = wild_token(p, &lit, &any);
+            if (any || tolower((unsigned char)lit) == tolower((unsigned char)*s)) {
+                p += n;
+                s++;
+                continue;
+            }
+        }
+        if (!star_p)
             return false;
-        p++, s++;
+        p = star_p;
+        s = ++star_s;
     }
-    return !*s;
+    while (*p == '%')
+        p++;
+    return !*p;
 }
 
 static bool parse_ipv4(const char *s, uint32_t *out)

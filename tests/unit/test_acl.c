@@ -429,6 +429,22 @@ TEST(test_host_patterns)
     CHECK(!acl_host_matches("%.example.com", "example.com", "8.8.8.8", false));
     CHECK(acl_host_matches("a\\_b", "a_b", NULL, false));
     CHECK(!acl_host_matches("a\\_b", "axb", NULL, false));
+    CHECK(acl_host_matches("a%b%c", "aXXbYYc", NULL, false));
+    CHECK(!acl_host_matches("a%b%c", "aXXbYY", NULL, false));
+    CHECK(acl_host_matches("%%x", "abcx", NULL, false));
+    CHECK(acl_host_matches("_%", "a", NULL, false));
+    CHECK(!acl_host_matches("_%_", "a", NULL, false));
+    CHECK(acl_host_matches("%.%.%", "a.b.c", NULL, false));
+    CHECK(acl_host_matches("a\\%", "a%", NULL, false));
+    CHECK(!acl_host_matches("a\\%", "ab", NULL, false));
+    /* A pattern that backtracks exponentially in a naive matcher: must still answer at once. */
+    char pat[256] = "", host[256];
+    for (int i = 0; i < 60; i++)
+        strcat(pat, "%a");
+    strcat(pat, "%b");
+    memset(host, 'a', 250);
+    host[250] = 0;
+    CHECK(!acl_host_matches(pat, host, NULL, false));
 }
 
 TEST(test_login_order)
