@@ -27,12 +27,23 @@ static void show_one(const acl_account_t *a, void *arg)
     (*(int *)arg)++;
 }
 
+static void cleanup(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/accounts.dat", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/accounts.dat.tmp", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     snprintf(dir, sizeof dir, "/tmp/strata-fuzz-auth-XXXXXX");
     if (!mkdtemp(dir))
         abort();
+    atexit(cleanup);
     log_set_level(LOG_LEVEL_ERROR);
     EVP_PKEY *key = EVP_RSA_gen(2048);
     BIO *bio = BIO_new(BIO_s_mem());
