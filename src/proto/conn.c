@@ -56,7 +56,7 @@ static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
         if (w > 0) {
             p += w;
             n -= (size_t)w;
-            atomic_fetch_add_explicit(&c->srv->bytes_sent, (uint64_t)w, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
             continue;
         }
         if (w != TLS_WANT_WRITE && w != TLS_WANT_READ)
@@ -70,7 +70,7 @@ static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
         if (w > 0) {
             p += w;
             n -= (size_t)w;
-            atomic_fetch_add_explicit(&c->srv->bytes_sent, (uint64_t)w, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
             continue;
         }
         if (w < 0 && errno == EINTR)
@@ -114,7 +114,7 @@ static int conn_read_some(conn_t *c)
         ssize_t r = tls_read(c->tls, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len);
         if (r > 0) {
             c->rbuf.len += (size_t)r;
-            atomic_fetch_add_explicit(&c->srv->bytes_received, (uint64_t)r, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
             return (int)r;
         }
         if (r == TLS_WANT_READ)
@@ -129,7 +129,7 @@ static int conn_read_some(conn_t *c)
         ssize_t r = recv(c->fd, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len, 0);
         if (r > 0) {
             c->rbuf.len += (size_t)r;
-            atomic_fetch_add_explicit(&c->srv->bytes_received, (uint64_t)r, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
             return (int)r;
         }
         if (r == 0)
@@ -274,7 +274,7 @@ static int conn_handshake_response(conn_t *c)
     /* TODO(auth branch): verify the password against the account store; until it lands every account with
      * an empty password is accepted and any password is refused. */
     if (alen != 0) {
-        atomic_fetch_add(&c->srv->aborted_connects, 1);
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
         conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
         return -1;
     }
@@ -316,17 +316,17 @@ static int conn_command(conn_t *c)
     const char *arg = (const char *)c->pkt.data + 1;
     size_t alen = c->pkt.len - 1;
     diag_clear(&s->diag);
-    atomic_fetch_add_explicit(&c->srv->threads_running, 1, memory_order_relaxed);
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, 1);
     int rc = 0;
     switch (cmd) {
     case COM_QUIT:
         rc = -1;
         break;
     case COM_PING:
+        status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
         break;
     case COM_QUERY:
-        s->questions++;
         session_query(s, arg, alen, &c->sink);
         break;
     case COM_INIT_DB:
@@ -386,7 +386,7 @@ static int conn_command(conn_t *c)
         conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
         break;
     }
-    atomic_fetch_sub_explicit(&c->srv->threads_running, 1, memory_order_relaxed);
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
     arena_reset(&s->arena);
     return rc;
 }
@@ -405,7 +405,6 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->peer = *peer;
     c->phase = PH_GREETING;
     conn_sink_init(c);
-    atomic_fetch_add(&srv->connections, 1);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;
     c->sess->fd = fd;
@@ -417,7 +416,8 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
         c->seq = 0;
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
         conn_flush(c);
-        atomic_fetch_add(&srv->aborted_connects, 1);
+        status_global_inc(&srv->status, STATUS_ABORTED_CONNECTS);
+        status_global_inc(&srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
         session_free(c->sess);
         buf_free(&c->obuf);
         mem_free(c);
@@ -453,7 +453,7 @@ static enum net_ready_result proto_ready(void *ctx)
             if (r != TLS_DONE) {
                 log_warn("Aborted connection %u to host: '%s' (TLS handshake failed: %s)", c->id, c->sess->host,
                          tls_last_error(c->tls));
-                atomic_fetch_add(&c->srv->aborted_connects, 1);
+                status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
                 return NET_CLOSE;
             }
             c->phase = PH_GREETING;
@@ -494,13 +494,13 @@ static enum net_ready_result proto_ready(void *ctx)
             c->seq = seq + 1;
             conn_send_err_code(c, ER_NET_PACKET_TOO_LARGE);
             conn_flush(c);
-            atomic_fetch_add(&c->srv->aborted_clients, 1);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CLIENTS);
             return NET_CLOSE;
         }
         if (rc == STRATA_EPROTO) {
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got packets out of order)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
-            atomic_fetch_add(c->handshake_done ? &c->srv->aborted_clients : &c->srv->aborted_connects, 1);
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
             return NET_CLOSE;
         }
         /* Need more bytes. */
@@ -519,7 +519,7 @@ static enum net_ready_result proto_ready(void *ctx)
             return NET_REARM;
         }
         if (c->phase != PH_COMMAND || c->rbuf.len) {
-            atomic_fetch_add(c->handshake_done ? &c->srv->aborted_clients : &c->srv->aborted_connects, 1);
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host,
                      c->handshake_done ? "Got an error reading communication packets" : "closed during handshake");

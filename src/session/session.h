@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "session/status.h"
+#include "session/sysvar.h"
 #include "util/diag.h"
 #include "util/util.h"
 
@@ -115,7 +117,8 @@ struct session {
     uint64_t last_insert_id;
     uint64_t found_rows;
     int64_t row_count;
-    uint64_t questions;
+    sysvar_session_t vars;  /* SESSION variables */
+    status_session_t stat;  /* SESSION status counters */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;
@@ -124,20 +127,18 @@ struct session {
 struct server {
     uint64_t start_us;
     char *datadir;
-    char *version;          /* e.g. "10.11.6-MariaDB-strata-0.1.0" */
+    const char *version;    /* STRATA_VERSION_STRING */
+    sysvar_store_t vars;    /* GLOBAL variables */
+    status_t status;        /* status counters */
     atomic_uint next_id;
     pthread_mutex_t sessions_lock;
     session_t *sessions;
     int nsessions;
     atomic_bool shutdown_requested;
     void (*request_shutdown)(server_t *srv); /* set by main */
-    /* statistics */
-    atomic_uint_fast64_t connections, aborted_connects, aborted_clients, questions, bytes_sent, bytes_received;
-    atomic_int threads_running;
-    int max_used_connections;
 };
 
-int server_init(server_t *srv, const char *datadir);
+int server_init(server_t *srv);
 void server_free(server_t *srv);
 
 session_t *session_new(server_t *srv);
