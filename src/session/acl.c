@@ -78,8 +78,18 @@ typedef struct table {
     size_t n, cap;
 } table_t;
 
+#define CONN_BUCKETS 256
+
+typedef struct conn_count {
+    struct conn_count *next;
+    char *key; /* acl_account_key() */
+    uint32_t n;
+} conn_count_t;
+
 struct acl {
     char *dir, *path, *tmp_path;
+    pthread_mutex_t cmu;   /* guards conns */
+    conn_count_t *conns[CONN_BUCKETS];
     pthread_rwlock_t lock; /* guards `t` (the pointer and the published table) */
     pthread_mutex_t wmu;   /* serialises writers */
     table_t *t;
@@ -661,6 +671,7 @@ int acl_open(const char *datadir, acl_t **out)
     pthread_rwlock_init(&acl->lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&acl->wmu, NULL);
+    pthread_mutex_init(&acl->cmu, NULL);
     unlink(acl->tmp_path); /* a write that never reached its rename */
 
     int rc;
@@ -703,6 +714,16 @@ void acl_close(acl_t *acl)
     if (!acl)
         return;
     table_free(acl->t);
+    for (int i = 0; i < CONN_BUCKETS; i++) {
+        conn_count_t *c = acl->conns[i];
+        while (c) {
+            conn_count_t *n = c->next;
+            mem_free(c->key);
+            mem_free(c);
+            c = n;
+        }
+    }
+    pthread_mutex_destroy(&acl->cmu);
     pthread_rwlock_destroy(&acl->lock);
     pthread_mutex_destroy(&acl->wmu);
     mem_free(acl->dir);
@@ -1217,4 +1238,73 @@ uint64_t acl_version(acl_t *acl)
     uint64_t v = acl->version;
     pthread_rwlock_unlock(&acl->lock);
     return v;
+}
+
+/* --- live connections per account ------------------------------------------------------------------------ */
+
+static unsigned conn_hash(const char *k)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 16777619u;
+    return h % CONN_BUCKETS;
+}
+
+/* The entry for key, created if `create`; NULL if absent.  Called with cmu held. */
+static conn_count_t *conn_find(acl_t *acl, const char *key, bool create)
+{
+    unsigned h = conn_hash(key);
+    for (conn_count_t *c = acl->conns[h]; c; c = c->next)
+        if (!strcmp(c->key, key))
+            return c;
+    if (!create)
+        return NULL;
+    conn_count_t *c = mem_calloc(1, sizeof *c);
+    c->key = mem_strdup(key);
+    c->next = acl->conns[h];
+    acl->conns[h] = c;
+    return c;
+}
+
+int acl_connection_enter(acl_t *acl, const acl_account_t *a, uint32_t global_limit, uint32_t *limit_out)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    acl_account_key(a->user, a->host, key, sizeof key);
+    uint32_t limit = a->max_user_connections ? a->max_user_connections : global_limit;
+    int rc = 0;
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, true);
+    if (limit && c->n >= limit) {
+        rc = STRATA_ETOOBIG;
+        if (limit_out)
+            *limit_out = limit;
+    } else {
+        c->n++;
+    }
+    pthread_mutex_unlock(&acl->cmu);
+    return rc;
+}
+
+void acl_connection_leave(acl_t *acl, const acl_account_t *a)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    acl_account_key(a->user, a->host, key, sizeof key);
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, false);
+    if (ALWAYS(c && c->n > 0))
+        c->n--;
+    pthread_mutex_unlock(&acl->cmu);
+}
+
+uint32_t acl_connection_count(acl_t *acl, const char *user, const char *host)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    char lh[ACL_HOST_BYTES + 1];
+    lower_copy(lh, host_or_any(host), sizeof lh);
+    acl_account_key(user, lh, key, sizeof key);
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, false);
+    uint32_t n = c ? c->n : 0;
+    pthread_mutex_unlock(&acl->cmu);
+    return n;
 }

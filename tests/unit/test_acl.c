@@ -562,6 +562,41 @@ TEST(test_show_create_and_foreach)
     rmdir_all(dir);
 }
 
+TEST(test_connection_limits)
+{
+    const char *dir = newdir();
+    acl_t *acl;
+    REQUIRE(acl_open(dir, &acl) == 0);
+    diag_t d;
+    diag_init(&d, 64);
+    acl_user_spec_t s[2] = {spec("mx", "%", "pw"), spec("free", "%", NULL)};
+    s[0].max_user_connections = 2;
+    REQUIRE(acl_create_user(acl, &d, s, 2, false) == 0);
+    acl_account_t mx, fr;
+    REQUIRE(acl_get(acl, "mx", "%", &mx) == 0);
+    REQUIRE(acl_get(acl, "free", "%", &fr) == 0);
+    uint32_t lim = 0;
+    /* The account's own limit, whatever the global one. */
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), STRATA_ETOOBIG);
+    CHECK_EQ_INT(lim, 2);
+    CHECK_EQ_INT(acl_connection_count(acl, "mx", "%"), 2);
+    acl_connection_leave(acl, &mx);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    /* No account limit: the global one; 0 = unlimited. */
+    CHECK_EQ_INT(acl_connection_enter(acl, &fr, 1, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &fr, 1, &lim), STRATA_ETOOBIG);
+    CHECK_EQ_INT(lim, 1);
+    for (int i = 0; i < 50; i++)
+        CHECK_EQ_INT(acl_connection_enter(acl, &fr, 0, &lim), 0);
+    CHECK_EQ_INT(acl_connection_count(acl, "free", "%"), 51);
+    CHECK_EQ_INT(acl_connection_count(acl, "nobody", "%"), 0);
+    diag_free(&d);
+    acl_close(acl);
+    rmdir_all(dir);
+}
+
 /* Readers keep finding root@localhost while a writer churns other accounts. */
 static acl_t *shared;
 static volatile int stop_readers;
@@ -609,4 +644,4 @@ TEST(test_concurrent)
 }
 
 UNIT_MAIN(test_first_start, test_create_errors, test_drop_rename_alter_setpw, test_durability, test_host_patterns,
-          test_login_order, test_show_create_and_foreach, test_concurrent)
+          test_login_order, test_show_create_and_foreach, test_connection_limits, test_concurrent)
