@@ -811,8 +811,10 @@ static int password_too_long(diag_t *d)
     return diag_error(d, ER_WRONG_STRING_LENGTH, "(password)", "password", PASSWORD_SHA2_MAX);
 }
 
-/* Checks the auth part of a spec; resolves its plugin (PASSWORD_PLUGIN_NONE if not given). */
-static int check_auth(diag_t *d, const acl_user_spec_t *s, enum password_plugin *plugin)
+/* Checks the auth part of a spec; resolves its plugin (PASSWORD_PLUGIN_NONE if not given).  A hash given without
+ * a plugin is checked here for CREATE (it is for the default plugin) and at apply time for ALTER (it is for the
+ * account's current plugin). */
+static int check_auth(diag_t *d, const acl_user_spec_t *s, bool create, enum password_plugin *plugin)
 {
     *plugin = PASSWORD_PLUGIN_NONE;
     if (s->plugin) {
@@ -823,7 +825,7 @@ static int check_auth(diag_t *d, const acl_user_spec_t *s, enum password_plugin 
     /* Only caching_sha2 limits the length; when no plugin is named, ALTER/SET PASSWORD check the account's. */
     if (*plugin == PASSWORD_PLUGIN_SHA2 && !password_fits(PASSWORD_PLUGIN_SHA2, s->password, s->password_len))
         return password_too_long(d);
-    if (s->auth_string) {
+    if (s->auth_string && (create || *plugin != PASSWORD_PLUGIN_NONE)) {
         enum password_plugin p = *plugin != PASSWORD_PLUGIN_NONE ? *plugin : PASSWORD_PLUGIN_NATIVE;
         if (strlen(s->auth_string) >= PASSWORD_STORED_MAX || !password_stored_valid(p, s->auth_string, strlen(s->auth_string))) {
             if (p == PASSWORD_PLUGIN_SHA2)
@@ -906,7 +908,7 @@ int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t 
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], &plugins[i])) != 0) {
+            (rc = check_auth(d, &specs[i], true, &plugins[i])) != 0) {
             mem_free(plugins);
             return rc;
         }
@@ -947,7 +949,7 @@ int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], &plugins[i])) != 0) {
+            (rc = check_auth(d, &specs[i], false, &plugins[i])) != 0) {
             mem_free(plugins);
             return rc;
         }

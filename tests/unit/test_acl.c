@@ -280,6 +280,16 @@ TEST(test_drop_rename_alter_setpw)
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
     CHECK_EQ_INT(a.plugin, PASSWORD_PLUGIN_SHA2);
     CHECK(password_sha2_verify(a.auth, "third", 5));
+    /* A sha2 hash for a sha2 account without naming the plugin is accepted as is. */
+    char sh[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "viahash", 7, sh);
+    diag_clear(&d);
+    acl_user_spec_t ahs = spec("a", "%", NULL);
+    ahs.auth_string = sh;
+    CHECK_EQ_INT(acl_alter_user(acl, &d, &ahs, 1, false), 0);
+    REQUIRE(acl_get(acl, "a", "%", &a) == 0);
+    CHECK_EQ_STR(a.auth, sh);
+    CHECK(password_sha2_verify(a.auth, "viahash", 7));
     /* A native hash for a sha2 account is refused. */
     diag_clear(&d);
     acl_user_spec_t ah = spec("a", "%", NULL);
