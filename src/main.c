@@ -21,7 +21,9 @@
 
 #include "net/net.h"
 #include "proto/proto.h"
+#include "proto/auth.h"
 #include "proto/tls.h"
+#include "session/acl.h"
 #include "session/session.h"
 #include "util/config.h"
 #include "util/util.h"
@@ -99,7 +101,7 @@ static int load_options(int argc, char **argv, config_t *cfg)
 }
 
 /* Whether an address given to bind-address is loopback only. */
-__attribute__((unused)) static bool bind_is_loopback(const char *addr)
+static bool bind_is_loopback(const char *addr)
 {
     if (!addr || !*addr)
         return true;
@@ -173,6 +175,23 @@ int main(int argc, char **argv)
     if (tls_server_open(&topt, &tls) != 0)
         log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
     pcfg.tls = tls;
+    if (acl_open(datadir, &g_srv.acl) != 0) {
+        log_error("Aborting: the account store in '%s' can't be used", datadir);
+        return 1;
+    }
+    if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
+        acl_root_has_empty_password(g_srv.acl)) {
+        log_error("Refusing to listen on bind-address '%s' while root has an empty password: set one with "
+                  "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
+        return 1;
+    }
+    auth_server_t auth_srv = {.cache = auth_cache_new()};
+    if (tls) {
+        auth_srv.rsa_key = tls->rsa_key;
+        auth_srv.rsa_public_pem = tls->rsa_public_pem;
+    }
+    g_srv.auth_cache = auth_srv.cache;
+    pcfg.auth = &auth_srv;
     sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_SSL, tls ? "YES" : "DISABLED");
     sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_OPENSSL, tls ? "YES" : "DISABLED");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -210,6 +229,8 @@ int main(int argc, char **argv)
     net_stop(net);
     if (tls)
         tls_server_close(tls);
+    acl_close(g_srv.acl);
+    auth_cache_free(auth_srv.cache);
     unlink(pidpath);
     log_note("stratad: Shutdown complete");
     server_free(&g_srv);

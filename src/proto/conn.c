@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "proto/proto_int.h"
+#include "session/acl.h"
 
 #define SERVER_CAPS                                                                                          \
     (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
@@ -158,6 +159,151 @@ static int conn_unwrap_frame(conn_t *c)
     return rc;
 }
 
+/* ---- authentication ---- */
+
+/* Sends what the plugin exchange asked for, or finishes the login.  0 to go on, -1 to close. */
+static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
+{
+    session_t *s = c->sess;
+    if (act == AUTH_SEND_MORE || act == AUTH_NEED_SWITCH) {
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+        c->phase = PH_AUTH;
+        return 0;
+    }
+    if (act != AUTH_OK) {
+        log_warn("Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
+                 auth_session_used_password(c->auth));
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        status_inc(&s->stat, STATUS_ACCESS_DENIED_ERRORS);
+        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, auth_session_used_password(c->auth));
+        return -1;
+    }
+    if (out->len) { /* caching_sha2's fast_auth_success goes before the OK */
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+    }
+    mem_free(c->auth);
+    c->auth = NULL;
+    acl_account_t acc;
+    if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
+        if (acc.flags & ACL_FLAG_LOCKED) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
+            return -1;
+        }
+        if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+            return -1;
+        }
+    }
+    c->handshake_done = true;
+    c->phase = PH_COMMAND;
+    if (c->login_db) {
+        int r = session_set_db(s, c->login_db, strlen(c->login_db));
+        mem_free(c->login_db);
+        c->login_db = NULL;
+        if (r) {
+            const diag_cond_t *e = s->diag.error;
+            conn_send_err(c, e->code, e->sqlstate, e->msg);
+            return -1;
+        }
+    }
+    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->change_user) {
+        c->change_user = false;
+        return 0;
+    }
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        c->compressed = true;
+    }
+    session_register(s);
+    s->state = SESS_SLEEP;
+    return 0;
+}
+
+/* Finds the account and starts its plugin's exchange with the client's first response. */
+static int conn_auth_begin(conn_t *c, const char *user, size_t ulen, const char *client_plugin, const uint8_t *resp,
+                           size_t rlen, const char *db, size_t dblen)
+{
+    session_t *s = c->sess;
+    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
+    bool is_local = c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") || !strcmp(c->peer.addr, "::1");
+    /* Loopback resolves to 'localhost', as MariaDB's name resolution gives it. */
+    snprintf(s->host, sizeof s->host, "%s", is_local ? "localhost" : c->peer.addr);
+    acl_account_t acc;
+    bool found = acl_find_for_login(c->srv->acl, s->user, is_local ? "localhost" : NULL,
+                                    c->peer.is_unix ? NULL : c->peer.addr, is_local, &acc) == 0;
+    char key[512] = "";
+    if (found) {
+        snprintf(s->priv_user, sizeof s->priv_user, "%s", acc.user);
+        snprintf(s->priv_host, sizeof s->priv_host, "%s", acc.host);
+        acl_account_key(acc.user, acc.host, key, sizeof key);
+    }
+    mem_free(c->login_db);
+    c->login_db = db && dblen ? mem_strndup(db, dblen) : NULL;
+    if (!c->auth)
+        c->auth = mem_alloc(sizeof *c->auth);
+    auth_session_init(c->auth, c->cfg->auth, c->scramble, found ? password_plugin_name(acc.plugin) : NULL,
+                      found ? acc.auth : "", key, c->tls != NULL || c->peer.is_unix);
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_start(c->auth, client_plugin, resp, rlen, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+static int conn_auth_continue(conn_t *c)
+{
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_continue(c->auth, c->pkt.data, c->pkt.len, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+/* COM_CHANGE_USER: user NUL | auth (u8 length + bytes) | db NUL | u16 charset | plugin NUL | [attrs] */
+static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
+{
+    pcur_t cur;
+    pcur_init(&cur, arg, alen);
+    size_t ulen = 0, rlen = 0, dblen = 0, plen = 0;
+    const char *user = pcur_get_cstr(&cur, &ulen);
+    const uint8_t *resp;
+    if (c->caps & CLIENT_SECURE_CONNECTION) {
+        rlen = pcur_get_u8(&cur);
+        resp = pcur_get_bytes(&cur, rlen);
+    } else {
+        resp = (const uint8_t *)pcur_get_cstr(&cur, &rlen);
+    }
+    const char *db = pcur_get_cstr(&cur, &dblen);
+    const char *plugin = NULL;
+    if (pcur_left(&cur) >= 2) {
+        pcur_get_u16(&cur);
+        if ((c->caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
+            plugin = pcur_get_cstr(&cur, &plen);
+    }
+    if (!pcur_ok(&cur))
+        return -1;
+    session_t *s = c->sess;
+    status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+    session_reset(s);
+    mem_free(s->db);
+    s->db = NULL;
+    c->change_user = true;
+    return conn_auth_begin(c, user, ulen, plugin, resp, rlen, db, dblen);
+}
+
 /* ---- handshake ---- */
 
 static void conn_gen_scramble(uint8_t s[20])
@@ -264,42 +410,8 @@ static int conn_handshake_response(conn_t *c)
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
         return -1;
     }
-    (void)auth;
-    (void)plugin;
-    session_t *s = c->sess;
-    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
-    snprintf(s->host, sizeof s->host, "%s", c->peer.addr);
-    snprintf(s->priv_user, sizeof s->priv_user, "%s", s->user);
-    snprintf(s->priv_host, sizeof s->priv_host, "%s", c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") ? "localhost" : "%");
-    /* TODO(auth branch): verify the password against the account store; until it lands every account with
-     * an empty password is accepted and any password is refused. */
-    if (alen != 0) {
-        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
-        return -1;
-    }
-    s->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
-    c->handshake_done = true;
-    c->phase = PH_COMMAND;
-    if (db && dblen) {
-        session_init_db(s, db, dblen, &c->sink);
-        if (s->diag.error_code)
-            return -1;
-        buf_reset(&c->obuf), c->seq = 2; /* init_db's OK is replaced by the login OK below */
-        c->seq = 2;
-    }
-    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
-    if (c->comp_algo != PCOMP_NONE) {
-        /* The login OK goes out plain; everything after it is compressed. */
-        if (conn_flush(c) != 0)
-            return -1;
-        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
-        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
-        c->compressed = true;
-    }
-    session_register(s);
-    s->state = SESS_SLEEP;
-    return 0;
+    c->sess->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
+    return conn_auth_begin(c, user, ulen, plugin, auth, alen, db, dblen);
 }
 
 /* ---- commands ---- */
@@ -315,7 +427,6 @@ static int conn_command(conn_t *c)
     uint8_t cmd = c->pkt.data[0];
     const char *arg = (const char *)c->pkt.data + 1;
     size_t alen = c->pkt.len - 1;
-    diag_clear(&s->diag);
     status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, 1);
     int rc = 0;
     switch (cmd) {
@@ -362,6 +473,9 @@ static int conn_command(conn_t *c)
         conn_send_eof(c, session_status_flags(s), 0);
         break;
     }
+    case COM_CHANGE_USER:
+        rc = conn_change_user(c, (const uint8_t *)arg, alen);
+        break;
     case COM_RESET_CONNECTION:
         session_reset(s);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
@@ -378,6 +492,14 @@ static int conn_command(conn_t *c)
         break;
     case COM_SHUTDOWN:
         session_query(s, "SHUTDOWN", 8, &c->sink);
+        break;
+    case COM_STMT_PREPARE:
+    case COM_STMT_EXECUTE:
+    case COM_STMT_SEND_LONG_DATA:
+    case COM_STMT_CLOSE:
+    case COM_STMT_RESET:
+    case COM_STMT_FETCH:
+        rc = conn_stmt_command(c, cmd, (const uint8_t *)arg, alen);
         break;
     case COM_DEBUG:
         conn_send_eof(c, session_status_flags(s), 0);
@@ -405,6 +527,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->peer = *peer;
     c->phase = PH_GREETING;
     conn_sink_init(c);
+    conn_stmt_sink_init(c);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;
     c->sess->fd = fd;
@@ -480,6 +603,8 @@ static enum net_ready_result proto_ready(void *ctx)
             int r;
             if (c->phase == PH_GREETING)
                 r = conn_handshake_response(c);
+            else if (c->phase == PH_AUTH)
+                r = conn_auth_continue(c);
             else
                 r = conn_command(c);
             if (conn_flush(c) != 0 || r != 0)
@@ -537,6 +662,8 @@ static void proto_closed(void *ctx)
     }
     if (c->tls)
         tls_free(c->tls);
+    mem_free(c->auth);
+    mem_free(c->login_db);
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);

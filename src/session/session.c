@@ -105,21 +105,27 @@ void session_reset(session_t *s)
     sysvar_session_reset(&s->vars);
 }
 
-void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+int session_set_db(session_t *s, const char *db, size_t len)
 {
-    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
-    (void)len;
     /* No catalog yet: every database is unknown except information_schema. */
     if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
-        sink->ok(sink, 0, 0, NULL, false);
-        return;
+        return 0;
     }
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
-    diag_error(&s->diag, ER_BAD_DB_ERROR, name);
-    sink->error(sink);
+    return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
+}
+
+void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+{
+    diag_clear(&s->diag);
+    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
+    if (session_set_db(s, db, len) != 0)
+        sink->error(sink);
+    else
+        sink->ok(sink, 0, 0, NULL, false);
 }
 
 void session_statistics(session_t *s, res_sink_t *sink)
@@ -167,13 +173,4 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         return;
     }
     sink->ok(sink, 0, 0, NULL, false);
-}
-
-void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
-{
-    status_inc(&s->stat, STATUS_QUESTIONS);
-    char what[64];
-    snprintf(what, sizeof what, "%.*s", (int)(len < 40 ? len : 40), sql);
-    diag_error(&s->diag, ER_NOT_SUPPORTED_YET, what);
-    sink->error(sink);
 }

@@ -15,6 +15,7 @@
 
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/value.h"
 #include "util/diag.h"
 #include "util/util.h"
 
@@ -87,20 +88,52 @@ struct res_sink {
     void (*error)(res_sink_t *s);
     /* Raw string reply (COM_STATISTICS). */
     void (*raw)(res_sink_t *s, const char *p, size_t n);
+    /* COM_STMT_PREPARE's answer. */
+    void (*prepared)(res_sink_t *s, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams);
+    /* Binary protocol rows for what follows (COM_STMT_EXECUTE) or text rows. */
+    bool binary;
 };
 
 typedef struct server server_t;
 typedef struct session session_t;
+typedef struct acl acl_t;
+typedef struct auth_cache auth_cache_t;
+
+/* A user variable (@x): name lower-cased, value copied into its own allocation. */
+typedef struct uservar {
+    struct uservar *next;
+    char *name;
+    value_t v;
+    char *data; /* string bytes of v */
+} uservar_t;
+
+/* A prepared statement (COM_STMT_PREPARE or SQL PREPARE; one implementation).  It owns an arena holding its
+ * text and parse tree, which execution never modifies. */
+typedef struct sess_stmt {
+    struct sess_stmt *next;
+    uint32_t id;
+    char *name;          /* SQL-level name (PREPARE s FROM ...), NULL for protocol statements */
+    arena_t arena;
+    char *text;
+    size_t text_len;
+    void *stmt;          /* sql_stmt_t* */
+    uint32_t nparams;
+    uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
+    buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
+    bool *has_long_data;
+    int ncols;
+    res_col_t *cols;
+} sess_stmt_t;
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
 
 struct session {
     server_t *srv;
     uint32_t id;
-    char user[128];      /* as the client gave it (USER()) */
-    char host[80];       /* client host ("localhost" or IP) */
-    char priv_user[128]; /* the account matched (CURRENT_USER()) */
-    char priv_host[80];
+    char user[520];      /* as the client gave it (USER()) */
+    char host[264];      /* client host ("localhost" or IP) */
+    char priv_user[520]; /* the account matched (CURRENT_USER()) */
+    char priv_host[264];
     char *db;            /* current database, mem_alloc'd, NULL if none */
     uint64_t connect_us;
     diag_t diag;
@@ -119,6 +152,11 @@ struct session {
     int64_t row_count;
     sysvar_session_t vars;  /* SESSION variables */
     status_session_t stat;  /* SESSION status counters */
+    uservar_t *uservars;
+    sess_stmt_t *stmts;
+    uint32_t next_stmt_id;
+    uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
+    bool in_trans;
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;
@@ -136,6 +174,8 @@ struct server {
     int nsessions;
     atomic_bool shutdown_requested;
     void (*request_shutdown)(server_t *srv); /* set by main */
+    acl_t *acl;
+    auth_cache_t *auth_cache;
 };
 
 int server_init(server_t *srv);
@@ -150,9 +190,17 @@ void session_unregister(session_t *s);
 /* Commands.  Each answers through the sink exactly once (an OK, a result set or an error). */
 void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink);
+/* Makes db the current database; pushes the error (1049 ...) and returns it negated if it can't. */
+int session_set_db(session_t *s, const char *db, size_t len);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);
+/* Prepared statements (protocol level).  Execute takes parameter values already decoded from the wire. */
+void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
+sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
+void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+void session_stmt_close(session_t *s, uint32_t id);
+void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
 
 #endif
