@@ -199,6 +199,23 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
             conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
             return -1;
         }
+        if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
+            acl_connection_leave(c->srv->acl, c->acct);
+            mem_free(c->acct);
+            c->acct = NULL;
+        }
+        uint32_t limit = 0;
+        uint32_t global = (uint32_t)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_USER_CONNECTIONS);
+        if (acl_connection_enter(c->srv->acl, &acc, global, &limit) != 0) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            if (acc.max_user_connections)
+                conn_send_err_code(c, ER_USER_LIMIT_REACHED, s->user, "max_user_connections", (long)limit);
+            else
+                conn_send_err_code(c, ER_TOO_MANY_USER_CONNECTIONS, s->user);
+            return -1;
+        }
+        c->acct = mem_alloc(sizeof acc);
+        memcpy(c->acct, &acc, sizeof acc);
     }
     c->handshake_done = true;
     c->phase = PH_COMMAND;
@@ -224,6 +241,7 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         pcomp_init(&c->pc, c->comp_algo, c->comp_level);
         pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
         c->compressed = true;
+        s->compressed = true;
     }
     session_register(s);
     s->state = SESS_SLEEP;
@@ -365,6 +383,7 @@ static int conn_handshake_response(conn_t *c)
         buf_reset(&c->rbuf);
         c->sess->tls = true;
         c->phase = PH_TLS_ACCEPT;
+        status_global_inc(&c->srv->status, STATUS_SSL_ACCEPTS);
         return 0;
     }
     if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
@@ -580,6 +599,9 @@ static enum net_ready_result proto_ready(void *ctx)
                 return NET_CLOSE;
             }
             c->phase = PH_GREETING;
+            status_global_inc(&c->srv->status, STATUS_SSL_FINISHED_ACCEPTS);
+            snprintf(c->sess->tls_version, sizeof c->sess->tls_version, "%s", tls_version(c->tls));
+            snprintf(c->sess->tls_cipher, sizeof c->sess->tls_cipher, "%s", tls_cipher(c->tls));
             continue;
         }
         /* Every whole packet already read is handled before reading more. */
@@ -664,6 +686,10 @@ static void proto_closed(void *ctx)
         tls_free(c->tls);
     mem_free(c->auth);
     mem_free(c->login_db);
+    if (c->acct) {
+        acl_connection_leave(c->srv->acl, c->acct);
+        mem_free(c->acct);
+    }
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);

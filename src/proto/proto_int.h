@@ -52,6 +52,7 @@ typedef struct conn {
     auth_session_t *auth;  /* plugin exchange in progress (PH_AUTH), NULL otherwise */
     char *login_db;        /* database named in the handshake, applied once authenticated */
     bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
+    struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
 } conn_t;
 

@@ -10,6 +10,28 @@
 
 #include "session/session.h"
 
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    (void)arg;
+    (void)num;
+    const session_t *s = ss ? ss->owner : NULL;
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -18,6 +40,7 @@ int server_init(server_t *srv)
     srv->version = STRATA_VERSION_STRING;
     sysvar_store_init(&srv->vars);
     status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;

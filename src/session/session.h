@@ -85,6 +85,9 @@ struct session {
     uint16_t status;     /* SERVER_STATUS_* */
     bool multi_statements;
     bool tls;
+    bool compressed;
+    char tls_version[16];    /* Ssl_version */
+    char tls_cipher[64];     /* Ssl_cipher */
     atomic_bool killed;      /* KILL CONNECTION */
     atomic_bool kill_query;  /* KILL QUERY */
     enum session_cmd_state state;
