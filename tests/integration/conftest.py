@@ -408,6 +408,13 @@ def pytest_configure(config):
     config.addinivalue_line('markers', 'fresh_opts(*args, start=True): options for the fresh_target server')
 
 
+def pytest_runtest_setup(item):
+    only = item.get_closest_marker('only')
+    opt = item.config.getoption('target')
+    if only and opt != 'both' and opt not in only.args:
+        pytest.skip('only runs against %s' % ', '.join(only.args))
+
+
 @pytest.fixture
 def target(request):
     return session_server(request.param)
