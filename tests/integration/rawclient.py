@@ -621,6 +621,19 @@ class RawClient:
             if not r.more():
                 return out
 
+    def query_results_until_error(self, sql):
+        """(results before the first ERR, that ServerError or None) of one COM_QUERY."""
+        self.command(COM_QUERY, sql.encode() if isinstance(sql, str) else sql)
+        out = []
+        while True:
+            try:
+                r = self.read_result()
+            except ServerError as e:
+                return out, e
+            out.append(r)
+            if not r.more():
+                return out, None
+
     def query(self, sql):
         """(column names, rows as tuples of bytes/None) of a single-result statement; OK gives ([], [])."""
         rs = self.query_results(sql)
@@ -652,6 +665,25 @@ class RawClient:
         if p and p[0] == 0xff:
             raise self.parse_err(p)
         return p.decode()
+
+    def change_user(self, user, password, db='', plugin='mysql_native_password', charset=45):
+        """COM_CHANGE_USER; follows auth switch requests like the handshake does."""
+        auth = self.auth_response(plugin, password, self.salt)
+        body = user.encode() + b'\0' + bytes([len(auth)]) + auth + db.encode() + b'\0'
+        body += struct.pack('<H', charset) + plugin.encode() + b'\0'
+        if self.caps & CLIENT_CONNECT_ATTRS:
+            body += lenenc_str(b'')
+        self.command(COM_CHANGE_USER, body)
+        self.finish_auth(plugin, password)
+        return self.ok_packet
+
+    def set_option(self, on):
+        """COM_SET_OPTION: multi-statements on (True) or off. Returns the raw answer (EOF or OK)."""
+        self.command(COM_SET_OPTION, struct.pack('<H', 0 if on else 1))
+        p = self.read_packet()
+        if p[0] == 0xff:
+            raise self.parse_err(p)
+        return p
 
     def quit(self):
         self.command(COM_QUIT)
