@@ -52,6 +52,8 @@ DIFFERENCES = {
     # "Aborted connection" line for each case too, except these post-auth ones where it sends ERR 1156
     # and closes without a log line.
     'bad_input_unlogged_cases': {'strata': (), 'mariadb': ('command_wrong_seq', 'zlib_wrong_compressed_seq')},
+    # How to get the full option list.
+    'help_args': {'strata': ['--help'], 'mariadb': ['--no-defaults', '--help', '--verbose']},
     # Issue 2: stratad refuses to start with an empty root password on a non-loopback bind-address
     # (MariaDB starts anyway).
     'refuse_empty_root_public': {'strata': True, 'mariadb': False},
