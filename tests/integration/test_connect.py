@@ -208,3 +208,25 @@ def test_no_stock_client_has_zstd():
     --compression-algorithms / --zstd-compression-level options (MySQL 8.0.18+ clients have them)."""
     out = subprocess.run(['mariadb', '--help'], capture_output=True, text=True).stdout
     assert '--compression-algorithms' not in out
+
+
+@pytest.mark.parametrize('algo', ['zlib', 'zstd'])
+@pytest.mark.parametrize('tls', [False, True], ids=['plain', 'tls'])
+def test_compression_protocol_level(target, algo, tls):
+    """Compression checked with commands that need no SQL: COM_PING, COM_STATISTICS and a COM_INIT_DB long
+    enough (> 50 bytes) that the client sends it compressed; the ERR that comes back must be intact."""
+    if algo == 'zstd' and not target.differs('zstd'):
+        pytest.skip('%s has no zstd protocol compression' % target.kind)
+    c = RawClient.connect(port=target.port, compress=algo, tls=tls)
+    try:
+        c.ping()
+        assert re.match(r'^Uptime: \d+  Threads: \d+  Questions: \d+', c.statistics())
+        name = 'no_such_db_' + 'q' * 50
+        with pytest.raises(rawclient.ServerError) as ei:
+            c.init_db(name)
+        assert (ei.value.code, ei.value.sqlstate, ei.value.message) == (1049, '42000', "Unknown database '%s'" % name)
+        assert c.stats['compressed_out'] >= 1
+        c.ping()
+        assert c.stats['plain_in'] >= 2  # OK packets are short: never compressed
+    finally:
+        c.close()
