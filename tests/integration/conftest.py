@@ -362,19 +362,37 @@ def session_server(kind):
     return s
 
 
+_shutdown_errors = []
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session, exitstatus):
-    errors = []
+    """Stops the session servers; a bad exit or a sanitizer report fails the run."""
     for kind, s in list(_session_servers.items()):
         try:
             s.check_clean_stop()
         except AssertionError as e:
-            errors.append(str(e))
+            _shutdown_errors.append(str(e))
     _session_servers.clear()
-    if errors:
-        print('\nSESSION SERVER SHUTDOWN FAILED:\n' + '\n'.join(errors))
+    if _shutdown_errors:
         session.exitstatus = 1
-        # Counted by tests/run as a failure through this line.
-        print('1 failed (server shutdown check)')
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _shutdown_errors:
+        terminalreporter.section('session server shutdown check FAILED')
+        for e in _shutdown_errors:
+            terminalreporter.write_line(e)
+
+
+def pytest_unconfigure(config):
+    """tests/run reads the last "N passed, N failed" line: restate the counts with the shutdown failure."""
+    if _shutdown_errors:
+        tr = config.pluginmanager.get_plugin('terminalreporter')
+        passed = len(tr.stats.get('passed', [])) if tr else 0
+        failed = len(tr.stats.get('failed', [])) + len(tr.stats.get('error', [])) if tr else 0
+        print('%d passed, %d failed (including the session server shutdown check)' % (
+            passed, failed + len(_shutdown_errors)))
 
 
 @pytest.fixture

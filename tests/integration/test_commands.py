@@ -228,7 +228,7 @@ def test_kill_query_interrupts_sleep(target):
             with a.cursor() as cur:
                 cur.execute('SELECT SLEEP(20)')
                 out['rows'] = cur.fetchall()
-        except pymysql.err.OperationalError as e:
+        except pymysql.err.MySQLError as e:
             out['err'] = e.args
         out['t'] = time.time() - t
     th = threading.Thread(target=run)
