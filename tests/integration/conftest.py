@@ -63,6 +63,12 @@ SANITIZER_RE = re.compile(r'(ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtim
                           r'SUMMARY: (Address|Undefined|Leak)Sanitizer)')
 
 
+def die_with_parent():
+    """In the child before exec: SIGKILL when the test process dies, so no server outlives a killed run."""
+    import ctypes
+    ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(('127.0.0.1', 0))
@@ -159,7 +165,8 @@ class Server:
         self.args = self.command(extra, defaults_file)
         self.stderr_f = open(self.stderr_path, 'ab')
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self.stderr_f,
-                                     stderr=self.stderr_f, env=self.env(), start_new_session=True)
+                                     stderr=self.stderr_f, env=self.env(), start_new_session=True,
+                                     preexec_fn=die_with_parent)
         if wait:
             self.wait_ready()
         return self
@@ -357,8 +364,12 @@ def session_server(kind):
             raise
         _session_servers[kind] = s
     elif not s.alive():
-        _session_failed[kind] = 'died: exit status %s\n%s' % (s.proc.returncode, s.tail())
-        pytest.fail('session %s server died: %s' % (kind, _session_failed[kind]))
+        # Fail the test that finds it dead (with its log); the next test gets a new server.
+        del _session_servers[kind]
+        rep = s.sanitizer_reports()
+        s.stderr_f.close()
+        pytest.fail('session %s server exited (status %s) between tests%s\n%s' % (
+            kind, s.proc.returncode, ('; sanitizer: ' + '; '.join(rep[:5])) if rep else '', s.tail()))
     return s
 
 

@@ -70,7 +70,8 @@ def test_defaults_file(fresh_target):
     s.extra, s.defaults_file = [], True
     s.args = [exe, '--defaults-file=' + path]
     s.stderr_f = open(s.stderr_path, 'ab')
-    s.proc = subprocess.Popen(s.args, stdout=s.stderr_f, stderr=s.stderr_f, env=s.env(), start_new_session=True)
+    s.proc = subprocess.Popen(s.args, stdout=s.stderr_f, stderr=s.stderr_f, env=s.env(), start_new_session=True,
+                              preexec_fn=conftest.die_with_parent)
     s.wait_ready()
     assert s.query('SELECT @@port, @@datadir, @@max_connections, @@max_allowed_packet') == (
         (s.port, s.datadir + '/', 23, 2 * 1024 * 1024),)
@@ -86,7 +87,8 @@ def test_defaults_file_stratad_section(fresh_target):
     s.extra, s.defaults_file = [], True
     s.args = [conftest.strata_exe(), '--defaults-file=' + path]
     s.stderr_f = open(s.stderr_path, 'ab')
-    s.proc = subprocess.Popen(s.args, stdout=s.stderr_f, stderr=s.stderr_f, env=s.env(), start_new_session=True)
+    s.proc = subprocess.Popen(s.args, stdout=s.stderr_f, stderr=s.stderr_f, env=s.env(), start_new_session=True,
+                              preexec_fn=conftest.die_with_parent)
     s.wait_ready()
     assert s.query('SELECT @@max_connections') == ((31,),)
 
