@@ -33,21 +33,22 @@ struct sysvar_str {
 #define SV_SLOTNUM_S(id) SYSVAR_SLOT_##id
 #define SV_SLOTNUM_B(id) SYSVAR_SLOT_##id
 
-/* Aliases copy their target's description at init; only name, id and target are set here. */
+/* Alias rows carry only name, id and target (slot -1); every rule is read from sysvar_real(def). */
 const sysvar_def_t sysvar_defs[SYSVAR__COUNT] = {
 #define SYSVAR(id_, name_, type_, scope_, flags_, min_, max_, block_, dflt_, values_, desc_)                 \
     [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##id_, .type = SV_T_##type_,     \
                       .scope = SV_SCOPE_OF_##scope_, .flags = (flags_), .min = (min_), .max = (max_),      \
                       .block = (block_), .dflt = dflt_, .values = values_, .desc = desc_,                  \
                       .slot = SV_SLOTNUM_##scope_(id_)},
-#define SYSVAR_ALIAS(id_, name_, target_) [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##target_},
+#define SYSVAR_ALIAS(id_, name_, target_)                                                                    \
+    [SYSVAR_##id_] = {.name = name_, .id = SYSVAR_##id_, .target = SYSVAR_##target_, .slot = -1},
 #include "session/sysvar.def"
 #undef SYSVAR
 #undef SYSVAR_ALIAS
 };
 
 /* The definition that holds the storage and the rules: the target for an alias. */
-static inline const sysvar_def_t *sv_real(const sysvar_def_t *def) { return &sysvar_defs[def->target]; }
+static inline const sysvar_def_t *sv_real(const sysvar_def_t *def) { return sysvar_real(def); }
 
 static int sv_namecmp(const char *a, size_t alen, const char *b)
 {
@@ -229,7 +230,6 @@ static const sysvar_collation_t sv_collations[] = {
     {"utf8mb3_unicode_ci", "utf8mb3", 192, false},
     {"utf8mb4_unicode_ci", "utf8mb4", 224, false},
     {"utf8mb4_unicode_520_ci", "utf8mb4", 246, false},
-    {"utf8mb4_0900_ai_ci", "utf8mb4", 255, false}, /* MySQL 8 clients ask for it in the handshake */
 };
 
 const sysvar_collation_t *sysvar_collation_find(const char *name)
@@ -868,6 +868,12 @@ void sysvar_store_set_hook(sysvar_store_t *st, sysvar_hook_fn fn, void *arg)
     st->hook_arg = arg;
 }
 
+void sysvar_store_set_check(sysvar_store_t *st, sysvar_check_fn fn, void *arg)
+{
+    st->check = fn;
+    st->check_arg = arg;
+}
+
 void sysvar_store_set_compute(sysvar_store_t *st, sysvar_compute_fn fn, void *arg)
 {
     st->compute = fn;
@@ -1093,6 +1099,23 @@ static int sv_apply(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t
     } else {
         rc = sv_convert(def, in, scope == SYSVAR_STARTUP, base, &p, d);
     }
+    if (rc == 0 && st->check && !use_default) {
+        /* the owner's veto (gtid_slave_pos syntax, read_only with locks held, ...) */
+        sysvar_value_t nv = {.kind = SYSVAR_V_INT, .i = p.i, .u = (uint64_t)p.i};
+        if (sv_is_str_type(real->type)) {
+            nv.kind = p.s ? SYSVAR_V_STR : SYSVAR_V_NULL;
+            nv.s = p.s ? p.s->s : NULL;
+            nv.len = p.s ? p.s->len : 0;
+        } else if (real->type == SV_T_DOUBLE) {
+            nv.kind = SYSVAR_V_DOUBLE;
+            nv.d = sv_bits_dbl(p.i);
+        } else if (real->type == SV_T_UINT) {
+            nv.kind = SYSVAR_V_UINT;
+        }
+        rc = st->check(st->check_arg, real, global ? SYSVAR_GLOBAL : SYSVAR_SESSION, ss, &nv, d);
+        if (rc)
+            sv_str_unref(p.s);
+    }
     if (rc) {
         if (global)
             pthread_mutex_unlock(&st->lock);
@@ -1104,6 +1127,14 @@ static int sv_apply(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t
         sv_global_put(st, real, &p);
         if (pp.s)
             sv_global_put(st, &sysvar_defs[pid], &pp);
+        /* expire_logs_days and binlog_expire_logs_seconds are two units of one setting, as in MariaDB */
+        if (real->id == SYSVAR_EXPIRE_LOGS_DAYS) {
+            pid = SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS;
+            atomic_store_explicit(&st->num[pid], (int64_t)(sv_bits_dbl(p.i) * 86400.0 + 0.5), memory_order_relaxed);
+        } else if (real->id == SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS) {
+            pid = SYSVAR_EXPIRE_LOGS_DAYS;
+            atomic_store_explicit(&st->num[pid], sv_dbl_bits((double)p.i / 86400.0), memory_order_relaxed);
+        }
         pthread_mutex_unlock(&st->lock);
         sv_notify(st, real);
         if (pid != SYSVAR__COUNT)
@@ -1150,6 +1181,59 @@ int sysvar_set_by_name(sysvar_store_t *st, sysvar_session_t *ss, const char *nam
     if (!def)
         return diag_error(d, ER_UNKNOWN_SYSTEM_VARIABLE, name);
     return sysvar_set_text(st, ss, def, scope, text, d);
+}
+
+/* SET NAMES / SET CHARACTER SET: several session strings at once, validated first so nothing changes on error. */
+static void sv_session_put_str(sysvar_session_t *ss, sysvar_id_t id, const char *v)
+{
+    const sysvar_def_t *real = sv_real(&sysvar_defs[id]);
+    sv_parsed_t p = {.s = sv_str_new(v, strlen(v))};
+    sv_session_put(ss, real, &p);
+}
+
+int sysvar_set_names(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, const char *coll, diag_t *d)
+{
+    char dflt[64];
+    if (!cs) {
+        sysvar_global_str(st, SYSVAR_CHARACTER_SET_SERVER, dflt, sizeof dflt);
+        cs = dflt;
+    }
+    const sysvar_collation_t *c = sysvar_charset_find(cs);
+    if (!c)
+        return diag_error(d, ER_UNKNOWN_CHARACTER_SET, cs);
+    if (coll) {
+        const sysvar_collation_t *k = sysvar_collation_find(coll);
+        if (!k)
+            return diag_error(d, ER_UNKNOWN_COLLATION, coll);
+        if (strcmp(k->charset, c->charset) != 0)
+            return diag_error(d, ER_COLLATION_CHARSET_MISMATCH, coll, c->charset);
+        c = k;
+    }
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CLIENT, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CONNECTION, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_RESULTS, c->charset);
+    sv_session_put_str(ss, SYSVAR_COLLATION_CONNECTION, c->name);
+    return 0;
+}
+
+int sysvar_set_character_set(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, diag_t *d)
+{
+    char dflt[64];
+    if (!cs) {
+        sysvar_global_str(st, SYSVAR_CHARACTER_SET_SERVER, dflt, sizeof dflt);
+        cs = dflt;
+    }
+    const sysvar_collation_t *c = sysvar_charset_find(cs);
+    if (!c)
+        return diag_error(d, ER_UNKNOWN_CHARACTER_SET, cs);
+    char db_cs[64], db_coll[64];
+    snprintf(db_cs, sizeof db_cs, "%s", sysvar_session_str(ss, SYSVAR_CHARACTER_SET_DATABASE));
+    snprintf(db_coll, sizeof db_coll, "%s", sysvar_session_str(ss, SYSVAR_COLLATION_DATABASE));
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CLIENT, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_RESULTS, c->charset);
+    sv_session_put_str(ss, SYSVAR_CHARACTER_SET_CONNECTION, db_cs);
+    sv_session_put_str(ss, SYSVAR_COLLATION_CONNECTION, db_coll);
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------------------------ */
@@ -1391,26 +1475,75 @@ int sysvar_show(sysvar_store_t *st, sysvar_session_t *ss, sysvar_scope_t scope, 
     return rc;
 }
 
-void sysvar_help(buf_t *out)
+/* mysqld's short options that map to variables. */
+static char sv_short_name(sysvar_id_t id)
 {
+    switch (id) {
+    case SYSVAR_PORT: return 'P';
+    case SYSVAR_DATADIR: return 'h';
+    case SYSVAR_BASEDIR: return 'b';
+    case SYSVAR_CHARACTER_SET_SERVER: return 'C';
+    case SYSVAR_TMPDIR: return 't';
+    case SYSVAR_LOG_WARNINGS: return 'W';
+    default: return 0;
+    }
+}
+
+size_t sysvar_config_opts(config_opt_t *out, size_t cap)
+{
+    size_t n = 0;
     for (int i = 0; i < SYSVAR__COUNT; i++) {
         const sysvar_def_t *def = &sysvar_defs[i];
-        if (def->target != def->id || (def->flags & SV_NOOPT))
+        const sysvar_def_t *real = sv_real(def);
+        if (real->flags & SV_NOOPT)
             continue;
-        char opt[80];
-        snprintf(opt, sizeof opt, "--%s", def->name);
-        for (char *c = opt + 2; *c; c++)
-            if (*c == '_')
-                *c = '-';
-        const char *arg = def->type == SV_T_BOOL ? "" : (def->type == SV_T_UINT || def->type == SV_T_INT ||
-                                                         def->type == SV_T_DOUBLE) ? "=#" : "=name";
-        char left[96];
-        snprintf(left, sizeof left, "%s%s", opt, arg);
-        buf_printf(out, "  %-36s %s", left, def->desc ? def->desc : "");
-        if (def->type == SV_T_ENUM || def->type == SV_T_SET)
-            buf_printf(out, ". One of: %s", def->values);
-        if (def->dflt && def->dflt[0] && strlen(def->dflt) < 80)
-            buf_printf(out, " (default: %s)", def->dflt);
-        buf_append_byte(out, '\n');
+        if (real->scope == SV_SCOPE_SESSION_ONLY)
+            continue;
+        if (n == cap)
+            break;
+        config_opt_t *o = &out[n++];
+        o->name = def->name;
+        o->arg = real->type == SV_T_BOOL                                    ? CONFIG_ARG_BOOL
+                 : def->id == SYSVAR_LOG_WARNINGS || def->id == SYSVAR_LOG_ERROR ? CONFIG_ARG_OPTIONAL
+                                                                                 : CONFIG_ARG_REQUIRED;
+        o->short_name = sv_short_name(def->id);
+        o->help = def->target == def->id ? real->desc : NULL; /* aliases work but are not listed twice */
+        o->dflt = real->dflt;
+        o->user = def;
     }
+    return n;
+}
+
+static bool sv_is_def(const void *p)
+{
+    return p && (const char *)p >= (const char *)&sysvar_defs[0] &&
+           (const char *)p < (const char *)&sysvar_defs[SYSVAR__COUNT];
+}
+
+int sysvar_apply_config(sysvar_store_t *st, const config_t *cfg, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t i = 0; i < cfg->n && rc == 0; i++) {
+        const config_item_t *it = &cfg->items[i];
+        if (!sv_is_def(it->opt->user))
+            continue;
+        const sysvar_def_t *def = it->opt->user;
+        diag_t d;
+        diag_init(&d, 8);
+        if (it->value)
+            rc = sysvar_set_text(st, NULL, def, SYSVAR_STARTUP, it->value, &d);
+        else if (it->negated)
+            rc = sysvar_set_default(st, NULL, def, SYSVAR_STARTUP, &d);
+        /* an optional-argument option given bare (--log-error) is the caller's to interpret */
+        for (uint32_t k = 0; k < d.n; k++) {
+            if (d.conds[k].level == DIAG_ERROR)
+                snprintf(err, errlen, "option '%s' (%s): %s", def->name, it->source, d.conds[k].msg);
+            else
+                log_warn("option '%s' (%s): %s", def->name, it->source, d.conds[k].msg);
+        }
+        if (rc && d.n == 0)
+            snprintf(err, errlen, "option '%s' (%s): invalid value", def->name, it->source);
+        diag_free(&d);
+    }
+    return rc ? -1 : 0;
 }

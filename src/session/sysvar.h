@@ -30,12 +30,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "util/config.h"
 #include "util/diag.h"
 #include "util/util.h"
 
 /* The version strings: MariaDB compatibility level first, then strata (DESIGN.md decision 9). */
-#define STRATA_VERSION_NUMBER "10.11.19"
-#define STRATA_VERSION_STRING STRATA_VERSION_NUMBER "-MariaDB-strata-0.1"
+#define STRATA_VERSION_NUMBER "10.11.6"
+#define STRATA_VERSION_STRING STRATA_VERSION_NUMBER "-MariaDB-strata-0.1.0"
 #if defined(__x86_64__)
 #define STRATA_MACHINE "x86_64"
 #elif defined(__aarch64__)
@@ -132,6 +133,12 @@ typedef void (*sysvar_hook_fn)(void *arg, const sysvar_def_t *def);
 typedef bool (*sysvar_compute_fn)(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
                                   sysvar_value_t *out);
 
+/* Called before a SET stores a value that passed the type checks (not for DEFAULT or internal updates): the
+ * owner may refuse it by pushing an error into d and returning its -code.  Global sets call it with the store
+ * lock held, so it must not call back into the store. */
+typedef int (*sysvar_check_fn)(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                               const sysvar_value_t *newval, diag_t *d);
+
 struct sysvar_store {
     pthread_mutex_t lock;          /* writers, and readers taking a string reference */
     _Atomic int64_t num[SYSVAR__COUNT];
@@ -140,6 +147,8 @@ struct sysvar_store {
     void *hook_arg;
     sysvar_compute_fn compute;
     void *compute_arg;
+    sysvar_check_fn check;
+    void *check_arg;
 };
 
 struct sysvar_session {
@@ -151,6 +160,10 @@ struct sysvar_session {
 /* ---- the table ---- */
 extern const sysvar_def_t sysvar_defs[SYSVAR__COUNT];
 static inline const sysvar_def_t *sysvar_def(sysvar_id_t id) { return &sysvar_defs[id]; }
+/* The row that holds the rules and storage: itself, or an alias's target.  Alias rows (transaction_isolation,
+ * identity, storage_engine, transaction_read_only) carry only name, id and target: read type, scope, flags and
+ * limits through sysvar_real(def). */
+static inline const sysvar_def_t *sysvar_real(const sysvar_def_t *def) { return &sysvar_defs[def->target]; }
 /* Case-insensitive lookup by name ('-' is accepted for '_'), NULL if unknown.  Binary search. */
 const sysvar_def_t *sysvar_find(const char *name);
 const sysvar_def_t *sysvar_findn(const char *name, size_t len);
@@ -162,6 +175,7 @@ int sysvar_store_init(sysvar_store_t *st);
 void sysvar_store_destroy(sysvar_store_t *st);
 void sysvar_store_set_hook(sysvar_store_t *st, sysvar_hook_fn fn, void *arg);
 void sysvar_store_set_compute(sysvar_store_t *st, sysvar_compute_fn fn, void *arg);
+void sysvar_store_set_check(sysvar_store_t *st, sysvar_check_fn fn, void *arg);
 
 /* ---- session ---- */
 /* Copies every SESSION/BOTH variable's global value (at connect, and for COM_RESET_CONNECTION / CHANGE_USER). */
@@ -203,6 +217,12 @@ int sysvar_set_double(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def
 /* SET x = DEFAULT: the session value takes the global one, the global takes the compiled default. */
 int sysvar_set_default(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t *def, sysvar_scope_t scope,
                        diag_t *d);
+/* SET NAMES cs [COLLATE coll]: character_set_client/_connection/_results = cs, collation_connection = coll or
+ * cs's default.  cs NULL is SET NAMES DEFAULT (the global character_set_server).  Errors 1115, 1273, 1253.
+ * Also what the handshake's collation byte maps to: sysvar_collation_by_id(id) then set_names(charset, name). */
+int sysvar_set_names(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, const char *coll, diag_t *d);
+/* SET CHARACTER SET cs: client and results = cs, connection = character_set_database (and its collation). */
+int sysvar_set_character_set(sysvar_store_t *st, sysvar_session_t *ss, const char *cs, diag_t *d);
 /* By name: 1193 "Unknown system variable" if not found, then sysvar_set_text. */
 int sysvar_set_by_name(sysvar_store_t *st, sysvar_session_t *ss, const char *name, sysvar_scope_t scope,
                        const char *text, diag_t *d);
@@ -239,8 +259,18 @@ const sysvar_collation_t *sysvar_collation_find(const char *name);
 const sysvar_collation_t *sysvar_collation_by_id(unsigned id);
 
 /* ---- options ---- */
-/* --help text for every option variable, sorted: "  --name=#   description (default: X)" lines. */
-void sysvar_help(buf_t *out);
+/* Fills out[0..cap) with one config_opt_t per variable that is also a start-up option (not SV_NOOPT, not
+ * session-only); opt->user is the sysvar_def_t.  Returns the number written (SYSVAR__COUNT is always enough).
+ * main.c adds its own options (--help, --version, --user, --log-bin[=name], ...) and calls config_load, then
+ * applies each item with sysvar_set_text(st, NULL, item->opt->user, SYSVAR_STARTUP, item->value, d). */
+size_t sysvar_config_opts(config_opt_t *out, size_t cap);
+/* Applies every item of a loaded config whose option is a variable (opt->user points into sysvar_defs; the
+ * caller's own options are skipped), in order, with SYSVAR_STARTUP.  Clamping warnings are logged with their
+ * source ("option 'max_connections' (/etc/strata/my.cnf:3): Truncated incorrect ..."); the first error stops
+ * and is written to err ("option 'port' (command line): Incorrect argument type to variable 'port'").
+ * --skip-x of a non-boolean variable restores its default; a bare optional one (--log-error) is left to the
+ * caller (config_get).  Returns 0 or -1. */
+int sysvar_apply_config(sysvar_store_t *st, const config_t *cfg, char *err, size_t errlen);
 
 /* MySQL LIKE, case-insensitive (ASCII): % any run, _ one character, \ escapes the next.  */
 bool sysvar_like(const char *pattern, const char *text);

@@ -1,6 +1,9 @@
 /* Unit tests for session/sysvar: lookups, defaults, SET's checks with MariaDB 10.11's exact errors and warnings
  * (each expectation below was read off a live MariaDB 10.11), session/global interplay, SHOW and LIKE. */
+#include <pthread.h>
+
 #include "unit.h"
+#include "session/status.h"
 #include "session/sysvar.h"
 #include "util/diag.h"
 
@@ -203,6 +206,9 @@ TEST(test_bool_enum_double)
     CHECK_EQ_INT(sysvar_set_text(&st, &ss, lq, SYSVAR_NONE, "5", &d), -1232);
     CHECK_EQ_INT(sysvar_set_double(&st, &ss, sysvar_find("expire_logs_days"), SYSVAR_GLOBAL, 1.5, &d), 0);
     CHECK_EQ_STR(txt("expire_logs_days", SYSVAR_GLOBAL), "1.500000");
+    CHECK_EQ_STR(txt("binlog_expire_logs_seconds", SYSVAR_GLOBAL), "129600");
+    CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("binlog_expire_logs_seconds"), SYSVAR_GLOBAL, 100000, false, &d), 0);
+    CHECK_EQ_STR(txt("expire_logs_days", SYSVAR_GLOBAL), "1.157407");
     CHECK_EQ_INT(sysvar_get(&st, &ss, sysvar_find("timestamp"), SYSVAR_NONE, &a, &v, &d), 0);
     CHECK(v.kind == SYSVAR_V_DOUBLE && v.d > 1.6e9);
     CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("timestamp"), SYSVAR_NONE, 1000, false, &d), 0);
@@ -438,16 +444,198 @@ TEST(test_show_like)
     sysvar_value_t v;
     CHECK_EQ_INT(sysvar_get(&st, &ss, sysvar_find("warning_count"), SYSVAR_NONE, &a, &v, &d), 0);
     CHECK_EQ_INT(v.u, 7);
+    config_opt_t opts[SYSVAR__COUNT];
+    size_t nopts = sysvar_config_opts(opts, SYSVAR__COUNT);
+    CHECK(nopts > 100 && nopts < SYSVAR__COUNT);
     buf_t help;
     buf_init(&help);
-    sysvar_help(&help);
+    config_help(opts, nopts, &help);
     buf_append_byte(&help, 0);
     CHECK(strstr((char *)help.data, "  --max-connections=#") != NULL);
+    CHECK(strstr((char *)help.data, "  -P, --port=#") != NULL);
     CHECK(strstr((char *)help.data, "--autocommit ") != NULL);
     CHECK(strstr((char *)help.data, "--version=") == NULL);
+    CHECK(strstr((char *)help.data, "--timestamp") == NULL);
     buf_free(&help);
     teardown();
 }
 
+TEST(test_set_names)
+{
+    setup();
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "nonesuch", NULL, &d), -1115);
+    CHECK_EQ_STR(last_msg(), "Unknown character set: 'nonesuch'");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "utf8mb4", "latin1_bin", &d), -1253);
+    CHECK_EQ_STR(last_msg(), "COLLATION 'latin1_bin' is not valid for CHARACTER SET 'utf8mb4'");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "latin1", NULL, &d), 0);
+    CHECK_EQ_STR(txt("character_set_client", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("character_set_results", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "latin1_swedish_ci");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, "utf8mb4", "utf8mb4_bin", &d), 0);
+    CHECK_EQ_STR(txt("character_set_connection", SYSVAR_SESSION), "utf8mb4");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "utf8mb4_bin");
+    CHECK_EQ_INT(sysvar_set_names(&st, &ss, NULL, NULL, &d), 0);
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "utf8mb4_general_ci");
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("character_set_database"), SYSVAR_NONE, "latin1", &d), 0);
+    CHECK_EQ_INT(sysvar_set_character_set(&st, &ss, "utf8mb3", &d), 0);
+    CHECK_EQ_STR(txt("character_set_client", SYSVAR_SESSION), "utf8mb3");
+    CHECK_EQ_STR(txt("character_set_results", SYSVAR_SESSION), "utf8mb3");
+    CHECK_EQ_STR(txt("character_set_connection", SYSVAR_SESSION), "latin1");
+    CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "latin1_swedish_ci");
+    const sysvar_collation_t *c = sysvar_collation_by_id(45);
+    REQUIRE(c != NULL);
+    CHECK_EQ_STR(c->name, "utf8mb4_general_ci");
+    CHECK(sysvar_collation_by_id(255) == NULL);
+    CHECK_EQ_STR(sysvar_collation_find("utf8_general_ci")->name, "utf8mb3_general_ci");
+    teardown();
+}
+
+/* Readers take string references while a writer keeps replacing the global: under ASan a reader that kept a
+ * freed string would be caught. */
+static volatile int stop_flag;
+static void *reader(void *arg)
+{
+    char buf[64];
+    int n = 0;
+    while (!stop_flag || n < 1000) {
+        sysvar_session_t s;
+        sysvar_session_init(&s, &st, NULL);
+        const char *tz = sysvar_session_str(&s, SYSVAR_TIME_ZONE);
+        if (!(tz[0] == '+' || tz[0] == 'S'))
+            __atomic_fetch_add((int *)arg, 1, __ATOMIC_RELAXED);
+        sysvar_global_str(&st, SYSVAR_TIME_ZONE, buf, sizeof buf);
+        (void)sysvar_global_int(&st, SYSVAR_MAX_CONNECTIONS);
+        sysvar_session_destroy(&s);
+        n++;
+    }
+    return NULL;
+}
+
+TEST(test_concurrent_globals)
+{
+    setup();
+    int bad = 0;
+    pthread_t t[3];
+    stop_flag = 0;
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, reader, &bad);
+    diag_t dd;
+    diag_init(&dd, 4);
+    for (int i = 0; i < 20000; i++) {
+        char tz[16];
+        snprintf(tz, sizeof tz, "+%02d:00", i % 13);
+        sysvar_set_text(&st, NULL, sysvar_find("time_zone"), SYSVAR_GLOBAL, tz, &dd);
+        sysvar_set_int(&st, NULL, sysvar_find("max_connections"), SYSVAR_GLOBAL, 100 + i % 50, false, &dd);
+    }
+    stop_flag = 1;
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dd.error_count, 0);
+    diag_free(&dd);
+    teardown();
+}
+
+static int check_calls;
+static int check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                 const sysvar_value_t *nv, diag_t *dg)
+{
+    check_calls++;
+    if (def->id == SYSVAR_GTID_SLAVE_POS && nv->kind == SYSVAR_V_STR && strchr(nv->s, 'x'))
+        return diag_error(dg, ER_WRONG_VALUE_FOR_VAR, def->name, nv->s);
+    if (def->id == SYSVAR_MAX_CONNECTIONS && nv->u == 13)
+        return diag_error(dg, ER_WRONG_VALUE_FOR_VAR, def->name, "13");
+    return 0;
+}
+
+TEST(test_check_hook)
+{
+    setup();
+    sysvar_store_set_check(&st, check, NULL);
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("gtid_slave_pos"), SYSVAR_GLOBAL, "0-1-x", &d), -1231);
+    CHECK_EQ_STR(txt("gtid_slave_pos", SYSVAR_GLOBAL), "");
+    CHECK_EQ_INT(sysvar_set_text(&st, &ss, sysvar_find("gtid_slave_pos"), SYSVAR_GLOBAL, "0-1-100", &d), 0);
+    CHECK_EQ_STR(txt("gtid_slave_pos", SYSVAR_GLOBAL), "0-1-100");
+    CHECK_EQ_INT(sysvar_set_int(&st, &ss, sysvar_find("max_connections"), SYSVAR_GLOBAL, 13, false, &d), -1231);
+    CHECK_EQ_INT(sysvar_global_int(&st, SYSVAR_MAX_CONNECTIONS), 4096);
+    CHECK_EQ_INT(check_calls, 3);
+    /* alias rows defer to their target */
+    const sysvar_def_t *ti = sysvar_find("transaction_isolation");
+    CHECK_EQ_INT(ti->slot, -1);
+    CHECK_EQ_INT(sysvar_real(ti)->type, SV_T_ENUM);
+    CHECK_EQ_INT(sysvar_real(ti)->scope, SV_SCOPE_BOTH);
+    teardown();
+}
+
+TEST(test_apply_config)
+{
+    setup();
+    config_opt_t opts[SYSVAR__COUNT + 1];
+    size_t n = sysvar_config_opts(opts, SYSVAR__COUNT);
+    opts[n++] = (config_opt_t){"help", CONFIG_ARG_NONE, '?', "Display this help and exit", NULL, NULL};
+    config_t cfg;
+    char *argv[] = {"stratad", "-P", "3310", "--max-connections=0", "--max_allowed_packet=64M", "--skip-autocommit",
+                    "--sql-mode=ANSI", "--help", "--transaction-isolation=READ-COMMITTED", "--log-error",
+                    "--bind-address=0.0.0.0", "--skip-bind-address"};
+    REQUIRE(config_load(&cfg, ARRAY_LEN(argv), argv, opts, n, NULL, NULL) == 0);
+    char err[256] = "";
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), 0);
+    CHECK_EQ_STR(err, "");
+    CHECK_EQ_STR(txt("port", SYSVAR_GLOBAL), "3310");
+    CHECK_EQ_STR(txt("max_connections", SYSVAR_GLOBAL), "10");
+    CHECK_EQ_STR(txt("max_allowed_packet", SYSVAR_GLOBAL), "67108864");
+    CHECK_EQ_STR(txt("autocommit", SYSVAR_GLOBAL), "OFF");
+    CHECK_EQ_STR(txt("sql_mode", SYSVAR_GLOBAL), "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI");
+    CHECK_EQ_STR(txt("tx_isolation", SYSVAR_GLOBAL), "READ-COMMITTED");
+    CHECK_EQ_STR(txt("bind_address", SYSVAR_GLOBAL), "127.0.0.1");
+    CHECK(config_get(&cfg, "log_error") && config_get(&cfg, "log_error")->value == NULL);
+    CHECK(config_get(&cfg, "help") != NULL);
+    config_free(&cfg);
+    char *bad[] = {"stratad", "--port=12x"};
+    REQUIRE(config_load(&cfg, 2, bad, opts, n, NULL, NULL) == 0);
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), -1);
+    CHECK_EQ_STR(err, "option 'port' (command line): Incorrect argument type to variable 'port'");
+    config_free(&cfg);
+    char *bad2[] = {"stratad", "--tx-isolation=sloppy"};
+    REQUIRE(config_load(&cfg, 2, bad2, opts, n, NULL, NULL) == 0);
+    CHECK_EQ_INT(sysvar_apply_config(&st, &cfg, err, sizeof err), -1);
+    CHECK_EQ_STR(err, "option 'tx_isolation' (command line): Variable 'tx_isolation' can't be set to the value of 'sloppy'");
+    config_free(&cfg);
+    teardown();
+}
+
+/* docs/variables.md lists every system and status variable (the tests run from the repository root). */
+TEST(test_docs_list_every_variable)
+{
+    FILE *f = fopen("docs/variables.md", "r");
+    REQUIRE(f != NULL);
+    static char doc[256 * 1024];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = 0;
+    fclose(f);
+    for (int i = 0; i < SYSVAR__COUNT; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "| %s |", sysvar_defs[i].name);
+        if (!strstr(doc, want)) {
+            fprintf(stderr, "docs/variables.md lacks %s\n", sysvar_defs[i].name);
+            CHECK(0);
+        }
+    }
+    for (unsigned i = 0; i < status_ndefs; i++) {
+        const char *name = status_defs[i].name;
+        const char *pre[] = {"Com_", "Handler_", "Innodb_"};
+        char want[128];
+        snprintf(want, sizeof want, "| %s |", name);
+        for (size_t k = 0; k < ARRAY_LEN(pre); k++)
+            if (strncmp(name, pre[k], strlen(pre[k])) == 0)
+                snprintf(want, sizeof want, " %s", name + strlen(pre[k]));
+        if (!strstr(doc, want)) {
+            fprintf(stderr, "docs/variables.md lacks %s\n", name);
+            CHECK(0);
+        }
+    }
+}
+
 UNIT_MAIN(test_find, test_defaults, test_int_clamp, test_bool_enum_double, test_sets, test_scope_errors,
-          test_strings_charsets, test_session_global, test_show_like)
+          test_strings_charsets, test_session_global, test_show_like, test_set_names, test_concurrent_globals,
+          test_check_hook, test_apply_config, test_docs_list_every_variable)
