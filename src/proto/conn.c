@@ -220,6 +220,12 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         c->acct = mem_alloc(sizeof acc);
         memcpy(c->acct, &acc, sizeof acc);
     }
+    if (!c->change_user && c->cfg->max_connections > 0 && !session_is_admin(s) &&
+        c->srv->nsessions >= c->cfg->max_connections) {
+        status_global_inc(&c->srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
+        conn_send_err_code(c, ER_CON_COUNT_ERROR);
+        return -1;
+    }
     c->handshake_done = true;
     c->phase = PH_COMMAND;
     if (c->login_db) {
@@ -555,7 +561,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
     conn_gen_scramble(c->scramble);
-    /* max_connections counts client sessions; the one over the limit gets 1040 instead of a greeting. */
+    /* max_connections ordinary sessions plus one for an administrator; past that, 1040 instead of a greeting. */
     if (cfg->max_connections > 0 && srv->nsessions >= cfg->max_connections + 1) {
         c->seq = 0;
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
