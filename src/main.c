@@ -87,7 +87,12 @@ static int load_options(int argc, char **argv, config_t *cfg)
         buf_init(&b);
         printf("stratad  Ver %s for Linux on %s\nA MySQL/MariaDB-compatible database server.\n\n"
                "Usage: stratad [OPTIONS]\n\nDefault options are read from the following files in the given order:\n"
-               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n\n",
+               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n"
+               "The following options may be given as the first argument:\n"
+               "--print-defaults        Print the program argument list and exit.\n"
+               "--no-defaults           Don't read default options from any option file.\n"
+               "--defaults-file=#       Only read default options from the given file #.\n"
+               "--defaults-extra-file=# Read this file after the global files are read.\n\n",
                STRATA_VERSION_STRING, STRATA_MACHINE);
         config_help(opts, n, &b);
         fwrite(b.data, 1, b.len, stdout);
@@ -174,8 +179,6 @@ int main(int argc, char **argv)
     g_srv.request_shutdown = request_shutdown;
     proto_cfg_t pcfg = {
         .srv = &g_srv,
-        .max_allowed_packet = (size_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_ALLOWED_PACKET),
-        .max_connections = (int)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_CONNECTIONS),
         .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
         .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
     };

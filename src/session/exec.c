@@ -24,6 +24,7 @@ typedef struct exec_ctx {
     session_t *s;
     const value_t *params; /* prepared statement parameters, NULL if none */
     uint32_t nparams;
+    const uint16_t *param_types; /* their wire types (COM_STMT_EXECUTE), NULL for SQL EXECUTE */
     /* SHOW ... WHERE: the current row's columns by name */
     const char *const *row_names;
     const char *const *row_vals;
@@ -247,6 +248,40 @@ static void col_from_meta(res_col_t *c, const sql_col_meta_t *m, const char *nam
     c->flags = m->flags;
 }
 
+/* A bare `?` select item takes its column type from the type the client bound, as MariaDB declares it. */
+static void param_meta(uint16_t wire, const value_t *v, sql_col_meta_t *m)
+{
+    static const uint32_t int_len[] = {[MYSQL_TYPE_TINY] = 4, [MYSQL_TYPE_SHORT] = 6, [MYSQL_TYPE_LONG] = 11,
+                                       [MYSQL_TYPE_INT24] = 9, [MYSQL_TYPE_LONGLONG] = 20};
+    uint8_t t = (uint8_t)(wire & 0xff);
+    if (value_is_null(v) && t != MYSQL_TYPE_NULL)
+        return;
+    switch (t) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONGLONG:
+        m->type = t;
+        m->length = int_len[t];
+        m->flags |= (wire & 0x8000) ? COLF_UNSIGNED : 0;
+        break;
+    case MYSQL_TYPE_FLOAT:
+        m->type = t;
+        m->length = 12;
+        break;
+    case MYSQL_TYPE_TINY_BLOB:
+    case MYSQL_TYPE_MEDIUM_BLOB:
+    case MYSQL_TYPE_LONG_BLOB:
+    case MYSQL_TYPE_BLOB:
+        m->type = MYSQL_TYPE_BLOB;
+        m->flags |= COLF_BLOB | COLF_BINARY;
+        break;
+    default:
+        break;
+    }
+}
+
 static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, uint64_t *out)
 {
     value_t v;
@@ -291,7 +326,10 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     res_col_t *cols = arena_calloc(&s->arena, sizeof(res_col_t) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         sql_col_meta_t m;
-        sql_item_meta(sel->items[i].expr, &vals[i], &m);
+        const sql_expr_t *e = sel->items[i].expr;
+        sql_item_meta(e, &vals[i], &m);
+        if (e->kind == SQL_E_PARAM && x->param_types && e->param_index < x->nparams)
+            param_meta(x->param_types[e->param_index], &vals[i], &m);
         col_from_meta(&cols[i], &m, sql_item_name(&s->arena, &sel->items[i]));
     }
     sink->columns(sink, cols, n);
@@ -996,7 +1034,7 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
-    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams};
+    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types};
     int rc = exec_stmt(&x, p->stmt, sink, false);
     if (rc) {
         if (!diag_failed(&s->diag))
