@@ -243,14 +243,16 @@ def setup_accounts(servers):
 # The plan: invocations of workload scripts, each owing a list of figures
 
 class Metric:
-    def __init__(self, key, label, better):
+    def __init__(self, key, label, better, ratio=None):
         self.key, self.label, self.better = key, label, better
+        self.ratio = ratio  # (numerator key, denominator key): a row derived from two medians, no runs of its own
 
 
 class Invocation:
     def __init__(self, section, script, args, metrics, needs_sbtest=False, special=None, timeout=900):
         self.section, self.script, self.args, self.metrics = section, script, args, metrics
         self.needs_sbtest, self.special, self.timeout = needs_sbtest, special, timeout
+        self.derived = []
 
 
 def csv_ints(s):
@@ -284,18 +286,20 @@ def plan(o, which):
                 special="pid"))
     if "binlog-rotation" in which:
         counts = sorted(csv_ints(o.binlog_files))
-        ms = []
-        for n in counts:
-            ms.append(Metric("binlog/flush/%d" % n, "FLUSH BINARY LOGS at %s files: ms (median of %d)"
-                             % (f"{n:,}", o.binlog_samples), "lower"))
-            ms.append(Metric("binlog/purge/%d" % n, "PURGE BINARY LOGS BEFORE (removes none) at %s files: ms"
-                             % f"{n:,}", "lower"))
+        for i, n in enumerate(counts):
+            inv.append(Invocation(
+                "3. binlog rotation (seed 000): %d samples per run" % o.binlog_samples, "binlog-rotation",
+                ["--files", str(n), "--samples", str(o.binlog_samples)] + (["--reset"] if i == 0 else []),
+                [Metric("binlog/flush/%d" % n, "FLUSH BINARY LOGS at %s files: ms (median)" % f"{n:,}", "lower"),
+                 Metric("binlog/purge/%d" % n, "PURGE BINARY LOGS BEFORE (removes none) at %s files: ms (median)"
+                        % f"{n:,}", "lower")],
+                timeout=3600))
         if len(counts) > 1:
-            ms.append(Metric("binlog/flush/ratio", "FLUSH time, %s / %s files" % (counts[-1], counts[0]), "lower"))
-            ms.append(Metric("binlog/purge/ratio", "PURGE time, %s / %s files" % (counts[-1], counts[0]), "lower"))
-        inv.append(Invocation("3. binlog rotation (seed 000)", "binlog-rotation",
-                              ["--files", ",".join(map(str, counts)), "--samples", str(o.binlog_samples)], ms,
-                              timeout=3600))
+            inv[-1].derived = [
+                Metric("binlog/%s/ratio" % w, "%s time, %s / %s files (ratio of the medians above)"
+                       % (w.upper(), f"{counts[-1]:,}", f"{counts[0]:,}"), "lower",
+                       ratio=("binlog/%s/%d" % (w, counts[-1]), "binlog/%s/%d" % (w, counts[0])))
+                for w in ("flush", "purge")]
     if "disk-data" in which:
         inv.append(Invocation(
             "4. disk-data counters (seed 002): %s rows of 4 KiB" % f"{o.dd_rows:,}", "disk-data",
@@ -518,6 +522,19 @@ def table_rows(invs, res, runs, kinds):
             st, sv = cell(res, m.key, "strata", runs, kinds)
             ratio = "%.2fx" % (sv / mv) if mv and sv is not None else "–"
             rows.append(("row", m.label, m.better, mt, st, ratio))
+        for m in inv.derived:
+            cells = []
+            for kind in ("mariadb", "strata"):
+                num = cell(res, m.ratio[0], kind, runs, kinds)[1]
+                den = cell(res, m.ratio[1], kind, runs, kinds)[1]
+                if kind not in kinds:
+                    cells.append(("not run", None))
+                elif num is None or den is None or den == 0:
+                    cells.append((NOT_SUPPORTED, None))
+                else:
+                    cells.append(("%.2f" % (num / den), num / den))
+            ratio = "%.2fx" % (cells[1][1] / cells[0][1]) if cells[0][1] and cells[1][1] is not None else "–"
+            rows.append(("row", m.label, m.better, cells[0][0], cells[1][0], ratio))
     return rows
 
 
