@@ -1,0 +1,553 @@
+/*
+ * One MySQL connection: reading and writing its socket, the handshake and the command loop.
+ *
+ * Reads are non-blocking: a worker reads what the socket has, runs every whole command in it, and returns
+ * NET_REARM when the socket is drained, so an idle connection holds no thread.  Writes go out when a command's
+ * answer is complete (or every 64 KiB of a large result); if the socket buffer is full the worker waits for it
+ * (poll, net_write_timeout).
+ *
+ * HandshakeV10 (server -> client, sequence 0):
+ *   u8 10 | version NUL | u32 connection id | scramble[0..8] | u8 0 | u16 caps low | u8 charset |
+ *   u16 status | u16 caps high | u8 21 (scramble length + 1) | 10 reserved bytes | scramble[8..20] NUL |
+ *   auth plugin name NUL
+ * HandshakeResponse41 (client -> server):
+ *   u32 caps | u32 max packet | u8 charset | 23 filler | user NUL | auth response (lenenc, or u8 length, or
+ *   NUL-terminated) | [db NUL] | [plugin NUL] | [lenenc attrs length, attrs] | [u8 zstd level]
+ * SSLRequest: the first 32 bytes of HandshakeResponse41 with CLIENT_SSL; TLS starts right after it.
+ */
+#include <errno.h>
+#include <openssl/rand.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/proto_int.h"
+
+#define SERVER_CAPS                                                                                          \
+    (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
+     CLIENT_ODBC | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41 | CLIENT_INTERACTIVE | CLIENT_IGNORE_SIGPIPE |   \
+     CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS |       \
+     CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS |                                   \
+     CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS | CLIENT_SESSION_TRACK |     \
+     CLIENT_DEPRECATE_EOF | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM)
+
+const char *proto_command_name(int cmd)
+{
+    switch (cmd) {
+#define COM(name, code) \
+    case code:          \
+        return #name;
+#include "proto/commands.def"
+#undef COM
+    default:
+        return "COM_UNKNOWN";
+    }
+}
+
+/* ---- socket I/O ---- */
+
+static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
+{
+    int timeout_ms = (c->cfg->net_write_timeout > 0 ? c->cfg->net_write_timeout : 60) * 1000;
+    while (n > 0 && c->tls) {
+        ssize_t w = tls_write(c->tls, p, n);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
+            continue;
+        }
+        if (w != TLS_WANT_WRITE && w != TLS_WANT_READ)
+            return -1;
+        struct pollfd pfd = {.fd = c->fd, .events = w == TLS_WANT_WRITE ? POLLOUT : POLLIN};
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+            return -1;
+    }
+    while (n > 0) {
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+            int r = poll(&pfd, 1, timeout_ms);
+            if (r <= 0)
+                return -1;
+            continue;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int conn_flush(conn_t *c)
+{
+    if (!c->obuf.len)
+        return 0;
+    int rc;
+    if (c->compressed) {
+        buf_reset(&c->zbuf);
+        pcomp_wrap(&c->pc, c->obuf.data, c->obuf.len, &c->cseq, &c->zbuf);
+        rc = conn_write_all(c, c->zbuf.data, c->zbuf.len);
+        buf_reset(&c->zbuf);
+    } else {
+        rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    }
+    buf_reset(&c->obuf);
+    if (rc)
+        c->phase = PH_CLOSING;
+    return rc;
+}
+
+/* Reads what the socket has into rbuf.  >0 bytes read, 0 would block, -1 closed or failed. */
+static int conn_read_some(conn_t *c)
+{
+    buf_reserve(&c->rbuf, 16384);
+    if (c->tls) {
+        ssize_t r = tls_read(c->tls, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len);
+        if (r > 0) {
+            c->rbuf.len += (size_t)r;
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
+            return (int)r;
+        }
+        if (r == TLS_WANT_READ)
+            return 0;
+        if (r == TLS_WANT_WRITE) {
+            struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+            return poll(&pfd, 1, 1000) > 0 ? conn_read_some(c) : -1;
+        }
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = recv(c->fd, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len, 0);
+        if (r > 0) {
+            c->rbuf.len += (size_t)r;
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
+            return (int)r;
+        }
+        if (r == 0)
+            return -1;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return 0;
+        return -1;
+    }
+}
+
+/* Moves one whole compressed frame from rbuf into ibuf.  STRATA_EAGAIN when rbuf has no whole frame. */
+static int conn_unwrap_frame(conn_t *c)
+{
+    if (c->rbuf.len < PCOMP_HEADER_SIZE)
+        return STRATA_EAGAIN;
+    size_t flen = PCOMP_HEADER_SIZE + (c->rbuf.data[0] | (size_t)c->rbuf.data[1] << 8 | (size_t)c->rbuf.data[2] << 16);
+    if (c->rbuf.len < flen)
+        return STRATA_EAGAIN;
+    if (c->ibuf.len == 0 && c->phase == PH_COMMAND)
+        c->cseq = 0;
+    size_t consumed = 0;
+    int rc = pcomp_unwrap(&c->pc, c->rbuf.data, flen, &consumed, &c->cseq, &c->ibuf);
+    buf_consume(&c->rbuf, consumed);
+    return rc;
+}
+
+/* ---- handshake ---- */
+
+static void conn_gen_scramble(uint8_t s[20])
+{
+    if (RAND_bytes(s, 20) != 1)
+        for (int i = 0; i < 20; i++)
+            s[i] = (uint8_t)rand();
+    for (int i = 0; i < 20; i++) {
+        s[i] = (uint8_t)((s[i] & 0x7f) % 94 + 33); /* printable, never NUL or '$' */
+        if (s[i] == '$')
+            s[i] = '%';
+    }
+}
+
+static void conn_send_greeting(conn_t *c)
+{
+    buf_t *b = &c->obuf;
+    uint32_t caps = SERVER_CAPS | (c->cfg->tls ? CLIENT_SSL : 0);
+    c->seq = 0;
+    conn_pk_begin(c);
+    buf_put_u8(b, 10);
+    buf_append_str(b, "5.5.5-"); /* as MariaDB does, so old replicas and clients parse the version */
+    buf_append(b, c->srv->version, strlen(c->srv->version) + 1);
+    buf_put_u32(b, c->id);
+    buf_append(b, c->scramble, 8);
+    buf_put_u8(b, 0);
+    buf_put_u16(b, (uint16_t)caps);
+    buf_put_u8(b, CHARSET_UTF8MB4_GENERAL_CI);
+    buf_put_u16(b, SERVER_STATUS_AUTOCOMMIT);
+    buf_put_u16(b, (uint16_t)(caps >> 16));
+    buf_put_u8(b, 21);
+    for (int i = 0; i < 10; i++)
+        buf_put_u8(b, 0);
+    buf_append(b, c->scramble + 8, 12);
+    buf_put_u8(b, 0);
+    buf_append(b, "mysql_native_password", sizeof "mysql_native_password");
+    conn_pk_end(c);
+}
+
+static int conn_handshake_response(conn_t *c)
+{
+    pcur_t cur;
+    pcur_init(&cur, c->pkt.data, c->pkt.len);
+    uint32_t caps = pcur_get_u32(&cur);
+    if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
+        conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
+        return -1;
+    }
+    pcur_get_u32(&cur); /* max packet size */
+    pcur_get_u8(&cur);  /* charset */
+    pcur_get_bytes(&cur, 23);
+    if ((caps & CLIENT_SSL) && !c->tls && pcur_left(&cur) == 0 && pcur_ok(&cur)) {
+        /* SSLRequest: TLS starts now; the full response follows over it. */
+        if (!c->cfg->tls) {
+            conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+            return -1;
+        }
+        c->tls = tls_conn_new(c->cfg->tls->ctx, c->fd, c->rbuf.data, c->rbuf.len);
+        buf_reset(&c->rbuf);
+        c->sess->tls = true;
+        c->phase = PH_TLS_ACCEPT;
+        return 0;
+    }
+    if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
+        conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
+        return -1;
+    }
+    size_t ulen = 0;
+    const char *user = pcur_get_cstr(&cur, &ulen);
+    if (cur.err) {
+        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+        return -1;
+    }
+    c->caps = caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
+    size_t alen = 0;
+    const uint8_t *auth = NULL;
+    if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
+        auth = pcur_get_lenenc_str(&cur, &alen);
+    } else if (caps & CLIENT_SECURE_CONNECTION) {
+        alen = pcur_get_u8(&cur);
+        auth = pcur_get_bytes(&cur, alen);
+    } else {
+        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
+    }
+    const char *db = NULL;
+    size_t dblen = 0;
+    if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
+        db = pcur_get_cstr(&cur, &dblen);
+    const char *plugin = NULL;
+    if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
+        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
+    if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
+        size_t alen2 = 0;
+        pcur_get_lenenc_str(&cur, &alen2);
+    }
+    /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
+    if (caps & CLIENT_COMPRESS) {
+        c->comp_algo = PCOMP_ZLIB;
+    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+        c->comp_algo = PCOMP_ZSTD;
+        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
+    }
+    if (cur.err) {
+        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+        return -1;
+    }
+    (void)auth;
+    (void)plugin;
+    session_t *s = c->sess;
+    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
+    snprintf(s->host, sizeof s->host, "%s", c->peer.addr);
+    snprintf(s->priv_user, sizeof s->priv_user, "%s", s->user);
+    snprintf(s->priv_host, sizeof s->priv_host, "%s", c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") ? "localhost" : "%");
+    /* TODO(auth branch): verify the password against the account store; until it lands every account with
+     * an empty password is accepted and any password is refused. */
+    if (alen != 0) {
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+        return -1;
+    }
+    s->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
+    c->handshake_done = true;
+    c->phase = PH_COMMAND;
+    if (db && dblen) {
+        session_init_db(s, db, dblen, &c->sink);
+        if (s->diag.error_code)
+            return -1;
+        buf_reset(&c->obuf), c->seq = 2; /* init_db's OK is replaced by the login OK below */
+        c->seq = 2;
+    }
+    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        c->compressed = true;
+    }
+    session_register(s);
+    s->state = SESS_SLEEP;
+    return 0;
+}
+
+/* ---- commands ---- */
+
+static int conn_command(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (c->pkt.len == 0) {
+        log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (empty command packet)", c->id,
+                 s->db ? s->db : "unconnected", s->user, s->host);
+        return -1;
+    }
+    uint8_t cmd = c->pkt.data[0];
+    const char *arg = (const char *)c->pkt.data + 1;
+    size_t alen = c->pkt.len - 1;
+    diag_clear(&s->diag);
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, 1);
+    int rc = 0;
+    switch (cmd) {
+    case COM_QUIT:
+        rc = -1;
+        break;
+    case COM_PING:
+        status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+        conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+        break;
+    case COM_QUERY:
+        session_query(s, arg, alen, &c->sink);
+        break;
+    case COM_INIT_DB:
+        session_init_db(s, arg, alen, &c->sink);
+        break;
+    case COM_STATISTICS:
+        session_statistics(s, &c->sink);
+        break;
+    case COM_PROCESS_KILL: {
+        pcur_t cur;
+        pcur_init(&cur, (const uint8_t *)arg, alen);
+        uint32_t id = pcur_get_u32(&cur);
+        if (cur.err) {
+            rc = -1;
+            break;
+        }
+        session_kill(s, id, false, &c->sink);
+        break;
+    }
+    case COM_SET_OPTION: {
+        pcur_t cur;
+        pcur_init(&cur, (const uint8_t *)arg, alen);
+        uint16_t opt = pcur_get_u16(&cur);
+        if (cur.err || opt > 1) {
+            conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+            break;
+        }
+        s->multi_statements = opt == 0;
+        if (s->multi_statements)
+            c->caps |= CLIENT_MULTI_STATEMENTS;
+        else
+            c->caps &= ~CLIENT_MULTI_STATEMENTS;
+        conn_send_eof(c, session_status_flags(s), 0);
+        break;
+    }
+    case COM_RESET_CONNECTION:
+        session_reset(s);
+        conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+        break;
+    case COM_FIELD_LIST:
+        /* No tables yet: an empty field list. */
+        if (c->caps & CLIENT_DEPRECATE_EOF)
+            conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL), c->obuf.data[c->pk_start + 4] = 0xfe;
+        else
+            conn_send_eof(c, session_status_flags(s), 0);
+        break;
+    case COM_PROCESS_INFO:
+        session_query(s, "SHOW PROCESSLIST", 16, &c->sink);
+        break;
+    case COM_SHUTDOWN:
+        session_query(s, "SHUTDOWN", 8, &c->sink);
+        break;
+    case COM_DEBUG:
+        conn_send_eof(c, session_status_flags(s), 0);
+        break;
+    default:
+        conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+        break;
+    }
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
+    arena_reset(&s->arena);
+    return rc;
+}
+
+/* ---- net_ops ---- */
+
+static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t *peer)
+{
+    const proto_cfg_t *cfg = arg;
+    server_t *srv = cfg->srv;
+    conn_t *c = mem_calloc(1, sizeof *c);
+    c->nc = nc;
+    c->fd = fd;
+    c->cfg = cfg;
+    c->srv = srv;
+    c->peer = *peer;
+    c->phase = PH_GREETING;
+    conn_sink_init(c);
+    c->sess = session_new(srv);
+    c->sess->proto_conn = c;
+    c->sess->fd = fd;
+    c->id = c->sess->id;
+    snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
+    conn_gen_scramble(c->scramble);
+    /* max_connections counts client sessions; the one over the limit gets 1040 instead of a greeting. */
+    if (cfg->max_connections > 0 && srv->nsessions >= cfg->max_connections + 1) {
+        c->seq = 0;
+        conn_send_err_code(c, ER_CON_COUNT_ERROR);
+        conn_flush(c);
+        status_global_inc(&srv->status, STATUS_ABORTED_CONNECTS);
+        status_global_inc(&srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
+        session_free(c->sess);
+        buf_free(&c->obuf);
+        mem_free(c);
+        return NULL;
+    }
+    conn_send_greeting(c);
+    if (conn_flush(c) != 0) {
+        session_free(c->sess);
+        buf_free(&c->obuf);
+        mem_free(c);
+        return NULL;
+    }
+    buf_shrink(&c->obuf, 0);
+    return c;
+}
+
+static enum net_ready_result proto_ready(void *ctx)
+{
+    conn_t *c = ctx;
+    for (;;) {
+        if (c->phase == PH_CLOSING || atomic_load(&c->sess->killed))
+            return NET_CLOSE;
+        if (c->phase == PH_TLS_ACCEPT) {
+            int r = tls_handshake_step(c->tls);
+            if (r == TLS_WANT_READ)
+                return NET_REARM;
+            if (r == TLS_WANT_WRITE) {
+                struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+                if (poll(&pfd, 1, 10000) <= 0)
+                    return NET_CLOSE;
+                continue;
+            }
+            if (r != TLS_DONE) {
+                log_warn("Aborted connection %u to host: '%s' (TLS handshake failed: %s)", c->id, c->sess->host,
+                         tls_last_error(c->tls));
+                status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+                return NET_CLOSE;
+            }
+            c->phase = PH_GREETING;
+            continue;
+        }
+        /* Every whole packet already read is handled before reading more. */
+        size_t consumed = 0;
+        uint8_t seq = c->seq;
+        if (c->phase == PH_COMMAND)
+            seq = 0;
+        buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
+        int rc = c->compressed
+                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed)
+                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        if (rc == STRATA_EAGAIN && c->compressed) {
+            /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
+            rc = conn_unwrap_frame(c);
+            if (rc == 0)
+                continue;
+        }
+        if (rc == 0) {
+            buf_consume(src, consumed);
+            c->seq = seq;
+            int r;
+            if (c->phase == PH_GREETING)
+                r = conn_handshake_response(c);
+            else
+                r = conn_command(c);
+            if (conn_flush(c) != 0 || r != 0)
+                return NET_CLOSE;
+            continue;
+        }
+        if (rc == STRATA_ETOOBIG) {
+            /* MySQL answers 1153 and closes the connection. */
+            log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got a packet bigger than "
+                     "'max_allowed_packet' bytes)",
+                     c->id, c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
+            c->seq = seq + 1;
+            conn_send_err_code(c, ER_NET_PACKET_TOO_LARGE);
+            conn_flush(c);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CLIENTS);
+            return NET_CLOSE;
+        }
+        if (rc == STRATA_EPROTO) {
+            log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got packets out of order)", c->id,
+                     c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
+            return NET_CLOSE;
+        }
+        /* Need more bytes. */
+        int n = conn_read_some(c);
+        if (n > 0)
+            continue;
+        if (n == 0) {
+            /* Keep an idle connection small: drop the buffers a large statement grew. */
+            if (c->rbuf.len == 0)
+                buf_shrink(&c->rbuf, 0);
+            buf_shrink(&c->pkt, 0);
+            buf_shrink(&c->obuf, 0);
+            if (c->ibuf.len == 0)
+                buf_shrink(&c->ibuf, 0);
+            buf_shrink(&c->zbuf, 0);
+            return NET_REARM;
+        }
+        if (c->phase != PH_COMMAND || c->rbuf.len) {
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
+            log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)", c->id,
+                     c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host,
+                     c->handshake_done ? "Got an error reading communication packets" : "closed during handshake");
+        }
+        return NET_CLOSE;
+    }
+}
+
+static void proto_closed(void *ctx)
+{
+    conn_t *c = ctx;
+    if (c->sess) {
+        session_unregister(c->sess);
+        session_free(c->sess);
+    }
+    if (c->tls)
+        tls_free(c->tls);
+    buf_free(&c->rbuf);
+    buf_free(&c->pkt);
+    buf_free(&c->obuf);
+    buf_free(&c->ibuf);
+    buf_free(&c->zbuf);
+    pcomp_free(&c->pc);
+    mem_free(c);
+}
+
+const net_ops_t proto_net_ops = {
+    .accepted = proto_accepted,
+    .ready = proto_ready,
+    .closed = proto_closed,
+};
