@@ -63,6 +63,10 @@ def run_quiet(args, timeout=30):
 # ---------------------------------------------------------------------------------------------------------------
 # Servers
 
+# Options strata may be started without, if it refuses them (its figures are then marked "*").
+DROPPABLE = ("--innodb-buffer-pool-size", "--innodb-flush-log-at-trx-commit", "--log-bin", "--sync-binlog",
+             "--binlog-format", "--server-id", "--max-connections", "--pid-file", "--log-error")
+
 class Server:
     """One server under test, in its own scratch directory, on a free loopback port."""
 
@@ -80,6 +84,7 @@ class Server:
         self.pid = None
         self.down = None          # why this server cannot run anything any more
         self.version = None
+        self.dropped = []         # options of the common set the server refused, so it ran without them
         self.o = o
         # Same durability and buffer pool for both, under the same (MySQL) option names.
         self.common = ["--datadir=" + self.datadir, "--port=%d" % self.port, "--socket=" + self.socket,
@@ -105,14 +110,35 @@ class Server:
                 self.down = "%s does not exist (run make)" % self.cmd[0]
                 return
             os.makedirs(self.datadir, exist_ok=True)
-        with open(self.log, "a") as logf:
-            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
-        self.pid = self.proc.pid
-        why = self.wait_ready(self.o.start_timeout)
-        if why:
-            self.down = why
+        for attempt in range(len(DROPPABLE) + 1):
+            mark = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+            with open(self.log, "a") as logf:
+                self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=logf,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+            self.pid = self.proc.pid
+            why = self.wait_ready(self.o.start_timeout)
+            if not why:
+                return
             self.stop()
+            # A server that refuses an option of the common set is started again without it, and every figure
+            # it then produces is marked: it did not run under the same options.
+            bad = self.refused_option(mark)
+            if self.kind == "strata" and bad and bad.split("=")[0] in DROPPABLE and bad in self.cmd:
+                self.cmd.remove(bad)
+                self.dropped.append(bad)
+                continue
+            self.down = why
+            return
+
+    def refused_option(self, offset):
+        import re
+        try:
+            with open(self.log, errors="replace") as f:
+                f.seek(offset)
+                m = re.search(r"unknown option '([^']+)'", f.read())
+            return m.group(1) if m else None
+        except OSError:
+            return None
 
     def restart(self):
         """Stop and start again with the same command (a fresh process for figures that a warm one would hide)."""
@@ -131,7 +157,7 @@ class Server:
         import pymysql
         try:
             c = pymysql.connect(host="127.0.0.1", port=self.port, user=self.user, password=self.password,
-                                connect_timeout=10, read_timeout=10)
+                                connect_timeout=10, read_timeout=10, autocommit=None)
         except Exception as e:
             return "stopped accepting connections (%s)" % e
         try:
@@ -157,7 +183,7 @@ class Server:
                 return "%s exited with status %d at start: %s" % (self.name, self.proc.returncode, self.log_tail())
             try:
                 c = pymysql.connect(host="127.0.0.1", port=self.port, user=self.user, password=self.password,
-                                    connect_timeout=2, read_timeout=10)
+                                    connect_timeout=2, read_timeout=10, autocommit=None)
                 self.version = c.get_server_info()
                 c.close()
                 return None
@@ -170,8 +196,9 @@ class Server:
         for f in (os.path.join(self.dir, "error.log"), self.log):
             try:
                 lines = [l.strip() for l in open(f, errors="replace") if l.strip()]
-                if lines:
-                    return lines[-1][:200]
+                errs = [l for l in lines if "error" in l.lower() or "unknown" in l.lower()]
+                if errs or lines:
+                    return (errs or lines)[-1][:200]
             except OSError:
                 pass
         return "(no output)"
@@ -494,6 +521,9 @@ def fmt(v):
     return f"{v:.3f}"
 
 
+MARKS = {}  # server kind -> suffix for its figures ("*" when it ran without some of the common options)
+
+
 def cell(res, key, kind, runs, kinds):
     if kind not in kinds:
         return "not run", None
@@ -504,7 +534,7 @@ def cell(res, key, kind, runs, kinds):
     txt = "%s (%s–%s)" % (fmt(med), fmt(min(vs)), fmt(max(vs)))
     if len(vs) < runs:
         txt += " n=%d" % len(vs)
-    return txt, med
+    return txt + MARKS.get(kind, ""), med
 
 
 def table_rows(invs, res, runs, kinds):
@@ -532,7 +562,7 @@ def table_rows(invs, res, runs, kinds):
                 elif num is None or den is None or den == 0:
                     cells.append((NOT_SUPPORTED, None))
                 else:
-                    cells.append(("%.2f" % (num / den), num / den))
+                    cells.append(("%.2f" % (num / den) + MARKS.get(kind, ""), num / den))
             ratio = "%.2fx" % (cells[1][1] / cells[0][1]) if cells[0][1] and cells[1][1] is not None else "–"
             rows.append(("row", m.label, m.better, cells[0][0], cells[1][0], ratio))
     return rows
@@ -637,6 +667,10 @@ def options_text(servers, o, account):
     out = []
     for s in servers:
         out.append("%s command: %s" % (s.name, " ".join(shlex.quote(x) for x in s.cmd)))
+        if s.dropped:
+            out.append("* %s refused %s (unknown option) and ran without: its figures marked * are NOT under the "
+                       "same options as %s's" % (s.name, " ".join(s.dropped),
+                                                  "MariaDB" if s.kind == "strata" else "strata"))
     out.append("account: " + account)
     out.append("runs per cell: %d (median, min–max); servers alternate ABBA; both run throughout" % o.runs)
     return out
@@ -718,6 +752,9 @@ def main():
         for s in servers:
             say("starting %s on 127.0.0.1:%d" % (s.name, s.port))
             s.start()
+            if s.dropped:
+                MARKS[s.kind] = " *"
+                say("  %s refused %s: started without (its figures are marked *)" % (s.name, " ".join(s.dropped)))
             if s.down:
                 say("  %s is not running: %s" % (s.name, s.down))
             else:
