@@ -731,7 +731,10 @@ def options():
 def main():
     o = options()
     which = WORKLOADS if not o.workloads or "all" in o.workloads else [w for w in WORKLOADS if w in o.workloads]
-    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS else None)
+    # bench/RESULTS.md only from a full run of the real pair; anything else writes only where --results says.
+    real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
+            [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])
+    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real else None)
     cmdline = os.environ.get("BENCH_CMDLINE") or "bench/run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     benchlib.raise_nofile(20000)
     scratch = tempfile.mkdtemp(prefix="strata-bench-", dir=o.scratch)
