@@ -210,12 +210,31 @@ class Server:
         if not self.down and self.pid and not alive(self.pid):
             self.down = "%s died during %s: %s" % (self.name, during, self.log_tail())
 
+    def ours(self, pid):
+        """pid is alive and is this server (its command line names our data directory): no pid-reuse accidents."""
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                return alive(pid) and ("--datadir=" + self.datadir).encode() in f.read().split(b"\0")
+        except OSError:
+            return False
+
+    def stop_all(self):
+        """Stop the server and, if the recovery workload restarted it and was interrupted, the restarted one."""
+        self.stop()
+        try:
+            pid = int(open(os.path.join(self.dir, "restarted.pid")).read().strip())
+        except (OSError, ValueError):
+            return
+        if self.ours(pid):
+            self.pid, self.proc = pid, None
+            self.stop()
+
     def stop(self):
         """SIGTERM by pid, SIGKILL after 60 s."""
         if not self.pid:
             return
         pid, self.pid = self.pid, None
-        if alive(pid):
+        if self.ours(pid):
             try:
                 os.kill(pid, signal.SIGTERM)
             except OSError:
@@ -334,7 +353,8 @@ def plan(o, which):
             [Metric("dd/insert", "insert, 1 client, batches of 5: rows/s", "higher"),
              Metric("dd/read", "random reads by id, %d clients, %d s: reads/s" % (o.dd_read_threads, o.dd_read_time),
                     "higher"),
-             Metric("dd/disk", "data directory growth during the inserts: MiB", "lower")],
+             Metric("dd/disk", "data directory growth during the inserts: MiB", "lower"),
+             Metric("dd/binlog", "  of which binlog files: MiB", "lower")],
             special="datadir", timeout=3600))
     if "connections" in which:
         sec = "5. connections (seed 003)"
@@ -377,6 +397,10 @@ def run_script(script, args, logf, timeout):
         kill_group(p)
         out, _ = p.communicate()
         return {}, {}, "timed out after %d s" % timeout
+    except BaseException:
+        kill_group(p)  # interrupted: the workload and its sysbench go too
+        p.wait()
+        raise
     finally:
         CURRENT_CHILD = None
     logf.write(out)
@@ -791,7 +815,7 @@ def main():
         return_code = 0
     finally:
         for s in servers:
-            s.stop()
+            s.stop_all()
         logf.close()
         if not o.keep:
             for s in servers:

@@ -164,11 +164,13 @@ def proc_rss_kib(pid):
     raise Unsupported("no VmRSS for pid %d" % pid)
 
 
-def dir_bytes(path):
-    """Bytes allocated on disk under path (st_blocks, like du)."""
+def dir_bytes(path, prefix=None):
+    """Bytes allocated on disk under path (st_blocks, like du); with prefix, only files whose name starts so."""
     total = 0
     for root, dirs, files in os.walk(path):
         for f in files:
+            if prefix and not f.startswith(prefix):
+                continue
             try:
                 total += os.lstat(os.path.join(root, f)).st_blocks * 512
             except OSError:
