@@ -10,6 +10,28 @@
 
 #include "session/session.h"
 
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    (void)arg;
+    (void)num;
+    const session_t *s = ss ? ss->owner : NULL;
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -18,6 +40,7 @@ int server_init(server_t *srv)
     srv->version = STRATA_VERSION_STRING;
     sysvar_store_init(&srv->vars);
     status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;
@@ -50,6 +73,7 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    session_clear_state(s);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -94,6 +118,14 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
+bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+
+void session_begin_statement(session_t *s)
+{
+    diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
+                         sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+}
+
 uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
 
 void session_reset(session_t *s)
@@ -102,24 +134,33 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    session_clear_state(s);
     sysvar_session_reset(&s->vars);
 }
 
-void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+int session_set_db(session_t *s, const char *db, size_t len)
 {
-    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
-    (void)len;
     /* No catalog yet: every database is unknown except information_schema. */
     if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
-        sink->ok(sink, 0, 0, NULL, false);
-        return;
+        return 0;
     }
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
-    diag_error(&s->diag, ER_BAD_DB_ERROR, name);
-    sink->error(sink);
+    return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
+}
+
+void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
+    if (session_set_db(s, db, len) != 0)
+        sink->error(sink);
+    else
+        sink->ok(sink, 0, 0, NULL, false);
 }
 
 void session_statistics(session_t *s, res_sink_t *sink)
@@ -146,6 +187,12 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         if (t->id != id)
             continue;
         found = true;
+        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+            pthread_mutex_unlock(&srv->sessions_lock);
+            diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
+            sink->error(sink);
+            return;
+        }
         if (query_only) {
             atomic_store(&t->kill_query, true);
         } else {
@@ -167,13 +214,4 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         return;
     }
     sink->ok(sink, 0, 0, NULL, false);
-}
-
-void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
-{
-    status_inc(&s->stat, STATUS_QUESTIONS);
-    char what[64];
-    snprintf(what, sizeof what, "%.*s", (int)(len < 40 ? len : 40), sql);
-    diag_error(&s->diag, ER_NOT_SUPPORTED_YET, what);
-    sink->error(sink);
 }
