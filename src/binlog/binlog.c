@@ -345,14 +345,15 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     binlog_ev_checkpoint(&b, t, bl->opt.server_id, ckname);
     uint64_t end = binlog_events_seal(b.data + 4, b.len - 4, 4, 0, 0);
     int rc = 0;
-    if (pwrite(fd, b.data, b.len, 0) != (ssize_t)b.len || fdatasync(fd) || fsync_dir(bl->dir)) {
+    if (pwrite(fd, b.data, b.len, 0) != (ssize_t)b.len || (bl->opt.sync && (fdatasync(fd) || fsync_dir(bl->dir)))) {
         rc = STRATA_EIO;
         log_error("binlog: cannot write '%s': %s", path, strerror(errno));
         close(fd);
         unlink(path);
         goto out;
     }
-    __atomic_add_fetch(&bl->stats.fsyncs, 1, __ATOMIC_RELAXED);
+    if (bl->opt.sync)
+        __atomic_add_fetch(&bl->stats.fsyncs, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&bl->mu);
     bl_file_t *f = bl_file_append(bl, seq);
     f->size = f->disk_size = end;
@@ -977,6 +978,7 @@ typedef struct scan {
     binlog_gtid_t last_gtid;
     bool clean; /* ends with ROTATE or STOP */
     bool error;
+    char why[600]; /* the reader's error when error */
     binlog_recovery_t *rec; /* append transactions ending after min_end here */
     binlog_pos_t min_end;
 } scan_t;
@@ -1052,9 +1054,9 @@ static int scan_file(binlog_t *bl, const char *name, uint32_t seq, scan_t *s)
         if (s->rec && binlog_pos_cmp(cur.end, s->min_end) > 0)
             rec_add(s->rec, cur);
     }
-    if (k < 0) {
+    if (k < 0) { /* reported by the caller: one line, with the truncation it causes */
         s->error = true;
-        log_warn("binlog: recovery stopped reading: %s", binlog_reader_error(r));
+        snprintf(s->why, sizeof s->why, "%s", binlog_reader_error(r));
     }
 out:
     binlog_reader_close(r);
@@ -1068,6 +1070,8 @@ static void reconcile_dir(binlog_t *bl)
     static const char *const alien_suffix[] = {".gz", ".xz", ".bz2", ".zst", ".lz4", ".Z"};
     for (uint32_t i = 0; i < bl->nfiles; i++) {
         bl_file_t *f = &bl->files[bl->head + i];
+        if (!(f->flags & BL_F_CLOSED))
+            continue; /* the file active at a crash: recovery reads it */
         char path[BL_PATH_MAX + 64];
         bl_file_path(bl, f, path, sizeof path);
         struct stat st;
@@ -1219,14 +1223,18 @@ static int recover(binlog_t *bl, binlog_recovery_t *rec)
     struct stat st;
     uint64_t size = stat(path, &st) == 0 ? (uint64_t)st.st_size : sc.good_end;
     if (!(last->flags & BL_F_COMPRESSED) && size > sc.good_end) {
-        log_warn("binlog: '%s' ends with an incomplete transaction or event; truncated from %llu to %llu bytes",
-                 path, (unsigned long long)size, (unsigned long long)sc.good_end);
+        log_warn("binlog: '%s' ends with an incomplete transaction or event; truncated from %llu to %llu bytes%s%s",
+                 path, (unsigned long long)size, (unsigned long long)sc.good_end, sc.error ? ": " : "",
+                 sc.error ? sc.why : "");
+        sc.error = false;
         if (rec)
             rec->truncated_bytes = size - sc.good_end;
         if (truncate(path, (off_t)sc.good_end))
             log_error("binlog: cannot truncate '%s': %s", path, strerror(errno));
         size = sc.good_end;
     }
+    if (sc.error) /* a bad event before the end that is not a torn tail: keep the bytes, say so */
+        log_error("binlog: recovery of '%s' stopped early: %s", path, sc.why);
     if (crashed && !(last->flags & BL_F_COMPRESSED)) { /* clear IN_USE: the file is closed now */
         int fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd >= 0) {

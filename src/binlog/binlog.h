@@ -97,6 +97,11 @@ typedef struct binlog_table {
     const binlog_col_t *cols;
 } binlog_table_t;
 
+typedef struct binlog_tm {
+    int year, month, day, hour, minute, second, usec;
+    bool neg; /* TIME2 only */
+} binlog_tm_t;
+
 /* A typed value for the row encoder.  Which member is read depends on the column type:
  *   TINY..LONGLONG, INT24, YEAR(year number), ENUM (1-based index), SET (bit mask), BIT: i (or u)
  *   FLOAT, DOUBLE: d
@@ -111,10 +116,7 @@ typedef struct binlog_value {
     };
     const char *s;
     size_t len;
-    struct {
-        int year, month, day, hour, minute, second, usec;
-        bool neg; /* TIME2 only */
-    } tm;
+    binlog_tm_t tm;
 } binlog_value_t;
 
 /* Appends the row-format bytes of one value of column c (no null handling); 0 or STRATA_EPROTO. */

@@ -16,6 +16,7 @@
  * FORMAT_DESCRIPTION (15), body:                      GTID_LIST (163), body:
  *   0  2  binlog version = 4                            0  4  count (low 28 bits) | flags << 28
  *   2 50  server version, NUL padded                    4 16*count  domain u32, server u32, seq u64
+ *                                                         (count 0: 2 zero bytes follow, as MariaDB pads)
  *  52  4  create timestamp (0 unless at startup)      BINLOG_CHECKPOINT (161), body:
  *  56  1  header length = 19                            0  4  name length n;  4  n  file name (no NUL)
  *  57 171 post-header length per type 1..171          GTID (162), body (19 bytes, post-header only):
@@ -44,12 +45,15 @@
 
 /* Post-header lengths for types 1..171 as MariaDB 10.11 writes them in FORMAT_DESCRIPTION. */
 static const uint8_t fde_post_header[171] = {
-    56, 13, 0, 8, 0, 18, 0, 4, 4, 4, 4, 18, 0, 0, 228, 0, 4, 26, 8, 0, 0, 0, 8, 8, 8, 2, 0, 0, 0, 10, 10, 10,
-    0,  0,  0, 0, 0, 0,  10, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0,  0,  0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0,  0,  0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0,  0,  0, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 19, 4, 0, 13,
-    8,  8,  8, 10, 10, 10};
+    56, 13, 0, 8, 0, 18, 0, 4, 4, 4, 4, 18, 0, 0, 228, 0, 4, 26, 8, 0, 0, 0, 8, 8,
+    8, 2, 0, 0, 0, 10, 10, 10, 0, 0, 0, 0, 0, 0, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 19, 4, 0, 13, 8, 8, 8,
+    10, 10, 10,
+};
 
 const char *binlog_event_type_name(int type)
 {
@@ -156,6 +160,8 @@ void binlog_ev_gtid_list(buf_t *b, uint32_t when, uint32_t server_id, const binl
         buf_put_u32(b, s->v[i].server);
         buf_put_u64(b, s->v[i].seq);
     }
+    if (!s || s->n == 0)
+        buf_put_u16(b, 0); /* MariaDB pads an empty list to 29 bytes; mariadb-binlog rejects it shorter */
     binlog_ev_end(b, at);
 }
 
@@ -201,7 +207,7 @@ void binlog_ev_query(buf_t *b, uint32_t when, uint32_t server_id, uint32_t threa
     buf_put_u16(b, 26);
     /* status variables: flags2, sql_mode (MariaDB 10.11 default), catalog "std", charsets utf8mb4 */
     buf_put_u8(b, 0);
-    buf_put_u32(b, 0);
+    buf_put_u32(b, 0x01000000); /* flags2: explicit_defaults_for_timestamp=1, MariaDB 10.11's default */
     buf_put_u8(b, 1);
     buf_put_u64(b, 0x54200000ull);
     buf_put_u8(b, 6);

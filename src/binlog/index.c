@@ -106,7 +106,7 @@ static int state_append(binlog_t *bl, const buf_t *b)
         log_error("binlog: cannot append to %s: %s", bl->state_path, strerror(w < 0 ? errno : ENOSPC));
         return STRATA_EIO;
     }
-    if (fdatasync(bl->state_fd)) {
+    if (bl->opt.sync && fdatasync(bl->state_fd)) { /* sync_binlog=0 promises no durability, here neither */
         log_error("binlog: fsync %s: %s", bl->state_path, strerror(errno));
         return STRATA_EIO;
     }
@@ -408,7 +408,7 @@ int bl_text_index_append(binlog_t *bl, uint32_t seq)
         return -errno;
     char line[BL_PATH_MAX + 64];
     int n = snprintf(line, sizeof line, "%s/%s\n", bl->dir, name);
-    int rc = write(fd, line, (size_t)n) == n && fdatasync(fd) == 0 ? 0 : STRATA_EIO;
+    int rc = write(fd, line, (size_t)n) == n && (!bl->opt.sync || fdatasync(fd) == 0) ? 0 : STRATA_EIO;
     close(fd);
     return rc;
 }
