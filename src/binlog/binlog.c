@@ -364,7 +364,10 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     bl->active_seq = seq;
     bl->wpos = end;
     bl->durable = (binlog_pos_t){seq, end};
-    rc = bl_state_put_file(bl, f);
+    /* a rotation's two index changes (old file closed, new file) go in one durable append */
+    bl_file_t *prev = bl_file_by_seq(bl, seq - 1);
+    rc = prev && bl->defer_close_record ? bl_state_put_files(bl, prev, f) : bl_state_put_file(bl, f);
+    bl->defer_close_record = false;
     pthread_mutex_unlock(&bl->mu);
     if (rc == 0)
         rc = bl_text_index_append(bl, seq);
@@ -392,8 +395,9 @@ static int file_close(binlog_t *bl, bool rotate)
     binlog_events_seal(b.data, b.len, bl->wpos, 0, 0);
     int rc = 0;
     uint8_t clear = 0;
+    /* the cleared IN_USE flag needs no sync of its own: the index's CLOSED flag is what recovery trusts */
     if (pwrite(bl->fd, b.data, b.len, (off_t)bl->wpos) != (ssize_t)b.len || do_sync(bl) ||
-        pwrite(bl->fd, &clear, 1, BINLOG_FDE_FLAGS_OFFSET) != 1 || do_sync(bl)) {
+        pwrite(bl->fd, &clear, 1, BINLOG_FDE_FLAGS_OFFSET) != 1) {
         log_error("binlog: cannot close binlog file %u: %s", bl->active_seq, strerror(errno));
         rc = STRATA_EIO;
     }
@@ -406,7 +410,11 @@ static int file_close(binlog_t *bl, bool rotate)
     f->last_time = t;
     bl->fd = -1;
     bl->durable = (binlog_pos_t){bl->active_seq, bl->wpos};
-    int r2 = bl_state_put_file(bl, f);
+    int r2 = 0;
+    if (rotate) /* recorded together with the new file (file_create) */
+        bl->defer_close_record = true;
+    else
+        r2 = bl_state_put_file(bl, f);
     pthread_mutex_unlock(&bl->mu);
     buf_free(&b);
     return rc ? rc : r2;
@@ -422,13 +430,22 @@ static void bg_kick(binlog_t *bl)
     pthread_mutex_unlock(&bl->mu);
 }
 
-static void expire_logs(binlog_t *bl)
+static int purge_before(binlog_t *bl, uint64_t t, bool nowait);
+
+/* Expiry (binlog_expire_logs_seconds).  From the commit path (rotation by a group leader) it must not wait for
+ * admin_mu, which the compressor may hold for a while: the background thread does it, or it is skipped until
+ * the next rotation if someone else is purging right now. */
+static void expire_logs(binlog_t *bl, bool from_commit_path)
 {
-    if (bl->opt.expire_seconds) {
-        uint64_t now = now_s();
-        if (now > bl->opt.expire_seconds)
-            binlog_purge_before(bl, now - bl->opt.expire_seconds);
+    if (!bl->opt.expire_seconds)
+        return;
+    if (from_commit_path && bl->bg_running) {
+        bg_kick(bl);
+        return;
     }
+    uint64_t now = now_s();
+    if (now > bl->opt.expire_seconds)
+        purge_before(bl, now - bl->opt.expire_seconds, from_commit_path);
 }
 
 /* Writer role held. */
@@ -447,7 +464,7 @@ static int rotate_locked(binlog_t *bl)
     pthread_mutex_lock(&bl->mu);
     bl->stats.rotations++;
     pthread_mutex_unlock(&bl->mu);
-    expire_logs(bl);
+    expire_logs(bl, true);
     bg_kick(bl);
     return 0;
 }
@@ -584,6 +601,11 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
     pthread_cond_init(&w.cv, NULL);
     w.trx = trx;
     w.res = res ? res : &dummy;
+    memset(w.res, 0, sizeof *w.res);
+    if (trx->ev.len == 0) { /* nothing to log: a DDL needs its query; an empty rows transaction logs nothing */
+        pthread_cond_destroy(&w.cv);
+        return trx->kind == BINLOG_TRX_DDL ? STRATA_EPROTO : 0;
+    }
     pthread_mutex_lock(&bl->mu);
     if (bl->broken) {
         pthread_mutex_unlock(&bl->mu);
@@ -689,7 +711,17 @@ int binlog_purge_to(binlog_t *bl, const char *name)
 
 int binlog_purge_before(binlog_t *bl, uint64_t t)
 {
-    pthread_mutex_lock(&bl->admin_mu);
+    return purge_before(bl, t, false);
+}
+
+static int purge_before(binlog_t *bl, uint64_t t, bool nowait)
+{
+    if (nowait) {
+        if (pthread_mutex_trylock(&bl->admin_mu))
+            return 0;
+    } else {
+        pthread_mutex_lock(&bl->admin_mu);
+    }
     pthread_mutex_lock(&bl->mu);
     uint32_t n = 0;
     if (bl->nfiles) {
@@ -834,8 +866,8 @@ static void *bg_main(void *arg)
         if (bl->bg_stop)
             break;
         pthread_mutex_unlock(&bl->mu);
+        expire_logs(bl, false);
         binlog_compress_run(bl);
-        expire_logs(bl);
         pthread_mutex_lock(&bl->mu);
     }
     pthread_mutex_unlock(&bl->mu);
@@ -1314,7 +1346,7 @@ int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *
         pthread_mutex_unlock(&bl->state_mu);
     }
     bl->writer_busy = false;
-    expire_logs(bl);
+    expire_logs(bl, false);
     if (bl->opt.compress_in_background && (bl->opt.compress_after_files || bl->opt.compress_after_seconds)) {
         bl->bg_running = pthread_create(&bl->bg, NULL, bg_main, bl) == 0;
         bg_kick(bl);
@@ -1323,6 +1355,7 @@ int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *
     return 0;
 fail:
     log_error("binlog: cannot open the binary log in '%s' (%d)", bl->dir, rc);
+    bl->writer_busy = false;
     binlog_close(bl);
     return rc;
 }

@@ -81,6 +81,7 @@ struct binlog {
     uint32_t active_seq;
     uint64_t wpos;
     buf_t wbuf;
+    bool defer_close_record; /* the closed file's FILE record waits for the next file's (one append) */
     binlog_group_hook_fn before_sync, after_sync;
     void *hook_arg;
 
@@ -101,6 +102,7 @@ int bl_state_load(binlog_t *bl, bool *existed);
 int bl_state_create(binlog_t *bl);
 int bl_state_rewrite(binlog_t *bl);
 int bl_state_put_file(binlog_t *bl, const bl_file_t *f);
+int bl_state_put_files(binlog_t *bl, const bl_file_t *a, const bl_file_t *b);
 int bl_state_put_u32(binlog_t *bl, int type, uint32_t v);
 int bl_state_put_ckpt(binlog_t *bl, binlog_pos_t p);
 bl_file_t *bl_file_by_seq(binlog_t *bl, uint32_t seq);

@@ -186,6 +186,21 @@ int bl_state_put_file(binlog_t *bl, const bl_file_t *f)
     return rc;
 }
 
+int bl_state_put_files(binlog_t *bl, const bl_file_t *a, const bl_file_t *b2)
+{
+    buf_t b;
+    buf_init(&b);
+    rec_file(&b, a);
+    rec_file(&b, b2);
+    pthread_mutex_lock(&bl->state_mu);
+    int rc = state_append(bl, &b);
+    if (rc == 0)
+        rc = state_maybe_compact(bl);
+    pthread_mutex_unlock(&bl->state_mu);
+    buf_free(&b);
+    return rc;
+}
+
 int bl_state_put_u32(binlog_t *bl, int type, uint32_t v)
 {
     buf_t b;

@@ -627,7 +627,7 @@ TEST(test_rotate_purge_3500_files)
     fresh_dir();
     binlog_options_t o;
     opts(&o);
-    o.sync = 0; /* creating 3,500 files with fsyncs would take a minute of test time */
+    o.sync = 0; /* creating 3,500 files with fsyncs would take a minute of test time; timed with sync=1 */
     binlog_t *bl;
     REQUIRE(binlog_open(&o, &bl, NULL) == 0);
     int marks[] = {10, 1000, 3500};
@@ -637,6 +637,10 @@ TEST(test_rotate_purge_3500_files)
             commit_rows(bl, 1, 1);
             binlog_rotate(bl);
         }
+        /* time them with sync_binlog=1: reopen (which reads the state log and the last file only) */
+        binlog_close(bl);
+        o.sync = 1;
+        REQUIRE(binlog_open(&o, &bl, NULL) == 0);
         /* median of 21 of each */
         enum { K = 21 };
         double r[K], p[K];
@@ -656,10 +660,13 @@ TEST(test_rotate_purge_3500_files)
             }
         rot_us[m] = r[K / 2];
         pur_us[m] = p[K / 2];
+        binlog_close(bl);
+        o.sync = 0;
+        REQUIRE(binlog_open(&o, &bl, NULL) == 0);
         printf("files=%u: rotate %.1f us (opens 1: the new file), purge-before removing nothing %.2f us (opens 0)\n",
                binlog_file_count(bl), rot_us[m], pur_us[m]);
     }
-    printf("rotate 3500/10 ratio %.2f, purge 3500/10 ratio %.2f (sync_binlog=0 here; times are informative)\n",
+    printf("rotate 3500/10 ratio %.2f, purge 3500/10 ratio %.2f (sync_binlog=1; times are informative only)\n",
            rot_us[2] / rot_us[0], pur_us[2] / pur_us[0]);
     /* purge TO removes exactly the files before, opening none */
     binlog_stats_t a, b;
@@ -1105,6 +1112,74 @@ TEST(test_kill9_cycles)
     binlog_close(bl);
 }
 
+static int hook_before, hook_after;
+static void hook_b(void *arg, binlog_pos_t a, binlog_pos_t b)
+{
+    (void)arg;
+    if (binlog_pos_cmp(a, b) < 0)
+        __atomic_add_fetch(&hook_before, 1, __ATOMIC_RELAXED);
+}
+static void hook_a(void *arg, binlog_pos_t a, binlog_pos_t b)
+{
+    (void)arg;
+    (void)a;
+    (void)b;
+    __atomic_add_fetch(&hook_after, 1, __ATOMIC_RELAXED);
+}
+
+TEST(test_expiry_hooks_background_compression)
+{
+    fresh_dir();
+    binlog_options_t o;
+    opts(&o);
+    o.expire_seconds = 2;
+    o.compress_after_files = 2;
+    o.compress_in_background = true;
+    binlog_t *bl;
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0);
+    hook_before = hook_after = 0;
+    binlog_set_group_hooks(bl, hook_b, hook_a, NULL);
+    for (int i = 0; i < 4; i++) {
+        commit_rows(bl, 2, 1);
+        binlog_rotate(bl);
+    }
+    CHECK_EQ_INT(hook_before, 8); /* one per group: single committer, so one per commit */
+    CHECK_EQ_INT(hook_after, 8);
+    /* the background thread compresses files with >= 2 newer ones: 1, 2, 3 */
+    binlog_stats_t st;
+    for (int i = 0; i < 100; i++) {
+        binlog_get_stats(bl, &st);
+        if (st.compressed_files >= 3)
+            break;
+        usleep(20000);
+    }
+    CHECK_EQ_INT(st.compressed_files, 3);
+    list_acc_t la = {0};
+    binlog_list_files(bl, list_cb, &la);
+    CHECK(la.n == 5 && la.v[0].compressed && la.v[2].compressed && !la.v[3].compressed && la.v[4].active);
+    /* an empty rows transaction logs nothing; a DDL without its query is refused */
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    binlog_commit_result_t r;
+    CHECK_EQ_INT(binlog_commit(bl, &t, &r), 0);
+    CHECK_EQ_INT(r.gtid.seq, 0);
+    binlog_trx_reset(&t, BINLOG_TRX_DDL);
+    CHECK_EQ_INT(binlog_commit(bl, &t, &r), STRATA_EPROTO);
+    binlog_trx_free(&t);
+    /* expiry at rotation: after 3 s every closed file is older than binlog_expire_logs_seconds=2 */
+    sleep(3);
+    binlog_rotate(bl);
+    for (int i = 0; i < 100 && binlog_file_count(bl) > 2; i++) /* the background thread expires */
+        usleep(20000);
+    CHECK_EQ_INT(binlog_file_count(bl), 2); /* the previous active file (closed just now) and the new one */
+    binlog_get_stats(bl, &st);
+    CHECK_EQ_INT(st.purged_files, 4);
+    char p1[400];
+    snprintf(p1, sizeof p1, "%s/sbin.000001.zst", g_dir);
+    CHECK(access(p1, F_OK) != 0);
+    binlog_close(bl);
+}
+
 TEST(test_cleanup)
 {
     fresh_dir();
@@ -1114,4 +1189,5 @@ TEST(test_cleanup)
 UNIT_MAIN(test_events_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
           test_group_commit_fsyncs, test_durable_waiters, test_crash_recovery, test_rotate_purge_3500_files,
           test_rotation_at_max_size, test_unreadable_reported_once, test_compressed_files,
-          test_corrupt_event_stops_reader, test_kill9_cycles, test_cleanup)
+          test_corrupt_event_stops_reader, test_kill9_cycles, test_expiry_hooks_background_compression,
+          test_cleanup)
