@@ -94,7 +94,7 @@ int binlog_file_path(binlog_t *bl, const char *name, char *path, size_t cap, boo
 
 void binlog_count_open(binlog_t *bl)
 {
-    __atomic_add_fetch(&bl->stats.files_opened, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&bl->n_opened, 1, __ATOMIC_RELAXED);
 }
 
 /* Reports a file that is not a readable binlog, once in its life (the flag is persisted). Caller holds mu. */
@@ -301,7 +301,7 @@ static int do_sync(binlog_t *bl)
 {
     if (!bl->opt.sync)
         return 0;
-    __atomic_add_fetch(&bl->stats.fsyncs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&bl->n_fsyncs, 1, __ATOMIC_RELAXED);
     return fdatasync(bl->fd) ? -errno : 0;
 }
 
@@ -353,7 +353,7 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
         goto out;
     }
     if (bl->opt.sync)
-        __atomic_add_fetch(&bl->stats.fsyncs, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&bl->n_fsyncs, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&bl->mu);
     bl_file_t *f = bl_file_append(bl, seq);
     f->size = f->disk_size = end;
@@ -824,7 +824,7 @@ int binlog_compress_run(binlog_t *bl)
         snprintf(tmp, sizeof tmp, "%s.tmp", dst);
         uint64_t zsize = 0, opened = 0;
         int rc = binlog_zfile_compress(src, tmp, &zsize, &opened);
-        __atomic_add_fetch(&bl->stats.files_opened, opened, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&bl->n_opened, opened, __ATOMIC_RELAXED);
         if (rc == 0 && (rename(tmp, dst) || fsync_dir(bl->dir)))
             rc = -errno;
         pthread_mutex_lock(&bl->mu);
@@ -995,8 +995,8 @@ void binlog_get_stats(binlog_t *bl, binlog_stats_t *st)
 {
     pthread_mutex_lock(&bl->mu);
     *st = bl->stats;
-    st->files_opened = __atomic_load_n(&bl->stats.files_opened, __ATOMIC_RELAXED);
-    st->fsyncs = __atomic_load_n(&bl->stats.fsyncs, __ATOMIC_RELAXED);
+    st->files_opened = __atomic_load_n(&bl->n_opened, __ATOMIC_RELAXED);
+    st->fsyncs = __atomic_load_n(&bl->n_fsyncs, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&bl->mu);
 }
 

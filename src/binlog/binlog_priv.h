@@ -65,7 +65,8 @@ struct binlog {
     binlog_pos_t durable;
     binlog_pos_t ckpt;
     bool has_ckpt;
-    binlog_stats_t stats;
+    binlog_stats_t stats;          /* under mu, except the two atomics below */
+    uint64_t n_opened, n_fsyncs;   /* atomics: files_opened and fsyncs (bumped without mu) */
     bool broken; /* a write failed: no further commits */
 
     /* group commit */
