@@ -245,6 +245,96 @@ TEST(test_events_match_mariadb_bytes)
     }
 }
 
+/* Edge values, also checked against mariadbd 10.11.19's bytes for:
+ * create table d.e(a decimal(65,30), b decimal(5,0), c decimal(20,10), t6 time(6), t4 time(4), t0 time,
+ *   dt6 datetime(6), dt1 datetime(1), ts6 timestamp(6) null, v varchar(300), c100 char(100) character set utf8mb4,
+ *   b64 bit(64), st set('a',...,'j'), tb tinyblob, mb mediumblob, lb longblob, y year, dz decimal(10,4), t3 time(3))
+ * insert ... ('-12345678901234567890123456789012345.123456789012345678901234567891', 99999, 1234567890.0123456789,
+ *   '-838:59:58.999999', '-00:00:01.0001', '-12:00:00', '9999-12-31 23:59:59.999999', '2000-01-01 00:00:00.1',
+ *   '2038-01-19 03:14:07.123456', repeat('v',300), 'ÿabc', b'10...01', 'a,j', 'tiny', 'medium', 'long', 0,
+ *   '-0.0001', '12:34:56.789') */
+TEST(test_edge_values_match_mariadb_bytes)
+{
+    fresh_dir();
+    binlog_col_t c[19] = {
+        binlog_col(BINLOG_T_NEWDECIMAL, 65, 30, true), binlog_col(BINLOG_T_NEWDECIMAL, 5, 0, true),
+        binlog_col(BINLOG_T_NEWDECIMAL, 20, 10, true), binlog_col(BINLOG_T_TIME2, 0, 6, true),
+        binlog_col(BINLOG_T_TIME2, 0, 4, true),        binlog_col(BINLOG_T_TIME2, 0, 0, true),
+        binlog_col(BINLOG_T_DATETIME2, 0, 6, true),    binlog_col(BINLOG_T_DATETIME2, 0, 1, true),
+        binlog_col(BINLOG_T_TIMESTAMP2, 0, 6, true),   binlog_col(BINLOG_T_VARCHAR, 300, 0, true),
+        binlog_col(BINLOG_T_STRING, 400, 0, true),     binlog_col(BINLOG_T_BIT, 64, 0, true),
+        binlog_col(BINLOG_T_SET, 2, 0, true),          binlog_col(BINLOG_T_TINY_BLOB, 1, 0, true),
+        binlog_col(BINLOG_T_MEDIUM_BLOB, 3, 0, true),  binlog_col(BINLOG_T_LONG_BLOB, 4, 0, true),
+        binlog_col(BINLOG_T_YEAR, 0, 0, true),         binlog_col(BINLOG_T_NEWDECIMAL, 10, 4, true),
+        binlog_col(BINLOG_T_TIME2, 0, 3, true)};
+    binlog_table_t tb = {22, "d", "e", 19, c};
+    static char v300[300];
+    memset(v300, 'v', sizeof v300);
+    const char *a = "-12345678901234567890123456789012345.123456789012345678901234567891";
+    binlog_value_t v[19];
+    memset(v, 0, sizeof v);
+    v[0].s = a, v[0].len = strlen(a);
+    v[1].s = "99999", v[1].len = 5;
+    v[2].s = "1234567890.0123456789", v[2].len = 21;
+    v[3].tm = (binlog_tm_t){0, 0, 0, 838, 59, 58, 999999, true};
+    v[4].tm = (binlog_tm_t){0, 0, 0, 0, 0, 1, 100, true};
+    v[5].tm = (binlog_tm_t){0, 0, 0, 12, 0, 0, 0, true};
+    v[6].tm = (binlog_tm_t){9999, 12, 31, 23, 59, 59, 999999, false};
+    v[7].tm = (binlog_tm_t){2000, 1, 1, 0, 0, 0, 100000, false};
+    v[8].i = 2147483647, v[8].tm.usec = 123456;
+    v[9].s = v300, v[9].len = 300;
+    v[10].s = "\xc3\xbf" "abc", v[10].len = 5;
+    v[11].u = 0x8000000000000001ull;
+    v[12].u = 0x201;
+    v[13].s = "tiny", v[13].len = 4;
+    v[14].s = "medium", v[14].len = 6;
+    v[15].s = "long", v[15].len = 4;
+    v[16].i = 0;
+    v[17].s = "-0.0001", v[17].len = 7;
+    v[18].tm = (binlog_tm_t){0, 0, 0, 12, 34, 56, 789000, false};
+    binlog_options_t o;
+    opts(&o);
+    binlog_t *bl;
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0);
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    CHECK_EQ_INT(binlog_trx_write_row(&t, &tb, v), 0);
+    CHECK_EQ_INT(binlog_commit(bl, &t, NULL), 0);
+    binlog_trx_free(&t);
+    binlog_close(bl);
+    char path[400];
+    snprintf(path, sizeof path, "%s/sbin.000001", g_dir);
+    static const char *tm_hex = "160000000000010001640001650013f6f6f61313131212110ffe10fefcfcfc0df6131a411e0500140a0604000601"
+                                "062c01ee900008f8020103040a0403ffff07";
+    buf_t w;
+    buf_init(&w);
+    buf_append_str(&w, "160000000000010013ffff070000f87f439eb1ca484078caf1cb3fd0f8a086f8a432eaff439eb1ca484078fc84818"
+                       "69f810dfb38d200bc614e094b9105f0bdc17ffffeffff7f4000fef3ff7efb0f423f99644200000a7fffffff01e240"
+                       "2c01");
+    for (int i = 0; i < 300; i++)
+        buf_append_str(&w, "76");
+    buf_append_str(&w, "0500c3bf616263800000000000000101020474696e790600006d656469756d040000006c6f6e67007ffffffffe"
+                       "80c8b81ed2");
+    buf_append_byte(&w, 0);
+    const char *want[2] = {tm_hex, (const char *)w.data};
+    int types[2] = {BINLOG_EV_TABLE_MAP, BINLOG_EV_WRITE_ROWS_V1};
+    for (int i = 0; i < 2; i++) {
+        static uint8_t exp[4096], got[4096];
+        size_t ne = hex2bin(want[i], exp), ng = event_body(path, types[i], 0, got);
+        CHECK_EQ_INT(ng, ne);
+        CHECK(ng == ne && memcmp(exp, got, ne) == 0);
+        if (ng != ne || memcmp(exp, got, ne)) {
+            for (size_t k = 0; k < ng && k < ne; k++)
+                if (exp[k] != got[k]) {
+                    fprintf(stderr, "type %d: first difference at body byte %zu: got %02x want %02x\n", types[i], k,
+                            got[k], exp[k]);
+                    break;
+                }
+        }
+    }
+    buf_free(&w);
+}
+
 TEST(test_mariadb_binlog_decodes_rows)
 {
     if (system("command -v mariadb-binlog >/dev/null 2>&1")) {
@@ -1186,7 +1276,7 @@ TEST(test_cleanup)
     rmdir(g_dir);
 }
 
-UNIT_MAIN(test_events_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
+UNIT_MAIN(test_events_match_mariadb_bytes, test_edge_values_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
           test_group_commit_fsyncs, test_durable_waiters, test_crash_recovery, test_rotate_purge_3500_files,
           test_rotation_at_max_size, test_unreadable_reported_once, test_compressed_files,
           test_corrupt_event_stops_reader, test_kill9_cycles, test_expiry_hooks_background_compression,
