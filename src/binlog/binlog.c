@@ -1215,6 +1215,8 @@ static void rebuild_from_text_index(binlog_t *bl)
     }
     fclose(fp);
     bl->state.n = 0;
+    if (bl->nfiles) /* we cannot know whether it was closed cleanly: let recovery check its tail */
+        bl->files[bl->head + bl->nfiles - 1].flags &= ~(uint32_t)BL_F_CLOSED;
 }
 
 static int recover(binlog_t *bl, binlog_recovery_t *rec)

@@ -1270,6 +1270,51 @@ TEST(test_expiry_hooks_background_compression)
     binlog_close(bl);
 }
 
+TEST(test_state_log_torn_and_lost)
+{
+    fresh_dir();
+    binlog_options_t o;
+    opts(&o);
+    binlog_t *bl;
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0);
+    for (int i = 0; i < 3; i++) {
+        commit_rows(bl, 4, 1);
+        binlog_rotate(bl);
+    }
+    binlog_close(bl);
+    /* a torn append at the end of the state log is cut; the index is intact */
+    char sp[400];
+    snprintf(sp, sizeof sp, "%s/sbin.state", g_dir);
+    int fd = open(sp, O_WRONLY | O_APPEND);
+    uint8_t junk[7] = {40, 0, 0, 0, 1, 9, 9};
+    CHECK_EQ_INT(write(fd, junk, sizeof junk), 7);
+    close(fd);
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0);
+    CHECK_EQ_INT(binlog_file_count(bl), 5);
+    binlog_gtid_set_t g = {0};
+    binlog_gtid_state(bl, &g);
+    CHECK_EQ_INT(binlog_gtid_set_domain_seq(&g, 0), 12);
+    binlog_close(bl);
+    /* the state log lost: rebuilt once from <basename>.index by reading the listed files */
+    unlink(sp);
+    binlog_stats_t st;
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0);
+    binlog_get_stats(bl, &st);
+    CHECK_EQ_INT(binlog_file_count(bl), 6);
+    g.n = 0;
+    binlog_gtid_state(bl, &g);
+    CHECK_EQ_INT(binlog_gtid_set_domain_seq(&g, 0), 12);
+    uint32_t f;
+    CHECK_EQ_INT(binlog_gtid_find_file(bl, (binlog_gtid_t){0, 1, 6}, &f), 0);
+    CHECK_EQ_INT(f, 2);
+    binlog_gtid_set_free(&g);
+    commit_rows(bl, 1, 1);
+    binlog_close(bl);
+    REQUIRE(binlog_open(&o, &bl, NULL) == 0); /* and from then on the state log again */
+    CHECK_EQ_INT(binlog_file_count(bl), 7);
+    binlog_close(bl);
+}
+
 TEST(test_cleanup)
 {
     fresh_dir();
@@ -1280,4 +1325,4 @@ UNIT_MAIN(test_events_match_mariadb_bytes, test_edge_values_match_mariadb_bytes,
           test_group_commit_fsyncs, test_durable_waiters, test_crash_recovery, test_rotate_purge_3500_files,
           test_rotation_at_max_size, test_unreadable_reported_once, test_compressed_files,
           test_corrupt_event_stops_reader, test_kill9_cycles, test_expiry_hooks_background_compression,
-          test_cleanup)
+          test_state_log_torn_and_lost, test_cleanup)
