@@ -266,16 +266,26 @@ void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void
 /* ---- the writer role ---------------------------------------------------------------------------------------- */
 
 /* Caller holds mu.  Hands the writer role to an admin if one waits, else to the first queued committer. */
+static void leader_run(binlog_t *bl);
+
+/* Caller holds mu.  Hands the writer role to an admin if one waits, else to the first queued committer.  An
+ * asynchronous committer has no thread to hand the role to: the releasing thread writes that group itself. */
 static void writer_release(binlog_t *bl)
 {
-    if (bl->admin_waiting) {
-        bl->writer_busy = false;
-        pthread_cond_broadcast(&bl->writer_cv);
-    } else if (bl->qhead) {
-        bl->qhead->state = BL_W_LEADER;
-        pthread_cond_signal(&bl->qhead->cv);
-    } else {
-        bl->writer_busy = false;
+    for (;;) {
+        if (bl->admin_waiting) {
+            bl->writer_busy = false;
+            pthread_cond_broadcast(&bl->writer_cv);
+        } else if (bl->qhead && bl->qhead->cb) {
+            leader_run(bl);
+            continue;
+        } else if (bl->qhead) {
+            bl->qhead->state = BL_W_LEADER;
+            pthread_cond_signal(&bl->qhead->cv);
+        } else {
+            bl->writer_busy = false;
+        }
+        return;
     }
 }
 
@@ -576,15 +586,26 @@ static void leader_run(binlog_t *bl)
     } else {
         bl->broken = true;
     }
+    bl_waiter_t *async = NULL;
     for (bl_waiter_t *w = batch, *nx; w; w = nx) {
         nx = w->next;
         w->rc = rc;
         w->state = BL_W_DONE;
-        pthread_cond_signal(&w->cv); /* one signal per member of the group, nobody else */
+        if (w->cb) { /* completed after unlock */
+            w->next = async;
+            async = w;
+        } else {
+            pthread_cond_signal(&w->cv); /* one signal per member of the group, nobody else */
+        }
     }
     cb_t *cbs = NULL;
     uint32_t ncap = 0, ncb = pw_wake(bl, &cbs, &ncap);
     pthread_mutex_unlock(&bl->mu);
+    for (bl_waiter_t *w = async, *nx; w; w = nx) {
+        nx = w->next;
+        w->cb(w->cb_arg, w->rc, w->res);
+        mem_free(w);
+    }
     for (uint32_t i = 0; i < ncb; i++)
         cbs[i].fn(cbs[i].arg);
     mem_free(cbs);
@@ -631,6 +652,41 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
     pthread_mutex_unlock(&bl->mu);
     pthread_cond_destroy(&w.cv);
     return rc;
+}
+
+void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, void *arg)
+{
+    bl_waiter_t *w = mem_calloc(1, sizeof *w);
+    w->trx = trx;
+    w->res = &w->own_res;
+    w->cb = fn;
+    w->cb_arg = arg;
+    int rc = 0;
+    if (trx->ev.len == 0) {
+        rc = trx->kind == BINLOG_TRX_DDL ? STRATA_EPROTO : 0;
+        goto now;
+    }
+    pthread_mutex_lock(&bl->mu);
+    if (bl->broken) {
+        pthread_mutex_unlock(&bl->mu);
+        rc = STRATA_EIO;
+        goto now;
+    }
+    if (bl->qtail)
+        bl->qtail->next = w;
+    else
+        bl->qhead = w;
+    bl->qtail = w;
+    if (!bl->writer_busy) { /* nobody is writing: this thread writes the group (w may be freed after this) */
+        bl->writer_busy = true;
+        leader_run(bl);
+        writer_release(bl);
+    }
+    pthread_mutex_unlock(&bl->mu);
+    return;
+now:
+    fn(arg, rc, w->res);
+    mem_free(w);
 }
 
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p)

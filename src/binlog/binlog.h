@@ -229,6 +229,12 @@ typedef struct binlog_commit_result {
  * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog). */
 int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res);
 
+/* The same for a session parked as state (DESIGN decision 1): returns at once; fn(arg, rc, res) is called exactly
+ * once when the transaction is durable (or failed), by whichever thread writes its group (possibly this one,
+ * before binlog_commit_async returns).  trx must stay untouched until then. */
+typedef void (*binlog_commit_cb)(void *arg, int rc, const binlog_commit_result_t *res);
+void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, void *arg);
+
 /* Group hooks: the leader calls before_sync(arg, first, last) after writing a group and before its fsync
  * (the engine can flush its own log for the same group), and after_sync(arg, end) after it. Either may be NULL. */
 typedef void (*binlog_group_hook_fn)(void *arg, binlog_pos_t group_start, binlog_pos_t group_end);

@@ -38,6 +38,9 @@ typedef struct bl_waiter {
     int rc;
     enum bl_waiter_state state;
     struct bl_waiter *next;
+    binlog_commit_cb cb; /* asynchronous commit (heap-allocated waiter, no thread waits on cv) */
+    void *cb_arg;
+    binlog_commit_result_t own_res;
 } bl_waiter_t;
 
 /* A durable-position waiter (binlog_wait_durable / binlog_on_durable), kept in a min-heap by position. */
