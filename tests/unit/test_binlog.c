@@ -1325,8 +1325,7 @@ typedef struct {
 static void async_done(void *arg, int rc, const binlog_commit_result_t *res)
 {
     uint64_t *slot = arg;
-    *slot = rc == 0 ? res->gtid.seq : 0;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(slot, rc == 0 ? res->gtid.seq : (uint64_t)-1, __ATOMIC_RELEASE);
 }
 
 static void *async_thread(void *p)
@@ -1343,7 +1342,7 @@ static void *async_thread(void *p)
         binlog_commit_async(a->bl, &t[i], async_done, &a->seqs[i]);
     }
     for (int i = 0; i < 100; i++) { /* the session would be resumed by the callback; here we poll */
-        while (__atomic_load_n(&a->seqs[i], __ATOMIC_SEQ_CST) == 0)
+        while (__atomic_load_n(&a->seqs[i], __ATOMIC_ACQUIRE) == 0)
             usleep(1000);
         binlog_trx_free(&t[i]);
     }
