@@ -200,6 +200,23 @@ static uint32_t pw_wake(binlog_t *bl, cb_t **cbs, uint32_t *ncap)
     return n;
 }
 
+/* Sets the durable position outside a group (file head, ROTATE/STOP) and completes the waiters it satisfies, so a
+ * reader tailing the end of a file is woken by the rotation.  Called and returns with mu held; runs callbacks
+ * with mu released. */
+static void durable_set(binlog_t *bl, binlog_pos_t p)
+{
+    bl->durable = p;
+    cb_t *cbs = NULL;
+    uint32_t ncap = 0, n = pw_wake(bl, &cbs, &ncap);
+    if (n) {
+        pthread_mutex_unlock(&bl->mu);
+        for (uint32_t i = 0; i < n; i++)
+            cbs[i].fn(cbs[i].arg);
+        pthread_mutex_lock(&bl->mu);
+    }
+    mem_free(cbs);
+}
+
 binlog_pos_t binlog_durable_pos(binlog_t *bl)
 {
     pthread_mutex_lock(&bl->mu);
@@ -373,7 +390,7 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     bl->fd = fd;
     bl->active_seq = seq;
     bl->wpos = end;
-    bl->durable = (binlog_pos_t){seq, end};
+    durable_set(bl, (binlog_pos_t){seq, end});
     /* a rotation's two index changes (old file closed, new file) go in one durable append */
     bl_file_t *prev = bl_file_by_seq(bl, seq - 1);
     rc = prev && bl->defer_close_record ? bl_state_put_files(bl, prev, f) : bl_state_put_file(bl, f);
@@ -419,7 +436,7 @@ static int file_close(binlog_t *bl, bool rotate)
     f->size = f->disk_size = bl->wpos;
     f->last_time = t;
     bl->fd = -1;
-    bl->durable = (binlog_pos_t){bl->active_seq, bl->wpos};
+    durable_set(bl, (binlog_pos_t){bl->active_seq, bl->wpos});
     int r2 = 0;
     if (rotate) /* recorded together with the new file (file_create) */
         bl->defer_close_record = true;
@@ -515,8 +532,9 @@ static void leader_run(binlog_t *bl)
     /* GTIDs in queue order; commit_id lets a MariaDB parallel replica apply the group's members together */
     for (bl_waiter_t *w = batch; w; w = w->next) {
         uint32_t dom = w->trx->domain ? w->trx->domain : bl->opt.domain_id;
+        uint64_t next = binlog_gtid_set_domain_seq(&bl->state, dom) + 1;
         binlog_gtid_t g = {dom, w->trx->server_id ? w->trx->server_id : bl->opt.server_id,
-                           binlog_gtid_set_domain_seq(&bl->state, dom) + 1};
+                           w->trx->gtid_seq > next ? w->trx->gtid_seq : next};
         binlog_gtid_set_update(&bl->state, g);
         w->res->gtid = g;
         if (!first_seq)

@@ -134,6 +134,8 @@ typedef struct binlog_trx {
     uint64_t xid;           /* engine transaction id written in XID_EVENT (rows transactions) */
     uint32_t domain;        /* gtid_domain_id of the session */
     uint32_t server_id;     /* server id to write (0: the binlog's) */
+    uint64_t gtid_seq;      /* gtid_seq_no to use if higher than the domain's next (a replica applying a
+                               master's GTID); 0: next in the domain */
     uint32_t thread_id;     /* pseudo_thread_id in QUERY events */
     uint32_t when;          /* event timestamp (0: now at commit) */
     buf_t ev;               /* events after the GTID event, each with header and a CRC slot, positions unset */
@@ -149,6 +151,8 @@ typedef struct binlog_trx {
 
 void binlog_trx_init(binlog_trx_t *t, binlog_trx_kind_t kind);
 void binlog_trx_free(binlog_trx_t *t);
+/* Empties the events and per-transaction fields (xid, gtid_seq, when); domain, server_id and thread_id are the
+ * session's and stay. */
 void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind);
 /* DDL: the statement as a QUERY event (db may be NULL or ""). A DDL trx holds exactly one query. */
 void binlog_trx_query(binlog_trx_t *t, const char *db, const char *query, size_t len);

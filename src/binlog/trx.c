@@ -33,6 +33,8 @@ void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind)
     t->ev.len = 0;
     t->kind = kind;
     t->xid = 0;
+    t->gtid_seq = 0;
+    t->when = 0;
     t->nmapped = 0;
     t->nevents = 0;
     t->rows_at = SIZE_MAX;

@@ -576,6 +576,39 @@ TEST(test_durable_waiters)
     CHECK_EQ_INT(cb_hits, 1); /* only the waiter at or below the new durable position */
     CHECK(binlog_pos_cmp(binlog_durable_pos(bl), r.end) == 0);
     CHECK_EQ_INT(binlog_wait_durable(bl, r.end, 0), 0);
+    /* a tailing reader waits just past the end of the active file; rotation wakes it */
+    cb_hits = 0;
+    binlog_on_durable(bl, (binlog_pos_t){r.end.file, r.end.offset + 1}, on_durable_cb, NULL);
+    CHECK_EQ_INT(cb_hits, 0);
+    binlog_rotate(bl);
+    CHECK_EQ_INT(cb_hits, 2); /* and the one registered far past the old file's end earlier */
+    /* a replica applying a master's GTID keeps its seq_no (and server id) */
+    binlog_trx_reset(&t, BINLOG_TRX_DDL);
+    binlog_trx_query(&t, "db", "drop table x", 12);
+    t.gtid_seq = 100;
+    t.server_id = 7;
+    CHECK_EQ_INT(binlog_commit(bl, &t, &r), 0);
+    CHECK_EQ_INT(r.gtid.seq, 100);
+    CHECK_EQ_INT(r.gtid.server, 7);
+    binlog_trx_reset(&t, BINLOG_TRX_DDL);
+    binlog_trx_query(&t, "db", "drop table y", 12);
+    t.server_id = 0; /* session-level fields (domain, server_id, thread_id) survive binlog_trx_reset */
+    CHECK_EQ_INT(binlog_commit(bl, &t, &r), 0);
+    CHECK_EQ_INT(r.gtid.seq, 101);
+    CHECK_EQ_INT(r.gtid.server, 1);
+    binlog_gtid_set_t gs = {0};
+    binlog_gtid_state(bl, &gs);
+    buf_t fb;
+    buf_init(&fb);
+    binlog_gtid_set_format(&gs, false, &fb);
+    buf_append_byte(&fb, 0);
+    CHECK_EQ_STR((char *)fb.data, "0-1-101,0-7-100"); /* gtid_binlog_state */
+    fb.len = 0;
+    binlog_gtid_set_format(&gs, true, &fb);
+    buf_append_byte(&fb, 0);
+    CHECK_EQ_STR((char *)fb.data, "0-1-101"); /* gtid_binlog_pos */
+    buf_free(&fb);
+    binlog_gtid_set_free(&gs);
     binlog_trx_free(&t);
     binlog_close(bl);
 }
