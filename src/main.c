@@ -21,93 +21,25 @@
 
 #include "net/net.h"
 #include "proto/proto.h"
+#include "proto/auth.h"
+#include "proto/tls.h"
+#include "session/acl.h"
 #include "session/session.h"
+#include "util/config.h"
 #include "util/util.h"
-
-#define STRATA_VERSION "0.1.0"
-#define DEFAULT_DATADIR "/var/lib/strata"
-#define DEFAULT_SOCKET "/tmp/strata.sock"
-
-typedef struct options {
-    char *datadir;
-    char *bind_address;
-    char *socket;
-    char *log_error;
-    char *pid_file;
-    int port;
-    int max_connections;
-    size_t max_allowed_packet;
-    int workers;
-} options_t;
 
 static server_t g_srv;
 
-static void usage(void)
-{
-    printf("stratad Ver %s (MariaDB 10.11 compatible) for Linux\n"
-           "Usage: stratad [OPTIONS]\n\n"
-           "  --datadir=DIR            data directory (default %s)\n"
-           "  --port=N, -P N           TCP port (default 3306)\n"
-           "  --bind-address=ADDR     address to listen on (default 127.0.0.1)\n"
-           "  --socket=PATH            Unix socket (default %s)\n"
-           "  --log-error=FILE         error log (default stderr)\n"
-           "  --pid-file=FILE          pid file (default DATADIR/stratad.pid)\n"
-           "  --max-connections=N      (default 151)\n"
-           "  --max-allowed-packet=N   (default 16M)\n"
-           "  --help, --version\n",
-           STRATA_VERSION, DEFAULT_DATADIR, DEFAULT_SOCKET);
-}
+static const char *const cfg_groups[] = {"mysqld", "server", "stratad", "mariadb", "mariadbd", NULL};
+/* strata's own files only: reading Debian's /etc/mysql/my.cnf would pick up MariaDB's datadir and socket. */
+static const char *const cfg_files[] = {"/etc/strata/my.cnf", "~/.stratad.cnf", NULL};
 
-static size_t parse_size(const char *s)
+/* The string value of a global variable, copied into buf ("" for NULL). */
+static const char *gstr(sysvar_id_t id, char *buf, size_t n)
 {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    switch (*end) {
-    case 'k': case 'K': v <<= 10; break;
-    case 'm': case 'M': v <<= 20; break;
-    case 'g': case 'G': v <<= 30; break;
-    default: break;
-    }
-    return (size_t)v;
-}
-
-static int parse_options(int argc, char **argv, options_t *o)
-{
-    enum { O_DATADIR = 1000, O_BIND, O_SOCKET, O_LOGERR, O_PID, O_MAXCONN, O_MAXPKT, O_WORKERS };
-    static const struct option longopts[] = {
-        {"datadir", required_argument, 0, O_DATADIR},
-        {"port", required_argument, 0, 'P'},
-        {"bind-address", required_argument, 0, O_BIND},
-        {"socket", required_argument, 0, O_SOCKET},
-        {"log-error", required_argument, 0, O_LOGERR},
-        {"pid-file", required_argument, 0, O_PID},
-        {"max-connections", required_argument, 0, O_MAXCONN},
-        {"max_connections", required_argument, 0, O_MAXCONN},
-        {"max-allowed-packet", required_argument, 0, O_MAXPKT},
-        {"max_allowed_packet", required_argument, 0, O_MAXPKT},
-        {"strata-workers", required_argument, 0, O_WORKERS},
-        {"help", no_argument, 0, '?'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
-    int ch;
-    while ((ch = getopt_long(argc, argv, "P:V?", longopts, NULL)) != -1) {
-        switch (ch) {
-        case O_DATADIR: o->datadir = optarg; break;
-        case 'P': o->port = atoi(optarg); break;
-        case O_BIND: o->bind_address = optarg; break;
-        case O_SOCKET: o->socket = optarg; break;
-        case O_LOGERR: o->log_error = optarg; break;
-        case O_PID: o->pid_file = optarg; break;
-        case O_MAXCONN: o->max_connections = atoi(optarg); break;
-        case O_MAXPKT: o->max_allowed_packet = parse_size(optarg); break;
-        case O_WORKERS: o->workers = atoi(optarg); break;
-        case 'V': printf("stratad  Ver %s (10.11.6-MariaDB-strata-%s) for Linux on x86_64\n", STRATA_VERSION, STRATA_VERSION); exit(0);
-        case '?': usage(); exit(optopt ? 1 : 0);
-        default: usage(); return -1;
-        }
-    }
-    return 0;
+    if (sysvar_global_str(&g_srv.vars, id, buf, n) < 0)
+        buf[0] = 0;
+    return buf;
 }
 
 static void raise_fd_limit(void)
@@ -125,31 +57,94 @@ static void request_shutdown(server_t *srv)
     kill(getpid(), SIGTERM);
 }
 
+static int load_options(int argc, char **argv, config_t *cfg)
+{
+    static config_opt_t opts[SYSVAR__COUNT + 16];
+    size_t n = sysvar_config_opts(opts, SYSVAR__COUNT);
+    opts[n++] = (config_opt_t){"help", CONFIG_ARG_NONE, '?', "Display this help and exit", NULL, NULL};
+    opts[n++] = (config_opt_t){"version", CONFIG_ARG_NONE, 'V', "Print the version and exit", NULL, NULL};
+    opts[n++] = (config_opt_t){"verbose", CONFIG_ARG_NONE, 'v', "With --help, list every option", NULL, NULL};
+    opts[n++] = (config_opt_t){"user", CONFIG_ARG_REQUIRED, 'u', "Run as this user (accepted; stratad does not switch users)", NULL, NULL};
+    opts[n++] = (config_opt_t){"console", CONFIG_ARG_NONE, 0, "Write the error log to stderr", NULL, NULL};
+    int rc = config_load(cfg, argc, argv, opts, n, cfg_groups, cfg_files);
+    if (rc != 0) {
+        fprintf(stderr, "stratad: %s\n", cfg->errmsg);
+        fprintf(stderr, "stratad: Aborting; use --help to list the options\n");
+        return 1;
+    }
+    if (cfg->print_defaults) {
+        config_print_defaults(cfg, "stratad", stdout);
+        exit(0);
+    }
+    if (config_get(cfg, "version")) {
+        printf("stratad  Ver %s for Linux on %s (strata, MariaDB 10.11 compatible)\n", STRATA_VERSION_STRING, STRATA_MACHINE);
+        exit(0);
+    }
+    if (config_get(cfg, "help")) {
+        buf_t b;
+        buf_init(&b);
+        printf("stratad  Ver %s for Linux on %s\nA MySQL/MariaDB-compatible database server.\n\n"
+               "Usage: stratad [OPTIONS]\n\nDefault options are read from the following files in the given order:\n"
+               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n\n",
+               STRATA_VERSION_STRING, STRATA_MACHINE);
+        config_help(opts, n, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
+        exit(0);
+    }
+    char err[512];
+    if (sysvar_apply_config(&g_srv.vars, cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "stratad: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether an address given to bind-address is loopback only. */
+static bool bind_is_loopback(const char *addr)
+{
+    if (!addr || !*addr)
+        return true;
+    char *list = mem_strdup(addr), *save = NULL;
+    bool lo = true;
+    for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+        while (*a == ' ')
+            a++;
+        if (strncmp(a, "127.", 4) != 0 && strcmp(a, "::1") != 0 && strcasecmp(a, "localhost") != 0)
+            lo = false;
+    }
+    mem_free(list);
+    return lo;
+}
+
 int main(int argc, char **argv)
 {
-    options_t o = {
-        .datadir = DEFAULT_DATADIR,
-        .bind_address = "127.0.0.1",
-        .socket = DEFAULT_SOCKET,
-        .port = 3306,
-        .max_connections = 151,
-        .max_allowed_packet = 16u << 20,
-    };
-    if (parse_options(argc, argv, &o) != 0)
+    server_init(&g_srv);
+    config_t cfg;
+    if (load_options(argc, argv, &cfg) != 0)
         return 1;
-    if (o.log_error && log_open(o.log_error) != 0) {
-        fprintf(stderr, "stratad: can't open error log %s: %s\n", o.log_error, strerror(errno));
-        return 1;
-    }
-    if (mkdir(o.datadir, 0750) != 0 && errno != EEXIST) {
-        log_error("Can't create data directory '%s': %s", o.datadir, strerror(errno));
+    char datadir[PATH_MAX - 64], logerr[PATH_MAX], pidpath[PATH_MAX], sock[PATH_MAX], bind[256];
+    gstr(SYSVAR_DATADIR, datadir, sizeof datadir);
+    gstr(SYSVAR_LOG_ERROR, logerr, sizeof logerr);
+    gstr(SYSVAR_PID_FILE, pidpath, sizeof pidpath);
+    gstr(SYSVAR_SOCKET, sock, sizeof sock);
+    gstr(SYSVAR_BIND_ADDRESS, bind, sizeof bind);
+    int port = (int)sysvar_global_int(&g_srv.vars, SYSVAR_PORT);
+    if (*logerr && !config_get(&cfg, "console") && log_open(logerr) != 0) {
+        fprintf(stderr, "stratad: can't open error log %s: %s\n", logerr, strerror(errno));
         return 1;
     }
-    char pidpath[PATH_MAX];
-    if (o.pid_file)
-        snprintf(pidpath, sizeof pidpath, "%s", o.pid_file);
-    else
-        snprintf(pidpath, sizeof pidpath, "%s/stratad.pid", o.datadir);
+    if (mkdir(datadir, 0750) != 0 && errno != EEXIST) {
+        log_error("Can't create data directory '%s': %s", datadir, strerror(errno));
+        return 1;
+    }
+    g_srv.datadir = mem_strdup(datadir);
+    if (!*pidpath) {
+        snprintf(pidpath, sizeof pidpath, "%s/stratad.pid", datadir);
+        sysvar_global_set_str(&g_srv.vars, SYSVAR_PID_FILE, pidpath);
+    }
+    for (size_t i = 0; i < cfg.nwarnings; i++)
+        log_warn("%s", cfg.warnings[i]);
     raise_fd_limit();
 
     sigset_t sigs;
@@ -161,22 +156,52 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    server_init(&g_srv, o.datadir);
     g_srv.request_shutdown = request_shutdown;
     proto_cfg_t pcfg = {
         .srv = &g_srv,
-        .max_allowed_packet = o.max_allowed_packet,
-        .max_connections = o.max_connections,
-        .net_write_timeout = 60,
+        .max_allowed_packet = (size_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_ALLOWED_PACKET),
+        .max_connections = (int)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_CONNECTIONS),
+        .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
+        .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
     };
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    net_cfg_t ncfg = {
-        .bind_address = o.bind_address,
-        .port = (uint16_t)o.port,
-        .socket_path = o.socket,
-        .workers = o.workers > 0 ? o.workers : (int)MAX(8, ncpu * 4),
-    };
+    char ssl_cert[PATH_MAX], ssl_key[PATH_MAX], ssl_ca[PATH_MAX];
+    gstr(SYSVAR_SSL_CERT, ssl_cert, sizeof ssl_cert);
+    gstr(SYSVAR_SSL_KEY, ssl_key, sizeof ssl_key);
+    gstr(SYSVAR_SSL_CA, ssl_ca, sizeof ssl_ca);
     log_note("stratad (server %s) starting as process %d ...", g_srv.version, (int)getpid());
+    tls_options_t topt = {.datadir = datadir, .ssl_cert = *ssl_cert ? ssl_cert : NULL,
+                          .ssl_key = *ssl_key ? ssl_key : NULL, .ssl_ca = *ssl_ca ? ssl_ca : NULL};
+    tls_server_t *tls = NULL;
+    if (tls_server_open(&topt, &tls) != 0)
+        log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
+    pcfg.tls = tls;
+    if (acl_open(datadir, &g_srv.acl) != 0) {
+        log_error("Aborting: the account store in '%s' can't be used", datadir);
+        return 1;
+    }
+    if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
+        acl_root_has_empty_password(g_srv.acl)) {
+        log_error("Refusing to listen on bind-address '%s' while root has an empty password: set one with "
+                  "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
+        return 1;
+    }
+    auth_server_t auth_srv = {.cache = auth_cache_new()};
+    if (tls) {
+        auth_srv.rsa_key = tls->rsa_key;
+        auth_srv.rsa_public_pem = tls->rsa_public_pem;
+    }
+    g_srv.auth_cache = auth_srv.cache;
+    pcfg.auth = &auth_srv;
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_SSL, tls ? "YES" : "DISABLED");
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_OPENSSL, tls ? "YES" : "DISABLED");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = (int)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_WORKER_THREADS);
+    net_cfg_t ncfg = {
+        .bind_address = sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) ? NULL : bind,
+        .port = (uint16_t)port,
+        .socket_path = sock,
+        .workers = workers > 0 ? workers : (int)MAX(8, ncpu * 4),
+    };
     net_t *net = NULL;
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
@@ -190,8 +215,7 @@ int main(int argc, char **argv)
         log_warn("Can't create pid file '%s': %s", pidpath, strerror(errno));
     }
     log_note("stratad: ready for connections.");
-    log_note("Version: '%s'  socket: '%s'  port: %d  strata %s", g_srv.version, o.socket ? o.socket : "", o.port,
-             STRATA_VERSION);
+    log_note("Version: '%s'  socket: '%s'  port: %d  strata", g_srv.version, sock, port);
 
     for (;;) {
         int sig = 0;
@@ -203,9 +227,14 @@ int main(int argc, char **argv)
         break;
     }
     net_stop(net);
+    if (tls)
+        tls_server_close(tls);
+    acl_close(g_srv.acl);
+    auth_cache_free(auth_srv.cache);
     unlink(pidpath);
     log_note("stratad: Shutdown complete");
     server_free(&g_srv);
+    config_free(&cfg);
     log_close();
     return 0;
 }

@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 #include "proto/proto_int.h"
+#include "session/acl.h"
+
+/* Largest packet accepted before authentication (a handshake response with connection attributes). */
+#define CONN_PREAUTH_MAX_PACKET (64u * 1024)
 
 #define SERVER_CAPS                                                                                          \
     (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
@@ -31,7 +35,7 @@
      CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS |       \
      CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS |                                   \
      CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS | CLIENT_SESSION_TRACK |     \
-     CLIENT_DEPRECATE_EOF)
+     CLIENT_DEPRECATE_EOF | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM)
 
 const char *proto_command_name(int cmd)
 {
@@ -51,12 +55,26 @@ const char *proto_command_name(int cmd)
 static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
 {
     int timeout_ms = (c->cfg->net_write_timeout > 0 ? c->cfg->net_write_timeout : 60) * 1000;
+    while (n > 0 && c->tls) {
+        ssize_t w = tls_write(c->tls, p, n);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
+            continue;
+        }
+        if (w != TLS_WANT_WRITE && w != TLS_WANT_READ)
+            return -1;
+        struct pollfd pfd = {.fd = c->fd, .events = w == TLS_WANT_WRITE ? POLLOUT : POLLIN};
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+            return -1;
+    }
     while (n > 0) {
         ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
         if (w > 0) {
             p += w;
             n -= (size_t)w;
-            atomic_fetch_add_explicit(&c->srv->bytes_sent, (uint64_t)w, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_SENT, (uint64_t)w);
             continue;
         }
         if (w < 0 && errno == EINTR)
@@ -77,7 +95,15 @@ int conn_flush(conn_t *c)
 {
     if (!c->obuf.len)
         return 0;
-    int rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    int rc;
+    if (c->compressed) {
+        buf_reset(&c->zbuf);
+        pcomp_wrap(&c->pc, c->obuf.data, c->obuf.len, &c->cseq, &c->zbuf);
+        rc = conn_write_all(c, c->zbuf.data, c->zbuf.len);
+        buf_reset(&c->zbuf);
+    } else {
+        rc = conn_write_all(c, c->obuf.data, c->obuf.len);
+    }
     buf_reset(&c->obuf);
     if (rc)
         c->phase = PH_CLOSING;
@@ -88,11 +114,26 @@ int conn_flush(conn_t *c)
 static int conn_read_some(conn_t *c)
 {
     buf_reserve(&c->rbuf, 16384);
+    if (c->tls) {
+        ssize_t r = tls_read(c->tls, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len);
+        if (r > 0) {
+            c->rbuf.len += (size_t)r;
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
+            return (int)r;
+        }
+        if (r == TLS_WANT_READ)
+            return 0;
+        if (r == TLS_WANT_WRITE) {
+            struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+            return poll(&pfd, 1, 1000) > 0 ? conn_read_some(c) : -1;
+        }
+        return -1;
+    }
     for (;;) {
         ssize_t r = recv(c->fd, c->rbuf.data + c->rbuf.len, c->rbuf.cap - c->rbuf.len, 0);
         if (r > 0) {
             c->rbuf.len += (size_t)r;
-            atomic_fetch_add_explicit(&c->srv->bytes_received, (uint64_t)r, memory_order_relaxed);
+            status_add(&c->sess->stat, STATUS_BYTES_RECEIVED, (uint64_t)r);
             return (int)r;
         }
         if (r == 0)
@@ -103,6 +144,185 @@ static int conn_read_some(conn_t *c)
             return 0;
         return -1;
     }
+}
+
+/* Moves one whole compressed frame from rbuf into ibuf.  STRATA_EAGAIN when rbuf has no whole frame. */
+static int conn_unwrap_frame(conn_t *c)
+{
+    if (c->rbuf.len < PCOMP_HEADER_SIZE)
+        return STRATA_EAGAIN;
+    size_t flen = PCOMP_HEADER_SIZE + (c->rbuf.data[0] | (size_t)c->rbuf.data[1] << 8 | (size_t)c->rbuf.data[2] << 16);
+    if (c->rbuf.len < flen)
+        return STRATA_EAGAIN;
+    if (c->ibuf.len == 0 && c->phase == PH_COMMAND)
+        c->cseq = 0;
+    size_t consumed = 0;
+    int rc = pcomp_unwrap(&c->pc, c->rbuf.data, flen, &consumed, &c->cseq, &c->ibuf);
+    buf_consume(&c->rbuf, consumed);
+    return rc;
+}
+
+/* ---- authentication ---- */
+
+/* Sends what the plugin exchange asked for, or finishes the login.  0 to go on, -1 to close. */
+static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
+{
+    session_t *s = c->sess;
+    if (act == AUTH_SEND_MORE || act == AUTH_NEED_SWITCH) {
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+        c->phase = PH_AUTH;
+        return 0;
+    }
+    if (act != AUTH_OK) {
+        log_warn("Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
+                 auth_session_used_password(c->auth));
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        status_inc(&s->stat, STATUS_ACCESS_DENIED_ERRORS);
+        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, auth_session_used_password(c->auth));
+        return -1;
+    }
+    if (out->len) { /* caching_sha2's fast_auth_success goes before the OK */
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+    }
+    mem_free(c->auth);
+    c->auth = NULL;
+    acl_account_t acc;
+    if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
+        if (acc.flags & ACL_FLAG_LOCKED) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
+            return -1;
+        }
+        if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+            return -1;
+        }
+        if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
+            acl_connection_leave(c->srv->acl, c->acct);
+            mem_free(c->acct);
+            c->acct = NULL;
+        }
+        uint32_t limit = 0;
+        uint32_t global = (uint32_t)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_USER_CONNECTIONS);
+        if (acl_connection_enter(c->srv->acl, &acc, global, &limit) != 0) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            if (acc.max_user_connections)
+                conn_send_err_code(c, ER_USER_LIMIT_REACHED, s->user, "max_user_connections", (long)limit);
+            else
+                conn_send_err_code(c, ER_TOO_MANY_USER_CONNECTIONS, s->user);
+            return -1;
+        }
+        c->acct = mem_alloc(sizeof acc);
+        memcpy(c->acct, &acc, sizeof acc);
+    }
+    c->handshake_done = true;
+    c->phase = PH_COMMAND;
+    if (c->login_db) {
+        int r = session_set_db(s, c->login_db, strlen(c->login_db));
+        mem_free(c->login_db);
+        c->login_db = NULL;
+        if (r) {
+            const diag_cond_t *e = s->diag.error;
+            conn_send_err(c, e->code, e->sqlstate, e->msg);
+            return -1;
+        }
+    }
+    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->change_user) {
+        c->change_user = false;
+        return 0;
+    }
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        c->compressed = true;
+        s->compressed = true;
+    }
+    session_register(s);
+    s->state = SESS_SLEEP;
+    return 0;
+}
+
+/* Finds the account and starts its plugin's exchange with the client's first response. */
+static int conn_auth_begin(conn_t *c, const char *user, size_t ulen, const char *client_plugin, const uint8_t *resp,
+                           size_t rlen, const char *db, size_t dblen)
+{
+    session_t *s = c->sess;
+    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
+    bool is_local = c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") || !strcmp(c->peer.addr, "::1");
+    /* Loopback resolves to 'localhost', as MariaDB's name resolution gives it. */
+    snprintf(s->host, sizeof s->host, "%s", is_local ? "localhost" : c->peer.addr);
+    acl_account_t acc;
+    bool found = acl_find_for_login(c->srv->acl, s->user, is_local ? "localhost" : NULL,
+                                    c->peer.is_unix ? NULL : c->peer.addr, is_local, &acc) == 0;
+    char key[512] = "";
+    if (found) {
+        snprintf(s->priv_user, sizeof s->priv_user, "%s", acc.user);
+        snprintf(s->priv_host, sizeof s->priv_host, "%s", acc.host);
+        acl_account_key(acc.user, acc.host, key, sizeof key);
+    }
+    mem_free(c->login_db);
+    c->login_db = db && dblen ? mem_strndup(db, dblen) : NULL;
+    if (!c->auth)
+        c->auth = mem_alloc(sizeof *c->auth);
+    auth_session_init(c->auth, c->cfg->auth, c->scramble, found ? password_plugin_name(acc.plugin) : NULL,
+                      found ? acc.auth : "", key, c->tls != NULL || c->peer.is_unix);
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_start(c->auth, client_plugin, resp, rlen, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+static int conn_auth_continue(conn_t *c)
+{
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_continue(c->auth, c->pkt.data, c->pkt.len, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+/* COM_CHANGE_USER: user NUL | auth (u8 length + bytes) | db NUL | u16 charset | plugin NUL | [attrs] */
+static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
+{
+    pcur_t cur;
+    pcur_init(&cur, arg, alen);
+    size_t ulen = 0, rlen = 0, dblen = 0, plen = 0;
+    const char *user = pcur_get_cstr(&cur, &ulen);
+    const uint8_t *resp;
+    if (c->caps & CLIENT_SECURE_CONNECTION) {
+        rlen = pcur_get_u8(&cur);
+        resp = pcur_get_bytes(&cur, rlen);
+    } else {
+        resp = (const uint8_t *)pcur_get_cstr(&cur, &rlen);
+    }
+    const char *db = pcur_get_cstr(&cur, &dblen);
+    const char *plugin = NULL;
+    if (pcur_left(&cur) >= 2) {
+        pcur_get_u16(&cur);
+        if ((c->caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
+            plugin = pcur_get_cstr(&cur, &plen);
+    }
+    if (!pcur_ok(&cur))
+        return -1;
+    session_t *s = c->sess;
+    status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+    session_reset(s);
+    mem_free(s->db);
+    s->db = NULL;
+    c->change_user = true;
+    return conn_auth_begin(c, user, ulen, plugin, resp, rlen, db, dblen);
 }
 
 /* ---- handshake ---- */
@@ -122,7 +342,7 @@ static void conn_gen_scramble(uint8_t s[20])
 static void conn_send_greeting(conn_t *c)
 {
     buf_t *b = &c->obuf;
-    uint32_t caps = SERVER_CAPS;
+    uint32_t caps = SERVER_CAPS | (c->cfg->tls ? CLIENT_SSL : 0);
     c->seq = 0;
     conn_pk_begin(c);
     buf_put_u8(b, 10);
@@ -148,16 +368,33 @@ static int conn_handshake_response(conn_t *c)
 {
     pcur_t cur;
     pcur_init(&cur, c->pkt.data, c->pkt.len);
-    uint32_t caps = pcur_u32(&cur);
+    uint32_t caps = pcur_get_u32(&cur);
     if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
         conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
         return -1;
     }
-    pcur_u32(&cur); /* max packet size */
-    pcur_u8(&cur);  /* charset */
-    pcur_bytes(&cur, 23);
+    pcur_get_u32(&cur); /* max packet size */
+    pcur_get_u8(&cur);  /* charset */
+    pcur_get_bytes(&cur, 23);
+    if ((caps & CLIENT_SSL) && !c->tls && pcur_left(&cur) == 0 && pcur_ok(&cur)) {
+        /* SSLRequest: TLS starts now; the full response follows over it. */
+        if (!c->cfg->tls) {
+            conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+            return -1;
+        }
+        c->tls = tls_conn_new(c->cfg->tls->ctx, c->fd, c->rbuf.data, c->rbuf.len);
+        buf_reset(&c->rbuf);
+        c->sess->tls = true;
+        c->phase = PH_TLS_ACCEPT;
+        status_global_inc(&c->srv->status, STATUS_SSL_ACCEPTS);
+        return 0;
+    }
+    if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
+        conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
+        return -1;
+    }
     size_t ulen = 0;
-    const char *user = pcur_cstr(&cur, &ulen);
+    const char *user = pcur_get_cstr(&cur, &ulen);
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
         return -1;
@@ -166,56 +403,37 @@ static int conn_handshake_response(conn_t *c)
     size_t alen = 0;
     const uint8_t *auth = NULL;
     if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
-        auth = pcur_lenenc_str(&cur, &alen);
+        auth = pcur_get_lenenc_str(&cur, &alen);
     } else if (caps & CLIENT_SECURE_CONNECTION) {
-        alen = pcur_u8(&cur);
-        auth = pcur_bytes(&cur, alen);
+        alen = pcur_get_u8(&cur);
+        auth = pcur_get_bytes(&cur, alen);
     } else {
-        auth = (const uint8_t *)pcur_cstr(&cur, &alen);
+        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
     }
     const char *db = NULL;
     size_t dblen = 0;
     if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
-        db = pcur_cstr(&cur, &dblen);
+        db = pcur_get_cstr(&cur, &dblen);
     const char *plugin = NULL;
     if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        plugin = pcur_cstr(&cur, NULL);
+        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
     if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
         size_t alen2 = 0;
-        pcur_lenenc_str(&cur, &alen2);
+        pcur_get_lenenc_str(&cur, &alen2);
+    }
+    /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
+    if (caps & CLIENT_COMPRESS) {
+        c->comp_algo = PCOMP_ZLIB;
+    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+        c->comp_algo = PCOMP_ZSTD;
+        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
     }
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
         return -1;
     }
-    (void)auth;
-    (void)plugin;
-    session_t *s = c->sess;
-    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
-    snprintf(s->host, sizeof s->host, "%s", c->peer.addr);
-    snprintf(s->priv_user, sizeof s->priv_user, "%s", s->user);
-    snprintf(s->priv_host, sizeof s->priv_host, "%s", c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") ? "localhost" : "%");
-    /* TODO(auth branch): verify the password against the account store; until it lands every account with
-     * an empty password is accepted and any password is refused. */
-    if (alen != 0) {
-        atomic_fetch_add(&c->srv->aborted_connects, 1);
-        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
-        return -1;
-    }
-    s->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
-    c->handshake_done = true;
-    c->phase = PH_COMMAND;
-    if (db && dblen) {
-        session_init_db(s, db, dblen, &c->sink);
-        if (s->diag.error_code)
-            return -1;
-        buf_reset(&c->obuf), c->seq = 2; /* init_db's OK is replaced by the login OK below */
-        c->seq = 2;
-    }
-    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
-    session_register(s);
-    s->state = SESS_SLEEP;
-    return 0;
+    c->sess->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
+    return conn_auth_begin(c, user, ulen, plugin, auth, alen, db, dblen);
 }
 
 /* ---- commands ---- */
@@ -223,26 +441,24 @@ static int conn_handshake_response(conn_t *c)
 static int conn_command(conn_t *c)
 {
     session_t *s = c->sess;
-    if (c->pkt.len == 0) {
-        log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (empty command packet)", c->id,
-                 s->db ? s->db : "unconnected", s->user, s->host);
-        return -1;
+    if (c->pkt.len == 0) { /* an empty command packet is an unknown command, as in MySQL */
+        conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+        return 0;
     }
     uint8_t cmd = c->pkt.data[0];
     const char *arg = (const char *)c->pkt.data + 1;
     size_t alen = c->pkt.len - 1;
-    diag_clear(&s->diag);
-    atomic_fetch_add_explicit(&c->srv->threads_running, 1, memory_order_relaxed);
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, 1);
     int rc = 0;
     switch (cmd) {
     case COM_QUIT:
         rc = -1;
         break;
     case COM_PING:
+        status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
         break;
     case COM_QUERY:
-        s->questions++;
         session_query(s, arg, alen, &c->sink);
         break;
     case COM_INIT_DB:
@@ -254,7 +470,7 @@ static int conn_command(conn_t *c)
     case COM_PROCESS_KILL: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint32_t id = pcur_u32(&cur);
+        uint32_t id = pcur_get_u32(&cur);
         if (cur.err) {
             rc = -1;
             break;
@@ -265,7 +481,7 @@ static int conn_command(conn_t *c)
     case COM_SET_OPTION: {
         pcur_t cur;
         pcur_init(&cur, (const uint8_t *)arg, alen);
-        uint16_t opt = pcur_u16(&cur);
+        uint16_t opt = pcur_get_u16(&cur);
         if (cur.err || opt > 1) {
             conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
             break;
@@ -278,6 +494,9 @@ static int conn_command(conn_t *c)
         conn_send_eof(c, session_status_flags(s), 0);
         break;
     }
+    case COM_CHANGE_USER:
+        rc = conn_change_user(c, (const uint8_t *)arg, alen);
+        break;
     case COM_RESET_CONNECTION:
         session_reset(s);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
@@ -295,6 +514,14 @@ static int conn_command(conn_t *c)
     case COM_SHUTDOWN:
         session_query(s, "SHUTDOWN", 8, &c->sink);
         break;
+    case COM_STMT_PREPARE:
+    case COM_STMT_EXECUTE:
+    case COM_STMT_SEND_LONG_DATA:
+    case COM_STMT_CLOSE:
+    case COM_STMT_RESET:
+    case COM_STMT_FETCH:
+        rc = conn_stmt_command(c, cmd, (const uint8_t *)arg, alen);
+        break;
     case COM_DEBUG:
         conn_send_eof(c, session_status_flags(s), 0);
         break;
@@ -302,7 +529,7 @@ static int conn_command(conn_t *c)
         conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
         break;
     }
-    atomic_fetch_sub_explicit(&c->srv->threads_running, 1, memory_order_relaxed);
+    status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
     arena_reset(&s->arena);
     return rc;
 }
@@ -321,7 +548,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->peer = *peer;
     c->phase = PH_GREETING;
     conn_sink_init(c);
-    atomic_fetch_add(&srv->connections, 1);
+    conn_stmt_sink_init(c);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;
     c->sess->fd = fd;
@@ -333,7 +560,8 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
         c->seq = 0;
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
         conn_flush(c);
-        atomic_fetch_add(&srv->aborted_connects, 1);
+        status_global_inc(&srv->status, STATUS_ABORTED_CONNECTS);
+        status_global_inc(&srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
         session_free(c->sess);
         buf_free(&c->obuf);
         mem_free(c);
@@ -356,23 +584,63 @@ static enum net_ready_result proto_ready(void *ctx)
     for (;;) {
         if (c->phase == PH_CLOSING || atomic_load(&c->sess->killed))
             return NET_CLOSE;
+        if (c->phase == PH_TLS_ACCEPT) {
+            int r = tls_handshake_step(c->tls);
+            if (r == TLS_WANT_READ)
+                return NET_REARM;
+            if (r == TLS_WANT_WRITE) {
+                struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+                if (poll(&pfd, 1, 10000) <= 0)
+                    return NET_CLOSE;
+                continue;
+            }
+            if (r != TLS_DONE) {
+                log_warn("Aborted connection %u to host: '%s' (TLS handshake failed: %s)", c->id, c->sess->host,
+                         tls_last_error(c->tls));
+                status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+                return NET_CLOSE;
+            }
+            c->phase = PH_GREETING;
+            status_global_inc(&c->srv->status, STATUS_SSL_FINISHED_ACCEPTS);
+            snprintf(c->sess->tls_version, sizeof c->sess->tls_version, "%s", tls_version(c->tls));
+            snprintf(c->sess->tls_cipher, sizeof c->sess->tls_cipher, "%s", tls_cipher(c->tls));
+            continue;
+        }
         /* Every whole packet already read is handled before reading more. */
         size_t consumed = 0;
         uint8_t seq = c->seq;
         if (c->phase == PH_COMMAND)
             seq = 0;
-        int rc = packet_read(c->rbuf.data, c->rbuf.len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
+        /* Before authentication a client has no business sending more than a handshake response. */
+        size_t limit = c->handshake_done ? c->cfg->max_allowed_packet - 1 : CONN_PREAUTH_MAX_PACKET;
+        int rc = c->compressed ? packet_read_any_seq(src->data, src->len, limit, &seq, &c->pkt, &consumed)
+                               : packet_read(src->data, src->len, limit, &seq, &c->pkt, &consumed);
+        if (rc == STRATA_EAGAIN && c->compressed) {
+            /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
+            rc = conn_unwrap_frame(c);
+            if (rc == 0)
+                continue;
+        }
         if (rc == 0) {
-            buf_consume(&c->rbuf, consumed);
+            buf_consume(src, consumed);
             c->seq = seq;
             int r;
             if (c->phase == PH_GREETING)
                 r = conn_handshake_response(c);
+            else if (c->phase == PH_AUTH)
+                r = conn_auth_continue(c);
             else
                 r = conn_command(c);
             if (conn_flush(c) != 0 || r != 0)
                 return NET_CLOSE;
             continue;
+        }
+        if (rc == STRATA_ETOOBIG && !c->handshake_done) {
+            log_warn("Aborted connection %u to host: '%s' (handshake packet over %u bytes)", c->id, c->sess->host,
+                     (unsigned)CONN_PREAUTH_MAX_PACKET);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            return NET_CLOSE;
         }
         if (rc == STRATA_ETOOBIG) {
             /* MySQL answers 1153 and closes the connection. */
@@ -382,13 +650,17 @@ static enum net_ready_result proto_ready(void *ctx)
             c->seq = seq + 1;
             conn_send_err_code(c, ER_NET_PACKET_TOO_LARGE);
             conn_flush(c);
-            atomic_fetch_add(&c->srv->aborted_clients, 1);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CLIENTS);
             return NET_CLOSE;
         }
         if (rc == STRATA_EPROTO) {
+            /* MySQL answers 1156 before closing. */
+            c->seq = seq + 1;
+            conn_send_err_code(c, ER_NET_PACKETS_OUT_OF_ORDER);
+            conn_flush(c);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got packets out of order)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
-            atomic_fetch_add(c->handshake_done ? &c->srv->aborted_clients : &c->srv->aborted_connects, 1);
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
             return NET_CLOSE;
         }
         /* Need more bytes. */
@@ -401,10 +673,13 @@ static enum net_ready_result proto_ready(void *ctx)
                 buf_shrink(&c->rbuf, 0);
             buf_shrink(&c->pkt, 0);
             buf_shrink(&c->obuf, 0);
+            if (c->ibuf.len == 0)
+                buf_shrink(&c->ibuf, 0);
+            buf_shrink(&c->zbuf, 0);
             return NET_REARM;
         }
         if (c->phase != PH_COMMAND || c->rbuf.len) {
-            atomic_fetch_add(c->handshake_done ? &c->srv->aborted_clients : &c->srv->aborted_connects, 1);
+            status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host,
                      c->handshake_done ? "Got an error reading communication packets" : "closed during handshake");
@@ -420,9 +695,20 @@ static void proto_closed(void *ctx)
         session_unregister(c->sess);
         session_free(c->sess);
     }
+    if (c->tls)
+        tls_free(c->tls);
+    mem_free(c->auth);
+    mem_free(c->login_db);
+    if (c->acct) {
+        acl_connection_leave(c->srv->acl, c->acct);
+        mem_free(c->acct);
+    }
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);
+    buf_free(&c->ibuf);
+    buf_free(&c->zbuf);
+    pcomp_free(&c->pc);
     mem_free(c);
 }
 

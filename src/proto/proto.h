@@ -49,7 +49,9 @@ typedef struct proto_cfg {
     size_t max_allowed_packet;
     int max_connections;
     int net_write_timeout; /* seconds */
-    void *tls_ctx;         /* SSL_CTX*, NULL when TLS is unavailable */
+    struct tls_server *tls; /* NULL when TLS is unavailable */
+    const struct auth_server *auth; /* caching_sha2 cache and RSA key */
+    bool require_secure_transport;
 } proto_cfg_t;
 
 /* The net_ops that run the protocol; arg must point to a proto_cfg_t that outlives the server. */

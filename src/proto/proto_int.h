@@ -2,7 +2,10 @@
 #ifndef STRATA_PROTO_INT_H
 #define STRATA_PROTO_INT_H
 
+#include "proto/auth.h"
+#include "proto/compress.h"
 #include "proto/packet.h"
+#include "proto/tls.h"
 #include "proto/proto.h"
 
 /*
@@ -29,8 +32,16 @@ typedef struct conn {
     uint32_t caps;         /* negotiated capability flags */
     uint8_t scramble[20];
     buf_t rbuf;            /* bytes read from the socket (after TLS), not yet framed */
+    tls_conn_t *tls;       /* NULL until the client's SSLRequest */
     buf_t pkt;             /* the current command's payload */
     buf_t obuf;            /* outgoing packets, framed */
+    bool compressed;       /* compressed protocol on (after the login OK) */
+    pcomp_t pc;
+    pcomp_algo_t comp_algo; /* negotiated, switched on after the login OK */
+    int comp_level;
+    uint8_t cseq;          /* compressed frame sequence id */
+    buf_t ibuf;            /* compressed connections: the inner packet stream, unwrapped from rbuf */
+    buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
     int ncols;             /* columns of the result set being sent */
@@ -38,8 +49,10 @@ typedef struct conn {
     bool binary_rows;      /* result set rows in the binary protocol */
     bool in_result;
     bool handshake_done;
-    void *auth_state;      /* plugin exchange in progress */
-    char auth_plugin[32];
+    auth_session_t *auth;  /* plugin exchange in progress (PH_AUTH), NULL otherwise */
+    char *login_db;        /* database named in the handshake, applied once authenticated */
+    bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
+    struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
 } conn_t;
 
@@ -55,5 +68,7 @@ void conn_send_err(conn_t *c, int code, const char *sqlstate, const char *msg);
 void conn_send_err_code(conn_t *c, int code, ...);
 void conn_sink_init(conn_t *c);
 void conn_send_coldefs(conn_t *c, const res_col_t *cols, int n);
+void conn_stmt_sink_init(conn_t *c);
+int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
 
 #endif

@@ -18,29 +18,9 @@
 
 #include "proto/proto_int.h"
 
-void conn_pk_begin(conn_t *c)
-{
-    c->pk_start = c->obuf.len;
-    buf_reserve(&c->obuf, 4);
-    c->obuf.len += 4;
-}
+void conn_pk_begin(conn_t *c) { c->pk_start = packet_begin(&c->obuf); }
 
-void conn_pk_end(conn_t *c)
-{
-    size_t n = c->obuf.len - c->pk_start - 4;
-    if (n < PACKET_MAX_CHUNK) {
-        uint8_t *h = c->obuf.data + c->pk_start;
-        h[0] = (uint8_t)n, h[1] = (uint8_t)(n >> 8), h[2] = (uint8_t)(n >> 16), h[3] = c->seq++;
-        return;
-    }
-    /* 16 MiB or more: re-frame into several packets (rare). */
-    buf_t tmp;
-    buf_init(&tmp);
-    buf_append(&tmp, c->obuf.data + c->pk_start + 4, n);
-    c->obuf.len = c->pk_start;
-    packet_write(&c->obuf, tmp.data, tmp.len, &c->seq);
-    buf_free(&tmp);
-}
+void conn_pk_end(conn_t *c) { packet_end(&c->obuf, c->pk_start, &c->seq); }
 
 static uint16_t conn_warnings(conn_t *c)
 {

@@ -10,12 +10,37 @@
 
 #include "session/session.h"
 
-int server_init(server_t *srv, const char *datadir)
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    (void)arg;
+    (void)num;
+    const session_t *s = ss ? ss->owner : NULL;
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
+int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
     srv->start_us = time_wall_us();
-    srv->datadir = mem_strdup(datadir);
-    srv->version = mem_strdup("10.11.6-MariaDB-strata-0.1.0");
+
+    srv->version = STRATA_VERSION_STRING;
+    sysvar_store_init(&srv->vars);
+    status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;
@@ -24,7 +49,8 @@ int server_init(server_t *srv, const char *datadir)
 void server_free(server_t *srv)
 {
     mem_free(srv->datadir);
-    mem_free(srv->version);
+    status_destroy(&srv->status);
+    sysvar_store_destroy(&srv->vars);
     pthread_mutex_destroy(&srv->sessions_lock);
 }
 
@@ -37,7 +63,9 @@ session_t *session_new(server_t *srv)
     s->state = SESS_CONNECT;
     s->status = SERVER_STATUS_AUTOCOMMIT;
     s->fd = -1;
-    diag_init(&s->diag, 64);
+    sysvar_session_init(&s->vars, &srv->vars, s);
+    status_session_init(&s->stat, &srv->status, s);
+    diag_init(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT));
     arena_init(&s->arena, 8192);
     pthread_mutex_init(&s->info_lock, NULL);
     return s;
@@ -45,6 +73,9 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    session_clear_state(s);
+    status_session_end(&s->stat);
+    sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
     arena_destroy(&s->arena);
     mem_free(s->db);
@@ -63,9 +94,8 @@ void session_register(session_t *s)
         srv->sessions->prev = s;
     srv->sessions = s;
     srv->nsessions++;
-    if (srv->nsessions > srv->max_used_connections)
-        srv->max_used_connections = srv->nsessions;
     pthread_mutex_unlock(&srv->sessions_lock);
+    status_conn_opened(&srv->status);
 }
 
 void session_unregister(session_t *s)
@@ -84,6 +114,8 @@ void session_unregister(session_t *s)
     }
     s->prev = s->next = NULL;
     pthread_mutex_unlock(&srv->sessions_lock);
+    if (in)
+        status_conn_closed(&srv->status);
 }
 
 uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
@@ -94,30 +126,42 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    session_clear_state(s);
+    sysvar_session_reset(&s->vars);
 }
 
-void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+int session_set_db(session_t *s, const char *db, size_t len)
 {
-    (void)len;
     /* No catalog yet: every database is unknown except information_schema. */
     if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
-        sink->ok(sink, 0, 0, NULL, false);
-        return;
+        return 0;
     }
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
-    diag_error(&s->diag, ER_BAD_DB_ERROR, name);
-    sink->error(sink);
+    return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
+}
+
+void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+{
+    diag_clear(&s->diag);
+    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
+    if (session_set_db(s, db, len) != 0)
+        sink->error(sink);
+    else
+        sink->ok(sink, 0, 0, NULL, false);
 }
 
 void session_statistics(session_t *s, res_sink_t *sink)
 {
     server_t *srv = s->srv;
+    status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
     uint64_t up = (time_wall_us() - srv->start_us) / 1000000;
     char line[256];
-    uint64_t q = atomic_load(&srv->questions);
+    uint64_t q = status_sess_total(&srv->status, STATUS_QUESTIONS);
     int n = snprintf(line, sizeof line,
                      "Uptime: %llu  Threads: %d  Questions: %llu  Slow queries: 0  Opens: 0  Open tables: 0  "
                      "Queries per second avg: %.3f",
@@ -129,6 +173,7 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
 {
     server_t *srv = s->srv;
     bool found = false;
+    status_inc(&s->stat, STATUS_COM_KILL);
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
         if (t->id != id)
@@ -155,13 +200,4 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         return;
     }
     sink->ok(sink, 0, 0, NULL, false);
-}
-
-void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
-{
-    atomic_fetch_add_explicit(&s->srv->questions, 1, memory_order_relaxed);
-    char what[64];
-    snprintf(what, sizeof what, "%.*s", (int)(len < 40 ? len : 40), sql);
-    diag_error(&s->diag, ER_NOT_SUPPORTED_YET, what);
-    sink->error(sink);
 }
