@@ -1389,7 +1389,10 @@ int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *
     memcpy(bl->dir, dir, strlen(dir) + 1);
     memcpy(bl->base, base, strlen(base) + 1);
     snprintf(bl->state_path, sizeof bl->state_path, "%s/%s.state", bl->dir, bl->base);
-    snprintf(bl->index_path, sizeof bl->index_path, "%s/%s.index", bl->dir, bl->base);
+    if (opt->index_file && opt->index_file[0] && strlen(opt->index_file) < sizeof bl->index_path)
+        memcpy(bl->index_path, opt->index_file, strlen(opt->index_file) + 1);
+    else
+        snprintf(bl->index_path, sizeof bl->index_path, "%s/%s.index", bl->dir, bl->base);
     pthread_mutex_init(&bl->mu, NULL);
     pthread_mutex_init(&bl->state_mu, NULL);
     pthread_mutex_init(&bl->admin_mu, NULL);

@@ -173,6 +173,7 @@ bool binlog_trx_empty(const binlog_trx_t *t);
 typedef struct binlog_options {
     const char *dir;               /* directory of the files (log_bin_basename's directory) */
     const char *basename;          /* "strata-bin": files <basename>.000001, <basename>.index */
+    const char *index_file;        /* log_bin_index: path of the text index (NULL: <dir>/<basename>.index) */
     uint32_t server_id;
     uint32_t domain_id;            /* gtid_domain_id default */
     uint64_t max_size;             /* max_binlog_size (default 1 GiB) */
