@@ -1025,6 +1025,36 @@ int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq)
     return rc;
 }
 
+/* Is file f's start state at or before pos in every domain of pos? (also: domains pos does not name must not have
+ * moved past what the file starts with; they are the replica's to skip, so they are not checked.) */
+static bool start_at_or_before(const bl_file_t *f, const binlog_gtid_set_t *pos)
+{
+    for (uint32_t i = 0; i < pos->n; i++)
+        if (binlog_gtid_set_domain_seq(&f->start, pos->v[i].domain) > binlog_gtid_set_domain_seq(pos, pos->v[i].domain))
+            return false;
+    return true;
+}
+
+int binlog_gtid_start_file(binlog_t *bl, const binlog_gtid_set_t *pos, uint32_t *seq)
+{
+    pthread_mutex_lock(&bl->mu);
+    int rc = STRATA_ENOTFOUND;
+    if (bl->nfiles && start_at_or_before(&bl->files[bl->head], pos)) {
+        uint32_t lo = 0, hi = bl->nfiles - 1; /* the predicate holds for a prefix of the files */
+        while (lo < hi) {
+            uint32_t mid = (lo + hi + 1) / 2;
+            if (start_at_or_before(&bl->files[bl->head + mid], pos))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        *seq = bl->files[bl->head + lo].seq;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&bl->mu);
+    return rc;
+}
+
 int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_set_t *out)
 {
     uint32_t seq;

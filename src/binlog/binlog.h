@@ -293,6 +293,11 @@ int binlog_file_seq(binlog_t *bl, const char *name, uint32_t *seq);
 void binlog_gtid_state(binlog_t *bl, binlog_gtid_set_t *out);
 /* The file holding GTID g (O(log files), index only); STRATA_ENOTFOUND if purged or never written. */
 int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq);
+/* Where a replica connecting with GTID position `pos` (one GTID per domain, its gtid_slave_pos) must start
+ * reading: the newest file whose start state is at or before pos in every domain pos names (binary search on
+ * the index, no file opened).  The dump thread then skips that file's transactions the replica already has.
+ * STRATA_ENOTFOUND if the GTIDs the replica needs were purged (ER_MASTER_HAS_PURGED_REQUIRED_GTIDS). */
+int binlog_gtid_start_file(binlog_t *bl, const binlog_gtid_set_t *pos, uint32_t *seq);
 /* BINLOG_GTID_POS(file, pos): the GTID state at that position.  File boundaries come from the index; a position
  * inside a file reads that one file up to pos. */
 int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_set_t *out);

@@ -868,6 +868,26 @@ TEST(test_rotation_at_max_size)
     CHECK_EQ_INT(f, 1);
     CHECK_EQ_INT(binlog_gtid_find_file(bl, (binlog_gtid_t){0, 1, start2 + 1}, &f), 0);
     CHECK_EQ_INT(f, 2);
+    /* a replica at 0-1-(start2) starts in file 2; at 0-1-(start2 - 1) in file 1; at 0-1-200 in the last */
+    binlog_gtid_set_t rp = {0};
+    binlog_gtid_set_update(&rp, (binlog_gtid_t){0, 1, start2});
+    binlog_stats_t sa, sb;
+    binlog_get_stats(bl, &sa);
+    CHECK_EQ_INT(binlog_gtid_start_file(bl, &rp, &f), 0);
+    CHECK_EQ_INT(f, 2);
+    rp.v[0].seq = start2 - 1;
+    CHECK_EQ_INT(binlog_gtid_start_file(bl, &rp, &f), 0);
+    CHECK_EQ_INT(f, 1);
+    rp.v[0].seq = 200;
+    CHECK_EQ_INT(binlog_gtid_start_file(bl, &rp, &f), 0);
+    CHECK_EQ_INT(f, binlog_file_count(bl));
+    binlog_get_stats(bl, &sb);
+    CHECK_EQ_INT(sb.files_opened - sa.files_opened, 0);
+    /* after purging file 1, a replica still at 0-1-(start2 - 1) needs purged GTIDs */
+    CHECK_EQ_INT(binlog_purge_to(bl, "sbin.000002"), 1);
+    rp.v[0].seq = start2 - 1;
+    CHECK_EQ_INT(binlog_gtid_start_file(bl, &rp, &f), STRATA_ENOTFOUND);
+    binlog_gtid_set_free(&rp);
     s.n = 0;
     CHECK_EQ_INT(binlog_gtid_pos(bl, "sbin.000002", 400, &s), 0);
     CHECK(binlog_gtid_set_domain_seq(&s, 0) >= start2);
