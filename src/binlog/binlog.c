@@ -393,11 +393,12 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     durable_set(bl, (binlog_pos_t){seq, end});
     /* a rotation's two index changes (old file closed, new file) go in one durable append */
     bl_file_t *prev = bl_file_by_seq(bl, seq - 1);
-    rc = prev && bl->defer_close_record ? bl_state_put_files(bl, prev, f) : bl_state_put_file(bl, f);
+    bool both = prev && bl->defer_close_record;
     bl->defer_close_record = false;
-    pthread_mutex_unlock(&bl->mu);
+    rc = both ? bl_state_put_files(bl, prev, f) : bl_state_put_file(bl, f);
     if (rc == 0)
         rc = bl_text_index_append(bl, seq);
+    pthread_mutex_unlock(&bl->mu);
 out:
     binlog_gtid_set_free(&start);
     buf_free(&b);
@@ -737,12 +738,13 @@ static int purge_front(binlog_t *bl, uint32_t n)
         paths[i] = mem_strdup(p);
     }
     uint32_t keep = bl->files[bl->head + n].seq;
+    /* memory first, then the record (see state_put): a crash before the record leaves the files in the index
+     * and on disk; the unlinks below wait for the record */
+    bl_files_drop_front(bl, n);
+    bl->stats.purged_files += n;
     int rc = bl_state_put_u32(bl, BL_REC_PURGE, keep);
-    if (rc == 0) {
-        bl_files_drop_front(bl, n);
-        bl->stats.purged_files += n;
+    if (rc == 0)
         bl_text_index_rewrite(bl);
-    }
     pthread_mutex_unlock(&bl->mu);
     for (uint32_t i = 0; i < n; i++) {
         if (rc == 0 && unlink(paths[i]) && errno != ENOENT)
@@ -837,7 +839,6 @@ int binlog_reset(binlog_t *bl, uint32_t first_seq)
         bl_file_path(bl, &bl->files[bl->head + i], p, sizeof p);
         paths[i] = mem_strdup(p);
     }
-    int rc = bl_state_put_u32(bl, BL_REC_RESET, first_seq);
     bl_files_drop_front(bl, n);
     bl->state.n = 0;
     bl->has_ckpt = false;
@@ -845,6 +846,7 @@ int binlog_reset(binlog_t *bl, uint32_t first_seq)
     bl->active_seq = 0;
     bl->broken = false;
     bl->stats.purged_files += n;
+    int rc = bl_state_put_u32(bl, BL_REC_RESET, first_seq);
     bl_text_index_rewrite(bl);
     pthread_mutex_lock(&bl->state_mu);
     bl_state_rewrite(bl);
@@ -1101,6 +1103,7 @@ void binlog_get_stats(binlog_t *bl, binlog_stats_t *st)
     *st = bl->stats;
     st->files_opened = __atomic_load_n(&bl->n_opened, __ATOMIC_RELAXED);
     st->fsyncs = __atomic_load_n(&bl->n_fsyncs, __ATOMIC_RELAXED);
+    st->index_writes = __atomic_load_n(&bl->n_index_writes, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&bl->mu);
 }
 
@@ -1396,7 +1399,10 @@ static int recover(binlog_t *bl, binlog_recovery_t *rec)
     binlog_gtid_set_free(&sc.state);
     if (rec)
         rec->crashed = crashed;
-    return bl_state_put_file(bl, last);
+    pthread_mutex_lock(&bl->mu);
+    int rc2 = bl_state_put_file(bl, last);
+    pthread_mutex_unlock(&bl->mu);
+    return rc2;
 }
 
 int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *rec)
@@ -1425,6 +1431,7 @@ int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *
         snprintf(bl->index_path, sizeof bl->index_path, "%s/%s.index", bl->dir, bl->base);
     pthread_mutex_init(&bl->mu, NULL);
     pthread_mutex_init(&bl->state_mu, NULL);
+    pthread_mutex_init(&bl->text_mu, NULL);
     pthread_mutex_init(&bl->admin_mu, NULL);
     pthread_cond_init(&bl->writer_cv, NULL);
     pthread_cond_init(&bl->bg_cv, NULL);
@@ -1444,7 +1451,9 @@ int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *
         if ((rc = bl_state_create(bl)))
             goto fail;
     }
+    pthread_mutex_lock(&bl->mu); /* reconcile_dir's index updates follow the usual rule (mu held) */
     reconcile_dir(bl);
+    pthread_mutex_unlock(&bl->mu);
     if ((rc = recover(bl, rec)))
         goto fail;
     if ((rc = file_create(bl, bl->next_seq, true)))
@@ -1502,6 +1511,7 @@ void binlog_close(binlog_t *bl)
     mem_free(bl->pw);
     pthread_mutex_destroy(&bl->mu);
     pthread_mutex_destroy(&bl->state_mu);
+    pthread_mutex_destroy(&bl->text_mu);
     pthread_mutex_destroy(&bl->admin_mu);
     pthread_cond_destroy(&bl->writer_cv);
     pthread_cond_destroy(&bl->bg_cv);

@@ -69,7 +69,7 @@ struct binlog {
     binlog_pos_t ckpt;
     bool has_ckpt;
     binlog_stats_t stats;          /* under mu, except the two atomics below */
-    uint64_t n_opened, n_fsyncs;   /* atomics: files_opened and fsyncs (bumped without mu) */
+    uint64_t n_opened, n_fsyncs, n_index_writes; /* atomics (bumped without mu) */
     bool broken; /* a write failed: no further commits */
 
     /* group commit */
@@ -89,8 +89,8 @@ struct binlog {
     binlog_group_hook_fn before_sync, after_sync;
     void *hook_arg;
 
-    /* state log (state_mu, a leaf lock) */
-    pthread_mutex_t state_mu;
+    /* state log (state_mu) and text index (text_mu): taken while holding mu, which is then released for the I/O */
+    pthread_mutex_t state_mu, text_mu;
     int state_fd;
     uint64_t state_size, state_records;
 
@@ -101,7 +101,8 @@ struct binlog {
     pthread_cond_t bg_cv;
 };
 
-/* index.c */
+/* index.c.  The put/append/rewrite functions are called with mu held; they release it during the I/O and hold it
+ * again on return (pointers into files[] are stale afterwards). */
 int bl_state_load(binlog_t *bl, bool *existed);
 int bl_state_create(binlog_t *bl);
 int bl_state_rewrite(binlog_t *bl);

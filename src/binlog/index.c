@@ -112,7 +112,7 @@ static int state_append(binlog_t *bl, const buf_t *b)
     }
     bl->state_size += b->len;
     bl->state_records++;
-    bl->stats.index_writes++;
+    __atomic_add_fetch(&bl->n_index_writes, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
@@ -129,19 +129,16 @@ static void state_snapshot(binlog_t *bl, buf_t *b)
         rec_ckpt(b, bl->ckpt);
 }
 
-/* Rewrites the state log from memory: write tmp, fsync, rename, fsync dir.  Caller holds mu and state_mu. */
-int bl_state_rewrite(binlog_t *bl)
+/* Makes snapshot b the state log: write tmp, fsync, rename, fsync dir.  Caller holds state_mu. */
+static int state_replace(binlog_t *bl, const buf_t *b, uint64_t nrec)
 {
     char tmp[BL_PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s.tmp", bl->state_path);
-    buf_t b;
-    buf_init(&b);
-    state_snapshot(bl, &b);
     int rc = STRATA_EIO;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
     if (fd < 0)
         goto out;
-    if (write(fd, b.data, b.len) != (ssize_t)b.len || fsync(fd)) {
+    if (write(fd, b->data, b->len) != (ssize_t)b->len || fsync(fd)) {
         close(fd);
         goto out;
     }
@@ -153,23 +150,50 @@ int bl_state_rewrite(binlog_t *bl)
     if (bl->state_fd >= 0)
         close(bl->state_fd);
     bl->state_fd = fd;
-    bl->state_size = b.len;
-    bl->state_records = bl->nfiles + 1;
-    bl->stats.index_writes++;
+    bl->state_size = b->len;
+    bl->state_records = nrec;
+    __atomic_add_fetch(&bl->n_index_writes, 1, __ATOMIC_RELAXED);
     rc = 0;
 out:
     if (rc)
         log_error("binlog: cannot rewrite %s: %s", bl->state_path, strerror(errno));
+    return rc;
+}
+
+/* Rewrites the state log from memory.  Caller holds mu and state_mu (open, reset). */
+int bl_state_rewrite(binlog_t *bl)
+{
+    buf_t b;
+    buf_init(&b);
+    state_snapshot(bl, &b);
+    int rc = state_replace(bl, &b, bl->nfiles + 1);
     buf_free(&b);
     return rc;
 }
 
-/* Compacts when dead records dominate. Caller holds mu and state_mu. */
-static int state_maybe_compact(binlog_t *bl)
+/*
+ * The one way records reach the state log once the binlog is open.  The caller holds mu and has already made the
+ * in-memory change the records describe; mu is released during the I/O and held again on return (pointers into
+ * files[] taken before the call are stale after it).  state_mu is taken while mu is still held, so records reach
+ * the log in the order of the changes, and a compaction snapshot taken here already contains this change (it
+ * then replaces the log instead of the append).  Consumes recs.
+ */
+static int state_put(binlog_t *bl, buf_t *recs)
 {
-    if (bl->state_records > 2 * (uint64_t)bl->nfiles + 1024)
-        return bl_state_rewrite(bl);
-    return 0;
+    pthread_mutex_lock(&bl->state_mu);
+    buf_t snap;
+    buf_init(&snap);
+    bool compact = bl->state_records + 1 > 2 * (uint64_t)bl->nfiles + 1024;
+    uint64_t nrec = bl->nfiles + 1;
+    if (compact)
+        state_snapshot(bl, &snap);
+    pthread_mutex_unlock(&bl->mu);
+    int rc = compact ? state_replace(bl, &snap, nrec) : state_append(bl, recs);
+    pthread_mutex_unlock(&bl->state_mu);
+    pthread_mutex_lock(&bl->mu);
+    buf_free(&snap);
+    buf_free(recs);
+    return rc;
 }
 
 int bl_state_put_file(binlog_t *bl, const bl_file_t *f)
@@ -177,13 +201,7 @@ int bl_state_put_file(binlog_t *bl, const bl_file_t *f)
     buf_t b;
     buf_init(&b);
     rec_file(&b, f);
-    pthread_mutex_lock(&bl->state_mu);
-    int rc = state_append(bl, &b);
-    if (rc == 0)
-        rc = state_maybe_compact(bl);
-    pthread_mutex_unlock(&bl->state_mu);
-    buf_free(&b);
-    return rc;
+    return state_put(bl, &b);
 }
 
 int bl_state_put_files(binlog_t *bl, const bl_file_t *a, const bl_file_t *b2)
@@ -192,13 +210,7 @@ int bl_state_put_files(binlog_t *bl, const bl_file_t *a, const bl_file_t *b2)
     buf_init(&b);
     rec_file(&b, a);
     rec_file(&b, b2);
-    pthread_mutex_lock(&bl->state_mu);
-    int rc = state_append(bl, &b);
-    if (rc == 0)
-        rc = state_maybe_compact(bl);
-    pthread_mutex_unlock(&bl->state_mu);
-    buf_free(&b);
-    return rc;
+    return state_put(bl, &b);
 }
 
 int bl_state_put_u32(binlog_t *bl, int type, uint32_t v)
@@ -206,13 +218,7 @@ int bl_state_put_u32(binlog_t *bl, int type, uint32_t v)
     buf_t b;
     buf_init(&b);
     rec_u32(&b, type, v);
-    pthread_mutex_lock(&bl->state_mu);
-    int rc = state_append(bl, &b);
-    if (rc == 0)
-        rc = state_maybe_compact(bl);
-    pthread_mutex_unlock(&bl->state_mu);
-    buf_free(&b);
-    return rc;
+    return state_put(bl, &b);
 }
 
 int bl_state_put_ckpt(binlog_t *bl, binlog_pos_t p)
@@ -220,11 +226,7 @@ int bl_state_put_ckpt(binlog_t *bl, binlog_pos_t p)
     buf_t b;
     buf_init(&b);
     rec_ckpt(&b, p);
-    pthread_mutex_lock(&bl->state_mu);
-    int rc = state_append(bl, &b);
-    pthread_mutex_unlock(&bl->state_mu);
-    buf_free(&b);
-    return rc;
+    return state_put(bl, &b);
 }
 
 /* ---- in-memory index ---- */
@@ -413,24 +415,30 @@ int bl_state_create(binlog_t *bl)
     return rc;
 }
 
-/* MySQL's <basename>.index: one name per line.  Rotation appends; purge and reset rewrite. */
+/* MySQL's <basename>.index: one name per line.  Rotation appends; purge and reset rewrite.  Like state_put: the
+ * caller holds mu (released during the I/O, held again on return) and text_mu orders the writes as the changes. */
 int bl_text_index_append(binlog_t *bl, uint32_t seq)
 {
     char name[BL_NAME_MAX];
     binlog_file_name(bl, seq, name, sizeof name);
-    int fd = open(bl->index_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-    if (fd < 0)
-        return -errno;
-    char line[BL_PATH_MAX + 64];
+    char line[BL_PATH_MAX + 2];
     int n = snprintf(line, sizeof line, "%s/%s\n", bl->dir, name);
-    int rc = write(fd, line, (size_t)n) == n && (!bl->opt.sync || fdatasync(fd) == 0) ? 0 : STRATA_EIO;
-    close(fd);
+    pthread_mutex_lock(&bl->text_mu);
+    pthread_mutex_unlock(&bl->mu);
+    int rc = STRATA_EIO;
+    int fd = open(bl->index_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    if (fd >= 0) {
+        rc = write(fd, line, (size_t)n) == n && (!bl->opt.sync || fdatasync(fd) == 0) ? 0 : STRATA_EIO;
+        close(fd);
+    }
+    pthread_mutex_unlock(&bl->text_mu);
+    pthread_mutex_lock(&bl->mu);
     return rc;
 }
 
 int bl_text_index_rewrite(binlog_t *bl)
 {
-    char tmp[BL_PATH_MAX + 64];
+    char tmp[BL_PATH_MAX + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", bl->index_path);
     buf_t b;
     buf_init(&b);
@@ -439,13 +447,18 @@ int bl_text_index_rewrite(binlog_t *bl)
         binlog_file_name(bl, bl->files[bl->head + i].seq, name, sizeof name);
         buf_printf(&b, "%s/%s\n", bl->dir, name);
     }
+    pthread_mutex_lock(&bl->text_mu);
+    pthread_mutex_unlock(&bl->mu);
     int rc = STRATA_EIO;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
     if (fd >= 0) {
-        if (write(fd, b.data, b.len) == (ssize_t)b.len && fdatasync(fd) == 0 && rename(tmp, bl->index_path) == 0)
+        if (write(fd, b.data, b.len) == (ssize_t)b.len && (!bl->opt.sync || fdatasync(fd) == 0) &&
+            rename(tmp, bl->index_path) == 0)
             rc = 0;
         close(fd);
     }
+    pthread_mutex_unlock(&bl->text_mu);
+    pthread_mutex_lock(&bl->mu);
     buf_free(&b);
     return rc;
 }
