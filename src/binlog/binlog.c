@@ -324,10 +324,14 @@ static void writer_release_locked(binlog_t *bl)
     pthread_mutex_unlock(&bl->mu);
 }
 
-static int do_sync(binlog_t *bl)
+/* sync_binlog: 0 never, 1 every group, N every N-th group (a file's end is always synced when sync != 0). */
+static int do_sync(binlog_t *bl, bool force)
 {
     if (!bl->opt.sync)
         return 0;
+    if (!force && bl->opt.sync > 1 && ++bl->groups_unsynced < (uint32_t)bl->opt.sync)
+        return 0;
+    bl->groups_unsynced = 0;
     __atomic_add_fetch(&bl->n_fsyncs, 1, __ATOMIC_RELAXED);
     return fdatasync(bl->fd) ? -errno : 0;
 }
@@ -424,7 +428,7 @@ static int file_close(binlog_t *bl, bool rotate)
     int rc = 0;
     uint8_t clear = 0;
     /* the cleared IN_USE flag needs no sync of its own: the index's CLOSED flag is what recovery trusts */
-    if (pwrite(bl->fd, b.data, b.len, (off_t)bl->wpos) != (ssize_t)b.len || do_sync(bl) ||
+    if (pwrite(bl->fd, b.data, b.len, (off_t)bl->wpos) != (ssize_t)b.len || do_sync(bl, true) ||
         pwrite(bl->fd, &clear, 1, BINLOG_FDE_FLAGS_OFFSET) != 1) {
         log_error("binlog: cannot close binlog file %u: %s", bl->active_seq, strerror(errno));
         rc = STRATA_EIO;
@@ -579,7 +583,7 @@ static void leader_run(binlog_t *bl)
     }
     if (rc == 0 && before)
         before(harg, gstart, gend);
-    if (rc == 0 && do_sync(bl)) {
+    if (rc == 0 && do_sync(bl, false)) {
         rc = STRATA_EIO;
         log_error("binlog: fdatasync of binlog file %u failed: %s", bl->active_seq, strerror(errno));
     }

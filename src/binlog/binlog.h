@@ -177,7 +177,8 @@ typedef struct binlog_options {
     uint32_t server_id;
     uint32_t domain_id;            /* gtid_domain_id default */
     uint64_t max_size;             /* max_binlog_size (default 1 GiB) */
-    int sync;                      /* sync_binlog: 1 = fsync every group; 0 = never */
+    int sync;                      /* sync_binlog: 1 = fsync every group; N = every N-th group; 0 = never.
+                                      With N != 1 "durable" means written, not synced. */
     uint64_t expire_seconds;       /* binlog_expire_logs_seconds (0 = never) */
     uint32_t compress_after_files; /* strata_binlog_compress_after_files: compress files with >= N newer (0 off) */
     uint64_t compress_after_seconds; /* strata_binlog_compress_after_seconds: ... or closed longer ago (0 off) */

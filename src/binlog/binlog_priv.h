@@ -84,6 +84,7 @@ struct binlog {
     int fd;
     uint32_t active_seq;
     uint64_t wpos;
+    uint32_t groups_unsynced; /* sync_binlog=N */
     buf_t wbuf;
     bool defer_close_record; /* the closed file's FILE record waits for the next file's (one append) */
     binlog_group_hook_fn before_sync, after_sync;
