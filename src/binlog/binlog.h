@@ -129,8 +129,20 @@ int binlog_col_map(const binlog_col_t *c, uint8_t *type, uint8_t meta[2]);
 /* ---- transactions being built (trx.c) --------------------------------------------------------------------- */
 typedef enum binlog_trx_kind { BINLOG_TRX_ROWS = 0, BINLOG_TRX_DDL = 1 } binlog_trx_kind_t;
 
+/* The session context a QUERY event carries so a replica parses the statement as the master did (MariaDB's
+ * status variables).  binlog_trx_init() sets MariaDB 10.11's defaults. */
+typedef struct binlog_query_ctx {
+    uint32_t flags2;               /* OPTION_* bits: 0x01000000 explicit_defaults_for_timestamp, 0x4000000
+                                      NO_FOREIGN_KEY_CHECKS, 0x8000000 RELAXED_UNIQUE_CHECKS, 0x80000 NOT_AUTOCOMMIT */
+    uint64_t sql_mode;             /* MariaDB sql_mode bits (default 0x54200000) */
+    uint16_t charset_client;       /* collation ids: 45 utf8mb4_general_ci */
+    uint16_t collation_connection;
+    uint16_t collation_server;
+} binlog_query_ctx_t;
+
 typedef struct binlog_trx {
     binlog_trx_kind_t kind;
+    binlog_query_ctx_t qctx; /* session context for QUERY events (kept by binlog_trx_reset) */
     uint64_t xid;           /* engine transaction id written in XID_EVENT (rows transactions) */
     uint32_t domain;        /* gtid_domain_id of the session */
     uint32_t server_id;     /* server id to write (0: the binlog's) */

@@ -25,7 +25,8 @@ void binlog_ev_checkpoint(buf_t *b, uint32_t when, uint32_t server_id, const cha
 void binlog_ev_gtid(buf_t *b, uint32_t when, uint32_t server_id, binlog_gtid_t g, uint8_t flags2,
                     uint64_t commit_id);
 void binlog_ev_query(buf_t *b, uint32_t when, uint32_t server_id, uint32_t thread_id, const char *db,
-                     const char *q, size_t qlen);
+                     const char *q, size_t qlen, const binlog_query_ctx_t *ctx);
+void binlog_query_ctx_default(binlog_query_ctx_t *c);
 void binlog_ev_annotate(buf_t *b, uint32_t when, uint32_t server_id, const char *q, size_t qlen);
 void binlog_ev_table_map(buf_t *b, uint32_t when, uint32_t server_id, const binlog_table_t *t);
 void binlog_ev_xid(buf_t *b, uint32_t when, uint32_t server_id, uint64_t xid);

@@ -193,9 +193,21 @@ void binlog_ev_gtid(buf_t *b, uint32_t when, uint32_t server_id, binlog_gtid_t g
     binlog_ev_end(b, at);
 }
 
-void binlog_ev_query(buf_t *b, uint32_t when, uint32_t server_id, uint32_t thread_id, const char *db,
-                     const char *q, size_t qlen)
+void binlog_query_ctx_default(binlog_query_ctx_t *c)
 {
+    c->flags2 = 0x01000000; /* explicit_defaults_for_timestamp=1, MariaDB 10.11's default */
+    c->sql_mode = 0x54200000ull;
+    c->charset_client = c->collation_connection = c->collation_server = 45; /* utf8mb4_general_ci */
+}
+
+void binlog_ev_query(buf_t *b, uint32_t when, uint32_t server_id, uint32_t thread_id, const char *db,
+                     const char *q, size_t qlen, const binlog_query_ctx_t *ctx)
+{
+    binlog_query_ctx_t def;
+    if (!ctx) {
+        binlog_query_ctx_default(&def);
+        ctx = &def;
+    }
     size_t dlen = db ? strlen(db) : 0;
     if (dlen > 255)
         dlen = 255;
@@ -205,18 +217,18 @@ void binlog_ev_query(buf_t *b, uint32_t when, uint32_t server_id, uint32_t threa
     buf_put_u8(b, (uint8_t)dlen);
     buf_put_u16(b, 0); /* error code */
     buf_put_u16(b, 26);
-    /* status variables: flags2, sql_mode (MariaDB 10.11 default), catalog "std", charsets utf8mb4 */
+    /* status variables: flags2, sql_mode, catalog "std", charsets */
     buf_put_u8(b, 0);
-    buf_put_u32(b, 0x01000000); /* flags2: explicit_defaults_for_timestamp=1, MariaDB 10.11's default */
+    buf_put_u32(b, ctx->flags2);
     buf_put_u8(b, 1);
-    buf_put_u64(b, 0x54200000ull);
+    buf_put_u64(b, ctx->sql_mode);
     buf_put_u8(b, 6);
     buf_put_u8(b, 3);
     buf_append(b, "std", 3);
     buf_put_u8(b, 4);
-    buf_put_u16(b, 45); /* character_set_client utf8mb4 */
-    buf_put_u16(b, 45); /* collation_connection utf8mb4_general_ci */
-    buf_put_u16(b, 45); /* collation_server */
+    buf_put_u16(b, ctx->charset_client);
+    buf_put_u16(b, ctx->collation_connection);
+    buf_put_u16(b, ctx->collation_server);
     buf_append(b, db ? db : "", dlen);
     buf_put_u8(b, 0);
     buf_append(b, q, qlen);

@@ -19,6 +19,7 @@ void binlog_trx_init(binlog_trx_t *t, binlog_trx_kind_t kind)
     t->kind = kind;
     t->rows_at = SIZE_MAX;
     t->last_rows_at = SIZE_MAX;
+    binlog_query_ctx_default(&t->qctx);
 }
 
 void binlog_trx_free(binlog_trx_t *t)
@@ -49,7 +50,7 @@ bool binlog_trx_empty(const binlog_trx_t *t)
 void binlog_trx_query(binlog_trx_t *t, const char *db, const char *query, size_t len)
 {
     t->kind = BINLOG_TRX_DDL;
-    binlog_ev_query(&t->ev, 0, 0, t->thread_id, db, query, len);
+    binlog_ev_query(&t->ev, 0, 0, t->thread_id, db, query, len, &t->qctx);
     t->nevents++;
 }
 
