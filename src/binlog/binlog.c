@@ -880,9 +880,18 @@ int binlog_compress_run(binlog_t *bl)
         pthread_mutex_lock(&bl->mu);
         uint64_t now = now_s();
         bl_file_t *pick = NULL;
-        for (uint32_t i = 0; i < bl->nfiles; i++) {
+        /* files below zfrom are done (compressed, unreadable or given up): the scan does not grow with them */
+        uint32_t first = bl->nfiles ? bl->files[bl->head].seq : 0;
+        if (bl->zfrom < first)
+            bl->zfrom = first;
+        for (uint32_t i = bl->zfrom - first; i < bl->nfiles; i++) {
             bl_file_t *f = &bl->files[bl->head + i];
-            if (f->seq >= bl->active_seq || !(f->flags & BL_F_CLOSED) || (f->flags & (BL_F_COMPRESSED | BL_F_UNREADABLE)))
+            if (f->flags & (BL_F_COMPRESSED | BL_F_UNREADABLE | BL_F_NOCOMPRESS)) {
+                if (f->seq == bl->zfrom)
+                    bl->zfrom = f->seq + 1;
+                continue;
+            }
+            if (f->seq >= bl->active_seq || !(f->flags & BL_F_CLOSED))
                 continue;
             uint32_t newer = bl->active_seq - f->seq;
             if ((bl->opt.compress_after_files && newer >= bl->opt.compress_after_files) ||
@@ -914,10 +923,11 @@ int binlog_compress_run(binlog_t *bl)
             f->disk_size = zsize;
             rc = bl_state_put_file(bl, f);
             bl->stats.compressed_files++;
-        } else if (rc) {
-            log_error("binlog: compressing '%s' failed (%d); the file stays plain", src, rc);
+        } else if (rc) { /* e.g. disk full: the file stays plain and readable; not retried until a restart */
+            log_error("binlog: compressing '%s' failed (%s); the file stays plain", src,
+                      rc < 0 && rc > -4096 ? strerror(-rc) : "error");
             if (f)
-                report_unreadable(bl, f, "could not be read for compression");
+                f->flags |= BL_F_NOCOMPRESS;
         }
         pthread_mutex_unlock(&bl->mu);
         if (rc == 0)

@@ -13,7 +13,8 @@ enum { BL_DIR_MAX = 1024, BL_BASE_MAX = 64, BL_NAME_MAX = 96, BL_PATH_MAX = 1300
 enum { BL_REC_FILE = 1, BL_REC_PURGE = 2, BL_REC_RESET = 3, BL_REC_CKPT = 4 };
 
 /* Per-file flags (persisted in FILE records). */
-enum { BL_F_CLOSED = 1, BL_F_COMPRESSED = 2, BL_F_UNREADABLE = 4, BL_F_REPORTED = 8 };
+enum { BL_F_CLOSED = 1, BL_F_COMPRESSED = 2, BL_F_UNREADABLE = 4, BL_F_REPORTED = 8,
+       BL_F_NOCOMPRESS = 0x100 /* in memory only: compression failed, not retried until restart */ };
 
 /* One binlog file as the index knows it.  State: ACTIVE (!CLOSED) -> CLOSED -> [COMPRESSED] -> purged;
  * UNREADABLE is set when a closed file turns out not to be a binlog (reported once, kept until purged). */
@@ -85,6 +86,7 @@ struct binlog {
     uint32_t active_seq;
     uint64_t wpos;
     uint32_t groups_unsynced; /* sync_binlog=N */
+    uint32_t zfrom;           /* compressor: files below this seq need no look (under mu) */
     buf_t wbuf;
     bool defer_close_record; /* the closed file's FILE record waits for the next file's (one append) */
     binlog_group_hook_fn before_sync, after_sync;

@@ -62,7 +62,7 @@ static void rec_file(buf_t *b, const bl_file_t *f)
     size_t at = b->len;
     rec_begin(b, BL_REC_FILE);
     buf_put_u32(b, f->seq);
-    buf_put_u32(b, f->flags);
+    buf_put_u32(b, f->flags & ~(uint32_t)BL_F_NOCOMPRESS);
     buf_put_u64(b, f->size);
     buf_put_u64(b, f->disk_size);
     buf_put_u64(b, f->first_time);

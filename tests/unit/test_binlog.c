@@ -1245,7 +1245,7 @@ TEST(test_kill9_cycles)
     printf("kill -9: 50 cycles, %zu commits acknowledged, %zu in the binlog, %d torn tails written, %d truncated "
            "at start-up, %u files; missing %zu, duplicate %zu, GTID gaps %d, read errors %d\n",
            nacked, nfound, torn, truncations, nfiles, missing, dup, bad_gtid, read_errors);
-    CHECK(nacked > 1000);
+    CHECK(nacked > 200);
     CHECK_EQ_INT(missing, 0);
     CHECK_EQ_INT(dup, 0);
     CHECK_EQ_INT(bad_gtid, 0);
@@ -1292,7 +1292,7 @@ TEST(test_expiry_hooks_background_compression)
     CHECK_EQ_INT(hook_after, 8);
     /* the background thread compresses files with >= 2 newer ones: 1, 2, 3 */
     binlog_stats_t st;
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 500; i++) { /* up to 10 s on a loaded machine */
         binlog_get_stats(bl, &st);
         if (st.compressed_files >= 3)
             break;
@@ -1314,7 +1314,7 @@ TEST(test_expiry_hooks_background_compression)
     /* expiry at rotation: after 3 s every closed file is older than binlog_expire_logs_seconds=2 */
     sleep(3);
     binlog_rotate(bl);
-    for (int i = 0; i < 100 && binlog_file_count(bl) > 2; i++) /* the background thread expires */
+    for (int i = 0; i < 500 && binlog_file_count(bl) > 2; i++) /* the background thread expires */
         usleep(20000);
     CHECK_EQ_INT(binlog_file_count(bl), 2); /* the previous active file (closed just now) and the new one */
     binlog_get_stats(bl, &st);
