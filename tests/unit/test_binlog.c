@@ -22,8 +22,23 @@
 
 static char g_dir[256];
 
+static void remove_dir(void)
+{
+    if (g_dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
+        if (system(cmd)) {
+        }
+    }
+}
+
 static void fresh_dir(void)
 {
+    static bool registered;
+    if (!registered) { /* also when a single test runs by name */
+        registered = true;
+        atexit(remove_dir);
+    }
     if (g_dir[0]) {
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
