@@ -605,6 +605,8 @@ static void leader_run(binlog_t *bl)
         while (last->next)
             last = last->next;
         f->last_gtid = last->res->gtid;
+        if (!f->first_gtid.seq)
+            f->first_gtid = batch->res->gtid;
         rot = pos >= bl->opt.max_size;
     } else {
         bl->broken = true;
@@ -978,6 +980,7 @@ static void file_info(binlog_t *bl, const bl_file_t *f, binlog_file_info_t *o)
     o->active = f->seq == bl->active_seq && bl->fd >= 0;
     o->first_time = f->first_time;
     o->last_time = f->last_time;
+    o->first_gtid = f->first_gtid;
     o->last_gtid = f->last_gtid;
 }
 
@@ -1128,7 +1131,7 @@ typedef struct scan {
     binlog_gtid_set_t state; /* GTID state at the end of what was scanned */
     uint64_t good_end;       /* end of the last complete transaction or file-level event */
     uint64_t first_time, last_time;
-    binlog_gtid_t last_gtid;
+    binlog_gtid_t first_gtid, last_gtid;
     bool clean; /* ends with ROTATE or STOP */
     bool error;
     char why[600]; /* the reader's error when error */
@@ -1203,6 +1206,8 @@ static int scan_file(binlog_t *bl, const char *name, uint32_t seq, scan_t *s)
         cur.end = (binlog_pos_t){seq, end};
         binlog_gtid_set_update(&s->state, cur.gtid);
         s->last_gtid = cur.gtid;
+        if (!s->first_gtid.seq)
+            s->first_gtid = cur.gtid;
         s->good_end = end;
         if (s->rec && binlog_pos_cmp(cur.end, s->min_end) > 0)
             rec_add(s->rec, cur);
@@ -1331,6 +1336,7 @@ static void rebuild_from_text_index(binlog_t *bl)
         f->first_time = s.first_time;
         f->last_time = s.last_time ? s.last_time : (uint64_t)st.st_mtime;
         f->last_gtid = s.last_gtid;
+        f->first_gtid = s.first_gtid;
         binlog_gtid_set_copy(&bl->state, &s.state);
         binlog_gtid_set_free(&s.state);
     }
@@ -1409,6 +1415,8 @@ static int recover(binlog_t *bl, binlog_recovery_t *rec)
         last->last_time = sc.last_time;
     if (sc.last_gtid.seq)
         last->last_gtid = sc.last_gtid;
+    if (sc.first_gtid.seq)
+        last->first_gtid = sc.first_gtid;
     binlog_gtid_set_copy(&bl->state, &sc.state);
     binlog_gtid_set_free(&sc.state);
     if (rec)

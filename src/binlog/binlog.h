@@ -292,7 +292,7 @@ typedef struct binlog_file_info {
     uint64_t disk_size; /* bytes on disk (compressed size if compressed) */
     bool compressed, readable, active;
     uint64_t first_time, last_time; /* unix seconds of first/last event */
-    binlog_gtid_t last_gtid;        /* seq 0 if none */
+    binlog_gtid_t first_gtid, last_gtid; /* seq 0 if none */
 } binlog_file_info_t;
 /* Calls fn for each file in order; stops if fn returns non-zero. */
 void binlog_list_files(binlog_t *bl, int (*fn)(void *arg, const binlog_file_info_t *f), void *arg);

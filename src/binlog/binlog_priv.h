@@ -24,7 +24,7 @@ typedef struct bl_file {
     uint64_t size;      /* plain size */
     uint64_t disk_size; /* bytes on disk */
     uint64_t first_time, last_time;
-    binlog_gtid_t last_gtid;
+    binlog_gtid_t first_gtid, last_gtid;
     binlog_gtid_set_t start; /* GTID state at file start (its GTID_LIST) */
     char *alt_name;          /* on-disk name when it is not <name> or <name>.zst (operator's .gz) */
     char *reason;            /* why it is unreadable */

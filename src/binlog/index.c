@@ -12,7 +12,8 @@
  *            16 8 disk size | 24 8 first event time | 32 8 last event time | 40 4 last GTID domain |
  *            44 4 last GTID server | 48 8 last GTID seq (0 = none) | 56 4 k | 60 16*k GTID state at file
  *            start (domain u32, server u32, seq u64) | then u16 length + on-disk name if it differs ("" if
- *            not) | then u16 length + reason text (unreadable files)
+ *            not) | then u16 length + reason text (unreadable files) | then first GTID (domain u32,
+ *            server u32, seq u64; seq 0 = none)
  *            The last FILE record for a seq is its current state.
  *   2 PURGE  0 4 first seq kept (every file before it is gone)
  *   3 RESET  0 4 first seq of the new sequence (all files and the GTID state before it are gone)
@@ -76,6 +77,7 @@ static void rec_file(buf_t *b, const bl_file_t *f)
     buf_append(b, f->alt_name ? f->alt_name : "", al);
     buf_put_u16(b, (uint16_t)rl);
     buf_append(b, f->reason ? f->reason : "", rl);
+    put_gtid(b, f->first_gtid);
     rec_end(b, at);
 }
 
@@ -350,6 +352,9 @@ int bl_state_load(binlog_t *bl, bool *existed)
                 goto bad;
             if (rd16(q + o))
                 f->reason = mem_strndup((const char *)q + o + 2, rd16(q + o));
+            o += 2 + rd16(q + o);
+            if (o + 16 <= n) /* first GTID (added after the first layout; absent = none) */
+                f->first_gtid = (binlog_gtid_t){rd32(q + o), rd32(q + o + 4), rd64(q + o + 8)};
             if (seq >= bl->next_seq)
                 bl->next_seq = seq + 1;
             break;

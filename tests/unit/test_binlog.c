@@ -982,6 +982,7 @@ TEST(test_unreadable_reported_once)
     list_acc_t la = {0};
     binlog_list_files(bl, list_cb, &la);
     CHECK(la.n >= 2 && !la.v[0].readable && !la.v[1].readable && la.v[2].readable);
+    CHECK(la.n >= 3 && la.v[2].first_gtid.seq == 7 && la.v[2].last_gtid.seq == 9); /* 3 trx per file */
     CHECK(la.n >= 2 && la.v[0].disk_size > 0);
     /* purge by date still removes them */
     CHECK(binlog_purge_before(bl, (uint64_t)time(NULL) + 10) >= 2);
