@@ -44,6 +44,9 @@ typedef struct conn {
     buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
+    _Atomic uint64_t last_read_us; /* time_mono_us of the last bytes read (idle timeouts) */
+    uint64_t idle_limit_us;        /* connect_timeout before login, wait_timeout after */
+    size_t max_packet;     /* @@global.max_allowed_packet when the connection began (it is read-only per session) */
     int ncols;             /* columns of the result set being sent */
     const res_col_t *cols;
     bool binary_rows;      /* result set rows in the binary protocol */
@@ -52,6 +55,7 @@ typedef struct conn {
     auth_session_t *auth;  /* plugin exchange in progress (PH_AUTH), NULL otherwise */
     char *login_db;        /* database named in the handshake, applied once authenticated */
     bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
+    struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
 } conn_t;
 

@@ -78,8 +78,18 @@ typedef struct table {
     size_t n, cap;
 } table_t;
 
+#define CONN_BUCKETS 256
+
+typedef struct conn_count {
+    struct conn_count *next;
+    char *key; /* acl_account_key() */
+    uint32_t n;
+} conn_count_t;
+
 struct acl {
     char *dir, *path, *tmp_path;
+    pthread_mutex_t cmu;   /* guards conns */
+    conn_count_t *conns[CONN_BUCKETS];
     pthread_rwlock_t lock; /* guards `t` (the pointer and the published table) */
     pthread_mutex_t wmu;   /* serialises writers */
     table_t *t;
@@ -130,33 +140,53 @@ static uint32_t acct_sort_key(const char *user, const char *host)
     return sort_weight(host) << 8 | sort_weight(user);
 }
 
-/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive (host names). */
+/* One pattern token at p: sets *lit to the literal character, or *any for an unescaped '_'.  Returns its length. */
+static int wild_token(const char *p, char *lit, bool *any)
+{
+    *any = false;
+    if (*p == '\\' && p[1]) {
+        *lit = p[1];
+        return 2;
+    }
+    if (*p == '_')
+        *any = true;
+    *lit = *p;
+    return 1;
+}
+
+/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive (host names).  Iterative, with
+ * backtracking only to the last '%', so the cost is O(pattern x string) whatever the pattern. */
 static bool wild_match(const char *p, const char *s)
 {
-    while (*p) {
+    const char *star_p = NULL, *star_s = NULL;
+    while (*s) {
         if (*p == '%') {
             while (*p == '%')
                 p++;
             if (!*p)
                 return true;
-            for (; *s; s++)
-                if (wild_match(p, s))
-                    return true;
-            return false;
-        }
-        if (!*s)
-            return false;
-        if (*p == '_') {
-            p++, s++;
+            star_p = p;
+            star_s = s;
             continue;
         }
-        if (*p == '\\' && p[1])
-            p++;
-        if (tolower((unsigned char)*p) != tolower((unsigned char)*s))
+        if (*p) {
+            char lit;
+            bool any;
+            int n = wild_token(p, &lit, &any);
+            if (any || tolower((unsigned char)lit) == tolower((unsigned char)*s)) {
+                p += n;
+                s++;
+                continue;
+            }
+        }
+        if (!star_p)
             return false;
-        p++, s++;
+        p = star_p;
+        s = ++star_s;
     }
-    return !*s;
+    while (*p == '%')
+        p++;
+    return !*p;
 }
 
 static bool parse_ipv4(const char *s, uint32_t *out)
@@ -641,6 +671,7 @@ int acl_open(const char *datadir, acl_t **out)
     pthread_rwlock_init(&acl->lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&acl->wmu, NULL);
+    pthread_mutex_init(&acl->cmu, NULL);
     unlink(acl->tmp_path); /* a write that never reached its rename */
 
     int rc;
@@ -683,6 +714,16 @@ void acl_close(acl_t *acl)
     if (!acl)
         return;
     table_free(acl->t);
+    for (int i = 0; i < CONN_BUCKETS; i++) {
+        conn_count_t *c = acl->conns[i];
+        while (c) {
+            conn_count_t *n = c->next;
+            mem_free(c->key);
+            mem_free(c);
+            c = n;
+        }
+    }
+    pthread_mutex_destroy(&acl->cmu);
     pthread_rwlock_destroy(&acl->lock);
     pthread_mutex_destroy(&acl->wmu);
     mem_free(acl->dir);
@@ -770,8 +811,10 @@ static int password_too_long(diag_t *d)
     return diag_error(d, ER_WRONG_STRING_LENGTH, "(password)", "password", PASSWORD_SHA2_MAX);
 }
 
-/* Checks the auth part of a spec; resolves its plugin (PASSWORD_PLUGIN_NONE if not given). */
-static int check_auth(diag_t *d, const acl_user_spec_t *s, enum password_plugin *plugin)
+/* Checks the auth part of a spec; resolves its plugin (PASSWORD_PLUGIN_NONE if not given).  A hash given without
+ * a plugin is checked here for CREATE (it is for the default plugin) and at apply time for ALTER (it is for the
+ * account's current plugin). */
+static int check_auth(diag_t *d, const acl_user_spec_t *s, bool create, enum password_plugin *plugin)
 {
     *plugin = PASSWORD_PLUGIN_NONE;
     if (s->plugin) {
@@ -782,7 +825,7 @@ static int check_auth(diag_t *d, const acl_user_spec_t *s, enum password_plugin 
     /* Only caching_sha2 limits the length; when no plugin is named, ALTER/SET PASSWORD check the account's. */
     if (*plugin == PASSWORD_PLUGIN_SHA2 && !password_fits(PASSWORD_PLUGIN_SHA2, s->password, s->password_len))
         return password_too_long(d);
-    if (s->auth_string) {
+    if (s->auth_string && (create || *plugin != PASSWORD_PLUGIN_NONE)) {
         enum password_plugin p = *plugin != PASSWORD_PLUGIN_NONE ? *plugin : PASSWORD_PLUGIN_NATIVE;
         if (strlen(s->auth_string) >= PASSWORD_STORED_MAX || !password_stored_valid(p, s->auth_string, strlen(s->auth_string))) {
             if (p == PASSWORD_PLUGIN_SHA2)
@@ -865,7 +908,7 @@ int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t 
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], &plugins[i])) != 0) {
+            (rc = check_auth(d, &specs[i], true, &plugins[i])) != 0) {
             mem_free(plugins);
             return rc;
         }
@@ -906,7 +949,7 @@ int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], &plugins[i])) != 0) {
+            (rc = check_auth(d, &specs[i], false, &plugins[i])) != 0) {
             mem_free(plugins);
             return rc;
         }
@@ -1197,4 +1240,73 @@ uint64_t acl_version(acl_t *acl)
     uint64_t v = acl->version;
     pthread_rwlock_unlock(&acl->lock);
     return v;
+}
+
+/* --- live connections per account ------------------------------------------------------------------------ */
+
+static unsigned conn_hash(const char *k)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (; *k; k++)
+        h = (h ^ (uint8_t)*k) * 16777619u;
+    return h % CONN_BUCKETS;
+}
+
+/* The entry for key, created if `create`; NULL if absent.  Called with cmu held. */
+static conn_count_t *conn_find(acl_t *acl, const char *key, bool create)
+{
+    unsigned h = conn_hash(key);
+    for (conn_count_t *c = acl->conns[h]; c; c = c->next)
+        if (!strcmp(c->key, key))
+            return c;
+    if (!create)
+        return NULL;
+    conn_count_t *c = mem_calloc(1, sizeof *c);
+    c->key = mem_strdup(key);
+    c->next = acl->conns[h];
+    acl->conns[h] = c;
+    return c;
+}
+
+int acl_connection_enter(acl_t *acl, const acl_account_t *a, uint32_t global_limit, uint32_t *limit_out)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    acl_account_key(a->user, a->host, key, sizeof key);
+    uint32_t limit = a->max_user_connections ? a->max_user_connections : global_limit;
+    int rc = 0;
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, true);
+    if (limit && c->n >= limit) {
+        rc = STRATA_ETOOBIG;
+        if (limit_out)
+            *limit_out = limit;
+    } else {
+        c->n++;
+    }
+    pthread_mutex_unlock(&acl->cmu);
+    return rc;
+}
+
+void acl_connection_leave(acl_t *acl, const acl_account_t *a)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    acl_account_key(a->user, a->host, key, sizeof key);
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, false);
+    if (ALWAYS(c && c->n > 0))
+        c->n--;
+    pthread_mutex_unlock(&acl->cmu);
+}
+
+uint32_t acl_connection_count(acl_t *acl, const char *user, const char *host)
+{
+    char key[ACL_USER_BYTES + ACL_HOST_BYTES + 32];
+    char lh[ACL_HOST_BYTES + 1];
+    lower_copy(lh, host_or_any(host), sizeof lh);
+    acl_account_key(user, lh, key, sizeof key);
+    pthread_mutex_lock(&acl->cmu);
+    conn_count_t *c = conn_find(acl, key, false);
+    uint32_t n = c ? c->n : 0;
+    pthread_mutex_unlock(&acl->cmu);
+    return n;
 }

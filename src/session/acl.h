@@ -17,7 +17,8 @@
  * Thread safety: an rwlock guards the published table; lookups take it shared and copy out (callers never hold
  * pointers into the store).  Changes are serialised by a writer mutex, build a new table and write the file
  * while readers go on using the old one, and take the rwlock exclusively only to swap the table in.
- * Lock order: writer mutex, then rwlock.  Nothing else is called with either held.
+ * Lock order: writer mutex, then rwlock.  The per-account connection counts have their own mutex, never held with
+ * the others.  Nothing else is called with any of them held.
  */
 #ifndef STRATA_SESSION_ACL_H
 #define STRATA_SESSION_ACL_H
@@ -128,6 +129,17 @@ size_t acl_count(acl_t *acl);
 uint64_t acl_version(acl_t *acl);
 /* The key of an account for auth_cache_* (unambiguous for any user and host), into out. */
 void acl_account_key(const char *user, const char *host, char *out, size_t n);
+
+/* Live connections per account, for MAX_USER_CONNECTIONS.  After a successful login the handshake calls
+ * acl_connection_enter(); the account's own limit applies, or `global_limit` (@@max_user_connections) when the
+ * account has none; 0 = unlimited.  On refusal it returns STRATA_ETOOBIG and *limit_out holds the limit for
+ * ER_USER_LIMIT_REACHED (1226: "User '%s' has exceeded the 'max_user_connections' resource (current value: %ld)").
+ * Every successful enter is paired with one acl_connection_leave() when the connection ends (also after
+ * COM_CHANGE_USER, for the old account).  Counts are by user@host and independent of later ALTER/RENAME/DROP. */
+int acl_connection_enter(acl_t *acl, const acl_account_t *a, uint32_t global_limit, uint32_t *limit_out);
+void acl_connection_leave(acl_t *acl, const acl_account_t *a);
+/* Current count for an account (tests, SHOW PROCESSLIST helpers). */
+uint32_t acl_connection_count(acl_t *acl, const char *user, const char *host);
 
 /* Whether `pattern` (an account's host) matches a client; exposed for tests and for issue 7's grant tables. */
 bool acl_host_matches(const char *pattern, const char *client_host, const char *client_ip, bool is_localhost);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "session/status.h"
@@ -25,6 +26,7 @@ typedef struct exec_ctx {
     session_t *s;
     const value_t *params; /* prepared statement parameters, NULL if none */
     uint32_t nparams;
+    const uint16_t *param_types; /* their wire types (COM_STMT_EXECUTE), NULL for SQL EXECUTE */
     /* SHOW ... WHERE: the current row's columns by name */
     const char *const *row_names;
     const char *const *row_vals;
@@ -316,6 +318,40 @@ static void col_from_meta(res_col_t *c, const sql_col_meta_t *m, const char *nam
     c->flags = m->flags;
 }
 
+/* A bare `?` select item takes its column type from the type the client bound, as MariaDB declares it. */
+static void param_meta(uint16_t wire, const value_t *v, sql_col_meta_t *m)
+{
+    static const uint32_t int_len[] = {[MYSQL_TYPE_TINY] = 4, [MYSQL_TYPE_SHORT] = 6, [MYSQL_TYPE_LONG] = 11,
+                                       [MYSQL_TYPE_INT24] = 9, [MYSQL_TYPE_LONGLONG] = 20};
+    uint8_t t = (uint8_t)(wire & 0xff);
+    if (value_is_null(v) && t != MYSQL_TYPE_NULL)
+        return;
+    switch (t) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONGLONG:
+        m->type = t;
+        m->length = int_len[t];
+        m->flags |= (wire & 0x8000) ? COLF_UNSIGNED : 0;
+        break;
+    case MYSQL_TYPE_FLOAT:
+        m->type = t;
+        m->length = 12;
+        break;
+    case MYSQL_TYPE_TINY_BLOB:
+    case MYSQL_TYPE_MEDIUM_BLOB:
+    case MYSQL_TYPE_LONG_BLOB:
+    case MYSQL_TYPE_BLOB:
+        m->type = MYSQL_TYPE_BLOB;
+        m->flags |= COLF_BLOB | COLF_BINARY;
+        break;
+    default:
+        break;
+    }
+}
+
 static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, uint64_t *out)
 {
     value_t v;
@@ -364,7 +400,10 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     res_col_t *cols = arena_calloc(&s->arena, sizeof(res_col_t) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         sql_col_meta_t m;
-        sql_item_meta(sel->items[i].expr, &vals[i], &m);
+        const sql_expr_t *e = sel->items[i].expr;
+        sql_item_meta(e, &vals[i], &m);
+        if (e->kind == SQL_E_PARAM && x->param_types && e->param_index < x->nparams)
+            param_meta(x->param_types[e->param_index], &vals[i], &m);
         col_from_meta(&cols[i], &m, sql_item_name(&s->arena, &sel->items[i]));
     }
     sink->columns(sink, cols, n);
@@ -427,6 +466,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    if (sc == SYSVAR_GLOBAL && !session_is_admin(s))
+        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
@@ -846,6 +887,109 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     return 0;
 }
 
+/* ---- binary log statements (they read the binlog's index only: no old file is opened) ---- */
+
+typedef struct binlogs_arg {
+    text_rs_t *rs;
+    arena_t *a;
+} binlogs_arg_t;
+
+static int show_binlogs_row(void *arg, const binlog_file_info_t *f)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[4] = {f->name, arena_printf(b->a, "%llu", (unsigned long long)f->size),
+                           f->compressed ? "Yes" : "No", arena_printf(b->a, "%llu", (unsigned long long)f->disk_size)};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return diag_error(&s->diag, ER_NO_BINARY_LOGGING);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
+    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
+    binlogs_arg_t a = {&rs, &s->arena};
+    binlog_list_files(s->srv->binlog, show_binlogs_row, &a);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_master_status(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "File", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Position", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Binlog_Do_DB", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Binlog_Ignore_DB", 255, MYSQL_TYPE_VAR_STRING);
+    if (s->srv->binlog) {
+        char name[256];
+        uint64_t pos = 0;
+        binlog_master_status(s->srv->binlog, name, sizeof name, &pos);
+        const char *vals[4] = {name, arena_printf(&s->arena, "%llu", (unsigned long long)pos), "", ""};
+        trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int show_events_row(void *arg, const binlog_show_row_t *r)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[6] = {r->log_name, arena_printf(b->a, "%llu", (unsigned long long)r->pos), r->event_type,
+                           arena_printf(b->a, "%u", r->server_id),
+                           arena_printf(b->a, "%llu", (unsigned long long)r->end_log_pos), r->info};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return 0; /* MariaDB: an empty result without binary logging */
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    uint64_t pos = 4, skip = 0, limit = UINT64_MAX;
+    int rc = 0;
+    if (sh->from_pos && (rc = exec_limit_value(x, &ev, sh->from_pos, &pos)) != 0)
+        return rc;
+    if (sh->limit.count && (rc = exec_limit_value(x, &ev, sh->limit.count, &limit)) != 0)
+        return rc;
+    if (sh->limit.offset && (rc = exec_limit_value(x, &ev, sh->limit.offset, &skip)) != 0)
+        return rc;
+    if (sh->log_name) {
+        uint32_t seq;
+        if (binlog_file_seq(s->srv->binlog, sh->log_name, &seq) != 0)
+            return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS",
+                              "Could not find target log");
+    }
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 20, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Event_type", 15, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Server_id", 10, MYSQL_TYPE_LONG);
+    trs_col(&rs, "End_log_pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Info", 4096, MYSQL_TYPE_VAR_STRING);
+    binlogs_arg_t a = {&rs, &s->arena};
+    char err[512] = "";
+    rc = binlog_show_events(s->srv->binlog, sh->log_name, pos, (int64_t)skip,
+                            limit == UINT64_MAX ? -1 : (int64_t)limit, show_events_row, &a, err, sizeof err);
+    /* An error before any row becomes the statement's error; after rows went out, the result ends there. */
+    if (rc && !rs.started)
+        return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", err);
+    if (rc) /* rows already went out: end the result, the error is logged */
+        log_warn("SHOW BINLOG EVENTS: %s", err);
+    trs_end(&rs, more);
+    return 0;
+}
+
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
@@ -863,6 +1007,9 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
+    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -909,7 +1056,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             rc = acl_alter_user(s->srv->acl, &s->diag, specs, n, u->if_exists);
     }
     if (rc)
-        return rc < 0 && s->diag.error_code ? -s->diag.error_code : rc;
+        return rc < 0 && diag_failed(&s->diag) ? -s->diag.error_code : rc;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
 }
@@ -976,8 +1123,9 @@ sess_stmt_t *session_stmt_find(session_t *s, uint32_t id)
     return NULL;
 }
 
-static void stmt_free(sess_stmt_t *p)
+static void stmt_free(session_t *s, sess_stmt_t *p)
 {
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, -1);
     for (uint32_t i = 0; i < p->nparams; i++)
         buf_free(&p->long_data[i]);
     mem_free(p->long_data);
@@ -993,7 +1141,7 @@ static void stmt_unlink(session_t *s, sess_stmt_t *st)
     for (sess_stmt_t **pp = &s->stmts; *pp; pp = &(*pp)->next) {
         if (*pp == st) {
             *pp = st->next;
-            stmt_free(st);
+            stmt_free(s, st);
             return;
         }
     }
@@ -1002,6 +1150,11 @@ static void stmt_unlink(session_t *s, sess_stmt_t *st)
 /* Parses `sql` into a new prepared statement.  Returns it, or NULL with the error in the diag. */
 static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
 {
+    uint64_t maxp = (uint64_t)sysvar_global_int(&s->srv->vars, SYSVAR_MAX_PREPARED_STMT_COUNT);
+    if (status_global_get(&s->srv->status, STATUS_PREPARED_STMT_COUNT) >= maxp) {
+        diag_error(&s->diag, ER_MAX_PREPARED_STMT_COUNT_REACHED, (unsigned)maxp);
+        return NULL;
+    }
     sess_stmt_t *p = mem_calloc(1, sizeof *p);
     arena_init(&p->arena, 4096);
     p->text = arena_strndup(&p->arena, sql, len);
@@ -1048,6 +1201,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     p->id = ++s->next_stmt_id;
     p->next = s->stmts;
     s->stmts = p;
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
     return p;
 fail:
     arena_destroy(&p->arena);
@@ -1059,7 +1213,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
 
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
     sess_stmt_t *p = stmt_prepare(s, sql, len);
     if (!p) {
@@ -1071,13 +1225,13 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
-    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams};
+    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types};
     int rc = exec_stmt(&x, p->stmt, sink, false);
     if (rc) {
-        if (!s->diag.error_code)
+        if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
         sink->error(sink);
     }
@@ -1246,7 +1400,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return exec_show(x, st, sink, more);
     case SQL_STMT_USE: {
         session_init_db(s, st->use_db, strlen(st->use_db), sink);
-        return s->diag.error_code ? 1 : 0; /* the sink already answered */
+        return diag_failed(&s->diag) ? 1 : 0; /* the sink already answered */
     }
     case SQL_STMT_CREATE_USER:
     case SQL_STMT_ALTER_USER:
@@ -1262,14 +1416,21 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         if (rc)
             return rc;
         session_kill(s, (uint32_t)value_to_uint(&v, NULL), st->kill.query, sink);
-        return s->diag.error_code ? 1 : 0;
+        return diag_failed(&s->diag) ? 1 : 0;
     }
     case SQL_STMT_SHUTDOWN:
+        if (!session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SHUTDOWN");
         sink->ok(sink, 0, 0, NULL, false);
         if (s->srv->request_shutdown)
             s->srv->request_shutdown(s->srv);
         return 0;
     case SQL_STMT_FLUSH:
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
+            binlog_rotate(s->srv->binlog) != 0)
+            return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
         sink->ok(sink, 0, 0, NULL, more);
@@ -1326,6 +1487,34 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
 }
 
+/* Whether MariaDB would open a table for it (SHOW reads information_schema, account statements mysql.user):
+ * such statements clear the previous statement's conditions at once, the others only when they raise one. */
+static bool stmt_uses_tables(const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_SELECT:
+        return st->select->from != NULL;
+    case SQL_STMT_EMPTY:
+    case SQL_STMT_SET:
+    case SQL_STMT_SET_TRANSACTION:
+    case SQL_STMT_DO:
+    case SQL_STMT_USE:
+    case SQL_STMT_BEGIN:
+    case SQL_STMT_COMMIT:
+    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT:
+    case SQL_STMT_PREPARE:
+    case SQL_STMT_EXECUTE:
+    case SQL_STMT_DEALLOCATE:
+    case SQL_STMT_KILL:
+    case SQL_STMT_SHUTDOWN:
+        return false;
+    default:
+        return true;
+    }
+}
+
 static bool stmt_is_diagnostic(const sql_stmt_t *st)
 {
     return st->kind == SQL_STMT_SHOW && (st->show.what == SQL_SHOW_WARNINGS || st->show.what == SQL_SHOW_ERRORS);
@@ -1363,7 +1552,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code, scratch.error ? scratch.error->msg : "syntax error");
         diag_free(&scratch);
         sink->error(sink);
@@ -1371,7 +1560,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     }
     diag_free(&scratch);
     if (list.n > 1 && !s->multi_statements) {
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         const sql_stmt_t *second = list.stmts[1];
         /* Without CLIENT_MULTI_STATEMENTS the text after the first statement is a syntax error, at the ';'. */
         const char *semi = list.stmts[0]->src + list.stmts[0]->src_len;
@@ -1391,7 +1580,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
                 s->prev_warn_count = s->diag.warn_count;
                 s->prev_error_count = s->diag.error_count;
             }
-            diag_clear(&s->diag);
+            session_begin_statement(s);
+            if (stmt_uses_tables(st))
+                diag_clear(&s->diag);
         }
         if (atomic_load(&s->kill_query)) {
             atomic_store(&s->kill_query, false);
@@ -1410,4 +1601,20 @@ done:
     session_set_info(s, NULL, 0);
     s->state = SESS_SLEEP;
     s->state_since_us = time_wall_us();
+}
+
+void session_clear_state(session_t *s)
+{
+    while (s->stmts) {
+        sess_stmt_t *p = s->stmts;
+        s->stmts = p->next;
+        stmt_free(s, p);
+    }
+    while (s->uservars) {
+        uservar_t *u = s->uservars;
+        s->uservars = u->next;
+        mem_free(u->name);
+        mem_free(u->data);
+        mem_free(u);
+    }
 }

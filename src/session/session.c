@@ -8,8 +8,56 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "binlog/binlog.h"
 #include "session/session.h"
 #include "sql/exec.h"
+
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    (void)arg;
+    (void)num;
+    const session_t *s = ss ? ss->owner : NULL;
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Variables computed from the binary log: gtid_binlog_pos, gtid_binlog_state, gtid_current_pos. */
+static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
+                                  sysvar_value_t *out)
+{
+    server_t *srv = arg;
+    (void)sess;
+    sysvar_id_t id = def->target;
+    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
+        return false;
+    buf_t b;
+    buf_init(&b);
+    if (srv->binlog) {
+        binlog_gtid_set_t set;
+        memset(&set, 0, sizeof set);
+        binlog_gtid_state(srv->binlog, &set);
+        binlog_gtid_set_format(&set, id != SYSVAR_GTID_BINLOG_STATE, &b);
+        binlog_gtid_set_free(&set);
+    }
+    out->kind = SYSVAR_V_STR;
+    out->s = arena_strndup(a, b.len ? (const char *)b.data : "", b.len);
+    out->len = b.len;
+    buf_free(&b);
+    return true;
+}
 
 int server_init(server_t *srv)
 {
@@ -19,6 +67,8 @@ int server_init(server_t *srv)
     srv->version = STRATA_VERSION_STRING;
     sysvar_store_init(&srv->vars);
     status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
+    sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;
@@ -52,6 +102,7 @@ session_t *session_new(server_t *srv)
 void session_free(session_t *s)
 {
     sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
+    session_clear_state(s);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -96,6 +147,14 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
+bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+
+void session_begin_statement(session_t *s)
+{
+    diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
+                         sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+}
+
 uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
 
 void session_reset(session_t *s)
@@ -104,6 +163,11 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    sql_exec_session_free(s->sqlx); /* COM_RESET_CONNECTION rolls back, as MySQL */
+    s->sqlx = NULL;
+    session_clear_state(s);
     sysvar_session_reset(&s->vars);
 }
 
@@ -122,7 +186,7 @@ int session_set_db(session_t *s, const char *db, size_t len)
 
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_CHANGE_DB);
     if (session_set_db(s, db, len) != 0)
         sink->error(sink);
@@ -154,6 +218,12 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         if (t->id != id)
             continue;
         found = true;
+        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+            pthread_mutex_unlock(&srv->sessions_lock);
+            diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
+            sink->error(sink);
+            return;
+        }
         if (query_only) {
             atomic_store(&t->kill_query, true);
         } else {

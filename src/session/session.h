@@ -41,6 +41,7 @@ enum {
 typedef struct server server_t;
 typedef struct session session_t;
 typedef struct acl acl_t;
+typedef struct binlog binlog_t;
 typedef struct auth_cache auth_cache_t;
 
 /* A user variable (@x): name lower-cased, value copied into its own allocation. */
@@ -85,6 +86,9 @@ struct session {
     uint16_t status;     /* SERVER_STATUS_* */
     bool multi_statements;
     bool tls;
+    bool compressed;
+    char tls_version[16];    /* Ssl_version */
+    char tls_cipher[64];     /* Ssl_cipher */
     atomic_bool killed;      /* KILL CONNECTION */
     atomic_bool kill_query;  /* KILL QUERY */
     enum session_cmd_state state;
@@ -121,6 +125,7 @@ struct server {
     void (*request_shutdown)(server_t *srv); /* set by main */
     acl_t *acl;
     auth_cache_t *auth_cache;
+    binlog_t *binlog;       /* NULL with --skip-log-bin */
 };
 
 int server_init(server_t *srv);
@@ -140,6 +145,8 @@ int session_set_db(session_t *s, const char *db, size_t len);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);
+/* Frees prepared statements and user variables (COM_RESET_CONNECTION, COM_CHANGE_USER, disconnect). */
+void session_clear_state(session_t *s);
 /* Prepared statements (protocol level).  Execute takes parameter values already decoded from the wire. */
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
@@ -147,5 +154,11 @@ void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, 
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
+/* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
+ * sql_notes. */
+void session_begin_statement(session_t *s);
+/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
+ * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
+bool session_is_admin(const session_t *s);
 
 #endif

@@ -280,6 +280,16 @@ TEST(test_drop_rename_alter_setpw)
     REQUIRE(acl_get(acl, "a", "%", &a) == 0);
     CHECK_EQ_INT(a.plugin, PASSWORD_PLUGIN_SHA2);
     CHECK(password_sha2_verify(a.auth, "third", 5));
+    /* A sha2 hash for a sha2 account without naming the plugin is accepted as is. */
+    char sh[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "viahash", 7, sh);
+    diag_clear(&d);
+    acl_user_spec_t ahs = spec("a", "%", NULL);
+    ahs.auth_string = sh;
+    CHECK_EQ_INT(acl_alter_user(acl, &d, &ahs, 1, false), 0);
+    REQUIRE(acl_get(acl, "a", "%", &a) == 0);
+    CHECK_EQ_STR(a.auth, sh);
+    CHECK(password_sha2_verify(a.auth, "viahash", 7));
     /* A native hash for a sha2 account is refused. */
     diag_clear(&d);
     acl_user_spec_t ah = spec("a", "%", NULL);
@@ -429,6 +439,22 @@ TEST(test_host_patterns)
     CHECK(!acl_host_matches("%.example.com", "example.com", "8.8.8.8", false));
     CHECK(acl_host_matches("a\\_b", "a_b", NULL, false));
     CHECK(!acl_host_matches("a\\_b", "axb", NULL, false));
+    CHECK(acl_host_matches("a%b%c", "aXXbYYc", NULL, false));
+    CHECK(!acl_host_matches("a%b%c", "aXXbYY", NULL, false));
+    CHECK(acl_host_matches("%%x", "abcx", NULL, false));
+    CHECK(acl_host_matches("_%", "a", NULL, false));
+    CHECK(!acl_host_matches("_%_", "a", NULL, false));
+    CHECK(acl_host_matches("%.%.%", "a.b.c", NULL, false));
+    CHECK(acl_host_matches("a\\%", "a%", NULL, false));
+    CHECK(!acl_host_matches("a\\%", "ab", NULL, false));
+    /* A pattern that backtracks exponentially in a naive matcher: must still answer at once. */
+    char pat[256] = "", host[256];
+    for (int i = 0; i < 60; i++)
+        strcat(pat, "%a");
+    strcat(pat, "%b");
+    memset(host, 'a', 250);
+    host[250] = 0;
+    CHECK(!acl_host_matches(pat, host, NULL, false));
 }
 
 TEST(test_login_order)
@@ -546,6 +572,41 @@ TEST(test_show_create_and_foreach)
     rmdir_all(dir);
 }
 
+TEST(test_connection_limits)
+{
+    const char *dir = newdir();
+    acl_t *acl;
+    REQUIRE(acl_open(dir, &acl) == 0);
+    diag_t d;
+    diag_init(&d, 64);
+    acl_user_spec_t s[2] = {spec("mx", "%", "pw"), spec("free", "%", NULL)};
+    s[0].max_user_connections = 2;
+    REQUIRE(acl_create_user(acl, &d, s, 2, false) == 0);
+    acl_account_t mx, fr;
+    REQUIRE(acl_get(acl, "mx", "%", &mx) == 0);
+    REQUIRE(acl_get(acl, "free", "%", &fr) == 0);
+    uint32_t lim = 0;
+    /* The account's own limit, whatever the global one. */
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), STRATA_ETOOBIG);
+    CHECK_EQ_INT(lim, 2);
+    CHECK_EQ_INT(acl_connection_count(acl, "mx", "%"), 2);
+    acl_connection_leave(acl, &mx);
+    CHECK_EQ_INT(acl_connection_enter(acl, &mx, 100, &lim), 0);
+    /* No account limit: the global one; 0 = unlimited. */
+    CHECK_EQ_INT(acl_connection_enter(acl, &fr, 1, &lim), 0);
+    CHECK_EQ_INT(acl_connection_enter(acl, &fr, 1, &lim), STRATA_ETOOBIG);
+    CHECK_EQ_INT(lim, 1);
+    for (int i = 0; i < 50; i++)
+        CHECK_EQ_INT(acl_connection_enter(acl, &fr, 0, &lim), 0);
+    CHECK_EQ_INT(acl_connection_count(acl, "free", "%"), 51);
+    CHECK_EQ_INT(acl_connection_count(acl, "nobody", "%"), 0);
+    diag_free(&d);
+    acl_close(acl);
+    rmdir_all(dir);
+}
+
 /* Readers keep finding root@localhost while a writer churns other accounts. */
 static acl_t *shared;
 static volatile int stop_readers;
@@ -593,4 +654,4 @@ TEST(test_concurrent)
 }
 
 UNIT_MAIN(test_first_start, test_create_errors, test_drop_rename_alter_setpw, test_durability, test_host_patterns,
-          test_login_order, test_show_create_and_foreach, test_concurrent)
+          test_login_order, test_show_create_and_foreach, test_connection_limits, test_concurrent)

@@ -109,7 +109,8 @@ TEST(test_generate)
     CHECK(X509_verify(ca, capub) == 1);
     CHECK(X509_check_ca(ca) >= 1);
     CHECK(X509_check_ca(srv) == 0);
-    CHECK_EQ_INT(EVP_PKEY_get_bits(X509_get0_pubkey(srv)), 2048);
+    CHECK_EQ_INT(EVP_PKEY_get_base_id(X509_get0_pubkey(srv)), EVP_PKEY_EC); /* ECDSA P-256 */
+    CHECK_EQ_INT(EVP_PKEY_get_bits(X509_get0_pubkey(srv)), 256);
     char cn[128];
     X509_NAME_get_text_by_NID(X509_get_subject_name(srv), NID_commonName, cn, sizeof cn);
     CHECK_EQ_STR(cn, "strata_Auto_Generated_Server_Certificate");
