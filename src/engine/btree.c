@@ -1223,3 +1223,48 @@ int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows)
         *rows = v.rows;
     return rc;
 }
+
+static int walk_node(btree_t *t, page_id_t id, void (*cb)(void *, page_id_t, page_type_t), void *ctx, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint8_t *p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    bframe_t fake = {.id = id, .data = p};
+    if ((rc = check_node(t, &fake)))
+        goto out;
+    cb(ctx, id, PAGE_TYPE_BTREE);
+    bool leaf = lvl(p) == 0;
+    for (uint32_t i = 0; i < nsl(p) && !rc; i++) {
+        uint8_t *c = cellp(p, i);
+        if (!leaf) {
+            rc = walk_node(t, cchild(c), cb, ctx, depth + 1);
+        } else if (c[2] & CELL_OVF) {
+            page_id_t o = rd64(c + LEAF_HDR + rd16(c));
+            for (uint32_t k = 0; o != PAGE_ID_NONE && k < ovf_pages(t, rd32(c + 4)); k++) {
+                cb(ctx, o, PAGE_TYPE_OVERFLOW);
+                bframe_t *of;
+                if ((rc = bpool_fix(t->bp, o, LATCH_S, &of)))
+                    break;
+                o = rd64(of->data + OVF_NEXT);
+                bpool_unfix(t->bp, of, LATCH_S);
+            }
+        }
+    }
+out:
+    mem_free(p);
+    return rc;
+}
+
+int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    int rc = walk_node(t, t->root, cb, ctx, 0);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}

@@ -74,6 +74,8 @@ int btree_cur_prev(btree_cur_t *c);
 /* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
  * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
 int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);
+/* Calls cb for every page the tree uses (nodes and overflow pages), for extent accounting in strata-check. */
+int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx);
 /* Height of the tree (1 = root is a leaf). */
 int btree_height(btree_t *t);
 

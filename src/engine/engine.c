@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "engine/btree.h"
+#include "engine/engine_int.h"
 #include "engine/lock.h"
 #include "engine/redo.h"
 #include "engine/space.h"
@@ -56,6 +57,7 @@ struct engine_trx {
     size_t *offs;
     size_t nundo, capundo;
     lock_owner_t lo;
+    pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     struct engine_trx *prev, *next;
 };
 
@@ -200,6 +202,40 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
 
 /* ---------------------------------------------------------------- checkpoints */
 
+/* A transaction whose first undo record is far back pins the log tail.  Its undo records are copied forward
+ * (re-logged) so the tail can move: recovery then sees some records twice, which is harmless because undo is
+ * idempotent (engine.c header).  Called by the checkpointer. */
+static void relog_old_undo(engine_t *e)
+{
+    uint64_t cur = redo_current_lsn(e->redo), cap = redo_capacity(e->redo);
+    if (cur < cap / 4)
+        return;
+    uint64_t threshold = cur - cap / 4;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next) {
+        if (!t->first_lsn || t->first_lsn >= threshold)
+            continue;
+        pthread_mutex_lock(&t->mu);
+        if (t->undo.len < cap / 8) {
+            uint64_t first = redo_current_lsn(e->redo);
+            for (size_t i = 0; i < t->nundo;) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                size_t bytes = 0;
+                for (; i < t->nundo && bytes < (256u << 10); i++) {
+                    size_t end = i + 1 < t->nundo ? t->offs[i + 1] : t->undo.len;
+                    mtr_log_undo(&m, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
+                    bytes += end - t->offs[i];
+                }
+                mtr_commit(&m);
+            }
+            t->first_lsn = first;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&e->trx_mu);
+}
+
 static uint64_t active_tail(engine_t *e, uint64_t upper)
 {
     uint64_t tail = upper;
@@ -217,6 +253,7 @@ static int checkpoint(engine_t *e, uint64_t only_if_used_over)
     pthread_mutex_lock(&e->ckpt_mu);
     if (redo_used(e->redo) < only_if_used_over)
         goto out;
+    relog_old_undo(e);
     uint64_t lsn = redo_ckpt_begin(e->redo);
     if ((rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
         goto out;
@@ -313,7 +350,9 @@ static void undo_hook(void *ctx, mtr_t *m, bool existed, const buf_t *old)
     if (vlen)
         memcpy(rec + UNDO_HDR + u->klen, old->data, vlen);
     mtr_log_undo(m, rec, (uint32_t)(UNDO_HDR + u->klen + vlen));
+    pthread_mutex_lock(&u->trx->mu);
     trx_add_undo(u->trx, rec, UNDO_HDR + u->klen + vlen);
+    pthread_mutex_unlock(&u->trx->mu);
     mem_free(rec);
 }
 
@@ -436,6 +475,7 @@ static void trx_free(engine_trx_t *t)
         t->next->prev = t->prev;
     pthread_mutex_unlock(&e->trx_mu);
     lock_owner_destroy(&t->lo);
+    pthread_mutex_destroy(&t->mu);
     buf_free(&t->undo);
     mem_free(t->offs);
     mem_free(t);
@@ -448,6 +488,7 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
     t->id = id;
     t->state = TRX_ACTIVE;
     buf_init(&t->undo);
+    pthread_mutex_init(&t->mu, NULL);
     lock_owner_init(&t->lo, id);
     trx_link(e, t);
     return t;
@@ -1029,3 +1070,8 @@ int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)
     btree_cur_free(&c);
     return bad ? STRATA_ECORRUPT : 0;
 }
+
+fsys_t *engine_fsys(engine_t *e) { return e->fs; }
+bpool_t *engine_bpool(engine_t *e) { return e->bp; }
+int engine_tree_handle(engine_t *e, uint64_t id, btree_t **out) { return id == ENGINE_DIR_TREE ? (*out = e->dir, 0) : tree_get(e, id, out); }
+uint64_t engine_dir_tree_id(void) { return ENGINE_DIR_TREE; }

@@ -497,13 +497,18 @@ TEST(test_engine_crash_recovery)
     unsigned seed = 7;
     for (int i = 0; i < cycles; i++) {
         int bad = crash_cycle(dir, i == 0, 150 + rand_r(&seed) % 400, &acked);
+        if (bad)
+            fprintf(stderr, "crash cycle %d: %d fault(s); data directory kept: %s\n", i, bad, dir);
         CHECK_EQ_INT(bad, 0);
         if (bad)
             break;
     }
     printf("crash cycles: %d, acknowledged commits checked: %d\n", cycles, acked);
     CHECK(acked > 50);
-    rmdatadir(dir);
+    if (getenv("STRATA_CRASH_KEEP"))
+        printf("data directory kept: %s\n", dir);
+    else if (!unit_failed_checks)
+        rmdatadir(dir);
 }
 
 /* A page whose on-disk copy is torn after the last checkpoint is rebuilt from its full-page image in the log. */
