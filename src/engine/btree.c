@@ -543,10 +543,16 @@ static int split(op_t *op, path_t *p, int i, const uint8_t *cell, uint32_t len, 
         total += lens[j] + 2;
     }
     uint32_t acc = 0, k = 0;
-    while (k < n - 1 && acc + lens[k] + 2 <= total / 2)
-        acc += lens[k++] + 2;
-    if (k == 0)
-        k = 1;
+    if (leaf && slot == n - 1 && rd64(copy + BT_NEXT) == PAGE_ID_NONE && n > 1) {
+        /* Appending past the last key of the rightmost page (ascending keys, auto-increment ids): leave this
+         * page full and start the new one with the new cell, so sequential loads fill pages completely. */
+        k = n - 1;
+    } else {
+        while (k < n - 1 && acc + lens[k] + 2 <= total / 2)
+            acc += lens[k++] + 2;
+        if (k == 0)
+            k = 1;
+    }
     page_id_t old_next = rd64(copy + BT_NEXT), prev = rd64(copy + BT_PREV);
     uint64_t lsn = page_lsn(copy);
     node_init(P->data, ps, P->id, t->id, lvl(copy));

@@ -479,4 +479,29 @@ TEST(test_btree_limits)
     env_close(&v);
 }
 
-UNIT_MAIN(test_btree_random_vs_model, test_btree_table_full_and_reuse, test_btree_concurrent, test_btree_limits)
+/* Ascending keys fill leaves completely (the append split), so a sequential load uses few pages. */
+TEST(test_btree_sequential_fill)
+{
+    env_t v;
+    REQUIRE(env_open(&v, 64) == 0);
+    btree_t *t = make_tree(&v, SPACE_SYSTEM, 500);
+    REQUIRE(t);
+    uint8_t val[100];
+    memset(val, 1, sizeof val);
+    char key[32];
+    for (int i = 0; i < 20000; i++) {
+        REQUIRE(btree_write(t, NULL, BT_INSERT, key, (size_t)sprintf(key, "%08d", i), val, sizeof val, 1, NULL, NULL,
+                            NULL) == 0);
+        env_ckpt(&v);
+    }
+    uint64_t pages, rows;
+    CHECK_EQ_INT(btree_verify(t, &pages, &rows), 0);
+    CHECK_EQ_INT(rows, 20000);
+    /* 20000 cells of 126 bytes + slot: 16320 usable bytes hold 127 per leaf -> 158 leaves, plus internal pages. */
+    CHECK(pages < 170);
+    printf("sequential load: %llu pages for 20000 rows\n", (unsigned long long)pages);
+    btree_handle_free(t);
+    env_close(&v);
+}
+
+UNIT_MAIN(test_btree_random_vs_model, test_btree_sequential_fill, test_btree_table_full_and_reuse, test_btree_concurrent, test_btree_limits)

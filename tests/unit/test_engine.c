@@ -328,6 +328,115 @@ TEST(test_engine_locks)
     rmdatadir(dir);
 }
 
+/* Bank transfers between 40 accounts from 4 threads, locking rows in random order (so deadlocks happen),
+ * retrying victims, rolling back some on purpose: the total never changes. */
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    unsigned seed;
+    int done, deadlocks, errors;
+} bank_t;
+
+static int64_t bal_get(engine_t *e, engine_tree_id_t t, int acct)
+{
+    char k[16];
+    buf_t v;
+    buf_init(&v);
+    int64_t x = -1;
+    if (engine_get_e(e, t, k, k_of(k, "acct", acct), &v) == 0 && v.len == 8)
+        memcpy(&x, v.data, 8);
+    buf_free(&v);
+    return x;
+}
+
+static void *bank_thread(void *arg)
+{
+    bank_t *b = arg;
+    while (b->done < 400) {
+        int from = rand_r(&b->seed) % 40, to = rand_r(&b->seed) % 40;
+        if (from == to)
+            continue;
+        int64_t amount = rand_r(&b->seed) % 50;
+        engine_trx_t *x;
+        engine_trx_begin(b->e, &x);
+        char k1[16], k2[16];
+        size_t l1 = k_of(k1, "acct", from), l2 = k_of(k2, "acct", to);
+        int rc = engine_lock_row(x, b->t, k1, l1);
+        if (!rc) {
+            usleep(50);
+            rc = engine_lock_row(x, b->t, k2, l2);
+        }
+        if (!rc) {
+            int64_t a = bal_get(b->e, b->t, from) - amount, c = bal_get(b->e, b->t, to) + amount;
+            rc = engine_update(x, b->t, k1, l1, &a, 8);
+            if (!rc)
+                rc = engine_update(x, b->t, k2, l2, &c, 8);
+        }
+        if (rc == ENGINE_EDEADLOCK || rc == ENGINE_ELOCKWAIT) {
+            b->deadlocks += rc == ENGINE_EDEADLOCK;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rc) {
+            b->errors++;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rand_r(&b->seed) % 5 == 0)
+            engine_trx_rollback(x);
+        else
+            engine_trx_commit(x);
+        b->done++;
+    }
+    return NULL;
+}
+
+TEST(test_engine_bank_transfers)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    char k[16];
+    for (int i = 0; i < 40; i++) {
+        int64_t v = 1000;
+        REQUIRE(engine_insert(x, t, k, k_of(k, "acct", i), &v, 8) == 0);
+    }
+    engine_trx_commit(x);
+    engine_set_lock_wait_timeout(e, 2000000);
+    pthread_t th[4];
+    bank_t b[4];
+    for (int i = 0; i < 4; i++) {
+        b[i] = (bank_t){.e = e, .t = t, .seed = (unsigned)i * 13 + 5};
+        pthread_create(&th[i], NULL, bank_thread, &b[i]);
+    }
+    int deadlocks = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(b[i].errors, 0);
+        deadlocks += b[i].deadlocks;
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
+    printf("bank: 1600 transfers, %d deadlock victims retried\n", deadlocks);
+    engine_close(e);
+    /* and after a restart */
+    e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
 /* ---- crash recovery ---- */
 
 typedef struct {
@@ -571,4 +680,5 @@ TEST(test_engine_torn_page)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
+          test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page)
