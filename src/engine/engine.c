@@ -216,7 +216,7 @@ static void relog_old_undo(engine_t *e)
         if (!t->first_lsn || t->first_lsn >= threshold)
             continue;
         pthread_mutex_lock(&t->mu);
-        if (t->undo.len < cap / 8) {
+        if (t->undo.len < cap / 4) {
             uint64_t first = redo_current_lsn(e->redo);
             for (size_t i = 0; i < t->nundo;) {
                 mtr_t m;
@@ -382,6 +382,14 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
                       (unsigned long long)tree, rc);
             first_err = rc;
         }
+        /* What is undone needs no undo any more: the checkpoint then copies forward only the rest, so even a
+         * transaction that filled the log can roll back (its compensations are logged before that copy). */
+        pthread_mutex_lock(&t->mu);
+        t->nundo = i;
+        t->undo.len = t->offs[i];
+        pthread_mutex_unlock(&t->mu);
+        if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
+            checkpoint(e, redo_capacity(e->redo) / 2);
     }
     return first_err;
 }
@@ -817,8 +825,9 @@ int engine_trx_rollback(engine_trx_t *t)
 {
     engine_t *e = t->e;
     ASSERT(t->state == TRX_ACTIVE);
+    bool wrote = t->nundo > 0;
     int rc = trx_undo_all(e, t);
-    if (t->nundo) {
+    if (wrote) {
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
         mtr_log_rollback(&m, t->id);
@@ -911,6 +920,10 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     int rc = tree_get(e, tree, &bt);
     if (rc || (rc = log_free_check(e)))
         return rc;
+    /* A transaction's undo lives in the log until it ends, so it may fill at most an eighth of it: then the
+     * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
+    if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
+        return ENGINE_ELOGFULL;
     if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, e->lock_wait_us)))
         return rc;
     if (!t->first_lsn) {
