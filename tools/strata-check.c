@@ -12,6 +12,10 @@
  *      extent owned by that tree; extents owned by no tree are faults; allocated pages no tree reaches are
  *      reported as leaked (a crash between writing a large value's overflow pages and its row leaves some)
  *      but are not faults
+ *
+ * Debugging dumps (read-only, nothing is recovered or written):
+ *   strata-check --dump-page SPACE:FILE:PAGE DATADIR   header and cells of one page
+ *   strata-check --dump-redo DATADIR                   checkpoint slots and every valid group from the tail on
  */
 #include <fcntl.h>
 #include <stdarg.h>
@@ -24,6 +28,7 @@
 #include "engine/engine.h"
 #include "engine/engine_int.h"
 #include "engine/page.h"
+#include "engine/redo.h"
 #include "util/util.h"
 
 typedef struct {
@@ -191,23 +196,162 @@ static void on_tree(void *ctx, uint64_t tree, uint32_t space, int rc, uint64_t p
     l->ids[l->n++] = tree;
 }
 
+/* ---------------------------------------------------------------- dumps */
+
+static void dump_page(const uint8_t *pg, uint32_t ps)
+{
+    static const char *types[] = {"free", "file-header", "xdes", "btree", "overflow"};
+    printf("checksum %08x (%s) magic %04x version %u type %u (%s) id %u:%u:%u lsn %llu owner %llu\n", rd32(pg),
+           rd32(pg) == crc32c(0, pg + 4, ps - 4) ? "ok" : "BAD", rd16(pg + 4), pg[6], pg[7],
+           pg[7] < PAGE_TYPE_MAX_ ? types[pg[7]] : "?", page_id_space(page_get_id(pg)), page_id_file(page_get_id(pg)),
+           page_id_pgno(page_get_id(pg)), (unsigned long long)page_lsn(pg), (unsigned long long)page_owner(pg));
+    if (page_type(pg) == PAGE_TYPE_BTREE) {
+        uint16_t level = rd16(pg + 32), n = rd16(pg + 34);
+        printf("level %u slots %u heap %u garbage %u prev %llx next %llx\n", level, n, rd16(pg + 36), rd16(pg + 38),
+               (unsigned long long)rd64(pg + 40), (unsigned long long)rd64(pg + 48));
+        for (uint16_t i = 0; i < n; i++) {
+            const uint8_t *c = pg + rd16(pg + 64 + 2 * i);
+            uint16_t kl = rd16(c);
+            const uint8_t *k = c + (level ? 10 : 16);
+            printf("  [%u] key ", i);
+            for (uint16_t j = 0; j < kl && j < 48; j++)
+                printf(k[j] >= 32 && k[j] < 127 ? "%c" : "\\x%02x", k[j]);
+            if (level)
+                printf(" -> child %llx\n", (unsigned long long)rd64(c + 2));
+            else
+                printf(" value %u bytes%s trx %llu\n", rd32(c + 4), (c[2] & 1) ? " (overflow)" : "",
+                       (unsigned long long)rd64(c + 8));
+        }
+    } else if (page_type(pg) == PAGE_TYPE_XDES) {
+        uint32_t first = rd32(pg + 32), cnt = rd32(pg + 36);
+        for (uint32_t i = 0; i < cnt; i++) {
+            const uint8_t *d = pg + 40 + 48 * i;
+            if (rd64(d))
+                printf("  extent %u owner %lld used %u\n", first + i, (long long)rd64(d), rd16(d + 8));
+        }
+    } else if (page_type(pg) == PAGE_TYPE_OVERFLOW) {
+        printf("next %llx bytes %u\n", (unsigned long long)rd64(pg + 32), rd32(pg + 40));
+    }
+}
+
+static int cmd_dump_page(const char *dir, const char *spec)
+{
+    unsigned sp, fno, pgno;
+    if (sscanf(spec, "%u:%u:%u", &sp, &fno, &pgno) != 3) {
+        fprintf(stderr, "strata-check: page must be SPACE:FILE:PAGE\n");
+        return 2;
+    }
+    fsys_t *fs;
+    if (fsys_open(dir, 0, false, 0, 0, &fs)) {
+        fprintf(stderr, "strata-check: cannot read %s\n", dir);
+        return 2;
+    }
+    uint32_t ps = fsys_page_size(fs);
+    uint8_t *pg = mem_alloc(ps);
+    int rc = fsys_page_read(fs, page_id_make(sp, fno, pgno), pg);
+    if (!rc)
+        dump_page(pg, ps);
+    else
+        fprintf(stderr, "strata-check: cannot read page %u:%u:%u (%d)\n", sp, fno, pgno, rc);
+    mem_free(pg);
+    fsys_close(fs);
+    return rc ? 1 : 0;
+}
+
+static int dump_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *b, size_t len)
+{
+    uint32_t ps = *(uint32_t *)ctx;
+    printf("group %llu..%llu (%zu bytes):", (unsigned long long)start, (unsigned long long)end, len);
+    const uint8_t *p = b, *e = b + len;
+    while (p < e) {
+        uint8_t t = *p++;
+        if (t == 1 && e - p >= 8 + (long)ps) {
+            printf(" IMAGE %u:%u:%u", page_id_space(rd64(p)), page_id_file(rd64(p)), page_id_pgno(rd64(p)));
+            p += 8 + ps;
+        } else if (t == 2 && e - p >= 10) {
+            uint16_t n = rd16(p + 8);
+            printf(" DIFF %u:%u:%u/%u", page_id_space(rd64(p)), page_id_file(rd64(p)), page_id_pgno(rd64(p)), n);
+            p += 10;
+            for (uint16_t i = 0; i < n && e - p >= 4; i++)
+                p += 4 + rd16(p + 2);
+        } else if ((t == 3 || t == 6) && e - p >= 8) {
+            printf(" %s trx %llu", t == 3 ? "COMMIT" : "ROLLBACK", (unsigned long long)rd64(p));
+            p += 8;
+        } else if (t == 4 && e - p >= 2) {
+            printf(" NOTE %u", rd16(p));
+            p += 2 + rd16(p);
+        } else if (t == 5 && e - p >= 4) {
+            uint32_t l = rd32(p);
+            const uint8_t *u = p + 4;
+            if (l >= 23)
+                printf(" UNDO trx %llu tree %llu op %u key %u bytes old %u bytes", (unsigned long long)rd64(u),
+                       (unsigned long long)rd64(u + 8), u[16], rd16(u + 17), rd32(u + 19));
+            p += 4 + l;
+        } else {
+            printf(" ?type %u", t);
+            break;
+        }
+    }
+    printf("\n");
+    return 0;
+}
+
+static int cmd_dump_redo(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/redo.log", dir);
+    redo_t *r;
+    if (redo_open(path, 0, 0, true, &r)) {
+        fprintf(stderr, "strata-check: cannot open %s\n", path);
+        return 2;
+    }
+    const redo_ckpt_t *c = redo_last_ckpt(r);
+    printf("redo %s: capacity %llu; checkpoint lsn %llu tail %llu run %u next trx %llu\n", path,
+           (unsigned long long)redo_capacity(r), (unsigned long long)c->ckpt_lsn, (unsigned long long)c->tail_lsn,
+           c->run_id, (unsigned long long)c->user[0]);
+    fsys_t *fs;
+    uint32_t ps = 16384;
+    if (fsys_open(dir, 0, false, 0, 0, &fs) == 0) {
+        ps = fsys_page_size(fs);
+        fsys_close(fs);
+    }
+    uint64_t end;
+    int rc = redo_scan(r, dump_group, &ps, &end);
+    printf("end of log at %llu\n", (unsigned long long)end);
+    redo_close(r);
+    return rc ? 1 : 0;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: strata-check [--no-recover] DATADIR\n"
+                    "       strata-check --dump-page SPACE:FILE:PAGE DATADIR\n"
+                    "       strata-check --dump-redo DATADIR\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
-    bool recover = true;
-    const char *dir = NULL;
+    bool recover = true, dump_redo = false;
+    const char *dir = NULL, *page = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--no-recover") == 0)
             recover = false;
-        else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: strata-check [--no-recover] DATADIR\n");
-            return 2;
-        } else
+        else if (strcmp(argv[i], "--dump-redo") == 0)
+            dump_redo = true;
+        else if (strcmp(argv[i], "--dump-page") == 0 && i + 1 < argc)
+            page = argv[++i];
+        else if (argv[i][0] == '-')
+            return usage();
+        else
             dir = argv[i];
     }
-    if (!dir) {
-        fprintf(stderr, "usage: strata-check [--no-recover] DATADIR\n");
-        return 2;
-    }
+    if (!dir)
+        return usage();
+    if (dump_redo)
+        return cmd_dump_redo(dir);
+    if (page)
+        return cmd_dump_page(dir, page);
     char ctl[1024];
     snprintf(ctl, sizeof ctl, "%s/strata.ctl", dir);
     if (access(ctl, R_OK) != 0) {
