@@ -283,9 +283,10 @@ static int dump_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *b,
         } else if (t == 5 && e - p >= 4) {
             uint32_t l = rd32(p);
             const uint8_t *u = p + 4;
-            if (l >= 23)
-                printf(" UNDO trx %llu tree %llu op %u key %u bytes old %u bytes", (unsigned long long)rd64(u),
-                       (unsigned long long)rd64(u + 8), u[16], rd16(u + 17), rd32(u + 19));
+            if (l >= 31)
+                printf(" UNDO trx %llu tree %llu prev trx %llu op %u key %u bytes old %u bytes",
+                       (unsigned long long)rd64(u), (unsigned long long)rd64(u + 8), (unsigned long long)rd64(u + 16),
+                       u[24], rd16(u + 25), rd32(u + 27));
             p += 4 + l;
         } else {
             printf(" ?type %u", t);

@@ -719,7 +719,7 @@ static size_t leaf_cell(uint8_t *out, const void *key, size_t klen, size_t vlen,
  * the new cell does not fit and nothing was changed. */
 static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key, size_t klen, const void *val,
                       size_t vlen, uint64_t trx, buf_t *old, bool *existed, bool must_fit, bool *fits,
-                      uint32_t *slot_out)
+                      uint32_t *slot_out, uint64_t *old_trx)
 {
     btree_t *t = op->t;
     bool exact;
@@ -740,6 +740,7 @@ static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key,
     int rc = 0;
     if (exact) {
         uint8_t *c = cellp(leaf->data, s);
+        *old_trx = rd64(c + 8);
         if (old) {
             buf_reset(old);
             if ((rc = cell_value(t, c, old)))
@@ -771,6 +772,7 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     int rc = 0;
     bool fits = false;
     uint32_t slot, reserved = 0, pre_alloc = 0;
+    uint64_t old_trx = 0;
     page_id_t first = PAGE_ID_NONE;
     mtr_t own, *m;
     op_t op = {.t = t};
@@ -790,13 +792,14 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
         op.m = m;
         bframe_t *leaf;
         if (!(rc = descend_leaf_x(t, m, key, klen, &leaf)))
-            rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot);
+            rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot,
+                            &old_trx);
         if (!rc && fits) {
             mtr_modify(m, leaf);
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             node_insert_at(leaf->data, t->ps, slot, cell, (uint32_t)len);
             if (hook)
-                hook->fn(hook->ctx, m, *existed, old);
+                hook->fn(hook->ctx, m, *existed, old, old_trx);
         }
         mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
@@ -820,13 +823,13 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     path_t p;
     if (!(rc = descend_path(t, m, key, klen, &p)))
         rc = leaf_write(&op, p.f[p.depth - 1], mode, key, klen, val, vlen, trx_id, old, existed, false, &fits,
-                        &slot);
+                        &slot, &old_trx);
     if (!rc) {
         if (!ovf || first != PAGE_ID_NONE || !(rc = ovf_write(&op, val, vlen, &first))) {
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             rc = insert_rec(&op, &p, p.depth - 1, cell, (uint32_t)len, slot);
             if (!rc && hook)
-                hook->fn(hook->ctx, m, *existed, old);
+                hook->fn(hook->ctx, m, *existed, old, old_trx);
         }
     }
     if (!outer)
@@ -870,6 +873,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                 rc = STRATA_ENOTFOUND;
             } else {
                 uint8_t *c = cellp(leaf->data, s);
+                uint64_t old_trx = rd64(c + 8);
                 uint32_t after = used(leaf->data, t->ps) - csize(c, true) - 2;
                 if (leaf->id == t->root || after >= capacity(t->ps) / 4) {
                     if (old) {
@@ -881,7 +885,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                         if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
                             node_remove_at(leaf->data, t->ps, s);
                             if (hook)
-                                hook->fn(hook->ctx, m, true, old);
+                                hook->fn(hook->ctx, m, true, old, old_trx);
                         }
                     }
                     done = true;
@@ -909,6 +913,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
             rc = STRATA_ENOTFOUND;
         } else {
             uint8_t *c = cellp(leaf->data, s);
+            uint64_t old_trx = rd64(c + 8);
             if (old) {
                 buf_reset(old);
                 rc = cell_value(t, c, old);
@@ -919,7 +924,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                     node_remove_at(leaf->data, t->ps, s);
                     rc = rebalance(&op, &p, p.depth - 1);
                     if (!rc && hook)
-                        hook->fn(hook->ctx, m, true, old);
+                        hook->fn(hook->ctx, m, true, old, old_trx);
                 }
             }
         }

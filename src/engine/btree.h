@@ -32,10 +32,11 @@ typedef struct btree {
 
 typedef enum { BT_INSERT = 0, BT_UPDATE = 1, BT_PUT = 2 } bt_mode_t;
 
-/* Called inside the mtr of a successful write or delete, just before it commits, with the key's previous state:
+/* Called inside the mtr of a successful write or delete, just before it commits, with the key's previous state
+ * (existed, value, trx id of its writer):
  * the engine logs its undo record here so that the change and its undo are atomic. */
 typedef struct {
-    void (*fn)(void *ctx, mtr_t *m, bool existed, const buf_t *old);
+    void (*fn)(void *ctx, mtr_t *m, bool existed, const buf_t *old, uint64_t old_trx);
     void *ctx;
 } bt_hook_t;
 

@@ -9,8 +9,9 @@
  * file header.  Key: tree id, 8 bytes big-endian.  Value (16 bytes): u32 space id, u64 root page id, u32 flags.
  *
  * Undo record (payload of a REDO_REC_UNDO record, logged in the same mini-transaction as the row change):
- *   0 8 trx id   8 8 tree id   16 1 op (1 = the key was absent: undo deletes it; 2 = it had the value below:
- *   undo puts it back)   17 2 key length   19 4 old value length   23 key bytes, then old value bytes
+ *   0 8 trx id   8 8 tree id   16 8 trx id of the previous version's writer (restored by rollback; the link
+ *   MVCC read views will follow)   24 1 op (1 = the key was absent: undo deletes it; 2 = it had the value
+ *   below: undo puts it back)   25 2 key length   27 4 old value length   31 key bytes, then old value bytes
  * A transaction's undo records live in memory for rollback and in the redo log for crash recovery; the
  * checkpoint keeps the log from the first undo record of the oldest active transaction on (its tail).
  * Recovery: redo pages from the checkpoint, collect undo records from the tail, and roll back every transaction
@@ -35,7 +36,7 @@
 #define ENGINE_DIR_TREE 1ull
 #define FIRST_USER_TREE 16ull
 #define TREE_BUCKETS 1024
-#define UNDO_HDR 23
+#define UNDO_HDR 31
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
 enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2 };
 enum { USER_NEXT_TRX = 0 };
@@ -335,16 +336,17 @@ static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
 }
 
 /* btree hook: logs the undo record in the row change's own mtr and keeps it for rollback. */
-static void undo_hook(void *ctx, mtr_t *m, bool existed, const buf_t *old)
+static void undo_hook(void *ctx, mtr_t *m, bool existed, const buf_t *old, uint64_t old_trx)
 {
     undo_ctx_t *u = ctx;
     size_t vlen = existed ? old->len : 0;
     uint8_t *rec = mem_alloc(UNDO_HDR + u->klen + vlen);
     wr64(rec, u->trx->id);
     wr64(rec + 8, u->tree);
-    rec[16] = existed ? UNDO_OP_PUT : UNDO_OP_DELETE;
-    wr16(rec + 17, (uint16_t)u->klen);
-    wr32(rec + 19, (uint32_t)vlen);
+    wr64(rec + 16, existed ? old_trx : 0);
+    rec[24] = existed ? UNDO_OP_PUT : UNDO_OP_DELETE;
+    wr16(rec + 25, (uint16_t)u->klen);
+    wr32(rec + 27, (uint32_t)vlen);
     if (u->klen)
         memcpy(rec + UNDO_HDR, u->key, u->klen);
     if (vlen)
@@ -362,19 +364,20 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
     int first_err = 0;
     for (size_t i = t->nundo; i-- > 0;) {
         const uint8_t *r = t->undo.data + t->offs[i];
-        uint64_t tree = rd64(r + 8);
-        uint32_t kl = rd16(r + 17), vl = rd32(r + 19);
+        uint64_t tree = rd64(r + 8), prev_trx = rd64(r + 16);
+        uint32_t kl = rd16(r + 25), vl = rd32(r + 27);
         btree_t *bt;
         int rc = tree_get(e, tree, &bt);
         if (rc == STRATA_ENOTFOUND)
             continue; /* the tree was dropped since */
         if (!rc) {
-            if (r[16] == UNDO_OP_DELETE) {
+            if (r[24] == UNDO_OP_DELETE) {
                 rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL);
                 if (rc == STRATA_ENOTFOUND)
                     rc = 0;
             } else {
-                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, t->id, NULL, NULL, NULL);
+                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, prev_trx, NULL, NULL,
+                                 NULL);
             }
         }
         if (rc && !first_err) {

@@ -35,7 +35,7 @@ enum {
     ENGINE_ENOTEMPTY = -10105,  /* dropping a tablespace that still holds trees */
     ENGINE_ELOCKWAIT = -10106,  /* row lock wait timeout */
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
-    ENGINE_EREADONLY = -10108,  /* the engine hit a fatal I/O error and refuses changes */
+    ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
 };
 
