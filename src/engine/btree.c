@@ -7,7 +7,8 @@
  *   38 2 garbage bytes in the heap  40 8 previous page at this level (leaves only; all-ones = none)
  *   48 8 next page at this level    56 8 reserved
  *   64 .. slot array: u16 offset of each cell, in key order; grows up toward the heap, which grows down
- * Leaf cell:      0 2 key length  2 1 flags (1 = value in overflow pages)  3 1 reserved  4 4 value length
+ * Leaf cell:      0 2 key length  2 1 flags (1 = value in overflow pages, 2 = delete-marked: deleted by the trx
+ *                 in the trx id field, kept until purge for older read views)  3 1 reserved  4 4 value length
  *                 8 8 trx id of the last writer (for MVCC/undo)  16 key bytes, then the value inline or, with
  *                 flag 1, the u64 id of the first overflow page
  * Internal cell:  0 2 key length  2 8 child page id  10 key bytes.  The key of slot 0 is ignored (minus infinity):
@@ -36,6 +37,7 @@
 #define OVF_LEN 40
 #define OVF_DATA 44
 #define CELL_OVF 1
+#define CELL_DELMARK 2
 #define MAX_DEPTH 24
 
 /* ---------------------------------------------------------------- page helpers */
@@ -719,16 +721,18 @@ static size_t leaf_cell(uint8_t *out, const void *key, size_t klen, size_t vlen,
  * the new cell does not fit and nothing was changed. */
 static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key, size_t klen, const void *val,
                       size_t vlen, uint64_t trx, buf_t *old, bool *existed, bool must_fit, bool *fits,
-                      uint32_t *slot_out, uint64_t *old_trx)
+                      uint32_t *slot_out, uint64_t *old_trx, bt_before_t *before)
 {
     btree_t *t = op->t;
     bool exact;
     uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+    *before = !exact ? BT_BEFORE_ABSENT
+                     : (cellp(leaf->data, s)[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
     if (existed)
-        *existed = exact;
-    if (mode == BT_INSERT && exact)
+        *existed = *before == BT_BEFORE_PRESENT;
+    if (mode == BT_INSERT && *before == BT_BEFORE_PRESENT)
         return ENGINE_EDUPKEY;
-    if (mode == BT_UPDATE && !exact)
+    if (mode == BT_UPDATE && *before != BT_BEFORE_PRESENT)
         return STRATA_ENOTFOUND;
     bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
     uint32_t len = (uint32_t)(LEAF_HDR + klen + (ovf ? 8 : vlen));
@@ -773,6 +777,7 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     bool fits = false;
     uint32_t slot, reserved = 0, pre_alloc = 0;
     uint64_t old_trx = 0;
+    bt_before_t before = BT_BEFORE_ABSENT;
     page_id_t first = PAGE_ID_NONE;
     mtr_t own, *m;
     op_t op = {.t = t};
@@ -793,13 +798,13 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
         bframe_t *leaf;
         if (!(rc = descend_leaf_x(t, m, key, klen, &leaf)))
             rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot,
-                            &old_trx);
+                            &old_trx, &before);
         if (!rc && fits) {
             mtr_modify(m, leaf);
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             node_insert_at(leaf->data, t->ps, slot, cell, (uint32_t)len);
             if (hook)
-                hook->fn(hook->ctx, m, *existed, old, old_trx);
+                hook->fn(hook->ctx, m, before, old, old_trx);
         }
         mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
@@ -823,13 +828,13 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     path_t p;
     if (!(rc = descend_path(t, m, key, klen, &p)))
         rc = leaf_write(&op, p.f[p.depth - 1], mode, key, klen, val, vlen, trx_id, old, existed, false, &fits,
-                        &slot, &old_trx);
+                        &slot, &old_trx, &before);
     if (!rc) {
         if (!ovf || first != PAGE_ID_NONE || !(rc = ovf_write(&op, val, vlen, &first))) {
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             rc = insert_rec(&op, &p, p.depth - 1, cell, (uint32_t)len, slot);
             if (!rc && hook)
-                hook->fn(hook->ctx, m, *existed, old, old_trx);
+                hook->fn(hook->ctx, m, before, old, old_trx);
         }
     }
     if (!outer)
@@ -851,7 +856,43 @@ done:
     return rc;
 }
 
-int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook)
+/* Whether the cell at slot s of leaf may be deleted the requested way; its prior state in *before. */
+static bool del_allowed(uint8_t *leaf, uint32_t s, bool exact, bt_del_t how, uint64_t trx, bt_before_t *before)
+{
+    if (!exact)
+        return false;
+    uint8_t *c = cellp(leaf, s);
+    bool marked = (c[2] & CELL_DELMARK) != 0;
+    *before = marked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+    if (how == BT_DEL_MARK)
+        return !marked;
+    if (how == BT_DEL_PURGE)
+        return marked && rd64(c + 8) == trx;
+    return true;
+}
+
+/* Delete-marking changes two header bytes of one cell in place: never a structure change. */
+static int mark_cell(btree_t *t, mtr_t *m, bframe_t *leaf, uint32_t s, uint64_t trx, buf_t *old,
+                     const bt_hook_t *hook)
+{
+    uint8_t *c = cellp(leaf->data, s);
+    uint64_t old_trx = rd64(c + 8);
+    int rc = 0;
+    if (old) {
+        buf_reset(old);
+        if ((rc = cell_value(t, c, old)))
+            return rc;
+    }
+    mtr_modify(m, leaf);
+    c[2] |= CELL_DELMARK;
+    wr64(c + 8, trx);
+    if (hook)
+        hook->fn(hook->ctx, m, BT_BEFORE_PRESENT, old, old_trx);
+    return 0;
+}
+
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
+                 bt_del_t how, uint64_t trx_id)
 {
     int rc = 0;
     buf_t hold;
@@ -860,17 +901,23 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
         old = &hold;
     mtr_t own, *m;
     op_t op = {.t = t};
-    if (!outer) {
+    bt_before_t before = BT_BEFORE_ABSENT;
+    if (!outer || how == BT_DEL_MARK) {
+        /* Optimistic: tree latch S, only the leaf changes (always so for a delete mark). */
         pthread_rwlock_rdlock(&t->lock);
-        m = &own;
-        mtr_start(m, t->bp, t->redo);
+        m = outer ? outer : &own;
+        if (!outer)
+            mtr_start(m, t->bp, t->redo);
         op.m = m;
         bframe_t *leaf;
         bool exact, done = false;
         if (!(rc = descend_leaf_x(t, m, key, klen, &leaf))) {
             uint32_t s = lower_bound(leaf->data, key, klen, &exact);
-            if (!exact) {
+            if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
                 rc = STRATA_ENOTFOUND;
+            } else if (how == BT_DEL_MARK) {
+                rc = mark_cell(t, m, leaf, s, trx_id, old, hook);
+                done = true;
             } else {
                 uint8_t *c = cellp(leaf->data, s);
                 uint64_t old_trx = rd64(c + 8);
@@ -885,20 +932,22 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                         if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
                             node_remove_at(leaf->data, t->ps, s);
                             if (hook)
-                                hook->fn(hook->ctx, m, true, old, old_trx);
+                                hook->fn(hook->ctx, m, before, old, old_trx);
                         }
                     }
                     done = true;
                 }
             }
         }
-        mtr_commit(m);
+        if (!outer)
+            mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
         if (rc || done) {
             buf_free(&hold);
             return rc;
         }
     }
+    /* Pessimistic: tree latch X, merges as needed. */
     pthread_rwlock_wrlock(&t->lock);
     m = outer ? outer : &own;
     if (!outer)
@@ -909,7 +958,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
         bframe_t *leaf = p.f[p.depth - 1];
         bool exact;
         uint32_t s = lower_bound(leaf->data, key, klen, &exact);
-        if (!exact) {
+        if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
             rc = STRATA_ENOTFOUND;
         } else {
             uint8_t *c = cellp(leaf->data, s);
@@ -924,7 +973,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                     node_remove_at(leaf->data, t->ps, s);
                     rc = rebalance(&op, &p, p.depth - 1);
                     if (!rc && hook)
-                        hook->fn(hook->ctx, m, true, old, old_trx);
+                        hook->fn(hook->ctx, m, before, old, old_trx);
                 }
             }
         }
@@ -936,10 +985,11 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
     return rc;
 }
 
-int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
+int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t *trx, bt_before_t *state)
 {
     pthread_rwlock_rdlock(&t->lock);
     bframe_t *leaf;
+    *state = BT_BEFORE_ABSENT;
     int rc = descend_read(t, TO_KEY, key, klen, &leaf);
     if (!rc) {
         bool exact;
@@ -947,13 +997,24 @@ int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
         if (!exact) {
             rc = STRATA_ENOTFOUND;
         } else {
+            uint8_t *c = cellp(leaf->data, s);
+            *state = (c[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            if (trx)
+                *trx = rd64(c + 8);
             buf_reset(val);
-            rc = cell_value(t, cellp(leaf->data, s), val);
+            rc = cell_value(t, c, val);
         }
         bpool_unfix(t->bp, leaf, LATCH_S);
     }
     pthread_rwlock_unlock(&t->lock);
     return rc;
+}
+
+int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
+{
+    bt_before_t st;
+    int rc = btree_get_ex(t, key, klen, val, NULL, &st);
+    return rc == 0 && st == BT_BEFORE_DELMARKED ? STRATA_ENOTFOUND : rc;
 }
 
 /* ---------------------------------------------------------------- cursors */
@@ -979,8 +1040,12 @@ static int cur_settle(btree_cur_t *c, bframe_t *f, int64_t s, int dir)
     btree_t *t = c->t;
     int rc = 0;
     for (;;) {
-        if (s >= 0 && s < (int64_t)nsl(f->data))
-            break;
+        if (s >= 0 && s < (int64_t)nsl(f->data)) {
+            if (c->raw || !(cellp(f->data, (uint32_t)s)[2] & CELL_DELMARK))
+                break;
+            s += dir; /* a delete-marked cell is not there for latest-value readers */
+            continue;
+        }
         page_id_t nx = rd64(f->data + (dir > 0 ? BT_NEXT : BT_PREV));
         bpool_unfix(t->bp, f, LATCH_S);
         if (nx == PAGE_ID_NONE) {
@@ -1005,6 +1070,8 @@ static int cur_settle(btree_cur_t *c, bframe_t *f, int64_t s, int dir)
     c->leaf = f->id;
     c->leaf_lsn = page_lsn(f->data);
     c->slot = (uint32_t)s;
+    c->trx = rd64(cell + 8);
+    c->delmarked = (cell[2] & CELL_DELMARK) != 0;
     c->state = rc ? BTCUR_UNPOSITIONED : BTCUR_ON_ROW;
     bpool_unfix(t->bp, f, LATCH_S);
     return rc;

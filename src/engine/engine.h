@@ -98,7 +98,20 @@ int engine_files(engine_t *e, engine_file_info_t **out, size_t *n);
 void engine_files_free(engine_file_info_t *rows);
 
 /* ---- transactions ---- */
+/* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
+ * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
+ * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
+ * (no shared locks yet).  Writes always act on the latest version under the row's exclusive lock. */
+typedef enum {
+    ENGINE_ISO_READ_UNCOMMITTED = 0,
+    ENGINE_ISO_READ_COMMITTED,
+    ENGINE_ISO_REPEATABLE_READ,
+    ENGINE_ISO_SERIALIZABLE,
+} engine_isolation_t;
 int engine_trx_begin(engine_t *e, engine_trx_t **out);
+void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
+/* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
+void engine_trx_statement_start(engine_trx_t *t);
 uint64_t engine_trx_id(const engine_trx_t *t);
 /* Durable per the flush mode, then frees the trx. */
 int engine_trx_commit(engine_trx_t *t);
@@ -126,10 +139,11 @@ int engine_update(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 int engine_put(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen);
 /* STRATA_ENOTFOUND when absent. */
 int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
-/* Copies the latest value into *out (reset first); STRATA_ENOTFOUND when absent.  No MVCC yet: uncommitted
- * changes of other transactions are visible. */
+/* Consistent read: copies the value the trx's read view sees into *out (reset first); STRATA_ENOTFOUND when the
+ * view sees no row. */
 int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
-/* The same without a transaction. */
+/* Latest-version read without a transaction (what a locking read sees after engine_lock_row; uncommitted
+ * changes of other transactions included). */
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
 /* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
@@ -138,8 +152,8 @@ void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
-/* A cursor holds no latch between calls, so the same trx may change the tree while iterating; a cursor then sees
- * the tree as it is at each step (positions are kept by key). */
+/* A cursor reads through the trx's read view (as engine_get).  It holds no latch between calls, so the same trx
+ * may change the tree while iterating (its own changes are visible to it; positions are kept by key). */
 int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out);
 /* Each positioning call returns 0 on a row, STRATA_ENOTFOUND when there is none (the cursor is then unpositioned). */
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how);
@@ -157,6 +171,7 @@ typedef struct {
     uint64_t pool_pages, pool_free, pool_dirty, pool_reads, pool_writes, pool_hits, pool_misses;
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
+    uint64_t mvcc_versions, purged_rows;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 

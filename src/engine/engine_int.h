@@ -14,5 +14,7 @@ bpool_t *engine_bpool(engine_t *e);
 /* The handle of a tree of the directory, or of the directory itself (engine_dir_tree_id()). */
 int engine_tree_handle(engine_t *e, uint64_t id, btree_t **out);
 uint64_t engine_dir_tree_id(void);
+/* Runs purge now (tests; the background thread does it every checkpoint_ms). */
+void engine_purge_now(engine_t *e);
 
 #endif

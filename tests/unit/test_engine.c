@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "engine/page.h"
 #include "unit.h"
 #include "util/util.h"
@@ -374,6 +375,141 @@ TEST(test_engine_trx_too_large)
     rmdatadir(dir);
 }
 
+static int get_str(engine_trx_t *x, engine_tree_id_t t, const char *k, char *out)
+{
+    buf_t v;
+    buf_init(&v);
+    int rc = engine_get(x, t, k, strlen(k), &v);
+    if (!rc) {
+        memcpy(out, v.data, v.len);
+        out[v.len] = 0;
+    } else {
+        strcpy(out, "-");
+    }
+    buf_free(&v);
+    return rc;
+}
+
+static int scan_str(engine_trx_t *x, engine_tree_id_t t, char *out)
+{
+    engine_cursor_t *c;
+    out[0] = 0;
+    if (engine_cursor_open(x, t, &c))
+        return -1;
+    int n = 0;
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+        size_t kl, vl;
+        const char *k = engine_cursor_key(c, &kl), *v = engine_cursor_value(c, &vl);
+        sprintf(out + strlen(out), "%.*s=%.*s ", (int)kl, k, (int)vl, v);
+    }
+    engine_cursor_close(c);
+    return n;
+}
+
+/* Consistent reads: a REPEATABLE READ view keeps seeing its snapshot through updates, deletes, inserts, commits
+ * and rollbacks of others; READ COMMITTED sees each statement's committed state; purge cleans up after. */
+TEST(test_engine_mvcc)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *w, *r, *rc2;
+    char got[256], scan[512];
+    engine_trx_begin(e, &w);
+    engine_insert(w, t, "k1", 2, "v1", 2);
+    engine_insert(w, t, "k2", 2, "v2", 2);
+    engine_insert(w, t, "k3", 2, "v3", 2);
+    REQUIRE(engine_trx_commit(w) == 0);
+
+    engine_trx_begin(e, &r); /* REPEATABLE READ */
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k1", 2, "v1b", 3) == 0);
+    REQUIRE(engine_delete(w, t, "k2", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4", 2) == 0);
+    /* The writer sees its own changes; the reader does not. */
+    get_str(w, t, "k1", got);
+    CHECK_EQ_STR(got, "v1b");
+    CHECK_EQ_INT(get_str(w, t, "k2", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(w, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Latest-version reads see the uncommitted state. */
+    buf_t v;
+    buf_init(&v);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    /* Still the snapshot after the commit. */
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* A new transaction sees the commit. */
+    engine_trx_begin(e, &rc2);
+    engine_trx_set_isolation(rc2, ENGINE_ISO_READ_COMMITTED);
+    CHECK_EQ_INT(scan_str(rc2, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    /* READ COMMITTED: a commit between statements shows up at the next statement only. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "v3c", 3) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    engine_trx_statement_start(rc2);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3c");
+    engine_trx_commit(rc2);
+    /* A rolled-back change is seen by nobody, before or after. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "XX", 2) == 0);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k2", 2, "again", 5) == 0); /* over k2's delete mark */
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    REQUIRE(engine_trx_rollback(w) == 0);
+    get_str(r, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    CHECK_EQ_INT(engine_get_e(e, t, "k3", 2, &v), 0);
+    CHECK(v.len == 3 && memcmp(v.data, "v3c", 3) == 0);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Delete and re-insert in one trx, committed. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4new", 5) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    /* Purge: versions stay while the old view is open, go when it ends. */
+    engine_stats_t st;
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK(st.mvcc_versions > 0);
+    engine_trx_commit(r);
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK_EQ_INT(st.mvcc_versions, 0);
+    CHECK(st.purged_rows >= 1); /* k2's delete mark is gone */
+    engine_trx_begin(e, &r);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3c k4=v4new ");
+    engine_trx_commit(r);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
 /* Bank transfers between 40 accounts from 4 threads, locking rows in random order (so deadlocks happen),
  * retrying victims, rolling back some on purpose: the total never changes. */
 typedef struct {
@@ -437,6 +573,41 @@ static void *bank_thread(void *arg)
     return NULL;
 }
 
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    volatile int *stop;
+    int scans, bad;
+} auditor_t;
+
+/* Sums all balances through a REPEATABLE READ snapshot: the total must always be exact. */
+static void *auditor(void *arg)
+{
+    auditor_t *a = arg;
+    while (!*a->stop) {
+        engine_trx_t *x;
+        engine_trx_begin(a->e, &x);
+        engine_cursor_t *c;
+        engine_cursor_open(x, a->t, &c);
+        int64_t sum = 0;
+        int n = 0;
+        for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+            size_t vl;
+            const void *v = engine_cursor_value(c, &vl);
+            int64_t b = 0;
+            if (vl == 8)
+                memcpy(&b, v, 8);
+            sum += b;
+        }
+        engine_cursor_close(c);
+        engine_trx_commit(x);
+        if (sum != 40 * 1000 || n != 40)
+            a->bad++;
+        a->scans++;
+    }
+    return NULL;
+}
+
 TEST(test_engine_bank_transfers)
 {
     char dir[64];
@@ -454,8 +625,11 @@ TEST(test_engine_bank_transfers)
     }
     engine_trx_commit(x);
     engine_set_lock_wait_timeout(e, 2000000);
-    pthread_t th[4];
+    pthread_t th[4], ath;
     bank_t b[4];
+    volatile int stop = 0;
+    auditor_t au = {.e = e, .t = t, .stop = &stop};
+    pthread_create(&ath, NULL, auditor, &au);
     for (int i = 0; i < 4; i++) {
         b[i] = (bank_t){.e = e, .t = t, .seed = (unsigned)i * 13 + 5};
         pthread_create(&th[i], NULL, bank_thread, &b[i]);
@@ -466,6 +640,11 @@ TEST(test_engine_bank_transfers)
         CHECK_EQ_INT(b[i].errors, 0);
         deadlocks += b[i].deadlocks;
     }
+    stop = 1;
+    pthread_join(ath, NULL);
+    CHECK_EQ_INT(au.bad, 0);
+    CHECK(au.scans > 3);
+    printf("bank: %d consistent audits, %d wrong\n", au.scans, au.bad);
     int64_t sum = 0;
     for (int i = 0; i < 40; i++)
         sum += bal_get(e, t, i);
@@ -726,5 +905,5 @@ TEST(test_engine_torn_page)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page)
