@@ -277,6 +277,9 @@ static int dump_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *b,
         } else if ((t == 3 || t == 6) && e - p >= 8) {
             printf(" %s trx %llu", t == 3 ? "COMMIT" : "ROLLBACK", (unsigned long long)rd64(p));
             p += 8;
+        } else if (t == 7 && e - p >= 10) {
+            printf(" PREPARE trx %llu xid %u bytes", (unsigned long long)rd64(p), rd16(p + 8));
+            p += 10 + rd16(p + 8);
         } else if (t == 4 && e - p >= 2) {
             printf(" NOTE %u", rd16(p));
             p += 2 + rd16(p);

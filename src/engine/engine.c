@@ -70,6 +70,8 @@ struct engine_trx {
     pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     engine_isolation_t iso;
     bool has_view, unlinked, did_delete;
+    bool prepared, recovered; /* two-phase commit; recovered: prepared before a crash, awaiting xa commit/rollback */
+    buf_t xid;
     read_view_t view;   /* under engine.trx_mu while has_view (purge reads view_no) */
     vs_trx_list_t vsl;  /* its version-store nodes */
     struct engine_trx *prev, *next;
@@ -250,6 +252,12 @@ static void relog_old_undo(engine_t *e)
                     mtr_log_undo(&m, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
                     bytes += end - t->offs[i];
                 }
+                mtr_commit(&m);
+            }
+            if (t->prepared) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                mtr_log_prepare(&m, t->id, t->xid.data, (uint16_t)t->xid.len);
                 mtr_commit(&m);
             }
             t->first_lsn = first;
@@ -543,7 +551,8 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
 
 typedef struct rtrx {
     uint64_t id;
-    bool done;
+    bool done, prepared;
+    buf_t xid;
     buf_t undo;
     size_t *offs;
     size_t n, cap;
@@ -566,6 +575,7 @@ static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
     rtrx_t *t = mem_calloc(1, sizeof *t);
     t->id = id;
     buf_init(&t->undo);
+    buf_init(&t->xid);
     t->next = r->trx;
     r->trx = t;
     return t;
@@ -578,6 +588,13 @@ static void on_logical(void *ctx, const uint8_t *rec, size_t len)
     if (type == REDO_REC_COMMIT || type == REDO_REC_ROLLBACK) {
         uint64_t id = rd64(rec + 1);
         rtrx_get(r, id)->done = true;
+        r->max_trx = MAX(r->max_trx, id);
+    } else if (type == REDO_REC_PREPARE) {
+        uint64_t id = rd64(rec + 1);
+        rtrx_t *t = rtrx_get(r, id);
+        t->prepared = true;
+        buf_reset(&t->xid);
+        buf_append(&t->xid, rec + 11, rd16(rec + 9));
         r->max_trx = MAX(r->max_trx, id);
     } else if (type == REDO_REC_UNDO) {
         const uint8_t *p = rec + 5;
@@ -631,6 +648,7 @@ static void trx_free(engine_trx_t *t)
     lock_owner_destroy(&t->lo);
     pthread_mutex_destroy(&t->mu);
     buf_free(&t->undo);
+    buf_free(&t->xid);
     mem_free(t->offs);
     mem_free(t);
 }
@@ -643,6 +661,7 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
     t->e = e;
     t->state = TRX_ACTIVE;
     buf_init(&t->undo);
+    buf_init(&t->xid);
     pthread_mutex_init(&t->mu, NULL);
     t->iso = ENGINE_ISO_REPEATABLE_READ;
     pthread_mutex_lock(&e->trx_mu);
@@ -673,6 +692,27 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             mtr_commit(&m);
             trx_add_undo(t, x->undo.data + x->offs[i], end - x->offs[i]);
         }
+        if (x->prepared) {
+            /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
+            mtr_t m;
+            mtr_start(&m, e->bp, e->redo);
+            mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
+            mtr_commit(&m);
+            buf_append(&t->xid, x->xid.data, x->xid.len);
+            t->prepared = t->recovered = true;
+            for (size_t i = 0; i < t->nundo; i++) {
+                const uint8_t *u = t->undo.data + t->offs[i];
+                uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
+                bt_before_t before = u[24] == UNDO_OP_PUT ? BT_BEFORE_PRESENT
+                                     : u[24] == UNDO_OP_PUT_MARKED ? BT_BEFORE_DELMARKED : BT_BEFORE_ABSENT;
+                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, 0);
+                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before, u + UNDO_HDR + kl, vl,
+                            rd64(u + 16), true);
+            }
+            log_note("engine: transaction %llu was prepared at the crash; it waits for XA COMMIT or ROLLBACK",
+                     (unsigned long long)t->id);
+            continue;
+        }
         rc = engine_trx_rollback(t);
         n++;
     }
@@ -687,6 +727,7 @@ static void rctx_free(rctx_t *r)
         rtrx_t *t = r->trx;
         r->trx = t->next;
         buf_free(&t->undo);
+        buf_free(&t->xid);
         mem_free(t->offs);
         mem_free(t);
     }
@@ -852,6 +893,19 @@ void engine_close(engine_t *e)
     }
     if (e->redo_started && e->dir)
         checkpoint(e, 0);
+    /* Transactions still open (normally only recovered prepared ones the coordinator has not resolved): their
+     * records stay in the log (the checkpoint kept the tail), so the next start finds them again. */
+    while (e->active) {
+        engine_trx_t *t = e->active;
+        e->active = t->next;
+        lock_owner_destroy(&t->lo);
+        pthread_mutex_destroy(&t->mu);
+        buf_free(&t->undo);
+        buf_free(&t->xid);
+        mem_free(t->offs);
+        mem_free(t->view.active);
+        mem_free(t);
+    }
     for (int i = 0; i < TREE_BUCKETS; i++)
         while (e->trees[i]) {
             tree_ent_t *x = e->trees[i];
@@ -984,6 +1038,67 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
 int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL); }
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn) { return trx_commit(t, false, commit_lsn); }
 int engine_log_sync(engine_t *e, uint64_t lsn) { return lsn ? redo_flush(e->redo, lsn, true) : 0; }
+
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn)
+{
+    engine_t *e = t->e;
+    ASSERT(t->state == TRX_ACTIVE && !t->prepared);
+    if (len > 1024)
+        return ENGINE_EINVAL;
+    uint64_t lsn = 0;
+    buf_reset(&t->xid);
+    buf_append(&t->xid, xid, len);
+    pthread_mutex_lock(&t->mu); /* the checkpointer copies prepared trx forward with their PREPARE record */
+    if (t->nundo) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        mtr_log_prepare(&m, t->id, xid, (uint16_t)len);
+        lsn = mtr_commit(&m);
+    }
+    t->prepared = true;
+    pthread_mutex_unlock(&t->mu);
+    if (prepare_lsn)
+        *prepare_lsn = lsn;
+    return 0;
+}
+
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx)
+{
+    int n = 0;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->recovered) {
+            cb(ctx, t->id, t->xid.data, t->xid.len);
+            n++;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return n;
+}
+
+static engine_trx_t *recovered_trx(engine_t *e, uint64_t id)
+{
+    engine_trx_t *r = NULL;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t && !r; t = t->next)
+        if (t->recovered && t->id == id) {
+            t->recovered = false; /* claimed */
+            r = t;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return r;
+}
+
+int engine_xa_commit(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_commit(t) : STRATA_ENOTFOUND;
+}
+
+int engine_xa_rollback(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_rollback(t) : STRATA_ENOTFOUND;
+}
 
 int engine_trx_rollback(engine_trx_t *t)
 {

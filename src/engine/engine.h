@@ -121,6 +121,17 @@ int engine_trx_rollback(engine_trx_t *t);
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
 int engine_log_sync(engine_t *e, uint64_t lsn);
+/* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024
+ * bytes, e.g. the binlog's XID or GTID) and returns its LSN; make it durable (engine_log_sync) before the binlog
+ * write, then commit (engine_trx_commit / _nosync) or roll back.  A trx prepared at a crash survives recovery:
+ * still active, its rows locked and invisible to read views, until the coordinator, having read its own log,
+ * calls engine_xa_commit or engine_xa_rollback for each trx engine_xa_recover lists. */
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn);
+typedef void (*engine_xa_cb)(void *ctx, uint64_t trx_id, const void *xid, size_t len);
+/* Calls cb for each recovered prepared trx; returns how many. */
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx);
+int engine_xa_commit(engine_t *e, uint64_t trx_id);
+int engine_xa_rollback(engine_t *e, uint64_t trx_id);
 
 /* ---- trees (one per table or index) ---- */
 /* DDL is durable at return and not undone by rolling back trx (trx may be NULL). */

@@ -510,6 +510,96 @@ TEST(test_engine_mvcc)
     rmdatadir(dir);
 }
 
+typedef struct {
+    int n;
+    uint64_t id;
+    char xid[32];
+} xa_seen_t;
+
+static void xa_cb(void *ctx, uint64_t trx_id, const void *xid, size_t len)
+{
+    xa_seen_t *x = ctx;
+    x->n++;
+    x->id = trx_id;
+    snprintf(x->xid, sizeof x->xid, "%.*s", (int)len, (const char *)xid);
+}
+
+/* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
+ * XA ROLLBACK; a prepared-then-committed one is simply committed. */
+TEST(test_engine_xa_prepare_recovery)
+{
+    for (int decide = 0; decide < 2; decide++) {
+        char dir[64];
+        mkdatadir(dir);
+        pid_t pid = fork();
+        if (pid == 0) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            engine_tree_id_t t;
+            if (!e || engine_tree_create(NULL, e, 0, &t))
+                _exit(2);
+            engine_trx_t *x, *u;
+            engine_trx_begin(e, &x);
+            engine_insert(x, t, "k1", 2, "v1", 2);
+            engine_insert(x, t, "k3", 2, "v3", 2);
+            engine_trx_commit(x);
+            engine_trx_begin(e, &u);
+            engine_insert(u, t, "u1", 2, "committed", 9);
+            uint64_t lsn;
+            engine_trx_prepare(u, "xid-u", 5, &lsn);
+            engine_trx_commit(u);
+            engine_trx_begin(e, &x);
+            engine_update(x, t, "k1", 2, "v1-prepared", 11);
+            engine_insert(x, t, "k2", 2, "v2-prepared", 11);
+            engine_delete(x, t, "k3", 2);
+            if (engine_trx_prepare(x, "xid-1", 5, &lsn) || engine_log_sync(e, lsn))
+                _exit(3);
+            _exit(0); /* crash with x prepared */
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        for (int reopen = 0; reopen < 2; reopen++) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            xa_seen_t seen = {0};
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 1);
+            CHECK_EQ_STR(seen.xid, "xid-1");
+            engine_trx_t *r;
+            engine_trx_begin(e, &r);
+            char scan[256];
+            CHECK_EQ_INT(scan_str(r, 16, scan), 3);
+            CHECK_EQ_STR(scan, "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            /* its rows are still locked */
+            engine_set_lock_wait_timeout(e, 100000);
+            engine_trx_begin(e, &r);
+            CHECK_EQ_INT(engine_put(r, 16, "k1", 2, "zz", 2), ENGINE_ELOCKWAIT);
+            engine_trx_rollback(r);
+            if (reopen == 0) {
+                engine_close(e); /* the coordinator did not decide: still prepared next time */
+                continue;
+            }
+            if (decide == 0)
+                CHECK_EQ_INT(engine_xa_commit(e, seen.id), 0);
+            else
+                CHECK_EQ_INT(engine_xa_rollback(e, seen.id), 0);
+            CHECK_EQ_INT(engine_xa_commit(e, seen.id), STRATA_ENOTFOUND);
+            engine_trx_begin(e, &r);
+            scan_str(r, 16, scan);
+            CHECK_EQ_STR(scan, decide == 0 ? "k1=v1-prepared k2=v2-prepared u1=committed "
+                                           : "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            engine_close(e);
+            e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 0);
+            CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+            engine_close(e);
+        }
+        rmdatadir(dir);
+    }
+}
+
 /* Bank transfers between 40 accounts from 4 threads, locking rows in random order (so deadlocks happen),
  * retrying victims, rolling back some on purpose: the total never changes. */
 typedef struct {
@@ -905,5 +995,5 @@ TEST(test_engine_torn_page)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_mvcc, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page)
