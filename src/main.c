@@ -1,3 +1,269 @@
-/* stratad entry point (placeholder until the server lands in this file). */
+/*
+ * stratad: options, data directory, start-up and shutdown.
+ *
+ * Start-up order: options -> error log -> data directory (created on first start) -> pid file -> listeners
+ * -> "ready for connections".  Shutdown (SIGTERM, SIGINT, or the SHUTDOWN statement): stop accepting, close
+ * connections, remove the pid file and socket, log "Shutdown complete".
+ * Signals are blocked in every thread and taken synchronously by the main thread with sigwait(), so no
+ * handler runs in the middle of anything.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "net/net.h"
+#include "proto/proto.h"
+#include "proto/auth.h"
+#include "proto/tls.h"
+#include "session/acl.h"
+#include "session/session.h"
+#include "util/config.h"
 #include "util/util.h"
-int main(void) { log_note("stratad"); return 0; }
+
+static server_t g_srv;
+
+static const char *const cfg_groups[] = {"mysqld", "server", "stratad", "mariadb", "mariadbd", NULL};
+/* strata's own files only: reading Debian's /etc/mysql/my.cnf would pick up MariaDB's datadir and socket. */
+static const char *const cfg_files[] = {"/etc/strata/my.cnf", "~/.stratad.cnf", NULL};
+
+/* The string value of a global variable, copied into buf ("" for NULL). */
+static const char *gstr(sysvar_id_t id, char *buf, size_t n)
+{
+    if (sysvar_global_str(&g_srv.vars, id, buf, n) < 0)
+        buf[0] = 0;
+    return buf;
+}
+
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void request_shutdown(server_t *srv)
+{
+    (void)srv;
+    kill(getpid(), SIGTERM);
+}
+
+static int load_options(int argc, char **argv, config_t *cfg)
+{
+    static config_opt_t opts[SYSVAR__COUNT + 16];
+    size_t n = sysvar_config_opts(opts, SYSVAR__COUNT);
+    opts[n++] = (config_opt_t){"help", CONFIG_ARG_NONE, '?', "Display this help and exit", NULL, NULL};
+    opts[n++] = (config_opt_t){"version", CONFIG_ARG_NONE, 'V', "Print the version and exit", NULL, NULL};
+    opts[n++] = (config_opt_t){"verbose", CONFIG_ARG_NONE, 'v', "With --help, list every option", NULL, NULL};
+    opts[n++] = (config_opt_t){"user", CONFIG_ARG_REQUIRED, 'u', "Run as this user (accepted; stratad does not switch users)", NULL, NULL};
+    opts[n++] = (config_opt_t){"console", CONFIG_ARG_NONE, 0, "Write the error log to stderr", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_bin", CONFIG_ARG_OPTIONAL, 0,
+                               "Enable the binary log, with an optional base name (--skip-log-bin disables it)", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_basename", CONFIG_ARG_REQUIRED, 0, "Base name for log files", NULL, NULL};
+    int rc = config_load(cfg, argc, argv, opts, n, cfg_groups, cfg_files);
+    if (rc != 0) {
+        fprintf(stderr, "stratad: %s\n", cfg->errmsg);
+        fprintf(stderr, "stratad: Aborting; use --help to list the options\n");
+        return 1;
+    }
+    if (cfg->print_defaults) {
+        config_print_defaults(cfg, "stratad", stdout);
+        config_free(cfg);
+        exit(0);
+    }
+    if (config_get(cfg, "version")) {
+        printf("stratad  Ver %s for Linux on %s (strata, MariaDB 10.11 compatible)\n", STRATA_VERSION_STRING, STRATA_MACHINE);
+        config_free(cfg);
+        exit(0);
+    }
+    if (config_get(cfg, "help")) {
+        buf_t b;
+        buf_init(&b);
+        printf("stratad  Ver %s for Linux on %s\nA MySQL/MariaDB-compatible database server.\n\n"
+               "Usage: stratad [OPTIONS]\n\nDefault options are read from the following files in the given order:\n"
+               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n"
+               "The following options may be given as the first argument:\n"
+               "--print-defaults        Print the program argument list and exit.\n"
+               "--no-defaults           Don't read default options from any option file.\n"
+               "--defaults-file=#       Only read default options from the given file #.\n"
+               "--defaults-extra-file=# Read this file after the global files are read.\n\n",
+               STRATA_VERSION_STRING, STRATA_MACHINE);
+        config_help(opts, n, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
+        config_free(cfg);
+        exit(0);
+    }
+    char err[512];
+    if (sysvar_apply_config(&g_srv.vars, cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "stratad: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether an address given to bind-address is loopback only. */
+static bool bind_is_loopback(const char *addr)
+{
+    if (!addr || !*addr)
+        return true;
+    char *list = mem_strdup(addr), *save = NULL;
+    bool lo = true;
+    for (char *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+        while (*a == ' ')
+            a++;
+        if (strncmp(a, "127.", 4) != 0 && strcmp(a, "::1") != 0 && strcasecmp(a, "localhost") != 0)
+            lo = false;
+    }
+    mem_free(list);
+    return lo;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = 1;
+    tls_server_t *tls = NULL;
+    net_t *net = NULL;
+    auth_server_t auth_srv = {0};
+    server_init(&g_srv);
+    config_t cfg;
+    if (load_options(argc, argv, &cfg) != 0)
+        goto out;
+    char datadir[PATH_MAX - 64], logerr[PATH_MAX], pidpath[PATH_MAX], sock[PATH_MAX], bind[256];
+    gstr(SYSVAR_DATADIR, datadir, sizeof datadir);
+    gstr(SYSVAR_LOG_ERROR, logerr, sizeof logerr);
+    gstr(SYSVAR_PID_FILE, pidpath, sizeof pidpath);
+    gstr(SYSVAR_SOCKET, sock, sizeof sock);
+    gstr(SYSVAR_BIND_ADDRESS, bind, sizeof bind);
+    int port = (int)sysvar_global_int(&g_srv.vars, SYSVAR_PORT);
+    if (*logerr && !config_get(&cfg, "console") && log_open(logerr) != 0) {
+        fprintf(stderr, "stratad: can't open error log %s: %s\n", logerr, strerror(errno));
+        goto out;
+    }
+    if (mkdir(datadir, 0750) != 0 && errno != EEXIST) {
+        log_error("Can't create data directory '%s': %s", datadir, strerror(errno));
+        goto out;
+    }
+    /* @@datadir is absolute and ends with '/', as MariaDB shows it. */
+    char absdir[PATH_MAX];
+    if (realpath(datadir, absdir)) {
+        size_t n = strlen(absdir);
+        if (n + 1 < sizeof absdir && absdir[n - 1] != '/')
+            absdir[n] = '/', absdir[n + 1] = 0;
+        sysvar_global_set_str(&g_srv.vars, SYSVAR_DATADIR, absdir);
+    }
+    g_srv.datadir = mem_strdup(datadir);
+    if (!*pidpath) {
+        snprintf(pidpath, sizeof pidpath, "%s/stratad.pid", datadir);
+        sysvar_global_set_str(&g_srv.vars, SYSVAR_PID_FILE, pidpath);
+    }
+    for (size_t i = 0; i < cfg.nwarnings; i++)
+        log_warn("%s", cfg.warnings[i]);
+    const config_item_t *lb = config_get(&cfg, "log_bin");
+    if (lb && !lb->negated)
+        log_warn("--log-bin: the binary log is not part of this build yet; log_bin stays OFF");
+    raise_fd_limit();
+
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    sigaddset(&sigs, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    g_srv.request_shutdown = request_shutdown;
+    proto_cfg_t pcfg = {
+        .srv = &g_srv,
+        .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
+        .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
+    };
+    char ssl_cert[PATH_MAX], ssl_key[PATH_MAX], ssl_ca[PATH_MAX];
+    gstr(SYSVAR_SSL_CERT, ssl_cert, sizeof ssl_cert);
+    gstr(SYSVAR_SSL_KEY, ssl_key, sizeof ssl_key);
+    gstr(SYSVAR_SSL_CA, ssl_ca, sizeof ssl_ca);
+    log_note("stratad (server %s) starting as process %d ...", g_srv.version, (int)getpid());
+    tls_options_t topt = {.datadir = datadir, .ssl_cert = *ssl_cert ? ssl_cert : NULL,
+                          .ssl_key = *ssl_key ? ssl_key : NULL, .ssl_ca = *ssl_ca ? ssl_ca : NULL};
+    if (tls_server_open(&topt, &tls) != 0)
+        log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
+    pcfg.tls = tls;
+    if (acl_open(datadir, &g_srv.acl) != 0) {
+        log_error("Aborting: the account store in '%s' can't be used", datadir);
+        goto out;
+    }
+    if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
+        acl_root_has_empty_password(g_srv.acl)) {
+        log_error("Refusing to listen on bind-address '%s' while root has an empty password: set one with "
+                  "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
+        goto out;
+    }
+    auth_srv.cache = auth_cache_new();
+    if (tls) {
+        auth_srv.rsa_key = tls->rsa_key;
+        auth_srv.rsa_public_pem = tls->rsa_public_pem;
+    }
+    g_srv.auth_cache = auth_srv.cache;
+    pcfg.auth = &auth_srv;
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_SSL, tls ? "YES" : "DISABLED");
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_OPENSSL, tls ? "YES" : "DISABLED");
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = (int)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_WORKER_THREADS);
+    net_cfg_t ncfg = {
+        .bind_address = sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) ? NULL : bind,
+        .port = (uint16_t)port,
+        .socket_path = sock,
+        .workers = workers > 0 ? workers : (int)MAX(8, ncpu * 4),
+    };
+    if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
+        log_error("Aborting");
+        goto out;
+    }
+    FILE *pf = fopen(pidpath, "w");
+    if (pf) {
+        fprintf(pf, "%d\n", (int)getpid());
+        fclose(pf);
+    } else {
+        log_warn("Can't create pid file '%s': %s", pidpath, strerror(errno));
+    }
+    log_note("stratad: ready for connections.");
+    log_note("Version: '%s'  socket: '%s'  port: %d  strata", g_srv.version, sock, port);
+
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&sigs, &sig) != 0)
+            continue;
+        if (sig == SIGHUP)
+            continue; /* FLUSH-like reopen of logs, later */
+        log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
+        break;
+    }
+    net_stop(net);
+    net = NULL;
+    unlink(pidpath);
+    log_note("stratad: Shutdown complete");
+    rc = 0;
+out:
+    if (net)
+        net_stop(net);
+    if (tls)
+        tls_server_close(tls);
+    if (g_srv.acl)
+        acl_close(g_srv.acl);
+    if (auth_srv.cache)
+        auth_cache_free(auth_srv.cache);
+    server_free(&g_srv);
+    config_free(&cfg);
+    log_close();
+    return rc;
+}

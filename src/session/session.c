@@ -1,0 +1,217 @@
+/*
+ * Sessions and the server-wide registry.  The registry (server.sessions, under sessions_lock) is what
+ * SHOW PROCESSLIST and KILL read; a session is in it from the end of authentication until its connection closes.
+ * KILL never frees another thread's session: it sets a flag and shuts the socket down, and the owner's worker
+ * sees the end of file and closes it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "session/session.h"
+
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    (void)arg;
+    (void)num;
+    const session_t *s = ss ? ss->owner : NULL;
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
+int server_init(server_t *srv)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->start_us = time_wall_us();
+
+    srv->version = STRATA_VERSION_STRING;
+    sysvar_store_init(&srv->vars);
+    status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
+    atomic_init(&srv->next_id, 1);
+    pthread_mutex_init(&srv->sessions_lock, NULL);
+    return 0;
+}
+
+void server_free(server_t *srv)
+{
+    mem_free(srv->datadir);
+    status_destroy(&srv->status);
+    sysvar_store_destroy(&srv->vars);
+    pthread_mutex_destroy(&srv->sessions_lock);
+}
+
+session_t *session_new(server_t *srv)
+{
+    session_t *s = mem_calloc(1, sizeof *s);
+    s->srv = srv;
+    s->id = atomic_fetch_add(&srv->next_id, 1);
+    s->connect_us = time_wall_us();
+    s->state = SESS_CONNECT;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    s->fd = -1;
+    sysvar_session_init(&s->vars, &srv->vars, s);
+    status_session_init(&s->stat, &srv->status, s);
+    diag_init(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT));
+    arena_init(&s->arena, 8192);
+    pthread_mutex_init(&s->info_lock, NULL);
+    return s;
+}
+
+void session_free(session_t *s)
+{
+    session_clear_state(s);
+    status_session_end(&s->stat);
+    sysvar_session_destroy(&s->vars);
+    diag_free(&s->diag);
+    arena_destroy(&s->arena);
+    mem_free(s->db);
+    mem_free(s->info);
+    pthread_mutex_destroy(&s->info_lock);
+    mem_free(s);
+}
+
+void session_register(session_t *s)
+{
+    server_t *srv = s->srv;
+    pthread_mutex_lock(&srv->sessions_lock);
+    s->prev = NULL;
+    s->next = srv->sessions;
+    if (srv->sessions)
+        srv->sessions->prev = s;
+    srv->sessions = s;
+    srv->nsessions++;
+    pthread_mutex_unlock(&srv->sessions_lock);
+    status_conn_opened(&srv->status);
+}
+
+void session_unregister(session_t *s)
+{
+    server_t *srv = s->srv;
+    pthread_mutex_lock(&srv->sessions_lock);
+    bool in = s->prev || s->next || srv->sessions == s;
+    if (in) {
+        if (s->prev)
+            s->prev->next = s->next;
+        else
+            srv->sessions = s->next;
+        if (s->next)
+            s->next->prev = s->prev;
+        srv->nsessions--;
+    }
+    s->prev = s->next = NULL;
+    pthread_mutex_unlock(&srv->sessions_lock);
+    if (in)
+        status_conn_closed(&srv->status);
+}
+
+bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+
+void session_begin_statement(session_t *s)
+{
+    diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
+                         sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+}
+
+uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
+
+void session_reset(session_t *s)
+{
+    diag_clear(&s->diag);
+    s->last_insert_id = 0;
+    s->found_rows = 0;
+    s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    session_clear_state(s);
+    sysvar_session_reset(&s->vars);
+}
+
+int session_set_db(session_t *s, const char *db, size_t len)
+{
+    /* No catalog yet: every database is unknown except information_schema. */
+    if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
+        mem_free(s->db);
+        s->db = mem_strndup(db, len);
+        return 0;
+    }
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, db);
+    return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
+}
+
+void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_CHANGE_DB);
+    if (session_set_db(s, db, len) != 0)
+        sink->error(sink);
+    else
+        sink->ok(sink, 0, 0, NULL, false);
+}
+
+void session_statistics(session_t *s, res_sink_t *sink)
+{
+    server_t *srv = s->srv;
+    status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+    uint64_t up = (time_wall_us() - srv->start_us) / 1000000;
+    char line[256];
+    uint64_t q = status_sess_total(&srv->status, STATUS_QUESTIONS);
+    int n = snprintf(line, sizeof line,
+                     "Uptime: %llu  Threads: %d  Questions: %llu  Slow queries: 0  Opens: 0  Open tables: 0  "
+                     "Queries per second avg: %.3f",
+                     (unsigned long long)up, srv->nsessions, (unsigned long long)q, up ? (double)q / (double)up : 0.0);
+    sink->raw(sink, line, (size_t)n);
+}
+
+void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
+{
+    server_t *srv = s->srv;
+    bool found = false;
+    status_inc(&s->stat, STATUS_COM_KILL);
+    pthread_mutex_lock(&srv->sessions_lock);
+    for (session_t *t = srv->sessions; t; t = t->next) {
+        if (t->id != id)
+            continue;
+        found = true;
+        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+            pthread_mutex_unlock(&srv->sessions_lock);
+            diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
+            sink->error(sink);
+            return;
+        }
+        if (query_only) {
+            atomic_store(&t->kill_query, true);
+        } else {
+            atomic_store(&t->killed, true);
+            if (t != s && t->fd >= 0)
+                shutdown(t->fd, SHUT_RDWR); /* its worker sees EOF and closes it */
+        }
+    }
+    pthread_mutex_unlock(&srv->sessions_lock);
+    if (!found) {
+        diag_error(&s->diag, ER_NO_SUCH_THREAD, (unsigned long)id);
+        sink->error(sink);
+        return;
+    }
+    if (atomic_load(&s->killed) && !query_only) {
+        /* Killing oneself: MySQL answers with ER_CONNECTION_KILLED and closes. */
+        diag_error(&s->diag, ER_CONNECTION_KILLED);
+        sink->error(sink);
+        return;
+    }
+    sink->ok(sink, 0, 0, NULL, false);
+}

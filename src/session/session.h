@@ -1,0 +1,161 @@
+/*
+ * session: everything a connection knows between statements (user, current database, variables, diagnostics,
+ * prepared statements, transaction state) and the server-wide registry of sessions (PROCESSLIST, KILL).
+ *
+ * The protocol layer owns the socket and calls down into the session with decoded commands; the session
+ * answers through a res_sink_t the protocol layer provides, so it never formats packets itself.
+ */
+#ifndef STRATA_SESSION_H
+#define STRATA_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session/status.h"
+#include "session/sysvar.h"
+#include "sql/result.h"
+#include "sql/value.h"
+#include "util/diag.h"
+#include "util/util.h"
+
+/* Server status flags sent in OK/EOF packets (MySQL's SERVER_STATUS_*). */
+enum {
+    SERVER_STATUS_IN_TRANS = 1,
+    SERVER_STATUS_AUTOCOMMIT = 2,
+    SERVER_MORE_RESULTS_EXISTS = 8,
+    SERVER_STATUS_NO_GOOD_INDEX_USED = 16,
+    SERVER_STATUS_NO_INDEX_USED = 32,
+    SERVER_STATUS_CURSOR_EXISTS = 64,
+    SERVER_STATUS_LAST_ROW_SENT = 128,
+    SERVER_STATUS_DB_DROPPED = 256,
+    SERVER_STATUS_NO_BACKSLASH_ESCAPES = 512,
+    SERVER_STATUS_METADATA_CHANGED = 1024,
+    SERVER_QUERY_WAS_SLOW = 2048,
+    SERVER_PS_OUT_PARAMS = 4096,
+    SERVER_STATUS_IN_TRANS_READONLY = 8192,
+    SERVER_SESSION_STATE_CHANGED = 16384,
+};
+
+typedef struct server server_t;
+typedef struct session session_t;
+typedef struct acl acl_t;
+typedef struct auth_cache auth_cache_t;
+
+/* A user variable (@x): name lower-cased, value copied into its own allocation. */
+typedef struct uservar {
+    struct uservar *next;
+    char *name;
+    value_t v;
+    char *data; /* string bytes of v */
+} uservar_t;
+
+/* A prepared statement (COM_STMT_PREPARE or SQL PREPARE; one implementation).  It owns an arena holding its
+ * text and parse tree, which execution never modifies. */
+typedef struct sess_stmt {
+    struct sess_stmt *next;
+    uint32_t id;
+    char *name;          /* SQL-level name (PREPARE s FROM ...), NULL for protocol statements */
+    arena_t arena;
+    char *text;
+    size_t text_len;
+    void *stmt;          /* sql_stmt_t* */
+    uint32_t nparams;
+    uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
+    buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
+    bool *has_long_data;
+    int ncols;
+    res_col_t *cols;
+} sess_stmt_t;
+
+enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
+
+struct session {
+    server_t *srv;
+    uint32_t id;
+    char user[520];      /* as the client gave it (USER()) */
+    char host[264];      /* client host ("localhost" or IP) */
+    char priv_user[520]; /* the account matched (CURRENT_USER()) */
+    char priv_host[264];
+    char *db;            /* current database, mem_alloc'd, NULL if none */
+    uint64_t connect_us;
+    diag_t diag;
+    arena_t arena;       /* per statement */
+    uint16_t status;     /* SERVER_STATUS_* */
+    bool multi_statements;
+    bool tls;
+    bool compressed;
+    char tls_version[16];    /* Ssl_version */
+    char tls_cipher[64];     /* Ssl_cipher */
+    atomic_bool killed;      /* KILL CONNECTION */
+    atomic_bool kill_query;  /* KILL QUERY */
+    enum session_cmd_state state;
+    pthread_mutex_t info_lock; /* guards info for SHOW PROCESSLIST readers */
+    char *info;          /* current statement text (truncated), mem_alloc'd */
+    uint64_t state_since_us;
+    uint64_t last_insert_id;
+    uint64_t found_rows;
+    int64_t row_count;
+    sysvar_session_t vars;  /* SESSION variables */
+    status_session_t stat;  /* SESSION status counters */
+    uservar_t *uservars;
+    sess_stmt_t *stmts;
+    uint32_t next_stmt_id;
+    uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
+    bool in_trans;
+    session_t *prev, *next; /* server registry */
+    void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
+    int fd;
+};
+
+struct server {
+    uint64_t start_us;
+    char *datadir;
+    const char *version;    /* STRATA_VERSION_STRING */
+    sysvar_store_t vars;    /* GLOBAL variables */
+    status_t status;        /* status counters */
+    atomic_uint next_id;
+    pthread_mutex_t sessions_lock;
+    session_t *sessions;
+    int nsessions;
+    atomic_bool shutdown_requested;
+    void (*request_shutdown)(server_t *srv); /* set by main */
+    acl_t *acl;
+    auth_cache_t *auth_cache;
+};
+
+int server_init(server_t *srv);
+void server_free(server_t *srv);
+
+session_t *session_new(server_t *srv);
+void session_free(session_t *s);
+/* Adds to / removes from the registry (PROCESSLIST, KILL). */
+void session_register(session_t *s);
+void session_unregister(session_t *s);
+
+/* Commands.  Each answers through the sink exactly once (an OK, a result set or an error). */
+void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink);
+void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink);
+/* Makes db the current database; pushes the error (1049 ...) and returns it negated if it can't. */
+int session_set_db(session_t *s, const char *db, size_t len);
+void session_statistics(session_t *s, res_sink_t *sink);
+void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
+void session_reset(session_t *s);
+/* Frees prepared statements and user variables (COM_RESET_CONNECTION, COM_CHANGE_USER, disconnect). */
+void session_clear_state(session_t *s);
+/* Prepared statements (protocol level).  Execute takes parameter values already decoded from the wire. */
+void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
+sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
+void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+void session_stmt_close(session_t *s, uint32_t id);
+void session_stmt_reset(session_t *s, sess_stmt_t *st);
+uint16_t session_status_flags(session_t *s);
+/* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
+ * sql_notes. */
+void session_begin_statement(session_t *s);
+/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
+ * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
+bool session_is_admin(const session_t *s);
+
+#endif

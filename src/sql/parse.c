@@ -1,0 +1,2183 @@
+/*
+ * The SQL parser: hand-written recursive descent over the lexer's tokens, one token of lookahead (two where
+ * MySQL's grammar needs it).  Expressions follow MariaDB's grammar levels (sql_yacc.yy: expr, bool_pri,
+ * predicate, bit_expr, simple_expr) so precedence and associativity match:
+ *
+ *   :=  <  OR ||  <  XOR  <  AND &&  <  NOT  <  IS / comparison  <  IN BETWEEN LIKE REGEXP  <  |  <  &
+ *   <  << >>  <  + -  <  * / DIV % MOD  <  ^  <  unary - ~  <  !  <  COLLATE / BINARY
+ *
+ * Errors: the first unexpected token stops the parse; the message quotes the query from that token to the end
+ * (cut to 80 characters) and its line, as MariaDB's bison parser does.  A ',' as the unexpected token is quoted
+ * from just after it (MariaDB's lexer starts the next token's text there).
+ */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/sql_int.h"
+
+typedef struct parser {
+    arena_t *a;
+    diag_t *d;
+    sql_lexer_t lx;
+    sql_tok_t tok, ahead;     /* current token and one token of lookahead */
+    bool have_ahead;
+    const char *prev_end;     /* end of the last consumed token (for source spans) */
+    jmp_buf fail;             /* syntax errors unwind here */
+    sql_expr_t **params;      /* `?` nodes of the current statement */
+    uint32_t nparams, capparams;
+    const char *stmt_start;
+    int depth;
+} parser_t;
+
+#define MAX_DEPTH 200
+
+/* ---------------------------------------------------------------- tokens */
+
+static void next(parser_t *p)
+{
+    p->prev_end = p->tok.start + p->tok.len;
+    if (p->have_ahead) {
+        p->tok = p->ahead;
+        p->have_ahead = false;
+    } else {
+        sql_lex_next(&p->lx, &p->tok);
+    }
+}
+
+static const sql_tok_t *peek2(parser_t *p)
+{
+    if (!p->have_ahead) {
+        sql_lex_next(&p->lx, &p->ahead);
+        p->have_ahead = true;
+    }
+    return &p->ahead;
+}
+
+static __attribute__((noreturn)) void syntax_error(parser_t *p)
+{
+    const sql_tok_t *t = &p->tok;
+    const char *near = t->start;
+    if (t->type == TK_PUNCT && t->op == ',')
+        near = t->start + 1;
+    if (t->type == TK_EOF || (t->type == TK_PUNCT && t->op == ';' && false))
+        near = p->lx.end;
+    /* cut to 80 characters (UTF-8 aware) */
+    const char *e = near;
+    int chars = 0;
+    while (e < p->lx.end && chars < 80) {
+        unsigned char c = (unsigned char)*e;
+        size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        if (e + n > p->lx.end)
+            n = (size_t)(p->lx.end - e);
+        e += n;
+        chars++;
+    }
+    char *nt = arena_strndup(p->a, near, (size_t)(e - near));
+    diag_error(p->d, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), nt, (int)t->line);
+    longjmp(p->fail, 1);
+}
+
+static bool is_punct(parser_t *p, int op) { return p->tok.type == TK_PUNCT && p->tok.op == op; }
+
+static bool accept_punct(parser_t *p, int op)
+{
+    if (is_punct(p, op)) {
+        next(p);
+        return true;
+    }
+    return false;
+}
+
+static void expect_punct(parser_t *p, int op)
+{
+    if (!accept_punct(p, op))
+        syntax_error(p);
+}
+
+static bool tok_is_word(const sql_tok_t *t, const char *w)
+{
+    return t->type == TK_WORD && t->text_len == strlen(w) && strcasecmp(t->text, w) == 0;
+}
+
+static bool is_word(parser_t *p, const char *w) { return tok_is_word(&p->tok, w); }
+
+static bool accept_word(parser_t *p, const char *w)
+{
+    if (is_word(p, w)) {
+        next(p);
+        return true;
+    }
+    return false;
+}
+
+static void expect_word(parser_t *p, const char *w)
+{
+    if (!accept_word(p, w))
+        syntax_error(p);
+}
+
+static bool at_end(parser_t *p) { return p->tok.type == TK_EOF || is_punct(p, ';'); }
+
+static void *alloc(parser_t *p, size_t n) { return arena_calloc(p->a, n); }
+
+/* Growable arena arrays: push into a vector that is copied on growth (old copies stay in the arena). */
+typedef struct vec {
+    void *items;
+    uint32_t n, cap;
+} vec_t;
+
+static void *vec_push(parser_t *p, vec_t *v, size_t elem)
+{
+    if (v->n == v->cap) {
+        uint32_t ncap = v->cap ? v->cap * 2 : 4;
+        void *ni = arena_alloc(p->a, ncap * elem);
+        if (v->n)
+            memcpy(ni, v->items, v->n * elem);
+        v->items = ni;
+        v->cap = ncap;
+    }
+    void *slot = (char *)v->items + v->n * elem;
+    memset(slot, 0, elem);
+    v->n++;
+    return slot;
+}
+
+static char *upper_dup(parser_t *p, const char *s, size_t n)
+{
+    char *o = arena_strndup(p->a, s, n);
+    for (size_t i = 0; i < n; i++)
+        o[i] = (char)toupper((unsigned char)o[i]);
+    return o;
+}
+
+static char *lower_dup(parser_t *p, const char *s, size_t n)
+{
+    char *o = arena_strndup(p->a, s, n);
+    for (size_t i = 0; i < n; i++)
+        o[i] = (char)tolower((unsigned char)o[i]);
+    return o;
+}
+
+/* An identifier: a quoted one, or a word that is not reserved. */
+static bool is_ident(parser_t *p)
+{
+    return p->tok.type == TK_QIDENT || (p->tok.type == TK_WORD && !p->tok.reserved);
+}
+
+static const char *ident(parser_t *p)
+{
+    if (!is_ident(p))
+        syntax_error(p);
+    const char *s = p->tok.text;
+    next(p);
+    return s;
+}
+
+/* ident or 'string' (user names, savepoint names, charset names...) */
+static const char *ident_or_text(parser_t *p)
+{
+    if (p->tok.type == TK_STRING) {
+        const char *s = p->tok.text;
+        next(p);
+        return s;
+    }
+    return ident(p);
+}
+
+/* charset_name: ident, 'string' or BINARY */
+static const char *charset_name(parser_t *p)
+{
+    if (is_word(p, "BINARY")) {
+        next(p);
+        return "binary";
+    }
+    return ident_or_text(p);
+}
+
+static const char *string_lit(parser_t *p, size_t *len)
+{
+    if (p->tok.type != TK_STRING && p->tok.type != TK_NSTRING)
+        syntax_error(p);
+    /* adjacent literals concatenate */
+    buf_t b;
+    buf_init(&b);
+    while (p->tok.type == TK_STRING || p->tok.type == TK_NSTRING) {
+        buf_append(&b, p->tok.text, p->tok.text_len);
+        next(p);
+    }
+    char *s = arena_strndup(p->a, (const char *)b.data ? (const char *)b.data : "", b.len);
+    if (len)
+        *len = b.len;
+    buf_free(&b);
+    return s;
+}
+
+/* [db.]name */
+static sql_name_t table_name(parser_t *p)
+{
+    sql_name_t n = {0};
+    n.name = ident(p);
+    if (is_punct(p, '.')) {
+        next(p);
+        n.db = n.name;
+        n.name = ident(p);
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static sql_expr_t *expr(parser_t *p);
+static sql_expr_t *bit_expr(parser_t *p);
+static sql_expr_t *simple_expr(parser_t *p);
+static sql_select_t *select_body(parser_t *p);
+
+static sql_expr_t *new_expr(parser_t *p, sql_expr_kind_t k, const char *start)
+{
+    sql_expr_t *e = alloc(p, sizeof *e);
+    e->kind = k;
+    e->slot = -1;
+    e->src = start;
+    return e;
+}
+
+static void finish(parser_t *p, sql_expr_t *e)
+{
+    e->src_len = (uint32_t)(p->prev_end - e->src);
+}
+
+static sql_expr_t *mk_binary(parser_t *p, sql_op_t op, sql_expr_t *l, sql_expr_t *r)
+{
+    sql_expr_t *e = new_expr(p, SQL_E_BINARY, l->src);
+    e->op = op;
+    e->nargs = 2;
+    e->args = alloc(p, 2 * sizeof *e->args);
+    e->args[0] = l;
+    e->args[1] = r;
+    finish(p, e);
+    return e;
+}
+
+static sql_expr_t *mk_unary(parser_t *p, sql_op_t op, sql_expr_t *a, const char *start)
+{
+    sql_expr_t *e = new_expr(p, SQL_E_UNARY, start);
+    e->op = op;
+    e->nargs = 1;
+    e->args = alloc(p, sizeof *e->args);
+    e->args[0] = a;
+    finish(p, e);
+    return e;
+}
+
+static void set_args(parser_t *p, sql_expr_t *e, vec_t *v)
+{
+    e->args = v->items;
+    e->nargs = v->n;
+}
+
+static void push_arg(parser_t *p, vec_t *v, sql_expr_t *a)
+{
+    *(sql_expr_t **)vec_push(p, v, sizeof(sql_expr_t *)) = a;
+}
+
+static void depth_in(parser_t *p)
+{
+    if (++p->depth > MAX_DEPTH) /* MariaDB: "memory exhausted near ..." is also 1064-ish; we use a syntax error */
+        syntax_error(p);
+}
+
+static bool is_select_start(parser_t *p) { return is_word(p, "SELECT") || is_word(p, "WITH") || is_word(p, "VALUES"); }
+
+/* Literals and their column names. */
+static sql_expr_t *literal_value(parser_t *p, value_t v, const char *start, const char *name, size_t name_len)
+{
+    sql_expr_t *e = new_expr(p, SQL_E_LITERAL, start);
+    e->lit = v;
+    finish(p, e);
+    e->lit_text = name;
+    e->lit_text_len = (uint32_t)name_len;
+    return e;
+}
+
+static sql_expr_t *number_literal(parser_t *p)
+{
+    const char *start = p->tok.start;
+    const char *txt = p->tok.text;
+    size_t n = p->tok.text_len;
+    value_t v;
+    if (p->tok.type == TK_INT) {
+        /* digits: int64, uint64, else DECIMAL */
+        const char *q = txt;
+        while (*q == '0' && q[1])
+            q++;
+        size_t nd = strlen(q);
+        if (nd < 19 || (nd == 19 && strcmp(q, "9223372036854775807") <= 0)) {
+            v = value_int(strtoll(q, NULL, 10));
+        } else if (nd < 20 || (nd == 20 && strcmp(q, "18446744073709551615") <= 0)) {
+            v = value_uint(strtoull(q, NULL, 10));
+        } else {
+            v = value_decimal(p->a, q, nd);
+        }
+    } else if (p->tok.type == TK_DECIMAL) {
+        /* canonical: leading "0" if it started with '.', no trailing '.' */
+        char *c = arena_alloc(p->a, n + 3);
+        size_t ci = 0;
+        if (txt[0] == '.')
+            c[ci++] = '0';
+        memcpy(c + ci, txt, n);
+        ci += n;
+        if (c[ci - 1] == '.')
+            ci--;
+        c[ci] = 0;
+        v = value_decimal(p->a, c, ci);
+    } else {
+        v = value_double(strtod(txt, NULL));
+    }
+    next(p);
+    return literal_value(p, v, start, start, (size_t)(p->prev_end - start));
+}
+
+static int charset_coll_from_introducer(const char *word)
+{
+    if (word[0] != '_')
+        return -1;
+    return value_charset_default_coll(word + 1, strlen(word + 1));
+}
+
+static int charset_name_coll(parser_t *p, const char *name)
+{
+    int c = value_charset_default_coll(name, strlen(name));
+    if (c < 0) {
+        /* MariaDB: ER_UNKNOWN_CHARACTER_SET 1115; report as a parse-time error */
+        diag_error(p->d, ER_UNKNOWN_CHARACTER_SET, name);
+        longjmp(p->fail, 1);
+    }
+    return c;
+}
+
+static int collation_coll(parser_t *p, const char *name)
+{
+    int c = value_coll_by_name(name, strlen(name));
+    if (c < 0) {
+        diag_error(p->d, ER_UNKNOWN_COLLATION, name);
+        longjmp(p->fail, 1);
+    }
+    return c;
+}
+
+/* CAST target type */
+static sql_cast_t cast_type(parser_t *p)
+{
+    sql_cast_t c = {.len = -1, .scale = -1, .coll = -1};
+    if (accept_word(p, "SIGNED")) {
+        c.type = SQL_CAST_SIGNED;
+        if (!accept_word(p, "INTEGER"))
+            accept_word(p, "INT");
+    } else if (accept_word(p, "UNSIGNED")) {
+        c.type = SQL_CAST_UNSIGNED;
+        if (!accept_word(p, "INTEGER"))
+            accept_word(p, "INT");
+    } else if (accept_word(p, "INT") || accept_word(p, "INTEGER")) {
+        c.type = SQL_CAST_SIGNED;
+    } else if (accept_word(p, "CHAR") || accept_word(p, "VARCHAR") || accept_word(p, "NCHAR")) {
+        c.type = SQL_CAST_CHAR;
+        if (accept_punct(p, '(')) {
+            if (p->tok.type != TK_INT)
+                syntax_error(p);
+            c.len = atoi(p->tok.text);
+            next(p);
+            expect_punct(p, ')');
+        }
+        if (accept_word(p, "CHARACTER") || accept_word(p, "CHARSET")) {
+            accept_word(p, "SET");
+            c.coll = charset_name_coll(p, charset_name(p));
+        } else if (accept_word(p, "ASCII")) {
+            c.coll = COLL_LATIN1_SWEDISH_CI;
+        } else if (accept_word(p, "UNICODE")) {
+            c.coll = COLL_UTF8MB4_GENERAL_CI;
+        }
+        if (is_word(p, "BINARY")) {
+            next(p);
+            c.coll = COLL_UTF8MB4_BIN;
+        }
+        if (accept_word(p, "COLLATE"))
+            c.coll = collation_coll(p, ident_or_text(p));
+    } else if (accept_word(p, "BINARY")) {
+        c.type = SQL_CAST_BINARY;
+        c.coll = COLL_BINARY;
+        if (accept_punct(p, '(')) {
+            if (p->tok.type != TK_INT)
+                syntax_error(p);
+            c.len = atoi(p->tok.text);
+            next(p);
+            expect_punct(p, ')');
+        }
+    } else if (accept_word(p, "DECIMAL") || accept_word(p, "DEC") || accept_word(p, "NUMERIC") ||
+               accept_word(p, "FIXED")) {
+        c.type = SQL_CAST_DECIMAL;
+        if (accept_punct(p, '(')) {
+            if (p->tok.type != TK_INT)
+                syntax_error(p);
+            c.len = atoi(p->tok.text);
+            next(p);
+            if (accept_punct(p, ',')) {
+                if (p->tok.type != TK_INT)
+                    syntax_error(p);
+                c.scale = atoi(p->tok.text);
+                next(p);
+            }
+            expect_punct(p, ')');
+        }
+    } else if (accept_word(p, "DOUBLE")) {
+        accept_word(p, "PRECISION");
+        c.type = SQL_CAST_DOUBLE;
+    } else if (accept_word(p, "REAL")) {
+        c.type = SQL_CAST_DOUBLE;
+    } else if (accept_word(p, "FLOAT")) {
+        c.type = SQL_CAST_FLOAT;
+    } else if (accept_word(p, "DATE")) {
+        c.type = SQL_CAST_DATE;
+    } else if (is_word(p, "DATETIME") || is_word(p, "TIME")) {
+        c.type = is_word(p, "TIME") ? SQL_CAST_TIME : SQL_CAST_DATETIME;
+        next(p);
+        if (accept_punct(p, '(')) {
+            if (p->tok.type != TK_INT)
+                syntax_error(p);
+            c.scale = atoi(p->tok.text);
+            next(p);
+            expect_punct(p, ')');
+        }
+    } else {
+        syntax_error(p);
+    }
+    return c;
+}
+
+static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, const char *start)
+{
+    /* current token is '(' */
+    sql_expr_t *e = new_expr(p, SQL_E_FUNC, start);
+    e->func.name = upper_dup(p, name, name_len);
+    e->func.fn = sql_fn_lookup(e->func.name);
+    next(p);
+    vec_t args = {0};
+    if (accept_word(p, "DISTINCT"))
+        e->func.distinct = true;
+    else
+        accept_word(p, "ALL");
+    if (is_punct(p, '*') && (e->func.fn == SQL_FN_COUNT)) {
+        next(p);
+        e->func.star = true;
+    } else if (e->func.fn == SQL_FN_TRIM && (is_word(p, "BOTH") || is_word(p, "LEADING") || is_word(p, "TRAILING"))) {
+        /* TRIM([BOTH|LEADING|TRAILING] [remstr] FROM str): args = str, remstr; name encodes the side */
+        const char *side = is_word(p, "LEADING") ? "LTRIM_FROM" : is_word(p, "TRAILING") ? "RTRIM_FROM" : "TRIM_FROM";
+        next(p);
+        sql_expr_t *rem = NULL;
+        if (!is_word(p, "FROM"))
+            rem = expr(p);
+        expect_word(p, "FROM");
+        push_arg(p, &args, expr(p));
+        if (rem)
+            push_arg(p, &args, rem);
+        e->func.separator = side;
+    } else if (!is_punct(p, ')')) {
+        push_arg(p, &args, expr(p));
+        if (e->func.fn == SQL_FN_TRIM && accept_word(p, "FROM")) {
+            sql_expr_t *rem = ((sql_expr_t **)args.items)[0];
+            ((sql_expr_t **)args.items)[0] = expr(p);
+            push_arg(p, &args, rem);
+            e->func.separator = "TRIM_FROM";
+        } else if ((e->func.fn == SQL_FN_SUBSTRING || e->func.fn == SQL_FN_SUBSTR) && accept_word(p, "FROM")) {
+            push_arg(p, &args, expr(p));
+            if (accept_word(p, "FOR"))
+                push_arg(p, &args, expr(p));
+        } else if (strcmp(e->func.name, "POSITION") == 0 && accept_word(p, "IN")) {
+            push_arg(p, &args, expr(p));
+            e->func.name = "LOCATE";
+            e->func.fn = SQL_FN_LOCATE;
+        } else {
+            while (accept_punct(p, ','))
+                push_arg(p, &args, expr(p));
+        }
+        if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+            if (accept_word(p, "ORDER")) { /* parsed, kept for milestone B */
+                expect_word(p, "BY");
+                do {
+                    expr(p);
+                    if (!accept_word(p, "ASC"))
+                        accept_word(p, "DESC");
+                } while (accept_punct(p, ','));
+            }
+            if (accept_word(p, "SEPARATOR"))
+                e->func.separator = string_lit(p, NULL);
+        }
+    }
+    expect_punct(p, ')');
+    set_args(p, e, &args);
+    finish(p, e);
+    return e;
+}
+
+/* Reserved words that are also function names when followed by '(' */
+static bool reserved_function(const sql_tok_t *t)
+{
+    static const char *const names[] = {"LEFT", "RIGHT", "REPLACE", "IF", "MOD", "DATABASE", "SCHEMA",
+                                        "INSERT", "REPEAT", "CHAR", "CURRENT_USER", "CURRENT_DATE",
+                                        "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+                                        "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "VALUES", "TRUNCATE",
+                                        "POSITION", "CURRENT_ROLE"};
+    for (size_t i = 0; i < ARRAY_LEN(names); i++)
+        if (tok_is_word(t, names[i]))
+            return true;
+    return false;
+}
+
+static sql_expr_t *column_ref(parser_t *p, const char *start)
+{
+    /* ident [. ident [. ident]] or ident.* */
+    sql_expr_t *e = new_expr(p, SQL_E_COLUMN, start);
+    const char *parts[3];
+    int n = 0;
+    parts[n++] = ident(p);
+    while (is_punct(p, '.')) {
+        if (n == 3)
+            syntax_error(p);
+        next(p);
+        if (is_punct(p, '*')) {
+            next(p);
+            e->kind = SQL_E_STAR;
+            if (n == 2) {
+                e->col.db = parts[0];
+                e->col.table = parts[1];
+            } else {
+                e->col.table = parts[0];
+            }
+            finish(p, e);
+            return e;
+        }
+        /* after a dot any word (even reserved) is an identifier */
+        if (p->tok.type == TK_WORD || p->tok.type == TK_QIDENT) {
+            parts[n++] = p->tok.text;
+            next(p);
+        } else {
+            syntax_error(p);
+        }
+    }
+    if (n == 1) {
+        e->col.name = parts[0];
+    } else if (n == 2) {
+        e->col.table = parts[0];
+        e->col.name = parts[1];
+    } else {
+        e->col.db = parts[0];
+        e->col.table = parts[1];
+        e->col.name = parts[2];
+    }
+    finish(p, e);
+    return e;
+}
+
+static sql_expr_t *sysvar(parser_t *p, const char *start)
+{
+    /* after @@ */
+    sql_expr_t *e = new_expr(p, SQL_E_SYSVAR, start);
+    if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+        syntax_error(p);
+    const char *first = p->tok.text;
+    next(p);
+    if (is_punct(p, '.')) {
+        next(p);
+        if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+            syntax_error(p);
+        const char *second = p->tok.text;
+        next(p);
+        if (strcasecmp(first, "global") == 0)
+            e->var.scope = SQL_SCOPE_GLOBAL;
+        else if (strcasecmp(first, "session") == 0 || strcasecmp(first, "local") == 0)
+            e->var.scope = SQL_SCOPE_SESSION;
+        else
+            e->var.component = first;
+        e->var.name = second;
+        if (e->var.scope != SQL_SCOPE_DEFAULT && is_punct(p, '.')) { /* @@global.component.name */
+            next(p);
+            if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+                syntax_error(p);
+            e->var.component = second;
+            e->var.name = p->tok.text;
+            next(p);
+        }
+    } else {
+        e->var.name = first;
+    }
+    finish(p, e);
+    return e;
+}
+
+static sql_expr_t *interval_expr(parser_t *p, const char *start)
+{
+    /* after INTERVAL: expr unit */
+    sql_expr_t *e = new_expr(p, SQL_E_INTERVAL, start);
+    e->nargs = 1;
+    e->args = alloc(p, sizeof *e->args);
+    e->args[0] = expr(p);
+    if (p->tok.type != TK_WORD)
+        syntax_error(p);
+    e->interval_unit = upper_dup(p, p->tok.text, p->tok.text_len);
+    next(p);
+    finish(p, e);
+    return e;
+}
+
+static sql_expr_t *simple_expr(parser_t *p)
+{
+    const char *start = p->tok.start;
+    sql_tok_t *t = &p->tok;
+    sql_expr_t *e = NULL;
+    depth_in(p);
+    switch (t->type) {
+    case TK_INT:
+    case TK_DECIMAL:
+    case TK_FLOAT:
+        e = number_literal(p);
+        break;
+    case TK_STRING:
+    case TK_NSTRING: {
+        const char *first_text = t->text;
+        size_t first_len = t->text_len;
+        size_t n;
+        const char *s = string_lit(p, &n);
+        e = literal_value(p, value_str(s, n, COLL_DEFAULT), start, first_text, first_len);
+        break;
+    }
+    case TK_HEX:
+    case TK_BIT: {
+        const char *s = t->text;
+        size_t n = t->text_len;
+        next(p);
+        e = literal_value(p, value_str(s, n, COLL_BINARY), start, NULL, 0);
+        break;
+    }
+    case TK_PARAM: {
+        next(p);
+        e = new_expr(p, SQL_E_PARAM, start);
+        e->param_index = p->nparams;
+        if (p->nparams == p->capparams) {
+            p->capparams = p->capparams ? p->capparams * 2 : 8;
+            sql_expr_t **np = arena_alloc(p->a, p->capparams * sizeof *np);
+            if (p->nparams)
+                memcpy(np, p->params, p->nparams * sizeof *np);
+            p->params = np;
+        }
+        p->params[p->nparams++] = e;
+        finish(p, e);
+        break;
+    }
+    case TK_AT2:
+        next(p);
+        e = sysvar(p, start);
+        break;
+    case TK_USERVAR: {
+        const char *name = t->text;
+        next(p);
+        if (is_punct(p, P_ASSIGN)) {
+            next(p);
+            e = new_expr(p, SQL_E_ASSIGN, start);
+            e->var.name = name;
+            e->nargs = 1;
+            e->args = alloc(p, sizeof *e->args);
+            e->args[0] = expr(p);
+        } else {
+            e = new_expr(p, SQL_E_USERVAR, start);
+            e->var.name = name;
+        }
+        finish(p, e);
+        break;
+    }
+    case TK_PUNCT:
+        if (t->op == '(') {
+            next(p);
+            if (is_select_start(p)) {
+                e = new_expr(p, SQL_E_SUBQUERY, start);
+                e->sub = select_body(p);
+                expect_punct(p, ')');
+                finish(p, e);
+                break;
+            }
+            sql_expr_t *first = expr(p);
+            if (is_punct(p, ',')) {
+                vec_t v = {0};
+                push_arg(p, &v, first);
+                while (accept_punct(p, ','))
+                    push_arg(p, &v, expr(p));
+                expect_punct(p, ')');
+                e = new_expr(p, SQL_E_ROW, start);
+                set_args(p, e, &v);
+                finish(p, e);
+            } else {
+                expect_punct(p, ')');
+                /* keep the parenthesised span as the name source */
+                e = first;
+                e->src = start;
+                finish(p, e);
+            }
+        } else if (t->op == '-') {
+            next(p);
+            sql_expr_t *a = simple_expr(p);
+            /* fold -literal so -9223372036854775808 stays a BIGINT, as MySQL does */
+            if (a->kind == SQL_E_LITERAL && a->lit.type == VAL_UINT && a->lit.u == 9223372036854775808ULL) {
+                a->lit = value_int(INT64_MIN);
+                a->src = start;
+                finish(p, a);
+                a->lit_text = a->src;
+                a->lit_text_len = a->src_len;
+                e = a;
+            } else {
+                e = mk_unary(p, SQL_OP_NEG, a, start);
+            }
+        } else if (t->op == '+') {
+            next(p);
+            e = simple_expr(p);
+            e->src = start;
+            finish(p, e);
+        } else if (t->op == '~') {
+            next(p);
+            e = mk_unary(p, SQL_OP_BITNOT, simple_expr(p), start);
+        } else if (t->op == '!') {
+            next(p);
+            e = mk_unary(p, SQL_OP_NOT, simple_expr(p), start);
+        } else if (t->op == '{') {
+            /* ODBC escape { d 'x' } / { ts 'x' }: ident then expr */
+            next(p);
+            ident(p);
+            e = expr(p);
+            expect_punct(p, '}');
+        } else {
+            syntax_error(p);
+        }
+        break;
+    case TK_WORD:
+    case TK_QIDENT: {
+        if (t->type == TK_WORD) {
+            if (is_word(p, "NULL")) {
+                next(p);
+                e = literal_value(p, value_null(), start, NULL, 0);
+                break;
+            }
+            if (is_word(p, "TRUE") || is_word(p, "FALSE")) {
+                bool v = is_word(p, "TRUE");
+                next(p);
+                e = literal_value(p, value_int(v), start, NULL, 0);
+                break;
+            }
+            if (is_word(p, "DEFAULT") && peek2(p)->type != TK_PUNCT) {
+                next(p);
+                e = new_expr(p, SQL_E_DEFAULT, start);
+                finish(p, e);
+                break;
+            }
+            if (is_word(p, "DEFAULT") && !(peek2(p)->op == '(')) {
+                next(p);
+                e = new_expr(p, SQL_E_DEFAULT, start);
+                finish(p, e);
+                break;
+            }
+            /* charset introducer _utf8mb4'x' */
+            if (t->text[0] == '_' && (peek2(p)->type == TK_STRING || peek2(p)->type == TK_HEX ||
+                                      peek2(p)->type == TK_BIT)) {
+                int coll = charset_coll_from_introducer(t->text);
+                if (coll >= 0) {
+                    next(p);
+                    const char *first_text = p->tok.text;
+                    size_t first_len = p->tok.text_len;
+                    size_t n;
+                    const char *s;
+                    if (p->tok.type == TK_STRING) {
+                        s = string_lit(p, &n);
+                    } else {
+                        s = p->tok.text;
+                        n = p->tok.text_len;
+                        first_text = NULL;
+                        next(p);
+                    }
+                    e = literal_value(p, value_str(s, n, (uint16_t)coll), start, first_text, first_len);
+                    if (accept_word(p, "COLLATE")) {
+                        int c2 = collation_coll(p, ident_or_text(p));
+                        e->lit.coll = (uint16_t)c2;
+                        finish(p, e);
+                    }
+                    break;
+                }
+            }
+            if (is_word(p, "CASE")) {
+                next(p);
+                e = new_expr(p, SQL_E_CASE, start);
+                vec_t v = {0};
+                sql_expr_t *operand = NULL;
+                if (!is_word(p, "WHEN"))
+                    operand = expr(p);
+                push_arg(p, &v, operand);
+                if (!is_word(p, "WHEN"))
+                    syntax_error(p);
+                while (accept_word(p, "WHEN")) {
+                    push_arg(p, &v, expr(p));
+                    expect_word(p, "THEN");
+                    push_arg(p, &v, expr(p));
+                }
+                if (accept_word(p, "ELSE"))
+                    e->else_expr = expr(p);
+                expect_word(p, "END");
+                set_args(p, e, &v);
+                finish(p, e);
+                break;
+            }
+            if ((is_word(p, "CAST") || is_word(p, "CONVERT")) && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+                bool is_cast = is_word(p, "CAST");
+                next(p);
+                next(p);
+                e = new_expr(p, SQL_E_CAST, start);
+                e->nargs = 1;
+                e->args = alloc(p, sizeof *e->args);
+                e->args[0] = expr(p);
+                if (is_cast) {
+                    expect_word(p, "AS");
+                    e->cast = cast_type(p);
+                } else if (accept_word(p, "USING")) {
+                    e->kind = SQL_E_CONVERT_USING;
+                    e->cast.type = SQL_CAST_CHAR;
+                    e->cast.len = -1;
+                    e->cast.scale = -1;
+                    e->cast.coll = charset_name_coll(p, charset_name(p));
+                } else {
+                    expect_punct(p, ',');
+                    e->cast = cast_type(p);
+                }
+                expect_punct(p, ')');
+                finish(p, e);
+                break;
+            }
+            if (is_word(p, "EXISTS")) {
+                next(p);
+                expect_punct(p, '(');
+                e = new_expr(p, SQL_E_EXISTS, start);
+                e->sub = select_body(p);
+                expect_punct(p, ')');
+                finish(p, e);
+                break;
+            }
+            if (is_word(p, "NOT") && false)
+                break;
+            if (is_word(p, "BINARY")) {
+                next(p);
+                e = mk_unary(p, SQL_OP_BINARY, simple_expr(p), start);
+                break;
+            }
+            if (is_word(p, "INTERVAL")) {
+                next(p);
+                e = interval_expr(p, start);
+                break;
+            }
+            if (is_word(p, "ROW") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+                next(p);
+                next(p);
+                vec_t v = {0};
+                push_arg(p, &v, expr(p));
+                while (accept_punct(p, ','))
+                    push_arg(p, &v, expr(p));
+                expect_punct(p, ')');
+                e = new_expr(p, SQL_E_ROW, start);
+                set_args(p, e, &v);
+                finish(p, e);
+                break;
+            }
+            /* DATE 'x' / TIME 'x' / TIMESTAMP 'x' typed literals */
+            if ((is_word(p, "DATE") || is_word(p, "TIME") || is_word(p, "TIMESTAMP")) && peek2(p)->type == TK_STRING) {
+                char kind = (char)toupper((unsigned char)t->text[1]); /* dAte / tIme / tImestamp */
+                bool ts = is_word(p, "TIMESTAMP");
+                next(p);
+                const char *s = p->tok.text;
+                size_t n = p->tok.text_len;
+                next(p);
+                value_t v;
+                bool ok = (kind == 'I' && !ts) ? value_parse_time(s, n, &v) : value_parse_datetime(s, n, &v);
+                if (!ok || (kind == 'A' && v.type != VAL_DATE && (v.t.hour || v.t.minute || v.t.second || v.t.usec))) {
+                    sql_error_wrong_value(p->d, kind == 'A' ? "DATE" : ts ? "DATETIME" : "TIME", s);
+                    longjmp(p->fail, 1);
+                }
+                if (kind == 'A')
+                    v.type = VAL_DATE;
+                else if (ts)
+                    v.type = VAL_DATETIME;
+                e = literal_value(p, v, start, NULL, 0);
+                break;
+            }
+            /* niladic functions without parentheses */
+            static const char *const niladic[] = {"CURRENT_USER", "CURRENT_DATE", "CURRENT_TIME",
+                                                  "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
+                                                  "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "CURRENT_ROLE"};
+            bool nil = false;
+            for (size_t i = 0; i < ARRAY_LEN(niladic); i++)
+                if (is_word(p, niladic[i]))
+                    nil = true;
+            if (nil && !(peek2(p)->type == TK_PUNCT && peek2(p)->op == '(')) {
+                e = new_expr(p, SQL_E_FUNC, start);
+                e->func.name = upper_dup(p, t->text, t->text_len);
+                e->func.fn = sql_fn_lookup(e->func.name);
+                next(p);
+                finish(p, e);
+                break;
+            }
+        }
+        /* function call: name '(' */
+        if (peek2(p)->type == TK_PUNCT && peek2(p)->op == '(' &&
+            (t->type == TK_QIDENT || !t->reserved || reserved_function(t))) {
+            const char *name = t->text;
+            size_t nlen = t->text_len;
+            next(p);
+            e = func_call(p, name, nlen, start);
+            break;
+        }
+        e = column_ref(p, start);
+        break;
+    }
+    default:
+        syntax_error(p);
+    }
+    /* postfix COLLATE */
+    while (is_word(p, "COLLATE")) {
+        next(p);
+        sql_expr_t *c = new_expr(p, SQL_E_COLLATE, start);
+        c->nargs = 1;
+        c->args = alloc(p, sizeof *c->args);
+        c->args[0] = e;
+        c->cast.type = SQL_CAST_CHAR;
+        c->cast.len = c->cast.scale = -1;
+        c->cast.coll = collation_coll(p, ident_or_text(p));
+        finish(p, c);
+        e = c;
+    }
+    p->depth--;
+    return e;
+}
+
+/* ^ */
+static sql_expr_t *xor_expr(parser_t *p)
+{
+    sql_expr_t *l = simple_expr(p);
+    while (is_punct(p, '^')) {
+        next(p);
+        l = mk_binary(p, SQL_OP_BITXOR, l, simple_expr(p));
+    }
+    return l;
+}
+
+static sql_expr_t *mul_expr(parser_t *p)
+{
+    sql_expr_t *l = xor_expr(p);
+    for (;;) {
+        sql_op_t op;
+        if (is_punct(p, '*')) op = SQL_OP_MUL;
+        else if (is_punct(p, '/')) op = SQL_OP_DIV;
+        else if (is_punct(p, '%') || is_word(p, "MOD")) op = SQL_OP_MOD;
+        else if (is_word(p, "DIV")) op = SQL_OP_IDIV;
+        else return l;
+        next(p);
+        l = mk_binary(p, op, l, xor_expr(p));
+    }
+}
+
+static sql_expr_t *add_expr(parser_t *p)
+{
+    sql_expr_t *l = mul_expr(p);
+    for (;;) {
+        sql_op_t op;
+        if (is_punct(p, '+')) op = SQL_OP_ADD;
+        else if (is_punct(p, '-')) op = SQL_OP_SUB;
+        else return l;
+        next(p);
+        l = mk_binary(p, op, l, mul_expr(p));
+    }
+}
+
+static sql_expr_t *shift_expr(parser_t *p)
+{
+    sql_expr_t *l = add_expr(p);
+    for (;;) {
+        sql_op_t op;
+        if (is_punct(p, P_SHL)) op = SQL_OP_SHL;
+        else if (is_punct(p, P_SHR)) op = SQL_OP_SHR;
+        else return l;
+        next(p);
+        l = mk_binary(p, op, l, add_expr(p));
+    }
+}
+
+static sql_expr_t *bitand_expr(parser_t *p)
+{
+    sql_expr_t *l = shift_expr(p);
+    while (is_punct(p, '&')) {
+        next(p);
+        l = mk_binary(p, SQL_OP_BITAND, l, shift_expr(p));
+    }
+    return l;
+}
+
+static sql_expr_t *bit_expr(parser_t *p)
+{
+    sql_expr_t *l = bitand_expr(p);
+    while (is_punct(p, '|')) {
+        next(p);
+        l = mk_binary(p, SQL_OP_BITOR, l, bitand_expr(p));
+    }
+    return l;
+}
+
+/* predicate: bit_expr [NOT] IN/BETWEEN/LIKE/REGEXP ... */
+static sql_expr_t *predicate(parser_t *p)
+{
+    sql_expr_t *l = bit_expr(p);
+    for (;;) {
+        bool neg = false;
+        if (is_word(p, "NOT")) {
+            const sql_tok_t *n2 = peek2(p);
+            if (!(tok_is_word(n2, "IN") || tok_is_word(n2, "BETWEEN") || tok_is_word(n2, "LIKE") ||
+                  tok_is_word(n2, "REGEXP") || tok_is_word(n2, "RLIKE")))
+                return l;
+            next(p);
+            neg = true;
+        }
+        if (accept_word(p, "IN")) {
+            expect_punct(p, '(');
+            sql_expr_t *e = new_expr(p, SQL_E_IN, l->src);
+            e->negated = neg;
+            vec_t v = {0};
+            push_arg(p, &v, l);
+            if (is_select_start(p)) {
+                e->sub = select_body(p);
+            } else {
+                push_arg(p, &v, expr(p));
+                while (accept_punct(p, ','))
+                    push_arg(p, &v, expr(p));
+            }
+            expect_punct(p, ')');
+            set_args(p, e, &v);
+            finish(p, e);
+            l = e;
+        } else if (accept_word(p, "BETWEEN")) {
+            sql_expr_t *e = new_expr(p, SQL_E_BETWEEN, l->src);
+            e->negated = neg;
+            e->nargs = 3;
+            e->args = alloc(p, 3 * sizeof *e->args);
+            e->args[0] = l;
+            e->args[1] = bit_expr(p);
+            expect_word(p, "AND");
+            e->args[2] = predicate(p);
+            finish(p, e);
+            l = e;
+        } else if (accept_word(p, "LIKE")) {
+            sql_expr_t *e = new_expr(p, SQL_E_LIKE, l->src);
+            e->negated = neg;
+            e->nargs = 2;
+            e->args = alloc(p, 3 * sizeof *e->args);
+            e->args[0] = l;
+            e->args[1] = bit_expr(p);
+            if (accept_word(p, "ESCAPE")) {
+                e->args[2] = simple_expr(p);
+                e->nargs = 3;
+            }
+            finish(p, e);
+            l = e;
+        } else if (accept_word(p, "REGEXP") || accept_word(p, "RLIKE")) {
+            sql_expr_t *e = new_expr(p, SQL_E_REGEXP, l->src);
+            e->negated = neg;
+            e->nargs = 2;
+            e->args = alloc(p, 2 * sizeof *e->args);
+            e->args[0] = l;
+            e->args[1] = bit_expr(p);
+            finish(p, e);
+            l = e;
+        } else if (!neg && is_word(p, "SOUNDS")) {
+            syntax_error(p);
+        } else {
+            if (neg)
+                syntax_error(p);
+            return l;
+        }
+    }
+}
+
+static bool comp_op(parser_t *p, sql_op_t *op)
+{
+    if (p->tok.type != TK_PUNCT)
+        return false;
+    switch (p->tok.op) {
+    case '=': *op = SQL_OP_EQ; return true;
+    case P_NSEQ: *op = SQL_OP_NSEQ; return true;
+    case P_NE: *op = SQL_OP_NE; return true;
+    case '<': *op = SQL_OP_LT; return true;
+    case P_LE: *op = SQL_OP_LE; return true;
+    case '>': *op = SQL_OP_GT; return true;
+    case P_GE: *op = SQL_OP_GE; return true;
+    default: return false;
+    }
+}
+
+/* bool_pri: predicate, then comparisons / IS [NOT] NULL, left-associative */
+static sql_expr_t *bool_pri(parser_t *p)
+{
+    sql_expr_t *l = predicate(p);
+    for (;;) {
+        sql_op_t op;
+        if (comp_op(p, &op)) {
+            next(p);
+            if (is_word(p, "ANY") || is_word(p, "SOME") || is_word(p, "ALL"))
+                syntax_error(p); /* quantified subqueries: milestone B */
+            l = mk_binary(p, op, l, predicate(p));
+        } else if (is_word(p, "IS")) {
+            next(p);
+            sql_expr_t *e = new_expr(p, SQL_E_IS, l->src);
+            e->negated = accept_word(p, "NOT");
+            if (accept_word(p, "NULL")) e->is_what = SQL_IS_NULL;
+            else if (accept_word(p, "TRUE")) e->is_what = SQL_IS_TRUE;
+            else if (accept_word(p, "FALSE")) e->is_what = SQL_IS_FALSE;
+            else if (accept_word(p, "UNKNOWN")) e->is_what = SQL_IS_UNKNOWN;
+            else syntax_error(p);
+            e->nargs = 1;
+            e->args = alloc(p, sizeof *e->args);
+            e->args[0] = l;
+            finish(p, e);
+            l = e;
+        } else {
+            return l;
+        }
+    }
+}
+
+static sql_expr_t *not_expr(parser_t *p)
+{
+    if (is_word(p, "NOT")) {
+        const char *start = p->tok.start;
+        next(p);
+        depth_in(p);
+        sql_expr_t *e = mk_unary(p, SQL_OP_NOT, not_expr(p), start);
+        p->depth--;
+        return e;
+    }
+    return bool_pri(p);
+}
+
+static sql_expr_t *and_expr(parser_t *p)
+{
+    sql_expr_t *l = not_expr(p);
+    while (is_word(p, "AND") || is_punct(p, P_AND2)) {
+        next(p);
+        l = mk_binary(p, SQL_OP_AND, l, not_expr(p));
+    }
+    return l;
+}
+
+static sql_expr_t *xor_bool(parser_t *p)
+{
+    sql_expr_t *l = and_expr(p);
+    while (is_word(p, "XOR")) {
+        next(p);
+        l = mk_binary(p, SQL_OP_XOR, l, and_expr(p));
+    }
+    return l;
+}
+
+static sql_expr_t *expr(parser_t *p)
+{
+    depth_in(p);
+    sql_expr_t *l = xor_bool(p);
+    while (is_word(p, "OR") || is_punct(p, P_OR2)) {
+        next(p);
+        l = mk_binary(p, SQL_OP_OR, l, xor_bool(p));
+    }
+    p->depth--;
+    return l;
+}
+
+/* ---------------------------------------------------------------- SELECT */
+
+static sql_expr_t *limit_value(parser_t *p)
+{
+    const char *start = p->tok.start;
+    if (p->tok.type == TK_INT)
+        return number_literal(p);
+    if (p->tok.type == TK_PARAM)
+        return simple_expr(p);
+    if (p->tok.type == TK_USERVAR) /* only inside stored programs in MariaDB; accept the variable */
+        return simple_expr(p);
+    if (is_ident(p)) {
+        /* MariaDB: ER_SP_UNDECLARED_VAR (1327) */
+        sql_error_undeclared_var(p->d, p->tok.text);
+        longjmp(p->fail, 1);
+    }
+    (void)start;
+    syntax_error(p);
+}
+
+static void limit_clause(parser_t *p, sql_limit_t *l)
+{
+    if (!accept_word(p, "LIMIT"))
+        return;
+    sql_expr_t *a = limit_value(p);
+    if (accept_punct(p, ',')) {
+        l->offset = a;
+        l->count = limit_value(p);
+    } else {
+        l->count = a;
+        if (accept_word(p, "OFFSET"))
+            l->offset = limit_value(p);
+    }
+}
+
+static const char *alias_name(parser_t *p, bool after_as)
+{
+    if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT) {
+        const char *s = p->tok.text;
+        next(p);
+        return s;
+    }
+    if (p->tok.type == TK_WORD && !p->tok.reserved)
+        return ident(p);
+    if (after_as)
+        syntax_error(p);
+    return NULL;
+}
+
+static sql_from_t *table_ref(parser_t *p);
+
+static sql_from_t *table_factor(parser_t *p)
+{
+    sql_from_t *f = alloc(p, sizeof *f);
+    if (accept_punct(p, '(')) {
+        if (is_select_start(p)) {
+            f->kind = SQL_FROM_DERIVED;
+            f->derived = select_body(p);
+            expect_punct(p, ')');
+            accept_word(p, "AS");
+            f->alias = ident(p);
+            return f;
+        }
+        sql_from_t *inner = table_ref(p);
+        expect_punct(p, ')');
+        return inner;
+    }
+    f->kind = SQL_FROM_TABLE;
+    f->table = table_name(p);
+    if (accept_word(p, "AS"))
+        f->alias = ident(p);
+    else if (is_ident(p))
+        f->alias = ident(p);
+    /* index hints: USE/FORCE/IGNORE INDEX (...) */
+    while (is_word(p, "USE") || is_word(p, "FORCE") || is_word(p, "IGNORE")) {
+        next(p);
+        if (!accept_word(p, "INDEX"))
+            expect_word(p, "KEY");
+        if (accept_word(p, "FOR")) {
+            if (accept_word(p, "JOIN")) {
+            } else if (accept_word(p, "ORDER") || accept_word(p, "GROUP")) {
+                expect_word(p, "BY");
+            } else {
+                syntax_error(p);
+            }
+        }
+        expect_punct(p, '(');
+        if (!is_punct(p, ')')) {
+            do {
+                if (!accept_word(p, "PRIMARY"))
+                    ident(p);
+            } while (accept_punct(p, ','));
+        }
+        expect_punct(p, ')');
+    }
+    return f;
+}
+
+static sql_from_t *table_ref(parser_t *p)
+{
+    sql_from_t *l = table_factor(p);
+    for (;;) {
+        sql_join_kind_t jk;
+        bool natural = false;
+        if (accept_word(p, "NATURAL"))
+            natural = true;
+        if (accept_word(p, "JOIN") || (accept_word(p, "INNER") && (expect_word(p, "JOIN"), true))) {
+            jk = SQL_JOIN_INNER;
+        } else if (accept_word(p, "CROSS")) {
+            expect_word(p, "JOIN");
+            jk = SQL_JOIN_CROSS;
+        } else if (accept_word(p, "STRAIGHT_JOIN")) {
+            jk = SQL_JOIN_STRAIGHT;
+        } else if (accept_word(p, "LEFT") || (is_word(p, "RIGHT"))) {
+            jk = SQL_JOIN_LEFT;
+            if (accept_word(p, "RIGHT"))
+                jk = SQL_JOIN_RIGHT;
+            accept_word(p, "OUTER");
+            expect_word(p, "JOIN");
+        } else {
+            if (natural)
+                syntax_error(p);
+            return l;
+        }
+        sql_from_t *j = alloc(p, sizeof *j);
+        j->kind = SQL_FROM_JOIN;
+        j->join = jk;
+        j->left = l;
+        j->right = table_factor(p);
+        if (!natural) {
+            if (accept_word(p, "ON")) {
+                j->on = expr(p);
+            } else if (accept_word(p, "USING")) {
+                expect_punct(p, '(');
+                vec_t v = {0};
+                do {
+                    *(const char **)vec_push(p, &v, sizeof(char *)) = ident(p);
+                } while (accept_punct(p, ','));
+                expect_punct(p, ')');
+                j->using_cols = v.items;
+                j->nusing = v.n;
+            }
+        }
+        l = j;
+    }
+}
+
+static sql_select_t *select_one(parser_t *p)
+{
+    sql_select_t *s = alloc(p, sizeof *s);
+    expect_word(p, "SELECT");
+    for (;;) {
+        if (accept_word(p, "DISTINCT") || accept_word(p, "DISTINCTROW")) s->distinct = true;
+        else if (accept_word(p, "ALL")) ;
+        else if (accept_word(p, "SQL_CALC_FOUND_ROWS")) s->calc_found_rows = true;
+        else if (accept_word(p, "SQL_NO_CACHE") || accept_word(p, "SQL_CACHE") || accept_word(p, "HIGH_PRIORITY") ||
+                 accept_word(p, "STRAIGHT_JOIN") || accept_word(p, "SQL_SMALL_RESULT") ||
+                 accept_word(p, "SQL_BIG_RESULT") || accept_word(p, "SQL_BUFFER_RESULT")) ;
+        else break;
+    }
+    vec_t items = {0};
+    do {
+        sql_select_item_t *it = vec_push(p, &items, sizeof *it);
+        if (is_punct(p, '*')) {
+            it->expr = new_expr(p, SQL_E_STAR, p->tok.start);
+            next(p);
+            finish(p, it->expr);
+            continue;
+        }
+        it->expr = expr(p);
+        if (accept_word(p, "AS"))
+            it->alias = alias_name(p, true);
+        else
+            it->alias = alias_name(p, false);
+    } while (accept_punct(p, ','));
+    s->items = items.items;
+    s->nitems = items.n;
+    if (accept_word(p, "FROM")) {
+        if (accept_word(p, "DUAL")) {
+            s->from_dual = true;
+        } else {
+            s->from = table_ref(p);
+            while (accept_punct(p, ',')) {
+                sql_from_t *j = alloc(p, sizeof *j);
+                j->kind = SQL_FROM_JOIN;
+                j->join = SQL_JOIN_CROSS;
+                j->left = s->from;
+                j->right = table_ref(p);
+                s->from = j;
+            }
+        }
+    }
+    if (accept_word(p, "WHERE"))
+        s->where = expr(p);
+    if (accept_word(p, "GROUP")) {
+        expect_word(p, "BY");
+        vec_t v = {0};
+        do {
+            push_arg(p, &v, expr(p));
+            if (!accept_word(p, "ASC"))
+                accept_word(p, "DESC");
+        } while (accept_punct(p, ','));
+        s->group_by = v.items;
+        s->ngroup_by = v.n;
+    }
+    if (accept_word(p, "HAVING"))
+        s->having = expr(p);
+    return s;
+}
+
+static void order_limit_lock(parser_t *p, sql_select_t *s)
+{
+    if (accept_word(p, "ORDER")) {
+        expect_word(p, "BY");
+        vec_t v = {0};
+        do {
+            sql_order_item_t *o = vec_push(p, &v, sizeof *o);
+            o->expr = expr(p);
+            if (accept_word(p, "DESC"))
+                o->desc = true;
+            else
+                accept_word(p, "ASC");
+        } while (accept_punct(p, ','));
+        s->order_by = v.items;
+        s->norder_by = v.n;
+    }
+    limit_clause(p, &s->limit);
+    if (accept_word(p, "FOR")) {
+        expect_word(p, "UPDATE");
+        s->lock = SQL_LOCK_FOR_UPDATE;
+        if (accept_word(p, "NOWAIT")) ;
+        else if (accept_word(p, "SKIP")) expect_word(p, "LOCKED");
+        else if (accept_word(p, "WAIT")) limit_value(p);
+    } else if (accept_word(p, "LOCK")) {
+        expect_word(p, "IN");
+        expect_word(p, "SHARE");
+        expect_word(p, "MODE");
+        s->lock = SQL_LOCK_FOR_SHARE;
+    }
+}
+
+static sql_select_t *select_body(parser_t *p)
+{
+    sql_select_t *first;
+    if (accept_punct(p, '(')) {
+        first = select_body(p);
+        expect_punct(p, ')');
+    } else {
+        first = select_one(p);
+    }
+    sql_select_t *last = first;
+    while (is_word(p, "UNION")) {
+        next(p);
+        bool all = accept_word(p, "ALL");
+        if (!all)
+            accept_word(p, "DISTINCT");
+        sql_select_t *n;
+        if (accept_punct(p, '(')) {
+            n = select_body(p);
+            expect_punct(p, ')');
+        } else {
+            n = select_one(p);
+        }
+        last->union_next = n;
+        last->union_all = all;
+        last = n;
+    }
+    order_limit_lock(p, last == first ? first : first); /* trailing ORDER/LIMIT apply to the whole union */
+    return first;
+}
+
+/* ---------------------------------------------------------------- users */
+
+static void user_name(parser_t *p, sql_user_t *u)
+{
+    memset(u, 0, sizeof *u);
+    if (is_word(p, "CURRENT_USER")) {
+        next(p);
+        if (accept_punct(p, '(')) {
+            expect_punct(p, ')');
+        }
+        u->current = true;
+        return;
+    }
+    if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT || (p->tok.type == TK_WORD)) {
+        if (p->tok.type == TK_WORD && p->tok.reserved)
+            syntax_error(p);
+        u->user = p->tok.text;
+        next(p);
+    } else {
+        syntax_error(p);
+    }
+    u->host = "%";
+    if (p->tok.type == TK_USERVAR) { /* 'u'@'h' lexes the @'h' as a user variable token */
+        u->host = p->tok.text;
+        next(p);
+    } else if (is_punct(p, '@')) {
+        next(p);
+        if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT || p->tok.type == TK_WORD) {
+            u->host = p->tok.text;
+            next(p);
+        } else {
+            syntax_error(p);
+        }
+    }
+}
+
+static void auth_option(parser_t *p, sql_user_spec_t *s)
+{
+    if (!accept_word(p, "IDENTIFIED"))
+        return;
+    s->has_auth = true;
+    if (accept_word(p, "BY")) {
+        if (accept_word(p, "PASSWORD"))
+            s->auth_string = string_lit(p, NULL);
+        else
+            s->password = string_lit(p, NULL);
+        return;
+    }
+    if (accept_word(p, "WITH") || accept_word(p, "VIA")) {
+        s->plugin = lower_dup(p, p->tok.text ? p->tok.text : "", p->tok.text ? p->tok.text_len : 0);
+        if (p->tok.type != TK_WORD && p->tok.type != TK_STRING && p->tok.type != TK_QIDENT)
+            syntax_error(p);
+        next(p);
+        if (accept_word(p, "BY")) {
+            if (accept_word(p, "PASSWORD")) {
+                expect_punct(p, '(');
+                s->password = string_lit(p, NULL);
+                expect_punct(p, ')');
+            } else {
+                s->password = string_lit(p, NULL);
+            }
+        } else if (accept_word(p, "AS") || accept_word(p, "USING")) {
+            if (accept_word(p, "PASSWORD")) {
+                expect_punct(p, '(');
+                s->password = string_lit(p, NULL);
+                expect_punct(p, ')');
+            } else {
+                s->auth_string = string_lit(p, NULL);
+            }
+        }
+        return;
+    }
+    syntax_error(p);
+}
+
+/* Tail options of CREATE/ALTER USER that strata accepts and ignores: REQUIRE, WITH limits, PASSWORD EXPIRE, ACCOUNT */
+static void user_tail_options(parser_t *p)
+{
+    for (;;) {
+        if (accept_word(p, "REQUIRE")) {
+            if (accept_word(p, "NONE") || accept_word(p, "SSL") || accept_word(p, "X509"))
+                continue;
+            do {
+                if (accept_word(p, "CIPHER") || accept_word(p, "ISSUER") || accept_word(p, "SUBJECT"))
+                    string_lit(p, NULL);
+                else
+                    syntax_error(p);
+                accept_word(p, "AND");
+            } while (p->tok.type == TK_WORD && !at_end(p) && (is_word(p, "CIPHER") || is_word(p, "ISSUER") || is_word(p, "SUBJECT")));
+        } else if (accept_word(p, "WITH")) {
+            do {
+                if (p->tok.type != TK_WORD)
+                    syntax_error(p);
+                next(p);
+                if (p->tok.type != TK_INT && p->tok.type != TK_DECIMAL)
+                    syntax_error(p);
+                next(p);
+            } while (is_word(p, "MAX_QUERIES_PER_HOUR") || is_word(p, "MAX_UPDATES_PER_HOUR") ||
+                     is_word(p, "MAX_CONNECTIONS_PER_HOUR") || is_word(p, "MAX_USER_CONNECTIONS") ||
+                     is_word(p, "MAX_STATEMENT_TIME"));
+        } else if (accept_word(p, "PASSWORD")) {
+            expect_word(p, "EXPIRE");
+            if (accept_word(p, "NEVER") || accept_word(p, "DEFAULT")) ;
+            else if (accept_word(p, "INTERVAL")) { limit_value(p); expect_word(p, "DAY"); }
+        } else if (accept_word(p, "ACCOUNT")) {
+            if (!accept_word(p, "LOCK"))
+                expect_word(p, "UNLOCK");
+        } else {
+            return;
+        }
+    }
+}
+
+static void user_list_stmt(parser_t *p, sql_stmt_t *st, bool with_auth)
+{
+    vec_t v = {0};
+    do {
+        sql_user_spec_t *s = vec_push(p, &v, sizeof *s);
+        user_name(p, &s->user);
+        if (with_auth)
+            auth_option(p, s);
+    } while (accept_punct(p, ','));
+    st->user.users = v.items;
+    st->user.nusers = v.n;
+    if (with_auth)
+        user_tail_options(p);
+}
+
+/* ---------------------------------------------------------------- SET */
+
+static bool is_scope_word(parser_t *p, sql_var_scope_t *scope)
+{
+    if (is_word(p, "GLOBAL")) { *scope = SQL_SCOPE_GLOBAL; return true; }
+    if (is_word(p, "SESSION") || is_word(p, "LOCAL")) { *scope = SQL_SCOPE_SESSION; return true; }
+    return false;
+}
+
+static void txn_characteristics(parser_t *p, sql_txn_t *t)
+{
+    do {
+        if (accept_word(p, "ISOLATION")) {
+            expect_word(p, "LEVEL");
+            if (accept_word(p, "READ")) {
+                if (accept_word(p, "UNCOMMITTED")) t->isolation = SQL_ISO_READ_UNCOMMITTED;
+                else { expect_word(p, "COMMITTED"); t->isolation = SQL_ISO_READ_COMMITTED; }
+            } else if (accept_word(p, "REPEATABLE")) {
+                expect_word(p, "READ");
+                t->isolation = SQL_ISO_REPEATABLE_READ;
+            } else {
+                expect_word(p, "SERIALIZABLE");
+                t->isolation = SQL_ISO_SERIALIZABLE;
+            }
+        } else if (accept_word(p, "READ")) {
+            if (accept_word(p, "ONLY")) t->access = SQL_ACCESS_READ_ONLY;
+            else { expect_word(p, "WRITE"); t->access = SQL_ACCESS_READ_WRITE; }
+        } else {
+            syntax_error(p);
+        }
+    } while (accept_punct(p, ','));
+}
+
+/* SET value: expr, with ON/OFF/etc. words kept as column-reference identifiers; DEFAULT as SQL_E_DEFAULT. */
+static sql_expr_t *set_value(parser_t *p)
+{
+    const char *start = p->tok.start;
+    if (is_word(p, "DEFAULT")) {
+        next(p);
+        sql_expr_t *e = new_expr(p, SQL_E_DEFAULT, start);
+        finish(p, e);
+        return e;
+    }
+    /* reserved words usable as values: ON, ALL, BINARY... (SET sql_mode=..., SET x=ON) */
+    if (p->tok.type == TK_WORD && p->tok.reserved &&
+        (is_word(p, "ON") || is_word(p, "ALL") || is_word(p, "BINARY") || is_word(p, "ROW") || is_word(p, "DELETE")) &&
+        (peek2(p)->type == TK_EOF || (peek2(p)->type == TK_PUNCT && (peek2(p)->op == ',' || peek2(p)->op == ';')))) {
+        sql_expr_t *e = new_expr(p, SQL_E_COLUMN, start);
+        e->col.name = p->tok.text;
+        next(p);
+        finish(p, e);
+        return e;
+    }
+    return expr(p);
+}
+
+static void set_stmt(parser_t *p, sql_stmt_t *st)
+{
+    /* after SET */
+    sql_var_scope_t scope = SQL_SCOPE_DEFAULT;
+    /* SET [GLOBAL|SESSION] TRANSACTION ... */
+    if (is_scope_word(p, &scope) && tok_is_word(peek2(p), "TRANSACTION"))
+        next(p);
+    else
+        scope = SQL_SCOPE_DEFAULT;
+    if (accept_word(p, "TRANSACTION")) {
+        st->kind = SQL_STMT_SET_TRANSACTION;
+        st->txn.scope = scope;
+        txn_characteristics(p, &st->txn);
+        return;
+    }
+    if (is_word(p, "PASSWORD") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '=') {
+        next(p);
+        st->kind = SQL_STMT_SET_PASSWORD;
+        expect_punct(p, '=');
+        st->set_password.value = expr(p);
+        return;
+    }
+    if (is_word(p, "PASSWORD") && tok_is_word(peek2(p), "FOR")) {
+        next(p);
+        next(p);
+        st->kind = SQL_STMT_SET_PASSWORD;
+        st->set_password.has_user = true;
+        user_name(p, &st->set_password.user);
+        expect_punct(p, '=');
+        st->set_password.value = expr(p);
+        return;
+    }
+    st->kind = SQL_STMT_SET;
+    vec_t v = {0};
+    sql_var_scope_t sc = SQL_SCOPE_DEFAULT; /* a scope keyword carries over to the following items (MariaDB) */
+    do {
+        sql_set_item_t *it = vec_push(p, &v, sizeof *it);
+        sql_var_scope_t w;
+        if (is_scope_word(p, &w) && !(peek2(p)->type == TK_PUNCT && (peek2(p)->op == '=' || peek2(p)->op == P_ASSIGN))) {
+            next(p);
+            sc = w;
+        }
+        if (is_word(p, "NAMES")) {
+            next(p);
+            it->kind = SQL_SET_NAMES;
+            if (accept_word(p, "DEFAULT")) {
+                it->charset = NULL;
+            } else {
+                it->charset = charset_name(p);
+                if (value_charset_default_coll(it->charset, strlen(it->charset)) < 0) {
+                    diag_error(p->d, ER_UNKNOWN_CHARACTER_SET, it->charset);
+                    longjmp(p->fail, 1);
+                }
+                if (accept_word(p, "COLLATE")) {
+                    if (accept_word(p, "DEFAULT"))
+                        it->collation = NULL;
+                    else
+                        it->collation = ident_or_text(p);
+                }
+            }
+            continue;
+        }
+        if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+            if (accept_word(p, "CHARACTER"))
+                next(p);
+            else
+                next(p);
+            it->kind = SQL_SET_CHARSET;
+            if (accept_word(p, "DEFAULT"))
+                it->charset = NULL;
+            else
+                it->charset = charset_name(p);
+            continue;
+        }
+        if (p->tok.type == TK_USERVAR) {
+            it->kind = SQL_SET_USERVAR;
+            it->name = p->tok.text;
+            next(p);
+        } else {
+            it->kind = SQL_SET_SYSVAR;
+            it->scope = sc;
+            if (p->tok.type == TK_AT2) {
+                next(p);
+                sql_expr_t *sv = sysvar(p, p->tok.start);
+                it->scope = sv->var.scope;
+                it->name = sv->var.name;
+                it->component = sv->var.component;
+            } else {
+                if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+                    syntax_error(p);
+                it->name = p->tok.text;
+                next(p);
+                if (accept_punct(p, '.')) {
+                    if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+                        syntax_error(p);
+                    it->component = it->name;
+                    it->name = p->tok.text;
+                    next(p);
+                }
+            }
+            it->name = lower_dup(p, it->name, strlen(it->name));
+        }
+        if (!accept_punct(p, '=') && !accept_punct(p, P_ASSIGN))
+            syntax_error(p);
+        it->value = set_value(p);
+    } while (accept_punct(p, ','));
+    st->set.items = v.items;
+    st->set.nitems = v.n;
+}
+
+/* ---------------------------------------------------------------- SHOW */
+
+static void show_like_where(parser_t *p, sql_show_t *s)
+{
+    if (accept_word(p, "LIKE"))
+        s->like = string_lit(p, NULL);
+    else if (accept_word(p, "WHERE"))
+        s->where = expr(p);
+}
+
+static void show_from_db(parser_t *p, sql_show_t *s)
+{
+    if (accept_word(p, "FROM") || accept_word(p, "IN"))
+        s->db = ident(p);
+}
+
+static void show_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_show_t *s = &st->show;
+    st->kind = SQL_STMT_SHOW;
+    if (accept_word(p, "GLOBAL")) s->scope = SQL_SCOPE_GLOBAL;
+    else if (accept_word(p, "SESSION") || accept_word(p, "LOCAL")) s->scope = SQL_SCOPE_SESSION;
+    if (s->scope != SQL_SCOPE_DEFAULT) {
+        if (accept_word(p, "VARIABLES")) s->what = SQL_SHOW_VARIABLES;
+        else { expect_word(p, "STATUS"); s->what = SQL_SHOW_STATUS; }
+        show_like_where(p, s);
+        return;
+    }
+    if (accept_word(p, "FULL"))
+        s->full = true;
+    if (s->full) {
+        if (accept_word(p, "PROCESSLIST")) { s->what = SQL_SHOW_PROCESSLIST; return; }
+        if (accept_word(p, "TABLES")) { s->what = SQL_SHOW_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
+        if (accept_word(p, "COLUMNS") || accept_word(p, "FIELDS")) goto columns;
+        syntax_error(p);
+    }
+    if (accept_word(p, "VARIABLES")) { s->what = SQL_SHOW_VARIABLES; show_like_where(p, s); return; }
+    if (accept_word(p, "STATUS")) { s->what = SQL_SHOW_STATUS; show_like_where(p, s); return; }
+    if (is_word(p, "WARNINGS") || is_word(p, "ERRORS")) {
+        s->what = is_word(p, "WARNINGS") ? SQL_SHOW_WARNINGS : SQL_SHOW_ERRORS;
+        next(p);
+        limit_clause(p, &s->limit);
+        return;
+    }
+    if (is_word(p, "COUNT") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+        next(p);
+        next(p);
+        expect_punct(p, '*');
+        expect_punct(p, ')');
+        s->count_only = true;
+        if (accept_word(p, "WARNINGS")) s->what = SQL_SHOW_WARNINGS;
+        else { expect_word(p, "ERRORS"); s->what = SQL_SHOW_ERRORS; }
+        return;
+    }
+    if (accept_word(p, "DATABASES") || accept_word(p, "SCHEMAS")) { s->what = SQL_SHOW_DATABASES; show_like_where(p, s); return; }
+    if (accept_word(p, "PROCESSLIST")) { s->what = SQL_SHOW_PROCESSLIST; return; }
+    if (accept_word(p, "STORAGE")) { expect_word(p, "ENGINES"); s->what = SQL_SHOW_ENGINES; return; }
+    if (accept_word(p, "ENGINES")) { s->what = SQL_SHOW_ENGINES; return; }
+    if (accept_word(p, "ENGINE")) {
+        s->engine = ident(p);
+        if (!accept_word(p, "STATUS")) expect_word(p, "MUTEX");
+        s->what = SQL_SHOW_ENGINE_STATUS;
+        return;
+    }
+    if (accept_word(p, "PLUGINS")) { s->what = SQL_SHOW_PLUGINS; show_like_where(p, s); return; }
+    if (accept_word(p, "PRIVILEGES")) { s->what = SQL_SHOW_PRIVILEGES; return; }
+    if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+        if (accept_word(p, "CHARACTER")) next(p); else next(p);
+        s->what = SQL_SHOW_CHARSET;
+        show_like_where(p, s);
+        return;
+    }
+    if (accept_word(p, "COLLATION")) { s->what = SQL_SHOW_COLLATION; show_like_where(p, s); return; }
+    if (accept_word(p, "GRANTS")) {
+        s->what = SQL_SHOW_GRANTS;
+        if (accept_word(p, "FOR")) {
+            s->has_user = true;
+            user_name(p, &s->user);
+        }
+        return;
+    }
+    if (accept_word(p, "CREATE")) {
+        if (accept_word(p, "DATABASE") || accept_word(p, "SCHEMA")) {
+            s->what = SQL_SHOW_CREATE_DATABASE;
+            if (accept_word(p, "IF")) { expect_word(p, "NOT"); expect_word(p, "EXISTS"); s->if_not_exists = true; }
+            s->db = ident(p);
+            return;
+        }
+        if (accept_word(p, "TABLE")) { s->what = SQL_SHOW_CREATE_TABLE; s->table = table_name(p); return; }
+        if (accept_word(p, "VIEW")) { s->what = SQL_SHOW_CREATE_VIEW; s->table = table_name(p); return; }
+        if (accept_word(p, "USER")) { s->what = SQL_SHOW_CREATE_USER; s->has_user = true; user_name(p, &s->user); return; }
+        syntax_error(p);
+    }
+    if (accept_word(p, "TABLES")) { s->what = SQL_SHOW_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
+    if (accept_word(p, "OPEN")) { expect_word(p, "TABLES"); s->what = SQL_SHOW_OPEN_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
+    if (accept_word(p, "TRIGGERS")) { s->what = SQL_SHOW_TRIGGERS; show_from_db(p, s); show_like_where(p, s); return; }
+    if (accept_word(p, "TABLE")) { expect_word(p, "STATUS"); s->what = SQL_SHOW_TABLE_STATUS; show_from_db(p, s); show_like_where(p, s); return; }
+    if (accept_word(p, "COLUMNS") || accept_word(p, "FIELDS")) {
+    columns:
+        s->what = SQL_SHOW_COLUMNS;
+        if (!accept_word(p, "FROM")) expect_word(p, "IN");
+        s->table = table_name(p);
+        if (accept_word(p, "FROM") || accept_word(p, "IN")) s->table.db = ident(p);
+        show_like_where(p, s);
+        return;
+    }
+    if (accept_word(p, "INDEX") || accept_word(p, "INDEXES") || accept_word(p, "KEYS")) {
+        s->what = SQL_SHOW_INDEX;
+        if (!accept_word(p, "FROM")) expect_word(p, "IN");
+        s->table = table_name(p);
+        if (accept_word(p, "FROM") || accept_word(p, "IN")) s->table.db = ident(p);
+        if (accept_word(p, "WHERE")) s->where = expr(p);
+        return;
+    }
+    if (accept_word(p, "BINARY") || accept_word(p, "MASTER")) {
+        if (accept_word(p, "LOGS")) { s->what = SQL_SHOW_BINARY_LOGS; return; }
+        expect_word(p, "STATUS");
+        s->what = SQL_SHOW_MASTER_STATUS;
+        return;
+    }
+    if (accept_word(p, "SLAVE") || accept_word(p, "REPLICA")) {
+        if (accept_word(p, "HOSTS")) { s->what = SQL_SHOW_SLAVE_STATUS; return; }
+        expect_word(p, "STATUS");
+        s->what = SQL_SHOW_SLAVE_STATUS;
+        return;
+    }
+    if (accept_word(p, "BINLOG")) {
+        expect_word(p, "EVENTS");
+        s->what = SQL_SHOW_BINLOG_EVENTS;
+        if (accept_word(p, "IN")) s->log_name = string_lit(p, NULL);
+        if (accept_word(p, "FROM")) s->from_pos = limit_value(p);
+        limit_clause(p, &s->limit);
+        return;
+    }
+    syntax_error(p);
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static void flush_stmt(parser_t *p, sql_stmt_t *st)
+{
+    st->kind = SQL_STMT_FLUSH;
+    if (accept_word(p, "LOCAL") || accept_word(p, "NO_WRITE_TO_BINLOG"))
+        st->flush.local = true;
+    do {
+        if (accept_word(p, "PRIVILEGES")) st->flush.what |= SQL_FLUSH_PRIVILEGES;
+        else if (accept_word(p, "LOGS")) st->flush.what |= SQL_FLUSH_LOGS;
+        else if (accept_word(p, "BINARY")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_BINARY_LOGS; }
+        else if (accept_word(p, "ENGINE")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_ENGINE_LOGS; }
+        else if (accept_word(p, "ERROR")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_ERROR_LOGS; }
+        else if (accept_word(p, "GENERAL")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_GENERAL_LOGS; }
+        else if (accept_word(p, "SLOW")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_SLOW_LOGS; }
+        else if (accept_word(p, "RELAY")) { expect_word(p, "LOGS"); st->flush.what |= SQL_FLUSH_RELAY_LOGS; }
+        else if (accept_word(p, "STATUS")) st->flush.what |= SQL_FLUSH_STATUS;
+        else if (accept_word(p, "HOSTS")) st->flush.what |= SQL_FLUSH_HOSTS;
+        else if (accept_word(p, "USER_RESOURCES")) st->flush.what |= SQL_FLUSH_USER_RESOURCES;
+        else if (accept_word(p, "QUERY")) { expect_word(p, "CACHE"); st->flush.what |= SQL_FLUSH_QUERY_CACHE; }
+        else if (accept_word(p, "TABLES") || accept_word(p, "TABLE")) {
+            st->flush.what |= SQL_FLUSH_TABLES;
+            if (is_ident(p)) {
+                vec_t v = {0};
+                do {
+                    *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p);
+                } while (accept_punct(p, ','));
+                st->flush.tables = v.items;
+                st->flush.ntables = v.n;
+            }
+            if (accept_word(p, "WITH")) {
+                expect_word(p, "READ");
+                expect_word(p, "LOCK");
+                st->flush.what |= SQL_FLUSH_TABLES_READ_LOCK;
+            } else if (accept_word(p, "FOR")) {
+                expect_word(p, "EXPORT");
+            }
+            return;
+        } else syntax_error(p);
+    } while (accept_punct(p, ','));
+}
+
+static void commit_tail(parser_t *p, sql_txn_t *t)
+{
+    accept_word(p, "WORK");
+    if (accept_word(p, "AND")) {
+        if (accept_word(p, "NO")) t->no_chain = true; else t->chain = true;
+        expect_word(p, "CHAIN");
+    }
+    if (accept_word(p, "NO")) { expect_word(p, "RELEASE"); t->no_release = true; }
+    else if (accept_word(p, "RELEASE")) t->release = true;
+}
+
+static void statement(parser_t *p, sql_stmt_t *st)
+{
+    if (is_select_start(p) || is_punct(p, '(')) {
+        if (is_word(p, "WITH") || is_word(p, "VALUES"))
+            syntax_error(p); /* milestone B */
+        st->kind = SQL_STMT_SELECT;
+        st->select = select_body(p);
+        return;
+    }
+    if (accept_word(p, "SET")) { set_stmt(p, st); return; }
+    if (accept_word(p, "SHOW")) { show_stmt(p, st); return; }
+    if (accept_word(p, "USE")) { st->kind = SQL_STMT_USE; st->use_db = ident(p); return; }
+    if (accept_word(p, "CREATE")) {
+        bool or_replace = false;
+        if (accept_word(p, "OR")) { expect_word(p, "REPLACE"); or_replace = true; }
+        expect_word(p, "USER");
+        st->kind = SQL_STMT_CREATE_USER;
+        st->user.or_replace = or_replace;
+        if (accept_word(p, "IF")) { expect_word(p, "NOT"); expect_word(p, "EXISTS"); st->user.if_not_exists = true; }
+        user_list_stmt(p, st, true);
+        return;
+    }
+    if (accept_word(p, "ALTER")) {
+        expect_word(p, "USER");
+        st->kind = SQL_STMT_ALTER_USER;
+        if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
+        user_list_stmt(p, st, true);
+        return;
+    }
+    if (accept_word(p, "DROP")) {
+        if (accept_word(p, "PREPARE")) { st->kind = SQL_STMT_DEALLOCATE; st->prepare.name = ident(p); return; }
+        expect_word(p, "USER");
+        st->kind = SQL_STMT_DROP_USER;
+        if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
+        user_list_stmt(p, st, false);
+        return;
+    }
+    if (accept_word(p, "RENAME")) {
+        expect_word(p, "USER");
+        st->kind = SQL_STMT_RENAME_USER;
+        vec_t f = {0}, t = {0};
+        do {
+            user_name(p, vec_push(p, &f, sizeof(sql_user_t)));
+            expect_word(p, "TO");
+            user_name(p, vec_push(p, &t, sizeof(sql_user_t)));
+        } while (accept_punct(p, ','));
+        st->rename_user.from = f.items;
+        st->rename_user.to = t.items;
+        st->rename_user.n = f.n;
+        return;
+    }
+    if (accept_word(p, "KILL")) {
+        st->kind = SQL_STMT_KILL;
+        if (!accept_word(p, "HARD"))
+            accept_word(p, "SOFT");
+        if (accept_word(p, "QUERY")) st->kill.query = true;
+        else accept_word(p, "CONNECTION");
+        st->kill.id = expr(p);
+        return;
+    }
+    if (accept_word(p, "SHUTDOWN")) {
+        st->kind = SQL_STMT_SHUTDOWN;
+        if (accept_word(p, "WAIT")) { expect_word(p, "FOR"); expect_word(p, "ALL"); expect_word(p, "SLAVES"); }
+        return;
+    }
+    if (accept_word(p, "FLUSH")) { flush_stmt(p, st); return; }
+    if (accept_word(p, "BEGIN")) { st->kind = SQL_STMT_BEGIN; accept_word(p, "WORK"); return; }
+    if (accept_word(p, "START")) {
+        expect_word(p, "TRANSACTION");
+        st->kind = SQL_STMT_BEGIN;
+        if (!at_end(p)) {
+            do {
+                if (accept_word(p, "READ")) {
+                    if (accept_word(p, "ONLY")) st->txn.access = SQL_ACCESS_READ_ONLY;
+                    else { expect_word(p, "WRITE"); st->txn.access = SQL_ACCESS_READ_WRITE; }
+                } else {
+                    expect_word(p, "WITH");
+                    expect_word(p, "CONSISTENT");
+                    expect_word(p, "SNAPSHOT");
+                    st->txn.consistent_snapshot = true;
+                }
+            } while (accept_punct(p, ','));
+        }
+        return;
+    }
+    if (accept_word(p, "COMMIT")) { st->kind = SQL_STMT_COMMIT; commit_tail(p, &st->txn); return; }
+    if (accept_word(p, "ROLLBACK")) {
+        st->kind = SQL_STMT_ROLLBACK;
+        accept_word(p, "WORK");
+        if (accept_word(p, "TO")) {
+            accept_word(p, "SAVEPOINT");
+            st->txn.savepoint = ident(p);
+            return;
+        }
+        commit_tail(p, &st->txn);
+        return;
+    }
+    if (accept_word(p, "SAVEPOINT")) { st->kind = SQL_STMT_SAVEPOINT; st->txn.savepoint = ident(p); return; }
+    if (accept_word(p, "RELEASE")) {
+        expect_word(p, "SAVEPOINT");
+        st->kind = SQL_STMT_RELEASE_SAVEPOINT;
+        st->txn.savepoint = ident(p);
+        return;
+    }
+    if (accept_word(p, "PREPARE")) {
+        st->kind = SQL_STMT_PREPARE;
+        st->prepare.name = ident(p);
+        expect_word(p, "FROM");
+        if (p->tok.type == TK_USERVAR) {
+            st->prepare.from_var = p->tok.text;
+            next(p);
+        } else {
+            st->prepare.text = string_lit(p, &st->prepare.text_len);
+        }
+        return;
+    }
+    if (accept_word(p, "EXECUTE")) {
+        st->kind = SQL_STMT_EXECUTE;
+        st->prepare.name = ident(p);
+        if (accept_word(p, "USING")) {
+            vec_t v = {0};
+            do {
+                push_arg(p, &v, expr(p));
+            } while (accept_punct(p, ','));
+            st->prepare.using = v.items;
+            st->prepare.nusing = v.n;
+        }
+        return;
+    }
+    if (accept_word(p, "DEALLOCATE")) {
+        expect_word(p, "PREPARE");
+        st->kind = SQL_STMT_DEALLOCATE;
+        st->prepare.name = ident(p);
+        return;
+    }
+    if (accept_word(p, "DO")) {
+        st->kind = SQL_STMT_DO;
+        vec_t v = {0};
+        do {
+            push_arg(p, &v, expr(p));
+        } while (accept_punct(p, ','));
+        st->do_list = v.items;
+        st->ndo = v.n;
+        st->do_expr = st->do_list[0];
+        return;
+    }
+    if (accept_word(p, "LOCK")) {
+        if (!accept_word(p, "TABLES"))
+            expect_word(p, "TABLE");
+        st->kind = SQL_STMT_LOCK_TABLES;
+        vec_t v = {0};
+        do {
+            sql_lock_table_t *lt = vec_push(p, &v, sizeof *lt);
+            lt->table = table_name(p);
+            if (accept_word(p, "AS"))
+                lt->alias = ident(p);
+            else if (is_ident(p) && !is_word(p, "READ") && !is_word(p, "WRITE") && !is_word(p, "LOW_PRIORITY"))
+                lt->alias = ident(p);
+            if (accept_word(p, "READ")) {
+                lt->type = accept_word(p, "LOCAL") ? SQL_TLOCK_READ_LOCAL : SQL_TLOCK_READ;
+            } else if (accept_word(p, "LOW_PRIORITY")) {
+                expect_word(p, "WRITE");
+                lt->type = SQL_TLOCK_LOW_PRIORITY_WRITE;
+            } else {
+                expect_word(p, "WRITE");
+                lt->type = SQL_TLOCK_WRITE;
+                accept_word(p, "CONCURRENT");
+            }
+        } while (accept_punct(p, ','));
+        st->lock.tables = v.items;
+        st->lock.n = v.n;
+        return;
+    }
+    if (accept_word(p, "UNLOCK")) {
+        if (!accept_word(p, "TABLES"))
+            expect_word(p, "TABLE");
+        st->kind = SQL_STMT_UNLOCK_TABLES;
+        return;
+    }
+    syntax_error(p);
+}
+
+int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d)
+{
+    parser_t *p = arena_calloc(a, sizeof *p);
+    p->a = a;
+    p->d = d;
+    sql_lex_init(&p->lx, a, text, len);
+    memset(out, 0, sizeof *out);
+    vec_t stmts = {0};
+    if (setjmp(p->fail))
+        return d->error_code ? -d->error_code : -ER_PARSE_ERROR;
+    sql_lex_next(&p->lx, &p->tok);
+    p->prev_end = text;
+    for (;;) {
+        while (accept_punct(p, ';'))
+            ;
+        if (p->tok.type == TK_EOF)
+            break;
+        if (p->tok.type == TK_ERROR)
+            syntax_error(p);
+        sql_stmt_t *st = alloc(p, sizeof *st);
+        p->params = NULL;
+        p->nparams = p->capparams = 0;
+        p->depth = 0;
+        st->src = p->tok.start;
+        statement(p, st);
+        if (!at_end(p))
+            syntax_error(p);
+        st->src_len = (size_t)(p->prev_end - st->src);
+        st->nparams = p->nparams;
+        st->params = p->params;
+        *(sql_stmt_t **)vec_push(p, &stmts, sizeof(sql_stmt_t *)) = st;
+        if (p->tok.type == TK_EOF)
+            break;
+    }
+    if (stmts.n == 0) {
+        sql_stmt_t *st = alloc(p, sizeof *st);
+        st->kind = SQL_STMT_EMPTY;
+        st->src = text;
+        *(sql_stmt_t **)vec_push(p, &stmts, sizeof(sql_stmt_t *)) = st;
+    }
+    out->stmts = stmts.items;
+    out->n = stmts.n;
+    return 0;
+}

@@ -1,0 +1,116 @@
+/*
+ * sql: strata's SQL front end, the public header of the box.
+ *
+ *   sql_parse()      text -> list of statements (ast.h), nodes in the caller's arena
+ *   sql_expr_eval()  expression -> value_t (value.h), with callbacks into the session for what SQL cannot know
+ *   sql_item_name()  the column name MySQL gives a select item
+ *   sql_item_meta()  the column definition (type, length, decimals, charset) MySQL declares for it
+ *
+ * The parser is hand-written recursive descent (docs/sql-parser.md says why).
+ */
+#ifndef STRATA_SQL_SQL_H
+#define STRATA_SQL_SQL_H
+
+#include "sql/ast.h"
+#include "sql/value.h"
+#include "util/diag.h"
+
+/* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */
+#define SQL_VERSION_ID 101119
+
+/*
+ * Parses one or more ';'-separated statements.  Every node comes from `a`; `text` must outlive the tree.
+ * Empty statements (";;", trailing ';') are skipped; an all-empty text gives one SQL_STMT_EMPTY.
+ * On a syntax error pushes ER_PARSE_ERROR (1064) with MariaDB's text and returns -ER_PARSE_ERROR.
+ */
+int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d);
+
+/* ---------------------------------------------------------------- evaluation */
+
+typedef enum sql_session_fn {
+    SQL_SFN_DATABASE,      /* string or NULL */
+    SQL_SFN_USER,          /* "user@host" as the client connected */
+    SQL_SFN_CURRENT_USER,  /* "user@host" of the matched account */
+    SQL_SFN_CONNECTION_ID,
+    SQL_SFN_LAST_INSERT_ID,
+    SQL_SFN_FOUND_ROWS,
+    SQL_SFN_ROW_COUNT,
+    SQL_SFN_VERSION,
+} sql_session_fn_t;
+
+/*
+ * What the session supplies.  Each callback returns 0 or a negative error it already pushed to the diag.
+ * Any callback may be NULL: the expression then fails with ER_NOT_SUPPORTED_YET.
+ */
+typedef struct sql_eval_cb {
+    /* @@[scope.]name; `component` is NULL unless @@comp.name.  Unknown: push ER_UNKNOWN_SYSTEM_VARIABLE. */
+    int (*sysvar_get)(void *user, sql_var_scope_t scope, const char *component, const char *name, value_t *out,
+                      diag_t *d);
+    /* @name: out = NULL value when never set.  Names are case-insensitive. */
+    int (*uservar_get)(void *user, const char *name, value_t *out);
+    /* @name := v / SET @name = v.  The callee copies strings (v lives in the statement arena). */
+    int (*uservar_set)(void *user, const char *name, const value_t *v);
+    int (*session_fn)(void *user, sql_session_fn_t fn, value_t *out);
+    /* LAST_INSERT_ID(n) sets it */
+    int (*set_last_insert_id)(void *user, uint64_t id);
+    /* Value of placeholder `index` (0-based). */
+    int (*param_get)(void *user, uint32_t index, value_t *out);
+    /* An unbound column reference (slot < 0): resolve by name. */
+    int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+} sql_eval_cb_t;
+
+typedef struct sql_eval_ctx {
+    arena_t *arena;          /* results (strings, decimals) are allocated here */
+    diag_t *diag;            /* warnings and errors */
+    const sql_eval_cb_t *cb;
+    void *user;              /* passed to every callback */
+    const value_t *row;      /* bound column slots: a SQL_E_COLUMN with slot >= 0 reads row[slot] */
+    uint64_t stmt_time_us;   /* statement start (wall clock, µs): NOW() is constant within a statement */
+    int32_t tz_offset_sec;   /* session time zone offset from UTC (seconds); the session keeps it current */
+    uint64_t rand_seed1, rand_seed2; /* RAND() state (MySQL's algorithm), per session */
+    bool strict;             /* STRICT_*_TABLES in sql_mode (affects writes, not SELECT expressions) */
+    uint32_t div_precision_increment; /* @@div_precision_increment (default 4) */
+} sql_eval_ctx_t;
+
+/* Initialises a context with defaults (tz from the process, div_precision_increment 4, seeds from time). */
+void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eval_cb_t *cb, void *user);
+
+/* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
+int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+
+/* ---------------------------------------------------------------- result metadata */
+
+/* MySQL field types (protocol numbers) and column flags used in column-definition packets. */
+enum {
+    SQL_TYPE_DECIMAL = 0, SQL_TYPE_TINY = 1, SQL_TYPE_SHORT = 2, SQL_TYPE_LONG = 3, SQL_TYPE_FLOAT = 4,
+    SQL_TYPE_DOUBLE = 5, SQL_TYPE_NULL = 6, SQL_TYPE_TIMESTAMP = 7, SQL_TYPE_LONGLONG = 8, SQL_TYPE_INT24 = 9,
+    SQL_TYPE_DATE = 10, SQL_TYPE_TIME = 11, SQL_TYPE_DATETIME = 12, SQL_TYPE_YEAR = 13, SQL_TYPE_VARCHAR = 15,
+    SQL_TYPE_BIT = 16, SQL_TYPE_NEWDECIMAL = 246, SQL_TYPE_ENUM = 247, SQL_TYPE_SET = 248,
+    SQL_TYPE_TINY_BLOB = 249, SQL_TYPE_MEDIUM_BLOB = 250, SQL_TYPE_LONG_BLOB = 251, SQL_TYPE_BLOB = 252,
+    SQL_TYPE_VAR_STRING = 253, SQL_TYPE_STRING = 254,
+};
+enum {
+    SQL_FLAG_NOT_NULL = 1, SQL_FLAG_PRI_KEY = 2, SQL_FLAG_UNIQUE_KEY = 4, SQL_FLAG_MULTIPLE_KEY = 8,
+    SQL_FLAG_BLOB = 16, SQL_FLAG_UNSIGNED = 32, SQL_FLAG_ZEROFILL = 64, SQL_FLAG_BINARY = 128,
+    SQL_FLAG_ENUM = 256, SQL_FLAG_AUTO_INCREMENT = 512, SQL_FLAG_TIMESTAMP = 1024, SQL_FLAG_SET = 2048,
+    SQL_FLAG_NUM = 32768,
+};
+
+typedef struct sql_col_meta {
+    uint8_t type;        /* SQL_TYPE_* */
+    uint16_t coll;       /* collation id: 63 for numbers and temporals */
+    uint32_t length;     /* column length in bytes (chars * mbmaxlen for strings) */
+    uint8_t decimals;
+    uint16_t flags;      /* SQL_FLAG_* */
+} sql_col_meta_t;
+
+/* The name MySQL gives select item `it` (its alias, or its source text / literal value).  Arena string. */
+const char *sql_item_name(arena_t *a, const sql_select_item_t *it);
+/*
+ * Column metadata for a select item whose value (first row) is `v` (may be NULL when unknown): MySQL derives
+ * it from the expression's type; for a SELECT without FROM the value is at hand, which settles the cases
+ * (system and user variables) where the type is only known at run time.
+ */
+void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m);
+
+#endif
