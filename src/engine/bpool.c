@@ -264,6 +264,7 @@ static int fix(bpool_t *bp, page_id_t id, latch_mode_t mode, bool is_new, bframe
     *out = NULL;
     pthread_mutex_lock(&bp->mu);
     bframe_t *f = hfind(bp, id);
+retry_hit:
     if (f) {
         f->pin++;
         bp->st.hits++;
@@ -291,6 +292,16 @@ static int fix(bpool_t *bp, page_id_t id, latch_mode_t mode, bool is_new, bframe
             err = STRATA_ENOMEM;
         }
         return err;
+    }
+    /* claim_frame may have dropped the mutex to write a victim: someone else may have read our page meanwhile.
+     * Two frames must never hold one page. */
+    bframe_t *other = hfind(bp, id);
+    if (other) {
+        f->state = FRAME_FREE;
+        f->id = PAGE_ID_NONE;
+        fl_push_head(&bp->free, f);
+        f = other;
+        goto retry_hit;
     }
     f->id = id;
     f->state = FRAME_LOADING;

@@ -7,7 +7,8 @@
  *   38 2 garbage bytes in the heap  40 8 previous page at this level (leaves only; all-ones = none)
  *   48 8 next page at this level    56 8 reserved
  *   64 .. slot array: u16 offset of each cell, in key order; grows up toward the heap, which grows down
- * Leaf cell:      0 2 key length  2 1 flags (1 = value in overflow pages)  3 1 reserved  4 4 value length
+ * Leaf cell:      0 2 key length  2 1 flags (1 = value in overflow pages, 2 = delete-marked: deleted by the trx
+ *                 in the trx id field, kept until purge for older read views)  3 1 reserved  4 4 value length
  *                 8 8 trx id of the last writer (for MVCC/undo)  16 key bytes, then the value inline or, with
  *                 flag 1, the u64 id of the first overflow page
  * Internal cell:  0 2 key length  2 8 child page id  10 key bytes.  The key of slot 0 is ignored (minus infinity):
@@ -36,6 +37,7 @@
 #define OVF_LEN 40
 #define OVF_DATA 44
 #define CELL_OVF 1
+#define CELL_DELMARK 2
 #define MAX_DEPTH 24
 
 /* ---------------------------------------------------------------- page helpers */
@@ -543,10 +545,16 @@ static int split(op_t *op, path_t *p, int i, const uint8_t *cell, uint32_t len, 
         total += lens[j] + 2;
     }
     uint32_t acc = 0, k = 0;
-    while (k < n - 1 && acc + lens[k] + 2 <= total / 2)
-        acc += lens[k++] + 2;
-    if (k == 0)
-        k = 1;
+    if (leaf && slot == n - 1 && rd64(copy + BT_NEXT) == PAGE_ID_NONE && n > 1) {
+        /* Appending past the last key of the rightmost page (ascending keys, auto-increment ids): leave this
+         * page full and start the new one with the new cell, so sequential loads fill pages completely. */
+        k = n - 1;
+    } else {
+        while (k < n - 1 && acc + lens[k] + 2 <= total / 2)
+            acc += lens[k++] + 2;
+        if (k == 0)
+            k = 1;
+    }
     page_id_t old_next = rd64(copy + BT_NEXT), prev = rd64(copy + BT_PREV);
     uint64_t lsn = page_lsn(copy);
     node_init(P->data, ps, P->id, t->id, lvl(copy));
@@ -713,16 +721,18 @@ static size_t leaf_cell(uint8_t *out, const void *key, size_t klen, size_t vlen,
  * the new cell does not fit and nothing was changed. */
 static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key, size_t klen, const void *val,
                       size_t vlen, uint64_t trx, buf_t *old, bool *existed, bool must_fit, bool *fits,
-                      uint32_t *slot_out)
+                      uint32_t *slot_out, uint64_t *old_trx, bt_before_t *before)
 {
     btree_t *t = op->t;
     bool exact;
     uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+    *before = !exact ? BT_BEFORE_ABSENT
+                     : (cellp(leaf->data, s)[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
     if (existed)
-        *existed = exact;
-    if (mode == BT_INSERT && exact)
+        *existed = *before == BT_BEFORE_PRESENT;
+    if (mode == BT_INSERT && *before == BT_BEFORE_PRESENT)
         return ENGINE_EDUPKEY;
-    if (mode == BT_UPDATE && !exact)
+    if (mode == BT_UPDATE && *before != BT_BEFORE_PRESENT)
         return STRATA_ENOTFOUND;
     bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
     uint32_t len = (uint32_t)(LEAF_HDR + klen + (ovf ? 8 : vlen));
@@ -734,6 +744,7 @@ static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key,
     int rc = 0;
     if (exact) {
         uint8_t *c = cellp(leaf->data, s);
+        *old_trx = rd64(c + 8);
         if (old) {
             buf_reset(old);
             if ((rc = cell_value(t, c, old)))
@@ -765,6 +776,8 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     int rc = 0;
     bool fits = false;
     uint32_t slot, reserved = 0, pre_alloc = 0;
+    uint64_t old_trx = 0;
+    bt_before_t before = BT_BEFORE_ABSENT;
     page_id_t first = PAGE_ID_NONE;
     mtr_t own, *m;
     op_t op = {.t = t};
@@ -784,13 +797,14 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
         op.m = m;
         bframe_t *leaf;
         if (!(rc = descend_leaf_x(t, m, key, klen, &leaf)))
-            rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot);
+            rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot,
+                            &old_trx, &before);
         if (!rc && fits) {
             mtr_modify(m, leaf);
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             node_insert_at(leaf->data, t->ps, slot, cell, (uint32_t)len);
             if (hook)
-                hook->fn(hook->ctx, m, *existed, old);
+                hook->fn(hook->ctx, m, before, old, old_trx);
         }
         mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
@@ -814,13 +828,13 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
     path_t p;
     if (!(rc = descend_path(t, m, key, klen, &p)))
         rc = leaf_write(&op, p.f[p.depth - 1], mode, key, klen, val, vlen, trx_id, old, existed, false, &fits,
-                        &slot);
+                        &slot, &old_trx, &before);
     if (!rc) {
         if (!ovf || first != PAGE_ID_NONE || !(rc = ovf_write(&op, val, vlen, &first))) {
             size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
             rc = insert_rec(&op, &p, p.depth - 1, cell, (uint32_t)len, slot);
             if (!rc && hook)
-                hook->fn(hook->ctx, m, *existed, old);
+                hook->fn(hook->ctx, m, before, old, old_trx);
         }
     }
     if (!outer)
@@ -842,7 +856,43 @@ done:
     return rc;
 }
 
-int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook)
+/* Whether the cell at slot s of leaf may be deleted the requested way; its prior state in *before. */
+static bool del_allowed(uint8_t *leaf, uint32_t s, bool exact, bt_del_t how, uint64_t trx, bt_before_t *before)
+{
+    if (!exact)
+        return false;
+    uint8_t *c = cellp(leaf, s);
+    bool marked = (c[2] & CELL_DELMARK) != 0;
+    *before = marked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+    if (how == BT_DEL_MARK)
+        return !marked;
+    if (how == BT_DEL_PURGE)
+        return marked && rd64(c + 8) == trx;
+    return true;
+}
+
+/* Delete-marking changes two header bytes of one cell in place: never a structure change. */
+static int mark_cell(btree_t *t, mtr_t *m, bframe_t *leaf, uint32_t s, uint64_t trx, buf_t *old,
+                     const bt_hook_t *hook)
+{
+    uint8_t *c = cellp(leaf->data, s);
+    uint64_t old_trx = rd64(c + 8);
+    int rc = 0;
+    if (old) {
+        buf_reset(old);
+        if ((rc = cell_value(t, c, old)))
+            return rc;
+    }
+    mtr_modify(m, leaf);
+    c[2] |= CELL_DELMARK;
+    wr64(c + 8, trx);
+    if (hook)
+        hook->fn(hook->ctx, m, BT_BEFORE_PRESENT, old, old_trx);
+    return 0;
+}
+
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
+                 bt_del_t how, uint64_t trx_id)
 {
     int rc = 0;
     buf_t hold;
@@ -851,19 +901,26 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
         old = &hold;
     mtr_t own, *m;
     op_t op = {.t = t};
-    if (!outer) {
+    bt_before_t before = BT_BEFORE_ABSENT;
+    if (!outer || how == BT_DEL_MARK) {
+        /* Optimistic: tree latch S, only the leaf changes (always so for a delete mark). */
         pthread_rwlock_rdlock(&t->lock);
-        m = &own;
-        mtr_start(m, t->bp, t->redo);
+        m = outer ? outer : &own;
+        if (!outer)
+            mtr_start(m, t->bp, t->redo);
         op.m = m;
         bframe_t *leaf;
         bool exact, done = false;
         if (!(rc = descend_leaf_x(t, m, key, klen, &leaf))) {
             uint32_t s = lower_bound(leaf->data, key, klen, &exact);
-            if (!exact) {
+            if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
                 rc = STRATA_ENOTFOUND;
+            } else if (how == BT_DEL_MARK) {
+                rc = mark_cell(t, m, leaf, s, trx_id, old, hook);
+                done = true;
             } else {
                 uint8_t *c = cellp(leaf->data, s);
+                uint64_t old_trx = rd64(c + 8);
                 uint32_t after = used(leaf->data, t->ps) - csize(c, true) - 2;
                 if (leaf->id == t->root || after >= capacity(t->ps) / 4) {
                     if (old) {
@@ -875,20 +932,22 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                         if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
                             node_remove_at(leaf->data, t->ps, s);
                             if (hook)
-                                hook->fn(hook->ctx, m, true, old);
+                                hook->fn(hook->ctx, m, before, old, old_trx);
                         }
                     }
                     done = true;
                 }
             }
         }
-        mtr_commit(m);
+        if (!outer)
+            mtr_commit(m);
         pthread_rwlock_unlock(&t->lock);
         if (rc || done) {
             buf_free(&hold);
             return rc;
         }
     }
+    /* Pessimistic: tree latch X, merges as needed. */
     pthread_rwlock_wrlock(&t->lock);
     m = outer ? outer : &own;
     if (!outer)
@@ -899,10 +958,11 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
         bframe_t *leaf = p.f[p.depth - 1];
         bool exact;
         uint32_t s = lower_bound(leaf->data, key, klen, &exact);
-        if (!exact) {
+        if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
             rc = STRATA_ENOTFOUND;
         } else {
             uint8_t *c = cellp(leaf->data, s);
+            uint64_t old_trx = rd64(c + 8);
             if (old) {
                 buf_reset(old);
                 rc = cell_value(t, c, old);
@@ -913,7 +973,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
                     node_remove_at(leaf->data, t->ps, s);
                     rc = rebalance(&op, &p, p.depth - 1);
                     if (!rc && hook)
-                        hook->fn(hook->ctx, m, true, old);
+                        hook->fn(hook->ctx, m, before, old, old_trx);
                 }
             }
         }
@@ -925,10 +985,11 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
     return rc;
 }
 
-int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
+int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t *trx, bt_before_t *state)
 {
     pthread_rwlock_rdlock(&t->lock);
     bframe_t *leaf;
+    *state = BT_BEFORE_ABSENT;
     int rc = descend_read(t, TO_KEY, key, klen, &leaf);
     if (!rc) {
         bool exact;
@@ -936,13 +997,24 @@ int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
         if (!exact) {
             rc = STRATA_ENOTFOUND;
         } else {
+            uint8_t *c = cellp(leaf->data, s);
+            *state = (c[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            if (trx)
+                *trx = rd64(c + 8);
             buf_reset(val);
-            rc = cell_value(t, cellp(leaf->data, s), val);
+            rc = cell_value(t, c, val);
         }
         bpool_unfix(t->bp, leaf, LATCH_S);
     }
     pthread_rwlock_unlock(&t->lock);
     return rc;
+}
+
+int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
+{
+    bt_before_t st;
+    int rc = btree_get_ex(t, key, klen, val, NULL, &st);
+    return rc == 0 && st == BT_BEFORE_DELMARKED ? STRATA_ENOTFOUND : rc;
 }
 
 /* ---------------------------------------------------------------- cursors */
@@ -968,8 +1040,12 @@ static int cur_settle(btree_cur_t *c, bframe_t *f, int64_t s, int dir)
     btree_t *t = c->t;
     int rc = 0;
     for (;;) {
-        if (s >= 0 && s < (int64_t)nsl(f->data))
-            break;
+        if (s >= 0 && s < (int64_t)nsl(f->data)) {
+            if (c->raw || !(cellp(f->data, (uint32_t)s)[2] & CELL_DELMARK))
+                break;
+            s += dir; /* a delete-marked cell is not there for latest-value readers */
+            continue;
+        }
         page_id_t nx = rd64(f->data + (dir > 0 ? BT_NEXT : BT_PREV));
         bpool_unfix(t->bp, f, LATCH_S);
         if (nx == PAGE_ID_NONE) {
@@ -994,6 +1070,8 @@ static int cur_settle(btree_cur_t *c, bframe_t *f, int64_t s, int dir)
     c->leaf = f->id;
     c->leaf_lsn = page_lsn(f->data);
     c->slot = (uint32_t)s;
+    c->trx = rd64(cell + 8);
+    c->delmarked = (cell[2] & CELL_DELMARK) != 0;
     c->state = rc ? BTCUR_UNPOSITIONED : BTCUR_ON_ROW;
     bpool_unfix(t->bp, f, LATCH_S);
     return rc;
@@ -1221,5 +1299,50 @@ int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows)
         *pages = v.pages;
     if (rows)
         *rows = v.rows;
+    return rc;
+}
+
+static int walk_node(btree_t *t, page_id_t id, void (*cb)(void *, page_id_t, page_type_t), void *ctx, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint8_t *p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    bframe_t fake = {.id = id, .data = p};
+    if ((rc = check_node(t, &fake)))
+        goto out;
+    cb(ctx, id, PAGE_TYPE_BTREE);
+    bool leaf = lvl(p) == 0;
+    for (uint32_t i = 0; i < nsl(p) && !rc; i++) {
+        uint8_t *c = cellp(p, i);
+        if (!leaf) {
+            rc = walk_node(t, cchild(c), cb, ctx, depth + 1);
+        } else if (c[2] & CELL_OVF) {
+            page_id_t o = rd64(c + LEAF_HDR + rd16(c));
+            for (uint32_t k = 0; o != PAGE_ID_NONE && k < ovf_pages(t, rd32(c + 4)); k++) {
+                cb(ctx, o, PAGE_TYPE_OVERFLOW);
+                bframe_t *of;
+                if ((rc = bpool_fix(t->bp, o, LATCH_S, &of)))
+                    break;
+                o = rd64(of->data + OVF_NEXT);
+                bpool_unfix(t->bp, of, LATCH_S);
+            }
+        }
+    }
+out:
+    mem_free(p);
+    return rc;
+}
+
+int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    int rc = walk_node(t, t->root, cb, ctx, 0);
+    pthread_rwlock_unlock(&t->lock);
     return rc;
 }

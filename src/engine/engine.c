@@ -9,8 +9,16 @@
  * file header.  Key: tree id, 8 bytes big-endian.  Value (16 bytes): u32 space id, u64 root page id, u32 flags.
  *
  * Undo record (payload of a REDO_REC_UNDO record, logged in the same mini-transaction as the row change):
- *   0 8 trx id   8 8 tree id   16 1 op (1 = the key was absent: undo deletes it; 2 = it had the value below:
- *   undo puts it back)   17 2 key length   19 4 old value length   23 key bytes, then old value bytes
+ *   0 8 trx id   8 8 tree id   16 8 trx id of the previous version's writer (restored by rollback; the link
+ *   MVCC read views will follow)   24 1 op (1 = the key was absent: undo deletes it; 2 = it had the value
+ *   below: undo puts it back; 3 = it was delete-marked with the value below: undo puts it back marked)
+ *   25 2 key length   27 4 old value length   31 key bytes, then old value bytes
+ *
+ * MVCC: DELETE only sets a delete mark in the cell; every change pushes the replaced version on the key's chain in
+ * the version store (vstore.c); a consistent read resolves the cell against its read view.  At commit the chain
+ * nodes get a commit number; purge drops them once every open view is younger, and removes the delete marks they
+ * made (so extents return).  Purge runs right after a committing DELETE when no view is open, and otherwise in
+ * the background thread; after a restart a background scan removes the marks left by committed deletes.
  * A transaction's undo records live in memory for rollback and in the redo log for crash recovery; the
  * checkpoint keeps the log from the first undo record of the oldest active transaction on (its tail).
  * Recovery: redo pages from the checkpoint, collect undo records from the tail, and roll back every transaction
@@ -22,21 +30,24 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/btree.h"
+#include "engine/engine_int.h"
 #include "engine/lock.h"
 #include "engine/redo.h"
 #include "engine/space.h"
+#include "engine/vstore.h"
 #include "util/util.h"
 
 #define ENGINE_DIR_TREE 1ull
 #define FIRST_USER_TREE 16ull
 #define TREE_BUCKETS 1024
-#define UNDO_HDR 23
+#define UNDO_HDR 31
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
-enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2 };
+enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
 enum { USER_NEXT_TRX = 0 };
 
 typedef enum { TRX_ACTIVE = 1, TRX_COMMITTED, TRX_ROLLED_BACK } trx_state_t;
@@ -56,12 +67,21 @@ struct engine_trx {
     size_t *offs;
     size_t nundo, capundo;
     lock_owner_t lo;
+    pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
+    engine_isolation_t iso;
+    bool has_view, unlinked, did_delete;
+    bool prepared, recovered; /* two-phase commit; recovered: prepared before a crash, awaiting xa commit/rollback */
+    buf_t xid;
+    read_view_t view;   /* under engine.trx_mu while has_view (purge reads view_no) */
+    vs_trx_list_t vsl;  /* its version-store nodes */
     struct engine_trx *prev, *next;
 };
 
 struct engine_cursor {
     engine_trx_t *trx;
     btree_cur_t c;
+    bool mvcc;
+    buf_t vis; /* the value the trx's read view sees */
 };
 
 struct engine {
@@ -84,8 +104,12 @@ struct engine {
     bool bg_running, stop;
     pthread_mutex_t bg_mu;
     pthread_cond_t bg_cond;
-    uint64_t n_commit, n_rollback, n_ckpt;
+    uint64_t n_commit, n_rollback, n_ckpt, n_purged;
     uint64_t lock_wait_us;
+    vstore_t *vs;
+    uint64_t commit_seq;       /* under trx_mu */
+    uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
+    bool startup_purge_done;
 };
 
 /* ---------------------------------------------------------------- options, helpers */
@@ -198,7 +222,50 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
     return rc;
 }
 
+static void purge_run(engine_t *e);
+static void purge_startup(engine_t *e);
+
 /* ---------------------------------------------------------------- checkpoints */
+
+/* A transaction whose first undo record is far back pins the log tail.  Its undo records are copied forward
+ * (re-logged) so the tail can move: recovery then sees some records twice, which is harmless because undo is
+ * idempotent (engine.c header).  Called by the checkpointer. */
+static void relog_old_undo(engine_t *e)
+{
+    uint64_t cur = redo_current_lsn(e->redo), cap = redo_capacity(e->redo);
+    if (cur < cap / 4)
+        return;
+    uint64_t threshold = cur - cap / 4;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next) {
+        if (!t->first_lsn || t->first_lsn >= threshold)
+            continue;
+        pthread_mutex_lock(&t->mu);
+        if (t->undo.len < cap / 4) {
+            uint64_t first = redo_current_lsn(e->redo);
+            for (size_t i = 0; i < t->nundo;) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                size_t bytes = 0;
+                for (; i < t->nundo && bytes < (256u << 10); i++) {
+                    size_t end = i + 1 < t->nundo ? t->offs[i + 1] : t->undo.len;
+                    mtr_log_undo(&m, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
+                    bytes += end - t->offs[i];
+                }
+                mtr_commit(&m);
+            }
+            if (t->prepared) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                mtr_log_prepare(&m, t->id, t->xid.data, (uint16_t)t->xid.len);
+                mtr_commit(&m);
+            }
+            t->first_lsn = first;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&e->trx_mu);
+}
 
 static uint64_t active_tail(engine_t *e, uint64_t upper)
 {
@@ -217,6 +284,7 @@ static int checkpoint(engine_t *e, uint64_t only_if_used_over)
     pthread_mutex_lock(&e->ckpt_mu);
     if (redo_used(e->redo) < only_if_used_over)
         goto out;
+    relog_old_undo(e);
     uint64_t lsn = redo_ckpt_begin(e->redo);
     if ((rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
         goto out;
@@ -269,6 +337,11 @@ static void *bg_main(void *arg)
         if (e->stop)
             break;
         pthread_mutex_unlock(&e->bg_mu);
+        if (!e->startup_purge_done) {
+            purge_startup(e);
+            e->startup_purge_done = true;
+        }
+        purge_run(e);
         if (e->o.flush_mode != ENGINE_FLUSH_SYNC)
             redo_flush(e->redo, redo_current_lsn(e->redo), true);
         checkpoint(e, redo_capacity(e->redo) / 4);
@@ -278,6 +351,114 @@ static void *bg_main(void *arg)
     return NULL;
 }
 
+/* ---------------------------------------------------------------- read views and purge */
+
+/* The oldest open view's commit number (UINT64_MAX when no view is open).  trx_mu held. */
+static uint64_t min_view_no_locked(engine_t *e)
+{
+    uint64_t m = UINT64_MAX;
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->has_view && t->view.view_no < m)
+            m = t->view.view_no;
+    return m;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void view_open(engine_t *e, engine_trx_t *t)
+{
+    if (t->has_view)
+        return;
+    pthread_mutex_lock(&e->trx_mu);
+    size_t n = 0;
+    for (engine_trx_t *x = e->active; x; x = x->next)
+        n++;
+    mem_free(t->view.active);
+    t->view.active = mem_alloc(sizeof(uint64_t) * (n ? n : 1));
+    t->view.nactive = 0;
+    for (engine_trx_t *x = e->active; x; x = x->next)
+        if (x != t)
+            t->view.active[t->view.nactive++] = x->id;
+    t->view.creator = t->id;
+    t->view.low_limit = e->next_trx_id;
+    t->view.view_no = e->commit_seq;
+    t->has_view = true;
+    pthread_mutex_unlock(&e->trx_mu);
+    qsort(t->view.active, t->view.nactive, sizeof(uint64_t), cmp_u64);
+}
+
+static void view_close(engine_t *e, engine_trx_t *t)
+{
+    pthread_mutex_lock(&e->trx_mu);
+    t->has_view = false;
+    pthread_mutex_unlock(&e->trx_mu);
+}
+
+/* Removes versions no open view can need, and physically the delete marks they made. */
+static void purge_run(engine_t *e)
+{
+    pthread_mutex_lock(&e->trx_mu);
+    uint64_t limit = min_view_no_locked(e);
+    pthread_mutex_unlock(&e->trx_mu);
+    vs_purge_item_t *items;
+    size_t n = vstore_purge(e->vs, limit, &items);
+    for (size_t i = 0; i < n; i++) {
+        btree_t *bt;
+        if (tree_get(e, items[i].tree, &bt))
+            continue; /* dropped since */
+        if (log_free_check(e))
+            break;
+        if (btree_delete(bt, NULL, items[i].key, items[i].klen, NULL, NULL, BT_DEL_PURGE, items[i].trx) == 0)
+            __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+    }
+    vstore_purge_free(items, n);
+}
+
+/* After a restart no version chains exist, and every delete mark left in the trees was made by a committed
+ * transaction (recovery rolled the others back): remove them all. */
+static void purge_startup(engine_t *e)
+{
+    btree_cur_t dc;
+    btree_cur_init(&dc, e->dir);
+    buf_t keys;
+    buf_init(&keys);
+    for (int r = btree_cur_seek(&dc, NULL, 0, BT_FIRST); r == 0 && !e->stop; r = btree_cur_next(&dc)) {
+        if (dc.key.len != 8)
+            continue;
+        btree_t *bt;
+        if (tree_get(e, be64_key(dc.key.data), &bt))
+            continue;
+        btree_cur_t c;
+        btree_cur_init(&c, bt);
+        c.raw = true;
+        buf_reset(&keys);
+        for (int rc = btree_cur_seek(&c, NULL, 0, BT_FIRST); rc == 0; rc = btree_cur_next(&c))
+            if (c.delmarked && c.trx < e->startup_next_trx) {
+                uint8_t h[10];
+                wr16(h, (uint16_t)c.key.len);
+                wr64(h + 2, c.trx);
+                buf_append(&keys, h, sizeof h);
+                buf_append(&keys, c.key.data, c.key.len);
+            }
+        btree_cur_free(&c);
+        for (size_t off = 0; off < keys.len;) {
+            uint16_t kl = rd16(keys.data + off);
+            uint64_t trx = rd64(keys.data + off + 2);
+            if (log_free_check(e))
+                break;
+            if (btree_delete(bt, NULL, keys.data + off + 10, kl, NULL, NULL, BT_DEL_PURGE, trx) == 0)
+                __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+            off += 10 + kl;
+        }
+    }
+    buf_free(&keys);
+    btree_cur_free(&dc);
+}
+
 /* ---------------------------------------------------------------- undo */
 
 typedef struct {
@@ -285,6 +466,7 @@ typedef struct {
     uint64_t tree;
     const void *key;
     size_t klen;
+    bool is_delete;
 } undo_ctx_t;
 
 static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
@@ -298,23 +480,30 @@ static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
 }
 
 /* btree hook: logs the undo record in the row change's own mtr and keeps it for rollback. */
-static void undo_hook(void *ctx, mtr_t *m, bool existed, const buf_t *old)
+static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old, uint64_t old_trx)
 {
     undo_ctx_t *u = ctx;
+    bool existed = before != BT_BEFORE_ABSENT;
     size_t vlen = existed ? old->len : 0;
     uint8_t *rec = mem_alloc(UNDO_HDR + u->klen + vlen);
     wr64(rec, u->trx->id);
     wr64(rec + 8, u->tree);
-    rec[16] = existed ? UNDO_OP_PUT : UNDO_OP_DELETE;
-    wr16(rec + 17, (uint16_t)u->klen);
-    wr32(rec + 19, (uint32_t)vlen);
+    wr64(rec + 16, existed ? old_trx : 0);
+    rec[24] = before == BT_BEFORE_PRESENT ? UNDO_OP_PUT : before == BT_BEFORE_DELMARKED ? UNDO_OP_PUT_MARKED
+                                                                                      : UNDO_OP_DELETE;
+    wr16(rec + 25, (uint16_t)u->klen);
+    wr32(rec + 27, (uint32_t)vlen);
     if (u->klen)
         memcpy(rec + UNDO_HDR, u->key, u->klen);
     if (vlen)
         memcpy(rec + UNDO_HDR + u->klen, old->data, vlen);
     mtr_log_undo(m, rec, (uint32_t)(UNDO_HDR + u->klen + vlen));
+    pthread_mutex_lock(&u->trx->mu);
     trx_add_undo(u->trx, rec, UNDO_HDR + u->klen + vlen);
+    pthread_mutex_unlock(&u->trx->mu);
     mem_free(rec);
+    vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before, existed ? old->data : NULL,
+                vlen, existed ? old_trx : 0, u->is_delete);
 }
 
 /* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
@@ -323,19 +512,22 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
     int first_err = 0;
     for (size_t i = t->nundo; i-- > 0;) {
         const uint8_t *r = t->undo.data + t->offs[i];
-        uint64_t tree = rd64(r + 8);
-        uint32_t kl = rd16(r + 17), vl = rd32(r + 19);
+        uint64_t tree = rd64(r + 8), prev_trx = rd64(r + 16);
+        uint32_t kl = rd16(r + 25), vl = rd32(r + 27);
         btree_t *bt;
         int rc = tree_get(e, tree, &bt);
         if (rc == STRATA_ENOTFOUND)
             continue; /* the tree was dropped since */
         if (!rc) {
-            if (r[16] == UNDO_OP_DELETE) {
-                rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL);
+            if (r[24] == UNDO_OP_DELETE) {
+                rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
                 if (rc == STRATA_ENOTFOUND)
                     rc = 0;
             } else {
-                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, t->id, NULL, NULL, NULL);
+                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, prev_trx, NULL, NULL,
+                                 NULL);
+                if (!rc && r[24] == UNDO_OP_PUT_MARKED)
+                    rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_MARK, prev_trx);
             }
         }
         if (rc && !first_err) {
@@ -343,6 +535,14 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
                       (unsigned long long)tree, rc);
             first_err = rc;
         }
+        /* What is undone needs no undo any more: the checkpoint then copies forward only the rest, so even a
+         * transaction that filled the log can roll back (its compensations are logged before that copy). */
+        pthread_mutex_lock(&t->mu);
+        t->nundo = i;
+        t->undo.len = t->offs[i];
+        pthread_mutex_unlock(&t->mu);
+        if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
+            checkpoint(e, redo_capacity(e->redo) / 2);
     }
     return first_err;
 }
@@ -351,7 +551,8 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
 
 typedef struct rtrx {
     uint64_t id;
-    bool done;
+    bool done, prepared;
+    buf_t xid;
     buf_t undo;
     size_t *offs;
     size_t n, cap;
@@ -374,6 +575,7 @@ static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
     rtrx_t *t = mem_calloc(1, sizeof *t);
     t->id = id;
     buf_init(&t->undo);
+    buf_init(&t->xid);
     t->next = r->trx;
     r->trx = t;
     return t;
@@ -386,6 +588,13 @@ static void on_logical(void *ctx, const uint8_t *rec, size_t len)
     if (type == REDO_REC_COMMIT || type == REDO_REC_ROLLBACK) {
         uint64_t id = rd64(rec + 1);
         rtrx_get(r, id)->done = true;
+        r->max_trx = MAX(r->max_trx, id);
+    } else if (type == REDO_REC_PREPARE) {
+        uint64_t id = rd64(rec + 1);
+        rtrx_t *t = rtrx_get(r, id);
+        t->prepared = true;
+        buf_reset(&t->xid);
+        buf_append(&t->xid, rec + 11, rd16(rec + 9));
         r->max_trx = MAX(r->max_trx, id);
     } else if (type == REDO_REC_UNDO) {
         const uint8_t *p = rec + 5;
@@ -413,14 +622,17 @@ static int on_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *body
     return mtr_apply_group(r->e->bp, pages, end, body, len, on_logical, r);
 }
 
-static void trx_link(engine_t *e, engine_trx_t *t)
+static void trx_unlink_locked(engine_t *e, engine_trx_t *t)
 {
-    pthread_mutex_lock(&e->trx_mu);
-    t->next = e->active;
-    if (e->active)
-        e->active->prev = t;
-    e->active = t;
-    pthread_mutex_unlock(&e->trx_mu);
+    if (t->unlinked)
+        return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        e->active = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    t->unlinked = true;
 }
 
 static void trx_free(engine_trx_t *t)
@@ -428,28 +640,38 @@ static void trx_free(engine_trx_t *t)
     engine_t *e = t->e;
     lock_release_all(e->locks, &t->lo);
     pthread_mutex_lock(&e->trx_mu);
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        e->active = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
+    trx_unlink_locked(e, t);
     pthread_mutex_unlock(&e->trx_mu);
+    if (t->vsl.head)
+        vstore_rollback(e->vs, &t->vsl); /* a trx freed without commit stamping: nothing may keep its nodes */
+    mem_free(t->view.active);
     lock_owner_destroy(&t->lo);
+    pthread_mutex_destroy(&t->mu);
     buf_free(&t->undo);
+    buf_free(&t->xid);
     mem_free(t->offs);
     mem_free(t);
 }
 
+/* id 0: take the next id.  Taking the id and joining the active list happen under one lock, so no read view can
+ * see an id below its low limit that is neither active nor committed. */
 static engine_trx_t *trx_new(engine_t *e, uint64_t id)
 {
     engine_trx_t *t = mem_calloc(1, sizeof *t);
     t->e = e;
-    t->id = id;
     t->state = TRX_ACTIVE;
     buf_init(&t->undo);
-    lock_owner_init(&t->lo, id);
-    trx_link(e, t);
+    buf_init(&t->xid);
+    pthread_mutex_init(&t->mu, NULL);
+    t->iso = ENGINE_ISO_REPEATABLE_READ;
+    pthread_mutex_lock(&e->trx_mu);
+    t->id = id ? id : e->next_trx_id++;
+    t->next = e->active;
+    if (e->active)
+        e->active->prev = t;
+    e->active = t;
+    pthread_mutex_unlock(&e->trx_mu);
+    lock_owner_init(&t->lo, t->id);
     return t;
 }
 
@@ -470,6 +692,27 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             mtr_commit(&m);
             trx_add_undo(t, x->undo.data + x->offs[i], end - x->offs[i]);
         }
+        if (x->prepared) {
+            /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
+            mtr_t m;
+            mtr_start(&m, e->bp, e->redo);
+            mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
+            mtr_commit(&m);
+            buf_append(&t->xid, x->xid.data, x->xid.len);
+            t->prepared = t->recovered = true;
+            for (size_t i = 0; i < t->nundo; i++) {
+                const uint8_t *u = t->undo.data + t->offs[i];
+                uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
+                bt_before_t before = u[24] == UNDO_OP_PUT ? BT_BEFORE_PRESENT
+                                     : u[24] == UNDO_OP_PUT_MARKED ? BT_BEFORE_DELMARKED : BT_BEFORE_ABSENT;
+                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, 0);
+                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before, u + UNDO_HDR + kl, vl,
+                            rd64(u + 16), true);
+            }
+            log_note("engine: transaction %llu was prepared at the crash; it waits for XA COMMIT or ROLLBACK",
+                     (unsigned long long)t->id);
+            continue;
+        }
         rc = engine_trx_rollback(t);
         n++;
     }
@@ -484,6 +727,7 @@ static void rctx_free(rctx_t *r)
         rtrx_t *t = r->trx;
         r->trx = t->next;
         buf_free(&t->undo);
+        buf_free(&t->xid);
         mem_free(t->offs);
         mem_free(t);
     }
@@ -554,6 +798,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cond, NULL);
     e->locks = lock_sys_create();
+    e->vs = vstore_create();
     uint32_t ps = e->o.page_size;
     if (ps < PAGE_SIZE_MIN || ps > PAGE_SIZE_MAX || (ps & (ps - 1))) {
         rc = ENGINE_EINVAL;
@@ -623,6 +868,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         goto fail;
     }
     rctx_free(&r);
+    e->startup_next_trx = e->next_trx_id;
     if ((rc = checkpoint(e, 0)))
         goto fail;
     if (pthread_create(&e->bg, NULL, bg_main, e) == 0)
@@ -647,6 +893,19 @@ void engine_close(engine_t *e)
     }
     if (e->redo_started && e->dir)
         checkpoint(e, 0);
+    /* Transactions still open (normally only recovered prepared ones the coordinator has not resolved): their
+     * records stay in the log (the checkpoint kept the tail), so the next start finds them again. */
+    while (e->active) {
+        engine_trx_t *t = e->active;
+        e->active = t->next;
+        lock_owner_destroy(&t->lo);
+        pthread_mutex_destroy(&t->mu);
+        buf_free(&t->undo);
+        buf_free(&t->xid);
+        mem_free(t->offs);
+        mem_free(t->view.active);
+        mem_free(t);
+    }
     for (int i = 0; i < TREE_BUCKETS; i++)
         while (e->trees[i]) {
             tree_ent_t *x = e->trees[i];
@@ -659,6 +918,7 @@ void engine_close(engine_t *e)
     redo_close(e->redo);
     fsys_close(e->fs);
     lock_sys_destroy(e->locks);
+    vstore_destroy(e->vs);
     pthread_rwlock_destroy(&e->trees_mu);
     pthread_mutex_destroy(&e->ddl);
     pthread_mutex_destroy(&e->trx_mu);
@@ -735,10 +995,7 @@ void engine_files_free(engine_file_info_t *rows) { mem_free(rows); }
 
 int engine_trx_begin(engine_t *e, engine_trx_t **out)
 {
-    pthread_mutex_lock(&e->trx_mu);
-    uint64_t id = e->next_trx_id++;
-    pthread_mutex_unlock(&e->trx_mu);
-    *out = trx_new(e, id);
+    *out = trx_new(e, 0);
     return 0;
 }
 
@@ -757,12 +1014,22 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
         lsn = mtr_commit(&m);
     }
     t->state = TRX_COMMITTED;
+    /* Leaving the active list and taking a commit number happen together, so a view made afterwards both sees
+     * this trx and is younger than its versions (purge relies on it). */
+    pthread_mutex_lock(&e->trx_mu);
+    trx_unlink_locked(e, t);
+    uint64_t commit_no = ++e->commit_seq;
+    vstore_commit(e->vs, &t->vsl, commit_no);
+    pthread_mutex_unlock(&e->trx_mu);
+    bool purge_now = t->did_delete;
     /* Locks go before the wait for durability: a later transaction that reads our rows commits after us in
      * the log, so it cannot become durable without us. */
     trx_free(t);
     __atomic_add_fetch(&e->n_commit, 1, __ATOMIC_RELAXED);
     if (lsn && sync && e->o.flush_mode != ENGINE_FLUSH_LAZY)
         rc = redo_flush(e->redo, lsn, e->o.flush_mode == ENGINE_FLUSH_SYNC);
+    if (purge_now)
+        purge_run(e);
     if (lsn_out)
         *lsn_out = lsn;
     return rc;
@@ -772,12 +1039,79 @@ int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL); }
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn) { return trx_commit(t, false, commit_lsn); }
 int engine_log_sync(engine_t *e, uint64_t lsn) { return lsn ? redo_flush(e->redo, lsn, true) : 0; }
 
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn)
+{
+    engine_t *e = t->e;
+    ASSERT(t->state == TRX_ACTIVE && !t->prepared);
+    if (len > 1024)
+        return ENGINE_EINVAL;
+    uint64_t lsn = 0;
+    buf_reset(&t->xid);
+    buf_append(&t->xid, xid, len);
+    pthread_mutex_lock(&t->mu); /* the checkpointer copies prepared trx forward with their PREPARE record */
+    if (t->nundo) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        mtr_log_prepare(&m, t->id, xid, (uint16_t)len);
+        lsn = mtr_commit(&m);
+    }
+    t->prepared = true;
+    pthread_mutex_unlock(&t->mu);
+    if (prepare_lsn)
+        *prepare_lsn = lsn;
+    return 0;
+}
+
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx)
+{
+    int n = 0;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->recovered) {
+            cb(ctx, t->id, t->xid.data, t->xid.len);
+            n++;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return n;
+}
+
+static engine_trx_t *recovered_trx(engine_t *e, uint64_t id)
+{
+    engine_trx_t *r = NULL;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t && !r; t = t->next)
+        if (t->recovered && t->id == id) {
+            t->recovered = false; /* claimed */
+            r = t;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return r;
+}
+
+int engine_xa_commit(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_commit(t) : STRATA_ENOTFOUND;
+}
+
+int engine_xa_rollback(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_rollback(t) : STRATA_ENOTFOUND;
+}
+
 int engine_trx_rollback(engine_trx_t *t)
 {
     engine_t *e = t->e;
     ASSERT(t->state == TRX_ACTIVE);
+    bool wrote = t->nundo > 0;
     int rc = trx_undo_all(e, t);
-    if (t->nundo) {
+    /* The cells are restored, but a reader may have copied one of ours just before: its versions stay, queued
+     * for purge like a commit's, until every view open now has ended. */
+    pthread_mutex_lock(&e->trx_mu);
+    vstore_commit(e->vs, &t->vsl, ++e->commit_seq);
+    pthread_mutex_unlock(&e->trx_mu);
+    if (wrote) {
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
         mtr_log_rollback(&m, t->id);
@@ -834,7 +1168,7 @@ int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
     uint8_t k[8];
     key_be64(k, tree);
     mtr_start(&m, e->bp, e->redo);
-    rc = btree_delete(e->dir, &m, k, 8, NULL, NULL);
+    rc = btree_delete(e->dir, &m, k, 8, NULL, NULL, BT_DEL_PHYSICAL, 0);
     if (!rc)
         rc = btree_destroy(t, &m);
     uint64_t lsn = mtr_commit(&m);
@@ -870,6 +1204,10 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     int rc = tree_get(e, tree, &bt);
     if (rc || (rc = log_free_check(e)))
         return rc;
+    /* A transaction's undo lives in the log until it ends, so it may fill at most an eighth of it: then the
+     * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
+    if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
+        return ENGINE_ELOGFULL;
     if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, e->lock_wait_us)))
         return rc;
     if (!t->first_lsn) {
@@ -877,10 +1215,14 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
         t->first_lsn = redo_current_lsn(e->redo);
         pthread_mutex_unlock(&e->trx_mu);
     }
-    undo_ctx_t u = {.trx = t, .tree = tree, .key = key, .klen = klen};
+    undo_ctx_t u = {.trx = t, .tree = tree, .key = key, .klen = klen, .is_delete = del};
     bt_hook_t hook = {.fn = undo_hook, .ctx = &u};
-    if (del)
-        return btree_delete(bt, NULL, key, klen, NULL, &hook);
+    if (del) {
+        rc = btree_delete(bt, NULL, key, klen, NULL, &hook, BT_DEL_MARK, t->id);
+        if (!rc)
+            t->did_delete = true;
+        return rc;
+    }
     return btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
 }
 
@@ -924,7 +1266,37 @@ int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t kle
 
 int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
 {
-    return engine_get_e(t ? t->e : NULL, tree, key, klen, out);
+    if (!t)
+        return ENGINE_EINVAL;
+    if (t->iso == ENGINE_ISO_READ_UNCOMMITTED)
+        return engine_get_e(t->e, tree, key, klen, out);
+    btree_t *bt;
+    int rc = tree_get(t->e, tree, &bt);
+    if (rc)
+        return rc;
+    view_open(t->e, t);
+    buf_t cur;
+    buf_init(&cur);
+    uint64_t writer = 0;
+    bt_before_t st;
+    rc = btree_get_ex(bt, key, klen, &cur, &writer, &st);
+    if (rc == 0 || rc == STRATA_ENOTFOUND)
+        rc = vstore_resolve(t->e->vs, &t->view, tree, key, klen, rc ? BT_BEFORE_ABSENT : st, &cur, writer, out)
+                 ? 0
+                 : STRATA_ENOTFOUND;
+    buf_free(&cur);
+    return rc;
+}
+
+void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso)
+{
+    t->iso = iso == ENGINE_ISO_SERIALIZABLE ? ENGINE_ISO_REPEATABLE_READ : iso;
+}
+
+void engine_trx_statement_start(engine_trx_t *t)
+{
+    if (t->iso == ENGINE_ISO_READ_COMMITTED && t->has_view)
+        view_close(t->e, t);
 }
 
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us) { e->lock_wait_us = us; }
@@ -940,8 +1312,33 @@ int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t *
     engine_cursor_t *c = mem_calloc(1, sizeof *c);
     c->trx = t;
     btree_cur_init(&c->c, bt);
+    buf_init(&c->vis);
+    c->mvcc = t->iso != ENGINE_ISO_READ_UNCOMMITTED;
+    c->c.raw = c->mvcc;
     *out = c;
     return 0;
+}
+
+/* After a positioning step rc, moves on in direction dir until the row is one the trx's view sees. */
+static int cur_visible(engine_cursor_t *c, int rc, int dir)
+{
+    if (!c->mvcc)
+        return rc;
+    engine_trx_t *t = c->trx;
+    while (rc == 0) {
+        if (vstore_resolve(t->e->vs, &t->view, c->c.t->id, c->c.key.data, c->c.key.len,
+                           c->c.delmarked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT, &c->c.val, c->c.trx, &c->vis))
+            return 0;
+        rc = dir > 0 ? btree_cur_next(&c->c) : btree_cur_prev(&c->c);
+    }
+    return rc;
+}
+
+/* The view must exist before a cell is read: a cell copied earlier could predate a commit the view sees. */
+static void cur_view(engine_cursor_t *c)
+{
+    if (c->mvcc)
+        view_open(c->trx->e, c->trx);
 }
 
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how)
@@ -949,13 +1346,34 @@ int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_
     static const bt_seek_t map[] = {BT_GE, BT_GT, BT_LE, BT_LT};
     if ((unsigned)how > ENGINE_SEEK_LT)
         return ENGINE_EINVAL;
-    return btree_cur_seek(&c->c, key, klen, map[how]);
+    cur_view(c);
+    int rc = btree_cur_seek(&c->c, key, klen, map[how]);
+    return cur_visible(c, rc, how == ENGINE_SEEK_GE || how == ENGINE_SEEK_GT ? 1 : -1);
 }
 
-int engine_cursor_first(engine_cursor_t *c) { return btree_cur_seek(&c->c, NULL, 0, BT_FIRST); }
-int engine_cursor_last(engine_cursor_t *c) { return btree_cur_seek(&c->c, NULL, 0, BT_LAST); }
-int engine_cursor_next(engine_cursor_t *c) { return btree_cur_next(&c->c); }
-int engine_cursor_prev(engine_cursor_t *c) { return btree_cur_prev(&c->c); }
+int engine_cursor_first(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_FIRST), 1);
+}
+
+int engine_cursor_last(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_LAST), -1);
+}
+
+int engine_cursor_next(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_next(&c->c), 1);
+}
+
+int engine_cursor_prev(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_prev(&c->c), -1);
+}
 
 const void *engine_cursor_key(const engine_cursor_t *c, size_t *len)
 {
@@ -965,8 +1383,9 @@ const void *engine_cursor_key(const engine_cursor_t *c, size_t *len)
 
 const void *engine_cursor_value(const engine_cursor_t *c, size_t *len)
 {
-    *len = c->c.state == BTCUR_ON_ROW ? c->c.val.len : 0;
-    return c->c.state == BTCUR_ON_ROW ? c->c.val.data : NULL;
+    const buf_t *v = c->mvcc ? &c->vis : &c->c.val;
+    *len = c->c.state == BTCUR_ON_ROW ? v->len : 0;
+    return c->c.state == BTCUR_ON_ROW ? v->data : NULL;
 }
 
 void engine_cursor_close(engine_cursor_t *c)
@@ -974,6 +1393,7 @@ void engine_cursor_close(engine_cursor_t *c)
     if (!c)
         return;
     btree_cur_free(&c->c);
+    buf_free(&c->vis);
     mem_free(c);
 }
 
@@ -1005,6 +1425,8 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->trx_rolled_back = e->n_rollback;
     st->lock_waits = lock_waits(e->locks);
     st->lock_deadlocks = lock_deadlocks(e->locks);
+    st->mvcc_versions = vstore_size(e->vs);
+    st->purged_rows = e->n_purged;
 }
 
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)
@@ -1029,3 +1451,9 @@ int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)
     btree_cur_free(&c);
     return bad ? STRATA_ECORRUPT : 0;
 }
+
+fsys_t *engine_fsys(engine_t *e) { return e->fs; }
+bpool_t *engine_bpool(engine_t *e) { return e->bp; }
+int engine_tree_handle(engine_t *e, uint64_t id, btree_t **out) { return id == ENGINE_DIR_TREE ? (*out = e->dir, 0) : tree_get(e, id, out); }
+uint64_t engine_dir_tree_id(void) { return ENGINE_DIR_TREE; }
+void engine_purge_now(engine_t *e) { purge_run(e); }

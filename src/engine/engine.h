@@ -35,7 +35,7 @@ enum {
     ENGINE_ENOTEMPTY = -10105,  /* dropping a tablespace that still holds trees */
     ENGINE_ELOCKWAIT = -10106,  /* row lock wait timeout */
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
-    ENGINE_EREADONLY = -10108,  /* the engine hit a fatal I/O error and refuses changes */
+    ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
 };
 
@@ -98,7 +98,20 @@ int engine_files(engine_t *e, engine_file_info_t **out, size_t *n);
 void engine_files_free(engine_file_info_t *rows);
 
 /* ---- transactions ---- */
+/* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
+ * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
+ * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
+ * (no shared locks yet).  Writes always act on the latest version under the row's exclusive lock. */
+typedef enum {
+    ENGINE_ISO_READ_UNCOMMITTED = 0,
+    ENGINE_ISO_READ_COMMITTED,
+    ENGINE_ISO_REPEATABLE_READ,
+    ENGINE_ISO_SERIALIZABLE,
+} engine_isolation_t;
 int engine_trx_begin(engine_t *e, engine_trx_t **out);
+void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
+/* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
+void engine_trx_statement_start(engine_trx_t *t);
 uint64_t engine_trx_id(const engine_trx_t *t);
 /* Durable per the flush mode, then frees the trx. */
 int engine_trx_commit(engine_trx_t *t);
@@ -108,6 +121,17 @@ int engine_trx_rollback(engine_trx_t *t);
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
 int engine_log_sync(engine_t *e, uint64_t lsn);
+/* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024
+ * bytes, e.g. the binlog's XID or GTID) and returns its LSN; make it durable (engine_log_sync) before the binlog
+ * write, then commit (engine_trx_commit / _nosync) or roll back.  A trx prepared at a crash survives recovery:
+ * still active, its rows locked and invisible to read views, until the coordinator, having read its own log,
+ * calls engine_xa_commit or engine_xa_rollback for each trx engine_xa_recover lists. */
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn);
+typedef void (*engine_xa_cb)(void *ctx, uint64_t trx_id, const void *xid, size_t len);
+/* Calls cb for each recovered prepared trx; returns how many. */
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx);
+int engine_xa_commit(engine_t *e, uint64_t trx_id);
+int engine_xa_rollback(engine_t *e, uint64_t trx_id);
 
 /* ---- trees (one per table or index) ---- */
 /* DDL is durable at return and not undone by rolling back trx (trx may be NULL). */
@@ -126,10 +150,11 @@ int engine_update(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 int engine_put(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen);
 /* STRATA_ENOTFOUND when absent. */
 int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
-/* Copies the latest value into *out (reset first); STRATA_ENOTFOUND when absent.  No MVCC yet: uncommitted
- * changes of other transactions are visible. */
+/* Consistent read: copies the value the trx's read view sees into *out (reset first); STRATA_ENOTFOUND when the
+ * view sees no row. */
 int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
-/* The same without a transaction. */
+/* Latest-version read without a transaction (what a locking read sees after engine_lock_row; uncommitted
+ * changes of other transactions included). */
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
 /* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
@@ -138,8 +163,8 @@ void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
-/* A cursor holds no latch between calls, so the same trx may change the tree while iterating; a cursor then sees
- * the tree as it is at each step (positions are kept by key). */
+/* A cursor reads through the trx's read view (as engine_get).  It holds no latch between calls, so the same trx
+ * may change the tree while iterating (its own changes are visible to it; positions are kept by key). */
 int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out);
 /* Each positioning call returns 0 on a row, STRATA_ENOTFOUND when there is none (the cursor is then unpositioned). */
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how);
@@ -157,6 +182,7 @@ typedef struct {
     uint64_t pool_pages, pool_free, pool_dirty, pool_reads, pool_writes, pool_hits, pool_misses;
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
+    uint64_t mvcc_versions, purged_rows;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 

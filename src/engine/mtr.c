@@ -135,6 +135,14 @@ void mtr_log_rollback(mtr_t *m, uint64_t trx_id)
     buf_put_u64(&m->extra, trx_id);
 }
 
+void mtr_log_prepare(mtr_t *m, uint64_t trx_id, const void *xid, uint16_t len)
+{
+    buf_put_u8(&m->extra, REDO_REC_PREPARE);
+    buf_put_u64(&m->extra, trx_id);
+    buf_put_u16(&m->extra, len);
+    buf_append(&m->extra, xid, len);
+}
+
 /* Appends a PAGE_DIFF of f against before, or nothing when the page is unchanged. */
 static void log_diff(buf_t *b, page_id_t id, const uint8_t *before, const uint8_t *after, uint32_t ps)
 {
@@ -324,6 +332,12 @@ int mtr_apply_group(bpool_t *bp, bool pages, uint64_t end_lsn, const uint8_t *p,
             if (e - p < 2 || e - p - 2 < rd16(p))
                 return CORRUPT("redo: truncated note");
             p += 2 + rd16(p);
+            if (on_logical)
+                on_logical(ctx, rec, (size_t)(p - rec));
+        } else if (type == REDO_REC_PREPARE) {
+            if (e - p < 10 || e - p - 10 < rd16(p + 8))
+                return CORRUPT("redo: truncated prepare record");
+            p += 10 + rd16(p + 8);
             if (on_logical)
                 on_logical(ctx, rec, (size_t)(p - rec));
         } else if (type == REDO_REC_UNDO) {

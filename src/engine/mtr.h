@@ -13,6 +13,8 @@
  *   NOTE        u8 type=4, u16 length, bytes             (free-form: engine events such as tree create/drop)
  *   UNDO        u8 type=5, u32 length, bytes             (logical undo of one row change, engine.c draws it)
  *   ROLLBACK    u8 type=6, u64 trx id                    (a transaction's rollback is complete)
+ *   PREPARE     u8 type=7, u64 trx id, u16 length, bytes (two-phase commit: prepared, with the coordinator's
+ *                                                         xid; recovery keeps such a trx for the coordinator)
  */
 #ifndef STRATA_ENGINE_MTR_H
 #define STRATA_ENGINE_MTR_H
@@ -28,6 +30,7 @@ enum {
     REDO_REC_NOTE = 4,
     REDO_REC_UNDO = 5,
     REDO_REC_ROLLBACK = 6,
+    REDO_REC_PREPARE = 7,
 };
 
 typedef struct {
@@ -68,6 +71,7 @@ void mtr_log_commit(mtr_t *m, uint64_t trx_id);
 void mtr_log_note(mtr_t *m, const void *p, uint16_t len);
 void mtr_log_undo(mtr_t *m, const void *p, uint32_t len);
 void mtr_log_rollback(mtr_t *m, uint64_t trx_id);
+void mtr_log_prepare(mtr_t *m, uint64_t trx_id, const void *xid, uint16_t len);
 /* Applies page records of one group; logical records go to on_logical.  With pages=false only logical records
  * are reported (groups before the checkpoint, read for their undo). */
 /* Logs, stamps and releases everything.  Returns the group's end LSN (0 when nothing was logged). */

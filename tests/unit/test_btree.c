@@ -243,7 +243,7 @@ TEST(test_btree_random_vs_model)
             if (ex)
                 m_put(&m, key, kl, val, vl);
         } else if (kind < 85) {
-            int rc = btree_delete(t, NULL, key, kl, &old, NULL);
+            int rc = btree_delete(t, NULL, key, kl, &old, NULL, BT_DEL_PHYSICAL, 0);
             mismatches += rc != (ex ? 0 : STRATA_ENOTFOUND);
             if (ex) {
                 mismatches += old.len != m.a[mi].vl || memcmp(old.data, m.a[mi].v, old.len);
@@ -292,7 +292,7 @@ TEST(test_btree_random_vs_model)
 
     /* Delete everything: the tree shrinks back to its root page and the extents return. */
     while (m.n) {
-        REQUIRE(btree_delete(t, NULL, m.a[m.n - 1].k, m.a[m.n - 1].kl, NULL, NULL) == 0);
+        REQUIRE(btree_delete(t, NULL, m.a[m.n - 1].k, m.a[m.n - 1].kl, NULL, NULL, BT_DEL_PHYSICAL, 0) == 0);
         m_del(&m, m.n - 1);
         env_ckpt(&v);
     }
@@ -340,7 +340,7 @@ TEST(test_btree_table_full_and_reuse)
     CHECK_EQ_INT(btree_create(v.fs, &m, sp, 202, &root), ENGINE_EFULL);
     mtr_commit(&m);
     for (int i = 0; i < n; i++) {
-        REQUIRE(btree_delete(t1, NULL, key, gen_key(key, (unsigned)i), NULL, NULL) == 0);
+        REQUIRE(btree_delete(t1, NULL, key, gen_key(key, (unsigned)i), NULL, NULL, BT_DEL_PHYSICAL, 0) == 0);
         env_ckpt(&v);
     }
     uint32_t ext;
@@ -382,7 +382,7 @@ static void *writer(void *arg)
         size_t vl = (size_t)(rand_r(&w->seed) % 600);
         memset(val, (int)(x & 0xff), vl);
         if (rand_r(&w->seed) % 3 == 0) {
-            int rc = btree_delete(w->t, NULL, key, kl, NULL, NULL);
+            int rc = btree_delete(w->t, NULL, key, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
             w->errors += rc != 0 && rc != STRATA_ENOTFOUND;
         } else {
             w->errors += btree_write(w->t, NULL, BT_PUT, key, kl, val, vl, 1, NULL, NULL, NULL) != 0;
@@ -470,7 +470,7 @@ TEST(test_btree_limits)
     CHECK_EQ_INT(btree_get(t, "huge", 4, &got), 0);
     CHECK(got.len == (3u << 20) && memcmp(got.data, huge, got.len) == 0);
     int64_t before = seg_used_pages(v.fs, 400, NULL);
-    CHECK_EQ_INT(btree_delete(t, NULL, "huge", 4, NULL, NULL), 0);
+    CHECK_EQ_INT(btree_delete(t, NULL, "huge", 4, NULL, NULL, BT_DEL_PHYSICAL, 0), 0);
     CHECK(seg_used_pages(v.fs, 400, NULL) < before - 180);
     CHECK_EQ_INT(btree_verify(t, NULL, NULL), 0);
     free(huge);
@@ -479,4 +479,29 @@ TEST(test_btree_limits)
     env_close(&v);
 }
 
-UNIT_MAIN(test_btree_random_vs_model, test_btree_table_full_and_reuse, test_btree_concurrent, test_btree_limits)
+/* Ascending keys fill leaves completely (the append split), so a sequential load uses few pages. */
+TEST(test_btree_sequential_fill)
+{
+    env_t v;
+    REQUIRE(env_open(&v, 64) == 0);
+    btree_t *t = make_tree(&v, SPACE_SYSTEM, 500);
+    REQUIRE(t);
+    uint8_t val[100];
+    memset(val, 1, sizeof val);
+    char key[32];
+    for (int i = 0; i < 20000; i++) {
+        REQUIRE(btree_write(t, NULL, BT_INSERT, key, (size_t)sprintf(key, "%08d", i), val, sizeof val, 1, NULL, NULL,
+                            NULL) == 0);
+        env_ckpt(&v);
+    }
+    uint64_t pages, rows;
+    CHECK_EQ_INT(btree_verify(t, &pages, &rows), 0);
+    CHECK_EQ_INT(rows, 20000);
+    /* 20000 cells of 126 bytes + slot: 16320 usable bytes hold 127 per leaf -> 158 leaves, plus internal pages. */
+    CHECK(pages < 170);
+    printf("sequential load: %llu pages for 20000 rows\n", (unsigned long long)pages);
+    btree_handle_free(t);
+    env_close(&v);
+}
+
+UNIT_MAIN(test_btree_random_vs_model, test_btree_sequential_fill, test_btree_table_full_and_reuse, test_btree_concurrent, test_btree_limits)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "engine/page.h"
 #include "unit.h"
 #include "util/util.h"
@@ -30,13 +31,15 @@ static void rmdatadir(const char *dir)
     }
 }
 
+static uint64_t test_log_bytes = 16u << 20;
+
 static engine_t *open_engine(const char *dir, uint64_t pool)
 {
     engine_opts_t o;
     engine_opts_default(&o);
     o.datadir = dir;
     o.pool_bytes = pool;
-    o.log_bytes = 16u << 20;
+    o.log_bytes = test_log_bytes;
     o.log_sparse = true;
     o.sys_initial_bytes = 4u << 20;
     engine_t *e = NULL;
@@ -205,7 +208,11 @@ TEST(test_engine_seed002_tablespace)
 {
     char dir[64];
     mkdatadir(dir);
+    /* The DELETE of the whole table is one transaction with ~3 MB of undo: it must fit in a quarter of the log
+     * (README, known limits). */
+    test_log_bytes = 64u << 20;
     engine_t *e = open_engine(dir, 2u << 20);
+    test_log_bytes = 16u << 20;
     REQUIRE(e);
     uint32_t ts;
     REQUIRE(engine_tablespace_create(e, "ts1", "ts1.dat", 6u << 20, 1u << 20, &ts) == 0);
@@ -324,6 +331,423 @@ TEST(test_engine_locks)
     engine_stats(e, &st);
     CHECK(st.lock_deadlocks == 1 && st.lock_waits >= 2);
     buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+/* A transaction whose undo outgrows the log gets ENGINE_ELOGFULL, rolls back completely, and the engine goes on. */
+TEST(test_engine_trx_too_large)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    char k[32];
+    static char v[3000];
+    memset(v, 'o', sizeof v);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    for (int i = 0; i < 2000; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    memset(v, 'n', sizeof v);
+    engine_trx_begin(e, &x);
+    int rc = 0, n = 0;
+    for (int round = 0; rc == 0 && round < 10; round++)
+        for (int i = 0; i < 2000 && rc == 0; i++, n++)
+            rc = engine_update(x, t, k, k_of(k, "r", i), v, sizeof v);
+    CHECK_EQ_INT(rc, ENGINE_ELOGFULL);
+    CHECK_EQ_INT(engine_trx_rollback(x), 0);
+    buf_t b;
+    buf_init(&b);
+    int bad = 0;
+    for (int i = 0; i < 2000; i++)
+        bad += engine_get_e(e, t, k, k_of(k, "r", i), &b) != 0 || b.len != sizeof v || b.data[0] != 'o';
+    CHECK_EQ_INT(bad, 0);
+    engine_trx_begin(e, &x);
+    CHECK_EQ_INT(engine_update(x, t, k, k_of(k, "r", 7), "ok", 2), 0);
+    CHECK_EQ_INT(engine_trx_commit(x), 0);
+    printf("too-large trx: refused after %d updates, rolled back\n", n);
+    buf_free(&b);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+static int get_str(engine_trx_t *x, engine_tree_id_t t, const char *k, char *out)
+{
+    buf_t v;
+    buf_init(&v);
+    int rc = engine_get(x, t, k, strlen(k), &v);
+    if (!rc) {
+        memcpy(out, v.data, v.len);
+        out[v.len] = 0;
+    } else {
+        strcpy(out, "-");
+    }
+    buf_free(&v);
+    return rc;
+}
+
+static int scan_str(engine_trx_t *x, engine_tree_id_t t, char *out)
+{
+    engine_cursor_t *c;
+    out[0] = 0;
+    if (engine_cursor_open(x, t, &c))
+        return -1;
+    int n = 0;
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+        size_t kl, vl;
+        const char *k = engine_cursor_key(c, &kl), *v = engine_cursor_value(c, &vl);
+        sprintf(out + strlen(out), "%.*s=%.*s ", (int)kl, k, (int)vl, v);
+    }
+    engine_cursor_close(c);
+    return n;
+}
+
+/* Consistent reads: a REPEATABLE READ view keeps seeing its snapshot through updates, deletes, inserts, commits
+ * and rollbacks of others; READ COMMITTED sees each statement's committed state; purge cleans up after. */
+TEST(test_engine_mvcc)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *w, *r, *rc2;
+    char got[256], scan[512];
+    engine_trx_begin(e, &w);
+    engine_insert(w, t, "k1", 2, "v1", 2);
+    engine_insert(w, t, "k2", 2, "v2", 2);
+    engine_insert(w, t, "k3", 2, "v3", 2);
+    REQUIRE(engine_trx_commit(w) == 0);
+
+    engine_trx_begin(e, &r); /* REPEATABLE READ */
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k1", 2, "v1b", 3) == 0);
+    REQUIRE(engine_delete(w, t, "k2", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4", 2) == 0);
+    /* The writer sees its own changes; the reader does not. */
+    get_str(w, t, "k1", got);
+    CHECK_EQ_STR(got, "v1b");
+    CHECK_EQ_INT(get_str(w, t, "k2", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(w, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Latest-version reads see the uncommitted state. */
+    buf_t v;
+    buf_init(&v);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    /* Still the snapshot after the commit. */
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* A new transaction sees the commit. */
+    engine_trx_begin(e, &rc2);
+    engine_trx_set_isolation(rc2, ENGINE_ISO_READ_COMMITTED);
+    CHECK_EQ_INT(scan_str(rc2, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    /* READ COMMITTED: a commit between statements shows up at the next statement only. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "v3c", 3) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    engine_trx_statement_start(rc2);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3c");
+    engine_trx_commit(rc2);
+    /* A rolled-back change is seen by nobody, before or after. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "XX", 2) == 0);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k2", 2, "again", 5) == 0); /* over k2's delete mark */
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    REQUIRE(engine_trx_rollback(w) == 0);
+    get_str(r, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    CHECK_EQ_INT(engine_get_e(e, t, "k3", 2, &v), 0);
+    CHECK(v.len == 3 && memcmp(v.data, "v3c", 3) == 0);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Delete and re-insert in one trx, committed. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4new", 5) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    /* Purge: versions stay while the old view is open, go when it ends. */
+    engine_stats_t st;
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK(st.mvcc_versions > 0);
+    engine_trx_commit(r);
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK_EQ_INT(st.mvcc_versions, 0);
+    CHECK(st.purged_rows >= 1); /* k2's delete mark is gone */
+    engine_trx_begin(e, &r);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3c k4=v4new ");
+    engine_trx_commit(r);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+typedef struct {
+    int n;
+    uint64_t id;
+    char xid[32];
+} xa_seen_t;
+
+static void xa_cb(void *ctx, uint64_t trx_id, const void *xid, size_t len)
+{
+    xa_seen_t *x = ctx;
+    x->n++;
+    x->id = trx_id;
+    snprintf(x->xid, sizeof x->xid, "%.*s", (int)len, (const char *)xid);
+}
+
+/* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
+ * XA ROLLBACK; a prepared-then-committed one is simply committed. */
+TEST(test_engine_xa_prepare_recovery)
+{
+    for (int decide = 0; decide < 2; decide++) {
+        char dir[64];
+        mkdatadir(dir);
+        pid_t pid = fork();
+        if (pid == 0) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            engine_tree_id_t t;
+            if (!e || engine_tree_create(NULL, e, 0, &t))
+                _exit(2);
+            engine_trx_t *x, *u;
+            engine_trx_begin(e, &x);
+            engine_insert(x, t, "k1", 2, "v1", 2);
+            engine_insert(x, t, "k3", 2, "v3", 2);
+            engine_trx_commit(x);
+            engine_trx_begin(e, &u);
+            engine_insert(u, t, "u1", 2, "committed", 9);
+            uint64_t lsn;
+            engine_trx_prepare(u, "xid-u", 5, &lsn);
+            engine_trx_commit(u);
+            engine_trx_begin(e, &x);
+            engine_update(x, t, "k1", 2, "v1-prepared", 11);
+            engine_insert(x, t, "k2", 2, "v2-prepared", 11);
+            engine_delete(x, t, "k3", 2);
+            if (engine_trx_prepare(x, "xid-1", 5, &lsn) || engine_log_sync(e, lsn))
+                _exit(3);
+            _exit(0); /* crash with x prepared */
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        for (int reopen = 0; reopen < 2; reopen++) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            xa_seen_t seen = {0};
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 1);
+            CHECK_EQ_STR(seen.xid, "xid-1");
+            engine_trx_t *r;
+            engine_trx_begin(e, &r);
+            char scan[256];
+            CHECK_EQ_INT(scan_str(r, 16, scan), 3);
+            CHECK_EQ_STR(scan, "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            /* its rows are still locked */
+            engine_set_lock_wait_timeout(e, 100000);
+            engine_trx_begin(e, &r);
+            CHECK_EQ_INT(engine_put(r, 16, "k1", 2, "zz", 2), ENGINE_ELOCKWAIT);
+            engine_trx_rollback(r);
+            if (reopen == 0) {
+                engine_close(e); /* the coordinator did not decide: still prepared next time */
+                continue;
+            }
+            if (decide == 0)
+                CHECK_EQ_INT(engine_xa_commit(e, seen.id), 0);
+            else
+                CHECK_EQ_INT(engine_xa_rollback(e, seen.id), 0);
+            CHECK_EQ_INT(engine_xa_commit(e, seen.id), STRATA_ENOTFOUND);
+            engine_trx_begin(e, &r);
+            scan_str(r, 16, scan);
+            CHECK_EQ_STR(scan, decide == 0 ? "k1=v1-prepared k2=v2-prepared u1=committed "
+                                           : "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            engine_close(e);
+            e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 0);
+            CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+            engine_close(e);
+        }
+        rmdatadir(dir);
+    }
+}
+
+/* Bank transfers between 40 accounts from 4 threads, locking rows in random order (so deadlocks happen),
+ * retrying victims, rolling back some on purpose: the total never changes. */
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    unsigned seed;
+    int done, deadlocks, errors;
+} bank_t;
+
+static int64_t bal_get(engine_t *e, engine_tree_id_t t, int acct)
+{
+    char k[16];
+    buf_t v;
+    buf_init(&v);
+    int64_t x = -1;
+    if (engine_get_e(e, t, k, k_of(k, "acct", acct), &v) == 0 && v.len == 8)
+        memcpy(&x, v.data, 8);
+    buf_free(&v);
+    return x;
+}
+
+static void *bank_thread(void *arg)
+{
+    bank_t *b = arg;
+    while (b->done < 400) {
+        int from = rand_r(&b->seed) % 40, to = rand_r(&b->seed) % 40;
+        if (from == to)
+            continue;
+        int64_t amount = rand_r(&b->seed) % 50;
+        engine_trx_t *x;
+        engine_trx_begin(b->e, &x);
+        char k1[16], k2[16];
+        size_t l1 = k_of(k1, "acct", from), l2 = k_of(k2, "acct", to);
+        int rc = engine_lock_row(x, b->t, k1, l1);
+        if (!rc) {
+            usleep(50);
+            rc = engine_lock_row(x, b->t, k2, l2);
+        }
+        if (!rc) {
+            int64_t a = bal_get(b->e, b->t, from) - amount, c = bal_get(b->e, b->t, to) + amount;
+            rc = engine_update(x, b->t, k1, l1, &a, 8);
+            if (!rc)
+                rc = engine_update(x, b->t, k2, l2, &c, 8);
+        }
+        if (rc == ENGINE_EDEADLOCK || rc == ENGINE_ELOCKWAIT) {
+            b->deadlocks += rc == ENGINE_EDEADLOCK;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rc) {
+            b->errors++;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rand_r(&b->seed) % 5 == 0)
+            engine_trx_rollback(x);
+        else
+            engine_trx_commit(x);
+        b->done++;
+    }
+    return NULL;
+}
+
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    volatile int *stop;
+    int scans, bad;
+} auditor_t;
+
+/* Sums all balances through a REPEATABLE READ snapshot: the total must always be exact. */
+static void *auditor(void *arg)
+{
+    auditor_t *a = arg;
+    while (!*a->stop) {
+        engine_trx_t *x;
+        engine_trx_begin(a->e, &x);
+        engine_cursor_t *c;
+        engine_cursor_open(x, a->t, &c);
+        int64_t sum = 0;
+        int n = 0;
+        for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+            size_t vl;
+            const void *v = engine_cursor_value(c, &vl);
+            int64_t b = 0;
+            if (vl == 8)
+                memcpy(&b, v, 8);
+            sum += b;
+        }
+        engine_cursor_close(c);
+        engine_trx_commit(x);
+        if (sum != 40 * 1000 || n != 40)
+            a->bad++;
+        a->scans++;
+    }
+    return NULL;
+}
+
+TEST(test_engine_bank_transfers)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    char k[16];
+    for (int i = 0; i < 40; i++) {
+        int64_t v = 1000;
+        REQUIRE(engine_insert(x, t, k, k_of(k, "acct", i), &v, 8) == 0);
+    }
+    engine_trx_commit(x);
+    engine_set_lock_wait_timeout(e, 2000000);
+    pthread_t th[4], ath;
+    bank_t b[4];
+    volatile int stop = 0;
+    auditor_t au = {.e = e, .t = t, .stop = &stop};
+    pthread_create(&ath, NULL, auditor, &au);
+    for (int i = 0; i < 4; i++) {
+        b[i] = (bank_t){.e = e, .t = t, .seed = (unsigned)i * 13 + 5};
+        pthread_create(&th[i], NULL, bank_thread, &b[i]);
+    }
+    int deadlocks = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(b[i].errors, 0);
+        deadlocks += b[i].deadlocks;
+    }
+    stop = 1;
+    pthread_join(ath, NULL);
+    CHECK_EQ_INT(au.bad, 0);
+    CHECK(au.scans > 3);
+    printf("bank: %d consistent audits, %d wrong\n", au.scans, au.bad);
+    int64_t sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
+    printf("bank: 1600 transfers, %d deadlock victims retried\n", deadlocks);
+    engine_close(e);
+    /* and after a restart */
+    e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
     engine_close(e);
     rmdatadir(dir);
 }
@@ -497,13 +921,18 @@ TEST(test_engine_crash_recovery)
     unsigned seed = 7;
     for (int i = 0; i < cycles; i++) {
         int bad = crash_cycle(dir, i == 0, 150 + rand_r(&seed) % 400, &acked);
+        if (bad)
+            fprintf(stderr, "crash cycle %d: %d fault(s); data directory kept: %s\n", i, bad, dir);
         CHECK_EQ_INT(bad, 0);
         if (bad)
             break;
     }
     printf("crash cycles: %d, acknowledged commits checked: %d\n", cycles, acked);
     CHECK(acked > 50);
-    rmdatadir(dir);
+    if (getenv("STRATA_CRASH_KEEP"))
+        printf("data directory kept: %s\n", dir);
+    else if (!unit_failed_checks)
+        rmdatadir(dir);
 }
 
 /* A page whose on-disk copy is torn after the last checkpoint is rebuilt from its full-page image in the log. */
@@ -566,4 +995,5 @@ TEST(test_engine_torn_page)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page)

@@ -157,6 +157,8 @@ typedef struct {
     int errors;
 } worker_t;
 
+static uint32_t increments[200]; /* what the pages must count at the end: catches a page cached twice */
+
 /* Each page holds a counter in two places; writers bump both under X, readers check they agree under S. */
 static void *worker(void *arg)
 {
@@ -176,6 +178,7 @@ static void *worker(void *arg)
         if (wr) {
             wr32(f->data + 100, rd32(f->data + 100) + 1);
             wr32(f->data + 8000, rd32(f->data + 8000) + 1);
+            __atomic_add_fetch(&increments[pg], 1, __ATOMIC_RELAXED);
             bpool_set_dirty(w->bp, f);
         }
         bpool_unfix(w->bp, f, wr ? LATCH_X : LATCH_S);
@@ -198,6 +201,14 @@ TEST(test_bpool_threads)
         pthread_join(th[i], NULL);
         CHECK_EQ_INT(w[i].errors, 0);
     }
+    int lost = 0;
+    for (uint32_t pg = 0; pg < 200; pg++) {
+        bframe_t *f;
+        REQUIRE(bpool_fix(bp, page_id_make(0, 0, pg), LATCH_S, &f) == 0);
+        lost += rd32(f->data + 100) != increments[pg];
+        bpool_unfix(bp, f, LATCH_S);
+    }
+    CHECK_EQ_INT(lost, 0);
     bpool_destroy(bp);
     close(t.fd);
 }
