@@ -3403,30 +3403,30 @@ static void priv_list(parser_t *p, sql_grant_t *g)
     vec_t v = {0};
     do {
         sql_priv_t *pr = vec_push(p, &v, sizeof *pr);
-        buf_t b;
-        buf_init(&b);
         if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT) { /* a quoted role name */
             pr->name = pr->as_written = p->tok.text;
             next(p);
-            buf_free(&b);
             continue;
         }
         if (p->tok.type != TK_WORD)
             syntax_error(p);
         pr->as_written = p->tok.text;
+        /* the words up to ON/TO/FROM/','/'(', upper-cased and joined by one space (arena only: errors longjmp) */
+        char *name = NULL;
+        size_t len = 0;
         do {
             if (p->tok.type != TK_WORD)
                 syntax_error(p);
-            if (b.len)
-                buf_append(&b, " ", 1);
-            for (size_t i = 0; i < p->tok.text_len; i++) {
-                char c = (char)toupper((unsigned char)p->tok.text[i]);
-                buf_append(&b, &c, 1);
-            }
+            char *nn = arena_alloc(p->a, len + p->tok.text_len + 2);
+            if (len)
+                memcpy(nn, name, len), nn[len++] = ' ';
+            for (size_t i = 0; i < p->tok.text_len; i++)
+                nn[len++] = (char)toupper((unsigned char)p->tok.text[i]);
+            nn[len] = 0;
+            name = nn;
             next(p);
         } while (!is_priv_stop(p));
-        pr->name = arena_strndup(p->a, (const char *)b.data, b.len);
-        buf_free(&b);
+        pr->name = name;
         if (strcmp(pr->name, "ALL PRIVILEGES") == 0)
             pr->name = "ALL";
         if (accept_punct(p, '(')) {
