@@ -14,6 +14,7 @@
 #include "sql/ast.h"
 #include "sql/value.h"
 #include "sql/store.h"
+#include "sql/agg.h"
 #include "util/diag.h"
 
 /* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */
