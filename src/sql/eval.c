@@ -602,6 +602,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return sql_error_paramcount(ctx->diag, e->func.name);
 
     /* lazily evaluated functions first */
+    if ((rc = sql_eval_date_lazy(ctx, e, out)) != 1)
+        return rc;
+    rc = 0;
     switch (fn) {
     case SQL_FN_IF: {
         value_t c;
@@ -716,6 +719,16 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             any_null = true;
     }
     diag_t *dg = ctx->diag;
+
+    if (fn >= SQL_FN_DATEDIFF && fn <= SQL_FN_WEEK) { /* datefn.c (functions.def order) */
+        if (any_null) {
+            *out = value_null();
+            return 0;
+        }
+        if ((rc = sql_eval_date_fn(ctx, e, a, out)) != 1)
+            return rc;
+        rc = 0;
+    }
 
     switch (fn) {
     case SQL_FN_CONCAT: {
@@ -1525,6 +1538,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW)
             return eval_row_cmp(ctx, e, out);
+        if ((op == SQL_OP_ADD || op == SQL_OP_SUB) &&
+            (e->args[0]->kind == SQL_E_INTERVAL || e->args[1]->kind == SQL_E_INTERVAL))
+            return sql_eval_date_interval(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
         if (op == SQL_OP_NSEQ) {
