@@ -229,14 +229,6 @@ static bool distinct_insert(sql_agg_t *g, const char *k, size_t n)
 
 static const i128 LIMIT38 = (i128)1000000000000000000LL * (i128)1000000000000000000LL * 100;
 
-static i128 p10(int k)
-{
-    i128 r = 1;
-    while (k-- > 0)
-        r *= 10;
-    return r;
-}
-
 /* value -> (mantissa, scale); false on overflow */
 static bool dec_of(const value_t *v, i128 *m, int *s)
 {
@@ -262,7 +254,9 @@ static bool dec_of(const value_t *v, i128 *m, int *s)
 
 static value_t dec_text(arena_t *a, i128 m, int s)
 {
-    char digits[64];
+    size_t cap = (size_t)(s > 0 ? s : 0) + 48;
+    char *digits = arena_alloc(a, cap);
+    char *buf = arena_alloc(a, cap + 4);
     int nd = 0;
     bool neg = m < 0;
     unsigned __int128 u = neg ? (unsigned __int128)(-m) : (unsigned __int128)m;
@@ -272,7 +266,6 @@ static value_t dec_text(arena_t *a, i128 m, int s)
     } while (u);
     while (nd <= s)
         digits[nd++] = '0';
-    char buf[80];
     size_t k = 0;
     if (neg)
         buf[k++] = '-';
@@ -387,11 +380,25 @@ int sql_agg_add(sql_agg_t *g, sql_eval_ctx_t *ctx)
                     return 0;
                 }
             }
+            if (s > 38) {
+                g->overflow = true;
+                return 0;
+            }
             while (g->dscale < s) {
+                if (g->dsum >= LIMIT38 / 10 || g->dsum <= -LIMIT38 / 10) {
+                    g->overflow = true;
+                    return 0;
+                }
                 g->dsum *= 10;
                 g->dscale++;
             }
-            m *= p10(g->dscale - s);
+            for (int k = s; k < g->dscale; k++) {
+                if (m >= LIMIT38 / 10 || m <= -LIMIT38 / 10) {
+                    g->overflow = true;
+                    return 0;
+                }
+                m *= 10;
+            }
             g->dsum += m;
             if (g->dsum >= LIMIT38 || g->dsum <= -LIMIT38)
                 g->overflow = true;

@@ -656,7 +656,7 @@ int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_TIMESTAMPADD: {
         /* TIMESTAMPADD(unit, n, dt): build the interval from the unit word */
         if (e->args[0]->kind != SQL_E_COLUMN || !find_unit(e->args[0]->col.name))
-            return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", e->src, 1);
+            return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", arena_strndup(ctx->arena, e->src, e->src_len), 1);
         sql_expr_t iv = {.kind = SQL_E_INTERVAL, .nargs = 1, .args = (sql_expr_t **)&e->args[1], .slot = -1};
         iv.interval_unit = e->args[0]->col.name;
         int rc = date_add(ctx, e->args[2], &iv, false, out);
@@ -669,7 +669,7 @@ int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     }
     case SQL_FN_TIMESTAMPDIFF: {
         if (e->args[0]->kind != SQL_E_COLUMN || !find_unit(e->args[0]->col.name))
-            return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", e->src, 1);
+            return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", arena_strndup(ctx->arena, e->src, e->src_len), 1);
         const struct unit *u = find_unit(e->args[0]->col.name);
         value_t a, b, ta, tb;
         int rc;
@@ -703,7 +703,7 @@ int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             __int128 div = f == 'u' ? 1 : f == 's' ? 1000000 : f == 'm' ? 60000000 : f == 'h' ? 3600000000LL
                          : f == 'D' ? 86400000000LL : f == 'W' ? 7 * 86400000000LL : 0;
             if (!div)
-                return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", e->src, 1);
+                return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", arena_strndup(ctx->arena, e->src, e->src_len), 1);
             r = (int64_t)(diff / div);
         }
         *out = value_int(r);

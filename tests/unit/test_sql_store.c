@@ -9,6 +9,7 @@
 #include "sql/sql.h"
 #include "unit.h"
 #include "sql_store_cases.h"
+#include "sql_meta_cases.h"
 
 static const char *result_text(arena_t *a, const char *col, const value_t *v)
 {
@@ -119,4 +120,33 @@ TEST(test_store_null)
     arena_destroy(&a);
 }
 
-UNIT_MAIN(test_store_matches_mariadb, test_store_null)
+TEST(test_column_meta_matches_mariadb)
+{
+    for (size_t i = 0; i < ARRAY_LEN(meta_cases); i++) {
+        const struct meta_case *c = &meta_cases[i];
+        arena_t a;
+        diag_t d;
+        arena_init(&a, 4096);
+        diag_init(&d, 8);
+        char *q = arena_printf(&a, "CREATE TABLE m (c %s) DEFAULT CHARSET=utf8mb4", c->type);
+        sql_stmt_list_t l;
+        REQUIRE(sql_parse(&a, q, strlen(q), &l, &d) == 0);
+        sql_column_def_t *cd = &l.stmts[0]->create_table->cols[0];
+        uint16_t coll = cd->type.coll >= 0 ? (uint16_t)cd->type.coll : COLL_UTF8MB4_GENERAL_CI;
+        sql_col_meta_t m;
+        sql_column_meta(cd, coll, COLL_UTF8MB4_GENERAL_CI, 0, &m);
+        if (m.type != c->code || m.coll != c->charset || m.length != (uint32_t)c->length || m.decimals != c->decimals ||
+            m.flags != c->flags)
+            fprintf(stderr, "  %s: got %d/%d/%u/%d/%d want %d/%d/%lu/%d/%d\n", c->type, m.type, m.coll, m.length,
+                    m.decimals, m.flags, c->code, c->charset, c->length, c->decimals, c->flags);
+        CHECK_EQ_INT(m.type, c->code);
+        CHECK_EQ_INT(m.coll, c->charset);
+        CHECK_EQ_INT(m.length, (uint32_t)c->length);
+        CHECK_EQ_INT(m.decimals, c->decimals);
+        CHECK_EQ_INT(m.flags, c->flags);
+        diag_free(&d);
+        arena_destroy(&a);
+    }
+}
+
+UNIT_MAIN(test_store_matches_mariadb, test_store_null, test_column_meta_matches_mariadb)
