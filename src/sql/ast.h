@@ -41,7 +41,7 @@ typedef enum sql_expr_kind {
     SQL_E_ROW,       /* (a, b, ...) or ROW(a, b) */
     SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery (milestone B) */
     SQL_E_EXISTS,    /* sub */
-    SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values) */
+    SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values); DEFAULT(col): nargs 1, args[0] the column */
     SQL_E_INTERVAL,  /* arg[0] + interval unit (DATE_ADD(x, INTERVAL n unit), x + INTERVAL n unit) */
     SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL (milestone B) */
 } sql_expr_kind_t;
@@ -412,6 +412,9 @@ typedef struct sql_column_def {
     /* ALTER TABLE ADD/MODIFY/CHANGE position */
     bool first;
     const char *after;
+    /* [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]: parsed; the executor may refuse it */
+    sql_expr_t *generated;
+    bool generated_stored;
 } sql_column_def_t;
 
 typedef enum sql_index_kind {

@@ -236,6 +236,7 @@ static sql_expr_t *simple_expr(parser_t *p);
 static sql_select_t *select_body(parser_t *p);
 static const char *role_name(parser_t *p);
 static sql_order_item_t *order_list(parser_t *p, uint32_t *n);
+static struct sql_from *table_refs(parser_t *p);
 
 static sql_expr_t *new_expr(parser_t *p, sql_expr_kind_t k, const char *start)
 {
@@ -362,6 +363,9 @@ static int charset_name_coll(parser_t *p, const char *name)
 
 static int collation_coll(parser_t *p, const char *name)
 {
+    /* MySQL 8's default collations (in dumps from MySQL): MariaDB 10.11 maps them to its own */
+    if (strncasecmp(name, "utf8mb4_0900_", 13) == 0)
+        return strcasecmp(name, "utf8mb4_0900_bin") == 0 ? COLL_UTF8MB4_BIN : COLL_UTF8MB4_UNICODE_CI;
     int c = value_coll_by_name(name, strlen(name));
     if (c < 0) {
         diag_error(p->d, ER_UNKNOWN_COLLATION, name);
@@ -485,6 +489,13 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         if (rem)
             push_arg(p, &args, rem);
         e->func.separator = side;
+    } else if (strcmp(e->func.name, "POSITION") == 0) {
+        /* POSITION(bit_expr IN expr) */
+        push_arg(p, &args, bit_expr(p));
+        expect_word(p, "IN");
+        push_arg(p, &args, expr(p));
+        e->func.name = "LOCATE";
+        e->func.fn = SQL_FN_LOCATE;
     } else if (!is_punct(p, ')')) {
         push_arg(p, &args, expr(p));
         if (e->func.fn == SQL_FN_TRIM && accept_word(p, "FROM")) {
@@ -631,7 +642,15 @@ static sql_expr_t *interval_expr(parser_t *p, const char *start)
     e->nargs = 1;
     e->args = alloc(p, sizeof *e->args);
     e->args[0] = expr(p);
-    if (p->tok.type != TK_WORD)
+    static const char *const units[] = {
+        "MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "SECOND_MICROSECOND",
+        "MINUTE_MICROSECOND", "MINUTE_SECOND", "HOUR_MICROSECOND", "HOUR_SECOND", "HOUR_MINUTE", "DAY_MICROSECOND",
+        "DAY_SECOND", "DAY_MINUTE", "DAY_HOUR", "YEAR_MONTH"};
+    bool known = false;
+    for (size_t i = 0; i < ARRAY_LEN(units); i++)
+        if (is_word(p, units[i]))
+            known = true;
+    if (!known)
         syntax_error(p);
     e->interval_unit = upper_dup(p, p->tok.text, p->tok.text_len);
     next(p);
@@ -937,6 +956,18 @@ static sql_expr_t *simple_expr(parser_t *p)
                 finish(p, e);
                 break;
             }
+        }
+        /* DEFAULT(col) */
+        if (is_word(p, "DEFAULT") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+            next(p);
+            next(p);
+            e = new_expr(p, SQL_E_DEFAULT, start);
+            e->nargs = 1;
+            e->args = alloc(p, sizeof *e->args);
+            e->args[0] = column_ref(p, p->tok.start);
+            expect_punct(p, ')');
+            finish(p, e);
+            break;
         }
         /* function call: name '(' */
         if (peek2(p)->type == TK_PUNCT && peek2(p)->op == '(' &&
@@ -1287,7 +1318,7 @@ static sql_from_t *table_factor(parser_t *p)
             f->alias = ident(p);
             return f;
         }
-        sql_from_t *inner = table_ref(p);
+        sql_from_t *inner = table_refs(p);
         expect_punct(p, ')');
         return inner;
     }
@@ -2454,6 +2485,17 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             c->type.collation = lower_dup(p, cl, strlen(cl));
             c->type.coll = -1;
             type_resolve_coll(p, &c->type);
+        } else if (is_word(p, "GENERATED") || is_word(p, "AS")) {
+            if (accept_word(p, "GENERATED"))
+                expect_word(p, "ALWAYS");
+            expect_word(p, "AS");
+            expect_punct(p, '(');
+            c->generated = expr(p);
+            expect_punct(p, ')');
+            if (accept_word(p, "STORED") || accept_word(p, "PERSISTENT"))
+                c->generated_stored = true;
+            else
+                accept_word(p, "VIRTUAL");
         } else if (accept_word(p, "INVISIBLE")) {
             c->invisible = true;
         } else if (accept_word(p, "SERIAL")) {
@@ -3403,30 +3445,30 @@ static void priv_list(parser_t *p, sql_grant_t *g)
     vec_t v = {0};
     do {
         sql_priv_t *pr = vec_push(p, &v, sizeof *pr);
-        buf_t b;
-        buf_init(&b);
         if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT) { /* a quoted role name */
             pr->name = pr->as_written = p->tok.text;
             next(p);
-            buf_free(&b);
             continue;
         }
         if (p->tok.type != TK_WORD)
             syntax_error(p);
         pr->as_written = p->tok.text;
+        /* the words up to ON/TO/FROM/','/'(', upper-cased and joined by one space (arena only: errors longjmp) */
+        char *name = NULL;
+        size_t len = 0;
         do {
             if (p->tok.type != TK_WORD)
                 syntax_error(p);
-            if (b.len)
-                buf_append(&b, " ", 1);
-            for (size_t i = 0; i < p->tok.text_len; i++) {
-                char c = (char)toupper((unsigned char)p->tok.text[i]);
-                buf_append(&b, &c, 1);
-            }
+            char *nn = arena_alloc(p->a, len + p->tok.text_len + 2);
+            if (len)
+                memcpy(nn, name, len), nn[len++] = ' ';
+            for (size_t i = 0; i < p->tok.text_len; i++)
+                nn[len++] = (char)toupper((unsigned char)p->tok.text[i]);
+            nn[len] = 0;
+            name = nn;
             next(p);
         } while (!is_priv_stop(p));
-        pr->name = arena_strndup(p->a, (const char *)b.data, b.len);
-        buf_free(&b);
+        pr->name = name;
         if (strcmp(pr->name, "ALL PRIVILEGES") == 0)
             pr->name = "ALL";
         if (accept_punct(p, '(')) {
