@@ -1472,7 +1472,7 @@ bool sql_exec_handles(const sql_stmt_t *st)
         return false;
     switch (st->kind) {
     case SQL_STMT_SELECT:
-        return st->select->from != NULL;
+        return st->select->from != NULL || st->select->union_next != NULL;
     case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
     case SQL_STMT_CREATE_TABLE: case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE:
     case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
@@ -1621,7 +1621,7 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
     *ncols = 0;
     if (!g_cat)
         return 0;
-    if (st->kind == SQL_STMT_SELECT && st->select->from) {
+    if (st->kind == SQL_STMT_SELECT && (st->select->from || st->select->union_next)) {
         diag_t scratch;
         diag_init(&scratch, 4);
         diag_t *keep = x->diag;

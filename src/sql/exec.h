@@ -74,6 +74,10 @@ typedef struct sql_exec_ctx {
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
     const char *pend_info;
+    void *subq_cache;          /* uncorrelated subquery results of this statement */
+    const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
+    const value_t *outer_row;
+    bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */

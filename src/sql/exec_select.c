@@ -160,11 +160,95 @@ static uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
 
 /* ---------------------------------------------------------------- FROM and binding */
 
+static void push_source(xquery_t *q, xsrc_t *s)
+{
+    xsrc_t *ns = arena_alloc(q->x->arena, sizeof(xsrc_t) * (q->nsrc + 1));
+    if (q->nsrc)
+        memcpy(ns, q->src, sizeof(xsrc_t) * q->nsrc);
+    s->base = q->width;
+    ns[q->nsrc] = *s;
+    q->src = ns;
+    q->nsrc++;
+    q->width += s->t->ncols;
+}
+
+/* A column definition that describes a result column (derived tables: names and metadata). */
+static void col_from_res(cat_column_t *c, const res_col_t *r)
+{
+    memset(c, 0, sizeof *c);
+    c->name = r->name;
+    c->comment = "";
+    c->rc.nullable = !(r->flags & COLF_NOT_NULL);
+    c->rc.is_unsigned = (r->flags & COLF_UNSIGNED) != 0;
+    c->rc.coll = r->charset;
+    c->def = CAT_DEF_NULL;
+    uint32_t mb = value_coll_mbmaxlen(r->charset);
+    switch (r->type) {
+    case MYSQL_TYPE_TINY: c->rc.type = SQLT_TINYINT; break;
+    case MYSQL_TYPE_SHORT: c->rc.type = SQLT_SMALLINT; break;
+    case MYSQL_TYPE_INT24: c->rc.type = SQLT_MEDIUMINT; break;
+    case MYSQL_TYPE_LONG: c->rc.type = SQLT_INT; break;
+    case MYSQL_TYPE_LONGLONG: c->rc.type = SQLT_BIGINT; break;
+    case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_DECIMAL:
+        c->rc.type = SQLT_DECIMAL;
+        c->rc.scale = r->decimals;
+        c->rc.len = r->length > 2u + r->decimals ? r->length - 1 - (r->decimals ? 1 : 0) : 10;
+        break;
+    case MYSQL_TYPE_FLOAT: c->rc.type = SQLT_FLOAT; break;
+    case MYSQL_TYPE_DOUBLE: c->rc.type = SQLT_DOUBLE; break;
+    case MYSQL_TYPE_DATE: c->rc.type = SQLT_DATE; break;
+    case MYSQL_TYPE_DATETIME: c->rc.type = SQLT_DATETIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
+    case MYSQL_TYPE_TIMESTAMP: c->rc.type = SQLT_TIMESTAMP; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
+    case MYSQL_TYPE_TIME: c->rc.type = SQLT_TIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
+    case MYSQL_TYPE_YEAR: c->rc.type = SQLT_YEAR; break;
+    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB:
+        c->rc.type = r->charset == COLL_BINARY ? SQLT_LONGBLOB : SQLT_LONGTEXT;
+        break;
+    default:
+        c->rc.type = r->charset == COLL_BINARY ? SQLT_VARBINARY : SQLT_VARCHAR;
+        c->rc.len = mb ? r->length / mb : r->length;
+        break;
+    }
+}
+
+static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
+{
+    sql_exec_ctx_t *x = q->x;
+    if (!f->alias)
+        return diag_error(x->diag, ER_DERIVED_MUST_HAVE_ALIAS);
+    res_col_t *cols;
+    int ncols;
+    value_t **rows;
+    uint64_t n;
+    uint32_t nc;
+    int rc = exec_select_describe(x, f->derived, &cols, &ncols);
+    if (!rc)
+        rc = exec_select_rows(x, f->derived, &rows, &n, &nc);
+    if (rc)
+        return rc;
+    cat_table_t *t = arena_calloc(x->arena, sizeof *t);
+    t->db = "";
+    t->name = f->alias;
+    t->engine = "";
+    t->ncols = nc;
+    t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (nc + 1));
+    for (uint32_t i = 0; i < nc; i++) {
+        col_from_res(&t->cols[i], &cols[i < (uint32_t)ncols ? i : 0]);
+        for (uint32_t k = 0; k < i; k++)
+            if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
+                return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
+    }
+    xsrc_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
+                .join = join, .on = on};
+    push_source(q, &s);
+    return 0;
+}
+
 static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
     if (f->kind == SQL_FROM_DERIVED)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "derived tables");
+        return add_derived(q, f, join, on);
     if (f->kind == SQL_FROM_JOIN) {
         int rc = add_source(q, f->left, join, on);
         if (rc)
@@ -244,8 +328,10 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
     if (!e)
         return 0;
     sql_exec_ctx_t *x = q->x;
-    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || (e->kind == SQL_E_IN && e->sub))
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "subqueries");
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS)
+        return 0; /* bound when it runs (subquery_eval) */
+    if ((e->kind == SQL_E_IN && e->sub) || e->kind == SQL_E_QUANTIFIED)
+        return e->nargs ? xbind(q, e->args[0], clause, allow_agg) : 0;
     if (e->kind == SQL_E_COLUMN) {
         int found = -1;
         for (uint32_t i = 0; i < q->nsrc; i++) {
@@ -267,6 +353,20 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                     e->slot = (int32_t)(q->width + i);
                     return 0;
                 }
+        }
+        if (found < 0 && x->outer_q) {
+            /* a correlated reference: left unbound, read from the outer row by name (xcb_column_get) */
+            const xquery_t *oq = x->outer_q;
+            for (uint32_t i = 0; i < oq->nsrc; i++) {
+                const xsrc_t *s = &oq->src[i];
+                if (e->col.table && strcmp(e->col.table, s->alias) != 0)
+                    continue;
+                if (cat_table_col(s->t, e->col.name) >= 0) {
+                    e->slot = -1;
+                    x->saw_outer_ref = true;
+                    return 0;
+                }
+            }
         }
         if (found < 0) {
             char full[200];
@@ -318,7 +418,8 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
                 m = (int)i;
         return m;
     }
-    if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS)
+    if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
+        (e->kind == SQL_E_IN && e->sub) || (e->kind == SQL_E_COLUMN && e->slot < 0))
         *pure = false;
     if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND))
         *pure = false;
@@ -853,11 +954,17 @@ static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dm
     /* an ORDER BY index is used only when the outer access path is that index or a full scan */
     if (order_index >= 0 && L.paths[0].index >= 0 && L.paths[0].index != order_index)
         L.order_index = -1;
+    if (q->nsrc == 0) {
+        /* SELECT without FROM (in a UNION or a subquery): one row when WHERE holds */
+        int rc = where ? xeval_bool(&L.xe, where, L.row) : 1;
+        if (rc <= 0)
+            return rc;
+        rc = fn ? fn(arg, L.row) : 0;
+        return rc > 0 ? 0 : rc;
+    }
     int rc = xtrx(x, &L.trx);
     if (rc)
         return rc;
-    if (q->nsrc == 0)
-        return 0;
     rc = loop_level(&L, 0);
     return rc > 0 ? 0 : rc;
 }
@@ -1405,17 +1512,21 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
 }
 
 /* Sets up items (with * expanded), binds everything, decides streaming vs sorting. */
-static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
+static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
 {
     memset(s, 0, sizeof *s);
     s->x = x;
     s->sel = sel;
     s->ga = x->arena;
     int rc;
-    if (sel->union_next)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "UNION");
-    if ((rc = xquery_from(&s->q, x, sel->from)) != 0)
+    if (sel->union_next && !member)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "UNION here");
+    if (!sel->from) {
+        memset(&s->q, 0, sizeof s->q);
+        s->q.x = x;
+    } else if ((rc = xquery_from(&s->q, x, sel->from)) != 0) {
         return rc;
+    }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     /* items, * expanded */
     uint32_t n = 0;
@@ -1644,10 +1755,156 @@ static int xsel_send(xsel_t *s)
     return 0;
 }
 
+/* ---------------------------------------------------------------- UNION */
+
+static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***rows_out, uint64_t *n_out,
+                      uint32_t *ncols_out, res_col_t **cols_out)
+{
+    bool distinct = false;
+    for (const sql_select_t *m = first; m->union_next; m = m->union_next)
+        if (!m->union_all)
+            distinct = true;
+    value_t **rows = NULL;
+    uint64_t n = 0, cap = 0;
+    uint32_t ncols = 0;
+    res_col_t *cols = NULL;
+    xmap_t seen;
+    xmap_init(&seen, x->arena);
+    int rc = 0;
+    for (const sql_select_t *m = first; m && !rc; m = m->union_next) {
+        xsel_t s;
+        rc = xsel_prepare(&s, x, m, true);
+        if (!rc) {
+            s.collect_only = true;
+            if (m == first) {
+                ncols = s.nitems;
+                cols = arena_calloc(x->arena, sizeof(res_col_t) * (ncols + 1));
+                for (uint32_t i = 0; i < ncols; i++)
+                    item_col(&s, i, NULL, &cols[i]);
+            } else if (s.nitems != ncols) {
+                rc = diag_push_msg(x->diag, DIAG_ERROR, 1222, "The used SELECT statements have a different number of columns");
+            }
+        }
+        if (!rc)
+            rc = xsel_run(&s);
+        for (uint64_t i = s.offset; !rc && i < s.nout && i - s.offset < s.limit; i++) {
+            if (distinct) {
+                buf_t k;
+                buf_init(&k);
+                for (uint32_t c = 0; c < ncols; c++)
+                    xkey_append(&k, &s.outs[i].vals[c], false);
+                bool added;
+                xmap_put(&seen, k.data, k.len, &added);
+                buf_free(&k);
+                if (!added)
+                    continue;
+            }
+            if (n == cap) {
+                cap = cap ? cap * 2 : 64;
+                value_t **nr = arena_alloc(x->arena, sizeof(value_t *) * cap);
+                if (n)
+                    memcpy(nr, rows, sizeof(value_t *) * n);
+                rows = nr;
+            }
+            rows[n++] = s.outs[i].vals;
+        }
+        xsel_free(&s);
+    }
+    xmap_free(&seen);
+    if (rc)
+        return rc;
+    /* ORDER BY / LIMIT of the whole union: by position or by result column name */
+    if (first->nunion_order_by) {
+        uint32_t no = first->nunion_order_by;
+        int *pos = arena_alloc(x->arena, sizeof(int) * no);
+        for (uint32_t i = 0; i < no; i++) {
+            const sql_expr_t *e = first->union_order_by[i].expr;
+            pos[i] = -1;
+            if (e->kind == SQL_E_LITERAL && (e->lit.type == VAL_INT || e->lit.type == VAL_UINT)) {
+                int64_t p = e->lit.type == VAL_INT ? e->lit.i : (int64_t)e->lit.u;
+                if (p >= 1 && (uint64_t)p <= ncols)
+                    pos[i] = (int)p - 1;
+            } else if (e->kind == SQL_E_COLUMN) {
+                for (uint32_t c = 0; c < ncols && pos[i] < 0; c++)
+                    if (strcasecmp(cols[c].name, e->col.name) == 0)
+                        pos[i] = (int)c;
+            }
+            if (pos[i] < 0) {
+                char nm[128];
+                snprintf(nm, sizeof nm, "%.*s", (int)MIN(e->src_len, 100u), e->src ? e->src : "?");
+                return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "order clause");
+            }
+        }
+        xout_t *o = mem_alloc(sizeof(xout_t) * (n + 1));
+        for (uint64_t r = 0; r < n; r++) {
+            buf_t k;
+            buf_init(&k);
+            for (uint32_t i = 0; i < no; i++)
+                xkey_append(&k, &rows[r][pos[i]], first->union_order_by[i].desc);
+            o[r].vals = rows[r];
+            o[r].key = arena_alloc(x->arena, k.len + 1);
+            if (k.len)
+                memcpy(o[r].key, k.data, k.len);
+            o[r].klen = k.len;
+            buf_free(&k);
+        }
+        qsort(o, n, sizeof *o, cmp_out);
+        for (uint64_t r = 0; r < n; r++)
+            rows[r] = o[r].vals;
+        mem_free(o);
+    }
+    xeval_t xe;
+    xeval_init(&xe, x);
+    uint64_t limit = UINT64_MAX, offset = 0;
+    value_t v;
+    if (first->union_limit.count) {
+        if ((rc = xeval(&xe, first->union_limit.count, NULL, &v)) != 0)
+            return rc;
+        limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    if (first->union_limit.offset) {
+        if ((rc = xeval(&xe, first->union_limit.offset, NULL, &v)) != 0)
+            return rc;
+        offset = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    uint64_t k = n > offset ? MIN(n - offset, limit) : 0;
+    *rows_out = rows ? rows + (n > offset ? offset : 0) : NULL;
+    *n_out = k;
+    *ncols_out = ncols;
+    if (cols_out)
+        *cols_out = cols;
+    return 0;
+}
+
+static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
+{
+    value_t **rows;
+    uint64_t n;
+    uint32_t ncols;
+    res_col_t *cols;
+    int rc = union_rows(x, sel, &rows, &n, &ncols, &cols);
+    if (rc)
+        return rc;
+    xsel_t s;
+    memset(&s, 0, sizeof s);
+    s.x = x;
+    s.nitems = ncols;
+    s.cols = cols;
+    send_columns(&s);
+    for (uint64_t i = 0; i < n; i++)
+        send_row(&s, rows[i]);
+    x->sink->rows_end(x->sink, x->more);
+    x->found_rows = n;
+    x->row_count = -1;
+    return 0;
+}
+
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
 {
+    if (sel->union_next)
+        return union_send(x, sel);
     xsel_t s;
-    int rc = xsel_prepare(&s, x, sel);
+    int rc = xsel_prepare(&s, x, sel, false);
     if (rc)
         goto out;
     /* column metadata needs a first value only for expressions; streaming sends columns before rows */
@@ -1676,8 +1933,10 @@ out:
 
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols)
 {
+    if (sel->union_next)
+        return union_rows(x, sel, rows, nrows, ncols, NULL);
     xsel_t s;
-    int rc = xsel_prepare(&s, x, sel);
+    int rc = xsel_prepare(&s, x, sel, false);
     if (rc)
         goto out;
     s.collect_only = true;
@@ -1698,7 +1957,7 @@ out:
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
 {
     xsel_t s;
-    int rc = xsel_prepare(&s, x, sel);
+    int rc = xsel_prepare(&s, x, sel, true);
     if (rc == 0) {
         res_col_t *c = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
         for (uint32_t i = 0; i < s.nitems; i++)
@@ -1770,7 +2029,127 @@ static int xcb_param_get(void *u, uint32_t index, value_t *out)
 
 static int xcb_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
+    xeval_t *xe = u;
+    const xquery_t *oq = xe->x->outer_q;
+    if (oq && xe->x->outer_row) {
+        for (uint32_t i = 0; i < oq->nsrc; i++) {
+            const xsrc_t *s = &oq->src[i];
+            if (col->col.table && strcmp(col->col.table, s->alias) != 0)
+                continue;
+            int c = cat_table_col(s->t, col->col.name);
+            if (c >= 0) {
+                *out = xe->x->outer_row[s->base + (uint32_t)c];
+                return 0;
+            }
+        }
+    }
     return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "field list");
+}
+
+/* ---- subqueries: uncorrelated ones run once per statement (cached), correlated ones per outer row ---- */
+
+typedef struct xsubq {
+    struct xsubq *next;
+    const sql_select_t *sub;
+    value_t **rows;
+    uint64_t n;
+    uint32_t ncols;
+} xsubq_t;
+
+static int subq_rows(xeval_t *xe, const sql_select_t *sub, xsubq_t **out)
+{
+    sql_exec_ctx_t *x = xe->x;
+    for (xsubq_t *c = x->subq_cache; c; c = c->next)
+        if (c->sub == sub) {
+            *out = c;
+            return 0;
+        }
+    const void *save_q = x->outer_q;
+    const value_t *save_row = x->outer_row;
+    bool save_seen = x->saw_outer_ref;
+    x->outer_q = xe->q;
+    x->outer_row = xe->ev.row;
+    x->saw_outer_ref = false;
+    xsubq_t *r = arena_calloc(x->arena, sizeof *r);
+    r->sub = sub;
+    int rc = exec_select_rows(x, sub, &r->rows, &r->n, &r->ncols);
+    bool correlated = x->saw_outer_ref;
+    x->outer_q = save_q;
+    x->outer_row = save_row;
+    x->saw_outer_ref = save_seen || correlated;
+    if (rc)
+        return rc;
+    if (!correlated) {
+        r->next = x->subq_cache;
+        x->subq_cache = r;
+    }
+    *out = r;
+    return 0;
+}
+
+static int xcb_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    xsubq_t *r;
+    int rc = subq_rows(xe, e->sub, &r);
+    if (rc)
+        return rc;
+    if (e->kind == SQL_E_EXISTS) {
+        *out = value_int(r->n > 0);
+        return 0;
+    }
+    if (r->ncols != 1)
+        return diag_error(d, ER_OPERAND_COLUMNS, 1);
+    if (e->kind == SQL_E_SUBQUERY) {
+        if (r->n > 1)
+            return diag_error(d, ER_SUBQUERY_NO_1_ROW);
+        *out = r->n ? r->rows[0][0] : value_null();
+        return 0;
+    }
+    /* IN / ANY / ALL */
+    value_t v;
+    if ((rc = sql_expr_eval(&xe->ev, e->args[0], &v)) != 0)
+        return rc;
+    bool all = e->kind == SQL_E_QUANTIFIED && e->quant_all;
+    sql_op_t op = e->kind == SQL_E_IN ? SQL_OP_EQ : e->op;
+    bool any_true = false, any_null = v.type == VAL_NULL && r->n > 0, all_true = true;
+    for (uint64_t i = 0; i < r->n && v.type != VAL_NULL; i++) {
+        const value_t *w = &r->rows[i][0];
+        if (w->type == VAL_NULL) {
+            any_null = true;
+            all_true = false;
+            continue;
+        }
+        int c = value_compare(&v, w, d);
+        bool t = op == SQL_OP_EQ ? c == 0 : op == SQL_OP_NE ? c != 0 : op == SQL_OP_LT ? c < 0 : op == SQL_OP_LE ? c <= 0
+               : op == SQL_OP_GT ? c > 0 : op == SQL_OP_GE ? c >= 0 : false;
+        any_true |= t;
+        all_true &= t;
+    }
+    int res; /* 1 true, 0 false, -1 NULL */
+    if (all)
+        res = r->n == 0 ? 1 : (v.type == VAL_NULL ? -1 : !all_true ? (any_null && all_true ? -1 : 0) : (any_null ? -1 : 1));
+    else
+        res = any_true ? 1 : any_null ? -1 : 0;
+    if (all && v.type != VAL_NULL && r->n) {
+        /* ALL: false as soon as one comparison is false; NULL if none false but one NULL */
+        bool one_false = false;
+        for (uint64_t i = 0; i < r->n; i++) {
+            const value_t *w = &r->rows[i][0];
+            if (w->type == VAL_NULL)
+                continue;
+            int c = value_compare(&v, w, d);
+            bool t = op == SQL_OP_EQ ? c == 0 : op == SQL_OP_NE ? c != 0 : op == SQL_OP_LT ? c < 0 : op == SQL_OP_LE ? c <= 0
+                   : op == SQL_OP_GT ? c > 0 : op == SQL_OP_GE ? c >= 0 : false;
+            if (!t)
+                one_false = true;
+        }
+        res = one_false ? 0 : any_null ? -1 : 1;
+    }
+    if (e->negated && res >= 0)
+        res = !res;
+    *out = res < 0 ? value_null() : value_int(res);
+    return 0;
 }
 
 static int xcb_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
@@ -1810,6 +2189,7 @@ static const sql_eval_cb_t xcb = {
     .column_get = xcb_column_get,
     .aggregate_get = xcb_aggregate_get,
     .values_get = xcb_values_get,
+    .subquery_eval = xcb_subquery_eval,
 };
 
 void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)

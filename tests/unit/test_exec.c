@@ -285,4 +285,32 @@ TEST(test_show_and_infoschema)
     teardown();
 }
 
-UNIT_MAIN(test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema)
+TEST(test_subqueries_unions)
+{
+    setup();
+    run("CREATE DATABASE db");
+    run("CREATE TABLE a (id INT PRIMARY KEY, g VARCHAR(5))");
+    run("CREATE TABLE b (id INT PRIMARY KEY, a_id INT)");
+    run("INSERT INTO a VALUES (1,'x'),(2,'y'),(3,'x')");
+    run("INSERT INTO b VALUES (10,1),(11,1),(12,3),(13,NULL)");
+    CHECK_SQL("SELECT id FROM a WHERE id IN (SELECT a_id FROM b) ORDER BY id", "1\n3\n");
+    CHECK_SQL("SELECT id FROM a WHERE id NOT IN (SELECT a_id FROM b WHERE a_id IS NOT NULL)", "2\n");
+    CHECK_SQL("SELECT id FROM a WHERE id NOT IN (SELECT a_id FROM b)", ""); /* a NULL in the list: never true */
+    CHECK_SQL("SELECT (SELECT COUNT(*) FROM b), (SELECT MAX(id) FROM a)", "4|3\n");
+    CHECK_SQL("SELECT id, (SELECT COUNT(*) FROM b WHERE b.a_id = a.id) AS n FROM a ORDER BY id", "1|2\n2|0\n3|1\n");
+    CHECK_SQL("SELECT id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.a_id = a.id) ORDER BY id DESC", "3\n1\n");
+    CHECK_SQL("SELECT id FROM a WHERE id > ALL (SELECT a_id FROM b WHERE a_id < 3)", "2\n3\n");
+    CHECK_SQL("SELECT id FROM a WHERE id = ANY (SELECT a_id FROM b)", "1\n3\n");
+    CHECK_SQL("SELECT (SELECT id FROM a)", "ERR 1242 Subquery returns more than 1 row");
+    CHECK_SQL("SELECT g FROM a UNION SELECT 'z' ORDER BY g DESC", "z\ny\nx\n");
+    CHECK_SQL("SELECT g FROM a UNION ALL SELECT g FROM a WHERE id = 1", "x\ny\nx\nx\n");
+    CHECK_SQL("SELECT 1 UNION SELECT 2 LIMIT 1", "1\n");
+    CHECK_SQL("SELECT id, g FROM a UNION SELECT 1", "ERR 1222 The used SELECT statements have a different number of columns");
+    CHECK_SQL("SELECT d.g, d.n FROM (SELECT g, COUNT(*) AS n FROM a GROUP BY g) AS d WHERE d.n > 1", "x|2\n");
+    CHECK_SQL("SELECT COUNT(*) FROM (SELECT id FROM a UNION ALL SELECT id FROM b) t", "7\n");
+    CHECK_SQL("DELETE FROM b WHERE a_id IN (SELECT id FROM a WHERE g = 'x')", "OK 3");
+    CHECK_SQL("SELECT id FROM b", "13\n");
+    teardown();
+}
+
+UNIT_MAIN(test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
