@@ -978,8 +978,11 @@ static int add_index(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql
         }
         uint32_t chars = ix->cols[k].prefix ? ix->cols[k].prefix : col->rc.len;
         keybytes += sqlt_is_string(ty) ? chars * (col->rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(col->rc.coll)) : 8;
-        if (ix->kind == CAT_IDX_PRIMARY)
+        if (ix->kind == CAT_IDX_PRIMARY) {
             col->rc.nullable = false;
+            if (col->def == CAT_DEF_NULL)
+                col->def = CAT_DEF_NONE;
+        }
     }
     if (keybytes > ENGINE_MAX_KEY)
         return diag_error(x->diag, ER_TOO_LONG_KEY, ENGINE_MAX_KEY);
@@ -1003,6 +1006,57 @@ static int add_index(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql
         return ix->kind == CAT_IDX_PRIMARY ? diag_error(x->diag, ER_MULTIPLE_PRI_KEY)
                                            : diag_error(x->diag, ER_DUP_KEYNAME, ix->name);
     t->nidx++;
+    return 0;
+}
+
+/* A column definition from its SQL (the default is filled in separately: col_default). */
+static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t *cd, cat_column_t *c)
+{
+    const sql_type_t *ty = &cd->type;
+    memset(c, 0, sizeof *c);
+    c->name = cd->name;
+    c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
+    c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
+    c->zerofill = ty->zerofill;
+    if (ty->zerofill)
+        c->rc.is_unsigned = true;
+    sqlt_t st = (sqlt_t)c->rc.type;
+    if (sqlt_is_int(st))
+        c->display_width = ty->len > 0 ? (uint32_t)ty->len : 0;
+    else
+        c->rc.len = ty->len > 0 ? (uint32_t)ty->len : 0;
+    if (st == SQLT_DECIMAL && !c->rc.len)
+        c->rc.len = 10;
+    if ((st == SQLT_CHAR || st == SQLT_BINARY) && !c->rc.len && ty->len < 0)
+        c->rc.len = 1;
+    c->rc.scale = ty->scale > 0 ? (uint8_t)ty->scale : 0;
+    if (sqlt_is_string(st) || st == SQLT_ENUM || st == SQLT_SET) {
+        c->rc.coll = ty->coll >= 0 ? (uint16_t)ty->coll : t->coll;
+        c->explicit_coll = ty->coll >= 0;
+    } else {
+        c->rc.coll = COLL_BINARY;
+    }
+    c->rc.nullable = cd->nullable != SQL_NULL_NOT_NULL && !ty->is_serial;
+    c->auto_increment = cd->auto_increment || ty->is_serial;
+    c->on_update_now = cd->on_update_now;
+    c->comment = cd->comment ? cd->comment : "";
+    c->nelems = ty->nelems;
+    c->elems = (const char **)ty->elems;
+    if (c->auto_increment && !sqlt_is_int(st) && st != SQLT_FLOAT && st != SQLT_DOUBLE)
+        return diag_push_msg(x->diag, DIAG_ERROR, 1063, arena_printf(x->arena, "Incorrect column specifier for column '%s'", c->name));
+    if (cd->primary_key)
+        c->rc.nullable = false;
+    return 0;
+}
+
+static int col_default(sql_exec_ctx_t *x, const sql_column_def_t *cd, cat_column_t *c)
+{
+    if (cd->default_now)
+        c->def = CAT_DEF_NOW;
+    else if (cd->default_expr)
+        return default_text(x, cd->default_expr, c);
+    else if (c->rc.nullable)
+        c->def = CAT_DEF_NULL;
     return 0;
 }
 
@@ -1031,43 +1085,9 @@ static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, cons
     }
     t->ncols = ct->ncols;
     t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (ct->ncols + 1));
-    for (uint32_t i = 0; i < ct->ncols; i++) {
-        const sql_column_def_t *cd = &ct->cols[i];
-        cat_column_t *c = &t->cols[i];
-        const sql_type_t *ty = &cd->type;
-        c->name = cd->name;
-        c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
-        c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
-        c->zerofill = ty->zerofill;
-        if (ty->zerofill)
-            c->rc.is_unsigned = true;
-        sqlt_t st = (sqlt_t)c->rc.type;
-        if (sqlt_is_int(st))
-            c->display_width = ty->len > 0 ? (uint32_t)ty->len : 0;
-        else
-            c->rc.len = ty->len > 0 ? (uint32_t)ty->len : 0;
-        if (st == SQLT_DECIMAL && !c->rc.len)
-            c->rc.len = 10;
-        if ((st == SQLT_CHAR || st == SQLT_BINARY) && !c->rc.len && ty->len < 0)
-            c->rc.len = 1;
-        c->rc.scale = ty->scale > 0 ? (uint8_t)ty->scale : 0;
-        if (sqlt_is_string(st) || st == SQLT_ENUM || st == SQLT_SET) {
-            c->rc.coll = ty->coll >= 0 ? (uint16_t)ty->coll : t->coll;
-            c->explicit_coll = ty->coll >= 0;
-        } else {
-            c->rc.coll = COLL_BINARY;
-        }
-        c->rc.nullable = cd->nullable != SQL_NULL_NOT_NULL && !ty->is_serial;
-        c->auto_increment = cd->auto_increment || ty->is_serial;
-        c->on_update_now = cd->on_update_now;
-        c->comment = cd->comment ? cd->comment : "";
-        c->nelems = ty->nelems;
-        c->elems = (const char **)ty->elems;
-        if (c->auto_increment && !sqlt_is_int(st) && st != SQLT_FLOAT && st != SQLT_DOUBLE)
-            return diag_push_msg(x->diag, DIAG_ERROR, 1063, arena_printf(x->arena, "Incorrect column specifier for column '%s'", c->name));
-        if (cd->primary_key)
-            c->rc.nullable = false;
-    }
+    for (uint32_t i = 0; i < ct->ncols; i++)
+        if ((rc = col_from_def(x, t, &ct->cols[i], &t->cols[i])) != 0)
+            return rc;
     /* defaults once nullability is final (PRIMARY KEY makes columns NOT NULL) */
     for (uint32_t i = 0; i < ct->ncols; i++) {
         const sql_column_def_t *cd = &ct->cols[i];
@@ -1077,14 +1097,8 @@ static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, cons
                 for (uint32_t j = 0; j < ct->indexes[k].ncols; j++)
                     if (strcasecmp(ct->indexes[k].cols[j].name, c->name) == 0)
                         c->rc.nullable = false;
-        if (cd->default_now) {
-            c->def = CAT_DEF_NOW;
-        } else if (cd->default_expr) {
-            if ((rc = default_text(x, cd->default_expr, c)) != 0)
-                return rc;
-        } else if (c->rc.nullable) {
-            c->def = CAT_DEF_NULL;
-        }
+        if ((rc = col_default(x, cd, c)) != 0)
+            return rc;
     }
     uint32_t cap = 0;
     /* the primary key first: column-level, then table-level */
@@ -1375,9 +1389,462 @@ static int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     return rc;
 }
 
+/* ---- ALTER TABLE that changes columns or the primary key: a rebuild into new trees ---- */
+
+typedef struct xalter {
+    sql_exec_ctx_t *x;
+    cat_table_t *nt;          /* the new definition (statement arena) */
+    int *src;                 /* new column -> old column, -1 for added columns */
+    uint32_t cap, idxcap;
+} xalter_t;
+
+static void alter_insert_col(xalter_t *A, uint32_t pos, const cat_column_t *c, int src)
+{
+    cat_table_t *t = A->nt;
+    if (t->ncols + 1 > A->cap) {
+        A->cap = (t->ncols + 1) * 2;
+        cat_column_t *nc = arena_calloc(A->x->arena, sizeof(cat_column_t) * A->cap);
+        int *ns = arena_alloc(A->x->arena, sizeof(int) * A->cap);
+        memcpy(nc, t->cols, sizeof(cat_column_t) * t->ncols);
+        memcpy(ns, A->src, sizeof(int) * t->ncols);
+        t->cols = nc;
+        A->src = ns;
+    }
+    memmove(&t->cols[pos + 1], &t->cols[pos], sizeof(cat_column_t) * (t->ncols - pos));
+    memmove(&A->src[pos + 1], &A->src[pos], sizeof(int) * (t->ncols - pos));
+    t->cols[pos] = *c;
+    A->src[pos] = src;
+    t->ncols++;
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col != UINT32_MAX && t->idx[i].cols[k].col >= pos)
+                t->idx[i].cols[k].col++;
+}
+
+static void alter_remove_col(xalter_t *A, uint32_t pos)
+{
+    cat_table_t *t = A->nt;
+    memmove(&t->cols[pos], &t->cols[pos + 1], sizeof(cat_column_t) * (t->ncols - pos - 1));
+    memmove(&A->src[pos], &A->src[pos + 1], sizeof(int) * (t->ncols - pos - 1));
+    t->ncols--;
+    for (uint32_t i = 0; i < t->nidx; i++) {
+        cat_index_t *ix = &t->idx[i];
+        uint32_t w = 0;
+        for (uint32_t k = 0; k < ix->ncols; k++) {
+            if (ix->cols[k].col == pos)
+                continue;
+            ix->cols[w] = ix->cols[k];
+            if (ix->cols[w].col > pos)
+                ix->cols[w].col--;
+            w++;
+        }
+        ix->ncols = w;
+    }
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < t->nidx; i++)
+        if (t->idx[i].ncols)
+            t->idx[w++] = t->idx[i];
+    t->nidx = w;
+}
+
+/* Moves column `from` to the position FIRST / AFTER name asks for. */
+static int alter_position(xalter_t *A, uint32_t from, const sql_column_def_t *cd)
+{
+    if (!cd->first && !cd->after)
+        return (int)from;
+    cat_table_t *t = A->nt;
+    cat_column_t c = t->cols[from];
+    int src = A->src[from];
+    /* remember index references to this column by a marker, then reinsert */
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col == from)
+                t->idx[i].cols[k].col = UINT32_MAX;
+    memmove(&t->cols[from], &t->cols[from + 1], sizeof(cat_column_t) * (t->ncols - from - 1));
+    memmove(&A->src[from], &A->src[from + 1], sizeof(int) * (t->ncols - from - 1));
+    t->ncols--;
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col != UINT32_MAX && t->idx[i].cols[k].col > from)
+                t->idx[i].cols[k].col--;
+    uint32_t pos = 0;
+    if (cd->after) {
+        int a = cat_table_col(t, cd->after);
+        if (a < 0)
+            return diag_error(A->x->diag, ER_BAD_FIELD_ERROR, cd->after, t->name);
+        pos = (uint32_t)a + 1;
+    }
+    alter_insert_col(A, pos, &c, src);
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col == UINT32_MAX)
+                t->idx[i].cols[k].col = pos;
+    return (int)pos;
+}
+
+/* Copies every row of old into the new trees of nt, converting columns; batches of rows per transaction. */
+static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool ignore, uint64_t *nrows)
+{
+    cat_table_t *nt = A->nt;
+    cat_counters_t tmpctr;
+    memset(&tmpctr, 0, sizeof tmpctr);
+    atomic_store(&tmpctr.row_id, 1);
+    atomic_store(&tmpctr.auto_inc, 1);
+    nt->ctr = &tmpctr;
+    int ai_new = cat_table_autoinc_col(nt);
+    int ai_src = ai_new >= 0 ? A->src[ai_new] : -1;
+    engine_trx_t *trx = NULL;
+    table_scan_t sc;
+    memset(&sc, 0, sizeof sc);
+    int rc = engine_trx_begin(g_eng, &trx);
+    if (rc)
+        return table_engine_err(x->diag, old, rc);
+    /* the scan reads through its own transaction so batches can commit */
+    engine_trx_t *rtrx;
+    if ((rc = engine_trx_begin(g_eng, &rtrx)) != 0) {
+        engine_trx_rollback(trx);
+        return table_engine_err(x->diag, old, rc);
+    }
+    rc = table_scan_open(&sc, rtrx, old, -1, NULL, NULL, false, x->arena);
+    uint64_t n = 0, batch = 0;
+    value_t *row = arena_alloc(x->arena, sizeof(value_t) * (nt->ncols + 1));
+    arena_t rowa;
+    arena_init(&rowa, 4096);
+    while (rc == 0 && (rc = table_scan_next(&sc)) == 0) {
+        n++;
+        arena_reset(&rowa);
+        for (uint32_t j = 0; j < nt->ncols && !rc; j++) {
+            int o = A->src[j];
+            value_t v;
+            if (o >= 0) {
+                v = table_value_out(&old->cols[o], &sc.row[o], &rowa);
+                if (v.type == VAL_NULL && !nt->cols[j].rc.nullable && !nt->cols[j].auto_increment) {
+                    /* NOT NULL added to a column holding NULLs: 1265 in strict mode, else the type's zero */
+                    if (x->strict && !ignore) {
+                        rc = diag_push_msg(x->diag, DIAG_ERROR, WARN_DATA_TRUNCATED,
+                                           arena_printf(x->arena, "Data truncated for column '%s' at row %llu", nt->cols[j].name, (unsigned long long)n));
+                        break;
+                    }
+                    rc = table_value_default(&(cat_column_t){.name = nt->cols[j].name, .rc = nt->cols[j].rc}, &v, &rowa, x->diag, false);
+                }
+            } else {
+                rc = table_value_default(&nt->cols[j], &v, &rowa, x->diag, x->strict && !ignore);
+            }
+            if (rc)
+                break;
+            if (nt->cols[j].auto_increment && (v.type == VAL_NULL || (o < 0 && ai_src < 0))) {
+                row[j] = value_uint(atomic_fetch_add(&tmpctr.auto_inc, 1));
+                continue;
+            }
+            if (v.type == VAL_NULL) {
+                row[j] = v;
+                continue;
+            }
+            rc = table_value_store(nt, j, &v, &row[j], &rowa, x->diag, x->strict && !ignore, n);
+            if (!rc && nt->cols[j].auto_increment)
+                table_autoinc_seen(nt, row[j].type == VAL_UINT ? row[j].u : (uint64_t)MAX(row[j].i, 0));
+        }
+        if (rc)
+            break;
+        rc = table_insert(trx, nt, row, NULL, x->diag, NULL);
+        if (rc)
+            break;
+        if (++batch == 256) {
+            if ((rc = engine_trx_commit(trx)) != 0 || (rc = engine_trx_begin(g_eng, &trx)) != 0) {
+                trx = NULL;
+                rc = table_engine_err(x->diag, old, rc);
+                break;
+            }
+            batch = 0;
+        }
+    }
+    table_scan_close(&sc);
+    arena_destroy(&rowa);
+    engine_trx_rollback(rtrx);
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0;
+    else if (rc < -10000)
+        rc = table_engine_err(x->diag, old, rc);
+    if (trx) {
+        if (rc)
+            engine_trx_rollback(trx);
+        else if ((rc = engine_trx_commit(trx)) != 0)
+            rc = table_engine_err(x->diag, old, rc);
+    }
+    *nrows = n;
+    nt->ctr = NULL;
+    A->nt->auto_inc_start = MAX(A->nt->auto_inc_start, atomic_load(&tmpctr.auto_inc));
+    return rc;
+}
+
+static int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
+{
+    const char *db;
+    cat_table_t *old = open_write(x, &at->table, &db);
+    if (!old)
+        return -x->diag->error_code;
+    int rc = 0;
+    xalter_t A = {.x = x};
+    A.nt = cat_table_copy(x->arena, old);
+    cat_table_t *nt = A.nt;
+    A.cap = nt->ncols;
+    A.src = arena_alloc(x->arena, sizeof(int) * (nt->ncols + 1));
+    for (uint32_t i = 0; i < nt->ncols; i++)
+        A.src[i] = (int)i;
+    uint32_t idxcap = nt->nidx;
+    const char *new_db = NULL, *new_name = NULL;
+    for (uint32_t i = 0; i < at->nactions && !rc; i++) {
+        const sql_alter_action_t *a = &at->actions[i];
+        switch (a->kind) {
+        case SQL_ALTER_ADD_COLUMN: {
+            if (cat_table_col(nt, a->col.name) >= 0) {
+                if (a->if_not_exists) {
+                    diag_note(x->diag, ER_DUP_FIELDNAME, a->col.name);
+                    break;
+                }
+                rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->col.name);
+                break;
+            }
+            cat_column_t c;
+            if ((rc = col_from_def(x, nt, &a->col, &c)) != 0 || (rc = col_default(x, &a->col, &c)) != 0)
+                break;
+            uint32_t pos = a->col.first ? 0 : nt->ncols;
+            if (a->col.after) {
+                int p = cat_table_col(nt, a->col.after);
+                if (p < 0) {
+                    rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, a->col.after, nt->name);
+                    break;
+                }
+                pos = (uint32_t)p + 1;
+            }
+            alter_insert_col(&A, pos, &c, -1);
+            if (a->col.primary_key || a->col.unique_key) {
+                sql_index_col_t ic = {.name = a->col.name, .prefix_len = -1};
+                sql_index_def_t d = {.kind = a->col.primary_key ? SQL_INDEX_PRIMARY : SQL_INDEX_UNIQUE, .cols = &ic, .ncols = 1};
+                rc = add_index(x, nt, &idxcap, &d, NULL);
+            }
+            break;
+        }
+        case SQL_ALTER_DROP_COLUMN: {
+            int c = cat_table_col(nt, a->name);
+            if (c < 0) {
+                if (a->if_exists)
+                    diag_note(x->diag, ER_CANT_DROP_FIELD_OR_KEY, a->name);
+                else
+                    rc = diag_error(x->diag, ER_CANT_DROP_FIELD_OR_KEY, a->name);
+                break;
+            }
+            if (nt->ncols == 1) {
+                rc = diag_error(x->diag, ER_CANT_REMOVE_ALL_FIELDS);
+                break;
+            }
+            alter_remove_col(&A, (uint32_t)c);
+            break;
+        }
+        case SQL_ALTER_MODIFY_COLUMN: case SQL_ALTER_CHANGE_COLUMN: {
+            const char *oldname = a->kind == SQL_ALTER_CHANGE_COLUMN ? a->name : a->col.name;
+            int c = cat_table_col(nt, oldname);
+            if (c < 0) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, oldname, nt->name);
+                break;
+            }
+            int other = cat_table_col(nt, a->col.name);
+            if (other >= 0 && other != c) {
+                rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->col.name);
+                break;
+            }
+            cat_column_t nc;
+            if ((rc = col_from_def(x, nt, &a->col, &nc)) != 0 || (rc = col_default(x, &a->col, &nc)) != 0)
+                break;
+            bool in_pk = nt->has_pk;
+            if (in_pk) {
+                in_pk = false;
+                for (uint32_t k = 0; k < nt->idx[0].ncols; k++)
+                    in_pk |= nt->idx[0].cols[k].col == (uint32_t)c;
+            }
+            if (in_pk) {
+                nc.rc.nullable = false;
+                if (nc.def == CAT_DEF_NULL)
+                    nc.def = CAT_DEF_NONE;
+            }
+            nt->cols[c] = nc;
+            rc = alter_position(&A, (uint32_t)c, &a->col);
+            rc = rc < 0 ? rc : 0;
+            break;
+        }
+        case SQL_ALTER_RENAME_COLUMN: {
+            int c = cat_table_col(nt, a->name);
+            if (c < 0) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, a->name, nt->name);
+                break;
+            }
+            if (cat_table_col(nt, a->new_name.name) >= 0) {
+                rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->new_name.name);
+                break;
+            }
+            nt->cols[c].name = a->new_name.name;
+            break;
+        }
+        case SQL_ALTER_ALTER_DEFAULT: {
+            int c = cat_table_col(nt, a->name);
+            if (c < 0) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, a->name, nt->name);
+                break;
+            }
+            if (a->default_expr)
+                rc = default_text(x, a->default_expr, &nt->cols[c]);
+            else
+                nt->cols[c].def = CAT_DEF_NONE;
+            break;
+        }
+        case SQL_ALTER_ADD_INDEX:
+            if (a->index.name && cat_table_index(nt, a->index.name) >= 0 && a->index.if_not_exists) {
+                diag_note(x->diag, ER_DUP_KEYNAME, a->index.name);
+                break;
+            }
+            if (a->index.kind == SQL_INDEX_PRIMARY && nt->has_pk) {
+                rc = diag_error(x->diag, ER_MULTIPLE_PRI_KEY);
+                break;
+            }
+            if ((rc = add_index(x, nt, &idxcap, &a->index, NULL)) != 0)
+                break;
+            if (a->index.kind == SQL_INDEX_PRIMARY) {
+                /* the primary key goes first */
+                cat_index_t pk = nt->idx[nt->nidx - 1];
+                memmove(&nt->idx[1], &nt->idx[0], sizeof(cat_index_t) * (nt->nidx - 1));
+                nt->idx[0] = pk;
+                nt->has_pk = true;
+            }
+            break;
+        case SQL_ALTER_DROP_INDEX: case SQL_ALTER_DROP_PRIMARY_KEY: {
+            const char *nm = a->kind == SQL_ALTER_DROP_PRIMARY_KEY ? "PRIMARY" : a->name;
+            int ix = cat_table_index(nt, nm);
+            if (ix < 0) {
+                if (a->if_exists)
+                    diag_note(x->diag, ER_CANT_DROP_FIELD_OR_KEY, nm);
+                else
+                    rc = diag_error(x->diag, ER_CANT_DROP_FIELD_OR_KEY, nm);
+                break;
+            }
+            if (nt->idx[ix].kind == CAT_IDX_PRIMARY)
+                nt->has_pk = false;
+            memmove(&nt->idx[ix], &nt->idx[ix + 1], sizeof(cat_index_t) * (nt->nidx - (uint32_t)ix - 1));
+            nt->nidx--;
+            break;
+        }
+        case SQL_ALTER_RENAME_INDEX: {
+            int ix = cat_table_index(nt, a->name);
+            if (ix < 0) {
+                rc = diag_error(x->diag, ER_KEY_DOES_NOT_EXISTS, a->name, nt->name);
+                break;
+            }
+            nt->idx[ix].name = a->new_name.name;
+            break;
+        }
+        case SQL_ALTER_RENAME:
+            new_db = xdb(x, a->new_name.db);
+            new_name = a->new_name.name;
+            break;
+        case SQL_ALTER_CONVERT_CHARSET: {
+            int coll = at->opts.coll;
+            if (coll < 0)
+                break;
+            nt->coll = (uint16_t)coll;
+            for (uint32_t c = 0; c < nt->ncols; c++) {
+                sqlt_t ty = (sqlt_t)nt->cols[c].rc.type;
+                if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && nt->cols[c].rc.coll != COLL_BINARY)
+                    nt->cols[c].rc.coll = (uint16_t)coll;
+            }
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (rc)
+        goto out;
+    if (at->opts.set & SQL_TOPT_COMMENT)
+        nt->comment = at->opts.comment;
+    if ((at->opts.set & (SQL_TOPT_CHARSET | SQL_TOPT_COLLATE)) && at->opts.coll >= 0)
+        nt->coll = (uint16_t)at->opts.coll;
+    if (at->opts.set & SQL_TOPT_ENGINE) {
+        nt->engine = engine_name(x, at->opts.engine, nt->name, &rc);
+        if (rc)
+            goto out;
+    }
+    /* new trees, rows copied, then the definition swapped (the catalog drops the old trees) */
+    nt->tree = 0;
+    for (uint32_t i = 0; i < nt->nidx; i++)
+        nt->idx[i].tree = 0;
+    rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
+    for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
+        nt->idx[i].key_version = RC_KEY_VERSION;
+        if (nt->idx[i].kind == CAT_IDX_PRIMARY)
+            nt->idx[i].tree = nt->tree;
+        else
+            rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[i].tree);
+    }
+    if (rc) {
+        rc = table_engine_err(x->diag, old, rc);
+        goto drop_new;
+    }
+    uint64_t nrows = 0;
+    uint64_t ai_before = atomic_load(&old->ctr->auto_inc);
+    if ((rc = alter_copy(x, old, &A, at->ignore, &nrows)) != 0)
+        goto drop_new;
+    if ((rc = catalog_table_replace(g_cat, nt, x->diag)) != 0)
+        goto drop_new;
+    /* counters: hidden row ids continue after the copied rows; AUTO_INCREMENT never goes back */
+    if (atomic_load(&old->ctr->row_id) <= nrows)
+        atomic_store(&old->ctr->row_id, nrows + 1);
+    uint64_t ai = MAX(ai_before, nt->auto_inc_start);
+    if (at->opts.set & SQL_TOPT_AUTO_INCREMENT)
+        ai = MAX(ai, at->opts.auto_increment);
+    table_autoinc_set(old, ai);
+    if (new_name && (rc = catalog_table_rename(g_cat, db, nt->name, new_db ? new_db : db, new_name, x->diag)) != 0)
+        goto out;
+    pend_ok(x, nrows, arena_printf(x->arena, "Records: %llu  Duplicates: 0  Warnings: %u", (unsigned long long)nrows,
+                                   x->diag->warn_count));
+    goto out;
+drop_new:
+    if (nt->tree)
+        engine_tree_drop(NULL, g_eng, nt->tree);
+    for (uint32_t i = 0; i < nt->nidx; i++)
+        if (nt->idx[i].tree && nt->idx[i].tree != nt->tree)
+            engine_tree_drop(NULL, g_eng, nt->idx[i].tree);
+out:
+    catalog_table_release(old);
+    return rc;
+}
+
+static bool alter_in_place(const sql_alter_table_t *at)
+{
+    for (uint32_t i = 0; i < at->nactions; i++) {
+        const sql_alter_action_t *a = &at->actions[i];
+        switch (a->kind) {
+        case SQL_ALTER_ADD_INDEX:
+            if (a->index.kind == SQL_INDEX_PRIMARY)
+                return false;
+            break;
+        case SQL_ALTER_DROP_INDEX:
+            if (a->name && strcasecmp(a->name, "PRIMARY") == 0)
+                return false;
+            break;
+        case SQL_ALTER_RENAME: case SQL_ALTER_OPTIONS: case SQL_ALTER_FORCE: case SQL_ALTER_ORDER_BY:
+        case SQL_ALTER_DISABLE_KEYS: case SQL_ALTER_ENABLE_KEYS:
+            break;
+        default:
+            return false;
+        }
+    }
+    return !(at->opts.set & (SQL_TOPT_CHARSET | SQL_TOPT_COLLATE | SQL_TOPT_COMMENT | SQL_TOPT_ENGINE));
+}
+
 static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_alter_table_t *at = st->alter_table;
+    if (!alter_in_place(at))
+        return alter_rebuild(x, at);
     int rc = 0;
     for (uint32_t i = 0; i < at->nactions && !rc; i++) {
         const sql_alter_action_t *a = &at->actions[i];
@@ -1388,9 +1855,6 @@ static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         case SQL_ALTER_DROP_INDEX:
             rc = drop_index(x, &at->table, a->name, a->if_exists);
             break;
-        case SQL_ALTER_OPTIONS: case SQL_ALTER_FORCE: case SQL_ALTER_ORDER_BY: case SQL_ALTER_DISABLE_KEYS:
-        case SQL_ALTER_ENABLE_KEYS:
-            break;
         case SQL_ALTER_RENAME: {
             const char *db = xdb(x, at->table.db);
             const char *ndb = xdb(x, a->new_name.db);
@@ -1400,7 +1864,7 @@ static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             break;
         }
         default:
-            rc = diag_error(x->diag, ER_NOT_SUPPORTED_YET, "this ALTER TABLE action");
+            break;
         }
     }
     if (!rc && (at->opts.set & SQL_TOPT_AUTO_INCREMENT)) {

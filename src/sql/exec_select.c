@@ -1220,6 +1220,7 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
 typedef struct xitem {
     sql_expr_t *expr;
     const char *name;
+    const char *alias;        /* AS name, NULL if none */
     int src_col;              /* slot of a plain column reference, else -1 */
 } xitem_t;
 
@@ -1275,7 +1276,7 @@ static int item_by_name(xsel_t *s, const sql_expr_t *e)
     }
     if (e->kind == SQL_E_COLUMN && !e->col.table)
         for (uint32_t i = 0; i < s->nitems; i++)
-            if (s->sel->items[i].alias && strcasecmp(s->sel->items[i].alias, e->col.name) == 0)
+            if (s->items[i].alias && strcasecmp(s->items[i].alias, e->col.name) == 0)
                 return (int)i;
     return -1;
 }
@@ -1572,6 +1573,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         xitem_t *it = &s->items[s->nitems++];
         it->expr = e;
         it->name = sql_item_name(x->arena, &sel->items[i]);
+        it->alias = sel->items[i].alias;
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
     for (uint32_t k = 0; k < s->q.nsrc; k++)
@@ -1586,9 +1588,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         s->q.alias_names = arena_calloc(x->arena, sizeof(char *) * (s->nitems + 1));
         s->q.nalias = s->nitems;
         for (uint32_t i = 0; i < s->nitems; i++)
-            for (uint32_t k = 0; k < sel->nitems; k++)
-                if (sel->items[k].expr == s->items[i].expr)
-                    s->q.alias_names[i] = sel->items[k].alias;
+            s->q.alias_names[i] = s->items[i].alias;
         rc = xbind(&s->q, sel->having, "having clause", true);
         s->q.alias_names = NULL;
         if (rc)
