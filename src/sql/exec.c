@@ -1139,8 +1139,8 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
     if (ct->temporary)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE");
-    if (ct->as_select)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT");
+    if (ct->as_select && ct->ncols)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TABLE (columns) ... SELECT");
     int rc = ddl_begin(x);
     if (rc)
         return rc;
@@ -1158,8 +1158,41 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         def->name = ct->table.name;
         def->create_time = 0;
         def->auto_inc_start = 1;
-    } else if ((rc = build_table_def(x, ct, db, &def)) != 0) {
-        return rc;
+    } else {
+        sql_create_table_t c2 = *ct;
+        if (ct->as_select)
+            c2.nindexes = 0; /* the keys name columns of the SELECT: added below */
+        if ((rc = build_table_def(x, &c2, db, &def)) != 0)
+            return rc;
+    }
+    if (ct->as_select) {
+        /* the SELECT's result columns become the table's */
+        res_col_t *cols;
+        int n;
+        if ((rc = exec_select_describe(x, ct->as_select, &cols, &n)) != 0)
+            return rc;
+        cat_column_t *c = arena_calloc(x->arena, sizeof(cat_column_t) * ((uint32_t)n + 1));
+        for (int i = 0; i < n; i++) {
+            xcol_from_res(&c[i], &cols[i]);
+            c[i].name = arena_strdup(x->arena, cols[i].name);
+            if (sqlt_is_string((sqlt_t)c[i].rc.type) && c[i].rc.coll != COLL_BINARY && c[i].rc.len == 0)
+                c[i].rc.len = 1;
+            if (!c[i].rc.nullable)
+                c[i].def = CAT_DEF_NONE;
+            for (int k = 0; k < i; k++)
+                if (strcasecmp(c[k].name, c[i].name) == 0)
+                    return diag_error(x->diag, ER_DUP_FIELDNAME, c[i].name);
+        }
+        def->cols = c;
+        def->ncols = (uint32_t)n;
+        /* table-level keys name columns of the SELECT */
+        def->nidx = 0;
+        def->idx = NULL;
+        uint32_t cap = 0;
+        for (uint32_t k = 0; k < ct->nindexes; k++)
+            if ((rc = add_index(x, def, &cap, &ct->indexes[k], NULL)) != 0)
+                return rc;
+        def->has_pk = def->nidx && def->idx[0].kind == CAT_IDX_PRIMARY;
     }
     if (ct->or_replace) {
         cat_table_t *old = catalog_table_get(g_cat, db, ct->table.name);
@@ -1173,6 +1206,25 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (rc < 0)
         return rc;
     x->row_count = 0;
+    if (ct->as_select && rc == 0) {
+        /* fill it as INSERT [IGNORE] / REPLACE ... SELECT would, in this statement's transaction */
+        sql_insert_t ins = {.table = {.db = db, .name = ct->table.name}, .select = ct->as_select,
+                            .ignore = ct->dup == SQL_DUP_IGNORE};
+        sql_stmt_t ist = {.kind = ct->dup == SQL_DUP_REPLACE ? SQL_STMT_REPLACE : SQL_STMT_INSERT, .insert = &ins};
+        rc = exec_insert(x, &ist);
+        if (rc) {
+            /* the statement fails as a whole: the new table goes */
+            if (x->ss->trx) {
+                engine_trx_rollback(x->ss->trx);
+                trx_end(x->ss);
+            }
+            diag_t scratch;
+            diag_init(&scratch, 4);
+            catalog_table_drop(g_cat, db, ct->table.name, true, &scratch);
+            diag_free(&scratch);
+        }
+        return rc;
+    }
     pend_ok(x, 0, NULL);
     return 0;
 }
@@ -1946,6 +1998,9 @@ bool sql_exec_handles(const sql_stmt_t *st)
         return true;
     case SQL_STMT_SHOW:
         return exec_show_handles(&st->show);
+    case SQL_STMT_EXPLAIN:
+        return st->explain.stmt && (st->explain.stmt->kind == SQL_STMT_SELECT || st->explain.stmt->kind == SQL_STMT_UPDATE ||
+                                    st->explain.stmt->kind == SQL_STMT_DELETE) && !st->explain.format;
     default:
         return false;
     }
@@ -1954,7 +2009,7 @@ bool sql_exec_handles(const sql_stmt_t *st)
 static bool is_ddl(sql_stmt_kind_t k)
 {
     return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
-           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW;
+           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN;
 }
 
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -2033,6 +2088,8 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return exec_tablespace(x, st);
     case SQL_STMT_SHOW:
         return exec_show_stmt(x, &st->show);
+    case SQL_STMT_EXPLAIN:
+        return exec_explain(x, st->explain.stmt);
     default:
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
     }

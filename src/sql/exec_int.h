@@ -78,6 +78,8 @@ void xkey_append(buf_t *b, const value_t *v, bool desc);
 /* Result column metadata of a table column. */
 void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
                const char *name);
+/* A column definition describing a result column (CREATE TABLE ... SELECT, derived tables). */
+void xcol_from_res(cat_column_t *c, const res_col_t *r);
 /* The session's engine transaction for a statement (begins one when none is open). */
 int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
 /* The database of a name (its own or the current one); pushes 1046 when neither. */
@@ -87,6 +89,7 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
 bool exec_show_handles(const sql_show_t *sh);

@@ -342,4 +342,26 @@ TEST(test_alter_table)
     teardown();
 }
 
-UNIT_MAIN(test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
+TEST(test_joins_ctas_explain)
+{
+    setup();
+    run("CREATE DATABASE db");
+    run("CREATE TABLE a (id INT PRIMARY KEY, g VARCHAR(5))");
+    run("CREATE TABLE b (bid INT PRIMARY KEY, id INT, KEY id (id))");
+    run("INSERT INTO a VALUES (1,'x'),(2,'y')");
+    run("INSERT INTO b VALUES (10,1),(11,3)");
+    CHECK_SQL("SELECT a.id, b.bid FROM a RIGHT JOIN b ON a.id = b.id ORDER BY b.bid", "1|10\nNULL|11\n");
+    CHECK_SQL("SELECT bid, g FROM a JOIN b USING (id)", "10|x\n");
+    CHECK_SQL("SELECT bid, g FROM a NATURAL JOIN b", "10|x\n");
+    CHECK_SQL("CREATE TABLE c AS SELECT id, g, id * 2 AS d FROM a", "OK 2 (Records: 2  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("SELECT * FROM c ORDER BY id", "1|x|2\n2|y|4\n");
+    CHECK_SQL("CREATE TABLE e (PRIMARY KEY (id)) SELECT id FROM b", "OK 2 (Records: 2  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("INSERT INTO e VALUES (1)", "ERR 1062 Duplicate entry '1' for key 'PRIMARY'");
+    CHECK_SQL("EXPLAIN SELECT * FROM a WHERE id = 1", "1|SIMPLE|a|const|PRIMARY|PRIMARY|4|const|1|Using where\n");
+    CHECK_SQL("EXPLAIN SELECT a.g FROM a JOIN b ON b.id = a.id",
+              "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|NULL\n1|SIMPLE|b|ref|id|id|5|func|10|NULL\n");
+    CHECK_SQL("EXPLAIN SELECT g FROM a ORDER BY g", "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|Using filesort\n");
+    teardown();
+}
+
+UNIT_MAIN(test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
