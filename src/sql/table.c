@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/store.h"
 #include "sql/table.h"
 #include "util/util.h"
 
@@ -630,502 +631,53 @@ void table_autoinc_set(const cat_table_t *t, uint64_t v) { atomic_store(&t->ctr-
 
 /* ---------------------------------------------------------------- storing values */
 
-static const char *type_word(sqlt_t t)
+/* The front end's sql_type_t of a catalog column, for sql_value_store (store.h). */
+static void col_sql_type(const cat_column_t *c, sql_type_t *ty, arena_t *a)
 {
-    if (sqlt_is_int(t) || t == SQLT_YEAR || t == SQLT_BIT)
-        return "integer";
-    if (t == SQLT_DECIMAL)
-        return "decimal";
-    if (t == SQLT_FLOAT || t == SQLT_DOUBLE)
-        return "double";
-    if (t == SQLT_DATE)
-        return "date";
-    if (t == SQLT_TIME)
-        return "time";
-    if (t == SQLT_DATETIME || t == SQLT_TIMESTAMP)
-        return "datetime";
-    return "string";
-}
-
-/* Strict: an error; else a warning (the value is then adjusted by the caller). */
-static int store_problem(diag_t *d, bool strict, int code, const char *msg)
-{
-    if (strict)
-        return diag_push_msg(d, DIAG_ERROR, code, msg);
-    diag_push_msg(d, DIAG_WARNING, code, msg);
-    return 0;
-}
-
-static int bad_value(const cat_table_t *t, const cat_column_t *c, diag_t *d, bool strict, uint64_t row, const value_t *v,
-                     int code, arena_t *a)
-{
-    size_t n;
-    const char *txt = value_to_text(a, v, &n);
-    char msg[512];
-    snprintf(msg, sizeof msg, "Incorrect %s value: '%.*s' for column `%s`.`%s`.`%s` at row %llu", type_word((sqlt_t)c->rc.type),
-             (int)MIN(n, 200), txt, t->db, t->name, c->name, (unsigned long long)row);
-    return store_problem(d, strict, code, msg);
-}
-
-static int col_msg(diag_t *d, bool strict, int code, const char *fmt, const char *col, uint64_t row)
-{
-    char msg[256];
-    snprintf(msg, sizeof msg, fmt, col, (unsigned long long)row);
-    return store_problem(d, strict, code, msg);
-}
-
-/* Parses a string as a number the strict way: 1 whole string numeric, 0 a numeric prefix, -1 none. */
-static int numeric_text(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && isspace((unsigned char)s[i]))
-        i++;
-    size_t start = i;
-    if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
-    size_t dg = 0;
-    while (i < n && isdigit((unsigned char)s[i]))
-        i++, dg++;
-    if (i < n && s[i] == '.') {
-        i++;
-        while (i < n && isdigit((unsigned char)s[i]))
-            i++, dg++;
-    }
-    if (dg && i < n && (s[i] == 'e' || s[i] == 'E')) {
-        size_t j = i + 1;
-        if (j < n && (s[j] == '+' || s[j] == '-'))
-            j++;
-        if (j < n && isdigit((unsigned char)s[j])) {
-            while (j < n && isdigit((unsigned char)s[j]))
-                j++;
-            i = j;
-        }
-    }
-    if (!dg)
-        return start == n ? -1 : -1;
-    while (i < n && isspace((unsigned char)s[i]))
-        i++;
-    return i == n ? 1 : 0;
-}
-
-static size_t char_len(uint16_t coll, const char *s, size_t n)
-{
-    if (value_coll_mbmaxlen(coll) <= 1)
-        return n;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            k++;
-    return k;
-}
-
-static size_t char_prefix_bytes(uint16_t coll, const char *s, size_t n, size_t chars)
-{
-    if (value_coll_mbmaxlen(coll) <= 1)
-        return MIN(n, chars);
-    size_t k = 0, i = 0;
-    for (; i < n; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80 && k++ == chars)
-            break;
-    return i;
-}
-
-static uint64_t max_bytes(sqlt_t t)
-{
-    switch (t) {
-    case SQLT_TINYTEXT: case SQLT_TINYBLOB: return 255;
-    case SQLT_TEXT: case SQLT_BLOB: return 65535;
-    case SQLT_MEDIUMTEXT: case SQLT_MEDIUMBLOB: return 16777215;
-    default: return 4294967295ull;
-    }
-}
-
-/* Rounds canonical decimal text to `scale` places (half away from zero) into a. */
-static value_t decimal_round(arena_t *a, const char *s, size_t n, uint32_t scale, bool *rounded)
-{
-    bool neg = n && s[0] == '-';
-    if (neg)
-        s++, n--;
-    const char *dot = memchr(s, '.', n);
-    size_t il = dot ? (size_t)(dot - s) : n, fl = dot ? n - il - 1 : 0;
-    char *digits = arena_alloc(a, il + scale + 2);
-    memcpy(digits, s, il);
-    for (uint32_t i = 0; i < scale; i++)
-        digits[il + i] = i < fl ? dot[1 + i] : '0';
-    size_t nd = il + scale;
-    *rounded = fl > scale;
-    bool up = fl > scale && dot[1 + scale] >= '5';
-    char *out = arena_alloc(a, nd + 4);
-    size_t pos = nd + 3;
-    out[pos] = 0;
-    int carry = up;
-    char *tmp = arena_alloc(a, nd + 2);
-    for (size_t i = nd; i-- > 0;) {
-        int dgt = digits[i] - '0' + carry;
-        carry = dgt / 10;
-        tmp[i + 1] = (char)('0' + dgt % 10);
-    }
-    tmp[0] = (char)('0' + carry);
-    /* tmp holds nd+1 digits: integer part il+1 digits, then scale */
-    size_t ip = 0, ilen = il + 1;
-    while (ip + 1 < ilen && tmp[ip] == '0')
-        ip++;
-    size_t k = 0;
-    bool zero = true;
-    for (size_t i = 0; i < nd + 1; i++)
-        if (tmp[i] != '0')
-            zero = false;
-    if (neg && !zero)
-        out[k++] = '-';
-    memcpy(out + k, tmp + ip, ilen - ip);
-    k += ilen - ip;
-    if (scale) {
-        out[k++] = '.';
-        memcpy(out + k, tmp + ilen, scale);
-        k += scale;
-    }
-    return value_decimal(a, out, k);
-}
-
-static int store_int(const cat_table_t *t, const cat_column_t *c, const value_t *v, value_t *out, arena_t *a, diag_t *d,
-                     bool strict, uint64_t row)
-{
-    sqlt_t ty = (sqlt_t)c->rc.type;
-    int w = ty == SQLT_TINYINT ? 1 : ty == SQLT_SMALLINT ? 2 : ty == SQLT_MEDIUMINT ? 3 : ty == SQLT_INT ? 4 : 8;
-    bool uns = c->rc.is_unsigned || ty == SQLT_BIT;
-    int64_t lo = uns ? 0 : w == 8 ? INT64_MIN : -(1ll << (8 * w - 1));
-    uint64_t hi = uns ? (w == 8 ? UINT64_MAX : (1ull << (8 * w)) - 1) : (w == 8 ? (uint64_t)INT64_MAX : (1ull << (8 * w - 1)) - 1);
-    if (ty == SQLT_BIT && c->rc.len && c->rc.len < 64)
-        hi = (1ull << c->rc.len) - 1;
-    value_t num = *v;
-    if (v->type == VAL_STRING) {
-        int k = numeric_text(v->s.ptr, v->s.len);
-        if (k <= 0) {
-            int rc = k < 0 ? bad_value(t, c, d, strict, row, v, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, a)
-                           : col_msg(d, strict, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-            if (rc)
-                return rc;
-        }
-        num = value_to_decimal(a, v, NULL);
-        if (num.type != VAL_DECIMAL)
-            num = value_int(0);
-    }
-    bool neg;
-    uint64_t mag;
-    bool overflow = false;
-    if (num.type == VAL_INT) {
-        neg = num.i < 0;
-        mag = neg ? (uint64_t)(-(num.i + 1)) + 1 : (uint64_t)num.i;
-    } else if (num.type == VAL_UINT) {
-        neg = false;
-        mag = num.u;
-    } else if (num.type == VAL_DECIMAL) {
-        bool r;
-        value_t rd = decimal_round(a, num.s.ptr, num.s.len, 0, &r);
-        neg = rd.s.ptr[0] == '-';
-        const char *p = rd.s.ptr + neg;
-        mag = 0;
-        for (; *p >= '0' && *p <= '9'; p++) {
-            if (mag > (UINT64_MAX - 9) / 10)
-                overflow = true;
-            mag = mag * 10 + (uint64_t)(*p - '0');
-        }
-    } else {
-        double x = value_to_double(&num, NULL);
-        x = round(x);
-        neg = x < 0;
-        double m = fabs(x);
-        if (m >= 18446744073709551616.0) {
-            overflow = true;
-            mag = UINT64_MAX;
-        } else {
-            mag = (uint64_t)m;
-        }
-    }
-    bool out_lo = neg && (uns || mag > (uint64_t)(-(lo + 1)) + 1);
-    bool out_hi = !neg && (overflow || mag > hi);
-    if (out_lo || out_hi) {
-        int rc = col_msg(d, strict, ER_WARN_DATA_OUT_OF_RANGE, "Out of range value for column '%s' at row %llu", c->name, row);
-        if (rc)
-            return rc;
-        *out = uns ? value_uint(out_lo ? 0 : hi) : value_int(out_lo ? lo : (int64_t)hi);
-        return 0;
-    }
-    if (uns)
-        *out = value_uint(mag);
+    sqlt_t st = (sqlt_t)c->rc.type;
+    memset(ty, 0, sizeof *ty);
+    ty->kind = (sql_type_kind_t)(st - 1); /* the two enums list the types in the same order */
+    ty->is_unsigned = c->rc.is_unsigned;
+    ty->zerofill = c->zerofill;
+    ty->coll = c->rc.coll;
+    ty->scale = c->rc.scale;
+    if (sqlt_is_int(st))
+        ty->len = (int32_t)c->display_width;
+    else if (st == SQLT_FLOAT || st == SQLT_DOUBLE) {
+        ty->len = c->rc.len ? (int32_t)c->rc.len : -1;
+        ty->scale = c->rc.len ? c->rc.scale : -1;
+    } else if (st >= SQLT_TINYTEXT && st <= SQLT_LONGBLOB)
+        ty->len = -1;
     else
-        *out = value_int(neg ? (int64_t)(0 - mag) : (int64_t)mag);
-    return 0;
+        ty->len = (int32_t)c->rc.len;
+    if (st == SQLT_YEAR)
+        ty->len = 4;
+    if (c->nelems) {
+        ty->elems = c->elems;
+        ty->nelems = c->nelems;
+        uint32_t *l = arena_alloc(a, sizeof(uint32_t) * c->nelems);
+        for (uint32_t i = 0; i < c->nelems; i++)
+            l[i] = (uint32_t)strlen(c->elems[i]);
+        ty->elem_lens = l;
+    }
 }
 
 int table_value_store(const cat_table_t *t, uint32_t col, const value_t *v, value_t *out, arena_t *a, diag_t *d,
                       bool strict, uint64_t row)
 {
     const cat_column_t *c = &t->cols[col];
-    sqlt_t ty = (sqlt_t)c->rc.type;
-    if (v->type == VAL_NULL) {
-        if (c->rc.nullable) {
-            *out = value_null();
-            return 0;
-        }
-        char msg[160];
-        snprintf(msg, sizeof msg, "Column '%s' cannot be null", c->name);
-        if (strict)
-            return diag_push_msg(d, DIAG_ERROR, ER_BAD_NULL_ERROR, msg);
-        diag_push_msg(d, DIAG_WARNING, ER_BAD_NULL_ERROR, msg);
-        value_t z = sqlt_is_string(ty) ? value_str("", 0, c->rc.coll) : value_int(0);
-        if (sqlt_is_temporal(ty))
-            z = value_str("0000-00-00 00:00:00", 19, COLL_DEFAULT);
-        return table_value_store(t, col, &z, out, a, d, false, row);
-    }
-    if (sqlt_is_int(ty) || ty == SQLT_BIT)
-        return store_int(t, c, v, out, a, d, strict, row);
-    switch (ty) {
-    case SQLT_YEAR: {
-        value_t n;
-        bool two_digit_str = v->type == VAL_STRING && v->s.len <= 2;
-        int rc = store_int(t, &(cat_column_t){.name = c->name, .rc = {.type = SQLT_SMALLINT}}, v, &n, a, d, strict, row);
-        if (rc)
-            return rc;
-        int64_t y = n.i;
-        if (y == 0 && !two_digit_str) {
-            *out = value_uint(0);
-            return 0;
-        }
-        if (y >= 0 && y < 70)
-            y += 2000;
-        else if (y >= 70 && y <= 99)
-            y += 1900;
-        if (y < 1901 || y > 2155) {
-            rc = col_msg(d, strict, ER_WARN_DATA_OUT_OF_RANGE, "Out of range value for column '%s' at row %llu", c->name, row);
-            if (rc)
-                return rc;
-            y = 0;
-        }
-        *out = value_uint((uint64_t)y);
-        return 0;
-    }
-    case SQLT_DECIMAL: {
-        value_t dv = *v;
-        if (v->type == VAL_STRING) {
-            int k = numeric_text(v->s.ptr, v->s.len);
-            if (k <= 0) {
-                int rc = k < 0 ? bad_value(t, c, d, strict, row, v, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, a)
-                               : col_msg(d, strict, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-                if (rc)
-                    return rc;
-            }
-        }
-        dv = value_to_decimal(a, v, NULL);
-        if (dv.type != VAL_DECIMAL)
-            dv = value_decimal(a, "0", 1);
-        bool rounded;
-        value_t r = decimal_round(a, dv.s.ptr, dv.s.len, c->rc.scale, &rounded);
-        uint32_t m = c->rc.len ? c->rc.len : 10;
-        const char *p = r.s.ptr + (r.s.ptr[0] == '-');
-        size_t il = strcspn(p, ".");
-        if (!(il == 1 && p[0] == '0') && il > m - c->rc.scale) {
-            int rc = col_msg(d, strict, ER_WARN_DATA_OUT_OF_RANGE, "Out of range value for column '%s' at row %llu", c->name, row);
-            if (rc)
-                return rc;
-            char buf[80];
-            size_t k = 0;
-            if (r.s.ptr[0] == '-')
-                buf[k++] = '-';
-            for (uint32_t i = 0; i < m - c->rc.scale; i++)
-                buf[k++] = '9';
-            if (c->rc.scale) {
-                buf[k++] = '.';
-                for (uint32_t i = 0; i < c->rc.scale; i++)
-                    buf[k++] = '9';
-            }
-            r = value_decimal(a, buf, k);
-        } else if (rounded) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "Data truncated for column '%s' at row %llu", c->name, (unsigned long long)row);
-            diag_push_msg(d, DIAG_NOTE, WARN_DATA_TRUNCATED, msg);
-        }
-        r.dec = c->rc.scale;
-        *out = r;
-        return 0;
-    }
-    case SQLT_FLOAT: case SQLT_DOUBLE: {
-        if (v->type == VAL_STRING) {
-            int k = numeric_text(v->s.ptr, v->s.len);
-            if (k <= 0) {
-                int rc = k < 0 ? bad_value(t, c, d, strict, row, v, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, a)
-                               : col_msg(d, strict, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-                if (rc)
-                    return rc;
-            }
-        }
-        double x = value_to_double(v, NULL);
-        if (ty == SQLT_FLOAT && fabs(x) > 3.402823466e38) {
-            int rc = col_msg(d, strict, ER_WARN_DATA_OUT_OF_RANGE, "Out of range value for column '%s' at row %llu", c->name, row);
-            if (rc)
-                return rc;
-            x = x < 0 ? -3.402823466e38 : 3.402823466e38;
-        }
-        *out = value_double(ty == SQLT_FLOAT ? (double)(float)x : x);
-        return 0;
-    }
-    case SQLT_DATE: case SQLT_DATETIME: case SQLT_TIMESTAMP: case SQLT_TIME: {
-        value_t tv = *v;
-        bool ok = true;
-        if (v->type == VAL_STRING) {
-            ok = ty == SQLT_TIME ? (value_parse_time(v->s.ptr, v->s.len, &tv) || value_parse_datetime(v->s.ptr, v->s.len, &tv))
-                                 : value_parse_datetime(v->s.ptr, v->s.len, &tv);
-        } else if (v->type == VAL_INT || v->type == VAL_UINT || v->type == VAL_DECIMAL || v->type == VAL_DOUBLE) {
-            char buf[64];
-            size_t n;
-            const char *s = value_to_text(a, v, &n);
-            snprintf(buf, sizeof buf, "%.*s", (int)MIN(n, 40), s);
-            ok = ty == SQLT_TIME ? value_parse_time(buf, strlen(buf), &tv) : value_parse_datetime(buf, strlen(buf), &tv);
-        } else if (!value_is_temporal(v)) {
-            ok = false;
-        }
-        if (ok && ty != SQLT_TIME && tv.type == VAL_TIME)
-            ok = false;
-        if (!ok) {
-            size_t n;
-            const char *txt = value_to_text(a, v, &n);
-            char msg[400];
-            snprintf(msg, sizeof msg, "Incorrect %s value: '%.*s' for column `%s`.`%s`.`%s` at row %llu",
-                     type_word(ty), (int)MIN(n, 200), txt, t->db, t->name, c->name, (unsigned long long)row);
-            if (strict)
-                return diag_push_msg(d, DIAG_ERROR, ER_TRUNCATED_WRONG_VALUE, msg);
-            col_msg(d, false, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-            memset(&tv, 0, sizeof tv);
-        }
-        value_t o = tv;
-        o.type = ty == SQLT_DATE ? VAL_DATE : ty == SQLT_TIME ? VAL_TIME : ty == SQLT_DATETIME ? VAL_DATETIME : VAL_TIMESTAMP;
-        if (ty == SQLT_DATE) {
-            o.t.hour = o.t.minute = o.t.second = o.t.usec = 0;
-            o.dec = 0;
-        } else if (ty == SQLT_TIME && tv.type != VAL_TIME) {
-            o.t.year = o.t.month = o.t.day = 0;
-            o.t.neg = false;
-        }
-        if (ty != SQLT_DATE) {
-            uint32_t div = 1;
-            for (int i = c->rc.scale; i < 6; i++)
-                div *= 10;
-            o.t.usec = o.t.usec / div * div;
-            o.dec = c->rc.scale;
-        }
-        *out = o;
-        return 0;
-    }
-    case SQLT_ENUM: case SQLT_SET: {
-        uint64_t r = 0;
-        bool bad = false;
-        if (v->type == VAL_STRING) {
-            const char *s = v->s.ptr;
-            size_t n = v->s.len;
-            if (ty == SQLT_ENUM) {
-                while (n && s[n - 1] == ' ')
-                    n--;
-                for (uint32_t i = 0; i < c->nelems && !r; i++)
-                    if (value_collate_cmp(c->rc.coll, c->elems[i], strlen(c->elems[i]), s, n) == 0)
-                        r = i + 1;
-                if (!r) {
-                    if (numeric_text(s, n) == 1) {
-                        uint64_t k = (uint64_t)value_to_int(v, NULL);
-                        if (k >= 1 && k <= c->nelems)
-                            r = k;
-                        else
-                            bad = true;
-                    } else {
-                        bad = true;
-                    }
-                }
-            } else {
-                size_t i = 0;
-                while (i <= n && n) {
-                    size_t j = i;
-                    while (j < n && s[j] != ',')
-                        j++;
-                    bool hit = false;
-                    for (uint32_t k = 0; k < c->nelems && k < 64; k++)
-                        if (value_collate_cmp(c->rc.coll, c->elems[k], strlen(c->elems[k]), s + i, j - i) == 0) {
-                            r |= 1ull << k;
-                            hit = true;
-                        }
-                    if (!hit)
-                        bad = true;
-                    i = j + 1;
-                    if (j >= n)
-                        break;
-                }
-            }
-        } else {
-            uint64_t k = (uint64_t)value_to_int(v, NULL);
-            if (ty == SQLT_ENUM ? (k > c->nelems) : (c->nelems < 64 && (k >> c->nelems)))
-                bad = true;
-            else
-                r = k;
-        }
-        if (bad) {
-            int rc = col_msg(d, strict, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-            if (rc)
-                return rc;
-            if (ty == SQLT_ENUM)
-                r = 0;
-        }
-        *out = value_uint(r);
-        return 0;
-    }
-    default:
-        break;
-    }
-    /* strings */
-    size_t n;
-    const char *s;
-    if (v->type == VAL_STRING) {
-        s = v->s.ptr;
-        n = v->s.len;
-    } else {
-        s = value_to_text(a, v, &n);
-    }
-    uint16_t coll = c->rc.coll;
-    bool binary = coll == COLL_BINARY;
-    if (ty == SQLT_CHAR || ty == SQLT_VARCHAR || ty == SQLT_BINARY || ty == SQLT_VARBINARY) {
-        size_t len = binary ? n : char_len(coll, s, n);
-        if (len > c->rc.len) {
-            size_t keep = binary ? c->rc.len : char_prefix_bytes(coll, s, n, c->rc.len);
-            bool only_spaces = true;
-            for (size_t i = keep; i < n; i++)
-                if (s[i] != ' ')
-                    only_spaces = false;
-            if (only_spaces && !binary) {
-                char msg[160];
-                snprintf(msg, sizeof msg, "Data truncated for column '%s' at row %llu", c->name, (unsigned long long)row);
-                diag_push_msg(d, DIAG_NOTE, WARN_DATA_TRUNCATED, msg);
-            } else {
-                int rc = strict ? col_msg(d, true, ER_DATA_TOO_LONG, "Data too long for column '%s' at row %llu", c->name, row)
-                                : col_msg(d, false, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-                if (rc)
-                    return rc;
-            }
-            n = keep;
-        }
-        if (ty == SQLT_CHAR)
-            while (n && s[n - 1] == ' ')
-                n--;
-        if (ty == SQLT_BINARY && n < c->rc.len) {
-            char *p = arena_calloc(a, c->rc.len);
-            memcpy(p, s, n);
-            s = p;
-            n = c->rc.len;
-        }
-    } else if (n > max_bytes(ty)) {
-        int rc = strict ? col_msg(d, true, ER_DATA_TOO_LONG, "Data too long for column '%s' at row %llu", c->name, row)
-                        : col_msg(d, false, WARN_DATA_TRUNCATED, "Data truncated for column '%s' at row %llu", c->name, row);
-        if (rc)
-            return rc;
-        n = (size_t)max_bytes(ty);
-    }
-    *out = value_str(s, n, coll);
+    sql_type_t ty;
+    col_sql_type(c, &ty, a);
+    sql_store_col_t sc = {.type = &ty, .not_null = !c->rc.nullable, .coll = c->rc.coll, .name = c->name,
+                          .db = t->db, .table = t->name};
+    int rc = sql_value_store(a, &sc, v, strict, row, d, out);
+    if (rc || out->type == VAL_NULL)
+        return rc;
+    /* the row format keeps ENUM by index and SET by mask */
+    if (c->rc.type == SQLT_ENUM && out->type == VAL_STRING)
+        *out = value_uint(sql_enum_index(&ty, out->s.ptr, out->s.len));
+    else if (c->rc.type == SQLT_SET && out->type == VAL_STRING)
+        *out = value_uint(sql_set_mask(&ty, out->s.ptr, out->s.len));
     return 0;
 }
 
@@ -1167,15 +719,9 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
     if (strict)
         return diag_push_msg(d, DIAG_ERROR, 1364, msg);
     diag_push_msg(d, DIAG_WARNING, 1364, msg);
-    sqlt_t ty = (sqlt_t)c->rc.type;
-    if (sqlt_is_string(ty))
-        *out = value_str("", 0, c->rc.coll);
-    else if (ty == SQLT_ENUM)
-        *out = c->nelems ? value_str(c->elems[0], strlen(c->elems[0]), COLL_DEFAULT) : value_uint(0);
-    else if (sqlt_is_temporal(ty))
-        *out = value_str(ty == SQLT_TIME ? "00:00:00" : "0000-00-00 00:00:00", ty == SQLT_TIME ? 8 : 19, COLL_DEFAULT);
-    else
-        *out = value_int(0);
+    sql_type_t ty;
+    col_sql_type(c, &ty, a);
+    *out = sql_type_implicit_default(&ty, c->rc.coll);
     (void)a;
     return 0;
 }
