@@ -259,6 +259,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     c->ss = s->sqlx;
     c->sink = sink;
     c->more = more;

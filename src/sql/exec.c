@@ -22,8 +22,10 @@ static engine_t *g_eng;
 int sql_exec_global_init(engine_t *e, const char *datadir)
 {
     int rc = catalog_open(e, datadir, &g_cat);
-    if (rc == 0)
+    if (rc == 0) {
         g_eng = e;
+        table_set_engine(e);
+    }
     return rc;
 }
 
@@ -32,6 +34,7 @@ void sql_exec_global_shutdown(void)
     catalog_close(g_cat);
     g_cat = NULL;
     g_eng = NULL;
+    table_set_engine(NULL);
 }
 
 catalog_t *sql_exec_catalog(void) { return g_cat; }
@@ -87,6 +90,9 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
         }
         ss->state = x->autocommit && !ss->explicit_begin ? SQLX_TRX_STMT : SQLX_TRX_EXPLICIT;
         ss->wrote = false;
+        static const engine_isolation_t iso[] = {ENGINE_ISO_READ_UNCOMMITTED, ENGINE_ISO_READ_COMMITTED,
+                                                 ENGINE_ISO_REPEATABLE_READ, ENGINE_ISO_SERIALIZABLE};
+        engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
     }
     *out = ss->trx;
     return 0;
@@ -419,7 +425,10 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
     value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-    int rc = table_get(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
+    int rc = engine_lock_row(I->trx, t->tree, I->dup.pk.data, I->dup.pk.len);
+    if (rc)
+        return table_engine_err(x->diag, t, rc);
+    rc = table_get_latest(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
     if (rc)
         return rc == STRATA_ENOTFOUND ? diag_error(x->diag, ER_UNKNOWN_ERROR) : table_engine_err(x->diag, t, rc);
     value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
@@ -501,7 +510,9 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
         }
         /* REPLACE: delete the conflicting row, then try again */
         value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-        rc = table_get(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
+        rc = engine_lock_row(I->trx, t->tree, I->dup.pk.data, I->dup.pk.len);
+        if (rc == 0)
+            rc = table_get_latest(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
         if (rc)
             return table_engine_err(x->diag, t, rc);
         buf_t pk;
@@ -2103,6 +2114,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     x->pend_ok = false;
     x->row_count = -1;
     table_undo_clear(&ss->undo);
+    if (ss->trx)
+        engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = dispatch(x, st);
     if (ss->trx) {
         if (rc == 0) {

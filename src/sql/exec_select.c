@@ -871,7 +871,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         buf_t *store = arena_calloc(L->q->x->arena, sizeof(buf_t));
         buf_init(store);
         value_t *fresh = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
-        rc = table_get(L->trx, s->t, pk->data, pk->len, store, fresh);
+        rc = table_get_latest(L->trx, s->t, pk->data, pk->len, store, fresh);
         if (rc == STRATA_ENOTFOUND) {
             buf_free(store);
             return 0;
@@ -955,12 +955,25 @@ static int loop_level(xloop_t *L, uint32_t si)
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
                 if (q->locking && si == 0 && pk_point) {
-                    /* the key is locked even when no row has it yet (a concurrent insert of it waits) */
+                    /* the key is locked even when no row has it yet (a concurrent insert of it waits); then the
+                     * latest version is read directly (loop_emit locks again: a no-op, and re-reads) */
                     rc = engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
                     if (rc) {
                         rc = table_engine_err(q->x->diag, s->t, rc);
                         break;
                     }
+                    buf_t store;
+                    buf_init(&store);
+                    value_t *row = arena_alloc(q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
+                    rc = table_get_latest(L->trx, s->t, r[k].lo.data, r[k].lo.len, &store, row);
+                    if (rc == 0)
+                        rc = loop_emit(L, si, &r[k].lo, row, &matched);
+                    else if (rc == STRATA_ENOTFOUND)
+                        rc = 0;
+                    else
+                        rc = table_engine_err(q->x->diag, s->t, rc);
+                    buf_free(&store);
+                    continue;
                 }
                 rc = scan_range(L, si, p->index, r[k].has_lo ? &r[k].lo : NULL, r[k].has_hi ? &r[k].hi : NULL, desc,
                                 p->point && !p->range, &matched);

@@ -15,6 +15,20 @@
 #include "sql/table.h"
 #include "util/util.h"
 
+static engine_t *g_engine;
+
+void table_set_engine(engine_t *e) { g_engine = e; }
+
+/* The latest version of a row (writes act on it, under the row's lock), not the read view's. */
+static int get_latest(engine_trx_t *x, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
+{
+    if (g_engine) {
+        buf_reset(out);
+        return engine_get_e(g_engine, tree, key, klen, out);
+    }
+    return engine_get(x, tree, key, klen, out);
+}
+
 /* ---------------------------------------------------------------- statement undo */
 
 typedef enum { UNDO_INSERTED, UNDO_DELETED, UNDO_UPDATED } undo_kind_t;
@@ -202,10 +216,19 @@ static int dup_error(diag_t *d, const cat_table_t *t, uint32_t ix, const value_t
 static int unique_probe(engine_trx_t *x, const cat_table_t *t, uint32_t ix, const buf_t *prefix, const buf_t *self_pk,
                         buf_t *dup_pk)
 {
+    /* under the prefix lock the latest entries decide, not this trx's read view: a READ UNCOMMITTED probe */
+    engine_trx_t *probe = NULL;
+    if (g_engine && engine_trx_begin(g_engine, &probe) == 0)
+        engine_trx_set_isolation(probe, ENGINE_ISO_READ_UNCOMMITTED);
+    else
+        probe = NULL;
     engine_cursor_t *cur;
-    int rc = engine_cursor_open(x, t->idx[ix].tree, &cur);
-    if (rc)
+    int rc = engine_cursor_open(probe ? probe : x, t->idx[ix].tree, &cur);
+    if (rc) {
+        if (probe)
+            engine_trx_rollback(probe);
         return rc;
+    }
     int found = 0;
     rc = engine_cursor_seek(cur, prefix->data, prefix->len, ENGINE_SEEK_GE);
     while (rc == 0) {
@@ -226,6 +249,8 @@ static int unique_probe(engine_trx_t *x, const cat_table_t *t, uint32_t ix, cons
         break;
     }
     engine_cursor_close(cur);
+    if (probe)
+        engine_trx_rollback(probe);
     if (rc && rc != STRATA_ENOTFOUND)
         return rc;
     return found;
@@ -389,7 +414,7 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
             goto out;
         }
     }
-    rc = engine_get(x, t->tree, oldpk->data, oldpk->len, &oldval);
+    rc = get_latest(x, t->tree, oldpk->data, oldpk->len, &oldval);
     if (rc) {
         rc = rc == STRATA_ENOTFOUND ? 0 : table_engine_err(d, t, rc);
         goto out;
@@ -455,7 +480,7 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
     buf_t key, oldval;
     buf_init(&key);
     buf_init(&oldval);
-    int rc = engine_get(x, t->tree, pk->data, pk->len, &oldval);
+    int rc = get_latest(x, t->tree, pk->data, pk->len, &oldval);
     if (rc == 0)
         rc = engine_delete(x, t->tree, pk->data, pk->len);
     if (rc) {
@@ -481,6 +506,14 @@ out:
     buf_free(&key);
     buf_free(&oldval);
     return rc;
+}
+
+int table_get_latest(engine_trx_t *x, const cat_table_t *t, const void *pk, size_t pklen, buf_t *store, value_t *row)
+{
+    int rc = get_latest(x, t->tree, pk, pklen, store);
+    if (rc)
+        return rc;
+    return table_decode(t, store->data, store->len, row);
 }
 
 int table_get(engine_trx_t *x, const cat_table_t *t, const void *pk, size_t pklen, buf_t *store, value_t *row)

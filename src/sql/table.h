@@ -59,6 +59,11 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
 int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d);
 /* Reads the row with clustered key pk into row[ncols] (strings point into *store).  STRATA_ENOTFOUND if absent. */
 int table_get(engine_trx_t *x, const cat_table_t *t, const void *pk, size_t pklen, buf_t *store, value_t *row);
+/* The same, reading the latest version (a locking read, after engine_lock_row) rather than the read view. */
+int table_get_latest(engine_trx_t *x, const cat_table_t *t, const void *pk, size_t pklen, buf_t *store, value_t *row);
+/* The engine that latest-version reads and unique probes go to (the executor sets it at start; without it they
+ * fall back to the transaction's read view). */
+void table_set_engine(engine_t *e);
 int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row);
 
 /* ---- scans ---- */

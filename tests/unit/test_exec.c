@@ -123,7 +123,7 @@ static const char *run(const char *sql)
         return (const char *)out.data;
     }
     sql_exec_ctx_t x = {.arena = &arena, .diag = &diag, .db = "db", .user = "root", .host = "localhost",
-                        .strict = true, .autocommit = autocommit, .ss = ss, .sink = &sink};
+                        .strict = true, .autocommit = autocommit, .isolation = 2, .ss = ss, .sink = &sink};
     int rc = sql_exec_stmt(&x, st);
     if (rc)
         buf_printf(&out, "ERR %d %s", diag.error_code, diag.error ? diag.error->msg : "");
