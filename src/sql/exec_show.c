@@ -296,8 +296,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         else if (ty == SQLT_TIMESTAMP)
             buf_append_str(&b, " NULL");
         const char *d = default_shown(c, true, a);
-        bool blob = ty >= SQLT_TINYTEXT && ty <= SQLT_LONGBLOB;
-        if (d && !c->auto_increment && !(blob && c->def != CAT_DEF_VALUE))
+        if (d && !c->auto_increment)
             buf_printf(&b, " DEFAULT %s", d);
         if (c->auto_increment)
             buf_append_str(&b, " AUTO_INCREMENT");
@@ -678,6 +677,8 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = S(extra_of(cc));
                     r[k++] = S("select,insert,update,references");
                     r[k++] = S(cc->comment);
+                    r[k++] = S("NEVER");
+                    r[k++] = value_null();
                 }
             } else if (stats) {
                 for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
@@ -761,8 +762,9 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                                          "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
                                          "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE",
                                          "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
-                                         "COLUMN_KEY", "EXTRA", "PRIVILEGES", "COLUMN_COMMENT"};
-        static const bool num[] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+                                         "COLUMN_KEY", "EXTRA", "PRIVILEGES", "COLUMN_COMMENT", "IS_GENERATED",
+                                         "GENERATION_EXPRESSION"};
+        static const bool num[] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         for (size_t i = 0; i < ARRAY_LEN(cn); i++)
             vt_col(&v, cn[i], 64, num[i], true);
         is_tables(&v, true, false);
@@ -812,8 +814,137 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             }
             engine_files_free(f);
         }
+    } else if (strcasecmp(name, "PARTITIONS") == 0) {
+        /* no partitioning: one row per table, as MariaDB shows unpartitioned tables */
+        vt_init(&v, x, "PARTITIONS");
+        static const char *const cn[] = {"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "PARTITION_NAME",
+                                         "SUBPARTITION_NAME", "PARTITION_ORDINAL_POSITION", "PARTITION_METHOD",
+                                         "PARTITION_EXPRESSION", "TABLE_ROWS", "DATA_LENGTH", "INDEX_LENGTH",
+                                         "PARTITION_COMMENT", "NODEGROUP", "TABLESPACE_NAME"};
+        static const bool num[] = {0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, num[i], true);
+        catalog_t *cat = sql_exec_catalog();
+        const char **dbs;
+        uint32_t ndb;
+        catalog_db_list(cat, x->arena, &dbs, &ndb);
+        for (uint32_t d = 0; d < ndb; d++) {
+            const char **names;
+            uint32_t n;
+            catalog_table_list(cat, dbs[d], x->arena, &names, &n);
+            for (uint32_t i = 0; i < n; i++) {
+                cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
+                if (!t)
+                    continue;
+                value_t *r = vt_row(&v);
+                for (size_t k = 0; k < ARRAY_LEN(cn); k++)
+                    r[k] = value_null();
+                r[0] = S("def");
+                r[1] = S(t->db);
+                r[2] = S(t->name);
+                r[8] = U(0);
+                r[9] = U(table_bytes(t, true));
+                r[10] = U(table_bytes(t, false));
+                r[11] = S("");
+                r[13] = t->tablespace ? S(arena_strdup(x->arena, t->tablespace)) : value_null();
+                catalog_table_release(t);
+            }
+        }
+    } else if (strcasecmp(name, "KEY_COLUMN_USAGE") == 0 || strcasecmp(name, "TABLE_CONSTRAINTS") == 0) {
+        bool kcu = strcasecmp(name, "KEY_COLUMN_USAGE") == 0;
+        vt_init(&v, x, kcu ? "KEY_COLUMN_USAGE" : "TABLE_CONSTRAINTS");
+        static const char *const kc[] = {"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_CATALOG",
+                                         "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
+                                         "POSITION_IN_UNIQUE_CONSTRAINT", "REFERENCED_TABLE_SCHEMA",
+                                         "REFERENCED_TABLE_NAME", "REFERENCED_COLUMN_NAME"};
+        static const char *const tc[] = {"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME", "TABLE_SCHEMA",
+                                         "TABLE_NAME", "CONSTRAINT_TYPE"};
+        if (kcu)
+            for (size_t i = 0; i < ARRAY_LEN(kc); i++)
+                vt_col(&v, kc[i], 64, i == 7 || i == 8, true);
+        else
+            for (size_t i = 0; i < ARRAY_LEN(tc); i++)
+                vt_col(&v, tc[i], 64, false, true);
+        catalog_t *cat = sql_exec_catalog();
+        const char **dbs;
+        uint32_t ndb;
+        catalog_db_list(cat, x->arena, &dbs, &ndb);
+        for (uint32_t d = 0; d < ndb; d++) {
+            const char **names;
+            uint32_t n;
+            catalog_table_list(cat, dbs[d], x->arena, &names, &n);
+            for (uint32_t i = 0; i < n; i++) {
+                cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
+                if (!t)
+                    continue;
+                for (uint32_t ix = 0; ix < t->nidx; ix++) {
+                    const cat_index_t *id = &t->idx[ix];
+                    if (id->kind == CAT_IDX_KEY)
+                        continue;
+                    const char *cname = arena_strdup(x->arena, id->name);
+                    if (!kcu) {
+                        value_t *r = vt_row(&v);
+                        r[0] = S("def");
+                        r[1] = S(t->db);
+                        r[2] = S(cname);
+                        r[3] = S(t->db);
+                        r[4] = S(t->name);
+                        r[5] = S(id->kind == CAT_IDX_PRIMARY ? "PRIMARY KEY" : "UNIQUE");
+                        continue;
+                    }
+                    for (uint32_t k = 0; k < id->ncols; k++) {
+                        value_t *r = vt_row(&v);
+                        r[0] = S("def");
+                        r[1] = S(t->db);
+                        r[2] = S(cname);
+                        r[3] = S("def");
+                        r[4] = S(t->db);
+                        r[5] = S(t->name);
+                        r[6] = S(arena_strdup(x->arena, t->cols[id->cols[k].col].name));
+                        r[7] = U(k + 1);
+                        r[8] = r[9] = r[10] = r[11] = value_null();
+                    }
+                }
+                catalog_table_release(t);
+            }
+        }
     } else {
-        return diag_error(x->diag, ER_NO_SUCH_TABLE, "information_schema", name);
+        /* schemas of objects strata does not have yet: the columns tools select, no rows */
+        static const struct { const char *name; const char *cols; } empty[] = {
+            {"TRIGGERS", "TRIGGER_CATALOG,TRIGGER_SCHEMA,TRIGGER_NAME,EVENT_MANIPULATION,EVENT_OBJECT_CATALOG,"
+                         "EVENT_OBJECT_SCHEMA,EVENT_OBJECT_TABLE,ACTION_ORDER,ACTION_CONDITION,ACTION_STATEMENT,"
+                         "ACTION_ORIENTATION,ACTION_TIMING,ACTION_REFERENCE_OLD_TABLE,ACTION_REFERENCE_NEW_TABLE,"
+                         "ACTION_REFERENCE_OLD_ROW,ACTION_REFERENCE_NEW_ROW,CREATED,SQL_MODE,DEFINER,"
+                         "CHARACTER_SET_CLIENT,COLLATION_CONNECTION,DATABASE_COLLATION"},
+            {"ROUTINES", "SPECIFIC_NAME,ROUTINE_CATALOG,ROUTINE_SCHEMA,ROUTINE_NAME,ROUTINE_TYPE,DATA_TYPE,"
+                         "ROUTINE_BODY,ROUTINE_DEFINITION,EXTERNAL_NAME,EXTERNAL_LANGUAGE,PARAMETER_STYLE,"
+                         "IS_DETERMINISTIC,SQL_DATA_ACCESS,SQL_PATH,SECURITY_TYPE,CREATED,LAST_ALTERED,SQL_MODE,"
+                         "ROUTINE_COMMENT,DEFINER,CHARACTER_SET_CLIENT,COLLATION_CONNECTION,DATABASE_COLLATION"},
+            {"VIEWS", "TABLE_CATALOG,TABLE_SCHEMA,TABLE_NAME,VIEW_DEFINITION,CHECK_OPTION,IS_UPDATABLE,DEFINER,"
+                      "SECURITY_TYPE,CHARACTER_SET_CLIENT,COLLATION_CONNECTION,ALGORITHM"},
+            {"EVENTS", "EVENT_CATALOG,EVENT_SCHEMA,EVENT_NAME,DEFINER,TIME_ZONE,EVENT_BODY,EVENT_DEFINITION,"
+                       "EVENT_TYPE,EXECUTE_AT,INTERVAL_VALUE,INTERVAL_FIELD,SQL_MODE,STARTS,ENDS,STATUS,"
+                       "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},
+            {"PARAMETERS", "SPECIFIC_CATALOG,SPECIFIC_SCHEMA,SPECIFIC_NAME,ORDINAL_POSITION,PARAMETER_MODE,"
+                           "PARAMETER_NAME,DATA_TYPE,DTD_IDENTIFIER,ROUTINE_TYPE"},
+            {"REFERENTIAL_CONSTRAINTS", "CONSTRAINT_CATALOG,CONSTRAINT_SCHEMA,CONSTRAINT_NAME,"
+                                        "UNIQUE_CONSTRAINT_CATALOG,UNIQUE_CONSTRAINT_SCHEMA,UNIQUE_CONSTRAINT_NAME,"
+                                        "MATCH_OPTION,UPDATE_RULE,DELETE_RULE,TABLE_NAME,REFERENCED_TABLE_NAME"},
+            {"CHECK_CONSTRAINTS", "CONSTRAINT_CATALOG,CONSTRAINT_SCHEMA,TABLE_NAME,CONSTRAINT_NAME,LEVEL,CHECK_CLAUSE"},
+        };
+        size_t i = 0;
+        while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)
+            i++;
+        if (i == ARRAY_LEN(empty))
+            return diag_error(x->diag, ER_NO_SUCH_TABLE, "information_schema", name);
+        vt_init(&v, x, empty[i].name);
+        const char *p = empty[i].cols;
+        while (*p) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            vt_col(&v, arena_strndup(x->arena, p, l), 64, false, true);
+            p += l + (e ? 1 : 0);
+        }
     }
     s->t = v.t;
     s->is_virtual = true;

@@ -276,6 +276,11 @@ TEST(test_show_and_infoschema)
               "id|int(11)\nk|int(11)\n");
     CHECK_SQL("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'db'", "db\n");
     CHECK_SQL("SELECT COUNT(*) > 0 FROM information_schema.FILES WHERE FILE_TYPE = 'DATAFILE'", "1\n");
+    /* what mariadb-dump asks */
+    CHECK_SQL("SELECT TABLE_NAME, TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'db'", "t1|NULL\n");
+    CHECK_SQL("SELECT TRIGGER_NAME FROM INFORMATION_SCHEMA.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = DATABASE()", "");
+    CHECK_SQL("SELECT CONSTRAINT_NAME, COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_NAME = 't1'", "PRIMARY|id\n");
+    CHECK_SQL("SELECT column_name, generation_expression FROM information_schema.columns WHERE table_name = 't1' AND ordinal_position = 1", "id|NULL\n");
     CHECK_SQL("INSERT INTO t1 (k, e) VALUES (1, 'b')", "OK 1 id=1");
     CHECK_SQL("SELECT e FROM t1 WHERE e = 'b'", "b\n");
     CHECK_SQL("CREATE TABLE t1 (x INT)", "ERR 1050 Table 't1' already exists");
