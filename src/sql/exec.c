@@ -292,9 +292,36 @@ void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
     }
     if (sqlt_is_int(ty))
         c->length = cc->display_width ? cc->display_width : int_width_default(ty, cc->rc.is_unsigned);
-    if (cc->rc.coll == COLL_BINARY && (sqlt_is_string(ty)))
-        f |= COLF_BINARY;
+    if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) &&
+        (cc->rc.coll == COLL_BINARY || !value_coll_is_ci(cc->rc.coll)))
+        f |= COLF_BINARY; /* binary strings and _bin collations */
+    if (ty == SQLT_TIMESTAMP) {
+        /* MariaDB: UNSIGNED BINARY, TIMESTAMP only for auto-set ones */
+        f = (uint16_t)((f & ~COLF_TIMESTAMP) | COLF_UNSIGNED | COLF_BINARY);
+        if (cc->def == CAT_DEF_NOW || cc->on_update_now)
+            f |= COLF_TIMESTAMP;
+    }
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col == col)
+                f |= 16384; /* PART_KEY_FLAG */
     c->flags = f;
+}
+
+void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+                       const char *table_alias, const char *name)
+{
+    xcol_meta(c, t, col, db, table_alias, name);
+    const cat_column_t *cc = &t->cols[col];
+    sqlt_t ty = (sqlt_t)cc->rc.type;
+    bool text = (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && cc->rc.coll != COLL_BINARY;
+    if (!text || !x->result_coll || x->result_coll == COLL_BINARY)
+        return;
+    uint32_t from = value_coll_mbmaxlen(cc->rc.coll), to = value_coll_mbmaxlen(x->result_coll);
+    uint64_t chars = from ? c->length / from : c->length;
+    uint64_t l = chars * to;
+    c->length = (uint32_t)MIN(l, 4294967295ull);
+    c->charset = x->result_coll;
 }
 
 static const cat_table_t *single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)

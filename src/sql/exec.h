@@ -61,6 +61,7 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool autocommit;
+    uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     res_sink_t *sink;

@@ -78,6 +78,9 @@ void xkey_append(buf_t *b, const value_t *v, bool desc);
 /* Result column metadata of a table column. */
 void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
                const char *name);
+/* Metadata as the client sees it: strings in character_set_results (charset and length), as MariaDB sends. */
+void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+                       const char *table_alias, const char *name);
 /* A column definition describing a result column (CREATE TABLE ... SELECT, derived tables). */
 void xcol_from_res(cat_column_t *c, const res_col_t *r);
 /* The session's engine transaction for a statement (begins one when none is open). */

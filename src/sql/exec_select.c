@@ -1412,17 +1412,35 @@ static void send_columns(xsel_t *s)
     }
 }
 
+static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c);
+
 static void send_row(xsel_t *s, const value_t *vals)
 {
     sql_exec_ctx_t *x = s->x;
+    if (!s->cols_sent && s->cols && s->sel)
+        for (uint32_t i = 0; i < s->nitems; i++)
+            if (s->items && s->items[i].src_col < 0)
+                item_col(s, i, &vals[i], &s->cols[i]); /* the first row settles an expression's type */
     send_columns(s);
     res_cell_t *cells = arena_alloc(x->arena, sizeof(res_cell_t) * (s->nitems + 1));
     for (uint32_t i = 0; i < s->nitems; i++) {
         cells[i].null = vals[i].type == VAL_NULL;
         cells[i].p = "";
         cells[i].len = 0;
-        if (!cells[i].null)
-            cells[i].p = value_to_text(x->arena, &vals[i], &cells[i].len);
+        if (cells[i].null)
+            continue;
+        if (s->cols && s->cols[i].type == MYSQL_TYPE_BIT && (vals[i].type == VAL_UINT || vals[i].type == VAL_INT)) {
+            /* BIT(M) goes out as its ceil(M/8) bytes, big-endian, as MySQL sends it */
+            uint32_t nb = (s->cols[i].length + 7) / 8;
+            nb = nb ? MIN(nb, 8u) : 1;
+            char *p = arena_alloc(x->arena, nb);
+            for (uint32_t k = 0; k < nb; k++)
+                p[k] = (char)(vals[i].u >> (8 * (nb - 1 - k)));
+            cells[i].p = p;
+            cells[i].len = nb;
+            continue;
+        }
+        cells[i].p = value_to_text(x->arena, &vals[i], &cells[i].len);
     }
     x->sink->row(x->sink, cells);
 }
@@ -1565,15 +1583,51 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         for (uint32_t k = 0; k < s->q.nsrc; k++) {
             const xsrc_t *src = &s->q.src[k];
             if ((uint32_t)slot >= src->base && (uint32_t)slot < src->base + src->t->ncols) {
-                xcol_meta(c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
+                xcol_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
                 if (src->join == SQL_JOIN_LEFT && k > 0)
                     c->flags &= (uint16_t)~COLF_NOT_NULL;
                 return;
             }
         }
     }
+    const sql_expr_t *e = s->items[i].expr;
+    /* aggregates over a column: MariaDB derives their type from the column */
+    if (e->kind == SQL_E_FUNC && e->nargs == 1 && e->args[0]->kind == SQL_E_COLUMN && e->args[0]->slot >= 0 &&
+        !e->func.distinct) {
+        int as = e->args[0]->slot;
+        for (uint32_t k = 0; k < s->q.nsrc; k++) {
+            const xsrc_t *src = &s->q.src[k];
+            if ((uint32_t)as < src->base || (uint32_t)as >= src->base + src->t->ncols)
+                continue;
+            const cat_column_t *cc = &src->t->cols[(uint32_t)as - src->base];
+            sqlt_t ty = (sqlt_t)cc->rc.type;
+            if (e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX) {
+                xcol_meta_results(s->x, c, src->t, (uint32_t)as - src->base, "", "", s->items[i].name);
+                c->schema = c->table = c->org_table = c->org_name = "";
+                c->flags &= (uint16_t)(COLF_UNSIGNED | COLF_BINARY | COLF_NUM | COLF_ZEROFILL | COLF_BLOB);
+                if (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET)
+                    c->decimals = 39; /* MariaDB's NOT_FIXED_DEC on string results */
+                return;
+            }
+            if ((e->func.fn == SQL_FN_SUM || e->func.fn == SQL_FN_AVG) && (sqlt_is_int(ty) || ty == SQLT_DECIMAL)) {
+                uint32_t prec = ty == SQLT_DECIMAL ? cc->rc.len : (cc->display_width ? cc->display_width : 11);
+                uint32_t sc = ty == SQLT_DECIMAL ? cc->rc.scale : 0;
+                if (e->func.fn == SQL_FN_AVG)
+                    sc += s->x->div_precision_increment ? s->x->div_precision_increment : 4;
+                memset(c, 0, sizeof *c);
+                c->schema = c->table = c->org_table = c->org_name = "";
+                c->name = s->items[i].name;
+                c->type = MYSQL_TYPE_NEWDECIMAL;
+                c->charset = CHARSET_BINARY;
+                c->decimals = (uint8_t)sc;
+                c->length = e->func.fn == SQL_FN_SUM ? prec + 22 + (sc ? 1 : 0) + 1 : prec + 4 + (sc ? 1 : 0);
+                c->flags = COLF_BINARY | COLF_NUM;
+                return;
+            }
+        }
+    }
     sql_col_meta_t m;
-    sql_item_meta(s->items[i].expr, first, &m);
+    sql_item_meta(e, first, &m);
     memset(c, 0, sizeof *c);
     c->schema = c->table = c->org_table = c->org_name = "";
     c->name = s->items[i].name;
@@ -1582,6 +1636,14 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->length = m.length;
     c->decimals = m.decimals;
     c->flags = m.flags;
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
+        c->flags |= COLF_NOT_NULL;
+    if (c->charset != CHARSET_BINARY && s->x->result_coll && s->x->result_coll != COLL_BINARY &&
+        c->charset != s->x->result_coll) {
+        uint32_t from = value_coll_mbmaxlen(c->charset), to = value_coll_mbmaxlen(s->x->result_coll);
+        c->length = (uint32_t)MIN((uint64_t)(from ? c->length / from : c->length) * to, 4294967295ull);
+        c->charset = s->x->result_coll;
+    }
 }
 
 /* Sets up items (with * expanded), binds everything, decides streaming vs sorting. */

@@ -39,7 +39,7 @@
  *   1       varint      n: columns stored (a row written before ALTER ADD COLUMN holds fewer than the table)
  *   ..      (n+7)/8     null bitmap, bit i%8 of byte i/8 set = column i is NULL
  *   ..      fixed part  each non-NULL fixed-width column in column order, little-endian:
- *                         TINYINT..BIGINT 1/2/3/4/8, YEAR 1, ENUM 2, SET 8, BIT 8, FLOAT 4, DOUBLE 8,
+ *                         TINYINT..BIGINT 1/2/3/4/8, YEAR 1 (0 or year - 1900), ENUM 2, SET 8, BIT 8, FLOAT 4, DOUBLE 8,
  *                         DATE 3 (year*512+month*32+day), DATETIME/TIMESTAMP 8 (the key's number),
  *                         TIME 8 (signed microseconds)
  *   ..      var part    each non-NULL variable column in column order: varint length + bytes
@@ -517,8 +517,10 @@ static uint64_t fixed_bits(const rc_col_t *c, const value_t *v)
             return (uint64_t)tv.t.year * 512 + tv.t.month * 32 + tv.t.day;
         return pack_datetime(&tv.t);
     }
-    case SQLT_YEAR:
-        return (uint64_t)value_to_int(v, NULL);
+    case SQLT_YEAR: {
+        int64_t y = value_to_int(v, NULL);
+        return y <= 1900 ? 0 : (uint64_t)MIN(y - 1900, 255);
+    }
     default:
         return clamp_int(c, v);
     }
@@ -630,6 +632,9 @@ int rc_row_decode(const void *data, size_t n, const rc_col_t *cols, uint32_t nco
             v->type = VAL_TIME;
             unpack_time((int64_t)u, &v->t);
             v->dec = c->scale;
+            break;
+        case SQLT_YEAR:
+            *v = value_uint(u ? u + 1900 : 0);
             break;
         default:
             if (is_signed_int(c)) {

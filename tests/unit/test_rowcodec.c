@@ -278,6 +278,7 @@ TEST(test_row_roundtrip)
         {.type = SQLT_DATE},
         {.type = SQLT_MEDIUMINT},
         {.type = SQLT_BLOB, .coll = COLL_BINARY},
+        {.type = SQLT_YEAR},
     };
     arena_t a;
     arena_init(&a, 1024);
@@ -293,6 +294,7 @@ TEST(test_row_roundtrip)
     value_parse_datetime("1999-12-31", 10, &in[8]);
     in[9] = value_int(-8388608);
     in[10] = value_str("\0\1\2", 3, COLL_BINARY);
+    in[11] = value_uint(2024);
     buf_t b;
     buf_init(&b);
     REQUIRE(rc_row_encode(&b, cols, ARRAY_LEN(cols), in) == 0);
