@@ -381,6 +381,8 @@ typedef struct xins {
     uint64_t records, dups, affected, rowno;
     bool first_id_set;
     uint64_t first_id;
+    bool row_id_generated;    /* the current row's AUTO_INCREMENT value was generated (not given) */
+    uint64_t row_id;
     table_dup_t dup;
     buf_t store;
 } xins_t;
@@ -433,10 +435,8 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
             value_t iv = value_uint(id);
             if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, x->arena, x->diag, true, I->rowno)) != 0)
                 return rc;
-            if (!I->first_id_set) {
-                I->first_id_set = true;
-                I->first_id = id;
-            }
+            I->row_id_generated = true;
+            I->row_id = id;
         } else {
             int64_t iv = v->type == VAL_INT ? v->i : (int64_t)v->u;
             if (v->type == VAL_UINT || iv > 0)
@@ -511,6 +511,7 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
     I->records++;
     value_t *row = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     uint32_t warn_before = x->diag->warn_count;
+    I->row_id_generated = false;
     int rc = ins_build(I, vals, is_default, row);
     if (rc)
         return rc;
@@ -524,6 +525,11 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
         if (I->ins->non_dup)
             return ins_on_dup(I, row);
         if (I->ignore && !I->replace) {
+            /* the skipped row gives its generated value back (MySQL's restore_auto_increment) */
+            if (I->row_id_generated) {
+                uint64_t expect = I->row_id + 1;
+                atomic_compare_exchange_strong(&t->ctr->auto_inc, &expect, I->row_id);
+            }
             /* the message MySQL would give, as a warning */
             diag_t *d = x->diag;
             diag_t tmp;
@@ -558,6 +564,11 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
     if (rc)
         return rc;
     I->affected++;
+    /* LAST_INSERT_ID(): the first value generated for a row that was inserted */
+    if (I->row_id_generated && !I->first_id_set) {
+        I->first_id_set = true;
+        I->first_id = I->row_id;
+    }
     return 0;
 }
 

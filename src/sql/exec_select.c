@@ -1507,8 +1507,10 @@ static int on_row(void *arg, const value_t *row)
     if (s->aggregate) {
         buf_t k;
         buf_init(&k);
+        size_t *cut = arena_alloc(x->arena, sizeof(size_t) * (s->ngroup + 1));
         for (uint32_t i = 0; i < s->ngroup; i++) {
             value_t v;
+            cut[i] = k.len;
             int rc = s->group[i].item >= 0 ? xeval(&s->xe, s->items[s->group[i].item].expr, row, &v)
                                            : xeval(&s->xe, s->group[i].expr, row, &v);
             if (rc) {
@@ -1517,31 +1519,53 @@ static int on_row(void *arg, const value_t *row)
             }
             xkey_append(&k, &v, false);
         }
-        bool added;
-        uint32_t gi = xmap_put(&s->gmap, k.data, k.len, &added);
-        if (added) {
-            if (s->ngroups == s->capgroups) {
-                s->capgroups = s->capgroups ? s->capgroups * 2 : 16;
-                s->groups = mem_realloc(s->groups, sizeof(xgroup_t *) * s->capgroups);
+        /* WITH ROLLUP: the row also counts in one super-aggregate group per level; their keys are the prefix
+         * of the level's columns and 0xFF, which sorts after every group under that prefix */
+        int levels = s->sel->with_rollup ? (int)s->ngroup : 0;
+        for (int lv = (int)s->ngroup; lv >= (int)s->ngroup - levels && lv >= 0; lv--) {
+            buf_t lk;
+            buf_init(&lk);
+            if (lv == (int)s->ngroup) {
+                buf_append(&lk, k.data, k.len);
+            } else {
+                buf_append(&lk, k.data, cut[lv]);
+                buf_append_byte(&lk, 0xFF);
             }
-            xgroup_t *g = arena_calloc(s->ga, sizeof *g);
-            g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
-            for (uint32_t i = 0; i < s->q.width; i++)
-                g->rep[i] = xvalue_copy(s->ga, &row[i]);
-            g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
-            for (uint32_t i = 0; i < s->q.nagg; i++)
-                buf_init(&g->aggs[i].concat);
-            buf_init(&g->key);
-            buf_append(&g->key, k.data, k.len);
-            s->groups[s->ngroups++] = g;
+            bool added;
+            uint32_t gi = xmap_put(&s->gmap, lk.data, lk.len, &added);
+            if (added) {
+                if (s->ngroups == s->capgroups) {
+                    s->capgroups = s->capgroups ? s->capgroups * 2 : 16;
+                    s->groups = mem_realloc(s->groups, sizeof(xgroup_t *) * s->capgroups);
+                }
+                xgroup_t *g = arena_calloc(s->ga, sizeof *g);
+                g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
+                for (uint32_t i = 0; i < s->q.width; i++)
+                    g->rep[i] = xvalue_copy(s->ga, &row[i]);
+                /* a super-aggregate row shows NULL for the columns rolled up */
+                for (uint32_t j = (uint32_t)lv; j < s->ngroup; j++) {
+                    const sql_expr_t *ge = s->group[j].item >= 0 ? s->items[s->group[j].item].expr : s->group[j].expr;
+                    if (ge->kind == SQL_E_COLUMN && ge->slot >= 0)
+                        g->rep[ge->slot] = value_null();
+                }
+                g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
+                for (uint32_t i = 0; i < s->q.nagg; i++)
+                    buf_init(&g->aggs[i].concat);
+                buf_init(&g->key);
+                buf_append(&g->key, lk.data, lk.len);
+                s->groups[s->ngroups++] = g;
+            }
+            buf_free(&lk);
+            xgroup_t *g = s->groups[gi];
+            for (uint32_t i = 0; i < s->q.nagg; i++) {
+                int rc = agg_add(&s->xe, s->q.aggs[i], &g->aggs[i], row, s->ga);
+                if (rc) {
+                    buf_free(&k);
+                    return rc;
+                }
+            }
         }
         buf_free(&k);
-        xgroup_t *g = s->groups[gi];
-        for (uint32_t i = 0; i < s->q.nagg; i++) {
-            int rc = agg_add(&s->xe, s->q.aggs[i], &g->aggs[i], row, s->ga);
-            if (rc)
-                return rc;
-        }
         return 0;
     }
     value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (s->nitems + 1));
