@@ -502,8 +502,11 @@ static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old,
     trx_add_undo(u->trx, rec, UNDO_HDR + u->klen + vlen);
     pthread_mutex_unlock(&u->trx->mu);
     mem_free(rec);
-    vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before, existed ? old->data : NULL,
-                vlen, existed ? old_trx : 0, u->is_delete);
+    /* A key that did not exist before needs no version: a reader who cannot see the writer and finds no way back
+     * sees no row, which is right. */
+    if (existed || u->is_delete)
+        vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before,
+                    existed ? old->data : NULL, vlen, existed ? old_trx : 0, u->is_delete);
 }
 
 /* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
