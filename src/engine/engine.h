@@ -112,7 +112,8 @@ void engine_files_free(engine_file_info_t *rows);
 /* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
  * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
  * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
- * (no shared locks yet).  Writes always act on the latest version under the row's exclusive lock. */
+ * for engine_get/cursors (the SQL layer may take engine_lock_row_shared on what it reads).  Writes always act on
+ * the latest version under the row's exclusive lock. */
 typedef enum {
     ENGINE_ISO_READ_UNCOMMITTED = 0,
     ENGINE_ISO_READ_COMMITTED,
@@ -169,6 +170,9 @@ int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t k
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
 /* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* SELECT ... FOR SHARE / LOCK IN SHARE MODE: a shared lock; blocks writers, not other sharers.  A later write or
+ * engine_lock_row by the same trx upgrades it (waiting for the other sharers; two sharers upgrading deadlock). */
+int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
 /* innodb_lock_wait_timeout (default 50 s). */
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
