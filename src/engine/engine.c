@@ -502,8 +502,11 @@ static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old,
     trx_add_undo(u->trx, rec, UNDO_HDR + u->klen + vlen);
     pthread_mutex_unlock(&u->trx->mu);
     mem_free(rec);
-    vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before, existed ? old->data : NULL,
-                vlen, existed ? old_trx : 0, u->is_delete);
+    /* A key that did not exist before needs no version: a reader who cannot see the writer and finds no way back
+     * sees no row, which is right. */
+    if (existed || u->is_delete)
+        vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before,
+                    existed ? old->data : NULL, vlen, existed ? old_trx : 0, u->is_delete);
 }
 
 /* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
@@ -705,7 +708,7 @@ static int recover_rollback(engine_t *e, rctx_t *r)
                 uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
                 bt_before_t before = u[24] == UNDO_OP_PUT ? BT_BEFORE_PRESENT
                                      : u[24] == UNDO_OP_PUT_MARKED ? BT_BEFORE_DELMARKED : BT_BEFORE_ABSENT;
-                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, 0);
+                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, LOCK_X, 0);
                 vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before, u + UNDO_HDR + kl, vl,
                             rd64(u + 16), true);
             }
@@ -1208,7 +1211,7 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
      * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
     if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
         return ENGINE_ELOGFULL;
-    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, e->lock_wait_us)))
+    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, e->lock_wait_us)))
         return rc;
     if (!t->first_lsn) {
         pthread_mutex_lock(&e->trx_mu);
@@ -1249,7 +1252,12 @@ int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, t->e->lock_wait_us);
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, t->e->lock_wait_us);
+}
+
+int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
+{
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, t->e->lock_wait_us);
 }
 
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)

@@ -16,7 +16,15 @@
  *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
  *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
  *
- * Threads: an engine_t is shared by all threads.  A trx and its cursors belong to one thread at a time.
+ * STRATA_ENOTFOUND / STRATA_EEXIST are in util/util.h; a negative errno may also come back from file operations.
+ *
+ * Unique secondary indexes: the index tree is keyed by (index columns, primary key), so uniqueness is the SQL
+ * layer's check: take engine_lock_row(trx, index tree, <index columns prefix>) (a lock on the prefix key, which
+ * need not exist as a row), then look with a cursor seek GE on the prefix for an entry with that prefix, then
+ * insert.  The prefix lock serialises concurrent inserters of the same value.
+ *
+ * Threads: an engine_t is shared by all threads.  A trx and its cursors belong to one thread at a time.  Do not
+ * drop a tree while another thread uses it (metadata locking is the SQL layer's job).
  */
 #ifndef STRATA_ENGINE_H
 #define STRATA_ENGINE_H
@@ -39,7 +47,7 @@ enum {
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
 };
 
-#define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit */
+#define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
 #define ENGINE_MAX_VALUE (1024u << 20)      /* 1 GiB, max_allowed_packet's ceiling */
 
 typedef enum {
@@ -74,7 +82,10 @@ int engine_checkpoint(engine_t *e);
 
 /* ---- tablespaces (MySQL Cluster's CREATE TABLESPACE ... ADD DATAFILE ... INITIAL_SIZE ... EXTENT_SIZE) ---- */
 #define ENGINE_DEFAULT_TABLESPACE 0u
-/* path is relative to the datadir unless absolute.  max_bytes 0 with autoextend: unlimited. */
+/* The data file (path relative to the datadir unless absolute) is created at its full size (fallocate) and never
+ * grows, as in MySQL Cluster; initial_bytes is rounded down to whole extents (at least 2, one holding metadata).
+ * extent_bytes: 0 = 1 MiB; must be 4..256 pages.  STRATA_EEXIST when the name is taken; -EEXIST when the file
+ * exists.  The default tablespace (id 0, "strata_system") autoextends. */
 int engine_tablespace_create(engine_t *e, const char *name, const char *path, uint64_t initial_bytes,
                              uint64_t extent_bytes, uint32_t *space_id);
 int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *path, uint64_t initial_bytes);
@@ -101,7 +112,8 @@ void engine_files_free(engine_file_info_t *rows);
 /* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
  * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
  * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
- * (no shared locks yet).  Writes always act on the latest version under the row's exclusive lock. */
+ * for engine_get/cursors (the SQL layer may take engine_lock_row_shared on what it reads).  Writes always act on
+ * the latest version under the row's exclusive lock. */
 typedef enum {
     ENGINE_ISO_READ_UNCOMMITTED = 0,
     ENGINE_ISO_READ_COMMITTED,
@@ -158,6 +170,9 @@ int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t k
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
 /* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* SELECT ... FOR SHARE / LOCK IN SHARE MODE: a shared lock; blocks writers, not other sharers.  A later write or
+ * engine_lock_row by the same trx upgrades it (waiting for the other sharers; two sharers upgrading deadlock). */
+int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
 /* innodb_lock_wait_timeout (default 50 s). */
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 

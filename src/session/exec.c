@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "binlog/binlog.h"
 #include "session/acl.h"
@@ -163,7 +164,29 @@ static int cb_column_get(void *user, const sql_expr_t *col, value_t *out, diag_t
     return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "where clause" : "field list");
 }
 
+/* SLEEP(n): waits in short slices so KILL QUERY / KILL interrupt it (1 = interrupted).  It holds its worker
+ * while it waits; parking it as state is for later. */
+static int cb_sleep(void *user, double seconds)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    uint64_t end = time_mono_us() + (uint64_t)(seconds * 1e6);
+    for (;;) {
+        if (atomic_load(&s->kill_query) || atomic_load(&s->killed)) {
+            atomic_store(&s->kill_query, false);
+            return 1;
+        }
+        uint64_t now = time_mono_us();
+        if (now >= end)
+            return 0;
+        uint64_t step = MIN(end - now, 20000);
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .sleep = cb_sleep,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
     .uservar_set = cb_uservar_set,
@@ -177,6 +200,7 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
+    ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
 }
 
@@ -252,6 +276,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->cb = &exec_cb;
     c->cb_user = x;
     c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     c->db = s->db;
     c->user = s->priv_user;
     c->host = s->priv_host;

@@ -16,9 +16,27 @@
 static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
                                    buf_t *out)
 {
-    (void)arg;
-    (void)num;
     const session_t *s = ss ? ss->owner : NULL;
+    server_t *srv = arg;
+    if (which == STATUS_BINLOG_BYTES_WRITTEN || which == STATUS_BINLOG_COMMITS ||
+        which == STATUS_BINLOG_COMPRESSED_FILES || which == STATUS_BINLOG_FILES_OPENED ||
+        which == STATUS_BINLOG_FSYNCS || which == STATUS_BINLOG_GROUP_COMMITS || which == STATUS_BINLOG_PURGED_FILES ||
+        which == STATUS_BINLOG_ROTATIONS || which == STATUS_BINLOG_UNREADABLE_FILES) {
+        binlog_stats_t bs;
+        memset(&bs, 0, sizeof bs);
+        if (srv->binlog)
+            binlog_get_stats(srv->binlog, &bs);
+        *num = which == STATUS_BINLOG_BYTES_WRITTEN      ? bs.bytes_written
+               : which == STATUS_BINLOG_COMMITS          ? bs.commits
+               : which == STATUS_BINLOG_COMPRESSED_FILES ? bs.compressed_files
+               : which == STATUS_BINLOG_FILES_OPENED     ? bs.files_opened
+               : which == STATUS_BINLOG_FSYNCS           ? bs.fsyncs
+               : which == STATUS_BINLOG_GROUP_COMMITS    ? bs.group_commits
+               : which == STATUS_BINLOG_PURGED_FILES     ? bs.purged_files
+               : which == STATUS_BINLOG_ROTATIONS        ? bs.rotations
+                                                         : bs.unreadable_reported;
+        return true;
+    }
     switch (which) {
     case STATUS_SSL_VERSION:
         buf_append_str(out, s ? s->tls_version : "");

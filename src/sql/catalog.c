@@ -721,12 +721,16 @@ int catalog_db_list(catalog_t *c, arena_t *a, const char ***names, uint32_t *n)
     pthread_rwlock_rdlock(&c->lock);
     uint32_t k = 0;
     const char **v = arena_alloc(a, sizeof(char *) * (c->ndbs + ARRAY_LEN(virtual_dbs) + 1));
+    /* `mysql` is reserved but not listed until it holds MariaDB's system tables: mariadb-dump --all-databases
+     * reads mysql.general_log and friends from any `mysql` it is shown. */
     for (size_t i = 0; i < ARRAY_LEN(virtual_dbs); i++)
-        v[k++] = virtual_dbs[i];
+        if (strcmp(virtual_dbs[i], "mysql") != 0)
+            v[k++] = virtual_dbs[i];
     for (uint32_t i = 0; i < c->ndbs; i++)
         v[k++] = arena_strdup(a, c->dbs[i].name);
     pthread_rwlock_unlock(&c->lock);
-    qsort(v, k, sizeof *v, cmp_str);
+    if (k > 1) /* qsort must not see a NULL base (UBSan) */
+        qsort(v, k, sizeof *v, cmp_str);
     *names = v;
     *n = k;
     return 0;
@@ -756,7 +760,8 @@ int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***n
         if (strcmp(c->tabs[i]->db, db) == 0)
             v[k++] = arena_strdup(a, c->tabs[i]->name);
     pthread_rwlock_unlock(&c->lock);
-    qsort(v, k, sizeof *v, cmp_str);
+    if (k > 1) /* qsort must not see a NULL base (UBSan) */
+        qsort(v, k, sizeof *v, cmp_str);
     *names = v;
     *n = k;
     return 0;

@@ -811,7 +811,8 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
     if ((rc = xquery_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
         return rc;
     if (norder) {
-        qsort(D->m, D->n, sizeof *D->m, cmp_match);
+        if (D->n > 1) /* qsort must not see a NULL base (UBSan) */
+            qsort(D->m, D->n, sizeof *D->m, cmp_match);
         if (D->n > D->limit)
             D->n = D->limit;
     }

@@ -57,6 +57,7 @@ typedef struct sql_exec_ctx {
     const sql_eval_cb_t *cb;   /* the session's evaluation callbacks (variables, session functions, params) */
     void *cb_user;
     uint32_t div_precision_increment;
+    uint64_t max_allowed_packet; /* bounds strings functions build (0: the evaluator's default) */
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */

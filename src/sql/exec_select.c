@@ -1870,7 +1870,7 @@ static int xsel_run(xsel_t *s)
             buf_init(&g->key);
             s->groups[s->ngroups++] = g;
         }
-        if (s->ngroup)
+        if (s->ngroup && s->ngroups > 1) /* qsort must not see a NULL base (UBSan) */
             qsort(s->groups, s->ngroups, sizeof *s->groups, cmp_group);
         s->streaming = !s->need_sort && !s->collect_only;
         for (uint64_t i = 0; i < s->ngroups; i++) {
@@ -1896,7 +1896,7 @@ static int xsel_run(xsel_t *s)
         s->xe.group = NULL;
     }
     if (!s->streaming) {
-        if (s->need_sort)
+        if (s->need_sort && s->nout > 1) /* qsort must not see a NULL base (UBSan) */
             qsort(s->outs, s->nout, sizeof *s->outs, cmp_out);
         s->total = s->nout;
     }
@@ -2337,7 +2337,15 @@ static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
     return 0;
 }
 
+static int xcb_sleep(void *u, double secs)
+{
+    xeval_t *xe = u;
+    const sql_exec_ctx_t *x = xe->x;
+    return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
+}
+
 static const sql_eval_cb_t xcb = {
+    .sleep = xcb_sleep,
     .sysvar_get = xcb_sysvar_get,
     .uservar_get = xcb_uservar_get,
     .uservar_set = xcb_uservar_set,
@@ -2358,6 +2366,8 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     xe->ev.strict = x->strict;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
+    if (x->max_allowed_packet)
+        xe->ev.max_allowed_packet = x->max_allowed_packet;
 }
 
 int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)

@@ -330,6 +330,29 @@ TEST(test_engine_locks)
     engine_stats_t st;
     engine_stats(e, &st);
     CHECK(st.lock_deadlocks == 1 && st.lock_waits >= 2);
+    /* Shared locks: two sharers, a writer waits; both sharers upgrading is a deadlock. */
+    engine_set_lock_wait_timeout(e, 200000);
+    engine_trx_t *c;
+    engine_trx_begin(e, &a);
+    engine_trx_begin(e, &b);
+    engine_trx_begin(e, &c);
+    CHECK_EQ_INT(engine_lock_row_shared(a, t, "S", 1), 0);
+    CHECK_EQ_INT(engine_lock_row_shared(b, t, "S", 1), 0);
+    CHECK_EQ_INT(engine_lock_row_shared(a, t, "S", 1), 0); /* again: already held */
+    CHECK_EQ_INT(engine_put(c, t, "S", 1, "c", 1), ENGINE_ELOCKWAIT);
+    CHECK_EQ_INT(engine_lock_row_shared(c, t, "S", 1), 0); /* sharing is fine */
+    engine_trx_rollback(c);
+    engine_set_lock_wait_timeout(e, 5000000);
+    lk_t l2 = {.e = e, .t = t, .x = a, .key = "S"};
+    pthread_create(&th, NULL, lock_thread, &l2); /* a upgrades: waits for b */
+    usleep(100000);
+    CHECK_EQ_INT(engine_put(b, t, "S", 1, "b", 1), ENGINE_EDEADLOCK); /* b upgrading too closes the cycle */
+    engine_trx_rollback(b);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(l2.rc, 0);
+    engine_trx_commit(a);
+    CHECK_EQ_INT(engine_get_e(e, t, "S", 1, &v), 0);
+    CHECK(v.len == 1 && v.data[0] == '2');
     buf_free(&v);
     engine_close(e);
     rmdatadir(dir);
