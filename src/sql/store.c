@@ -467,6 +467,34 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
         s = value_to_text(c->a, in, &n);
     }
     bool binary = coll == COLL_BINARY;
+    bool had_1366 = false;
+    if (!binary) {
+        uint16_t from = in->type == VAL_STRING ? in->coll : COLL_DEFAULT;
+        size_t bad, cn;
+        const char *cs = sql_str_convert(c->a, s, n, from, coll, &cn, &bad);
+        if (bad != SIZE_MAX) {
+            /* MariaDB quotes up to 6 bytes from the first bad one, non-ASCII as \xHH */
+            char val[64];
+            size_t k = 0;
+            for (size_t i = bad; i < n && i < bad + 6 && k + 5 < sizeof val; i++) {
+                unsigned char ch = (unsigned char)s[i];
+                if (ch >= 0x20 && ch < 0x7f)
+                    val[k++] = (char)ch;
+                else
+                    k += (size_t)snprintf(val + k, sizeof val - k, "\\x%02X", ch);
+            }
+            if (n > bad + 6 && k + 4 < sizeof val)
+                k += (size_t)snprintf(val + k, sizeof val - k, "...");
+            val[k] = 0;
+            value_t vv = value_str(val, k, COLL_BINARY);
+            int rc = e_1366(c, "string", &vv);
+            if (rc < 0)
+                return rc;
+            had_1366 = true;
+        }
+        s = cs;
+        n = cn;
+    }
     bool by_bytes = binary || sql_type_blob_max(t->kind) != 0 || value_coll_mbmaxlen(coll) == 1;
     uint64_t limit = sql_type_blob_max(t->kind);
     if (!limit)
@@ -489,7 +517,7 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
                 only_spaces = false;
         if (only_spaces && !binary) {
             n_1265(c);
-        } else {
+        } else if (!had_1366) { /* MariaDB reports only the 1366 when both apply */
             if (c->strict)
                 return e_code(c, ER_DATA_TOO_LONG, true);
             e_code(c, WARN_DATA_TRUNCATED, false);

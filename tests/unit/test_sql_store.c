@@ -22,6 +22,10 @@ static const char *result_text(arena_t *a, const char *col, const value_t *v)
         return h;
     }
     const char *s = value_to_text(a, v, &n);
+    if (s && v->type == VAL_STRING && v->coll != COLL_BINARY) { /* MariaDB sent it in utf8mb4 */
+        size_t bad;
+        s = sql_str_convert(a, s, n, v->coll, COLL_UTF8MB4_GENERAL_CI, &n, &bad);
+    }
     return s ? arena_strndup(a, s, n) : "NULL";
 }
 
@@ -149,4 +153,32 @@ TEST(test_column_meta_matches_mariadb)
     }
 }
 
-UNIT_MAIN(test_store_matches_mariadb, test_store_null, test_column_meta_matches_mariadb)
+/* message text read from MariaDB 10.11 */
+TEST(test_store_charset_message)
+{
+    arena_t a;
+    diag_t d;
+    arena_init(&a, 1024);
+    diag_init(&d, 8);
+    sql_type_t t = {.kind = SQL_T_VARCHAR, .len = 5, .scale = -1, .coll = COLL_LATIN1_SWEDISH_CI};
+    sql_store_col_t sc = {.type = &t, .name = "c", .db = "scratch", .table = "l1", .coll = COLL_LATIN1_SWEDISH_CI};
+    value_t in = value_str("a\xe4\xb8\xad" "b", 5, COLL_UTF8MB4_GENERAL_CI), out;
+    CHECK_EQ_INT(sql_value_store(&a, &sc, &in, true, 1, &d, &out), -1366);
+    REQUIRE(d.error != NULL);
+    CHECK_EQ_STR(d.error->msg, "Incorrect string value: '\\xE4\\xB8\\xADb' for column `scratch`.`l1`.`c` at row 1");
+    diag_clear(&d);
+    CHECK_EQ_INT(sql_value_store(&a, &sc, &in, false, 1, &d, &out), 0);
+    CHECK_EQ_INT(out.s.len, 3);
+    CHECK(memcmp(out.s.ptr, "a?b", 3) == 0);
+    CHECK_EQ_INT(out.coll, COLL_LATIN1_SWEDISH_CI);
+    /* latin1 back to utf8mb4 for the client: cp1252 0x80 is the euro sign */
+    size_t n, bad;
+    const char *u = sql_str_convert(&a, "\x80\xe9", 2, COLL_LATIN1_SWEDISH_CI, COLL_UTF8MB4_GENERAL_CI, &n, &bad);
+    CHECK_EQ_INT(n, 5);
+    CHECK(memcmp(u, "\xe2\x82\xac\xc3\xa9", 5) == 0);
+    CHECK(bad == SIZE_MAX);
+    diag_free(&d);
+    arena_destroy(&a);
+}
+
+UNIT_MAIN(test_store_matches_mariadb, test_store_null, test_column_meta_matches_mariadb, test_store_charset_message)
