@@ -52,10 +52,10 @@ TEST(test_mariadb_dump_parses)
     pr_t p;
     sql_stmt_t *st = one(&p, dump_text);
     REQUIRE(st != NULL);
-    CHECK_EQ_INT(p.l.n, 53);
+    CHECK_EQ_INT(p.l.n, 57);
     /* find the CREATE TABLE `t` and check a few columns */
     sql_create_table_t *ct = NULL;
-    int inserts = 0, locks = 0, alters = 0;
+    int inserts = 0, locks = 0, alters = 0, views = 0;
     for (uint32_t i = 0; i < p.l.n; i++) {
         sql_stmt_t *s = p.l.stmts[i];
         if (s->kind == SQL_STMT_CREATE_TABLE && !ct)
@@ -63,7 +63,18 @@ TEST(test_mariadb_dump_parses)
         inserts += s->kind == SQL_STMT_INSERT;
         locks += s->kind == SQL_STMT_LOCK_TABLES;
         alters += s->kind == SQL_STMT_ALTER_TABLE;
+        if (s->kind == SQL_STMT_CREATE_VIEW) {
+            views++;
+            if (views == 2) { /* the final view: ALGORITHM / DEFINER / SQL SECURITY in three executable comments */
+                CHECK_EQ_STR(s->view->algorithm, "UNDEFINED");
+                CHECK(s->view->has_definer);
+                CHECK_EQ_STR(s->view->definer.user, "root");
+                CHECK_EQ_STR(s->view->security, "DEFINER");
+                CHECK_EQ_STR(s->view->name.name, "v");
+            }
+        }
     }
+    CHECK_EQ_INT(views, 2);
     CHECK_EQ_INT(inserts, 1);
     CHECK_EQ_INT(locks, 2);
     CHECK_EQ_INT(alters, 4); /* DISABLE/ENABLE KEYS x2 */
