@@ -4202,3 +4202,23 @@ int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, di
     out->n = stmts.n;
     return 0;
 }
+
+int sql_parse_expr(arena_t *a, const char *text, size_t len, sql_expr_t **out, diag_t *d)
+{
+    parser_t *p = arena_calloc(a, sizeof *p);
+    p->a = a;
+    p->d = d;
+    sql_lex_init(&p->lx, a, text, len);
+    *out = NULL;
+    if (setjmp(p->fail))
+        return d->error_code ? -d->error_code : -ER_PARSE_ERROR;
+    sql_lex_next(&p->lx, &p->tok);
+    p->prev_end = text;
+    if (p->tok.type == TK_ERROR)
+        syntax_error(p);
+    sql_expr_t *e = expr(p);
+    if (p->tok.type != TK_EOF)
+        syntax_error(p);
+    *out = e;
+    return 0;
+}

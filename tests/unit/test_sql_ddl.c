@@ -423,6 +423,33 @@ TEST(test_ddl_errors_match_mariadb)
     }
 }
 
-UNIT_MAIN(test_all_forms_parse, test_mariadb_dump_parses, test_sysbench_create, test_tablespace_statements,
+/* defaults are kept as text by the catalog and re-parsed with sql_parse_expr */
+TEST(test_default_text_roundtrip)
+{
+    pr_t p;
+    sql_stmt_t *st = one(&p, "CREATE TABLE t (a INT DEFAULT -1, b VARCHAR(5) DEFAULT 'it''s', c INT DEFAULT (1 + 2), "
+                             "d DOUBLE DEFAULT 1.5e3, e BIT(3) DEFAULT b'101')");
+    REQUIRE(st != NULL);
+    static const char *const want[] = {"-1", "it's", "3", "1500", "\x05"};
+    for (uint32_t i = 0; i < 5; i++) {
+        const sql_expr_t *de = st->create_table->cols[i].default_expr;
+        REQUIRE(de != NULL);
+        sql_expr_t *e;
+        REQUIRE(sql_parse_expr(&p.a, de->src, de->src_len, &e, &p.d) == 0);
+        sql_eval_ctx_t ctx;
+        sql_eval_cb_t cb = {0};
+        sql_eval_ctx_init(&ctx, &p.a, &p.d, &cb, NULL);
+        value_t v;
+        REQUIRE(sql_expr_eval(&ctx, e, &v) == 0);
+        size_t n;
+        const char *t = value_to_text(&p.a, &v, &n);
+        CHECK(n == strlen(want[i]) && memcmp(t, want[i], n) == 0);
+    }
+    sql_expr_t *e;
+    CHECK_EQ_INT(sql_parse_expr(&p.a, "1 +", 3, &e, &p.d), -ER_PARSE_ERROR);
+    pr_free(&p);
+}
+
+UNIT_MAIN(test_default_text_roundtrip, test_all_forms_parse, test_mariadb_dump_parses, test_sysbench_create, test_tablespace_statements,
           test_alter_table_actions, test_dml_shapes, test_select_shapes, test_grant_shapes,
           test_ddl_errors_match_mariadb)
