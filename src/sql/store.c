@@ -390,6 +390,8 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
     *out = value_double(d);
     if (t->scale >= 0)
         out->dec = (uint8_t)t->scale;
+    else if (t->kind == SQL_T_FLOAT)
+        out->dec = VAL_DEC_FLOAT;
     return 0;
 }
 
