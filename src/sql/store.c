@@ -1101,3 +1101,49 @@ void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t resu
     }
     m->flags = (uint16_t)flags;
 }
+
+/* ---------------------------------------------------------------- column values as text */
+
+const char *sql_column_text(arena_t *a, const value_t *v, const sql_type_t *t, size_t *len)
+{
+    if (v->type == VAL_NULL) {
+        *len = 0;
+        return NULL;
+    }
+    if (t->kind == SQL_T_BIT) {
+        size_t nb = (size_t)(t->len + 7) / 8;
+        if (nb == 0)
+            nb = 1;
+        uint64_t x = value_to_uint(v, NULL);
+        char *o = arena_alloc(a, nb + 1);
+        for (size_t i = 0; i < nb; i++)
+            o[nb - 1 - i] = (char)((x >> (8 * i)) & 0xff);
+        o[nb] = 0;
+        *len = nb;
+        return o;
+    }
+    size_t n;
+    const char *s = value_to_text(a, v, &n);
+    uint32_t width = 0;
+    if (t->kind == SQL_T_YEAR)
+        width = 4;
+    else if (t->zerofill) {
+        switch (t->kind) {
+        case SQL_T_DECIMAL: width = (uint32_t)t->len + (t->scale > 0); break;
+        case SQL_T_FLOAT: case SQL_T_DOUBLE:
+            width = t->len >= 0 && t->scale >= 0 ? (uint32_t)t->len : (t->kind == SQL_T_FLOAT ? 12 : 22);
+            break;
+        default: width = (uint32_t)(t->len > 0 ? t->len : 0); break;
+        }
+    }
+    if (width > n && s && s[0] != '-') {
+        char *o = arena_alloc(a, width + 1);
+        memset(o, '0', width - n);
+        memcpy(o + (width - n), s, n);
+        o[width] = 0;
+        *len = width;
+        return o;
+    }
+    *len = n;
+    return s;
+}

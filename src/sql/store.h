@@ -67,6 +67,14 @@ uint64_t sql_set_mask(const sql_type_t *t, const char *s, size_t n);
 const char *sql_str_convert(arena_t *a, const char *s, size_t n, uint16_t from, uint16_t to, size_t *out_len,
                             size_t *bad_at);
 
+/*
+ * A stored column value as the text protocol sends it (MariaDB's formatting per column type): ZEROFILL padding
+ * to the display width, YEAR as 4 digits, BIT(n) as (n+7)/8 big-endian bytes, FLOAT with 6 digits, DECIMAL /
+ * DATETIME(fsp) / TIME(fsp) with their scale.  NULL for SQL NULL.  Strings are returned as stored (the caller
+ * converts to character_set_results with sql_str_convert).
+ */
+const char *sql_column_text(arena_t *a, const value_t *v, const sql_type_t *t, size_t *len);
+
 /* Maximum length in bytes of a TEXT/BLOB type (255, 65535, 16777215, 4294967295); 0 for other types. */
 uint64_t sql_type_blob_max(sql_type_kind_t k);
 

@@ -216,4 +216,46 @@ TEST(test_float_format)
     arena_destroy(&a);
 }
 
-UNIT_MAIN(test_float_format, test_store_matches_mariadb, test_store_null, test_column_meta_matches_mariadb, test_store_charset_message)
+/* text-protocol bytes of stored values, read from MariaDB 10.11 with a raw (unconverted) client */
+TEST(test_column_text)
+{
+    static const struct { const char *type, *val, *want; size_t wlen; } cases[] = {
+        {"tinyint(3) zerofill", "5", "005", 3}, {"int(8) unsigned zerofill", "1234", "00001234", 8},
+        {"smallint zerofill", "7", "00007", 5}, {"year", "0", "0000", 4}, {"year", "2024", "2024", 4},
+        {"year", "5", "2005", 4}, {"bit(5)", "b'101'", "\x05", 1}, {"bit(12)", "4095", "\x0f\xff", 2},
+        {"bit(1)", "1", "\x01", 1}, {"bit(64)", "18446744073709551615", "\xff\xff\xff\xff\xff\xff\xff\xff", 8},
+        {"decimal(6,3) zerofill", "1.5", "001.500", 7}, {"float zerofill", "1.5", "0000000001.5", 12},
+        {"double(8,3) zerofill", "2.5", "0002.500", 8}, {"datetime(3)", "'2020-01-05 10:11:12.5'", "2020-01-05 10:11:12.500", 23},
+        {"time(2)", "'-01:02:03.4'", "-01:02:03.40", 12}, {"float(7,3)", "1.5", "1.500", 5}, {"double", "1e300", "1e300", 5},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        arena_t a;
+        diag_t d;
+        arena_init(&a, 1024);
+        diag_init(&d, 4);
+        char *q = arena_printf(&a, "CREATE TABLE ct (c %s)", cases[i].type);
+        sql_stmt_list_t l;
+        REQUIRE(sql_parse(&a, q, strlen(q), &l, &d) == 0);
+        sql_column_def_t *cd = &l.stmts[0]->create_table->cols[0];
+        q = arena_printf(&a, "SELECT %s", cases[i].val);
+        sql_stmt_list_t l2;
+        REQUIRE(sql_parse(&a, q, strlen(q), &l2, &d) == 0);
+        sql_eval_ctx_t ctx;
+        sql_eval_cb_t cb = {0};
+        sql_eval_ctx_init(&ctx, &a, &d, &cb, NULL);
+        value_t v, out;
+        REQUIRE(sql_expr_eval(&ctx, l2.stmts[0]->select->items[0].expr, &v) == 0);
+        sql_store_col_t sc = {.type = &cd->type, .name = "c", .coll = COLL_BINARY};
+        REQUIRE(sql_value_store(&a, &sc, &v, true, 1, &d, &out) == 0);
+        size_t n;
+        const char *t = sql_column_text(&a, &out, &cd->type, &n);
+        bool ok = t && n == cases[i].wlen && memcmp(t, cases[i].want, n) == 0;
+        if (!ok)
+            fprintf(stderr, "  %s <- %s: got '%.*s'\n", cases[i].type, cases[i].val, (int)n, t ? t : "");
+        CHECK(ok);
+        diag_free(&d);
+        arena_destroy(&a);
+    }
+}
+
+UNIT_MAIN(test_column_text, test_float_format, test_store_matches_mariadb, test_store_null, test_column_meta_matches_mariadb, test_store_charset_message)
