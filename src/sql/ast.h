@@ -214,7 +214,18 @@ struct sql_select {
     sql_limit_t union_limit;
     bool parenthesized;       /* this member was written in parentheses */
     bool sql_no_cache, sql_buffer_result, high_priority, straight_join, sql_small_result, sql_big_result;
+    /* WITH [RECURSIVE] name [(cols)] AS (select), ...: on the select that follows the WITH clause */
+    struct sql_cte *ctes;
+    uint32_t nctes;
+    bool with_recursive;
 };
+
+typedef struct sql_cte {
+    const char *name;
+    const char **cols;
+    uint32_t ncols;
+    sql_select_t *select;
+} sql_cte_t;
 
 /* ---------------------------------------------------------------- SET */
 

@@ -1548,7 +1548,43 @@ static sql_select_t *select_member(parser_t *p, bool in_union)
  * the SELECT; with UNION, unparenthesized members cannot have them (MySQL), and the trailing ones apply to
  * the whole union (first->union_order_by / union_limit).
  */
+static sql_select_t *select_body_nowith(parser_t *p);
+
+/* [WITH [RECURSIVE] cte, ...] select_body */
 static sql_select_t *select_body(parser_t *p)
+{
+    if (!is_word(p, "WITH"))
+        return select_body_nowith(p);
+    depth_in(p);
+    next(p);
+    bool rec = accept_word(p, "RECURSIVE");
+    vec_t v = {0};
+    do {
+        sql_cte_t *c = vec_push(p, &v, sizeof *c);
+        c->name = ident(p);
+        if (accept_punct(p, '(')) {
+            vec_t cv = {0};
+            do *(const char **)vec_push(p, &cv, sizeof(char *)) = ident(p); while (accept_punct(p, ','));
+            expect_punct(p, ')');
+            c->cols = cv.items;
+            c->ncols = cv.n;
+        }
+        expect_word(p, "AS");
+        expect_punct(p, '(');
+        c->select = select_body(p);
+        expect_punct(p, ')');
+    } while (accept_punct(p, ','));
+    if (!is_word(p, "SELECT") && !is_punct(p, '('))
+        syntax_error(p);
+    sql_select_t *s = select_body_nowith(p);
+    s->ctes = v.items;
+    s->nctes = v.n;
+    s->with_recursive = rec;
+    p->depth--;
+    return s;
+}
+
+static sql_select_t *select_body_nowith(parser_t *p)
 {
     depth_in(p);
     sql_select_t *first;
@@ -3292,7 +3328,7 @@ static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
         if (in->cols)
             syntax_error(p);
         in->set = assign_list(p, &in->nset);
-    } else if (is_word(p, "SELECT") || is_punct(p, '(')) {
+    } else if (is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "WITH")) {
         in->select = select_body(p);
     } else if (accept_word(p, "TABLE")) {
         sql_select_t *s = alloc(p, sizeof *s);
@@ -3852,8 +3888,8 @@ static void statement(parser_t *p, sql_stmt_t *st)
         return;
     }
     if (is_select_start(p) || is_punct(p, '(')) {
-        if (is_word(p, "WITH") || is_word(p, "VALUES"))
-            syntax_error(p); /* milestone B */
+        if (is_word(p, "VALUES"))
+            syntax_error(p); /* the VALUES statement: not yet */
         st->kind = SQL_STMT_SELECT;
         st->select = select_body(p);
         return;

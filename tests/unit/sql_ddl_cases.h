@@ -354,6 +354,11 @@ static const char *const must_parse[] = {
     "CHECK TABLE t1, t2 QUICK",
     "REPAIR LOCAL TABLE t USE_FRM",
     "CHECKSUM TABLE t EXTENDED",
+    "WITH t AS (SELECT 1 AS a) SELECT a FROM t",
+    "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT n FROM r",
+    "WITH a AS (SELECT 1), b AS (SELECT 2) SELECT * FROM a, b",
+    "SELECT * FROM (WITH x AS (SELECT 1 AS c) SELECT c FROM x) y",
+    "INSERT INTO t WITH x AS (SELECT 1) SELECT * FROM x",
 };
 
 /* mariadb-dump 10.19 output of a MariaDB 10.11 database with every column type, a foreign key and a view. */

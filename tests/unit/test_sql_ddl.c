@@ -325,6 +325,16 @@ TEST(test_select_shapes)
     CHECK(g->agg_order[0].desc);
     CHECK_EQ_STR(g->func.separator, "-");
     pr_free(&p);
+    st = one(&p, "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10), q AS (SELECT 2) "
+                 "SELECT n FROM r");
+    REQUIRE(st && st->kind == SQL_STMT_SELECT);
+    CHECK(st->select->with_recursive);
+    REQUIRE(st->select->nctes == 2);
+    CHECK_EQ_STR(st->select->ctes[0].name, "r");
+    CHECK_EQ_INT(st->select->ctes[0].ncols, 1);
+    CHECK(st->select->ctes[0].select->union_next != NULL);
+    CHECK_EQ_STR(st->select->ctes[1].name, "q");
+    pr_free(&p);
     st = one(&p, "EXPLAIN FORMAT=JSON UPDATE t SET a = 1");
     REQUIRE(st && st->kind == SQL_STMT_EXPLAIN);
     CHECK_EQ_STR(st->explain.format, "JSON");
