@@ -987,19 +987,24 @@ void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t resu
     memset(m, 0, sizeof *m);
     m->coll = COLL_BINARY;
     uint32_t flags = key_flags;
+    /* explicit_defaults_for_timestamp is ON in MariaDB 10.10+: TIMESTAMP is nullable like any column */
     bool not_null = c->nullable == SQL_NULL_NOT_NULL || c->primary_key || c->auto_increment;
-    if (t->kind == SQL_T_TIMESTAMP && c->nullable != SQL_NULL_NULL)
-        not_null = true; /* TIMESTAMP columns are NOT NULL unless NULL is written */
     if (not_null)
         flags |= SQL_FLAG_NOT_NULL;
-    if (not_null && !c->default_expr && !c->default_now && !c->auto_increment && t->kind != SQL_T_TIMESTAMP)
+    if (not_null && !c->default_expr && !c->default_now && !c->auto_increment)
         flags |= SQL_FLAG_NO_DEFAULT_VALUE;
     if (c->auto_increment)
         flags |= SQL_FLAG_AUTO_INCREMENT;
     if (c->primary_key)
         flags |= SQL_FLAG_PRI_KEY | SQL_FLAG_PART_KEY;
+    else if (c->unique_key && !(key_flags & SQL_FLAG_PRI_KEY))
+        flags |= SQL_FLAG_UNIQUE_KEY | SQL_FLAG_PART_KEY;
+    if (key_flags & SQL_FLAG_PRI_KEY)
+        flags &= ~(uint32_t)SQL_FLAG_UNIQUE_KEY;
     if (c->on_update_now)
-        flags |= SQL_FLAG_ON_UPDATE_NOW | SQL_FLAG_TIMESTAMP;
+        flags |= SQL_FLAG_ON_UPDATE_NOW;
+    if (t->kind == SQL_T_TIMESTAMP && (c->default_now || c->on_update_now))
+        flags |= SQL_FLAG_TIMESTAMP;
     if (t->is_unsigned)
         flags |= SQL_FLAG_UNSIGNED;
     if (t->zerofill)
