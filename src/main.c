@@ -21,12 +21,18 @@
 
 #include "net/net.h"
 #include "proto/proto.h"
+#include "proto/auth.h"
 #include "proto/tls.h"
+#include "binlog/binlog.h"
+#include "session/acl.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
 static server_t g_srv;
+static engine_t *g_engine;
 
 static const char *const cfg_groups[] = {"mysqld", "server", "stratad", "mariadb", "mariadbd", NULL};
 /* strata's own files only: reading Debian's /etc/mysql/my.cnf would pick up MariaDB's datadir and socket. */
@@ -64,6 +70,9 @@ static int load_options(int argc, char **argv, config_t *cfg)
     opts[n++] = (config_opt_t){"verbose", CONFIG_ARG_NONE, 'v', "With --help, list every option", NULL, NULL};
     opts[n++] = (config_opt_t){"user", CONFIG_ARG_REQUIRED, 'u', "Run as this user (accepted; stratad does not switch users)", NULL, NULL};
     opts[n++] = (config_opt_t){"console", CONFIG_ARG_NONE, 0, "Write the error log to stderr", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_bin", CONFIG_ARG_OPTIONAL, 0,
+                               "Enable the binary log, with an optional base name (--skip-log-bin disables it)", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_basename", CONFIG_ARG_REQUIRED, 0, "Base name for log files", NULL, NULL};
     int rc = config_load(cfg, argc, argv, opts, n, cfg_groups, cfg_files);
     if (rc != 0) {
         fprintf(stderr, "stratad: %s\n", cfg->errmsg);
@@ -72,10 +81,12 @@ static int load_options(int argc, char **argv, config_t *cfg)
     }
     if (cfg->print_defaults) {
         config_print_defaults(cfg, "stratad", stdout);
+        config_free(cfg);
         exit(0);
     }
     if (config_get(cfg, "version")) {
         printf("stratad  Ver %s for Linux on %s (strata, MariaDB 10.11 compatible)\n", STRATA_VERSION_STRING, STRATA_MACHINE);
+        config_free(cfg);
         exit(0);
     }
     if (config_get(cfg, "help")) {
@@ -83,11 +94,17 @@ static int load_options(int argc, char **argv, config_t *cfg)
         buf_init(&b);
         printf("stratad  Ver %s for Linux on %s\nA MySQL/MariaDB-compatible database server.\n\n"
                "Usage: stratad [OPTIONS]\n\nDefault options are read from the following files in the given order:\n"
-               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n\n",
+               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n"
+               "The following options may be given as the first argument:\n"
+               "--print-defaults        Print the program argument list and exit.\n"
+               "--no-defaults           Don't read default options from any option file.\n"
+               "--defaults-file=#       Only read default options from the given file #.\n"
+               "--defaults-extra-file=# Read this file after the global files are read.\n\n",
                STRATA_VERSION_STRING, STRATA_MACHINE);
         config_help(opts, n, &b);
         fwrite(b.data, 1, b.len, stdout);
         buf_free(&b);
+        config_free(cfg);
         exit(0);
     }
     char err[512];
@@ -99,7 +116,7 @@ static int load_options(int argc, char **argv, config_t *cfg)
 }
 
 /* Whether an address given to bind-address is loopback only. */
-__attribute__((unused)) static bool bind_is_loopback(const char *addr)
+static bool bind_is_loopback(const char *addr)
 {
     if (!addr || !*addr)
         return true;
@@ -115,12 +132,69 @@ __attribute__((unused)) static bool bind_is_loopback(const char *addr)
     return lo;
 }
 
+/*
+ * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
+ * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
+ */
+static int open_binlog(const config_t *cfg, const char *datadir)
+{
+    const config_item_t *lb = config_get(cfg, "log_bin");
+    if (lb && lb->negated) {
+        sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
+        return 0;
+    }
+    char path[PATH_MAX];
+    const char *name = lb && lb->value && *lb->value ? lb->value : "strata-bin";
+    if (name[0] == '/')
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/%s", datadir, name);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    binlog_options_t bo;
+    binlog_options_default(&bo);
+    bo.dir = path;
+    bo.basename = slash + 1;
+    bo.server_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_SERVER_ID);
+    bo.domain_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_GTID_DOMAIN_ID);
+    bo.max_size = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_BINLOG_SIZE);
+    bo.sync = (int)sysvar_global_int(&g_srv.vars, SYSVAR_SYNC_BINLOG);
+    bo.expire_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS);
+    if (sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS)) {
+        bo.compress_after_files = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_FILES);
+        bo.compress_after_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_SECONDS);
+        bo.compress_in_background = true;
+    }
+    bo.server_version = STRATA_VERSION_STRING;
+    binlog_recovery_t rec;
+    memset(&rec, 0, sizeof rec);
+    if (binlog_open(&bo, &g_srv.binlog, &rec) != 0) {
+        log_error("Aborting: the binary log in '%s' can't be opened (see above)", path);
+        return -1;
+    }
+    if (rec.crashed)
+        log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
+                 "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
+    binlog_recovery_free(&rec);
+    char base[PATH_MAX + 16], index[PATH_MAX + 16];
+    snprintf(base, sizeof base, "%s/%s", path, bo.basename);
+    snprintf(index, sizeof index, "%s/%s.index", path, bo.basename);
+    sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 1);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_BASENAME, base);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_INDEX, index);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int rc = 1;
+    tls_server_t *tls = NULL;
+    net_t *net = NULL;
+    auth_server_t auth_srv = {0};
     server_init(&g_srv);
     config_t cfg;
     if (load_options(argc, argv, &cfg) != 0)
-        return 1;
+        goto out;
     char datadir[PATH_MAX - 64], logerr[PATH_MAX], pidpath[PATH_MAX], sock[PATH_MAX], bind[256];
     gstr(SYSVAR_DATADIR, datadir, sizeof datadir);
     gstr(SYSVAR_LOG_ERROR, logerr, sizeof logerr);
@@ -130,11 +204,19 @@ int main(int argc, char **argv)
     int port = (int)sysvar_global_int(&g_srv.vars, SYSVAR_PORT);
     if (*logerr && !config_get(&cfg, "console") && log_open(logerr) != 0) {
         fprintf(stderr, "stratad: can't open error log %s: %s\n", logerr, strerror(errno));
-        return 1;
+        goto out;
     }
     if (mkdir(datadir, 0750) != 0 && errno != EEXIST) {
         log_error("Can't create data directory '%s': %s", datadir, strerror(errno));
-        return 1;
+        goto out;
+    }
+    /* @@datadir is absolute and ends with '/', as MariaDB shows it. */
+    char absdir[PATH_MAX];
+    if (realpath(datadir, absdir)) {
+        size_t n = strlen(absdir);
+        if (n + 1 < sizeof absdir && absdir[n - 1] != '/')
+            absdir[n] = '/', absdir[n + 1] = 0;
+        sysvar_global_set_str(&g_srv.vars, SYSVAR_DATADIR, absdir);
     }
     g_srv.datadir = mem_strdup(datadir);
     if (!*pidpath) {
@@ -143,6 +225,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < cfg.nwarnings; i++)
         log_warn("%s", cfg.warnings[i]);
+
     raise_fd_limit();
 
     sigset_t sigs;
@@ -157,8 +240,6 @@ int main(int argc, char **argv)
     g_srv.request_shutdown = request_shutdown;
     proto_cfg_t pcfg = {
         .srv = &g_srv,
-        .max_allowed_packet = (size_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_ALLOWED_PACKET),
-        .max_connections = (int)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_CONNECTIONS),
         .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
         .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
     };
@@ -169,10 +250,45 @@ int main(int argc, char **argv)
     log_note("stratad (server %s) starting as process %d ...", g_srv.version, (int)getpid());
     tls_options_t topt = {.datadir = datadir, .ssl_cert = *ssl_cert ? ssl_cert : NULL,
                           .ssl_key = *ssl_key ? ssl_key : NULL, .ssl_ca = *ssl_ca ? ssl_ca : NULL};
-    tls_server_t *tls = NULL;
     if (tls_server_open(&topt, &tls) != 0)
         log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
     pcfg.tls = tls;
+    if (acl_open(datadir, &g_srv.acl) != 0) {
+        log_error("Aborting: the account store in '%s' can't be used", datadir);
+        goto out;
+    }
+    if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
+        acl_root_has_empty_password(g_srv.acl)) {
+        log_error("Refusing to listen on bind-address '%s' while root has an empty password: set one with "
+                  "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
+        goto out;
+    }
+    /* The storage engine and the SQL catalog over it (recovery runs here). */
+    engine_opts_t eopt;
+    engine_opts_default(&eopt);
+    eopt.datadir = datadir;
+    eopt.pool_bytes = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_BUFFER_POOL_SIZE);
+    int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
+    eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
+    if (engine_open(&eopt, &g_engine) != 0) {
+        log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
+        g_engine = NULL;
+        goto out;
+    }
+    engine_set_lock_wait_timeout(g_engine, (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000);
+    if (sql_exec_global_init(g_engine, datadir) != 0) {
+        log_error("Aborting: the catalog in '%s' can't be used", datadir);
+        goto out;
+    }
+    if (open_binlog(&cfg, datadir) != 0)
+        goto out;
+    auth_srv.cache = auth_cache_new();
+    if (tls) {
+        auth_srv.rsa_key = tls->rsa_key;
+        auth_srv.rsa_public_pem = tls->rsa_public_pem;
+    }
+    g_srv.auth_cache = auth_srv.cache;
+    pcfg.auth = &auth_srv;
     sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_SSL, tls ? "YES" : "DISABLED");
     sysvar_global_set_str(&g_srv.vars, SYSVAR_HAVE_OPENSSL, tls ? "YES" : "DISABLED");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -183,10 +299,9 @@ int main(int argc, char **argv)
         .socket_path = sock,
         .workers = workers > 0 ? workers : (int)MAX(8, ncpu * 4),
     };
-    net_t *net = NULL;
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
-        return 1;
+        goto out;
     }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
@@ -208,12 +323,27 @@ int main(int argc, char **argv)
         break;
     }
     net_stop(net);
-    if (tls)
-        tls_server_close(tls);
+    net = NULL;
     unlink(pidpath);
     log_note("stratad: Shutdown complete");
+    rc = 0;
+out:
+    if (net)
+        net_stop(net);
+    /* after the connections: their transactions are rolled back by then */
+    sql_exec_global_shutdown();
+    if (g_engine)
+        engine_close(g_engine);
+    if (tls)
+        tls_server_close(tls);
+    if (g_srv.acl)
+        acl_close(g_srv.acl);
+    if (g_srv.binlog)
+        binlog_close(g_srv.binlog);
+    if (auth_srv.cache)
+        auth_cache_free(auth_srv.cache);
     server_free(&g_srv);
     config_free(&cfg);
     log_close();
-    return 0;
+    return rc;
 }

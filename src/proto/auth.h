@@ -28,7 +28,7 @@
  * caching_sha2_password state diagram (native is one step: response -> OK/FAIL):
  *
  *   START --resp matches cache--> OK (out = 0x01 0x03, sent before the OK packet)
- *   START --no cache entry------> FULL (sends 0x01 0x04)
+ *   START --no cache entry, or the response does not match it--> FULL (sends 0x01 0x04)
  *   FULL  --cleartext, secure---> OK/FAIL (cache filled on OK)
  *   FULL  --0x02, have RSA key--> RSA (sends 0x01 PEM)
  *   FULL/RSA --256 bytes--------> OK/FAIL (RSA-OAEP decrypt, XOR scramble)
@@ -45,46 +45,15 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/password.h"
 
 #define AUTH_SCRAMBLE_LEN 20
-#define AUTH_NATIVE_HASH_LEN 41  /* '*' + 40 hex digits */
-#define AUTH_SHA2_SALT_LEN 20
-#define AUTH_SHA2_DIGEST_B64_LEN 43
-#define AUTH_SHA2_HASH_LEN (7 + AUTH_SHA2_SALT_LEN + AUTH_SHA2_DIGEST_B64_LEN) /* "$A$005$" salt digest = 70 */
-#define AUTH_STORED_MAX 128      /* room for any stored form, with its NUL */
-#define AUTH_SHA2_ROUNDS 5000    /* MySQL's default caching_sha2_password_digest_rounds */
 
-#define AUTH_PLUGIN_NATIVE_NAME "mysql_native_password"
-#define AUTH_PLUGIN_SHA2_NAME "caching_sha2_password"
-
-enum auth_plugin {
-    AUTH_PLUGIN_NONE = 0, /* unknown name */
-    AUTH_PLUGIN_NATIVE = 1,
-    AUTH_PLUGIN_SHA2 = 2,
-};
-
-const char *auth_plugin_name(enum auth_plugin p);
-/* AUTH_PLUGIN_NONE for an unknown name (the caller raises 1524 "Plugin '%s' is not loaded"). */
-enum auth_plugin auth_plugin_from_name(const char *name);
-
-/* --- pure functions --------------------------------------------------------------------------------- */
+/* --- client responses and their checks (stored forms: util/password.h) ----------------------------------- */
 
 /* 20 random bytes in 0x21..0x7e (printable ASCII) except '$', from OpenSSL's RNG.  Never contains NUL, so
  * clients that treat the scramble as a C string (libmysql does) read all 20 bytes. */
 void auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN]);
-
-/* Stored form of `pw` for a plugin, NUL-terminated in `out` (AUTH_STORED_MAX bytes).  An empty password is
- * stored as "" by both plugins, as MySQL does.  Returns the length. */
-size_t auth_stored_from_password(enum auth_plugin p, const char *pw, size_t pw_len, char out[AUTH_STORED_MAX]);
-/* mysql_native_password: '*' + HEX(SHA1(SHA1(pw))), uppercase. */
-void auth_native_hash(const char *pw, size_t pw_len, char out[AUTH_NATIVE_HASH_LEN + 1]);
-/* caching_sha2_password: "$A$" + "%03X" of rounds/1000 + "$" + salt(20) + SHA256-crypt digest (43 chars).
- * `salt` may be NULL for a fresh random one.  `rounds` is a multiple of 1000 (AUTH_SHA2_ROUNDS usually). */
-void auth_sha2_hash(const char *pw, size_t pw_len, const uint8_t *salt, unsigned rounds,
-                    char out[AUTH_SHA2_HASH_LEN + 1]);
-/* Whether `s` is a well-formed stored form for the plugin ("" is, and means: no password).  CREATE USER ...
- * IDENTIFIED BY PASSWORD / IDENTIFIED WITH ... AS check hashes given by the user with it (error 1372). */
-bool auth_stored_valid(enum auth_plugin p, const char *s, size_t len);
 
 /* Client side.  mysql_native_password: SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))); 0 bytes for "".
  * caching_sha2_password: SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + scramble); 0 bytes for "".
@@ -94,11 +63,9 @@ size_t auth_native_response(const char *pw, size_t pw_len, const uint8_t scrambl
 size_t auth_sha2_response(const char *pw, size_t pw_len, const uint8_t scramble[AUTH_SCRAMBLE_LEN],
                           uint8_t out[32]);
 
-/* Server side checks. */
+/* Server side: a mysql_native_password response against the stored form ("" accepts only an empty response). */
 bool auth_native_verify(const char *stored, const uint8_t scramble[AUTH_SCRAMBLE_LEN], const uint8_t *resp,
                         size_t resp_len);
-/* Full authentication: the cleartext password against the "$A$..." stored form (or "" for no password). */
-bool auth_sha2_verify_plain(const char *stored, const char *pw, size_t pw_len);
 
 /* --- caching_sha2_password's cache -------------------------------------------------------------------- */
 
@@ -139,18 +106,20 @@ typedef struct auth_server {
     auth_cache_t *cache;         /* caching_sha2 fast-path cache; NULL disables the fast path */
     void *rsa_key;               /* EVP_PKEY * private key for caching_sha2 RSA exchange, or NULL */
     const char *rsa_public_pem;  /* its public half, PEM text (sent on request 0x02) */
+    const char *greeting_plugin; /* plugin named in the server greeting (default_authentication_plugin);
+                                    NULL = mysql_native_password */
 } auth_server_t;
 
 typedef struct auth_session {
     enum auth_state state;
-    enum auth_plugin plugin;     /* the account's plugin (what we authenticate with) */
+    enum password_plugin plugin; /* the account's plugin (what we authenticate with) */
     bool known;                  /* an account was found */
     bool secure;                 /* TLS or Unix socket: cleartext full authentication allowed */
     bool used_password;          /* the client sent a non-empty response at some point */
     const auth_server_t *srv;
     uint8_t scramble[AUTH_SCRAMBLE_LEN];
-    char stored[AUTH_STORED_MAX];
-    char key[512];               /* cache key */
+    char stored[PASSWORD_STORED_MAX];
+    char key[800];               /* cache key (acl_account_key: fits any user and host) */
 } auth_session_t;
 
 /* account_plugin/stored/key describe the account found for the login (acl_find_for_login); pass

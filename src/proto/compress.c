@@ -11,9 +11,16 @@
  *     ~ 1/4 of zlib's default and the per-frame reset clears 8 KB, not 64 KB;
  *   - compression writes straight into the caller's output buffer and gives up as soon as the output would not be
  *     smaller than the input (then the slice goes raw); decompression writes straight into the caller's buffer;
+ *   - zlib slices up to PCOMP_FAST_MAX bytes (every short answer: OK packets, SHOW WARNINGS, small result sets)
+ *     are not given to zlib at all but to a small encoder of our own below: greedy LZ77 over a 1K-entry hash and
+ *     deflate's fixed Huffman codes, in a standard zlib stream that any inflate reads.  For a few hundred bytes
+ *     zlib spends most of its time building and weighing dynamic Huffman trees that it then throws away (a
+ *     small block is cheaper with the fixed codes, which is what it picks); the small encoder produces about the
+ *     same size in a fraction of the time (figures in docs/protocol-compression.md);
  *   - every allocation the libraries make goes through pcomp_alloc, which counts bytes and calls, so the footprint
  *     is measured, not guessed, and a test can check that steady state allocates nothing.
  */
+#include <pthread.h>
 #include <string.h>
 
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_customMem, ZSTD_create?Ctx_advanced */
@@ -27,8 +34,11 @@
  * further apart than 4 KB compress a little less; the frames this protocol carries are mostly far smaller. */
 #define PCOMP_ZLIB_WBITS 12
 #define PCOMP_ZLIB_MEMLEVEL 5
-/* zstd: cap the window (and so the tables derived from it) for large slices; small slices shrink it anyway. */
-#define PCOMP_ZSTD_WINDOW_LOG 17
+/* zstd: cap the window (64 KB, which also caps the block size and its buffers) and the hash and chain tables
+ * (16K entries each) for large slices, so a client asking for a high level cannot make a connection hold
+ * megabytes; small slices shrink all of these anyway (zstd sizes them to the input). */
+#define PCOMP_ZSTD_WINDOW_LOG 16
+#define PCOMP_ZSTD_TABLE_LOG 14
 
 /* ---- counted allocation for the compressors ---- */
 
@@ -71,6 +81,16 @@ static ZSTD_customMem pcomp_zstd_mem(pcomp_t *pc)
 
 /* ---- life cycle ---- */
 
+pcomp_algo_t pcomp_negotiate(uint32_t server_caps, uint32_t client_caps)
+{
+    uint32_t both = server_caps & client_caps;
+    if (both & PCOMP_CLIENT_COMPRESS)
+        return PCOMP_ZLIB;
+    if (both & PCOMP_CLIENT_ZSTD)
+        return PCOMP_ZSTD;
+    return PCOMP_NONE;
+}
+
 void pcomp_init(pcomp_t *pc, pcomp_algo_t algo, int level)
 {
     memset(pc, 0, sizeof *pc);
@@ -85,6 +105,7 @@ void pcomp_init(pcomp_t *pc, pcomp_algo_t algo, int level)
 
 void pcomp_free(pcomp_t *pc)
 {
+    pcomp_dealloc(pc, pc->fast);
     if (pc->algo == PCOMP_ZLIB) {
         if (pc->enc) {
             deflateEnd(pc->enc);
@@ -131,7 +152,10 @@ static int pcomp_enc_open(pcomp_t *pc)
         if (!c)
             return STRATA_ENOMEM;
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, pc->level);
-        ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, PCOMP_ZSTD_WINDOW_LOG);
+        ZSTD_compressionParameters cp = ZSTD_getCParams(pc->level, 0, 0);
+        ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, MIN((int)cp.windowLog, PCOMP_ZSTD_WINDOW_LOG));
+        ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, MIN((int)cp.hashLog, PCOMP_ZSTD_TABLE_LOG));
+        ZSTD_CCtx_setParameter(c, ZSTD_c_chainLog, MIN((int)cp.chainLog, PCOMP_ZSTD_TABLE_LOG));
         ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1);
         pc->enc = c;
@@ -157,6 +181,155 @@ static int pcomp_dec_open(pcomp_t *pc)
     return 0;
 }
 
+/* ---- the small-slice deflate encoder (zlib format, one fixed-Huffman block) ----
+ *
+ *   zlib stream:  78 01 | deflate block: BFINAL=1, BTYPE=01 (fixed codes), symbols..., 256 (end) | pad to byte |
+ *                 Adler-32 of the slice, big-endian (RFC 1950, RFC 1951 section 3.2.6)
+ * Greedy matching: at each position the last position with the same 3-byte hash is the only candidate; the
+ * positions inside a match are hashed too, so repeated rows find each other.  Slices are at most
+ * PCOMP_FAST_MAX bytes, so positions fit in 16 bits and distances stay far below deflate's 32 KB. */
+
+#define PCOMP_FAST_HASH_BITS 10
+
+typedef struct {
+    uint16_t lit_code[288]; /* fixed literal/length codes, bit-reversed for the LSB-first stream */
+    uint8_t lit_bits[288];
+    uint8_t dist_code[30];
+    uint8_t len_sym[259];   /* match length 3..258 -> symbol index 0..28 */
+    uint8_t dist_sym[PCOMP_FAST_MAX + 1];
+} pcomp_fixed_t;
+
+static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+static const uint16_t dist_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+                                       193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+
+static pcomp_fixed_t pcomp_fixed;
+static pthread_once_t pcomp_fixed_once = PTHREAD_ONCE_INIT;
+
+static uint32_t bit_reverse(uint32_t v, unsigned n)
+{
+    uint32_t r = 0;
+    for (unsigned i = 0; i < n; i++, v >>= 1)
+        r = r << 1 | (v & 1);
+    return r;
+}
+
+static void pcomp_fixed_build(void)
+{
+    pcomp_fixed_t *f = &pcomp_fixed;
+    for (unsigned v = 0; v < 288; v++) {
+        uint32_t code;
+        unsigned bits;
+        if (v < 144)
+            code = 0x30 + v, bits = 8;
+        else if (v < 256)
+            code = 0x190 + (v - 144), bits = 9;
+        else if (v < 280)
+            code = v - 256, bits = 7;
+        else
+            code = 0xc0 + (v - 280), bits = 8;
+        f->lit_code[v] = (uint16_t)bit_reverse(code, bits);
+        f->lit_bits[v] = (uint8_t)bits;
+    }
+    for (unsigned d = 0; d < 30; d++)
+        f->dist_code[d] = (uint8_t)bit_reverse(d, 5);
+    for (unsigned s = 0, l = 3; l <= 258; l++) {
+        while (s < 28 && l >= len_base[s + 1])
+            s++;
+        f->len_sym[l] = (uint8_t)s;
+    }
+    for (unsigned s = 0, d = 1; d <= PCOMP_FAST_MAX; d++) {
+        while (s < 29 && d >= dist_base[s + 1])
+            s++;
+        f->dist_sym[d] = (uint8_t)s;
+    }
+}
+
+typedef struct {
+    uint8_t *p, *end;
+    uint64_t bits;
+    unsigned nbits;
+    bool full;
+} bitw_t;
+
+static inline void bitw_put(bitw_t *w, uint32_t v, unsigned n)
+{
+    w->bits |= (uint64_t)v << w->nbits;
+    w->nbits += n;
+    while (w->nbits >= 8) {
+        if (w->p == w->end) {
+            w->full = true;
+            w->nbits = 0;
+            return;
+        }
+        *w->p++ = (uint8_t)w->bits;
+        w->bits >>= 8;
+        w->nbits -= 8;
+    }
+}
+
+static inline uint32_t hash3(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    return (v * 2654435761u) >> (32 - PCOMP_FAST_HASH_BITS);
+}
+
+/* Compresses n <= PCOMP_FAST_MAX bytes into at most cap bytes; returns the size, or 0 if it does not fit. */
+static size_t pcomp_deflate_small(uint16_t *head, uint8_t *dst, size_t cap, const uint8_t *src, size_t n)
+{
+    const pcomp_fixed_t *f = &pcomp_fixed;
+    if (cap < 2 + 1 + 4)
+        return 0;
+    dst[0] = 0x78; /* CM 8 (deflate), CINFO 7; FLG 0x01 makes the pair a multiple of 31, no dictionary */
+    dst[1] = 0x01;
+    bitw_t w = {dst + 2, dst + cap - 4, 0, 0, false};
+    bitw_put(&w, 1 | 1 << 1, 3); /* BFINAL, BTYPE = 01 */
+    memset(head, 0, sizeof(uint16_t) << PCOMP_FAST_HASH_BITS);
+    size_t i = 0;
+    while (i < n && !w.full) {
+        size_t len = 0, dist = 0;
+        if (n - i >= 3) {
+            uint32_t h = hash3(src + i);
+            size_t cand = head[h];
+            head[h] = (uint16_t)(i + 1);
+            if (cand--) {
+                const uint8_t *a = src + cand, *b = src + i;
+                size_t max = MIN((size_t)258, n - i), l = 0;
+                while (l < max && a[l] == b[l])
+                    l++;
+                if (l >= 3)
+                    len = l, dist = i - cand;
+            }
+        }
+        if (!len) {
+            bitw_put(&w, f->lit_code[src[i]], f->lit_bits[src[i]]);
+            i++;
+            continue;
+        }
+        unsigned ls = f->len_sym[len], ds = f->dist_sym[dist];
+        bitw_put(&w, f->lit_code[257 + ls], f->lit_bits[257 + ls]);
+        if (len_extra[ls])
+            bitw_put(&w, (uint32_t)(len - len_base[ls]), len_extra[ls]);
+        bitw_put(&w, f->dist_code[ds], 5);
+        if (dist_extra[ds])
+            bitw_put(&w, (uint32_t)(dist - dist_base[ds]), dist_extra[ds]);
+        for (size_t j = i + 1; j < i + len && n - j >= 3; j++)
+            head[hash3(src + j)] = (uint16_t)(j + 1);
+        i += len;
+    }
+    bitw_put(&w, f->lit_code[256], f->lit_bits[256]);
+    if (w.nbits)
+        bitw_put(&w, 0, 8 - w.nbits); /* pad the last byte */
+    if (w.full)
+        return 0;
+    uint32_t a = (uint32_t)adler32(1, src, (uInt)n);
+    w.p[0] = (uint8_t)(a >> 24), w.p[1] = (uint8_t)(a >> 16), w.p[2] = (uint8_t)(a >> 8), w.p[3] = (uint8_t)a;
+    return (size_t)(w.p + 4 - dst);
+}
+
 /* ---- compressing ---- */
 
 static inline void wr_u24(uint8_t *p, uint32_t v)
@@ -172,6 +345,13 @@ static inline uint32_t rd_u24(const uint8_t *p) { return (uint32_t)p[0] | (uint3
  * (the caller sends the slice raw). */
 static size_t pcomp_compress(pcomp_t *pc, uint8_t *dst, size_t cap, const uint8_t *src, size_t n)
 {
+    if (pc->algo == PCOMP_ZLIB && n <= PCOMP_FAST_MAX) {
+        if (!pc->fast) {
+            pthread_once(&pcomp_fixed_once, pcomp_fixed_build);
+            pc->fast = pcomp_alloc(pc, sizeof(uint16_t) << PCOMP_FAST_HASH_BITS);
+        }
+        return pcomp_deflate_small(pc->fast, dst, n - 1, src, n);
+    }
     if (!pc->enc && pcomp_enc_open(pc) != 0)
         return 0;
     if (pc->algo == PCOMP_ZLIB) {

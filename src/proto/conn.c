@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 #include "proto/proto_int.h"
+#include "session/acl.h"
+
+/* Largest packet accepted before authentication (a handshake response with connection attributes). */
+#define CONN_PREAUTH_MAX_PACKET (64u * 1024)
 
 #define SERVER_CAPS                                                                                          \
     (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
@@ -158,6 +162,166 @@ static int conn_unwrap_frame(conn_t *c)
     return rc;
 }
 
+/* ---- authentication ---- */
+
+/* Sends what the plugin exchange asked for, or finishes the login.  0 to go on, -1 to close. */
+static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
+{
+    session_t *s = c->sess;
+    if (act == AUTH_SEND_MORE || act == AUTH_NEED_SWITCH) {
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+        c->phase = PH_AUTH;
+        return 0;
+    }
+    if (act != AUTH_OK) {
+        log_warn("Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
+                 auth_session_used_password(c->auth));
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        status_inc(&s->stat, STATUS_ACCESS_DENIED_ERRORS);
+        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, auth_session_used_password(c->auth));
+        return -1;
+    }
+    if (out->len) { /* caching_sha2's fast_auth_success goes before the OK */
+        conn_pk_begin(c);
+        buf_append(&c->obuf, out->data, out->len);
+        conn_pk_end(c);
+    }
+    mem_free(c->auth);
+    c->auth = NULL;
+    acl_account_t acc;
+    if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
+        if (acc.flags & ACL_FLAG_LOCKED) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
+            return -1;
+        }
+        if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+            return -1;
+        }
+        if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
+            acl_connection_leave(c->srv->acl, c->acct);
+            mem_free(c->acct);
+            c->acct = NULL;
+        }
+        uint32_t limit = 0;
+        uint32_t global = (uint32_t)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_USER_CONNECTIONS);
+        if (acl_connection_enter(c->srv->acl, &acc, global, &limit) != 0) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            if (acc.max_user_connections)
+                conn_send_err_code(c, ER_USER_LIMIT_REACHED, s->user, "max_user_connections", (long)limit);
+            else
+                conn_send_err_code(c, ER_TOO_MANY_USER_CONNECTIONS, s->user);
+            return -1;
+        }
+        c->acct = mem_alloc(sizeof acc);
+        memcpy(c->acct, &acc, sizeof acc);
+    }
+    int max_conn = (int)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_CONNECTIONS);
+    if (!c->change_user && max_conn > 0 && !session_is_admin(s) && c->srv->nsessions >= max_conn) {
+        status_global_inc(&c->srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
+        conn_send_err_code(c, ER_CON_COUNT_ERROR);
+        return -1;
+    }
+    c->handshake_done = true;
+    c->phase = PH_COMMAND;
+    if (c->login_db) {
+        int r = session_set_db(s, c->login_db, strlen(c->login_db));
+        mem_free(c->login_db);
+        c->login_db = NULL;
+        if (r) {
+            const diag_cond_t *e = s->diag.error;
+            conn_send_err(c, e->code, e->sqlstate, e->msg);
+            return -1;
+        }
+    }
+    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    if (c->change_user) {
+        c->change_user = false;
+        return 0;
+    }
+    if (c->comp_algo != PCOMP_NONE) {
+        /* The login OK goes out plain; everything after it is compressed. */
+        if (conn_flush(c) != 0)
+            return -1;
+        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
+        pcomp_set_max_slice(&c->pc, c->max_packet + 4);
+        c->compressed = true;
+        s->compressed = true;
+    }
+    /* Interactive clients get interactive_timeout as their wait_timeout, as in MySQL. */
+    if (c->caps & CLIENT_INTERACTIVE)
+        sysvar_session_set_int(&s->vars, SYSVAR_WAIT_TIMEOUT, sysvar_session_int(&s->vars, SYSVAR_INTERACTIVE_TIMEOUT));
+    c->idle_limit_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_WAIT_TIMEOUT) * 1000000u;
+    session_register(s);
+    s->state = SESS_SLEEP;
+    return 0;
+}
+
+/* Finds the account and starts its plugin's exchange with the client's first response. */
+static int conn_auth_begin(conn_t *c, const char *user, size_t ulen, const char *client_plugin, const uint8_t *resp,
+                           size_t rlen, const char *db, size_t dblen)
+{
+    session_t *s = c->sess;
+    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
+    bool is_local = c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") || !strcmp(c->peer.addr, "::1");
+    /* Loopback resolves to 'localhost', as MariaDB's name resolution gives it. */
+    snprintf(s->host, sizeof s->host, "%s", is_local ? "localhost" : c->peer.addr);
+    acl_account_t acc;
+    bool found = acl_find_for_login(c->srv->acl, s->user, is_local ? "localhost" : NULL,
+                                    c->peer.is_unix ? NULL : c->peer.addr, is_local, &acc) == 0;
+    char key[512] = "";
+    if (found) {
+        snprintf(s->priv_user, sizeof s->priv_user, "%s", acc.user);
+        snprintf(s->priv_host, sizeof s->priv_host, "%s", acc.host);
+        acl_account_key(acc.user, acc.host, key, sizeof key);
+    }
+    mem_free(c->login_db);
+    c->login_db = db && dblen ? mem_strndup(db, dblen) : NULL;
+    if (!c->auth)
+        c->auth = mem_alloc(sizeof *c->auth);
+    auth_session_init(c->auth, c->cfg->auth, c->scramble, found ? password_plugin_name(acc.plugin) : NULL,
+                      found ? acc.auth : "", key, c->tls != NULL || c->peer.is_unix);
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_start(c->auth, client_plugin, resp, rlen, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+static int conn_auth_continue(conn_t *c)
+{
+    buf_t out;
+    buf_init(&out);
+    enum auth_action act = auth_session_continue(c->auth, c->pkt.data, c->pkt.len, &out);
+    int rc = conn_auth_step(c, act, &out);
+    buf_free(&out);
+    return rc;
+}
+
+/* COM_CHANGE_USER: user NUL | auth (u8 length + bytes) | db NUL | u16 charset | plugin NUL | [attrs] */
+static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
+{
+    hs_response_t r;
+    if (proto_change_user_parse(arg, alen, c->caps, &r) != 0) {
+        session_begin_statement(c->sess);
+        diag_error(&c->sess->diag, ER_MALFORMED_PACKET);
+        c->sink.error(&c->sink);
+        return 0;
+    }
+    session_t *s = c->sess;
+    status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+    session_reset(s);
+    mem_free(s->db);
+    s->db = NULL;
+    c->change_user = true;
+    return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
+}
+
 /* ---- handshake ---- */
 
 static void conn_gen_scramble(uint8_t s[20])
@@ -197,109 +361,51 @@ static void conn_send_greeting(conn_t *c)
     conn_pk_end(c);
 }
 
+static void conn_log_bad_handshake(conn_t *c, const char *why)
+{
+    status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+    log_warn("Aborted connection %u to db: 'unconnected' user: 'unauthenticated' host: '%s' (%s)", c->id,
+             c->peer.addr, why);
+}
+
 static int conn_handshake_response(conn_t *c)
 {
-    pcur_t cur;
-    pcur_init(&cur, c->pkt.data, c->pkt.len);
-    uint32_t caps = pcur_get_u32(&cur);
-    if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
-        conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
+    hs_response_t r;
+    int rc = proto_handshake_parse(c->pkt.data, c->pkt.len, c->tls != NULL, &r);
+    if (rc) {
+        conn_send_err_code(c, -rc);
+        conn_log_bad_handshake(c, rc == -ER_NOT_SUPPORTED_AUTH_MODE ? "client does not speak protocol 4.1" : "Bad handshake");
         return -1;
     }
-    pcur_get_u32(&cur); /* max packet size */
-    pcur_get_u8(&cur);  /* charset */
-    pcur_get_bytes(&cur, 23);
-    if ((caps & CLIENT_SSL) && !c->tls && pcur_left(&cur) == 0 && pcur_ok(&cur)) {
+    if (r.ssl_request) {
         /* SSLRequest: TLS starts now; the full response follows over it. */
         if (!c->cfg->tls) {
             conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+            conn_log_bad_handshake(c, "SSLRequest without TLS configured");
             return -1;
         }
         c->tls = tls_conn_new(c->cfg->tls->ctx, c->fd, c->rbuf.data, c->rbuf.len);
         buf_reset(&c->rbuf);
         c->sess->tls = true;
         c->phase = PH_TLS_ACCEPT;
+        status_global_inc(&c->srv->status, STATUS_SSL_ACCEPTS);
         return 0;
     }
     if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
         conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
+        conn_log_bad_handshake(c, "insecure transport refused");
         return -1;
     }
-    size_t ulen = 0;
-    const char *user = pcur_get_cstr(&cur, &ulen);
-    if (cur.err) {
-        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
-        return -1;
-    }
-    c->caps = caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
-    size_t alen = 0;
-    const uint8_t *auth = NULL;
-    if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
-        auth = pcur_get_lenenc_str(&cur, &alen);
-    } else if (caps & CLIENT_SECURE_CONNECTION) {
-        alen = pcur_get_u8(&cur);
-        auth = pcur_get_bytes(&cur, alen);
-    } else {
-        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
-    }
-    const char *db = NULL;
-    size_t dblen = 0;
-    if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
-        db = pcur_get_cstr(&cur, &dblen);
-    const char *plugin = NULL;
-    if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
-    if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
-        size_t alen2 = 0;
-        pcur_get_lenenc_str(&cur, &alen2);
-    }
+    c->caps = r.caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
     /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
-    if (caps & CLIENT_COMPRESS) {
+    if (r.caps & CLIENT_COMPRESS) {
         c->comp_algo = PCOMP_ZLIB;
-    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+    } else if (r.caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
         c->comp_algo = PCOMP_ZSTD;
-        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
+        c->comp_level = r.zstd_level;
     }
-    if (cur.err) {
-        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
-        return -1;
-    }
-    (void)auth;
-    (void)plugin;
-    session_t *s = c->sess;
-    snprintf(s->user, sizeof s->user, "%.*s", (int)ulen, user);
-    snprintf(s->host, sizeof s->host, "%s", c->peer.addr);
-    snprintf(s->priv_user, sizeof s->priv_user, "%s", s->user);
-    snprintf(s->priv_host, sizeof s->priv_host, "%s", c->peer.is_unix || !strcmp(c->peer.addr, "127.0.0.1") ? "localhost" : "%");
-    /* TODO(auth branch): verify the password against the account store; until it lands every account with
-     * an empty password is accepted and any password is refused. */
-    if (alen != 0) {
-        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
-        return -1;
-    }
-    s->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
-    c->handshake_done = true;
-    c->phase = PH_COMMAND;
-    if (db && dblen) {
-        session_init_db(s, db, dblen, &c->sink);
-        if (s->diag.error_code)
-            return -1;
-        buf_reset(&c->obuf), c->seq = 2; /* init_db's OK is replaced by the login OK below */
-        c->seq = 2;
-    }
-    conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
-    if (c->comp_algo != PCOMP_NONE) {
-        /* The login OK goes out plain; everything after it is compressed. */
-        if (conn_flush(c) != 0)
-            return -1;
-        pcomp_init(&c->pc, c->comp_algo, c->comp_level);
-        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
-        c->compressed = true;
-    }
-    session_register(s);
-    s->state = SESS_SLEEP;
-    return 0;
+    c->sess->multi_statements = (r.caps & CLIENT_MULTI_STATEMENTS) != 0;
+    return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }
 
 /* ---- commands ---- */
@@ -307,15 +413,13 @@ static int conn_handshake_response(conn_t *c)
 static int conn_command(conn_t *c)
 {
     session_t *s = c->sess;
-    if (c->pkt.len == 0) {
-        log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (empty command packet)", c->id,
-                 s->db ? s->db : "unconnected", s->user, s->host);
-        return -1;
+    if (c->pkt.len == 0) { /* an empty command packet is an unknown command, as in MySQL */
+        conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+        return 0;
     }
     uint8_t cmd = c->pkt.data[0];
     const char *arg = (const char *)c->pkt.data + 1;
     size_t alen = c->pkt.len - 1;
-    diag_clear(&s->diag);
     status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, 1);
     int rc = 0;
     switch (cmd) {
@@ -362,6 +466,9 @@ static int conn_command(conn_t *c)
         conn_send_eof(c, session_status_flags(s), 0);
         break;
     }
+    case COM_CHANGE_USER:
+        rc = conn_change_user(c, (const uint8_t *)arg, alen);
+        break;
     case COM_RESET_CONNECTION:
         session_reset(s);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
@@ -379,6 +486,14 @@ static int conn_command(conn_t *c)
     case COM_SHUTDOWN:
         session_query(s, "SHUTDOWN", 8, &c->sink);
         break;
+    case COM_STMT_PREPARE:
+    case COM_STMT_EXECUTE:
+    case COM_STMT_SEND_LONG_DATA:
+    case COM_STMT_CLOSE:
+    case COM_STMT_RESET:
+    case COM_STMT_FETCH:
+        rc = conn_stmt_command(c, cmd, (const uint8_t *)arg, alen);
+        break;
     case COM_DEBUG:
         conn_send_eof(c, session_status_flags(s), 0);
         break;
@@ -387,6 +502,7 @@ static int conn_command(conn_t *c)
         break;
     }
     status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
+    c->idle_limit_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_WAIT_TIMEOUT) * 1000000u;
     arena_reset(&s->arena);
     return rc;
 }
@@ -405,14 +521,19 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->peer = *peer;
     c->phase = PH_GREETING;
     conn_sink_init(c);
+    conn_stmt_sink_init(c);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;
     c->sess->fd = fd;
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
     conn_gen_scramble(c->scramble);
-    /* max_connections counts client sessions; the one over the limit gets 1040 instead of a greeting. */
-    if (cfg->max_connections > 0 && srv->nsessions >= cfg->max_connections + 1) {
+    c->max_packet = (size_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    c->idle_limit_us = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_CONNECT_TIMEOUT) * 1000000u;
+    atomic_store(&c->last_read_us, time_mono_us());
+    /* max_connections ordinary sessions plus one for an administrator; past that, 1040 instead of a greeting. */
+    int max_conn = (int)sysvar_global_int(&srv->vars, SYSVAR_MAX_CONNECTIONS);
+    if (max_conn > 0 && srv->nsessions >= max_conn + 1) {
         c->seq = 0;
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
         conn_flush(c);
@@ -457,6 +578,9 @@ static enum net_ready_result proto_ready(void *ctx)
                 return NET_CLOSE;
             }
             c->phase = PH_GREETING;
+            status_global_inc(&c->srv->status, STATUS_SSL_FINISHED_ACCEPTS);
+            snprintf(c->sess->tls_version, sizeof c->sess->tls_version, "%s", tls_version(c->tls));
+            snprintf(c->sess->tls_cipher, sizeof c->sess->tls_cipher, "%s", tls_cipher(c->tls));
             continue;
         }
         /* Every whole packet already read is handled before reading more. */
@@ -465,9 +589,10 @@ static enum net_ready_result proto_ready(void *ctx)
         if (c->phase == PH_COMMAND)
             seq = 0;
         buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
-        int rc = c->compressed
-                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed)
-                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet, &seq, &c->pkt, &consumed);
+        /* Before authentication a client has no business sending more than a handshake response. */
+        size_t limit = c->handshake_done ? c->max_packet - 1 : CONN_PREAUTH_MAX_PACKET;
+        int rc = c->compressed ? packet_read_any_seq(src->data, src->len, limit, &seq, &c->pkt, &consumed)
+                               : packet_read(src->data, src->len, limit, &seq, &c->pkt, &consumed);
         if (rc == STRATA_EAGAIN && c->compressed) {
             /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
             rc = conn_unwrap_frame(c);
@@ -480,11 +605,19 @@ static enum net_ready_result proto_ready(void *ctx)
             int r;
             if (c->phase == PH_GREETING)
                 r = conn_handshake_response(c);
+            else if (c->phase == PH_AUTH)
+                r = conn_auth_continue(c);
             else
                 r = conn_command(c);
             if (conn_flush(c) != 0 || r != 0)
                 return NET_CLOSE;
             continue;
+        }
+        if (rc == STRATA_ETOOBIG && !c->handshake_done) {
+            log_warn("Aborted connection %u to host: '%s' (handshake packet over %u bytes)", c->id, c->sess->host,
+                     (unsigned)CONN_PREAUTH_MAX_PACKET);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            return NET_CLOSE;
         }
         if (rc == STRATA_ETOOBIG) {
             /* MySQL answers 1153 and closes the connection. */
@@ -498,6 +631,10 @@ static enum net_ready_result proto_ready(void *ctx)
             return NET_CLOSE;
         }
         if (rc == STRATA_EPROTO) {
+            /* MySQL answers 1156 before closing. */
+            c->seq = seq + 1;
+            conn_send_err_code(c, ER_NET_PACKETS_OUT_OF_ORDER);
+            conn_flush(c);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got packets out of order)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
             status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
@@ -505,8 +642,10 @@ static enum net_ready_result proto_ready(void *ctx)
         }
         /* Need more bytes. */
         int n = conn_read_some(c);
-        if (n > 0)
+        if (n > 0) {
+            atomic_store_explicit(&c->last_read_us, time_mono_us(), memory_order_relaxed);
             continue;
+        }
         if (n == 0) {
             /* Keep an idle connection small: drop the buffers a large statement grew. */
             if (c->rbuf.len == 0)
@@ -537,6 +676,12 @@ static void proto_closed(void *ctx)
     }
     if (c->tls)
         tls_free(c->tls);
+    mem_free(c->auth);
+    mem_free(c->login_db);
+    if (c->acct) {
+        acl_connection_leave(c->srv->acl, c->acct);
+        mem_free(c->acct);
+    }
     buf_free(&c->rbuf);
     buf_free(&c->pkt);
     buf_free(&c->obuf);
@@ -546,8 +691,16 @@ static void proto_closed(void *ctx)
     mem_free(c);
 }
 
+static bool proto_expired(void *ctx, uint64_t now_us)
+{
+    conn_t *c = ctx;
+    uint64_t last = atomic_load_explicit(&c->last_read_us, memory_order_relaxed);
+    return c->idle_limit_us && now_us > last && now_us - last > c->idle_limit_us;
+}
+
 const net_ops_t proto_net_ops = {
     .accepted = proto_accepted,
     .ready = proto_ready,
     .closed = proto_closed,
+    .expired = proto_expired,
 };

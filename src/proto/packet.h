@@ -44,6 +44,10 @@
  * The size check is made on the headers alone: the answer is known before the caller has buffered more than
  * max_allowed + one header of input (a header announcing too much is refused at once, before its bytes arrive).
  * Headers are checked in order, so a bad sequence id in a later piece is reported as soon as that header is in.
+ * MariaDB 10.11 refuses a payload of max_allowed_packet bytes or more (seen with max_allowed_packet = 1024: a
+ * 1023-byte COM_QUERY runs, a 1024-byte one gets 1153), sends the 1153 error, closes the connection and logs
+ * "Aborted connection ... (Got a packet bigger than 'max_allowed_packet' bytes)": to match it exactly, pass
+ * max_allowed_packet - 1 here.
  */
 int packet_read(const uint8_t *in, size_t len, size_t max_allowed, uint8_t *expect_seq, buf_t *payload_out,
                 size_t *consumed);

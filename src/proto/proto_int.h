@@ -2,6 +2,7 @@
 #ifndef STRATA_PROTO_INT_H
 #define STRATA_PROTO_INT_H
 
+#include "proto/auth.h"
 #include "proto/compress.h"
 #include "proto/packet.h"
 #include "proto/tls.h"
@@ -43,13 +44,18 @@ typedef struct conn {
     buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
+    _Atomic uint64_t last_read_us; /* time_mono_us of the last bytes read (idle timeouts) */
+    uint64_t idle_limit_us;        /* connect_timeout before login, wait_timeout after */
+    size_t max_packet;     /* @@global.max_allowed_packet when the connection began (it is read-only per session) */
     int ncols;             /* columns of the result set being sent */
     const res_col_t *cols;
     bool binary_rows;      /* result set rows in the binary protocol */
     bool in_result;
     bool handshake_done;
-    void *auth_state;      /* plugin exchange in progress */
-    char auth_plugin[32];
+    auth_session_t *auth;  /* plugin exchange in progress (PH_AUTH), NULL otherwise */
+    char *login_db;        /* database named in the handshake, applied once authenticated */
+    bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
+    struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
 } conn_t;
 
@@ -65,5 +71,7 @@ void conn_send_err(conn_t *c, int code, const char *sqlstate, const char *msg);
 void conn_send_err_code(conn_t *c, int code, ...);
 void conn_sink_init(conn_t *c);
 void conn_send_coldefs(conn_t *c, const res_col_t *cols, int n);
+void conn_stmt_sink_init(conn_t *c);
+int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
 
 #endif

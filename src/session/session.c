@@ -8,7 +8,74 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "binlog/binlog.h"
 #include "session/session.h"
+#include "sql/exec.h"
+
+/* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
+static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
+                                   buf_t *out)
+{
+    const session_t *s = ss ? ss->owner : NULL;
+    server_t *srv = arg;
+    if (which == STATUS_BINLOG_BYTES_WRITTEN || which == STATUS_BINLOG_COMMITS ||
+        which == STATUS_BINLOG_COMPRESSED_FILES || which == STATUS_BINLOG_FILES_OPENED ||
+        which == STATUS_BINLOG_FSYNCS || which == STATUS_BINLOG_GROUP_COMMITS || which == STATUS_BINLOG_PURGED_FILES ||
+        which == STATUS_BINLOG_ROTATIONS || which == STATUS_BINLOG_UNREADABLE_FILES) {
+        binlog_stats_t bs;
+        memset(&bs, 0, sizeof bs);
+        if (srv->binlog)
+            binlog_get_stats(srv->binlog, &bs);
+        *num = which == STATUS_BINLOG_BYTES_WRITTEN      ? bs.bytes_written
+               : which == STATUS_BINLOG_COMMITS          ? bs.commits
+               : which == STATUS_BINLOG_COMPRESSED_FILES ? bs.compressed_files
+               : which == STATUS_BINLOG_FILES_OPENED     ? bs.files_opened
+               : which == STATUS_BINLOG_FSYNCS           ? bs.fsyncs
+               : which == STATUS_BINLOG_GROUP_COMMITS    ? bs.group_commits
+               : which == STATUS_BINLOG_PURGED_FILES     ? bs.purged_files
+               : which == STATUS_BINLOG_ROTATIONS        ? bs.rotations
+                                                         : bs.unreadable_reported;
+        return true;
+    }
+    switch (which) {
+    case STATUS_SSL_VERSION:
+        buf_append_str(out, s ? s->tls_version : "");
+        return true;
+    case STATUS_SSL_CIPHER:
+        buf_append_str(out, s ? s->tls_cipher : "");
+        return true;
+    case STATUS_COMPRESSION:
+        buf_append_str(out, s && s->compressed ? "ON" : "OFF");
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Variables computed from the binary log: gtid_binlog_pos, gtid_binlog_state, gtid_current_pos. */
+static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
+                                  sysvar_value_t *out)
+{
+    server_t *srv = arg;
+    (void)sess;
+    sysvar_id_t id = def->target;
+    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
+        return false;
+    buf_t b;
+    buf_init(&b);
+    if (srv->binlog) {
+        binlog_gtid_set_t set;
+        memset(&set, 0, sizeof set);
+        binlog_gtid_state(srv->binlog, &set);
+        binlog_gtid_set_format(&set, id != SYSVAR_GTID_BINLOG_STATE, &b);
+        binlog_gtid_set_free(&set);
+    }
+    out->kind = SYSVAR_V_STR;
+    out->s = arena_strndup(a, b.len ? (const char *)b.data : "", b.len);
+    out->len = b.len;
+    buf_free(&b);
+    return true;
+}
 
 int server_init(server_t *srv)
 {
@@ -18,6 +85,8 @@ int server_init(server_t *srv)
     srv->version = STRATA_VERSION_STRING;
     sysvar_store_init(&srv->vars);
     status_init(&srv->status);
+    status_set_compute(&srv->status, session_status_compute, srv);
+    sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;
@@ -50,6 +119,8 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
+    session_clear_state(s);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -94,6 +165,14 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
+bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+
+void session_begin_statement(session_t *s)
+{
+    diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
+                         sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+}
+
 uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
 
 void session_reset(session_t *s)
@@ -102,24 +181,35 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    sql_exec_session_free(s->sqlx); /* COM_RESET_CONNECTION rolls back, as MySQL */
+    s->sqlx = NULL;
+    session_clear_state(s);
     sysvar_session_reset(&s->vars);
+}
+
+int session_set_db(session_t *s, const char *db, size_t len)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, db);
+    /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */
+    if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
+        mem_free(s->db);
+        s->db = mem_strndup(db, len);
+        return 0;
+    }
+    return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
 }
 
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
 {
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_CHANGE_DB);
-    (void)len;
-    /* No catalog yet: every database is unknown except information_schema. */
-    if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
-        mem_free(s->db);
-        s->db = mem_strndup(db, len);
+    if (session_set_db(s, db, len) != 0)
+        sink->error(sink);
+    else
         sink->ok(sink, 0, 0, NULL, false);
-        return;
-    }
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)len, db);
-    diag_error(&s->diag, ER_BAD_DB_ERROR, name);
-    sink->error(sink);
 }
 
 void session_statistics(session_t *s, res_sink_t *sink)
@@ -146,6 +236,12 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         if (t->id != id)
             continue;
         found = true;
+        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+            pthread_mutex_unlock(&srv->sessions_lock);
+            diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
+            sink->error(sink);
+            return;
+        }
         if (query_only) {
             atomic_store(&t->kill_query, true);
         } else {
@@ -167,13 +263,4 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         return;
     }
     sink->ok(sink, 0, 0, NULL, false);
-}
-
-void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
-{
-    status_inc(&s->stat, STATUS_QUESTIONS);
-    char what[64];
-    snprintf(what, sizeof what, "%.*s", (int)(len < 40 ? len : 40), sql);
-    diag_error(&s->diag, ER_NOT_SUPPORTED_YET, what);
-    sink->error(sink);
 }

@@ -15,6 +15,8 @@
 
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/result.h"
+#include "sql/value.h"
 #include "util/diag.h"
 #include "util/util.h"
 
@@ -36,71 +38,47 @@ enum {
     SERVER_SESSION_STATE_CHANGED = 16384,
 };
 
-/* Column types on the wire (MySQL's enum_field_types). */
-enum mysql_type {
-    MYSQL_TYPE_DECIMAL = 0, MYSQL_TYPE_TINY = 1, MYSQL_TYPE_SHORT = 2, MYSQL_TYPE_LONG = 3,
-    MYSQL_TYPE_FLOAT = 4, MYSQL_TYPE_DOUBLE = 5, MYSQL_TYPE_NULL = 6, MYSQL_TYPE_TIMESTAMP = 7,
-    MYSQL_TYPE_LONGLONG = 8, MYSQL_TYPE_INT24 = 9, MYSQL_TYPE_DATE = 10, MYSQL_TYPE_TIME = 11,
-    MYSQL_TYPE_DATETIME = 12, MYSQL_TYPE_YEAR = 13, MYSQL_TYPE_NEWDATE = 14, MYSQL_TYPE_VARCHAR = 15,
-    MYSQL_TYPE_BIT = 16, MYSQL_TYPE_NEWDECIMAL = 246, MYSQL_TYPE_ENUM = 247, MYSQL_TYPE_SET = 248,
-    MYSQL_TYPE_TINY_BLOB = 249, MYSQL_TYPE_MEDIUM_BLOB = 250, MYSQL_TYPE_LONG_BLOB = 251,
-    MYSQL_TYPE_BLOB = 252, MYSQL_TYPE_VAR_STRING = 253, MYSQL_TYPE_STRING = 254, MYSQL_TYPE_GEOMETRY = 255,
-};
-
-/* Column flags (MySQL's *_FLAG). */
-enum {
-    COLF_NOT_NULL = 1, COLF_PRI_KEY = 2, COLF_UNIQUE_KEY = 4, COLF_MULTIPLE_KEY = 8, COLF_BLOB = 16,
-    COLF_UNSIGNED = 32, COLF_ZEROFILL = 64, COLF_BINARY = 128, COLF_ENUM = 256, COLF_AUTO_INCREMENT = 512,
-    COLF_TIMESTAMP = 1024, COLF_SET = 2048, COLF_NO_DEFAULT = 4096, COLF_NUM = 32768,
-};
-
-#define CHARSET_UTF8MB4_GENERAL_CI 45
-#define CHARSET_BINARY 63
-#define CHARSET_LATIN1_SWEDISH_CI 8
-
-typedef struct res_col {
-    const char *schema, *table, *org_table, *name, *org_name;
-    uint16_t charset;
-    uint32_t length;
-    uint8_t type;
-    uint16_t flags;
-    uint8_t decimals;
-} res_col_t;
-
-/* One cell of a result row as the session hands it to the protocol layer: text for the text protocol, and
- * enough type to encode the binary protocol (the column's type says how). */
-typedef struct res_cell {
-    bool null;
-    const char *p;
-    size_t len;
-} res_cell_t;
-
-typedef struct res_sink res_sink_t;
-struct res_sink {
-    void (*columns)(res_sink_t *s, const res_col_t *cols, int n);
-    void (*row)(res_sink_t *s, const res_cell_t *cells);
-    /* End of a result set (after rows), with more=true when another result follows. */
-    void (*rows_end)(res_sink_t *s, bool more);
-    /* An OK for a statement without a result set. */
-    void (*ok)(res_sink_t *s, uint64_t affected, uint64_t last_id, const char *info, bool more);
-    /* The statement's error is in the session's diag; more is never true after an error. */
-    void (*error)(res_sink_t *s);
-    /* Raw string reply (COM_STATISTICS). */
-    void (*raw)(res_sink_t *s, const char *p, size_t n);
-};
-
 typedef struct server server_t;
 typedef struct session session_t;
+typedef struct acl acl_t;
+typedef struct binlog binlog_t;
+typedef struct auth_cache auth_cache_t;
+
+/* A user variable (@x): name lower-cased, value copied into its own allocation. */
+typedef struct uservar {
+    struct uservar *next;
+    char *name;
+    value_t v;
+    char *data; /* string bytes of v */
+} uservar_t;
+
+/* A prepared statement (COM_STMT_PREPARE or SQL PREPARE; one implementation).  It owns an arena holding its
+ * text and parse tree, which execution never modifies. */
+typedef struct sess_stmt {
+    struct sess_stmt *next;
+    uint32_t id;
+    char *name;          /* SQL-level name (PREPARE s FROM ...), NULL for protocol statements */
+    arena_t arena;
+    char *text;
+    size_t text_len;
+    void *stmt;          /* sql_stmt_t* */
+    uint32_t nparams;
+    uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
+    buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
+    bool *has_long_data;
+    int ncols;
+    res_col_t *cols;
+} sess_stmt_t;
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
 
 struct session {
     server_t *srv;
     uint32_t id;
-    char user[128];      /* as the client gave it (USER()) */
-    char host[80];       /* client host ("localhost" or IP) */
-    char priv_user[128]; /* the account matched (CURRENT_USER()) */
-    char priv_host[80];
+    char user[520];      /* as the client gave it (USER()) */
+    char host[264];      /* client host ("localhost" or IP) */
+    char priv_user[520]; /* the account matched (CURRENT_USER()) */
+    char priv_host[264];
     char *db;            /* current database, mem_alloc'd, NULL if none */
     uint64_t connect_us;
     diag_t diag;
@@ -108,6 +86,9 @@ struct session {
     uint16_t status;     /* SERVER_STATUS_* */
     bool multi_statements;
     bool tls;
+    bool compressed;
+    char tls_version[16];    /* Ssl_version */
+    char tls_cipher[64];     /* Ssl_cipher */
     atomic_bool killed;      /* KILL CONNECTION */
     atomic_bool kill_query;  /* KILL QUERY */
     enum session_cmd_state state;
@@ -119,6 +100,12 @@ struct session {
     int64_t row_count;
     sysvar_session_t vars;  /* SESSION variables */
     status_session_t stat;  /* SESSION status counters */
+    uservar_t *uservars;
+    sess_stmt_t *stmts;
+    uint32_t next_stmt_id;
+    uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
+    bool in_trans;
+    void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;
@@ -136,6 +123,9 @@ struct server {
     int nsessions;
     atomic_bool shutdown_requested;
     void (*request_shutdown)(server_t *srv); /* set by main */
+    acl_t *acl;
+    auth_cache_t *auth_cache;
+    binlog_t *binlog;       /* NULL with --skip-log-bin */
 };
 
 int server_init(server_t *srv);
@@ -150,9 +140,25 @@ void session_unregister(session_t *s);
 /* Commands.  Each answers through the sink exactly once (an OK, a result set or an error). */
 void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink);
+/* Makes db the current database; pushes the error (1049 ...) and returns it negated if it can't. */
+int session_set_db(session_t *s, const char *db, size_t len);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);
+/* Frees prepared statements and user variables (COM_RESET_CONNECTION, COM_CHANGE_USER, disconnect). */
+void session_clear_state(session_t *s);
+/* Prepared statements (protocol level).  Execute takes parameter values already decoded from the wire. */
+void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
+sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
+void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+void session_stmt_close(session_t *s, uint32_t id);
+void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
+/* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
+ * sql_notes. */
+void session_begin_statement(session_t *s);
+/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
+ * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
+bool session_is_admin(const session_t *s);
 
 #endif

