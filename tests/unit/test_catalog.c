@@ -128,11 +128,11 @@ TEST(test_catalog_persist)
         CHECK_EQ_STR(names[0], "sbtest1");
         CHECK_EQ_STR(names[1], "sbtest2");
     }
-    catalog_db_list(c, &a, &names, &n);
-    CHECK_EQ_INT(n, 5);
-    if (n == 5) {
+    catalog_db_list(c, &a, &names, &n); /* `mysql` is reserved but not listed (catalog.c) */
+    CHECK_EQ_INT(n, 4);
+    if (n == 4) {
         CHECK_EQ_STR(names[0], "information_schema");
-        CHECK_EQ_STR(names[4], "sbtest");
+        CHECK_EQ_STR(names[3], "sbtest");
     }
     catalog_close(c);
     engine_close(e);
