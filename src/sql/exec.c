@@ -819,11 +819,191 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
     return 0;
 }
 
+/* ---- multi-table UPDATE / DELETE: the join is read first, then each target row is changed once ---- */
+
+typedef struct xmrow {
+    int src;
+    uint8_t *pk;
+    size_t pklen;
+    value_t *combined;        /* the joined row it matched (UPDATE evaluates its SET list on it) */
+} xmrow_t;
+
+typedef struct xmulti {
+    sql_exec_ctx_t *x;
+    xquery_t *q;
+    bool *is_target;
+    xmrow_t *rows;
+    uint64_t n, cap;
+} xmulti_t;
+
+static int multi_collect(void *arg, const value_t *row)
+{
+    xmulti_t *M = arg;
+    sql_exec_ctx_t *x = M->x;
+    for (uint32_t si = 0; si < M->q->nsrc; si++) {
+        if (!M->is_target[si] || !M->q->cur_pk[si].len)
+            continue;
+        /* once per target row (the join may meet it several times) */
+        bool seen = false;
+        for (uint64_t i = 0; i < M->n && !seen; i++)
+            seen = M->rows[i].src == (int)si && M->rows[i].pklen == M->q->cur_pk[si].len &&
+                   memcmp(M->rows[i].pk, M->q->cur_pk[si].data, M->rows[i].pklen) == 0;
+        if (seen)
+            continue;
+        if (M->n == M->cap) {
+            M->cap = M->cap ? M->cap * 2 : 16;
+            M->rows = mem_realloc(M->rows, sizeof(xmrow_t) * M->cap);
+        }
+        xmrow_t *r = &M->rows[M->n++];
+        r->src = (int)si;
+        r->pklen = M->q->cur_pk[si].len;
+        r->pk = arena_alloc(x->arena, r->pklen);
+        memcpy(r->pk, M->q->cur_pk[si].data, r->pklen);
+        r->combined = arena_alloc(x->arena, sizeof(value_t) * (M->q->width + 1));
+        for (uint32_t c = 0; c < M->q->width; c++)
+            r->combined[c] = xvalue_copy(x->arena, &row[c]);
+    }
+    return 0;
+}
+
+static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    bool upd = st->kind == SQL_STMT_UPDATE;
+    const sql_from_t *from = upd ? st->update->tables : st->del->from;
+    sql_expr_t *where = upd ? st->update->where : st->del->where;
+    xquery_t q;
+    xmulti_t M = {.x = x, .q = &q};
+    int rc = xquery_from(&q, x, from);
+    if (rc)
+        goto out;
+    q.cur_pk = arena_calloc(x->arena, sizeof(buf_t) * q.nsrc);
+    for (uint32_t i = 0; i < q.nsrc; i++)
+        buf_init(&q.cur_pk[i]);
+    M.is_target = arena_calloc(x->arena, q.nsrc + 1);
+    for (uint32_t k = 0; k < q.nsrc; k++)
+        if (q.src[k].on && (rc = xbind(&q, (sql_expr_t *)q.src[k].on, "on clause", false)) != 0)
+            goto out;
+    if ((rc = xbind(&q, where, "where clause", false)) != 0)
+        goto out;
+    if (upd) {
+        for (uint32_t i = 0; i < st->update->nset && !rc; i++) {
+            if ((rc = xbind(&q, st->update->set[i].col, "field list", false)) == 0)
+                rc = xbind(&q, st->update->set[i].value, "field list", false);
+            for (uint32_t k = 0; k < q.nsrc && !rc; k++) {
+                int slot = st->update->set[i].col->slot;
+                if ((uint32_t)slot >= q.src[k].base && (uint32_t)slot < q.src[k].base + q.src[k].t->ncols)
+                    M.is_target[k] = true;
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < st->del->ntargets && !rc; i++) {
+            bool found = false;
+            for (uint32_t k = 0; k < q.nsrc; k++)
+                if (strcmp(q.src[k].alias, st->del->targets[i].name) == 0) {
+                    M.is_target[k] = true;
+                    found = true;
+                }
+            if (!found)
+                rc = diag_error(x->diag, ER_UNKNOWN_TABLE, st->del->targets[i].name, "MULTI DELETE");
+        }
+    }
+    if (rc)
+        goto out;
+    for (uint32_t k = 0; k < q.nsrc; k++)
+        if (M.is_target[k] && (q.src[k].is_virtual || catalog_db_is_virtual(q.src[k].db))) {
+            rc = diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", q.src[k].db);
+            goto out;
+        }
+    if ((rc = xquery_run(&q, where, multi_collect, &M, -1, false)) != 0)
+        goto out;
+    engine_trx_t *trx;
+    if ((rc = xtrx(x, &trx)) != 0)
+        goto out;
+    xeval_t xe;
+    xeval_init(&xe, x);
+    uint64_t matched = 0, changed = 0;
+    buf_t store;
+    buf_init(&store);
+    for (uint64_t i = 0; i < M.n && !rc; i++) {
+        xmrow_t *r = &M.rows[i];
+        const xsrc_t *src = &q.src[r->src];
+        cat_table_t *t = src->t;
+        if ((rc = engine_lock_row(trx, t->tree, r->pk, r->pklen)) != 0) {
+            rc = table_engine_err(x->diag, t, rc);
+            break;
+        }
+        value_t *cur = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        rc = table_get_latest(trx, t, r->pk, r->pklen, &store, cur);
+        if (rc == STRATA_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc) {
+            rc = table_engine_err(x->diag, t, rc);
+            break;
+        }
+        value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        for (uint32_t c = 0; c < t->ncols; c++)
+            old[c] = xvalue_copy(x->arena, &cur[c]);
+        buf_t pk = {r->pk, r->pklen, r->pklen};
+        matched++;
+        if (!upd) {
+            rc = table_delete(trx, t, &pk, old, &x->ss->undo, x->diag);
+            x->ss->wrote = true;
+            changed++;
+            continue;
+        }
+        value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        memcpy(nw, old, sizeof(value_t) * t->ncols);
+        for (uint32_t a = 0; a < st->update->nset && !rc; a++) {
+            int slot = st->update->set[a].col->slot;
+            if ((uint32_t)slot < src->base || (uint32_t)slot >= src->base + t->ncols)
+                continue;
+            uint32_t c = (uint32_t)slot - src->base;
+            value_t v;
+            if (st->update->set[a].value->kind == SQL_E_DEFAULT)
+                rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, x->strict && !st->update->ignore);
+            else
+                rc = xeval(&xe, st->update->set[a].value, r->combined, &v);
+            if (!rc)
+                rc = table_value_store(t, c, &v, &nw[c], x->arena, x->diag, x->strict && !st->update->ignore, matched);
+            if (!rc)
+                r->combined[slot] = table_value_out(&t->cols[c], &nw[c], x->arena);
+        }
+        if (rc)
+            break;
+        bool ch = false;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            ch |= !same_stored(&old[c], &nw[c]);
+        if (!ch)
+            continue;
+        rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
+        x->ss->wrote = true;
+        changed++;
+    }
+    buf_free(&store);
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)changed;
+    if (upd)
+        pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u",
+                                         (unsigned long long)matched, (unsigned long long)changed, x->diag->warn_count));
+    else
+        pend_ok(x, changed, NULL);
+out:
+    if (q.cur_pk)
+        for (uint32_t i = 0; i < q.nsrc; i++)
+            buf_free(&q.cur_pk[i]);
+    mem_free(M.rows);
+    xquery_release(&q);
+    return rc;
+}
+
 static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_update_t *up = st->update;
     if (up->multi)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table UPDATE");
+        return exec_multi_dml(x, st);
     xdml_t D;
     xquery_t q;
     memset(&q, 0, sizeof q);
@@ -911,7 +1091,7 @@ static int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_delete_t *del = st->del;
     if (del->multi)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table DELETE");
+        return exec_multi_dml(x, st);
     xdml_t D;
     xquery_t q;
     memset(&q, 0, sizeof q);

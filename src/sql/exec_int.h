@@ -52,6 +52,7 @@ typedef struct xquery {
     const char **alias_names;
     uint32_t nalias;
     bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
+    buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
 } xquery_t;
 
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */

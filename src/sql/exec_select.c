@@ -863,6 +863,11 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
 {
     const xsrc_t *s = &L->q->src[si];
     int rc;
+    if (L->q->cur_pk) {
+        buf_reset(&L->q->cur_pk[si]);
+        if (pk)
+            buf_append(&L->q->cur_pk[si], pk->data, pk->len);
+    }
     if (L->q->locking && si == 0 && pk && !s->is_virtual) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
         rc = engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);

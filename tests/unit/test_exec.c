@@ -366,6 +366,13 @@ TEST(test_joins_ctas_explain)
     CHECK_SQL("SELECT * FROM c ORDER BY id", "1|x|2\n2|y|4\n");
     CHECK_SQL("CREATE TABLE e (PRIMARY KEY (id)) SELECT id FROM b", "OK 2 (Records: 2  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("INSERT INTO e VALUES (1)", "ERR 1062 Duplicate entry '1' for key 'PRIMARY'");
+    CHECK_SQL("UPDATE a JOIN b ON b.id = a.id SET a.g = CONCAT(a.g, b.bid), b.bid = b.bid + 100", "OK 2 (Rows matched: 2  Changed: 2  Warnings: 0)");
+    CHECK_SQL("SELECT a.id, a.g, b.bid FROM a LEFT JOIN b ON b.id = a.id ORDER BY a.id", "1|x10|110\n2|y|NULL\n");
+    CHECK_SQL("DELETE a FROM a JOIN b ON b.id = a.id", "OK 1");
+    CHECK_SQL("SELECT id FROM a", "2\n");
+    CHECK_SQL("DELETE a, b FROM a, b WHERE b.bid > 100", "OK 2");
+    CHECK_SQL("SELECT bid FROM b", "11\n");
+    run("INSERT INTO a VALUES (1,'x')");
     CHECK_SQL("EXPLAIN SELECT * FROM a WHERE id = 1", "1|SIMPLE|a|const|PRIMARY|PRIMARY|4|const|1|Using where\n");
     CHECK_SQL("EXPLAIN SELECT a.g FROM a JOIN b ON b.id = a.id",
               "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|NULL\n1|SIMPLE|b|ref|id|id|5|func|10|NULL\n");
