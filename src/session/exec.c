@@ -289,6 +289,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;
     c->ss = s->sqlx;
+    c->kill_query = &s->kill_query;
     c->sink = sink;
     c->more = more;
 }

@@ -15,6 +15,8 @@
 #ifndef STRATA_SQL_EXEC_H
 #define STRATA_SQL_EXEC_H
 
+#include <stdatomic.h>
+
 #include "engine/engine.h"
 #include "sql/ast.h"
 #include "sql/catalog.h"
@@ -65,6 +67,7 @@ typedef struct sql_exec_ctx {
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
+    _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */

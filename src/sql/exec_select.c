@@ -835,6 +835,7 @@ typedef struct xloop {
     int order_index;
     bool order_desc;
     engine_trx_t *trx;
+    uint64_t emitted;
 } xloop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
@@ -863,6 +864,8 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
 {
     const xsrc_t *s = &L->q->src[si];
     int rc;
+    if ((++L->emitted & 1023) == 0 && L->q->x->kill_query && atomic_exchange(L->q->x->kill_query, false))
+        return diag_error(L->q->x->diag, ER_QUERY_INTERRUPTED);
     if (L->q->cur_pk) {
         buf_reset(&L->q->cur_pk[si]);
         if (pk)
