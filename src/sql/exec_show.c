@@ -551,6 +551,19 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     }
     const char **names;
     uint32_t n;
+    if (strcasecmp(db, "information_schema") == 0 && !status) {
+        static const char *const is_tables[] = {"CHECK_CONSTRAINTS", "COLUMNS", "EVENTS", "FILES", "KEY_COLUMN_USAGE",
+                                                "PARAMETERS", "PARTITIONS", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
+                                                "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
+                                                "VIEWS"};
+        for (size_t i = 0; i < ARRAY_LEN(is_tables); i++) {
+            value_t *r = vt_row(&v);
+            r[0] = S(is_tables[i]);
+            if (sh->full)
+                r[1] = S("SYSTEM VIEW");
+        }
+        return vt_send(&v, 0, sh->like, sh->where);
+    }
     catalog_table_list(sql_exec_catalog(), db, x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++) {
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, names[i]);
