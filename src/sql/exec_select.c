@@ -39,20 +39,15 @@ void xkey_append(buf_t *b, const value_t *v, bool desc)
         switch (v->type) {
         case VAL_INT: case VAL_UINT: case VAL_DECIMAL: case VAL_DOUBLE:
             buf_append_byte(b, 1);
-            if (v->type == VAL_INT || v->type == VAL_UINT) {
-                c.type = SQLT_DECIMAL; /* exact for every 64-bit integer */
-                c.len = 21;
-                c.scale = 0;
-                rc_key_append(b, &c, &x);
-            } else if (v->type == VAL_DECIMAL) {
+            if (v->type == VAL_DOUBLE) {
+                c.type = SQLT_DOUBLE;
+            } else {
+                /* every exact number in one layout, so 1 and 1.0 (and INT next to DECIMAL) compare and group right */
                 c.type = SQLT_DECIMAL;
                 c.len = 65;
                 c.scale = 30;
-                rc_key_append(b, &c, &x);
-            } else {
-                c.type = SQLT_DOUBLE;
-                rc_key_append(b, &c, &x);
             }
+            rc_key_append(b, &c, &x);
             /* the type marker 1 was followed by the nullable marker of c: fine, constant */
             break;
         case VAL_STRING:
