@@ -868,7 +868,8 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
     }
     if (L->q->locking && si == 0 && pk && !s->is_virtual) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
-        rc = engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
+        rc = L->q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, pk->data, pk->len)
+                               : engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
         if (rc)
             return table_engine_err(L->q->x->diag, s->t, rc);
         buf_t *store = arena_calloc(L->q->x->arena, sizeof(buf_t));
@@ -960,7 +961,8 @@ static int loop_level(xloop_t *L, uint32_t si)
                 if (q->locking && si == 0 && pk_point) {
                     /* the key is locked even when no row has it yet (a concurrent insert of it waits); then the
                      * latest version is read directly (loop_emit locks again: a no-op, and re-reads) */
-                    rc = engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                    rc = q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len)
+                                        : engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
                     if (rc) {
                         rc = table_engine_err(q->x->diag, s->t, rc);
                         break;
@@ -1690,6 +1692,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         return rc;
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
+    s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
     /* items, * expanded */
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {
