@@ -727,7 +727,8 @@ int catalog_db_list(catalog_t *c, arena_t *a, const char ***names, uint32_t *n)
         if (strcmp(virtual_dbs[i], "mysql") != 0)
             v[k++] = virtual_dbs[i];
     for (uint32_t i = 0; i < c->ndbs; i++)
-        v[k++] = arena_strdup(a, c->dbs[i].name);
+        if (c->dbs[i].name[0] != '#') /* internal databases (the executor's #sql_tmp) are not listed */
+            v[k++] = arena_strdup(a, c->dbs[i].name);
     pthread_rwlock_unlock(&c->lock);
     if (k > 1) /* qsort must not see a NULL base (UBSan) */
         qsort(v, k, sizeof *v, cmp_str);

@@ -25,6 +25,13 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
     if (rc == 0) {
         g_eng = e;
         table_set_engine(e);
+        /* temporary tables of connections that were open at a crash or shutdown */
+        if (catalog_db_exists(g_cat, XTMP_DB)) {
+            diag_t d;
+            diag_init(&d, 4);
+            catalog_db_drop(g_cat, XTMP_DB, true, &d, NULL);
+            diag_free(&d);
+        }
     }
     return rc;
 }
@@ -48,6 +55,45 @@ bool sql_exec_db_exists(const char *db)
 
 /* ---------------------------------------------------------------- sessions and transactions */
 
+/* ---------------------------------------------------------------- TEMPORARY tables */
+
+typedef struct sql_exec_tmp {
+    struct sql_exec_tmp *next;
+    char *db, *name;          /* as the connection names it */
+    char *real;               /* its table in XTMP_DB */
+} xtmp_t;
+
+bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name)
+{
+    if (!x->ss || !*db || !*name)
+        return false;
+    for (xtmp_t *t = x->ss->tmp; t; t = t->next)
+        if (strcmp(t->db, *db) == 0 && strcmp(t->name, *name) == 0) {
+            *db = XTMP_DB;
+            *name = t->real;
+            return true;
+        }
+    return false;
+}
+
+static void xtmp_drop_all(sql_exec_session_t *ss)
+{
+    while (ss->tmp) {
+        xtmp_t *t = ss->tmp;
+        ss->tmp = t->next;
+        if (g_cat) {
+            diag_t d;
+            diag_init(&d, 4);
+            catalog_table_drop(g_cat, XTMP_DB, t->real, true, &d);
+            diag_free(&d);
+        }
+        mem_free(t->db);
+        mem_free(t->name);
+        mem_free(t->real);
+        mem_free(t);
+    }
+}
+
 sql_exec_session_t *sql_exec_session_new(void)
 {
     sql_exec_session_t *ss = mem_calloc(1, sizeof *ss);
@@ -70,6 +116,7 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     if (ss->trx)
         engine_trx_rollback(ss->trx);
     trx_end(ss);
+    xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
     mem_free(ss);
 }
@@ -349,7 +396,9 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
         diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
         return NULL;
     }
-    cat_table_t *t = catalog_table_get(g_cat, db, n->name);
+    const char *rdb = db, *rname = n->name;
+    xtmp_map(x, &rdb, &rname);
+    cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
     *dbout = db;
@@ -1367,8 +1416,28 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return -ER_NO_DB_ERROR;
     if (catalog_db_is_virtual(db))
         return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
-    if (ct->temporary)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE");
+    const char *user_db = db;
+    char *real = NULL;
+    if (ct->temporary) {
+        const char *mdb = db, *mname = ct->table.name;
+        if (xtmp_map(x, &mdb, &mname)) {
+            if (ct->if_not_exists) {
+                diag_note(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
+                pend_ok(x, 0, NULL);
+                return 0;
+            }
+            return diag_error(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
+        }
+        if (!catalog_db_exists(g_cat, XTMP_DB)) {
+            diag_t d;
+            diag_init(&d, 4);
+            catalog_db_create(g_cat, XTMP_DB, COLL_DEFAULT, true, &d);
+            diag_free(&d);
+        }
+        static _Atomic uint64_t tmp_seq;
+        real = arena_printf(x->arena, "t%llu_%s", (unsigned long long)atomic_fetch_add(&tmp_seq, 1), ct->table.name);
+        db = XTMP_DB;
+    }
     if (ct->as_select && ct->ncols)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TABLE (columns) ... SELECT");
     int rc = ddl_begin(x);
@@ -1379,13 +1448,17 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         const char *ldb = xdb(x, ct->like.db);
         if (!ldb)
             return -ER_NO_DB_ERROR;
-        cat_table_t *src = catalog_table_get(g_cat, ldb, ct->like.name);
+        const char *sdb = ldb, *sname = ct->like.name;
+        xtmp_map(x, &sdb, &sname);
+        cat_table_t *src = catalog_table_get(g_cat, sdb, sname);
         if (!src)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, ldb, ct->like.name);
         def = cat_table_copy(x->arena, src);
         catalog_table_release(src);
         def->db = db;
         def->name = ct->table.name;
+        def->tablespace = NULL;
+        def->space_id = src->space_id;
         def->create_time = 0;
         def->auto_inc_start = 1;
     } else {
@@ -1432,13 +1505,25 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 return rc;
         }
     }
-    rc = catalog_table_create(g_cat, def, ct->if_not_exists, x->diag);
+    if (real) {
+        def->name = real;
+        def->coll = def->coll ? def->coll : catalog_db_coll(g_cat, user_db);
+    }
+    rc = catalog_table_create(g_cat, def, ct->if_not_exists && !real, x->diag);
     if (rc < 0)
         return rc;
+    if (real) {
+        xtmp_t *t = mem_calloc(1, sizeof *t);
+        t->db = mem_strdup(user_db);
+        t->name = mem_strdup(ct->table.name);
+        t->real = mem_strdup(real);
+        t->next = x->ss->tmp;
+        x->ss->tmp = t;
+    }
     x->row_count = 0;
     if (ct->as_select && rc == 0) {
         /* fill it as INSERT [IGNORE] / REPLACE ... SELECT would, in this statement's transaction */
-        sql_insert_t ins = {.table = {.db = db, .name = ct->table.name}, .select = ct->as_select,
+        sql_insert_t ins = {.table = {.db = user_db, .name = ct->table.name}, .select = ct->as_select,
                             .ignore = ct->dup == SQL_DUP_IGNORE};
         sql_stmt_t ist = {.kind = ct->dup == SQL_DUP_REPLACE ? SQL_STMT_REPLACE : SQL_STMT_INSERT, .insert = &ins};
         rc = exec_insert(x, &ist);
@@ -1450,7 +1535,7 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             }
             diag_t scratch;
             diag_init(&scratch, 4);
-            catalog_table_drop(g_cat, db, ct->table.name, true, &scratch);
+            catalog_table_drop(g_cat, db, real ? real : ct->table.name, true, &scratch);
             diag_free(&scratch);
         }
         return rc;
@@ -1646,7 +1731,25 @@ static int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             rc = -ER_NO_DB_ERROR;
             break;
         }
-        cat_table_t *t = catalog_db_is_virtual(db) ? NULL : catalog_table_get(g_cat, db, tl->tables[i].name);
+        const char *rdb = db, *rname = tl->tables[i].name;
+        bool is_tmp = xtmp_map(x, &rdb, &rname);
+        if (is_tmp) {
+            if ((rc = catalog_table_drop(g_cat, rdb, rname, true, x->diag)) < 0)
+                break;
+            rc = 0;
+            for (xtmp_t **pp = &x->ss->tmp; *pp; pp = &(*pp)->next)
+                if (strcmp((*pp)->real, rname) == 0) {
+                    xtmp_t *dead = *pp;
+                    *pp = dead->next;
+                    mem_free(dead->db);
+                    mem_free(dead->name);
+                    mem_free(dead->real);
+                    mem_free(dead);
+                    break;
+                }
+            continue;
+        }
+        cat_table_t *t = catalog_db_is_virtual(db) || tl->temporary ? NULL : catalog_table_get(g_cat, db, tl->tables[i].name);
         if (!t) {
             if (missing.len)
                 buf_append_byte(&missing, ',');

@@ -46,6 +46,7 @@ typedef struct sql_exec_session {
     bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
     table_undo_t undo;    /* the current statement's changes */
+    struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
 } sql_exec_session_t;
 
 sql_exec_session_t *sql_exec_session_new(void);

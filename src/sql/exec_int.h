@@ -90,6 +90,10 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
 /* The database of a name (its own or the current one); pushes 1046 when neither. */
 const char *xdb(sql_exec_ctx_t *x, const char *db);
 
+/* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
+#define XTMP_DB "#sql_tmp"
+bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
+
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);

@@ -367,7 +367,9 @@ static cat_table_t *show_table(sql_exec_ctx_t *x, const sql_show_t *sh, const ch
     if (!db)
         return NULL;
     *dbout = db;
-    cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, sh->table.name);
+    const char *rdb = db, *rname = sh->table.name;
+    xtmp_map(x, &rdb, &rname);
+    cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, sh->table.name);
     return t;

@@ -380,4 +380,26 @@ TEST(test_joins_ctas_explain)
     teardown();
 }
 
-UNIT_MAIN(test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
+TEST(test_temporary_tables)
+{
+    setup();
+    run("CREATE DATABASE db");
+    run("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    run("INSERT INTO t VALUES (1, 10)");
+    CHECK_SQL("CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, w VARCHAR(5))", "OK 0");
+    CHECK_SQL("INSERT INTO t VALUES (7, 'tmp')", "OK 1");
+    CHECK_SQL("SELECT * FROM t", "7|tmp\n"); /* the temporary table hides the real one */
+    CHECK_SQL("SHOW TABLES", "t\n");
+    CHECK_SQL("SHOW DATABASES LIKE '#%'", "");
+    CHECK_SQL("CREATE TEMPORARY TABLE t2 AS SELECT id * 2 AS d FROM t", "OK 1 (Records: 1  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("SELECT d FROM t2", "14\n");
+    CHECK_SQL("DROP TEMPORARY TABLE t", "OK 0");
+    CHECK_SQL("SELECT * FROM t", "1|10\n");
+    /* the connection ends: its temporary tables go */
+    sql_exec_session_free(ss);
+    ss = sql_exec_session_new();
+    CHECK_SQL("SELECT d FROM t2", "ERR 1146 Table 'db.t2' doesn't exist");
+    teardown();
+}
+
+UNIT_MAIN(test_temporary_tables, test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
