@@ -395,7 +395,7 @@ static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t 
 static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    if ((sel->from || sel->union_next) && sql_exec_catalog()) {
+    if (sql_exec_select_handles(sel)) {
         sql_stmt_t st = {.kind = SQL_STMT_SELECT, .select = (sql_select_t *)sel};
         return sqlx_run(x, &st, sink, more);
     }
@@ -1208,7 +1208,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         p->long_data = mem_calloc(p->nparams, sizeof *p->long_data);
         p->has_long_data = mem_calloc(p->nparams, sizeof *p->has_long_data);
     }
-    if (st->kind == SQL_STMT_SELECT && (st->select->from || st->select->union_next) && sql_exec_catalog()) {
+    if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         exec_ctx_t x = {.s = s};
         sql_exec_ctx_t c;
         sqlx_ctx(&x, &c, NULL, false);

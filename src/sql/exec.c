@@ -844,7 +844,7 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
     if ((rc = xbind(q, where, "where clause", false)) != 0)
         return rc;
     for (uint32_t i = 0; i < norder; i++)
-        if ((rc = xbind(q, order[i].expr, "order clause", false)) != 0)
+        if ((rc = xbind(q, order[i].expr, "ORDER BY", false)) != 0)
             return rc;
     D->order = order;
     D->norder = norder;
@@ -1061,7 +1061,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = xquery_from(&q, x, up->tables)) != 0)
         goto out0;
     for (uint32_t i = 0; i < up->nset; i++) {
-        if ((rc = xbind(&q, up->set[i].col, "field list", false)) != 0 ||
+        if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
             (rc = xbind(&q, up->set[i].value, "field list", false)) != 0)
             goto out0;
     }
@@ -2315,13 +2315,39 @@ static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* ---------------------------------------------------------------- dispatch */
 
+static bool expr_has_subquery(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || (e->kind == SQL_E_IN && e->sub))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (expr_has_subquery(e->args[i]))
+            return true;
+    return e->kind == SQL_E_CASE && expr_has_subquery(e->else_expr);
+}
+
+bool sql_exec_select_handles(const sql_select_t *sel)
+{
+    if (!g_cat)
+        return false;
+    if (sel->from || sel->union_next)
+        return true;
+    if (expr_has_subquery(sel->where) || expr_has_subquery(sel->having))
+        return true;
+    for (uint32_t i = 0; i < sel->nitems; i++)
+        if (expr_has_subquery(sel->items[i].expr))
+            return true;
+    return false;
+}
+
 bool sql_exec_handles(const sql_stmt_t *st)
 {
     if (!g_cat)
         return false;
     switch (st->kind) {
     case SQL_STMT_SELECT:
-        return st->select->from != NULL || st->select->union_next != NULL;
+        return sql_exec_select_handles(st->select);
     case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
     case SQL_STMT_CREATE_TABLE: case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE:
     case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
@@ -2477,7 +2503,7 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
     *ncols = 0;
     if (!g_cat)
         return 0;
-    if (st->kind == SQL_STMT_SELECT && (st->select->from || st->select->union_next)) {
+    if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         diag_t scratch;
         diag_init(&scratch, 4);
         diag_t *keep = x->diag;

@@ -89,6 +89,8 @@ typedef struct sql_exec_ctx {
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
 bool sql_exec_handles(const sql_stmt_t *st);
+/* The same for a SELECT: one with FROM, a UNION, or subqueries. */
+bool sql_exec_select_handles(const sql_select_t *sel);
 /* Runs one statement.  0: answered through the sink; < 0: error in ctx->diag, not answered. */
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */

@@ -1731,7 +1731,9 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
                 }
             }
             if (!any)
-                return diag_error(x->diag, ER_BAD_TABLE_ERROR, e->col.table ? e->col.table : "*");
+                return diag_error(x->diag, ER_BAD_TABLE_ERROR,
+                                  arena_printf(x->arena, "%s.%s", e->col.db ? e->col.db : (x->db ? x->db : ""),
+                                               e->col.table ? e->col.table : "*"));
             continue;
         }
         if ((rc = xbind(&s->q, e, "field list", true)) != 0)
