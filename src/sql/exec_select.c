@@ -1740,7 +1740,8 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
             return rc;
         xitem_t *it = &s->items[s->nitems++];
         it->expr = e;
-        it->name = sql_item_name(x->arena, &sel->items[i]);
+        /* a column reference is named by its column (u.name -> name), as MariaDB does */
+        it->name = !sel->items[i].alias && e->kind == SQL_E_COLUMN ? e->col.name : sql_item_name(x->arena, &sel->items[i]);
         it->alias = sel->items[i].alias;
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
