@@ -392,6 +392,23 @@ static uint64_t table_bytes(const cat_table_t *t, bool data)
     return total;
 }
 
+/* Rows of a table for statistics (SHOW INDEX Cardinality, TABLE_ROWS): counted up to a cap, then the cap. */
+static uint64_t table_rows(sql_exec_ctx_t *x, const cat_table_t *t)
+{
+    engine_trx_t *trx;
+    if (engine_trx_begin(catalog_engine(sql_exec_catalog()), &trx) != 0)
+        return 0;
+    engine_cursor_t *cur;
+    uint64_t n = 0;
+    if (engine_cursor_open(trx, t->tree, &cur) == 0) {
+        for (int rc = engine_cursor_first(cur); rc == 0 && n < 100000; rc = engine_cursor_next(cur))
+            n++;
+        engine_cursor_close(cur);
+    }
+    engine_trx_rollback(trx);
+    return n;
+}
+
 static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     const char *db;
@@ -457,6 +474,7 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
     vt_col(&v, "Comment", 16, false, true);
     vt_col(&v, "Index_comment", 1024, false, false);
     vt_col(&v, "Ignored", 3, false, false);
+    uint64_t rows = table_rows(x, t);
     for (uint32_t i = 0; i < t->nidx; i++) {
         const cat_index_t *ix = &t->idx[i];
         for (uint32_t k = 0; k < ix->ncols; k++) {
@@ -468,7 +486,7 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
             r[3] = U(k + 1);
             r[4] = S(c->name);
             r[5] = S(ix->cols[k].desc ? "D" : "A");
-            r[6] = U(0);
+            r[6] = U(rows);
             r[7] = ix->cols[k].prefix ? U(ix->cols[k].prefix) : value_null();
             r[8] = value_null();
             r[9] = S(c->rc.nullable ? "YES" : "");
@@ -517,9 +535,10 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     r[k++] = S(t->engine);
     r[k++] = U(10);
     r[k++] = S("Dynamic");
-    r[k++] = U(0);
-    r[k++] = U(0);
-    r[k++] = U(table_bytes(t, true));
+    uint64_t rows = table_rows(v->x, t), data = table_bytes(t, true);
+    r[k++] = U(rows);
+    r[k++] = U(rows ? data / rows : 0);
+    r[k++] = U(data);
     r[k++] = U(0);
     r[k++] = U(table_bytes(t, false));
     r[k++] = U(0);
