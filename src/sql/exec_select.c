@@ -1945,17 +1945,53 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
         rc = xsel_prepare(&s, x, m, true);
         if (!rc) {
             s.collect_only = true;
+            rc = xsel_run(&s);
+        }
+        if (!rc) {
+            const value_t *fv = s.nout > s.offset ? s.outs[s.offset].vals : NULL;
             if (m == first) {
                 ncols = s.nitems;
                 cols = arena_calloc(x->arena, sizeof(res_col_t) * (ncols + 1));
                 for (uint32_t i = 0; i < ncols; i++)
-                    item_col(&s, i, NULL, &cols[i]);
+                    item_col(&s, i, fv ? &fv[i] : NULL, &cols[i]);
             } else if (s.nitems != ncols) {
                 rc = diag_push_msg(x->diag, DIAG_ERROR, 1222, "The used SELECT statements have a different number of columns");
+            } else {
+                /* the union's column type covers every member's (string > double > decimal > integer) */
+                for (uint32_t i = 0; i < ncols; i++) {
+                    res_col_t mc;
+                    item_col(&s, i, fv ? &fv[i] : NULL, &mc);
+                    res_col_t *u = &cols[i];
+                    bool us = u->charset != CHARSET_BINARY || u->type == MYSQL_TYPE_BLOB;
+                    bool ms = mc.charset != CHARSET_BINARY || mc.type == MYSQL_TYPE_BLOB;
+                    if (us || ms) {
+                        if (!us) {
+                            u->type = mc.type;
+                            u->charset = mc.charset;
+                            u->decimals = mc.decimals;
+                        }
+                        u->length = MAX(u->length, mc.length);
+                        u->flags &= (uint16_t)~(COLF_NUM | COLF_UNSIGNED);
+                    } else if (u->type == MYSQL_TYPE_DOUBLE || mc.type == MYSQL_TYPE_DOUBLE || mc.type == MYSQL_TYPE_FLOAT) {
+                        if (u->type != MYSQL_TYPE_DOUBLE) {
+                            u->type = MYSQL_TYPE_DOUBLE;
+                            u->decimals = 31;
+                            u->length = 22;
+                        }
+                    } else if (u->type == MYSQL_TYPE_NEWDECIMAL || mc.type == MYSQL_TYPE_NEWDECIMAL) {
+                        uint8_t d = (uint8_t)MAX(u->type == MYSQL_TYPE_NEWDECIMAL ? u->decimals : 0,
+                                                 mc.type == MYSQL_TYPE_NEWDECIMAL ? mc.decimals : 0);
+                        u->type = MYSQL_TYPE_NEWDECIMAL;
+                        u->decimals = d;
+                        u->length = MAX(u->length, mc.length) + d;
+                    } else {
+                        u->length = MAX(u->length, mc.length);
+                    }
+                    if (!(mc.flags & COLF_NOT_NULL))
+                        u->flags &= (uint16_t)~COLF_NOT_NULL;
+                }
             }
         }
-        if (!rc)
-            rc = xsel_run(&s);
         for (uint64_t i = s.offset; !rc && i < s.nout && i - s.offset < s.limit; i++) {
             if (distinct) {
                 buf_t k;
@@ -1982,6 +2018,35 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     xmap_free(&seen);
     if (rc)
         return rc;
+    for (uint32_t c = 0; c < ncols; c++) {
+        if (cols[c].type != MYSQL_TYPE_NEWDECIMAL && cols[c].type != MYSQL_TYPE_DOUBLE)
+            continue;
+        for (uint64_t r = 0; r < n; r++) {
+            value_t *v = &rows[r][c];
+            if (v->type == VAL_NULL)
+                continue;
+            if (cols[c].type == MYSQL_TYPE_DOUBLE) {
+                if (v->type != VAL_DOUBLE)
+                    *v = value_double(value_to_double(v, NULL));
+                continue;
+            }
+            value_t d = value_to_decimal(x->arena, v, NULL);
+            if (d.type == VAL_DECIMAL && d.dec < cols[c].decimals) {
+                /* pad the fraction to the union's scale */
+                size_t extra = cols[c].decimals - d.dec;
+                char *t = arena_alloc(x->arena, d.s.len + extra + 2);
+                memcpy(t, d.s.ptr, d.s.len);
+                size_t k = d.s.len;
+                if (!d.dec)
+                    t[k++] = '.';
+                for (size_t z = 0; z < extra; z++)
+                    t[k++] = '0';
+                d = value_decimal(x->arena, t, k);
+                d.dec = cols[c].decimals;
+            }
+            *v = d;
+        }
+    }
     /* ORDER BY / LIMIT of the whole union: by position or by result column name */
     if (first->nunion_order_by) {
         uint32_t no = first->nunion_order_by;
