@@ -1395,17 +1395,55 @@ static int eval_items(xsel_t *s, const value_t *row, value_t *vals)
     return 0;
 }
 
+/* ENUM and SET columns sort by their number (index / mask), as MySQL does, though rows carry their names. */
+static value_t sort_value(xsel_t *s, const sql_expr_t *e, value_t v)
+{
+    if (!e || e->kind != SQL_E_COLUMN || e->slot < 0 || v.type != VAL_STRING)
+        return v;
+    for (uint32_t k = 0; k < s->q.nsrc; k++) {
+        const xsrc_t *src = &s->q.src[k];
+        if ((uint32_t)e->slot < src->base || (uint32_t)e->slot >= src->base + src->t->ncols || src->is_virtual)
+            continue;
+        const cat_column_t *c = &src->t->cols[(uint32_t)e->slot - src->base];
+        if (c->rc.type == SQLT_ENUM) {
+            for (uint32_t i = 0; i < c->nelems; i++)
+                if (strlen(c->elems[i]) == v.s.len && memcmp(c->elems[i], v.s.ptr, v.s.len) == 0)
+                    return value_uint(i + 1);
+            return value_uint(0);
+        }
+        if (c->rc.type == SQLT_SET) {
+            uint64_t m = 0;
+            size_t i = 0;
+            while (i < v.s.len) {
+                size_t j = i;
+                while (j < v.s.len && v.s.ptr[j] != ',')
+                    j++;
+                for (uint32_t q = 0; q < c->nelems && q < 64; q++)
+                    if (strlen(c->elems[q]) == j - i && memcmp(c->elems[q], v.s.ptr + i, j - i) == 0)
+                        m |= 1ull << q;
+                i = j + 1;
+            }
+            return value_uint(m);
+        }
+    }
+    return v;
+}
+
 static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *k)
 {
     for (uint32_t i = 0; i < s->norder; i++) {
         value_t v;
+        const sql_expr_t *e;
         if (s->order[i].item >= 0) {
             v = vals[s->order[i].item];
+            e = s->items[s->order[i].item].expr;
         } else {
-            int rc = xeval(&s->xe, s->order[i].expr, row, &v);
+            e = s->order[i].expr;
+            int rc = xeval(&s->xe, e, row, &v);
             if (rc)
                 return rc;
         }
+        v = sort_value(s, e, v);
         xkey_append(k, &v, s->order[i].desc);
     }
     return 0;
@@ -1518,12 +1556,13 @@ static int on_row(void *arg, const value_t *row)
         for (uint32_t i = 0; i < s->ngroup; i++) {
             value_t v;
             cut[i] = k.len;
-            int rc = s->group[i].item >= 0 ? xeval(&s->xe, s->items[s->group[i].item].expr, row, &v)
-                                           : xeval(&s->xe, s->group[i].expr, row, &v);
+            const sql_expr_t *ge = s->group[i].item >= 0 ? s->items[s->group[i].item].expr : s->group[i].expr;
+            int rc = xeval(&s->xe, ge, row, &v);
             if (rc) {
                 buf_free(&k);
                 return rc;
             }
+            v = sort_value(s, ge, v);
             xkey_append(&k, &v, false);
         }
         /* WITH ROLLUP: the row also counts in one super-aggregate group per level; their keys are the prefix
