@@ -8,6 +8,9 @@
  * ---- Records in the system tree (all values start with a version byte, 1) ----------------------------------
  *   key                       value
  *   'N'                       [1][varint next table id]
+ *   'A' id(8, big-endian)     [1][varint AUTO_INCREMENT counter] written at a clean shutdown and by
+ *                             catalog_autoinc_persist (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); at load the
+ *                             counter is the larger of this and the largest value in the data + 1
  *   'D' db                    [1][varint default collation]
  *   'T' db 0x00 table         table record:
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
@@ -61,6 +64,14 @@ struct catalog {
     uint32_t ntabs, captabs;
     uint64_t next_id;
 };
+
+typedef struct sys_op {
+    buf_t key;
+    buf_t val;
+    bool del;
+} sys_op_t;
+
+static int sys_commit(catalog_t *c, sys_op_t *ops, int n);
 
 static const char *const virtual_dbs[] = {"information_schema", "mysql", "performance_schema"};
 
@@ -524,6 +535,8 @@ static int catalog_load(catalog_t *c)
 {
     engine_cursor_t *cur;
     engine_trx_t *trx;
+    uint64_t *ai_ids = NULL, *ai_vals = NULL;
+    uint32_t nai = 0, capai = 0;
     int rc = engine_trx_begin(c->e, &trx);
     if (rc)
         return rc;
@@ -560,6 +573,20 @@ static int catalog_load(catalog_t *c)
                 break;
             }
             add_table(c, t);
+        } else if (k[0] == 'A' && kl == 9) {
+            uint64_t id = 0, val = 0;
+            for (int i = 1; i < 9; i++)
+                id = id << 8 | k[i];
+            const uint8_t *p = v + 1;
+            if (rc_get_varint(&p, v + vl, &val) == 0) {
+                if (nai == capai) {
+                    capai = capai ? capai * 2 : 16;
+                    ai_ids = mem_realloc(ai_ids, sizeof(uint64_t) * capai);
+                    ai_vals = mem_realloc(ai_vals, sizeof(uint64_t) * capai);
+                }
+                ai_ids[nai] = id;
+                ai_vals[nai++] = val;
+            }
         }
         if (rc)
             break;
@@ -568,9 +595,15 @@ static int catalog_load(catalog_t *c)
     if (rc == STRATA_ENOTFOUND)
         rc = 0;
     if (!rc)
-        for (uint32_t i = 0; i < c->ntabs; i++)
+        for (uint32_t i = 0; i < c->ntabs; i++) {
             counters_recover(trx, c->tabs[i]);
+            for (uint32_t k = 0; k < nai; k++)
+                if (ai_ids[k] == c->tabs[i]->id && ai_vals[k] > atomic_load(&c->tabs[i]->ctr->auto_inc))
+                    atomic_store(&c->tabs[i]->ctr->auto_inc, ai_vals[k]);
+        }
     engine_trx_rollback(trx);
+    mem_free(ai_ids);
+    mem_free(ai_vals);
     return rc;
 }
 
@@ -601,10 +634,51 @@ int catalog_open(engine_t *e, const char *datadir, catalog_t **out)
     return 0;
 }
 
+static void autoinc_record(sys_op_t *op, const cat_table_t *t)
+{
+    buf_append_byte(&op->key, 'A');
+    for (int i = 7; i >= 0; i--)
+        buf_append_byte(&op->key, (uint8_t)(t->id >> (8 * i)));
+    buf_append_byte(&op->val, CAT_REC_VERSION);
+    rc_put_varint(&op->val, atomic_load(&t->ctr->auto_inc));
+}
+
+int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t)
+{
+    sys_op_t op = {0};
+    buf_init(&op.key);
+    buf_init(&op.val);
+    autoinc_record(&op, t);
+    int rc = sys_commit(c, &op, 1);
+    buf_free(&op.key);
+    buf_free(&op.val);
+    return rc;
+}
+
 void catalog_close(catalog_t *c)
 {
     if (!c)
         return;
+    /* a clean shutdown keeps every AUTO_INCREMENT counter (after a crash they come from the data) */
+    if (c->e && c->ntabs) {
+        sys_op_t *ops = mem_calloc(c->ntabs, sizeof(sys_op_t));
+        int n = 0;
+        for (uint32_t i = 0; i < c->ntabs; i++) {
+            if (cat_table_autoinc_col(c->tabs[i]) < 0)
+                continue;
+            buf_init(&ops[n].key);
+            buf_init(&ops[n].val);
+            autoinc_record(&ops[n], c->tabs[i]);
+            n++;
+        }
+        if (n && sys_commit(c, ops, n) != 0)
+            log_warn("catalog: AUTO_INCREMENT counters not saved; they will be recomputed from the data");
+        for (int i = 0; i < n; i++) {
+            buf_free(&ops[i].key);
+            buf_free(&ops[i].val);
+        }
+        mem_free(ops);
+    }
     for (uint32_t i = 0; i < c->ndbs; i++)
         mem_free(c->dbs[i].name);
     mem_free(c->dbs);
@@ -640,13 +714,7 @@ uint16_t catalog_db_coll(catalog_t *c, const char *db)
     return coll;
 }
 
-/* One engine transaction: puts (val != NULL) and deletes of system-tree records, committed together. */
-typedef struct sys_op {
-    buf_t key;
-    buf_t val;
-    bool del;
-} sys_op_t;
-
+/* One engine transaction: puts and deletes (del) of system-tree records, committed together. */
 static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
 {
     engine_trx_t *trx;

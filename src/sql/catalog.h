@@ -141,6 +141,9 @@ int catalog_table_drop(catalog_t *c, const char *db, const char *name, bool if_e
 int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d);
 int catalog_table_rename(catalog_t *c, const char *db, const char *name, const char *new_db, const char *new_name,
                          diag_t *d);
+/* Saves a table's AUTO_INCREMENT counter now (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); catalog_close saves
+ * all of them.  After a crash a counter is the largest value in the data + 1 (or the last saved, if larger). */
+int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
 
 /* ---- helpers for building definitions (into any arena) ---- */
 const cat_index_t *cat_table_pk(const cat_table_t *t);       /* NULL without a primary key */

@@ -1714,6 +1714,7 @@ static int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
     if (!rc) {
         table_autoinc_set(t, nt->auto_inc_start ? nt->auto_inc_start : 1);
         atomic_store(&t->ctr->row_id, 1);
+        catalog_autoinc_persist(g_cat, t);
     }
     catalog_table_release(t);
     return rc;
@@ -2186,6 +2187,7 @@ static int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     if (at->opts.set & SQL_TOPT_AUTO_INCREMENT)
         ai = MAX(ai, at->opts.auto_increment);
     table_autoinc_set(old, ai);
+    catalog_autoinc_persist(g_cat, old);
     if (new_name && (rc = catalog_table_rename(g_cat, db, nt->name, new_db ? new_db : db, new_name, x->diag)) != 0)
         goto out;
     pend_ok(x, nrows, arena_printf(x->arena, "Records: %llu  Duplicates: 0  Warnings: %u", (unsigned long long)nrows,
@@ -2260,6 +2262,7 @@ static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         uint64_t cur = atomic_load(&t->ctr->auto_inc);
         if (at->opts.auto_increment > cur)
             table_autoinc_set(t, at->opts.auto_increment);
+        catalog_autoinc_persist(g_cat, t);
         catalog_table_release(t);
     }
     if (!rc)
