@@ -354,7 +354,8 @@ bool exec_show_handles(const sql_show_t *sh)
 {
     switch (sh->what) {
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
-    case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE:
+    case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
+    case SQL_SHOW_OPEN_TABLES:
         return true;
     default:
         return false;
@@ -659,6 +660,42 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
                               sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db, charset_of(coll),
                               value_coll_name(coll)));
         return vt_send(&v, -1, NULL, NULL);
+    }
+    case SQL_SHOW_TRIGGERS: {
+        /* no triggers yet: the columns, no rows */
+        vt_t v;
+        vt_init(&v, x, "TRIGGERS");
+        static const char *const cn[] = {"Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode",
+                                         "Definer", "character_set_client", "collation_connection", "Database Collation"};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, false, true);
+        return vt_send(&v, 0, sh->like, sh->where);
+    }
+    case SQL_SHOW_OPEN_TABLES: {
+        vt_t v;
+        vt_init(&v, x, "OPEN_TABLES");
+        vt_col(&v, "Database", 64, false, false);
+        vt_col(&v, "Table", 64, false, false);
+        vt_col(&v, "In_use", 0, true, false);
+        vt_col(&v, "Name_locked", 0, true, false);
+        const char **dbs;
+        uint32_t ndb;
+        catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &ndb);
+        for (uint32_t d = 0; d < ndb; d++) {
+            if (sh->db && strcmp(sh->db, dbs[d]) != 0)
+                continue;
+            const char **names;
+            uint32_t n;
+            catalog_table_list(sql_exec_catalog(), dbs[d], x->arena, &names, &n);
+            for (uint32_t i = 0; i < n; i++) {
+                value_t *r = vt_row(&v);
+                r[0] = S(dbs[d]);
+                r[1] = S(names[i]);
+                r[2] = U(0);
+                r[3] = U(0);
+            }
+        }
+        return vt_send(&v, 1, sh->like, sh->where);
     }
     default:
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "this SHOW");
