@@ -599,6 +599,18 @@ static int exec_set_transaction(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t 
     return 0;
 }
 
+/* The account a statement names (FOR user), or the session's own for none or CURRENT_USER. */
+static void stmt_account(const session_t *s, const sql_user_t *u, const char **user, const char **host)
+{
+    if (u && !u->current) {
+        *user = u->user;
+        *host = u->host;
+    } else {
+        *user = s->priv_user;
+        *host = s->priv_host;
+    }
+}
+
 /* ------------------------------------------------------------------ SHOW */
 
 typedef struct show_vars_arg {
@@ -871,9 +883,8 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sh->has_user && !sh->user.current)
-        user = sh->user.user, host = sh->user.host;
+    const char *user, *host;
+    stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
     acl_account_t acc;
     if (acl_get(s->srv->acl, user, host, &acc) != 0)
         return diag_error(&s->diag, ER_NONEXISTING_GRANT, user, host);
@@ -893,9 +904,8 @@ static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sin
 static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sh->has_user && !sh->user.current)
-        user = sh->user.user, host = sh->user.host;
+    const char *user, *host;
+    stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
     buf_t out;
     buf_init(&out);
     int rc = acl_show_create_user(s->srv->acl, &s->diag, user, host, &out);
@@ -1104,9 +1114,8 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
 {
     session_t *s = x->s;
     const sql_set_password_t *sp = &st->set_password;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sp->has_user && !sp->user.current)
-        user = sp->user.user, host = sp->user.host;
+    const char *user, *host;
+    stmt_account(s, sp->has_user ? &sp->user : NULL, &user, &host);
     const char *password = NULL, *hash = NULL;
     const sql_expr_t *e = sp->value;
     if (e->kind == SQL_E_FUNC && e->nargs == 1 && strcasecmp(e->func.name, "PASSWORD") == 0)
