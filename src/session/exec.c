@@ -1025,6 +1025,45 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
     return 0;
 }
 
+/* PURGE BINARY LOGS TO 'file' | BEFORE datetime, and RESET MASTER [TO n]: the index alone decides. */
+static int exec_purge(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!session_is_admin(s))
+        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
+    binlog_t *bl = s->srv->binlog;
+    if (!bl)
+        return st->kind == SQL_STMT_PURGE_BINARY_LOGS ? diag_error(&s->diag, ER_NO_BINARY_LOGGING) : (sink->ok(sink, 0, 0, NULL, more), 0);
+    int rc;
+    if (st->kind == SQL_STMT_RESET_MASTER) {
+        rc = binlog_reset(bl, st->reset_master_to ? (uint32_t)st->reset_master_to : 1);
+    } else if (st->purge.to_log) {
+        uint32_t seq;
+        if (binlog_file_seq(bl, st->purge.to_log, &seq) != 0)
+            return diag_error(&s->diag, ER_UNKNOWN_TARGET_BINLOG);
+        rc = binlog_purge_to(bl, st->purge.to_log);
+    } else {
+        sql_eval_ctx_t ev;
+        exec_eval_init(x, &ev);
+        value_t v;
+        if ((rc = sql_expr_eval(&ev, st->purge.before, &v)) != 0)
+            return rc;
+        value_t t = v;
+        if (v.type == VAL_STRING && !value_parse_datetime(v.s.ptr, v.s.len, &t))
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "PURGE LOGS BEFORE");
+        if (t.type != VAL_DATETIME && t.type != VAL_TIMESTAMP && t.type != VAL_DATE)
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "PURGE LOGS BEFORE");
+        struct tm tm = {.tm_year = (int)t.t.year - 1900, .tm_mon = (int)t.t.month - 1, .tm_mday = (int)t.t.day,
+                        .tm_hour = (int)t.t.hour, .tm_min = (int)t.t.minute, .tm_sec = (int)t.t.second, .tm_isdst = -1};
+        time_t when = mktime(&tm); /* the server's time zone, as MariaDB reads the literal */
+        rc = binlog_purge_before(bl, when < 0 ? 0 : (uint64_t)when);
+    }
+    if (rc < 0)
+        return diag_error(&s->diag, ER_LOG_PURGE_UNKNOWN_ERR);
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
@@ -1379,6 +1418,8 @@ static int stmt_com_counter(const sql_stmt_t *st)
     case SQL_STMT_DO: return STATUS_COM_DO;
     case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
     case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
+    case SQL_STMT_PURGE_BINARY_LOGS: return st->purge.to_log ? STATUS_COM_PURGE : STATUS_COM_PURGE_BEFORE_DATE;
+    case SQL_STMT_RESET_MASTER: return STATUS_COM_RESET;
     case SQL_STMT_SHOW:
         switch (st->show.what) {
         case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
@@ -1492,6 +1533,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_STMT_RELEASE_SAVEPOINT:
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    case SQL_STMT_PURGE_BINARY_LOGS:
+    case SQL_STMT_RESET_MASTER:
+        return exec_purge(x, st, sink, more);
     case SQL_STMT_PREPARE:
         return exec_prepare_sql(x, st, sink, more);
     case SQL_STMT_EXECUTE:
