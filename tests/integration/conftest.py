@@ -109,9 +109,9 @@ class Server:
 
     # -- command line --------------------------------------------------------------------------------
     def base_args(self):
+        # --no-defaults first: no /etc or ~ option file can change what a test sees
         if self.kind == 'strata':
-            exe = strata_exe()
-            return [exe]
+            return [strata_exe(), '--no-defaults']
         return [MARIADBD, '--no-defaults']
 
     def common_args(self):
