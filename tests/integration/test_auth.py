@@ -224,6 +224,22 @@ def test_caching_sha2_full_over_unix_socket(target, account):
 
 
 @pytest.mark.only('strata')
+def test_caching_sha2_full_over_rsa(target, account):
+    """Plain TCP, no cached hash: the client asks for the server's public key (0x02) and sends the password
+    XOR the scramble, RSA-OAEP encrypted; PyMySQL (with python3-cryptography) does the same."""
+    u = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Rsa-pw'")
+    c = RawClient.connect(port=target.port, user=u, password='Rsa-pw', plugin='caching_sha2_password')
+    assert c.sha2_path == 'full'
+    assert c.query('SELECT CURRENT_USER()')[1] == [(('%s@localhost' % u).encode(),)]
+    c.close()
+    v = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Rsa-pw2'")
+    target.connect(user=v, password='Rsa-pw2').close()
+    with pytest.raises(ServerError) as ei:
+        RawClient.connect(port=target.port, user=v, password='wrong', plugin='caching_sha2_password')
+    assert (ei.value.code, ei.value.sqlstate) == (1045, '28000')
+
+
+@pytest.mark.only('strata')
 def test_caching_sha2_full_needs_tls(target, account):
     """Full authentication over plain TCP without RSA: the server must not accept a clear password."""
     u = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Plain-pw'")
