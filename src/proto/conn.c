@@ -26,6 +26,9 @@
 #include "proto/proto_int.h"
 #include "session/acl.h"
 
+/* Largest packet accepted before authentication (a handshake response with connection attributes). */
+#define CONN_PREAUTH_MAX_PACKET (64u * 1024)
+
 #define SERVER_CAPS                                                                                          \
     (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
      CLIENT_ODBC | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41 | CLIENT_INTERACTIVE | CLIENT_IGNORE_SIGPIPE |   \
@@ -438,10 +441,9 @@ static int conn_handshake_response(conn_t *c)
 static int conn_command(conn_t *c)
 {
     session_t *s = c->sess;
-    if (c->pkt.len == 0) {
-        log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (empty command packet)", c->id,
-                 s->db ? s->db : "unconnected", s->user, s->host);
-        return -1;
+    if (c->pkt.len == 0) { /* an empty command packet is an unknown command, as in MySQL */
+        conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+        return 0;
     }
     uint8_t cmd = c->pkt.data[0];
     const char *arg = (const char *)c->pkt.data + 1;
@@ -610,9 +612,10 @@ static enum net_ready_result proto_ready(void *ctx)
         if (c->phase == PH_COMMAND)
             seq = 0;
         buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
-        int rc = c->compressed
-                     ? packet_read_any_seq(src->data, src->len, c->cfg->max_allowed_packet - 1, &seq, &c->pkt, &consumed)
-                     : packet_read(src->data, src->len, c->cfg->max_allowed_packet - 1, &seq, &c->pkt, &consumed);
+        /* Before authentication a client has no business sending more than a handshake response. */
+        size_t limit = c->handshake_done ? c->cfg->max_allowed_packet - 1 : CONN_PREAUTH_MAX_PACKET;
+        int rc = c->compressed ? packet_read_any_seq(src->data, src->len, limit, &seq, &c->pkt, &consumed)
+                               : packet_read(src->data, src->len, limit, &seq, &c->pkt, &consumed);
         if (rc == STRATA_EAGAIN && c->compressed) {
             /* Unwrap one frame at a time: a new command's frames restart the compressed sequence at 0. */
             rc = conn_unwrap_frame(c);
@@ -633,6 +636,12 @@ static enum net_ready_result proto_ready(void *ctx)
                 return NET_CLOSE;
             continue;
         }
+        if (rc == STRATA_ETOOBIG && !c->handshake_done) {
+            log_warn("Aborted connection %u to host: '%s' (handshake packet over %u bytes)", c->id, c->sess->host,
+                     (unsigned)CONN_PREAUTH_MAX_PACKET);
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            return NET_CLOSE;
+        }
         if (rc == STRATA_ETOOBIG) {
             /* MySQL answers 1153 and closes the connection. */
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got a packet bigger than "
@@ -645,6 +654,10 @@ static enum net_ready_result proto_ready(void *ctx)
             return NET_CLOSE;
         }
         if (rc == STRATA_EPROTO) {
+            /* MySQL answers 1156 before closing. */
+            c->seq = seq + 1;
+            conn_send_err_code(c, ER_NET_PACKETS_OUT_OF_ORDER);
+            conn_flush(c);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got packets out of order)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
             status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);

@@ -151,7 +151,16 @@ static bool read_param(pcur_t *cur, uint16_t type, arena_t *a, value_t *v)
     return pcur_ok(cur);
 }
 
-/* Answers one COM_STMT_* command.  Returns -1 to close the connection (malformed packet). */
+/* A COM_STMT_* payload that does not decode: MySQL answers ER_MALFORMED_PACKET and keeps the connection. */
+static int stmt_malformed(conn_t *c)
+{
+    diag_clear(&c->sess->diag);
+    diag_error(&c->sess->diag, ER_MALFORMED_PACKET);
+    c->sink.error(&c->sink);
+    return 0;
+}
+
+/* Answers one COM_STMT_* command.  Returns 0 (a malformed packet is answered with an error, as MySQL does). */
 int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
 {
     session_t *s = c->sess;
@@ -164,14 +173,14 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
     case COM_STMT_CLOSE: {
         uint32_t id = pcur_get_u32(&cur);
         if (!pcur_ok(&cur))
-            return -1;
+            return stmt_malformed(c);
         session_stmt_close(s, id); /* no answer */
         return 0;
     }
     case COM_STMT_RESET: {
         uint32_t id = pcur_get_u32(&cur);
         if (!pcur_ok(&cur))
-            return -1;
+            return stmt_malformed(c);
         sess_stmt_t *st = session_stmt_find(s, id);
         if (!st) {
             diag_clear(&s->diag);
@@ -189,7 +198,7 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         size_t n = 0;
         const uint8_t *data = pcur_get_rest(&cur, &n);
         if (!pcur_ok(&cur))
-            return -1;
+            return stmt_malformed(c);
         sess_stmt_t *st = session_stmt_find(s, id);
         if (st && param < st->nparams) { /* no answer, even on error (as MySQL) */
             st->has_long_data[param] = true;
@@ -205,13 +214,13 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
     case COM_STMT_EXECUTE:
         break;
     default:
-        return -1;
+        return stmt_malformed(c);
     }
     uint32_t id = pcur_get_u32(&cur);
     pcur_get_u8(&cur);  /* cursor flags: results are always sent at once (no server-side cursor) */
     pcur_get_u32(&cur); /* iteration count */
     if (!pcur_ok(&cur))
-        return -1;
+        return stmt_malformed(c);
     sess_stmt_t *st = session_stmt_find(s, id);
     if (!st) {
         diag_clear(&s->diag);
@@ -228,7 +237,7 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         const uint8_t *nulls = pcur_get_bytes(&cur, nb);
         uint8_t bound = pcur_get_u8(&cur);
         if (!pcur_ok(&cur))
-            return -1;
+            return stmt_malformed(c);
         if (bound) {
             for (uint32_t i = 0; i < st->nparams; i++)
                 st->param_types[i] = pcur_get_u16(&cur);
@@ -241,11 +250,11 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
                 params[i] = value_str((const char *)st->long_data[i].data, st->long_data[i].len,
                                       bin ? COLL_BINARY : COLL_UTF8MB4_GENERAL_CI);
             } else if (!read_param(&cur, st->param_types[i], &s->arena, &params[i])) {
-                return -1;
+                return stmt_malformed(c);
             }
         }
         if (!pcur_ok(&cur))
-            return -1;
+            return stmt_malformed(c);
     }
     c->binary_rows = true;
     session_stmt_execute(s, st, params, &c->sink);

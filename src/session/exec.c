@@ -1314,3 +1314,19 @@ done:
     s->state = SESS_SLEEP;
     s->state_since_us = time_wall_us();
 }
+
+void session_clear_state(session_t *s)
+{
+    while (s->stmts) {
+        sess_stmt_t *p = s->stmts;
+        s->stmts = p->next;
+        stmt_free(p);
+    }
+    while (s->uservars) {
+        uservar_t *u = s->uservars;
+        s->uservars = u->next;
+        mem_free(u->name);
+        mem_free(u->data);
+        mem_free(u);
+    }
+}

@@ -73,6 +73,7 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    session_clear_state(s);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -125,6 +126,9 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
+    s->in_trans = false;
+    s->status = SERVER_STATUS_AUTOCOMMIT;
+    session_clear_state(s);
     sysvar_session_reset(&s->vars);
 }
 

@@ -142,6 +142,8 @@ int session_set_db(session_t *s, const char *db, size_t len);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);
+/* Frees prepared statements and user variables (COM_RESET_CONNECTION, COM_CHANGE_USER, disconnect). */
+void session_clear_state(session_t *s);
 /* Prepared statements (protocol level).  Execute takes parameter values already decoded from the wire. */
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
