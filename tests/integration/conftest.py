@@ -240,8 +240,9 @@ class Server:
         self.stderr_f.close()
         return self.proc.returncode
 
-    def check_clean_stop(self):
-        """Stops the server and raises if it did not exit 0 in time or a sanitizer spoke."""
+    def check_clean_stop(self, keep=False):
+        """Stops the server and raises if it did not exit 0 in time or a sanitizer spoke; then removes its
+        directory unless keep."""
         rc = self.stop()
         problems = []
         if rc is None:
@@ -254,6 +255,14 @@ class Server:
         if problems:
             raise AssertionError('%s server in %s: %s\n%s' % (self.kind, self.base, '; '.join(problems),
                                                              self.tail()))
+        if not keep:
+            self.cleanup()
+
+    def cleanup(self):
+        """Removes the scratch directory of a server that stopped cleanly (failed ones stay for a look);
+        ITEST_KEEP=1 keeps them all."""
+        if not os.environ.get('ITEST_KEEP') and (self.proc is None or self.proc.poll() is not None):
+            shutil.rmtree(self.base, ignore_errors=True)
 
     def restart(self, extra=None):
         rc = self.stop()
@@ -385,6 +394,8 @@ def pytest_sessionfinish(session, exitstatus):
         except AssertionError as e:
             _shutdown_errors.append(str(e))
     _session_servers.clear()
+    if 'dir' in _template and not os.environ.get('ITEST_KEEP'):
+        shutil.rmtree(_template['dir'], ignore_errors=True)
     if _shutdown_errors:
         session.exitstatus = 1
 
@@ -452,6 +463,23 @@ def target(request):
     return session_server(request.param)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when == 'call':
+        item.itest_failed = rep.failed
+
+
+def finish_fresh(s, request):
+    """Stops a per-test server with the clean-stop check; keeps its directory if the test failed."""
+    failed = getattr(request.node, 'itest_failed', True)
+    if s.proc is not None:
+        s.check_clean_stop(keep=failed)
+    elif not failed:
+        s.cleanup()
+
+
 @pytest.fixture
 def fresh_target(request):
     """A server of its own for this test; started with defaults unless the test calls start itself.
@@ -464,26 +492,23 @@ def fresh_target(request):
     if not (m and m.kwargs.get('start') is False):
         s.start(list(m.args) if m else [])
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture
-def fresh_strata():
+def fresh_strata(request):
     s = new_server('strata')
     s.prepare()
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture
-def fresh_mariadb():
+def fresh_mariadb(request):
     s = new_server('mariadb')
     s.prepare()
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture

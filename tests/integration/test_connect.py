@@ -1,5 +1,6 @@
 """Connecting with stock clients: the mariadb CLI, PyMySQL and MySQLdb (libmariadb), over TCP and the Unix
 socket, plain, TLS and compressed (zlib; zstd through the raw client since no stock client here has it)."""
+import os
 import re
 import subprocess
 
@@ -230,3 +231,41 @@ def test_compression_protocol_level(target, algo, tls):
         assert c.stats['plain_in'] >= 2  # OK packets are short: never compressed
     finally:
         c.close()
+
+
+def peer_cert_der(server):
+    c = RawClient.connect(port=server.port, tls=True)
+    der = c.sock.getpeercert(binary_form=True)
+    c.quit()
+    return der
+
+
+@pytest.mark.only('strata')
+def test_tls_certificates_generated_and_kept(fresh_strata):
+    """First start writes MySQL's auto-generated set (ca.pem, server-cert.pem, server-key.pem, client-cert.pem,
+    client-key.pem; private_key.pem / public_key.pem for caching_sha2_password) into the datadir; the server
+    presents server-cert.pem, which verifies against ca.pem, and keeps it across restarts."""
+    import ssl
+    s = fresh_strata
+    s.start()
+    names = ['ca.pem', 'server-cert.pem', 'server-key.pem', 'client-cert.pem', 'client-key.pem',
+             'private_key.pem', 'public_key.pem']
+    missing = [n for n in names if not os.path.exists(os.path.join(s.datadir, n))]
+    assert not missing, missing
+    for key in ('server-key.pem', 'client-key.pem', 'private_key.pem'):
+        assert os.stat(os.path.join(s.datadir, key)).st_mode & 0o077 == 0, key  # private keys not world-readable
+    der = peer_cert_der(s)
+    with open(os.path.join(s.datadir, 'server-cert.pem')) as f:
+        assert ssl.PEM_cert_to_DER_cert(f.read()) == der
+    for cert in ('server-cert.pem', 'client-cert.pem'):
+        r = subprocess.run(['openssl', 'verify', '-CAfile', os.path.join(s.datadir, 'ca.pem'),
+                            os.path.join(s.datadir, cert)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+    # a client that verifies the chain against ca.pem (not the host name) connects
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(os.path.join(s.datadir, 'ca.pem'))
+    p = s.connect(ssl=ctx)
+    p.close()
+    s.restart()
+    assert peer_cert_der(s) == der

@@ -58,7 +58,8 @@ def test_unknown_option_refused(fresh_target):
         pytest.fail('server started with an unknown option')
     assert rc != 0
     s2.stderr_f.close()
-    assert 'no-such-option-zz' in s2.log_text() + open(s2.stderr_path).read()
+    assert "no-such-option-zz" in s2.log_text() + open(s2.stderr_path).read()
+    s2.cleanup()
 
 
 @pytest.mark.fresh_opts(start=False)
