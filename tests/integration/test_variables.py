@@ -268,3 +268,42 @@ def test_mariadb_dump_no_data(target):
     assert r.returncode == 0, r.stderr
     assert '-- MariaDB dump' in r.stdout
     assert re.search(r'-- Dump completed on \d{4}-\d\d-\d\d', r.stdout)
+
+
+def test_cli_interactive_session(target):
+    """The mariadb CLI on a terminal: banner (it asks @@version_comment at connect), a statement, quit."""
+    import os
+    import pty
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp('mariadb', ['mariadb', '--no-defaults', '--skip-ssl', '-uroot', '-h', target.host,
+                              '-P', str(target.port), '--protocol=TCP'])
+    out = b''
+
+    def read_until(token, timeout=20):
+        nonlocal out
+        end = time.time() + timeout
+        while token not in out and time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    break
+        return token in out
+    try:
+        assert read_until(b'> '), out
+        os.write(fd, b'SELECT 6*7 AS answer;\n')
+        assert read_until(b'| answer |') and read_until(b'|     42 |'), out
+        os.write(fd, b'quit\n')
+        read_until(b'Bye')
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    text = out.decode(errors='replace')
+    assert 'Welcome to the MariaDB monitor' in text
+    m = re.search(r'Server version: (\S+)', text)
+    assert m and re.match(target.differs('version_re'), m.group(1)), text
+    assert 'ERROR' not in text, text
+    assert os.WEXITSTATUS(status) == 0
