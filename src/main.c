@@ -74,10 +74,12 @@ static int load_options(int argc, char **argv, config_t *cfg)
     }
     if (cfg->print_defaults) {
         config_print_defaults(cfg, "stratad", stdout);
+        config_free(cfg);
         exit(0);
     }
     if (config_get(cfg, "version")) {
         printf("stratad  Ver %s for Linux on %s (strata, MariaDB 10.11 compatible)\n", STRATA_VERSION_STRING, STRATA_MACHINE);
+        config_free(cfg);
         exit(0);
     }
     if (config_get(cfg, "help")) {
@@ -85,11 +87,17 @@ static int load_options(int argc, char **argv, config_t *cfg)
         buf_init(&b);
         printf("stratad  Ver %s for Linux on %s\nA MySQL/MariaDB-compatible database server.\n\n"
                "Usage: stratad [OPTIONS]\n\nDefault options are read from the following files in the given order:\n"
-               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n\n",
+               "/etc/strata/my.cnf ~/.stratad.cnf\nThe following groups are read: mysqld server stratad mariadb mariadbd\n"
+               "The following options may be given as the first argument:\n"
+               "--print-defaults        Print the program argument list and exit.\n"
+               "--no-defaults           Don't read default options from any option file.\n"
+               "--defaults-file=#       Only read default options from the given file #.\n"
+               "--defaults-extra-file=# Read this file after the global files are read.\n\n",
                STRATA_VERSION_STRING, STRATA_MACHINE);
         config_help(opts, n, &b);
         fwrite(b.data, 1, b.len, stdout);
         buf_free(&b);
+        config_free(cfg);
         exit(0);
     }
     char err[512];
@@ -119,10 +127,14 @@ static bool bind_is_loopback(const char *addr)
 
 int main(int argc, char **argv)
 {
+    int rc = 1;
+    tls_server_t *tls = NULL;
+    net_t *net = NULL;
+    auth_server_t auth_srv = {0};
     server_init(&g_srv);
     config_t cfg;
     if (load_options(argc, argv, &cfg) != 0)
-        return 1;
+        goto out;
     char datadir[PATH_MAX - 64], logerr[PATH_MAX], pidpath[PATH_MAX], sock[PATH_MAX], bind[256];
     gstr(SYSVAR_DATADIR, datadir, sizeof datadir);
     gstr(SYSVAR_LOG_ERROR, logerr, sizeof logerr);
@@ -132,11 +144,19 @@ int main(int argc, char **argv)
     int port = (int)sysvar_global_int(&g_srv.vars, SYSVAR_PORT);
     if (*logerr && !config_get(&cfg, "console") && log_open(logerr) != 0) {
         fprintf(stderr, "stratad: can't open error log %s: %s\n", logerr, strerror(errno));
-        return 1;
+        goto out;
     }
     if (mkdir(datadir, 0750) != 0 && errno != EEXIST) {
         log_error("Can't create data directory '%s': %s", datadir, strerror(errno));
-        return 1;
+        goto out;
+    }
+    /* @@datadir is absolute and ends with '/', as MariaDB shows it. */
+    char absdir[PATH_MAX];
+    if (realpath(datadir, absdir)) {
+        size_t n = strlen(absdir);
+        if (n + 1 < sizeof absdir && absdir[n - 1] != '/')
+            absdir[n] = '/', absdir[n + 1] = 0;
+        sysvar_global_set_str(&g_srv.vars, SYSVAR_DATADIR, absdir);
     }
     g_srv.datadir = mem_strdup(datadir);
     if (!*pidpath) {
@@ -159,8 +179,6 @@ int main(int argc, char **argv)
     g_srv.request_shutdown = request_shutdown;
     proto_cfg_t pcfg = {
         .srv = &g_srv,
-        .max_allowed_packet = (size_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_ALLOWED_PACKET),
-        .max_connections = (int)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_CONNECTIONS),
         .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
         .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
     };
@@ -171,21 +189,20 @@ int main(int argc, char **argv)
     log_note("stratad (server %s) starting as process %d ...", g_srv.version, (int)getpid());
     tls_options_t topt = {.datadir = datadir, .ssl_cert = *ssl_cert ? ssl_cert : NULL,
                           .ssl_key = *ssl_key ? ssl_key : NULL, .ssl_ca = *ssl_ca ? ssl_ca : NULL};
-    tls_server_t *tls = NULL;
     if (tls_server_open(&topt, &tls) != 0)
         log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
     pcfg.tls = tls;
     if (acl_open(datadir, &g_srv.acl) != 0) {
         log_error("Aborting: the account store in '%s' can't be used", datadir);
-        return 1;
+        goto out;
     }
     if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
         acl_root_has_empty_password(g_srv.acl)) {
         log_error("Refusing to listen on bind-address '%s' while root has an empty password: set one with "
                   "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
-        return 1;
+        goto out;
     }
-    auth_server_t auth_srv = {.cache = auth_cache_new()};
+    auth_srv.cache = auth_cache_new();
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;
         auth_srv.rsa_public_pem = tls->rsa_public_pem;
@@ -202,10 +219,9 @@ int main(int argc, char **argv)
         .socket_path = sock,
         .workers = workers > 0 ? workers : (int)MAX(8, ncpu * 4),
     };
-    net_t *net = NULL;
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
-        return 1;
+        goto out;
     }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
@@ -227,14 +243,21 @@ int main(int argc, char **argv)
         break;
     }
     net_stop(net);
-    if (tls)
-        tls_server_close(tls);
-    acl_close(g_srv.acl);
-    auth_cache_free(auth_srv.cache);
+    net = NULL;
     unlink(pidpath);
     log_note("stratad: Shutdown complete");
+    rc = 0;
+out:
+    if (net)
+        net_stop(net);
+    if (tls)
+        tls_server_close(tls);
+    if (g_srv.acl)
+        acl_close(g_srv.acl);
+    if (auth_srv.cache)
+        auth_cache_free(auth_srv.cache);
     server_free(&g_srv);
     config_free(&cfg);
     log_close();
-    return 0;
+    return rc;
 }

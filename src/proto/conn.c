@@ -220,6 +220,12 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         c->acct = mem_alloc(sizeof acc);
         memcpy(c->acct, &acc, sizeof acc);
     }
+    int max_conn = (int)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_CONNECTIONS);
+    if (!c->change_user && max_conn > 0 && !session_is_admin(s) && c->srv->nsessions >= max_conn) {
+        status_global_inc(&c->srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
+        conn_send_err_code(c, ER_CON_COUNT_ERROR);
+        return -1;
+    }
     c->handshake_done = true;
     c->phase = PH_COMMAND;
     if (c->login_db) {
@@ -242,7 +248,7 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         if (conn_flush(c) != 0)
             return -1;
         pcomp_init(&c->pc, c->comp_algo, c->comp_level);
-        pcomp_set_max_slice(&c->pc, c->cfg->max_allowed_packet + 4);
+        pcomp_set_max_slice(&c->pc, c->max_packet + 4);
         c->compressed = true;
         s->compressed = true;
     }
@@ -364,6 +370,13 @@ static void conn_send_greeting(conn_t *c)
     conn_pk_end(c);
 }
 
+static void conn_log_bad_handshake(conn_t *c, const char *why)
+{
+    status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+    log_warn("Aborted connection %u to db: 'unconnected' user: 'unauthenticated' host: '%s' (%s)", c->id,
+             c->peer.addr, why);
+}
+
 static int conn_handshake_response(conn_t *c)
 {
     pcur_t cur;
@@ -371,6 +384,7 @@ static int conn_handshake_response(conn_t *c)
     uint32_t caps = pcur_get_u32(&cur);
     if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
         conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
+        conn_log_bad_handshake(c, "client does not speak protocol 4.1");
         return -1;
     }
     pcur_get_u32(&cur); /* max packet size */
@@ -380,6 +394,8 @@ static int conn_handshake_response(conn_t *c)
         /* SSLRequest: TLS starts now; the full response follows over it. */
         if (!c->cfg->tls) {
             conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+        conn_log_bad_handshake(c, "Bad handshake");
+            conn_log_bad_handshake(c, "SSLRequest without TLS configured");
             return -1;
         }
         c->tls = tls_conn_new(c->cfg->tls->ctx, c->fd, c->rbuf.data, c->rbuf.len);
@@ -397,6 +413,7 @@ static int conn_handshake_response(conn_t *c)
     const char *user = pcur_get_cstr(&cur, &ulen);
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+        conn_log_bad_handshake(c, "Bad handshake");
         return -1;
     }
     c->caps = caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
@@ -430,6 +447,7 @@ static int conn_handshake_response(conn_t *c)
     }
     if (cur.err) {
         conn_send_err_code(c, ER_HANDSHAKE_ERROR);
+        conn_log_bad_handshake(c, "Bad handshake");
         return -1;
     }
     c->sess->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
@@ -555,8 +573,10 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
     conn_gen_scramble(c->scramble);
-    /* max_connections counts client sessions; the one over the limit gets 1040 instead of a greeting. */
-    if (cfg->max_connections > 0 && srv->nsessions >= cfg->max_connections + 1) {
+    c->max_packet = (size_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    /* max_connections ordinary sessions plus one for an administrator; past that, 1040 instead of a greeting. */
+    int max_conn = (int)sysvar_global_int(&srv->vars, SYSVAR_MAX_CONNECTIONS);
+    if (max_conn > 0 && srv->nsessions >= max_conn + 1) {
         c->seq = 0;
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
         conn_flush(c);
@@ -613,7 +633,7 @@ static enum net_ready_result proto_ready(void *ctx)
             seq = 0;
         buf_t *src = c->compressed ? &c->ibuf : &c->rbuf;
         /* Before authentication a client has no business sending more than a handshake response. */
-        size_t limit = c->handshake_done ? c->cfg->max_allowed_packet - 1 : CONN_PREAUTH_MAX_PACKET;
+        size_t limit = c->handshake_done ? c->max_packet - 1 : CONN_PREAUTH_MAX_PACKET;
         int rc = c->compressed ? packet_read_any_seq(src->data, src->len, limit, &seq, &c->pkt, &consumed)
                                : packet_read(src->data, src->len, limit, &seq, &c->pkt, &consumed);
         if (rc == STRATA_EAGAIN && c->compressed) {

@@ -46,8 +46,6 @@ enum mysql_command {
 
 typedef struct proto_cfg {
     server_t *srv;
-    size_t max_allowed_packet;
-    int max_connections;
     int net_write_timeout; /* seconds */
     struct tls_server *tls; /* NULL when TLS is unavailable */
     const struct auth_server *auth; /* caching_sha2 cache and RSA key */

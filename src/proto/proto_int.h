@@ -44,6 +44,7 @@ typedef struct conn {
     buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
+    size_t max_packet;     /* @@global.max_allowed_packet when the connection began (it is read-only per session) */
     int ncols;             /* columns of the result set being sent */
     const res_col_t *cols;
     bool binary_rows;      /* result set rows in the binary protocol */

@@ -24,7 +24,7 @@ void conn_pk_end(conn_t *c) { packet_end(&c->obuf, c->pk_start, &c->seq); }
 
 static uint16_t conn_warnings(conn_t *c)
 {
-    uint32_t w = c->sess ? c->sess->diag.warn_count : 0;
+    uint32_t w = c->sess ? diag_statement_warnings(&c->sess->diag) : 0;
     return (uint16_t)(w > 65535 ? 65535 : w);
 }
 

@@ -154,7 +154,7 @@ static bool read_param(pcur_t *cur, uint16_t type, arena_t *a, value_t *v)
 /* A COM_STMT_* payload that does not decode: MySQL answers ER_MALFORMED_PACKET and keeps the connection. */
 static int stmt_malformed(conn_t *c)
 {
-    diag_clear(&c->sess->diag);
+    session_begin_statement(c->sess);
     diag_error(&c->sess->diag, ER_MALFORMED_PACKET);
     c->sink.error(&c->sink);
     return 0;
@@ -183,7 +183,7 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
             return stmt_malformed(c);
         sess_stmt_t *st = session_stmt_find(s, id);
         if (!st) {
-            diag_clear(&s->diag);
+            session_begin_statement(s);
             diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, 10, "<unknown>", "mysqld_stmt_reset");
             c->sink.error(&c->sink);
             return 0;
@@ -207,7 +207,7 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         return 0;
     }
     case COM_STMT_FETCH:
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, 6, "cursor", "mysqld_stmt_fetch");
         c->sink.error(&c->sink);
         return 0;
@@ -223,7 +223,7 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         return stmt_malformed(c);
     sess_stmt_t *st = session_stmt_find(s, id);
     if (!st) {
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         char idtxt[16];
         int n = snprintf(idtxt, sizeof idtxt, "%u", id);
         diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, n, idtxt, "mysqld_stmt_execute");

@@ -24,6 +24,7 @@ typedef struct exec_ctx {
     session_t *s;
     const value_t *params; /* prepared statement parameters, NULL if none */
     uint32_t nparams;
+    const uint16_t *param_types; /* their wire types (COM_STMT_EXECUTE), NULL for SQL EXECUTE */
     /* SHOW ... WHERE: the current row's columns by name */
     const char *const *row_names;
     const char *const *row_vals;
@@ -247,6 +248,40 @@ static void col_from_meta(res_col_t *c, const sql_col_meta_t *m, const char *nam
     c->flags = m->flags;
 }
 
+/* A bare `?` select item takes its column type from the type the client bound, as MariaDB declares it. */
+static void param_meta(uint16_t wire, const value_t *v, sql_col_meta_t *m)
+{
+    static const uint32_t int_len[] = {[MYSQL_TYPE_TINY] = 4, [MYSQL_TYPE_SHORT] = 6, [MYSQL_TYPE_LONG] = 11,
+                                       [MYSQL_TYPE_INT24] = 9, [MYSQL_TYPE_LONGLONG] = 20};
+    uint8_t t = (uint8_t)(wire & 0xff);
+    if (value_is_null(v) && t != MYSQL_TYPE_NULL)
+        return;
+    switch (t) {
+    case MYSQL_TYPE_TINY:
+    case MYSQL_TYPE_SHORT:
+    case MYSQL_TYPE_LONG:
+    case MYSQL_TYPE_INT24:
+    case MYSQL_TYPE_LONGLONG:
+        m->type = t;
+        m->length = int_len[t];
+        m->flags |= (wire & 0x8000) ? COLF_UNSIGNED : 0;
+        break;
+    case MYSQL_TYPE_FLOAT:
+        m->type = t;
+        m->length = 12;
+        break;
+    case MYSQL_TYPE_TINY_BLOB:
+    case MYSQL_TYPE_MEDIUM_BLOB:
+    case MYSQL_TYPE_LONG_BLOB:
+    case MYSQL_TYPE_BLOB:
+        m->type = MYSQL_TYPE_BLOB;
+        m->flags |= COLF_BLOB | COLF_BINARY;
+        break;
+    default:
+        break;
+    }
+}
+
 static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, uint64_t *out)
 {
     value_t v;
@@ -291,7 +326,10 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     res_col_t *cols = arena_calloc(&s->arena, sizeof(res_col_t) * (size_t)(n ? n : 1));
     for (int i = 0; i < n; i++) {
         sql_col_meta_t m;
-        sql_item_meta(sel->items[i].expr, &vals[i], &m);
+        const sql_expr_t *e = sel->items[i].expr;
+        sql_item_meta(e, &vals[i], &m);
+        if (e->kind == SQL_E_PARAM && x->param_types && e->param_index < x->nparams)
+            param_meta(x->param_types[e->param_index], &vals[i], &m);
         col_from_meta(&cols[i], &m, sql_item_name(&s->arena, &sel->items[i]));
     }
     sink->columns(sink, cols, n);
@@ -354,6 +392,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    if (sc == SYSVAR_GLOBAL && !session_is_admin(s))
+        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
@@ -832,7 +872,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             rc = acl_alter_user(s->srv->acl, &s->diag, specs, n, u->if_exists);
     }
     if (rc)
-        return rc < 0 && s->diag.error_code ? -s->diag.error_code : rc;
+        return rc < 0 && diag_failed(&s->diag) ? -s->diag.error_code : rc;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
 }
@@ -899,8 +939,9 @@ sess_stmt_t *session_stmt_find(session_t *s, uint32_t id)
     return NULL;
 }
 
-static void stmt_free(sess_stmt_t *p)
+static void stmt_free(session_t *s, sess_stmt_t *p)
 {
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, -1);
     for (uint32_t i = 0; i < p->nparams; i++)
         buf_free(&p->long_data[i]);
     mem_free(p->long_data);
@@ -916,7 +957,7 @@ static void stmt_unlink(session_t *s, sess_stmt_t *st)
     for (sess_stmt_t **pp = &s->stmts; *pp; pp = &(*pp)->next) {
         if (*pp == st) {
             *pp = st->next;
-            stmt_free(st);
+            stmt_free(s, st);
             return;
         }
     }
@@ -925,6 +966,11 @@ static void stmt_unlink(session_t *s, sess_stmt_t *st)
 /* Parses `sql` into a new prepared statement.  Returns it, or NULL with the error in the diag. */
 static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
 {
+    uint64_t maxp = (uint64_t)sysvar_global_int(&s->srv->vars, SYSVAR_MAX_PREPARED_STMT_COUNT);
+    if (status_global_get(&s->srv->status, STATUS_PREPARED_STMT_COUNT) >= maxp) {
+        diag_error(&s->diag, ER_MAX_PREPARED_STMT_COUNT_REACHED, (unsigned)maxp);
+        return NULL;
+    }
     sess_stmt_t *p = mem_calloc(1, sizeof *p);
     arena_init(&p->arena, 4096);
     p->text = arena_strndup(&p->arena, sql, len);
@@ -961,6 +1007,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     p->id = ++s->next_stmt_id;
     p->next = s->stmts;
     s->stmts = p;
+    status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
     return p;
 fail:
     arena_destroy(&p->arena);
@@ -972,7 +1019,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
 
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
     sess_stmt_t *p = stmt_prepare(s, sql, len);
     if (!p) {
@@ -984,13 +1031,13 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
-    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams};
+    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types};
     int rc = exec_stmt(&x, p->stmt, sink, false);
     if (rc) {
-        if (!s->diag.error_code)
+        if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
         sink->error(sink);
     }
@@ -1159,7 +1206,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return exec_show(x, st, sink, more);
     case SQL_STMT_USE: {
         session_init_db(s, st->use_db, strlen(st->use_db), sink);
-        return s->diag.error_code ? 1 : 0; /* the sink already answered */
+        return diag_failed(&s->diag) ? 1 : 0; /* the sink already answered */
     }
     case SQL_STMT_CREATE_USER:
     case SQL_STMT_ALTER_USER:
@@ -1175,9 +1222,11 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         if (rc)
             return rc;
         session_kill(s, (uint32_t)value_to_uint(&v, NULL), st->kill.query, sink);
-        return s->diag.error_code ? 1 : 0;
+        return diag_failed(&s->diag) ? 1 : 0;
     }
     case SQL_STMT_SHUTDOWN:
+        if (!session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SHUTDOWN");
         sink->ok(sink, 0, 0, NULL, false);
         if (s->srv->request_shutdown)
             s->srv->request_shutdown(s->srv);
@@ -1266,7 +1315,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code, scratch.error ? scratch.error->msg : "syntax error");
         diag_free(&scratch);
         sink->error(sink);
@@ -1274,7 +1323,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     }
     diag_free(&scratch);
     if (list.n > 1 && !s->multi_statements) {
-        diag_clear(&s->diag);
+        session_begin_statement(s);
         const sql_stmt_t *second = list.stmts[1];
         /* Without CLIENT_MULTI_STATEMENTS the text after the first statement is a syntax error, at the ';'. */
         const char *semi = list.stmts[0]->src + list.stmts[0]->src_len;
@@ -1294,7 +1343,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
                 s->prev_warn_count = s->diag.warn_count;
                 s->prev_error_count = s->diag.error_count;
             }
-            diag_clear(&s->diag);
+            session_begin_statement(s);
         }
         if (atomic_load(&s->kill_query)) {
             atomic_store(&s->kill_query, false);
@@ -1320,7 +1369,7 @@ void session_clear_state(session_t *s)
     while (s->stmts) {
         sess_stmt_t *p = s->stmts;
         s->stmts = p->next;
-        stmt_free(p);
+        stmt_free(s, p);
     }
     while (s->uservars) {
         uservar_t *u = s->uservars;

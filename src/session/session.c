@@ -118,6 +118,14 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
+bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+
+void session_begin_statement(session_t *s)
+{
+    diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
+                         sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+}
+
 uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
 
 void session_reset(session_t *s)
@@ -147,7 +155,7 @@ int session_set_db(session_t *s, const char *db, size_t len)
 
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink)
 {
-    diag_clear(&s->diag);
+    session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_CHANGE_DB);
     if (session_set_db(s, db, len) != 0)
         sink->error(sink);
@@ -179,6 +187,12 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         if (t->id != id)
             continue;
         found = true;
+        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+            pthread_mutex_unlock(&srv->sessions_lock);
+            diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
+            sink->error(sink);
+            return;
+        }
         if (query_only) {
             atomic_store(&t->kill_query, true);
         } else {

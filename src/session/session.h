@@ -151,5 +151,11 @@ void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, 
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
+/* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
+ * sql_notes. */
+void session_begin_statement(session_t *s);
+/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
+ * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
+bool session_is_admin(const session_t *s);
 
 #endif

@@ -23,7 +23,17 @@ void diag_clear(diag_t *d)
     d->error_count = 0;
     d->error_code = 0;
     d->error = NULL;
+    d->stale = false;
 }
+
+void diag_begin_statement(diag_t *d, uint32_t max, bool notes_off)
+{
+    d->stale = true;
+    d->max = max;
+    d->notes_off = notes_off;
+}
+
+uint32_t diag_statement_warnings(const diag_t *d) { return d->stale ? 0 : d->warn_count; }
 
 void diag_free(diag_t *d)
 {
@@ -35,6 +45,10 @@ void diag_free(diag_t *d)
 
 int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg)
 {
+    if (level == DIAG_NOTE && d->notes_off)
+        return 0;
+    if (d->stale)
+        diag_clear(d);
     d->warn_count++;
     if (level == DIAG_ERROR) {
         d->error_count++;
