@@ -263,7 +263,7 @@ class Column:
         self.schema = r.lenenc_str()
         self.table = r.lenenc_str()
         self.org_table = r.lenenc_str()
-        self.name = r.lenenc_str().decode()
+        self.name = r.lenenc_str().decode('utf-8', errors='surrogateescape')
         self.org_name = r.lenenc_str()
         r.lenenc()
         self.charset = r.u16()

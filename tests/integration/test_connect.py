@@ -269,3 +269,50 @@ def test_tls_certificates_generated_and_kept(fresh_strata):
     p.close()
     s.restart()
     assert peer_cert_der(s) == der
+
+
+REQUIRED_CAPS = ['CLIENT_LONG_FLAG', 'CLIENT_CONNECT_WITH_DB', 'CLIENT_COMPRESS', 'CLIENT_PROTOCOL_41',
+                 'CLIENT_SSL', 'CLIENT_TRANSACTIONS', 'CLIENT_SECURE_CONNECTION', 'CLIENT_MULTI_STATEMENTS',
+                 'CLIENT_MULTI_RESULTS', 'CLIENT_PS_MULTI_RESULTS', 'CLIENT_PLUGIN_AUTH', 'CLIENT_CONNECT_ATTRS',
+                 'CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA', 'CLIENT_SESSION_TRACK', 'CLIENT_DEPRECATE_EOF']
+
+
+def test_handshake(target):
+    """Greeting v10: capabilities, a fresh 20-byte scramble of non-NUL bytes per connection, autocommit
+    status, default plugin, increasing connection ids that CONNECTION_ID() agrees with."""
+    a = RawClient.open(port=target.port)
+    pa = a.read_handshake()
+    b = RawClient.open(port=target.port)
+    b.read_handshake()
+    try:
+        assert a.protocol == 10
+        missing = [n for n in REQUIRED_CAPS if not a.server_caps & getattr(rawclient, n)]
+        assert not missing, missing
+        assert len(a.salt) == 20 and 0 not in a.salt
+        assert a.salt != b.salt
+        assert a.auth_plugin == 'mysql_native_password'
+        assert a.server_status & rawclient.SERVER_STATUS_AUTOCOMMIT
+        assert b.connection_id > a.connection_id
+        assert version_ok(target, a.server_version)[0], a.server_version
+    finally:
+        a.close()
+        b.close()
+    c = RawClient.connect(port=target.port)
+    assert int(c.query('SELECT CONNECTION_ID()')[1][0][0]) == c.connection_id
+    c.quit()
+
+
+def test_charset_conversion(target):
+    """SET NAMES decides how literals are read and results are sent (and the column charset number)."""
+    c = RawClient.connect(port=target.port)
+    try:
+        c.query('SET NAMES latin1')
+        names, rows = c.query(b"SELECT 'caf\xe9' AS w, LENGTH('caf\xe9'), CHAR_LENGTH('caf\xe9')")
+        assert rows == [(b'caf\xe9', b'4', b'4')]
+        assert c.last.columns[0].charset == 8  # latin1_swedish_ci
+        c.query('SET NAMES utf8mb4')
+        names, rows = c.query("SELECT 'café' AS w, LENGTH('café'), CHAR_LENGTH('café')")
+        assert rows == [('café'.encode(), b'5', b'4')]
+        assert c.last.columns[0].charset == 45  # utf8mb4_general_ci
+    finally:
+        c.quit()
