@@ -236,3 +236,49 @@ def test_many_idle_connections(fresh_target):
         time.sleep(0.2)
     assert tc == 1
     c.quit()
+
+
+def test_restart_after_kill(fresh_target):
+    """After SIGKILL the pid file and socket are stale: the next start must cope, and an account whose
+    CREATE USER was acknowledged must still be there (accounts are durable)."""
+    s = fresh_target
+    s.query("CREATE USER 'durable'@'localhost' IDENTIFIED BY 'Dur-pw'")
+    s.proc.kill()
+    s.proc.wait()
+    s.stderr_f.close()
+    assert os.path.exists(s.socket)
+    s.start(s.extra)
+    s.connect(user='durable', password='Dur-pw').close()
+    s.connect(unix=True).close()
+    with open(s.pid_file) as f:
+        assert int(f.read().strip()) == s.proc.pid
+
+
+def test_socket_removed_on_shutdown(fresh_target):
+    s = fresh_target
+    assert os.path.exists(s.socket)
+    assert s.stop() == 0
+    assert not os.path.exists(s.socket)
+    s.proc = None
+
+
+def test_port_in_use(fresh_target):
+    """A second server on a port already taken refuses to start, says why, exits non-zero."""
+    s = fresh_target
+    s2 = conftest.new_server(s.kind)
+    s2.prepare()
+    s2.port = s.port
+    s2.start(wait=False)
+    try:
+        rc = s2.proc.wait(30)
+    except subprocess.TimeoutExpired:
+        s2.proc.kill()
+        s2.proc.wait()
+        pytest.fail('second server did not exit although its port is taken')
+    s2.stderr_f.close()
+    assert rc != 0
+    text = s2.log_text() + open(s2.stderr_path).read()
+    assert re.search(r'(?i)address already in use', text), text[-2000:]
+    assert not s2.sanitizer_reports()
+    s2.cleanup()
+    s.connect().close()  # the first one is unharmed
