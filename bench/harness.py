@@ -1,0 +1,838 @@
+#!/usr/bin/python3
+"""bench/run's engine: start MariaDB and stratad side by side, run the workloads against both, print one table.
+
+Each workload is a script in bench/workloads/ that any MySQL-protocol server can be pointed at; this file only
+starts the servers, decides the order of runs (the two servers alternate, ABBA, so drift hits both), collects the
+figures, and prints them with the machine, the versions and the exact options.  A figure a server could not
+produce is shown as "not supported yet" with the reason in the notes; no number is ever made up.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH)
+WL = os.path.join(BENCH, "workloads")
+sys.path.insert(0, os.path.join(BENCH, "lib"))
+import benchlib  # noqa: E402
+
+WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery"]
+NOT_SUPPORTED = "not supported yet"
+CURRENT_CHILD = None  # the workload process running now, killed (its process group) on interrupt
+
+
+def say(*a):
+    print(*a, flush=True)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def run_quiet(args, timeout=30):
+    try:
+        r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+        return r.returncode, r.stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return -1, str(e)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Servers
+
+# Options strata may be started without, if it refuses them (its figures are then marked "*").
+DROPPABLE = ("--innodb-buffer-pool-size", "--innodb-flush-log-at-trx-commit", "--log-bin", "--sync-binlog",
+             "--binlog-format", "--server-id", "--max-connections", "--pid-file", "--log-error")
+
+class Server:
+    """One server under test, in its own scratch directory, on a free loopback port."""
+
+    def __init__(self, kind, scratch, o):
+        self.kind = kind
+        self.name = "MariaDB" if kind == "mariadb" else "strata"
+        self.dir = os.path.join(scratch, kind)
+        os.makedirs(self.dir)
+        self.datadir = os.path.join(self.dir, "data")
+        self.socket = os.path.join(self.dir, "server.sock")
+        self.port = free_port()
+        self.log = os.path.join(self.dir, "server.log")
+        self.user, self.password = "root", ""
+        self.proc = None
+        self.pid = None
+        self.down = None          # why this server cannot run anything any more
+        self.version = None
+        self.dropped = []         # options of the common set the server refused, so it ran without them
+        self.o = o
+        # Same durability and buffer pool for both, under the same (MySQL) option names.
+        self.common = ["--datadir=" + self.datadir, "--port=%d" % self.port, "--socket=" + self.socket,
+                       "--bind-address=127.0.0.1", "--pid-file=" + os.path.join(self.dir, "server.pid"),
+                       "--log-error=" + os.path.join(self.dir, "error.log"),
+                       "--innodb-buffer-pool-size=" + o.buffer_pool, "--innodb-flush-log-at-trx-commit=1",
+                       "--log-bin=binlog", "--sync-binlog=1", "--binlog-format=ROW", "--server-id=1",
+                       "--max-connections=4000"]
+        if kind == "mariadb":
+            self.cmd = ["mariadbd", "--no-defaults", "--user=root"] + self.common + ["--open-files-limit=20000"]
+        else:
+            self.cmd = [o.stratad] + self.common
+
+    def start(self):
+        if self.kind == "mariadb":
+            rc, out = run_quiet(["mariadb-install-db", "--no-defaults", "--user=root", "--datadir=" + self.datadir,
+                                 "--auth-root-authentication-method=normal", "--skip-test-db"], 300)
+            if rc != 0:
+                self.down = "mariadb-install-db failed: " + out.splitlines()[-1] if out else "exit %d" % rc
+                return
+        else:
+            if not os.access(self.cmd[0], os.X_OK):
+                self.down = "%s does not exist (run make)" % self.cmd[0]
+                return
+            os.makedirs(self.datadir, exist_ok=True)
+        for attempt in range(len(DROPPABLE) + 1):
+            mark = os.path.getsize(self.log) if os.path.exists(self.log) else 0
+            with open(self.log, "a") as logf:
+                self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=logf,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+            self.pid = self.proc.pid
+            why = self.wait_ready(self.o.start_timeout)
+            if not why:
+                return
+            self.stop()
+            # A server that refuses an option of the common set is started again without it, and every figure
+            # it then produces is marked: it did not run under the same options.
+            bad = self.refused_option(mark)
+            if self.kind == "strata" and bad and bad.split("=")[0] in DROPPABLE and bad in self.cmd:
+                self.cmd.remove(bad)
+                self.dropped.append(bad)
+                continue
+            self.down = why
+            return
+
+    def refused_option(self, offset):
+        import re
+        try:
+            with open(self.log, errors="replace") as f:
+                f.seek(offset)
+                m = re.search(r"unknown option '([^']+)'", f.read())
+            return m.group(1) if m else None
+        except OSError:
+            return None
+
+    def restart(self):
+        """Stop and start again with the same command (a fresh process for figures that a warm one would hide)."""
+        self.stop()
+        with open(self.log, "a") as logf:
+            self.proc = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+        self.pid = self.proc.pid
+        why = self.wait_ready(self.o.start_timeout)
+        if why:
+            self.down = "restart failed: " + why
+            self.stop()
+
+    def health(self):
+        """None if the server still answers a statement within 10 s (an error reply counts as an answer)."""
+        import pymysql
+        try:
+            c = pymysql.connect(host="127.0.0.1", port=self.port, user=self.user, password=self.password,
+                                connect_timeout=10, read_timeout=10, autocommit=None)
+        except Exception as e:
+            return "stopped accepting connections (%s)" % e
+        try:
+            with c.cursor() as cur:
+                cur.execute("SELECT 1")
+        except pymysql.err.MySQLError as e:
+            if isinstance(e, pymysql.err.OperationalError) and e.args and e.args[0] in (2006, 2013):
+                return "stopped answering statements (%s)" % e
+        finally:
+            try:
+                c.close()
+            except Exception:
+                pass
+        return None
+
+    def wait_ready(self, timeout):
+        """None once a client can connect and authenticate, else why not."""
+        import pymysql
+        deadline = time.monotonic() + timeout
+        last = "no answer"
+        while time.monotonic() < deadline:
+            if self.proc and self.proc.poll() is not None:
+                return "%s exited with status %d at start: %s" % (self.name, self.proc.returncode, self.log_tail())
+            try:
+                c = pymysql.connect(host="127.0.0.1", port=self.port, user=self.user, password=self.password,
+                                    connect_timeout=2, read_timeout=10, autocommit=None)
+                self.version = c.get_server_info()
+                c.close()
+                return None
+            except Exception as e:
+                last = str(e)
+            time.sleep(0.1)
+        return "%s did not accept a connection within %d s (%s)" % (self.name, timeout, last)
+
+    def log_tail(self):
+        for f in (os.path.join(self.dir, "error.log"), self.log):
+            try:
+                lines = [l.strip() for l in open(f, errors="replace") if l.strip()]
+                errs = [l for l in lines if "error" in l.lower() or "unknown" in l.lower()]
+                if errs or lines:
+                    return (errs or lines)[-1][:200]
+            except OSError:
+                pass
+        return "(no output)"
+
+    def args(self):
+        return ["--host", "127.0.0.1", "--port", str(self.port), "--user", self.user, "--password", self.password]
+
+    def check_alive(self, during):
+        if not self.down and self.pid and not alive(self.pid):
+            self.down = "%s died during %s: %s" % (self.name, during, self.log_tail())
+
+    def ours(self, pid):
+        """pid is alive and is this server (its command line names our data directory): no pid-reuse accidents."""
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                return alive(pid) and ("--datadir=" + self.datadir).encode() in f.read().split(b"\0")
+        except OSError:
+            return False
+
+    def stop_all(self):
+        """Stop the server and, if the recovery workload restarted it and was interrupted, the restarted one."""
+        self.stop()
+        try:
+            pid = int(open(os.path.join(self.dir, "restarted.pid")).read().strip())
+        except (OSError, ValueError):
+            return
+        if self.ours(pid):
+            self.pid, self.proc = pid, None
+            self.stop()
+
+    def stop(self):
+        """SIGTERM by pid, SIGKILL after 60 s."""
+        if not self.pid:
+            return
+        pid, self.pid = self.pid, None
+        if self.ours(pid):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
+            deadline = time.monotonic() + 60
+            while alive(pid) and time.monotonic() < deadline:
+                if self.proc and self.proc.pid == pid:
+                    try:
+                        self.proc.wait(0.1)
+                    except subprocess.TimeoutExpired:
+                        pass
+                else:
+                    time.sleep(0.1)
+            if alive(pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        if self.proc:
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+def setup_accounts(servers):
+    """Use a password account 'bench' on both servers if both can create it; otherwise root with no password on
+    both, so the two are always driven the same way."""
+    import pymysql
+    ok = True
+    for s in servers:
+        if s.down:
+            continue
+        try:
+            c = pymysql.connect(host="127.0.0.1", port=s.port, user="root", password="", connect_timeout=5,
+                                read_timeout=30, autocommit=True)
+            with c.cursor() as cur:
+                cur.execute("CREATE USER IF NOT EXISTS 'bench'@'%' IDENTIFIED BY 'bench'")
+                cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'bench'@'%'")
+            c.close()
+            c = pymysql.connect(host="127.0.0.1", port=s.port, user="bench", password="bench", connect_timeout=5)
+            c.close()
+        except Exception as e:
+            ok = False
+    for s in servers:
+        if ok:
+            s.user, s.password = "bench", "bench"
+    return "bench/bench (created on every server that runs)" if ok else "root, empty password (a server could not create 'bench')"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The plan: invocations of workload scripts, each owing a list of figures
+
+class Metric:
+    def __init__(self, key, label, better, ratio=None):
+        self.key, self.label, self.better = key, label, better
+        self.ratio = ratio  # (numerator key, denominator key): a row derived from two medians, no runs of its own
+
+
+class Invocation:
+    def __init__(self, section, script, args, metrics, needs_sbtest=False, special=None, timeout=900):
+        self.section, self.script, self.args, self.metrics = section, script, args, metrics
+        self.needs_sbtest, self.special, self.timeout = needs_sbtest, special, timeout
+        self.derived = []
+
+
+def csv_ints(s):
+    return [int(x) for x in str(s).split(",") if x.strip()]
+
+
+def plan(o, which):
+    inv = []
+    sb = ["--tables", str(o.tables), "--table-size", str(o.table_size)]
+    if "oltp" in which:
+        for test in o.oltp_tests.split(","):
+            test = test if test.startswith("oltp_") else "oltp_" + test
+            for t in csv_ints(o.threads):
+                unit = "QPS" if test == "oltp_point_select" else "TPS"
+                inv.append(Invocation(
+                    "1. sysbench OLTP, %d tables x %s rows, %d s per run" % (o.tables, f"{o.table_size:,}", o.time),
+                    "oltp", ["run", "--test", test, "--threads", str(t), "--time", str(o.time)] + sb,
+                    [Metric("%s/%d/tps" % (test, t), "%s, %d thr: %s" % (test, t, unit), "higher"),
+                     Metric("%s/%d/p95" % (test, t), "%s, %d thr: p95 latency ms" % (test, t), "lower")],
+                    needs_sbtest=True))
+    if "show-warnings" in which:
+        for client, comp in (("sysbench", "off"), ("sysbench", "zlib"), ("flood", "off"), ("flood", "zstd")):
+            k = "show-warnings/%s/%s" % (client, comp)
+            lab = "SHOW WARNINGS, %d thr, %s, compression %s" % (o.sw_threads, client, comp)
+            inv.append(Invocation(
+                "2. SHOW WARNINGS flood (seed 000), %d s per run" % o.sw_time, "show-warnings",
+                ["--client", client, "--compress", comp, "--threads", str(o.sw_threads), "--time", str(o.sw_time),
+                 "--flood", o.flood or ""],
+                [Metric(k + "/qps", lab + ": QPS", "higher"),
+                 Metric(k + "/sys", lab + ": server sys CPU % of all cores", "lower")],
+                special="pid"))
+    if "binlog-rotation" in which:
+        counts = sorted(csv_ints(o.binlog_files))
+        for i, n in enumerate(counts):
+            inv.append(Invocation(
+                "3. binlog rotation (seed 000): %d samples per run" % o.binlog_samples, "binlog-rotation",
+                ["--files", str(n), "--samples", str(o.binlog_samples)] + (["--reset"] if i == 0 else []),
+                [Metric("binlog/flush/%d" % n, "FLUSH BINARY LOGS at %s files: ms (median)" % f"{n:,}", "lower"),
+                 Metric("binlog/purge/%d" % n, "PURGE BINARY LOGS BEFORE (removes none) at %s files: ms (median)"
+                        % f"{n:,}", "lower")],
+                timeout=3600))
+        if len(counts) > 1:
+            inv[-1].derived = [
+                Metric("binlog/%s/ratio" % w, "%s time, %s / %s files (ratio of the medians above)"
+                       % (w.upper(), f"{counts[-1]:,}", f"{counts[0]:,}"), "lower",
+                       ratio=("binlog/%s/%d" % (w, counts[-1]), "binlog/%s/%d" % (w, counts[0])))
+                for w in ("flush", "purge")]
+    if "disk-data" in which:
+        inv.append(Invocation(
+            "4. disk-data counters (seed 002): %s rows of 4 KiB" % f"{o.dd_rows:,}", "disk-data",
+            ["--rows", str(o.dd_rows), "--read-threads", str(o.dd_read_threads), "--read-time", str(o.dd_read_time)],
+            [Metric("dd/insert", "insert, 1 client, batches of 5: rows/s", "higher"),
+             Metric("dd/read", "random reads by id, %d clients, %d s: reads/s" % (o.dd_read_threads, o.dd_read_time),
+                    "higher"),
+             Metric("dd/disk", "data directory growth during the inserts: MiB", "lower"),
+             Metric("dd/binlog", "  of which binlog files: MiB", "lower")],
+            special="datadir", timeout=3600))
+    if "connections" in which:
+        sec = "5. connections (seed 003)"
+        inv.append(Invocation(sec, "idle-connections", ["--connections", str(o.idle_connections)],
+                              [Metric("conn/idle/%d" % o.idle_connections, "memory per idle connection at %s: KiB"
+                                      % f"{o.idle_connections:,}", "lower")], special="fresh-pid"))
+        for t in csv_ints(o.conn_threads):
+            inv.append(Invocation(
+                sec, "oltp", ["run", "--test", "oltp_write_only", "--threads", str(t), "--time", str(o.conn_time),
+                              "--ps-mode", "disable", "--tag", "conn/"] + sb,
+                [Metric("conn/oltp_write_only/%d/tps" % t, "oltp_write_only (no PS), %d thr, %d s: TPS"
+                        % (t, o.conn_time), "higher"),
+                 Metric("conn/oltp_write_only/%d/p95" % t, "oltp_write_only (no PS), %d thr: p95 latency ms" % t,
+                        "lower")],
+                needs_sbtest=True))
+    if "recovery" in which:
+        inv.append(Invocation(
+            "6. crash recovery", "recovery",
+            ["--load-threads", str(o.recovery_threads), "--load-time", str(o.recovery_load)] + sb,
+            [Metric("recovery/s", "kill -9 under oltp_write_only x%d -> SELECT 1 answers: s" % o.recovery_threads,
+                    "lower")], needs_sbtest=True, special="recovery", timeout=900))
+    return inv
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running
+
+def run_script(script, args, logf, timeout):
+    """Run one workload script; return ({metric: value}, {metric: why}, why-all-or-None)."""
+    global CURRENT_CHILD
+    cmd = [os.path.join(WL, script)] + args
+    shown = " ".join(shlex.quote(x) for x in cmd)
+    logf.write("\n$ %s\n" % shown)
+    logf.flush()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=logf, text=True, start_new_session=True)
+    CURRENT_CHILD = p
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(p)
+        out, _ = p.communicate()
+        return {}, {}, "timed out after %d s" % timeout
+    except BaseException:
+        kill_group(p)  # interrupted: the workload and its sysbench go too
+        p.wait()
+        raise
+    finally:
+        CURRENT_CHILD = None
+    logf.write(out)
+    vals, whys, whole = {}, {}, None
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            r = json.loads(line[7:])
+            if "value" in r:
+                vals[r["metric"]] = r["value"]
+            else:
+                whys[r["metric"]] = r["unsupported"]
+        elif line.startswith("UNSUPPORTED "):
+            whole = line[12:].strip()
+    if p.returncode != 0 and not whole:
+        whole = "%s exited with status %d (see the log)" % (script, p.returncode)
+    return vals, whys, whole
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class Results:
+    def __init__(self):
+        self.vals = {}    # (key, server kind) -> [values]
+        self.why = {}     # (key, server kind) -> reason
+
+    def add(self, key, kind, v):
+        self.vals.setdefault((key, kind), []).append(v)
+
+    def fail(self, key, kind, why):
+        self.why.setdefault((key, kind), why)
+
+
+def prepare_sbtest(s, o, logf, state):
+    if s.kind in state:
+        return state[s.kind]
+    say("  [%s] preparing sbtest: %d tables x %d rows" % (s.name, o.tables, o.table_size))
+    vals, whys, whole = run_script("oltp", ["prepare", "--tables", str(o.tables), "--table-size", str(o.table_size)]
+                                   + s.args(), logf, 3600)
+    state[s.kind] = ("sbtest prepare: " + whole) if whole else None
+    return state[s.kind]
+
+
+def execute(o, servers, invs, res, logf):
+    sb_state = {}
+    for i, inv in enumerate(invs):
+        say("[%d/%d] %s %s" % (i + 1, len(invs), inv.script, " ".join(a for a in inv.args if a != "--flood"
+                                                                      and a != (o.flood or "-"))))
+        given_up = {}
+        for rep in range(o.runs):
+            order = servers if rep % 2 == 0 else list(reversed(servers))
+            for s in order:
+                if s.down:
+                    why = s.down
+                elif s.kind in given_up:
+                    continue
+                elif inv.needs_sbtest and prepare_sbtest(s, o, logf, sb_state):
+                    why = sb_state[s.kind]
+                else:
+                    why = None
+                if why:
+                    for m in inv.metrics:
+                        res.fail(m.key, s.kind, why)
+                    given_up[s.kind] = why
+                    continue
+                args = list(inv.args) + s.args()
+                pidfile = None
+                if inv.special == "fresh-pid":
+                    s.restart()
+                    if s.down:
+                        for m in inv.metrics:
+                            res.fail(m.key, s.kind, s.down)
+                        continue
+                if inv.special in ("pid", "fresh-pid"):
+                    args += ["--pid", str(s.pid)]
+                elif inv.special == "datadir":
+                    args += ["--datadir", s.datadir]
+                elif inv.special == "recovery":
+                    pidfile = os.path.join(s.dir, "restarted.pid")
+                    if os.path.exists(pidfile):
+                        os.unlink(pidfile)
+                    args += ["--pid", str(s.pid), "--start-cmd", json.dumps(s.cmd), "--pid-out", pidfile,
+                             "--log", s.log]
+                t = time.monotonic()
+                vals, whys, whole = run_script(inv.script, args, logf, inv.timeout)
+                if pidfile:
+                    recovered(s, pidfile)
+                for m in inv.metrics:
+                    if m.key in vals:
+                        res.add(m.key, s.kind, vals[m.key])
+                    else:
+                        res.fail(m.key, s.kind, whole or whys.get(m.key) or "workload printed no figure")
+                got = [vals[m.key] for m in inv.metrics if m.key in vals]
+                say("    run %d %-7s %5.1fs  %s" % (rep + 1, s.name, time.monotonic() - t,
+                                                    ", ".join(fmt(v) for v in got) if got else
+                                                    "%s: %s" % (NOT_SUPPORTED, whole or "see notes")))
+                if not got:
+                    given_up[s.kind] = whole
+                s.check_alive(inv.script)
+                if not got and not s.down:
+                    h = s.health()
+                    if h:
+                        s.down = "%s %s after %s" % (s.name, h, inv.script)
+
+
+def recovered(s, pidfile):
+    """After the recovery workload the old process is gone and a new one (started by the workload) runs."""
+    if s.proc:
+        try:
+            s.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        s.proc = None
+    try:
+        s.pid = int(open(pidfile).read().strip())
+    except (OSError, ValueError):
+        if not alive(s.pid or 0):
+            s.pid = None
+            s.down = "%s was not restarted after kill -9" % s.name
+        return
+    if not alive(s.pid):
+        s.down = "%s did not come back after kill -9: %s" % (s.name, s.log_tail())
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Output
+
+def fmt(v):
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3f}"
+
+
+MARKS = {}  # server kind -> suffix for its figures ("*" when it ran without some of the common options)
+
+
+def cell(res, key, kind, runs, kinds):
+    if kind not in kinds:
+        return "not run", None
+    vs = res.vals.get((key, kind))
+    if not vs:
+        return NOT_SUPPORTED, None
+    med = statistics.median(vs)
+    txt = "%s (%s–%s)" % (fmt(med), fmt(min(vs)), fmt(max(vs)))
+    if len(vs) < runs:
+        txt += " n=%d" % len(vs)
+    return txt + MARKS.get(kind, ""), med
+
+
+def table_rows(invs, res, runs, kinds):
+    rows, seen = [], set()
+    section = None
+    for inv in invs:
+        if inv.section != section:
+            section = inv.section
+            rows.append(("section", section))
+        for m in inv.metrics:
+            if m.key in seen:
+                continue
+            seen.add(m.key)
+            mt, mv = cell(res, m.key, "mariadb", runs, kinds)
+            st, sv = cell(res, m.key, "strata", runs, kinds)
+            ratio = "%.2fx" % (sv / mv) if mv and sv is not None else "–"
+            rows.append(("row", m.label, m.better, mt, st, ratio))
+        for m in inv.derived:
+            cells = []
+            for kind in ("mariadb", "strata"):
+                num = cell(res, m.ratio[0], kind, runs, kinds)[1]
+                den = cell(res, m.ratio[1], kind, runs, kinds)[1]
+                if kind not in kinds:
+                    cells.append(("not run", None))
+                elif num is None or den is None or den == 0:
+                    cells.append((NOT_SUPPORTED, None))
+                else:
+                    cells.append(("%.2f" % (num / den) + MARKS.get(kind, ""), num / den))
+            ratio = "%.2fx" % (cells[1][1] / cells[0][1]) if cells[0][1] and cells[1][1] is not None else "–"
+            rows.append(("row", m.label, m.better, cells[0][0], cells[1][0], ratio))
+    return rows
+
+
+HEAD = ("workload: figure", "better", "MariaDB median (min–max)", "strata median (min–max)", "strata/MariaDB")
+
+
+def text_table(rows):
+    w = [len(h) for h in HEAD]
+    for r in rows:
+        if r[0] == "row":
+            for i, c in enumerate(r[1:]):
+                w[i] = max(w[i], len(c))
+    line = "  ".join("-" * x for x in w)
+    out = ["  ".join(h.ljust(w[i]) for i, h in enumerate(HEAD)), line]
+    for r in rows:
+        if r[0] == "section":
+            out.append(r[1])
+        else:
+            out.append("  ".join(c.ljust(w[i]) if i in (0, 1) else c.rjust(w[i]) for i, c in enumerate(r[1:])))
+    return "\n".join(out)
+
+
+def md_table(rows):
+    out = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * 1 + ":---:|" + "---:|" * 3]
+    for r in rows:
+        if r[0] == "section":
+            out.append("| **%s** | | | | |" % r[1])
+        else:
+            out.append("| " + " | ".join(r[1:]) + " |")
+    return "\n".join(out)
+
+
+def notes(invs, res, servers):
+    """Unique reasons for 'not supported yet', with the number of cells each explains."""
+    out = []
+    for s in servers:
+        seen = {}
+        for inv in invs:
+            for m in inv.metrics:
+                if (m.key, s.kind) not in res.vals and (m.key, s.kind) in res.why:
+                    labels = seen.setdefault(res.why[(m.key, s.kind)], [])
+                    if m.label.split(":")[0] not in labels:
+                        labels.append(m.label.split(":")[0])
+        for why, labels in seen.items():
+            out.append("%s, %d row group(s) (%s%s): %s" % (s.name, len(labels), "; ".join(labels[:3]),
+                                                        "; ..." if len(labels) > 3 else "", why))
+    return out
+
+
+def machine_info(scratch):
+    info = []
+    cpu = "?"
+    try:
+        for l in open("/proc/cpuinfo"):
+            if l.startswith("model name"):
+                cpu = l.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for l in open("/proc/meminfo"):
+            if l.startswith("MemTotal:"):
+                mem = "%.1f GiB" % (int(l.split()[1]) / 1048576)
+    except OSError:
+        pass
+    rc, src = run_quiet(["findmnt", "-no", "SOURCE,FSTYPE", "-T", scratch])
+    dev = src.split()[0] if rc == 0 and src else ""
+    disk = src if rc == 0 else "?"
+    if dev.startswith("/dev/"):
+        rc, ls = run_quiet(["lsblk", "-dno", "SIZE,ROTA,MODEL", dev])
+        if rc == 0 and ls:
+            parts = ls.split(None, 2)
+            disk += ", %s, %s%s" % (parts[0], "rotational" if parts[1:2] == ["1"] else "non-rotational",
+                                    (", " + parts[2]) if len(parts) > 2 else "")
+    info.append("machine: %d cores (nproc) %s, %s memory, disk %s (scratch %s), kernel %s"
+                % (os.cpu_count(), cpu, mem, disk, scratch, platform.release()))
+    return info
+
+
+def versions(servers, o):
+    out = []
+    rc, v = run_quiet(["mariadbd", "--version"])
+    out.append("MariaDB: " + (v.splitlines()[0] if v else "?"))
+    st = next((s for s in servers if s.kind == "strata"), None)
+    if st:
+        rc, v = run_quiet([o.stratad, "--version"], 10) if os.access(o.stratad, os.X_OK) else (1, "")
+        git = run_quiet(["git", "-C", REPO, "rev-parse", "--short", "HEAD"])[1]
+        dirty = run_quiet(["git", "-C", REPO, "status", "--porcelain", "--untracked-files=no"])[1]
+        out.append("strata: %s at commit %s%s; --version printed: %s; handshake version: %s"
+                   % (o.stratad, git, " (+ uncommitted changes)" if dirty else "",
+                      (v.splitlines() or ["nothing"])[0][:100] if rc == 0 else "(failed)", st.version or "-"))
+    out.append("clients: " + run_quiet(["sysbench", "--version"])[1] + "; " +
+               "bench/client/flood.c (zstd) " + ("built" if o.flood else "not built") +
+               "; PyMySQL " + __import__("pymysql").__version__)
+    return out
+
+
+def options_text(servers, o, account):
+    out = []
+    for s in servers:
+        out.append("%s command: %s" % (s.name, " ".join(shlex.quote(x) for x in s.cmd)))
+        if s.dropped:
+            out.append("* %s refused %s (unknown option) and ran without: its figures marked * are NOT under the "
+                       "same options as %s's" % (s.name, " ".join(s.dropped),
+                                                  "MariaDB" if s.kind == "strata" else "strata"))
+    out.append("account: " + account)
+    out.append("runs per cell: %d (median, min–max); servers alternate ABBA; both run throughout" % o.runs)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def build_flood(scratch, logf):
+    src = os.path.join(BENCH, "client", "flood.c")
+    out = os.path.join(scratch, "flood")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None
+    rc, msg = run_quiet([cc, "-O2", "-std=c11", "-Wall", "-o", out, src, "-lzstd", "-lz", "-lcrypto", "-lpthread"],
+                        120)
+    logf.write("flood build: rc=%d %s\n" % (rc, msg))
+    return out if rc == 0 else None
+
+
+def options():
+    p = argparse.ArgumentParser(
+        prog="bench/run", description="strata beside MariaDB: start both, run the workloads, print one table.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("workloads", nargs="*", help="any of: " + ", ".join(WORKLOADS) + " (default: all)")
+    p.add_argument("--runs", type=int, default=3, help="runs per cell (at least 3 for the table)")
+    p.add_argument("--servers", default="mariadb,strata")
+    p.add_argument("--stratad", default=os.path.join(REPO, "build", "stratad"))
+    p.add_argument("--buffer-pool", default="128M", help="innodb_buffer_pool_size for both")
+    p.add_argument("--tables", type=int, default=4)
+    p.add_argument("--table-size", type=int, default=10000)
+    p.add_argument("--oltp-tests", default="point_select,read_only,read_write,write_only,insert")
+    p.add_argument("--threads", default="1,16,64")
+    p.add_argument("--time", type=int, default=3, help="seconds per sysbench OLTP run")
+    p.add_argument("--sw-threads", type=int, default=30)
+    p.add_argument("--sw-time", type=int, default=3)
+    p.add_argument("--binlog-files", default="10,1000,3500")
+    p.add_argument("--binlog-samples", type=int, default=20)
+    p.add_argument("--dd-rows", type=int, default=10000)
+    p.add_argument("--dd-read-threads", type=int, default=20)
+    p.add_argument("--dd-read-time", type=int, default=3)
+    p.add_argument("--idle-connections", type=int, default=3000)
+    p.add_argument("--conn-threads", default="30,300,3000")
+    p.add_argument("--conn-time", type=int, default=3)
+    p.add_argument("--recovery-threads", type=int, default=16)
+    p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
+    p.add_argument("--start-timeout", type=int, default=60)
+    p.add_argument("--scratch", default=None, help="parent directory for the scratch directory")
+    p.add_argument("--keep", action="store_true", help="keep the data directories (logs are always kept)")
+    p.add_argument("--results", default=None,
+                   help="write the markdown table here (default: bench/RESULTS.md when every workload runs)")
+    o = p.parse_args()
+    for w in o.workloads:
+        if w not in WORKLOADS and w != "all":
+            p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS)))
+    return o
+
+
+def main():
+    o = options()
+    which = WORKLOADS if not o.workloads or "all" in o.workloads else [w for w in WORKLOADS if w in o.workloads]
+    # bench/RESULTS.md only from a full run of the real pair; anything else writes only where --results says.
+    real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
+            [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])
+    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real else None)
+    cmdline = os.environ.get("BENCH_CMDLINE") or "bench/run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    benchlib.raise_nofile(20000)
+    scratch = tempfile.mkdtemp(prefix="strata-bench-", dir=o.scratch)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.monotonic()
+    logf = open(os.path.join(scratch, "bench.log"), "w")
+    servers = []
+
+    def on_signal(sig, frame):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        say("scratch: %s (log: %s/bench.log)" % (scratch, scratch))
+        o.flood = build_flood(scratch, logf) if "show-warnings" in which else None
+        for kind in o.servers.split(","):
+            servers.append(Server(kind.strip(), scratch, o))
+        for s in servers:
+            say("starting %s on 127.0.0.1:%d" % (s.name, s.port))
+            s.start()
+            if s.dropped:
+                MARKS[s.kind] = " *"
+                say("  %s refused %s: started without (its figures are marked *)" % (s.name, " ".join(s.dropped)))
+            if s.down:
+                say("  %s is not running: %s" % (s.name, s.down))
+            else:
+                say("  %s is up, pid %d, version %s" % (s.name, s.pid, s.version))
+        account = setup_accounts(servers)
+        invs = plan(o, which)
+        res = Results()
+        execute(o, servers, invs, res, logf)
+        elapsed = time.monotonic() - t0
+        rows = table_rows(invs, res, o.runs, [s.kind for s in servers])
+        head = ["strata beside MariaDB, %s UTC, %.1f min" % (started.strftime("%Y-%m-%d %H:%M"), elapsed / 60),
+                "command: " + cmdline] + machine_info(scratch) + versions(servers, o) + options_text(servers, o,
+                                                                                                   account)
+        nts = notes(invs, res, servers)
+        say("")
+        say("\n".join(head))
+        say("")
+        say(text_table(rows))
+        if nts:
+            say("\nwhy 'not supported yet':")
+            say("\n".join("  " + n for n in nts))
+        if results_path:
+            write_results(results_path, head, rows, nts, o)
+            say("\nwrote " + results_path)
+    except KeyboardInterrupt:
+        say("\ninterrupted; stopping everything")
+        if CURRENT_CHILD:
+            kill_group(CURRENT_CHILD)
+        return_code = 130
+    else:
+        return_code = 0
+    finally:
+        for s in servers:
+            s.stop_all()
+        logf.close()
+        if not o.keep:
+            for s in servers:
+                shutil.rmtree(s.datadir, ignore_errors=True)
+    sys.exit(return_code)
+
+
+def write_results(path, head, rows, nts, o):
+    text = ["# bench results", "",
+            "Written by `bench/run`; never edited by hand.  Each cell is the median of %d runs with min–max; "
+            "`not supported yet` means the server could not run that workload (the reason is listed below)."
+            % o.runs, "", "```"] + head + ["```", "", md_table(rows), ""]
+    if nts:
+        text += ["Why `not supported yet`:", ""] + ["- " + n for n in nts] + [""]
+    with open(path, "w") as f:
+        f.write("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
