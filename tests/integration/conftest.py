@@ -70,9 +70,18 @@ def die_with_parent():
 
 
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+    """A port that is free now, picked at random (not the kernel's next ephemeral port, which concurrent test
+    runs on this machine would all be handed in turn)."""
+    import random
+    for _ in range(200):
+        port = random.randint(20000, 60999)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError('no free port found')
 
 
 def strata_exe():
@@ -171,20 +180,50 @@ class Server:
             self.wait_ready()
         return self
 
+    def greeting_id(self, unix):
+        """Connection id from the v10 greeting on the Unix socket or the TCP port, or None."""
+        try:
+            if unix:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(2)
+                s.connect(self.socket)
+            else:
+                s = socket.create_connection((self.host, self.port), timeout=1)
+                s.settimeout(2)
+            with s:
+                data = b''
+                while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:3], 'little'):
+                    b = s.recv(4096)
+                    if not b:
+                        return None
+                    data += b
+                if data[4] != 10:
+                    return None
+                end = data.index(b'\0', 5)
+                return int.from_bytes(data[end + 1:end + 5], 'little')
+        except (OSError, ValueError):
+            return None
+
     def wait_ready(self, timeout=START_TIMEOUT):
+        """Waits for greetings on both the socket and the port, and makes sure the port is this server's:
+        with several test runs on one machine, a port picked as free can be taken by someone else's server
+        before ours binds it (ours then fails), and talking to that one would be a disaster (SHUTDOWN...).
+        Connection ids socket -> TCP -> socket must increase: one server, one counter."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError('%s exited with status %s during start-up; args %s\n%s' % (
                     self.kind, self.proc.returncode, self.args, self.tail()))
-            try:
-                with socket.create_connection((self.host, self.port), timeout=1) as s:
-                    s.settimeout(2)
-                    data = s.recv(5)
-                    if len(data) == 5 and data[4] == 10:
-                        return
-            except OSError:
-                pass
+            a = self.greeting_id(unix=True)
+            b = self.greeting_id(unix=False) if a is not None else None
+            if a is not None and b is not None:
+                c = self.greeting_id(unix=True)
+                if c is not None and a < b < c and self.proc.poll() is None:
+                    return
+                if c is not None:
+                    self.proc.kill()
+                    raise RuntimeError('port %d is answered by another server (ids %s, %s, %s)' % (
+                        self.port, a, b, c))
             time.sleep(0.05)
         self.proc.kill()
         raise RuntimeError('%s did not accept connections within %.0fs\n%s' % (self.kind, timeout, self.tail()))
