@@ -23,6 +23,7 @@
 #include "proto/proto.h"
 #include "proto/auth.h"
 #include "proto/tls.h"
+#include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "util/config.h"
@@ -128,6 +129,59 @@ static bool bind_is_loopback(const char *addr)
     return lo;
 }
 
+/*
+ * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
+ * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
+ */
+static int open_binlog(const config_t *cfg, const char *datadir)
+{
+    const config_item_t *lb = config_get(cfg, "log_bin");
+    if (lb && lb->negated) {
+        sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
+        return 0;
+    }
+    char path[PATH_MAX];
+    const char *name = lb && lb->value && *lb->value ? lb->value : "strata-bin";
+    if (name[0] == '/')
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/%s", datadir, name);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    binlog_options_t bo;
+    binlog_options_default(&bo);
+    bo.dir = path;
+    bo.basename = slash + 1;
+    bo.server_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_SERVER_ID);
+    bo.domain_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_GTID_DOMAIN_ID);
+    bo.max_size = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_BINLOG_SIZE);
+    bo.sync = (int)sysvar_global_int(&g_srv.vars, SYSVAR_SYNC_BINLOG);
+    bo.expire_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS);
+    if (sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS)) {
+        bo.compress_after_files = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_FILES);
+        bo.compress_after_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_SECONDS);
+        bo.compress_in_background = true;
+    }
+    bo.server_version = STRATA_VERSION_STRING;
+    binlog_recovery_t rec;
+    memset(&rec, 0, sizeof rec);
+    if (binlog_open(&bo, &g_srv.binlog, &rec) != 0) {
+        log_error("Aborting: the binary log in '%s' can't be opened (see above)", path);
+        return -1;
+    }
+    if (rec.crashed)
+        log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
+                 "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
+    binlog_recovery_free(&rec);
+    char base[PATH_MAX + 16], index[PATH_MAX + 16];
+    snprintf(base, sizeof base, "%s/%s", path, bo.basename);
+    snprintf(index, sizeof index, "%s/%s.index", path, bo.basename);
+    sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 1);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_BASENAME, base);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_INDEX, index);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rc = 1;
@@ -168,9 +222,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < cfg.nwarnings; i++)
         log_warn("%s", cfg.warnings[i]);
-    const config_item_t *lb = config_get(&cfg, "log_bin");
-    if (lb && !lb->negated)
-        log_warn("--log-bin: the binary log is not part of this build yet; log_bin stays OFF");
+
     raise_fd_limit();
 
     sigset_t sigs;
@@ -208,6 +260,8 @@ int main(int argc, char **argv)
                   "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
         goto out;
     }
+    if (open_binlog(&cfg, datadir) != 0)
+        goto out;
     auth_srv.cache = auth_cache_new();
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;
@@ -260,6 +314,8 @@ out:
         tls_server_close(tls);
     if (g_srv.acl)
         acl_close(g_srv.acl);
+    if (g_srv.binlog)
+        binlog_close(g_srv.binlog);
     if (auth_srv.cache)
         auth_cache_free(auth_srv.cache);
     server_free(&g_srv);

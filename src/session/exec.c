@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "session/status.h"
@@ -811,6 +812,109 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     return 0;
 }
 
+/* ---- binary log statements (they read the binlog's index only: no old file is opened) ---- */
+
+typedef struct binlogs_arg {
+    text_rs_t *rs;
+    arena_t *a;
+} binlogs_arg_t;
+
+static int show_binlogs_row(void *arg, const binlog_file_info_t *f)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[4] = {f->name, arena_printf(b->a, "%llu", (unsigned long long)f->size),
+                           f->compressed ? "Yes" : "No", arena_printf(b->a, "%llu", (unsigned long long)f->disk_size)};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return diag_error(&s->diag, ER_NO_BINARY_LOGGING);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
+    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
+    binlogs_arg_t a = {&rs, &s->arena};
+    binlog_list_files(s->srv->binlog, show_binlogs_row, &a);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_master_status(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "File", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Position", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Binlog_Do_DB", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Binlog_Ignore_DB", 255, MYSQL_TYPE_VAR_STRING);
+    if (s->srv->binlog) {
+        char name[256];
+        uint64_t pos = 0;
+        binlog_master_status(s->srv->binlog, name, sizeof name, &pos);
+        const char *vals[4] = {name, arena_printf(&s->arena, "%llu", (unsigned long long)pos), "", ""};
+        trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int show_events_row(void *arg, const binlog_show_row_t *r)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[6] = {r->log_name, arena_printf(b->a, "%llu", (unsigned long long)r->pos), r->event_type,
+                           arena_printf(b->a, "%u", r->server_id),
+                           arena_printf(b->a, "%llu", (unsigned long long)r->end_log_pos), r->info};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return 0; /* MariaDB: an empty result without binary logging */
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    uint64_t pos = 4, skip = 0, limit = UINT64_MAX;
+    int rc = 0;
+    if (sh->from_pos && (rc = exec_limit_value(x, &ev, sh->from_pos, &pos)) != 0)
+        return rc;
+    if (sh->limit.count && (rc = exec_limit_value(x, &ev, sh->limit.count, &limit)) != 0)
+        return rc;
+    if (sh->limit.offset && (rc = exec_limit_value(x, &ev, sh->limit.offset, &skip)) != 0)
+        return rc;
+    if (sh->log_name) {
+        uint32_t seq;
+        if (binlog_file_seq(s->srv->binlog, sh->log_name, &seq) != 0)
+            return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS",
+                              "Could not find target log");
+    }
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 20, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Event_type", 15, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Server_id", 10, MYSQL_TYPE_LONG);
+    trs_col(&rs, "End_log_pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Info", 4096, MYSQL_TYPE_VAR_STRING);
+    binlogs_arg_t a = {&rs, &s->arena};
+    char err[512] = "";
+    rc = binlog_show_events(s->srv->binlog, sh->log_name, pos, (int64_t)skip,
+                            limit == UINT64_MAX ? -1 : (int64_t)limit, show_events_row, &a, err, sizeof err);
+    /* An error before any row becomes the statement's error; after rows went out, the result ends there. */
+    if (rc && !rs.started)
+        return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", err);
+    if (rc) /* rows already went out: end the result, the error is logged */
+        log_warn("SHOW BINLOG EVENTS: %s", err);
+    trs_end(&rs, more);
+    return 0;
+}
+
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
@@ -826,6 +930,9 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
+    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -1232,6 +1339,11 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             s->srv->request_shutdown(s->srv);
         return 0;
     case SQL_STMT_FLUSH:
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
+            binlog_rotate(s->srv->binlog) != 0)
+            return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
         sink->ok(sink, 0, 0, NULL, more);

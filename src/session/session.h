@@ -41,6 +41,7 @@ enum {
 typedef struct server server_t;
 typedef struct session session_t;
 typedef struct acl acl_t;
+typedef struct binlog binlog_t;
 typedef struct auth_cache auth_cache_t;
 
 /* A user variable (@x): name lower-cased, value copied into its own allocation. */
@@ -123,6 +124,7 @@ struct server {
     void (*request_shutdown)(server_t *srv); /* set by main */
     acl_t *acl;
     auth_cache_t *auth_cache;
+    binlog_t *binlog;       /* NULL with --skip-log-bin */
 };
 
 int server_init(server_t *srv);
