@@ -22,7 +22,6 @@ Use:
 import ctypes
 import ctypes.util
 import hashlib
-import os
 import socket
 import ssl
 import struct

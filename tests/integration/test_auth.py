@@ -4,9 +4,7 @@ surviving a restart, ALTER USER / SET PASSWORD / DROP USER.
 
 Syntax note: MariaDB 10.11 rejects MySQL's `IDENTIFIED WITH <plugin> BY '<pw>'` (1064) and has no
 caching_sha2_password server plugin; tests that need either are marked only('strata')."""
-import os
 import subprocess
-import time
 
 import pymysql
 import pytest

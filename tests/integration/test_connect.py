@@ -281,7 +281,7 @@ def test_handshake(target):
     """Greeting v10: capabilities, a fresh 20-byte scramble of non-NUL bytes per connection, autocommit
     status, default plugin, increasing connection ids that CONNECTION_ID() agrees with."""
     a = RawClient.open(port=target.port)
-    pa = a.read_handshake()
+    a.read_handshake()
     b = RawClient.open(port=target.port)
     b.read_handshake()
     try:

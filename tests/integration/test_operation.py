@@ -3,7 +3,6 @@ SHUTDOWN, max_connections (1040 for the one over), 3,000 concurrent idle connect
 import os
 import re
 import resource
-import signal
 import socket
 import subprocess
 import time

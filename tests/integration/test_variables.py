@@ -6,7 +6,6 @@ import subprocess
 import time
 
 import MySQLdb
-import pymysql
 import pytest
 
 import rawclient
