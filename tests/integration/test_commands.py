@@ -374,3 +374,24 @@ def test_aborted_clients(target):
     time.sleep(0.3)
     assert g() == before + 1
     c.quit()
+
+
+def test_session_track(target):
+    """With CLIENT_SESSION_TRACK the OK packet carries the info string length-encoded and, when the
+    SERVER_SESSION_STATE_CHANGED flag is set, the changes: the current schema after USE and COM_INIT_DB,
+    tracked system variables after SET."""
+    c = raw(target, caps=rawclient.DEFAULT_CAPS | rawclient.CLIENT_SESSION_TRACK)
+    assert c.caps & rawclient.CLIENT_SESSION_TRACK
+    r = c.query_results('USE information_schema')[0]
+    assert r.status & rawclient.SERVER_SESSION_STATE_CHANGED
+    assert (rawclient.SESSION_TRACK_SCHEMA, b'\x12information_schema') in r.ok.session_state
+    ok = c.init_db('information_schema')
+    assert (rawclient.SESSION_TRACK_SCHEMA, b'\x12information_schema') in ok.session_state
+    r = c.query_results("SET NAMES latin1")[0]
+    assert r.status & rawclient.SERVER_SESSION_STATE_CHANGED
+    tracked = [d for t, d in r.ok.session_state if t == rawclient.SESSION_TRACK_SYSTEM_VARIABLES]
+    assert b'\x14character_set_client\x06latin1' in tracked, r.ok.session_state
+    r = c.query_results('SELECT 1')[0]  # a result set: still parses, nothing changed
+    assert r.rows == [(b'1',)]
+    c.ping()
+    c.quit()
