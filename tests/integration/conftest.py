@@ -558,13 +558,6 @@ def root(target):
     c.close()
 
 
-def sql_error(exc):
-    """(errno, sqlstate-or-None, message) from a PyMySQL or MySQLdb exception."""
-    code = exc.args[0]
-    msg = exc.args[1] if len(exc.args) > 1 else ''
-    return code, msg
-
-
 @pytest.fixture
 def unique():
     """A short unique name for accounts/variables created by one test."""
