@@ -312,3 +312,17 @@ def test_fresh_datadir_root_and_refuse_public_bind(fresh_strata):
     # With a root password, a non-loopback bind is allowed.
     s.start(['--bind-address=0.0.0.0'])
     s.connect().close()
+
+
+def test_require_secure_transport(fresh_target):
+    """require_secure_transport=ON: plain TCP logins are refused; TLS and the Unix socket are fine."""
+    s = fresh_target
+    s.query('SET GLOBAL require_secure_transport = ON')
+    with pytest.raises(ServerError) as ei:
+        RawClient.connect(port=s.port)
+    # MariaDB 10.11 answers with a plain access-denied (MySQL 8 has its own 3159)
+    assert (ei.value.code, ei.value.sqlstate, ei.value.message) == (1045, '28000', denied_msg('root', False))
+    RawClient.connect(port=s.port, tls=True).quit()
+    RawClient.connect(unix=s.socket).quit()
+    s.query('SET GLOBAL require_secure_transport = OFF', unix=True)
+    RawClient.connect(port=s.port).quit()
