@@ -714,6 +714,10 @@ def build_flood(scratch, logf):
     return out if rc == 0 else None
 
 
+QUICK = dict(table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
+             dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1)
+
+
 def options():
     p = argparse.ArgumentParser(
         prog="bench/run", description="strata beside MariaDB: start both, run the workloads, print one table.",
@@ -745,7 +749,13 @@ def options():
     p.add_argument("--keep", action="store_true", help="keep the data directories (logs are always kept)")
     p.add_argument("--results", default=None,
                    help="write the markdown table here (default: bench/RESULTS.md when every workload runs)")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes and 1 s runs, to check the harness (never writes bench/RESULTS.md)")
     o = p.parse_args()
+    if o.quick:
+        for k, v in QUICK.items():
+            if getattr(o, k) == p.get_default(k):
+                setattr(o, k, v)
     for w in o.workloads:
         if w not in WORKLOADS and w != "all":
             p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS)))
@@ -758,7 +768,8 @@ def main():
     # bench/RESULTS.md only from a full run of the real pair; anything else writes only where --results says.
     real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
             [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])
-    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real else None)
+    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real and not o.quick
+                                 else None)
     cmdline = os.environ.get("BENCH_CMDLINE") or "bench/run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     benchlib.raise_nofile(20000)
     scratch = tempfile.mkdtemp(prefix="strata-bench-", dir=o.scratch)
