@@ -574,7 +574,7 @@ def table_rows(invs, res, runs, kinds):
             seen.add(m.key)
             mt, mv = cell(res, m.key, "mariadb", runs, kinds)
             st, sv = cell(res, m.key, "strata", runs, kinds)
-            ratio = "%.2fx" % (sv / mv) if mv and sv is not None else "–"
+            ratio = "%.2fx" % (sv / mv) + MARKS.get("strata", "") if mv and sv is not None else "–"
             rows.append(("row", m.label, m.better, mt, st, ratio))
         for m in inv.derived:
             cells = []
@@ -587,7 +587,8 @@ def table_rows(invs, res, runs, kinds):
                     cells.append((NOT_SUPPORTED, None))
                 else:
                     cells.append(("%.2f" % (num / den) + MARKS.get(kind, ""), num / den))
-            ratio = "%.2fx" % (cells[1][1] / cells[0][1]) if cells[0][1] and cells[1][1] is not None else "–"
+            ratio = ("%.2fx" % (cells[1][1] / cells[0][1]) + MARKS.get("strata", "")
+                     if cells[0][1] and cells[1][1] is not None else "–")
             rows.append(("row", m.label, m.better, cells[0][0], cells[1][0], ratio))
     return rows
 
@@ -769,7 +770,7 @@ def main():
     real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
             [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])
     results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real and not o.quick
-                                 else None)
+                                 and o.runs >= 3 else None)
     cmdline = os.environ.get("BENCH_CMDLINE") or "bench/run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     benchlib.raise_nofile(20000)
     scratch = tempfile.mkdtemp(prefix="strata-bench-", dir=o.scratch)
