@@ -511,21 +511,23 @@ def execute(o, servers, invs, res, logf):
 
 
 def recovered(s, pidfile):
-    """After the recovery workload the old process is gone and a new one (started by the workload) runs."""
+    """After the recovery workload the old process may be gone and a new one (started by the workload) run."""
+    try:
+        newpid = int(open(pidfile).read().strip())
+    except (OSError, ValueError):
+        newpid = None  # the workload stopped before its kill -9
+    if newpid is None:
+        if s.pid and not alive(s.pid):
+            s.down = "%s is gone after the recovery workload: %s" % (s.name, s.log_tail())
+        return
     if s.proc:
         try:
-            s.proc.wait(10)
+            s.proc.wait(10)  # reap the killed process
         except subprocess.TimeoutExpired:
             pass
         s.proc = None
-    try:
-        s.pid = int(open(pidfile).read().strip())
-    except (OSError, ValueError):
-        if not alive(s.pid or 0):
-            s.pid = None
-            s.down = "%s was not restarted after kill -9" % s.name
-        return
-    if not alive(s.pid):
+    s.pid = newpid
+    if not alive(newpid):
         s.down = "%s did not come back after kill -9: %s" % (s.name, s.log_tail())
 
 
