@@ -338,8 +338,12 @@ def plan(o, which):
                 ["--files", str(n), "--samples", str(o.binlog_samples)] + (["--reset"] if i == 0 else []),
                 [Metric("binlog/flush/%d" % n, "FLUSH BINARY LOGS at %s files: ms (median)" % f"{n:,}", "lower"),
                  Metric("binlog/purge/%d" % n, "PURGE BINARY LOGS BEFORE (removes none) at %s files: ms (median)"
-                        % f"{n:,}", "lower")],
-                timeout=3600))
+                        % f"{n:,}", "lower"),
+                 Metric("binlog/flush-opens/%d" % n, "old binlog files opened per FLUSH at %s files (strace)"
+                        % f"{n:,}", "lower"),
+                 Metric("binlog/purge-opens/%d" % n, "binlog files opened per PURGE (removes none) at %s files "
+                        "(strace)" % f"{n:,}", "lower")],
+                special="pid", timeout=3600))
         if len(counts) > 1:
             inv[-1].derived = [
                 Metric("binlog/%s/ratio" % w, "%s time, %s / %s files (ratio of the medians above)"
@@ -536,6 +540,8 @@ def recovered(s, pidfile):
 
 def fmt(v):
     a = abs(v)
+    if v == 0:
+        return "0"
     if a >= 1000:
         return f"{v:,.0f}"
     if a >= 100:
