@@ -630,6 +630,54 @@ def md_table(rows):
     return "\n".join(out)
 
 
+def headlines(o, res, kinds):
+    """The few figures the README quotes: strata/MariaDB ratios of medians, and the within-server ratios the issues
+    set targets for.  Only from cells that have numbers."""
+    def med(key, kind):
+        vs = res.vals.get((key, kind)) if kind in kinds else None
+        return statistics.median(vs) if vs else None
+
+    def vs_maria(label, key, better):
+        m, st = med(key, "mariadb"), med(key, "strata")
+        if m and st is not None:
+            return "%s: strata/MariaDB %.2fx%s (%s is better)" % (label, st / m, MARKS.get("strata", ""), better)
+        return "%s: %s" % (label, NOT_SUPPORTED if m else "no MariaDB figure")
+
+    def within(label, num, den, target):
+        parts = []
+        for kind, name in (("mariadb", "MariaDB"), ("strata", "strata")):
+            a, b = med(num, kind), med(den, kind)
+            parts.append("%s %s" % (name, "%.2f" % (a / b) + MARKS.get(kind, "") if a is not None and b
+                                    else NOT_SUPPORTED))
+        return "%s: %s (%s)" % (label, ", ".join(parts), target)
+
+    out = []
+    if o.idle_connections:
+        out.append(vs_maria("memory per idle connection at %s" % f"{o.idle_connections:,}",
+                            "conn/idle/%d" % o.idle_connections, "lower"))
+    sw = "show-warnings/"
+    out.append(within("SHOW WARNINGS QPS, zlib / off (sysbench)", sw + "sysbench/zlib/qps", sw + "sysbench/off/qps",
+                      "issue 2 wants >= 0.9 for strata"))
+    out.append(within("SHOW WARNINGS QPS, zstd / off (flood client)", sw + "flood/zstd/qps", sw + "flood/off/qps",
+                      "issue 2 wants >= 0.9 for strata"))
+    out.append(vs_maria("SHOW WARNINGS QPS, zlib", sw + "sysbench/zlib/qps", "higher"))
+    counts = sorted(csv_ints(o.binlog_files))
+    if len(counts) > 1:
+        out.append(within("FLUSH BINARY LOGS time, %s / %s files" % (f"{counts[-1]:,}", f"{counts[0]:,}"),
+                          "binlog/flush/%d" % counts[-1], "binlog/flush/%d" % counts[0],
+                          "issue 5 wants <= 1.2"))
+    th = csv_ints(o.threads)
+    if th:
+        for t in ("oltp_point_select", "oltp_read_write", "oltp_write_only"):
+            out.append(vs_maria("%s, %d thr" % (t, th[-1]), "%s/%d/tps" % (t, th[-1]), "higher"))
+    ct = csv_ints(o.conn_threads)
+    if ct:
+        out.append(vs_maria("oltp_write_only, %d thr" % ct[-1], "conn/oltp_write_only/%d/tps" % ct[-1], "higher"))
+    out.append(vs_maria("disk-data inserts rows/s", "dd/insert", "higher"))
+    out.append(vs_maria("recovery time after kill -9", "recovery/s", "lower"))
+    return out
+
+
 def notes(invs, res, servers):
     """Unique reasons for 'not supported yet', with the number of cells each explains."""
     out = []
@@ -816,15 +864,18 @@ def main():
                 "command: " + cmdline] + machine_info(scratch) + versions(servers, o) + options_text(servers, o,
                                                                                                    account)
         nts = notes(invs, res, servers)
+        hl = headlines(o, res, [s.kind for s in servers])
         say("")
         say("\n".join(head))
         say("")
         say(text_table(rows))
+        say("\nheadlines (medians):")
+        say("\n".join("  " + h for h in hl))
         if nts:
             say("\nwhy 'not supported yet':")
             say("\n".join("  " + n for n in nts))
         if results_path:
-            write_results(results_path, head, rows, nts, o)
+            write_results(results_path, head, rows, nts, hl, o)
             say("\nwrote " + results_path)
     except KeyboardInterrupt:
         say("\ninterrupted; stopping everything")
@@ -843,11 +894,12 @@ def main():
     sys.exit(return_code)
 
 
-def write_results(path, head, rows, nts, o):
+def write_results(path, head, rows, nts, hl, o):
     text = ["# bench results", "",
             "Written by `bench/run`; never edited by hand.  Each cell is the median of %d runs with min–max; "
             "`not supported yet` means the server could not run that workload (the reason is listed below)."
-            % o.runs, "", "```"] + head + ["```", "", md_table(rows), ""]
+            % o.runs, "", "```"] + head + ["```", "", md_table(rows), "", "Headlines (medians):", ""] + \
+        ["- " + h for h in hl] + [""]
     if nts:
         text += ["Why `not supported yet`:", ""] + ["- " + n for n in nts] + [""]
     with open(path, "w") as f:
