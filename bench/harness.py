@@ -637,13 +637,20 @@ def headlines(o, res, kinds):
         vs = res.vals.get((key, kind)) if kind in kinds else None
         return statistics.median(vs) if vs else None
 
+    def ran(*keys):
+        return any((k, kind) in res.vals or (k, kind) in res.why for k in keys for kind in ("mariadb", "strata"))
+
     def vs_maria(label, key, better):
+        if not ran(key):
+            return None
         m, st = med(key, "mariadb"), med(key, "strata")
         if m and st is not None:
             return "%s: strata/MariaDB %.2fx%s (%s is better)" % (label, st / m, MARKS.get("strata", ""), better)
         return "%s: %s" % (label, NOT_SUPPORTED if m else "no MariaDB figure")
 
     def within(label, num, den, target):
+        if not ran(num, den):
+            return None
         parts = []
         for kind, name in (("mariadb", "MariaDB"), ("strata", "strata")):
             a, b = med(num, kind), med(den, kind)
@@ -675,7 +682,7 @@ def headlines(o, res, kinds):
         out.append(vs_maria("oltp_write_only, %d thr" % ct[-1], "conn/oltp_write_only/%d/tps" % ct[-1], "higher"))
     out.append(vs_maria("disk-data inserts rows/s", "dd/insert", "higher"))
     out.append(vs_maria("recovery time after kill -9", "recovery/s", "lower"))
-    return out
+    return [h for h in out if h]
 
 
 def notes(invs, res, servers):
