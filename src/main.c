@@ -66,6 +66,9 @@ static int load_options(int argc, char **argv, config_t *cfg)
     opts[n++] = (config_opt_t){"verbose", CONFIG_ARG_NONE, 'v', "With --help, list every option", NULL, NULL};
     opts[n++] = (config_opt_t){"user", CONFIG_ARG_REQUIRED, 'u', "Run as this user (accepted; stratad does not switch users)", NULL, NULL};
     opts[n++] = (config_opt_t){"console", CONFIG_ARG_NONE, 0, "Write the error log to stderr", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_bin", CONFIG_ARG_OPTIONAL, 0,
+                               "Enable the binary log, with an optional base name (--skip-log-bin disables it)", NULL, NULL};
+    opts[n++] = (config_opt_t){"log_basename", CONFIG_ARG_REQUIRED, 0, "Base name for log files", NULL, NULL};
     int rc = config_load(cfg, argc, argv, opts, n, cfg_groups, cfg_files);
     if (rc != 0) {
         fprintf(stderr, "stratad: %s\n", cfg->errmsg);
@@ -165,6 +168,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < cfg.nwarnings; i++)
         log_warn("%s", cfg.warnings[i]);
+    const config_item_t *lb = config_get(&cfg, "log_bin");
+    if (lb && !lb->negated)
+        log_warn("--log-bin: the binary log is not part of this build yet; log_bin stays OFF");
     raise_fd_limit();
 
     sigset_t sigs;

@@ -1,7 +1,8 @@
 /*
  * The epoll loop, the listeners and the worker pool (see net.h for the scheduling rule).
  *
- * Threads:  one loop thread (accepts, waits for readiness, queues ready connections); N workers (run them).
+ * Threads:  N workers, each waiting in epoll_wait on the one shared set and running what it gets (accepts on a
+ *           listener, a ready connection, or queued work announced on the wake eventfd).
  * Lock order: net.lock only; ops callbacks are called without it.
  * Connection handle states:
  *     ARMED --readable--> QUEUED --worker pops--> RUNNING --REARM--> ARMED
@@ -50,18 +51,14 @@ struct net {
     bool lunix[NET_MAX_LISTENERS];
     int nl;
     char *socket_path;
-    pthread_t loop;
     pthread_t *workers;
     int nworkers;
     pthread_mutex_t lock;
-    pthread_cond_t work_cv;
-    pthread_cond_t stop_cv;
     net_conn_t *q_head, *q_tail;
     net_conn_t *all;
     int nconns;
     atomic_bool stop;
     bool threads_stopped;
-    bool loop_joined;
 };
 
 static void net_enqueue_locked(net_t *n, net_conn_t *nc)
@@ -73,7 +70,9 @@ static void net_enqueue_locked(net_t *n, net_conn_t *nc)
     else
         n->q_head = nc;
     n->q_tail = nc;
-    pthread_cond_signal(&n->work_cv); /* one worker, never a broadcast */
+    uint64_t one = 1;
+    ssize_t r = write(n->wakefd, &one, sizeof one); /* one waiter wakes, never a broadcast */
+    (void)r;
 }
 
 static void net_close_conn(net_t *n, net_conn_t *nc)
@@ -103,48 +102,89 @@ static void net_arm(net_t *n, net_conn_t *nc)
         log_warn("epoll_ctl(MOD) failed: %s", strerror(errno));
 }
 
+static void net_accept_all(net_t *n, int lfd, bool is_unix);
+
+/* Runs one connection's turn and files it according to the answer. */
+static void net_run(net_t *n, net_conn_t *nc)
+{
+    switch (n->ops.ready(nc->ctx)) {
+    case NET_REARM:
+        net_arm(n, nc);
+        break;
+    case NET_CLOSE:
+        net_close_conn(n, nc);
+        break;
+    case NET_PARK:
+        pthread_mutex_lock(&n->lock);
+        if (nc->resume_pending) { /* its waker was faster than its parking */
+            nc->resume_pending = false;
+            net_enqueue_locked(n, nc);
+        } else {
+            nc->state = NC_PARKED;
+        }
+        pthread_mutex_unlock(&n->lock);
+        break;
+    case NET_AGAIN:
+        pthread_mutex_lock(&n->lock);
+        net_enqueue_locked(n, nc);
+        pthread_mutex_unlock(&n->lock);
+        break;
+    }
+}
+
+/*
+ * Every worker waits in epoll_wait on the shared set and runs what it gets itself: no hand-off between a loop
+ * thread and a worker, so a command costs one wake-up, as with a thread per connection, while an idle
+ * connection still holds no thread.  The kernel wakes one waiter per event; one-shot arming makes each
+ * readiness go to exactly one worker.  Work queued by net_resume() or NET_AGAIN is taken before waiting.
+ */
 static void *net_worker_main(void *p)
 {
     net_t *n = p;
-    for (;;) {
+    while (!atomic_load(&n->stop)) {
+        net_conn_t *nc = NULL;
         pthread_mutex_lock(&n->lock);
-        while (!n->q_head && !atomic_load(&n->stop))
-            pthread_cond_wait(&n->work_cv, &n->lock);
-        if (atomic_load(&n->stop)) {
-            pthread_mutex_unlock(&n->lock);
-            return NULL;
+        if (n->q_head) {
+            nc = n->q_head;
+            n->q_head = nc->next_q;
+            if (!n->q_head)
+                n->q_tail = NULL;
+            nc->state = NC_RUNNING;
         }
-        net_conn_t *nc = n->q_head;
-        n->q_head = nc->next_q;
-        if (!n->q_head)
-            n->q_tail = NULL;
-        nc->state = NC_RUNNING;
         pthread_mutex_unlock(&n->lock);
-
-        switch (n->ops.ready(nc->ctx)) {
-        case NET_REARM:
-            net_arm(n, nc);
-            break;
-        case NET_CLOSE:
-            net_close_conn(n, nc);
-            break;
-        case NET_PARK:
-            pthread_mutex_lock(&n->lock);
-            if (nc->resume_pending) { /* its waker was faster than its parking */
-                nc->resume_pending = false;
-                net_enqueue_locked(n, nc);
-            } else {
-                nc->state = NC_PARKED;
+        if (!nc) {
+            struct epoll_event ev;
+            int k = epoll_wait(n->epfd, &ev, 1, -1);
+            if (k <= 0)
+                continue;
+            uintptr_t tag = (uintptr_t)ev.data.ptr;
+            if (tag < NET_MAX_LISTENERS) {
+                net_accept_all(n, n->lfd[tag], n->lunix[tag]);
+                struct epoll_event lev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = ev.data.ptr};
+                epoll_ctl(n->epfd, EPOLL_CTL_MOD, n->lfd[tag], &lev);
+                continue;
             }
-            pthread_mutex_unlock(&n->lock);
-            break;
-        case NET_AGAIN:
+            if (tag == NET_MAX_LISTENERS) {
+                /* Queued work (or a stop).  On stop the counter is left set, so every worker wakes and exits. */
+                if (!atomic_load(&n->stop)) {
+                    uint64_t v;
+                    ssize_t r = read(n->wakefd, &v, sizeof v);
+                    (void)r;
+                }
+                continue;
+            }
+            nc = ev.data.ptr;
             pthread_mutex_lock(&n->lock);
-            net_enqueue_locked(n, nc);
+            bool mine = nc->state == NC_ARMED;
+            if (mine)
+                nc->state = NC_RUNNING;
             pthread_mutex_unlock(&n->lock);
-            break;
+            if (!mine)
+                continue;
         }
+        net_run(n, nc);
     }
+    return NULL;
 }
 
 void net_resume(net_t *n, net_conn_t *nc)
@@ -236,41 +276,6 @@ static void net_accept_all(net_t *n, int lfd, bool is_unix)
     }
 }
 
-static void *net_loop_main(void *p)
-{
-    net_t *n = p;
-    struct epoll_event evs[256];
-    while (!atomic_load(&n->stop)) {
-        int k = epoll_wait(n->epfd, evs, ARRAY_LEN(evs), -1);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            log_error("epoll_wait: %s", strerror(errno));
-            break;
-        }
-        for (int i = 0; i < k; i++) {
-            void *ptr = evs[i].data.ptr;
-            uintptr_t tag = (uintptr_t)ptr;
-            if (tag < NET_MAX_LISTENERS + 1) {
-                if (tag == NET_MAX_LISTENERS) { /* wake fd */
-                    uint64_t v;
-                    ssize_t r = read(n->wakefd, &v, sizeof v);
-                    (void)r;
-                    continue;
-                }
-                net_accept_all(n, n->lfd[tag], n->lunix[tag]);
-                continue;
-            }
-            net_conn_t *nc = ptr;
-            pthread_mutex_lock(&n->lock);
-            if (nc->state == NC_ARMED)
-                net_enqueue_locked(n, nc);
-            pthread_mutex_unlock(&n->lock);
-        }
-    }
-    return NULL;
-}
-
 static int net_listen_tcp(net_t *n, const char *addr, uint16_t port, int backlog)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
@@ -356,8 +361,6 @@ int net_start(net_t **out, const net_cfg_t *cfg, const net_ops_t *ops, void *arg
     n->epfd = epoll_create1(EPOLL_CLOEXEC);
     n->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     pthread_mutex_init(&n->lock, NULL);
-    pthread_cond_init(&n->work_cv, NULL);
-    pthread_cond_init(&n->stop_cv, NULL);
     int backlog = cfg->backlog > 0 ? cfg->backlog : 4096;
     if (cfg->bind_address && *cfg->bind_address && cfg->port) {
         /* A comma-separated list, as MariaDB 10.11 accepts. */
@@ -376,7 +379,7 @@ int net_start(net_t **out, const net_cfg_t *cfg, const net_ops_t *ops, void *arg
     if (cfg->socket_path && *cfg->socket_path && (rc = net_listen_unix(n, cfg->socket_path, backlog)) != 0)
         goto fail;
     for (int i = 0; i < n->nl; i++) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)(uintptr_t)i};
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = (void *)(uintptr_t)i};
         epoll_ctl(n->epfd, EPOLL_CTL_ADD, n->lfd[i], &ev);
     }
     struct epoll_event wev = {.events = EPOLLIN, .data.ptr = (void *)(uintptr_t)NET_MAX_LISTENERS};
@@ -388,7 +391,6 @@ int net_start(net_t **out, const net_cfg_t *cfg, const net_ops_t *ops, void *arg
     pthread_attr_setstacksize(&attr, 1 << 20);
     for (int i = 0; i < n->nworkers; i++)
         pthread_create(&n->workers[i], &attr, net_worker_main, n);
-    pthread_create(&n->loop, &attr, net_loop_main, n);
     pthread_attr_destroy(&attr);
     *out = n;
     return 0;
@@ -412,24 +414,10 @@ void net_request_stop(net_t *n)
 
 bool net_stop_requested(net_t *n) { return atomic_load(&n->stop); }
 
-void net_wait(net_t *n)
-{
-    /* The loop thread exits when stop is requested. */
-    pthread_join(n->loop, NULL);
-    n->loop_joined = true;
-}
-
 void net_stop(net_t *n)
 {
     net_request_stop(n);
-    if (!n->loop_joined) {
-        pthread_join(n->loop, NULL);
-        n->loop_joined = true;
-    }
     if (!n->threads_stopped) {
-        pthread_mutex_lock(&n->lock);
-        pthread_cond_broadcast(&n->work_cv); /* shutdown: every worker must see it */
-        pthread_mutex_unlock(&n->lock);
         for (int i = 0; i < n->nworkers; i++)
             pthread_join(n->workers[i], NULL);
         n->threads_stopped = true;
@@ -445,7 +433,5 @@ void net_stop(net_t *n)
     mem_free(n->socket_path);
     mem_free(n->workers);
     pthread_mutex_destroy(&n->lock);
-    pthread_cond_destroy(&n->work_cv);
-    pthread_cond_destroy(&n->stop_cv);
     mem_free(n);
 }

@@ -1,9 +1,9 @@
 /*
- * net: sockets and scheduling, nothing of MySQL.  One epoll loop thread owns every socket; a pool of worker
- * threads runs whatever a ready socket needs (DESIGN.md decision 1: connections are not threads).
+ * net: sockets and scheduling, nothing of MySQL.  One epoll set holds every socket; a pool of worker threads
+ * waits on it and runs whatever a ready socket needs (DESIGN.md decision 1: connections are not threads).
  *
- * A connection's socket is registered EPOLLIN|EPOLLONESHOT: when it becomes readable the loop hands its context
- * to exactly one worker (ops->ready); when that returns NET_REARM the socket is armed again.  A context is thus
+ * A connection's socket is registered EPOLLIN|EPOLLONESHOT: when it becomes readable exactly one worker gets it and
+ * runs its context (ops->ready); when that returns NET_REARM the socket is armed again.  A context is thus
  * never run by two workers at once, without a per-connection lock.  A context that must wait for something
  * else (a group-commit fsync, a semi-sync ACK) returns NET_PARK and is later put back on the run queue by
  * whoever completes its wait (net_resume), so a waiting session holds no thread.
@@ -32,12 +32,12 @@ typedef struct net_peer {
 } net_peer_t;
 
 typedef struct net_ops {
-    /* On the loop thread, for each accepted socket.  Returns the connection's context, or NULL to close it.
+    /* On the worker that accepted it, for each accepted socket.  Returns the connection's context, or NULL to close it.
      * Must not block: it may send a short greeting with a non-blocking write. */
     void *(*accepted)(void *arg, net_conn_t *nc, int fd, const net_peer_t *peer);
     /* On a worker, when the socket is readable (or the context was resumed). */
     enum net_ready_result (*ready)(void *ctx);
-    /* On a worker or the loop: the socket is closed; free the context. */
+    /* On a worker (or in net_stop): the socket is closed; free the context. */
     void (*closed)(void *ctx);
 } net_ops_t;
 
@@ -57,10 +57,8 @@ void net_resume(net_t *n, net_conn_t *nc);
 int net_conn_count(net_t *n);
 /* Stops accepting, wakes every worker, joins the threads, and closes every remaining connection. */
 void net_stop(net_t *n);
-/* The loop runs until net_request_stop() (async-signal-safe) or net_stop(). */
+/* Workers run until net_request_stop() (async-signal-safe) or net_stop(). */
 void net_request_stop(net_t *n);
 bool net_stop_requested(net_t *n);
-/* Blocks the calling thread until a stop is requested. */
-void net_wait(net_t *n);
 
 #endif

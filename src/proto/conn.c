@@ -302,33 +302,20 @@ static int conn_auth_continue(conn_t *c)
 /* COM_CHANGE_USER: user NUL | auth (u8 length + bytes) | db NUL | u16 charset | plugin NUL | [attrs] */
 static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
 {
-    pcur_t cur;
-    pcur_init(&cur, arg, alen);
-    size_t ulen = 0, rlen = 0, dblen = 0, plen = 0;
-    const char *user = pcur_get_cstr(&cur, &ulen);
-    const uint8_t *resp;
-    if (c->caps & CLIENT_SECURE_CONNECTION) {
-        rlen = pcur_get_u8(&cur);
-        resp = pcur_get_bytes(&cur, rlen);
-    } else {
-        resp = (const uint8_t *)pcur_get_cstr(&cur, &rlen);
+    hs_response_t r;
+    if (proto_change_user_parse(arg, alen, c->caps, &r) != 0) {
+        session_begin_statement(c->sess);
+        diag_error(&c->sess->diag, ER_MALFORMED_PACKET);
+        c->sink.error(&c->sink);
+        return 0;
     }
-    const char *db = pcur_get_cstr(&cur, &dblen);
-    const char *plugin = NULL;
-    if (pcur_left(&cur) >= 2) {
-        pcur_get_u16(&cur);
-        if ((c->caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-            plugin = pcur_get_cstr(&cur, &plen);
-    }
-    if (!pcur_ok(&cur))
-        return -1;
     session_t *s = c->sess;
     status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
     session_reset(s);
     mem_free(s->db);
     s->db = NULL;
     c->change_user = true;
-    return conn_auth_begin(c, user, ulen, plugin, resp, rlen, db, dblen);
+    return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }
 
 /* ---- handshake ---- */
@@ -379,22 +366,17 @@ static void conn_log_bad_handshake(conn_t *c, const char *why)
 
 static int conn_handshake_response(conn_t *c)
 {
-    pcur_t cur;
-    pcur_init(&cur, c->pkt.data, c->pkt.len);
-    uint32_t caps = pcur_get_u32(&cur);
-    if (cur.err || !(caps & CLIENT_PROTOCOL_41)) {
-        conn_send_err_code(c, ER_NOT_SUPPORTED_AUTH_MODE);
-        conn_log_bad_handshake(c, "client does not speak protocol 4.1");
+    hs_response_t r;
+    int rc = proto_handshake_parse(c->pkt.data, c->pkt.len, c->tls != NULL, &r);
+    if (rc) {
+        conn_send_err_code(c, -rc);
+        conn_log_bad_handshake(c, rc == -ER_NOT_SUPPORTED_AUTH_MODE ? "client does not speak protocol 4.1" : "Bad handshake");
         return -1;
     }
-    pcur_get_u32(&cur); /* max packet size */
-    pcur_get_u8(&cur);  /* charset */
-    pcur_get_bytes(&cur, 23);
-    if ((caps & CLIENT_SSL) && !c->tls && pcur_left(&cur) == 0 && pcur_ok(&cur)) {
+    if (r.ssl_request) {
         /* SSLRequest: TLS starts now; the full response follows over it. */
         if (!c->cfg->tls) {
             conn_send_err_code(c, ER_HANDSHAKE_ERROR);
-        conn_log_bad_handshake(c, "Bad handshake");
             conn_log_bad_handshake(c, "SSLRequest without TLS configured");
             return -1;
         }
@@ -407,51 +389,19 @@ static int conn_handshake_response(conn_t *c)
     }
     if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
         conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
+        conn_log_bad_handshake(c, "insecure transport refused");
         return -1;
     }
-    size_t ulen = 0;
-    const char *user = pcur_get_cstr(&cur, &ulen);
-    if (cur.err) {
-        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
-        conn_log_bad_handshake(c, "Bad handshake");
-        return -1;
-    }
-    c->caps = caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
-    size_t alen = 0;
-    const uint8_t *auth = NULL;
-    if (caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) {
-        auth = pcur_get_lenenc_str(&cur, &alen);
-    } else if (caps & CLIENT_SECURE_CONNECTION) {
-        alen = pcur_get_u8(&cur);
-        auth = pcur_get_bytes(&cur, alen);
-    } else {
-        auth = (const uint8_t *)pcur_get_cstr(&cur, &alen);
-    }
-    const char *db = NULL;
-    size_t dblen = 0;
-    if ((caps & CLIENT_CONNECT_WITH_DB) && pcur_left(&cur))
-        db = pcur_get_cstr(&cur, &dblen);
-    const char *plugin = NULL;
-    if ((caps & CLIENT_PLUGIN_AUTH) && pcur_left(&cur))
-        { size_t plen; plugin = pcur_get_cstr(&cur, &plen); }
-    if ((caps & CLIENT_CONNECT_ATTRS) && pcur_left(&cur)) {
-        size_t alen2 = 0;
-        pcur_get_lenenc_str(&cur, &alen2);
-    }
+    c->caps = r.caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
     /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
-    if (caps & CLIENT_COMPRESS) {
+    if (r.caps & CLIENT_COMPRESS) {
         c->comp_algo = PCOMP_ZLIB;
-    } else if (caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
+    } else if (r.caps & CLIENT_ZSTD_COMPRESSION_ALGORITHM) {
         c->comp_algo = PCOMP_ZSTD;
-        c->comp_level = pcur_left(&cur) ? pcur_get_u8(&cur) : 0;
+        c->comp_level = r.zstd_level;
     }
-    if (cur.err) {
-        conn_send_err_code(c, ER_HANDSHAKE_ERROR);
-        conn_log_bad_handshake(c, "Bad handshake");
-        return -1;
-    }
-    c->sess->multi_statements = (caps & CLIENT_MULTI_STATEMENTS) != 0;
-    return conn_auth_begin(c, user, ulen, plugin, auth, alen, db, dblen);
+    c->sess->multi_statements = (r.caps & CLIENT_MULTI_STATEMENTS) != 0;
+    return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }
 
 /* ---- commands ---- */

@@ -52,6 +52,29 @@ typedef struct proto_cfg {
     bool require_secure_transport;
 } proto_cfg_t;
 
+/* A decoded HandshakeResponse41 / SSLRequest / COM_CHANGE_USER (handshake.c); pointers into the payload. */
+typedef struct hs_response {
+    uint32_t caps;
+    uint32_t max_packet;
+    uint8_t collation;
+    bool ssl_request;        /* only the SSLRequest prefix: TLS starts next */
+    const char *user;
+    size_t user_len;
+    const uint8_t *auth;
+    size_t auth_len;
+    const char *db;          /* NULL when not given */
+    size_t db_len;
+    const char *plugin;      /* NULL when not given */
+    const uint8_t *attrs;    /* connection attributes, raw */
+    size_t attrs_len;
+    uint8_t zstd_level;
+    bool has_zstd_level;
+} hs_response_t;
+
+/* 0, or -ER_NOT_SUPPORTED_AUTH_MODE (not protocol 4.1) / -ER_HANDSHAKE_ERROR (malformed). */
+int proto_handshake_parse(const uint8_t *p, size_t n, bool tls_active, hs_response_t *out);
+int proto_change_user_parse(const uint8_t *p, size_t n, uint32_t caps, hs_response_t *out);
+
 /* The net_ops that run the protocol; arg must point to a proto_cfg_t that outlives the server. */
 extern const net_ops_t proto_net_ops;
 const char *proto_command_name(int cmd);

@@ -1278,6 +1278,34 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
 }
 
+/* Whether MariaDB would open a table for it (SHOW reads information_schema, account statements mysql.user):
+ * such statements clear the previous statement's conditions at once, the others only when they raise one. */
+static bool stmt_uses_tables(const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_SELECT:
+        return st->select->from != NULL;
+    case SQL_STMT_EMPTY:
+    case SQL_STMT_SET:
+    case SQL_STMT_SET_TRANSACTION:
+    case SQL_STMT_DO:
+    case SQL_STMT_USE:
+    case SQL_STMT_BEGIN:
+    case SQL_STMT_COMMIT:
+    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT:
+    case SQL_STMT_PREPARE:
+    case SQL_STMT_EXECUTE:
+    case SQL_STMT_DEALLOCATE:
+    case SQL_STMT_KILL:
+    case SQL_STMT_SHUTDOWN:
+        return false;
+    default:
+        return true;
+    }
+}
+
 static bool stmt_is_diagnostic(const sql_stmt_t *st)
 {
     return st->kind == SQL_STMT_SHOW && (st->show.what == SQL_SHOW_WARNINGS || st->show.what == SQL_SHOW_ERRORS);
@@ -1344,6 +1372,8 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
                 s->prev_error_count = s->diag.error_count;
             }
             session_begin_statement(s);
+            if (stmt_uses_tables(st))
+                diag_clear(&s->diag);
         }
         if (atomic_load(&s->kill_query)) {
             atomic_store(&s->kill_query, false);
