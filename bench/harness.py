@@ -37,6 +37,25 @@ def say(*a):
 
 
 def free_port():
+    """A free loopback port below the kernel's ephemeral range: other test harnesses on this machine take ports
+    with bind(0), from the ephemeral range, so they cannot pick ours between our check and the server's bind."""
+    import random
+    lo = 32768
+    try:
+        lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    lo = max(lo, 12000)
+    for _ in range(200):
+        port = random.randrange(10000, lo)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -85,6 +104,8 @@ class Server:
         self.down = None          # why this server cannot run anything any more
         self.version = None
         self.dropped = []         # options of the common set the server refused, so it ran without them
+        self.in_effect = ""       # what SELECT @@global.x says after start
+        self.differs = []         # settings not in effect as asked
         self.o = o
         # Same durability and buffer pool for both, under the same (MySQL) option names.
         self.common = ["--datadir=" + self.datadir, "--port=%d" % self.port, "--socket=" + self.socket,
@@ -258,6 +279,43 @@ class Server:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 pass
+
+
+def size_bytes(txt):
+    m = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = str(txt).strip().upper()
+    return int(t[:-1]) * m[t[-1]] if t and t[-1] in m else int(t)
+
+
+def check_settings(s, o):
+    """Ask the running server what it actually runs with: equal options on the command line are not equal
+    durability if a server accepts an option and ignores it.  Returns (in-effect text, list of differences)."""
+    import pymysql
+    want = [("log_bin", "ON"), ("sync_binlog", "1"), ("binlog_format", "ROW"),
+            ("innodb_flush_log_at_trx_commit", "1"), ("innodb_buffer_pool_size", str(size_bytes(o.buffer_pool))),
+            ("max_connections", "4000")]
+    have, diffs = [], []
+    try:
+        c = pymysql.connect(host="127.0.0.1", port=s.port, user=s.user, password=s.password, connect_timeout=10,
+                            read_timeout=10, autocommit=None)
+    except Exception as e:
+        return "could not connect to check (%s)" % e, ["all settings unverified"]
+    for name, expect in want:
+        try:
+            with c.cursor() as cur:
+                cur.execute("SELECT @@global.%s" % name)
+                v = cur.fetchall()[0][0]
+            v = v.decode() if isinstance(v, bytes) else str(v)
+        except Exception as e:
+            have.append("%s=?" % name)
+            diffs.append("%s unverified (%s)" % (name, str(e)[:80]))
+            continue
+        norm = {"1": "ON", "0": "OFF"}.get(v, v.upper()) if name == "log_bin" else v.upper()
+        have.append("%s=%s" % (name, v))
+        if norm != expect.upper():
+            diffs.append("%s=%s (asked %s)" % (name, v, expect))
+    c.close()
+    return " ".join(have), diffs
 
 
 def setup_accounts(servers):
@@ -755,10 +813,15 @@ def options_text(servers, o, account):
     out = []
     for s in servers:
         out.append("%s command: %s" % (s.name, " ".join(shlex.quote(x) for x in s.cmd)))
+        if s.in_effect:
+            out.append("%s in effect (SELECT @@global.x): %s" % (s.name, s.in_effect))
         if s.dropped:
             out.append("* %s refused %s (unknown option) and ran without: its figures marked * are NOT under the "
                        "same options as %s's" % (s.name, " ".join(s.dropped),
                                                   "MariaDB" if s.kind == "strata" else "strata"))
+        if s.differs:
+            out.append("* %s does not run as asked: %s; its figures marked * are NOT under equal durability/sizes"
+                       % (s.name, "; ".join(s.differs)))
     out.append("account: " + account)
     out.append("runs per cell: %d (median, min–max); servers alternate ABBA; both run throughout" % o.runs)
     return out
@@ -862,6 +925,14 @@ def main():
             else:
                 say("  %s is up, pid %d, version %s" % (s.name, s.pid, s.version))
         account = setup_accounts(servers)
+        for s in servers:
+            if s.down:
+                continue
+            s.in_effect, s.differs = check_settings(s, o)
+            if s.differs or s.dropped:
+                MARKS[s.kind] = " *"
+            say("  %s runs with: %s%s" % (s.name, s.in_effect,
+                                         ("; DIFFERS: " + "; ".join(s.differs)) if s.differs else ""))
         invs = plan(o, which)
         res = Results()
         execute(o, servers, invs, res, logf)
