@@ -23,12 +23,16 @@
 #include "proto/proto.h"
 #include "proto/auth.h"
 #include "proto/tls.h"
+#include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
 static server_t g_srv;
+static engine_t *g_engine;
 
 static const char *const cfg_groups[] = {"mysqld", "server", "stratad", "mariadb", "mariadbd", NULL};
 /* strata's own files only: reading Debian's /etc/mysql/my.cnf would pick up MariaDB's datadir and socket. */
@@ -128,6 +132,59 @@ static bool bind_is_loopback(const char *addr)
     return lo;
 }
 
+/*
+ * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
+ * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
+ */
+static int open_binlog(const config_t *cfg, const char *datadir)
+{
+    const config_item_t *lb = config_get(cfg, "log_bin");
+    if (lb && lb->negated) {
+        sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
+        return 0;
+    }
+    char path[PATH_MAX];
+    const char *name = lb && lb->value && *lb->value ? lb->value : "strata-bin";
+    if (name[0] == '/')
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/%s", datadir, name);
+    char *slash = strrchr(path, '/');
+    *slash = 0;
+    binlog_options_t bo;
+    binlog_options_default(&bo);
+    bo.dir = path;
+    bo.basename = slash + 1;
+    bo.server_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_SERVER_ID);
+    bo.domain_id = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_GTID_DOMAIN_ID);
+    bo.max_size = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_BINLOG_SIZE);
+    bo.sync = (int)sysvar_global_int(&g_srv.vars, SYSVAR_SYNC_BINLOG);
+    bo.expire_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS);
+    if (sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS)) {
+        bo.compress_after_files = (uint32_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_FILES);
+        bo.compress_after_seconds = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_BINLOG_COMPRESS_AFTER_SECONDS);
+        bo.compress_in_background = true;
+    }
+    bo.server_version = STRATA_VERSION_STRING;
+    binlog_recovery_t rec;
+    memset(&rec, 0, sizeof rec);
+    if (binlog_open(&bo, &g_srv.binlog, &rec) != 0) {
+        log_error("Aborting: the binary log in '%s' can't be opened (see above)", path);
+        return -1;
+    }
+    if (rec.crashed)
+        log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
+                 "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
+    binlog_recovery_free(&rec);
+    char base[PATH_MAX + 16], index[PATH_MAX + 16];
+    snprintf(base, sizeof base, "%s/%s", path, bo.basename);
+    snprintf(index, sizeof index, "%s/%s.index", path, bo.basename);
+    sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 1);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_BASENAME, base);
+    sysvar_global_set_str(&g_srv.vars, SYSVAR_LOG_BIN_INDEX, index);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int rc = 1;
@@ -168,9 +225,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < cfg.nwarnings; i++)
         log_warn("%s", cfg.warnings[i]);
-    const config_item_t *lb = config_get(&cfg, "log_bin");
-    if (lb && !lb->negated)
-        log_warn("--log-bin: the binary log is not part of this build yet; log_bin stays OFF");
+
     raise_fd_limit();
 
     sigset_t sigs;
@@ -208,6 +263,25 @@ int main(int argc, char **argv)
                   "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
         goto out;
     }
+    /* The storage engine and the SQL catalog over it (recovery runs here). */
+    engine_opts_t eopt;
+    engine_opts_default(&eopt);
+    eopt.datadir = datadir;
+    eopt.pool_bytes = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_BUFFER_POOL_SIZE);
+    int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
+    eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
+    if (engine_open(&eopt, &g_engine) != 0) {
+        log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
+        g_engine = NULL;
+        goto out;
+    }
+    engine_set_lock_wait_timeout(g_engine, (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000);
+    if (sql_exec_global_init(g_engine, datadir) != 0) {
+        log_error("Aborting: the catalog in '%s' can't be used", datadir);
+        goto out;
+    }
+    if (open_binlog(&cfg, datadir) != 0)
+        goto out;
     auth_srv.cache = auth_cache_new();
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;
@@ -256,10 +330,16 @@ int main(int argc, char **argv)
 out:
     if (net)
         net_stop(net);
+    /* after the connections: their transactions are rolled back by then */
+    sql_exec_global_shutdown();
+    if (g_engine)
+        engine_close(g_engine);
     if (tls)
         tls_server_close(tls);
     if (g_srv.acl)
         acl_close(g_srv.acl);
+    if (g_srv.binlog)
+        binlog_close(g_srv.binlog);
     if (auth_srv.cache)
         auth_cache_free(auth_srv.cache);
     server_free(&g_srv);

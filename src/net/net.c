@@ -59,6 +59,7 @@ struct net {
     int nconns;
     atomic_bool stop;
     bool threads_stopped;
+    _Atomic uint64_t last_scan_us;
 };
 
 static void net_enqueue_locked(net_t *n, net_conn_t *nc)
@@ -132,6 +133,21 @@ static void net_run(net_t *n, net_conn_t *nc)
     }
 }
 
+/* About once a second one worker walks the connections waiting for input and shuts down the ones the
+ * protocol says have idled too long.  O(connections) per second, from whichever worker gets there first. */
+static void net_scan_idle(net_t *n)
+{
+    uint64_t now = time_mono_us(), last = atomic_load(&n->last_scan_us);
+    if (now - last < 1000000 || !n->ops.expired ||
+        !atomic_compare_exchange_strong(&n->last_scan_us, &last, now))
+        return;
+    pthread_mutex_lock(&n->lock);
+    for (net_conn_t *nc = n->all; nc; nc = nc->next_all)
+        if (nc->state == NC_ARMED && n->ops.expired(nc->ctx, now))
+            shutdown(nc->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&n->lock);
+}
+
 /*
  * Every worker waits in epoll_wait on the shared set and runs what it gets itself: no hand-off between a loop
  * thread and a worker, so a command costs one wake-up, as with a thread per connection, while an idle
@@ -142,6 +158,7 @@ static void *net_worker_main(void *p)
 {
     net_t *n = p;
     while (!atomic_load(&n->stop)) {
+        net_scan_idle(n);
         net_conn_t *nc = NULL;
         pthread_mutex_lock(&n->lock);
         if (n->q_head) {
@@ -154,7 +171,7 @@ static void *net_worker_main(void *p)
         pthread_mutex_unlock(&n->lock);
         if (!nc) {
             struct epoll_event ev;
-            int k = epoll_wait(n->epfd, &ev, 1, -1);
+            int k = epoll_wait(n->epfd, &ev, 1, 1000);
             if (k <= 0)
                 continue;
             uintptr_t tag = (uintptr_t)ev.data.ptr;

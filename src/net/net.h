@@ -39,6 +39,10 @@ typedef struct net_ops {
     enum net_ready_result (*ready)(void *ctx);
     /* On a worker (or in net_stop): the socket is closed; free the context. */
     void (*closed)(void *ctx);
+    /* About once a second, for each connection waiting for input (ARMED): true if it has been idle too long
+     * (connect_timeout, wait_timeout).  net then shuts its socket down; its worker sees the end of file.
+     * Called under net's lock: read only the context's own clock. */
+    bool (*expired)(void *ctx, uint64_t now_us);
 } net_ops_t;
 
 typedef struct net_cfg {

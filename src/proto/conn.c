@@ -252,6 +252,10 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         c->compressed = true;
         s->compressed = true;
     }
+    /* Interactive clients get interactive_timeout as their wait_timeout, as in MySQL. */
+    if (c->caps & CLIENT_INTERACTIVE)
+        sysvar_session_set_int(&s->vars, SYSVAR_WAIT_TIMEOUT, sysvar_session_int(&s->vars, SYSVAR_INTERACTIVE_TIMEOUT));
+    c->idle_limit_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_WAIT_TIMEOUT) * 1000000u;
     session_register(s);
     s->state = SESS_SLEEP;
     return 0;
@@ -498,6 +502,7 @@ static int conn_command(conn_t *c)
         break;
     }
     status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
+    c->idle_limit_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_WAIT_TIMEOUT) * 1000000u;
     arena_reset(&s->arena);
     return rc;
 }
@@ -524,6 +529,8 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
     conn_gen_scramble(c->scramble);
     c->max_packet = (size_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    c->idle_limit_us = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_CONNECT_TIMEOUT) * 1000000u;
+    atomic_store(&c->last_read_us, time_mono_us());
     /* max_connections ordinary sessions plus one for an administrator; past that, 1040 instead of a greeting. */
     int max_conn = (int)sysvar_global_int(&srv->vars, SYSVAR_MAX_CONNECTIONS);
     if (max_conn > 0 && srv->nsessions >= max_conn + 1) {
@@ -635,8 +642,10 @@ static enum net_ready_result proto_ready(void *ctx)
         }
         /* Need more bytes. */
         int n = conn_read_some(c);
-        if (n > 0)
+        if (n > 0) {
+            atomic_store_explicit(&c->last_read_us, time_mono_us(), memory_order_relaxed);
             continue;
+        }
         if (n == 0) {
             /* Keep an idle connection small: drop the buffers a large statement grew. */
             if (c->rbuf.len == 0)
@@ -682,8 +691,16 @@ static void proto_closed(void *ctx)
     mem_free(c);
 }
 
+static bool proto_expired(void *ctx, uint64_t now_us)
+{
+    conn_t *c = ctx;
+    uint64_t last = atomic_load_explicit(&c->last_read_us, memory_order_relaxed);
+    return c->idle_limit_us && now_us > last && now_us - last > c->idle_limit_us;
+}
+
 const net_ops_t proto_net_ops = {
     .accepted = proto_accepted,
     .ready = proto_ready,
     .closed = proto_closed,
+    .expired = proto_expired,
 };

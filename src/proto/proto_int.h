@@ -44,6 +44,8 @@ typedef struct conn {
     buf_t zbuf;            /* compressed connections: frames to send */
     uint8_t seq;           /* packet sequence id */
     size_t pk_start;       /* offset in obuf of the packet being built */
+    _Atomic uint64_t last_read_us; /* time_mono_us of the last bytes read (idle timeouts) */
+    uint64_t idle_limit_us;        /* connect_timeout before login, wait_timeout after */
     size_t max_packet;     /* @@global.max_allowed_packet when the connection began (it is read-only per session) */
     int ncols;             /* columns of the result set being sent */
     const res_col_t *cols;

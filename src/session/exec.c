@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/exec.h"
 #include "sql/sql.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
@@ -234,6 +236,74 @@ static void trs_end(text_rs_t *r, bool more)
     r->sink->rows_end(r->sink, more);
 }
 
+/* ------------------------------------------------------------------ the SQL executor (tables) */
+
+static void session_update_status_flags(session_t *s);
+
+/* A statement context for the executor (sql/exec.h) from the session's state. */
+static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->sqlx)
+        s->sqlx = sql_exec_session_new();
+    memset(c, 0, sizeof *c);
+    c->arena = &s->arena;
+    c->diag = &s->diag;
+    c->cb = &exec_cb;
+    c->cb_user = x;
+    c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    c->db = s->db;
+    c->user = s->priv_user;
+    c->host = s->priv_host;
+    /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
+    int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    c->strict = (mode & (3ll << 21)) != 0;
+    c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->ss = s->sqlx;
+    c->sink = sink;
+    c->more = more;
+}
+
+/* After an executor call: the session's outputs and transaction flag. */
+static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
+{
+    session_t *s = x->s;
+    if (rc == 0) {
+        if (c->last_insert_id_set)
+            s->last_insert_id = c->last_insert_id;
+        s->row_count = c->row_count;
+        if (c->row_count < 0)
+            s->found_rows = c->found_rows;
+        if (c->db_dropped) {
+            mem_free(s->db);
+            s->db = NULL;
+        }
+    }
+    s->in_trans = sql_exec_in_trans(s->sqlx);
+    session_update_status_flags(s);
+}
+
+static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, sink, more);
+    int rc = sql_exec_stmt(&c, st);
+    sqlx_done(x, &c, rc);
+    return rc;
+}
+
+/* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+{
+    if (!sql_exec_catalog())
+        return 0;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ SELECT without tables */
 
 static void col_from_meta(res_col_t *c, const sql_col_meta_t *m, const char *name)
@@ -295,6 +365,10 @@ static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t 
 static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
+    if (sel->from && sql_exec_catalog()) {
+        sql_stmt_t st = {.kind = SQL_STMT_SELECT, .select = (sql_select_t *)sel};
+        return sqlx_run(x, &st, sink, more);
+    }
     if (sel->from || sel->union_next || sel->ngroup_by || sel->having)
         return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, "tables (the SQL engine is not built yet)");
     sql_eval_ctx_t ev;
@@ -411,8 +485,10 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
     }
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
-        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
+        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
             s->in_trans = false;
+            rc = sqlx_txn(x, SQL_STMT_COMMIT);
+        }
         session_update_status_flags(s);
     }
     return rc;
@@ -811,9 +887,114 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     return 0;
 }
 
+/* ---- binary log statements (they read the binlog's index only: no old file is opened) ---- */
+
+typedef struct binlogs_arg {
+    text_rs_t *rs;
+    arena_t *a;
+} binlogs_arg_t;
+
+static int show_binlogs_row(void *arg, const binlog_file_info_t *f)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[4] = {f->name, arena_printf(b->a, "%llu", (unsigned long long)f->size),
+                           f->compressed ? "Yes" : "No", arena_printf(b->a, "%llu", (unsigned long long)f->disk_size)};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return diag_error(&s->diag, ER_NO_BINARY_LOGGING);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
+    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
+    binlogs_arg_t a = {&rs, &s->arena};
+    binlog_list_files(s->srv->binlog, show_binlogs_row, &a);
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_master_status(exec_ctx_t *x, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "File", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Position", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Binlog_Do_DB", 255, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Binlog_Ignore_DB", 255, MYSQL_TYPE_VAR_STRING);
+    if (s->srv->binlog) {
+        char name[256];
+        uint64_t pos = 0;
+        binlog_master_status(s->srv->binlog, name, sizeof name, &pos);
+        const char *vals[4] = {name, arena_printf(&s->arena, "%llu", (unsigned long long)pos), "", ""};
+        trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int show_events_row(void *arg, const binlog_show_row_t *r)
+{
+    binlogs_arg_t *b = arg;
+    const char *vals[6] = {r->log_name, arena_printf(b->a, "%llu", (unsigned long long)r->pos), r->event_type,
+                           arena_printf(b->a, "%u", r->server_id),
+                           arena_printf(b->a, "%llu", (unsigned long long)r->end_log_pos), r->info};
+    trs_row(b->rs, vals);
+    return 0;
+}
+
+static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->srv->binlog)
+        return 0; /* MariaDB: an empty result without binary logging */
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    uint64_t pos = 4, skip = 0, limit = UINT64_MAX;
+    int rc = 0;
+    if (sh->from_pos && (rc = exec_limit_value(x, &ev, sh->from_pos, &pos)) != 0)
+        return rc;
+    if (sh->limit.count && (rc = exec_limit_value(x, &ev, sh->limit.count, &limit)) != 0)
+        return rc;
+    if (sh->limit.offset && (rc = exec_limit_value(x, &ev, sh->limit.offset, &skip)) != 0)
+        return rc;
+    if (sh->log_name) {
+        uint32_t seq;
+        if (binlog_file_seq(s->srv->binlog, sh->log_name, &seq) != 0)
+            return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS",
+                              "Could not find target log");
+    }
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Log_name", 20, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Event_type", 15, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Server_id", 10, MYSQL_TYPE_LONG);
+    trs_col(&rs, "End_log_pos", 20, MYSQL_TYPE_LONGLONG);
+    trs_col(&rs, "Info", 4096, MYSQL_TYPE_VAR_STRING);
+    binlogs_arg_t a = {&rs, &s->arena};
+    char err[512] = "";
+    rc = binlog_show_events(s->srv->binlog, sh->log_name, pos, (int64_t)skip,
+                            limit == UINT64_MAX ? -1 : (int64_t)limit, show_events_row, &a, err, sizeof err);
+    /* An error before any row becomes the statement's error; after rows went out, the result ends there. */
+    if (rc && !rs.started)
+        return diag_error(&s->diag, ER_ERROR_WHEN_EXECUTING_COMMAND, "SHOW BINLOG EVENTS", err);
+    if (rc) /* rows already went out: end the result, the error is logged */
+        log_warn("SHOW BINLOG EVENTS: %s", err);
+    trs_end(&rs, more);
+    return 0;
+}
+
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
+    if (sql_exec_handles(st))
+        return sqlx_run(x, st, sink, more);
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -826,6 +1007,9 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
+    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -994,7 +1178,17 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         p->long_data = mem_calloc(p->nparams, sizeof *p->long_data);
         p->has_long_data = mem_calloc(p->nparams, sizeof *p->has_long_data);
     }
-    if (st->kind == SQL_STMT_SELECT && !st->select->from) {
+    if (st->kind == SQL_STMT_SELECT && st->select->from && sql_exec_catalog()) {
+        exec_ctx_t x = {.s = s};
+        sql_exec_ctx_t c;
+        sqlx_ctx(&x, &c, NULL, false);
+        c.arena = &p->arena;
+        res_col_t *cols;
+        int n;
+        sql_exec_describe(&c, st, &cols, &n);
+        p->ncols = n;
+        p->cols = cols;
+    } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
         const sql_select_t *sel = st->select;
         p->ncols = (int)sel->nitems;
         p->cols = arena_calloc(&p->arena, sizeof(res_col_t) * (size_t)(p->ncols ? p->ncols : 1));
@@ -1232,21 +1426,34 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             s->srv->request_shutdown(s->srv);
         return 0;
     case SQL_STMT_FLUSH:
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
+            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
+            binlog_rotate(s->srv->binlog) != 0)
+            return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
-    case SQL_STMT_BEGIN:
+    case SQL_STMT_BEGIN: {
+        int rc = sqlx_txn(x, st->kind);
         s->in_trans = true;
         session_update_status_flags(s);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_COMMIT:
-    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_ROLLBACK: {
+        int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_SAVEPOINT:
     case SQL_STMT_RELEASE_SAVEPOINT:
         sink->ok(sink, 0, 0, NULL, more);
@@ -1274,6 +1481,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     default:
+        if (sql_exec_handles(st))
+            return sqlx_run(x, st, sink, more);
         return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
 }

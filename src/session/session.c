@@ -8,15 +8,35 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "binlog/binlog.h"
 #include "session/session.h"
+#include "sql/exec.h"
 
 /* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
 static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
                                    buf_t *out)
 {
-    (void)arg;
-    (void)num;
     const session_t *s = ss ? ss->owner : NULL;
+    server_t *srv = arg;
+    if (which == STATUS_BINLOG_BYTES_WRITTEN || which == STATUS_BINLOG_COMMITS ||
+        which == STATUS_BINLOG_COMPRESSED_FILES || which == STATUS_BINLOG_FILES_OPENED ||
+        which == STATUS_BINLOG_FSYNCS || which == STATUS_BINLOG_GROUP_COMMITS || which == STATUS_BINLOG_PURGED_FILES ||
+        which == STATUS_BINLOG_ROTATIONS || which == STATUS_BINLOG_UNREADABLE_FILES) {
+        binlog_stats_t bs;
+        memset(&bs, 0, sizeof bs);
+        if (srv->binlog)
+            binlog_get_stats(srv->binlog, &bs);
+        *num = which == STATUS_BINLOG_BYTES_WRITTEN      ? bs.bytes_written
+               : which == STATUS_BINLOG_COMMITS          ? bs.commits
+               : which == STATUS_BINLOG_COMPRESSED_FILES ? bs.compressed_files
+               : which == STATUS_BINLOG_FILES_OPENED     ? bs.files_opened
+               : which == STATUS_BINLOG_FSYNCS           ? bs.fsyncs
+               : which == STATUS_BINLOG_GROUP_COMMITS    ? bs.group_commits
+               : which == STATUS_BINLOG_PURGED_FILES     ? bs.purged_files
+               : which == STATUS_BINLOG_ROTATIONS        ? bs.rotations
+                                                         : bs.unreadable_reported;
+        return true;
+    }
     switch (which) {
     case STATUS_SSL_VERSION:
         buf_append_str(out, s ? s->tls_version : "");
@@ -32,6 +52,31 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
 }
 
+/* Variables computed from the binary log: gtid_binlog_pos, gtid_binlog_state, gtid_current_pos. */
+static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
+                                  sysvar_value_t *out)
+{
+    server_t *srv = arg;
+    (void)sess;
+    sysvar_id_t id = def->target;
+    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
+        return false;
+    buf_t b;
+    buf_init(&b);
+    if (srv->binlog) {
+        binlog_gtid_set_t set;
+        memset(&set, 0, sizeof set);
+        binlog_gtid_state(srv->binlog, &set);
+        binlog_gtid_set_format(&set, id != SYSVAR_GTID_BINLOG_STATE, &b);
+        binlog_gtid_set_free(&set);
+    }
+    out->kind = SYSVAR_V_STR;
+    out->s = arena_strndup(a, b.len ? (const char *)b.data : "", b.len);
+    out->len = b.len;
+    buf_free(&b);
+    return true;
+}
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -41,6 +86,7 @@ int server_init(server_t *srv)
     sysvar_store_init(&srv->vars);
     status_init(&srv->status);
     status_set_compute(&srv->status, session_status_compute, srv);
+    sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     return 0;
@@ -73,6 +119,7 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
     session_clear_state(s);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
@@ -136,20 +183,22 @@ void session_reset(session_t *s)
     s->row_count = 0;
     s->in_trans = false;
     s->status = SERVER_STATUS_AUTOCOMMIT;
+    sql_exec_session_free(s->sqlx); /* COM_RESET_CONNECTION rolls back, as MySQL */
+    s->sqlx = NULL;
     session_clear_state(s);
     sysvar_session_reset(&s->vars);
 }
 
 int session_set_db(session_t *s, const char *db, size_t len)
 {
-    /* No catalog yet: every database is unknown except information_schema. */
-    if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, db);
+    /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */
+    if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
         return 0;
     }
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)len, db);
     return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
 }
 

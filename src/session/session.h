@@ -41,6 +41,7 @@ enum {
 typedef struct server server_t;
 typedef struct session session_t;
 typedef struct acl acl_t;
+typedef struct binlog binlog_t;
 typedef struct auth_cache auth_cache_t;
 
 /* A user variable (@x): name lower-cased, value copied into its own allocation. */
@@ -104,6 +105,7 @@ struct session {
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
     bool in_trans;
+    void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;
@@ -123,6 +125,7 @@ struct server {
     void (*request_shutdown)(server_t *srv); /* set by main */
     acl_t *acl;
     auth_cache_t *auth_cache;
+    binlog_t *binlog;       /* NULL with --skip-log-bin */
 };
 
 int server_init(server_t *srv);

@@ -4,6 +4,7 @@ import os
 import re
 import resource
 import signal
+import socket
 import subprocess
 import time
 
@@ -235,3 +236,27 @@ def test_many_idle_connections(fresh_target):
         time.sleep(0.2)
     assert tc == 1
     c.quit()
+
+
+def test_connect_and_wait_timeouts(fresh_target):
+    """connect_timeout closes a connection that never logs in; wait_timeout one that idles after login."""
+    s = fresh_target
+    s.query('SET GLOBAL connect_timeout = 2')
+    raw = socket.create_connection((s.host, s.port))
+    raw.recv(512)  # the greeting
+    raw.settimeout(15)
+    t0 = time.time()
+    try:
+        assert raw.recv(100) == b''  # closed by the server, without a login
+    except ConnectionResetError:
+        pass  # MariaDB resets it
+    assert 1.5 < time.time() - t0 < 10
+    raw.close()
+    c = s.connect()
+    with c.cursor() as cur:
+        cur.execute('SET SESSION wait_timeout = 2')
+    time.sleep(4.5)
+    with pytest.raises(pymysql.err.OperationalError):
+        with c.cursor() as cur:
+            cur.execute('SELECT 1')
+    assert s.alive()

@@ -1,0 +1,377 @@
+/*
+ * binlog: strata's binary log.  The one public header of src/binlog (see README.md there and docs/binlog.md).
+ *
+ * The commit path builds a binlog_trx_t in memory (row images, DDL text), then binlog_commit() appends it under
+ * group commit: one write and one fsync per group, GTIDs assigned in commit order, followers woken by position.
+ * Files are standard MariaDB 10.11 v4 binlogs (CRC32 on every event) that `mariadb-binlog` decodes.  An index
+ * (<basename>.index for tools, <basename>.state for strata) answers rotation, purge, SHOW BINARY LOGS and GTID
+ * lookups without opening old files.  Closed files may be compressed into a seekable zstd layout in the
+ * background; the reader API serves both kinds.
+ */
+#ifndef STRATA_BINLOG_H
+#define STRATA_BINLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* ---- event types (events.def) ------------------------------------------------------------------------ */
+enum binlog_event_type {
+#define EVT(sym, code, name) sym = code,
+#include "binlog/events.def"
+#undef EVT
+};
+const char *binlog_event_type_name(int type); /* "Query", ...; "Unknown" */
+
+enum {
+    BINLOG_HEADER_LEN = 19,    /* v4 common header */
+    BINLOG_CRC_LEN = 4,        /* CRC32 trailer of every event */
+    BINLOG_MAGIC_LEN = 4,      /* 0xfe 'b' 'i' 'n' */
+    BINLOG_MAX_EVENT = 1 << 30 /* larger than any event we write or accept (max_allowed_packet ceiling) */
+};
+
+/* A position in the binlog: file sequence number (the 000123 of the name) and byte offset in that file. */
+typedef struct binlog_pos {
+    uint32_t file;
+    uint64_t offset;
+} binlog_pos_t;
+int binlog_pos_cmp(binlog_pos_t a, binlog_pos_t b);
+
+/* A MariaDB GTID: domain-server-sequence. */
+typedef struct binlog_gtid {
+    uint32_t domain;
+    uint32_t server;
+    uint64_t seq;
+} binlog_gtid_t;
+
+/* A GTID state (gtid_binlog_state / GTID_LIST): the last GTID per (domain, server). */
+typedef struct binlog_gtid_set {
+    binlog_gtid_t *v;
+    uint32_t n, cap;
+} binlog_gtid_set_t;
+void binlog_gtid_set_free(binlog_gtid_set_t *s);
+void binlog_gtid_set_copy(binlog_gtid_set_t *dst, const binlog_gtid_set_t *src);
+void binlog_gtid_set_update(binlog_gtid_set_t *s, binlog_gtid_t g); /* record g as the last for its (domain,server) */
+/* The highest seq seen in domain d (0 if none). */
+uint64_t binlog_gtid_set_domain_seq(const binlog_gtid_set_t *s, uint32_t domain);
+/* "0-1-5,1-1-3" (domain order), the text of gtid_binlog_state; gtid_binlog_pos keeps one per domain (last). */
+void binlog_gtid_set_format(const binlog_gtid_set_t *s, bool one_per_domain, buf_t *out);
+int binlog_gtid_parse(const char *s, binlog_gtid_t *g); /* "d-s-n" */
+
+/* ---- column types and row images (rows.c) ---------------------------------------------------------------- */
+/* MYSQL_TYPE_* codes as they appear in a TABLE_MAP event. */
+enum binlog_mysql_type {
+    BINLOG_T_DECIMAL = 0, BINLOG_T_TINY = 1, BINLOG_T_SHORT = 2, BINLOG_T_LONG = 3, BINLOG_T_FLOAT = 4,
+    BINLOG_T_DOUBLE = 5, BINLOG_T_NULL = 6, BINLOG_T_TIMESTAMP = 7, BINLOG_T_LONGLONG = 8, BINLOG_T_INT24 = 9,
+    BINLOG_T_DATE = 10, BINLOG_T_TIME = 11, BINLOG_T_DATETIME = 12, BINLOG_T_YEAR = 13, BINLOG_T_NEWDATE = 14,
+    BINLOG_T_VARCHAR = 15, BINLOG_T_BIT = 16, BINLOG_T_TIMESTAMP2 = 17, BINLOG_T_DATETIME2 = 18,
+    BINLOG_T_TIME2 = 19, BINLOG_T_NEWDECIMAL = 246, BINLOG_T_ENUM = 247, BINLOG_T_SET = 248,
+    BINLOG_T_TINY_BLOB = 249, BINLOG_T_MEDIUM_BLOB = 250, BINLOG_T_LONG_BLOB = 251, BINLOG_T_BLOB = 252,
+    BINLOG_T_VAR_STRING = 253, BINLOG_T_STRING = 254, BINLOG_T_GEOMETRY = 255
+};
+
+/*
+ * One column as the binlog sees it.  `type` is the SQL type (ENUM, SET and CHAR keep their own code here; the
+ * encoder writes them as MYSQL_TYPE_STRING with the real type in the metadata, as MariaDB does).
+ *   length:  VARCHAR/CHAR: max bytes (chars * mbmaxlen); BLOB: length-prefix bytes 1..4; ENUM/SET: storage bytes
+ *            (1/2 for ENUM, 1..8 for SET); BIT: number of bits (1..64); DECIMAL: precision
+ *   scale:   DECIMAL scale; DATETIME2/TIMESTAMP2/TIME2: fractional digits 0..6
+ * Build them with binlog_col() below.
+ */
+typedef struct binlog_col {
+    uint8_t type;
+    bool nullable;
+    bool is_unsigned; /* only for display; the row bytes are the same */
+    uint16_t length;
+    uint8_t scale;
+} binlog_col_t;
+binlog_col_t binlog_col(enum binlog_mysql_type type, uint16_t length, uint8_t scale, bool nullable);
+
+typedef struct binlog_table {
+    uint64_t id; /* table id (48 bits), stable while the table definition is */
+    const char *db;
+    const char *name;
+    uint32_t ncols;
+    const binlog_col_t *cols;
+} binlog_table_t;
+
+typedef struct binlog_tm {
+    int year, month, day, hour, minute, second, usec;
+    bool neg; /* TIME2 only */
+} binlog_tm_t;
+
+/* A typed value for the row encoder.  Which member is read depends on the column type:
+ *   TINY..LONGLONG, INT24, YEAR(year number), ENUM (1-based index), SET (bit mask), BIT: i (or u)
+ *   FLOAT, DOUBLE: d
+ *   VARCHAR, CHAR, BLOB family, DECIMAL (decimal text such as "-123.45"): s, len
+ *   DATE, DATETIME2, TIMESTAMP2 (epoch seconds in `i`, micro-seconds in tm.usec), TIME2: tm */
+typedef struct binlog_value {
+    bool is_null;
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+    };
+    const char *s;
+    size_t len;
+    binlog_tm_t tm;
+} binlog_value_t;
+
+/* Appends the row-format bytes of one value of column c (no null handling); 0 or STRATA_EPROTO. */
+int binlog_value_encode(buf_t *out, const binlog_col_t *c, const binlog_value_t *v);
+/* Appends a full row image (null bitmap + values of every column); 0 or STRATA_EPROTO. */
+int binlog_row_encode(buf_t *out, const binlog_table_t *t, const binlog_value_t *vals);
+/* Table-map type byte and metadata bytes of a column (as written in TABLE_MAP); returns metadata length. */
+int binlog_col_map(const binlog_col_t *c, uint8_t *type, uint8_t meta[2]);
+
+/* ---- transactions being built (trx.c) --------------------------------------------------------------------- */
+typedef enum binlog_trx_kind { BINLOG_TRX_ROWS = 0, BINLOG_TRX_DDL = 1 } binlog_trx_kind_t;
+
+/* The session context a QUERY event carries so a replica parses the statement as the master did (MariaDB's
+ * status variables).  binlog_trx_init() sets MariaDB 10.11's defaults. */
+typedef struct binlog_query_ctx {
+    uint32_t flags2;               /* OPTION_* bits: 0x01000000 explicit_defaults_for_timestamp, 0x4000000
+                                      NO_FOREIGN_KEY_CHECKS, 0x8000000 RELAXED_UNIQUE_CHECKS, 0x80000 NOT_AUTOCOMMIT */
+    uint64_t sql_mode;             /* MariaDB sql_mode bits (default 0x54200000) */
+    uint16_t charset_client;       /* collation ids: 45 utf8mb4_general_ci */
+    uint16_t collation_connection;
+    uint16_t collation_server;
+} binlog_query_ctx_t;
+
+typedef struct binlog_trx {
+    binlog_trx_kind_t kind;
+    binlog_query_ctx_t qctx; /* session context for QUERY events (kept by binlog_trx_reset) */
+    uint64_t xid;           /* engine transaction id written in XID_EVENT (rows transactions) */
+    uint32_t domain;        /* gtid_domain_id of the session */
+    uint32_t server_id;     /* server id to write (0: the binlog's) */
+    uint64_t gtid_seq;      /* gtid_seq_no to use if higher than the domain's next (a replica applying a
+                               master's GTID); 0: next in the domain */
+    uint32_t thread_id;     /* pseudo_thread_id in QUERY events */
+    uint32_t when;          /* event timestamp (0: now at commit) */
+    buf_t ev;               /* events after the GTID event, each with header and a CRC slot, positions unset */
+    /* current statement */
+    uint64_t *mapped;       /* table ids mapped in the current statement */
+    uint32_t nmapped, capmapped;
+    size_t rows_at;         /* offset in ev of the open rows event, or SIZE_MAX */
+    size_t last_rows_at;    /* offset of the last closed rows event of the statement, or SIZE_MAX */
+    int rows_type;
+    uint64_t rows_table;
+    uint32_t nevents;
+} binlog_trx_t;
+
+void binlog_trx_init(binlog_trx_t *t, binlog_trx_kind_t kind);
+void binlog_trx_free(binlog_trx_t *t);
+/* Empties the events and per-transaction fields (xid, gtid_seq, when); domain, server_id and thread_id are the
+ * session's and stay. */
+void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind);
+/* DDL: the statement as a QUERY event (db may be NULL or ""). A DDL trx holds exactly one query. */
+void binlog_trx_query(binlog_trx_t *t, const char *db, const char *query, size_t len);
+/* Row statements: optional ANNOTATE_ROWS with the statement text, then rows; stmt_end closes the statement
+ * (sets STMT_END_F on its last rows event).  TABLE_MAP is written before the first row of a table in a stmt. */
+void binlog_trx_stmt_begin(binlog_trx_t *t, const char *query, size_t len);
+int binlog_trx_write_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *after);
+int binlog_trx_update_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *before,
+                          const binlog_value_t *after);
+int binlog_trx_delete_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *before);
+/* Pre-encoded images (binlog_row_encode format); type is BINLOG_EV_{WRITE,UPDATE,DELETE}_ROWS_V1; an update
+ * passes before and after concatenated. */
+void binlog_trx_add_row_raw(binlog_trx_t *t, const binlog_table_t *tb, int type, const void *img, size_t len);
+void binlog_trx_stmt_end(binlog_trx_t *t);
+bool binlog_trx_empty(const binlog_trx_t *t);
+
+/* ---- the binlog (binlog.c) ---------------------------------------------------------------------------------- */
+typedef struct binlog_options {
+    const char *dir;               /* directory of the files (log_bin_basename's directory) */
+    const char *basename;          /* "strata-bin": files <basename>.000001, <basename>.index */
+    const char *index_file;        /* log_bin_index: path of the text index (NULL: <dir>/<basename>.index) */
+    uint32_t server_id;
+    uint32_t domain_id;            /* gtid_domain_id default */
+    uint64_t max_size;             /* max_binlog_size (default 1 GiB) */
+    int sync;                      /* sync_binlog: 1 = fsync every group; N = every N-th group; 0 = never.
+                                      With N != 1 "durable" means written, not synced. */
+    uint64_t expire_seconds;       /* binlog_expire_logs_seconds (0 = never) */
+    uint32_t compress_after_files; /* strata_binlog_compress_after_files: compress files with >= N newer (0 off) */
+    uint64_t compress_after_seconds; /* strata_binlog_compress_after_seconds: ... or closed longer ago (0 off) */
+    bool compress_in_background;   /* a thread does it (else binlog_compress_run() by the caller) */
+    const char *server_version;    /* written in FORMAT_DESCRIPTION ("10.11.6-MariaDB-strata") */
+    uint32_t commit_wait_usec;     /* leader waits this long for more committers before writing (default 0) */
+} binlog_options_t;
+void binlog_options_default(binlog_options_t *o);
+
+typedef struct binlog binlog_t;
+
+/* Counters a server can expose as status variables. */
+typedef struct binlog_stats {
+    uint64_t files_opened;   /* Binlog_files_opened: every open() of a binlog file (write, read, compress) */
+    uint64_t commits;        /* Binlog_commits */
+    uint64_t group_commits;  /* Binlog_group_commits: groups written */
+    uint64_t fsyncs;         /* Binlog_fsyncs: fdatasync/fsync of binlog files */
+    uint64_t bytes_written;  /* Binlog_bytes_written */
+    uint64_t rotations;
+    uint64_t purged_files;
+    uint64_t compressed_files;
+    uint64_t index_writes;   /* appends to the state log */
+    uint64_t unreadable_reported; /* files reported as not readable binlogs (each once) */
+} binlog_stats_t;
+
+/* What the last file(s) hold since the engine's checkpoint: the engine commits its prepared transactions whose
+ * XID is here and rolls back the others.  Transactions are listed in binlog order. */
+typedef struct binlog_recovered_trx {
+    uint64_t xid; /* 0 for DDL (standalone) */
+    binlog_gtid_t gtid;
+    binlog_pos_t start, end;
+} binlog_recovered_trx_t;
+typedef struct binlog_recovery {
+    binlog_recovered_trx_t *trx;
+    uint32_t n;
+    bool crashed;             /* the last file was not closed cleanly */
+    uint64_t truncated_bytes; /* incomplete tail removed */
+} binlog_recovery_t;
+
+/* Opens (creating the directory's index if there is none) and recovers: truncates an incomplete tail of the last
+ * file (one log line), fills *rec (may be NULL) with the transactions since the engine checkpoint, applies expiry,
+ * and starts a new file.  0 or negative error. */
+int binlog_open(const binlog_options_t *opt, binlog_t **out, binlog_recovery_t *rec);
+void binlog_recovery_free(binlog_recovery_t *rec);
+/* Writes STOP, clears the in-use flag, closes.  Queued commits finish first. */
+void binlog_close(binlog_t *bl);
+
+typedef struct binlog_commit_result {
+    binlog_gtid_t gtid;
+    binlog_pos_t start, end; /* the transaction's events: [start, end) in file end.file */
+} binlog_commit_result_t;
+
+/* Appends the transaction (GTID ... XID / GTID QUERY) under group commit and returns once it is durable (per
+ * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog). */
+int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res);
+
+/* The same for a session parked as state (DESIGN decision 1): returns at once; fn(arg, rc, res) is called exactly
+ * once when the transaction is durable (or failed), by whichever thread writes its group (possibly this one,
+ * before binlog_commit_async returns).  trx must stay untouched until then. */
+typedef void (*binlog_commit_cb)(void *arg, int rc, const binlog_commit_result_t *res);
+void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, void *arg);
+
+/* Group hooks: the leader calls before_sync(arg, first, last) after writing a group and before its fsync
+ * (the engine can flush its own log for the same group), and after_sync(arg, end) after it. Either may be NULL. */
+typedef void (*binlog_group_hook_fn)(void *arg, binlog_pos_t group_start, binlog_pos_t group_end);
+void binlog_set_group_hooks(binlog_t *bl, binlog_group_hook_fn before_sync, binlog_group_hook_fn after_sync,
+                            void *arg);
+
+/* Durable position (everything before it survives a crash) and waiting for it. */
+binlog_pos_t binlog_durable_pos(binlog_t *bl);
+/* Blocks until durable >= p or timeout (ms, <0 forever); 0, or STRATA_EAGAIN on timeout. */
+int binlog_wait_durable(binlog_t *bl, binlog_pos_t p, int timeout_ms);
+/* Non-blocking variant for parked sessions: fn(arg) is called once (by the thread that makes p durable, or now
+ * if it already is). */
+void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void *arg);
+
+/* The engine reports that every transaction ending at or before p is durable in the engine; recovery starts
+ * from the newest such report.  Cheap (one small record in the state log when the file changes). */
+void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
+
+/* FLUSH BINARY LOGS. */
+int binlog_rotate(binlog_t *bl);
+/* PURGE BINARY LOGS TO 'name' (files before it) / BEFORE t (files whose last event is older than t, unix s).
+ * The active file is never purged.  Returns number of files removed or negative error. */
+int binlog_purge_to(binlog_t *bl, const char *name);
+int binlog_purge_before(binlog_t *bl, uint64_t unix_seconds);
+/* RESET MASTER [TO n]: removes every file, starts <basename>.<n or 1>, clears the GTID state. */
+int binlog_reset(binlog_t *bl, uint32_t first_seq);
+/* Compresses closed files that the policy selects (the background thread calls this); returns files done. */
+int binlog_compress_run(binlog_t *bl);
+
+void binlog_get_stats(binlog_t *bl, binlog_stats_t *st);
+
+/* SHOW BINARY LOGS / SHOW MASTER STATUS from the index. */
+typedef struct binlog_file_info {
+    char name[128];
+    uint32_t seq;
+    uint64_t size;      /* plain (logical) size */
+    uint64_t disk_size; /* bytes on disk (compressed size if compressed) */
+    bool compressed, readable, active;
+    uint64_t first_time, last_time; /* unix seconds of first/last event */
+    binlog_gtid_t first_gtid, last_gtid; /* seq 0 if none */
+} binlog_file_info_t;
+/* Calls fn for each file in order; stops if fn returns non-zero. */
+void binlog_list_files(binlog_t *bl, int (*fn)(void *arg, const binlog_file_info_t *f), void *arg);
+uint32_t binlog_file_count(binlog_t *bl);
+/* SHOW MASTER STATUS: active file name and position. */
+void binlog_master_status(binlog_t *bl, char *name, size_t cap, uint64_t *pos);
+void binlog_file_name(binlog_t *bl, uint32_t seq, char *name, size_t cap); /* "<basename>.000123" */
+int binlog_file_seq(binlog_t *bl, const char *name, uint32_t *seq);
+
+/* GTID state: gtid_binlog_state (all servers), gtid_binlog_pos (last per domain). */
+void binlog_gtid_state(binlog_t *bl, binlog_gtid_set_t *out);
+/* The file holding GTID g (O(log files), index only); STRATA_ENOTFOUND if purged or never written. */
+int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq);
+/* Where a replica connecting with GTID position `pos` (one GTID per domain, its gtid_slave_pos) must start
+ * reading: the newest file whose start state is at or before pos in every domain pos names (binary search on
+ * the index, no file opened).  The dump thread then skips that file's transactions the replica already has.
+ * STRATA_ENOTFOUND if the GTIDs the replica needs were purged (ER_MASTER_HAS_PURGED_REQUIRED_GTIDS). */
+int binlog_gtid_start_file(binlog_t *bl, const binlog_gtid_set_t *pos, uint32_t *seq);
+/* BINLOG_GTID_POS(file, pos): the GTID state at that position.  File boundaries come from the index; a position
+ * inside a file reads that one file up to pos. */
+int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_set_t *out);
+
+/* ---- reading (reader.c) ----------------------------------------------------------------------------------- */
+typedef struct binlog_event {
+    uint32_t when;
+    uint8_t type;
+    uint32_t server_id;
+    uint32_t size;     /* whole event incl. header and CRC */
+    uint32_t next_pos; /* end position as written */
+    uint16_t flags;
+    uint64_t pos;      /* where it starts */
+    const uint8_t *data; /* the whole event (valid until the next call) */
+} binlog_event_t;
+
+typedef struct binlog_reader binlog_reader_t;
+/* Opens file `name` (plain or compressed) positioned at pos (4 = first event).  Reading a file counts in
+ * Binlog_files_opened.  A file that is not a readable binlog fails with STRATA_ECORRUPT, reported once. */
+int binlog_reader_open(binlog_t *bl, const char *name, uint64_t pos, binlog_reader_t **out);
+/* Stand-alone (tools): a path, no binlog_t. */
+int binlog_reader_open_path(const char *path, uint64_t pos, binlog_reader_t **out);
+/* Next event: 1 = event, 0 = end of file, negative = error (bad CRC, impossible length, I/O); the message
+ * names file and position (binlog_reader_error). */
+int binlog_reader_next(binlog_reader_t *r, binlog_event_t *ev);
+const char *binlog_reader_error(binlog_reader_t *r);
+void binlog_reader_close(binlog_reader_t *r);
+
+/* SHOW BINLOG EVENTS [IN name] [FROM pos] [LIMIT skip, limit]: one row per event as MariaDB prints them
+ * (Log_name, Pos, Event_type, Server_id, End_log_pos, Info).  name NULL = the first file.  limit < 0 = all.
+ * Returns 0, or the reader's error (message in err, naming file and position). */
+typedef struct binlog_show_row {
+    const char *log_name;
+    uint64_t pos;
+    const char *event_type;
+    uint32_t server_id;
+    uint64_t end_log_pos;
+    const char *info;
+} binlog_show_row_t;
+int binlog_show_events(binlog_t *bl, const char *name, uint64_t pos, int64_t skip, int64_t limit,
+                       int (*fn)(void *arg, const binlog_show_row_t *row), void *arg, char *err, size_t errcap);
+
+/* ---- events (event.c) ------------------------------------------------------------------------------------- */
+/* Checks one event at the head of p[0..len): header, length bounds, CRC.  0 = ok and *ev filled (data = p),
+ * STRATA_EAGAIN = need more bytes (ev->size set if the header was complete), STRATA_ECORRUPT with *why set. */
+int binlog_event_parse(const uint8_t *p, size_t len, binlog_event_t *ev, const char **why);
+/* SHOW BINLOG EVENTS "Info" column of a checked event; 0 or STRATA_ECORRUPT if the body is malformed. */
+int binlog_event_info(const binlog_event_t *ev, buf_t *out);
+/* Decoded GTID / XID / GTID_LIST bodies (0 or STRATA_ECORRUPT). */
+int binlog_event_gtid(const binlog_event_t *ev, binlog_gtid_t *g, uint8_t *flags2, uint64_t *commit_id);
+int binlog_event_xid(const binlog_event_t *ev, uint64_t *xid);
+int binlog_event_gtid_list(const binlog_event_t *ev, binlog_gtid_set_t *out);
+
+/* GTID_EVENT flags2 (MariaDB). */
+enum {
+    BINLOG_GTID_FL_STANDALONE = 1,
+    BINLOG_GTID_FL_GROUP_COMMIT_ID = 2,
+    BINLOG_GTID_FL_TRANSACTIONAL = 4,
+    BINLOG_GTID_FL_ALLOW_PARALLEL = 8,
+    BINLOG_GTID_FL_WAITED = 16,
+    BINLOG_GTID_FL_DDL = 32
+};
+
+#endif

@@ -1,0 +1,65 @@
+"""Binary log statements on a running stratad: on by default, rotation and listing read the index only (the
+server's own open counter proves no old file is opened), files are readable by Debian's mariadb-binlog."""
+import os
+import subprocess
+
+import pytest
+
+
+def status(c, name):
+    with c.cursor() as cur:
+        cur.execute("SHOW GLOBAL STATUS LIKE %s", (name,))
+        return int(cur.fetchone()[1])
+
+
+def q(c, sql):
+    with c.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+@pytest.mark.only('strata')
+def test_binlog_on_by_default_and_rotation_opens_no_old_file(fresh_target):
+    s = fresh_target
+    c = s.connect()
+    assert q(c, 'SELECT @@log_bin, @@binlog_format, @@sync_binlog') == ((1, 'ROW', 1),)
+    first = q(c, 'SHOW MASTER STATUS')[0][0]
+    for _ in range(30):
+        q(c, 'FLUSH BINARY LOGS')
+    logs = q(c, 'SHOW BINARY LOGS')
+    assert len(logs) == 31 and logs[0][0] == first
+    assert all(int(size) > 0 and compressed == 'No' for _, size, compressed, _ in logs)
+    opened = status(c, 'Binlog_files_opened')
+    for _ in range(10):
+        q(c, 'FLUSH BINARY LOGS')
+    q(c, 'SHOW BINARY LOGS')
+    q(c, 'SHOW MASTER STATUS')
+    # ten rotations: ten new files opened, not one of the 31 old ones
+    assert status(c, 'Binlog_files_opened') - opened == 10
+    assert status(c, 'Binlog_rotations') >= 40
+    events = q(c, "SHOW BINLOG EVENTS IN '%s'" % first)
+    assert [e[2] for e in events][:2] == ['Format_desc', 'Gtid_list'] and events[-1][2] == 'Rotate'
+    c.close()
+
+
+@pytest.mark.only('strata')
+def test_mariadb_binlog_reads_strata_files(fresh_target):
+    s = fresh_target
+    c = s.connect()
+    q(c, 'FLUSH BINARY LOGS')
+    base = q(c, 'SELECT @@log_bin_basename')[0][0]
+    c.close()
+    out = subprocess.run(['mariadb-binlog', base + '.000001'], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert 'Rotate to' in out.stdout and 'End of log file' in out.stdout
+
+
+@pytest.mark.only('strata')
+@pytest.mark.fresh_opts('--skip-log-bin')
+def test_skip_log_bin(fresh_target):
+    c = fresh_target.connect()
+    assert q(c, 'SELECT @@log_bin') == ((0,),)
+    with pytest.raises(Exception) as ei:
+        q(c, 'SHOW BINARY LOGS')
+    assert ei.value.args[0] == 1381
+    c.close()
