@@ -105,6 +105,8 @@ class Server:
         self.version = None
         self.dropped = []         # options of the common set the server refused, so it ran without them
         self.in_effect = ""       # what SELECT @@global.x says after start
+        self.restarts = 0         # restarts after the server died or hung during a workload
+        self.events = []          # what happened to it during the run (deaths, restarts)
         self.differs = []         # settings not in effect as asked
         self.o = o
         # Same durability and buffer pool for both, under the same (MySQL) option names.
@@ -416,7 +418,8 @@ def plan(o, which):
              Metric("dd/read", "random reads by id, %d clients, %d s: reads/s" % (o.dd_read_threads, o.dd_read_time),
                     "higher"),
              Metric("dd/disk", "data directory growth during the inserts: MiB", "lower"),
-             Metric("dd/binlog", "  of which binlog files: MiB", "lower")],
+             Metric("dd/binlog", "  of which binlog files: MiB", "lower"),
+             Metric("dd/size", "data directory size right after the inserts: MiB", "lower")],
             special="datadir", timeout=3600))
     if "connections" in which:
         sec = "5. connections (seed 003)"
@@ -570,6 +573,18 @@ def execute(o, servers, invs, res, logf):
                     h = s.health()
                     if h:
                         s.down = "%s %s after %s" % (s.name, h, inv.script)
+                if s.down and s.restarts < o.max_restarts:
+                    # One workload that kills the server should not blank every later one: note it, start the
+                    # server again on the same data directory, and go on.
+                    s.restarts += 1
+                    s.events.append("%s %s: %s; restarted (%d of at most %d)"
+                                    % (time.strftime("%H:%M:%S"), " ".join(inv.args[:4]), s.down, s.restarts,
+                                       o.max_restarts))
+                    say("    %s is down (%s); restarting it" % (s.name, s.down))
+                    s.down = None
+                    s.restart()
+                    if s.down:
+                        s.events.append("restart failed: " + s.down)
 
 
 def recovered(s, pidfile):
@@ -819,6 +834,8 @@ def options_text(servers, o, account):
             out.append("* %s refused %s (unknown option) and ran without: its figures marked * are NOT under the "
                        "same options as %s's" % (s.name, " ".join(s.dropped),
                                                   "MariaDB" if s.kind == "strata" else "strata"))
+        for e in s.events:
+            out.append("%s died or hung: %s" % (s.name, e))
         if s.differs:
             out.append("* %s does not run as asked: %s; its figures marked * are NOT under equal durability/sizes"
                        % (s.name, "; ".join(s.differs)))
@@ -872,6 +889,8 @@ def options():
     p.add_argument("--recovery-threads", type=int, default=16)
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
     p.add_argument("--start-timeout", type=int, default=60)
+    p.add_argument("--max-restarts", type=int, default=3,
+                   help="restart a server that died or hung during a workload at most this often, then give up")
     p.add_argument("--scratch", default=None, help="parent directory for the scratch directory")
     p.add_argument("--keep", action="store_true", help="keep the data directories (logs are always kept)")
     p.add_argument("--results", default=None,
