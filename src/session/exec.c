@@ -508,6 +508,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         else
             rc = sysvar_set_text(&s->srv->vars, &s->vars, def, sc, text, &s->diag);
     }
+    if (rc == 0 && sc != SYSVAR_GLOBAL)
+        session_track_var(s, sysvar_real(def)->name);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
@@ -571,6 +573,11 @@ static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
         case SQL_SET_NAMES:
         case SQL_SET_CHARSET:
             rc = exec_set_names(x, it);
+            if (rc == 0) {
+                session_track_var(s, "character_set_client");
+                session_track_var(s, "character_set_connection");
+                session_track_var(s, "character_set_results");
+            }
             break;
         }
         if (rc)
@@ -787,7 +794,10 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         char id[24], tm[24], host[300];
         snprintf(id, sizeof id, "%u", t->id);
         snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
-        snprintf(host, sizeof host, "%s", t->host);
+        if (t->port)
+            snprintf(host, sizeof host, "%s:%u", t->host, t->port);
+        else
+            snprintf(host, sizeof host, "%s", t->host);
         pthread_mutex_lock(&t->info_lock);
         char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
         pthread_mutex_unlock(&t->info_lock);
