@@ -77,6 +77,7 @@ struct session {
     uint32_t id;
     char user[520];      /* as the client gave it (USER()) */
     char host[264];      /* client host ("localhost" or IP) */
+    uint16_t port;       /* client port (TCP), 0 for the Unix socket */
     char priv_user[520]; /* the account matched (CURRENT_USER()) */
     char priv_host[264];
     char *db;            /* current database, mem_alloc'd, NULL if none */
@@ -98,6 +99,7 @@ struct session {
     uint64_t last_insert_id;
     uint64_t found_rows;
     int64_t row_count;
+    buf_t track;            /* session state changes for the next OK (CLIENT_SESSION_TRACK) */
     sysvar_session_t vars;  /* SESSION variables */
     status_session_t stat;  /* SESSION status counters */
     uservar_t *uservars;
@@ -159,6 +161,10 @@ uint16_t session_status_flags(session_t *s);
 /* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
  * sql_notes. */
 void session_begin_statement(session_t *s);
+/* Session state tracking (the OK packet's session-state info): the current schema changed; a system variable
+ * changed (recorded only if session_track_system_variables lists it, or is '*'). */
+void session_track_schema(session_t *s);
+void session_track_var(session_t *s, const char *name);
 /* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
  * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
 bool session_is_admin(const session_t *s);
