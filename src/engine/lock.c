@@ -4,6 +4,7 @@
  * compatibility whenever a holder of its entry releases; the deadlock search walks holder -> the lock it waits
  * for -> that lock's holders, depth-first, with a step bound.
  */
+#include "util/blocking.h"
 #include "engine/lock.h"
 
 #include <errno.h>
@@ -219,12 +220,14 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
             dl.tv_sec++;
             dl.tv_nsec -= 1000000000;
         }
+        blocking_begin(); /* the worker pool may add a thread while this one waits */
         while (!compatible(e, o, mode)) {
             if (pthread_cond_timedwait(&o->cond, &ls->mu, &dl) == ETIMEDOUT && !compatible(e, o, mode)) {
                 rc = ENGINE_ELOCKWAIT;
                 break;
             }
         }
+        blocking_end();
         remove_waiter(e, o);
         o->waiting_for = NULL;
         if (rc) {

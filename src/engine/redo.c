@@ -27,6 +27,7 @@
  * The log is never overwritten past the last checkpoint: redo_append() asserts there is room and the engine calls
  * a checkpoint long before (engine.c, log_free_check).
  */
+#include "util/blocking.h"
 #include "engine/redo.h"
 
 #include <errno.h>
@@ -466,7 +467,9 @@ int redo_flush(redo_t *r, uint64_t lsn, bool sync)
             continue;
         }
         r->st.waits++;
+        blocking_begin();
         pthread_cond_wait(&w.cond, &r->mu);
+        blocking_end();
     }
     pthread_mutex_unlock(&r->mu);
     pthread_cond_destroy(&w.cond);

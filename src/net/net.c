@@ -26,6 +26,7 @@
 #include <arpa/inet.h>
 
 #include "net/net.h"
+#include "util/blocking.h"
 #include "util/util.h"
 
 enum net_conn_state { NC_ARMED, NC_QUEUED, NC_RUNNING, NC_PARKED };
@@ -51,14 +52,16 @@ struct net {
     bool lunix[NET_MAX_LISTENERS];
     int nl;
     char *socket_path;
-    pthread_t *workers;
-    int nworkers;
+    int nbase;                /* configured workers: the pool never runs fewer */
+    int nmax;                 /* ceiling, blocked ones included */
+    _Atomic int nthreads;     /* worker threads alive */
+    _Atomic int nblocked;     /* of them, waiting for another session (blocking_begin) */
+    pthread_cond_t exit_cv;   /* net_stop waits on it for nthreads to reach 0 */
     pthread_mutex_t lock;
     net_conn_t *q_head, *q_tail;
     net_conn_t *all;
     int nconns;
     atomic_bool stop;
-    bool threads_stopped;
     _Atomic uint64_t last_scan_us;
 };
 
@@ -133,6 +136,58 @@ static void net_run(net_t *n, net_conn_t *nc)
     }
 }
 
+static void *net_worker_main(void *p);
+
+/* Starts one more (detached) worker; the caller has counted it in nthreads. */
+static void net_spawn_worker(net_t *n)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1 << 20);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    if (pthread_create(&t, &attr, net_worker_main, n) != 0) {
+        atomic_fetch_sub(&n->nthreads, 1);
+        log_warn("could not start a worker thread");
+    }
+    pthread_attr_destroy(&attr);
+}
+
+/*
+ * The oversubscription rule (MariaDB's thread pool has the same): when a worker is about to wait for another
+ * session and fewer than nbase workers would remain runnable, one more worker starts.  Extra workers retire
+ * after a second with nothing to do.  So a crowd waiting on row locks never starves the holder's COMMIT.
+ */
+static void net_blocking_begin(void *arg)
+{
+    net_t *n = arg;
+    int blocked = atomic_fetch_add(&n->nblocked, 1) + 1;
+    int threads = atomic_load(&n->nthreads);
+    while (threads - blocked < n->nbase && threads < n->nmax && !atomic_load(&n->stop)) {
+        if (atomic_compare_exchange_weak(&n->nthreads, &threads, threads + 1)) {
+            net_spawn_worker(n);
+            break;
+        }
+    }
+}
+
+static void net_blocking_end(void *arg)
+{
+    net_t *n = arg;
+    atomic_fetch_sub(&n->nblocked, 1);
+}
+
+/* An idle extra worker leaves if the pool has more runnable workers than it needs.  True: this thread exits. */
+static bool net_worker_retire(net_t *n)
+{
+    int threads = atomic_load(&n->nthreads);
+    while (threads - atomic_load(&n->nblocked) > n->nbase) {
+        if (atomic_compare_exchange_weak(&n->nthreads, &threads, threads - 1))
+            return true;
+    }
+    return false;
+}
+
 /* About once a second one worker walks the connections waiting for input and shuts down the ones the
  * protocol says have idled too long.  O(connections) per second, from whichever worker gets there first. */
 static void net_scan_idle(net_t *n)
@@ -154,9 +209,23 @@ static void net_scan_idle(net_t *n)
  * connection still holds no thread.  The kernel wakes one waiter per event; one-shot arming makes each
  * readiness go to exactly one worker.  Work queued by net_resume() or NET_AGAIN is taken before waiting.
  */
+static bool net_worker_loop(net_t *n);
+
 static void *net_worker_main(void *p)
 {
     net_t *n = p;
+    bool retired = net_worker_loop(n);
+    pthread_mutex_lock(&n->lock);
+    if (!retired)
+        atomic_fetch_sub(&n->nthreads, 1);
+    pthread_cond_broadcast(&n->exit_cv); /* net_stop waits for the last one */
+    pthread_mutex_unlock(&n->lock);
+    return NULL;
+}
+
+/* Returns true when the worker retired (already uncounted from nthreads), false on stop. */
+static bool net_worker_loop(net_t *n)
+{
     while (!atomic_load(&n->stop)) {
         net_scan_idle(n);
         net_conn_t *nc = NULL;
@@ -172,6 +241,8 @@ static void *net_worker_main(void *p)
         if (!nc) {
             struct epoll_event ev;
             int k = epoll_wait(n->epfd, &ev, 1, 1000);
+            if (k == 0 && net_worker_retire(n))
+                return true;
             if (k <= 0)
                 continue;
             uintptr_t tag = (uintptr_t)ev.data.ptr;
@@ -201,7 +272,7 @@ static void *net_worker_main(void *p)
         }
         net_run(n, nc);
     }
-    return NULL;
+    return false;
 }
 
 void net_resume(net_t *n, net_conn_t *nc)
@@ -401,14 +472,14 @@ int net_start(net_t **out, const net_cfg_t *cfg, const net_ops_t *ops, void *arg
     }
     struct epoll_event wev = {.events = EPOLLIN, .data.ptr = (void *)(uintptr_t)NET_MAX_LISTENERS};
     epoll_ctl(n->epfd, EPOLL_CTL_ADD, n->wakefd, &wev);
-    n->nworkers = cfg->workers > 0 ? cfg->workers : 8;
-    n->workers = mem_calloc((size_t)n->nworkers, sizeof *n->workers);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 1 << 20);
-    for (int i = 0; i < n->nworkers; i++)
-        pthread_create(&n->workers[i], &attr, net_worker_main, n);
-    pthread_attr_destroy(&attr);
+    n->nbase = cfg->workers > 0 ? cfg->workers : 8;
+    n->nmax = n->nbase + 4096;
+    pthread_cond_init(&n->exit_cv, NULL);
+    blocking_set_hooks(net_blocking_begin, net_blocking_end, n);
+    for (int i = 0; i < n->nbase; i++) {
+        atomic_fetch_add(&n->nthreads, 1);
+        net_spawn_worker(n);
+    }
     *out = n;
     return 0;
 fail:
@@ -434,11 +505,11 @@ bool net_stop_requested(net_t *n) { return atomic_load(&n->stop); }
 void net_stop(net_t *n)
 {
     net_request_stop(n);
-    if (!n->threads_stopped) {
-        for (int i = 0; i < n->nworkers; i++)
-            pthread_join(n->workers[i], NULL);
-        n->threads_stopped = true;
-    }
+    blocking_set_hooks(NULL, NULL, NULL);
+    pthread_mutex_lock(&n->lock);
+    while (atomic_load(&n->nthreads) > 0)
+        pthread_cond_wait(&n->exit_cv, &n->lock);
+    pthread_mutex_unlock(&n->lock);
     for (int i = 0; i < n->nl; i++)
         close(n->lfd[i]);
     if (n->socket_path)
@@ -448,7 +519,7 @@ void net_stop(net_t *n)
     close(n->epfd);
     close(n->wakefd);
     mem_free(n->socket_path);
-    mem_free(n->workers);
+    pthread_cond_destroy(&n->exit_cv);
     pthread_mutex_destroy(&n->lock);
     mem_free(n);
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "binlog/binlog.h"
+#include "util/blocking.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "session/status.h"
@@ -171,14 +172,18 @@ static int cb_sleep(void *user, double seconds)
     exec_ctx_t *x = user;
     session_t *s = x->s;
     uint64_t end = time_mono_us() + (uint64_t)(seconds * 1e6);
+    blocking_begin();
     for (;;) {
         if (atomic_load(&s->kill_query) || atomic_load(&s->killed)) {
             atomic_store(&s->kill_query, false);
+            blocking_end();
             return 1;
         }
         uint64_t now = time_mono_us();
-        if (now >= end)
+        if (now >= end) {
+            blocking_end();
             return 0;
+        }
         uint64_t step = MIN(end - now, 20000);
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step * 1000};
         nanosleep(&ts, NULL);

@@ -1,0 +1,27 @@
+/* Wait hooks (see blocking.h). */
+#include <stddef.h>
+
+#include "util/blocking.h"
+
+static void (*hook_begin)(void *);
+static void (*hook_end)(void *);
+static void *hook_arg;
+
+void blocking_set_hooks(void (*begin)(void *arg), void (*end)(void *arg), void *arg)
+{
+    hook_begin = begin;
+    hook_end = end;
+    hook_arg = arg;
+}
+
+void blocking_begin(void)
+{
+    if (hook_begin)
+        hook_begin(hook_arg);
+}
+
+void blocking_end(void)
+{
+    if (hook_end)
+        hook_end(hook_arg);
+}
