@@ -14,6 +14,7 @@
 
 typedef struct sql_expr sql_expr_t;
 typedef struct sql_select sql_select_t;
+typedef struct sql_order_item sql_order_item_t;
 
 /* ---------------------------------------------------------------- expressions */
 
@@ -40,8 +41,9 @@ typedef enum sql_expr_kind {
     SQL_E_ROW,       /* (a, b, ...) or ROW(a, b) */
     SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery (milestone B) */
     SQL_E_EXISTS,    /* sub */
-    SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values) */
+    SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values); DEFAULT(col): nargs 1, args[0] the column */
     SQL_E_INTERVAL,  /* arg[0] + interval unit (DATE_ADD(x, INTERVAL n unit), x + INTERVAL n unit) */
+    SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL (milestone B) */
 } sql_expr_kind_t;
 
 typedef enum sql_op {
@@ -120,6 +122,10 @@ struct sql_expr {
     int32_t slot;                    /* SQL_E_COLUMN: executor's bound row slot, -1 unbound */
     const char *lit_text;            /* SQL_E_LITERAL string: name MySQL gives the column */
     uint32_t lit_text_len;
+    /* milestone B */
+    bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
+    struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
+    uint32_t nagg_order;
 };
 
 /* ---------------------------------------------------------------- shared pieces */
@@ -145,10 +151,10 @@ typedef struct sql_select_item {
     const char *alias;    /* NULL if none */
 } sql_select_item_t;
 
-typedef struct sql_order_item {
+struct sql_order_item {
     sql_expr_t *expr;
     bool desc;
-} sql_order_item_t;
+};
 
 /* FROM clause (milestone B): a tree of table references. */
 typedef enum sql_from_kind { SQL_FROM_TABLE, SQL_FROM_JOIN, SQL_FROM_DERIVED } sql_from_kind_t;
@@ -164,7 +170,19 @@ struct sql_from {
     sql_expr_t *on;
     const char **using_cols;
     uint32_t nusing;
+    bool natural;             /* NATURAL [LEFT|RIGHT] JOIN */
+    struct sql_index_hint *hints; /* SQL_FROM_TABLE: USE/FORCE/IGNORE INDEX, in order written */
+    uint32_t nhints;
 };
+
+typedef enum sql_hint_kind { SQL_HINT_USE, SQL_HINT_FORCE, SQL_HINT_IGNORE } sql_hint_kind_t;
+typedef enum sql_hint_for { SQL_HINT_FOR_ALL, SQL_HINT_FOR_JOIN, SQL_HINT_FOR_ORDER_BY, SQL_HINT_FOR_GROUP_BY } sql_hint_for_t;
+typedef struct sql_index_hint {
+    sql_hint_kind_t kind;
+    sql_hint_for_t for_what;
+    const char **names;       /* index names; "PRIMARY" for PRIMARY; n = 0 for USE INDEX () */
+    uint32_t n;
+} sql_index_hint_t;
 
 typedef enum sql_lock_mode { SQL_LOCK_NONE, SQL_LOCK_FOR_UPDATE, SQL_LOCK_FOR_SHARE } sql_lock_mode_t;
 
@@ -183,8 +201,19 @@ struct sql_select {
     uint32_t norder_by;
     sql_limit_t limit;
     sql_lock_mode_t lock;
-    sql_select_t *union_next; /* UNION chain (milestone B) */
-    bool union_all;
+    sql_select_t *union_next; /* UNION chain: this member, then union_next ... */
+    bool union_all;           /* the UNION between this member and union_next is ALL */
+    /* milestone B */
+    bool with_rollup;         /* GROUP BY ... WITH ROLLUP */
+    bool *group_desc;         /* GROUP BY x DESC (per group_by item; NULL when none written) */
+    bool lock_nowait, lock_skip_locked;
+    /* On the first member of a UNION (union_next != NULL): the ORDER BY / LIMIT written after the last member,
+     * applying to the whole union.  A member's own ORDER BY / LIMIT (parenthesized) stay in its fields. */
+    sql_order_item_t *union_order_by;
+    uint32_t nunion_order_by;
+    sql_limit_t union_limit;
+    bool parenthesized;       /* this member was written in parentheses */
+    bool sql_no_cache, sql_buffer_result, high_priority, straight_join, sql_small_result, sql_big_result;
 };
 
 /* ---------------------------------------------------------------- SET */
@@ -240,6 +269,7 @@ typedef struct sql_show {
     sql_user_t user;         /* GRANTS FOR / CREATE USER */
     bool has_user;
     sql_limit_t limit;       /* WARNINGS / ERRORS / BINLOG EVENTS */
+    bool describe;           /* DESCRIBE/DESC/EXPLAIN t [col]: SQL_SHOW_COLUMNS with `like` = col pattern */
 } sql_show_t;
 
 /* ---------------------------------------------------------------- account statements */
@@ -323,6 +353,332 @@ typedef struct sql_lock_tables {
     uint32_t n;
 } sql_lock_tables_t;
 
+/* ---------------------------------------------------------------- column types (milestone B) */
+
+typedef enum sql_type_kind {
+    SQL_T_TINYINT, SQL_T_SMALLINT, SQL_T_MEDIUMINT, SQL_T_INT, SQL_T_BIGINT,
+    SQL_T_DECIMAL, SQL_T_FLOAT, SQL_T_DOUBLE, SQL_T_BIT,
+    SQL_T_CHAR, SQL_T_VARCHAR, SQL_T_BINARY, SQL_T_VARBINARY,
+    SQL_T_TINYTEXT, SQL_T_TEXT, SQL_T_MEDIUMTEXT, SQL_T_LONGTEXT,
+    SQL_T_TINYBLOB, SQL_T_BLOB, SQL_T_MEDIUMBLOB, SQL_T_LONGBLOB,
+    SQL_T_DATE, SQL_T_DATETIME, SQL_T_TIMESTAMP, SQL_T_TIME, SQL_T_YEAR,
+    SQL_T_ENUM, SQL_T_SET,
+} sql_type_kind_t;
+
+/*
+ * A column type as written, with MySQL's defaults filled in by the parser:
+ *   integers: len = display width (default 4/6/9/11/20, one less when UNSIGNED... as MariaDB shows them)
+ *   DECIMAL:  len = precision (default 10), scale (default 0)
+ *   FLOAT/DOUBLE: len/scale -1 unless (M,D) given; FLOAT(p) with p > 24 becomes DOUBLE
+ *   BIT:      len = bits (default 1)
+ *   CHAR/BINARY: len = characters/bytes (default 1); VARCHAR/VARBINARY: len required
+ *   TEXT/BLOB(n): len = n as written or -1 (TEXT(n) picks the smallest TEXT type holding n, as MySQL)
+ *   DATETIME/TIMESTAMP/TIME: scale = fsp (default 0); YEAR: len 4
+ *   ENUM/SET: elems (unquoted, as written)
+ * Binary string types and BLOBs have coll = COLL_BINARY; CHAR BINARY / BYTE / ASCII / UNICODE are mapped.
+ * coll = -1 means "the table's default collation" (the executor resolves it at CREATE time).
+ */
+typedef struct sql_type {
+    sql_type_kind_t kind;
+    int32_t len;
+    int32_t scale;
+    bool is_unsigned;
+    bool zerofill;
+    bool is_bool;          /* written BOOL/BOOLEAN (TINYINT(1)) */
+    bool is_json;          /* written JSON (LONGTEXT; MariaDB adds a CHECK (json_valid)) */
+    bool is_serial;        /* written SERIAL (BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE) */
+    const char *charset;   /* CHARACTER SET as written (NULL if not) */
+    const char *collation; /* COLLATE as written (NULL if not) */
+    int32_t coll;          /* resolved collation id, or -1 */
+    const char **elems;    /* ENUM / SET values */
+    uint32_t *elem_lens;
+    uint32_t nelems;
+} sql_type_t;
+
+typedef enum sql_nullability { SQL_NULL_UNSPECIFIED = 0, SQL_NULL_NOT_NULL, SQL_NULL_NULL } sql_nullability_t;
+
+typedef struct sql_column_def {
+    const char *name;
+    sql_type_t type;
+    sql_nullability_t nullable;
+    sql_expr_t *default_expr;  /* DEFAULT literal / (expr); NULL if none.  DEFAULT NULL is a NULL literal */
+    bool default_now;          /* DEFAULT CURRENT_TIMESTAMP[(fsp)] / NOW() / LOCALTIMESTAMP ... */
+    bool on_update_now;        /* ON UPDATE CURRENT_TIMESTAMP */
+    bool auto_increment;
+    bool primary_key;          /* column-level PRIMARY KEY (or KEY alone: MySQL treats `KEY` as PRIMARY KEY) */
+    bool unique_key;           /* column-level UNIQUE [KEY] */
+    const char *comment;
+    bool invisible;
+    /* ALTER TABLE ADD/MODIFY/CHANGE position */
+    bool first;
+    const char *after;
+    /* [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]: parsed; the executor may refuse it */
+    sql_expr_t *generated;
+    bool generated_stored;
+} sql_column_def_t;
+
+typedef enum sql_index_kind {
+    SQL_INDEX_KEY, SQL_INDEX_UNIQUE, SQL_INDEX_PRIMARY, SQL_INDEX_FULLTEXT, SQL_INDEX_SPATIAL,
+    SQL_INDEX_FOREIGN, /* FOREIGN KEY: parsed and ignored (the executor pushes a note) */
+} sql_index_kind_t;
+
+typedef struct sql_index_col {
+    const char *name;
+    int32_t prefix_len;        /* col(n): n, else -1 */
+    bool desc;
+} sql_index_col_t;
+
+typedef struct sql_index_def {
+    sql_index_kind_t kind;
+    const char *name;          /* NULL if not given (the executor names it after its first column) */
+    sql_index_col_t *cols;
+    uint32_t ncols;
+    const char *using_type;    /* USING BTREE|HASH (upper-cased) or NULL */
+    const char *comment;
+    const char *constraint;    /* CONSTRAINT [symbol] name, or NULL */
+    sql_name_t ref_table;      /* FOREIGN KEY ... REFERENCES t (cols) */
+    bool if_not_exists;        /* ALTER TABLE ADD INDEX IF NOT EXISTS */
+} sql_index_def_t;
+
+/* Which table options were written (sql_table_options_t.set bits). */
+enum {
+    SQL_TOPT_ENGINE = 1 << 0, SQL_TOPT_CHARSET = 1 << 1, SQL_TOPT_COLLATE = 1 << 2,
+    SQL_TOPT_AUTO_INCREMENT = 1 << 3, SQL_TOPT_COMMENT = 1 << 4, SQL_TOPT_ROW_FORMAT = 1 << 5,
+    SQL_TOPT_TABLESPACE = 1 << 6, SQL_TOPT_STORAGE = 1 << 7, SQL_TOPT_OTHER = 1 << 8,
+};
+typedef enum sql_storage { SQL_STORAGE_DEFAULT = 0, SQL_STORAGE_DISK, SQL_STORAGE_MEMORY } sql_storage_t;
+
+typedef struct sql_table_options {
+    uint32_t set;              /* SQL_TOPT_* bits of the options written */
+    const char *engine;        /* as written ("InnoDB", "ndb") */
+    const char *charset;       /* [DEFAULT] CHARSET / CHARACTER SET (lower-cased) */
+    const char *collation;     /* [DEFAULT] COLLATE (lower-cased) */
+    int32_t coll;              /* resolved from charset/collation, -1 if neither */
+    uint64_t auto_increment;
+    const char *comment;
+    const char *row_format;    /* upper-cased */
+    const char *tablespace;
+    sql_storage_t storage;
+} sql_table_options_t;
+
+typedef enum sql_dup_mode { SQL_DUP_ERROR = 0, SQL_DUP_IGNORE, SQL_DUP_REPLACE } sql_dup_mode_t;
+
+typedef struct sql_create_table {
+    sql_name_t table;
+    bool temporary;
+    bool if_not_exists;
+    bool or_replace;
+    sql_column_def_t *cols;
+    uint32_t ncols;
+    sql_index_def_t *indexes;  /* table-level constraints and indexes, in order (FOREIGN KEY included) */
+    uint32_t nindexes;
+    sql_table_options_t opts;
+    sql_name_t like;           /* CREATE TABLE t LIKE s: like.name != NULL */
+    sql_select_t *as_select;   /* CREATE TABLE t [(defs)] [opts] [IGNORE|REPLACE] [AS] SELECT ... */
+    sql_dup_mode_t dup;
+} sql_create_table_t;
+
+typedef struct sql_table_list {    /* DROP TABLE / TRUNCATE */
+    bool if_exists;
+    bool temporary;
+    bool cascade;                  /* RESTRICT / CASCADE: accepted, no effect */
+    sql_name_t *tables;
+    uint32_t n;
+} sql_table_list_t;
+
+typedef struct sql_rename_table {
+    sql_name_t *from, *to;
+    uint32_t n;
+} sql_rename_table_t;
+
+typedef struct sql_index_stmt {    /* CREATE [UNIQUE] INDEX i ON t (...) / DROP INDEX i ON t */
+    sql_name_t table;
+    sql_index_def_t index;         /* DROP: index.name only ("PRIMARY" for DROP INDEX `PRIMARY`) */
+    bool if_exists;                /* DROP INDEX IF EXISTS */
+    bool or_replace;
+} sql_index_stmt_t;
+
+typedef enum sql_alter_kind {
+    SQL_ALTER_ADD_COLUMN,      /* col (with first/after) */
+    SQL_ALTER_DROP_COLUMN,     /* name */
+    SQL_ALTER_MODIFY_COLUMN,   /* col */
+    SQL_ALTER_CHANGE_COLUMN,   /* name = old name, col = new definition */
+    SQL_ALTER_ALTER_DEFAULT,   /* ALTER [COLUMN] name SET DEFAULT expr (default_expr) | DROP DEFAULT (NULL) */
+    SQL_ALTER_RENAME_COLUMN,   /* RENAME COLUMN name TO new_name.name */
+    SQL_ALTER_ADD_INDEX,       /* index (PRIMARY / UNIQUE / KEY / FOREIGN) */
+    SQL_ALTER_DROP_INDEX,      /* name */
+    SQL_ALTER_DROP_PRIMARY_KEY,
+    SQL_ALTER_DROP_FOREIGN_KEY,/* name */
+    SQL_ALTER_RENAME_INDEX,    /* RENAME INDEX|KEY name TO new_name.name */
+    SQL_ALTER_RENAME,          /* RENAME [TO|AS] new_name */
+    SQL_ALTER_OPTIONS,         /* table options (in sql_alter_table_t.opts; one action marks where) */
+    SQL_ALTER_DISABLE_KEYS,
+    SQL_ALTER_ENABLE_KEYS,
+    SQL_ALTER_CONVERT_CHARSET, /* CONVERT TO CHARACTER SET x [COLLATE y]: opts.charset/collation */
+    SQL_ALTER_FORCE,           /* FORCE / ENGINE rebuild: nothing to change */
+    SQL_ALTER_ORDER_BY,        /* ORDER BY col: accepted, no effect */
+} sql_alter_kind_t;
+
+typedef struct sql_alter_action {
+    sql_alter_kind_t kind;
+    sql_column_def_t col;
+    sql_index_def_t index;
+    const char *name;
+    sql_name_t new_name;
+    sql_expr_t *default_expr;
+    bool if_exists;            /* DROP COLUMN IF EXISTS ... */
+    bool if_not_exists;        /* ADD COLUMN IF NOT EXISTS ... */
+} sql_alter_action_t;
+
+typedef struct sql_alter_table {
+    sql_name_t table;
+    bool ignore;
+    sql_alter_action_t *actions;
+    uint32_t nactions;
+    sql_table_options_t opts;  /* table options among the actions (ENGINE=, AUTO_INCREMENT=, ...) */
+} sql_alter_table_t;
+
+typedef struct sql_database_stmt { /* CREATE / DROP / ALTER DATABASE|SCHEMA */
+    const char *name;              /* NULL: ALTER DATABASE without a name (the current database) */
+    bool if_exists, if_not_exists, or_replace;
+    const char *charset;           /* lower-cased */
+    const char *collation;
+    int32_t coll;                  /* resolved, -1 if none */
+    const char *comment;
+} sql_database_stmt_t;
+
+/* CREATE|DROP LOGFILE GROUP, CREATE|ALTER|DROP TABLESPACE (MySQL Cluster disk-data syntax, issue 3). */
+enum {
+    SQL_TS_INITIAL_SIZE = 1 << 0, SQL_TS_UNDO_BUFFER_SIZE = 1 << 1, SQL_TS_EXTENT_SIZE = 1 << 2,
+    SQL_TS_AUTOEXTEND_SIZE = 1 << 3, SQL_TS_MAX_SIZE = 1 << 4, SQL_TS_REDO_BUFFER_SIZE = 1 << 5,
+    SQL_TS_NODEGROUP = 1 << 6, SQL_TS_WAIT = 1 << 7, SQL_TS_COMMENT = 1 << 8, SQL_TS_FILE_BLOCK_SIZE = 1 << 9,
+};
+typedef struct sql_tablespace_stmt {
+    const char *name;              /* the tablespace or logfile group */
+    bool add;                      /* ALTER: ADD (else DROP) DATAFILE / ADD UNDOFILE */
+    bool undo;                     /* the file is an UNDOFILE (logfile groups) */
+    const char *file;              /* 'd.dat' / 'u.log' (NULL for DROP TABLESPACE / DROP LOGFILE GROUP) */
+    const char *logfile_group;     /* CREATE TABLESPACE ... USE LOGFILE GROUP lg */
+    uint32_t set;                  /* SQL_TS_* bits of the sizes/options given */
+    uint64_t initial_size, undo_buffer_size, extent_size, autoextend_size, max_size, redo_buffer_size;
+    uint64_t file_block_size;
+    int64_t nodegroup;
+    const char *comment;
+    const char *engine;            /* ENGINE [=] x, NULL if not given */
+} sql_tablespace_stmt_t;
+
+/* ---------------------------------------------------------------- DML (milestone B) */
+
+typedef struct sql_assign {        /* col = expr in SET lists and ON DUPLICATE KEY UPDATE */
+    sql_expr_t *col;               /* a SQL_E_COLUMN */
+    sql_expr_t *value;             /* SQL_E_DEFAULT for DEFAULT */
+} sql_assign_t;
+
+typedef struct sql_row {           /* one VALUES (...) row */
+    sql_expr_t **vals;             /* SQL_E_DEFAULT for DEFAULT */
+    uint32_t n;
+} sql_row_t;
+
+typedef enum sql_priority { SQL_PRIO_DEFAULT = 0, SQL_PRIO_LOW, SQL_PRIO_HIGH, SQL_PRIO_DELAYED } sql_priority_t;
+
+typedef struct sql_insert {        /* INSERT and REPLACE (stmt kind says which) */
+    sql_name_t table;
+    const char *alias;             /* INSERT INTO t AS a ... (MySQL 8 row alias; parsed) */
+    bool ignore;
+    sql_priority_t priority;
+    const char **cols;             /* (c1, c2) or NULL: all columns; ncols 0 with cols != NULL for `()` */
+    uint32_t ncols;
+    sql_row_t *rows;               /* VALUES / VALUE rows (nrows > 0) */
+    uint32_t nrows;
+    sql_assign_t *set;             /* INSERT ... SET c = v, ... (nset > 0) */
+    uint32_t nset;
+    sql_select_t *select;          /* INSERT ... SELECT / TABLE t */
+    sql_assign_t *on_dup;          /* ON DUPLICATE KEY UPDATE; values may contain VALUES(col) (SQL_FN_VALUES) */
+    uint32_t non_dup;
+} sql_insert_t;
+
+typedef struct sql_update {
+    sql_from_t *tables;            /* the table (SQL_FROM_TABLE) or, multi-table, a join tree / comma list */
+    bool multi;                    /* more than one table reference */
+    bool ignore;
+    bool low_priority;
+    sql_assign_t *set;
+    uint32_t nset;
+    sql_expr_t *where;
+    sql_order_item_t *order_by;    /* single-table only */
+    uint32_t norder_by;
+    sql_limit_t limit;             /* single-table only */
+} sql_update_t;
+
+typedef struct sql_delete {
+    sql_from_t *from;              /* single table: SQL_FROM_TABLE; multi: the FROM / USING join tree */
+    bool multi;
+    sql_name_t *targets;           /* multi-table: tables (or aliases) rows are deleted from (t1.* allowed) */
+    uint32_t ntargets;
+    bool ignore, quick, low_priority;
+    sql_expr_t *where;
+    sql_order_item_t *order_by;
+    uint32_t norder_by;
+    sql_limit_t limit;
+} sql_delete_t;
+
+typedef struct sql_stmt sql_stmt_t;
+
+typedef struct sql_explain {       /* EXPLAIN [EXTENDED|PARTITIONS|FORMAT=x] stmt / ANALYZE stmt */
+    sql_stmt_t *stmt;              /* SELECT / INSERT / REPLACE / UPDATE / DELETE */
+    const char *format;            /* "TRADITIONAL", "JSON" (upper-cased) or NULL */
+    bool extended, partitions, analyze;
+} sql_explain_t;
+
+/* ---------------------------------------------------------------- privileges (issue 7) */
+
+typedef struct sql_priv {
+    const char *name;              /* upper-cased, words joined by one space: "SELECT", "ALL", "GRANT OPTION",
+                                    * "CREATE TEMPORARY TABLES", "LOCK TABLES", "REPLICATION SLAVE", ... */
+    const char **cols;             /* SELECT (a, b): column list, else NULL */
+    uint32_t ncols;
+    const char *as_written;        /* the words as written (role names are case-sensitive) */
+} sql_priv_t;
+
+typedef enum sql_grant_level {
+    SQL_GRANT_GLOBAL,              /* ON *.* */
+    SQL_GRANT_DB,                  /* ON db.*  (db NULL: ON * = the current database) */
+    SQL_GRANT_TABLE,               /* ON [TABLE] [db.]t */
+    SQL_GRANT_ROLE,                /* GRANT role [, role] TO ... / REVOKE role FROM ... (no ON) */
+} sql_grant_level_t;
+
+typedef struct sql_grant {         /* GRANT / REVOKE (stmt kind says which) */
+    sql_grant_level_t level;
+    sql_priv_t *privs;             /* empty for roles */
+    uint32_t nprivs;
+    const char *db;                /* DB / TABLE level (NULL = current database) */
+    const char *table;             /* TABLE level */
+    bool object_table;             /* `TABLE` keyword written */
+    bool object_routine;           /* ON FUNCTION / ON PROCEDURE (parsed, not supported) */
+    const char **roles;            /* ROLE level: role names */
+    uint32_t nroles;
+    sql_user_spec_t *users;        /* TO / FROM users (IDENTIFIED BY in GRANT gives has_auth) */
+    uint32_t nusers;
+    bool with_grant_option;        /* GRANT ... WITH GRANT OPTION */
+    bool with_admin_option;        /* GRANT role TO u WITH ADMIN OPTION */
+    bool revoke_all;               /* REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users */
+    bool admin_option_for;         /* REVOKE ADMIN OPTION FOR role FROM ... */
+} sql_grant_t;
+
+typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
+    const char *role;              /* NULL: NONE */
+    bool is_default_role;          /* SET DEFAULT ROLE */
+    sql_user_t user;               /* SET DEFAULT ROLE r FOR user */
+    bool has_user;
+} sql_role_stmt_t;
+
+/* ---------------------------------------------------------------- binlog (issue 5) */
+
+typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE expr */
+    const char *to_log;            /* NULL when BEFORE */
+    sql_expr_t *before;
+} sql_purge_t;
+
 /* ---------------------------------------------------------------- statements */
 
 typedef enum sql_stmt_kind {
@@ -332,7 +688,7 @@ typedef enum sql_stmt_kind {
     SQL_STMT__COUNT
 } sql_stmt_kind_t;
 
-typedef struct sql_stmt {
+struct sql_stmt {
     sql_stmt_kind_t kind;
     const char *src;        /* this statement's text (within the parsed buffer), without the ';' */
     size_t src_len;
@@ -355,10 +711,26 @@ typedef struct sql_stmt {
         sql_kill_t kill;
         sql_expr_t *do_expr;          /* DO (first expression; do_list has all) */
         sql_lock_tables_t lock;       /* LOCK_TABLES */
+        /* milestone B */
+        sql_create_table_t *create_table;   /* CREATE_TABLE */
+        sql_table_list_t tables;            /* DROP_TABLE / TRUNCATE (n == 1) */
+        sql_rename_table_t rename_table;    /* RENAME_TABLE */
+        sql_index_stmt_t index;             /* CREATE_INDEX / DROP_INDEX */
+        sql_alter_table_t *alter_table;     /* ALTER_TABLE */
+        sql_database_stmt_t database;       /* CREATE_DATABASE / DROP_DATABASE / ALTER_DATABASE */
+        sql_tablespace_stmt_t tablespace;   /* CREATE|ALTER|DROP TABLESPACE, CREATE|DROP LOGFILE_GROUP */
+        sql_insert_t *insert;               /* INSERT / REPLACE */
+        sql_update_t *update;               /* UPDATE */
+        sql_delete_t *del;                  /* DELETE */
+        sql_explain_t explain;              /* EXPLAIN */
+        sql_grant_t *grant;                 /* GRANT / REVOKE */
+        sql_role_stmt_t role;               /* SET_ROLE / SET_DEFAULT_ROLE (CREATE/DROP ROLE use `user`) */
+        sql_purge_t purge;                  /* PURGE_BINARY_LOGS */
+        uint64_t reset_master_to;           /* RESET_MASTER [TO n] (0: not given) */
     };
     sql_expr_t **do_list;
     uint32_t ndo;
-} sql_stmt_t;
+};
 
 typedef struct sql_stmt_list {
     sql_stmt_t **stmts;

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -190,8 +191,10 @@ static bool dec_rescale(dec_t *d, int s)
 
 static value_t dec_value(sql_eval_ctx_t *ctx, dec_t d)
 {
-    char buf[80];
-    char digits[60];
+    /* up to 39 significant digits, but the scale can be larger (0.000...01): size by both */
+    size_t cap = (size_t)(d.s > 0 ? d.s : 0) + 48;
+    char *buf = arena_alloc(ctx->arena, cap + 4);
+    char *digits = arena_alloc(ctx->arena, cap);
     int nd = 0;
     bool neg = d.m < 0;
     unsigned __int128 m = neg ? (unsigned __int128)(-d.m) : (unsigned __int128)d.m;
@@ -285,7 +288,10 @@ static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, con
         switch (op) {
         case SQL_OP_ADD: r = x + y; break;
         case SQL_OP_SUB: r = x - y; break;
-        case SQL_OP_MUL: r = x * y; break; /* |x|,|y| < 2^64: fits */
+        case SQL_OP_MUL: /* |x|,|y| < 2^64: the product can exceed i128 (2^127) */
+            if (__builtin_mul_overflow(x, y, &r))
+                return out_of_range(ctx, e, ua || ub);
+            break;
         case SQL_OP_MOD:
             if (y == 0)
                 return div_by_zero(ctx, out);
@@ -416,7 +422,7 @@ as_double: {
 
 /* ---------------------------------------------------------------- LIKE */
 
-static bool like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
 {
     bool ci = value_coll_is_ci(coll);
     bool mb = is_mb(coll);
@@ -602,6 +608,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return sql_error_paramcount(ctx->diag, e->func.name);
 
     /* lazily evaluated functions first */
+    if ((rc = sql_eval_date_lazy(ctx, e, out)) != 1)
+        return rc;
+    rc = 0;
     switch (fn) {
     case SQL_FN_IF: {
         value_t c;
@@ -687,9 +696,20 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         out->dec = 6;
         return 0;
     case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
-    case SQL_FN_GROUP_CONCAT:
-        /* MariaDB without FROM: aggregates over one row (the executor of milestone B owns them) */
+    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
+        /* the executor drives the accumulators (agg.h) and hands back the group's result */
+        if (ctx->cb && ctx->cb->aggregate_get)
+            return ctx->cb->aggregate_get(ctx->user, e, out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "aggregate functions");
+    case SQL_FN_VALUES:
+        if (e->nargs != 1 || e->args[0]->kind != SQL_E_COLUMN)
+            return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "VALUES() of a non-column");
+        if (ctx->cb && ctx->cb->values_get)
+            return ctx->cb->values_get(ctx->user, e->args[0], out, ctx->diag);
+        *out = value_null();
+        return 0;
     default:
         break;
     }
@@ -705,6 +725,16 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             any_null = true;
     }
     diag_t *dg = ctx->diag;
+
+    if (fn >= SQL_FN_DATEDIFF && fn <= SQL_FN_WEEK) { /* datefn.c (functions.def order) */
+        if (any_null) {
+            *out = value_null();
+            return 0;
+        }
+        if ((rc = sql_eval_date_fn(ctx, e, a, out)) != 1)
+            return rc;
+        rc = 0;
+    }
 
     switch (fn) {
     case SQL_FN_CONCAT: {
@@ -1514,6 +1544,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW)
             return eval_row_cmp(ctx, e, out);
+        if ((op == SQL_OP_ADD || op == SQL_OP_SUB) &&
+            (e->args[0]->kind == SQL_E_INTERVAL || e->args[1]->kind == SQL_E_INTERVAL))
+            return sql_eval_date_interval(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
         if (op == SQL_OP_NSEQ) {
@@ -1576,13 +1609,16 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
-        bool m = like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
+        bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
         *out = value_int(m != e->negated);
         return 0;
     }
     case SQL_E_IN: {
-        if (e->sub)
+        if (e->sub) {
+            if (ctx->cb && ctx->cb->subquery_eval)
+                return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
             return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "IN (subquery)");
+        }
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
         if (a.type == VAL_NULL) {
@@ -1663,15 +1699,45 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         out->coll = (uint16_t)e->cast.coll;
         return 0;
     case SQL_E_DEFAULT:
+        if (e->nargs == 1 && ctx->cb && ctx->cb->default_get)
+            return ctx->cb->default_get(ctx->user, e->args[0], out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "DEFAULT here");
     case SQL_E_ROW:
         return diag_error(ctx->diag, ER_OPERAND_COLUMNS, 1);
     case SQL_E_SUBQUERY:
     case SQL_E_EXISTS:
+    case SQL_E_QUANTIFIED:
+        if (ctx->cb && ctx->cb->subquery_eval)
+            return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "subqueries");
+    case SQL_E_REGEXP: {
+        if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
+            return rc;
+        if (a.type == VAL_NULL || b.type == VAL_NULL) {
+            *out = value_null();
+            return 0;
+        }
+        value_t sa = to_str(ctx, &a), sb = to_str(ctx, &b);
+        /* POSIX extended regular expressions (MariaDB uses PCRE: the common subset behaves alike) */
+        char *subj = arena_strndup(ctx->arena, sa.s.ptr, sa.s.len);
+        char *pat = arena_strndup(ctx->arena, sb.s.ptr, sb.s.len);
+        bool ci = sa.coll != COLL_BINARY && sb.coll != COLL_BINARY && value_coll_is_ci(sa.coll);
+        regex_t re;
+        int rr = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB | (ci ? REG_ICASE : 0));
+        if (rr) {
+            char eb[128], msg[200];
+            regerror(rr, &re, eb, sizeof eb);
+            snprintf(msg, sizeof msg, "Regex error '%s'", eb);
+            diag_push_msg(ctx->diag, DIAG_ERROR, 1139, msg);
+            return -1139;
+        }
+        int m = regexec(&re, subj, 0, NULL, 0);
+        regfree(&re);
+        *out = value_int((m == 0) != e->negated);
+        return 0;
+    }
     case SQL_E_INTERVAL:
-    case SQL_E_REGEXP:
-        return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, e->kind == SQL_E_REGEXP ? "REGEXP" : "INTERVAL");
+        return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "INTERVAL");
     }
     return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "expression");
 }

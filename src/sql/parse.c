@@ -234,6 +234,9 @@ static sql_expr_t *expr(parser_t *p);
 static sql_expr_t *bit_expr(parser_t *p);
 static sql_expr_t *simple_expr(parser_t *p);
 static sql_select_t *select_body(parser_t *p);
+static const char *role_name(parser_t *p);
+static sql_order_item_t *order_list(parser_t *p, uint32_t *n);
+static struct sql_from *table_refs(parser_t *p);
 
 static sql_expr_t *new_expr(parser_t *p, sql_expr_kind_t k, const char *start)
 {
@@ -360,6 +363,9 @@ static int charset_name_coll(parser_t *p, const char *name)
 
 static int collation_coll(parser_t *p, const char *name)
 {
+    /* MySQL 8's default collations (in dumps from MySQL): MariaDB 10.11 maps them to its own */
+    if (strncasecmp(name, "utf8mb4_0900_", 13) == 0)
+        return strcasecmp(name, "utf8mb4_0900_bin") == 0 ? COLL_UTF8MB4_BIN : COLL_UTF8MB4_UNICODE_CI;
     int c = value_coll_by_name(name, strlen(name));
     if (c < 0) {
         diag_error(p->d, ER_UNKNOWN_COLLATION, name);
@@ -483,6 +489,13 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         if (rem)
             push_arg(p, &args, rem);
         e->func.separator = side;
+    } else if (strcmp(e->func.name, "POSITION") == 0) {
+        /* POSITION(bit_expr IN expr) */
+        push_arg(p, &args, bit_expr(p));
+        expect_word(p, "IN");
+        push_arg(p, &args, expr(p));
+        e->func.name = "LOCATE";
+        e->func.fn = SQL_FN_LOCATE;
     } else if (!is_punct(p, ')')) {
         push_arg(p, &args, expr(p));
         if (e->func.fn == SQL_FN_TRIM && accept_word(p, "FROM")) {
@@ -503,13 +516,19 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 push_arg(p, &args, expr(p));
         }
         if (e->func.fn == SQL_FN_GROUP_CONCAT) {
-            if (accept_word(p, "ORDER")) { /* parsed, kept for milestone B */
+            if (accept_word(p, "ORDER")) {
                 expect_word(p, "BY");
+                vec_t ov = {0};
                 do {
-                    expr(p);
-                    if (!accept_word(p, "ASC"))
-                        accept_word(p, "DESC");
+                    sql_order_item_t *o = vec_push(p, &ov, sizeof *o);
+                    o->expr = expr(p);
+                    if (accept_word(p, "DESC"))
+                        o->desc = true;
+                    else
+                        accept_word(p, "ASC");
                 } while (accept_punct(p, ','));
+                e->agg_order = ov.items;
+                e->nagg_order = ov.n;
             }
             if (accept_word(p, "SEPARATOR"))
                 e->func.separator = string_lit(p, NULL);
@@ -623,7 +642,15 @@ static sql_expr_t *interval_expr(parser_t *p, const char *start)
     e->nargs = 1;
     e->args = alloc(p, sizeof *e->args);
     e->args[0] = expr(p);
-    if (p->tok.type != TK_WORD)
+    static const char *const units[] = {
+        "MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "SECOND_MICROSECOND",
+        "MINUTE_MICROSECOND", "MINUTE_SECOND", "HOUR_MICROSECOND", "HOUR_SECOND", "HOUR_MINUTE", "DAY_MICROSECOND",
+        "DAY_SECOND", "DAY_MINUTE", "DAY_HOUR", "YEAR_MONTH"};
+    bool known = false;
+    for (size_t i = 0; i < ARRAY_LEN(units); i++)
+        if (is_word(p, units[i]))
+            known = true;
+    if (!known)
         syntax_error(p);
     e->interval_unit = upper_dup(p, p->tok.text, p->tok.text_len);
     next(p);
@@ -930,6 +957,18 @@ static sql_expr_t *simple_expr(parser_t *p)
                 break;
             }
         }
+        /* DEFAULT(col) */
+        if (is_word(p, "DEFAULT") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+            next(p);
+            next(p);
+            e = new_expr(p, SQL_E_DEFAULT, start);
+            e->nargs = 1;
+            e->args = alloc(p, sizeof *e->args);
+            e->args[0] = column_ref(p, p->tok.start);
+            expect_punct(p, ')');
+            finish(p, e);
+            break;
+        }
         /* function call: name '(' */
         if (peek2(p)->type == TK_PUNCT && peek2(p)->op == '(' &&
             (t->type == TK_QIDENT || !t->reserved || reserved_function(t))) {
@@ -1132,8 +1171,24 @@ static sql_expr_t *bool_pri(parser_t *p)
         sql_op_t op;
         if (comp_op(p, &op)) {
             next(p);
-            if (is_word(p, "ANY") || is_word(p, "SOME") || is_word(p, "ALL"))
-                syntax_error(p); /* quantified subqueries: milestone B */
+            if ((is_word(p, "ANY") || is_word(p, "SOME") || is_word(p, "ALL")) && peek2(p)->type == TK_PUNCT &&
+                peek2(p)->op == '(') {
+                sql_expr_t *e = new_expr(p, SQL_E_QUANTIFIED, l->src);
+                e->op = op;
+                e->quant_all = is_word(p, "ALL");
+                next(p);
+                next(p);
+                if (!is_select_start(p))
+                    syntax_error(p);
+                e->sub = select_body(p);
+                expect_punct(p, ')');
+                e->nargs = 1;
+                e->args = alloc(p, sizeof *e->args);
+                e->args[0] = l;
+                finish(p, e);
+                l = e;
+                continue;
+            }
             l = mk_binary(p, op, l, predicate(p));
         } else if (is_word(p, "IS")) {
             next(p);
@@ -1263,7 +1318,7 @@ static sql_from_t *table_factor(parser_t *p)
             f->alias = ident(p);
             return f;
         }
-        sql_from_t *inner = table_ref(p);
+        sql_from_t *inner = table_refs(p);
         expect_punct(p, ')');
         return inner;
     }
@@ -1273,28 +1328,40 @@ static sql_from_t *table_factor(parser_t *p)
         f->alias = ident(p);
     else if (is_ident(p))
         f->alias = ident(p);
-    /* index hints: USE/FORCE/IGNORE INDEX (...) */
+    /* index hints: USE/FORCE/IGNORE INDEX|KEY [FOR JOIN|ORDER BY|GROUP BY] (...) */
+    vec_t hv = {0};
     while (is_word(p, "USE") || is_word(p, "FORCE") || is_word(p, "IGNORE")) {
+        sql_index_hint_t *h = vec_push(p, &hv, sizeof *h);
+        h->kind = is_word(p, "USE") ? SQL_HINT_USE : is_word(p, "FORCE") ? SQL_HINT_FORCE : SQL_HINT_IGNORE;
         next(p);
         if (!accept_word(p, "INDEX"))
             expect_word(p, "KEY");
         if (accept_word(p, "FOR")) {
             if (accept_word(p, "JOIN")) {
-            } else if (accept_word(p, "ORDER") || accept_word(p, "GROUP")) {
+                h->for_what = SQL_HINT_FOR_JOIN;
+            } else if (accept_word(p, "ORDER")) {
                 expect_word(p, "BY");
+                h->for_what = SQL_HINT_FOR_ORDER_BY;
+            } else if (accept_word(p, "GROUP")) {
+                expect_word(p, "BY");
+                h->for_what = SQL_HINT_FOR_GROUP_BY;
             } else {
                 syntax_error(p);
             }
         }
         expect_punct(p, '(');
+        vec_t nv = {0};
         if (!is_punct(p, ')')) {
             do {
-                if (!accept_word(p, "PRIMARY"))
-                    ident(p);
+                *(const char **)vec_push(p, &nv, sizeof(char *)) = accept_word(p, "PRIMARY") ? "PRIMARY" : ident(p);
             } while (accept_punct(p, ','));
         }
         expect_punct(p, ')');
+        h->names = nv.items;
+        h->n = nv.n;
     }
+    f->hints = hv.items;
+    f->nhints = hv.n;
     return f;
 }
 
@@ -1327,6 +1394,7 @@ static sql_from_t *table_ref(parser_t *p)
         sql_from_t *j = alloc(p, sizeof *j);
         j->kind = SQL_FROM_JOIN;
         j->join = jk;
+        j->natural = natural;
         j->left = l;
         j->right = table_factor(p);
         if (!natural) {
@@ -1355,9 +1423,13 @@ static sql_select_t *select_one(parser_t *p)
         if (accept_word(p, "DISTINCT") || accept_word(p, "DISTINCTROW")) s->distinct = true;
         else if (accept_word(p, "ALL")) ;
         else if (accept_word(p, "SQL_CALC_FOUND_ROWS")) s->calc_found_rows = true;
-        else if (accept_word(p, "SQL_NO_CACHE") || accept_word(p, "SQL_CACHE") || accept_word(p, "HIGH_PRIORITY") ||
-                 accept_word(p, "STRAIGHT_JOIN") || accept_word(p, "SQL_SMALL_RESULT") ||
-                 accept_word(p, "SQL_BIG_RESULT") || accept_word(p, "SQL_BUFFER_RESULT")) ;
+        else if (accept_word(p, "SQL_NO_CACHE")) s->sql_no_cache = true;
+        else if (accept_word(p, "SQL_CACHE")) ;
+        else if (accept_word(p, "HIGH_PRIORITY")) s->high_priority = true;
+        else if (accept_word(p, "STRAIGHT_JOIN")) s->straight_join = true;
+        else if (accept_word(p, "SQL_SMALL_RESULT")) s->sql_small_result = true;
+        else if (accept_word(p, "SQL_BIG_RESULT")) s->sql_big_result = true;
+        else if (accept_word(p, "SQL_BUFFER_RESULT")) s->sql_buffer_result = true;
         else break;
     }
     vec_t items = {0};
@@ -1396,42 +1468,45 @@ static sql_select_t *select_one(parser_t *p)
         s->where = expr(p);
     if (accept_word(p, "GROUP")) {
         expect_word(p, "BY");
-        vec_t v = {0};
+        vec_t v = {0}, dv = {0};
+        bool any_desc = false;
         do {
             push_arg(p, &v, expr(p));
-            if (!accept_word(p, "ASC"))
-                accept_word(p, "DESC");
+            bool desc = false;
+            if (accept_word(p, "DESC"))
+                desc = any_desc = true;
+            else
+                accept_word(p, "ASC");
+            *(bool *)vec_push(p, &dv, sizeof(bool)) = desc;
         } while (accept_punct(p, ','));
         s->group_by = v.items;
         s->ngroup_by = v.n;
+        if (any_desc)
+            s->group_desc = dv.items;
+        if (accept_word(p, "WITH")) {
+            expect_word(p, "ROLLUP");
+            s->with_rollup = true;
+        }
     }
     if (accept_word(p, "HAVING"))
         s->having = expr(p);
     return s;
 }
 
-static void order_limit_lock(parser_t *p, sql_select_t *s)
+static void lock_clause(parser_t *p, sql_select_t *s)
 {
-    if (accept_word(p, "ORDER")) {
-        expect_word(p, "BY");
-        vec_t v = {0};
-        do {
-            sql_order_item_t *o = vec_push(p, &v, sizeof *o);
-            o->expr = expr(p);
-            if (accept_word(p, "DESC"))
-                o->desc = true;
-            else
-                accept_word(p, "ASC");
-        } while (accept_punct(p, ','));
-        s->order_by = v.items;
-        s->norder_by = v.n;
-    }
-    limit_clause(p, &s->limit);
     if (accept_word(p, "FOR")) {
-        expect_word(p, "UPDATE");
-        s->lock = SQL_LOCK_FOR_UPDATE;
-        if (accept_word(p, "NOWAIT")) ;
-        else if (accept_word(p, "SKIP")) expect_word(p, "LOCKED");
+        if (accept_word(p, "SHARE")) {
+            s->lock = SQL_LOCK_FOR_SHARE;
+        } else {
+            expect_word(p, "UPDATE");
+            s->lock = SQL_LOCK_FOR_UPDATE;
+        }
+        if (accept_word(p, "OF")) { /* FOR UPDATE OF t1, t2 (MySQL 8) */
+            do ident(p); while (accept_punct(p, ','));
+        }
+        if (accept_word(p, "NOWAIT")) s->lock_nowait = true;
+        else if (accept_word(p, "SKIP")) { expect_word(p, "LOCKED"); s->lock_skip_locked = true; }
         else if (accept_word(p, "WAIT")) limit_value(p);
     } else if (accept_word(p, "LOCK")) {
         expect_word(p, "IN");
@@ -1441,33 +1516,95 @@ static void order_limit_lock(parser_t *p, sql_select_t *s)
     }
 }
 
+static void order_limit(parser_t *p, sql_order_item_t **order, uint32_t *norder, sql_limit_t *limit)
+{
+    if (accept_word(p, "ORDER")) {
+        expect_word(p, "BY");
+        *order = order_list(p, norder);
+    }
+    limit_clause(p, limit);
+}
+
+/* A union member: SELECT ... [ORDER BY] [LIMIT] [lock] or ( select_body ) */
+static sql_select_t *select_member(parser_t *p, bool in_union)
+{
+    sql_select_t *s;
+    if (accept_punct(p, '(')) {
+        s = select_body(p);
+        expect_punct(p, ')');
+        s->parenthesized = true;
+        return s;
+    }
+    s = select_one(p);
+    if (!in_union) {
+        order_limit(p, &s->order_by, &s->norder_by, &s->limit);
+        lock_clause(p, s);
+    }
+    return s;
+}
+
+/*
+ * select_body: one SELECT, or a UNION chain.  Without UNION the ORDER BY / LIMIT / locking clause belong to
+ * the SELECT; with UNION, unparenthesized members cannot have them (MySQL), and the trailing ones apply to
+ * the whole union (first->union_order_by / union_limit).
+ */
 static sql_select_t *select_body(parser_t *p)
 {
+    depth_in(p);
     sql_select_t *first;
-    if (accept_punct(p, '(')) {
+    bool paren = is_punct(p, '(');
+    if (paren) {
+        next(p);
         first = select_body(p);
         expect_punct(p, ')');
+        first->parenthesized = true;
     } else {
         first = select_one(p);
     }
+    if (!is_word(p, "UNION")) {
+        /* single SELECT (possibly parenthesized): trailing clauses are its own unless it already has them */
+        sql_order_item_t *ob = NULL;
+        uint32_t nob = 0;
+        sql_limit_t lim = {0};
+        order_limit(p, &ob, &nob, &lim);
+        if (paren && (ob || lim.count) && (first->norder_by || first->limit.count || first->union_next)) {
+            if (first->union_next) {
+                first->union_order_by = ob;
+                first->nunion_order_by = nob;
+                first->union_limit = lim;
+            } else {
+                syntax_error(p); /* (SELECT .. LIMIT 1) LIMIT 2: MariaDB accepts; keep it simple */
+            }
+        } else {
+            if (ob) {
+                first->order_by = ob;
+                first->norder_by = nob;
+            }
+            if (lim.count)
+                first->limit = lim;
+        }
+        lock_clause(p, first);
+        p->depth--;
+        return first;
+    }
     sql_select_t *last = first;
+    while (last->union_next)
+        last = last->union_next;
     while (is_word(p, "UNION")) {
         next(p);
         bool all = accept_word(p, "ALL");
         if (!all)
             accept_word(p, "DISTINCT");
-        sql_select_t *n;
-        if (accept_punct(p, '(')) {
-            n = select_body(p);
-            expect_punct(p, ')');
-        } else {
-            n = select_one(p);
-        }
-        last->union_next = n;
+        sql_select_t *n = select_member(p, true);
         last->union_all = all;
-        last = n;
+        /* a parenthesized member that is itself a union is linked as a unit at its end */
+        last->union_next = n;
+        while (last->union_next)
+            last = last->union_next;
     }
-    order_limit_lock(p, last == first ? first : first); /* trailing ORDER/LIMIT apply to the whole union */
+    order_limit(p, &first->union_order_by, &first->nunion_order_by, &first->union_limit);
+    lock_clause(p, first);
+    p->depth--;
     return first;
 }
 
@@ -1664,6 +1801,24 @@ static void set_stmt(parser_t *p, sql_stmt_t *st)
         next(p);
     else
         scope = SQL_SCOPE_DEFAULT;
+    if (is_word(p, "ROLE") && !(peek2(p)->type == TK_PUNCT && (peek2(p)->op == '=' || peek2(p)->op == P_ASSIGN))) {
+        next(p);
+        st->kind = SQL_STMT_SET_ROLE;
+        st->role.role = accept_word(p, "NONE") ? NULL : role_name(p);
+        return;
+    }
+    if (is_word(p, "DEFAULT") && tok_is_word(peek2(p), "ROLE")) {
+        next(p);
+        next(p);
+        st->kind = SQL_STMT_SET_DEFAULT_ROLE;
+        st->role.is_default_role = true;
+        st->role.role = accept_word(p, "NONE") ? NULL : role_name(p);
+        if (accept_word(p, "FOR")) {
+            st->role.has_user = true;
+            user_name(p, &st->role.user);
+        }
+        return;
+    }
     if (accept_word(p, "TRANSACTION")) {
         st->kind = SQL_STMT_SET_TRANSACTION;
         st->txn.scope = scope;
@@ -1881,6 +2036,7 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     }
     if (accept_word(p, "BINARY") || accept_word(p, "MASTER")) {
         if (accept_word(p, "LOGS")) { s->what = SQL_SHOW_BINARY_LOGS; return; }
+        accept_word(p, "LOG"); /* SHOW BINARY LOG STATUS (MySQL 8.2) */
         expect_word(p, "STATUS");
         s->what = SQL_SHOW_MASTER_STATUS;
         return;
@@ -1889,6 +2045,12 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         if (accept_word(p, "HOSTS")) { s->what = SQL_SHOW_SLAVE_STATUS; return; }
         expect_word(p, "STATUS");
         s->what = SQL_SHOW_SLAVE_STATUS;
+        return;
+    }
+    if (is_word(p, "BINLOG") && tok_is_word(peek2(p), "STATUS")) { /* MariaDB 10.5+ */
+        next(p);
+        next(p);
+        s->what = SQL_SHOW_MASTER_STATUS;
         return;
     }
     if (accept_word(p, "BINLOG")) {
@@ -1900,6 +2062,1593 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         return;
     }
     syntax_error(p);
+}
+
+/* ---------------------------------------------------------------- milestone B: shared pieces */
+
+static uint64_t uint_value(parser_t *p)
+{
+    if (p->tok.type != TK_INT)
+        syntax_error(p);
+    uint64_t v = strtoull(p->tok.text, NULL, 10);
+    next(p);
+    return v;
+}
+
+static int32_t paren_len(parser_t *p)
+{
+    expect_punct(p, '(');
+    if (p->tok.type != TK_INT)
+        syntax_error(p);
+    int64_t v = strtoll(p->tok.text, NULL, 10);
+    if (v > INT32_MAX)
+        v = INT32_MAX;
+    next(p);
+    expect_punct(p, ')');
+    return (int32_t)v;
+}
+
+/* Sizes: 1024, 16M, 1G, 128K (a number with a K/M/G suffix lexes as one word) or '16M'. */
+static uint64_t size_value(parser_t *p)
+{
+    const char *s = p->tok.text;
+    if (p->tok.type != TK_INT && p->tok.type != TK_WORD && p->tok.type != TK_STRING)
+        syntax_error(p);
+    if (!s || !isdigit((unsigned char)s[0]))
+        syntax_error(p);
+    char *end;
+    uint64_t v = strtoull(s, &end, 10);
+    if (*end) {
+        int c = toupper((unsigned char)*end);
+        if (end[1])
+            syntax_error(p);
+        if (c == 'K') v <<= 10;
+        else if (c == 'M') v <<= 20;
+        else if (c == 'G') v <<= 30;
+        else if (c == 'T') v <<= 40;
+        else syntax_error(p);
+    }
+    next(p);
+    return v;
+}
+
+static void if_exists(parser_t *p, bool *flag)
+{
+    if (is_word(p, "IF") && tok_is_word(peek2(p), "EXISTS")) {
+        next(p);
+        next(p);
+        *flag = true;
+    }
+}
+
+static void if_not_exists(parser_t *p, bool *flag)
+{
+    if (is_word(p, "IF")) {
+        next(p);
+        expect_word(p, "NOT");
+        expect_word(p, "EXISTS");
+        *flag = true;
+    }
+}
+
+static const char *opt_eq_ident_or_text(parser_t *p)
+{
+    accept_punct(p, '=');
+    return ident_or_text(p);
+}
+
+/* an option value that may be a word even if reserved (ENGINE=MEMORY, ROW_FORMAT=DEFAULT) */
+static const char *opt_word(parser_t *p)
+{
+    if (p->tok.type == TK_WORD || p->tok.type == TK_QIDENT || p->tok.type == TK_STRING) {
+        const char *s = p->tok.text;
+        next(p);
+        return s;
+    }
+    syntax_error(p);
+}
+
+static sql_order_item_t *order_list(parser_t *p, uint32_t *n)
+{
+    vec_t v = {0};
+    do {
+        sql_order_item_t *o = vec_push(p, &v, sizeof *o);
+        o->expr = expr(p);
+        if (accept_word(p, "DESC"))
+            o->desc = true;
+        else
+            accept_word(p, "ASC");
+    } while (accept_punct(p, ','));
+    *n = v.n;
+    return v.items;
+}
+
+/* ---------------------------------------------------------------- data types */
+
+static int32_t default_int_width(sql_type_kind_t k, bool uns)
+{
+    switch (k) {
+    case SQL_T_TINYINT: return uns ? 3 : 4;
+    case SQL_T_SMALLINT: return uns ? 5 : 6;
+    case SQL_T_MEDIUMINT: return uns ? 8 : 9;
+    case SQL_T_INT: return uns ? 10 : 11;
+    default: return 20;
+    }
+}
+
+static void type_charset_opts(parser_t *p, sql_type_t *t)
+{
+    for (;;) {
+        if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+            if (accept_word(p, "CHARACTER")) next(p); else next(p);
+            const char *cs = charset_name(p);
+            t->charset = lower_dup(p, cs, strlen(cs));
+        } else if (accept_word(p, "BINARY")) {
+            t->collation = "binary_flag"; /* CHAR(n) BINARY: the charset's _bin collation */
+        } else if (accept_word(p, "ASCII")) {
+            t->charset = "latin1";
+        } else if (accept_word(p, "UNICODE")) {
+            t->charset = "ucs2";
+        } else if (accept_word(p, "BYTE")) {
+            t->coll = COLL_BINARY;
+        } else {
+            return;
+        }
+    }
+}
+
+static void type_resolve_coll(parser_t *p, sql_type_t *t)
+{
+    if (t->coll == COLL_BINARY)
+        return;
+    if (t->collation && strcmp(t->collation, "binary_flag") != 0) {
+        t->coll = collation_coll(p, t->collation);
+    } else if (t->charset) {
+        int c = charset_name_coll(p, t->charset);
+        if (t->collation && c != COLL_BINARY) {
+            /* CHARSET x BINARY: x's _bin collation */
+            char nm[64];
+            snprintf(nm, sizeof nm, "%s_bin", t->charset);
+            int b = value_coll_by_name(nm, strlen(nm));
+            if (b >= 0)
+                c = b;
+        }
+        t->coll = c;
+    } else if (t->collation) {
+        t->coll = COLL_UTF8MB4_BIN; /* BINARY attribute alone: the table charset's _bin (utf8mb4 assumed) */
+    }
+}
+
+static void data_type(parser_t *p, sql_type_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->len = -1;
+    t->scale = -1;
+    t->coll = -1;
+    bool is_int = false, is_str = false;
+    const char *w = p->tok.text;
+    if (p->tok.type != TK_WORD)
+        syntax_error(p);
+    static const struct { const char *name; sql_type_kind_t k; } ints[] = {
+        {"TINYINT", SQL_T_TINYINT}, {"INT1", SQL_T_TINYINT}, {"SMALLINT", SQL_T_SMALLINT}, {"INT2", SQL_T_SMALLINT},
+        {"MEDIUMINT", SQL_T_MEDIUMINT}, {"MIDDLEINT", SQL_T_MEDIUMINT}, {"INT3", SQL_T_MEDIUMINT},
+        {"INT", SQL_T_INT}, {"INTEGER", SQL_T_INT}, {"INT4", SQL_T_INT}, {"BIGINT", SQL_T_BIGINT},
+        {"INT8", SQL_T_BIGINT},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(ints); i++)
+        if (strcasecmp(w, ints[i].name) == 0) {
+            t->kind = ints[i].k;
+            is_int = true;
+        }
+    if (is_int) {
+        next(p);
+        if (is_punct(p, '('))
+            t->len = paren_len(p);
+    } else if (accept_word(p, "BOOL") || accept_word(p, "BOOLEAN")) {
+        t->kind = SQL_T_TINYINT;
+        t->len = 1;
+        t->is_bool = true;
+    } else if (accept_word(p, "SERIAL")) {
+        t->kind = SQL_T_BIGINT;
+        t->is_unsigned = true;
+        t->is_serial = true;
+        t->len = 20;
+    } else if (accept_word(p, "DECIMAL") || accept_word(p, "DEC") || accept_word(p, "NUMERIC") ||
+               accept_word(p, "FIXED")) {
+        t->kind = SQL_T_DECIMAL;
+        t->len = 10;
+        t->scale = 0;
+        if (accept_punct(p, '(')) {
+            t->len = (int32_t)uint_value(p);
+            if (accept_punct(p, ','))
+                t->scale = (int32_t)uint_value(p);
+            expect_punct(p, ')');
+        }
+    } else if (accept_word(p, "FLOAT") || accept_word(p, "FLOAT4")) {
+        t->kind = SQL_T_FLOAT;
+        if (accept_punct(p, '(')) {
+            int32_t m = (int32_t)uint_value(p);
+            if (accept_punct(p, ',')) {
+                t->len = m;
+                t->scale = (int32_t)uint_value(p);
+            } else if (m > 24) {
+                t->kind = SQL_T_DOUBLE; /* FLOAT(p): precision in bits */
+            }
+            expect_punct(p, ')');
+        }
+    } else if (accept_word(p, "DOUBLE") || accept_word(p, "REAL") || accept_word(p, "FLOAT8")) {
+        t->kind = SQL_T_DOUBLE;
+        accept_word(p, "PRECISION");
+        if (accept_punct(p, '(')) {
+            t->len = (int32_t)uint_value(p);
+            expect_punct(p, ',');
+            t->scale = (int32_t)uint_value(p);
+            expect_punct(p, ')');
+        }
+    } else if (accept_word(p, "BIT")) {
+        t->kind = SQL_T_BIT;
+        t->len = is_punct(p, '(') ? paren_len(p) : 1;
+    } else if (is_word(p, "CHAR") || is_word(p, "CHARACTER") || is_word(p, "NCHAR") || is_word(p, "NATIONAL")) {
+        bool national = accept_word(p, "NATIONAL") || is_word(p, "NCHAR");
+        next(p);
+        t->kind = SQL_T_CHAR;
+        if (accept_word(p, "VARYING"))
+            t->kind = SQL_T_VARCHAR;
+        if (t->kind == SQL_T_VARCHAR || is_punct(p, '('))
+            t->len = paren_len(p);
+        else
+            t->len = 1;
+        if (national)
+            t->charset = "utf8mb3";
+        is_str = true;
+    } else if (accept_word(p, "VARCHAR") || accept_word(p, "NVARCHAR") || accept_word(p, "VARCHAR2") ||
+               accept_word(p, "VARCHARACTER")) {
+        t->kind = SQL_T_VARCHAR;
+        t->len = paren_len(p);
+        is_str = true;
+    } else if (accept_word(p, "BINARY")) {
+        t->kind = SQL_T_BINARY;
+        t->len = is_punct(p, '(') ? paren_len(p) : 1;
+        t->coll = COLL_BINARY;
+    } else if (accept_word(p, "VARBINARY")) {
+        t->kind = SQL_T_VARBINARY;
+        t->len = paren_len(p);
+        t->coll = COLL_BINARY;
+    } else if (accept_word(p, "TINYTEXT")) { t->kind = SQL_T_TINYTEXT; is_str = true; }
+    else if (accept_word(p, "TEXT")) {
+        t->kind = SQL_T_TEXT;
+        if (is_punct(p, '(')) {
+            t->len = paren_len(p);
+            /* the smallest type that holds len characters (utf8mb4: 4 bytes each) */
+            int64_t bytes = (int64_t)t->len * 4;
+            t->kind = bytes < 256 ? SQL_T_TINYTEXT : bytes < 65536 ? SQL_T_TEXT : bytes < (1 << 24) ? SQL_T_MEDIUMTEXT : SQL_T_LONGTEXT;
+        }
+        is_str = true;
+    } else if (accept_word(p, "MEDIUMTEXT")) { t->kind = SQL_T_MEDIUMTEXT; is_str = true; }
+    else if (accept_word(p, "LONGTEXT")) { t->kind = SQL_T_LONGTEXT; is_str = true; }
+    else if (accept_word(p, "JSON")) { t->kind = SQL_T_LONGTEXT; t->is_json = true; t->coll = COLL_UTF8MB4_BIN; }
+    else if (accept_word(p, "LONG")) {
+        if (accept_word(p, "VARBINARY")) { t->kind = SQL_T_MEDIUMBLOB; t->coll = COLL_BINARY; }
+        else { accept_word(p, "VARCHAR"); t->kind = SQL_T_MEDIUMTEXT; is_str = true; }
+    }
+    else if (accept_word(p, "TINYBLOB")) { t->kind = SQL_T_TINYBLOB; t->coll = COLL_BINARY; }
+    else if (accept_word(p, "BLOB")) {
+        t->kind = SQL_T_BLOB;
+        t->coll = COLL_BINARY;
+        if (is_punct(p, '(')) {
+            t->len = paren_len(p);
+            t->kind = t->len < 256 ? SQL_T_TINYBLOB : t->len < 65536 ? SQL_T_BLOB : t->len < (1 << 24) ? SQL_T_MEDIUMBLOB : SQL_T_LONGBLOB;
+        }
+    }
+    else if (accept_word(p, "MEDIUMBLOB")) { t->kind = SQL_T_MEDIUMBLOB; t->coll = COLL_BINARY; }
+    else if (accept_word(p, "LONGBLOB")) { t->kind = SQL_T_LONGBLOB; t->coll = COLL_BINARY; }
+    else if (accept_word(p, "DATE")) { t->kind = SQL_T_DATE; }
+    else if (accept_word(p, "DATETIME") || accept_word(p, "TIMESTAMP") || accept_word(p, "TIME")) {
+        char c = (char)toupper((unsigned char)w[4]); /* dateTime / timEstamp: w[4]='T' DATETIME, 'S' TIMESTAMP */
+        t->kind = c == 'T' ? SQL_T_DATETIME : c == 'S' ? SQL_T_TIMESTAMP : SQL_T_TIME;
+        t->scale = 0;
+        if (is_punct(p, '('))
+            t->scale = paren_len(p);
+    } else if (accept_word(p, "YEAR")) {
+        t->kind = SQL_T_YEAR;
+        t->len = 4;
+        if (is_punct(p, '('))
+            t->len = paren_len(p);
+    } else if (is_word(p, "ENUM") || is_word(p, "SET")) {
+        t->kind = is_word(p, "ENUM") ? SQL_T_ENUM : SQL_T_SET;
+        next(p);
+        expect_punct(p, '(');
+        vec_t v = {0}, l = {0};
+        do {
+            size_t n;
+            *(const char **)vec_push(p, &v, sizeof(char *)) = string_lit(p, &n);
+            *(uint32_t *)vec_push(p, &l, sizeof(uint32_t)) = (uint32_t)n;
+        } while (accept_punct(p, ','));
+        expect_punct(p, ')');
+        t->elems = v.items;
+        t->elem_lens = l.items;
+        t->nelems = v.n;
+        is_str = true;
+    } else {
+        syntax_error(p);
+    }
+    if (is_int || t->kind == SQL_T_DECIMAL || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) {
+        for (;;) {
+            if (accept_word(p, "UNSIGNED")) t->is_unsigned = true;
+            else if (accept_word(p, "SIGNED")) ;
+            else if (accept_word(p, "ZEROFILL")) { t->zerofill = true; t->is_unsigned = true; }
+            else break;
+        }
+        if (is_int && t->len < 0)
+            t->len = default_int_width(t->kind, t->is_unsigned && !t->zerofill ? true : t->is_unsigned);
+    }
+    if (is_str)
+        type_charset_opts(p, t);
+    if (is_str && is_word(p, "COLLATE")) {
+        next(p);
+        const char *cl = ident_or_text(p);
+        t->collation = lower_dup(p, cl, strlen(cl));
+    }
+    type_resolve_coll(p, t);
+}
+
+/* ---------------------------------------------------------------- column and index definitions */
+
+static bool is_now_word(parser_t *p)
+{
+    return is_word(p, "CURRENT_TIMESTAMP") || is_word(p, "NOW") || is_word(p, "LOCALTIME") ||
+           is_word(p, "LOCALTIMESTAMP");
+}
+
+/* CURRENT_TIMESTAMP [( [n] )] / NOW([n]) */
+static void now_value(parser_t *p)
+{
+    bool must_paren = is_word(p, "NOW");
+    next(p);
+    if (accept_punct(p, '(')) {
+        if (p->tok.type == TK_INT)
+            next(p);
+        expect_punct(p, ')');
+    } else if (must_paren) {
+        syntax_error(p);
+    }
+}
+
+static sql_expr_t *default_value(parser_t *p)
+{
+    const char *start = p->tok.start;
+    if (accept_punct(p, '(')) {
+        sql_expr_t *e = expr(p);
+        expect_punct(p, ')');
+        return e;
+    }
+    if (p->tok.type == TK_STRING || p->tok.type == TK_NSTRING) {
+        const char *first_text = p->tok.text;
+        size_t first_len = p->tok.text_len, n;
+        const char *s = string_lit(p, &n);
+        return literal_value(p, value_str(s, n, COLL_DEFAULT), start, first_text, first_len);
+    }
+    if ((is_punct(p, '-') || is_punct(p, '+')) &&
+        (peek2(p)->type == TK_INT || peek2(p)->type == TK_DECIMAL || peek2(p)->type == TK_FLOAT)) {
+        bool neg = is_punct(p, '-');
+        next(p);
+        sql_expr_t *n = number_literal(p);
+        return neg ? mk_unary(p, SQL_OP_NEG, n, start) : n;
+    }
+    return simple_expr(p);
+}
+
+/* The options after a column's type.  Stops at ',' or ')' (or the end, for ALTER TABLE). */
+static void column_options(parser_t *p, sql_column_def_t *c)
+{
+    for (;;) {
+        if (accept_word(p, "NOT")) {
+            expect_word(p, "NULL");
+            c->nullable = SQL_NULL_NOT_NULL;
+        } else if (accept_word(p, "NULL")) {
+            c->nullable = SQL_NULL_NULL;
+        } else if (accept_word(p, "DEFAULT")) {
+            c->default_now = false;
+            c->default_expr = NULL;
+            if (is_now_word(p)) {
+                c->default_now = true;
+                now_value(p);
+            } else {
+                c->default_expr = default_value(p);
+            }
+        } else if (accept_word(p, "ON")) {
+            expect_word(p, "UPDATE");
+            if (!is_now_word(p))
+                syntax_error(p);
+            now_value(p);
+            c->on_update_now = true;
+        } else if (accept_word(p, "AUTO_INCREMENT")) {
+            c->auto_increment = true;
+        } else if (accept_word(p, "PRIMARY")) {
+            expect_word(p, "KEY");
+            c->primary_key = true;
+        } else if (accept_word(p, "KEY")) {
+            c->primary_key = true;
+        } else if (accept_word(p, "UNIQUE")) {
+            accept_word(p, "KEY");
+            c->unique_key = true;
+        } else if (accept_word(p, "COMMENT")) {
+            c->comment = string_lit(p, NULL);
+        } else if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+            if (accept_word(p, "CHARACTER")) next(p); else next(p);
+            const char *cs = charset_name(p);
+            c->type.charset = lower_dup(p, cs, strlen(cs));
+            c->type.coll = -1;
+            type_resolve_coll(p, &c->type);
+        } else if (accept_word(p, "COLLATE")) {
+            const char *cl = ident_or_text(p);
+            c->type.collation = lower_dup(p, cl, strlen(cl));
+            c->type.coll = -1;
+            type_resolve_coll(p, &c->type);
+        } else if (is_word(p, "GENERATED") || is_word(p, "AS")) {
+            if (accept_word(p, "GENERATED"))
+                expect_word(p, "ALWAYS");
+            expect_word(p, "AS");
+            expect_punct(p, '(');
+            c->generated = expr(p);
+            expect_punct(p, ')');
+            if (accept_word(p, "STORED") || accept_word(p, "PERSISTENT"))
+                c->generated_stored = true;
+            else
+                accept_word(p, "VIRTUAL");
+        } else if (accept_word(p, "INVISIBLE")) {
+            c->invisible = true;
+        } else if (accept_word(p, "SERIAL")) {
+            expect_word(p, "DEFAULT");
+            expect_word(p, "VALUE");
+            c->auto_increment = true;
+            c->nullable = SQL_NULL_NOT_NULL;
+            c->unique_key = true;
+        } else if (accept_word(p, "COLUMN_FORMAT")) {
+            opt_word(p);
+        } else if (accept_word(p, "STORAGE")) {
+            if (!accept_word(p, "DISK") && !accept_word(p, "MEMORY"))
+                expect_word(p, "DEFAULT");
+        } else if (accept_word(p, "CHECK")) {
+            expect_punct(p, '(');
+            expr(p);
+            expect_punct(p, ')');
+        } else if (accept_word(p, "REFERENCES")) {
+            /* column-level REFERENCES: parsed, ignored (as MySQL does) */
+            table_name(p);
+            if (accept_punct(p, '(')) {
+                do ident(p); while (accept_punct(p, ','));
+                expect_punct(p, ')');
+            }
+            while (accept_word(p, "ON")) {
+                if (!accept_word(p, "DELETE"))
+                    expect_word(p, "UPDATE");
+                if (accept_word(p, "SET")) { if (!accept_word(p, "NULL")) expect_word(p, "DEFAULT"); }
+                else if (accept_word(p, "NO")) expect_word(p, "ACTION");
+                else if (!accept_word(p, "RESTRICT")) expect_word(p, "CASCADE");
+            }
+        } else {
+            return;
+        }
+    }
+}
+
+static void column_def(parser_t *p, sql_column_def_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->name = ident(p);
+    data_type(p, &c->type);
+    sql_type_t *t = &c->type;
+    char msg[256];
+    if ((t->kind == SQL_T_DATETIME || t->kind == SQL_T_TIMESTAMP || t->kind == SQL_T_TIME) && t->scale > 6) {
+        /* MariaDB's text has no number (errors.def carries MySQL's) */
+        snprintf(msg, sizeof msg, "Too big precision specified for '%s'. Maximum is 6", c->name);
+        diag_push_msg(p->d, DIAG_ERROR, ER_TOO_BIG_PRECISION, msg);
+        longjmp(p->fail, 1);
+    }
+    if (t->kind == SQL_T_DECIMAL) {
+        if (t->len > 65) {
+            snprintf(msg, sizeof msg, "Too big precision specified for '%s'. Maximum is 65", c->name);
+            diag_push_msg(p->d, DIAG_ERROR, ER_TOO_BIG_PRECISION, msg);
+            longjmp(p->fail, 1);
+        }
+        if (t->scale > 38) {
+            snprintf(msg, sizeof msg, "Too big scale specified for '%s'. Maximum is 38", c->name);
+            diag_push_msg(p->d, DIAG_ERROR, ER_TOO_BIG_SCALE, msg);
+            longjmp(p->fail, 1);
+        }
+        if (t->len == 0)
+            t->len = 10; /* DECIMAL(0) is DECIMAL(10) in MariaDB */
+    }
+    if ((t->kind == SQL_T_DECIMAL || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) && t->scale > t->len &&
+        t->len >= 0) {
+        diag_error(p->d, ER_M_BIGGER_THAN_D, c->name);
+        longjmp(p->fail, 1);
+    }
+    if ((t->kind >= SQL_T_TINYINT && t->kind <= SQL_T_BIGINT) || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) {
+        if (t->len > 255) {
+            diag_error(p->d, ER_TOO_BIG_DISPLAYWIDTH, c->name, 255ul);
+            longjmp(p->fail, 1);
+        }
+    }
+    if (t->kind == SQL_T_BIT && t->len > 64) {
+        diag_error(p->d, ER_TOO_BIG_DISPLAYWIDTH, c->name, 64ul);
+        longjmp(p->fail, 1);
+    }
+    if ((t->kind == SQL_T_CHAR || t->kind == SQL_T_BINARY) && t->len > 255) {
+        diag_error(p->d, ER_TOO_BIG_FIELDLENGTH, c->name, 255ul);
+        longjmp(p->fail, 1);
+    }
+    if (c->type.is_serial) {
+        c->auto_increment = true;
+        c->nullable = SQL_NULL_NOT_NULL;
+        c->unique_key = true;
+    }
+    column_options(p, c);
+}
+
+static void column_position(parser_t *p, sql_column_def_t *c)
+{
+    if (accept_word(p, "FIRST"))
+        c->first = true;
+    else if (accept_word(p, "AFTER"))
+        c->after = ident(p);
+}
+
+static void index_type_opt(parser_t *p, sql_index_def_t *ix)
+{
+    if (accept_word(p, "USING") || accept_word(p, "TYPE")) {
+        const char *w = opt_word(p);
+        ix->using_type = upper_dup(p, w, strlen(w));
+    }
+}
+
+static void index_col_list(parser_t *p, sql_index_def_t *ix)
+{
+    expect_punct(p, '(');
+    vec_t v = {0};
+    do {
+        sql_index_col_t *c = vec_push(p, &v, sizeof *c);
+        c->name = ident(p);
+        c->prefix_len = -1;
+        if (is_punct(p, '('))
+            c->prefix_len = paren_len(p);
+        if (accept_word(p, "DESC"))
+            c->desc = true;
+        else
+            accept_word(p, "ASC");
+    } while (accept_punct(p, ','));
+    expect_punct(p, ')');
+    ix->cols = v.items;
+    ix->ncols = v.n;
+}
+
+static void index_options(parser_t *p, sql_index_def_t *ix)
+{
+    for (;;) {
+        if (is_word(p, "USING") || is_word(p, "TYPE")) index_type_opt(p, ix);
+        else if (accept_word(p, "COMMENT")) ix->comment = string_lit(p, NULL);
+        else if (accept_word(p, "KEY_BLOCK_SIZE")) { accept_punct(p, '='); uint_value(p); }
+        else if (accept_word(p, "VISIBLE") || accept_word(p, "INVISIBLE") || accept_word(p, "CLUSTERING")) {
+            if (is_punct(p, '=')) { next(p); opt_word(p); }
+        }
+        else if (accept_word(p, "WITH")) { expect_word(p, "PARSER"); ident(p); }
+        else return;
+    }
+}
+
+/* An optional index name: an identifier that is not USING / '(' */
+static const char *opt_index_name(parser_t *p)
+{
+    if (is_ident(p) && !is_word(p, "USING") && !is_word(p, "TYPE"))
+        return ident(p);
+    return NULL;
+}
+
+static void fk_references(parser_t *p, sql_index_def_t *ix)
+{
+    expect_word(p, "REFERENCES");
+    ix->ref_table = table_name(p);
+    if (accept_punct(p, '(')) {
+        do ident(p); while (accept_punct(p, ','));
+        expect_punct(p, ')');
+    }
+    if (accept_word(p, "MATCH")) {
+        if (!accept_word(p, "FULL") && !accept_word(p, "PARTIAL"))
+            expect_word(p, "SIMPLE");
+    }
+    while (accept_word(p, "ON")) {
+        if (!accept_word(p, "DELETE"))
+            expect_word(p, "UPDATE");
+        if (accept_word(p, "SET")) { if (!accept_word(p, "NULL")) expect_word(p, "DEFAULT"); }
+        else if (accept_word(p, "NO")) expect_word(p, "ACTION");
+        else if (!accept_word(p, "RESTRICT")) expect_word(p, "CASCADE");
+    }
+}
+
+/*
+ * A table-level constraint or index, if the current token starts one: PRIMARY KEY, UNIQUE, KEY/INDEX, FULLTEXT,
+ * SPATIAL, FOREIGN KEY, CONSTRAINT [name] ..., CHECK (...).  Returns false when it is not one (a column).
+ * *skip is set for a CHECK constraint (parsed, nothing recorded).
+ */
+static bool index_def(parser_t *p, sql_index_def_t *ix, bool *skip)
+{
+    memset(ix, 0, sizeof *ix);
+    *skip = false;
+    if (accept_word(p, "CONSTRAINT")) {
+        if (!is_word(p, "PRIMARY") && !is_word(p, "UNIQUE") && !is_word(p, "FOREIGN") && !is_word(p, "CHECK"))
+            ix->constraint = ident(p);
+        else
+            ix->constraint = "";
+        if (!is_word(p, "PRIMARY") && !is_word(p, "UNIQUE") && !is_word(p, "FOREIGN") && !is_word(p, "CHECK"))
+            syntax_error(p);
+    }
+    if (accept_word(p, "PRIMARY")) {
+        expect_word(p, "KEY");
+        ix->kind = SQL_INDEX_PRIMARY;
+        ix->name = "PRIMARY";
+        index_type_opt(p, ix);
+    } else if (accept_word(p, "UNIQUE")) {
+        ix->kind = SQL_INDEX_UNIQUE;
+        if (!accept_word(p, "KEY"))
+            accept_word(p, "INDEX");
+        ix->name = opt_index_name(p);
+        if (!ix->name && ix->constraint && ix->constraint[0])
+            ix->name = ix->constraint;
+        index_type_opt(p, ix);
+    } else if (accept_word(p, "KEY") || accept_word(p, "INDEX")) {
+        ix->kind = SQL_INDEX_KEY;
+        if (is_word(p, "IF")) if_not_exists(p, &ix->if_not_exists);
+        ix->name = opt_index_name(p);
+        index_type_opt(p, ix);
+    } else if (is_word(p, "FULLTEXT") || is_word(p, "SPATIAL")) {
+        ix->kind = is_word(p, "FULLTEXT") ? SQL_INDEX_FULLTEXT : SQL_INDEX_SPATIAL;
+        next(p);
+        if (!accept_word(p, "KEY"))
+            accept_word(p, "INDEX");
+        ix->name = opt_index_name(p);
+    } else if (accept_word(p, "FOREIGN")) {
+        expect_word(p, "KEY");
+        ix->kind = SQL_INDEX_FOREIGN;
+        if (is_word(p, "IF")) if_not_exists(p, &ix->if_not_exists);
+        ix->name = opt_index_name(p);
+        if (!ix->name && ix->constraint && ix->constraint[0])
+            ix->name = ix->constraint;
+        index_col_list(p, ix);
+        fk_references(p, ix);
+        return true;
+    } else if (accept_word(p, "CHECK")) {
+        expect_punct(p, '(');
+        expr(p);
+        expect_punct(p, ')');
+        *skip = true;
+        return true;
+    } else {
+        if (ix->constraint)
+            syntax_error(p);
+        return false;
+    }
+    index_col_list(p, ix);
+    index_options(p, ix);
+    return true;
+}
+
+/* ---------------------------------------------------------------- table options */
+
+static bool table_option(parser_t *p, sql_table_options_t *o)
+{
+    if (accept_word(p, "ENGINE") || accept_word(p, "TYPE")) {
+        accept_punct(p, '=');
+        o->engine = opt_word(p);
+        o->set |= SQL_TOPT_ENGINE;
+        return true;
+    }
+    if (is_word(p, "DEFAULT") && (tok_is_word(peek2(p), "CHARSET") || tok_is_word(peek2(p), "CHARACTER") ||
+                                  tok_is_word(peek2(p), "COLLATE")))
+        next(p);
+    if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+        if (accept_word(p, "CHARACTER")) next(p); else next(p);
+        accept_punct(p, '=');
+        const char *cs = is_word(p, "DEFAULT") ? (next(p), "default") : charset_name(p);
+        o->charset = lower_dup(p, cs, strlen(cs));
+        if (strcmp(o->charset, "default") != 0) {
+            int c = charset_name_coll(p, o->charset);
+            if (!(o->set & SQL_TOPT_COLLATE))
+                o->coll = c;
+        }
+        o->set |= SQL_TOPT_CHARSET;
+        return true;
+    }
+    if (accept_word(p, "COLLATE")) {
+        accept_punct(p, '=');
+        const char *cl = is_word(p, "DEFAULT") ? (next(p), "default") : ident_or_text(p);
+        o->collation = lower_dup(p, cl, strlen(cl));
+        if (strcmp(o->collation, "default") != 0)
+            o->coll = collation_coll(p, o->collation);
+        o->set |= SQL_TOPT_COLLATE;
+        return true;
+    }
+    if (accept_word(p, "AUTO_INCREMENT")) {
+        accept_punct(p, '=');
+        o->auto_increment = uint_value(p);
+        o->set |= SQL_TOPT_AUTO_INCREMENT;
+        return true;
+    }
+    if (accept_word(p, "COMMENT")) {
+        accept_punct(p, '=');
+        o->comment = string_lit(p, NULL);
+        o->set |= SQL_TOPT_COMMENT;
+        return true;
+    }
+    if (accept_word(p, "ROW_FORMAT")) {
+        accept_punct(p, '=');
+        const char *w = opt_word(p);
+        o->row_format = upper_dup(p, w, strlen(w));
+        o->set |= SQL_TOPT_ROW_FORMAT;
+        return true;
+    }
+    if (accept_word(p, "TABLESPACE")) {
+        accept_punct(p, '=');
+        o->tablespace = ident(p);
+        o->set |= SQL_TOPT_TABLESPACE;
+        if (is_word(p, "STORAGE"))
+            goto storage;
+        return true;
+    }
+    if (is_word(p, "STORAGE")) {
+    storage:
+        next(p);
+        if (accept_word(p, "DISK")) o->storage = SQL_STORAGE_DISK;
+        else if (accept_word(p, "MEMORY")) o->storage = SQL_STORAGE_MEMORY;
+        else expect_word(p, "DEFAULT");
+        o->set |= SQL_TOPT_STORAGE;
+        return true;
+    }
+    static const char *const others[] = {
+        "AVG_ROW_LENGTH", "CHECKSUM", "TABLE_CHECKSUM", "DELAY_KEY_WRITE", "KEY_BLOCK_SIZE", "MAX_ROWS",
+        "MIN_ROWS", "PACK_KEYS", "STATS_AUTO_RECALC", "STATS_PERSISTENT", "STATS_SAMPLE_PAGES", "PAGE_CHECKSUM",
+        "TRANSACTIONAL", "INSERT_METHOD", "ENCRYPTED", "ENCRYPTION_KEY_ID", "PAGE_COMPRESSED",
+        "PAGE_COMPRESSION_LEVEL", "SEQUENCE", "PASSWORD", "CONNECTION", "IETF_QUOTES", "COMPRESSION",
+        "ENCRYPTION", "MAX_ROWS",
+    };
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (accept_word(p, others[i])) {
+            accept_punct(p, '=');
+            if (p->tok.type == TK_INT || p->tok.type == TK_STRING || p->tok.type == TK_WORD || p->tok.type == TK_QIDENT)
+                next(p);
+            else
+                syntax_error(p);
+            o->set |= SQL_TOPT_OTHER;
+            return true;
+        }
+    if ((is_word(p, "DATA") || is_word(p, "INDEX")) && tok_is_word(peek2(p), "DIRECTORY")) {
+        next(p);
+        next(p);
+        accept_punct(p, '=');
+        string_lit(p, NULL);
+        o->set |= SQL_TOPT_OTHER;
+        return true;
+    }
+    if (accept_word(p, "UNION")) {
+        accept_punct(p, '=');
+        expect_punct(p, '(');
+        do table_name(p); while (accept_punct(p, ','));
+        expect_punct(p, ')');
+        o->set |= SQL_TOPT_OTHER;
+        return true;
+    }
+    return false;
+}
+
+static void table_options(parser_t *p, sql_table_options_t *o)
+{
+    if (!table_option(p, o))
+        return;
+    for (;;) {
+        if (is_punct(p, ',')) {
+            next(p);
+            if (!table_option(p, o))
+                syntax_error(p);
+        } else if (!table_option(p, o)) {
+            return;
+        }
+    }
+}
+
+/* PARTITION BY ...: not supported; a clear error rather than a silent ignore */
+static void no_partitions(parser_t *p)
+{
+    if (is_word(p, "PARTITION")) {
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "PARTITION BY");
+        longjmp(p->fail, 1);
+    }
+}
+
+/* ---------------------------------------------------------------- DDL statements */
+
+/* CREATE [OR REPLACE] [TEMPORARY] TABLE (after TABLE) */
+static void create_table_stmt(parser_t *p, sql_stmt_t *st, bool or_replace, bool temporary)
+{
+    sql_create_table_t *ct = alloc(p, sizeof *ct);
+    st->kind = SQL_STMT_CREATE_TABLE;
+    st->create_table = ct;
+    ct->or_replace = or_replace;
+    ct->temporary = temporary;
+    ct->opts.coll = -1;
+    if_not_exists(p, &ct->if_not_exists);
+    ct->table = table_name(p);
+    if (accept_word(p, "LIKE")) {
+        ct->like = table_name(p);
+        return;
+    }
+    if (is_punct(p, '(') && tok_is_word(peek2(p), "LIKE")) {
+        next(p);
+        next(p);
+        ct->like = table_name(p);
+        expect_punct(p, ')');
+        return;
+    }
+    if (is_punct(p, '(') && !(peek2(p)->type == TK_WORD && (tok_is_word(peek2(p), "SELECT")))) {
+        next(p);
+        vec_t cols = {0}, idx = {0};
+        do {
+            sql_index_def_t ix;
+            bool skip;
+            if (index_def(p, &ix, &skip)) {
+                if (!skip)
+                    *(sql_index_def_t *)vec_push(p, &idx, sizeof ix) = ix;
+            } else {
+                column_def(p, vec_push(p, &cols, sizeof(sql_column_def_t)));
+            }
+        } while (accept_punct(p, ','));
+        expect_punct(p, ')');
+        ct->cols = cols.items;
+        ct->ncols = cols.n;
+        ct->indexes = idx.items;
+        ct->nindexes = idx.n;
+    }
+    table_options(p, &ct->opts);
+    no_partitions(p);
+    if (accept_word(p, "IGNORE")) ct->dup = SQL_DUP_IGNORE;
+    else if (accept_word(p, "REPLACE")) ct->dup = SQL_DUP_REPLACE;
+    bool as = accept_word(p, "AS");
+    if (is_word(p, "SELECT") || is_punct(p, '(')) {
+        ct->as_select = select_body(p);
+    } else if (as || ct->dup != SQL_DUP_ERROR) {
+        syntax_error(p);
+    }
+    if (ct->ncols == 0 && !ct->as_select) {
+        /* MariaDB: a table must have some visible column */
+        diag_error(p->d, ER_TABLE_MUST_HAVE_COLUMNS);
+        longjmp(p->fail, 1);
+    }
+}
+
+static void database_options(parser_t *p, sql_database_stmt_t *db)
+{
+    for (;;) {
+        accept_word(p, "DEFAULT");
+        if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
+            if (accept_word(p, "CHARACTER")) next(p); else next(p);
+            accept_punct(p, '=');
+            const char *cs = charset_name(p);
+            db->charset = lower_dup(p, cs, strlen(cs));
+            int c = charset_name_coll(p, db->charset);
+            if (!db->collation)
+                db->coll = c;
+        } else if (accept_word(p, "COLLATE")) {
+            accept_punct(p, '=');
+            const char *cl = ident_or_text(p);
+            db->collation = lower_dup(p, cl, strlen(cl));
+            db->coll = collation_coll(p, db->collation);
+        } else if (accept_word(p, "COMMENT")) {
+            accept_punct(p, '=');
+            db->comment = string_lit(p, NULL);
+        } else {
+            return;
+        }
+    }
+}
+
+static void tablespace_opts(parser_t *p, sql_tablespace_stmt_t *ts)
+{
+    for (;;) {
+        if (accept_word(p, "INITIAL_SIZE")) { accept_punct(p, '='); ts->initial_size = size_value(p); ts->set |= SQL_TS_INITIAL_SIZE; }
+        else if (accept_word(p, "UNDO_BUFFER_SIZE")) { accept_punct(p, '='); ts->undo_buffer_size = size_value(p); ts->set |= SQL_TS_UNDO_BUFFER_SIZE; }
+        else if (accept_word(p, "REDO_BUFFER_SIZE")) { accept_punct(p, '='); ts->redo_buffer_size = size_value(p); ts->set |= SQL_TS_REDO_BUFFER_SIZE; }
+        else if (accept_word(p, "EXTENT_SIZE")) { accept_punct(p, '='); ts->extent_size = size_value(p); ts->set |= SQL_TS_EXTENT_SIZE; }
+        else if (accept_word(p, "AUTOEXTEND_SIZE")) { accept_punct(p, '='); ts->autoextend_size = size_value(p); ts->set |= SQL_TS_AUTOEXTEND_SIZE; }
+        else if (accept_word(p, "MAX_SIZE")) { accept_punct(p, '='); ts->max_size = size_value(p); ts->set |= SQL_TS_MAX_SIZE; }
+        else if (accept_word(p, "FILE_BLOCK_SIZE")) { accept_punct(p, '='); ts->file_block_size = size_value(p); ts->set |= SQL_TS_FILE_BLOCK_SIZE; }
+        else if (accept_word(p, "NODEGROUP")) { accept_punct(p, '='); ts->nodegroup = (int64_t)uint_value(p); ts->set |= SQL_TS_NODEGROUP; }
+        else if (accept_word(p, "WAIT") || accept_word(p, "NO_WAIT")) ts->set |= SQL_TS_WAIT;
+        else if (accept_word(p, "COMMENT")) { accept_punct(p, '='); ts->comment = string_lit(p, NULL); ts->set |= SQL_TS_COMMENT; }
+        else if (is_word(p, "STORAGE") && tok_is_word(peek2(p), "ENGINE")) { next(p); next(p); ts->engine = opt_eq_ident_or_text(p); }
+        else if (accept_word(p, "ENGINE")) ts->engine = opt_eq_ident_or_text(p);
+        else return;
+        accept_punct(p, ',');
+    }
+}
+
+/* CREATE LOGFILE GROUP lg ADD UNDOFILE 'f' ... (after GROUP) */
+static void logfile_group_stmt(parser_t *p, sql_stmt_t *st, bool create)
+{
+    sql_tablespace_stmt_t *ts = &st->tablespace;
+    st->kind = create ? SQL_STMT_CREATE_LOGFILE_GROUP : SQL_STMT_DROP_LOGFILE_GROUP;
+    ts->name = ident(p);
+    if (create) {
+        expect_word(p, "ADD");
+        if (!accept_word(p, "UNDOFILE"))
+            expect_word(p, "REDOFILE");
+        ts->add = true;
+        ts->undo = true;
+        ts->file = string_lit(p, NULL);
+    }
+    tablespace_opts(p, ts);
+}
+
+/* CREATE|ALTER|DROP TABLESPACE (after TABLESPACE) */
+static void tablespace_stmt(parser_t *p, sql_stmt_t *st, sql_stmt_kind_t kind)
+{
+    sql_tablespace_stmt_t *ts = &st->tablespace;
+    st->kind = kind;
+    ts->name = ident(p);
+    if (kind == SQL_STMT_CREATE_TABLESPACE) {
+        if (accept_word(p, "ADD")) {
+            expect_word(p, "DATAFILE");
+            ts->add = true;
+            ts->file = string_lit(p, NULL);
+        }
+        if (accept_word(p, "USE")) {
+            expect_word(p, "LOGFILE");
+            expect_word(p, "GROUP");
+            ts->logfile_group = ident(p);
+        }
+    } else if (kind == SQL_STMT_ALTER_TABLESPACE) {
+        if (accept_word(p, "ADD")) ts->add = true;
+        else expect_word(p, "DROP");
+        expect_word(p, "DATAFILE");
+        ts->file = string_lit(p, NULL);
+    }
+    tablespace_opts(p, ts);
+}
+
+static void index_stmt_create(parser_t *p, sql_stmt_t *st, bool or_replace, sql_index_kind_t kind)
+{
+    /* after INDEX */
+    sql_index_stmt_t *is = &st->index;
+    st->kind = SQL_STMT_CREATE_INDEX;
+    is->or_replace = or_replace;
+    is->index.kind = kind;
+    if_not_exists(p, &is->index.if_not_exists);
+    is->index.name = ident(p);
+    index_type_opt(p, &is->index);
+    expect_word(p, "ON");
+    is->table = table_name(p);
+    index_col_list(p, &is->index);
+    index_options(p, &is->index);
+    /* ALGORITHM / LOCK */
+    for (;;) {
+        if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) { accept_punct(p, '='); opt_word(p); }
+        else break;
+    }
+}
+
+static sql_alter_action_t *push_action(parser_t *p, vec_t *v, sql_alter_kind_t k)
+{
+    sql_alter_action_t *a = vec_push(p, v, sizeof *a);
+    a->kind = k;
+    return a;
+}
+
+/* ALTER [ONLINE] [IGNORE] TABLE t action, action ... (after TABLE) */
+static void alter_table_stmt(parser_t *p, sql_stmt_t *st, bool ignore)
+{
+    sql_alter_table_t *at = alloc(p, sizeof *at);
+    st->kind = SQL_STMT_ALTER_TABLE;
+    st->alter_table = at;
+    at->ignore = ignore;
+    at->opts.coll = -1;
+    at->table = table_name(p);
+    vec_t v = {0};
+    if (at_end(p))
+        goto done;
+    do {
+        sql_index_def_t ix;
+        bool skip;
+        if (accept_word(p, "ADD")) {
+            if (index_def(p, &ix, &skip)) {
+                if (!skip) {
+                    sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_ADD_INDEX);
+                    a->index = ix;
+                }
+                continue;
+            }
+            accept_word(p, "COLUMN");
+            bool ine = false;
+            if (is_word(p, "IF"))
+                if_not_exists(p, &ine);
+            if (accept_punct(p, '(')) {
+                do {
+                    if (index_def(p, &ix, &skip)) {
+                        if (!skip) push_action(p, &v, SQL_ALTER_ADD_INDEX)->index = ix;
+                        continue;
+                    }
+                    sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_ADD_COLUMN);
+                    column_def(p, &a->col);
+                    a->if_not_exists = ine;
+                } while (accept_punct(p, ','));
+                expect_punct(p, ')');
+            } else {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_ADD_COLUMN);
+                column_def(p, &a->col);
+                column_position(p, &a->col);
+                a->if_not_exists = ine;
+            }
+        } else if (accept_word(p, "DROP")) {
+            if (accept_word(p, "PRIMARY")) {
+                expect_word(p, "KEY");
+                push_action(p, &v, SQL_ALTER_DROP_PRIMARY_KEY);
+            } else if (accept_word(p, "INDEX") || accept_word(p, "KEY")) {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_INDEX);
+                if_exists(p, &a->if_exists);
+                a->name = ident(p);
+            } else if (accept_word(p, "FOREIGN")) {
+                expect_word(p, "KEY");
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_FOREIGN_KEY);
+                if_exists(p, &a->if_exists);
+                a->name = ident(p);
+            } else if (accept_word(p, "CONSTRAINT") || accept_word(p, "CHECK")) {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_FOREIGN_KEY);
+                if_exists(p, &a->if_exists);
+                a->name = ident(p);
+            } else {
+                accept_word(p, "COLUMN");
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_COLUMN);
+                if_exists(p, &a->if_exists);
+                a->name = ident(p);
+                if (!accept_word(p, "RESTRICT"))
+                    accept_word(p, "CASCADE");
+            }
+        } else if (accept_word(p, "MODIFY")) {
+            accept_word(p, "COLUMN");
+            sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_MODIFY_COLUMN);
+            if_exists(p, &a->if_exists);
+            column_def(p, &a->col);
+            column_position(p, &a->col);
+            a->name = a->col.name;
+        } else if (accept_word(p, "CHANGE")) {
+            accept_word(p, "COLUMN");
+            sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_CHANGE_COLUMN);
+            if_exists(p, &a->if_exists);
+            a->name = ident(p);
+            column_def(p, &a->col);
+            column_position(p, &a->col);
+        } else if (accept_word(p, "ALTER")) {
+            accept_word(p, "COLUMN");
+            sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_ALTER_DEFAULT);
+            a->name = ident(p);
+            if (accept_word(p, "SET")) {
+                expect_word(p, "DEFAULT");
+                a->default_expr = default_value(p);
+            } else {
+                expect_word(p, "DROP");
+                expect_word(p, "DEFAULT");
+            }
+        } else if (accept_word(p, "RENAME")) {
+            if (accept_word(p, "COLUMN")) {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_RENAME_COLUMN);
+                a->name = ident(p);
+                expect_word(p, "TO");
+                a->new_name.name = ident(p);
+            } else if (accept_word(p, "INDEX") || accept_word(p, "KEY")) {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_RENAME_INDEX);
+                a->name = ident(p);
+                expect_word(p, "TO");
+                a->new_name.name = ident(p);
+            } else {
+                if (!accept_word(p, "TO"))
+                    accept_word(p, "AS");
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_RENAME);
+                a->new_name = table_name(p);
+            }
+        } else if (accept_word(p, "DISABLE")) {
+            expect_word(p, "KEYS");
+            push_action(p, &v, SQL_ALTER_DISABLE_KEYS);
+        } else if (accept_word(p, "ENABLE")) {
+            expect_word(p, "KEYS");
+            push_action(p, &v, SQL_ALTER_ENABLE_KEYS);
+        } else if (accept_word(p, "CONVERT")) {
+            expect_word(p, "TO");
+            if (!accept_word(p, "CHARSET")) {
+                expect_word(p, "CHARACTER");
+                expect_word(p, "SET");
+            }
+            const char *cs = charset_name(p);
+            at->opts.charset = lower_dup(p, cs, strlen(cs));
+            at->opts.coll = charset_name_coll(p, at->opts.charset);
+            at->opts.set |= SQL_TOPT_CHARSET;
+            if (accept_word(p, "COLLATE")) {
+                const char *cl = ident_or_text(p);
+                at->opts.collation = lower_dup(p, cl, strlen(cl));
+                at->opts.coll = collation_coll(p, at->opts.collation);
+                at->opts.set |= SQL_TOPT_COLLATE;
+            }
+            push_action(p, &v, SQL_ALTER_CONVERT_CHARSET);
+        } else if (accept_word(p, "FORCE")) {
+            push_action(p, &v, SQL_ALTER_FORCE);
+        } else if (accept_word(p, "ORDER")) {
+            expect_word(p, "BY");
+            uint32_t n;
+            order_list(p, &n);
+            push_action(p, &v, SQL_ALTER_ORDER_BY);
+        } else if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) {
+            accept_punct(p, '=');
+            opt_word(p);
+        } else if (table_option(p, &at->opts)) {
+            while (table_option(p, &at->opts))
+                ;
+            push_action(p, &v, SQL_ALTER_OPTIONS);
+        } else {
+            syntax_error(p);
+        }
+    } while (accept_punct(p, ','));
+    no_partitions(p);
+done:
+    at->actions = v.items;
+    at->nactions = v.n;
+}
+
+/* ---------------------------------------------------------------- DML statements */
+
+static sql_expr_t *column_name_expr(parser_t *p)
+{
+    return column_ref(p, p->tok.start);
+}
+
+static sql_assign_t *assign_list(parser_t *p, uint32_t *n)
+{
+    vec_t v = {0};
+    do {
+        sql_assign_t *a = vec_push(p, &v, sizeof *a);
+        a->col = column_name_expr(p);
+        if (!accept_punct(p, '='))
+            expect_punct(p, P_ASSIGN);
+        if (is_word(p, "DEFAULT") && !(peek2(p)->type == TK_PUNCT && peek2(p)->op == '(')) {
+            a->value = new_expr(p, SQL_E_DEFAULT, p->tok.start);
+            next(p);
+            finish(p, a->value);
+        } else {
+            a->value = expr(p);
+        }
+    } while (accept_punct(p, ','));
+    *n = v.n;
+    return v.items;
+}
+
+static sql_expr_t *value_or_default(parser_t *p)
+{
+    if (is_word(p, "DEFAULT") && !(peek2(p)->type == TK_PUNCT && peek2(p)->op == '(')) {
+        sql_expr_t *e = new_expr(p, SQL_E_DEFAULT, p->tok.start);
+        next(p);
+        finish(p, e);
+        return e;
+    }
+    return expr(p);
+}
+
+/* INSERT / REPLACE (after the keyword) */
+static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
+{
+    sql_insert_t *in = alloc(p, sizeof *in);
+    st->kind = replace ? SQL_STMT_REPLACE : SQL_STMT_INSERT;
+    st->insert = in;
+    for (;;) {
+        if (accept_word(p, "LOW_PRIORITY")) in->priority = SQL_PRIO_LOW;
+        else if (accept_word(p, "DELAYED")) in->priority = SQL_PRIO_DELAYED;
+        else if (accept_word(p, "HIGH_PRIORITY")) in->priority = SQL_PRIO_HIGH;
+        else if (!replace && accept_word(p, "IGNORE")) in->ignore = true;
+        else break;
+    }
+    accept_word(p, "INTO");
+    in->table = table_name(p);
+    if (accept_word(p, "PARTITION")) {
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "PARTITION");
+        longjmp(p->fail, 1);
+    }
+    if (is_punct(p, '(') && !(peek2(p)->type == TK_WORD && tok_is_word(peek2(p), "SELECT")) &&
+        !(peek2(p)->type == TK_PUNCT && peek2(p)->op == '(')) {
+        next(p);
+        vec_t v = {0};
+        if (!is_punct(p, ')')) {
+            do {
+                /* t.c and db.t.c are accepted: keep the column name */
+                sql_expr_t *c = column_name_expr(p);
+                if (c->kind != SQL_E_COLUMN)
+                    syntax_error(p);
+                *(const char **)vec_push(p, &v, sizeof(char *)) = c->col.name;
+            } while (accept_punct(p, ','));
+        }
+        expect_punct(p, ')');
+        in->cols = v.items ? v.items : alloc(p, sizeof(char *));
+        in->ncols = v.n;
+    }
+    if (accept_word(p, "VALUES") || accept_word(p, "VALUE")) {
+        vec_t rows = {0};
+        do {
+            sql_row_t *r = vec_push(p, &rows, sizeof *r);
+            expect_punct(p, '(');
+            vec_t v = {0};
+            if (!is_punct(p, ')')) {
+                do push_arg(p, &v, value_or_default(p)); while (accept_punct(p, ','));
+            }
+            expect_punct(p, ')');
+            r->vals = v.items;
+            r->n = v.n;
+        } while (accept_punct(p, ','));
+        in->rows = rows.items;
+        in->nrows = rows.n;
+    } else if (accept_word(p, "SET")) {
+        if (in->cols)
+            syntax_error(p);
+        in->set = assign_list(p, &in->nset);
+    } else if (is_word(p, "SELECT") || is_punct(p, '(')) {
+        in->select = select_body(p);
+    } else if (accept_word(p, "TABLE")) {
+        sql_select_t *s = alloc(p, sizeof *s);
+        s->items = alloc(p, sizeof *s->items);
+        s->items[0].expr = new_expr(p, SQL_E_STAR, p->tok.start);
+        s->nitems = 1;
+        s->from = alloc(p, sizeof *s->from);
+        s->from->kind = SQL_FROM_TABLE;
+        s->from->table = table_name(p);
+        in->select = s;
+    } else {
+        syntax_error(p);
+    }
+    if (accept_word(p, "AS"))
+        in->alias = ident(p);
+    if (accept_word(p, "ON")) {
+        expect_word(p, "DUPLICATE");
+        expect_word(p, "KEY");
+        expect_word(p, "UPDATE");
+        in->on_dup = assign_list(p, &in->non_dup);
+    }
+}
+
+static sql_from_t *table_refs(parser_t *p)
+{
+    sql_from_t *f = table_ref(p);
+    while (accept_punct(p, ',')) {
+        sql_from_t *j = alloc(p, sizeof *j);
+        j->kind = SQL_FROM_JOIN;
+        j->join = SQL_JOIN_CROSS;
+        j->left = f;
+        j->right = table_ref(p);
+        f = j;
+    }
+    return f;
+}
+
+static void update_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_update_t *u = alloc(p, sizeof *u);
+    st->kind = SQL_STMT_UPDATE;
+    st->update = u;
+    for (;;) {
+        if (accept_word(p, "LOW_PRIORITY")) u->low_priority = true;
+        else if (accept_word(p, "IGNORE")) u->ignore = true;
+        else break;
+    }
+    u->tables = table_refs(p);
+    u->multi = u->tables->kind != SQL_FROM_TABLE;
+    expect_word(p, "SET");
+    u->set = assign_list(p, &u->nset);
+    if (accept_word(p, "WHERE"))
+        u->where = expr(p);
+    if (!u->multi) {
+        if (accept_word(p, "ORDER")) {
+            expect_word(p, "BY");
+            u->order_by = order_list(p, &u->norder_by);
+        }
+        limit_clause(p, &u->limit);
+    }
+}
+
+/* tbl[.*] list of multi-table DELETE targets */
+static void delete_targets(parser_t *p, sql_delete_t *dl)
+{
+    vec_t v = {0};
+    do {
+        sql_name_t *n = vec_push(p, &v, sizeof *n);
+        n->name = ident(p);
+        if (accept_punct(p, '.')) {
+            if (accept_punct(p, '*')) continue;
+            n->db = n->name;
+            n->name = ident(p);
+            if (accept_punct(p, '.'))
+                expect_punct(p, '*');
+        }
+    } while (accept_punct(p, ','));
+    dl->targets = v.items;
+    dl->ntargets = v.n;
+}
+
+static void delete_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_delete_t *dl = alloc(p, sizeof *dl);
+    st->kind = SQL_STMT_DELETE;
+    st->del = dl;
+    for (;;) {
+        if (accept_word(p, "LOW_PRIORITY")) dl->low_priority = true;
+        else if (accept_word(p, "QUICK")) dl->quick = true;
+        else if (accept_word(p, "IGNORE")) dl->ignore = true;
+        else break;
+    }
+    if (accept_word(p, "FROM")) {
+        /* DELETE FROM t [[AS] a] ... | DELETE FROM t1[.*], t2 USING refs */
+        const char *save_tok_start = p->tok.start;
+        (void)save_tok_start;
+        sql_name_t first = table_name(p);
+        if (is_punct(p, ',') || is_punct(p, '.') || is_word(p, "USING")) {
+            vec_t v = {0};
+            *(sql_name_t *)vec_push(p, &v, sizeof first) = first;
+            if (accept_punct(p, '.'))
+                expect_punct(p, '*');
+            while (accept_punct(p, ',')) {
+                sql_name_t *n = vec_push(p, &v, sizeof *n);
+                *n = table_name(p);
+                if (accept_punct(p, '.'))
+                    expect_punct(p, '*');
+            }
+            dl->targets = v.items;
+            dl->ntargets = v.n;
+            expect_word(p, "USING");
+            dl->from = table_refs(p);
+            dl->multi = true;
+        } else {
+            dl->from = alloc(p, sizeof *dl->from);
+            dl->from->kind = SQL_FROM_TABLE;
+            dl->from->table = first;
+            if (accept_word(p, "AS"))
+                dl->from->alias = ident(p);
+            else if (is_ident(p))
+                dl->from->alias = ident(p);
+        }
+    } else {
+        delete_targets(p, dl);
+        expect_word(p, "FROM");
+        dl->from = table_refs(p);
+        dl->multi = true;
+    }
+    if (accept_word(p, "WHERE"))
+        dl->where = expr(p);
+    if (!dl->multi) {
+        if (accept_word(p, "ORDER")) {
+            expect_word(p, "BY");
+            dl->order_by = order_list(p, &dl->norder_by);
+        }
+        limit_clause(p, &dl->limit);
+    }
+}
+
+/* ---------------------------------------------------------------- GRANT / REVOKE / roles */
+
+static bool is_priv_stop(parser_t *p)
+{
+    return is_word(p, "ON") || is_word(p, "TO") || is_word(p, "FROM") || is_punct(p, ',') || is_punct(p, '(') ||
+           at_end(p);
+}
+
+static void priv_list(parser_t *p, sql_grant_t *g)
+{
+    vec_t v = {0};
+    do {
+        sql_priv_t *pr = vec_push(p, &v, sizeof *pr);
+        if (p->tok.type == TK_STRING || p->tok.type == TK_QIDENT) { /* a quoted role name */
+            pr->name = pr->as_written = p->tok.text;
+            next(p);
+            continue;
+        }
+        if (p->tok.type != TK_WORD)
+            syntax_error(p);
+        pr->as_written = p->tok.text;
+        /* the words up to ON/TO/FROM/','/'(', upper-cased and joined by one space (arena only: errors longjmp) */
+        char *name = NULL;
+        size_t len = 0;
+        do {
+            if (p->tok.type != TK_WORD)
+                syntax_error(p);
+            char *nn = arena_alloc(p->a, len + p->tok.text_len + 2);
+            if (len)
+                memcpy(nn, name, len), nn[len++] = ' ';
+            for (size_t i = 0; i < p->tok.text_len; i++)
+                nn[len++] = (char)toupper((unsigned char)p->tok.text[i]);
+            nn[len] = 0;
+            name = nn;
+            next(p);
+        } while (!is_priv_stop(p));
+        pr->name = name;
+        if (strcmp(pr->name, "ALL PRIVILEGES") == 0)
+            pr->name = "ALL";
+        if (accept_punct(p, '(')) {
+            vec_t c = {0};
+            do *(const char **)vec_push(p, &c, sizeof(char *)) = ident(p); while (accept_punct(p, ','));
+            expect_punct(p, ')');
+            pr->cols = c.items;
+            pr->ncols = c.n;
+        }
+    } while (accept_punct(p, ','));
+    g->privs = v.items;
+    g->nprivs = v.n;
+}
+
+static void grant_target(parser_t *p, sql_grant_t *g)
+{
+    /* after ON: [TABLE|FUNCTION|PROCEDURE] *.* | * | db.* | db.t | t */
+    if (accept_word(p, "TABLE")) g->object_table = true;
+    else if (accept_word(p, "FUNCTION") || accept_word(p, "PROCEDURE") || accept_word(p, "PACKAGE")) g->object_routine = true;
+    if (accept_punct(p, '*')) {
+        if (accept_punct(p, '.')) {
+            expect_punct(p, '*');
+            g->level = SQL_GRANT_GLOBAL;
+        } else {
+            g->level = SQL_GRANT_DB;
+        }
+        return;
+    }
+    const char *a = ident(p);
+    if (accept_punct(p, '.')) {
+        g->db = a;
+        if (accept_punct(p, '*')) {
+            g->level = SQL_GRANT_DB;
+            return;
+        }
+        if (p->tok.type == TK_WORD || p->tok.type == TK_QIDENT) {
+            g->table = p->tok.text;
+            next(p);
+        } else {
+            syntax_error(p);
+        }
+    } else {
+        g->table = a;
+    }
+    g->level = SQL_GRANT_TABLE;
+}
+
+static void grant_users(parser_t *p, sql_grant_t *g, bool with_auth)
+{
+    vec_t v = {0};
+    do {
+        sql_user_spec_t *u = vec_push(p, &v, sizeof *u);
+        user_name(p, &u->user);
+        if (with_auth)
+            auth_option(p, u);
+    } while (accept_punct(p, ','));
+    g->users = v.items;
+    g->nusers = v.n;
+}
+
+static const char *role_name(parser_t *p)
+{
+    if (is_word(p, "CURRENT_ROLE") || is_word(p, "PUBLIC") || is_word(p, "NONE")) {
+        const char *s = p->tok.text;
+        next(p);
+        return s;
+    }
+    return ident_or_text(p);
+}
+
+static void grant_stmt(parser_t *p, sql_stmt_t *st, bool revoke)
+{
+    sql_grant_t *g = alloc(p, sizeof *g);
+    st->kind = revoke ? SQL_STMT_REVOKE : SQL_STMT_GRANT;
+    st->grant = g;
+    if (revoke && accept_word(p, "ADMIN")) {
+        expect_word(p, "OPTION");
+        expect_word(p, "FOR");
+        g->admin_option_for = true;
+    }
+    if (revoke && is_word(p, "ALL")) {
+        /* REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users */
+        const sql_tok_t *n2 = peek2(p);
+        if (tok_is_word(n2, "PRIVILEGES") || (n2->type == TK_PUNCT && n2->op == ',')) {
+            next(p);
+            accept_word(p, "PRIVILEGES");
+            if (accept_punct(p, ',')) {
+                expect_word(p, "GRANT");
+                expect_word(p, "OPTION");
+                g->revoke_all = true;
+                expect_word(p, "FROM");
+                grant_users(p, g, false);
+                return;
+            }
+            /* REVOKE ALL PRIVILEGES ON ... */
+            g->privs = alloc(p, sizeof *g->privs);
+            g->privs[0].name = "ALL";
+            g->nprivs = 1;
+            goto on;
+        }
+    }
+    priv_list(p, g);
+on:
+    if (accept_word(p, "ON")) {
+        grant_target(p, g);
+    } else {
+        /* role grant: the "privileges" were role names (kept as written in `roles`) */
+        g->level = SQL_GRANT_ROLE;
+        g->roles = alloc(p, g->nprivs * sizeof(char *));
+        for (uint32_t i = 0; i < g->nprivs; i++) {
+            if (g->privs[i].ncols || strchr(g->privs[i].name, ' '))
+                syntax_error(p);
+            g->roles[i] = g->privs[i].as_written;
+        }
+        g->nroles = g->nprivs;
+        g->privs = NULL;
+        g->nprivs = 0;
+    }
+    if (revoke) expect_word(p, "FROM");
+    else expect_word(p, "TO");
+    grant_users(p, g, !revoke);
+    if (!revoke) {
+        while (accept_word(p, "WITH")) {
+            if (accept_word(p, "GRANT")) { expect_word(p, "OPTION"); g->with_grant_option = true; }
+            else if (accept_word(p, "ADMIN")) { expect_word(p, "OPTION"); g->with_admin_option = true; }
+            else {
+                /* resource limits: MAX_QUERIES_PER_HOUR n ... */
+                do {
+                    if (p->tok.type != TK_WORD) syntax_error(p);
+                    next(p);
+                    uint_value(p);
+                } while (p->tok.type == TK_WORD && !is_word(p, "WITH"));
+            }
+        }
+        if (accept_word(p, "REQUIRE")) {
+            if (!accept_word(p, "NONE") && !accept_word(p, "SSL") && !accept_word(p, "X509"))
+                syntax_error(p);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- EXPLAIN / DESCRIBE */
+
+static void statement(parser_t *p, sql_stmt_t *st);
+
+static void describe_stmt(parser_t *p, sql_stmt_t *st)
+{
+    /* after DESCRIBE/DESC/EXPLAIN: a table, or a statement */
+    if (is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "INSERT") || is_word(p, "REPLACE") ||
+        is_word(p, "UPDATE") || is_word(p, "DELETE") || is_word(p, "EXTENDED") || is_word(p, "PARTITIONS") ||
+        is_word(p, "FORMAT") || is_word(p, "ANALYZE")) {
+        st->kind = SQL_STMT_EXPLAIN;
+        for (;;) {
+            if (accept_word(p, "EXTENDED")) st->explain.extended = true;
+            else if (accept_word(p, "PARTITIONS")) st->explain.partitions = true;
+            else if (accept_word(p, "ANALYZE")) st->explain.analyze = true;
+            else if (accept_word(p, "FORMAT")) {
+                expect_punct(p, '=');
+                const char *f = opt_word(p);
+                st->explain.format = upper_dup(p, f, strlen(f));
+            } else break;
+        }
+        if (!(is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "INSERT") || is_word(p, "REPLACE") ||
+              is_word(p, "UPDATE") || is_word(p, "DELETE")))
+            syntax_error(p);
+        sql_stmt_t *inner = alloc(p, sizeof *inner);
+        inner->src = p->tok.start;
+        statement(p, inner);
+        inner->src_len = (size_t)(p->prev_end - inner->src);
+        st->explain.stmt = inner;
+        return;
+    }
+    st->kind = SQL_STMT_SHOW;
+    st->show.what = SQL_SHOW_COLUMNS;
+    st->show.describe = true;
+    st->show.table = table_name(p);
+    if (p->tok.type == TK_STRING)
+        st->show.like = string_lit(p, NULL);
+    else if (is_ident(p))
+        st->show.like = ident(p);
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -1957,6 +3706,38 @@ static void commit_tail(parser_t *p, sql_txn_t *t)
 
 static void statement(parser_t *p, sql_stmt_t *st)
 {
+    if (accept_word(p, "INSERT")) { insert_stmt(p, st, false); return; }
+    if (accept_word(p, "REPLACE")) { insert_stmt(p, st, true); return; }
+    if (accept_word(p, "UPDATE")) { update_stmt(p, st); return; }
+    if (accept_word(p, "DELETE")) { delete_stmt(p, st); return; }
+    if (accept_word(p, "TRUNCATE")) {
+        accept_word(p, "TABLE");
+        st->kind = SQL_STMT_TRUNCATE;
+        st->tables.tables = alloc(p, sizeof(sql_name_t));
+        st->tables.tables[0] = table_name(p);
+        st->tables.n = 1;
+        return;
+    }
+    if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC") || accept_word(p, "EXPLAIN")) { describe_stmt(p, st); return; }
+    if (accept_word(p, "GRANT")) { grant_stmt(p, st, false); return; }
+    if (accept_word(p, "REVOKE")) { grant_stmt(p, st, true); return; }
+    if (accept_word(p, "PURGE")) {
+        if (!accept_word(p, "BINARY"))
+            expect_word(p, "MASTER");
+        expect_word(p, "LOGS");
+        st->kind = SQL_STMT_PURGE_BINARY_LOGS;
+        if (accept_word(p, "TO")) st->purge.to_log = string_lit(p, NULL);
+        else { expect_word(p, "BEFORE"); st->purge.before = expr(p); }
+        return;
+    }
+    if (is_word(p, "RESET") && tok_is_word(peek2(p), "MASTER")) {
+        next(p);
+        next(p);
+        st->kind = SQL_STMT_RESET_MASTER;
+        if (accept_word(p, "TO"))
+            st->reset_master_to = uint_value(p);
+        return;
+    }
     if (is_select_start(p) || is_punct(p, '(')) {
         if (is_word(p, "WITH") || is_word(p, "VALUES"))
             syntax_error(p); /* milestone B */
@@ -1970,6 +3751,35 @@ static void statement(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "CREATE")) {
         bool or_replace = false;
         if (accept_word(p, "OR")) { expect_word(p, "REPLACE"); or_replace = true; }
+        if (accept_word(p, "DATABASE") || accept_word(p, "SCHEMA")) {
+            st->kind = SQL_STMT_CREATE_DATABASE;
+            st->database.or_replace = or_replace;
+            st->database.coll = -1;
+            if_not_exists(p, &st->database.if_not_exists);
+            st->database.name = ident(p);
+            database_options(p, &st->database);
+            return;
+        }
+        bool temporary = accept_word(p, "TEMPORARY");
+        if (accept_word(p, "TABLE")) { create_table_stmt(p, st, or_replace, temporary); return; }
+        if (temporary)
+            syntax_error(p);
+        if (accept_word(p, "UNIQUE")) { expect_word(p, "INDEX"); index_stmt_create(p, st, or_replace, SQL_INDEX_UNIQUE); return; }
+        if (accept_word(p, "FULLTEXT")) { expect_word(p, "INDEX"); index_stmt_create(p, st, or_replace, SQL_INDEX_FULLTEXT); return; }
+        if (accept_word(p, "SPATIAL")) { expect_word(p, "INDEX"); index_stmt_create(p, st, or_replace, SQL_INDEX_SPATIAL); return; }
+        if (accept_word(p, "INDEX")) { index_stmt_create(p, st, or_replace, SQL_INDEX_KEY); return; }
+        if (accept_word(p, "LOGFILE")) { expect_word(p, "GROUP"); logfile_group_stmt(p, st, true); return; }
+        if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_CREATE_TABLESPACE); return; }
+        if (accept_word(p, "ROLE")) {
+            st->kind = SQL_STMT_CREATE_ROLE;
+            st->user.or_replace = or_replace;
+            if_not_exists(p, &st->user.if_not_exists);
+            st->user.users = alloc(p, sizeof *st->user.users);
+            st->user.users[0].user.user = role_name(p);
+            st->user.nusers = 1;
+            if (accept_word(p, "WITH")) { expect_word(p, "ADMIN"); sql_user_t u; user_name(p, &u); }
+            return;
+        }
         expect_word(p, "USER");
         st->kind = SQL_STMT_CREATE_USER;
         st->user.or_replace = or_replace;
@@ -1978,6 +3788,23 @@ static void statement(parser_t *p, sql_stmt_t *st)
         return;
     }
     if (accept_word(p, "ALTER")) {
+        if (accept_word(p, "DATABASE") || accept_word(p, "SCHEMA")) {
+            st->kind = SQL_STMT_ALTER_DATABASE;
+            st->database.coll = -1;
+            if (is_ident(p))
+                st->database.name = ident(p);
+            database_options(p, &st->database);
+            if (!st->database.charset && !st->database.collation && !st->database.comment)
+                syntax_error(p);
+            return;
+        }
+        bool ignore = false;
+        accept_word(p, "ONLINE");
+        if (accept_word(p, "IGNORE")) ignore = true;
+        if (accept_word(p, "TABLE")) { alter_table_stmt(p, st, ignore); return; }
+        if (ignore)
+            syntax_error(p);
+        if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_ALTER_TABLESPACE); return; }
         expect_word(p, "USER");
         st->kind = SQL_STMT_ALTER_USER;
         if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
@@ -1986,6 +3813,55 @@ static void statement(parser_t *p, sql_stmt_t *st)
     }
     if (accept_word(p, "DROP")) {
         if (accept_word(p, "PREPARE")) { st->kind = SQL_STMT_DEALLOCATE; st->prepare.name = ident(p); return; }
+        if (accept_word(p, "DATABASE") || accept_word(p, "SCHEMA")) {
+            st->kind = SQL_STMT_DROP_DATABASE;
+            st->database.coll = -1;
+            if_exists(p, &st->database.if_exists);
+            st->database.name = ident(p);
+            return;
+        }
+        bool temporary = accept_word(p, "TEMPORARY");
+        if (accept_word(p, "TABLE") || accept_word(p, "TABLES")) {
+            st->kind = SQL_STMT_DROP_TABLE;
+            st->tables.temporary = temporary;
+            if_exists(p, &st->tables.if_exists);
+            vec_t v = {0};
+            do *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p); while (accept_punct(p, ','));
+            st->tables.tables = v.items;
+            st->tables.n = v.n;
+            if (accept_word(p, "RESTRICT")) ;
+            else if (accept_word(p, "CASCADE")) st->tables.cascade = true;
+            return;
+        }
+        if (temporary)
+            syntax_error(p);
+        if (accept_word(p, "INDEX")) {
+            st->kind = SQL_STMT_DROP_INDEX;
+            if_exists(p, &st->index.if_exists);
+            if (accept_word(p, "PRIMARY")) st->index.index.name = "PRIMARY";
+            else st->index.index.name = ident(p);
+            expect_word(p, "ON");
+            st->index.table = table_name(p);
+            for (;;) {
+                if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) { accept_punct(p, '='); opt_word(p); }
+                else break;
+            }
+            return;
+        }
+        if (accept_word(p, "LOGFILE")) { expect_word(p, "GROUP"); logfile_group_stmt(p, st, false); return; }
+        if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_DROP_TABLESPACE); return; }
+        if (accept_word(p, "ROLE")) {
+            st->kind = SQL_STMT_DROP_ROLE;
+            if_exists(p, &st->user.if_exists);
+            vec_t v = {0};
+            do {
+                sql_user_spec_t *u = vec_push(p, &v, sizeof *u);
+                u->user.user = role_name(p);
+            } while (accept_punct(p, ','));
+            st->user.users = v.items;
+            st->user.nusers = v.n;
+            return;
+        }
         expect_word(p, "USER");
         st->kind = SQL_STMT_DROP_USER;
         if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
@@ -1993,6 +3869,19 @@ static void statement(parser_t *p, sql_stmt_t *st)
         return;
     }
     if (accept_word(p, "RENAME")) {
+        if (accept_word(p, "TABLE") || accept_word(p, "TABLES")) {
+            st->kind = SQL_STMT_RENAME_TABLE;
+            vec_t f = {0}, t = {0};
+            do {
+                *(sql_name_t *)vec_push(p, &f, sizeof(sql_name_t)) = table_name(p);
+                expect_word(p, "TO");
+                *(sql_name_t *)vec_push(p, &t, sizeof(sql_name_t)) = table_name(p);
+            } while (accept_punct(p, ','));
+            st->rename_table.from = f.items;
+            st->rename_table.to = t.items;
+            st->rename_table.n = f.n;
+            return;
+        }
         expect_word(p, "USER");
         st->kind = SQL_STMT_RENAME_USER;
         vec_t f = {0}, t = {0};

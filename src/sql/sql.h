@@ -13,6 +13,8 @@
 
 #include "sql/ast.h"
 #include "sql/value.h"
+#include "sql/store.h"
+#include "sql/agg.h"
 #include "util/diag.h"
 
 /* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */
@@ -57,6 +59,21 @@ typedef struct sql_eval_cb {
     int (*param_get)(void *user, uint32_t index, value_t *out);
     /* An unbound column reference (slot < 0): resolve by name. */
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */
+    /*
+     * A subquery node: SQL_E_SUBQUERY (scalar), SQL_E_EXISTS, SQL_E_IN with e->sub (args[0] is the left operand)
+     * and SQL_E_QUANTIFIED (args[0] op ANY/ALL (e->sub)).  The executor runs e->sub and sets out (NULL/0/1 for
+     * the predicates, with SQL's three-valued IN/ANY/ALL semantics).
+     */
+    int (*subquery_eval)(void *user, const sql_expr_t *e, value_t *out, diag_t *d);
+    /* VALUES(col) in INSERT ... ON DUPLICATE KEY UPDATE: the value the failed row would have inserted (NULL
+     * outside ON DUPLICATE KEY UPDATE, as MySQL). `col` is the function's argument (a SQL_E_COLUMN). */
+    int (*values_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* An aggregate call (COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT...) met while evaluating a select item / HAVING /
+     * ORDER BY: the executor returns the current group's result (it drives sql_agg_t accumulators, agg.h). */
+    int (*aggregate_get)(void *user, const sql_expr_t *agg, value_t *out, diag_t *d);
+    /* DEFAULT(col): the column's default value. */
+    int (*default_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
 } sql_eval_cb_t;
 
 typedef struct sql_eval_ctx {
@@ -78,6 +95,12 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
 /* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
+/*
+ * LIKE matching under a collation (case-insensitive for _ci), `%` and `_` over characters, `esc` the escape
+ * character ('\\' by default; -1 for none).  For SHOW ... LIKE 'pattern' (use COLL_UTF8MB3_GENERAL_CI).
+ */
+bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *pat, size_t pn, int esc);
+
 /* ---------------------------------------------------------------- result metadata */
 
 /* MySQL field types (protocol numbers) and column flags used in column-definition packets. */
@@ -93,6 +116,7 @@ enum {
     SQL_FLAG_NOT_NULL = 1, SQL_FLAG_PRI_KEY = 2, SQL_FLAG_UNIQUE_KEY = 4, SQL_FLAG_MULTIPLE_KEY = 8,
     SQL_FLAG_BLOB = 16, SQL_FLAG_UNSIGNED = 32, SQL_FLAG_ZEROFILL = 64, SQL_FLAG_BINARY = 128,
     SQL_FLAG_ENUM = 256, SQL_FLAG_AUTO_INCREMENT = 512, SQL_FLAG_TIMESTAMP = 1024, SQL_FLAG_SET = 2048,
+    SQL_FLAG_NO_DEFAULT_VALUE = 4096, SQL_FLAG_ON_UPDATE_NOW = 8192, SQL_FLAG_PART_KEY = 16384,
     SQL_FLAG_NUM = 32768,
 };
 
@@ -112,5 +136,14 @@ const char *sql_item_name(arena_t *a, const sql_select_item_t *it);
  * (system and user variables) where the type is only known at run time.
  */
 void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m);
+
+/*
+ * Column metadata of a table column as MariaDB sends it for `SELECT col FROM t`: type code, length, decimals,
+ * flags from the definition (`col_coll` = the column's effective collation), strings announced in
+ * `result_coll` (@@character_set_results' collation: length = characters x its mbmaxlen).  `key_flags` are the
+ * executor's SQL_FLAG_PRI_KEY / UNIQUE_KEY / MULTIPLE_KEY / PART_KEY for the column.
+ */
+void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t result_coll, uint16_t key_flags,
+                     sql_col_meta_t *m);
 
 #endif

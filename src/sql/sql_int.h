@@ -71,4 +71,10 @@ int sql_error_wrong_value(diag_t *d, const char *type, const char *val);
 int sql_error_paramcount(diag_t *d, const char *fname);
 int sql_error_no_function(diag_t *d, const char *fname);
 
+/* datefn.c: date functions.  Return 1 when `e` is not theirs. */
+int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out);
+/* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
+int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+
 #endif

@@ -133,6 +133,9 @@ int value_collate_cmp(uint16_t coll, const char *a, size_t an, const char *b, si
 
 /* Parses a number prefix of s MySQL's way (leading spaces, sign, digits, '.', exponent).  Returns the length
  * consumed (0 if no digits); *is_int when there is no '.'/exponent. */
+static size_t num_prefix(const char *s, size_t n, bool *is_int);
+size_t value_num_prefix(const char *s, size_t n, bool *is_int) { return num_prefix(s, n, is_int); }
+
 static size_t num_prefix(const char *s, size_t n, bool *is_int)
 {
     size_t i = 0;

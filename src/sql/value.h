@@ -106,6 +106,10 @@ value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d);
 bool value_parse_datetime(const char *s, size_t n, value_t *out);
 bool value_parse_time(const char *s, size_t n, value_t *out);
 
+/* Length of the number MySQL reads at the start of s (leading spaces, sign, digits, '.', exponent); 0 when
+ * none.  *is_int is false when a fraction or exponent was read. */
+size_t value_num_prefix(const char *s, size_t n, bool *is_int);
+
 /* MySQL's %g-like DOUBLE formatting: shortest text that reads back exactly (up to 17 digits). */
 size_t value_format_double(double d, char *out, size_t cap);
 

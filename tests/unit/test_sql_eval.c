@@ -262,5 +262,15 @@ TEST(test_double_format)
     }
 }
 
-UNIT_MAIN(test_expr_against_mariadb, test_out_of_range_messages, test_callbacks, test_bound_columns,
+TEST(test_like_for_show)
+{
+    const char *pat = "gtid\\_mode"; /* as the parser keeps 'gtid\_mode' */
+    CHECK(sql_like_match(COLL_UTF8MB3_GENERAL_CI, "gtid_mode", 9, pat, strlen(pat), '\\'));
+    CHECK(!sql_like_match(COLL_UTF8MB3_GENERAL_CI, "gtidXmode", 9, pat, strlen(pat), '\\'));
+    CHECK(sql_like_match(COLL_UTF8MB3_GENERAL_CI, "MAX_CONNECTIONS", 15, "max%", 4, '\\'));
+    CHECK(!sql_like_match(COLL_BINARY, "MAX_CONNECTIONS", 15, "max%", 4, '\\'));
+    CHECK(sql_like_match(COLL_UTF8MB4_GENERAL_CI, "h\xc3\xa9llo", 6, "h_llo", 5, '\\'));
+}
+
+UNIT_MAIN(test_expr_against_mariadb, test_like_for_show, test_out_of_range_messages, test_callbacks, test_bound_columns,
           test_item_names_and_meta, test_double_format)
