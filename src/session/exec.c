@@ -14,6 +14,8 @@
 
 #include "binlog/binlog.h"
 #include "session/acl.h"
+#include "session/exec_grant.h" /* issue 7: privilege statements */
+#include "session/priv.h"
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
@@ -383,6 +385,26 @@ static int set_value_text(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e
     return 0;
 }
 
+/* issue 7: SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
+static uint64_t set_global_privs(const char *name)
+{
+    static const char *const conn[] = {"max_connections", "max_user_connections", "max_connect_errors",
+                                       "connect_timeout", "wait_timeout", "interactive_timeout",
+                                       "disconnect_on_expired_password", "extra_max_connections",
+                                       "extra_port", "init_connect", "max_password_errors",
+                                       "proxy_protocol_networks", "secure_auth", "slow_launch_time",
+                                       "thread_pool_idle_timeout", "thread_pool_max_threads"};
+    for (size_t i = 0; i < ARRAY_LEN(conn); i++)
+        if (!strcasecmp(name, conn[i]))
+            return PRIV_SUPER | PRIV_CONNECTION_ADMIN;
+    if (!strcasecmp(name, "read_only"))
+        return PRIV_READ_ONLY_ADMIN;
+    if (!strncasecmp(name, "binlog_", 7) || !strcasecmp(name, "sync_binlog") || !strcasecmp(name, "max_binlog_size") ||
+        !strncasecmp(name, "expire_logs", 11) || !strcasecmp(name, "log_bin_compress"))
+        return PRIV_SUPER | PRIV_BINLOG_ADMIN;
+    return PRIV_SUPER;
+}
+
 static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item_t *it)
 {
     session_t *s = x->s;
@@ -393,8 +415,11 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
-    if (sc == SYSVAR_GLOBAL && !session_is_admin(s))
-        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
+    if (sc == SYSVAR_GLOBAL) { /* issue 7: the privilege MariaDB asks for this variable */
+        int prc = priv_check_global(s, set_global_privs(def->name));
+        if (prc)
+            return prc;
+    }
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
@@ -670,8 +695,11 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     rs.cols[8].type = MYSQL_TYPE_NEWDECIMAL, rs.cols[8].charset = CHARSET_BINARY, rs.cols[8].decimals = 3, rs.cols[8].flags = COLF_NOT_NULL | COLF_NUM;
     uint64_t now = time_wall_us();
     trs_start(&rs);
+    bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
+        if (!all && t != s && strcmp(t->user, s->user) != 0)
+            continue;
         char id[24], tm[24], host[300];
         snprintf(id, sizeof id, "%u", t->id);
         snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
@@ -698,6 +726,8 @@ static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     static const char *dbs[] = {"information_schema"};
     for (size_t i = 0; i < ARRAY_LEN(dbs); i++) {
         if (sh->like && !sysvar_like(sh->like, dbs[i]))
+            continue;
+        if (!priv_db_visible(x->s, dbs[i])) /* issue 7 */
             continue;
         static const char *names[] = {"Database"};
         const char *vals[1] = {dbs[i]};
@@ -766,28 +796,10 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     return 0;
 }
 
-/* SHOW GRANTS.  Until privileges exist (issue 7) every account has what the server enforces: root@localhost all
- * privileges, others USAGE. */
+/* SHOW GRANTS (issue 7: exec_grant.c). */
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
-    session_t *s = x->s;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sh->has_user && !sh->user.current)
-        user = sh->user.user, host = sh->user.host;
-    acl_account_t acc;
-    if (acl_get(s->srv->acl, user, host, &acc) != 0)
-        return diag_error(&s->diag, ER_NONEXISTING_GRANT, user, host);
-    text_rs_t rs = {.s = s, .sink = sink};
-    trs_col(&rs, arena_printf(&s->arena, "Grants for %s@%s", user, host), 1024, MYSQL_TYPE_VAR_STRING);
-    bool root = strcmp(acc.user, "root") == 0 && strcmp(acc.host, "localhost") == 0;
-    char *line = arena_printf(&s->arena, "GRANT %s ON *.* TO `%s`@`%s`%s%s%s%s", root ? "ALL PRIVILEGES" : "USAGE",
-                              acc.user, acc.host, *acc.auth ? " IDENTIFIED " : "",
-                              *acc.auth ? (acc.plugin == PASSWORD_PLUGIN_NATIVE ? "BY PASSWORD '" : "VIA caching_sha2_password USING '") : "",
-                              *acc.auth ? arena_printf(&s->arena, "%s'", acc.auth) : "", root ? " WITH GRANT OPTION" : "");
-    const char *vals[1] = {line};
-    trs_row(&rs, vals);
-    trs_end(&rs, more);
-    return 0;
+    return exec_grant_show(x->s, sh, sink, more);
 }
 
 static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
@@ -796,6 +808,9 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     const char *user = s->priv_user, *host = s->priv_host;
     if (sh->has_user && !sh->user.current)
         user = sh->user.user, host = sh->user.host;
+    if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
+        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0) /* issue 7 */
+        return -s->diag.error_code;
     buf_t out;
     buf_init(&out);
     int rc = acl_show_create_user(s->srv->acl, &s->diag, user, host, &out);
@@ -930,9 +945,13 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
-    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
-    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
-    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
+    /* issue 7: binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
+    case SQL_SHOW_BINARY_LOGS:
+        return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS:
+        return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS:
+        return priv_check_global(x->s, PRIV_BINLOG_MONITOR) ?: exec_show_binlog_events(x, sh, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -940,12 +959,27 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
 
 /* ------------------------------------------------------------------ accounts */
 
+/* issue 7: whether every account a user statement names is the session's own (ALTER USER of oneself needs no
+ * CREATE USER privilege). */
+static bool user_stmt_only_self(session_t *s, const sql_user_stmt_t *u)
+{
+    for (uint32_t i = 0; i < u->nusers; i++) {
+        const sql_user_t *su = &u->users[i].user;
+        if (!su->current && (strcmp(su->user, s->priv_user) || strcasecmp(su->host ? su->host : "%", s->priv_host)))
+            return false;
+    }
+    return true;
+}
+
 static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     const sql_user_stmt_t *u = &st->user;
     size_t n = u->nusers;
     int rc;
+    if (!(st->kind == SQL_STMT_ALTER_USER && user_stmt_only_self(s, u)) &&
+        (rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7 */
+        return rc;
     if (st->kind == SQL_STMT_DROP_USER) {
         acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
         for (size_t i = 0; i < n; i++) {
@@ -987,6 +1021,9 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
 static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
+    int prc = priv_check_global(s, PRIV_CREATE_USER); /* issue 7 */
+    if (prc)
+        return prc;
     for (uint32_t i = 0; i < st->rename_user.n; i++) {
         acl_user_name_t from = {st->rename_user.from[i].user, st->rename_user.from[i].host};
         acl_user_name_t to = {st->rename_user.to[i].user, st->rename_user.to[i].host};
@@ -1005,6 +1042,9 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
     const char *user = s->priv_user, *host = s->priv_host;
     if (sp->has_user && !sp->user.current)
         user = sp->user.user, host = sp->user.host;
+    if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
+        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0) /* issue 7 */
+        return -s->diag.error_code;
     const char *password = NULL, *hash = NULL;
     const sql_expr_t *e = sp->value;
     if (e->kind == SQL_E_FUNC && e->nargs == 1 && strcasecmp(e->func.name, "PASSWORD") == 0)
@@ -1246,6 +1286,15 @@ static int stmt_com_counter(const sql_stmt_t *st)
     case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
     case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
     case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
+    /* issue 7 */
+    case SQL_STMT_GRANT:
+        return st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_GRANT_ROLE : STATUS_COM_GRANT;
+    case SQL_STMT_REVOKE:
+        return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
+               : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
+                                                    : STATUS_COM_REVOKE;
+    case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
+    case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
     case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
     case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
     case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
@@ -1321,6 +1370,14 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return exec_user_stmt(x, st, sink, more);
     case SQL_STMT_RENAME_USER:
         return exec_rename_user(x, st, sink, more);
+    /* issue 7: privilege statements (exec_grant.c) */
+    case SQL_STMT_GRANT:
+    case SQL_STMT_REVOKE:
+    case SQL_STMT_CREATE_ROLE:
+    case SQL_STMT_DROP_ROLE:
+    case SQL_STMT_SET_ROLE:
+    case SQL_STMT_SET_DEFAULT_ROLE:
+        return exec_grant_stmt(s, st, sink, more);
     case SQL_STMT_KILL: {
         sql_eval_ctx_t ev;
         exec_eval_init(x, &ev);
@@ -1331,16 +1388,21 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         session_kill(s, (uint32_t)value_to_uint(&v, NULL), st->kill.query, sink);
         return diag_failed(&s->diag) ? 1 : 0;
     }
-    case SQL_STMT_SHUTDOWN:
-        if (!session_is_admin(s))
-            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SHUTDOWN");
+    case SQL_STMT_SHUTDOWN: {
+        int prc = priv_check_global(s, PRIV_SHUTDOWN); /* issue 7 */
+        if (prc)
+            return prc;
+    }
         sink->ok(sink, 0, 0, NULL, false);
         if (s->srv->request_shutdown)
             s->srv->request_shutdown(s->srv);
         return 0;
-    case SQL_STMT_FLUSH:
-        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
-            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+    case SQL_STMT_FLUSH: {
+        /* issue 7: every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
+        int prc = priv_check_global(s, PRIV_RELOAD);
+        if (prc)
+            return prc;
+    }
         if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
             binlog_rotate(s->srv->binlog) != 0)
             return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");

@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 
 #include "binlog/binlog.h"
+#include "session/acl.h"
+#include "session/priv.h"
 #include "session/session.h"
 
 /* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
@@ -119,6 +121,7 @@ session_t *session_new(server_t *srv)
 void session_free(session_t *s)
 {
     session_clear_state(s);
+    acl_privs_free(s->privs);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -163,7 +166,7 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
-bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+bool session_is_admin(session_t *s) { return priv_has_global(s, PRIV_SUPER); }
 
 void session_begin_statement(session_t *s)
 {
@@ -187,6 +190,11 @@ void session_reset(session_t *s)
 
 int session_set_db(session_t *s, const char *db, size_t len)
 {
+    char dbname[256];
+    snprintf(dbname, sizeof dbname, "%.*s", (int)len, db);
+    int rc = priv_check_db_access(s, dbname);
+    if (rc)
+        return rc;
     /* No catalog yet: every database is unknown except information_schema. */
     if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
         mem_free(s->db);
@@ -227,12 +235,13 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
     server_t *srv = s->srv;
     bool found = false;
     status_inc(&s->stat, STATUS_COM_KILL);
+    bool any = priv_has_global(s, PRIV_SUPER | PRIV_CONNECTION_ADMIN); /* before the registry lock */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
         if (t->id != id)
             continue;
         found = true;
-        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+        if (t != s && strcmp(t->priv_user, s->priv_user) != 0 && !any) {
             pthread_mutex_unlock(&srv->sessions_lock);
             diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
             sink->error(sink);

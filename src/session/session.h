@@ -79,6 +79,9 @@ struct session {
     char host[264];      /* client host ("localhost" or IP) */
     char priv_user[520]; /* the account matched (CURRENT_USER()) */
     char priv_host[264];
+    char role[520];          /* active role (SET ROLE, default role at login); "" = none */
+    struct acl_privs *privs; /* resolved privileges (priv.c), NULL until first needed */
+    uint64_t privs_version;  /* acl_version() they were resolved at */
     char *db;            /* current database, mem_alloc'd, NULL if none */
     uint64_t connect_us;
     diag_t diag;
@@ -156,8 +159,7 @@ uint16_t session_status_flags(session_t *s);
 /* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
  * sql_notes. */
 void session_begin_statement(session_t *s);
-/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
- * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
-bool session_is_admin(const session_t *s);
+/* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
+bool session_is_admin(session_t *s);
 
 #endif
