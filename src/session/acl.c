@@ -1801,20 +1801,6 @@ static void table_line(buf_t *b, const table_t *t, const acct_t *a, const grant_
         buf_append_str(b, "USAGE");
 }
 
-/* A database pattern as SHOW GRANTS prints it: backticks, and the backslashes of escaped wildcards doubled
- * (MariaDB prints `test\\_%`). */
-static void put_db_pattern(buf_t *b, const char *db)
-{
-    buf_append_byte(b, '`');
-    for (; *db; db++) {
-        if (*db == '`')
-            buf_append_byte(b, '`');
-        if (*db == '\\')
-            buf_append_byte(b, '\\');
-        buf_append_byte(b, (uint8_t)*db);
-    }
-    buf_append_byte(b, '`');
-}
 
 int acl_show_grants(acl_t *acl, diag_t *d, const char *user, const char *host,
                     void (*fn)(void *arg, const char *line), void *arg)
@@ -1874,7 +1860,7 @@ int acl_show_grants(acl_t *acl, diag_t *d, const char *user, const char *host,
         buf_append_str(&b, "GRANT ");
         privs_text(&b, g->privs, PL_D);
         buf_append_str(&b, " ON ");
-        put_db_pattern(&b, g->db);
+        put_ident(&b, g->db); /* as stored: `test\\_%` prints so, as MariaDB */
         buf_append_str(&b, ".* TO ");
         grantee_text(&b, a);
         if (g->privs & PRIV_GRANT_OPTION)

@@ -9,8 +9,9 @@
  *   REVOKE ALL ..., GRANT OPTION FROM / CREATE ROLE / DROP ROLE             CREATE USER (1227)
  *   GRANT role / REVOKE role    ADMIN OPTION on the role (or CREATE USER)   else 1698
  *   SHOW GRANTS FOR other, SET DEFAULT ROLE FOR other    SELECT / UPDATE on `mysql` (1044 'mysql')
- * strata has no `mysql` database: privileges granted on `mysql`.* (or globally) stand for it, and CREATE USER
- * is accepted in its place (an account manager can read and change accounts).
+ * strata has no `mysql` database, but privileges granted on `mysql`.* (or globally) are stored and checked the
+ * same way, so `GRANT SELECT ON mysql.* TO monitor` lets an account read others' grants as in MariaDB (CREATE
+ * USER alone does not, as in MariaDB).
  *
  * The grants themselves are stored by acl.c, one atomic file write per statement (a GRANT with IDENTIFIED BY
  * that creates or alters an account writes twice: the account first, then the grants).
@@ -42,7 +43,7 @@ static int deny_global_grant(session_t *s)
 
 int exec_grant_check_mysql_db(session_t *s, uint64_t need)
 {
-    if ((priv_db(s, "mysql") & need) == need || priv_has_global(s, PRIV_CREATE_USER))
+    if ((priv_db(s, "mysql") & need) == need)
         return 0;
     return diag_error(&s->diag, ER_DBACCESS_DENIED_ERROR, s->priv_user, s->priv_host, "mysql");
 }

@@ -15,8 +15,8 @@
 int exec_grant_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool more);
 /* SHOW GRANTS [FOR user | FOR CURRENT_USER()]. */
 int exec_grant_show(session_t *s, const sql_show_t *sh, res_sink_t *sink, bool more);
-/* Whether the session may read/change accounts other than its own (MariaDB: the privilege on the `mysql`
- * database; strata: that, or CREATE USER).  Pushes 1044 for database 'mysql' when not. */
+/* Whether the session may read/change accounts other than its own: `need` (SELECT to read, UPDATE to change)
+ * on the `mysql` database, as MariaDB asks.  Pushes 1044 for database 'mysql' when not. */
 int exec_grant_check_mysql_db(session_t *s, uint64_t need);
 
 #endif

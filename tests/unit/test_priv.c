@@ -158,7 +158,7 @@ TEST(test_grants_show_and_durability)
     REQUIRE(change(acl, &d, false, "v", "%", ACL_LEVEL_DB, "test\\_%", NULL, NULL, PRIV_SELECT) == 0);
     CHECK_EQ_STR(grants(acl, "v", "%"), "GRANT ALL PRIVILEGES ON *.* TO `v`@`%`\n"
                                         "GRANT ALL PRIVILEGES ON `db1`.* TO `v`@`%`\n"
-                                        "GRANT SELECT ON `test\\\\_%`.* TO `v`@`%`\n"
+                                        "GRANT SELECT ON `test\\_%`.* TO `v`@`%`\n"
                                         "GRANT ALL PRIVILEGES ON `db1`.`t` TO `v`@`%`\n");
     REQUIRE(change(acl, &d, true, "v", "%", ACL_LEVEL_GLOBAL, NULL, NULL, NULL, priv_all_at(PL_G)) == 0);
     REQUIRE(change(acl, &d, false, "v", "%", ACL_LEVEL_GLOBAL, NULL, NULL, NULL, PRIV_GRANT_OPTION) == 0);
