@@ -1850,8 +1850,13 @@ int acl_show_grants(acl_t *acl, diag_t *d, const char *user, const char *host,
             put_string(&b, a->auth);
         }
     }
+    if (a->flags & ACL_FLAG_REQUIRE_SSL)
+        buf_append_str(&b, " REQUIRE SSL");
+    /* MariaDB: "WITH GRANT OPTION MAX_USER_CONNECTIONS n" (one WITH for both) */
     if (a->privs & PRIV_GRANT_OPTION)
         buf_append_str(&b, " WITH GRANT OPTION");
+    if (a->max_conn)
+        buf_printf(&b, "%s MAX_USER_CONNECTIONS %u", (a->privs & PRIV_GRANT_OPTION) ? "" : " WITH", a->max_conn);
     EMIT();
     for (size_t i = 0; i < t->ng; i++) {
         const grant_t *g = &t->g[i];

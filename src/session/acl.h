@@ -3,8 +3,8 @@
  * directory (format drawn at the top of acl.c), loaded at start, rewritten atomically on every change.
  *
  * An account is (user, host pattern) with an auth plugin and the plugin's stored form of the password, a locked
- * flag, REQUIRE SSL, MAX_USER_CONNECTIONS, and room for privileges and roles (issue 7: global privilege bits now,
- * further record types for database/table/column grants and role edges later in the same file).
+ * flag, REQUIRE SSL, MAX_USER_CONNECTIONS, its global privileges and default role.  Database, table and column
+ * grants and role edges are kept beside the accounts in the same file (issue 7; see "grants" below).
  *
  * Identity: user names compare case-sensitively, host patterns case-insensitively (hosts are stored lowercased,
  * as MariaDB does).  Logins match in MySQL's order: accounts sorted by host specificity (no wildcard first, then
@@ -216,7 +216,7 @@ uint64_t acl_privs_column(const acl_privs_t *p, const char *db, const char *tabl
 /* Whether any table or column grant exists in db. */
 bool acl_privs_db_has_tables(const acl_privs_t *p, const char *db);
 
-/* Whether `pattern` (an account's host) matches a client; exposed for tests and for issue 7's grant tables. */
+/* Whether `pattern` (an account's host) matches a client; exposed for tests. */
 bool acl_host_matches(const char *pattern, const char *client_host, const char *client_ip, bool is_localhost);
 
 #endif

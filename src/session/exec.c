@@ -998,6 +998,9 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             specs[i].password = sp->password;
             specs[i].password_len = sp->password ? strlen(sp->password) : 0;
             specs[i].auth_string = sp->auth_string;
+            /* issue 7: account options (they follow the user list and apply to every account in it) */
+            if ((rc = exec_grant_account_opts(s, &u->opts, &specs[i])) != 0)
+                return rc;
         }
         if (st->kind == SQL_STMT_CREATE_USER && u->or_replace) {
             acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));

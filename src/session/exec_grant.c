@@ -130,12 +130,27 @@ static int grantor_check(session_t *s, const sql_grant_t *g, const char *db, uin
     }
 }
 
-/* GRANT ... TO user IDENTIFIED BY ...: creates or changes the account first. */
+int exec_grant_account_opts(session_t *s, const sql_account_opts_t *o, acl_user_spec_t *spec)
+{
+    if (o->lock)
+        spec->lock = o->lock == 1;
+    if (o->require == 3)
+        return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, "REQUIRE X509, ISSUER, SUBJECT or CIPHER");
+    if (o->require)
+        spec->require_ssl = o->require == 2;
+    if (o->has_max_user_connections)
+        spec->max_user_connections = (int64_t)MIN(o->max_user_connections, (uint64_t)UINT32_MAX);
+    return 0;
+}
+
+/* GRANT ... TO user IDENTIFIED BY ... [REQUIRE ...] [WITH MAX_USER_CONNECTIONS n]: creates or changes the
+ * account first. */
 static int grant_accounts(session_t *s, const sql_grant_t *g)
 {
+    bool opts = g->opts.require || g->opts.has_max_user_connections;
     for (uint32_t i = 0; i < g->nusers; i++) {
         const sql_user_spec_t *u = &g->users[i];
-        if (!u->has_auth || u->user.current)
+        if ((!u->has_auth && !opts) || u->user.current)
             continue;
         acl_user_spec_t spec;
         acl_user_spec_init(&spec, u->user.user, u->user.host);
@@ -143,6 +158,9 @@ static int grant_accounts(session_t *s, const sql_grant_t *g)
         spec.password = u->password;
         spec.password_len = u->password ? strlen(u->password) : 0;
         spec.auth_string = u->auth_string;
+        int orc = exec_grant_account_opts(s, &g->opts, &spec);
+        if (orc)
+            return orc;
         acl_account_t a;
         int rc;
         if (acl_get(s->srv->acl, u->user.user, u->user.host, &a) == 0) {
@@ -151,6 +169,8 @@ static int grant_accounts(session_t *s, const sql_grant_t *g)
                 return rc;
             rc = acl_alter_user(s->srv->acl, &s->diag, &spec, 1, false);
         } else {
+            if (!u->has_auth)
+                continue; /* acl_privs_change answers 1133 */
             if (!priv_has_global(s, PRIV_CREATE_USER))
                 return diag_error(&s->diag, ER_CANT_CREATE_USER_WITH_GRANT);
             rc = acl_create_user(s->srv->acl, &s->diag, &spec, 1, false);

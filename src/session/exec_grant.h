@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "session/acl.h"
 #include "session/session.h"
 #include "sql/sql.h"
 
@@ -18,5 +19,9 @@ int exec_grant_show(session_t *s, const sql_show_t *sh, res_sink_t *sink, bool m
 /* Whether the session may read/change accounts other than its own: `need` (SELECT to read, UPDATE to change)
  * on the `mysql` database, as MariaDB asks.  Pushes 1044 for database 'mysql' when not. */
 int exec_grant_check_mysql_db(session_t *s, uint64_t need);
+
+/* Copies ACCOUNT LOCK/UNLOCK, REQUIRE NONE/SSL and MAX_USER_CONNECTIONS into an account spec; 1235 for
+ * REQUIRE X509/ISSUER/SUBJECT/CIPHER (no client certificates yet). */
+int exec_grant_account_opts(session_t *s, const sql_account_opts_t *o, acl_user_spec_t *spec);
 
 #endif

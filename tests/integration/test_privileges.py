@@ -345,3 +345,34 @@ def test_grants_survive_restart(fresh_target):
     ok(c, 'FLUSH STATUS')
     assert run(c, 'SHUTDOWN') == (1227, ACCESS_1227 % 'SHUTDOWN')
     c.close()
+
+
+def test_account_options(target, users, unique):
+    root = users.root
+    name = unique('ao')
+    acct = "'%s'@'localhost'" % name
+    try:
+        ok(root, "CREATE USER %s IDENTIFIED BY 'x' REQUIRE SSL WITH MAX_USER_CONNECTIONS 2 ACCOUNT LOCK" % acct)
+        assert rows(root, 'SHOW CREATE USER %s' % acct) == [
+            "CREATE USER `%s`@`localhost` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' "
+            "REQUIRE SSL WITH MAX_USER_CONNECTIONS 2 ACCOUNT LOCK" % name]
+        ok(root, 'GRANT SELECT ON *.* TO %s WITH GRANT OPTION' % acct)
+        assert rows(root, 'SHOW GRANTS FOR %s' % acct) == [
+            "GRANT SELECT ON *.* TO `%s`@`localhost` IDENTIFIED BY PASSWORD "
+            "'*B69027D44F6E5EDC07F1AEAD1477967B16F28227' REQUIRE SSL WITH GRANT OPTION MAX_USER_CONNECTIONS 2" % name]
+        with pytest.raises(pymysql.err.MySQLError) as ei:
+            target.connect(user=name, password='x', unix=True)
+        assert ei.value.args[0] == 4151
+        ok(root, 'ALTER USER %s REQUIRE NONE WITH MAX_USER_CONNECTIONS 1 ACCOUNT UNLOCK' % acct)
+        assert rows(root, 'SHOW CREATE USER %s' % acct) == [
+            "CREATE USER `%s`@`localhost` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' "
+            "WITH MAX_USER_CONNECTIONS 1" % name]
+        c = target.connect(user=name, password='x')
+        with pytest.raises(pymysql.err.MySQLError) as ei:
+            target.connect(user=name, password='x')
+        assert ei.value.args == (1226, "User '%s' has exceeded the 'max_user_connections' resource (current value: 1)" % name)
+        c.close()
+        ok(root, 'GRANT USAGE ON *.* TO %s WITH MAX_USER_CONNECTIONS 3' % acct)
+        assert rows(root, 'SHOW CREATE USER %s' % acct)[0].endswith('WITH MAX_USER_CONNECTIONS 3')
+    finally:
+        run(root, 'DROP USER IF EXISTS %s' % acct)
