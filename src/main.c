@@ -26,10 +26,13 @@
 #include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
 static server_t g_srv;
+static engine_t *g_engine;
 
 static const char *const cfg_groups[] = {"mysqld", "server", "stratad", "mariadb", "mariadbd", NULL};
 /* strata's own files only: reading Debian's /etc/mysql/my.cnf would pick up MariaDB's datadir and socket. */
@@ -260,6 +263,23 @@ int main(int argc, char **argv)
                   "ALTER USER root@localhost IDENTIFIED BY '...' (started on 127.0.0.1), or bind to loopback", bind);
         goto out;
     }
+    /* The storage engine and the SQL catalog over it (recovery runs here). */
+    engine_opts_t eopt;
+    engine_opts_default(&eopt);
+    eopt.datadir = datadir;
+    eopt.pool_bytes = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_BUFFER_POOL_SIZE);
+    int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
+    eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
+    if (engine_open(&eopt, &g_engine) != 0) {
+        log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
+        g_engine = NULL;
+        goto out;
+    }
+    engine_set_lock_wait_timeout(g_engine, (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000);
+    if (sql_exec_global_init(g_engine, datadir) != 0) {
+        log_error("Aborting: the catalog in '%s' can't be used", datadir);
+        goto out;
+    }
     if (open_binlog(&cfg, datadir) != 0)
         goto out;
     auth_srv.cache = auth_cache_new();
@@ -310,6 +330,10 @@ int main(int argc, char **argv)
 out:
     if (net)
         net_stop(net);
+    /* after the connections: their transactions are rolled back by then */
+    sql_exec_global_shutdown();
+    if (g_engine)
+        engine_close(g_engine);
     if (tls)
         tls_server_close(tls);
     if (g_srv.acl)

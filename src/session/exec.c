@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "binlog/binlog.h"
 #include "session/acl.h"
@@ -19,6 +20,7 @@
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/exec.h"
 #include "sql/sql.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
@@ -164,7 +166,29 @@ static int cb_column_get(void *user, const sql_expr_t *col, value_t *out, diag_t
     return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "where clause" : "field list");
 }
 
+/* SLEEP(n): waits in short slices so KILL QUERY / KILL interrupt it (1 = interrupted).  It holds its worker
+ * while it waits; parking it as state is for later. */
+static int cb_sleep(void *user, double seconds)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    uint64_t end = time_mono_us() + (uint64_t)(seconds * 1e6);
+    for (;;) {
+        if (atomic_load(&s->kill_query) || atomic_load(&s->killed)) {
+            atomic_store(&s->kill_query, false);
+            return 1;
+        }
+        uint64_t now = time_mono_us();
+        if (now >= end)
+            return 0;
+        uint64_t step = MIN(end - now, 20000);
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)step * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .sleep = cb_sleep,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
     .uservar_set = cb_uservar_set,
@@ -178,6 +202,7 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
+    ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
 }
 
@@ -235,6 +260,75 @@ static void trs_end(text_rs_t *r, bool more)
 {
     trs_start(r);
     r->sink->rows_end(r->sink, more);
+}
+
+/* ------------------------------------------------------------------ the SQL executor (tables) */
+
+static void session_update_status_flags(session_t *s);
+
+/* A statement context for the executor (sql/exec.h) from the session's state. */
+static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!s->sqlx)
+        s->sqlx = sql_exec_session_new();
+    memset(c, 0, sizeof *c);
+    c->arena = &s->arena;
+    c->diag = &s->diag;
+    c->cb = &exec_cb;
+    c->cb_user = x;
+    c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    c->db = s->db;
+    c->user = s->priv_user;
+    c->host = s->priv_host;
+    /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
+    int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    c->strict = (mode & (3ll << 21)) != 0;
+    c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->ss = s->sqlx;
+    c->sink = sink;
+    c->more = more;
+}
+
+/* After an executor call: the session's outputs and transaction flag. */
+static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
+{
+    session_t *s = x->s;
+    if (rc == 0) {
+        if (c->last_insert_id_set)
+            s->last_insert_id = c->last_insert_id;
+        s->row_count = c->row_count;
+        if (c->row_count < 0)
+            s->found_rows = c->found_rows;
+        if (c->db_dropped) {
+            mem_free(s->db);
+            s->db = NULL;
+        }
+    }
+    s->in_trans = sql_exec_in_trans(s->sqlx);
+    session_update_status_flags(s);
+}
+
+static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, sink, more);
+    int rc = sql_exec_stmt(&c, st);
+    sqlx_done(x, &c, rc);
+    return rc;
+}
+
+/* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+{
+    if (!sql_exec_catalog())
+        return 0;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ SELECT without tables */
@@ -298,6 +392,10 @@ static int exec_limit_value(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t 
 static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
+    if (sel->from && sql_exec_catalog()) {
+        sql_stmt_t st = {.kind = SQL_STMT_SELECT, .select = (sql_select_t *)sel};
+        return sqlx_run(x, &st, sink, more);
+    }
     if (sel->from || sel->union_next || sel->ngroup_by || sel->having)
         return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, "tables (the SQL engine is not built yet)");
     sql_eval_ctx_t ev;
@@ -437,8 +535,10 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
     }
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
-        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
+        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
             s->in_trans = false;
+            rc = sqlx_txn(x, SQL_STMT_COMMIT);
+        }
         session_update_status_flags(s);
     }
     return rc;
@@ -933,6 +1033,8 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
+    if (sql_exec_handles(st))
+        return sqlx_run(x, st, sink, more);
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -1144,7 +1246,17 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         p->long_data = mem_calloc(p->nparams, sizeof *p->long_data);
         p->has_long_data = mem_calloc(p->nparams, sizeof *p->has_long_data);
     }
-    if (st->kind == SQL_STMT_SELECT && !st->select->from) {
+    if (st->kind == SQL_STMT_SELECT && st->select->from && sql_exec_catalog()) {
+        exec_ctx_t x = {.s = s};
+        sql_exec_ctx_t c;
+        sqlx_ctx(&x, &c, NULL, false);
+        c.arena = &p->arena;
+        res_col_t *cols;
+        int n;
+        sql_exec_describe(&c, st, &cols, &n);
+        p->ncols = n;
+        p->cols = cols;
+    } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
         const sql_select_t *sel = st->select;
         p->ncols = (int)sel->nitems;
         p->cols = arena_calloc(&p->arena, sizeof(res_col_t) * (size_t)(p->ncols ? p->ncols : 1));
@@ -1413,17 +1525,25 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             status_flush(&s->srv->status, &s->stat);
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
-    case SQL_STMT_BEGIN:
+    case SQL_STMT_BEGIN: {
+        int rc = sqlx_txn(x, st->kind);
         s->in_trans = true;
         session_update_status_flags(s);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_COMMIT:
-    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_ROLLBACK: {
+        int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_SAVEPOINT:
     case SQL_STMT_RELEASE_SAVEPOINT:
         sink->ok(sink, 0, 0, NULL, more);
@@ -1451,6 +1571,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     default:
+        if (sql_exec_handles(st))
+            return sqlx_run(x, st, sink, more);
         return diag_error(&s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
 }

@@ -12,6 +12,7 @@
 #include "session/acl.h"
 #include "session/priv.h"
 #include "session/session.h"
+#include "sql/exec.h"
 
 /* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
 static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
@@ -120,6 +121,7 @@ session_t *session_new(server_t *srv)
 
 void session_free(session_t *s)
 {
+    sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
     session_clear_state(s);
     acl_privs_free(s->privs);
     status_session_end(&s->stat);
@@ -184,25 +186,25 @@ void session_reset(session_t *s)
     s->row_count = 0;
     s->in_trans = false;
     s->status = SERVER_STATUS_AUTOCOMMIT;
+    sql_exec_session_free(s->sqlx); /* COM_RESET_CONNECTION rolls back, as MySQL */
+    s->sqlx = NULL;
     session_clear_state(s);
     sysvar_session_reset(&s->vars);
 }
 
 int session_set_db(session_t *s, const char *db, size_t len)
 {
-    char dbname[256];
-    snprintf(dbname, sizeof dbname, "%.*s", (int)len, db);
-    int rc = priv_check_db_access(s, dbname);
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)len, db);
+    int rc = priv_check_db_access(s, name); /* issue 7: 1044 before 1049, as MariaDB */
     if (rc)
         return rc;
-    /* No catalog yet: every database is unknown except information_schema. */
-    if (len == 18 && strncasecmp(db, "information_schema", 18) == 0) {
+    /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */
+    if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
         return 0;
     }
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)len, db);
     return diag_error(&s->diag, ER_BAD_DB_ERROR, name);
 }
 

@@ -108,6 +108,7 @@ struct session {
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
     bool in_trans;
+    void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;

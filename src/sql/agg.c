@@ -507,7 +507,8 @@ int sql_agg_result(sql_agg_t *g, sql_eval_ctx_t *ctx, value_t *out)
             return 0;
         }
         if (g->call->nagg_order) {
-            qsort_r(g->entries, g->nentries, sizeof *g->entries, entry_cmp, (void *)g->call);
+            if (g->nentries > 1)
+                qsort_r(g->entries, g->nentries, sizeof *g->entries, entry_cmp, (void *)g->call);
         }
         const char *sep = g->call->func.separator ? g->call->func.separator : ",";
         size_t seplen = strlen(sep);

@@ -13,11 +13,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <regex.h>
+#include <openssl/evp.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
 #include "sql/sql_int.h"
+#include "util/password.h"
+
+/* A function result over max_allowed_packet: NULL and warning 1301, as MySQL does. */
+static value_t too_long(sql_eval_ctx_t *ctx, const char *fn)
+{
+    diag_warn(ctx->diag, ER_WARN_ALLOWED_PACKET_OVERFLOWED, fn, (long)ctx->max_allowed_packet);
+    return value_null();
+}
 
 typedef __int128 i128;
 
@@ -925,7 +934,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         size_t padc = char_count(&pad);
         if (!padc) { *out = value_null(); return 0; }
-        if (len > 16 * 1024 * 1024) { *out = value_null(); return 0; }
+        if ((uint64_t)len > ctx->max_allowed_packet) { *out = too_long(ctx, fn == SQL_FN_RPAD ? "rpad" : "lpad"); return 0; }
         buf_t b;
         buf_init(&b);
         size_t need = (size_t)len - nc;
@@ -1011,7 +1020,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         value_t s = to_str(ctx, &a[0]);
         int64_t n = value_to_int(&a[1], dg);
         if (n <= 0 || !s.s.len) { *out = str_result(ctx, "", 0, s.coll); return 0; }
-        if ((uint64_t)n * s.s.len > 16 * 1024 * 1024) { *out = value_null(); return 0; }
+        if ((uint64_t)n * s.s.len > ctx->max_allowed_packet) { *out = too_long(ctx, "repeat"); return 0; }
         char *r = arena_alloc(ctx->arena, (size_t)n * s.s.len + 1);
         for (int64_t i = 0; i < n; i++)
             memcpy(r + (size_t)i * s.s.len, s.s.ptr, s.s.len);
@@ -1021,7 +1030,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_SPACE: {
         int64_t n = value_to_int(&a[0], dg);
         if (n < 0) n = 0;
-        if (n > 16 * 1024 * 1024) { *out = value_null(); return 0; }
+        if ((uint64_t)n > ctx->max_allowed_packet) { *out = too_long(ctx, "space"); return 0; }
         char *r = arena_alloc(ctx->arena, (size_t)n + 1);
         memset(r, ' ', (size_t)n);
         *out = value_str(r, (size_t)n, COLL_DEFAULT);
@@ -1214,9 +1223,38 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return 0;
     }
     case SQL_FN_PASSWORD: {
-        /* mysql_native_password hash: "*" + hex(SHA1(SHA1(pw))).  The session computes it (it links
-         * OpenSSL); here it is left to the caller via the SET PASSWORD statement. */
-        return diag_error(dg, ER_NOT_SUPPORTED_YET, "PASSWORD() in expressions");
+        /* mysql_native_password's stored form: "*" + HEX(SHA1(SHA1(pw))); '' for an empty password. */
+        value_t pw = to_str(ctx, &a[0]);
+        if (!pw.s.len) {
+            *out = str_result(ctx, "", 0, COLL_DEFAULT);
+            return 0;
+        }
+        char *h = arena_alloc(ctx->arena, PASSWORD_NATIVE_HASH_LEN + 1);
+        password_native_hash(pw.s.ptr, pw.s.len, h);
+        *out = value_str(h, strlen(h), COLL_DEFAULT);
+        return 0;
+    }
+    case SQL_FN_MD5:
+    case SQL_FN_SHA1:
+    case SQL_FN_SHA:
+    case SQL_FN_SHA2: {
+        const EVP_MD *md = fn == SQL_FN_MD5 ? EVP_md5() : EVP_sha1();
+        if (fn == SQL_FN_SHA2) {
+            if (value_is_null(&a[1])) { *out = value_null(); return 0; }
+            int64_t bits = value_to_int(&a[1], dg);
+            md = bits == 0 || bits == 256 ? EVP_sha256() : bits == 224 ? EVP_sha224() : bits == 384 ? EVP_sha384()
+                 : bits == 512 ? EVP_sha512() : NULL;
+            if (!md) { *out = value_null(); return 0; }
+        }
+        value_t in = to_str(ctx, &a[0]);
+        unsigned char d[EVP_MAX_MD_SIZE];
+        unsigned int dl = 0;
+        EVP_Digest(in.s.ptr, in.s.len, d, &dl, md, NULL);
+        char *hex = arena_alloc(ctx->arena, dl * 2 + 1);
+        for (unsigned i = 0; i < dl; i++)
+            snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        *out = value_str(hex, dl * 2, COLL_DEFAULT);
+        return 0;
     }
     case SQL_FN_CHARSET: {
         const char *n = a[0].type == VAL_STRING ? value_coll_name(a[0].coll) : "binary";
@@ -1230,9 +1268,14 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
         return 0;
     }
-    case SQL_FN_SLEEP:
-        *out = value_int(0); /* the session must implement waiting (parked, not blocking a worker) */
+    case SQL_FN_SLEEP: {
+        double secs = value_to_double(&a[0], dg);
+        int interrupted = secs > 0 && ctx->cb && ctx->cb->sleep ? ctx->cb->sleep(ctx->user, secs) : 0;
+        if (interrupted)
+            return diag_error(dg, ER_QUERY_INTERRUPTED);
+        *out = value_int(0);
         return 0;
+    }
     default:
         return sql_error_no_function(dg, e->func.name);
     }
@@ -1745,6 +1788,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eval_cb_t *cb, void *user)
 {
     memset(ctx, 0, sizeof *ctx);
+    ctx->max_allowed_packet = 16u << 20;
     ctx->arena = a;
     ctx->diag = d;
     ctx->cb = cb;

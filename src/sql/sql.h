@@ -59,6 +59,8 @@ typedef struct sql_eval_cb {
     int (*param_get)(void *user, uint32_t index, value_t *out);
     /* An unbound column reference (slot < 0): resolve by name. */
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* SLEEP(seconds): waits, and returns 1 if KILL QUERY interrupted it (the statement then fails with 1317). */
+    int (*sleep)(void *user, double seconds);
     /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */
     /*
      * A subquery node: SQL_E_SUBQUERY (scalar), SQL_E_EXISTS, SQL_E_IN with e->sub (args[0] is the left operand)
@@ -87,6 +89,7 @@ typedef struct sql_eval_ctx {
     uint64_t rand_seed1, rand_seed2; /* RAND() state (MySQL's algorithm), per session */
     bool strict;             /* STRICT_*_TABLES in sql_mode (affects writes, not SELECT expressions) */
     uint32_t div_precision_increment; /* @@div_precision_increment (default 4) */
+    uint64_t max_allowed_packet; /* longest string a function may build (REPEAT, LPAD, ...): longer is NULL + 1301 */
 } sql_eval_ctx_t;
 
 /* Initialises a context with defaults (tz from the process, div_precision_increment 4, seeds from time). */

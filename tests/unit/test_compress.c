@@ -128,6 +128,15 @@ TEST(test_compressed_frame_decodes_with_reference)
             pcomp_wrap(&pc, p, n, &cseq, &out);
             REQUIRE(out.len > 7);
             uint32_t clen = u24(out.data), ulen = u24(out.data + 4);
+            if (algos[a] == PCOMP_ZSTD && n < PCOMP_ZSTD_MIN_LENGTH) { /* not worth zstd's per-frame cost */
+                CHECK_EQ_INT(ulen, 0);
+                CHECK_EQ_INT(clen, n);
+                CHECK(memcmp(out.data + 7, p, n) == 0);
+                pcomp_free(&pc);
+                buf_free(&out);
+                free(p);
+                continue;
+            }
             CHECK_EQ_INT(clen, out.len - 7);
             CHECK_EQ_INT(out.data[3], 5);
             CHECK_EQ_INT(ulen, n); /* compressible: really compressed */
@@ -499,7 +508,9 @@ TEST(test_memory_lazy_and_steady)
         buf_t wire, out;
         buf_init(&wire);
         buf_init(&out);
-        uint8_t *p = fill(300, 2, 1);
+        /* a small answer, but one each algorithm compresses (zstd only from PCOMP_ZSTD_MIN_LENGTH) */
+        size_t small = algos[a] == PCOMP_ZSTD ? 600 : 300;
+        uint8_t *p = fill(small, 2, 1);
         uint8_t cs = 0, rs = 0;
         size_t used;
         /* Warm up: both directions, small and a 1 MB slice, so the contexts reach their working size. */
@@ -510,7 +521,7 @@ TEST(test_memory_lazy_and_steady)
         for (int i = 0; i < 200; i++) {
             buf_reset(&wire);
             buf_reset(&out);
-            pcomp_wrap(&pc, p, 300, &cs, &wire);
+            pcomp_wrap(&pc, p, small, &cs, &wire);
             pcomp_unwrap(&pc, wire.data, wire.len, &used, &rs, &out);
         }
         uint64_t allocs = pc.ctx_allocs;
@@ -518,9 +529,9 @@ TEST(test_memory_lazy_and_steady)
         for (int i = 0; i < 2000; i++) {
             buf_reset(&wire);
             buf_reset(&out);
-            CHECK_EQ_INT(pcomp_wrap(&pc, p, 300, &cs, &wire), 0);
+            CHECK_EQ_INT(pcomp_wrap(&pc, p, small, &cs, &wire), 0);
             CHECK_EQ_INT(pcomp_unwrap(&pc, wire.data, wire.len, &used, &rs, &out), 0);
-            CHECK_EQ_INT(u24(wire.data + 4), 300);
+            CHECK_EQ_INT(u24(wire.data + 4), small);
         }
         CHECK_EQ_INT(pc.ctx_allocs, allocs); /* no allocation per packet */
         CHECK_EQ_INT(mem_used(), mem);

@@ -1,0 +1,1348 @@
+/*
+ * engine/btree: B+tree pages, search, insert with splits, delete with merges, overflow chains, cursors (see
+ * btree.h for the concurrency scheme).
+ *
+ * B+tree page (type BTREE), after the 32-byte common header (page.h):
+ *   32 2 level (0 = leaf)          34 2 number of slots     36 2 heap top (cells occupy [heap top, page end))
+ *   38 2 garbage bytes in the heap  40 8 previous page at this level (leaves only; all-ones = none)
+ *   48 8 next page at this level    56 8 reserved
+ *   64 .. slot array: u16 offset of each cell, in key order; grows up toward the heap, which grows down
+ * Leaf cell:      0 2 key length  2 1 flags (1 = value in overflow pages, 2 = delete-marked: deleted by the trx
+ *                 in the trx id field, kept until purge for older read views)  3 1 reserved  4 4 value length
+ *                 8 8 trx id of the last writer (for MVCC/undo)  16 key bytes, then the value inline or, with
+ *                 flag 1, the u64 id of the first overflow page
+ * Internal cell:  0 2 key length  2 8 child page id  10 key bytes.  The key of slot 0 is ignored (minus infinity):
+ *                 child i holds the keys k with key(i) <= k < key(i+1).
+ * Overflow page (type OVERFLOW): 32 8 next page id (all-ones = last)  40 4 bytes used here  44 .. value bytes.
+ *
+ * Invariants: keys strictly increase along each level; every key of child i lies in [key(i), key(i+1)) of its
+ * parent; all leaves are at level 0 and linked in key order; the root page id never changes (a full root moves
+ * its contents into a new child, a root with one child absorbs it).
+ */
+#include "engine/btree.h"
+
+#include "engine/engine.h"
+#include "util/util.h"
+
+#define BT_LEVEL 32
+#define BT_NSLOTS 34
+#define BT_HEAP 36
+#define BT_GARBAGE 38
+#define BT_PREV 40
+#define BT_NEXT 48
+#define BT_SLOTS 64
+#define LEAF_HDR 16
+#define NODE_HDR 10
+#define OVF_NEXT 32
+#define OVF_LEN 40
+#define OVF_DATA 44
+#define CELL_OVF 1
+#define CELL_DELMARK 2
+#define MAX_DEPTH 24
+
+/* ---------------------------------------------------------------- page helpers */
+
+static inline uint16_t lvl(const uint8_t *p) { return rd16(p + BT_LEVEL); }
+static inline uint32_t nsl(const uint8_t *p) { return rd16(p + BT_NSLOTS); }
+static inline uint8_t *cellp(uint8_t *p, uint32_t i) { return p + rd16(p + BT_SLOTS + 2 * i); }
+static inline const uint8_t *ckey(const uint8_t *c, bool leaf, uint32_t *klen)
+{
+    *klen = rd16(c);
+    return c + (leaf ? LEAF_HDR : NODE_HDR);
+}
+static inline uint32_t csize(const uint8_t *c, bool leaf)
+{
+    if (!leaf)
+        return NODE_HDR + rd16(c);
+    return LEAF_HDR + rd16(c) + ((c[2] & CELL_OVF) ? 8 : rd32(c + 4));
+}
+static inline page_id_t cchild(const uint8_t *c) { return rd64(c + 2); }
+static inline uint32_t free_contig(const uint8_t *p) { return rd16(p + BT_HEAP) - (BT_SLOTS + 2 * nsl(p)); }
+static inline uint32_t free_total(const uint8_t *p) { return free_contig(p) + rd16(p + BT_GARBAGE); }
+static inline uint32_t capacity(uint32_t ps) { return ps - BT_SLOTS; }
+static inline uint32_t used(const uint8_t *p, uint32_t ps) { return capacity(ps) - free_total(p); }
+
+/* The heap top is stored in 16 bits; a 32 KiB page stores 0 for "page end". */
+static inline uint32_t heap_top(const uint8_t *p, uint32_t ps)
+{
+    uint32_t h = rd16(p + BT_HEAP);
+    return h ? h : ps;
+}
+
+static int kcmp(const void *a, size_t al, const void *b, size_t bl)
+{
+    size_t n = MIN(al, bl);
+    int r = n ? memcmp(a, b, n) : 0;
+    if (r)
+        return r;
+    return al < bl ? -1 : al > bl;
+}
+
+static void node_init(uint8_t *p, uint32_t ps, page_id_t id, uint64_t owner, uint16_t level)
+{
+    page_init(p, ps, id, PAGE_TYPE_BTREE, owner);
+    wr16(p + BT_LEVEL, level);
+    wr16(p + BT_NSLOTS, 0);
+    wr16(p + BT_HEAP, (uint16_t)ps);
+    wr16(p + BT_GARBAGE, 0);
+    wr64(p + BT_PREV, PAGE_ID_NONE);
+    wr64(p + BT_NEXT, PAGE_ID_NONE);
+}
+
+static void node_compact(uint8_t *p, uint32_t ps)
+{
+    uint8_t *tmp = mem_alloc(ps);
+    memcpy(tmp, p, ps);
+    bool leaf = lvl(p) == 0;
+    uint32_t heap = ps, n = nsl(p);
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *c = cellp(tmp, i);
+        uint32_t sz = csize(c, leaf);
+        heap -= sz;
+        memcpy(p + heap, c, sz);
+        wr16(p + BT_SLOTS + 2 * i, (uint16_t)heap);
+    }
+    wr16(p + BT_HEAP, (uint16_t)heap);
+    wr16(p + BT_GARBAGE, 0);
+    mem_free(tmp);
+}
+
+static bool node_fits(const uint8_t *p, uint32_t len) { return free_total(p) >= len + 2; }
+
+static void node_insert_at(uint8_t *p, uint32_t ps, uint32_t slot, const uint8_t *cell, uint32_t len)
+{
+    ASSERT(node_fits(p, len));
+    if (free_contig(p) < len + 2)
+        node_compact(p, ps);
+    uint32_t n = nsl(p);
+    uint8_t *s = p + BT_SLOTS + 2 * slot;
+    memmove(s + 2, s, 2 * (n - slot));
+    uint32_t heap = rd16(p + BT_HEAP) - len;
+    memcpy(p + heap, cell, len);
+    wr16(s, (uint16_t)heap);
+    wr16(p + BT_HEAP, (uint16_t)heap);
+    wr16(p + BT_NSLOTS, (uint16_t)(n + 1));
+}
+
+static void node_remove_at(uint8_t *p, uint32_t ps, uint32_t slot)
+{
+    uint32_t n = nsl(p);
+    uint8_t *c = cellp(p, slot);
+    uint32_t sz = csize(c, lvl(p) == 0);
+    uint8_t *s = p + BT_SLOTS + 2 * slot;
+    memmove(s, s + 2, 2 * (n - slot - 1));
+    wr16(p + BT_NSLOTS, (uint16_t)(n - 1));
+    if (n == 1) {
+        wr16(p + BT_HEAP, (uint16_t)ps);
+        wr16(p + BT_GARBAGE, 0);
+    } else if (c == p + rd16(p + BT_HEAP)) {
+        wr16(p + BT_HEAP, (uint16_t)(rd16(p + BT_HEAP) + sz));
+    } else {
+        wr16(p + BT_GARBAGE, (uint16_t)(rd16(p + BT_GARBAGE) + sz));
+    }
+}
+
+/* First slot whose key is >= key; *exact when equal. */
+static uint32_t lower_bound(uint8_t *p, const void *key, size_t klen, bool *exact)
+{
+    bool leaf = lvl(p) == 0;
+    uint32_t lo = leaf ? 0 : 1, hi = nsl(p);
+    *exact = false;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2, kl;
+        const uint8_t *k = ckey(cellp(p, mid), leaf, &kl);
+        int r = kcmp(k, kl, key, klen);
+        if (r < 0) {
+            lo = mid + 1;
+        } else {
+            if (r == 0)
+                *exact = true;
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Child slot of an internal page that covers key. */
+static uint32_t child_slot(uint8_t *p, const void *key, size_t klen)
+{
+    bool exact;
+    uint32_t s = lower_bound(p, key, klen, &exact);
+    return exact ? s : s - 1;
+}
+
+static int check_node(btree_t *t, bframe_t *f)
+{
+    const uint8_t *p = f->data;
+    if (page_type(p) != PAGE_TYPE_BTREE || page_owner(p) != t->id)
+        return CORRUPT("btree %llu: page %u:%u:%u is not one of its nodes (type %u owner %llu)",
+                       (unsigned long long)t->id, page_id_space(f->id), page_id_file(f->id), page_id_pgno(f->id),
+                       page_type(p), (unsigned long long)page_owner(p));
+    if (BT_SLOTS + 2 * nsl(p) > heap_top(p, t->ps))
+        return CORRUPT("btree %llu: page %u slot array overlaps heap", (unsigned long long)t->id, page_id_pgno(f->id));
+    return 0;
+}
+
+/* ---------------------------------------------------------------- handles */
+
+btree_t *btree_handle(fsys_t *fs, bpool_t *bp, redo_t *redo, uint64_t id, page_id_t root)
+{
+    btree_t *t = mem_calloc(1, sizeof *t);
+    t->id = id;
+    t->root = root;
+    t->fs = fs;
+    t->bp = bp;
+    t->redo = redo;
+    t->ps = bpool_page_size(bp);
+    pthread_rwlockattr_t a;
+    pthread_rwlockattr_init(&a);
+    pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&t->lock, &a);
+    pthread_rwlockattr_destroy(&a);
+    t->max_inline = capacity(t->ps) / 4 - 2;
+    t->max_key = MIN(ENGINE_MAX_KEY, t->max_inline - LEAF_HDR - 8);
+    return t;
+}
+
+void btree_handle_free(btree_t *t)
+{
+    if (!t)
+        return;
+    pthread_rwlock_destroy(&t->lock);
+    mem_free(t);
+}
+
+int btree_create(fsys_t *fs, mtr_t *m, uint32_t space, uint64_t id, page_id_t *root)
+{
+    int rc = seg_create(fs, m, space, id, root);
+    if (rc)
+        return rc;
+    bframe_t *f;
+    if ((rc = mtr_fix_new(m, *root, &f)))
+        return rc;
+    node_init(f->data, fsys_page_size(fs), *root, id, 0);
+    return 0;
+}
+
+int btree_destroy(btree_t *t, mtr_t *m)
+{
+    pthread_rwlock_wrlock(&t->lock);
+    int rc = seg_drop(t->fs, m, t->id);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- overflow chains */
+
+typedef struct {
+    btree_t *t;
+    mtr_t *m;
+    uint32_t allocated;
+} op_t;
+
+static uint32_t ovf_cap(const btree_t *t) { return t->ps - OVF_DATA; }
+static uint32_t ovf_pages(const btree_t *t, size_t vlen) { return (uint32_t)((vlen + ovf_cap(t) - 1) / ovf_cap(t)); }
+
+static int alloc_page(op_t *op, page_id_t *id, bframe_t **f)
+{
+    int rc = seg_alloc_page(op->t->fs, op->m, op->t->id, id);
+    if (rc)
+        return rc;
+    op->allocated++;
+    return mtr_fix_new(op->m, *id, f);
+}
+
+static int ovf_free(op_t *op, page_id_t id);
+
+static int ovf_write(op_t *op, const uint8_t *val, size_t vlen, page_id_t *first)
+{
+    btree_t *t = op->t;
+    uint32_t n = ovf_pages(t, vlen), cap = ovf_cap(t);
+    bframe_t *prev = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        page_id_t id;
+        bframe_t *f;
+        int rc = alloc_page(op, &id, &f);
+        if (rc)
+            return rc;
+        page_init(f->data, t->ps, id, PAGE_TYPE_OVERFLOW, t->id);
+        uint32_t len = (uint32_t)MIN((size_t)cap, vlen - (size_t)i * cap);
+        wr64(f->data + OVF_NEXT, PAGE_ID_NONE);
+        wr32(f->data + OVF_LEN, len);
+        memcpy(f->data + OVF_DATA, val + (size_t)i * cap, len);
+        if (prev)
+            wr64(prev->data + OVF_NEXT, id);
+        else
+            *first = id;
+        prev = f;
+    }
+    return 0;
+}
+
+/* Writes a value's overflow chain before the leaf is touched, in mtrs of at most 16 pages so that a value of any
+ * size never pins more than 16 frames.  The chain is built back to front so each page can name its successor.
+ * The pages are unreachable until the leaf cell that points at them commits; a crash in between leaks them
+ * (strata-check reports leaked pages) but corrupts nothing. */
+static int ovf_write_chunked(btree_t *t, const uint8_t *val, size_t vlen, page_id_t *first, uint32_t *allocated)
+{
+    uint32_t n = ovf_pages(t, vlen), cap = ovf_cap(t);
+    page_id_t next = PAGE_ID_NONE;
+    int rc = 0;
+    for (uint32_t done = 0; done < n && !rc;) {
+        mtr_t m;
+        mtr_start(&m, t->bp, t->redo);
+        op_t op = {.t = t, .m = &m};
+        for (uint32_t k = 0; k < 16 && done < n; k++, done++) {
+            uint32_t i = n - 1 - done;
+            page_id_t id;
+            bframe_t *f;
+            if ((rc = alloc_page(&op, &id, &f)))
+                break;
+            page_init(f->data, t->ps, id, PAGE_TYPE_OVERFLOW, t->id);
+            uint32_t len = (uint32_t)MIN((size_t)cap, vlen - (size_t)i * cap);
+            wr64(f->data + OVF_NEXT, next);
+            wr32(f->data + OVF_LEN, len);
+            memcpy(f->data + OVF_DATA, val + (size_t)i * cap, len);
+            next = id;
+        }
+        *allocated += op.allocated;
+        mtr_commit(&m);
+    }
+    if (rc && next != PAGE_ID_NONE) {
+        mtr_t m;
+        mtr_start(&m, t->bp, t->redo);
+        op_t op = {.t = t, .m = &m};
+        ovf_free(&op, next);
+        mtr_commit(&m);
+        return rc;
+    }
+    *first = next;
+    return rc;
+}
+
+static int ovf_read(btree_t *t, page_id_t id, size_t vlen, buf_t *out)
+{
+    size_t got = 0;
+    while (got < vlen) {
+        if (id == PAGE_ID_NONE)
+            return CORRUPT("btree %llu: overflow chain ends early", (unsigned long long)t->id);
+        bframe_t *f;
+        int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+        if (rc)
+            return rc;
+        uint32_t len = rd32(f->data + OVF_LEN);
+        if (page_type(f->data) != PAGE_TYPE_OVERFLOW || page_owner(f->data) != t->id || len > ovf_cap(t) ||
+            len > vlen - got) {
+            bpool_unfix(t->bp, f, LATCH_S);
+            return CORRUPT("btree %llu: bad overflow page %u", (unsigned long long)t->id, page_id_pgno(id));
+        }
+        buf_append(out, f->data + OVF_DATA, len);
+        got += len;
+        id = rd64(f->data + OVF_NEXT);
+        bpool_unfix(t->bp, f, LATCH_S);
+    }
+    return 0;
+}
+
+static int ovf_free(op_t *op, page_id_t id)
+{
+    while (id != PAGE_ID_NONE) {
+        bframe_t *f;
+        int rc = bpool_fix(op->t->bp, id, LATCH_S, &f);
+        if (rc)
+            return rc;
+        page_id_t next = rd64(f->data + OVF_NEXT);
+        bool ok = page_type(f->data) == PAGE_TYPE_OVERFLOW && page_owner(f->data) == op->t->id;
+        bpool_unfix(op->t->bp, f, LATCH_S);
+        if (!ok)
+            return CORRUPT("btree %llu: bad overflow page %u", (unsigned long long)op->t->id, page_id_pgno(id));
+        if ((rc = seg_free_page(op->t->fs, op->m, op->t->id, id)))
+            return rc;
+        id = next;
+    }
+    return 0;
+}
+
+/* Copies the value of leaf cell c into out. */
+static int cell_value(btree_t *t, const uint8_t *c, buf_t *out)
+{
+    uint32_t kl = rd16(c), vl = rd32(c + 4);
+    if (c[2] & CELL_OVF)
+        return ovf_read(t, rd64(c + LEAF_HDR + kl), vl, out);
+    buf_append(out, c + LEAF_HDR + kl, vl);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- descent */
+
+typedef enum { TO_KEY = 0, TO_LEFT, TO_RIGHT } target_t;
+
+/* Read descent (caller holds the tree latch S): returns the leaf fixed in leaf_mode, without an mtr. */
+static int descend_read(btree_t *t, target_t to, const void *key, size_t klen, bframe_t **out)
+{
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, t->root, LATCH_S, &f);
+    if (rc)
+        return rc;
+    for (int depth = 0;; depth++) {
+        if ((rc = check_node(t, f)) || depth > MAX_DEPTH) {
+            bpool_unfix(t->bp, f, LATCH_S);
+            return rc ? rc : CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+        }
+        if (lvl(f->data) == 0)
+            break;
+        uint32_t n = nsl(f->data);
+        if (n == 0) {
+            bpool_unfix(t->bp, f, LATCH_S);
+            return CORRUPT("btree %llu: empty internal page", (unsigned long long)t->id);
+        }
+        uint32_t s = to == TO_LEFT ? 0 : to == TO_RIGHT ? n - 1 : child_slot(f->data, key, klen);
+        bframe_t *c;
+        rc = bpool_fix(t->bp, cchild(cellp(f->data, s)), LATCH_S, &c);
+        bpool_unfix(t->bp, f, LATCH_S);
+        if (rc)
+            return rc;
+        f = c;
+    }
+    *out = f;
+    return 0;
+}
+
+/* Optimistic write descent in mtr m (tree latch S): internal pages S, released on the way; the leaf X. */
+static int descend_leaf_x(btree_t *t, mtr_t *m, const void *key, size_t klen, bframe_t **out)
+{
+    bframe_t *f;
+    int rc = mtr_fix(m, t->root, LATCH_S, &f);
+    if (rc)
+        return rc;
+    if ((rc = check_node(t, f)))
+        return rc;
+    if (lvl(f->data) == 0) {
+        /* The root is a leaf, and stays one while we hold the tree latch: re-fix it X. */
+        mtr_release(m, f);
+        if ((rc = mtr_fix(m, t->root, LATCH_X, &f)))
+            return rc;
+        *out = f;
+        return check_node(t, f);
+    }
+    for (int depth = 0; lvl(f->data) > 0; depth++) {
+        if (nsl(f->data) == 0 || depth > MAX_DEPTH)
+            return CORRUPT("btree %llu: bad internal page", (unsigned long long)t->id);
+        uint32_t s = child_slot(f->data, key, klen);
+        bframe_t *c;
+        rc = mtr_fix(m, cchild(cellp(f->data, s)), lvl(f->data) == 1 ? LATCH_X : LATCH_S, &c);
+        mtr_release(m, f);
+        if (rc)
+            return rc;
+        f = c;
+        if ((rc = check_node(t, f)))
+            return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+typedef struct {
+    bframe_t *f[MAX_DEPTH];
+    uint32_t idx[MAX_DEPTH]; /* child slot taken in f[i] */
+    int depth;
+} path_t;
+
+/* Pessimistic descent (tree latch X): the whole path X-latched and kept. */
+static int descend_path(btree_t *t, mtr_t *m, const void *key, size_t klen, path_t *p)
+{
+    p->depth = 0;
+    page_id_t id = t->root;
+    for (;;) {
+        if (p->depth >= MAX_DEPTH)
+            return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+        bframe_t *f;
+        int rc = mtr_fix(m, id, LATCH_X, &f);
+        if (rc)
+            return rc;
+        if ((rc = check_node(t, f)))
+            return rc;
+        p->f[p->depth++] = f;
+        if (lvl(f->data) == 0)
+            return 0;
+        if (nsl(f->data) == 0)
+            return CORRUPT("btree %llu: empty internal page", (unsigned long long)t->id);
+        uint32_t s = child_slot(f->data, key, klen);
+        p->idx[p->depth - 1] = s;
+        id = cchild(cellp(f->data, s));
+    }
+}
+
+int btree_height(btree_t *t)
+{
+    bframe_t *f;
+    if (bpool_fix(t->bp, t->root, LATCH_S, &f))
+        return -1;
+    int h = lvl(f->data) + 1;
+    bpool_unfix(t->bp, f, LATCH_S);
+    return h;
+}
+
+/* ---------------------------------------------------------------- insert with split */
+
+/* The full root moves into a new child; the root becomes an internal page above it. */
+static int grow_root(op_t *op, path_t *p)
+{
+    btree_t *t = op->t;
+    bframe_t *root = p->f[0], *c;
+    page_id_t cid;
+    int rc = alloc_page(op, &cid, &c);
+    if (rc)
+        return rc;
+    mtr_modify(op->m, root);
+    memcpy(c->data, root->data, t->ps);
+    wr64(c->data + PAGE_OFF_ID, cid);
+    page_set_lsn(c->data, 0);
+    uint16_t level = lvl(root->data);
+    uint64_t lsn = page_lsn(root->data);
+    node_init(root->data, t->ps, t->root, t->id, (uint16_t)(level + 1));
+    page_set_lsn(root->data, lsn);
+    uint8_t cell[NODE_HDR];
+    wr16(cell, 0);
+    wr64(cell + 2, cid);
+    node_insert_at(root->data, t->ps, 0, cell, NODE_HDR);
+    memmove(&p->f[1], &p->f[0], sizeof(p->f[0]) * (size_t)p->depth);
+    memmove(&p->idx[1], &p->idx[0], sizeof(p->idx[0]) * (size_t)p->depth);
+    p->f[0] = root;
+    p->f[1] = c;
+    p->idx[0] = 0;
+    p->depth++;
+    return 0;
+}
+
+static int insert_rec(op_t *op, path_t *p, int i, const uint8_t *cell, uint32_t len, uint32_t slot);
+
+/* Splits p->f[i] while inserting cell at slot; pushes the separator into the parent. */
+static int split(op_t *op, path_t *p, int i, const uint8_t *cell, uint32_t len, uint32_t slot)
+{
+    btree_t *t = op->t;
+    uint32_t ps = t->ps;
+    bframe_t *P = p->f[i], *R;
+    page_id_t rid;
+    int rc = alloc_page(op, &rid, &R);
+    if (rc)
+        return rc;
+    mtr_modify(op->m, P);
+    bool leaf = lvl(P->data) == 0;
+    uint8_t *copy = mem_alloc(ps);
+    memcpy(copy, P->data, ps);
+    uint32_t n = nsl(copy) + 1;
+    const uint8_t **cells = mem_alloc(sizeof(uint8_t *) * n);
+    uint32_t *lens = mem_alloc(sizeof(uint32_t) * n), total = 0;
+    for (uint32_t j = 0, k = 0; j < n; j++) {
+        if (j == slot) {
+            cells[j] = cell;
+            lens[j] = len;
+        } else {
+            cells[j] = cellp(copy, k++);
+            lens[j] = csize(cells[j], leaf);
+        }
+        total += lens[j] + 2;
+    }
+    uint32_t acc = 0, k = 0;
+    if (leaf && slot == n - 1 && rd64(copy + BT_NEXT) == PAGE_ID_NONE && n > 1) {
+        /* Appending past the last key of the rightmost page (ascending keys, auto-increment ids): leave this
+         * page full and start the new one with the new cell, so sequential loads fill pages completely. */
+        k = n - 1;
+    } else {
+        while (k < n - 1 && acc + lens[k] + 2 <= total / 2)
+            acc += lens[k++] + 2;
+        if (k == 0)
+            k = 1;
+    }
+    page_id_t old_next = rd64(copy + BT_NEXT), prev = rd64(copy + BT_PREV);
+    uint64_t lsn = page_lsn(copy);
+    node_init(P->data, ps, P->id, t->id, lvl(copy));
+    page_set_lsn(P->data, lsn);
+    node_init(R->data, ps, rid, t->id, lvl(copy));
+    for (uint32_t j = 0; j < k; j++)
+        node_insert_at(P->data, ps, j, cells[j], lens[j]);
+    for (uint32_t j = k; j < n; j++)
+        node_insert_at(R->data, ps, j - k, cells[j], lens[j]);
+    if (leaf) {
+        wr64(P->data + BT_PREV, prev);
+        wr64(P->data + BT_NEXT, rid);
+        wr64(R->data + BT_PREV, P->id);
+        wr64(R->data + BT_NEXT, old_next);
+        if (old_next != PAGE_ID_NONE) {
+            bframe_t *nx;
+            if ((rc = mtr_fix(op->m, old_next, LATCH_X, &nx)))
+                goto out;
+            mtr_modify(op->m, nx);
+            wr64(nx->data + BT_PREV, rid);
+        }
+    }
+    /* Separator: the first key of the right page. */
+    uint32_t sk;
+    const uint8_t *skey = ckey(cells[k], leaf, &sk);
+    uint8_t *pcell = mem_alloc(NODE_HDR + sk);
+    wr16(pcell, (uint16_t)sk);
+    wr64(pcell + 2, rid);
+    memcpy(pcell + NODE_HDR, skey, sk);
+    uint32_t pslot = p->idx[i - 1] + 1;
+    rc = insert_rec(op, p, i - 1, pcell, NODE_HDR + sk, pslot);
+    mem_free(pcell);
+out:
+    mem_free(cells);
+    mem_free(lens);
+    mem_free(copy);
+    return rc;
+}
+
+static int insert_rec(op_t *op, path_t *p, int i, const uint8_t *cell, uint32_t len, uint32_t slot)
+{
+    bframe_t *f = p->f[i];
+    mtr_modify(op->m, f);
+    if (node_fits(f->data, len)) {
+        node_insert_at(f->data, op->t->ps, slot, cell, len);
+        return 0;
+    }
+    if (i == 0) {
+        int rc = grow_root(op, p);
+        if (rc)
+            return rc;
+        i = 1;
+    }
+    return split(op, p, i, cell, len, slot);
+}
+
+/* ---------------------------------------------------------------- delete with merge */
+
+static int rebalance(op_t *op, path_t *p, int i)
+{
+    btree_t *t = op->t;
+    uint32_t ps = t->ps;
+    int rc = 0;
+    if (i == 0) {
+        /* A root with a single child absorbs it. */
+        bframe_t *root = p->f[0];
+        while (lvl(root->data) > 0 && nsl(root->data) == 1) {
+            page_id_t cid = cchild(cellp(root->data, 0));
+            bframe_t *c;
+            if ((rc = mtr_fix(op->m, cid, LATCH_X, &c)))
+                return rc;
+            mtr_modify(op->m, root);
+            uint64_t lsn = page_lsn(root->data);
+            memcpy(root->data, c->data, ps);
+            wr64(root->data + PAGE_OFF_ID, t->root);
+            page_set_lsn(root->data, lsn);
+            wr64(root->data + BT_PREV, PAGE_ID_NONE);
+            wr64(root->data + BT_NEXT, PAGE_ID_NONE);
+            if ((rc = seg_free_page(t->fs, op->m, t->id, cid)))
+                return rc;
+        }
+        return 0;
+    }
+    bframe_t *P = p->f[i], *parent = p->f[i - 1];
+    if (used(P->data, ps) >= capacity(ps) / 4 || nsl(parent->data) < 2)
+        return 0;
+    uint32_t pi = p->idx[i - 1], ri;
+    bframe_t *L, *R;
+    if (pi > 0) {
+        ri = pi;
+        R = P;
+        if ((rc = mtr_fix(op->m, cchild(cellp(parent->data, pi - 1)), LATCH_X, &L)))
+            return rc;
+    } else {
+        ri = 1;
+        L = P;
+        if ((rc = mtr_fix(op->m, cchild(cellp(parent->data, 1)), LATCH_X, &R)))
+            return rc;
+    }
+    if ((rc = check_node(t, L)) || (rc = check_node(t, R)))
+        return rc;
+    bool leaf = lvl(L->data) == 0;
+    uint32_t sk;
+    const uint8_t *skey = ckey(cellp(parent->data, ri), false, &sk);
+    uint32_t need = used(R->data, ps);
+    if (!leaf && nsl(R->data) > 0)
+        need = need - rd16(cellp(R->data, 0)) + sk;
+    if (used(L->data, ps) + need > capacity(ps))
+        return 0; /* the sibling is too full to absorb it; leave the page under-full */
+    mtr_modify(op->m, L);
+    uint32_t n = nsl(R->data), base = nsl(L->data);
+    for (uint32_t j = 0; j < n; j++) {
+        uint8_t *c = cellp(R->data, j);
+        if (!leaf && j == 0) {
+            uint8_t *nc = mem_alloc(NODE_HDR + sk);
+            wr16(nc, (uint16_t)sk);
+            wr64(nc + 2, cchild(c));
+            memcpy(nc + NODE_HDR, skey, sk);
+            node_insert_at(L->data, ps, base + j, nc, NODE_HDR + sk);
+            mem_free(nc);
+        } else {
+            node_insert_at(L->data, ps, base + j, c, csize(c, leaf));
+        }
+    }
+    if (leaf) {
+        page_id_t nx = rd64(R->data + BT_NEXT);
+        wr64(L->data + BT_NEXT, nx);
+        if (nx != PAGE_ID_NONE) {
+            bframe_t *nf;
+            if ((rc = mtr_fix(op->m, nx, LATCH_X, &nf)))
+                return rc;
+            mtr_modify(op->m, nf);
+            wr64(nf->data + BT_PREV, L->id);
+        }
+    }
+    if ((rc = seg_free_page(t->fs, op->m, t->id, R->id)))
+        return rc;
+    mtr_modify(op->m, parent);
+    node_remove_at(parent->data, ps, ri);
+    p->idx[i - 1] = ri - 1;
+    return rebalance(op, p, i - 1);
+}
+
+/* ---------------------------------------------------------------- public write paths */
+
+static size_t leaf_cell(uint8_t *out, const void *key, size_t klen, size_t vlen, const void *val, bool ovf,
+                        page_id_t first, uint64_t trx)
+{
+    wr16(out, (uint16_t)klen);
+    out[2] = ovf ? CELL_OVF : 0;
+    out[3] = 0;
+    wr32(out + 4, (uint32_t)vlen);
+    wr64(out + 8, trx);
+    memcpy(out + LEAF_HDR, key, klen);
+    if (ovf) {
+        wr64(out + LEAF_HDR + klen, first);
+        return LEAF_HDR + klen + 8;
+    }
+    memcpy(out + LEAF_HDR + klen, val, vlen);
+    return LEAF_HDR + klen + vlen;
+}
+
+/* Shared leaf step of a write: mode checks, old value, removal of the old cell, the new cell.  *fits=false means
+ * the new cell does not fit and nothing was changed. */
+static int leaf_write(op_t *op, bframe_t *leaf, bt_mode_t mode, const void *key, size_t klen, const void *val,
+                      size_t vlen, uint64_t trx, buf_t *old, bool *existed, bool must_fit, bool *fits,
+                      uint32_t *slot_out, uint64_t *old_trx, bt_before_t *before)
+{
+    btree_t *t = op->t;
+    bool exact;
+    uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+    *before = !exact ? BT_BEFORE_ABSENT
+                     : (cellp(leaf->data, s)[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+    if (existed)
+        *existed = *before == BT_BEFORE_PRESENT;
+    if (mode == BT_INSERT && *before == BT_BEFORE_PRESENT)
+        return ENGINE_EDUPKEY;
+    if (mode == BT_UPDATE && *before != BT_BEFORE_PRESENT)
+        return STRATA_ENOTFOUND;
+    bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
+    uint32_t len = (uint32_t)(LEAF_HDR + klen + (ovf ? 8 : vlen));
+    uint32_t room = free_total(leaf->data) + (exact ? csize(cellp(leaf->data, s), true) + 2 : 0);
+    *fits = room >= len + 2;
+    *slot_out = s;
+    if (!*fits && must_fit)
+        return 0;
+    int rc = 0;
+    if (exact) {
+        uint8_t *c = cellp(leaf->data, s);
+        *old_trx = rd64(c + 8);
+        if (old) {
+            buf_reset(old);
+            if ((rc = cell_value(t, c, old)))
+                return rc;
+        }
+        mtr_modify(op->m, leaf);
+        if ((c[2] & CELL_OVF) && (rc = ovf_free(op, rd64(c + LEAF_HDR + rd16(c)))))
+            return rc;
+        node_remove_at(leaf->data, t->ps, s);
+    }
+    return 0;
+}
+
+int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_t klen, const void *val, size_t vlen,
+                uint64_t trx_id, buf_t *old, bool *existed, const bt_hook_t *hook)
+{
+    buf_t hold;
+    bool hexisted = false;
+    buf_init(&hold);
+    if (hook && !old)
+        old = &hold;
+    if (hook && !existed)
+        existed = &hexisted;
+    if (klen > t->max_key || vlen > ENGINE_MAX_VALUE)
+        return ENGINE_EINVAL;
+    bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
+    uint32_t novf = ovf ? ovf_pages(t, vlen) : 0;
+    uint8_t *cell = mem_alloc(LEAF_HDR + klen + (ovf ? 8 : vlen));
+    int rc = 0;
+    bool fits = false;
+    uint32_t slot, reserved = 0, pre_alloc = 0;
+    uint64_t old_trx = 0;
+    bt_before_t before = BT_BEFORE_ABSENT;
+    page_id_t first = PAGE_ID_NONE;
+    mtr_t own, *m;
+    op_t op = {.t = t};
+
+    if (!outer) {
+        if (novf) {
+            if ((rc = seg_reserve(t->fs, NULL, t->id, novf)))
+                goto done;
+            reserved = novf;
+            if ((rc = ovf_write_chunked(t, val, vlen, &first, &pre_alloc)))
+                goto done;
+        }
+        /* Optimistic: tree latch S, only the leaf changes. */
+        pthread_rwlock_rdlock(&t->lock);
+        m = &own;
+        mtr_start(m, t->bp, t->redo);
+        op.m = m;
+        bframe_t *leaf;
+        if (!(rc = descend_leaf_x(t, m, key, klen, &leaf)))
+            rc = leaf_write(&op, leaf, mode, key, klen, val, vlen, trx_id, old, existed, true, &fits, &slot,
+                            &old_trx, &before);
+        if (!rc && fits) {
+            mtr_modify(m, leaf);
+            size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
+            node_insert_at(leaf->data, t->ps, slot, cell, (uint32_t)len);
+            if (hook)
+                hook->fn(hook->ctx, m, before, old, old_trx);
+        }
+        mtr_commit(m);
+        pthread_rwlock_unlock(&t->lock);
+        if (rc || fits)
+            goto done;
+    }
+
+    /* Pessimistic: tree latch X, the path kept, splits as needed. */
+    pthread_rwlock_wrlock(&t->lock);
+    int h = btree_height(t);
+    uint32_t need = (uint32_t)(h < 0 ? 1 : h) + 1 + (outer ? novf : 0);
+    if ((rc = seg_reserve(t->fs, outer, t->id, need))) {
+        pthread_rwlock_unlock(&t->lock);
+        goto done;
+    }
+    reserved += need;
+    m = outer ? outer : &own;
+    if (!outer)
+        mtr_start(m, t->bp, t->redo);
+    op.m = m;
+    path_t p;
+    if (!(rc = descend_path(t, m, key, klen, &p)))
+        rc = leaf_write(&op, p.f[p.depth - 1], mode, key, klen, val, vlen, trx_id, old, existed, false, &fits,
+                        &slot, &old_trx, &before);
+    if (!rc) {
+        if (!ovf || first != PAGE_ID_NONE || !(rc = ovf_write(&op, val, vlen, &first))) {
+            size_t len = leaf_cell(cell, key, klen, vlen, val, ovf, first, trx_id);
+            rc = insert_rec(&op, &p, p.depth - 1, cell, (uint32_t)len, slot);
+            if (!rc && hook)
+                hook->fn(hook->ctx, m, before, old, old_trx);
+        }
+    }
+    if (!outer)
+        mtr_commit(m);
+    pthread_rwlock_unlock(&t->lock);
+done:
+    if (rc && first != PAGE_ID_NONE && !outer) {
+        /* The row was refused (duplicate, missing, full): its overflow chain goes back. */
+        mtr_t fm;
+        mtr_start(&fm, t->bp, t->redo);
+        op_t fop = {.t = t, .m = &fm};
+        ovf_free(&fop, first);
+        mtr_commit(&fm);
+    }
+    if (reserved > op.allocated + pre_alloc)
+        seg_unreserve(t->fs, outer, t->id, reserved - op.allocated - pre_alloc);
+    mem_free(cell);
+    buf_free(&hold);
+    return rc;
+}
+
+/* Whether the cell at slot s of leaf may be deleted the requested way; its prior state in *before. */
+static bool del_allowed(uint8_t *leaf, uint32_t s, bool exact, bt_del_t how, uint64_t trx, bt_before_t *before)
+{
+    if (!exact)
+        return false;
+    uint8_t *c = cellp(leaf, s);
+    bool marked = (c[2] & CELL_DELMARK) != 0;
+    *before = marked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+    if (how == BT_DEL_MARK)
+        return !marked;
+    if (how == BT_DEL_PURGE)
+        return marked && rd64(c + 8) == trx;
+    return true;
+}
+
+/* Delete-marking changes two header bytes of one cell in place: never a structure change. */
+static int mark_cell(btree_t *t, mtr_t *m, bframe_t *leaf, uint32_t s, uint64_t trx, buf_t *old,
+                     const bt_hook_t *hook)
+{
+    uint8_t *c = cellp(leaf->data, s);
+    uint64_t old_trx = rd64(c + 8);
+    int rc = 0;
+    if (old) {
+        buf_reset(old);
+        if ((rc = cell_value(t, c, old)))
+            return rc;
+    }
+    mtr_modify(m, leaf);
+    c[2] |= CELL_DELMARK;
+    wr64(c + 8, trx);
+    if (hook)
+        hook->fn(hook->ctx, m, BT_BEFORE_PRESENT, old, old_trx);
+    return 0;
+}
+
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
+                 bt_del_t how, uint64_t trx_id)
+{
+    int rc = 0;
+    buf_t hold;
+    buf_init(&hold);
+    if (hook && !old)
+        old = &hold;
+    mtr_t own, *m;
+    op_t op = {.t = t};
+    bt_before_t before = BT_BEFORE_ABSENT;
+    if (!outer || how == BT_DEL_MARK) {
+        /* Optimistic: tree latch S, only the leaf changes (always so for a delete mark). */
+        pthread_rwlock_rdlock(&t->lock);
+        m = outer ? outer : &own;
+        if (!outer)
+            mtr_start(m, t->bp, t->redo);
+        op.m = m;
+        bframe_t *leaf;
+        bool exact, done = false;
+        if (!(rc = descend_leaf_x(t, m, key, klen, &leaf))) {
+            uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+            if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
+                rc = STRATA_ENOTFOUND;
+            } else if (how == BT_DEL_MARK) {
+                rc = mark_cell(t, m, leaf, s, trx_id, old, hook);
+                done = true;
+            } else {
+                uint8_t *c = cellp(leaf->data, s);
+                uint64_t old_trx = rd64(c + 8);
+                uint32_t after = used(leaf->data, t->ps) - csize(c, true) - 2;
+                if (leaf->id == t->root || after >= capacity(t->ps) / 4) {
+                    if (old) {
+                        buf_reset(old);
+                        rc = cell_value(t, c, old);
+                    }
+                    if (!rc) {
+                        mtr_modify(m, leaf);
+                        if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
+                            node_remove_at(leaf->data, t->ps, s);
+                            if (hook)
+                                hook->fn(hook->ctx, m, before, old, old_trx);
+                        }
+                    }
+                    done = true;
+                }
+            }
+        }
+        if (!outer)
+            mtr_commit(m);
+        pthread_rwlock_unlock(&t->lock);
+        if (rc || done) {
+            buf_free(&hold);
+            return rc;
+        }
+    }
+    /* Pessimistic: tree latch X, merges as needed. */
+    pthread_rwlock_wrlock(&t->lock);
+    m = outer ? outer : &own;
+    if (!outer)
+        mtr_start(m, t->bp, t->redo);
+    op.m = m;
+    path_t p;
+    if (!(rc = descend_path(t, m, key, klen, &p))) {
+        bframe_t *leaf = p.f[p.depth - 1];
+        bool exact;
+        uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+        if (!del_allowed(leaf->data, s, exact, how, trx_id, &before)) {
+            rc = STRATA_ENOTFOUND;
+        } else {
+            uint8_t *c = cellp(leaf->data, s);
+            uint64_t old_trx = rd64(c + 8);
+            if (old) {
+                buf_reset(old);
+                rc = cell_value(t, c, old);
+            }
+            if (!rc) {
+                mtr_modify(m, leaf);
+                if (!(c[2] & CELL_OVF) || !(rc = ovf_free(&op, rd64(c + LEAF_HDR + rd16(c))))) {
+                    node_remove_at(leaf->data, t->ps, s);
+                    rc = rebalance(&op, &p, p.depth - 1);
+                    if (!rc && hook)
+                        hook->fn(hook->ctx, m, before, old, old_trx);
+                }
+            }
+        }
+    }
+    if (!outer)
+        mtr_commit(m);
+    pthread_rwlock_unlock(&t->lock);
+    buf_free(&hold);
+    return rc;
+}
+
+int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t *trx, bt_before_t *state)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    bframe_t *leaf;
+    *state = BT_BEFORE_ABSENT;
+    int rc = descend_read(t, TO_KEY, key, klen, &leaf);
+    if (!rc) {
+        bool exact;
+        uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+        if (!exact) {
+            rc = STRATA_ENOTFOUND;
+        } else {
+            uint8_t *c = cellp(leaf->data, s);
+            *state = (c[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            if (trx)
+                *trx = rd64(c + 8);
+            buf_reset(val);
+            rc = cell_value(t, c, val);
+        }
+        bpool_unfix(t->bp, leaf, LATCH_S);
+    }
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
+int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val)
+{
+    bt_before_t st;
+    int rc = btree_get_ex(t, key, klen, val, NULL, &st);
+    return rc == 0 && st == BT_BEFORE_DELMARKED ? STRATA_ENOTFOUND : rc;
+}
+
+/* ---------------------------------------------------------------- cursors */
+
+void btree_cur_init(btree_cur_t *c, btree_t *t)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    buf_init(&c->key);
+    buf_init(&c->val);
+    c->leaf = PAGE_ID_NONE;
+}
+
+void btree_cur_free(btree_cur_t *c)
+{
+    buf_free(&c->key);
+    buf_free(&c->val);
+}
+
+/* From leaf f (S, owned) at signed slot s, walks to the nearest row in direction dir and loads it. */
+static int cur_settle(btree_cur_t *c, bframe_t *f, int64_t s, int dir)
+{
+    btree_t *t = c->t;
+    int rc = 0;
+    for (;;) {
+        if (s >= 0 && s < (int64_t)nsl(f->data)) {
+            if (c->raw || !(cellp(f->data, (uint32_t)s)[2] & CELL_DELMARK))
+                break;
+            s += dir; /* a delete-marked cell is not there for latest-value readers */
+            continue;
+        }
+        page_id_t nx = rd64(f->data + (dir > 0 ? BT_NEXT : BT_PREV));
+        bpool_unfix(t->bp, f, LATCH_S);
+        if (nx == PAGE_ID_NONE) {
+            c->state = BTCUR_UNPOSITIONED;
+            return STRATA_ENOTFOUND;
+        }
+        if ((rc = bpool_fix(t->bp, nx, LATCH_S, &f)))
+            return rc;
+        if ((rc = check_node(t, f)) || lvl(f->data) != 0) {
+            bpool_unfix(t->bp, f, LATCH_S);
+            return rc ? rc : CORRUPT("btree %llu: leaf link to a non-leaf", (unsigned long long)t->id);
+        }
+        s = dir > 0 ? 0 : (int64_t)nsl(f->data) - 1;
+    }
+    const uint8_t *cell = cellp(f->data, (uint32_t)s);
+    uint32_t kl;
+    const uint8_t *k = ckey(cell, true, &kl);
+    buf_reset(&c->key);
+    buf_append(&c->key, k, kl);
+    buf_reset(&c->val);
+    rc = cell_value(t, cell, &c->val);
+    c->leaf = f->id;
+    c->leaf_lsn = page_lsn(f->data);
+    c->slot = (uint32_t)s;
+    c->trx = rd64(cell + 8);
+    c->delmarked = (cell[2] & CELL_DELMARK) != 0;
+    c->state = rc ? BTCUR_UNPOSITIONED : BTCUR_ON_ROW;
+    bpool_unfix(t->bp, f, LATCH_S);
+    return rc;
+}
+
+static int seek_locked(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how)
+{
+    btree_t *t = c->t;
+    bframe_t *f;
+    target_t to = how == BT_FIRST ? TO_LEFT : how == BT_LAST ? TO_RIGHT : TO_KEY;
+    int rc = descend_read(t, to, key, klen, &f);
+    if (rc)
+        return rc;
+    int64_t s;
+    bool exact = false;
+    switch (how) {
+    case BT_FIRST:
+        return cur_settle(c, f, 0, 1);
+    case BT_LAST:
+        return cur_settle(c, f, (int64_t)nsl(f->data) - 1, -1);
+    case BT_GE:
+    case BT_GT:
+        s = lower_bound(f->data, key, klen, &exact);
+        if (how == BT_GT && exact)
+            s++;
+        return cur_settle(c, f, s, 1);
+    case BT_LE:
+    case BT_LT:
+    default:
+        s = lower_bound(f->data, key, klen, &exact);
+        if (!(how == BT_LE && exact))
+            s--;
+        return cur_settle(c, f, s, -1);
+    }
+}
+
+int btree_cur_seek(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how)
+{
+    pthread_rwlock_rdlock(&c->t->lock);
+    int rc = seek_locked(c, key, klen, how);
+    pthread_rwlock_unlock(&c->t->lock);
+    return rc;
+}
+
+static int cur_step(btree_cur_t *c, int dir)
+{
+    btree_t *t = c->t;
+    if (c->state != BTCUR_ON_ROW)
+        return STRATA_ENOTFOUND;
+    pthread_rwlock_rdlock(&t->lock);
+    int rc;
+    bframe_t *f;
+    if (c->leaf_lsn != 0 && bpool_fix(t->bp, c->leaf, LATCH_S, &f) == 0) {
+        if (page_type(f->data) == PAGE_TYPE_BTREE && page_owner(f->data) == t->id && lvl(f->data) == 0 &&
+            page_lsn(f->data) == c->leaf_lsn) {
+            rc = cur_settle(c, f, (int64_t)c->slot + dir, dir);
+            pthread_rwlock_unlock(&t->lock);
+            return rc;
+        }
+        bpool_unfix(t->bp, f, LATCH_S);
+    }
+    /* The leaf changed since we were there: find our place again by key. */
+    buf_t k;
+    buf_init(&k);
+    buf_append(&k, c->key.data, c->key.len);
+    rc = seek_locked(c, k.data, k.len, dir > 0 ? BT_GT : BT_LT);
+    buf_free(&k);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
+int btree_cur_next(btree_cur_t *c) { return cur_step(c, 1); }
+int btree_cur_prev(btree_cur_t *c) { return cur_step(c, -1); }
+
+/* ---------------------------------------------------------------- verification */
+
+typedef struct {
+    btree_t *t;
+    uint64_t pages, rows;
+    page_id_t last_leaf;
+    buf_t last_key;
+    bool have_last;
+    int leaf_level_seen;
+} vctx_t;
+
+static int verify_node(vctx_t *v, page_id_t id, int expect_level, const uint8_t *lo, size_t lol, bool has_lo,
+                       const uint8_t *hi, size_t hil, bool has_hi, int depth)
+{
+    btree_t *t = v->t;
+    if (depth > MAX_DEPTH)
+        return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint8_t *p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    v->pages++;
+    bframe_t fake = {.id = id, .data = p};
+    if ((rc = check_node(t, &fake)))
+        goto out;
+    int level = lvl(p);
+    bool leaf = level == 0;
+    if (expect_level >= 0 && level != expect_level) {
+        rc = CORRUPT("btree %llu: page %u at level %d, expected %d", (unsigned long long)t->id, page_id_pgno(id),
+                     level, expect_level);
+        goto out;
+    }
+    uint32_t n = nsl(p);
+    if (!leaf && n == 0) {
+        rc = CORRUPT("btree %llu: empty internal page %u", (unsigned long long)t->id, page_id_pgno(id));
+        goto out;
+    }
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = rd16(p + BT_SLOTS + 2 * i);
+        if (off < heap_top(p, t->ps) || off >= t->ps || off + csize(p + off, leaf) > t->ps) {
+            rc = CORRUPT("btree %llu: page %u cell %u out of bounds", (unsigned long long)t->id, page_id_pgno(id), i);
+            goto out;
+        }
+        sum += csize(p + off, leaf);
+    }
+    if (sum + rd16(p + BT_GARBAGE) != t->ps - heap_top(p, t->ps)) {
+        rc = CORRUPT("btree %llu: page %u heap accounting off", (unsigned long long)t->id, page_id_pgno(id));
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kl;
+        const uint8_t *k = ckey(cellp(p, i), leaf, &kl);
+        if (!leaf && i == 0)
+            continue;
+        if (i > (leaf ? 0u : 1u)) {
+            uint32_t pkl;
+            const uint8_t *pk = ckey(cellp(p, i - 1), leaf, &pkl);
+            if (kcmp(pk, pkl, k, kl) >= 0) {
+                rc = CORRUPT("btree %llu: page %u keys out of order at %u", (unsigned long long)t->id,
+                             page_id_pgno(id), i);
+                goto out;
+            }
+        }
+        if ((has_lo && kcmp(k, kl, lo, lol) < 0) || (has_hi && kcmp(k, kl, hi, hil) >= 0)) {
+            rc = CORRUPT("btree %llu: page %u key %u outside its parent's bounds", (unsigned long long)t->id,
+                         page_id_pgno(id), i);
+            goto out;
+        }
+    }
+    if (leaf) {
+        if (rd64(p + BT_PREV) != v->last_leaf) {
+            rc = CORRUPT("btree %llu: leaf %u prev link broken", (unsigned long long)t->id, page_id_pgno(id));
+            goto out;
+        }
+        if (v->last_leaf != PAGE_ID_NONE) {
+            bframe_t *pf;
+            if ((rc = bpool_fix(t->bp, v->last_leaf, LATCH_S, &pf)))
+                goto out;
+            bool ok = rd64(pf->data + BT_NEXT) == id;
+            bpool_unfix(t->bp, pf, LATCH_S);
+            if (!ok) {
+                rc = CORRUPT("btree %llu: leaf next link broken before %u", (unsigned long long)t->id,
+                             page_id_pgno(id));
+                goto out;
+            }
+        }
+        v->last_leaf = id;
+        for (uint32_t i = 0; i < n; i++) {
+            uint8_t *c = cellp(p, i);
+            uint32_t kl;
+            const uint8_t *k = ckey(c, true, &kl);
+            if (v->have_last && kcmp(v->last_key.data, v->last_key.len, k, kl) >= 0) {
+                rc = CORRUPT("btree %llu: keys out of order across leaves", (unsigned long long)t->id);
+                goto out;
+            }
+            buf_reset(&v->last_key);
+            buf_append(&v->last_key, k, kl);
+            v->have_last = true;
+            v->rows++;
+            if (c[2] & CELL_OVF) {
+                buf_t tmp;
+                buf_init(&tmp);
+                rc = ovf_read(t, rd64(c + LEAF_HDR + kl), rd32(c + 4), &tmp);
+                buf_free(&tmp);
+                if (rc)
+                    goto out;
+                v->pages += ovf_pages(t, rd32(c + 4));
+            }
+        }
+        goto out;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t kl = 0, nkl = 0;
+        const uint8_t *k = i ? ckey(cellp(p, i), false, &kl) : lo;
+        if (!i)
+            kl = (uint32_t)lol;
+        const uint8_t *nk = i + 1 < n ? ckey(cellp(p, i + 1), false, &nkl) : hi;
+        if (i + 1 >= n)
+            nkl = (uint32_t)hil;
+        rc = verify_node(v, cchild(cellp(p, i)), level - 1, k, kl, i ? true : has_lo, nk, nkl,
+                         i + 1 < n ? true : has_hi, depth + 1);
+        if (rc)
+            goto out;
+    }
+out:
+    mem_free(p);
+    return rc;
+}
+
+int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows)
+{
+    vctx_t v = {.t = t, .last_leaf = PAGE_ID_NONE};
+    buf_init(&v.last_key);
+    pthread_rwlock_rdlock(&t->lock);
+    int rc = verify_node(&v, t->root, -1, NULL, 0, false, NULL, 0, false, 0);
+    if (!rc && v.last_leaf != PAGE_ID_NONE) {
+        bframe_t *f;
+        if (!(rc = bpool_fix(t->bp, v.last_leaf, LATCH_S, &f))) {
+            if (rd64(f->data + BT_NEXT) != PAGE_ID_NONE)
+                rc = CORRUPT("btree %llu: last leaf has a next link", (unsigned long long)t->id);
+            bpool_unfix(t->bp, f, LATCH_S);
+        }
+    }
+    pthread_rwlock_unlock(&t->lock);
+    buf_free(&v.last_key);
+    if (pages)
+        *pages = v.pages;
+    if (rows)
+        *rows = v.rows;
+    return rc;
+}
+
+static int walk_node(btree_t *t, page_id_t id, void (*cb)(void *, page_id_t, page_type_t), void *ctx, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint8_t *p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    bframe_t fake = {.id = id, .data = p};
+    if ((rc = check_node(t, &fake)))
+        goto out;
+    cb(ctx, id, PAGE_TYPE_BTREE);
+    bool leaf = lvl(p) == 0;
+    for (uint32_t i = 0; i < nsl(p) && !rc; i++) {
+        uint8_t *c = cellp(p, i);
+        if (!leaf) {
+            rc = walk_node(t, cchild(c), cb, ctx, depth + 1);
+        } else if (c[2] & CELL_OVF) {
+            page_id_t o = rd64(c + LEAF_HDR + rd16(c));
+            for (uint32_t k = 0; o != PAGE_ID_NONE && k < ovf_pages(t, rd32(c + 4)); k++) {
+                cb(ctx, o, PAGE_TYPE_OVERFLOW);
+                bframe_t *of;
+                if ((rc = bpool_fix(t->bp, o, LATCH_S, &of)))
+                    break;
+                o = rd64(of->data + OVF_NEXT);
+                bpool_unfix(t->bp, of, LATCH_S);
+            }
+        }
+    }
+out:
+    mem_free(p);
+    return rc;
+}
+
+int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    int rc = walk_node(t, t->root, cb, ctx, 0);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}

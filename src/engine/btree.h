@@ -1,0 +1,100 @@
+/*
+ * engine/btree: B+trees of (key -> value) byte strings over buffer-pool pages, the structure behind every table
+ * and index.  Keys compare with memcmp, shorter first on a common prefix.  Values too large to keep a leaf at
+ * four cells go whole to a chain of overflow pages.  Pages split when full, merge with a sibling when a delete
+ * leaves them under a quarter full, and go back to the tree's segment when emptied; the root page never moves.
+ *
+ * Concurrency ("latch coupling or an equivalent", InnoDB's index-lock scheme): each tree has a tree latch.
+ * Readers and optimistic writers (the change fits in one leaf) hold it shared and descend latching one page at a
+ * time (S on internal pages, X on the target leaf); under a shared tree latch the shape of the tree cannot change,
+ * so releasing a parent before latching its child is safe.  A change that must split or merge retries holding the
+ * tree latch exclusively.  Leaves are linked both ways; cursors keep no latch between calls and resume from the
+ * leaf they were on when its LSN is unchanged, otherwise by re-seeking their saved key.
+ * The page layout is drawn at the top of btree.c.
+ */
+#ifndef STRATA_ENGINE_BTREE_H
+#define STRATA_ENGINE_BTREE_H
+
+#include "engine/mtr.h"
+#include "engine/space.h"
+
+typedef struct btree {
+    uint64_t id;          /* also the id of its segment */
+    page_id_t root;
+    pthread_rwlock_t lock;
+    fsys_t *fs;
+    bpool_t *bp;
+    redo_t *redo;
+    uint32_t ps;
+    uint32_t max_key;     /* longest key accepted */
+    uint32_t max_inline;  /* longest leaf cell kept inline; bigger values go to overflow pages */
+} btree_t;
+
+typedef enum { BT_INSERT = 0, BT_UPDATE = 1, BT_PUT = 2 } bt_mode_t;
+
+/* The state of a key before a change: no cell, a live cell, or a delete-marked cell (deleted by a transaction,
+ * kept until purge because older read views may still see it). */
+typedef enum { BT_BEFORE_ABSENT = 0, BT_BEFORE_PRESENT = 1, BT_BEFORE_DELMARKED = 2 } bt_before_t;
+
+/* Called inside the mtr of a successful write or delete, just before it commits, with the key's previous state
+ * (state, value, trx id of its writer): the engine logs its undo record here so that the change and its undo are
+ * atomic. */
+typedef struct {
+    void (*fn)(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old, uint64_t old_trx);
+    void *ctx;
+} bt_hook_t;
+
+/* How btree_delete removes a key: physically; by setting the delete mark (stamped with trx); or, for purge,
+ * physically but only if the cell is delete-marked by exactly trx. */
+typedef enum { BT_DEL_PHYSICAL = 0, BT_DEL_MARK = 1, BT_DEL_PURGE = 2 } bt_del_t;
+
+btree_t *btree_handle(fsys_t *fs, bpool_t *bp, redo_t *redo, uint64_t id, page_id_t root);
+void btree_handle_free(btree_t *t);
+/* Creates the tree's segment and its empty root leaf in mtr m. */
+int btree_create(fsys_t *fs, mtr_t *m, uint32_t space, uint64_t id, page_id_t *root);
+/* Returns every extent of the tree to its tablespace (in m). */
+int btree_destroy(btree_t *t, mtr_t *m);
+
+/* Insert / update / put.  outer: an mtr to work in (NULL: the tree commits its own).  When old is not NULL it
+ * receives the previous value and *existed says whether there was a live one.  A delete-marked cell counts as
+ * absent: insert replaces it.  Errors: ENGINE_EDUPKEY (insert of an existing key), STRATA_ENOTFOUND (update of a
+ * missing key), ENGINE_EFULL, ENGINE_EINVAL (key too long). */
+int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_t klen, const void *val, size_t vlen,
+                uint64_t trx_id, buf_t *old, bool *existed, const bt_hook_t *hook);
+/* STRATA_ENOTFOUND when there is no live cell (PHYSICAL also removes a marked one; PURGE needs the mark). */
+int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
+                 bt_del_t how, uint64_t trx_id);
+/* The live value (delete-marked cells are absent). */
+int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
+/* The raw cell: its value, writer and state (ABSENT gives STRATA_ENOTFOUND). */
+int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t *trx, bt_before_t *state);
+
+typedef enum { BT_GE = 0, BT_GT, BT_LE, BT_LT, BT_FIRST, BT_LAST } bt_seek_t;
+typedef enum { BTCUR_UNPOSITIONED = 0, BTCUR_ON_ROW } btcur_state_t;
+typedef struct {
+    btree_t *t;
+    btcur_state_t state;
+    bool raw;          /* set after init: also stop on delete-marked cells (MVCC readers resolve them) */
+    uint64_t trx;      /* writer of the current cell */
+    bool delmarked;    /* the current cell is delete-marked (raw cursors only) */
+    buf_t key, val;
+    page_id_t leaf;
+    uint64_t leaf_lsn;
+    uint32_t slot;
+} btree_cur_t;
+
+void btree_cur_init(btree_cur_t *c, btree_t *t);
+void btree_cur_free(btree_cur_t *c);
+int btree_cur_seek(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how);
+int btree_cur_next(btree_cur_t *c);
+int btree_cur_prev(btree_cur_t *c);
+
+/* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
+ * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
+int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);
+/* Calls cb for every page the tree uses (nodes and overflow pages), for extent accounting in strata-check. */
+int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx);
+/* Height of the tree (1 = root is a leaf). */
+int btree_height(btree_t *t);
+
+#endif

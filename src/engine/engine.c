@@ -1,0 +1,1467 @@
+/*
+ * engine: the public API (engine.h) over the layers below: opening and recovering a data directory, the tree
+ * directory, transactions with row locks and undo, checkpoints and the background thread.
+ *
+ * Files of a data directory:  strata.ctl (space/file list, space.c)  strata_sys.dat (system tablespace)
+ *                             redo.log (redo.c)                     any data files of other tablespaces
+ *
+ * Tree directory: a B+tree (id ENGINE_DIR_TREE) in the system tablespace whose root page id is kept in the system
+ * file header.  Key: tree id, 8 bytes big-endian.  Value (16 bytes): u32 space id, u64 root page id, u32 flags.
+ *
+ * Undo record (payload of a REDO_REC_UNDO record, logged in the same mini-transaction as the row change):
+ *   0 8 trx id   8 8 tree id   16 8 trx id of the previous version's writer (restored by rollback; the link
+ *   MVCC read views will follow)   24 1 op (1 = the key was absent: undo deletes it; 2 = it had the value
+ *   below: undo puts it back; 3 = it was delete-marked with the value below: undo puts it back marked)
+ *   25 2 key length   27 4 old value length   31 key bytes, then old value bytes
+ *
+ * MVCC: DELETE only sets a delete mark in the cell; every change pushes the replaced version on the key's chain in
+ * the version store (vstore.c); a consistent read resolves the cell against its read view.  At commit the chain
+ * nodes get a commit number; purge drops them once every open view is younger, and removes the delete marks they
+ * made (so extents return).  Purge runs right after a committing DELETE when no view is open, and otherwise in
+ * the background thread; after a restart a background scan removes the marks left by committed deletes.
+ * A transaction's undo records live in memory for rollback and in the redo log for crash recovery; the
+ * checkpoint keeps the log from the first undo record of the oldest active transaction on (its tail).
+ * Recovery: redo pages from the checkpoint, collect undo records from the tail, and roll back every transaction
+ * with neither a COMMIT nor a ROLLBACK record, after re-logging its undo records in the new log run (so a crash
+ * during that rollback recovers again).  Undo is idempotent: applied in reverse it sets each key to its value
+ * before the transaction's first change, which row locks guarantee nobody else changed.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/btree.h"
+#include "engine/engine_int.h"
+#include "engine/lock.h"
+#include "engine/redo.h"
+#include "engine/space.h"
+#include "engine/vstore.h"
+#include "util/util.h"
+
+#define ENGINE_DIR_TREE 1ull
+#define FIRST_USER_TREE 16ull
+#define TREE_BUCKETS 1024
+#define UNDO_HDR 31
+#define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
+enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
+enum { USER_NEXT_TRX = 0 };
+
+typedef enum { TRX_ACTIVE = 1, TRX_COMMITTED, TRX_ROLLED_BACK } trx_state_t;
+
+typedef struct tree_ent {
+    btree_t *t;
+    uint32_t space;
+    struct tree_ent *next;
+} tree_ent_t;
+
+struct engine_trx {
+    engine_t *e;
+    uint64_t id;
+    trx_state_t state;
+    uint64_t first_lsn; /* 0 until the first change */
+    buf_t undo;         /* undo records back to back */
+    size_t *offs;
+    size_t nundo, capundo;
+    lock_owner_t lo;
+    pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
+    engine_isolation_t iso;
+    bool has_view, unlinked, did_delete;
+    bool prepared, recovered; /* two-phase commit; recovered: prepared before a crash, awaiting xa commit/rollback */
+    buf_t xid;
+    read_view_t view;   /* under engine.trx_mu while has_view (purge reads view_no) */
+    vs_trx_list_t vsl;  /* its version-store nodes */
+    struct engine_trx *prev, *next;
+};
+
+struct engine_cursor {
+    engine_trx_t *trx;
+    btree_cur_t c;
+    bool mvcc;
+    buf_t vis; /* the value the trx's read view sees */
+};
+
+struct engine {
+    engine_opts_t o;
+    char *datadir;
+    fsys_t *fs;
+    bpool_t *bp;
+    redo_t *redo;
+    bool redo_started;
+    lock_sys_t *locks;
+    btree_t *dir;
+    pthread_rwlock_t trees_mu;
+    tree_ent_t *trees[TREE_BUCKETS];
+    pthread_mutex_t ddl;
+    pthread_mutex_t trx_mu;
+    engine_trx_t *active;
+    uint64_t next_trx_id, next_tree_id;
+    pthread_mutex_t ckpt_mu;
+    pthread_t bg;
+    bool bg_running, stop;
+    pthread_mutex_t bg_mu;
+    pthread_cond_t bg_cond;
+    uint64_t n_commit, n_rollback, n_ckpt, n_purged;
+    uint64_t lock_wait_us;
+    vstore_t *vs;
+    uint64_t commit_seq;       /* under trx_mu */
+    uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
+    bool startup_purge_done;
+};
+
+/* ---------------------------------------------------------------- options, helpers */
+
+void engine_opts_default(engine_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->pool_bytes = 128u << 20;
+    o->page_size = PAGE_SIZE_DEFAULT;
+    o->flush_mode = ENGINE_FLUSH_SYNC;
+    o->log_bytes = 64u << 20;
+    o->sys_initial_bytes = 12u << 20;
+    o->sys_extent_bytes = 1u << 20;
+    o->checkpoint_ms = 1000;
+}
+
+static void key_be64(uint8_t k[8], uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        k[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static uint64_t be64_key(const uint8_t k[8])
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | k[i];
+    return v;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *s = mem_alloc(n);
+    snprintf(s, n, "%s/%s", dir, name);
+    return s;
+}
+
+static void engine_wal(void *ctx, uint64_t lsn)
+{
+    engine_t *e = ctx;
+    if (e->redo_started)
+        redo_flush(e->redo, lsn, true);
+}
+
+/* ---------------------------------------------------------------- tree handles */
+
+static void trees_put(engine_t *e, btree_t *t, uint32_t space)
+{
+    tree_ent_t *x = mem_calloc(1, sizeof *x);
+    x->t = t;
+    x->space = space;
+    pthread_rwlock_wrlock(&e->trees_mu);
+    x->next = e->trees[t->id % TREE_BUCKETS];
+    e->trees[t->id % TREE_BUCKETS] = x;
+    pthread_rwlock_unlock(&e->trees_mu);
+}
+
+static btree_t *trees_find(engine_t *e, uint64_t id)
+{
+    pthread_rwlock_rdlock(&e->trees_mu);
+    tree_ent_t *x = e->trees[id % TREE_BUCKETS];
+    while (x && x->t->id != id)
+        x = x->next;
+    pthread_rwlock_unlock(&e->trees_mu);
+    return x ? x->t : NULL;
+}
+
+static void trees_remove(engine_t *e, uint64_t id)
+{
+    pthread_rwlock_wrlock(&e->trees_mu);
+    tree_ent_t **pp = &e->trees[id % TREE_BUCKETS];
+    while (*pp && (*pp)->t->id != id)
+        pp = &(*pp)->next;
+    if (*pp) {
+        tree_ent_t *x = *pp;
+        *pp = x->next;
+        btree_handle_free(x->t);
+        mem_free(x);
+    }
+    pthread_rwlock_unlock(&e->trees_mu);
+}
+
+/* The handle of a tree, loaded from the directory on first use. */
+static int tree_get(engine_t *e, uint64_t id, btree_t **out)
+{
+    btree_t *t = trees_find(e, id);
+    if (t) {
+        *out = t;
+        return 0;
+    }
+    uint8_t k[8];
+    key_be64(k, id);
+    buf_t v;
+    buf_init(&v);
+    int rc = btree_get(e->dir, k, 8, &v);
+    if (rc == 0 && v.len != 16)
+        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v.len);
+    if (rc == 0) {
+        pthread_mutex_lock(&e->ddl);
+        t = trees_find(e, id);
+        if (!t) {
+            t = btree_handle(e->fs, e->bp, e->redo, id, rd64(v.data + 4));
+            trees_put(e, t, rd32(v.data));
+        }
+        pthread_mutex_unlock(&e->ddl);
+        *out = t;
+    }
+    buf_free(&v);
+    return rc;
+}
+
+static void purge_run(engine_t *e);
+static void purge_startup(engine_t *e);
+
+/* ---------------------------------------------------------------- checkpoints */
+
+/* A transaction whose first undo record is far back pins the log tail.  Its undo records are copied forward
+ * (re-logged) so the tail can move: recovery then sees some records twice, which is harmless because undo is
+ * idempotent (engine.c header).  Called by the checkpointer. */
+static void relog_old_undo(engine_t *e)
+{
+    uint64_t cur = redo_current_lsn(e->redo), cap = redo_capacity(e->redo);
+    if (cur < cap / 4)
+        return;
+    uint64_t threshold = cur - cap / 4;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next) {
+        if (!t->first_lsn || t->first_lsn >= threshold)
+            continue;
+        pthread_mutex_lock(&t->mu);
+        if (t->undo.len < cap / 4) {
+            uint64_t first = redo_current_lsn(e->redo);
+            for (size_t i = 0; i < t->nundo;) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                size_t bytes = 0;
+                for (; i < t->nundo && bytes < (256u << 10); i++) {
+                    size_t end = i + 1 < t->nundo ? t->offs[i + 1] : t->undo.len;
+                    mtr_log_undo(&m, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
+                    bytes += end - t->offs[i];
+                }
+                mtr_commit(&m);
+            }
+            if (t->prepared) {
+                mtr_t m;
+                mtr_start(&m, e->bp, e->redo);
+                mtr_log_prepare(&m, t->id, t->xid.data, (uint16_t)t->xid.len);
+                mtr_commit(&m);
+            }
+            t->first_lsn = first;
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    pthread_mutex_unlock(&e->trx_mu);
+}
+
+static uint64_t active_tail(engine_t *e, uint64_t upper)
+{
+    uint64_t tail = upper;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->first_lsn && t->first_lsn < tail)
+            tail = t->first_lsn;
+    pthread_mutex_unlock(&e->trx_mu);
+    return tail;
+}
+
+static int checkpoint(engine_t *e, uint64_t only_if_used_over)
+{
+    int rc = 0;
+    pthread_mutex_lock(&e->ckpt_mu);
+    if (redo_used(e->redo) < only_if_used_over)
+        goto out;
+    relog_old_undo(e);
+    uint64_t lsn = redo_ckpt_begin(e->redo);
+    if ((rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
+        goto out;
+    uint64_t user[REDO_USER_WORDS] = {0};
+    pthread_mutex_lock(&e->trx_mu);
+    user[USER_NEXT_TRX] = e->next_trx_id;
+    pthread_mutex_unlock(&e->trx_mu);
+    rc = redo_ckpt_end(e->redo, lsn, active_tail(e, lsn), user);
+    if (!rc)
+        __atomic_add_fetch(&e->n_ckpt, 1, __ATOMIC_RELAXED);
+out:
+    pthread_mutex_unlock(&e->ckpt_mu);
+    if (rc)
+        log_error("engine: checkpoint failed: %d", rc);
+    return rc;
+}
+
+int engine_checkpoint(engine_t *e) { return checkpoint(e, 0); }
+
+/* Called before a change, holding no latch: keeps room in the redo log. */
+static int log_free_check(engine_t *e)
+{
+    uint64_t cap = redo_capacity(e->redo);
+    if (redo_used(e->redo) > cap / 2)
+        checkpoint(e, cap / 2);
+    if (redo_used(e->redo) > cap / 8 * 7) {
+        static uint64_t last_us;
+        uint64_t now = time_mono_us();
+        if (now - __atomic_load_n(&last_us, __ATOMIC_RELAXED) > 10000000) {
+            __atomic_store_n(&last_us, now, __ATOMIC_RELAXED);
+            log_error("engine: redo log full: a transaction is too large for a log of %llu bytes",
+                      (unsigned long long)cap);
+        }
+        return ENGINE_ELOGFULL;
+    }
+    return 0;
+}
+
+static void *bg_main(void *arg)
+{
+    engine_t *e = arg;
+    pthread_mutex_lock(&e->bg_mu);
+    while (!e->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)e->o.checkpoint_ms * 1000000ull;
+        ts.tv_sec += (time_t)(ns / 1000000000ull);
+        ts.tv_nsec = (long)(ns % 1000000000ull);
+        pthread_cond_timedwait(&e->bg_cond, &e->bg_mu, &ts);
+        if (e->stop)
+            break;
+        pthread_mutex_unlock(&e->bg_mu);
+        if (!e->startup_purge_done) {
+            purge_startup(e);
+            e->startup_purge_done = true;
+        }
+        purge_run(e);
+        if (e->o.flush_mode != ENGINE_FLUSH_SYNC)
+            redo_flush(e->redo, redo_current_lsn(e->redo), true);
+        checkpoint(e, redo_capacity(e->redo) / 4);
+        pthread_mutex_lock(&e->bg_mu);
+    }
+    pthread_mutex_unlock(&e->bg_mu);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- read views and purge */
+
+/* The oldest open view's commit number (UINT64_MAX when no view is open).  trx_mu held. */
+static uint64_t min_view_no_locked(engine_t *e)
+{
+    uint64_t m = UINT64_MAX;
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->has_view && t->view.view_no < m)
+            m = t->view.view_no;
+    return m;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void view_open(engine_t *e, engine_trx_t *t)
+{
+    if (t->has_view)
+        return;
+    pthread_mutex_lock(&e->trx_mu);
+    size_t n = 0;
+    for (engine_trx_t *x = e->active; x; x = x->next)
+        n++;
+    mem_free(t->view.active);
+    t->view.active = mem_alloc(sizeof(uint64_t) * (n ? n : 1));
+    t->view.nactive = 0;
+    for (engine_trx_t *x = e->active; x; x = x->next)
+        if (x != t)
+            t->view.active[t->view.nactive++] = x->id;
+    t->view.creator = t->id;
+    t->view.low_limit = e->next_trx_id;
+    t->view.view_no = e->commit_seq;
+    t->has_view = true;
+    pthread_mutex_unlock(&e->trx_mu);
+    qsort(t->view.active, t->view.nactive, sizeof(uint64_t), cmp_u64);
+}
+
+static void view_close(engine_t *e, engine_trx_t *t)
+{
+    pthread_mutex_lock(&e->trx_mu);
+    t->has_view = false;
+    pthread_mutex_unlock(&e->trx_mu);
+}
+
+/* Removes versions no open view can need, and physically the delete marks they made. */
+static void purge_run(engine_t *e)
+{
+    pthread_mutex_lock(&e->trx_mu);
+    uint64_t limit = min_view_no_locked(e);
+    pthread_mutex_unlock(&e->trx_mu);
+    vs_purge_item_t *items;
+    size_t n = vstore_purge(e->vs, limit, &items);
+    for (size_t i = 0; i < n; i++) {
+        btree_t *bt;
+        if (tree_get(e, items[i].tree, &bt))
+            continue; /* dropped since */
+        if (log_free_check(e))
+            break;
+        if (btree_delete(bt, NULL, items[i].key, items[i].klen, NULL, NULL, BT_DEL_PURGE, items[i].trx) == 0)
+            __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+    }
+    vstore_purge_free(items, n);
+}
+
+/* After a restart no version chains exist, and every delete mark left in the trees was made by a committed
+ * transaction (recovery rolled the others back): remove them all. */
+static void purge_startup(engine_t *e)
+{
+    btree_cur_t dc;
+    btree_cur_init(&dc, e->dir);
+    buf_t keys;
+    buf_init(&keys);
+    for (int r = btree_cur_seek(&dc, NULL, 0, BT_FIRST); r == 0 && !e->stop; r = btree_cur_next(&dc)) {
+        if (dc.key.len != 8)
+            continue;
+        btree_t *bt;
+        if (tree_get(e, be64_key(dc.key.data), &bt))
+            continue;
+        btree_cur_t c;
+        btree_cur_init(&c, bt);
+        c.raw = true;
+        buf_reset(&keys);
+        for (int rc = btree_cur_seek(&c, NULL, 0, BT_FIRST); rc == 0; rc = btree_cur_next(&c))
+            if (c.delmarked && c.trx < e->startup_next_trx) {
+                uint8_t h[10];
+                wr16(h, (uint16_t)c.key.len);
+                wr64(h + 2, c.trx);
+                buf_append(&keys, h, sizeof h);
+                buf_append(&keys, c.key.data, c.key.len);
+            }
+        btree_cur_free(&c);
+        for (size_t off = 0; off < keys.len;) {
+            uint16_t kl = rd16(keys.data + off);
+            uint64_t trx = rd64(keys.data + off + 2);
+            if (log_free_check(e))
+                break;
+            if (btree_delete(bt, NULL, keys.data + off + 10, kl, NULL, NULL, BT_DEL_PURGE, trx) == 0)
+                __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+            off += 10 + kl;
+        }
+    }
+    buf_free(&keys);
+    btree_cur_free(&dc);
+}
+
+/* ---------------------------------------------------------------- undo */
+
+typedef struct {
+    engine_trx_t *trx;
+    uint64_t tree;
+    const void *key;
+    size_t klen;
+    bool is_delete;
+} undo_ctx_t;
+
+static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
+{
+    if (t->nundo == t->capundo) {
+        t->capundo = t->capundo ? t->capundo * 2 : 16;
+        t->offs = mem_realloc(t->offs, t->capundo * sizeof(size_t));
+    }
+    t->offs[t->nundo++] = t->undo.len;
+    buf_append(&t->undo, rec, len);
+}
+
+/* btree hook: logs the undo record in the row change's own mtr and keeps it for rollback. */
+static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old, uint64_t old_trx)
+{
+    undo_ctx_t *u = ctx;
+    bool existed = before != BT_BEFORE_ABSENT;
+    size_t vlen = existed ? old->len : 0;
+    uint8_t *rec = mem_alloc(UNDO_HDR + u->klen + vlen);
+    wr64(rec, u->trx->id);
+    wr64(rec + 8, u->tree);
+    wr64(rec + 16, existed ? old_trx : 0);
+    rec[24] = before == BT_BEFORE_PRESENT ? UNDO_OP_PUT : before == BT_BEFORE_DELMARKED ? UNDO_OP_PUT_MARKED
+                                                                                      : UNDO_OP_DELETE;
+    wr16(rec + 25, (uint16_t)u->klen);
+    wr32(rec + 27, (uint32_t)vlen);
+    if (u->klen)
+        memcpy(rec + UNDO_HDR, u->key, u->klen);
+    if (vlen)
+        memcpy(rec + UNDO_HDR + u->klen, old->data, vlen);
+    mtr_log_undo(m, rec, (uint32_t)(UNDO_HDR + u->klen + vlen));
+    pthread_mutex_lock(&u->trx->mu);
+    trx_add_undo(u->trx, rec, UNDO_HDR + u->klen + vlen);
+    pthread_mutex_unlock(&u->trx->mu);
+    mem_free(rec);
+    /* A key that did not exist before needs no version: a reader who cannot see the writer and finds no way back
+     * sees no row, which is right. */
+    if (existed || u->is_delete)
+        vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before,
+                    existed ? old->data : NULL, vlen, existed ? old_trx : 0, u->is_delete);
+}
+
+/* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
+static int trx_undo_all(engine_t *e, engine_trx_t *t)
+{
+    int first_err = 0;
+    for (size_t i = t->nundo; i-- > 0;) {
+        const uint8_t *r = t->undo.data + t->offs[i];
+        uint64_t tree = rd64(r + 8), prev_trx = rd64(r + 16);
+        uint32_t kl = rd16(r + 25), vl = rd32(r + 27);
+        btree_t *bt;
+        int rc = tree_get(e, tree, &bt);
+        if (rc == STRATA_ENOTFOUND)
+            continue; /* the tree was dropped since */
+        if (!rc) {
+            if (r[24] == UNDO_OP_DELETE) {
+                rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
+                if (rc == STRATA_ENOTFOUND)
+                    rc = 0;
+            } else {
+                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, prev_trx, NULL, NULL,
+                                 NULL);
+                if (!rc && r[24] == UNDO_OP_PUT_MARKED)
+                    rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_MARK, prev_trx);
+            }
+        }
+        if (rc && !first_err) {
+            log_error("engine: rollback of trx %llu failed on tree %llu: %d", (unsigned long long)t->id,
+                      (unsigned long long)tree, rc);
+            first_err = rc;
+        }
+        /* What is undone needs no undo any more: the checkpoint then copies forward only the rest, so even a
+         * transaction that filled the log can roll back (its compensations are logged before that copy). */
+        pthread_mutex_lock(&t->mu);
+        t->nundo = i;
+        t->undo.len = t->offs[i];
+        pthread_mutex_unlock(&t->mu);
+        if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
+            checkpoint(e, redo_capacity(e->redo) / 2);
+    }
+    return first_err;
+}
+
+/* ---------------------------------------------------------------- recovery */
+
+typedef struct rtrx {
+    uint64_t id;
+    bool done, prepared;
+    buf_t xid;
+    buf_t undo;
+    size_t *offs;
+    size_t n, cap;
+    struct rtrx *next;
+} rtrx_t;
+
+typedef struct {
+    engine_t *e;
+    uint64_t ckpt_lsn;
+    rtrx_t *trx;
+    uint64_t max_trx;
+    uint64_t groups, applied;
+} rctx_t;
+
+static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
+{
+    for (rtrx_t *t = r->trx; t; t = t->next)
+        if (t->id == id)
+            return t;
+    rtrx_t *t = mem_calloc(1, sizeof *t);
+    t->id = id;
+    buf_init(&t->undo);
+    buf_init(&t->xid);
+    t->next = r->trx;
+    r->trx = t;
+    return t;
+}
+
+static void on_logical(void *ctx, const uint8_t *rec, size_t len)
+{
+    rctx_t *r = ctx;
+    uint8_t type = rec[0];
+    if (type == REDO_REC_COMMIT || type == REDO_REC_ROLLBACK) {
+        uint64_t id = rd64(rec + 1);
+        rtrx_get(r, id)->done = true;
+        r->max_trx = MAX(r->max_trx, id);
+    } else if (type == REDO_REC_PREPARE) {
+        uint64_t id = rd64(rec + 1);
+        rtrx_t *t = rtrx_get(r, id);
+        t->prepared = true;
+        buf_reset(&t->xid);
+        buf_append(&t->xid, rec + 11, rd16(rec + 9));
+        r->max_trx = MAX(r->max_trx, id);
+    } else if (type == REDO_REC_UNDO) {
+        const uint8_t *p = rec + 5;
+        uint32_t n = rd32(rec + 1);
+        if (n < UNDO_HDR)
+            return;
+        uint64_t id = rd64(p);
+        rtrx_t *t = rtrx_get(r, id);
+        r->max_trx = MAX(r->max_trx, id);
+        if (t->n == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 16;
+            t->offs = mem_realloc(t->offs, t->cap * sizeof(size_t));
+        }
+        t->offs[t->n++] = t->undo.len;
+        buf_append(&t->undo, p, n);
+    }
+}
+
+static int on_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *body, size_t len)
+{
+    rctx_t *r = ctx;
+    r->groups++;
+    bool pages = start >= r->ckpt_lsn;
+    r->applied += pages;
+    return mtr_apply_group(r->e->bp, pages, end, body, len, on_logical, r);
+}
+
+static void trx_unlink_locked(engine_t *e, engine_trx_t *t)
+{
+    if (t->unlinked)
+        return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        e->active = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    t->unlinked = true;
+}
+
+static void trx_free(engine_trx_t *t)
+{
+    engine_t *e = t->e;
+    lock_release_all(e->locks, &t->lo);
+    pthread_mutex_lock(&e->trx_mu);
+    trx_unlink_locked(e, t);
+    pthread_mutex_unlock(&e->trx_mu);
+    if (t->vsl.head)
+        vstore_rollback(e->vs, &t->vsl); /* a trx freed without commit stamping: nothing may keep its nodes */
+    mem_free(t->view.active);
+    lock_owner_destroy(&t->lo);
+    pthread_mutex_destroy(&t->mu);
+    buf_free(&t->undo);
+    buf_free(&t->xid);
+    mem_free(t->offs);
+    mem_free(t);
+}
+
+/* id 0: take the next id.  Taking the id and joining the active list happen under one lock, so no read view can
+ * see an id below its low limit that is neither active nor committed. */
+static engine_trx_t *trx_new(engine_t *e, uint64_t id)
+{
+    engine_trx_t *t = mem_calloc(1, sizeof *t);
+    t->e = e;
+    t->state = TRX_ACTIVE;
+    buf_init(&t->undo);
+    buf_init(&t->xid);
+    pthread_mutex_init(&t->mu, NULL);
+    t->iso = ENGINE_ISO_REPEATABLE_READ;
+    pthread_mutex_lock(&e->trx_mu);
+    t->id = id ? id : e->next_trx_id++;
+    t->next = e->active;
+    if (e->active)
+        e->active->prev = t;
+    e->active = t;
+    pthread_mutex_unlock(&e->trx_mu);
+    lock_owner_init(&t->lo, t->id);
+    return t;
+}
+
+/* Rolls back the transactions the crash interrupted: their undo is logged again in this run first. */
+static int recover_rollback(engine_t *e, rctx_t *r)
+{
+    int rc = 0, n = 0;
+    for (rtrx_t *x = r->trx; x && !rc; x = x->next) {
+        if (x->done || x->n == 0)
+            continue;
+        engine_trx_t *t = trx_new(e, x->id);
+        t->first_lsn = redo_current_lsn(e->redo);
+        for (size_t i = 0; i < x->n; i++) {
+            size_t end = i + 1 < x->n ? x->offs[i + 1] : x->undo.len;
+            mtr_t m;
+            mtr_start(&m, e->bp, e->redo);
+            mtr_log_undo(&m, x->undo.data + x->offs[i], (uint32_t)(end - x->offs[i]));
+            mtr_commit(&m);
+            trx_add_undo(t, x->undo.data + x->offs[i], end - x->offs[i]);
+        }
+        if (x->prepared) {
+            /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
+            mtr_t m;
+            mtr_start(&m, e->bp, e->redo);
+            mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
+            mtr_commit(&m);
+            buf_append(&t->xid, x->xid.data, x->xid.len);
+            t->prepared = t->recovered = true;
+            for (size_t i = 0; i < t->nundo; i++) {
+                const uint8_t *u = t->undo.data + t->offs[i];
+                uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
+                bt_before_t before = u[24] == UNDO_OP_PUT ? BT_BEFORE_PRESENT
+                                     : u[24] == UNDO_OP_PUT_MARKED ? BT_BEFORE_DELMARKED : BT_BEFORE_ABSENT;
+                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, LOCK_X, 0);
+                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before, u + UNDO_HDR + kl, vl,
+                            rd64(u + 16), true);
+            }
+            log_note("engine: transaction %llu was prepared at the crash; it waits for XA COMMIT or ROLLBACK",
+                     (unsigned long long)t->id);
+            continue;
+        }
+        rc = engine_trx_rollback(t);
+        n++;
+    }
+    if (n)
+        log_note("engine: rolled back %d transaction(s) left incomplete by the crash", n);
+    return rc;
+}
+
+static void rctx_free(rctx_t *r)
+{
+    while (r->trx) {
+        rtrx_t *t = r->trx;
+        r->trx = t->next;
+        buf_free(&t->undo);
+        buf_free(&t->xid);
+        mem_free(t->offs);
+        mem_free(t);
+    }
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+static int open_directory(engine_t *e, bool created)
+{
+    page_id_t root;
+    int rc = 0;
+    if (created) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        if (!(rc = btree_create(e->fs, &m, SPACE_SYSTEM, ENGINE_DIR_TREE, &root)))
+            rc = fsys_set_dir_root(e->fs, &m, root);
+        uint64_t lsn = mtr_commit(&m);
+        if (!rc)
+            rc = redo_flush(e->redo, lsn, true);
+        if (rc)
+            return rc;
+    } else if ((rc = fsys_dir_root(e->fs, &root))) {
+        return rc;
+    } else if (root == PAGE_ID_NONE) {
+        return CORRUPT("engine: the system tablespace has no tree directory");
+    }
+    e->dir = btree_handle(e->fs, e->bp, e->redo, ENGINE_DIR_TREE, root);
+    /* The next tree id follows the largest in the directory. */
+    btree_cur_t c;
+    btree_cur_init(&c, e->dir);
+    rc = btree_cur_seek(&c, NULL, 0, BT_LAST);
+    e->next_tree_id = FIRST_USER_TREE;
+    if (rc == 0 && c.key.len == 8)
+        e->next_tree_id = MAX(FIRST_USER_TREE, be64_key(c.key.data) + 1);
+    btree_cur_free(&c);
+    return rc == STRATA_ENOTFOUND ? 0 : rc;
+}
+
+int engine_open(const engine_opts_t *opts, engine_t **out)
+{
+    int rc = 0;
+    *out = NULL;
+    engine_t *e = mem_calloc(1, sizeof *e);
+    e->o = *opts;
+    if (!e->o.datadir) {
+        mem_free(e);
+        return ENGINE_EINVAL;
+    }
+    e->datadir = mem_strdup(opts->datadir);
+    e->o.datadir = e->datadir;
+    if (!e->o.page_size)
+        e->o.page_size = PAGE_SIZE_DEFAULT;
+    if (!e->o.log_bytes)
+        e->o.log_bytes = 64u << 20;
+    if (!e->o.pool_bytes)
+        e->o.pool_bytes = 128u << 20;
+    if (!e->o.sys_initial_bytes)
+        e->o.sys_initial_bytes = 12u << 20;
+    if (!e->o.sys_extent_bytes)
+        e->o.sys_extent_bytes = 1u << 20;
+    if (!e->o.checkpoint_ms)
+        e->o.checkpoint_ms = 1000;
+    e->lock_wait_us = LOCK_WAIT_DEFAULT_US;
+    pthread_rwlock_init(&e->trees_mu, NULL);
+    pthread_mutex_init(&e->ddl, NULL);
+    pthread_mutex_init(&e->trx_mu, NULL);
+    pthread_mutex_init(&e->ckpt_mu, NULL);
+    pthread_mutex_init(&e->bg_mu, NULL);
+    pthread_cond_init(&e->bg_cond, NULL);
+    e->locks = lock_sys_create();
+    e->vs = vstore_create();
+    uint32_t ps = e->o.page_size;
+    if (ps < PAGE_SIZE_MIN || ps > PAGE_SIZE_MAX || (ps & (ps - 1))) {
+        rc = ENGINE_EINVAL;
+        goto fail;
+    }
+    if (mkdir(e->datadir, 0750) && errno != EEXIST) {
+        rc = -errno;
+        log_error("engine: cannot create data directory '%s': %s", e->datadir, strerror(errno));
+        goto fail;
+    }
+    char *ctl = path_join(e->datadir, "strata.ctl"), *log = path_join(e->datadir, "redo.log");
+    bool have_ctl = access(ctl, F_OK) == 0, have_log = access(log, F_OK) == 0;
+    mem_free(ctl);
+    if (have_ctl != have_log) {
+        log_error("engine: '%s/%s' exists without '%s'; restore the missing file or remove the leftover one",
+                  e->datadir, have_ctl ? "strata.ctl" : "redo.log", have_ctl ? "redo.log" : "strata.ctl");
+        mem_free(log);
+        rc = have_ctl ? STRATA_ENOTFOUND : STRATA_EEXIST;
+        goto fail;
+    }
+    if ((rc = fsys_open(e->datadir, ps, true, e->o.sys_initial_bytes, e->o.sys_extent_bytes / ps, &e->fs))) {
+        mem_free(log);
+        goto fail;
+    }
+    ps = fsys_page_size(e->fs);
+    e->o.page_size = ps;
+    rc = redo_open(log, e->o.log_bytes, ps, e->o.log_sparse, &e->redo);
+    mem_free(log);
+    if (rc)
+        goto fail;
+    uint64_t frames = e->o.pool_bytes / ps;
+    bpool_io_t io = {.read = fsys_page_read, .write = fsys_page_write, .wal = engine_wal, .ctx = e->fs,
+                     .wal_ctx = e};
+    e->bp = bpool_create((uint32_t)MAX(frames, 16), ps, &io);
+    fsys_attach(e->fs, e->bp, e->redo);
+
+    /* Recovery: replay pages from the checkpoint, gather undo from the tail. */
+    uint64_t t0 = time_mono_us();
+    rctx_t r = {.e = e, .ckpt_lsn = redo_last_ckpt(e->redo)->ckpt_lsn};
+    uint64_t end;
+    bpool_set_recovery(e->bp, true);
+    rc = redo_scan(e->redo, on_group, &r, &end);
+    bpool_set_recovery(e->bp, false);
+    if (!rc)
+        rc = bpool_flush_all(e->bp);
+    if (!rc)
+        rc = fsys_sync_all(e->fs);
+    e->next_trx_id = MAX(redo_last_ckpt(e->redo)->user[USER_NEXT_TRX], r.max_trx + 1);
+    if (e->next_trx_id < 1)
+        e->next_trx_id = 1;
+    uint64_t user[REDO_USER_WORDS] = {0};
+    user[USER_NEXT_TRX] = e->next_trx_id;
+    if (!rc)
+        rc = redo_start(e->redo, end, user);
+    if (rc) {
+        rctx_free(&r);
+        log_error("engine: recovery of '%s' failed (%d)", e->datadir, rc);
+        goto fail;
+    }
+    e->redo_started = true;
+    if (r.applied)
+        log_note("engine: recovery replayed %llu redo groups (%llu bytes) in %llu ms",
+                 (unsigned long long)r.applied, (unsigned long long)(end - r.ckpt_lsn),
+                 (unsigned long long)(time_mono_us() - t0) / 1000);
+    if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r))) {
+        rctx_free(&r);
+        goto fail;
+    }
+    rctx_free(&r);
+    e->startup_next_trx = e->next_trx_id;
+    if ((rc = checkpoint(e, 0)))
+        goto fail;
+    if (pthread_create(&e->bg, NULL, bg_main, e) == 0)
+        e->bg_running = true;
+    *out = e;
+    return 0;
+fail:
+    engine_close(e);
+    return rc;
+}
+
+void engine_close(engine_t *e)
+{
+    if (!e)
+        return;
+    if (e->bg_running) {
+        pthread_mutex_lock(&e->bg_mu);
+        e->stop = true;
+        pthread_cond_signal(&e->bg_cond);
+        pthread_mutex_unlock(&e->bg_mu);
+        pthread_join(e->bg, NULL);
+    }
+    if (e->redo_started && e->dir)
+        checkpoint(e, 0);
+    /* Transactions still open (normally only recovered prepared ones the coordinator has not resolved): their
+     * records stay in the log (the checkpoint kept the tail), so the next start finds them again. */
+    while (e->active) {
+        engine_trx_t *t = e->active;
+        e->active = t->next;
+        lock_owner_destroy(&t->lo);
+        pthread_mutex_destroy(&t->mu);
+        buf_free(&t->undo);
+        buf_free(&t->xid);
+        mem_free(t->offs);
+        mem_free(t->view.active);
+        mem_free(t);
+    }
+    for (int i = 0; i < TREE_BUCKETS; i++)
+        while (e->trees[i]) {
+            tree_ent_t *x = e->trees[i];
+            e->trees[i] = x->next;
+            btree_handle_free(x->t);
+            mem_free(x);
+        }
+    btree_handle_free(e->dir);
+    bpool_destroy(e->bp);
+    redo_close(e->redo);
+    fsys_close(e->fs);
+    lock_sys_destroy(e->locks);
+    vstore_destroy(e->vs);
+    pthread_rwlock_destroy(&e->trees_mu);
+    pthread_mutex_destroy(&e->ddl);
+    pthread_mutex_destroy(&e->trx_mu);
+    pthread_mutex_destroy(&e->ckpt_mu);
+    pthread_mutex_destroy(&e->bg_mu);
+    pthread_cond_destroy(&e->bg_cond);
+    mem_free(e->datadir);
+    mem_free(e);
+}
+
+/* ---------------------------------------------------------------- tablespaces */
+
+int engine_tablespace_create(engine_t *e, const char *name, const char *path, uint64_t initial_bytes,
+                             uint64_t extent_bytes, uint32_t *space_id)
+{
+    return fsys_space_create(e->fs, name, path, initial_bytes, extent_bytes, 0, false, space_id);
+}
+
+int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *path, uint64_t initial_bytes)
+{
+    uint32_t id;
+    int rc = fsys_space_find(e->fs, name, &id);
+    return rc ? rc : fsys_space_add_file(e->fs, id, path, initial_bytes);
+}
+
+int engine_tablespace_drop(engine_t *e, const char *name)
+{
+    uint32_t id;
+    int rc = fsys_space_find(e->fs, name, &id);
+    if (rc)
+        return rc;
+    /* A checkpoint first, so that recovery never needs the dropped files' pages. */
+    if ((rc = checkpoint(e, 0)))
+        return rc;
+    if ((rc = fsys_space_drop(e->fs, id)))
+        return rc;
+    return checkpoint(e, 0);
+}
+
+int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id)
+{
+    return fsys_space_find(e->fs, name, space_id);
+}
+
+int engine_files(engine_t *e, engine_file_info_t **out, size_t *n)
+{
+    space_file_info_t *v;
+    int rc = fsys_files(e->fs, &v, n);
+    if (rc)
+        return rc;
+    engine_file_info_t *r = mem_calloc(*n ? *n : 1, sizeof *r);
+    for (size_t i = 0; i < *n; i++) {
+        memcpy(r[i].tablespace_name, v[i].space_name, sizeof r[i].tablespace_name);
+        memcpy(r[i].file_name, v[i].path, sizeof r[i].file_name);
+        r[i].space_id = v[i].space_id;
+        r[i].file_no = v[i].file_no;
+        r[i].extent_size = v[i].extent_size;
+        r[i].total_extents = v[i].total_extents;
+        r[i].free_extents = v[i].free_extents;
+        r[i].initial_size = v[i].initial_size;
+        r[i].maximum_size = v[i].autoextend ? v[i].maximum_size : v[i].size;
+        r[i].size = v[i].size;
+        r[i].autoextend = v[i].autoextend;
+        r[i].status = v[i].status;
+    }
+    mem_free(v);
+    *out = r;
+    return 0;
+}
+
+void engine_files_free(engine_file_info_t *rows) { mem_free(rows); }
+
+/* ---------------------------------------------------------------- transactions */
+
+int engine_trx_begin(engine_t *e, engine_trx_t **out)
+{
+    *out = trx_new(e, 0);
+    return 0;
+}
+
+uint64_t engine_trx_id(const engine_trx_t *t) { return t->id; }
+
+static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
+{
+    engine_t *e = t->e;
+    ASSERT(t->state == TRX_ACTIVE);
+    uint64_t lsn = 0;
+    int rc = 0;
+    if (t->nundo) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        mtr_log_commit(&m, t->id);
+        lsn = mtr_commit(&m);
+    }
+    t->state = TRX_COMMITTED;
+    /* Leaving the active list and taking a commit number happen together, so a view made afterwards both sees
+     * this trx and is younger than its versions (purge relies on it). */
+    pthread_mutex_lock(&e->trx_mu);
+    trx_unlink_locked(e, t);
+    uint64_t commit_no = ++e->commit_seq;
+    vstore_commit(e->vs, &t->vsl, commit_no);
+    pthread_mutex_unlock(&e->trx_mu);
+    bool purge_now = t->did_delete;
+    /* Locks go before the wait for durability: a later transaction that reads our rows commits after us in
+     * the log, so it cannot become durable without us. */
+    trx_free(t);
+    __atomic_add_fetch(&e->n_commit, 1, __ATOMIC_RELAXED);
+    if (lsn && sync && e->o.flush_mode != ENGINE_FLUSH_LAZY)
+        rc = redo_flush(e->redo, lsn, e->o.flush_mode == ENGINE_FLUSH_SYNC);
+    if (purge_now)
+        purge_run(e);
+    if (lsn_out)
+        *lsn_out = lsn;
+    return rc;
+}
+
+int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL); }
+int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn) { return trx_commit(t, false, commit_lsn); }
+int engine_log_sync(engine_t *e, uint64_t lsn) { return lsn ? redo_flush(e->redo, lsn, true) : 0; }
+
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn)
+{
+    engine_t *e = t->e;
+    ASSERT(t->state == TRX_ACTIVE && !t->prepared);
+    if (len > 1024)
+        return ENGINE_EINVAL;
+    uint64_t lsn = 0;
+    buf_reset(&t->xid);
+    buf_append(&t->xid, xid, len);
+    pthread_mutex_lock(&t->mu); /* the checkpointer copies prepared trx forward with their PREPARE record */
+    if (t->nundo) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        mtr_log_prepare(&m, t->id, xid, (uint16_t)len);
+        lsn = mtr_commit(&m);
+    }
+    t->prepared = true;
+    pthread_mutex_unlock(&t->mu);
+    if (prepare_lsn)
+        *prepare_lsn = lsn;
+    return 0;
+}
+
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx)
+{
+    int n = 0;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t; t = t->next)
+        if (t->recovered) {
+            cb(ctx, t->id, t->xid.data, t->xid.len);
+            n++;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return n;
+}
+
+static engine_trx_t *recovered_trx(engine_t *e, uint64_t id)
+{
+    engine_trx_t *r = NULL;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *t = e->active; t && !r; t = t->next)
+        if (t->recovered && t->id == id) {
+            t->recovered = false; /* claimed */
+            r = t;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
+    return r;
+}
+
+int engine_xa_commit(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_commit(t) : STRATA_ENOTFOUND;
+}
+
+int engine_xa_rollback(engine_t *e, uint64_t trx_id)
+{
+    engine_trx_t *t = recovered_trx(e, trx_id);
+    return t ? engine_trx_rollback(t) : STRATA_ENOTFOUND;
+}
+
+int engine_trx_rollback(engine_trx_t *t)
+{
+    engine_t *e = t->e;
+    ASSERT(t->state == TRX_ACTIVE);
+    bool wrote = t->nundo > 0;
+    int rc = trx_undo_all(e, t);
+    /* The cells are restored, but a reader may have copied one of ours just before: its versions stay, queued
+     * for purge like a commit's, until every view open now has ended. */
+    pthread_mutex_lock(&e->trx_mu);
+    vstore_commit(e->vs, &t->vsl, ++e->commit_seq);
+    pthread_mutex_unlock(&e->trx_mu);
+    if (wrote) {
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        mtr_log_rollback(&m, t->id);
+        mtr_commit(&m);
+    }
+    t->state = TRX_ROLLED_BACK;
+    trx_free(t);
+    __atomic_add_fetch(&e->n_rollback, 1, __ATOMIC_RELAXED);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- trees */
+
+int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree)
+{
+    int rc = log_free_check(e);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&e->ddl);
+    uint64_t id = e->next_tree_id++;
+    mtr_t m;
+    page_id_t root;
+    mtr_start(&m, e->bp, e->redo);
+    rc = btree_create(e->fs, &m, space_id, id, &root);
+    if (!rc) {
+        uint8_t k[8], v[16];
+        key_be64(k, id);
+        wr32(v, space_id);
+        wr64(v + 4, root);
+        wr32(v + 12, 0);
+        rc = btree_write(e->dir, &m, BT_INSERT, k, 8, v, 16, 0, NULL, NULL, NULL);
+        if (rc)
+            log_error("engine: tree %llu created but not entered in the directory (%d)", (unsigned long long)id, rc);
+    }
+    uint64_t lsn = mtr_commit(&m);
+    if (!rc)
+        rc = redo_flush(e->redo, lsn, true);
+    if (!rc) {
+        trees_put(e, btree_handle(e->fs, e->bp, e->redo, id, root), space_id);
+        *tree = id;
+    }
+    pthread_mutex_unlock(&e->ddl);
+    return rc;
+}
+
+int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
+{
+    btree_t *t;
+    int rc = log_free_check(e);
+    if (rc || (rc = tree_get(e, tree, &t)))
+        return rc;
+    pthread_mutex_lock(&e->ddl);
+    mtr_t m;
+    uint8_t k[8];
+    key_be64(k, tree);
+    mtr_start(&m, e->bp, e->redo);
+    rc = btree_delete(e->dir, &m, k, 8, NULL, NULL, BT_DEL_PHYSICAL, 0);
+    if (!rc)
+        rc = btree_destroy(t, &m);
+    uint64_t lsn = mtr_commit(&m);
+    if (!rc)
+        rc = redo_flush(e->redo, lsn, true);
+    if (!rc)
+        trees_remove(e, tree);
+    pthread_mutex_unlock(&e->ddl);
+    return rc;
+}
+
+int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint64_t *extents)
+{
+    uint32_t ext = 0;
+    int64_t p = seg_used_pages(e->fs, tree, &ext);
+    if (p < 0)
+        return STRATA_ENOTFOUND;
+    *pages = (uint64_t)p;
+    *extents = ext;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, const void *key, size_t klen,
+                     const void *val, size_t vlen, bool del)
+{
+    engine_t *e = t->e;
+    btree_t *bt;
+    ASSERT(t->state == TRX_ACTIVE);
+    if (klen > ENGINE_MAX_KEY || vlen > ENGINE_MAX_VALUE)
+        return ENGINE_EINVAL;
+    int rc = tree_get(e, tree, &bt);
+    if (rc || (rc = log_free_check(e)))
+        return rc;
+    /* A transaction's undo lives in the log until it ends, so it may fill at most an eighth of it: then the
+     * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
+    if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
+        return ENGINE_ELOGFULL;
+    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, e->lock_wait_us)))
+        return rc;
+    if (!t->first_lsn) {
+        pthread_mutex_lock(&e->trx_mu);
+        t->first_lsn = redo_current_lsn(e->redo);
+        pthread_mutex_unlock(&e->trx_mu);
+    }
+    undo_ctx_t u = {.trx = t, .tree = tree, .key = key, .klen = klen, .is_delete = del};
+    bt_hook_t hook = {.fn = undo_hook, .ctx = &u};
+    if (del) {
+        rc = btree_delete(bt, NULL, key, klen, NULL, &hook, BT_DEL_MARK, t->id);
+        if (!rc)
+            t->did_delete = true;
+        return rc;
+    }
+    return btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
+}
+
+int engine_insert(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    return row_write(t, tree, BT_INSERT, key, klen, val, vlen, false);
+}
+
+int engine_update(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val,
+                  size_t vlen)
+{
+    return row_write(t, tree, BT_UPDATE, key, klen, val, vlen, false);
+}
+
+int engine_put(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    return row_write(t, tree, BT_PUT, key, klen, val, vlen, false);
+}
+
+int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
+{
+    return row_write(t, tree, BT_PUT, key, klen, NULL, 0, true);
+}
+
+int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
+{
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, t->e->lock_wait_us);
+}
+
+int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
+{
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, t->e->lock_wait_us);
+}
+
+int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
+{
+    btree_t *bt;
+    if (!e)
+        return ENGINE_EINVAL;
+    int rc = tree_get(e, tree, &bt);
+    if (rc)
+        return rc;
+    buf_reset(out);
+    return btree_get(bt, key, klen, out);
+}
+
+int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
+{
+    if (!t)
+        return ENGINE_EINVAL;
+    if (t->iso == ENGINE_ISO_READ_UNCOMMITTED)
+        return engine_get_e(t->e, tree, key, klen, out);
+    btree_t *bt;
+    int rc = tree_get(t->e, tree, &bt);
+    if (rc)
+        return rc;
+    view_open(t->e, t);
+    buf_t cur;
+    buf_init(&cur);
+    uint64_t writer = 0;
+    bt_before_t st;
+    rc = btree_get_ex(bt, key, klen, &cur, &writer, &st);
+    if (rc == 0 || rc == STRATA_ENOTFOUND)
+        rc = vstore_resolve(t->e->vs, &t->view, tree, key, klen, rc ? BT_BEFORE_ABSENT : st, &cur, writer, out)
+                 ? 0
+                 : STRATA_ENOTFOUND;
+    buf_free(&cur);
+    return rc;
+}
+
+void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso)
+{
+    t->iso = iso == ENGINE_ISO_SERIALIZABLE ? ENGINE_ISO_REPEATABLE_READ : iso;
+}
+
+void engine_trx_statement_start(engine_trx_t *t)
+{
+    if (t->iso == ENGINE_ISO_READ_COMMITTED && t->has_view)
+        view_close(t->e, t);
+}
+
+void engine_set_lock_wait_timeout(engine_t *e, uint64_t us) { e->lock_wait_us = us; }
+
+/* ---------------------------------------------------------------- cursors */
+
+int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out)
+{
+    btree_t *bt;
+    int rc = tree_get(t->e, tree, &bt);
+    if (rc)
+        return rc;
+    engine_cursor_t *c = mem_calloc(1, sizeof *c);
+    c->trx = t;
+    btree_cur_init(&c->c, bt);
+    buf_init(&c->vis);
+    c->mvcc = t->iso != ENGINE_ISO_READ_UNCOMMITTED;
+    c->c.raw = c->mvcc;
+    *out = c;
+    return 0;
+}
+
+/* After a positioning step rc, moves on in direction dir until the row is one the trx's view sees. */
+static int cur_visible(engine_cursor_t *c, int rc, int dir)
+{
+    if (!c->mvcc)
+        return rc;
+    engine_trx_t *t = c->trx;
+    while (rc == 0) {
+        if (vstore_resolve(t->e->vs, &t->view, c->c.t->id, c->c.key.data, c->c.key.len,
+                           c->c.delmarked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT, &c->c.val, c->c.trx, &c->vis))
+            return 0;
+        rc = dir > 0 ? btree_cur_next(&c->c) : btree_cur_prev(&c->c);
+    }
+    return rc;
+}
+
+/* The view must exist before a cell is read: a cell copied earlier could predate a commit the view sees. */
+static void cur_view(engine_cursor_t *c)
+{
+    if (c->mvcc)
+        view_open(c->trx->e, c->trx);
+}
+
+int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how)
+{
+    static const bt_seek_t map[] = {BT_GE, BT_GT, BT_LE, BT_LT};
+    if ((unsigned)how > ENGINE_SEEK_LT)
+        return ENGINE_EINVAL;
+    cur_view(c);
+    int rc = btree_cur_seek(&c->c, key, klen, map[how]);
+    return cur_visible(c, rc, how == ENGINE_SEEK_GE || how == ENGINE_SEEK_GT ? 1 : -1);
+}
+
+int engine_cursor_first(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_FIRST), 1);
+}
+
+int engine_cursor_last(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_LAST), -1);
+}
+
+int engine_cursor_next(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_next(&c->c), 1);
+}
+
+int engine_cursor_prev(engine_cursor_t *c)
+{
+    cur_view(c);
+    return cur_visible(c, btree_cur_prev(&c->c), -1);
+}
+
+const void *engine_cursor_key(const engine_cursor_t *c, size_t *len)
+{
+    *len = c->c.state == BTCUR_ON_ROW ? c->c.key.len : 0;
+    return c->c.state == BTCUR_ON_ROW ? c->c.key.data : NULL;
+}
+
+const void *engine_cursor_value(const engine_cursor_t *c, size_t *len)
+{
+    const buf_t *v = c->mvcc ? &c->vis : &c->c.val;
+    *len = c->c.state == BTCUR_ON_ROW ? v->len : 0;
+    return c->c.state == BTCUR_ON_ROW ? v->data : NULL;
+}
+
+void engine_cursor_close(engine_cursor_t *c)
+{
+    if (!c)
+        return;
+    btree_cur_free(&c->c);
+    buf_free(&c->vis);
+    mem_free(c);
+}
+
+/* ---------------------------------------------------------------- monitoring and checking */
+
+void engine_stats(engine_t *e, engine_stats_t *st)
+{
+    memset(st, 0, sizeof *st);
+    bpool_stats_t b;
+    bpool_stats(e->bp, &b);
+    st->pool_pages = b.frames;
+    st->pool_free = b.free_frames;
+    st->pool_dirty = b.dirty;
+    st->pool_reads = b.reads;
+    st->pool_writes = b.writes;
+    st->pool_hits = b.hits;
+    st->pool_misses = b.misses;
+    redo_stats_t r;
+    redo_stats(e->redo, &r);
+    st->log_lsn = redo_current_lsn(e->redo);
+    st->log_flushed_lsn = redo_flushed_lsn(e->redo);
+    st->log_checkpoint_lsn = redo_last_ckpt(e->redo)->ckpt_lsn;
+    st->log_capacity = redo_capacity(e->redo);
+    st->log_syncs = r.syncs;
+    st->log_groups = r.groups;
+    st->log_waits = r.waits;
+    st->checkpoints = e->n_ckpt;
+    st->trx_committed = e->n_commit;
+    st->trx_rolled_back = e->n_rollback;
+    st->lock_waits = lock_waits(e->locks);
+    st->lock_deadlocks = lock_deadlocks(e->locks);
+    st->mvcc_versions = vstore_size(e->vs);
+    st->purged_rows = e->n_purged;
+}
+
+int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)
+{
+    /* Every tree in the directory: structure, and its page count against its segment's allocation. */
+    int rc = btree_verify(e->dir, NULL, NULL), bad = rc ? 1 : 0;
+    btree_cur_t c;
+    btree_cur_init(&c, e->dir);
+    for (int r = btree_cur_seek(&c, NULL, 0, BT_FIRST); r == 0; r = btree_cur_next(&c)) {
+        uint64_t id = be64_key(c.key.data);
+        btree_t *t;
+        uint64_t pages = 0, rows = 0;
+        int trc = tree_get(e, id, &t);
+        if (!trc)
+            trc = btree_verify(t, &pages, &rows);
+        int64_t owned = seg_used_pages(e->fs, id, NULL);
+        if (cb)
+            cb(ctx, id, c.val.len == 16 ? rd32(c.val.data) : 0, trc, pages, rows, owned);
+        if (trc || owned < (int64_t)pages)
+            bad++;
+    }
+    btree_cur_free(&c);
+    return bad ? STRATA_ECORRUPT : 0;
+}
+
+fsys_t *engine_fsys(engine_t *e) { return e->fs; }
+bpool_t *engine_bpool(engine_t *e) { return e->bp; }
+int engine_tree_handle(engine_t *e, uint64_t id, btree_t **out) { return id == ENGINE_DIR_TREE ? (*out = e->dir, 0) : tree_get(e, id, out); }
+uint64_t engine_dir_tree_id(void) { return ENGINE_DIR_TREE; }
+void engine_purge_now(engine_t *e) { purge_run(e); }

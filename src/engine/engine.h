@@ -1,0 +1,210 @@
+/*
+ * engine: strata's storage engine, the one header the SQL layer includes.
+ *
+ * The engine stores ordered maps of (key bytes -> value bytes), one B+tree per table or index, in tablespaces
+ * made of data files cut into extents.  Keys compare with memcmp (shorter key first on a common prefix), so the
+ * SQL layer encodes rows as memcomparable keys: a table is keyed by its primary key (or a hidden 8-byte row id)
+ * with the row as value; a secondary index is keyed by (index columns, primary key) with an empty or small value.
+ *
+ * Durability: every change is redo-logged; engine_trx_commit() returns once the commit is durable (flush mode
+ * ENGINE_FLUSH_SYNC, like innodb_flush_log_at_trx_commit=1), with group commit batching concurrent commits into
+ * one fsync.  After a crash engine_open() replays the log.
+ *
+ * Status convention (util.h): 0 success, negative error.  Engine-specific codes below; the SQL layer maps them:
+ *   ENGINE_EDUPKEY  -> ER_DUP_ENTRY (1062)        ENGINE_EFULL   -> ER_RECORD_FILE_FULL (1114)
+ *   ENGINE_ENOSPC   -> ER_DISK_FULL / 1021        STRATA_ENOTFOUND: no such key / cursor ran off the end
+ *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
+ *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
+ *
+ * STRATA_ENOTFOUND / STRATA_EEXIST are in util/util.h; a negative errno may also come back from file operations.
+ *
+ * Unique secondary indexes: the index tree is keyed by (index columns, primary key), so uniqueness is the SQL
+ * layer's check: take engine_lock_row(trx, index tree, <index columns prefix>) (a lock on the prefix key, which
+ * need not exist as a row), then look with a cursor seek GE on the prefix for an entry with that prefix, then
+ * insert.  The prefix lock serialises concurrent inserters of the same value.
+ *
+ * Threads: an engine_t is shared by all threads.  A trx and its cursors belong to one thread at a time.  Do not
+ * drop a tree while another thread uses it (metadata locking is the SQL layer's job).
+ */
+#ifndef STRATA_ENGINE_H
+#define STRATA_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+enum {
+    ENGINE_EDUPKEY = -10101,    /* insert of a key that exists */
+    ENGINE_EFULL = -10102,      /* tablespace has no free extent and the tree no free page: ER_RECORD_FILE_FULL */
+    ENGINE_ENOSPC = -10103,     /* the file system is full */
+    ENGINE_EINVAL = -10104,     /* bad argument (key too long, bad extent size, ...) */
+    ENGINE_ENOTEMPTY = -10105,  /* dropping a tablespace that still holds trees */
+    ENGINE_ELOCKWAIT = -10106,  /* row lock wait timeout */
+    ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
+    ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
+    ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
+};
+
+#define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
+#define ENGINE_MAX_VALUE (1024u << 20)      /* 1 GiB, max_allowed_packet's ceiling */
+
+typedef enum {
+    ENGINE_FLUSH_LAZY = 0,  /* commit writes nothing; a background thread writes and syncs every second */
+    ENGINE_FLUSH_SYNC = 1,  /* commit returns after the redo is durable (default) */
+    ENGINE_FLUSH_WRITE = 2, /* commit writes the redo to the OS; synced every second */
+} engine_flush_mode_t;
+
+typedef struct {
+    const char *datadir;           /* created if it holds no control file */
+    uint64_t pool_bytes;           /* buffer pool size (default 128 MiB) */
+    uint32_t page_size;            /* only when creating (default 16384; 4096..32768, power of two) */
+    engine_flush_mode_t flush_mode;
+    uint64_t log_bytes;            /* redo capacity, only when creating (default 64 MiB) */
+    bool log_sparse;               /* create the redo file sparse instead of writing it out */
+    uint64_t sys_initial_bytes;    /* system tablespace initial size when creating (default 12 MiB, autoextend) */
+    uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
+    uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */
+} engine_opts_t;
+
+typedef struct engine engine_t;
+typedef struct engine_trx engine_trx_t;
+typedef struct engine_cursor engine_cursor_t;
+typedef uint64_t engine_tree_id_t;
+
+void engine_opts_default(engine_opts_t *o);
+int engine_open(const engine_opts_t *o, engine_t **out);
+/* Checkpoints and closes.  Every trx must be finished and every cursor closed. */
+void engine_close(engine_t *e);
+/* Writes every dirty page and a checkpoint (recovery then starts from here). */
+int engine_checkpoint(engine_t *e);
+
+/* ---- tablespaces (MySQL Cluster's CREATE TABLESPACE ... ADD DATAFILE ... INITIAL_SIZE ... EXTENT_SIZE) ---- */
+#define ENGINE_DEFAULT_TABLESPACE 0u
+/* The data file (path relative to the datadir unless absolute) is created at its full size (fallocate) and never
+ * grows, as in MySQL Cluster; initial_bytes is rounded down to whole extents (at least 2, one holding metadata).
+ * extent_bytes: 0 = 1 MiB; must be 4..256 pages.  STRATA_EEXIST when the name is taken; -EEXIST when the file
+ * exists.  The default tablespace (id 0, "strata_system") autoextends. */
+int engine_tablespace_create(engine_t *e, const char *name, const char *path, uint64_t initial_bytes,
+                             uint64_t extent_bytes, uint32_t *space_id);
+int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *path, uint64_t initial_bytes);
+/* Fails with ENGINE_ENOTEMPTY while a tree lives in it. */
+int engine_tablespace_drop(engine_t *e, const char *name);
+int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id);
+
+/* One row per data file, for information_schema.FILES (FILE_TYPE 'DATAFILE'). */
+typedef struct {
+    char tablespace_name[64];
+    char file_name[512];
+    uint32_t space_id, file_no;
+    uint64_t extent_size;              /* bytes */
+    uint64_t total_extents, free_extents;
+    uint64_t initial_size, maximum_size, size; /* bytes; maximum 0 = unlimited */
+    bool autoextend;
+    const char *status;                /* "NORMAL" */
+} engine_file_info_t;
+/* *out is an array of *n rows; free it with engine_files_free. */
+int engine_files(engine_t *e, engine_file_info_t **out, size_t *n);
+void engine_files_free(engine_file_info_t *rows);
+
+/* ---- transactions ---- */
+/* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
+ * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
+ * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
+ * for engine_get/cursors (the SQL layer may take engine_lock_row_shared on what it reads).  Writes always act on
+ * the latest version under the row's exclusive lock. */
+typedef enum {
+    ENGINE_ISO_READ_UNCOMMITTED = 0,
+    ENGINE_ISO_READ_COMMITTED,
+    ENGINE_ISO_REPEATABLE_READ,
+    ENGINE_ISO_SERIALIZABLE,
+} engine_isolation_t;
+int engine_trx_begin(engine_t *e, engine_trx_t **out);
+void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
+/* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
+void engine_trx_statement_start(engine_trx_t *t);
+uint64_t engine_trx_id(const engine_trx_t *t);
+/* Durable per the flush mode, then frees the trx. */
+int engine_trx_commit(engine_trx_t *t);
+/* Undoes the trx's changes (undo records kept in memory and in the redo log), then frees the trx. */
+int engine_trx_rollback(engine_trx_t *t);
+/* Binlog group-commit hook (DESIGN.md decision 3): commit without waiting for durability, learn the commit's LSN,
+ * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
+int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
+int engine_log_sync(engine_t *e, uint64_t lsn);
+/* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024
+ * bytes, e.g. the binlog's XID or GTID) and returns its LSN; make it durable (engine_log_sync) before the binlog
+ * write, then commit (engine_trx_commit / _nosync) or roll back.  A trx prepared at a crash survives recovery:
+ * still active, its rows locked and invisible to read views, until the coordinator, having read its own log,
+ * calls engine_xa_commit or engine_xa_rollback for each trx engine_xa_recover lists. */
+int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn);
+typedef void (*engine_xa_cb)(void *ctx, uint64_t trx_id, const void *xid, size_t len);
+/* Calls cb for each recovered prepared trx; returns how many. */
+int engine_xa_recover(engine_t *e, engine_xa_cb cb, void *ctx);
+int engine_xa_commit(engine_t *e, uint64_t trx_id);
+int engine_xa_rollback(engine_t *e, uint64_t trx_id);
+
+/* ---- trees (one per table or index) ---- */
+/* DDL is durable at return and not undone by rolling back trx (trx may be NULL). */
+int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree);
+int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree);
+/* Pages and extents the tree holds now (for information_schema.TABLES DATA_LENGTH). */
+int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint64_t *extents);
+
+/* ---- rows ---- */
+/* Fails with ENGINE_EDUPKEY when the key exists. */
+int engine_insert(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen);
+/* Replaces the value of an existing key; STRATA_ENOTFOUND when absent. */
+int engine_update(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val,
+                  size_t vlen);
+/* Insert or replace. */
+int engine_put(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen);
+/* STRATA_ENOTFOUND when absent. */
+int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* Consistent read: copies the value the trx's read view sees into *out (reset first); STRATA_ENOTFOUND when the
+ * view sees no row. */
+int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
+/* Latest-version read without a transaction (what a locking read sees after engine_lock_row; uncommitted
+ * changes of other transactions included). */
+int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out);
+/* SELECT ... FOR UPDATE: takes the row's exclusive lock (whether or not the row exists) until commit/rollback. */
+int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* SELECT ... FOR SHARE / LOCK IN SHARE MODE: a shared lock; blocks writers, not other sharers.  A later write or
+ * engine_lock_row by the same trx upgrades it (waiting for the other sharers; two sharers upgrading deadlock). */
+int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* innodb_lock_wait_timeout (default 50 s). */
+void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
+
+/* ---- cursors ---- */
+typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
+/* A cursor reads through the trx's read view (as engine_get).  It holds no latch between calls, so the same trx
+ * may change the tree while iterating (its own changes are visible to it; positions are kept by key). */
+int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out);
+/* Each positioning call returns 0 on a row, STRATA_ENOTFOUND when there is none (the cursor is then unpositioned). */
+int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how);
+int engine_cursor_first(engine_cursor_t *c);
+int engine_cursor_last(engine_cursor_t *c);
+int engine_cursor_next(engine_cursor_t *c);
+int engine_cursor_prev(engine_cursor_t *c);
+/* The current row; valid until the next call on the cursor. */
+const void *engine_cursor_key(const engine_cursor_t *c, size_t *len);
+const void *engine_cursor_value(const engine_cursor_t *c, size_t *len);
+void engine_cursor_close(engine_cursor_t *c);
+
+/* ---- monitoring ---- */
+typedef struct {
+    uint64_t pool_pages, pool_free, pool_dirty, pool_reads, pool_writes, pool_hits, pool_misses;
+    uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
+    uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
+    uint64_t mvcc_versions, purged_rows;
+} engine_stats_t;
+void engine_stats(engine_t *e, engine_stats_t *st);
+
+/* Checks every tree of the directory (structure, ordering, links, pages against the segment's extents); cb gets
+ * one call per tree (rc 0 or the fault; owned_pages from the extent descriptors).  0 or STRATA_ECORRUPT. */
+typedef void (*engine_verify_cb)(void *ctx, uint64_t tree, uint32_t space, int rc, uint64_t pages, uint64_t rows,
+                                 int64_t owned_pages);
+int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx);
+
+#endif

@@ -1,0 +1,1639 @@
+/*
+ * The executor's entry points (exec.h): process-wide catalog, per-connection transaction state, statement
+ * dispatch, DDL (databases, tables, indexes, tablespaces) and DML (INSERT / REPLACE / UPDATE / DELETE).
+ * SELECT lives in exec_select.c, SHOW and information_schema in exec_show.c.
+ *
+ * Statement life: the statement's work runs in the session's engine transaction (begun on demand, xtrx); its
+ * OK is held back (pend_ok) until an autocommit statement has committed, so a failed commit is reported as the
+ * statement's error rather than after an OK.  On error the statement's changes are undone (statement undo log)
+ * or the whole implicit transaction rolled back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/exec_int.h"
+#include "util/util.h"
+
+static catalog_t *g_cat;
+static engine_t *g_eng;
+
+int sql_exec_global_init(engine_t *e, const char *datadir)
+{
+    int rc = catalog_open(e, datadir, &g_cat);
+    if (rc == 0)
+        g_eng = e;
+    return rc;
+}
+
+void sql_exec_global_shutdown(void)
+{
+    catalog_close(g_cat);
+    g_cat = NULL;
+    g_eng = NULL;
+}
+
+catalog_t *sql_exec_catalog(void) { return g_cat; }
+
+bool sql_exec_db_exists(const char *db)
+{
+    if (catalog_db_is_virtual(db))
+        return true;
+    return g_cat && catalog_db_exists(g_cat, db);
+}
+
+/* ---------------------------------------------------------------- sessions and transactions */
+
+sql_exec_session_t *sql_exec_session_new(void)
+{
+    sql_exec_session_t *ss = mem_calloc(1, sizeof *ss);
+    table_undo_init(&ss->undo);
+    return ss;
+}
+
+static void trx_end(sql_exec_session_t *ss)
+{
+    ss->trx = NULL;
+    ss->state = SQLX_TRX_NONE;
+    ss->wrote = false;
+    table_undo_clear(&ss->undo);
+}
+
+void sql_exec_session_free(sql_exec_session_t *ss)
+{
+    if (!ss)
+        return;
+    if (ss->trx)
+        engine_trx_rollback(ss->trx);
+    trx_end(ss);
+    table_undo_free(&ss->undo);
+    mem_free(ss);
+}
+
+bool sql_exec_in_trans(const sql_exec_session_t *ss)
+{
+    return ss && (ss->explicit_begin || (ss->trx && ss->state == SQLX_TRX_EXPLICIT));
+}
+
+int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
+{
+    sql_exec_session_t *ss = x->ss;
+    if (!ss->trx) {
+        int rc = engine_trx_begin(g_eng, &ss->trx);
+        if (rc) {
+            ss->trx = NULL;
+            return table_engine_err(x->diag, NULL, rc);
+        }
+        ss->state = x->autocommit && !ss->explicit_begin ? SQLX_TRX_STMT : SQLX_TRX_EXPLICIT;
+        ss->wrote = false;
+    }
+    *out = ss->trx;
+    return 0;
+}
+
+static int commit_open(sql_exec_ctx_t *x)
+{
+    sql_exec_session_t *ss = x->ss;
+    int rc = 0;
+    if (ss->trx) {
+        rc = engine_trx_commit(ss->trx);
+        if (rc) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
+            rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
+        }
+    }
+    trx_end(ss);
+    return rc;
+}
+
+int sql_exec_begin(sql_exec_ctx_t *x)
+{
+    int rc = commit_open(x); /* BEGIN commits what is open, as MySQL does */
+    x->ss->explicit_begin = true;
+    return rc;
+}
+
+int sql_exec_commit(sql_exec_ctx_t *x)
+{
+    int rc = commit_open(x);
+    x->ss->explicit_begin = false;
+    return rc;
+}
+
+int sql_exec_rollback(sql_exec_ctx_t *x)
+{
+    sql_exec_session_t *ss = x->ss;
+    int rc = 0;
+    if (ss->trx)
+        rc = engine_trx_rollback(ss->trx);
+    trx_end(ss);
+    ss->explicit_begin = false;
+    return rc ? table_engine_err(x->diag, NULL, rc) : 0;
+}
+
+/* DDL runs outside the user's transaction: what is open commits first. */
+static int ddl_begin(sql_exec_ctx_t *x)
+{
+    int rc = commit_open(x);
+    x->ss->explicit_begin = false;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+const char *xdb(sql_exec_ctx_t *x, const char *db)
+{
+    if (db)
+        return db;
+    if (x->db)
+        return x->db;
+    diag_error(x->diag, ER_NO_DB_ERROR);
+    return NULL;
+}
+
+static void pend_ok(sql_exec_ctx_t *x, uint64_t affected, const char *info)
+{
+    x->pend_ok = true;
+    x->pend_affected = affected;
+    x->pend_info = info;
+}
+
+static uint32_t int_width_default(sqlt_t t, bool uns)
+{
+    switch (t) {
+    case SQLT_TINYINT: return uns ? 3 : 4;
+    case SQLT_SMALLINT: return uns ? 5 : 6;
+    case SQLT_MEDIUMINT: return uns ? 8 : 9;
+    case SQLT_INT: return uns ? 10 : 11;
+    default: return 20;
+    }
+}
+
+static bool col_in_index(const cat_table_t *t, uint32_t col, int kind, bool first_only)
+{
+    for (uint32_t i = 0; i < t->nidx; i++) {
+        if (kind >= 0 && (int)t->idx[i].kind != kind)
+            continue;
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col == col && (!first_only || k == 0))
+                return true;
+    }
+    return false;
+}
+
+void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+               const char *name)
+{
+    const cat_column_t *cc = &t->cols[col];
+    sqlt_t ty = (sqlt_t)cc->rc.type;
+    memset(c, 0, sizeof *c);
+    c->schema = db;
+    c->table = table_alias;
+    c->org_table = t->name;
+    c->name = name ? name : cc->name;
+    c->org_name = cc->name;
+    uint16_t f = 0;
+    if (!cc->rc.nullable)
+        f |= COLF_NOT_NULL;
+    if (col_in_index(t, col, CAT_IDX_PRIMARY, false))
+        f |= COLF_PRI_KEY;
+    if (col_in_index(t, col, CAT_IDX_UNIQUE, false))
+        f |= COLF_UNIQUE_KEY;
+    if (col_in_index(t, col, CAT_IDX_KEY, true))
+        f |= COLF_MULTIPLE_KEY;
+    if (cc->rc.is_unsigned)
+        f |= COLF_UNSIGNED;
+    if (cc->zerofill)
+        f |= COLF_ZEROFILL;
+    if (cc->auto_increment)
+        f |= COLF_AUTO_INCREMENT;
+    if (cc->def == CAT_DEF_NONE && !cc->rc.nullable && !cc->auto_increment)
+        f |= COLF_NO_DEFAULT;
+    uint32_t mb = value_coll_mbmaxlen(cc->rc.coll);
+    c->charset = CHARSET_BINARY;
+    if (sqlt_is_int(ty) || ty == SQLT_YEAR || ty == SQLT_DECIMAL || ty == SQLT_FLOAT || ty == SQLT_DOUBLE) {
+        f |= COLF_NUM;
+    }
+    switch (ty) {
+    case SQLT_TINYINT: c->type = MYSQL_TYPE_TINY; break;
+    case SQLT_SMALLINT: c->type = MYSQL_TYPE_SHORT; break;
+    case SQLT_MEDIUMINT: c->type = MYSQL_TYPE_INT24; break;
+    case SQLT_INT: c->type = MYSQL_TYPE_LONG; break;
+    case SQLT_BIGINT: c->type = MYSQL_TYPE_LONGLONG; break;
+    case SQLT_DECIMAL:
+        c->type = MYSQL_TYPE_NEWDECIMAL;
+        c->length = cc->rc.len + (cc->rc.scale ? 1 : 0) + (cc->rc.is_unsigned ? 0 : 1);
+        c->decimals = cc->rc.scale;
+        break;
+    case SQLT_FLOAT: c->type = MYSQL_TYPE_FLOAT; c->length = 12; c->decimals = 31; break;
+    case SQLT_DOUBLE: c->type = MYSQL_TYPE_DOUBLE; c->length = 22; c->decimals = 31; break;
+    case SQLT_BIT: c->type = MYSQL_TYPE_BIT; c->length = cc->rc.len; f |= COLF_UNSIGNED; break;
+    case SQLT_DATE: c->type = MYSQL_TYPE_DATE; c->length = 10; f |= COLF_BINARY; break;
+    case SQLT_DATETIME:
+        c->type = MYSQL_TYPE_DATETIME;
+        c->length = 19 + (cc->rc.scale ? cc->rc.scale + 1u : 0);
+        c->decimals = cc->rc.scale;
+        f |= COLF_BINARY;
+        break;
+    case SQLT_TIMESTAMP:
+        c->type = MYSQL_TYPE_TIMESTAMP;
+        c->length = 19 + (cc->rc.scale ? cc->rc.scale + 1u : 0);
+        c->decimals = cc->rc.scale;
+        f |= COLF_BINARY | COLF_TIMESTAMP;
+        break;
+    case SQLT_TIME:
+        c->type = MYSQL_TYPE_TIME;
+        c->length = 10 + (cc->rc.scale ? cc->rc.scale + 1u : 0);
+        c->decimals = cc->rc.scale;
+        f |= COLF_BINARY;
+        break;
+    case SQLT_YEAR: c->type = MYSQL_TYPE_YEAR; c->length = 4; f |= COLF_UNSIGNED | COLF_ZEROFILL; break;
+    case SQLT_CHAR: case SQLT_BINARY:
+        c->type = MYSQL_TYPE_STRING;
+        c->charset = cc->rc.coll;
+        c->length = cc->rc.len * (cc->rc.coll == COLL_BINARY ? 1 : mb);
+        break;
+    case SQLT_VARCHAR: case SQLT_VARBINARY:
+        c->type = MYSQL_TYPE_VAR_STRING;
+        c->charset = cc->rc.coll;
+        c->length = cc->rc.len * (cc->rc.coll == COLL_BINARY ? 1 : mb);
+        break;
+    case SQLT_ENUM: case SQLT_SET: {
+        c->type = MYSQL_TYPE_STRING;
+        c->charset = cc->rc.coll;
+        uint32_t mx = 0;
+        for (uint32_t i = 0; i < cc->nelems; i++) {
+            uint32_t l = (uint32_t)strlen(cc->elems[i]);
+            mx = ty == SQLT_ENUM ? MAX(mx, l) : mx + l + (i ? 1 : 0);
+        }
+        c->length = mx * mb;
+        f |= ty == SQLT_ENUM ? COLF_ENUM : COLF_SET;
+        break;
+    }
+    default: { /* TEXT / BLOB */
+        c->type = MYSQL_TYPE_BLOB;
+        c->charset = cc->rc.coll;
+        uint64_t bytes = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
+                       : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
+                       : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215 : 4294967295ull;
+        uint64_t l = bytes * (cc->rc.coll == COLL_BINARY ? 1 : mb);
+        c->length = (uint32_t)MIN(l, 4294967295ull);
+        f |= COLF_BLOB;
+        break;
+    }
+    }
+    if (sqlt_is_int(ty))
+        c->length = cc->display_width ? cc->display_width : int_width_default(ty, cc->rc.is_unsigned);
+    if (cc->rc.coll == COLL_BINARY && (sqlt_is_string(ty)))
+        f |= COLF_BINARY;
+    c->flags = f;
+}
+
+static const cat_table_t *single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)
+{
+    memset(q, 0, sizeof *q);
+    q->x = x;
+    q->src = arena_calloc(x->arena, sizeof(xsrc_t));
+    q->src[0].db = db;
+    q->src[0].name = t->name;
+    q->src[0].alias = t->name;
+    q->src[0].t = t;
+    q->src[0].is_virtual = true; /* not released by xquery_release: the caller owns the reference */
+    q->nsrc = 1;
+    q->width = t->ncols;
+    return t;
+}
+
+/* Opens a table for writing: 1146 when missing, 1044 for the virtual schemas. */
+static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char **dbout)
+{
+    const char *db = xdb(x, n->db);
+    if (!db)
+        return NULL;
+    if (catalog_db_is_virtual(db)) {
+        diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
+        return NULL;
+    }
+    cat_table_t *t = catalog_table_get(g_cat, db, n->name);
+    if (!t)
+        diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
+    *dbout = db;
+    return t;
+}
+
+static bool same_stored(const value_t *a, const value_t *b)
+{
+    if (a->type == VAL_NULL || b->type == VAL_NULL)
+        return a->type == b->type;
+    if ((a->type == VAL_STRING || a->type == VAL_DECIMAL) && a->type == b->type)
+        return a->s.len == b->s.len && memcmp(a->s.ptr, b->s.ptr, a->s.len) == 0;
+    return a->type == b->type && value_compare(a, b, NULL) == 0;
+}
+
+/* ---------------------------------------------------------------- INSERT / REPLACE */
+
+typedef struct xins {
+    sql_exec_ctx_t *x;
+    cat_table_t *t;
+    const char *db;
+    const sql_insert_t *ins;
+    bool replace, ignore;
+    int *colmap;             /* value position -> column */
+    uint32_t nvals;
+    xquery_t q;              /* the table alone, for ON DUPLICATE KEY UPDATE */
+    xeval_t xe;
+    engine_trx_t *trx;
+    uint64_t records, dups, affected, rowno;
+    bool first_id_set;
+    uint64_t first_id;
+    table_dup_t dup;
+    buf_t store;
+} xins_t;
+
+/* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
+static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, value_t *row)
+{
+    sql_exec_ctx_t *x = I->x;
+    const cat_table_t *t = I->t;
+    bool strict = x->strict && !I->ignore;
+    bool *given = arena_calloc(x->arena, t->ncols + 1);
+    int rc;
+    for (uint32_t i = 0; i < I->nvals; i++) {
+        int c = I->colmap[i];
+        if (is_default && is_default[i])
+            continue;
+        given[c] = true;
+        const cat_column_t *col = &t->cols[c];
+        if (vals[i].type == VAL_NULL && col->auto_increment) {
+            row[c] = value_null();
+            continue;
+        }
+        if (vals[i].type == VAL_NULL && !col->rc.nullable && (strict || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select))) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "Column '%s' cannot be null", col->name);
+            return diag_push_msg(x->diag, DIAG_ERROR, ER_BAD_NULL_ERROR, msg);
+        }
+        if ((rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], x->arena, x->diag, strict, I->rowno)) != 0)
+            return rc;
+    }
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        if (given[c])
+            continue;
+        value_t dv;
+        if ((rc = table_value_default(&t->cols[c], &dv, x->arena, x->diag, strict)) != 0)
+            return rc;
+        if (dv.type == VAL_NULL) {
+            row[c] = dv;
+            continue;
+        }
+        if ((rc = table_value_store(t, c, &dv, &row[c], x->arena, x->diag, false, I->rowno)) != 0)
+            return rc;
+    }
+    int ai = cat_table_autoinc_col(t);
+    if (ai >= 0) {
+        value_t *v = &row[ai];
+        bool zero = v->type != VAL_NULL && ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
+        if (v->type == VAL_NULL || zero) {
+            uint64_t id = table_autoinc_next(t);
+            value_t iv = value_uint(id);
+            if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, x->arena, x->diag, true, I->rowno)) != 0)
+                return rc;
+            if (!I->first_id_set) {
+                I->first_id_set = true;
+                I->first_id = id;
+            }
+        } else {
+            int64_t iv = v->type == VAL_INT ? v->i : (int64_t)v->u;
+            if (v->type == VAL_UINT || iv > 0)
+                table_autoinc_seen(t, v->type == VAL_UINT ? v->u : (uint64_t)iv);
+        }
+    }
+    return 0;
+}
+
+/* ON DUPLICATE KEY UPDATE on the row whose key is I->dup.pk. */
+static int ins_on_dup(xins_t *I, const value_t *newrow)
+{
+    sql_exec_ctx_t *x = I->x;
+    const cat_table_t *t = I->t;
+    value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    int rc = table_get(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
+    if (rc)
+        return rc == STRATA_ENOTFOUND ? diag_error(x->diag, ER_UNKNOWN_ERROR) : table_engine_err(x->diag, t, rc);
+    value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        oldc[c] = xvalue_copy(x->arena, &old[c]);
+        nw[c] = oldc[c];
+        ev[c] = table_value_out(&t->cols[c], &oldc[c], x->arena);
+    }
+    I->xe.values_row = newrow;
+    I->xe.values_t = t;
+    for (uint32_t i = 0; i < I->ins->non_dup; i++) {
+        const sql_assign_t *as = &I->ins->on_dup[i];
+        int c = as->col->slot;
+        value_t v;
+        if (as->value->kind == SQL_E_DEFAULT)
+            rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, x->strict);
+        else
+            rc = xeval(&I->xe, as->value, ev, &v);
+        if (rc)
+            return rc;
+        if ((rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, x->strict && !I->ignore, I->rowno)) != 0)
+            return rc;
+        ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
+    }
+    I->xe.values_row = NULL;
+    bool changed = false;
+    for (uint32_t c = 0; c < t->ncols; c++)
+        changed |= !same_stored(&oldc[c], &nw[c]);
+    if (!changed)
+        return 0;
+    buf_t pk;
+    buf_init(&pk);
+    buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
+    rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
+    buf_free(&pk);
+    if (rc)
+        return rc;
+    int ai = cat_table_autoinc_col(t);
+    if (ai >= 0 && nw[ai].type != VAL_NULL)
+        table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
+    I->affected += 2;
+    I->dups++;
+    return 0;
+}
+
+static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
+{
+    sql_exec_ctx_t *x = I->x;
+    const cat_table_t *t = I->t;
+    I->rowno++;
+    I->records++;
+    value_t *row = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    uint32_t warn_before = x->diag->warn_count;
+    int rc = ins_build(I, vals, is_default, row);
+    if (rc)
+        return rc;
+    (void)warn_before;
+    bool want_dup = I->replace || I->ignore || I->ins->non_dup;
+    for (int tries = 0; tries < 64; tries++) {
+        rc = table_insert(I->trx, t, row, &x->ss->undo, x->diag, want_dup ? &I->dup : NULL);
+        x->ss->wrote = true;
+        if (rc != TABLE_DUP)
+            break;
+        if (I->ins->non_dup)
+            return ins_on_dup(I, row);
+        if (I->ignore && !I->replace) {
+            /* the message MySQL would give, as a warning */
+            diag_t *d = x->diag;
+            diag_t tmp;
+            diag_init(&tmp, 4);
+            table_insert(I->trx, t, row, NULL, &tmp, NULL); /* formats the 1062 text, writes nothing */
+            if (tmp.error)
+                diag_push_msg(d, DIAG_WARNING, ER_DUP_ENTRY, tmp.error->msg);
+            diag_free(&tmp);
+            I->dups++;
+            return 0;
+        }
+        /* REPLACE: delete the conflicting row, then try again */
+        value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        rc = table_get(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
+        if (rc)
+            return table_engine_err(x->diag, t, rc);
+        buf_t pk;
+        buf_init(&pk);
+        buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
+        value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        for (uint32_t c = 0; c < t->ncols; c++)
+            oldc[c] = xvalue_copy(x->arena, &old[c]);
+        rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
+        buf_free(&pk);
+        if (rc)
+            return rc;
+        I->affected++;
+        I->dups++;
+    }
+    if (rc)
+        return rc;
+    I->affected++;
+    return 0;
+}
+
+static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_insert_t *ins = st->insert;
+    xins_t I;
+    memset(&I, 0, sizeof I);
+    I.x = x;
+    I.ins = ins;
+    I.replace = st->kind == SQL_STMT_REPLACE;
+    I.ignore = ins->ignore;
+    buf_init(&I.dup.pk);
+    buf_init(&I.store);
+    int rc = 0;
+    I.t = open_write(x, &ins->table, &I.db);
+    if (!I.t)
+        return -x->diag->error_code;
+    cat_table_t *t = I.t;
+    xeval_init(&I.xe, x);
+    single_def(&I.q, x, t, I.db);
+    /* the column list */
+    if (ins->nset) {
+        I.nvals = ins->nset;
+        I.colmap = arena_alloc(x->arena, sizeof(int) * (ins->nset + 1));
+        for (uint32_t i = 0; i < ins->nset; i++) {
+            const sql_expr_t *ce = ins->set[i].col;
+            int c = cat_table_col(t, ce->col.name);
+            if (c < 0) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ce->col.name, "field list");
+                goto out;
+            }
+            I.colmap[i] = c;
+        }
+    } else if (ins->cols) {
+        I.nvals = ins->ncols;
+        I.colmap = arena_alloc(x->arena, sizeof(int) * (ins->ncols + 1));
+        for (uint32_t i = 0; i < ins->ncols; i++) {
+            int c = cat_table_col(t, ins->cols[i]);
+            if (c < 0) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ins->cols[i], "field list");
+                goto out;
+            }
+            I.colmap[i] = c;
+        }
+    } else {
+        I.nvals = t->ncols;
+        I.colmap = arena_alloc(x->arena, sizeof(int) * (t->ncols + 1));
+        for (uint32_t i = 0; i < t->ncols; i++)
+            I.colmap[i] = (int)i;
+    }
+    for (uint32_t i = 0; i < I.nvals; i++)
+        for (uint32_t k = 0; k < i; k++)
+            if (I.colmap[i] == I.colmap[k]) {
+                rc = diag_error(x->diag, ER_FIELD_SPECIFIED_TWICE, t->cols[I.colmap[i]].name);
+                goto out;
+            }
+    for (uint32_t i = 0; i < ins->non_dup; i++) {
+        sql_expr_t *ce = ins->on_dup[i].col;
+        if ((rc = xbind(&I.q, ce, "field list", false)) != 0 || (rc = xbind(&I.q, ins->on_dup[i].value, "field list", false)) != 0)
+            goto out;
+    }
+    /* INSERT ... SELECT reads everything first (the same table may be both) */
+    value_t **srows = NULL;
+    uint64_t nsrows = 0;
+    uint32_t sncols = 0;
+    if (ins->select) {
+        if ((rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols)) != 0)
+            goto out;
+        if (sncols != I.nvals) {
+            rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, 1ul);
+            goto out;
+        }
+    }
+    if ((rc = xtrx(x, &I.trx)) != 0)
+        goto out;
+    if (ins->select) {
+        for (uint64_t r = 0; r < nsrows && !rc; r++)
+            rc = ins_row(&I, srows[r], NULL);
+    } else if (ins->nset) {
+        value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (ins->nset + 1));
+        bool *defs = arena_calloc(x->arena, ins->nset + 1);
+        for (uint32_t i = 0; i < ins->nset && !rc; i++) {
+            if (ins->set[i].value->kind == SQL_E_DEFAULT)
+                defs[i] = true;
+            else
+                rc = xeval(&I.xe, ins->set[i].value, NULL, &vals[i]);
+        }
+        if (!rc)
+            rc = ins_row(&I, vals, defs);
+    } else {
+        for (uint32_t r = 0; r < ins->nrows && !rc; r++) {
+            const sql_row_t *row = &ins->rows[r];
+            if (row->n != I.nvals && !(row->n == 0 && ins->cols == NULL)) {
+                rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, (unsigned long)(r + 1));
+                break;
+            }
+            value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (I.nvals + 1));
+            bool *defs = arena_calloc(x->arena, I.nvals + 1);
+            if (row->n == 0)
+                for (uint32_t i = 0; i < I.nvals; i++)
+                    defs[i] = true;
+            for (uint32_t i = 0; i < row->n && !rc; i++) {
+                if (row->vals[i]->kind == SQL_E_DEFAULT)
+                    defs[i] = true;
+                else
+                    rc = xeval(&I.xe, row->vals[i], NULL, &vals[i]);
+            }
+            if (!rc)
+                rc = ins_row(&I, vals, defs);
+        }
+    }
+    if (rc)
+        goto out;
+    if (I.first_id_set) {
+        x->last_insert_id_set = true;
+        x->last_insert_id = I.first_id;
+    }
+    x->row_count = (int64_t)I.affected;
+    const char *info = NULL;
+    if (ins->nrows > 1 || ins->select)
+        info = arena_printf(x->arena, "Records: %llu  Duplicates: %llu  Warnings: %u", (unsigned long long)I.records,
+                            (unsigned long long)I.dups, x->diag->warn_count);
+    pend_ok(x, I.affected, info);
+out:
+    buf_free(&I.dup.pk);
+    buf_free(&I.store);
+    catalog_table_release(t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- UPDATE / DELETE */
+
+typedef struct xmatch {
+    uint8_t *pk;
+    size_t pklen;
+    value_t *stored;          /* copies */
+    value_t *out;
+    uint8_t *key;             /* ORDER BY key */
+    size_t klen;
+} xmatch_t;
+
+typedef struct xdml {
+    sql_exec_ctx_t *x;
+    cat_table_t *t;
+    xmatch_t *m;
+    uint64_t n, cap;
+    const sql_order_item_t *order;
+    uint32_t norder;
+    xeval_t xe;
+    uint64_t limit;           /* stop collecting early when no ORDER BY */
+} xdml_t;
+
+static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const value_t *out)
+{
+    xdml_t *D = arg;
+    sql_exec_ctx_t *x = D->x;
+    const cat_table_t *t = D->t;
+    if (D->n == D->cap) {
+        D->cap = D->cap ? D->cap * 2 : 16;
+        D->m = mem_realloc(D->m, sizeof(xmatch_t) * D->cap);
+    }
+    xmatch_t *m = &D->m[D->n++];
+    memset(m, 0, sizeof *m);
+    m->pk = arena_alloc(x->arena, pk->len + 1);
+    memcpy(m->pk, pk->data, pk->len);
+    m->pklen = pk->len;
+    m->stored = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    m->out = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        m->stored[c] = xvalue_copy(x->arena, &stored[c]);
+        m->out[c] = xvalue_copy(x->arena, &out[c]);
+    }
+    if (D->norder) {
+        buf_t k;
+        buf_init(&k);
+        for (uint32_t i = 0; i < D->norder; i++) {
+            value_t v;
+            int rc = xeval(&D->xe, D->order[i].expr, m->out, &v);
+            if (rc) {
+                buf_free(&k);
+                return rc;
+            }
+            xkey_append(&k, &v, D->order[i].desc);
+        }
+        m->key = arena_alloc(x->arena, k.len + 1);
+        if (k.len)
+            memcpy(m->key, k.data, k.len);
+        m->klen = k.len;
+        buf_free(&k);
+    } else if (D->n >= D->limit) {
+        return 1;
+    }
+    return 0;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+    const xmatch_t *x = a, *y = b;
+    size_t n = MIN(x->klen, y->klen);
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
+}
+
+/* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
+static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from_t *from, sql_expr_t *where,
+                       const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
+{
+    memset(D, 0, sizeof *D);
+    D->x = x;
+    D->limit = UINT64_MAX;
+    int rc;
+    if (from->kind != SQL_FROM_TABLE)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table UPDATE/DELETE");
+    const char *db;
+    cat_table_t *t = open_write(x, &from->table, &db);
+    if (!t)
+        return -x->diag->error_code;
+    catalog_table_release(t);
+    if ((rc = xquery_from(q, x, from)) != 0)
+        return rc;
+    q->locking = true;
+    D->t = q->src[0].t;
+    if ((rc = xbind(q, where, "where clause", false)) != 0)
+        return rc;
+    for (uint32_t i = 0; i < norder; i++)
+        if ((rc = xbind(q, order[i].expr, "order clause", false)) != 0)
+            return rc;
+    D->order = order;
+    D->norder = norder;
+    xeval_init(&D->xe, x);
+    if (limit->count) {
+        value_t v;
+        if ((rc = xeval(&D->xe, limit->count, NULL, &v)) != 0)
+            return rc;
+        D->limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    if (D->limit == 0)
+        return 0;
+    if ((rc = xquery_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
+        return rc;
+    if (norder) {
+        if (D->n > 1) /* qsort must not see a NULL base (UBSan) */
+            qsort(D->m, D->n, sizeof *D->m, cmp_match);
+        if (D->n > D->limit)
+            D->n = D->limit;
+    }
+    return 0;
+}
+
+static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_update_t *up = st->update;
+    if (up->multi)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table UPDATE");
+    xdml_t D;
+    xquery_t q;
+    memset(&q, 0, sizeof q);
+    int rc;
+    /* bind the SET list against the table first (1054 before anything runs) */
+    if ((rc = xquery_from(&q, x, up->tables)) != 0)
+        goto out0;
+    for (uint32_t i = 0; i < up->nset; i++) {
+        if ((rc = xbind(&q, up->set[i].col, "field list", false)) != 0 ||
+            (rc = xbind(&q, up->set[i].value, "field list", false)) != 0)
+            goto out0;
+    }
+    xquery_release(&q);
+    if ((rc = dml_prepare(x, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
+        goto out;
+    cat_table_t *t = D.t;
+    engine_trx_t *trx;
+    if ((rc = xtrx(x, &trx)) != 0)
+        goto out;
+    bool strict = x->strict && !up->ignore;
+    uint64_t changed = 0;
+    int ai = cat_table_autoinc_col(t);
+    bool *assigned = arena_calloc(x->arena, t->ncols + 1);
+    for (uint32_t i = 0; i < up->nset; i++)
+        assigned[up->set[i].col->slot] = true;
+    for (uint64_t r = 0; r < D.n && !rc; r++) {
+        xmatch_t *m = &D.m[r];
+        value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        memcpy(nw, m->stored, sizeof(value_t) * t->ncols);
+        memcpy(ev, m->out, sizeof(value_t) * t->ncols);
+        for (uint32_t i = 0; i < up->nset && !rc; i++) {
+            int c = up->set[i].col->slot;
+            value_t v;
+            if (up->set[i].value->kind == SQL_E_DEFAULT)
+                rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, strict);
+            else
+                rc = xeval(&D.xe, up->set[i].value, ev, &v);
+            if (rc)
+                break;
+            if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, r + 1);
+            } else {
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, r + 1);
+            }
+            if (rc)
+                break;
+            ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
+        }
+        if (rc)
+            break;
+        bool ch = false;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            ch |= !same_stored(&m->stored[c], &nw[c]);
+        if (!ch)
+            continue;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            if (t->cols[c].on_update_now && !assigned[c]) {
+                value_t now;
+                table_value_default(&(cat_column_t){.def = CAT_DEF_NOW}, &now, x->arena, x->diag, false);
+                table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
+            }
+        buf_t pk = {m->pk, m->pklen, m->pklen};
+        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, NULL);
+        x->ss->wrote = true;
+        if (rc)
+            break;
+        if (ai >= 0 && assigned[ai] && nw[ai].type != VAL_NULL)
+            table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
+        changed++;
+    }
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)changed;
+    pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)D.n,
+                                     (unsigned long long)changed, x->diag->warn_count));
+out:
+    mem_free(D.m);
+out0:
+    xquery_release(&q);
+    return rc;
+}
+
+static int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_delete_t *del = st->del;
+    if (del->multi)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table DELETE");
+    xdml_t D;
+    xquery_t q;
+    memset(&q, 0, sizeof q);
+    int rc = dml_prepare(x, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
+    if (rc)
+        goto out;
+    engine_trx_t *trx;
+    if ((rc = xtrx(x, &trx)) != 0)
+        goto out;
+    for (uint64_t r = 0; r < D.n && !rc; r++) {
+        buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
+        rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
+        x->ss->wrote = true;
+    }
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)D.n;
+    pend_ok(x, D.n, NULL);
+out:
+    mem_free(D.m);
+    xquery_release(&q);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- CREATE TABLE */
+
+static const char *engine_name(sql_exec_ctx_t *x, const char *name, const char *table, int *rc)
+{
+    *rc = 0;
+    if (!name || strcasecmp(name, "innodb") == 0)
+        return "InnoDB";
+    static const char *const mapped[] = {"ndb", "ndbcluster", "myisam", "aria", "memory", "heap", "csv", "archive"};
+    for (size_t i = 0; i < ARRAY_LEN(mapped); i++)
+        if (strcasecmp(name, mapped[i]) == 0) {
+            diag_note(x->diag, ER_WARN_USING_OTHER_HANDLER, "InnoDB", table);
+            return "InnoDB";
+        }
+    *rc = diag_error(x->diag, ER_UNKNOWN_STORAGE_ENGINE, name);
+    return NULL;
+}
+
+/* The text form of a DEFAULT expression (evaluated once at CREATE time). */
+static int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
+{
+    xeval_t xe;
+    xeval_init(&xe, x);
+    value_t v;
+    int rc = xeval(&xe, e, NULL, &v);
+    if (rc)
+        return rc;
+    if (v.type == VAL_NULL) {
+        if (!c->rc.nullable)
+            return diag_error(x->diag, ER_INVALID_DEFAULT, c->name);
+        c->def = CAT_DEF_NULL;
+        return 0;
+    }
+    size_t n;
+    const char *s = value_to_text(x->arena, &v, &n);
+    c->def = CAT_DEF_VALUE;
+    c->default_text = arena_strndup(x->arena, s, n);
+    /* validate against the column's type */
+    cat_table_t tmp = {.db = "", .name = "", .cols = c, .ncols = 1};
+    value_t out;
+    diag_t scratch;
+    diag_init(&scratch, 4);
+    rc = table_value_store(&tmp, 0, &v, &out, x->arena, &scratch, true, 1);
+    diag_free(&scratch);
+    if (rc)
+        return diag_error(x->diag, ER_INVALID_DEFAULT, c->name);
+    if (!sqlt_is_string((sqlt_t)c->rc.type) && c->rc.type != SQLT_ENUM && c->rc.type != SQLT_SET) {
+        const char *t2 = value_to_text(x->arena, &(value_t){0}, &n);
+        (void)t2;
+        value_t shown = table_value_out(c, &out, x->arena);
+        s = value_to_text(x->arena, &shown, &n);
+        c->default_text = arena_strndup(x->arena, s, n);
+    }
+    return 0;
+}
+
+static int add_index(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d, const char *forced_name)
+{
+    if (d->kind == SQL_INDEX_FOREIGN)
+        return 0; /* foreign keys are parsed and not enforced */
+    if (d->kind == SQL_INDEX_FULLTEXT || d->kind == SQL_INDEX_SPATIAL)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, d->kind == SQL_INDEX_FULLTEXT ? "FULLTEXT indexes" : "SPATIAL indexes");
+    if (t->nidx == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        cat_index_t *n = arena_calloc(x->arena, sizeof(cat_index_t) * *cap);
+        if (t->nidx)
+            memcpy(n, t->idx, sizeof(cat_index_t) * t->nidx);
+        t->idx = n;
+    }
+    cat_index_t *ix = &t->idx[t->nidx];
+    memset(ix, 0, sizeof *ix);
+    ix->kind = d->kind == SQL_INDEX_PRIMARY ? CAT_IDX_PRIMARY : d->kind == SQL_INDEX_UNIQUE ? CAT_IDX_UNIQUE : CAT_IDX_KEY;
+    ix->comment = d->comment ? d->comment : "";
+    ix->ncols = d->ncols;
+    ix->cols = arena_calloc(x->arena, sizeof(cat_index_col_t) * (d->ncols + 1));
+    uint32_t keybytes = 0;
+    for (uint32_t k = 0; k < d->ncols; k++) {
+        int c = cat_table_col(t, d->cols[k].name);
+        if (c < 0)
+            return diag_error(x->diag, ER_KEY_COLUMN_DOES_NOT_EXIST, d->cols[k].name);
+        cat_column_t *col = &t->cols[c];
+        sqlt_t ty = (sqlt_t)col->rc.type;
+        ix->cols[k].col = (uint32_t)c;
+        ix->cols[k].desc = d->cols[k].desc;
+        if (d->cols[k].prefix_len > 0) {
+            if (!sqlt_is_string(ty))
+                return diag_error(x->diag, ER_WRONG_SUB_KEY);
+            ix->cols[k].prefix = (uint32_t)d->cols[k].prefix_len;
+        } else if (ty >= SQLT_TINYTEXT && ty <= SQLT_LONGBLOB) {
+            return diag_error(x->diag, ER_BLOB_KEY_WITHOUT_LENGTH, col->name);
+        }
+        uint32_t chars = ix->cols[k].prefix ? ix->cols[k].prefix : col->rc.len;
+        keybytes += sqlt_is_string(ty) ? chars * (col->rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(col->rc.coll)) : 8;
+        if (ix->kind == CAT_IDX_PRIMARY)
+            col->rc.nullable = false;
+    }
+    if (keybytes > ENGINE_MAX_KEY)
+        return diag_error(x->diag, ER_TOO_LONG_KEY, ENGINE_MAX_KEY);
+    if (ix->kind == CAT_IDX_PRIMARY) {
+        ix->name = "PRIMARY";
+    } else if (forced_name || d->name) {
+        ix->name = forced_name ? forced_name : d->name;
+    } else {
+        /* MySQL names it after its first column, adding _2, _3 ... when taken */
+        const char *base = t->cols[ix->cols[0].col].name;
+        const char *name = base;
+        for (int i = 2; cat_table_index(t, name) >= 0; i++)
+            name = arena_printf(x->arena, "%s_%d", base, i);
+        ix->name = name;
+    }
+    if (ix->kind == CAT_IDX_PRIMARY && strcasecmp(ix->name, "PRIMARY") != 0)
+        ix->name = "PRIMARY";
+    else if (ix->kind != CAT_IDX_PRIMARY && strcasecmp(ix->name, "PRIMARY") == 0)
+        return diag_push_msg(x->diag, DIAG_ERROR, 1280, arena_printf(x->arena, "Incorrect index name '%s'", ix->name));
+    if (cat_table_index(t, ix->name) >= 0)
+        return ix->kind == CAT_IDX_PRIMARY ? diag_error(x->diag, ER_MULTIPLE_PRI_KEY)
+                                           : diag_error(x->diag, ER_DUP_KEYNAME, ix->name);
+    t->nidx++;
+    return 0;
+}
+
+static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, const char *db, cat_table_t **out)
+{
+    cat_table_t *t = arena_calloc(x->arena, sizeof *t);
+    t->db = db;
+    t->name = ct->table.name;
+    int rc = 0;
+    const char *eng = engine_name(x, ct->opts.engine, ct->table.name, &rc);
+    if (rc)
+        return rc;
+    t->engine = eng;
+    t->coll = ct->opts.coll >= 0 ? (uint16_t)ct->opts.coll : catalog_db_coll(g_cat, db);
+    t->comment = ct->opts.comment ? ct->opts.comment : "";
+    t->auto_inc_start = (ct->opts.set & SQL_TOPT_AUTO_INCREMENT) && ct->opts.auto_increment ? ct->opts.auto_increment : 1;
+    if (ct->opts.tablespace) {
+        uint32_t sid;
+        if (engine_tablespace_lookup(g_eng, ct->opts.tablespace, &sid) != 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "Tablespace '%s' doesn't exist", ct->opts.tablespace);
+            return diag_push_msg(x->diag, DIAG_ERROR, ER_TABLESPACE_MISSING, msg);
+        }
+        t->space_id = sid;
+        t->tablespace = ct->opts.tablespace;
+    }
+    t->ncols = ct->ncols;
+    t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (ct->ncols + 1));
+    for (uint32_t i = 0; i < ct->ncols; i++) {
+        const sql_column_def_t *cd = &ct->cols[i];
+        cat_column_t *c = &t->cols[i];
+        const sql_type_t *ty = &cd->type;
+        c->name = cd->name;
+        c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
+        c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
+        c->zerofill = ty->zerofill;
+        if (ty->zerofill)
+            c->rc.is_unsigned = true;
+        sqlt_t st = (sqlt_t)c->rc.type;
+        if (sqlt_is_int(st))
+            c->display_width = ty->len > 0 ? (uint32_t)ty->len : 0;
+        else
+            c->rc.len = ty->len > 0 ? (uint32_t)ty->len : 0;
+        if (st == SQLT_DECIMAL && !c->rc.len)
+            c->rc.len = 10;
+        if ((st == SQLT_CHAR || st == SQLT_BINARY) && !c->rc.len && ty->len < 0)
+            c->rc.len = 1;
+        c->rc.scale = ty->scale > 0 ? (uint8_t)ty->scale : 0;
+        if (sqlt_is_string(st) || st == SQLT_ENUM || st == SQLT_SET) {
+            c->rc.coll = ty->coll >= 0 ? (uint16_t)ty->coll : t->coll;
+            c->explicit_coll = ty->coll >= 0;
+        } else {
+            c->rc.coll = COLL_BINARY;
+        }
+        c->rc.nullable = cd->nullable != SQL_NULL_NOT_NULL && !ty->is_serial;
+        c->auto_increment = cd->auto_increment || ty->is_serial;
+        c->on_update_now = cd->on_update_now;
+        c->comment = cd->comment ? cd->comment : "";
+        c->nelems = ty->nelems;
+        c->elems = (const char **)ty->elems;
+        if (c->auto_increment && !sqlt_is_int(st) && st != SQLT_FLOAT && st != SQLT_DOUBLE)
+            return diag_push_msg(x->diag, DIAG_ERROR, 1063, arena_printf(x->arena, "Incorrect column specifier for column '%s'", c->name));
+        if (cd->primary_key)
+            c->rc.nullable = false;
+    }
+    /* defaults once nullability is final (PRIMARY KEY makes columns NOT NULL) */
+    for (uint32_t i = 0; i < ct->ncols; i++) {
+        const sql_column_def_t *cd = &ct->cols[i];
+        cat_column_t *c = &t->cols[i];
+        for (uint32_t k = 0; k < ct->nindexes; k++)
+            if (ct->indexes[k].kind == SQL_INDEX_PRIMARY)
+                for (uint32_t j = 0; j < ct->indexes[k].ncols; j++)
+                    if (strcasecmp(ct->indexes[k].cols[j].name, c->name) == 0)
+                        c->rc.nullable = false;
+        if (cd->default_now) {
+            c->def = CAT_DEF_NOW;
+        } else if (cd->default_expr) {
+            if ((rc = default_text(x, cd->default_expr, c)) != 0)
+                return rc;
+        } else if (c->rc.nullable) {
+            c->def = CAT_DEF_NULL;
+        }
+    }
+    uint32_t cap = 0;
+    /* the primary key first: column-level, then table-level */
+    for (uint32_t i = 0; i < ct->ncols; i++) {
+        if (!ct->cols[i].primary_key)
+            continue;
+        sql_index_col_t ic = {.name = ct->cols[i].name, .prefix_len = -1};
+        sql_index_def_t d = {.kind = SQL_INDEX_PRIMARY, .cols = &ic, .ncols = 1};
+        if ((rc = add_index(x, t, &cap, &d, NULL)) != 0)
+            return rc;
+    }
+    for (uint32_t k = 0; k < ct->nindexes; k++)
+        if (ct->indexes[k].kind == SQL_INDEX_PRIMARY && (rc = add_index(x, t, &cap, &ct->indexes[k], NULL)) != 0)
+            return rc;
+    for (uint32_t i = 0; i < ct->ncols; i++) {
+        if (!ct->cols[i].unique_key && !ct->cols[i].type.is_serial)
+            continue;
+        sql_index_col_t ic = {.name = ct->cols[i].name, .prefix_len = -1};
+        sql_index_def_t d = {.kind = SQL_INDEX_UNIQUE, .cols = &ic, .ncols = 1};
+        if ((rc = add_index(x, t, &cap, &d, NULL)) != 0)
+            return rc;
+    }
+    for (uint32_t k = 0; k < ct->nindexes; k++)
+        if (ct->indexes[k].kind != SQL_INDEX_PRIMARY && (rc = add_index(x, t, &cap, &ct->indexes[k], NULL)) != 0)
+            return rc;
+    t->has_pk = t->nidx && t->idx[0].kind == CAT_IDX_PRIMARY;
+    *out = t;
+    return 0;
+}
+
+static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_create_table_t *ct = st->create_table;
+    const char *db = xdb(x, ct->table.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    if (catalog_db_is_virtual(db))
+        return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
+    if (ct->temporary)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TEMPORARY TABLE");
+    if (ct->as_select)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TABLE ... SELECT");
+    int rc = ddl_begin(x);
+    if (rc)
+        return rc;
+    cat_table_t *def = NULL;
+    if (ct->like.name) {
+        const char *ldb = xdb(x, ct->like.db);
+        if (!ldb)
+            return -ER_NO_DB_ERROR;
+        cat_table_t *src = catalog_table_get(g_cat, ldb, ct->like.name);
+        if (!src)
+            return diag_error(x->diag, ER_NO_SUCH_TABLE, ldb, ct->like.name);
+        def = cat_table_copy(x->arena, src);
+        catalog_table_release(src);
+        def->db = db;
+        def->name = ct->table.name;
+        def->create_time = 0;
+        def->auto_inc_start = 1;
+    } else if ((rc = build_table_def(x, ct, db, &def)) != 0) {
+        return rc;
+    }
+    if (ct->or_replace) {
+        cat_table_t *old = catalog_table_get(g_cat, db, ct->table.name);
+        if (old) {
+            catalog_table_release(old);
+            if ((rc = catalog_table_drop(g_cat, db, ct->table.name, false, x->diag)) != 0)
+                return rc;
+        }
+    }
+    rc = catalog_table_create(g_cat, def, ct->if_not_exists, x->diag);
+    if (rc < 0)
+        return rc;
+    x->row_count = 0;
+    pend_ok(x, 0, NULL);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- indexes, TRUNCATE, DROP, RENAME */
+
+/* Fills a new secondary index tree from the table's rows (unique indexes checked). */
+static int index_build(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix)
+{
+    engine_trx_t *trx;
+    int rc = engine_trx_begin(g_eng, &trx);
+    if (rc)
+        return table_engine_err(x->diag, t, rc);
+    table_scan_t sc;
+    buf_t key, prefix;
+    buf_init(&key);
+    buf_init(&prefix);
+    rc = table_scan_open(&sc, trx, t, -1, NULL, NULL, false, x->arena);
+    while (rc == 0 && (rc = table_scan_next(&sc)) == 0) {
+        table_index_key(t, ix, sc.row, &sc.pk, &key);
+        if (t->idx[ix].kind == CAT_IDX_UNIQUE) {
+            /* a duplicate has the same index-column prefix: it sits next to this entry */
+            size_t plen = key.len - sc.pk.len;
+            bool has_null = false;
+            for (uint32_t k = 0; k < t->idx[ix].ncols; k++)
+                has_null |= sc.row[t->idx[ix].cols[k].col].type == VAL_NULL;
+            if (!has_null) {
+                engine_cursor_t *cur;
+                if (engine_cursor_open(trx, t->idx[ix].tree, &cur) == 0) {
+                    int f = engine_cursor_seek(cur, key.data, plen, ENGINE_SEEK_GE);
+                    size_t kl = 0;
+                    const uint8_t *k = f == 0 ? engine_cursor_key(cur, &kl) : NULL;
+                    bool dup = k && kl >= plen && memcmp(k, key.data, plen) == 0;
+                    engine_cursor_close(cur);
+                    if (dup) {
+                        /* format MySQL's message through table_insert's duplicate path */
+                        diag_t tmp;
+                        diag_init(&tmp, 4);
+                        rc = -ER_DUP_ENTRY;
+                        buf_t vals;
+                        buf_init(&vals);
+                        for (uint32_t c = 0; c < t->idx[ix].ncols; c++) {
+                            if (c)
+                                buf_append_byte(&vals, '-');
+                            value_append_text(&vals, &sc.row[t->idx[ix].cols[c].col]);
+                        }
+                        buf_append_byte(&vals, 0);
+                        diag_error(x->diag, ER_DUP_ENTRY, (const char *)vals.data, t->idx[ix].name);
+                        buf_free(&vals);
+                        diag_free(&tmp);
+                        break;
+                    }
+                }
+            }
+        }
+        rc = engine_insert(trx, t->idx[ix].tree, key.data, key.len, "", 0);
+        if (rc) {
+            rc = table_engine_err(x->diag, t, rc);
+            break;
+        }
+    }
+    table_scan_close(&sc);
+    buf_free(&key);
+    buf_free(&prefix);
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0;
+    else if (rc < -10000)
+        rc = table_engine_err(x->diag, t, rc);
+    if (rc) {
+        engine_trx_rollback(trx);
+        return rc;
+    }
+    rc = engine_trx_commit(trx);
+    return rc ? table_engine_err(x->diag, t, rc) : 0;
+}
+
+static int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index_def_t *d, bool if_not_exists)
+{
+    const char *db;
+    cat_table_t *t = open_write(x, tn, &db);
+    if (!t)
+        return -x->diag->error_code;
+    int rc;
+    cat_table_t *nt = cat_table_copy(x->arena, t);
+    if (d->name && cat_table_index(nt, d->name) >= 0 && if_not_exists) {
+        diag_note(x->diag, ER_DUP_KEYNAME, d->name);
+        catalog_table_release(t);
+        return 0;
+    }
+    if (d->kind == SQL_INDEX_PRIMARY && nt->has_pk) {
+        catalog_table_release(t);
+        return diag_error(x->diag, ER_MULTIPLE_PRI_KEY);
+    }
+    if (d->kind == SQL_INDEX_PRIMARY) {
+        catalog_table_release(t);
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "adding a PRIMARY KEY to an existing table");
+    }
+    uint32_t cap = nt->nidx;
+    if ((rc = add_index(x, nt, &cap, d, NULL)) != 0 || d->kind == SQL_INDEX_FOREIGN) {
+        catalog_table_release(t);
+        return rc;
+    }
+    uint32_t ix = nt->nidx - 1;
+    nt->idx[ix].key_version = RC_KEY_VERSION;
+    if ((rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[ix].tree)) != 0) {
+        catalog_table_release(t);
+        return table_engine_err(x->diag, nt, rc);
+    }
+    if ((rc = index_build(x, nt, ix)) == 0)
+        rc = catalog_table_replace(g_cat, nt, x->diag);
+    if (rc)
+        engine_tree_drop(NULL, g_eng, nt->idx[ix].tree);
+    catalog_table_release(t);
+    return rc;
+}
+
+static int drop_index(sql_exec_ctx_t *x, const sql_name_t *tn, const char *name, bool if_exists)
+{
+    const char *db;
+    cat_table_t *t = open_write(x, tn, &db);
+    if (!t)
+        return -x->diag->error_code;
+    int rc = 0;
+    int ix = cat_table_index(t, name);
+    if (ix < 0) {
+        if (if_exists)
+            diag_note(x->diag, ER_CANT_DROP_FIELD_OR_KEY, name);
+        else
+            rc = diag_error(x->diag, ER_CANT_DROP_FIELD_OR_KEY, name);
+        goto out;
+    }
+    if (t->idx[ix].kind == CAT_IDX_PRIMARY) {
+        rc = diag_error(x->diag, ER_NOT_SUPPORTED_YET, "dropping the PRIMARY KEY");
+        goto out;
+    }
+    int ai = cat_table_autoinc_col(t);
+    bool other = false;
+    for (uint32_t i = 0; i < t->nidx && ai >= 0; i++)
+        if ((int)i != ix && t->idx[i].cols[0].col == (uint32_t)ai)
+            other = true;
+    if (ai >= 0 && t->idx[ix].cols[0].col == (uint32_t)ai && !other) {
+        rc = diag_error(x->diag, ER_WRONG_AUTO_KEY);
+        goto out;
+    }
+    cat_table_t *nt = cat_table_copy(x->arena, t);
+    memmove(&nt->idx[ix], &nt->idx[ix + 1], sizeof(cat_index_t) * (nt->nidx - (uint32_t)ix - 1));
+    nt->nidx--;
+    rc = catalog_table_replace(g_cat, nt, x->diag);
+out:
+    catalog_table_release(t);
+    return rc;
+}
+
+static int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
+{
+    const char *db;
+    cat_table_t *t = open_write(x, tn, &db);
+    if (!t)
+        return -x->diag->error_code;
+    cat_table_t *nt = cat_table_copy(x->arena, t);
+    int rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
+    for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
+        if (nt->idx[i].kind == CAT_IDX_PRIMARY)
+            nt->idx[i].tree = nt->tree;
+        else
+            rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[i].tree);
+    }
+    if (!rc)
+        rc = catalog_table_replace(g_cat, nt, x->diag);
+    else
+        rc = table_engine_err(x->diag, t, rc);
+    if (!rc) {
+        table_autoinc_set(t, nt->auto_inc_start ? nt->auto_inc_start : 1);
+        atomic_store(&t->ctr->row_id, 1);
+    }
+    catalog_table_release(t);
+    return rc;
+}
+
+static int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_table_list_t *tl = &st->tables;
+    int rc = 0;
+    buf_t missing;
+    buf_init(&missing);
+    for (uint32_t i = 0; i < tl->n; i++) {
+        const char *db = xdb(x, tl->tables[i].db);
+        if (!db) {
+            rc = -ER_NO_DB_ERROR;
+            break;
+        }
+        cat_table_t *t = catalog_db_is_virtual(db) ? NULL : catalog_table_get(g_cat, db, tl->tables[i].name);
+        if (!t) {
+            if (missing.len)
+                buf_append_byte(&missing, ',');
+            buf_printf(&missing, "%s.%s", db, tl->tables[i].name);
+            continue;
+        }
+        catalog_table_release(t);
+        if ((rc = catalog_table_drop(g_cat, db, tl->tables[i].name, true, x->diag)) < 0)
+            break;
+        rc = 0;
+    }
+    if (!rc && missing.len) {
+        buf_append_byte(&missing, 0);
+        if (tl->if_exists)
+            diag_note(x->diag, ER_BAD_TABLE_ERROR, (const char *)missing.data);
+        else
+            rc = diag_error(x->diag, ER_BAD_TABLE_ERROR, (const char *)missing.data);
+    }
+    buf_free(&missing);
+    if (!rc)
+        pend_ok(x, 0, NULL);
+    return rc;
+}
+
+static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_alter_table_t *at = st->alter_table;
+    int rc = 0;
+    for (uint32_t i = 0; i < at->nactions && !rc; i++) {
+        const sql_alter_action_t *a = &at->actions[i];
+        switch (a->kind) {
+        case SQL_ALTER_ADD_INDEX:
+            rc = create_index(x, &at->table, &a->index, a->index.if_not_exists);
+            break;
+        case SQL_ALTER_DROP_INDEX:
+            rc = drop_index(x, &at->table, a->name, a->if_exists);
+            break;
+        case SQL_ALTER_OPTIONS: case SQL_ALTER_FORCE: case SQL_ALTER_ORDER_BY: case SQL_ALTER_DISABLE_KEYS:
+        case SQL_ALTER_ENABLE_KEYS:
+            break;
+        case SQL_ALTER_RENAME: {
+            const char *db = xdb(x, at->table.db);
+            const char *ndb = xdb(x, a->new_name.db);
+            if (!db || !ndb)
+                return -ER_NO_DB_ERROR;
+            rc = catalog_table_rename(g_cat, db, at->table.name, ndb, a->new_name.name, x->diag);
+            break;
+        }
+        default:
+            rc = diag_error(x->diag, ER_NOT_SUPPORTED_YET, "this ALTER TABLE action");
+        }
+    }
+    if (!rc && (at->opts.set & SQL_TOPT_AUTO_INCREMENT)) {
+        const char *db;
+        cat_table_t *t = open_write(x, &at->table, &db);
+        if (!t)
+            return -x->diag->error_code;
+        uint64_t cur = atomic_load(&t->ctr->auto_inc);
+        if (at->opts.auto_increment > cur)
+            table_autoinc_set(t, at->opts.auto_increment);
+        catalog_table_release(t);
+    }
+    if (!rc)
+        pend_ok(x, 0, "Records: 0  Duplicates: 0  Warnings: 0");
+    return rc;
+}
+
+/* ---------------------------------------------------------------- tablespaces */
+
+static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_tablespace_stmt_t *ts = &st->tablespace;
+    int rc = 0;
+    if (ts->engine) {
+        int erc;
+        engine_name(x, ts->engine, ts->name, &erc);
+        if (erc)
+            return erc;
+    }
+    switch (st->kind) {
+    case SQL_STMT_CREATE_TABLESPACE: {
+        uint32_t sid;
+        uint64_t init = (ts->set & SQL_TS_INITIAL_SIZE) ? ts->initial_size : 128ull << 20;
+        uint64_t ext = (ts->set & SQL_TS_EXTENT_SIZE) ? ts->extent_size : 1ull << 20;
+        rc = engine_tablespace_create(g_eng, ts->name, ts->file, init, ext, &sid);
+        break;
+    }
+    case SQL_STMT_ALTER_TABLESPACE:
+        if (!ts->add)
+            return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "ALTER TABLESPACE ... DROP DATAFILE");
+        rc = engine_tablespace_add_datafile(g_eng, ts->name, ts->file,
+                                            (ts->set & SQL_TS_INITIAL_SIZE) ? ts->initial_size : 128ull << 20);
+        break;
+    case SQL_STMT_DROP_TABLESPACE:
+        rc = engine_tablespace_drop(g_eng, ts->name);
+        if (rc == ENGINE_ENOTEMPTY || rc == STRATA_ENOTFOUND)
+            return diag_error(x->diag, ER_DROP_FILEGROUP_FAILED, "TABLESPACE");
+        break;
+    default: /* logfile groups: the engine's redo/undo serve every tablespace */
+        break;
+    }
+    if (rc == STRATA_EEXIST)
+        return diag_push_msg(x->diag, DIAG_ERROR, 1528, arena_printf(x->arena, "Failed to create %s", "TABLESPACE"));
+    if (rc) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "Failed to %s TABLESPACE %s (engine error %d)",
+                 st->kind == SQL_STMT_CREATE_TABLESPACE ? "create" : "alter", ts->name, rc);
+        return diag_push_msg(x->diag, DIAG_ERROR, st->kind == SQL_STMT_CREATE_TABLESPACE ? 1528 : 1533, msg);
+    }
+    pend_ok(x, 0, NULL);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+bool sql_exec_handles(const sql_stmt_t *st)
+{
+    if (!g_cat)
+        return false;
+    switch (st->kind) {
+    case SQL_STMT_SELECT:
+        return st->select->from != NULL;
+    case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
+    case SQL_STMT_CREATE_TABLE: case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE:
+    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
+    case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_TABLESPACE:
+    case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE: case SQL_STMT_CREATE_LOGFILE_GROUP:
+    case SQL_STMT_DROP_LOGFILE_GROUP:
+        return true;
+    case SQL_STMT_SHOW:
+        return exec_show_handles(&st->show);
+    default:
+        return false;
+    }
+}
+
+static bool is_ddl(sql_stmt_kind_t k)
+{
+    return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
+           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW;
+}
+
+static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    int rc;
+    if (is_ddl(st->kind) && (rc = ddl_begin(x)) != 0)
+        return rc;
+    switch (st->kind) {
+    case SQL_STMT_SELECT:
+        return exec_select_stmt(x, st->select);
+    case SQL_STMT_INSERT: case SQL_STMT_REPLACE:
+        return exec_insert(x, st);
+    case SQL_STMT_UPDATE:
+        return exec_update(x, st);
+    case SQL_STMT_DELETE:
+        return exec_delete(x, st);
+    case SQL_STMT_CREATE_TABLE:
+        return exec_create_table(x, st);
+    case SQL_STMT_DROP_TABLE:
+        return exec_drop_table(x, st);
+    case SQL_STMT_TRUNCATE:
+        if ((rc = truncate_table(x, &st->tables.tables[0])) == 0)
+            pend_ok(x, 0, NULL);
+        return rc;
+    case SQL_STMT_RENAME_TABLE:
+        for (uint32_t i = 0; i < st->rename_table.n; i++) {
+            const char *db = xdb(x, st->rename_table.from[i].db), *ndb = xdb(x, st->rename_table.to[i].db);
+            if (!db || !ndb)
+                return -ER_NO_DB_ERROR;
+            if ((rc = catalog_table_rename(g_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag)) != 0)
+                return rc;
+        }
+        pend_ok(x, 0, NULL);
+        return 0;
+    case SQL_STMT_CREATE_INDEX:
+        if ((rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists)) == 0)
+            pend_ok(x, 0, "Records: 0  Duplicates: 0  Warnings: 0");
+        return rc;
+    case SQL_STMT_DROP_INDEX:
+        if ((rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists)) == 0)
+            pend_ok(x, 0, "Records: 0  Duplicates: 0  Warnings: 0");
+        return rc;
+    case SQL_STMT_ALTER_TABLE:
+        return exec_alter_table(x, st);
+    case SQL_STMT_CREATE_DATABASE: {
+        const sql_database_stmt_t *d = &st->database;
+        if (d->or_replace) {
+            uint32_t n;
+            if (catalog_db_exists(g_cat, d->name) && (rc = catalog_db_drop(g_cat, d->name, false, x->diag, &n)) < 0)
+                return rc;
+        }
+        rc = catalog_db_create(g_cat, d->name, d->coll >= 0 ? (uint16_t)d->coll : COLL_DEFAULT, d->if_not_exists, x->diag);
+        if (rc < 0)
+            return rc;
+        pend_ok(x, rc == 1 ? 0 : 1, NULL);
+        return 0;
+    }
+    case SQL_STMT_DROP_DATABASE: {
+        const sql_database_stmt_t *d = &st->database;
+        if (catalog_db_is_virtual(d->name))
+            return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
+        uint32_t n = 0;
+        rc = catalog_db_drop(g_cat, d->name, d->if_exists, x->diag, &n);
+        if (rc < 0)
+            return rc;
+        if (x->db && strcmp(x->db, d->name) == 0)
+            x->db_dropped = true;
+        pend_ok(x, n, NULL);
+        return 0;
+    }
+    case SQL_STMT_ALTER_DATABASE:
+        pend_ok(x, 1, NULL);
+        return 0;
+    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
+    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP:
+        return exec_tablespace(x, st);
+    case SQL_STMT_SHOW:
+        return exec_show_stmt(x, &st->show);
+    default:
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
+    }
+}
+
+int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (!g_cat)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "tables (no storage engine)");
+    sql_exec_session_t *ss = x->ss;
+    x->pend_ok = false;
+    x->row_count = -1;
+    table_undo_clear(&ss->undo);
+    int rc = dispatch(x, st);
+    if (ss->trx) {
+        if (rc == 0) {
+            if (ss->state == SQLX_TRX_STMT) {
+                if (ss->wrote) {
+                    rc = commit_open(x);
+                } else {
+                    engine_trx_rollback(ss->trx);
+                    trx_end(ss);
+                }
+            } else {
+                table_undo_clear(&ss->undo);
+            }
+        } else if (x->diag->error_code == ER_LOCK_DEADLOCK || ss->state == SQLX_TRX_STMT) {
+            engine_trx_rollback(ss->trx);
+            trx_end(ss);
+            if (x->diag->error_code == ER_LOCK_DEADLOCK)
+                ss->explicit_begin = false;
+        } else {
+            int urc = table_undo_apply(ss->trx, &ss->undo);
+            if (urc) {
+                log_error("executor: undoing a failed statement failed (%d); rolling back the transaction", urc);
+                engine_trx_rollback(ss->trx);
+                trx_end(ss);
+                ss->explicit_begin = false;
+            }
+        }
+    }
+    if (rc == 0 && x->pend_ok)
+        x->sink->ok(x->sink, x->pend_affected, x->last_insert_id_set ? x->last_insert_id : 0, x->pend_info, x->more);
+    return rc;
+}
+
+int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols)
+{
+    *cols = NULL;
+    *ncols = 0;
+    if (!g_cat)
+        return 0;
+    if (st->kind == SQL_STMT_SELECT && st->select->from) {
+        diag_t scratch;
+        diag_init(&scratch, 4);
+        diag_t *keep = x->diag;
+        x->diag = &scratch;
+        int rc = exec_select_describe(x, st->select, cols, ncols);
+        x->diag = keep;
+        diag_free(&scratch);
+        if (rc) {
+            *cols = NULL;
+            *ncols = 0;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * The SQL executor: turns a parsed statement (ast.h) that needs tables into catalog and engine operations and
+ * result rows (result.h).  The session fills a sql_exec_ctx_t per statement and calls sql_exec_stmt(); the
+ * executor answers through ctx->sink exactly once (OK, result set) or returns a negative -ER_* error already
+ * pushed to ctx->diag (the session then sends the ERR packet).
+ *
+ * Transactions: the session owns a sql_exec_session_t (one per connection, sql_exec_session_new) holding the
+ * engine transaction.  A statement with no transaction open begins one; with autocommit on and no explicit
+ * BEGIN it is committed (or rolled back on error) at the end of the statement.  Inside BEGIN ... COMMIT (or
+ * with autocommit off) it stays open across statements; a failing statement is undone alone (statement undo
+ * log), a deadlock rolls back the whole transaction as MySQL does.  DDL commits the open transaction first.
+ *
+ * Process-wide state: the engine and catalog that main.c opens (sql_exec_global_init).
+ */
+#ifndef STRATA_SQL_EXEC_H
+#define STRATA_SQL_EXEC_H
+
+#include "engine/engine.h"
+#include "sql/ast.h"
+#include "sql/catalog.h"
+#include "sql/result.h"
+#include "sql/sql.h"
+#include "sql/table.h"
+
+/* Opens the catalog over an open engine (main.c, at start-up); 0 or an error (logged). */
+int sql_exec_global_init(engine_t *e, const char *datadir);
+/* Closes the catalog (main.c, at shutdown, before engine_close). */
+void sql_exec_global_shutdown(void);
+/* NULL until sql_exec_global_init succeeded (the session then answers ER_NOT_SUPPORTED_YET as before). */
+catalog_t *sql_exec_catalog(void);
+/* For session_set_db / USE: does the database exist?  (information_schema etc. included.) */
+bool sql_exec_db_exists(const char *db);
+
+/* Per-connection executor state. */
+typedef enum sql_exec_trx_state {
+    SQLX_TRX_NONE = 0,    /* no engine transaction */
+    SQLX_TRX_STMT,        /* an implicit one, for the current autocommit statement */
+    SQLX_TRX_EXPLICIT,    /* BEGIN / START TRANSACTION, or autocommit=0: open until COMMIT/ROLLBACK */
+} sql_exec_trx_state_t;
+
+typedef struct sql_exec_session {
+    engine_trx_t *trx;
+    sql_exec_trx_state_t state;
+    bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
+    bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
+    table_undo_t undo;    /* the current statement's changes */
+} sql_exec_session_t;
+
+sql_exec_session_t *sql_exec_session_new(void);
+/* Rolls back what is open and frees (connection end). */
+void sql_exec_session_free(sql_exec_session_t *ss);
+
+/* The per-statement context the session fills. */
+typedef struct sql_exec_ctx {
+    arena_t *arena;            /* statement arena: rows, values, result cells */
+    diag_t *diag;
+    const sql_eval_cb_t *cb;   /* the session's evaluation callbacks (variables, session functions, params) */
+    void *cb_user;
+    uint32_t div_precision_increment;
+    uint64_t max_allowed_packet; /* bounds strings functions build (0: the evaluator's default) */
+    const char *db;            /* current database, NULL if none */
+    const char *user, *host;   /* for messages (1044 ...) */
+    bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
+    bool autocommit;
+    sql_exec_session_t *ss;    /* the connection's state (transaction) */
+    res_sink_t *sink;
+    bool more;                 /* another result follows (multi-statement) */
+    /* outputs */
+    bool last_insert_id_set;   /* the statement generated an AUTO_INCREMENT value */
+    uint64_t last_insert_id;   /* the first one it generated */
+    uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */
+    int64_t row_count;         /* ROW_COUNT(): affected rows, -1 for a SELECT */
+    bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
+    /* private to the executor */
+    bool pend_ok;              /* an OK to send once the statement's transaction is settled */
+    uint64_t pend_affected;
+    const char *pend_info;
+} sql_exec_ctx_t;
+
+/* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
+bool sql_exec_handles(const sql_stmt_t *st);
+/* Runs one statement.  0: answered through the sink; < 0: error in ctx->diag, not answered. */
+int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */
+int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
+
+/* Transaction control from the session's BEGIN / COMMIT / ROLLBACK (and SET autocommit=1, which commits). */
+int sql_exec_begin(sql_exec_ctx_t *x);
+int sql_exec_commit(sql_exec_ctx_t *x);
+int sql_exec_rollback(sql_exec_ctx_t *x);
+/* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */
+bool sql_exec_in_trans(const sql_exec_session_t *ss);
+
+#endif

@@ -1,0 +1,94 @@
+/*
+ * Internals shared by the executor's files (exec.c: context, transactions, DDL, DML; exec_select.c: FROM,
+ * access paths, joins, grouping, sorting; exec_show.c: SHOW and information_schema).  Nothing outside
+ * src/sql/exec*.c includes this.
+ */
+#ifndef STRATA_SQL_EXEC_INT_H
+#define STRATA_SQL_EXEC_INT_H
+
+#include "sql/exec.h"
+
+/* ---- evaluation: the session's callbacks wrapped with the executor's (columns, aggregates, VALUES()) ---- */
+typedef struct xquery xquery_t;
+typedef struct xgroup xgroup_t;
+
+typedef struct xeval {
+    sql_exec_ctx_t *x;
+    sql_eval_ctx_t ev;
+    xquery_t *q;              /* aggregates: the query whose current group is read */
+    xgroup_t *group;
+    const value_t *values_row;/* VALUES(col) in ON DUPLICATE KEY UPDATE: the row that failed to insert */
+    const cat_table_t *values_t;
+} xeval_t;
+
+void xeval_init(xeval_t *xe, sql_exec_ctx_t *x);
+int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out);
+/* WHERE-style truth: 1 true, 0 false/NULL, < 0 error. */
+int xeval_bool(xeval_t *xe, const sql_expr_t *e, const value_t *row);
+
+/* ---- a FROM source ---- */
+typedef struct xsrc {
+    const char *db, *name, *alias;
+    cat_table_t *t;           /* catalog reference (released at the end) or a virtual table's definition */
+    bool is_virtual;
+    value_t **vrows;          /* virtual tables: materialised rows */
+    uint64_t nvrows;
+    uint32_t base;            /* first slot of this source in the combined row */
+    sql_join_kind_t join;     /* how it joins the sources before it (the first: INNER) */
+    const sql_expr_t *on;
+} xsrc_t;
+
+typedef struct xquery {
+    sql_exec_ctx_t *x;
+    xsrc_t *src;
+    uint32_t nsrc;
+    uint32_t width;           /* slots in the combined row */
+    const char *clause;       /* for 1054 messages: "field list", "where clause", ... */
+    /* aggregates */
+    const sql_expr_t **aggs;
+    uint32_t nagg, capagg;
+    bool bind_error;
+    /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
+    const char **alias_names;
+    uint32_t nalias;
+    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
+} xquery_t;
+
+/* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
+int xquery_from(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
+void xquery_release(xquery_t *q);
+/* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
+int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
+
+/* Row callback of a scan: 0 go on, 1 stop (LIMIT reached), < 0 error. */
+typedef int (*xrow_fn)(void *arg, const value_t *row);
+/* Runs the nested loops over q's sources with WHERE, calling fn for each combined row (output-domain values).
+ * order_src_index: when >= 0 the outer source is read in this index's order (desc: backwards). */
+int xquery_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, void *arg, int order_index, bool order_desc);
+
+/* The access path chosen for a single table (UPDATE / DELETE reuse it): scans matching rows, giving the stored
+ * values, the output values and the clustered key. */
+typedef int (*xdml_fn)(void *arg, const buf_t *pk, const value_t *stored, const value_t *out);
+int xquery_scan_dml(xquery_t *q, const sql_expr_t *where, xdml_fn fn, void *arg, int order_index, bool order_desc);
+
+/* ---- helpers ---- */
+value_t xvalue_copy(arena_t *a, const value_t *v);
+/* Appends a memcomparable encoding of any value (sort / group / distinct keys). */
+void xkey_append(buf_t *b, const value_t *v, bool desc);
+/* Result column metadata of a table column. */
+void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+               const char *name);
+/* The session's engine transaction for a statement (begins one when none is open). */
+int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
+/* The database of a name (its own or the current one); pushes 1046 when neither. */
+const char *xdb(sql_exec_ctx_t *x, const char *db);
+
+int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
+int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
+int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
+int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
+/* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
+int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
+bool exec_show_handles(const sql_show_t *sh);
+
+#endif

@@ -1,0 +1,1848 @@
+/*
+ * SELECT: FROM sources, binding, access paths (primary key / secondary index points and ranges from =, IN,
+ * BETWEEN, <, <=, >, >=; full scan otherwise), nested-loop joins with index lookups on inner tables, WHERE,
+ * GROUP BY with aggregates and HAVING, DISTINCT, ORDER BY (index order when it matches, else a sort on
+ * memcomparable keys), LIMIT/OFFSET, and the result columns' metadata.
+ *
+ * Correctness rule of the access paths: index ranges are always inclusive supersets (rowcodec.h explains why)
+ * and the whole WHERE is evaluated again on every row, so a path only decides how many rows are read.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sql/exec_int.h"
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- values and keys */
+
+value_t xvalue_copy(arena_t *a, const value_t *v)
+{
+    value_t r = *v;
+    if ((v->type == VAL_STRING || v->type == VAL_DECIMAL) && v->s.len) {
+        char *p = arena_alloc(a, v->s.len);
+        memcpy(p, v->s.ptr, v->s.len);
+        r.s.ptr = p;
+    }
+    return r;
+}
+
+void xkey_append(buf_t *b, const value_t *v, bool desc)
+{
+    size_t start = b->len;
+    rc_col_t c = {.nullable = true};
+    value_t x = *v;
+    if (v->type == VAL_NULL) {
+        buf_append_byte(b, 0);
+    } else {
+        buf_append_byte(b, 1);
+        switch (v->type) {
+        case VAL_INT: case VAL_UINT: case VAL_DECIMAL: case VAL_DOUBLE:
+            buf_append_byte(b, 1);
+            if (v->type == VAL_INT || v->type == VAL_UINT) {
+                c.type = SQLT_DECIMAL; /* exact for every 64-bit integer */
+                c.len = 21;
+                c.scale = 0;
+                rc_key_append(b, &c, &x);
+            } else if (v->type == VAL_DECIMAL) {
+                c.type = SQLT_DECIMAL;
+                c.len = 65;
+                c.scale = 30;
+                rc_key_append(b, &c, &x);
+            } else {
+                c.type = SQLT_DOUBLE;
+                rc_key_append(b, &c, &x);
+            }
+            /* the type marker 1 was followed by the nullable marker of c: fine, constant */
+            break;
+        case VAL_STRING:
+            buf_append_byte(b, 3);
+            c.type = SQLT_VARCHAR;
+            c.coll = v->coll;
+            rc_key_append(b, &c, &x);
+            break;
+        case VAL_TIME:
+            buf_append_byte(b, 2);
+            c.type = SQLT_TIME;
+            rc_key_append(b, &c, &x);
+            break;
+        default:
+            buf_append_byte(b, 2);
+            c.type = SQLT_DATETIME;
+            rc_key_append(b, &c, &x);
+            break;
+        }
+    }
+    if (desc)
+        for (size_t i = start; i < b->len; i++)
+            b->data[i] ^= 0xFF;
+}
+
+/* Mixing integer and double keys in one column would compare DECIMAL vs DOUBLE encodings: a numeric value is
+ * encoded as DECIMAL when it is an integer or decimal; doubles are rare in sort keys next to integers. */
+
+/* ---------------------------------------------------------------- a tiny byte-string hash map */
+
+typedef struct xmap {
+    uint32_t *slots;          /* index+1 into keys, 0 empty */
+    uint32_t cap, n;
+    const uint8_t **kp;
+    size_t *kl;
+    uint32_t kcap;
+    arena_t *a;
+} xmap_t;
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void xmap_init(xmap_t *m, arena_t *a)
+{
+    memset(m, 0, sizeof *m);
+    m->a = a;
+}
+
+static void xmap_free(xmap_t *m)
+{
+    mem_free(m->slots);
+    mem_free(m->kp);
+    mem_free(m->kl);
+}
+
+/* Returns the key's index; *added when new. */
+static uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        uint32_t nc = m->cap ? m->cap * 2 : 64;
+        uint32_t *ns = mem_calloc(nc, sizeof *ns);
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (!m->slots[i])
+                continue;
+            uint32_t idx = m->slots[i] - 1;
+            uint64_t h = hash_bytes(m->kp[idx], m->kl[idx]);
+            uint32_t j = (uint32_t)(h & (nc - 1));
+            while (ns[j])
+                j = (j + 1) & (nc - 1);
+            ns[j] = idx + 1;
+        }
+        mem_free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    uint64_t h = hash_bytes(k, n);
+    uint32_t j = (uint32_t)(h & (m->cap - 1));
+    while (m->slots[j]) {
+        uint32_t idx = m->slots[j] - 1;
+        if (m->kl[idx] == n && (n == 0 || memcmp(m->kp[idx], k, n) == 0)) {
+            *added = false;
+            return idx;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    if (m->n == m->kcap) {
+        m->kcap = m->kcap ? m->kcap * 2 : 64;
+        m->kp = mem_realloc(m->kp, sizeof(*m->kp) * m->kcap);
+        m->kl = mem_realloc(m->kl, sizeof(*m->kl) * m->kcap);
+    }
+    uint8_t *copy = arena_alloc(m->a, n ? n : 1);
+    if (n)
+        memcpy(copy, k, n);
+    m->kp[m->n] = copy;
+    m->kl[m->n] = n;
+    m->slots[j] = m->n + 1;
+    *added = true;
+    return m->n++;
+}
+
+/* ---------------------------------------------------------------- FROM and binding */
+
+static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
+{
+    sql_exec_ctx_t *x = q->x;
+    if (f->kind == SQL_FROM_DERIVED)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "derived tables");
+    if (f->kind == SQL_FROM_JOIN) {
+        int rc = add_source(q, f->left, join, on);
+        if (rc)
+            return rc;
+        sql_join_kind_t j = f->join;
+        if (j == SQL_JOIN_RIGHT)
+            return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "RIGHT JOIN");
+        if (f->nusing)
+            return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "JOIN ... USING");
+        return add_source(q, f->right, j == SQL_JOIN_STRAIGHT ? SQL_JOIN_INNER : j, f->on);
+    }
+    xsrc_t *s = arena_calloc(x->arena, sizeof *s);
+    const char *db = xdb(x, f->table.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    s->db = db;
+    s->name = f->table.name;
+    s->alias = f->alias ? f->alias : f->table.name;
+    s->join = join;
+    s->on = on;
+    if (strcasecmp(db, "information_schema") == 0) {
+        int rc = exec_infoschema(x, f->table.name, s);
+        if (rc)
+            return rc;
+    } else {
+        s->t = catalog_table_get(sql_exec_catalog(), db, f->table.name);
+        if (!s->t)
+            return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
+    }
+    for (uint32_t i = 0; i < q->nsrc; i++)
+        if (strcmp(q->src[i].alias, s->alias) == 0 && strcmp(q->src[i].db, s->db) == 0) {
+            if (!s->is_virtual)
+                catalog_table_release(s->t);
+            return diag_error(x->diag, ER_NONUNIQ_TABLE, s->alias);
+        }
+    xsrc_t *ns = arena_alloc(x->arena, sizeof(xsrc_t) * (q->nsrc + 1));
+    if (q->nsrc)
+        memcpy(ns, q->src, sizeof(xsrc_t) * q->nsrc);
+    s->base = q->width;
+    ns[q->nsrc] = *s;
+    q->src = ns;
+    q->nsrc++;
+    q->width += s->t->ncols;
+    return 0;
+}
+
+int xquery_from(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+{
+    memset(q, 0, sizeof *q);
+    q->x = x;
+    return add_source(q, from, SQL_JOIN_INNER, NULL);
+}
+
+void xquery_release(xquery_t *q)
+{
+    for (uint32_t i = 0; i < q->nsrc; i++)
+        if (!q->src[i].is_virtual)
+            catalog_table_release(q->src[i].t);
+    q->nsrc = 0;
+    mem_free(q->aggs);
+    q->aggs = NULL;
+}
+
+static bool is_agg_fn(sql_fn_t f)
+{
+    switch (f) {
+    case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
+    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
+{
+    if (!e)
+        return 0;
+    sql_exec_ctx_t *x = q->x;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || (e->kind == SQL_E_IN && e->sub))
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "subqueries");
+    if (e->kind == SQL_E_COLUMN) {
+        int found = -1;
+        for (uint32_t i = 0; i < q->nsrc; i++) {
+            const xsrc_t *s = &q->src[i];
+            if (e->col.table && strcmp(e->col.table, s->alias) != 0)
+                continue;
+            if (e->col.db && strcmp(e->col.db, s->db) != 0)
+                continue;
+            int c = cat_table_col(s->t, e->col.name);
+            if (c < 0)
+                continue;
+            if (found >= 0)
+                return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            found = (int)(s->base + (uint32_t)c);
+        }
+        if (found < 0 && !e->col.table && q->alias_names) {
+            for (uint32_t i = 0; i < q->nalias; i++)
+                if (q->alias_names[i] && strcasecmp(q->alias_names[i], e->col.name) == 0) {
+                    e->slot = (int32_t)(q->width + i);
+                    return 0;
+                }
+        }
+        if (found < 0) {
+            char full[200];
+            snprintf(full, sizeof full, "%s%s%s", e->col.table ? e->col.table : "", e->col.table ? "." : "", e->col.name);
+            return diag_error(x->diag, ER_BAD_FIELD_ERROR, full, clause);
+        }
+        e->slot = found;
+        return 0;
+    }
+    if (e->kind == SQL_E_FUNC && is_agg_fn(e->func.fn)) {
+        if (!allow_agg)
+            return diag_error(x->diag, ER_INVALID_GROUP_FUNC_USE);
+        if (q->nagg == q->capagg) {
+            q->capagg = q->capagg ? q->capagg * 2 : 8;
+            q->aggs = mem_realloc(q->aggs, sizeof(*q->aggs) * q->capagg);
+        }
+        bool dup = false;
+        for (uint32_t i = 0; i < q->nagg; i++)
+            dup |= q->aggs[i] == e;
+        if (!dup)
+            q->aggs[q->nagg++] = e;
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            int rc = xbind(q, e->args[i], clause, false);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        int rc = xbind(q, e->args[i], clause, allow_agg);
+        if (rc)
+            return rc;
+    }
+    if (e->kind == SQL_E_CASE && e->else_expr)
+        return xbind(q, e->else_expr, clause, allow_agg);
+    return 0;
+}
+
+/* Highest source index an expression reads (-1 none); *pure false when it can't be evaluated early (variables
+ * assigned, aggregates, RAND()...). */
+static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
+{
+    if (!e)
+        return -1;
+    int m = -1;
+    if (e->kind == SQL_E_COLUMN) {
+        for (uint32_t i = 0; i < q->nsrc; i++)
+            if ((uint32_t)e->slot >= q->src[i].base && (uint32_t)e->slot < q->src[i].base + q->src[i].t->ncols)
+                m = (int)i;
+        return m;
+    }
+    if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS)
+        *pure = false;
+    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND))
+        *pure = false;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        m = MAX(m, expr_max_src(q, e->args[i], pure));
+    if (e->kind == SQL_E_CASE)
+        m = MAX(m, expr_max_src(q, e->else_expr, pure));
+    return m;
+}
+
+/* ---------------------------------------------------------------- access paths */
+
+typedef struct xcond {       /* what WHERE says about one column of the source being read */
+    const sql_expr_t *eq;    /* col = eq */
+    const sql_expr_t *const *in; /* col IN (in[0..nin-1]) */
+    uint32_t nin;
+    const sql_expr_t *lo, *hi;
+} xcond_t;
+
+typedef struct xpath {
+    int index;               /* -1: full scan of the clustered tree */
+    uint32_t neq;            /* leading index columns bound to points */
+    bool range;              /* and a range on the next */
+    bool point;              /* neq covers a unique index: at most one row per point */
+    xcond_t *conds;          /* per table column */
+} xpath_t;
+
+static void split_and(const sql_expr_t *e, const sql_expr_t ***list, uint32_t *n, arena_t *a)
+{
+    if (!e)
+        return;
+    if (e->kind == SQL_E_BINARY && e->op == SQL_OP_AND) {
+        split_and(e->args[0], list, n, a);
+        split_and(e->args[1], list, n, a);
+        return;
+    }
+    const sql_expr_t **nl = arena_alloc(a, sizeof(*nl) * (*n + 1));
+    if (*n)
+        memcpy(nl, *list, sizeof(*nl) * *n);
+    nl[(*n)++] = e;
+    *list = nl;
+}
+
+/* The column of source si an expression is, or -1. */
+static int src_col(const xquery_t *q, uint32_t si, const sql_expr_t *e)
+{
+    if (e->kind != SQL_E_COLUMN || e->slot < 0)
+        return -1;
+    const xsrc_t *s = &q->src[si];
+    if ((uint32_t)e->slot < s->base || (uint32_t)e->slot >= s->base + s->t->ncols)
+        return -1;
+    return (int)((uint32_t)e->slot - s->base);
+}
+
+static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
+{
+    bool pure = true;
+    int m = expr_max_src(q, e, &pure);
+    return pure && m < (int)si;
+}
+
+static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *where, xcond_t *conds, arena_t *a)
+{
+    const sql_expr_t **list = NULL;
+    uint32_t n = 0;
+    split_and(where, &list, &n, a);
+    if (q->src[si].on)
+        split_and(q->src[si].on, &list, &n, a);
+    for (uint32_t i = 0; i < n; i++) {
+        const sql_expr_t *e = list[i];
+        int c;
+        if (e->kind == SQL_E_BINARY && e->nargs == 2) {
+            sql_op_t op = e->op;
+            const sql_expr_t *l = e->args[0], *r = e->args[1];
+            if (src_col(q, si, l) < 0 && src_col(q, si, r) >= 0) {
+                const sql_expr_t *t = l;
+                l = r;
+                r = t;
+                op = op == SQL_OP_LT ? SQL_OP_GT : op == SQL_OP_GT ? SQL_OP_LT : op == SQL_OP_LE ? SQL_OP_GE
+                   : op == SQL_OP_GE ? SQL_OP_LE : op;
+            }
+            if ((c = src_col(q, si, l)) < 0 || !avail(q, si, r))
+                continue;
+            switch (op) {
+            case SQL_OP_EQ: if (!conds[c].eq) conds[c].eq = r; break;
+            case SQL_OP_LT: case SQL_OP_LE: if (!conds[c].hi) conds[c].hi = r; break;
+            case SQL_OP_GT: case SQL_OP_GE: if (!conds[c].lo) conds[c].lo = r; break;
+            default: break;
+            }
+        } else if (e->kind == SQL_E_BETWEEN && !e->negated && e->nargs == 3) {
+            if ((c = src_col(q, si, e->args[0])) < 0 || !avail(q, si, e->args[1]) || !avail(q, si, e->args[2]))
+                continue;
+            if (!conds[c].lo)
+                conds[c].lo = e->args[1];
+            if (!conds[c].hi)
+                conds[c].hi = e->args[2];
+        } else if (e->kind == SQL_E_IN && !e->negated && !e->sub && e->nargs >= 2) {
+            if ((c = src_col(q, si, e->args[0])) < 0)
+                continue;
+            bool ok = true;
+            for (uint32_t k = 1; k < e->nargs; k++)
+                ok &= avail(q, si, e->args[k]);
+            if (ok && !conds[c].in && !conds[c].eq) {
+                conds[c].in = (const sql_expr_t *const *)e->args + 1;
+                conds[c].nin = e->nargs - 1;
+            }
+        }
+    }
+}
+
+static bool col_indexable(const cat_column_t *c)
+{
+    sqlt_t t = (sqlt_t)c->rc.type;
+    return t != SQLT_ENUM && t != SQLT_SET && t != SQLT_BIT;
+}
+
+static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_t *p, arena_t *a)
+{
+    const cat_table_t *t = q->src[si].t;
+    memset(p, 0, sizeof *p);
+    p->index = -1;
+    if (q->src[si].is_virtual)
+        return;
+    p->conds = arena_calloc(a, sizeof(xcond_t) * (t->ncols + 1));
+    collect_conds(q, si, where, p->conds, a);
+    int best = 0;
+    for (uint32_t ix = 0; ix < t->nidx; ix++) {
+        const cat_index_t *x = &t->idx[ix];
+        uint32_t neq = 0;
+        bool in_used = false, range = false;
+        for (uint32_t k = 0; k < x->ncols; k++) {
+            const xcond_t *c = &p->conds[x->cols[k].col];
+            if (!col_indexable(&t->cols[x->cols[k].col]))
+                break;
+            if (c->eq || (c->in && !in_used)) {
+                in_used |= c->in && !c->eq;
+                neq++;
+                continue;
+            }
+            range = c->lo || c->hi;
+            break;
+        }
+        if (!neq && !range)
+            continue;
+        bool full = neq == x->ncols;
+        bool uniq = x->kind != CAT_IDX_KEY && full;
+        for (uint32_t k = 0; k < x->ncols && uniq; k++)
+            uniq = x->cols[k].prefix == 0;
+        int score = uniq ? (x->kind == CAT_IDX_PRIMARY ? 1000 : 900) : (int)neq * 10 + (range ? 5 : 0) + (x->kind == CAT_IDX_PRIMARY ? 2 : 0);
+        if (score > best) {
+            best = score;
+            p->index = (int)ix;
+            p->neq = neq;
+            p->range = !full && range;
+            p->point = uniq;
+        }
+    }
+}
+
+/* Is value v usable as a search key for column c?  (Else the comparison is not in the index's order.) */
+static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_range)
+{
+    sqlt_t t = (sqlt_t)c->rc.type;
+    if (v->type == VAL_NULL)
+        return true;
+    if (sqlt_is_string(t)) {
+        if (v->type != VAL_STRING)
+            return false;
+        return !for_range || v->coll != COLL_BINARY || c->rc.coll == COLL_BINARY;
+    }
+    if (sqlt_is_temporal(t))
+        return value_is_temporal(v) || v->type == VAL_STRING;
+    return value_is_numeric(v) || (v->type == VAL_STRING && !for_range);
+}
+
+typedef struct xrange {
+    buf_t lo, hi;
+    bool has_lo, has_hi;
+} xrange_t;
+
+static int cmp_range(const void *a, const void *b)
+{
+    const xrange_t *x = a, *y = b;
+    size_t n = MIN(x->lo.len, y->lo.len);
+    int r = memcmp(x->lo.data, y->lo.data, n);
+    return r ? r : (x->lo.len < y->lo.len ? -1 : x->lo.len > y->lo.len);
+}
+
+/*
+ * Builds the key ranges of a path for the current outer row.  *nr 0 with rc 0 means "no row can match" (col =
+ * NULL); rc 1 means "fall back to a full scan" (a value not comparable in index order).
+ */
+static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, const value_t *row,
+                        xrange_t **out, uint32_t *nr)
+{
+    const cat_table_t *t = q->src[si].t;
+    const cat_index_t *ix = &t->idx[p->index];
+    arena_t *a = xe->x->arena;
+    xrange_t *r = arena_calloc(a, sizeof *r);
+    uint32_t n = 1;
+    buf_init(&r[0].lo);
+    buf_init(&r[0].hi);
+    r[0].has_lo = r[0].has_hi = true;
+    int rc = 0;
+    for (uint32_t k = 0; k < p->neq; k++) {
+        const xcond_t *c = &p->conds[ix->cols[k].col];
+        rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
+        const cat_column_t *col = &t->cols[ix->cols[k].col];
+        if (c->eq) {
+            value_t v;
+            if ((rc = xeval(xe, c->eq, row, &v)) != 0)
+                goto fail;
+            if (v.type == VAL_NULL) {
+                n = 0;
+                goto done;
+            }
+            if (!key_compatible(col, &v, false)) {
+                rc = 1;
+                goto fail;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                if (rc_key_append(&r[i].lo, &rcol, &v) < 0) {
+                    rc = 1;
+                    goto fail;
+                }
+                rc_key_append(&r[i].hi, &rcol, &v);
+            }
+            continue;
+        }
+        /* IN: one range per (distinct, non-NULL) value */
+        xrange_t *nrg = arena_calloc(a, sizeof *nrg * (n * c->nin + 1));
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < c->nin; j++) {
+            value_t v;
+            if ((rc = xeval(xe, c->in[j], row, &v)) != 0)
+                goto fail;
+            if (v.type == VAL_NULL)
+                continue;
+            if (!key_compatible(col, &v, false)) {
+                rc = 1;
+                goto fail;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                xrange_t *d = &nrg[m++];
+                buf_init(&d->lo);
+                buf_init(&d->hi);
+                d->has_lo = d->has_hi = true;
+                buf_append(&d->lo, r[i].lo.data, r[i].lo.len);
+                if (rc_key_append(&d->lo, &rcol, &v) < 0) {
+                    rc = 1;
+                    for (uint32_t z = 0; z < m; z++) {
+                        buf_free(&nrg[z].lo);
+                        buf_free(&nrg[z].hi);
+                    }
+                    goto fail;
+                }
+                buf_append(&d->hi, d->lo.data, d->lo.len);
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            buf_free(&r[i].lo);
+            buf_free(&r[i].hi);
+        }
+        r = nrg;
+        n = m;
+        if (!n)
+            goto done;
+    }
+    if (p->range) {
+        uint32_t k = p->neq;
+        const xcond_t *c = &p->conds[ix->cols[k].col];
+        rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
+        const cat_column_t *col = &t->cols[ix->cols[k].col];
+        value_t lo = value_null(), hi = value_null();
+        if (c->lo && (rc = xeval(xe, c->lo, row, &lo)) != 0)
+            goto fail;
+        if (c->hi && (rc = xeval(xe, c->hi, row, &hi)) != 0)
+            goto fail;
+        if ((c->lo && lo.type == VAL_NULL) || (c->hi && hi.type == VAL_NULL)) {
+            n = 0; /* col > NULL is never true */
+            goto done;
+        }
+        if ((c->lo && !key_compatible(col, &lo, true)) || (c->hi && !key_compatible(col, &hi, true))) {
+            rc = 1;
+            goto fail;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            if (c->lo) {
+                if (rcol.nullable) {
+                    /* the key of a non-NULL value starts with 0x01 (NULLs sort first and never match a range) */
+                }
+                if (rc_key_append(&r[i].lo, &rcol, &lo) < 0) {
+                    rc = 1;
+                    goto fail;
+                }
+            } else if (rcol.nullable) {
+                buf_append_byte(&r[i].lo, 0x01); /* skip NULLs: col < x is never true for NULL */
+            }
+            if (c->hi) {
+                if (rc_key_append(&r[i].hi, &rcol, &hi) < 0) {
+                    rc = 1;
+                    goto fail;
+                }
+            }
+        }
+    }
+    if (n > 1) {
+        qsort(r, n, sizeof *r, cmp_range);
+        uint32_t w = 1;
+        for (uint32_t i = 1; i < n; i++) {
+            if (r[i].lo.len == r[w - 1].lo.len && memcmp(r[i].lo.data, r[w - 1].lo.data, r[i].lo.len) == 0 &&
+                r[i].hi.len == r[w - 1].hi.len && memcmp(r[i].hi.data, r[w - 1].hi.data, r[i].hi.len) == 0) {
+                buf_free(&r[i].lo);
+                buf_free(&r[i].hi);
+                continue;
+            }
+            r[w++] = r[i];
+        }
+        n = w;
+    }
+done:
+    *out = r;
+    *nr = n;
+    return 0;
+fail:
+    for (uint32_t i = 0; i < n; i++) {
+        buf_free(&r[i].lo);
+        buf_free(&r[i].hi);
+    }
+    *out = NULL;
+    *nr = 0;
+    return rc;
+}
+
+static void free_ranges(xrange_t *r, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        buf_free(&r[i].lo);
+        buf_free(&r[i].hi);
+    }
+}
+
+/* ---------------------------------------------------------------- nested loops */
+
+typedef struct xloop {
+    xquery_t *q;
+    xeval_t xe;
+    const sql_expr_t *where;
+    xpath_t *paths;
+    value_t *row;             /* the combined row (output domain) */
+    xrow_fn fn;
+    void *fn_arg;
+    xdml_fn dml;              /* single-table DML: stored values and key */
+    int order_index;
+    bool order_desc;
+    engine_trx_t *trx;
+} xloop_t;
+
+/* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
+static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
+{
+    const xsrc_t *s = &L->q->src[si];
+    for (uint32_t c = 0; c < s->t->ncols; c++) {
+        sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
+        L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT) && !s->is_virtual
+                                  ? table_value_out(&s->t->cols[c], &stored[c], L->q->x->arena)
+                                  : stored[c];
+    }
+}
+
+static void null_row(xloop_t *L, uint32_t si)
+{
+    const xsrc_t *s = &L->q->src[si];
+    for (uint32_t c = 0; c < s->t->ncols; c++)
+        L->row[s->base + c] = value_null();
+}
+
+static int loop_level(xloop_t *L, uint32_t si);
+
+/* One candidate row of source si: ON check, then the next level or the consumer. 1 = stop. */
+static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *stored, bool *matched)
+{
+    const xsrc_t *s = &L->q->src[si];
+    int rc;
+    if (L->q->locking && si == 0 && pk && !s->is_virtual) {
+        /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
+        rc = engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
+        if (rc)
+            return table_engine_err(L->q->x->diag, s->t, rc);
+        buf_t *store = arena_calloc(L->q->x->arena, sizeof(buf_t));
+        buf_init(store);
+        value_t *fresh = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
+        rc = table_get(L->trx, s->t, pk->data, pk->len, store, fresh);
+        if (rc == STRATA_ENOTFOUND) {
+            buf_free(store);
+            return 0;
+        }
+        if (rc) {
+            buf_free(store);
+            return table_engine_err(L->q->x->diag, s->t, rc);
+        }
+        /* the values stay valid for the statement: the buffer is kept in the arena-owned list below */
+        value_t *copy = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
+        for (uint32_t c = 0; c < s->t->ncols; c++)
+            copy[c] = xvalue_copy(L->q->x->arena, &fresh[c]);
+        buf_free(store);
+        stored = copy;
+    }
+    fill_row(L, si, stored);
+    if (s->on) {
+        rc = xeval_bool(&L->xe, s->on, L->row);
+        if (rc <= 0)
+            return rc;
+    }
+    *matched = true;
+    if (si + 1 < L->q->nsrc)
+        return loop_level(L, si + 1);
+    if (L->where) {
+        rc = xeval_bool(&L->xe, L->where, L->row);
+        if (rc <= 0)
+            return rc;
+    }
+    if (L->dml)
+        return L->dml(L->fn_arg, pk, stored, L->row);
+    return L->fn(L->fn_arg, L->row);
+}
+
+static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const buf_t *hi, bool desc, bool point,
+                      bool *matched)
+{
+    xquery_t *q = L->q;
+    table_scan_t sc;
+    int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
+    if (rc) {
+        table_scan_close(&sc);
+        return table_engine_err(q->x->diag, q->src[si].t, rc);
+    }
+    while ((rc = table_scan_next(&sc)) == 0) {
+        rc = loop_emit(L, si, &sc.pk, sc.row, matched);
+        if (rc)
+            break;
+        if (point)
+            break;
+    }
+    table_scan_close(&sc);
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0;
+    else if (rc < 0 && rc > -10000)
+        ; /* an -ER_* already pushed */
+    else if (rc < 0)
+        rc = table_engine_err(q->x->diag, q->src[si].t, rc);
+    return rc;
+}
+
+static int loop_level(xloop_t *L, uint32_t si)
+{
+    xquery_t *q = L->q;
+    xsrc_t *s = &q->src[si];
+    bool matched = false;
+    int rc = 0;
+    if (s->is_virtual) {
+        for (uint64_t i = 0; i < s->nvrows && !rc; i++)
+            rc = loop_emit(L, si, NULL, s->vrows[i], &matched);
+        goto end;
+    }
+    xpath_t *p = &L->paths[si];
+    if (p->index >= 0) {
+        xrange_t *r;
+        uint32_t nr;
+        rc = build_ranges(&L->xe, q, si, p, L->row, &r, &nr);
+        if (rc == 0) {
+            bool desc = si == 0 && L->order_index == p->index && L->order_desc;
+            bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
+            for (uint32_t i = 0; i < nr && !rc; i++) {
+                uint32_t k = desc ? nr - 1 - i : i;
+                if (q->locking && si == 0 && pk_point) {
+                    /* the key is locked even when no row has it yet (a concurrent insert of it waits) */
+                    rc = engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                    if (rc) {
+                        rc = table_engine_err(q->x->diag, s->t, rc);
+                        break;
+                    }
+                }
+                rc = scan_range(L, si, p->index, r[k].has_lo ? &r[k].lo : NULL, r[k].has_hi ? &r[k].hi : NULL, desc,
+                                p->point && !p->range, &matched);
+            }
+            free_ranges(r, nr);
+            goto end;
+        }
+        if (rc < 0)
+            return rc;
+        rc = 0; /* fall back to a full scan */
+    }
+    {
+        int ix = -1;
+        bool desc = false;
+        if (si == 0 && L->order_index >= 0) {
+            ix = L->order_index;
+            desc = L->order_desc;
+        }
+        rc = scan_range(L, si, ix, NULL, NULL, desc, false, &matched);
+    }
+end:
+    if (rc == 0 && !matched && s->join == SQL_JOIN_LEFT && si > 0) {
+        null_row(L, si);
+        if (si + 1 < q->nsrc)
+            return loop_level(L, si + 1);
+        if (L->where) {
+            rc = xeval_bool(&L->xe, L->where, L->row);
+            if (rc <= 0)
+                return rc;
+        }
+        if (L->dml)
+            return 0;
+        return L->fn(L->fn_arg, L->row);
+    }
+    return rc;
+}
+
+static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dml, void *arg, int order_index,
+                    bool order_desc)
+{
+    xloop_t L = {.q = q, .where = where, .fn = fn, .dml = dml, .fn_arg = arg, .order_index = order_index,
+                 .order_desc = order_desc};
+    sql_exec_ctx_t *x = q->x;
+    xeval_init(&L.xe, x);
+    L.xe.q = q;
+    L.row = arena_calloc(x->arena, sizeof(value_t) * (q->width + 1));
+    L.paths = arena_calloc(x->arena, sizeof(xpath_t) * q->nsrc);
+    for (uint32_t i = 0; i < q->nsrc; i++)
+        choose_path(q, i, where, &L.paths[i], x->arena);
+    /* an ORDER BY index is used only when the outer access path is that index or a full scan */
+    if (order_index >= 0 && L.paths[0].index >= 0 && L.paths[0].index != order_index)
+        L.order_index = -1;
+    int rc = xtrx(x, &L.trx);
+    if (rc)
+        return rc;
+    if (q->nsrc == 0)
+        return 0;
+    rc = loop_level(&L, 0);
+    return rc > 0 ? 0 : rc;
+}
+
+int xquery_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, void *arg, int order_index, bool order_desc)
+{
+    return loop_run(q, where, fn, NULL, arg, order_index, order_desc);
+}
+
+int xquery_scan_dml(xquery_t *q, const sql_expr_t *where, xdml_fn fn, void *arg, int order_index, bool order_desc)
+{
+    return loop_run(q, where, NULL, fn, arg, order_index, order_desc);
+}
+
+/* ---------------------------------------------------------------- aggregates */
+
+typedef struct xagg {
+    uint64_t count;
+    bool any;                 /* a non-NULL value was seen */
+    bool exact;               /* SUM/AVG over integers/decimals only */
+    __int128 isum;            /* exact sum, scaled by 10^scale */
+    int scale;
+    double dsum;
+    value_t best;             /* MIN / MAX */
+    uint64_t bits;
+    buf_t concat;
+    xmap_t distinct;
+    bool distinct_init;
+} xagg_t;
+
+struct xgroup {
+    value_t *rep;             /* the group's first row (combined, copied) */
+    xagg_t *aggs;
+    buf_t key;
+};
+
+static __int128 pow10i(int n)
+{
+    __int128 r = 1;
+    while (n-- > 0)
+        r *= 10;
+    return r;
+}
+
+/* Parses canonical decimal text into a scaled integer at `scale` (which must be >= the text's scale). */
+static __int128 dec_scaled(const char *s, size_t n, int scale)
+{
+    bool neg = n && s[0] == '-';
+    size_t i = neg;
+    __int128 v = 0;
+    int fd = -1;
+    for (; i < n; i++) {
+        if (s[i] == '.') {
+            fd = 0;
+            continue;
+        }
+        v = v * 10 + (s[i] - '0');
+        if (fd >= 0)
+            fd++;
+    }
+    if (fd < 0)
+        fd = 0;
+    v *= pow10i(scale - fd);
+    return neg ? -v : v;
+}
+
+static value_t dec_from_scaled(arena_t *a, __int128 v, int scale)
+{
+    char buf[64];
+    bool neg = v < 0;
+    unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
+    char digits[48];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    while (nd <= scale)
+        digits[nd++] = '0';
+    size_t k = 0;
+    if (neg)
+        buf[k++] = '-';
+    for (int i = nd - 1; i >= 0; i--) {
+        buf[k++] = digits[i];
+        if (i == scale && scale > 0)
+            buf[k++] = '.';
+    }
+    value_t r = value_decimal(a, buf, k);
+    r.dec = (uint8_t)scale;
+    return r;
+}
+
+static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *row, arena_t *ga)
+{
+    sql_fn_t fn = e->func.fn;
+    if (fn == SQL_FN_COUNT && (e->func.star || e->nargs == 0)) {
+        g->count++;
+        return 0;
+    }
+    value_t v;
+    int rc;
+    if (fn == SQL_FN_GROUP_CONCAT || (fn == SQL_FN_COUNT && e->nargs > 1)) {
+        /* several arguments: NULL if any is NULL */
+        buf_t part;
+        buf_init(&part);
+        bool null = false;
+        for (uint32_t i = 0; i < e->nargs && !null; i++) {
+            value_t a;
+            if ((rc = xeval(xe, e->args[i], row, &a)) != 0) {
+                buf_free(&part);
+                return rc;
+            }
+            if (a.type == VAL_NULL)
+                null = true;
+            else
+                value_append_text(&part, &a);
+        }
+        if (!null) {
+            if (e->func.distinct) {
+                bool added;
+                if (!g->distinct_init) {
+                    xmap_init(&g->distinct, ga);
+                    g->distinct_init = true;
+                }
+                xmap_put(&g->distinct, part.data, part.len, &added);
+                if (!added) {
+                    buf_free(&part);
+                    return 0;
+                }
+            }
+            if (fn == SQL_FN_GROUP_CONCAT) {
+                if (g->any)
+                    buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
+                buf_append(&g->concat, part.data, part.len);
+            }
+            g->any = true;
+            g->count++;
+        }
+        buf_free(&part);
+        return 0;
+    }
+    if ((rc = xeval(xe, e->args[0], row, &v)) != 0)
+        return rc;
+    if (v.type == VAL_NULL)
+        return 0;
+    if (e->func.distinct) {
+        buf_t k;
+        buf_init(&k);
+        xkey_append(&k, &v, false);
+        if (!g->distinct_init) {
+            xmap_init(&g->distinct, ga);
+            g->distinct_init = true;
+        }
+        bool added;
+        xmap_put(&g->distinct, k.data, k.len, &added);
+        buf_free(&k);
+        if (!added)
+            return 0;
+    }
+    bool first = !g->any;
+    g->any = true;
+    g->count++;
+    switch (fn) {
+    case SQL_FN_SUM: case SQL_FN_AVG:
+        if (first)
+            g->exact = true;
+        if (g->exact && (v.type == VAL_INT || v.type == VAL_UINT || v.type == VAL_DECIMAL)) {
+            if (v.type == VAL_DECIMAL) {
+                int sc = value_decimal_scale(v.s.ptr, v.s.len);
+                if (sc > g->scale) {
+                    g->isum *= pow10i(sc - g->scale);
+                    g->scale = sc;
+                }
+                g->isum += dec_scaled(v.s.ptr, v.s.len, g->scale);
+            } else {
+                __int128 iv = v.type == VAL_INT ? (__int128)v.i : (__int128)v.u;
+                g->isum += iv * pow10i(g->scale);
+            }
+        } else {
+            if (g->exact) {
+                g->dsum = (double)g->isum / (double)pow10i(g->scale);
+                g->exact = false;
+            }
+            g->dsum += value_to_double(&v, NULL);
+        }
+        break;
+    case SQL_FN_MIN: case SQL_FN_MAX: {
+        int c = first ? 0 : value_compare(&v, &g->best, NULL);
+        if (first || (fn == SQL_FN_MIN ? c < 0 : c > 0))
+            g->best = xvalue_copy(ga, &v);
+        break;
+    }
+    case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR: {
+        uint64_t b = value_to_uint(&v, NULL);
+        if (fn == SQL_FN_BIT_AND)
+            g->bits = first ? b : (g->bits & b);
+        else if (fn == SQL_FN_BIT_OR)
+            g->bits |= b;
+        else
+            g->bits ^= b;
+        break;
+    }
+    default:
+        break;
+    }
+    return 0;
+}
+
+static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
+{
+    arena_t *a = xe->x->arena;
+    switch (e->func.fn) {
+    case SQL_FN_COUNT:
+        return value_int((int64_t)g->count);
+    case SQL_FN_SUM:
+        if (!g->any)
+            return value_null();
+        return g->exact ? dec_from_scaled(a, g->isum, g->scale) : value_double(g->dsum);
+    case SQL_FN_AVG: {
+        if (!g->any)
+            return value_null();
+        if (!g->exact)
+            return value_double(g->dsum / (double)g->count);
+        int add = xe->x->div_precision_increment ? (int)xe->x->div_precision_increment : 4;
+        int sc = MIN(g->scale + add, 30);
+        __int128 num = g->isum * pow10i(sc - g->scale);
+        __int128 q = num / (__int128)g->count, r = num % (__int128)g->count;
+        if ((r < 0 ? -r : r) * 2 >= (__int128)g->count)
+            q += num < 0 ? -1 : 1;
+        return dec_from_scaled(a, q, sc);
+    }
+    case SQL_FN_MIN: case SQL_FN_MAX:
+        return g->any ? g->best : value_null();
+    case SQL_FN_BIT_AND:
+        return value_uint(g->any ? g->bits : UINT64_MAX);
+    case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+        return value_uint(g->bits);
+    case SQL_FN_GROUP_CONCAT: {
+        if (!g->any)
+            return value_null();
+        char *p = arena_alloc(a, g->concat.len + 1);
+        if (g->concat.len)
+            memcpy(p, g->concat.data, g->concat.len);
+        return value_str(p, MIN(g->concat.len, (size_t)1024), COLL_DEFAULT);
+    }
+    default:
+        return value_null();
+    }
+}
+
+/* ---------------------------------------------------------------- the SELECT pipeline */
+
+typedef struct xitem {
+    sql_expr_t *expr;
+    const char *name;
+    int src_col;              /* slot of a plain column reference, else -1 */
+} xitem_t;
+
+typedef struct xorder {
+    int item;                 /* ORDER BY / GROUP BY an item (alias or position), else -1 */
+    sql_expr_t *expr;
+    bool desc;
+} xorder_t;
+
+typedef struct xout {         /* one output row waiting for sort / distinct / limit */
+    value_t *vals;
+    uint8_t *key;
+    size_t klen;
+} xout_t;
+
+typedef struct xsel {
+    sql_exec_ctx_t *x;
+    const sql_select_t *sel;
+    xquery_t q;
+    xitem_t *items;
+    uint32_t nitems;
+    xorder_t *order;
+    uint32_t norder;
+    xorder_t *group;
+    uint32_t ngroup;
+    bool aggregate;           /* GROUP BY or aggregate functions */
+    bool need_sort;
+    uint64_t limit, offset;
+    /* collected rows */
+    xout_t *outs;
+    uint64_t nout, capout;
+    xmap_t distinct;
+    /* groups */
+    xgroup_t **groups;
+    uint64_t ngroups, capgroups;
+    xmap_t gmap;
+    xeval_t xe;
+    uint64_t sent, skipped, total;
+    bool streaming;
+    res_col_t *cols;
+    bool cols_sent;
+    bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
+    arena_t *ga;              /* group / output storage */
+} xsel_t;
+
+static int item_by_name(xsel_t *s, const sql_expr_t *e)
+{
+    if (e->kind == SQL_E_LITERAL && (e->lit.type == VAL_INT || e->lit.type == VAL_UINT)) {
+        int64_t pos = e->lit.type == VAL_INT ? e->lit.i : (int64_t)e->lit.u;
+        if (pos >= 1 && (uint64_t)pos <= s->nitems)
+            return (int)(pos - 1);
+        return -2;
+    }
+    if (e->kind == SQL_E_COLUMN && !e->col.table)
+        for (uint32_t i = 0; i < s->nitems; i++)
+            if (s->sel->items[i].alias && strcasecmp(s->sel->items[i].alias, e->col.name) == 0)
+                return (int)i;
+    return -1;
+}
+
+static int resolve_orders(xsel_t *s, const sql_order_item_t *ob, sql_expr_t **gb, uint32_t n, xorder_t **out,
+                          const char *clause)
+{
+    xorder_t *o = arena_calloc(s->x->arena, sizeof(xorder_t) * (n + 1));
+    for (uint32_t i = 0; i < n; i++) {
+        sql_expr_t *e = ob ? ob[i].expr : gb[i];
+        o[i].desc = ob ? ob[i].desc : false;
+        o[i].item = item_by_name(s, e);
+        if (o[i].item == -2) {
+            char pos[32];
+            snprintf(pos, sizeof pos, "%lld", (long long)(e->lit.type == VAL_INT ? e->lit.i : (int64_t)e->lit.u));
+            return diag_error(s->x->diag, ER_BAD_FIELD_ERROR, pos, clause);
+        }
+        if (o[i].item < 0) {
+            o[i].expr = e;
+            int rc = xbind(&s->q, e, clause, ob != NULL);
+            if (rc)
+                return rc;
+        }
+    }
+    *out = o;
+    return 0;
+}
+
+/* Evaluates the select items for a row (or a group). */
+static int eval_items(xsel_t *s, const value_t *row, value_t *vals)
+{
+    for (uint32_t i = 0; i < s->nitems; i++) {
+        int rc = xeval(&s->xe, s->items[i].expr, row, &vals[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *k)
+{
+    for (uint32_t i = 0; i < s->norder; i++) {
+        value_t v;
+        if (s->order[i].item >= 0) {
+            v = vals[s->order[i].item];
+        } else {
+            int rc = xeval(&s->xe, s->order[i].expr, row, &v);
+            if (rc)
+                return rc;
+        }
+        xkey_append(k, &v, s->order[i].desc);
+    }
+    return 0;
+}
+
+static void send_columns(xsel_t *s)
+{
+    if (!s->cols_sent && !s->collect_only) {
+        s->x->sink->columns(s->x->sink, s->cols, (int)s->nitems);
+        s->cols_sent = true;
+    }
+}
+
+static void send_row(xsel_t *s, const value_t *vals)
+{
+    sql_exec_ctx_t *x = s->x;
+    send_columns(s);
+    res_cell_t *cells = arena_alloc(x->arena, sizeof(res_cell_t) * (s->nitems + 1));
+    for (uint32_t i = 0; i < s->nitems; i++) {
+        cells[i].null = vals[i].type == VAL_NULL;
+        cells[i].p = "";
+        cells[i].len = 0;
+        if (!cells[i].null)
+            cells[i].p = value_to_text(x->arena, &vals[i], &cells[i].len);
+    }
+    x->sink->row(x->sink, cells);
+}
+
+/* A finished output row: DISTINCT, then straight out (streaming) or kept for the sort. 1 = LIMIT reached. */
+static int out_row(xsel_t *s, const value_t *row, value_t *vals)
+{
+    if (s->sel->distinct) {
+        buf_t k;
+        buf_init(&k);
+        for (uint32_t i = 0; i < s->nitems; i++)
+            xkey_append(&k, &vals[i], false);
+        bool added;
+        xmap_put(&s->distinct, k.data, k.len, &added);
+        buf_free(&k);
+        if (!added)
+            return 0;
+    }
+    s->total++;
+    if (s->streaming) {
+        if (s->skipped < s->offset) {
+            s->skipped++;
+            return 0;
+        }
+        if (s->sent >= s->limit)
+            return s->sel->calc_found_rows ? 0 : 1;
+        send_row(s, vals);
+        s->sent++;
+        if (s->sent >= s->limit && !s->sel->calc_found_rows)
+            return 1;
+        return 0;
+    }
+    if (s->nout == s->capout) {
+        s->capout = s->capout ? s->capout * 2 : 64;
+        s->outs = mem_realloc(s->outs, sizeof(xout_t) * s->capout);
+    }
+    xout_t *o = &s->outs[s->nout++];
+    o->vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
+    for (uint32_t i = 0; i < s->nitems; i++)
+        o->vals[i] = xvalue_copy(s->ga, &vals[i]);
+    o->key = NULL;
+    o->klen = 0;
+    if (s->need_sort) {
+        buf_t k;
+        buf_init(&k);
+        int rc = order_key(s, row, vals, &k);
+        if (rc) {
+            buf_free(&k);
+            return rc;
+        }
+        o->key = arena_alloc(s->ga, k.len + 1);
+        if (k.len)
+            memcpy(o->key, k.data, k.len);
+        o->klen = k.len;
+        buf_free(&k);
+    }
+    return 0;
+}
+
+static int on_row(void *arg, const value_t *row)
+{
+    xsel_t *s = arg;
+    sql_exec_ctx_t *x = s->x;
+    if (s->aggregate) {
+        buf_t k;
+        buf_init(&k);
+        for (uint32_t i = 0; i < s->ngroup; i++) {
+            value_t v;
+            int rc = s->group[i].item >= 0 ? xeval(&s->xe, s->items[s->group[i].item].expr, row, &v)
+                                           : xeval(&s->xe, s->group[i].expr, row, &v);
+            if (rc) {
+                buf_free(&k);
+                return rc;
+            }
+            xkey_append(&k, &v, false);
+        }
+        bool added;
+        uint32_t gi = xmap_put(&s->gmap, k.data, k.len, &added);
+        if (added) {
+            if (s->ngroups == s->capgroups) {
+                s->capgroups = s->capgroups ? s->capgroups * 2 : 16;
+                s->groups = mem_realloc(s->groups, sizeof(xgroup_t *) * s->capgroups);
+            }
+            xgroup_t *g = arena_calloc(s->ga, sizeof *g);
+            g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
+            for (uint32_t i = 0; i < s->q.width; i++)
+                g->rep[i] = xvalue_copy(s->ga, &row[i]);
+            g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
+            for (uint32_t i = 0; i < s->q.nagg; i++)
+                buf_init(&g->aggs[i].concat);
+            buf_init(&g->key);
+            buf_append(&g->key, k.data, k.len);
+            s->groups[s->ngroups++] = g;
+        }
+        buf_free(&k);
+        xgroup_t *g = s->groups[gi];
+        for (uint32_t i = 0; i < s->q.nagg; i++) {
+            int rc = agg_add(&s->xe, s->q.aggs[i], &g->aggs[i], row, s->ga);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (s->nitems + 1));
+    int rc = eval_items(s, row, vals);
+    if (rc)
+        return rc;
+    if (s->sel->having) {
+        value_t *ext = arena_alloc(x->arena, sizeof(value_t) * (s->q.width + s->nitems + 1));
+        memcpy(ext, row, sizeof(value_t) * s->q.width);
+        memcpy(ext + s->q.width, vals, sizeof(value_t) * s->nitems);
+        rc = xeval_bool(&s->xe, s->sel->having, ext);
+        if (rc <= 0)
+            return rc;
+    }
+    return out_row(s, row, vals);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    const xgroup_t *x = *(xgroup_t *const *)a, *y = *(xgroup_t *const *)b;
+    size_t n = MIN(x->key.len, y->key.len);
+    int r = memcmp(x->key.data, y->key.data, n);
+    return r ? r : (x->key.len < y->key.len ? -1 : x->key.len > y->key.len);
+}
+
+static int cmp_out(const void *a, const void *b)
+{
+    const xout_t *x = a, *y = b;
+    size_t n = MIN(x->klen, y->klen);
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
+}
+
+/* Result column metadata of item i. */
+static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
+{
+    int slot = s->items[i].src_col;
+    if (slot >= 0) {
+        for (uint32_t k = 0; k < s->q.nsrc; k++) {
+            const xsrc_t *src = &s->q.src[k];
+            if ((uint32_t)slot >= src->base && (uint32_t)slot < src->base + src->t->ncols) {
+                xcol_meta(c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
+                if (src->join == SQL_JOIN_LEFT && k > 0)
+                    c->flags &= (uint16_t)~COLF_NOT_NULL;
+                return;
+            }
+        }
+    }
+    sql_col_meta_t m;
+    sql_item_meta(s->items[i].expr, first, &m);
+    memset(c, 0, sizeof *c);
+    c->schema = c->table = c->org_table = c->org_name = "";
+    c->name = s->items[i].name;
+    c->type = m.type;
+    c->charset = m.coll;
+    c->length = m.length;
+    c->decimals = m.decimals;
+    c->flags = m.flags;
+}
+
+/* Sets up items (with * expanded), binds everything, decides streaming vs sorting. */
+static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
+{
+    memset(s, 0, sizeof *s);
+    s->x = x;
+    s->sel = sel;
+    s->ga = x->arena;
+    int rc;
+    if (sel->union_next)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "UNION");
+    if ((rc = xquery_from(&s->q, x, sel->from)) != 0)
+        return rc;
+    s->q.locking = sel->lock != SQL_LOCK_NONE;
+    /* items, * expanded */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sel->nitems; i++) {
+        const sql_expr_t *e = sel->items[i].expr;
+        if (e->kind == SQL_E_STAR) {
+            for (uint32_t k = 0; k < s->q.nsrc; k++)
+                if (!e->col.table || strcmp(e->col.table, s->q.src[k].alias) == 0)
+                    n += s->q.src[k].t->ncols;
+        } else {
+            n++;
+        }
+    }
+    s->items = arena_calloc(x->arena, sizeof(xitem_t) * (n + 1));
+    for (uint32_t i = 0; i < sel->nitems; i++) {
+        sql_expr_t *e = sel->items[i].expr;
+        if (e->kind == SQL_E_STAR) {
+            bool any = false;
+            for (uint32_t k = 0; k < s->q.nsrc; k++) {
+                const xsrc_t *src = &s->q.src[k];
+                if (e->col.table && strcmp(e->col.table, src->alias) != 0)
+                    continue;
+                any = true;
+                for (uint32_t c = 0; c < src->t->ncols; c++) {
+                    sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
+                    ce->kind = SQL_E_COLUMN;
+                    ce->col.name = src->t->cols[c].name;
+                    ce->slot = (int32_t)(src->base + c);
+                    ce->src = ce->col.name;
+                    ce->src_len = (uint32_t)strlen(ce->col.name);
+                    xitem_t *it = &s->items[s->nitems++];
+                    it->expr = ce;
+                    it->name = src->t->cols[c].name;
+                    it->src_col = ce->slot;
+                }
+            }
+            if (!any)
+                return diag_error(x->diag, ER_BAD_TABLE_ERROR, e->col.table ? e->col.table : "*");
+            continue;
+        }
+        if ((rc = xbind(&s->q, e, "field list", true)) != 0)
+            return rc;
+        xitem_t *it = &s->items[s->nitems++];
+        it->expr = e;
+        it->name = sql_item_name(x->arena, &sel->items[i]);
+        it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
+    }
+    for (uint32_t k = 0; k < s->q.nsrc; k++)
+        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "on clause", false)) != 0)
+            return rc;
+    if ((rc = xbind(&s->q, sel->where, "where clause", false)) != 0)
+        return rc;
+    if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "group statement")) != 0)
+        return rc;
+    s->ngroup = sel->ngroup_by;
+    if (sel->having) {
+        s->q.alias_names = arena_calloc(x->arena, sizeof(char *) * (s->nitems + 1));
+        s->q.nalias = s->nitems;
+        for (uint32_t i = 0; i < s->nitems; i++)
+            for (uint32_t k = 0; k < sel->nitems; k++)
+                if (sel->items[k].expr == s->items[i].expr)
+                    s->q.alias_names[i] = sel->items[k].alias;
+        rc = xbind(&s->q, sel->having, "having clause", true);
+        s->q.alias_names = NULL;
+        if (rc)
+            return rc;
+    }
+    if ((rc = resolve_orders(s, sel->order_by, NULL, sel->norder_by, &s->order, "order clause")) != 0)
+        return rc;
+    s->norder = sel->norder_by;
+    s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
+    s->limit = UINT64_MAX;
+    xeval_init(&s->xe, x);
+    s->xe.q = &s->q;
+    if (sel->limit.count) {
+        value_t v;
+        if ((rc = xeval(&s->xe, sel->limit.count, NULL, &v)) != 0)
+            return rc;
+        s->limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    if (sel->limit.offset) {
+        value_t v;
+        if ((rc = xeval(&s->xe, sel->limit.offset, NULL, &v)) != 0)
+            return rc;
+        s->offset = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    return 0;
+}
+
+/* Does ORDER BY follow an index of the single source (after the columns WHERE fixes)?  Returns its number. */
+static int order_index(xsel_t *s, bool *desc)
+{
+    if (s->q.nsrc != 1 || s->aggregate || !s->norder || s->q.src[0].is_virtual)
+        return -1;
+    const cat_table_t *t = s->q.src[0].t;
+    *desc = s->order[0].desc;
+    int cols[64];
+    for (uint32_t i = 0; i < s->norder && i < 64; i++) {
+        const sql_expr_t *e = s->order[i].item >= 0 ? s->items[s->order[i].item].expr : s->order[i].expr;
+        if (e->kind != SQL_E_COLUMN || s->order[i].desc != *desc)
+            return -1;
+        cols[i] = e->slot;
+    }
+    if (s->norder > 64)
+        return -1;
+    /* prefer the index the WHERE picks; ORDER BY must then follow it past the equality-bound columns */
+    xpath_t p;
+    choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t ix = 0; ix < t->nidx; ix++) {
+            if (pass == 0 && (int)ix != p.index)
+                continue;
+            if (pass == 1 && p.index >= 0)
+                break;
+            const cat_index_t *x = &t->idx[ix];
+            uint32_t skip = (int)ix == p.index ? p.neq : 0;
+            if (p.index >= 0 && (int)ix == p.index && p.conds) {
+                /* IN lists give several ranges: their order is by value, so still ordered */
+            }
+            bool ok = skip + s->norder <= x->ncols || (x->kind != CAT_IDX_KEY && skip + s->norder >= x->ncols);
+            for (uint32_t i = 0; i < s->norder && ok; i++) {
+                if (skip + i >= x->ncols) {
+                    ok = false;
+                    break;
+                }
+                const cat_index_col_t *ic = &x->cols[skip + i];
+                if (ic->prefix || (int)ic->col != cols[i] - (int)s->q.src[0].base)
+                    ok = false;
+                const cat_column_t *c = &t->cols[ic->col];
+                if (c->rc.type == SQLT_ENUM || c->rc.type == SQLT_SET || c->rc.type == SQLT_BIT)
+                    ok = false;
+            }
+            if (ok)
+                return (int)ix;
+        }
+    }
+    return -1;
+}
+
+static void xsel_free(xsel_t *s)
+{
+    xquery_release(&s->q);
+    mem_free(s->outs);
+    for (uint64_t i = 0; i < s->ngroups; i++) {
+        xgroup_t *g = s->groups[i];
+        for (uint32_t k = 0; k < s->q.nagg; k++) {
+            buf_free(&g->aggs[k].concat);
+            if (g->aggs[k].distinct_init)
+                xmap_free(&g->aggs[k].distinct);
+        }
+        buf_free(&g->key);
+    }
+    mem_free(s->groups);
+    xmap_free(&s->distinct);
+    xmap_free(&s->gmap);
+}
+
+/* Runs a prepared xsel: rows go to the sink, or into s->outs when collect_only. */
+static int xsel_run(xsel_t *s)
+{
+    sql_exec_ctx_t *x = s->x;
+    xmap_init(&s->distinct, s->ga);
+    xmap_init(&s->gmap, s->ga);
+    bool desc = false;
+    int oix = order_index(s, &desc);
+    s->need_sort = s->norder > 0 && oix < 0;
+    s->streaming = !s->aggregate && !s->need_sort && !s->collect_only;
+    int rc = xquery_run(&s->q, s->sel->where, on_row, s, oix, desc);
+    if (rc)
+        return rc;
+    if (s->aggregate) {
+        if (s->ngroups == 0 && s->ngroup == 0) {
+            /* aggregates over no rows: one row (COUNT 0, SUM NULL) */
+            if (s->capgroups == 0) {
+                s->capgroups = 1;
+                s->groups = mem_realloc(s->groups, sizeof(xgroup_t *));
+            }
+            xgroup_t *g = arena_calloc(s->ga, sizeof *g);
+            g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
+            g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
+            for (uint32_t i = 0; i < s->q.nagg; i++)
+                buf_init(&g->aggs[i].concat);
+            buf_init(&g->key);
+            s->groups[s->ngroups++] = g;
+        }
+        if (s->ngroup && s->ngroups > 1) /* qsort must not see a NULL base (UBSan) */
+            qsort(s->groups, s->ngroups, sizeof *s->groups, cmp_group);
+        s->streaming = !s->need_sort && !s->collect_only;
+        for (uint64_t i = 0; i < s->ngroups; i++) {
+            xgroup_t *g = s->groups[i];
+            s->xe.group = g;
+            value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (s->nitems + 1));
+            if ((rc = eval_items(s, g->rep, vals)) != 0)
+                return rc;
+            if (s->sel->having) {
+                memcpy(g->rep + s->q.width, vals, sizeof(value_t) * s->nitems);
+                rc = xeval_bool(&s->xe, s->sel->having, g->rep);
+                if (rc < 0)
+                    return rc;
+                if (rc == 0)
+                    continue;
+            }
+            rc = out_row(s, g->rep, vals);
+            if (rc < 0)
+                return rc;
+            if (rc == 1)
+                break;
+        }
+        s->xe.group = NULL;
+    }
+    if (!s->streaming) {
+        if (s->need_sort && s->nout > 1) /* qsort must not see a NULL base (UBSan) */
+            qsort(s->outs, s->nout, sizeof *s->outs, cmp_out);
+        s->total = s->nout;
+    }
+    return 0;
+}
+
+static int xsel_send(xsel_t *s)
+{
+    sql_exec_ctx_t *x = s->x;
+    s->cols = arena_calloc(x->arena, sizeof(res_col_t) * (s->nitems + 1));
+    const value_t *first = s->nout ? s->outs[0].vals : NULL;
+    for (uint32_t i = 0; i < s->nitems; i++)
+        item_col(s, i, first ? &first[i] : NULL, &s->cols[i]);
+    return 0;
+}
+
+int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
+{
+    xsel_t s;
+    int rc = xsel_prepare(&s, x, sel);
+    if (rc)
+        goto out;
+    /* column metadata needs a first value only for expressions; streaming sends columns before rows */
+    s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
+    for (uint32_t i = 0; i < s.nitems; i++)
+        item_col(&s, i, NULL, &s.cols[i]);
+    rc = xsel_run(&s);
+    if (rc)
+        goto out;
+    if (!s.streaming) {
+        if (!s.cols_sent) {
+            xsel_send(&s);
+        }
+        for (uint64_t i = s.offset; i < s.nout && i - s.offset < s.limit; i++)
+            send_row(&s, s.outs[i].vals);
+    }
+    send_columns(&s);
+    x->sink->rows_end(x->sink, x->more);
+    x->found_rows = sel->calc_found_rows ? s.total
+                                         : (s.streaming ? s.sent : (s.nout > s.offset ? MIN(s.nout - s.offset, s.limit) : 0));
+    x->row_count = -1;
+out:
+    xsel_free(&s);
+    return rc;
+}
+
+int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols)
+{
+    xsel_t s;
+    int rc = xsel_prepare(&s, x, sel);
+    if (rc)
+        goto out;
+    s.collect_only = true;
+    if ((rc = xsel_run(&s)) != 0)
+        goto out;
+    uint64_t n = s.nout > s.offset ? MIN(s.nout - s.offset, s.limit) : 0;
+    value_t **r = arena_alloc(x->arena, sizeof(value_t *) * (n + 1));
+    for (uint64_t i = 0; i < n; i++)
+        r[i] = s.outs[s.offset + i].vals;
+    *rows = r;
+    *nrows = n;
+    *ncols = s.nitems;
+out:
+    xsel_free(&s);
+    return rc;
+}
+
+int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
+{
+    xsel_t s;
+    int rc = xsel_prepare(&s, x, sel);
+    if (rc == 0) {
+        res_col_t *c = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
+        for (uint32_t i = 0; i < s.nitems; i++)
+            item_col(&s, i, NULL, &c[i]);
+        *cols = c;
+        *ncols = (int)s.nitems;
+    }
+    xsel_free(&s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- evaluation callbacks */
+
+static int xcb_sysvar_get(void *u, sql_var_scope_t scope, const char *comp, const char *name, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    if (!cb || !cb->sysvar_get)
+        return diag_error(d, ER_NOT_SUPPORTED_YET, "system variables here");
+    return cb->sysvar_get(xe->x->cb_user, scope, comp, name, out, d);
+}
+
+static int xcb_uservar_get(void *u, const char *name, value_t *out)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    if (!cb || !cb->uservar_get) {
+        *out = value_null();
+        return 0;
+    }
+    return cb->uservar_get(xe->x->cb_user, name, out);
+}
+
+static int xcb_uservar_set(void *u, const char *name, const value_t *v)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    return cb && cb->uservar_set ? cb->uservar_set(xe->x->cb_user, name, v) : 0;
+}
+
+static int xcb_session_fn(void *u, sql_session_fn_t fn, value_t *out)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    if (!cb || !cb->session_fn) {
+        *out = value_null();
+        return 0;
+    }
+    return cb->session_fn(xe->x->cb_user, fn, out);
+}
+
+static int xcb_set_last_insert_id(void *u, uint64_t id)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    return cb && cb->set_last_insert_id ? cb->set_last_insert_id(xe->x->cb_user, id) : 0;
+}
+
+static int xcb_param_get(void *u, uint32_t index, value_t *out)
+{
+    xeval_t *xe = u;
+    const sql_eval_cb_t *cb = xe->x->cb;
+    if (!cb || !cb->param_get) {
+        *out = value_null();
+        return 0;
+    }
+    return cb->param_get(xe->x->cb_user, index, out);
+}
+
+static int xcb_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
+{
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "field list");
+}
+
+static int xcb_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    if (!xe->q || !xe->group)
+        return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
+    for (uint32_t i = 0; i < xe->q->nagg; i++)
+        if (xe->q->aggs[i] == e) {
+            *out = agg_result(xe, e, &xe->group->aggs[i]);
+            return 0;
+        }
+    return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
+}
+
+static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    if (!xe->values_row || !xe->values_t) {
+        *out = value_null();
+        return 0;
+    }
+    int c = cat_table_col(xe->values_t, col->col.name);
+    if (c < 0)
+        return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, "field list");
+    *out = table_value_out(&xe->values_t->cols[c], &xe->values_row[c], xe->x->arena);
+    return 0;
+}
+
+static int xcb_sleep(void *u, double secs)
+{
+    xeval_t *xe = u;
+    const sql_exec_ctx_t *x = xe->x;
+    return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
+}
+
+static const sql_eval_cb_t xcb = {
+    .sleep = xcb_sleep,
+    .sysvar_get = xcb_sysvar_get,
+    .uservar_get = xcb_uservar_get,
+    .uservar_set = xcb_uservar_set,
+    .session_fn = xcb_session_fn,
+    .set_last_insert_id = xcb_set_last_insert_id,
+    .param_get = xcb_param_get,
+    .column_get = xcb_column_get,
+    .aggregate_get = xcb_aggregate_get,
+    .values_get = xcb_values_get,
+};
+
+void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
+{
+    memset(xe, 0, sizeof *xe);
+    xe->x = x;
+    sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
+    xe->ev.strict = x->strict;
+    if (x->div_precision_increment)
+        xe->ev.div_precision_increment = x->div_precision_increment;
+    if (x->max_allowed_packet)
+        xe->ev.max_allowed_packet = x->max_allowed_packet;
+}
+
+int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)
+{
+    xe->ev.row = row;
+    return sql_expr_eval(&xe->ev, e, out);
+}
+
+int xeval_bool(xeval_t *xe, const sql_expr_t *e, const value_t *row)
+{
+    value_t v;
+    int rc = xeval(xe, e, row, &v);
+    if (rc)
+        return rc;
+    return v.type != VAL_NULL && value_to_bool(&v, xe->x->diag);
+}

@@ -1,0 +1,823 @@
+/*
+ * SHOW statements over the catalog (DATABASES, TABLES, COLUMNS / DESCRIBE, INDEX, CREATE TABLE, CREATE
+ * DATABASE, TABLE STATUS) and the information_schema tables SCHEMATA, TABLES, COLUMNS, STATISTICS and FILES.
+ *
+ * Both are built the same way: a virtual table (a catalog-shaped definition plus rows of values, vt_t), which
+ * SHOW sends after its LIKE / WHERE filter and information_schema hands to the SELECT machinery as a source.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "sql/exec_int.h"
+#include "util/util.h"
+
+/* ---------------------------------------------------------------- virtual tables */
+
+typedef struct vt {
+    sql_exec_ctx_t *x;
+    cat_table_t *t;
+    uint32_t cap;
+    value_t **rows;
+    uint64_t n, rcap;
+} vt_t;
+
+static void vt_init(vt_t *v, sql_exec_ctx_t *x, const char *name)
+{
+    memset(v, 0, sizeof *v);
+    v->x = x;
+    v->t = arena_calloc(x->arena, sizeof(cat_table_t));
+    v->t->db = "information_schema";
+    v->t->name = name;
+    v->t->engine = "MEMORY";
+    v->cap = 40;
+    v->t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * v->cap);
+}
+
+/* A column: strings are VARCHAR(len) utf8mb3; numbers BIGINT UNSIGNED (len 0). */
+static void vt_col(vt_t *v, const char *name, uint32_t len, bool number, bool nullable)
+{
+    cat_column_t *c = &v->t->cols[v->t->ncols++];
+    c->name = name;
+    c->comment = "";
+    c->rc.nullable = nullable;
+    if (number) {
+        c->rc.type = SQLT_BIGINT;
+        c->rc.is_unsigned = true;
+        c->display_width = 21;
+        c->rc.coll = COLL_BINARY;
+    } else {
+        c->rc.type = SQLT_VARCHAR;
+        c->rc.len = len;
+        c->rc.coll = COLL_UTF8MB3_GENERAL_CI;
+    }
+    c->def = CAT_DEF_NULL;
+}
+
+static value_t *vt_row(vt_t *v)
+{
+    if (v->n == v->rcap) {
+        uint64_t nc = v->rcap ? v->rcap * 2 : 32;
+        value_t **nr = arena_alloc(v->x->arena, sizeof(value_t *) * nc);
+        if (v->n)
+            memcpy(nr, v->rows, sizeof(value_t *) * v->n);
+        v->rows = nr;
+        v->rcap = nc;
+    }
+    value_t *r = arena_calloc(v->x->arena, sizeof(value_t) * (v->t->ncols + 1));
+    v->rows[v->n++] = r;
+    return r;
+}
+
+static value_t S(const char *s) { return s ? value_str(s, strlen(s), COLL_UTF8MB3_GENERAL_CI) : value_null(); }
+static value_t U(uint64_t u) { return value_uint(u); }
+
+typedef struct vt_send {
+    sql_exec_ctx_t *x;
+    res_col_t *cols;
+    uint32_t n;
+    bool started;
+} vt_send_t;
+
+static int vt_send_row(void *arg, const value_t *row)
+{
+    vt_send_t *s = arg;
+    sql_exec_ctx_t *x = s->x;
+    if (!s->started) {
+        x->sink->columns(x->sink, s->cols, (int)s->n);
+        s->started = true;
+    }
+    res_cell_t *cells = arena_alloc(x->arena, sizeof(res_cell_t) * (s->n + 1));
+    for (uint32_t i = 0; i < s->n; i++) {
+        cells[i].null = row[i].type == VAL_NULL;
+        cells[i].p = "";
+        cells[i].len = 0;
+        if (!cells[i].null)
+            cells[i].p = value_to_text(x->arena, &row[i], &cells[i].len);
+    }
+    x->sink->row(x->sink, cells);
+    return 0;
+}
+
+/* Sends a virtual table as a SHOW result: LIKE on column like_col, WHERE through the SELECT machinery. */
+static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
+{
+    sql_exec_ctx_t *x = v->x;
+    vt_send_t s = {.x = x, .n = v->t->ncols};
+    s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (v->t->ncols + 1));
+    for (uint32_t i = 0; i < v->t->ncols; i++) {
+        xcol_meta(&s.cols[i], v->t, i, "", "", v->t->cols[i].name);
+        s.cols[i].schema = s.cols[i].table = s.cols[i].org_table = "";
+        s.cols[i].flags &= (uint16_t)~(COLF_NO_DEFAULT);
+        if (!v->t->cols[i].rc.nullable)
+            s.cols[i].flags |= COLF_NOT_NULL;
+    }
+    if (like && like_col >= 0) {
+        uint64_t w = 0;
+        for (uint64_t i = 0; i < v->n; i++) {
+            const value_t *c = &v->rows[i][like_col];
+            if (c->type == VAL_STRING && sql_like_match(COLL_UTF8MB3_GENERAL_CI, c->s.ptr, c->s.len, like, strlen(like), '\\'))
+                v->rows[w++] = v->rows[i];
+        }
+        v->n = w;
+    }
+    int rc = 0;
+    if (where) {
+        xquery_t q;
+        memset(&q, 0, sizeof q);
+        q.x = x;
+        q.src = arena_calloc(x->arena, sizeof(xsrc_t));
+        q.src[0] = (xsrc_t){.db = "", .name = v->t->name, .alias = v->t->name, .t = v->t, .is_virtual = true,
+                            .vrows = v->rows, .nvrows = v->n};
+        q.nsrc = 1;
+        q.width = v->t->ncols;
+        if ((rc = xbind(&q, where, "where clause", false)) == 0)
+            rc = xquery_run(&q, where, vt_send_row, &s, -1, false);
+        xquery_release(&q);
+    } else {
+        for (uint64_t i = 0; i < v->n && !rc; i++)
+            rc = vt_send_row(&s, v->rows[i]);
+    }
+    if (rc)
+        return rc;
+    if (!s.started)
+        x->sink->columns(x->sink, s.cols, (int)s.n);
+    x->sink->rows_end(x->sink, x->more);
+    x->row_count = -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- type text, keys */
+
+static const char *charset_of(uint16_t coll)
+{
+    const char *n = value_coll_name(coll);
+    if (!n)
+        return "utf8mb4";
+    const char *u = strchr(n, '_');
+    static char buf[4][32];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%.*s", u ? (int)(u - n) : (int)strlen(n), n);
+    return buf[k];
+}
+
+static char *quote_str(arena_t *a, const char *s)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_append_byte(&b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'')
+            buf_append_byte(&b, '\'');
+        if (*s == '\\')
+            buf_append_byte(&b, '\\');
+        buf_append_byte(&b, (uint8_t)*s);
+    }
+    buf_append_byte(&b, '\'');
+    char *r = arena_strndup(a, (const char *)b.data, b.len);
+    buf_free(&b);
+    return r;
+}
+
+static const char *type_text(arena_t *a, const cat_column_t *c)
+{
+    sqlt_t t = (sqlt_t)c->rc.type;
+    buf_t b;
+    buf_init(&b);
+    buf_append_str(&b, sqlt_name(t));
+    if (sqlt_is_int(t)) {
+        uint32_t w = c->display_width;
+        if (!w)
+            w = t == SQLT_TINYINT ? (c->rc.is_unsigned ? 3 : 4) : t == SQLT_SMALLINT ? (c->rc.is_unsigned ? 5 : 6)
+              : t == SQLT_MEDIUMINT ? (c->rc.is_unsigned ? 8 : 9) : t == SQLT_INT ? (c->rc.is_unsigned ? 10 : 11) : 20;
+        buf_printf(&b, "(%u)", w);
+    } else if (t == SQLT_DECIMAL) {
+        buf_printf(&b, "(%u,%u)", c->rc.len, c->rc.scale);
+    } else if ((t == SQLT_FLOAT || t == SQLT_DOUBLE) && c->rc.len) {
+        buf_printf(&b, "(%u,%u)", c->rc.len, c->rc.scale);
+    } else if (t == SQLT_BIT || t == SQLT_CHAR || t == SQLT_VARCHAR || t == SQLT_BINARY || t == SQLT_VARBINARY) {
+        buf_printf(&b, "(%u)", c->rc.len);
+    } else if ((t == SQLT_DATETIME || t == SQLT_TIMESTAMP || t == SQLT_TIME) && c->rc.scale) {
+        buf_printf(&b, "(%u)", c->rc.scale);
+    } else if (t == SQLT_YEAR) {
+        buf_append_str(&b, "(4)");
+    } else if (t == SQLT_ENUM || t == SQLT_SET) {
+        buf_append_byte(&b, '(');
+        for (uint32_t i = 0; i < c->nelems; i++) {
+            if (i)
+                buf_append_byte(&b, ',');
+            buf_append_str(&b, quote_str(a, c->elems[i]));
+        }
+        buf_append_byte(&b, ')');
+    }
+    if (c->rc.is_unsigned && (sqlt_is_int(t) || t == SQLT_DECIMAL || t == SQLT_FLOAT || t == SQLT_DOUBLE))
+        buf_append_str(&b, " unsigned");
+    if (c->zerofill)
+        buf_append_str(&b, " zerofill");
+    char *r = arena_strndup(a, (const char *)b.data, b.len);
+    buf_free(&b);
+    return r;
+}
+
+static const char *col_key(const cat_table_t *t, uint32_t col)
+{
+    for (uint32_t i = 0; i < t->nidx; i++)
+        if (t->idx[i].kind == CAT_IDX_PRIMARY)
+            for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+                if (t->idx[i].cols[k].col == col)
+                    return "PRI";
+    for (uint32_t i = 0; i < t->nidx; i++)
+        if (t->idx[i].kind == CAT_IDX_UNIQUE && t->idx[i].cols[0].col == col)
+            return t->idx[i].ncols == 1 ? "UNI" : "MUL";
+    for (uint32_t i = 0; i < t->nidx; i++)
+        if (t->idx[i].cols[0].col == col)
+            return "MUL";
+    return "";
+}
+
+static const char *default_shown(const cat_column_t *c, bool for_create, arena_t *a)
+{
+    switch (c->def) {
+    case CAT_DEF_NOW: return "current_timestamp()";
+    case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
+    case CAT_DEF_VALUE: {
+        sqlt_t t = (sqlt_t)c->rc.type;
+        bool quoted = sqlt_is_string(t) || sqlt_is_temporal(t) || t == SQLT_ENUM || t == SQLT_SET;
+        return for_create && quoted ? quote_str(a, c->default_text) : c->default_text;
+    }
+    default:
+        return c->rc.nullable ? (for_create ? "NULL" : NULL) : NULL;
+    }
+}
+
+static const char *extra_of(const cat_column_t *c)
+{
+    if (c->auto_increment)
+        return "auto_increment";
+    if (c->on_update_now)
+        return "on update current_timestamp()";
+    return "";
+}
+
+/* ---------------------------------------------------------------- SHOW CREATE TABLE */
+
+static void ident(buf_t *b, const char *s)
+{
+    buf_append_byte(b, '`');
+    for (; *s; s++) {
+        if (*s == '`')
+            buf_append_byte(b, '`');
+        buf_append_byte(b, (uint8_t)*s);
+    }
+    buf_append_byte(b, '`');
+}
+
+static char *create_text(arena_t *a, const cat_table_t *t)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_append_str(&b, "CREATE TABLE ");
+    ident(&b, t->name);
+    buf_append_str(&b, " (\n");
+    for (uint32_t i = 0; i < t->ncols; i++) {
+        const cat_column_t *c = &t->cols[i];
+        sqlt_t ty = (sqlt_t)c->rc.type;
+        buf_append_str(&b, "  ");
+        ident(&b, c->name);
+        buf_append_byte(&b, ' ');
+        buf_append_str(&b, type_text(a, c));
+        if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && c->rc.coll != COLL_BINARY && c->rc.coll != t->coll)
+            buf_printf(&b, " CHARACTER SET %s COLLATE %s", charset_of(c->rc.coll), value_coll_name(c->rc.coll));
+        if (!c->rc.nullable)
+            buf_append_str(&b, " NOT NULL");
+        else if (ty == SQLT_TIMESTAMP)
+            buf_append_str(&b, " NULL");
+        const char *d = default_shown(c, true, a);
+        bool blob = ty >= SQLT_TINYTEXT && ty <= SQLT_LONGBLOB;
+        if (d && !c->auto_increment && !(blob && c->def != CAT_DEF_VALUE))
+            buf_printf(&b, " DEFAULT %s", d);
+        if (c->auto_increment)
+            buf_append_str(&b, " AUTO_INCREMENT");
+        if (c->on_update_now)
+            buf_append_str(&b, " ON UPDATE current_timestamp()");
+        if (c->comment && c->comment[0])
+            buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
+        if (i + 1 < t->ncols || t->nidx)
+            buf_append_byte(&b, ',');
+        buf_append_byte(&b, '\n');
+    }
+    for (uint32_t i = 0; i < t->nidx; i++) {
+        const cat_index_t *x = &t->idx[i];
+        buf_append_str(&b, "  ");
+        if (x->kind == CAT_IDX_PRIMARY) {
+            buf_append_str(&b, "PRIMARY KEY (");
+        } else {
+            buf_append_str(&b, x->kind == CAT_IDX_UNIQUE ? "UNIQUE KEY " : "KEY ");
+            ident(&b, x->name);
+            buf_append_str(&b, " (");
+        }
+        for (uint32_t k = 0; k < x->ncols; k++) {
+            if (k)
+                buf_append_byte(&b, ',');
+            ident(&b, t->cols[x->cols[k].col].name);
+            if (x->cols[k].prefix)
+                buf_printf(&b, "(%u)", x->cols[k].prefix);
+            if (x->cols[k].desc)
+                buf_append_str(&b, " DESC");
+        }
+        buf_append_byte(&b, ')');
+        if (x->comment && x->comment[0])
+            buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
+        if (i + 1 < t->nidx)
+            buf_append_byte(&b, ',');
+        buf_append_byte(&b, '\n');
+    }
+    buf_printf(&b, ") ENGINE=%s", t->engine ? t->engine : "InnoDB");
+    uint64_t ai = t->ctr ? atomic_load(&t->ctr->auto_inc) : 1;
+    if (cat_table_autoinc_col(t) >= 0 && ai > 1)
+        buf_printf(&b, " AUTO_INCREMENT=%llu", (unsigned long long)ai);
+    buf_printf(&b, " DEFAULT CHARSET=%s COLLATE=%s", charset_of(t->coll), value_coll_name(t->coll));
+    if (t->comment && t->comment[0])
+        buf_printf(&b, " COMMENT=%s", quote_str(a, t->comment));
+    if (t->tablespace)
+        buf_printf(&b, " TABLESPACE `%s`", t->tablespace);
+    char *r = arena_strndup(a, (const char *)b.data, b.len);
+    buf_free(&b);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the SHOWs */
+
+bool exec_show_handles(const sql_show_t *sh)
+{
+    switch (sh->what) {
+    case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
+    case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static cat_table_t *show_table(sql_exec_ctx_t *x, const sql_show_t *sh, const char **dbout)
+{
+    const char *db = xdb(x, sh->table.db ? sh->table.db : sh->db);
+    if (!db)
+        return NULL;
+    *dbout = db;
+    cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, sh->table.name);
+    if (!t)
+        diag_error(x->diag, ER_NO_SUCH_TABLE, db, sh->table.name);
+    return t;
+}
+
+static uint64_t table_bytes(const cat_table_t *t, bool data)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < t->nidx || (i == 0 && !t->nidx); i++) {
+        engine_tree_id_t tree = t->nidx ? t->idx[i].tree : t->tree;
+        bool is_data = tree == t->tree;
+        if (is_data != data)
+            continue;
+        uint64_t pages = 0, ext = 0;
+        if (engine_tree_stats(catalog_engine(sql_exec_catalog()), tree, &pages, &ext) == 0)
+            total += pages * 16384;
+        if (!t->nidx)
+            break;
+    }
+    return total;
+}
+
+static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    const char *db;
+    cat_table_t *t = show_table(x, sh, &db);
+    if (!t)
+        return -x->diag->error_code;
+    vt_t v;
+    vt_init(&v, x, "COLUMNS");
+    vt_col(&v, "Field", 64, false, false);
+    vt_col(&v, "Type", 64, false, false);
+    if (sh->full)
+        vt_col(&v, "Collation", 32, false, true);
+    vt_col(&v, "Null", 3, false, false);
+    vt_col(&v, "Key", 3, false, false);
+    vt_col(&v, "Default", 64, false, true);
+    vt_col(&v, "Extra", 20, false, false);
+    if (sh->full) {
+        vt_col(&v, "Privileges", 80, false, false);
+        vt_col(&v, "Comment", 1024, false, false);
+    }
+    for (uint32_t i = 0; i < t->ncols; i++) {
+        const cat_column_t *c = &t->cols[i];
+        value_t *r = vt_row(&v);
+        int k = 0;
+        r[k++] = S(c->name);
+        r[k++] = S(type_text(x->arena, c));
+        if (sh->full)
+            r[k++] = sqlt_is_string((sqlt_t)c->rc.type) || c->rc.type == SQLT_ENUM || c->rc.type == SQLT_SET
+                         ? S(value_coll_name(c->rc.coll)) : value_null();
+        r[k++] = S(c->rc.nullable ? "YES" : "NO");
+        r[k++] = S(col_key(t, i));
+        r[k++] = S(default_shown(c, false, x->arena));
+        r[k++] = S(extra_of(c));
+        if (sh->full) {
+            r[k++] = S("select,insert,update,references");
+            r[k++] = S(c->comment);
+        }
+    }
+    int rc = vt_send(&v, 0, sh->like, sh->where);
+    catalog_table_release(t);
+    return rc;
+}
+
+static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    const char *db;
+    cat_table_t *t = show_table(x, sh, &db);
+    if (!t)
+        return -x->diag->error_code;
+    vt_t v;
+    vt_init(&v, x, "STATISTICS");
+    vt_col(&v, "Table", 64, false, false);
+    vt_col(&v, "Non_unique", 0, true, false);
+    vt_col(&v, "Key_name", 64, false, true);
+    vt_col(&v, "Seq_in_index", 0, true, false);
+    vt_col(&v, "Column_name", 64, false, true);
+    vt_col(&v, "Collation", 1, false, true);
+    vt_col(&v, "Cardinality", 0, true, true);
+    vt_col(&v, "Sub_part", 0, true, true);
+    vt_col(&v, "Packed", 10, false, true);
+    vt_col(&v, "Null", 3, false, false);
+    vt_col(&v, "Index_type", 16, false, false);
+    vt_col(&v, "Comment", 16, false, true);
+    vt_col(&v, "Index_comment", 1024, false, false);
+    vt_col(&v, "Ignored", 3, false, false);
+    for (uint32_t i = 0; i < t->nidx; i++) {
+        const cat_index_t *ix = &t->idx[i];
+        for (uint32_t k = 0; k < ix->ncols; k++) {
+            const cat_column_t *c = &t->cols[ix->cols[k].col];
+            value_t *r = vt_row(&v);
+            r[0] = S(t->name);
+            r[1] = U(ix->kind == CAT_IDX_KEY);
+            r[2] = S(ix->name);
+            r[3] = U(k + 1);
+            r[4] = S(c->name);
+            r[5] = S(ix->cols[k].desc ? "D" : "A");
+            r[6] = U(0);
+            r[7] = ix->cols[k].prefix ? U(ix->cols[k].prefix) : value_null();
+            r[8] = value_null();
+            r[9] = S(c->rc.nullable ? "YES" : "");
+            r[10] = S("BTREE");
+            r[11] = S("");
+            r[12] = S(ix->comment ? ix->comment : "");
+            r[13] = S("NO");
+        }
+    }
+    int rc = vt_send(&v, -1, NULL, sh->where);
+    catalog_table_release(t);
+    return rc;
+}
+
+static void status_cols(vt_t *v, bool is)
+{
+    vt_col(v, is ? "TABLE_NAME" : "Name", 64, false, false);
+    vt_col(v, is ? "ENGINE" : "Engine", 64, false, true);
+    vt_col(v, is ? "VERSION" : "Version", 0, true, true);
+    vt_col(v, is ? "ROW_FORMAT" : "Row_format", 10, false, true);
+    vt_col(v, is ? "TABLE_ROWS" : "Rows", 0, true, true);
+    vt_col(v, is ? "AVG_ROW_LENGTH" : "Avg_row_length", 0, true, true);
+    vt_col(v, is ? "DATA_LENGTH" : "Data_length", 0, true, true);
+    vt_col(v, is ? "MAX_DATA_LENGTH" : "Max_data_length", 0, true, true);
+    vt_col(v, is ? "INDEX_LENGTH" : "Index_length", 0, true, true);
+    vt_col(v, is ? "DATA_FREE" : "Data_free", 0, true, true);
+    vt_col(v, is ? "AUTO_INCREMENT" : "Auto_increment", 0, true, true);
+    vt_col(v, is ? "CREATE_TIME" : "Create_time", 19, false, true);
+    vt_col(v, is ? "UPDATE_TIME" : "Update_time", 19, false, true);
+    vt_col(v, is ? "CHECK_TIME" : "Check_time", 19, false, true);
+    vt_col(v, is ? "TABLE_COLLATION" : "Collation", 32, false, true);
+    vt_col(v, is ? "CHECKSUM" : "Checksum", 0, true, true);
+    vt_col(v, is ? "CREATE_OPTIONS" : "Create_options", 2048, false, true);
+    vt_col(v, is ? "TABLE_COMMENT" : "Comment", 2048, false, false);
+}
+
+static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
+{
+    char *ct = arena_alloc(v->x->arena, 32);
+    time_t tt = (time_t)t->create_time;
+    struct tm tm;
+    localtime_r(&tt, &tm);
+    strftime(ct, 32, "%Y-%m-%d %H:%M:%S", &tm);
+    int k = 0;
+    r[k++] = S(t->name);
+    r[k++] = S(t->engine);
+    r[k++] = U(10);
+    r[k++] = S("Dynamic");
+    r[k++] = U(0);
+    r[k++] = U(0);
+    r[k++] = U(table_bytes(t, true));
+    r[k++] = U(0);
+    r[k++] = U(table_bytes(t, false));
+    r[k++] = U(0);
+    r[k++] = cat_table_autoinc_col(t) >= 0 ? U(atomic_load(&t->ctr->auto_inc)) : value_null();
+    r[k++] = S(ct);
+    r[k++] = value_null();
+    r[k++] = value_null();
+    r[k++] = S(value_coll_name(t->coll));
+    r[k++] = value_null();
+    r[k++] = S("");
+    r[k++] = S(t->comment ? t->comment : "");
+}
+
+static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
+{
+    const char *db = xdb(x, sh->db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    if (!sql_exec_db_exists(db))
+        return diag_error(x->diag, ER_BAD_DB_ERROR, db);
+    vt_t v;
+    vt_init(&v, x, "TABLES");
+    if (status) {
+        status_cols(&v, false);
+    } else {
+        const char *h = arena_printf(x->arena, "Tables_in_%s%s%s%s", db, sh->like ? " (" : "", sh->like ? sh->like : "",
+                                     sh->like ? ")" : "");
+        vt_col(&v, h, 64, false, false);
+        if (sh->full)
+            vt_col(&v, "Table_type", 64, false, false);
+    }
+    const char **names;
+    uint32_t n;
+    catalog_table_list(sql_exec_catalog(), db, x->arena, &names, &n);
+    for (uint32_t i = 0; i < n; i++) {
+        cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, names[i]);
+        if (!t)
+            continue;
+        value_t *r = vt_row(&v);
+        if (status) {
+            status_row(&v, r, t);
+        } else {
+            r[0] = S(names[i]);
+            if (sh->full)
+                r[1] = S("BASE TABLE");
+        }
+        catalog_table_release(t);
+    }
+    return vt_send(&v, 0, sh->like, sh->where);
+}
+
+static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    vt_t v;
+    vt_init(&v, x, "SCHEMATA");
+    vt_col(&v, sh->like ? arena_printf(x->arena, "Database (%s)", sh->like) : "Database", 64, false, false);
+    const char **names;
+    uint32_t n;
+    catalog_db_list(sql_exec_catalog(), x->arena, &names, &n);
+    for (uint32_t i = 0; i < n; i++)
+        vt_row(&v)[0] = S(names[i]);
+    return vt_send(&v, 0, sh->like, sh->where);
+}
+
+int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    switch (sh->what) {
+    case SQL_SHOW_DATABASES:
+        return show_databases(x, sh);
+    case SQL_SHOW_TABLES:
+        return show_tables(x, sh, false);
+    case SQL_SHOW_TABLE_STATUS:
+        return show_tables(x, sh, true);
+    case SQL_SHOW_COLUMNS:
+        return show_columns(x, sh);
+    case SQL_SHOW_INDEX:
+        return show_index(x, sh);
+    case SQL_SHOW_CREATE_TABLE: {
+        const char *db;
+        cat_table_t *t = show_table(x, sh, &db);
+        if (!t)
+            return -x->diag->error_code;
+        vt_t v;
+        vt_init(&v, x, "CREATE");
+        vt_col(&v, "Table", 64, false, false);
+        vt_col(&v, "Create Table", 1024, false, false);
+        value_t *r = vt_row(&v);
+        r[0] = S(t->name);
+        r[1] = S(create_text(x->arena, t));
+        catalog_table_release(t);
+        return vt_send(&v, -1, NULL, NULL);
+    }
+    case SQL_SHOW_CREATE_DATABASE: {
+        const char *db = sh->db;
+        if (!db || !sql_exec_db_exists(db))
+            return diag_error(x->diag, ER_BAD_DB_ERROR, db ? db : "");
+        uint16_t coll = catalog_db_coll(sql_exec_catalog(), db);
+        vt_t v;
+        vt_init(&v, x, "CREATE");
+        vt_col(&v, "Database", 64, false, false);
+        vt_col(&v, "Create Database", 1024, false, false);
+        value_t *r = vt_row(&v);
+        r[0] = S(db);
+        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s`%s` /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
+                              sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db, charset_of(coll),
+                              value_coll_name(coll)));
+        return vt_send(&v, -1, NULL, NULL);
+    }
+    default:
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "this SHOW");
+    }
+}
+
+/* ---------------------------------------------------------------- information_schema */
+
+static void is_tables(vt_t *v, bool columns, bool stats)
+{
+    sql_exec_ctx_t *x = v->x;
+    catalog_t *cat = sql_exec_catalog();
+    const char **dbs;
+    uint32_t ndb;
+    catalog_db_list(cat, x->arena, &dbs, &ndb);
+    for (uint32_t d = 0; d < ndb; d++) {
+        const char **names;
+        uint32_t n;
+        catalog_table_list(cat, dbs[d], x->arena, &names, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
+            if (!t)
+                continue;
+            if (columns) {
+                for (uint32_t c = 0; c < t->ncols; c++) {
+                    const cat_column_t *cc = &t->cols[c];
+                    sqlt_t ty = (sqlt_t)cc->rc.type;
+                    bool str = sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET;
+                    bool bin = cc->rc.coll == COLL_BINARY;
+                    value_t *r = vt_row(v);
+                    int k = 0;
+                    r[k++] = S("def");
+                    r[k++] = S(t->db);
+                    r[k++] = S(t->name);
+                    r[k++] = S(cc->name);
+                    r[k++] = U(c + 1);
+                    const char *dflt = default_shown(cc, true, x->arena);
+                    r[k++] = S(cc->auto_increment ? NULL : dflt);
+                    r[k++] = S(cc->rc.nullable ? "YES" : "NO");
+                    r[k++] = S(sqlt_name(ty));
+                    r[k++] = str ? U(cc->rc.len) : value_null();
+                    r[k++] = str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
+                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
+                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(cc->rc.scale) : value_null();
+                    r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? U(cc->rc.scale) : value_null();
+                    r[k++] = str && !bin ? S(charset_of(cc->rc.coll)) : value_null();
+                    r[k++] = str && !bin ? S(value_coll_name(cc->rc.coll)) : value_null();
+                    r[k++] = S(type_text(x->arena, cc));
+                    r[k++] = S(col_key(t, c));
+                    r[k++] = S(extra_of(cc));
+                    r[k++] = S("select,insert,update,references");
+                    r[k++] = S(cc->comment);
+                }
+            } else if (stats) {
+                for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
+                    const cat_index_t *ix = &t->idx[i2];
+                    for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
+                        value_t *r = vt_row(v);
+                        int k = 0;
+                        r[k++] = S("def");
+                        r[k++] = S(t->db);
+                        r[k++] = S(t->name);
+                        r[k++] = U(ix->kind == CAT_IDX_KEY);
+                        r[k++] = S(t->db);
+                        r[k++] = S(ix->name);
+                        r[k++] = U(k2 + 1);
+                        r[k++] = S(t->cols[ix->cols[k2].col].name);
+                        r[k++] = S("A");
+                        r[k++] = U(0);
+                        r[k++] = ix->cols[k2].prefix ? U(ix->cols[k2].prefix) : value_null();
+                        r[k++] = value_null();
+                        r[k++] = S(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");
+                        r[k++] = S("BTREE");
+                        r[k++] = S("");
+                        r[k++] = S(ix->comment ? ix->comment : "");
+                    }
+                }
+            } else {
+                value_t *r = vt_row(v);
+                r[0] = S("def");
+                r[1] = S(t->db);
+                r[2] = S("BASE TABLE");
+                status_row(v, r + 3, t);
+                /* status_row writes the name first: move it to TABLE_NAME's place */
+                value_t name = r[3];
+                memmove(r + 2, r + 3, sizeof(value_t));
+                r[2] = name;
+                r[3] = S("BASE TABLE");
+            }
+            catalog_table_release(t);
+        }
+    }
+}
+
+int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
+{
+    vt_t v;
+    if (strcasecmp(name, "SCHEMATA") == 0) {
+        vt_init(&v, x, "SCHEMATA");
+        vt_col(&v, "CATALOG_NAME", 512, false, false);
+        vt_col(&v, "SCHEMA_NAME", 64, false, false);
+        vt_col(&v, "DEFAULT_CHARACTER_SET_NAME", 32, false, false);
+        vt_col(&v, "DEFAULT_COLLATION_NAME", 64, false, false);
+        vt_col(&v, "SQL_PATH", 512, false, true);
+        vt_col(&v, "SCHEMA_COMMENT", 1024, false, false);
+        const char **dbs;
+        uint32_t n;
+        catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            uint16_t coll = catalog_db_is_virtual(dbs[i]) ? COLL_UTF8MB3_GENERAL_CI : catalog_db_coll(sql_exec_catalog(), dbs[i]);
+            value_t *r = vt_row(&v);
+            r[0] = S("def");
+            r[1] = S(dbs[i]);
+            r[2] = S(charset_of(coll));
+            r[3] = S(value_coll_name(coll));
+            r[4] = value_null();
+            r[5] = S("");
+        }
+    } else if (strcasecmp(name, "TABLES") == 0) {
+        vt_init(&v, x, "TABLES");
+        vt_col(&v, "TABLE_CATALOG", 512, false, false);
+        vt_col(&v, "TABLE_SCHEMA", 64, false, false);
+        vt_col(&v, "TABLE_TYPE", 64, false, false);
+        status_cols(&v, true);
+        /* order as MariaDB: TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE ... */
+        cat_column_t tmp = v.t->cols[2];
+        v.t->cols[2] = v.t->cols[3];
+        v.t->cols[3] = tmp;
+        is_tables(&v, false, false);
+    } else if (strcasecmp(name, "COLUMNS") == 0) {
+        vt_init(&v, x, "COLUMNS");
+        static const char *const cn[] = {"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
+                                         "COLUMN_DEFAULT", "IS_NULLABLE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                                         "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE",
+                                         "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME", "COLUMN_TYPE",
+                                         "COLUMN_KEY", "EXTRA", "PRIVILEGES", "COLUMN_COMMENT"};
+        static const bool num[] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, num[i], true);
+        is_tables(&v, true, false);
+    } else if (strcasecmp(name, "STATISTICS") == 0) {
+        vt_init(&v, x, "STATISTICS");
+        static const char *const cn[] = {"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "NON_UNIQUE", "INDEX_SCHEMA",
+                                         "INDEX_NAME", "SEQ_IN_INDEX", "COLUMN_NAME", "COLLATION", "CARDINALITY",
+                                         "SUB_PART", "PACKED", "NULLABLE", "INDEX_TYPE", "COMMENT", "INDEX_COMMENT"};
+        static const bool num[] = {0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, num[i], true);
+        is_tables(&v, false, true);
+    } else if (strcasecmp(name, "FILES") == 0) {
+        vt_init(&v, x, "FILES");
+        static const char *const cn[] = {"FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG",
+                                         "TABLE_SCHEMA", "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER",
+                                         "ENGINE", "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE", "INITIAL_SIZE",
+                                         "MAXIMUM_SIZE", "AUTOEXTEND_SIZE", "DATA_FREE", "STATUS", "EXTRA"};
+        static const bool num[] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 512, num[i], true);
+        engine_file_info_t *f = NULL;
+        size_t n = 0;
+        if (engine_files(catalog_engine(sql_exec_catalog()), &f, &n) == 0) {
+            for (size_t i = 0; i < n; i++) {
+                value_t *r = vt_row(&v);
+                int k = 0;
+                r[k++] = U((uint64_t)f[i].space_id * 1000 + f[i].file_no);
+                r[k++] = S(arena_strdup(x->arena, f[i].file_name));
+                r[k++] = S("DATAFILE");
+                r[k++] = S(arena_strdup(x->arena, f[i].tablespace_name));
+                r[k++] = S("def");
+                r[k++] = value_null();
+                r[k++] = value_null();
+                r[k++] = value_null();
+                r[k++] = value_null();
+                r[k++] = S("InnoDB");
+                r[k++] = U(f[i].free_extents);
+                r[k++] = U(f[i].total_extents);
+                r[k++] = U(f[i].extent_size);
+                r[k++] = U(f[i].initial_size);
+                r[k++] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
+                r[k++] = f[i].autoextend ? U(f[i].extent_size) : U(0);
+                r[k++] = U(f[i].free_extents * f[i].extent_size);
+                r[k++] = S(f[i].status ? f[i].status : "NORMAL");
+                r[k++] = value_null();
+            }
+            engine_files_free(f);
+        }
+    } else {
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, "information_schema", name);
+    }
+    s->t = v.t;
+    s->is_virtual = true;
+    s->vrows = v.rows;
+    s->nvrows = v.n;
+    return 0;
+}

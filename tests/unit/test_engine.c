@@ -1,0 +1,1022 @@
+/* Unit tests for the engine API (engine.h): rows and cursors through transactions, rollback, reopen, the seed-002
+ * tablespace scenario (table full, extents returned, a second table grows), row locks (wait timeout, deadlock),
+ * and crash recovery: a child process commits under load and is killed with SIGKILL; the parent reopens and
+ * checks that every acknowledged commit is there and no unacknowledged transaction is half-applied; a torn page
+ * is repaired from its full-page image. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "engine/engine_int.h"
+#include "engine/page.h"
+#include "unit.h"
+#include "util/util.h"
+
+static void mkdatadir(char *dir)
+{
+    strcpy(dir, "/tmp/strata_eng_XXXXXX");
+    if (!mkdtemp(dir))
+        abort();
+}
+
+static void rmdatadir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {
+    }
+}
+
+static uint64_t test_log_bytes = 16u << 20;
+
+static engine_t *open_engine(const char *dir, uint64_t pool)
+{
+    engine_opts_t o;
+    engine_opts_default(&o);
+    o.datadir = dir;
+    o.pool_bytes = pool;
+    o.log_bytes = test_log_bytes;
+    o.log_sparse = true;
+    o.sys_initial_bytes = 4u << 20;
+    engine_t *e = NULL;
+    int rc = engine_open(&o, &e);
+    if (rc)
+        fprintf(stderr, "engine_open: %d\n", rc);
+    return e;
+}
+
+static size_t k_of(char *k, const char *prefix, int i) { return (size_t)sprintf(k, "%s%08d", prefix, i); }
+
+TEST(test_engine_rows_cursors_reopen)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, ENGINE_DEFAULT_TABLESPACE, &t) == 0);
+    engine_trx_t *x;
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    char k[32], v[64];
+    for (int i = 0; i < 2000; i++) {
+        int vl = sprintf(v, "value-%d", i);
+        CHECK_EQ_INT(engine_insert(x, t, k, k_of(k, "r", i * 2), v, (size_t)vl), 0);
+    }
+    CHECK_EQ_INT(engine_insert(x, t, k, k_of(k, "r", 10), "dup", 3), ENGINE_EDUPKEY);
+    CHECK_EQ_INT(engine_update(x, t, k, k_of(k, "r", 11), "nope", 4), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_update(x, t, k, k_of(k, "r", 10), "ten", 3), 0);
+    CHECK_EQ_INT(engine_delete(x, t, k, k_of(k, "r", 12)), 0);
+    CHECK_EQ_INT(engine_delete(x, t, k, k_of(k, "r", 12)), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_put(x, t, k, k_of(k, "r", 13), "thirteen", 8), 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ_INT(engine_get(NULL, t, k, k_of(k, "r", 10), &b), ENGINE_EINVAL); /* needs a trx or engine_get_e */
+    CHECK_EQ_INT(engine_get_e(e, t, k, k_of(k, "r", 10), &b), 0);
+    CHECK(b.len == 3 && memcmp(b.data, "ten", 3) == 0);
+    /* Cursor: seek in four directions around a missing key (r...11 is absent, 10 and 13 present). */
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    engine_cursor_t *c;
+    REQUIRE(engine_cursor_open(x, t, &c) == 0);
+    size_t kl;
+    const char *ck;
+    REQUIRE(engine_cursor_seek(c, k, k_of(k, "r", 11), ENGINE_SEEK_GE) == 0);
+    ck = engine_cursor_key(c, &kl);
+    CHECK(kl == 9 && memcmp(ck, "r00000013", 9) == 0);
+    REQUIRE(engine_cursor_seek(c, k, k_of(k, "r", 11), ENGINE_SEEK_LE) == 0);
+    ck = engine_cursor_key(c, &kl);
+    CHECK(kl == 9 && memcmp(ck, "r00000010", 9) == 0);
+    REQUIRE(engine_cursor_seek(c, k, k_of(k, "r", 10), ENGINE_SEEK_GT) == 0);
+    ck = engine_cursor_key(c, &kl);
+    CHECK(kl == 9 && memcmp(ck, "r00000013", 9) == 0);
+    REQUIRE(engine_cursor_seek(c, k, k_of(k, "r", 10), ENGINE_SEEK_LT) == 0);
+    ck = engine_cursor_key(c, &kl);
+    CHECK(kl == 9 && memcmp(ck, "r00000008", 9) == 0);
+    CHECK_EQ_INT(engine_cursor_seek(c, "a", 1, ENGINE_SEEK_LT), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_cursor_seek(c, "s", 1, ENGINE_SEEK_GE), STRATA_ENOTFOUND);
+    /* Full scan forward, deleting every other row through the same trx while iterating. */
+    int n = 0;
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c)) {
+        ck = engine_cursor_key(c, &kl);
+        if (n % 2 == 0)
+            CHECK_EQ_INT(engine_delete(x, t, ck, kl), 0);
+        n++;
+    }
+    CHECK_EQ_INT(n, 2000); /* 2000 - 1 deleted + 1 put */
+    int back = 0;
+    for (int rc = engine_cursor_last(c); rc == 0; rc = engine_cursor_prev(c))
+        back++;
+    CHECK_EQ_INT(back, 1000);
+    engine_cursor_close(c);
+    REQUIRE(engine_trx_commit(x) == 0);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    engine_close(e);
+
+    /* Reopen: everything is there. */
+    e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    REQUIRE(engine_cursor_open(x, t, &c) == 0);
+    n = 0;
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c))
+        n++;
+    CHECK_EQ_INT(n, 1000);
+    engine_cursor_close(c);
+    engine_trx_commit(x);
+    /* Drop: the tree's extent goes back. */
+    engine_file_info_t *f;
+    size_t nf;
+    REQUIRE(engine_files(e, &f, &nf) == 0);
+    uint64_t free_before = f[0].free_extents;
+    engine_files_free(f);
+    CHECK_EQ_INT(engine_tree_drop(NULL, e, t), 0);
+    REQUIRE(engine_files(e, &f, &nf) == 0);
+    CHECK(f[0].free_extents > free_before);
+    engine_files_free(f);
+    CHECK_EQ_INT(engine_get_e(e, t, "x", 1, &b), STRATA_ENOTFOUND);
+    buf_free(&b);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+TEST(test_engine_rollback)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x;
+    char k[32];
+    char *big = malloc(100000);
+    memset(big, 'B', 100000);
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    for (int i = 0; i < 500; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "k", i), "orig", 4) == 0);
+    REQUIRE(engine_insert(x, t, "big", 3, big, 100000) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    for (int i = 0; i < 500; i += 3)
+        REQUIRE(engine_update(x, t, k, k_of(k, "k", i), "changed", 7) == 0);
+    for (int i = 1; i < 500; i += 3)
+        REQUIRE(engine_delete(x, t, k, k_of(k, "k", i)) == 0);
+    for (int i = 500; i < 900; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "k", i), "new", 3) == 0);
+    REQUIRE(engine_put(x, t, "big", 3, "small", 5) == 0);
+    REQUIRE(engine_trx_rollback(x) == 0);
+    buf_t b;
+    buf_init(&b);
+    int bad = 0;
+    for (int i = 0; i < 900; i++) {
+        int rc = engine_get_e(e, t, k, k_of(k, "k", i), &b);
+        if (i < 500)
+            bad += rc != 0 || b.len != 4 || memcmp(b.data, "orig", 4);
+        else
+            bad += rc != STRATA_ENOTFOUND;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(engine_get_e(e, t, "big", 3, &b), 0);
+    CHECK(b.len == 100000 && b.data[99999] == 'B');
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&b);
+    free(big);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+static uint64_t free_extents(engine_t *e, const char *ts)
+{
+    engine_file_info_t *f;
+    size_t n;
+    uint64_t r = 0;
+    engine_files(e, &f, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].tablespace_name, ts) == 0)
+            r += f[i].free_extents;
+    engine_files_free(f);
+    return r;
+}
+
+/* Seed 002: a table fills the tablespace (1114), DELETE gives the extents back, another table grows. */
+TEST(test_engine_seed002_tablespace)
+{
+    char dir[64];
+    mkdatadir(dir);
+    /* The DELETE of the whole table is one transaction with ~3 MB of undo: it must fit in a quarter of the log
+     * (README, known limits). */
+    test_log_bytes = 64u << 20;
+    engine_t *e = open_engine(dir, 2u << 20);
+    test_log_bytes = 16u << 20;
+    REQUIRE(e);
+    uint32_t ts;
+    REQUIRE(engine_tablespace_create(e, "ts1", "ts1.dat", 6u << 20, 1u << 20, &ts) == 0);
+    CHECK_EQ_INT(engine_tablespace_create(e, "ts1", "other.dat", 6u << 20, 1u << 20, &ts), STRATA_EEXIST);
+    engine_tree_id_t t1, t2;
+    REQUIRE(engine_tree_create(NULL, e, ts, &t1) == 0);
+    CHECK_EQ_INT(free_extents(e, "ts1"), 4);
+    char k[32], v[2000];
+    memset(v, 'v', sizeof v);
+    engine_trx_t *x;
+    int n = 0, rc = 0;
+    while (rc == 0) {
+        REQUIRE(engine_trx_begin(e, &x) == 0);
+        for (int j = 0; j < 5 && rc == 0; j++, n++)
+            rc = engine_insert(x, t1, k, k_of(k, "id", n), v, sizeof v);
+        if (rc == 0)
+            engine_trx_commit(x);
+        else
+            engine_trx_rollback(x);
+    }
+    CHECK_EQ_INT(rc, ENGINE_EFULL);
+    CHECK_EQ_INT(free_extents(e, "ts1"), 0);
+    CHECK_EQ_INT(engine_tree_create(NULL, e, ts, &t2), ENGINE_EFULL);
+    CHECK_EQ_INT(engine_tablespace_drop(e, "ts1"), ENGINE_ENOTEMPTY);
+    /* DELETE everything: FREE_EXTENTS rises again. */
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    engine_cursor_t *c;
+    REQUIRE(engine_cursor_open(x, t1, &c) == 0);
+    int deleted = 0;
+    for (rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c)) {
+        size_t kl;
+        const void *ck = engine_cursor_key(c, &kl);
+        REQUIRE(engine_delete(x, t1, ck, kl) == 0);
+        deleted++;
+    }
+    engine_cursor_close(c);
+    REQUIRE(engine_trx_commit(x) == 0);
+    CHECK(deleted > 1000);
+    CHECK_EQ_INT(free_extents(e, "ts1"), 4); /* t1 keeps the extent of its root page */
+    REQUIRE(engine_tree_create(NULL, e, ts, &t2) == 0);
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    int n2 = 0;
+    while ((rc = engine_insert(x, t2, k, k_of(k, "id", n2), v, sizeof v)) == 0)
+        n2++;
+    CHECK_EQ_INT(rc, ENGINE_EFULL);
+    engine_trx_commit(x);
+    CHECK(n2 > 700);
+    /* ALTER TABLESPACE ADD DATAFILE: more room, extents round-robin onto the new file. */
+    REQUIRE(engine_tablespace_add_datafile(e, "ts1", "ts1b.dat", 4u << 20) == 0);
+    CHECK_EQ_INT(free_extents(e, "ts1"), 3);
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    for (int i = 0; i < 100; i++)
+        REQUIRE(engine_insert(x, t2, k, k_of(k, "more", i), v, sizeof v) == 0);
+    engine_trx_commit(x);
+    CHECK(free_extents(e, "ts1") < 3);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    REQUIRE(engine_tree_drop(NULL, e, t1) == 0);
+    REQUIRE(engine_tree_drop(NULL, e, t2) == 0);
+    CHECK_EQ_INT(engine_tablespace_drop(e, "ts1"), 0);
+    uint32_t id;
+    CHECK_EQ_INT(engine_tablespace_lookup(e, "ts1", &id), STRATA_ENOTFOUND);
+    engine_close(e);
+    e = open_engine(dir, 2u << 20);
+    REQUIRE(e);
+    CHECK_EQ_INT(engine_tablespace_lookup(e, "ts1", &id), STRATA_ENOTFOUND);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    engine_trx_t *x;
+    const char *key;
+    int rc;
+} lk_t;
+
+static void *lock_thread(void *arg)
+{
+    lk_t *l = arg;
+    l->rc = engine_put(l->x, l->t, l->key, strlen(l->key), "2", 1);
+    return NULL;
+}
+
+TEST(test_engine_locks)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_set_lock_wait_timeout(e, 200000);
+    engine_trx_t *a, *b;
+    engine_trx_begin(e, &a);
+    engine_trx_begin(e, &b);
+    REQUIRE(engine_put(a, t, "A", 1, "a", 1) == 0);
+    CHECK_EQ_INT(engine_put(b, t, "A", 1, "b", 1), ENGINE_ELOCKWAIT);
+    REQUIRE(engine_put(b, t, "B", 1, "b", 1) == 0);
+    /* a waits for B in a thread; b asking for A closes the cycle. */
+    engine_set_lock_wait_timeout(e, 5000000);
+    lk_t l = {.e = e, .t = t, .x = a, .key = "B"};
+    pthread_t th;
+    pthread_create(&th, NULL, lock_thread, &l);
+    usleep(100000);
+    CHECK_EQ_INT(engine_put(b, t, "A", 1, "b", 1), ENGINE_EDEADLOCK);
+    engine_trx_rollback(b); /* the victim rolls back; a gets B */
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(l.rc, 0);
+    engine_trx_commit(a);
+    buf_t v;
+    buf_init(&v);
+    CHECK_EQ_INT(engine_get_e(e, t, "B", 1, &v), 0);
+    CHECK(v.len == 1 && v.data[0] == '2');
+    engine_stats_t st;
+    engine_stats(e, &st);
+    CHECK(st.lock_deadlocks == 1 && st.lock_waits >= 2);
+    /* Shared locks: two sharers, a writer waits; both sharers upgrading is a deadlock. */
+    engine_set_lock_wait_timeout(e, 200000);
+    engine_trx_t *c;
+    engine_trx_begin(e, &a);
+    engine_trx_begin(e, &b);
+    engine_trx_begin(e, &c);
+    CHECK_EQ_INT(engine_lock_row_shared(a, t, "S", 1), 0);
+    CHECK_EQ_INT(engine_lock_row_shared(b, t, "S", 1), 0);
+    CHECK_EQ_INT(engine_lock_row_shared(a, t, "S", 1), 0); /* again: already held */
+    CHECK_EQ_INT(engine_put(c, t, "S", 1, "c", 1), ENGINE_ELOCKWAIT);
+    CHECK_EQ_INT(engine_lock_row_shared(c, t, "S", 1), 0); /* sharing is fine */
+    engine_trx_rollback(c);
+    engine_set_lock_wait_timeout(e, 5000000);
+    lk_t l2 = {.e = e, .t = t, .x = a, .key = "S"};
+    pthread_create(&th, NULL, lock_thread, &l2); /* a upgrades: waits for b */
+    usleep(100000);
+    CHECK_EQ_INT(engine_put(b, t, "S", 1, "b", 1), ENGINE_EDEADLOCK); /* b upgrading too closes the cycle */
+    engine_trx_rollback(b);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(l2.rc, 0);
+    engine_trx_commit(a);
+    CHECK_EQ_INT(engine_get_e(e, t, "S", 1, &v), 0);
+    CHECK(v.len == 1 && v.data[0] == '2');
+    buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+/* A transaction whose undo outgrows the log gets ENGINE_ELOGFULL, rolls back completely, and the engine goes on. */
+TEST(test_engine_trx_too_large)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    char k[32];
+    static char v[3000];
+    memset(v, 'o', sizeof v);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    for (int i = 0; i < 2000; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    memset(v, 'n', sizeof v);
+    engine_trx_begin(e, &x);
+    int rc = 0, n = 0;
+    for (int round = 0; rc == 0 && round < 10; round++)
+        for (int i = 0; i < 2000 && rc == 0; i++, n++)
+            rc = engine_update(x, t, k, k_of(k, "r", i), v, sizeof v);
+    CHECK_EQ_INT(rc, ENGINE_ELOGFULL);
+    CHECK_EQ_INT(engine_trx_rollback(x), 0);
+    buf_t b;
+    buf_init(&b);
+    int bad = 0;
+    for (int i = 0; i < 2000; i++)
+        bad += engine_get_e(e, t, k, k_of(k, "r", i), &b) != 0 || b.len != sizeof v || b.data[0] != 'o';
+    CHECK_EQ_INT(bad, 0);
+    engine_trx_begin(e, &x);
+    CHECK_EQ_INT(engine_update(x, t, k, k_of(k, "r", 7), "ok", 2), 0);
+    CHECK_EQ_INT(engine_trx_commit(x), 0);
+    printf("too-large trx: refused after %d updates, rolled back\n", n);
+    buf_free(&b);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+static int get_str(engine_trx_t *x, engine_tree_id_t t, const char *k, char *out)
+{
+    buf_t v;
+    buf_init(&v);
+    int rc = engine_get(x, t, k, strlen(k), &v);
+    if (!rc) {
+        memcpy(out, v.data, v.len);
+        out[v.len] = 0;
+    } else {
+        strcpy(out, "-");
+    }
+    buf_free(&v);
+    return rc;
+}
+
+static int scan_str(engine_trx_t *x, engine_tree_id_t t, char *out)
+{
+    engine_cursor_t *c;
+    out[0] = 0;
+    if (engine_cursor_open(x, t, &c))
+        return -1;
+    int n = 0;
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+        size_t kl, vl;
+        const char *k = engine_cursor_key(c, &kl), *v = engine_cursor_value(c, &vl);
+        sprintf(out + strlen(out), "%.*s=%.*s ", (int)kl, k, (int)vl, v);
+    }
+    engine_cursor_close(c);
+    return n;
+}
+
+/* Consistent reads: a REPEATABLE READ view keeps seeing its snapshot through updates, deletes, inserts, commits
+ * and rollbacks of others; READ COMMITTED sees each statement's committed state; purge cleans up after. */
+TEST(test_engine_mvcc)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *w, *r, *rc2;
+    char got[256], scan[512];
+    engine_trx_begin(e, &w);
+    engine_insert(w, t, "k1", 2, "v1", 2);
+    engine_insert(w, t, "k2", 2, "v2", 2);
+    engine_insert(w, t, "k3", 2, "v3", 2);
+    REQUIRE(engine_trx_commit(w) == 0);
+
+    engine_trx_begin(e, &r); /* REPEATABLE READ */
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k1", 2, "v1b", 3) == 0);
+    REQUIRE(engine_delete(w, t, "k2", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4", 2) == 0);
+    /* The writer sees its own changes; the reader does not. */
+    get_str(w, t, "k1", got);
+    CHECK_EQ_STR(got, "v1b");
+    CHECK_EQ_INT(get_str(w, t, "k2", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(w, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    get_str(r, t, "k1", got);
+    CHECK_EQ_STR(got, "v1");
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Latest-version reads see the uncommitted state. */
+    buf_t v;
+    buf_init(&v);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    /* Still the snapshot after the commit. */
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* A new transaction sees the commit. */
+    engine_trx_begin(e, &rc2);
+    engine_trx_set_isolation(rc2, ENGINE_ISO_READ_COMMITTED);
+    CHECK_EQ_INT(scan_str(rc2, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3 k4=v4 ");
+    /* READ COMMITTED: a commit between statements shows up at the next statement only. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "v3c", 3) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    engine_trx_statement_start(rc2);
+    get_str(rc2, t, "k3", got);
+    CHECK_EQ_STR(got, "v3c");
+    engine_trx_commit(rc2);
+    /* A rolled-back change is seen by nobody, before or after. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_update(w, t, "k3", 2, "XX", 2) == 0);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k2", 2, "again", 5) == 0); /* over k2's delete mark */
+    get_str(r, t, "k2", got);
+    CHECK_EQ_STR(got, "v2");
+    REQUIRE(engine_trx_rollback(w) == 0);
+    get_str(r, t, "k3", got);
+    CHECK_EQ_STR(got, "v3");
+    CHECK_EQ_INT(engine_get_e(e, t, "k3", 2, &v), 0);
+    CHECK(v.len == 3 && memcmp(v.data, "v3c", 3) == 0);
+    CHECK_EQ_INT(engine_get_e(e, t, "k2", 2, &v), STRATA_ENOTFOUND);
+    CHECK_EQ_INT(engine_get_e(e, t, "k4", 2, &v), 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1 k2=v2 k3=v3 ");
+    /* Delete and re-insert in one trx, committed. */
+    engine_trx_begin(e, &w);
+    REQUIRE(engine_delete(w, t, "k4", 2) == 0);
+    REQUIRE(engine_insert(w, t, "k4", 2, "v4new", 5) == 0);
+    REQUIRE(engine_trx_commit(w) == 0);
+    CHECK_EQ_INT(get_str(r, t, "k4", got), STRATA_ENOTFOUND);
+    /* Purge: versions stay while the old view is open, go when it ends. */
+    engine_stats_t st;
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK(st.mvcc_versions > 0);
+    engine_trx_commit(r);
+    engine_purge_now(e);
+    engine_stats(e, &st);
+    CHECK_EQ_INT(st.mvcc_versions, 0);
+    CHECK(st.purged_rows >= 1); /* k2's delete mark is gone */
+    engine_trx_begin(e, &r);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "k1=v1b k3=v3c k4=v4new ");
+    engine_trx_commit(r);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+typedef struct {
+    int n;
+    uint64_t id;
+    char xid[32];
+} xa_seen_t;
+
+static void xa_cb(void *ctx, uint64_t trx_id, const void *xid, size_t len)
+{
+    xa_seen_t *x = ctx;
+    x->n++;
+    x->id = trx_id;
+    snprintf(x->xid, sizeof x->xid, "%.*s", (int)len, (const char *)xid);
+}
+
+/* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
+ * XA ROLLBACK; a prepared-then-committed one is simply committed. */
+TEST(test_engine_xa_prepare_recovery)
+{
+    for (int decide = 0; decide < 2; decide++) {
+        char dir[64];
+        mkdatadir(dir);
+        pid_t pid = fork();
+        if (pid == 0) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            engine_tree_id_t t;
+            if (!e || engine_tree_create(NULL, e, 0, &t))
+                _exit(2);
+            engine_trx_t *x, *u;
+            engine_trx_begin(e, &x);
+            engine_insert(x, t, "k1", 2, "v1", 2);
+            engine_insert(x, t, "k3", 2, "v3", 2);
+            engine_trx_commit(x);
+            engine_trx_begin(e, &u);
+            engine_insert(u, t, "u1", 2, "committed", 9);
+            uint64_t lsn;
+            engine_trx_prepare(u, "xid-u", 5, &lsn);
+            engine_trx_commit(u);
+            engine_trx_begin(e, &x);
+            engine_update(x, t, "k1", 2, "v1-prepared", 11);
+            engine_insert(x, t, "k2", 2, "v2-prepared", 11);
+            engine_delete(x, t, "k3", 2);
+            if (engine_trx_prepare(x, "xid-1", 5, &lsn) || engine_log_sync(e, lsn))
+                _exit(3);
+            _exit(0); /* crash with x prepared */
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        for (int reopen = 0; reopen < 2; reopen++) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            xa_seen_t seen = {0};
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 1);
+            CHECK_EQ_STR(seen.xid, "xid-1");
+            engine_trx_t *r;
+            engine_trx_begin(e, &r);
+            char scan[256];
+            CHECK_EQ_INT(scan_str(r, 16, scan), 3);
+            CHECK_EQ_STR(scan, "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            /* its rows are still locked */
+            engine_set_lock_wait_timeout(e, 100000);
+            engine_trx_begin(e, &r);
+            CHECK_EQ_INT(engine_put(r, 16, "k1", 2, "zz", 2), ENGINE_ELOCKWAIT);
+            engine_trx_rollback(r);
+            if (reopen == 0) {
+                engine_close(e); /* the coordinator did not decide: still prepared next time */
+                continue;
+            }
+            if (decide == 0)
+                CHECK_EQ_INT(engine_xa_commit(e, seen.id), 0);
+            else
+                CHECK_EQ_INT(engine_xa_rollback(e, seen.id), 0);
+            CHECK_EQ_INT(engine_xa_commit(e, seen.id), STRATA_ENOTFOUND);
+            engine_trx_begin(e, &r);
+            scan_str(r, 16, scan);
+            CHECK_EQ_STR(scan, decide == 0 ? "k1=v1-prepared k2=v2-prepared u1=committed "
+                                           : "k1=v1 k3=v3 u1=committed ");
+            engine_trx_commit(r);
+            engine_close(e);
+            e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            CHECK_EQ_INT(engine_xa_recover(e, xa_cb, &seen), 0);
+            CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+            engine_close(e);
+        }
+        rmdatadir(dir);
+    }
+}
+
+/* Bank transfers between 40 accounts from 4 threads, locking rows in random order (so deadlocks happen),
+ * retrying victims, rolling back some on purpose: the total never changes. */
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    unsigned seed;
+    int done, deadlocks, errors;
+} bank_t;
+
+static int64_t bal_get(engine_t *e, engine_tree_id_t t, int acct)
+{
+    char k[16];
+    buf_t v;
+    buf_init(&v);
+    int64_t x = -1;
+    if (engine_get_e(e, t, k, k_of(k, "acct", acct), &v) == 0 && v.len == 8)
+        memcpy(&x, v.data, 8);
+    buf_free(&v);
+    return x;
+}
+
+static void *bank_thread(void *arg)
+{
+    bank_t *b = arg;
+    while (b->done < 400) {
+        int from = rand_r(&b->seed) % 40, to = rand_r(&b->seed) % 40;
+        if (from == to)
+            continue;
+        int64_t amount = rand_r(&b->seed) % 50;
+        engine_trx_t *x;
+        engine_trx_begin(b->e, &x);
+        char k1[16], k2[16];
+        size_t l1 = k_of(k1, "acct", from), l2 = k_of(k2, "acct", to);
+        int rc = engine_lock_row(x, b->t, k1, l1);
+        if (!rc) {
+            usleep(50);
+            rc = engine_lock_row(x, b->t, k2, l2);
+        }
+        if (!rc) {
+            int64_t a = bal_get(b->e, b->t, from) - amount, c = bal_get(b->e, b->t, to) + amount;
+            rc = engine_update(x, b->t, k1, l1, &a, 8);
+            if (!rc)
+                rc = engine_update(x, b->t, k2, l2, &c, 8);
+        }
+        if (rc == ENGINE_EDEADLOCK || rc == ENGINE_ELOCKWAIT) {
+            b->deadlocks += rc == ENGINE_EDEADLOCK;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rc) {
+            b->errors++;
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (rand_r(&b->seed) % 5 == 0)
+            engine_trx_rollback(x);
+        else
+            engine_trx_commit(x);
+        b->done++;
+    }
+    return NULL;
+}
+
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    volatile int *stop;
+    int scans, bad;
+} auditor_t;
+
+/* Sums all balances through a REPEATABLE READ snapshot: the total must always be exact. */
+static void *auditor(void *arg)
+{
+    auditor_t *a = arg;
+    while (!*a->stop) {
+        engine_trx_t *x;
+        engine_trx_begin(a->e, &x);
+        engine_cursor_t *c;
+        engine_cursor_open(x, a->t, &c);
+        int64_t sum = 0;
+        int n = 0;
+        for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c), n++) {
+            size_t vl;
+            const void *v = engine_cursor_value(c, &vl);
+            int64_t b = 0;
+            if (vl == 8)
+                memcpy(&b, v, 8);
+            sum += b;
+        }
+        engine_cursor_close(c);
+        engine_trx_commit(x);
+        if (sum != 40 * 1000 || n != 40)
+            a->bad++;
+        a->scans++;
+    }
+    return NULL;
+}
+
+TEST(test_engine_bank_transfers)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    char k[16];
+    for (int i = 0; i < 40; i++) {
+        int64_t v = 1000;
+        REQUIRE(engine_insert(x, t, k, k_of(k, "acct", i), &v, 8) == 0);
+    }
+    engine_trx_commit(x);
+    engine_set_lock_wait_timeout(e, 2000000);
+    pthread_t th[4], ath;
+    bank_t b[4];
+    volatile int stop = 0;
+    auditor_t au = {.e = e, .t = t, .stop = &stop};
+    pthread_create(&ath, NULL, auditor, &au);
+    for (int i = 0; i < 4; i++) {
+        b[i] = (bank_t){.e = e, .t = t, .seed = (unsigned)i * 13 + 5};
+        pthread_create(&th[i], NULL, bank_thread, &b[i]);
+    }
+    int deadlocks = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(b[i].errors, 0);
+        deadlocks += b[i].deadlocks;
+    }
+    stop = 1;
+    pthread_join(ath, NULL);
+    CHECK_EQ_INT(au.bad, 0);
+    CHECK(au.scans > 3);
+    printf("bank: %d consistent audits, %d wrong\n", au.scans, au.bad);
+    int64_t sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
+    printf("bank: 1600 transfers, %d deadlock victims retried\n", deadlocks);
+    engine_close(e);
+    /* and after a restart */
+    e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    sum = 0;
+    for (int i = 0; i < 40; i++)
+        sum += bal_get(e, t, i);
+    CHECK_EQ_INT(sum, 40 * 1000);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+/* ---- crash recovery ---- */
+
+typedef struct {
+    engine_t *e;
+    engine_tree_id_t t;
+    int id, fd;
+} cw_t;
+
+/* Each transaction writes two rows with the same value (and sometimes a big one); acknowledged by writing its
+ * number to the pipe after commit returns. */
+static void *crash_writer(void *arg)
+{
+    cw_t *w = arg;
+    char k[32], v[64];
+    static char big[30000];
+    memset(big, 'z', sizeof big);
+    for (int i = 0;; i++) {
+        int n = w->id * 1000000 + i;
+        engine_trx_t *x;
+        engine_trx_begin(w->e, &x);
+        int vl = sprintf(v, "v%d", n);
+        int rc = engine_insert(x, w->t, k, k_of(k, "a", n), v, (size_t)vl);
+        if (!rc)
+            rc = engine_insert(x, w->t, k, k_of(k, "b", n), i % 10 == 0 ? big : v, i % 10 == 0 ? sizeof big : (size_t)vl);
+        if (!rc && i > 5)
+            rc = engine_delete(x, w->t, k, k_of(k, "a", n - 5)) == 0 ? engine_delete(x, w->t, k, k_of(k, "b", n - 5)) : -1;
+        if (rc) {
+            engine_trx_rollback(x);
+            continue;
+        }
+        if (engine_trx_commit(x) == 0 && write(w->fd, &n, sizeof n) != sizeof n)
+            _exit(3);
+    }
+    return NULL;
+}
+
+static void crash_child(const char *dir, int fd, bool first)
+{
+    engine_t *e = open_engine(dir, 512u << 10); /* 32 pages */
+    if (!e)
+        _exit(2);
+    engine_tree_id_t t = 16;
+    if (first && engine_tree_create(NULL, e, 0, &t))
+        _exit(2);
+    /* An open transaction with many changes that never commits: recovery must roll it back. */
+    engine_trx_t *lx;
+    engine_trx_begin(e, &lx);
+    char k[32];
+    for (int i = 0; i < 300; i++)
+        engine_put(lx, t, k, k_of(k, "uncommitted", i), "x", 1);
+    int sig = -1;
+    if (write(fd, &sig, sizeof sig) != sizeof sig)
+        _exit(3);
+    pthread_t th[3];
+    cw_t w[3];
+    for (int i = 0; i < 3; i++) {
+        w[i] = (cw_t){.e = e, .t = t, .id = i + 1, .fd = fd};
+        pthread_create(&th[i], NULL, crash_writer, &w[i]);
+    }
+    for (;;)
+        pause();
+}
+
+static int crash_cycle(const char *dir, bool first, int kill_after_ms, int *acked_total)
+{
+    int p[2];
+    if (pipe(p))
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(dir, p[1], first);
+        _exit(0);
+    }
+    close(p[1]);
+    /* Wait for the child to be running, then let it commit for a while and kill it. */
+    int n, started = 0;
+    if (read(p[0], &n, sizeof n) == sizeof n && n == -1)
+        started = 1;
+    usleep((useconds_t)kill_after_ms * 1000);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    int *acked = NULL, na = 0, cap = 0;
+    while (read(p[0], &n, sizeof n) == sizeof n) {
+        if (na == cap) {
+            cap = cap ? cap * 2 : 1024;
+            acked = realloc(acked, sizeof(int) * (size_t)cap);
+        }
+        acked[na++] = n;
+    }
+    close(p[0]);
+    if (!started)
+        return -2;
+    engine_t *e = open_engine(dir, 1u << 20);
+    if (!e)
+        return -3;
+    int bad = 0;
+    buf_t v, v2;
+    buf_init(&v);
+    buf_init(&v2);
+    char k[32];
+    /* No transaction half-applied: a-rows and b-rows come in pairs. */
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    engine_cursor_t *c;
+    engine_cursor_open(x, 16, &c);
+    int na_rows = 0, nb_rows = 0, unc = 0, maxid[4] = {0, 0, 0, 0};
+    for (int rc = engine_cursor_first(c); rc == 0; rc = engine_cursor_next(c)) {
+        size_t kl;
+        const char *ck = engine_cursor_key(c, &kl);
+        if (ck[0] == 'a') {
+            na_rows++;
+            int id = atoi(ck + 1);
+            if (id / 1000000 >= 1 && id / 1000000 <= 3 && id > maxid[id / 1000000])
+                maxid[id / 1000000] = id;
+            char kb[32];
+            memcpy(kb, ck, kl);
+            kb[0] = 'b';
+            if (engine_get_e(e, 16, kb, kl, &v) != 0) {
+                fprintf(stderr, "half-applied: %.*s without its b row\n", (int)kl, ck);
+                bad++;
+            }
+        } else if (ck[0] == 'b') {
+            nb_rows++;
+        } else if (ck[0] == 'u') {
+            unc++;
+        }
+    }
+    engine_cursor_close(c);
+    engine_trx_commit(x);
+    /* Every acknowledged commit is present, unless the writer's commit 5 later (which deletes it) committed too:
+     * then the writer's newest committed rows, never deleted, are at least 5 further on. */
+    for (int i = 0; i < na; i++) {
+        int id = acked[i], w = id / 1000000;
+        if (engine_get_e(e, 16, k, k_of(k, "a", id), &v) == 0 && engine_get_e(e, 16, k, k_of(k, "b", id), &v2) == 0)
+            continue;
+        if (w >= 1 && w <= 3 && maxid[w] >= id + 5)
+            continue;
+        fprintf(stderr, "acknowledged commit %d missing (writer's newest %d)\n", id, maxid[w]);
+        bad++;
+    }
+    if (na_rows != nb_rows) {
+        fprintf(stderr, "a rows %d, b rows %d\n", na_rows, nb_rows);
+        bad++;
+    }
+    if (unc) {
+        fprintf(stderr, "%d rows of the uncommitted transaction survived\n", unc);
+        bad++;
+    }
+    if (engine_verify(e, NULL, NULL))
+        bad++;
+    buf_free(&v);
+    buf_free(&v2);
+    engine_close(e);
+    free(acked);
+    *acked_total += na;
+    return bad;
+}
+
+TEST(test_engine_crash_recovery)
+{
+    char dir[64];
+    mkdatadir(dir);
+    const char *env = getenv("STRATA_CRASH_CYCLES");
+    int cycles = env ? atoi(env) : 6, acked = 0;
+    unsigned seed = 7;
+    for (int i = 0; i < cycles; i++) {
+        int bad = crash_cycle(dir, i == 0, 150 + rand_r(&seed) % 400, &acked);
+        if (bad)
+            fprintf(stderr, "crash cycle %d: %d fault(s); data directory kept: %s\n", i, bad, dir);
+        CHECK_EQ_INT(bad, 0);
+        if (bad)
+            break;
+    }
+    printf("crash cycles: %d, acknowledged commits checked: %d\n", cycles, acked);
+    CHECK(acked > 50);
+    if (getenv("STRATA_CRASH_KEEP"))
+        printf("data directory kept: %s\n", dir);
+    else if (!unit_failed_checks)
+        rmdatadir(dir);
+}
+
+/* A page whose on-disk copy is torn after the last checkpoint is rebuilt from its full-page image in the log. */
+TEST(test_engine_torn_page)
+{
+    char dir[64];
+    mkdatadir(dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        engine_t *e = open_engine(dir, 1u << 20);
+        engine_tree_id_t t;
+        if (!e || engine_tree_create(NULL, e, 0, &t))
+            _exit(2);
+        engine_trx_t *x;
+        char k[32];
+        engine_trx_begin(e, &x);
+        for (int i = 0; i < 50; i++)
+            engine_insert(x, t, k, k_of(k, "t", i), "before", 6);
+        engine_trx_commit(x);
+        engine_checkpoint(e);
+        engine_trx_begin(e, &x);
+        for (int i = 50; i < 100; i++)
+            engine_insert(x, t, k, k_of(k, "t", i), "after", 5);
+        if (engine_trx_commit(x))
+            _exit(3);
+        _exit(0); /* crash: no page written since the checkpoint */
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* Tear every B+tree page of tree 16 in the data file. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/strata_sys.dat", dir);
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0);
+    uint8_t pg[16384];
+    int torn = 0;
+    for (off_t off = 0; pread(fd, pg, sizeof pg, off) == (ssize_t)sizeof pg; off += (off_t)sizeof pg) {
+        if (page_type(pg) == PAGE_TYPE_BTREE && page_owner(pg) == 16) {
+            memset(pg + 8192, 0xee, 4096);
+            REQUIRE(pwrite(fd, pg, sizeof pg, off) == (ssize_t)sizeof pg);
+            torn++;
+        }
+    }
+    close(fd);
+    CHECK(torn >= 1);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    buf_t v;
+    buf_init(&v);
+    char k[32];
+    int bad = 0;
+    for (int i = 0; i < 100; i++)
+        bad += engine_get_e(e, 16, k, k_of(k, "t", i), &v) != 0;
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&v);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
+UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_bank_transfers,
+          test_engine_crash_recovery, test_engine_torn_page)
