@@ -214,7 +214,18 @@ struct sql_select {
     sql_limit_t union_limit;
     bool parenthesized;       /* this member was written in parentheses */
     bool sql_no_cache, sql_buffer_result, high_priority, straight_join, sql_small_result, sql_big_result;
+    /* WITH [RECURSIVE] name [(cols)] AS (select), ...: on the select that follows the WITH clause */
+    struct sql_cte *ctes;
+    uint32_t nctes;
+    bool with_recursive;
 };
+
+typedef struct sql_cte {
+    const char *name;
+    const char **cols;
+    uint32_t ncols;
+    sql_select_t *select;
+} sql_cte_t;
 
 /* ---------------------------------------------------------------- SET */
 
@@ -487,10 +498,13 @@ typedef struct sql_create_table {
     sql_dup_mode_t dup;
 } sql_create_table_t;
 
-typedef struct sql_table_list {    /* DROP TABLE / TRUNCATE */
+typedef struct sql_table_list {    /* DROP TABLE / TRUNCATE / DROP VIEW / ANALYZE|OPTIMIZE|CHECK|REPAIR|CHECKSUM TABLE */
     bool if_exists;
     bool temporary;
     bool cascade;                  /* RESTRICT / CASCADE: accepted, no effect */
+    bool local;                    /* ANALYZE/OPTIMIZE/REPAIR LOCAL | NO_WRITE_TO_BINLOG */
+    const char *options;           /* CHECK TABLE ... FOR UPGRADE|QUICK|FAST|MEDIUM|EXTENDED|CHANGED, CHECKSUM
+                                    * QUICK|EXTENDED, REPAIR QUICK|EXTENDED|USE_FRM (last word, upper-cased) */
     sql_name_t *tables;
     uint32_t n;
 } sql_table_list_t;
@@ -575,6 +589,21 @@ typedef struct sql_tablespace_stmt {
     const char *comment;
     const char *engine;            /* ENGINE [=] x, NULL if not given */
 } sql_tablespace_stmt_t;
+
+typedef struct sql_view_stmt {     /* CREATE [OR REPLACE] [ALGORITHM=..] [DEFINER=..] [SQL SECURITY ..] VIEW */
+    sql_name_t name;
+    bool or_replace;
+    const char *algorithm;         /* "UNDEFINED" / "MERGE" / "TEMPTABLE" (upper-cased) or NULL */
+    sql_user_t definer;
+    bool has_definer;
+    const char *security;          /* "DEFINER" / "INVOKER" or NULL */
+    const char **cols;             /* VIEW v (a, b) */
+    uint32_t ncols;
+    sql_select_t *select;
+    const char *select_src;        /* the SELECT's text (what SHOW CREATE VIEW prints) */
+    size_t select_src_len;
+    const char *check_option;      /* "CASCADED" / "LOCAL" or NULL */
+} sql_view_stmt_t;
 
 /* ---------------------------------------------------------------- DML (milestone B) */
 
@@ -737,6 +766,7 @@ struct sql_stmt {
         sql_role_stmt_t role;               /* SET_ROLE / SET_DEFAULT_ROLE (CREATE/DROP ROLE use `user`) */
         sql_purge_t purge;                  /* PURGE_BINARY_LOGS */
         uint64_t reset_master_to;           /* RESET_MASTER [TO n] (0: not given) */
+        sql_view_stmt_t *view;              /* CREATE_VIEW (DROP_VIEW uses `tables`) */
     };
     sql_expr_t **do_list;
     uint32_t ndo;

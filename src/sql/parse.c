@@ -1548,7 +1548,43 @@ static sql_select_t *select_member(parser_t *p, bool in_union)
  * the SELECT; with UNION, unparenthesized members cannot have them (MySQL), and the trailing ones apply to
  * the whole union (first->union_order_by / union_limit).
  */
+static sql_select_t *select_body_nowith(parser_t *p);
+
+/* [WITH [RECURSIVE] cte, ...] select_body */
 static sql_select_t *select_body(parser_t *p)
+{
+    if (!is_word(p, "WITH"))
+        return select_body_nowith(p);
+    depth_in(p);
+    next(p);
+    bool rec = accept_word(p, "RECURSIVE");
+    vec_t v = {0};
+    do {
+        sql_cte_t *c = vec_push(p, &v, sizeof *c);
+        c->name = ident(p);
+        if (accept_punct(p, '(')) {
+            vec_t cv = {0};
+            do *(const char **)vec_push(p, &cv, sizeof(char *)) = ident(p); while (accept_punct(p, ','));
+            expect_punct(p, ')');
+            c->cols = cv.items;
+            c->ncols = cv.n;
+        }
+        expect_word(p, "AS");
+        expect_punct(p, '(');
+        c->select = select_body(p);
+        expect_punct(p, ')');
+    } while (accept_punct(p, ','));
+    if (!is_word(p, "SELECT") && !is_punct(p, '('))
+        syntax_error(p);
+    sql_select_t *s = select_body_nowith(p);
+    s->ctes = v.items;
+    s->nctes = v.n;
+    s->with_recursive = rec;
+    p->depth--;
+    return s;
+}
+
+static sql_select_t *select_body_nowith(parser_t *p)
 {
     depth_in(p);
     sql_select_t *first;
@@ -3308,7 +3344,7 @@ static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
         if (in->cols)
             syntax_error(p);
         in->set = assign_list(p, &in->nset);
-    } else if (is_word(p, "SELECT") || is_punct(p, '(')) {
+    } else if (is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "WITH")) {
         in->select = select_body(p);
     } else if (accept_word(p, "TABLE")) {
         sql_select_t *s = alloc(p, sizeof *s);
@@ -3674,6 +3710,89 @@ static void describe_stmt(parser_t *p, sql_stmt_t *st)
         st->show.like = ident(p);
 }
 
+
+/* ANALYZE|OPTIMIZE|CHECK|REPAIR|CHECKSUM TABLE t1, t2 [options] (after the TABLE keyword) */
+static void table_maint_stmt(parser_t *p, sql_stmt_t *st, sql_stmt_kind_t kind, bool local)
+{
+    st->kind = kind;
+    st->tables.local = local;
+    vec_t v = {0};
+    do *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p); while (accept_punct(p, ','));
+    st->tables.tables = v.items;
+    st->tables.n = v.n;
+    while (p->tok.type == TK_WORD && !at_end(p)) {
+        if (accept_word(p, "FOR")) {
+            expect_word(p, "UPGRADE");
+            st->tables.options = "FOR UPGRADE";
+            continue;
+        }
+        static const char *const opts[] = {"QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED", "USE_FRM"};
+        bool found = false;
+        for (size_t i = 0; i < ARRAY_LEN(opts) && !found; i++)
+            if (accept_word(p, opts[i])) {
+                st->tables.options = opts[i];
+                found = true;
+            }
+        if (!found)
+            syntax_error(p);
+    }
+}
+
+/* CREATE ... VIEW (after the optional OR REPLACE / ALGORITHM / DEFINER / SQL SECURITY, at VIEW) */
+static void view_stmt(parser_t *p, sql_stmt_t *st, sql_view_stmt_t *v)
+{
+    st->kind = SQL_STMT_CREATE_VIEW;
+    st->view = v;
+    expect_word(p, "VIEW");
+    bool ine = false;
+    if (is_word(p, "IF"))
+        if_not_exists(p, &ine);
+    v->name = table_name(p);
+    if (accept_punct(p, '(')) {
+        vec_t c = {0};
+        do *(const char **)vec_push(p, &c, sizeof(char *)) = ident(p); while (accept_punct(p, ','));
+        expect_punct(p, ')');
+        v->cols = c.items;
+        v->ncols = c.n;
+    }
+    expect_word(p, "AS");
+    v->select_src = p->tok.start;
+    v->select = select_body(p);
+    v->select_src_len = (size_t)(p->prev_end - v->select_src);
+    if (accept_word(p, "WITH")) {
+        if (accept_word(p, "CASCADED")) v->check_option = "CASCADED";
+        else if (accept_word(p, "LOCAL")) v->check_option = "LOCAL";
+        else v->check_option = "CASCADED";
+        expect_word(p, "CHECK");
+        expect_word(p, "OPTION");
+    }
+}
+
+/* CREATE [OR REPLACE] ALGORITHM=.. / DEFINER=.. / SQL SECURITY .. VIEW: true when one of these was seen */
+static bool view_prefix(parser_t *p, sql_view_stmt_t *v)
+{
+    bool any = false;
+    for (;;) {
+        if (accept_word(p, "ALGORITHM")) {
+            expect_punct(p, '=');
+            const char *w = opt_word(p);
+            v->algorithm = upper_dup(p, w, strlen(w));
+        } else if (accept_word(p, "DEFINER")) {
+            expect_punct(p, '=');
+            user_name(p, &v->definer);
+            v->has_definer = true;
+        } else if (is_word(p, "SQL") && tok_is_word(peek2(p), "SECURITY")) {
+            next(p);
+            next(p);
+            if (accept_word(p, "DEFINER")) v->security = "DEFINER";
+            else { expect_word(p, "INVOKER"); v->security = "INVOKER"; }
+        } else {
+            return any;
+        }
+        any = true;
+    }
+}
+
 /* ---------------------------------------------------------------- statements */
 
 static void flush_stmt(parser_t *p, sql_stmt_t *st)
@@ -3742,6 +3861,36 @@ static void statement(parser_t *p, sql_stmt_t *st)
         return;
     }
     if (accept_word(p, "DESCRIBE") || accept_word(p, "DESC") || accept_word(p, "EXPLAIN")) { describe_stmt(p, st); return; }
+    if (is_word(p, "ANALYZE") || is_word(p, "OPTIMIZE") || is_word(p, "CHECK") || is_word(p, "REPAIR") ||
+        is_word(p, "CHECKSUM")) {
+        sql_stmt_kind_t k = is_word(p, "ANALYZE") ? SQL_STMT_ANALYZE_TABLE : is_word(p, "OPTIMIZE") ? SQL_STMT_OPTIMIZE_TABLE
+                          : is_word(p, "CHECK") ? SQL_STMT_CHECK_TABLE : is_word(p, "REPAIR") ? SQL_STMT_REPAIR_TABLE
+                          : SQL_STMT_CHECKSUM_TABLE;
+        next(p);
+        if (k == SQL_STMT_ANALYZE_TABLE && (is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "UPDATE") ||
+                                            is_word(p, "DELETE") || is_word(p, "INSERT") || is_word(p, "REPLACE") ||
+                                            is_word(p, "FORMAT"))) {
+            /* MariaDB's ANALYZE statement: EXPLAIN ANALYZE */
+            st->kind = SQL_STMT_EXPLAIN;
+            st->explain.analyze = true;
+            if (accept_word(p, "FORMAT")) {
+                expect_punct(p, '=');
+                const char *f = opt_word(p);
+                st->explain.format = upper_dup(p, f, strlen(f));
+            }
+            sql_stmt_t *inner = alloc(p, sizeof *inner);
+            inner->src = p->tok.start;
+            statement(p, inner);
+            inner->src_len = (size_t)(p->prev_end - inner->src);
+            st->explain.stmt = inner;
+            return;
+        }
+        bool local = accept_word(p, "LOCAL") || accept_word(p, "NO_WRITE_TO_BINLOG");
+        if (!accept_word(p, "TABLE"))
+            expect_word(p, "TABLES");
+        table_maint_stmt(p, st, k, local);
+        return;
+    }
     if (accept_word(p, "GRANT")) { grant_stmt(p, st, false); return; }
     if (accept_word(p, "REVOKE")) { grant_stmt(p, st, true); return; }
     if (accept_word(p, "PURGE")) {
@@ -3762,8 +3911,8 @@ static void statement(parser_t *p, sql_stmt_t *st)
         return;
     }
     if (is_select_start(p) || is_punct(p, '(')) {
-        if (is_word(p, "WITH") || is_word(p, "VALUES"))
-            syntax_error(p); /* milestone B */
+        if (is_word(p, "VALUES"))
+            syntax_error(p); /* the VALUES statement: not yet */
         st->kind = SQL_STMT_SELECT;
         st->select = select_body(p);
         return;
@@ -3774,6 +3923,14 @@ static void statement(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "CREATE")) {
         bool or_replace = false;
         if (accept_word(p, "OR")) { expect_word(p, "REPLACE"); or_replace = true; }
+        {
+            sql_view_stmt_t *vw = alloc(p, sizeof *vw);
+            vw->or_replace = or_replace;
+            if (view_prefix(p, vw) || is_word(p, "VIEW")) {
+                view_stmt(p, st, vw);
+                return;
+            }
+        }
         if (accept_word(p, "DATABASE") || accept_word(p, "SCHEMA")) {
             st->kind = SQL_STMT_CREATE_DATABASE;
             st->database.or_replace = or_replace;
@@ -3869,6 +4026,17 @@ static void statement(parser_t *p, sql_stmt_t *st)
                 if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) { accept_punct(p, '='); opt_word(p); }
                 else break;
             }
+            return;
+        }
+        if (accept_word(p, "VIEW")) {
+            st->kind = SQL_STMT_DROP_VIEW;
+            if_exists(p, &st->tables.if_exists);
+            vec_t v = {0};
+            do *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p); while (accept_punct(p, ','));
+            st->tables.tables = v.items;
+            st->tables.n = v.n;
+            if (accept_word(p, "RESTRICT")) ;
+            else if (accept_word(p, "CASCADE")) st->tables.cascade = true;
             return;
         }
         if (accept_word(p, "LOGFILE")) { expect_word(p, "GROUP"); logfile_group_stmt(p, st, false); return; }
@@ -4091,5 +4259,25 @@ int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, di
     }
     out->stmts = stmts.items;
     out->n = stmts.n;
+    return 0;
+}
+
+int sql_parse_expr(arena_t *a, const char *text, size_t len, sql_expr_t **out, diag_t *d)
+{
+    parser_t *p = arena_calloc(a, sizeof *p);
+    p->a = a;
+    p->d = d;
+    sql_lex_init(&p->lx, a, text, len);
+    *out = NULL;
+    if (setjmp(p->fail))
+        return d->error_code ? -d->error_code : -ER_PARSE_ERROR;
+    sql_lex_next(&p->lx, &p->tok);
+    p->prev_end = text;
+    if (p->tok.type == TK_ERROR)
+        syntax_error(p);
+    sql_expr_t *e = expr(p);
+    if (p->tok.type != TK_EOF)
+        syntax_error(p);
+    *out = e;
     return 0;
 }

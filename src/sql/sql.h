@@ -27,6 +27,12 @@
  */
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d);
 
+/*
+ * Parses one expression (the whole text).  For what the catalog keeps as text and re-reads later: a column's
+ * DEFAULT (`col->default_expr->src`, `src_len` is its exact spelling), a generated column, a CHECK.
+ */
+int sql_parse_expr(arena_t *a, const char *text, size_t len, sql_expr_t **out, diag_t *d);
+
 /* ---------------------------------------------------------------- evaluation */
 
 typedef enum sql_session_fn {

@@ -390,6 +390,8 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
     *out = value_double(d);
     if (t->scale >= 0)
         out->dec = (uint8_t)t->scale;
+    else if (t->kind == SQL_T_FLOAT)
+        out->dec = VAL_DEC_FLOAT;
     return 0;
 }
 
@@ -467,6 +469,34 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
         s = value_to_text(c->a, in, &n);
     }
     bool binary = coll == COLL_BINARY;
+    bool had_1366 = false;
+    if (!binary) {
+        uint16_t from = in->type == VAL_STRING ? in->coll : COLL_DEFAULT;
+        size_t bad, cn;
+        const char *cs = sql_str_convert(c->a, s, n, from, coll, &cn, &bad);
+        if (bad != SIZE_MAX) {
+            /* MariaDB quotes up to 6 bytes from the first bad one, non-ASCII as \xHH */
+            char val[64];
+            size_t k = 0;
+            for (size_t i = bad; i < n && i < bad + 6 && k + 5 < sizeof val; i++) {
+                unsigned char ch = (unsigned char)s[i];
+                if (ch >= 0x20 && ch < 0x7f)
+                    val[k++] = (char)ch;
+                else
+                    k += (size_t)snprintf(val + k, sizeof val - k, "\\x%02X", ch);
+            }
+            if (n > bad + 6 && k + 4 < sizeof val)
+                k += (size_t)snprintf(val + k, sizeof val - k, "...");
+            val[k] = 0;
+            value_t vv = value_str(val, k, COLL_BINARY);
+            int rc = e_1366(c, "string", &vv);
+            if (rc < 0)
+                return rc;
+            had_1366 = true;
+        }
+        s = cs;
+        n = cn;
+    }
     bool by_bytes = binary || sql_type_blob_max(t->kind) != 0 || value_coll_mbmaxlen(coll) == 1;
     uint64_t limit = sql_type_blob_max(t->kind);
     if (!limit)
@@ -489,7 +519,7 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
                 only_spaces = false;
         if (only_spaces && !binary) {
             n_1265(c);
-        } else {
+        } else if (!had_1366) { /* MariaDB reports only the 1366 when both apply */
             if (c->strict)
                 return e_code(c, ER_DATA_TOO_LONG, true);
             e_code(c, WARN_DATA_TRUNCATED, false);
@@ -957,19 +987,24 @@ void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t resu
     memset(m, 0, sizeof *m);
     m->coll = COLL_BINARY;
     uint32_t flags = key_flags;
+    /* explicit_defaults_for_timestamp is ON in MariaDB 10.10+: TIMESTAMP is nullable like any column */
     bool not_null = c->nullable == SQL_NULL_NOT_NULL || c->primary_key || c->auto_increment;
-    if (t->kind == SQL_T_TIMESTAMP && c->nullable != SQL_NULL_NULL)
-        not_null = true; /* TIMESTAMP columns are NOT NULL unless NULL is written */
     if (not_null)
         flags |= SQL_FLAG_NOT_NULL;
-    if (not_null && !c->default_expr && !c->default_now && !c->auto_increment && t->kind != SQL_T_TIMESTAMP)
+    if (not_null && !c->default_expr && !c->default_now && !c->auto_increment)
         flags |= SQL_FLAG_NO_DEFAULT_VALUE;
     if (c->auto_increment)
         flags |= SQL_FLAG_AUTO_INCREMENT;
     if (c->primary_key)
         flags |= SQL_FLAG_PRI_KEY | SQL_FLAG_PART_KEY;
+    else if (c->unique_key && !(key_flags & SQL_FLAG_PRI_KEY))
+        flags |= SQL_FLAG_UNIQUE_KEY | SQL_FLAG_PART_KEY;
+    if (key_flags & SQL_FLAG_PRI_KEY)
+        flags &= ~(uint32_t)SQL_FLAG_UNIQUE_KEY;
     if (c->on_update_now)
-        flags |= SQL_FLAG_ON_UPDATE_NOW | SQL_FLAG_TIMESTAMP;
+        flags |= SQL_FLAG_ON_UPDATE_NOW;
+    if (t->kind == SQL_T_TIMESTAMP && (c->default_now || c->on_update_now))
+        flags |= SQL_FLAG_TIMESTAMP;
     if (t->is_unsigned)
         flags |= SQL_FLAG_UNSIGNED;
     if (t->zerofill)
@@ -1070,4 +1105,50 @@ void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t resu
     }
     }
     m->flags = (uint16_t)flags;
+}
+
+/* ---------------------------------------------------------------- column values as text */
+
+const char *sql_column_text(arena_t *a, const value_t *v, const sql_type_t *t, size_t *len)
+{
+    if (v->type == VAL_NULL) {
+        *len = 0;
+        return NULL;
+    }
+    if (t->kind == SQL_T_BIT) {
+        size_t nb = (size_t)(t->len + 7) / 8;
+        if (nb == 0)
+            nb = 1;
+        uint64_t x = value_to_uint(v, NULL);
+        char *o = arena_alloc(a, nb + 1);
+        for (size_t i = 0; i < nb; i++)
+            o[nb - 1 - i] = (char)((x >> (8 * i)) & 0xff);
+        o[nb] = 0;
+        *len = nb;
+        return o;
+    }
+    size_t n;
+    const char *s = value_to_text(a, v, &n);
+    uint32_t width = 0;
+    if (t->kind == SQL_T_YEAR)
+        width = 4;
+    else if (t->zerofill) {
+        switch (t->kind) {
+        case SQL_T_DECIMAL: width = (uint32_t)t->len + (t->scale > 0); break;
+        case SQL_T_FLOAT: case SQL_T_DOUBLE:
+            width = t->len >= 0 && t->scale >= 0 ? (uint32_t)t->len : (t->kind == SQL_T_FLOAT ? 12 : 22);
+            break;
+        default: width = (uint32_t)(t->len > 0 ? t->len : 0); break;
+        }
+    }
+    if (width > n && s && s[0] != '-') {
+        char *o = arena_alloc(a, width + 1);
+        memset(o, '0', width - n);
+        memcpy(o + (width - n), s, n);
+        o[width] = 0;
+        *len = width;
+        return o;
+    }
+    *len = n;
+    return s;
 }

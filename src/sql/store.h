@@ -21,8 +21,10 @@
  *   YEAR               VAL_UINT (0 or 1901..2155)
  *   ENUM / SET         VAL_STRING: the canonical member text (ENUM) / members in definition order joined by ','
  *                      (SET); sql_enum_index() / sql_set_mask() give the numeric forms.
- * Character sets: strings are assumed to be in the column's character set already (no transcoding yet);
- * lengths are counted in characters (UTF-8) for non-binary collations, in bytes for binary ones and TEXT/BLOB.
+ * Character sets: a string is converted from its own collation's character set to the column's (utf8mb4 ->
+ * latin1 etc., sql_str_convert); an unconvertible character is 1366 "Incorrect string value" (strict: error,
+ * else warning and '?').  Lengths are counted in characters for CHAR/VARCHAR, in bytes for binary types and
+ * TEXT/BLOB.
  */
 #ifndef STRATA_SQL_STORE_H
 #define STRATA_SQL_STORE_H
@@ -55,6 +57,23 @@ value_t sql_type_implicit_default(const sql_type_t *t, uint16_t coll);
 /* ENUM: 1-based index of a stored (canonical) value, 0 for ''.  SET: bit mask of a stored value. */
 uint32_t sql_enum_index(const sql_type_t *t, const char *s, size_t n);
 uint64_t sql_set_mask(const sql_type_t *t, const char *s, size_t n);
+
+/*
+ * Converts string bytes from one collation's character set to another's (UTF-8 <-> latin1/cp1252 <-> ascii;
+ * binary is never converted; a binary source into a text charset is validated as UTF-8).  Unconvertible
+ * characters become '?', and *bad_at is the byte offset of the first one in `s` (SIZE_MAX if none).  Returns `s`
+ * itself when no conversion is needed.
+ */
+const char *sql_str_convert(arena_t *a, const char *s, size_t n, uint16_t from, uint16_t to, size_t *out_len,
+                            size_t *bad_at);
+
+/*
+ * A stored column value as the text protocol sends it (MariaDB's formatting per column type): ZEROFILL padding
+ * to the display width, YEAR as 4 digits, BIT(n) as (n+7)/8 big-endian bytes, FLOAT with 6 digits, DECIMAL /
+ * DATETIME(fsp) / TIME(fsp) with their scale.  NULL for SQL NULL.  Strings are returned as stored (the caller
+ * converts to character_set_results with sql_str_convert).
+ */
+const char *sql_column_text(arena_t *a, const value_t *v, const sql_type_t *t, size_t *len);
 
 /* Maximum length in bytes of a TEXT/BLOB type (255, 65535, 16777215, 4294967295); 0 for other types. */
 uint64_t sql_type_blob_max(sql_type_kind_t k);

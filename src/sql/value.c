@@ -621,19 +621,28 @@ bool value_parse_time(const char *s, size_t n, value_t *out)
 
 /* ---------------------------------------------------------------- formatting */
 
-size_t value_format_double(double d, char *out, size_t cap)
+static size_t format_real(double d, char *out, size_t cap, bool is_float);
+
+size_t value_format_double(double d, char *out, size_t cap) { return format_real(d, out, cap, false); }
+size_t value_format_float(double d, char *out, size_t cap) { return format_real(d, out, cap, true); }
+
+static size_t format_real(double d, char *out, size_t cap, bool is_float)
 {
     if (isnan(d) || isinf(d))
         return (size_t)snprintf(out, cap, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
     if (d == 0)
         return (size_t)snprintf(out, cap, "0");
-    /* shortest digits that read back exactly */
+    /* DOUBLE: the shortest digits that read back exactly; FLOAT: 6 significant digits (FLT_DIG) */
     char e[40];
     int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(e, sizeof e, "%.*e", prec - 1, d);
-        if (strtod(e, NULL) == d)
-            break;
+    if (is_float) {
+        snprintf(e, sizeof e, "%.*e", 5, d);
+    } else {
+        for (prec = 1; prec <= 17; prec++) {
+            snprintf(e, sizeof e, "%.*e", prec - 1, d);
+            if (strtod(e, NULL) == d)
+                break;
+        }
     }
     /* e = "[-]D.DDDDe[+-]XX": pull digits and exponent */
     bool neg = e[0] == '-';
@@ -785,7 +794,10 @@ void value_append_text(buf_t *b, const value_t *v)
         if (v->dec < VAL_DEC_NOT_FIXED) {
             buf_printf(b, "%.*f", v->dec, v->d);
         } else {
-            value_format_double(v->d, tmp, sizeof tmp);
+            if (v->dec == VAL_DEC_FLOAT)
+                value_format_float(v->d, tmp, sizeof tmp);
+            else
+                value_format_double(v->d, tmp, sizeof tmp);
             buf_append_str(b, tmp);
         }
         break;
@@ -826,6 +838,8 @@ const char *value_to_text(arena_t *a, const value_t *v, size_t *len)
     case VAL_DOUBLE:
         if (v->dec < VAL_DEC_NOT_FIXED)
             n = (size_t)snprintf(tmp, sizeof tmp, "%.*f", v->dec, v->d);
+        else if (v->dec == VAL_DEC_FLOAT)
+            n = value_format_float(v->d, tmp, sizeof tmp);
         else
             n = value_format_double(v->d, tmp, sizeof tmp);
         break;

@@ -42,6 +42,8 @@ typedef enum value_type {
 } value_type_t;
 
 #define VAL_DEC_NOT_FIXED 31
+/* dec of a DOUBLE value read from a FLOAT column: not fixed, shown with 6 significant digits (value_format_float) */
+#define VAL_DEC_FLOAT 32
 
 typedef struct sql_time {
     uint32_t year, month, day;
@@ -112,6 +114,8 @@ size_t value_num_prefix(const char *s, size_t n, bool *is_int);
 
 /* MySQL's %g-like DOUBLE formatting: shortest text that reads back exactly (up to 17 digits). */
 size_t value_format_double(double d, char *out, size_t cap);
+/* The same for a FLOAT column's value (6 significant digits: 16777216 -> "16777200", 3.4e38 -> "3.4e38"). */
+size_t value_format_float(double d, char *out, size_t cap);
 
 /*
  * Comparison with MySQL's rules: numbers numerically (exactly across signed/unsigned/decimal), two strings by

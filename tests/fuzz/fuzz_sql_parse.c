@@ -66,6 +66,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
     }
+    /* the same bytes as a standalone expression (catalog defaults) */
+    diag_clear(&d);
+    sql_expr_t *e;
+    if (sql_parse_expr(&a, (const char *)data, size, &e, &d) == 0) {
+        sql_eval_ctx_t ctx;
+        sql_eval_cb_t cb = {0};
+        sql_eval_ctx_init(&ctx, &a, &d, &cb, NULL);
+        value_t v;
+        sql_expr_eval(&ctx, e, &v);
+    }
     diag_free(&d);
     arena_destroy(&a);
     return 0;

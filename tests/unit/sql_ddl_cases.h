@@ -1,5 +1,6 @@
 /* Statements that must parse: milestone B forms, sysbench 1.0's oltp_common.lua / bulk_insert / select_random_*,
- * seed 002's SQL and its tablespace syntax, ORM-generated DDL (Django, Hibernate, Laravel).  One statement each. */
+ * seed 002's SQL and its tablespace syntax, ORM-generated DDL (Django, Hibernate, Laravel), views and table
+ * maintenance statements.  One statement each. */
 static const char *const must_parse[] = {
     "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */",
     "CREATE INDEX k_1 ON sbtest1(k)",
@@ -338,9 +339,29 @@ static const char *const must_parse[] = {
     "CREATE TABLE t (status INT, date DATE, comment TEXT, type INT, value INT, name INT, timestamp INT, text INT, year INT, action INT, level INT, data INT, user INT, password INT, position INT)",
     "SELECT status, date, comment, type, value, name, timestamp, text, year FROM t",
     "INSERT INTO t (status, date, type, value) VALUES (1, '2020-01-01', 2, 3)",
+    "CREATE VIEW v AS SELECT 1",
+    "CREATE OR REPLACE VIEW db.v (a, b) AS SELECT x, y FROM t WHERE x > 1 WITH CHECK OPTION",
+    "CREATE ALGORITHM=UNDEFINED DEFINER=`root`@`localhost` SQL SECURITY DEFINER VIEW `v` AS select `t`.`id` AS `id` from `t`",
+    "CREATE SQL SECURITY INVOKER VIEW v AS (SELECT 1) UNION (SELECT 2)",
+    "DROP VIEW IF EXISTS `v`",
+    "DROP VIEW v1, v2 CASCADE",
+    "ANALYZE TABLE t",
+    "ANALYZE NO_WRITE_TO_BINLOG TABLE t1, t2",
+    "ANALYZE SELECT * FROM t",
+    "ANALYZE FORMAT=JSON SELECT 1",
+    "OPTIMIZE TABLE t",
+    "CHECK TABLE t FOR UPGRADE",
+    "CHECK TABLE t1, t2 QUICK",
+    "REPAIR LOCAL TABLE t USE_FRM",
+    "CHECKSUM TABLE t EXTENDED",
+    "WITH t AS (SELECT 1 AS a) SELECT a FROM t",
+    "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT n FROM r",
+    "WITH a AS (SELECT 1), b AS (SELECT 2) SELECT * FROM a, b",
+    "SELECT * FROM (WITH x AS (SELECT 1 AS c) SELECT c FROM x) y",
+    "INSERT INTO t WITH x AS (SELECT 1) SELECT * FROM x",
 };
 
-/* mariadb-dump 10.19 output of a MariaDB 10.11 database with every column type (views removed). */
+/* mariadb-dump 10.19 output of a MariaDB 10.11 database with every column type, a foreign key and a view. */
 static const char dump_text[] =
     "/*M!999999\\- enable the sandbox mode */ \n"
     "-- MariaDB dump 10.19  Distrib 10.11.19-MariaDB, for debian-linux-gnu (x86_64)\n"
@@ -455,8 +476,11 @@ static const char dump_text[] =
     "--\n"
     "\n"
     "DROP TABLE IF EXISTS `v`;\n"
+    "/*!50001 DROP VIEW IF EXISTS `v`*/;\n"
     "SET @saved_cs_client     = @@character_set_client;\n"
     "SET character_set_client = utf8mb4;\n"
+    "/*!50001 CREATE VIEW `v` AS SELECT\n"
+    " NULL AS `id` */;\n"
     "SET character_set_client = @saved_cs_client;\n"
     "\n"
     "--\n"
@@ -469,12 +493,16 @@ static const char dump_text[] =
     "-- Final view structure for view `v`\n"
     "--\n"
     "\n"
+    "/*!50001 DROP VIEW IF EXISTS `v`*/;\n"
     "/*!50001 SET @saved_cs_client          = @@character_set_client */;\n"
     "/*!50001 SET @saved_cs_results         = @@character_set_results */;\n"
     "/*!50001 SET @saved_col_connection     = @@collation_connection */;\n"
     "/*!50001 SET character_set_client      = utf8mb3 */;\n"
     "/*!50001 SET character_set_results     = utf8mb3 */;\n"
     "/*!50001 SET collation_connection      = utf8mb3_general_ci */;\n"
+    "/*!50001 CREATE ALGORITHM=UNDEFINED */\n"
+    "/*!50013 DEFINER=`root`@`localhost` SQL SECURITY DEFINER */\n"
+    "/*!50001 VIEW `v` AS select `t`.`id` AS `id` from `t` */;\n"
     "/*!50001 SET character_set_client      = @saved_cs_client */;\n"
     "/*!50001 SET character_set_results     = @saved_cs_results */;\n"
     "/*!50001 SET collation_connection      = @saved_col_connection */;\n"

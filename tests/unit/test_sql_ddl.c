@@ -52,10 +52,10 @@ TEST(test_mariadb_dump_parses)
     pr_t p;
     sql_stmt_t *st = one(&p, dump_text);
     REQUIRE(st != NULL);
-    CHECK_EQ_INT(p.l.n, 53);
+    CHECK_EQ_INT(p.l.n, 57);
     /* find the CREATE TABLE `t` and check a few columns */
     sql_create_table_t *ct = NULL;
-    int inserts = 0, locks = 0, alters = 0;
+    int inserts = 0, locks = 0, alters = 0, views = 0;
     for (uint32_t i = 0; i < p.l.n; i++) {
         sql_stmt_t *s = p.l.stmts[i];
         if (s->kind == SQL_STMT_CREATE_TABLE && !ct)
@@ -63,7 +63,18 @@ TEST(test_mariadb_dump_parses)
         inserts += s->kind == SQL_STMT_INSERT;
         locks += s->kind == SQL_STMT_LOCK_TABLES;
         alters += s->kind == SQL_STMT_ALTER_TABLE;
+        if (s->kind == SQL_STMT_CREATE_VIEW) {
+            views++;
+            if (views == 2) { /* the final view: ALGORITHM / DEFINER / SQL SECURITY in three executable comments */
+                CHECK_EQ_STR(s->view->algorithm, "UNDEFINED");
+                CHECK(s->view->has_definer);
+                CHECK_EQ_STR(s->view->definer.user, "root");
+                CHECK_EQ_STR(s->view->security, "DEFINER");
+                CHECK_EQ_STR(s->view->name.name, "v");
+            }
+        }
     }
+    CHECK_EQ_INT(views, 2);
     CHECK_EQ_INT(inserts, 1);
     CHECK_EQ_INT(locks, 2);
     CHECK_EQ_INT(alters, 4); /* DISABLE/ENABLE KEYS x2 */
@@ -314,6 +325,16 @@ TEST(test_select_shapes)
     CHECK(g->agg_order[0].desc);
     CHECK_EQ_STR(g->func.separator, "-");
     pr_free(&p);
+    st = one(&p, "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10), q AS (SELECT 2) "
+                 "SELECT n FROM r");
+    REQUIRE(st && st->kind == SQL_STMT_SELECT);
+    CHECK(st->select->with_recursive);
+    REQUIRE(st->select->nctes == 2);
+    CHECK_EQ_STR(st->select->ctes[0].name, "r");
+    CHECK_EQ_INT(st->select->ctes[0].ncols, 1);
+    CHECK(st->select->ctes[0].select->union_next != NULL);
+    CHECK_EQ_STR(st->select->ctes[1].name, "q");
+    pr_free(&p);
     st = one(&p, "EXPLAIN FORMAT=JSON UPDATE t SET a = 1");
     REQUIRE(st && st->kind == SQL_STMT_EXPLAIN);
     CHECK_EQ_STR(st->explain.format, "JSON");
@@ -412,6 +433,33 @@ TEST(test_ddl_errors_match_mariadb)
     }
 }
 
-UNIT_MAIN(test_all_forms_parse, test_mariadb_dump_parses, test_sysbench_create, test_tablespace_statements,
+/* defaults are kept as text by the catalog and re-parsed with sql_parse_expr */
+TEST(test_default_text_roundtrip)
+{
+    pr_t p;
+    sql_stmt_t *st = one(&p, "CREATE TABLE t (a INT DEFAULT -1, b VARCHAR(5) DEFAULT 'it''s', c INT DEFAULT (1 + 2), "
+                             "d DOUBLE DEFAULT 1.5e3, e BIT(3) DEFAULT b'101')");
+    REQUIRE(st != NULL);
+    static const char *const want[] = {"-1", "it's", "3", "1500", "\x05"};
+    for (uint32_t i = 0; i < 5; i++) {
+        const sql_expr_t *de = st->create_table->cols[i].default_expr;
+        REQUIRE(de != NULL);
+        sql_expr_t *e;
+        REQUIRE(sql_parse_expr(&p.a, de->src, de->src_len, &e, &p.d) == 0);
+        sql_eval_ctx_t ctx;
+        sql_eval_cb_t cb = {0};
+        sql_eval_ctx_init(&ctx, &p.a, &p.d, &cb, NULL);
+        value_t v;
+        REQUIRE(sql_expr_eval(&ctx, e, &v) == 0);
+        size_t n;
+        const char *t = value_to_text(&p.a, &v, &n);
+        CHECK(n == strlen(want[i]) && memcmp(t, want[i], n) == 0);
+    }
+    sql_expr_t *e;
+    CHECK_EQ_INT(sql_parse_expr(&p.a, "1 +", 3, &e, &p.d), -ER_PARSE_ERROR);
+    pr_free(&p);
+}
+
+UNIT_MAIN(test_default_text_roundtrip, test_all_forms_parse, test_mariadb_dump_parses, test_sysbench_create, test_tablespace_statements,
           test_alter_table_actions, test_dml_shapes, test_select_shapes, test_grant_shapes,
           test_ddl_errors_match_mariadb)
