@@ -267,6 +267,12 @@ static void trs_end(text_rs_t *r, bool more)
 static void session_update_status_flags(session_t *s);
 
 /* A statement context for the executor (sql/exec.h) from the session's state. */
+/* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
+static bool sqlx_visible(void *user, const char *db, const char *table)
+{
+    return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -287,6 +293,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->strict = (mode & (3ll << 21)) != 0;
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->ss = s->sqlx;
+    c->visible = sqlx_visible; /* issue 7 */
+    c->visible_user = s;
     c->sink = sink;
     c->more = more;
 }
@@ -312,6 +320,9 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
 
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
+    int prc = priv_check_stmt(x->s, st); /* issue 7: privileges first, at every execution */
+    if (prc)
+        return prc < 0 ? prc : -x->s->diag.error_code;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, sink, more);
     int rc = sql_exec_stmt(&c, st);

@@ -22,6 +22,8 @@
 #include "session/acl.h"
 #include "session/exec_grant.h"
 #include "session/priv.h"
+#include "sql/catalog.h"
+#include "sql/exec.h"
 #include "util/util.h"
 
 #define ER_ACCESS_DENIED_NO_PASSWORD 1698 /* "Access denied for user '%s'@'%s'" (not in errors.def yet) */
@@ -212,6 +214,13 @@ static int exec_grant_privs(session_t *s, const sql_stmt_t *st, res_sink_t *sink
     int rc = grantor_check(s, g, db, bits & ~(uint64_t)PRIV_GRANT_OPTION, colbits, g->privs, g->nprivs);
     if (rc)
         return rc;
+    /* GRANT on a table needs the table (MariaDB: 1146); REVOKE does not. */
+    if (!revoke && g->level == SQL_GRANT_TABLE && sql_exec_catalog()) {
+        cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, g->table);
+        if (!t)
+            return diag_error(&s->diag, ER_NO_SUCH_TABLE, db, g->table);
+        catalog_table_release(t);
+    }
     if (!revoke && (rc = grant_accounts(s, g)) != 0)
         return rc;
     /* One item per grantee at the object, plus one per grantee and column. */

@@ -197,13 +197,18 @@ int priv_check_table(session_t *s, const char *db, const char *table, uint64_t n
     return priv_deny_table(s, db, table, missing & ~cols);
 }
 
-int priv_deny_table(session_t *s, const char *db, const char *table, uint64_t missing)
+int priv_deny_table_cmd(session_t *s, const char *command, const char *db, const char *table)
 {
     char msg[1024];
     /* MariaDB 10.11 quotes the table as `db`.`t` (errors.def keeps MySQL's older 'table' form). */
-    snprintf(msg, sizeof msg, "%s command denied to user '%s'@'%s' for table `%s`.`%s`",
-             priv_command(lowest_bit(missing)), s->priv_user, s->priv_host, db, table);
+    snprintf(msg, sizeof msg, "%s command denied to user '%s'@'%s' for table `%s`.`%s`", command, s->priv_user,
+             s->priv_host, db, table);
     return diag_push_msg(&s->diag, DIAG_ERROR, ER_TABLEACCESS_DENIED_ERROR, msg);
+}
+
+int priv_deny_table(session_t *s, const char *db, const char *table, uint64_t missing)
+{
+    return priv_deny_table_cmd(s, priv_command(lowest_bit(missing)), db, table);
 }
 
 int priv_check_column(session_t *s, const char *db, const char *table, const char *column, uint64_t need)

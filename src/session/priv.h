@@ -86,6 +86,12 @@ uint64_t priv_table(session_t *s, const char *db, const char *table, uint64_t *c
 int priv_check_table(session_t *s, const char *db, const char *table, uint64_t need);
 /* Pushes 1142 for the first (lowest) privilege of `missing` on db.table. */
 int priv_deny_table(session_t *s, const char *db, const char *table, uint64_t missing);
+/* The same with the statement named as MariaDB does for it ("SHOW", "DROP, ALTER"). */
+int priv_deny_table_cmd(session_t *s, const char *command, const char *db, const char *table);
+/* The table statements the SQL executor runs (priv_stmt.c): every table, database and column privilege the
+ * statement needs, checked before it runs (and at each EXECUTE of a prepared statement).  0 or -ER_x. */
+struct sql_stmt;
+int priv_check_stmt(session_t *s, const struct sql_stmt *st);
 /* All of `need` on one column (table-level grants count): 0, else 1143. */
 int priv_check_column(session_t *s, const char *db, const char *table, const char *column, uint64_t need);
 /* SHOW DATABASES / information_schema filtering: any privilege on the database or on something in it (or

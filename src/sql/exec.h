@@ -63,6 +63,11 @@ typedef struct sql_exec_ctx {
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool autocommit;
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
+    /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
+     * information_schema rows; NULL = everything.  Statement privileges are checked by the session before
+     * sql_exec_stmt (session/priv_stmt.c). */
+    bool (*visible)(void *user, const char *db, const char *table);
+    void *visible_user;
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */
