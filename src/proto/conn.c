@@ -193,14 +193,15 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
     c->auth = NULL;
     acl_account_t acc;
     if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
-        if (acc.flags & ACL_FLAG_LOCKED) {
-            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
-            return -1;
-        }
+        /* REQUIRE SSL before ACCOUNT LOCK: MariaDB answers 1045 for a locked REQUIRE SSL account without TLS. */
         if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
             status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
             conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+            return -1;
+        }
+        if (acc.flags & ACL_FLAG_LOCKED) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
             return -1;
         }
         if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */

@@ -2,9 +2,8 @@
 GRANT / REVOKE / roles and the SHOW GRANTS text that recreates them; a REVOKE reaching an open connection;
 SHOW DATABASES and SHOW PROCESSLIST showing only what the account may see; grants surviving a restart.
 
-Every test runs against stratad and the MariaDB 10.11 reference (`target`).  strata has no tables yet on this
-branch, so the table-level tests create the table where the server can (MariaDB checks that a table exists
-before granting on it) and tolerate ER_NOT_SUPPORTED_YET where it cannot.
+Every test runs against stratad and the MariaDB 10.11 reference (`target`); both create the databases and tables
+the table-level tests need (a GRANT on a table needs the table).
 """
 import pymysql
 import pytest
@@ -261,12 +260,11 @@ def test_revoke_reaches_open_connection(target, users):
     try_make_table(root, 'dbrv', 't')
     ok(root, "GRANT SELECT ON dbrv.* TO '%s'@'localhost'" % u)
     c = target.connect(user=u, password='')
-    # allowed: MariaDB enters the database; strata (no catalog on this branch) passes the check and says 1049
-    assert run(c, 'USE dbrv') in (None, (1049, "Unknown database 'dbrv'"))
+    assert run(c, 'USE dbrv') is None
     ok(root, "REVOKE SELECT ON dbrv.* FROM '%s'@'localhost'" % u)
     assert run(c, 'USE dbrv') == (1044, "Access denied for user '%s'@'localhost' to database 'dbrv'" % u)
     ok(root, "GRANT SELECT ON dbrv.* TO '%s'@'localhost'" % u)
-    assert run(c, 'USE dbrv') in (None, (1049, "Unknown database 'dbrv'"))
+    assert run(c, 'USE dbrv') is None
     c.close()
 
 
@@ -360,10 +358,14 @@ def test_account_options(target, users, unique):
         assert rows(root, 'SHOW GRANTS FOR %s' % acct) == [
             "GRANT SELECT ON *.* TO `%s`@`localhost` IDENTIFIED BY PASSWORD "
             "'*B69027D44F6E5EDC07F1AEAD1477967B16F28227' REQUIRE SSL WITH GRANT OPTION MAX_USER_CONNECTIONS 2" % name]
+        with pytest.raises(pymysql.err.MySQLError) as ei:   # REQUIRE SSL is checked before the lock
+            target.connect(user=name, password='x')
+        assert ei.value.args == (1045, "Access denied for user '%s'@'localhost' (using password: YES)" % name)
+        ok(root, 'ALTER USER %s REQUIRE NONE' % acct)
         with pytest.raises(pymysql.err.MySQLError) as ei:
-            target.connect(user=name, password='x', unix=True)
-        assert ei.value.args[0] == 4151
-        ok(root, 'ALTER USER %s REQUIRE NONE WITH MAX_USER_CONNECTIONS 1 ACCOUNT UNLOCK' % acct)
+            target.connect(user=name, password='x')
+        assert ei.value.args == (4151, 'Access denied, this account is locked')
+        ok(root, 'ALTER USER %s WITH MAX_USER_CONNECTIONS 1 ACCOUNT UNLOCK' % acct)
         assert rows(root, 'SHOW CREATE USER %s' % acct) == [
             "CREATE USER `%s`@`localhost` IDENTIFIED BY PASSWORD '*B69027D44F6E5EDC07F1AEAD1477967B16F28227' "
             "WITH MAX_USER_CONNECTIONS 1" % name]
@@ -376,3 +378,90 @@ def test_account_options(target, users, unique):
         assert rows(root, 'SHOW CREATE USER %s' % acct)[0].endswith('WITH MAX_USER_CONNECTIONS 3')
     finally:
         run(root, 'DROP USER IF EXISTS %s' % acct)
+
+
+@pytest.fixture
+def tdb(target, unique):
+    """A scratch database with tables t(a, b) and x(a), dropped afterwards."""
+    root = target.connect()
+    db = unique('pdb')
+    ok(root, 'CREATE DATABASE %s' % db)
+    ok(root, 'CREATE TABLE %s.t (a INT, b INT)' % db)
+    ok(root, 'CREATE TABLE %s.x (a INT)' % db)
+    ok(root, 'INSERT INTO %s.t VALUES (1, 2)' % db)
+    yield db
+    run(root, 'DROP DATABASE IF EXISTS %s' % db)
+    root.close()
+
+
+def test_table_and_column_privileges(target, users, tdb):
+    w = users('tw')
+    root = users.root
+    db = tdb
+    ok(root, "GRANT SELECT (a) ON %s.t TO '%s'@'localhost'" % (db, w))
+    assert run(root, "GRANT SELECT ON %s.nope TO '%s'@'localhost'" % (db, w)) == (
+        1146, "Table '%s.nope' doesn't exist" % db)
+    c = target.connect(user=w, password='')
+    deny = lambda cmd, t: (1142, "%s command denied to user '%s'@'localhost' for table `%s`.`%s`" % (cmd, w, db, t))
+    cases = [
+        ('SELECT * FROM %s.t' % db, deny('SELECT', 't')),
+        ('SELECT b FROM %s.t' % db, (1143, "SELECT command denied to user '%s'@'localhost' for column 'b' in table 't'" % w)),
+        ('SELECT a FROM %s.t WHERE b = 1' % db, (1143, "SELECT command denied to user '%s'@'localhost' for column 'b' in table 't'" % w)),
+        ('INSERT INTO %s.t VALUES (1, 2)' % db, deny('INSERT', 't')),
+        ('INSERT INTO %s.t (a) VALUES (1)' % db, deny('INSERT', 't')),
+        ('UPDATE %s.t SET a = 1' % db, deny('UPDATE', 't')),
+        ('DELETE FROM %s.t' % db, deny('DELETE', 't')),
+        ('CREATE TABLE %s.y (a INT)' % db, deny('CREATE', 'y')),
+        ('DROP TABLE %s.x' % db, deny('DROP', 'x')),
+        ('TRUNCATE %s.x' % db, deny('DROP', 'x')),
+        ('ALTER TABLE %s.x ADD c INT' % db, deny('ALTER', 'x')),
+        ('CREATE INDEX i ON %s.x (a)' % db, deny('INDEX', 'x')),
+        ('RENAME TABLE %s.x TO %s.y' % (db, db), deny('DROP, ALTER', 'x')),
+        ('SHOW COLUMNS FROM %s.x' % db, deny('SELECT', 'x')),
+        ('SHOW INDEX FROM %s.x' % db, deny('SELECT', 'x')),
+        ('SHOW CREATE TABLE %s.x' % db, deny('SHOW', 'x')),
+        ('SELECT t.a FROM %s.t JOIN %s.x ON t.a = x.a' % (db, db), deny('SELECT', 'x')),
+        ('DROP DATABASE %s' % db, (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (w, db))),
+        ('CREATE DATABASE %s_new' % db, (1044, "Access denied for user '%s'@'localhost' to database '%s_new'" % (w, db))),
+    ]
+    for sql, want in cases:
+        assert run(c, sql) == want, sql
+    assert rows(c, 'SELECT a FROM %s.t' % db) == [1]
+    assert rows(c, 'SHOW TABLES FROM %s' % db) == ['t']           # only the table it has a privilege on
+    ok(root, "GRANT INSERT, UPDATE ON %s.t TO '%s'@'localhost'" % (db, w))
+    ok(c, 'INSERT INTO %s.t (a, b) VALUES (3, 4)' % db)            # table-level grants reach it at once
+    assert run(c, 'UPDATE %s.t SET b = 5 WHERE b = 4' % db) == (
+        1143, "SELECT command denied to user '%s'@'localhost' for column 'b' in table 't'" % w)
+    ok(c, 'UPDATE %s.t SET b = 5 WHERE a = 3' % db)
+    c.close()
+
+
+def test_prepared_statement_checked_at_execute(target, users, tdb):
+    w = users('pw')
+    root = users.root
+    ok(root, "GRANT SELECT ON %s.t TO '%s'@'localhost'" % (tdb, w))
+    c = target.connect(user=w, password='')
+    ok(c, "PREPARE s FROM 'SELECT a FROM %s.t'" % tdb)
+    assert rows(c, 'EXECUTE s') == [1]
+    ok(root, "REVOKE SELECT ON %s.t FROM '%s'@'localhost'" % (tdb, w))
+    assert run(c, 'EXECUTE s') == (1142, "SELECT command denied to user '%s'@'localhost' for table `%s`.`t`" % (w, tdb))
+    c.close()
+
+
+def test_no_database_names_leak(target, users, tdb):
+    u = users('nl')
+    c = target.connect(user=u, password='')
+    assert tdb not in rows(c, 'SHOW DATABASES')
+    assert tdb not in rows(c, 'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA')
+    assert rows(c, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%s'" % tdb) == []
+    assert run(c, 'SHOW TABLES FROM %s' % tdb) == (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (u, tdb))
+    # a missing database and an existing one answer the same: no way to probe names
+    assert run(c, 'USE %s' % tdb) == (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (u, tdb))
+    assert run(c, 'USE %s_missing' % tdb) == (
+        1044, "Access denied for user '%s'@'localhost' to database '%s_missing'" % (u, tdb))
+    c.close()
+    users.root.cursor().execute("GRANT SELECT ON %s.x TO '%s'@'localhost'" % (tdb, u))
+    c = target.connect(user=u, password='')
+    assert tdb in rows(c, 'SHOW DATABASES')
+    assert rows(c, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%s'" % tdb) == ['x']
+    c.close()
