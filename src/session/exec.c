@@ -1578,6 +1578,20 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_LOCK_TABLES:
+        /* issue 7: LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
+        for (uint32_t i = 0; i < st->lock.n; i++) {
+            const sql_name_t *n = &st->lock.tables[i].table;
+            const char *db = n->db ? n->db : s->db;
+            if (!db)
+                return diag_error(&s->diag, ER_NO_DB_ERROR);
+            int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
+            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
+                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
+            if (prc)
+                return prc;
+        }
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
     case SQL_STMT_UNLOCK_TABLES:
         sink->ok(sink, 0, 0, NULL, more);
         return 0;

@@ -422,6 +422,7 @@ def test_table_and_column_privileges(target, users, tdb):
         ('SHOW CREATE TABLE %s.x' % db, deny('SHOW', 'x')),
         ('SELECT t.a FROM %s.t JOIN %s.x ON t.a = x.a' % (db, db), deny('SELECT', 'x')),
         ('DROP DATABASE %s' % db, (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (w, db))),
+        ('LOCK TABLES %s.t READ' % db, (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (w, db))),
         ('CREATE DATABASE %s_new' % db, (1044, "Access denied for user '%s'@'localhost' to database '%s_new'" % (w, db))),
     ]
     for sql, want in cases:
