@@ -322,6 +322,7 @@ int main(int argc, char **argv)
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
+    server_kill_all(&g_srv);
     net_stop(net);
     net = NULL;
     unlink(pidpath);

@@ -271,3 +271,14 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
     }
     sink->ok(sink, 0, 0, NULL, false);
 }
+
+void server_kill_all(server_t *srv)
+{
+    pthread_mutex_lock(&srv->sessions_lock);
+    for (session_t *t = srv->sessions; t; t = t->next) {
+        atomic_store(&t->killed, true);
+        if (t->fd >= 0)
+            shutdown(t->fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&srv->sessions_lock);
+}

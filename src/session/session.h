@@ -133,6 +133,8 @@ struct server {
 
 int server_init(server_t *srv);
 void server_free(server_t *srv);
+/* Shutdown: every session is marked killed (a running statement stops at its next check) and its socket shut. */
+void server_kill_all(server_t *srv);
 
 session_t *session_new(server_t *srv);
 void session_free(session_t *s);
