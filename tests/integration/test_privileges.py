@@ -33,11 +33,15 @@ def ok(conn, sql):
     assert err is None, '%s -> %s' % (sql, err)
 
 
+_made_dbs = []
+
+
 def try_make_table(root, db, table):
-    """CREATE DATABASE/TABLE where the server supports them (MariaDB refuses table grants on missing tables)."""
+    """CREATE DATABASE/TABLE for a table-level grant (a GRANT on a table needs the table); dropped after the test."""
     for sql in ('CREATE DATABASE IF NOT EXISTS `%s`' % db, 'CREATE TABLE IF NOT EXISTS `%s`.`%s` (a INT, b INT)' % (db, table)):
         err = run(root, sql)
         assert err is None or err[0] == 1235, err
+    _made_dbs.append(db)
 
 
 @pytest.fixture
@@ -61,6 +65,8 @@ def users(target, unique):
         run(root, "DROP USER IF EXISTS '%s'@'localhost'" % n)
     for n in roles:
         run(root, 'DROP ROLE IF EXISTS %s' % n)
+    while _made_dbs:  # the session servers are shared: leave no database behind (others dump --all-databases)
+        run(root, 'DROP DATABASE IF EXISTS `%s`' % _made_dbs.pop())
     root.close()
 
 
