@@ -129,6 +129,9 @@ static int cb_session_fn(void *user, sql_session_fn_t fn, value_t *out)
         *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
         break;
     }
+    case SQL_SFN_CURRENT_ROLE: /* issue 7 */
+        *out = s->role[0] ? value_str(s->role, strlen(s->role), COLL_UTF8MB3_GENERAL_CI) : value_null();
+        break;
     case SQL_SFN_CONNECTION_ID: *out = value_uint(s->id); break;
     case SQL_SFN_LAST_INSERT_ID: *out = value_uint(s->last_insert_id); break;
     case SQL_SFN_FOUND_ROWS: *out = value_uint(s->found_rows); break;

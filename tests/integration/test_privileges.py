@@ -243,7 +243,9 @@ def test_roles(target, users):
     assert run(c, 'SET ROLE %s' % r) == (1959, 'Invalid role specification `%s`' % r)
     assert run(c, 'FLUSH STATUS') == (1227, ACCESS_1227 % 'RELOAD')
     ok(root, 'GRANT %s TO %s' % (r, tgt))
+    assert rows(c, 'SELECT CURRENT_ROLE()') == [None]
     ok(c, 'SET ROLE %s' % r)
+    assert rows(c, 'SELECT CURRENT_ROLE(), CURRENT_ROLE') == [(r, r)]
     ok(c, 'FLUSH STATUS')                      # through the role
     assert rows(c, 'SHOW GRANTS FOR CURRENT_USER()') == ['GRANT `%s` TO `%s`@`localhost`' % (r, u),
                                                           'GRANT USAGE ON *.* TO `%s`@`localhost`' % u]
