@@ -423,5 +423,90 @@ TEST(test_session_checks)
     rmdir_all(dir);
 }
 
+/* A v2 file with every record type: every flipped byte is refused (checksum), a failed write changes nothing,
+ * and a grant naming an account that is not in the file is corruption even with a valid checksum. */
+TEST(test_v2_corruption_and_failed_write)
+{
+    const char *dir = newdir();
+    acl_t *acl;
+    REQUIRE(acl_open(dir, &acl) == 0);
+    diag_t d;
+    diag_init(&d, 16);
+    mkuser(acl, "u", "%");
+    REQUIRE(change(acl, &d, false, "u", "%", ACL_LEVEL_DB, "db", NULL, NULL, PRIV_SELECT) == 0);
+    REQUIRE(change(acl, &d, false, "u", "%", ACL_LEVEL_TABLE, "db", "t", NULL, PRIV_INSERT) == 0);
+    REQUIRE(change(acl, &d, false, "u", "%", ACL_LEVEL_COLUMN, "db", "t", "c", PRIV_UPDATE) == 0);
+    REQUIRE(acl_create_role(acl, &d, "r", false, false, "u", "%") == 0);
+    REQUIRE(acl_set_default_role(acl, &d, "u", "%", "r") == 0);
+    char want[4096];
+    snprintf(want, sizeof want, "%s", grants(acl, "u", "%"));
+
+    /* A failed write (the temp path is a directory) leaves memory and disk as they were. */
+    char p[128], tp[128];
+    snprintf(p, sizeof p, "%s/accounts.dat", dir);
+    snprintf(tp, sizeof tp, "%s/accounts.dat.tmp", dir);
+    REQUIRE(mkdir(tp, 0700) == 0);
+    CHECK_EQ_INT(change(acl, &d, false, "u", "%", ACL_LEVEL_DB, "other", NULL, NULL, PRIV_SELECT), -ER_ERROR_ON_WRITE);
+    CHECK_EQ_INT(change(acl, &d, true, "u", "%", ACL_LEVEL_DB, "db", NULL, NULL, PRIV_SELECT), -ER_ERROR_ON_WRITE);
+    CHECK_EQ_STR(grants(acl, "u", "%"), want);
+    rmdir(tp);
+    acl_close(acl);
+    REQUIRE(acl_open(dir, &acl) == 0);
+    CHECK_EQ_STR(grants(acl, "u", "%"), want);
+    acl_close(acl);
+
+    uint8_t buf[8192];
+    int fd = open(p, O_RDONLY);
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    REQUIRE(n > 32);
+    int caught = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        buf[i] ^= 0x01;
+        fd = open(p, O_WRONLY | O_TRUNC);
+        CHECK(write(fd, buf, (size_t)n) == n);
+        close(fd);
+        acl_t *bad = NULL;
+        if (acl_open(dir, &bad) == STRATA_ECORRUPT && !bad)
+            caught++;
+        acl_close(bad);
+        buf[i] ^= 0x01;
+    }
+    CHECK_EQ_INT(caught, n);
+
+    /* Drop the account records, keep the grants, fix the checksum: still refused (dangling grants). */
+    uint32_t body = (uint32_t)(n - 32), off = 0, keep = 0, count = 0;
+    uint8_t out[8192];
+    memcpy(out, buf, 32);
+    while (off < body) {
+        uint8_t type = buf[32 + off];
+        uint32_t len = (uint32_t)buf[33 + off] | (uint32_t)buf[34 + off] << 8 | (uint32_t)buf[35 + off] << 16 |
+                       (uint32_t)buf[36 + off] << 24;
+        if (type != 1) {
+            memcpy(out + 32 + keep, buf + 32 + off, 5 + len);
+            keep += 5 + len;
+            count++;
+        }
+        off += 5 + len;
+    }
+    for (int i = 0; i < 4; i++) {
+        out[12 + i] = (uint8_t)(count >> (8 * i));
+        out[24 + i] = (uint8_t)(keep >> (8 * i));
+    }
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, out, 28);
+    crc = crc32(crc, out + 32, keep);
+    for (int i = 0; i < 4; i++)
+        out[28 + i] = (uint8_t)((uint32_t)crc >> (8 * i));
+    fd = open(p, O_WRONLY | O_TRUNC);
+    CHECK(write(fd, out, 32 + keep) == (ssize_t)(32 + keep));
+    close(fd);
+    acl_t *bad = NULL;
+    CHECK_EQ_INT(acl_open(dir, &bad), STRATA_ECORRUPT);
+    acl_close(bad);
+    diag_free(&d);
+    rmdir_all(dir);
+}
+
 UNIT_MAIN(test_names, test_grants_show_and_durability, test_revoke_errors_and_cascades, test_migration_v1,
-          test_resolve_patterns_roles, test_session_checks)
+          test_resolve_patterns_roles, test_session_checks, test_v2_corruption_and_failed_write)
