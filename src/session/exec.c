@@ -1075,26 +1075,13 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
 
 /* ------------------------------------------------------------------ accounts */
 
-/* issue 7: whether every account a user statement names is the session's own (ALTER USER of oneself needs no
- * CREATE USER privilege). */
-static bool user_stmt_only_self(session_t *s, const sql_user_stmt_t *u)
-{
-    for (uint32_t i = 0; i < u->nusers; i++) {
-        const sql_user_t *su = &u->users[i].user;
-        if (!su->current && (strcmp(su->user, s->priv_user) || strcasecmp(su->host ? su->host : "%", s->priv_host)))
-            return false;
-    }
-    return true;
-}
-
 static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     const sql_user_stmt_t *u = &st->user;
     size_t n = u->nusers;
     int rc;
-    if (!(st->kind == SQL_STMT_ALTER_USER && user_stmt_only_self(s, u)) &&
-        (rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7 */
+    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7: ALTER USER of oneself too (MariaDB) */
         return rc;
     if (st->kind == SQL_STMT_DROP_USER) {
         acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));

@@ -88,6 +88,7 @@ def test_global_privileges_denied(target, users):
         ("DROP USER 'zz_%s'" % u, 1227, ACCESS_1227 % 'CREATE USER'),
         ("RENAME USER 'zz_%s' TO 'zy_%s'" % (u, u), 1227, ACCESS_1227 % 'CREATE USER'),
         ("ALTER USER root@localhost ACCOUNT LOCK", 1227, ACCESS_1227 % 'CREATE USER'),
+        ("ALTER USER CURRENT_USER() IDENTIFIED BY ''", 1227, ACCESS_1227 % 'CREATE USER'),
         ('CREATE ROLE rr_%s' % u, 1227, ACCESS_1227 % 'CREATE USER'),
         ('DROP ROLE rr_%s' % u, 1227, ACCESS_1227 % 'CREATE USER'),
         ("REVOKE ALL PRIVILEGES, GRANT OPTION FROM root@localhost", 1227, ACCESS_1227 % 'CREATE USER'),
@@ -103,6 +104,7 @@ def test_global_privileges_denied(target, users):
         assert run(c, sql) == (code, msg), sql
     # what every account may do about itself
     assert rows(c, 'SHOW GRANTS FOR CURRENT_USER()') == ['GRANT USAGE ON *.* TO `%s`@`localhost`' % u]
+    assert rows(c, 'SHOW CREATE USER CURRENT_USER()') == ['CREATE USER `%s`@`localhost`' % u]
     ok(c, "SET PASSWORD = PASSWORD('')")
     c.close()
 
