@@ -37,6 +37,25 @@ def say(*a):
 
 
 def free_port():
+    """A free loopback port below the kernel's ephemeral range: other test harnesses on this machine take ports
+    with bind(0), from the ephemeral range, so they cannot pick ours between our check and the server's bind."""
+    import random
+    lo = 32768
+    try:
+        lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    lo = max(lo, 12000)
+    for _ in range(200):
+        port = random.randrange(10000, lo)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -85,6 +104,10 @@ class Server:
         self.down = None          # why this server cannot run anything any more
         self.version = None
         self.dropped = []         # options of the common set the server refused, so it ran without them
+        self.in_effect = ""       # what SELECT @@global.x says after start
+        self.restarts = 0         # restarts after the server died or hung during a workload
+        self.events = []          # what happened to it during the run (deaths, restarts)
+        self.differs = []         # settings not in effect as asked
         self.o = o
         # Same durability and buffer pool for both, under the same (MySQL) option names.
         self.common = ["--datadir=" + self.datadir, "--port=%d" % self.port, "--socket=" + self.socket,
@@ -260,6 +283,43 @@ class Server:
                 pass
 
 
+def size_bytes(txt):
+    m = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = str(txt).strip().upper()
+    return int(t[:-1]) * m[t[-1]] if t and t[-1] in m else int(t)
+
+
+def check_settings(s, o):
+    """Ask the running server what it actually runs with: equal options on the command line are not equal
+    durability if a server accepts an option and ignores it.  Returns (in-effect text, list of differences)."""
+    import pymysql
+    want = [("log_bin", "ON"), ("sync_binlog", "1"), ("binlog_format", "ROW"),
+            ("innodb_flush_log_at_trx_commit", "1"), ("innodb_buffer_pool_size", str(size_bytes(o.buffer_pool))),
+            ("max_connections", "4000")]
+    have, diffs = [], []
+    try:
+        c = pymysql.connect(host="127.0.0.1", port=s.port, user=s.user, password=s.password, connect_timeout=10,
+                            read_timeout=10, autocommit=None)
+    except Exception as e:
+        return "could not connect to check (%s)" % e, ["all settings unverified"]
+    for name, expect in want:
+        try:
+            with c.cursor() as cur:
+                cur.execute("SELECT @@global.%s" % name)
+                v = cur.fetchall()[0][0]
+            v = v.decode() if isinstance(v, bytes) else str(v)
+        except Exception as e:
+            have.append("%s=?" % name)
+            diffs.append("%s unverified (%s)" % (name, str(e)[:80]))
+            continue
+        norm = {"1": "ON", "0": "OFF"}.get(v, v.upper()) if name == "log_bin" else v.upper()
+        have.append("%s=%s" % (name, v))
+        if norm != expect.upper():
+            diffs.append("%s=%s (asked %s)" % (name, v, expect))
+    c.close()
+    return " ".join(have), diffs
+
+
 def setup_accounts(servers):
     """Use a password account 'bench' on both servers if both can create it; otherwise root with no password on
     both, so the two are always driven the same way."""
@@ -338,8 +398,12 @@ def plan(o, which):
                 ["--files", str(n), "--samples", str(o.binlog_samples)] + (["--reset"] if i == 0 else []),
                 [Metric("binlog/flush/%d" % n, "FLUSH BINARY LOGS at %s files: ms (median)" % f"{n:,}", "lower"),
                  Metric("binlog/purge/%d" % n, "PURGE BINARY LOGS BEFORE (removes none) at %s files: ms (median)"
-                        % f"{n:,}", "lower")],
-                timeout=3600))
+                        % f"{n:,}", "lower"),
+                 Metric("binlog/flush-opens/%d" % n, "old binlog files opened per FLUSH at %s files (strace)"
+                        % f"{n:,}", "lower"),
+                 Metric("binlog/purge-opens/%d" % n, "binlog files opened per PURGE (removes none) at %s files "
+                        "(strace)" % f"{n:,}", "lower")],
+                special="pid", timeout=3600))
         if len(counts) > 1:
             inv[-1].derived = [
                 Metric("binlog/%s/ratio" % w, "%s time, %s / %s files (ratio of the medians above)"
@@ -354,7 +418,8 @@ def plan(o, which):
              Metric("dd/read", "random reads by id, %d clients, %d s: reads/s" % (o.dd_read_threads, o.dd_read_time),
                     "higher"),
              Metric("dd/disk", "data directory growth during the inserts: MiB", "lower"),
-             Metric("dd/binlog", "  of which binlog files: MiB", "lower")],
+             Metric("dd/binlog", "  of which binlog files: MiB", "lower"),
+             Metric("dd/size", "data directory size right after the inserts: MiB", "lower")],
             special="datadir", timeout=3600))
     if "connections" in which:
         sec = "5. connections (seed 003)"
@@ -508,24 +573,38 @@ def execute(o, servers, invs, res, logf):
                     h = s.health()
                     if h:
                         s.down = "%s %s after %s" % (s.name, h, inv.script)
+                if s.down and s.restarts < o.max_restarts:
+                    # One workload that kills the server should not blank every later one: note it, start the
+                    # server again on the same data directory, and go on.
+                    s.restarts += 1
+                    s.events.append("%s %s: %s; restarted (%d of at most %d)"
+                                    % (time.strftime("%H:%M:%S"), " ".join(inv.args[:4]), s.down, s.restarts,
+                                       o.max_restarts))
+                    say("    %s is down (%s); restarting it" % (s.name, s.down))
+                    s.down = None
+                    s.restart()
+                    if s.down:
+                        s.events.append("restart failed: " + s.down)
 
 
 def recovered(s, pidfile):
-    """After the recovery workload the old process is gone and a new one (started by the workload) runs."""
+    """After the recovery workload the old process may be gone and a new one (started by the workload) run."""
+    try:
+        newpid = int(open(pidfile).read().strip())
+    except (OSError, ValueError):
+        newpid = None  # the workload stopped before its kill -9
+    if newpid is None:
+        if s.pid and not alive(s.pid):
+            s.down = "%s is gone after the recovery workload: %s" % (s.name, s.log_tail())
+        return
     if s.proc:
         try:
-            s.proc.wait(10)
+            s.proc.wait(10)  # reap the killed process
         except subprocess.TimeoutExpired:
             pass
         s.proc = None
-    try:
-        s.pid = int(open(pidfile).read().strip())
-    except (OSError, ValueError):
-        if not alive(s.pid or 0):
-            s.pid = None
-            s.down = "%s was not restarted after kill -9" % s.name
-        return
-    if not alive(s.pid):
+    s.pid = newpid
+    if not alive(newpid):
         s.down = "%s did not come back after kill -9: %s" % (s.name, s.log_tail())
 
 
@@ -534,6 +613,8 @@ def recovered(s, pidfile):
 
 def fmt(v):
     a = abs(v)
+    if v == 0:
+        return "0"
     if a >= 1000:
         return f"{v:,.0f}"
     if a >= 100:
@@ -574,7 +655,7 @@ def table_rows(invs, res, runs, kinds):
             seen.add(m.key)
             mt, mv = cell(res, m.key, "mariadb", runs, kinds)
             st, sv = cell(res, m.key, "strata", runs, kinds)
-            ratio = "%.2fx" % (sv / mv) if mv and sv is not None else "–"
+            ratio = "%.2fx" % (sv / mv) + MARKS.get("strata", "") if mv and sv is not None else "–"
             rows.append(("row", m.label, m.better, mt, st, ratio))
         for m in inv.derived:
             cells = []
@@ -587,7 +668,8 @@ def table_rows(invs, res, runs, kinds):
                     cells.append((NOT_SUPPORTED, None))
                 else:
                     cells.append(("%.2f" % (num / den) + MARKS.get(kind, ""), num / den))
-            ratio = "%.2fx" % (cells[1][1] / cells[0][1]) if cells[0][1] and cells[1][1] is not None else "–"
+            ratio = ("%.2fx" % (cells[1][1] / cells[0][1]) + MARKS.get("strata", "")
+                     if cells[0][1] and cells[1][1] is not None else "–")
             rows.append(("row", m.label, m.better, cells[0][0], cells[1][0], ratio))
     return rows
 
@@ -619,6 +701,61 @@ def md_table(rows):
         else:
             out.append("| " + " | ".join(r[1:]) + " |")
     return "\n".join(out)
+
+
+def headlines(o, res, kinds):
+    """The few figures the README quotes: strata/MariaDB ratios of medians, and the within-server ratios the issues
+    set targets for.  Only from cells that have numbers."""
+    def med(key, kind):
+        vs = res.vals.get((key, kind)) if kind in kinds else None
+        return statistics.median(vs) if vs else None
+
+    def ran(*keys):
+        return any((k, kind) in res.vals or (k, kind) in res.why for k in keys for kind in ("mariadb", "strata"))
+
+    def vs_maria(label, key, better):
+        if not ran(key):
+            return None
+        m, st = med(key, "mariadb"), med(key, "strata")
+        if m and st is not None:
+            return "%s: strata/MariaDB %.2fx%s (%s is better)" % (label, st / m, MARKS.get("strata", ""), better)
+        return "%s: %s" % (label, NOT_SUPPORTED if m else "no MariaDB figure")
+
+    def within(label, num, den, target):
+        if not ran(num, den):
+            return None
+        parts = []
+        for kind, name in (("mariadb", "MariaDB"), ("strata", "strata")):
+            a, b = med(num, kind), med(den, kind)
+            parts.append("%s %s" % (name, "%.2f" % (a / b) + MARKS.get(kind, "") if a is not None and b
+                                    else NOT_SUPPORTED))
+        return "%s: %s (%s)" % (label, ", ".join(parts), target)
+
+    out = []
+    if o.idle_connections:
+        out.append(vs_maria("memory per idle connection at %s" % f"{o.idle_connections:,}",
+                            "conn/idle/%d" % o.idle_connections, "lower"))
+    sw = "show-warnings/"
+    out.append(within("SHOW WARNINGS QPS, zlib / off (sysbench)", sw + "sysbench/zlib/qps", sw + "sysbench/off/qps",
+                      "issue 2 wants >= 0.9 for strata"))
+    out.append(within("SHOW WARNINGS QPS, zstd / off (flood client)", sw + "flood/zstd/qps", sw + "flood/off/qps",
+                      "issue 2 wants >= 0.9 for strata"))
+    out.append(vs_maria("SHOW WARNINGS QPS, zlib", sw + "sysbench/zlib/qps", "higher"))
+    counts = sorted(csv_ints(o.binlog_files))
+    if len(counts) > 1:
+        out.append(within("FLUSH BINARY LOGS time, %s / %s files" % (f"{counts[-1]:,}", f"{counts[0]:,}"),
+                          "binlog/flush/%d" % counts[-1], "binlog/flush/%d" % counts[0],
+                          "issue 5 wants <= 1.2"))
+    th = csv_ints(o.threads)
+    if th:
+        for t in ("oltp_point_select", "oltp_read_write", "oltp_write_only"):
+            out.append(vs_maria("%s, %d thr" % (t, th[-1]), "%s/%d/tps" % (t, th[-1]), "higher"))
+    ct = csv_ints(o.conn_threads)
+    if ct:
+        out.append(vs_maria("oltp_write_only, %d thr" % ct[-1], "conn/oltp_write_only/%d/tps" % ct[-1], "higher"))
+    out.append(vs_maria("disk-data inserts rows/s", "dd/insert", "higher"))
+    out.append(vs_maria("recovery time after kill -9", "recovery/s", "lower"))
+    return [h for h in out if h]
 
 
 def notes(invs, res, servers):
@@ -691,10 +828,17 @@ def options_text(servers, o, account):
     out = []
     for s in servers:
         out.append("%s command: %s" % (s.name, " ".join(shlex.quote(x) for x in s.cmd)))
+        if s.in_effect:
+            out.append("%s in effect (SELECT @@global.x): %s" % (s.name, s.in_effect))
         if s.dropped:
             out.append("* %s refused %s (unknown option) and ran without: its figures marked * are NOT under the "
                        "same options as %s's" % (s.name, " ".join(s.dropped),
                                                   "MariaDB" if s.kind == "strata" else "strata"))
+        for e in s.events:
+            out.append("%s died or hung: %s" % (s.name, e))
+        if s.differs:
+            out.append("* %s does not run as asked: %s; its figures marked * are NOT under equal durability/sizes"
+                       % (s.name, "; ".join(s.differs)))
     out.append("account: " + account)
     out.append("runs per cell: %d (median, min–max); servers alternate ABBA; both run throughout" % o.runs)
     return out
@@ -712,6 +856,10 @@ def build_flood(scratch, logf):
                         120)
     logf.write("flood build: rc=%d %s\n" % (rc, msg))
     return out if rc == 0 else None
+
+
+QUICK = dict(table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
+             dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1)
 
 
 def options():
@@ -741,11 +889,19 @@ def options():
     p.add_argument("--recovery-threads", type=int, default=16)
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
     p.add_argument("--start-timeout", type=int, default=60)
+    p.add_argument("--max-restarts", type=int, default=3,
+                   help="restart a server that died or hung during a workload at most this often, then give up")
     p.add_argument("--scratch", default=None, help="parent directory for the scratch directory")
     p.add_argument("--keep", action="store_true", help="keep the data directories (logs are always kept)")
     p.add_argument("--results", default=None,
                    help="write the markdown table here (default: bench/RESULTS.md when every workload runs)")
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes and 1 s runs, to check the harness (never writes bench/RESULTS.md)")
     o = p.parse_args()
+    if o.quick:
+        for k, v in QUICK.items():
+            if getattr(o, k) == p.get_default(k):
+                setattr(o, k, v)
     for w in o.workloads:
         if w not in WORKLOADS and w != "all":
             p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS)))
@@ -758,7 +914,8 @@ def main():
     # bench/RESULTS.md only from a full run of the real pair; anything else writes only where --results says.
     real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
             [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])
-    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real else None)
+    results_path = o.results or (os.path.join(BENCH, "RESULTS.md") if which == WORKLOADS and real and not o.quick
+                                 and o.runs >= 3 else None)
     cmdline = os.environ.get("BENCH_CMDLINE") or "bench/run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     benchlib.raise_nofile(20000)
     scratch = tempfile.mkdtemp(prefix="strata-bench-", dir=o.scratch)
@@ -787,6 +944,14 @@ def main():
             else:
                 say("  %s is up, pid %d, version %s" % (s.name, s.pid, s.version))
         account = setup_accounts(servers)
+        for s in servers:
+            if s.down:
+                continue
+            s.in_effect, s.differs = check_settings(s, o)
+            if s.differs or s.dropped:
+                MARKS[s.kind] = " *"
+            say("  %s runs with: %s%s" % (s.name, s.in_effect,
+                                         ("; DIFFERS: " + "; ".join(s.differs)) if s.differs else ""))
         invs = plan(o, which)
         res = Results()
         execute(o, servers, invs, res, logf)
@@ -796,15 +961,18 @@ def main():
                 "command: " + cmdline] + machine_info(scratch) + versions(servers, o) + options_text(servers, o,
                                                                                                    account)
         nts = notes(invs, res, servers)
+        hl = headlines(o, res, [s.kind for s in servers])
         say("")
         say("\n".join(head))
         say("")
         say(text_table(rows))
+        say("\nheadlines (medians):")
+        say("\n".join("  " + h for h in hl))
         if nts:
             say("\nwhy 'not supported yet':")
             say("\n".join("  " + n for n in nts))
         if results_path:
-            write_results(results_path, head, rows, nts, o)
+            write_results(results_path, head, rows, nts, hl, o)
             say("\nwrote " + results_path)
     except KeyboardInterrupt:
         say("\ninterrupted; stopping everything")
@@ -823,11 +991,12 @@ def main():
     sys.exit(return_code)
 
 
-def write_results(path, head, rows, nts, o):
+def write_results(path, head, rows, nts, hl, o):
     text = ["# bench results", "",
             "Written by `bench/run`; never edited by hand.  Each cell is the median of %d runs with min–max; "
             "`not supported yet` means the server could not run that workload (the reason is listed below)."
-            % o.runs, "", "```"] + head + ["```", "", md_table(rows), ""]
+            % o.runs, "", "```"] + head + ["```", "", md_table(rows), "", "Headlines (medians):", ""] + \
+        ["- " + h for h in hl] + [""]
     if nts:
         text += ["Why `not supported yet`:", ""] + ["- " + n for n in nts] + [""]
     with open(path, "w") as f:

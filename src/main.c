@@ -241,7 +241,6 @@ int main(int argc, char **argv)
     proto_cfg_t pcfg = {
         .srv = &g_srv,
         .net_write_timeout = (int)sysvar_global_int(&g_srv.vars, SYSVAR_NET_WRITE_TIMEOUT),
-        .require_secure_transport = sysvar_global_int(&g_srv.vars, SYSVAR_REQUIRE_SECURE_TRANSPORT) != 0,
     };
     char ssl_cert[PATH_MAX], ssl_key[PATH_MAX], ssl_ca[PATH_MAX];
     gstr(SYSVAR_SSL_CERT, ssl_cert, sizeof ssl_cert);

@@ -395,7 +395,7 @@ static int conn_handshake_response(conn_t *c)
         status_global_inc(&c->srv->status, STATUS_SSL_ACCEPTS);
         return 0;
     }
-    if (c->cfg->tls && !c->tls && c->cfg->require_secure_transport && !c->peer.is_unix) {
+    if (!c->tls && !c->peer.is_unix && sysvar_global_int(&c->srv->vars, SYSVAR_REQUIRE_SECURE_TRANSPORT)) {
         conn_send_err_code(c, ER_SECURE_TRANSPORT_REQUIRED);
         conn_log_bad_handshake(c, "insecure transport refused");
         return -1;
@@ -531,6 +531,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->sess->fd = fd;
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
+    c->sess->port = peer->is_unix ? 0 : peer->port;
     conn_gen_scramble(c->scramble);
     c->max_packet = (size_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_ALLOWED_PACKET);
     c->idle_limit_us = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_CONNECT_TIMEOUT) * 1000000u;
@@ -661,7 +662,12 @@ static enum net_ready_result proto_ready(void *ctx)
             buf_shrink(&c->zbuf, 0);
             return NET_REARM;
         }
-        if (c->phase != PH_COMMAND || c->rbuf.len) {
+        if (c->phase == PH_COMMAND && !c->rbuf.len) {
+            /* Gone without COM_QUIT: an aborted client, logged as MariaDB does with log_warnings=2. */
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CLIENTS);
+            log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (Got an error reading communication "
+                     "packets)", c->id, c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host);
+        } else {
             status_global_inc(&c->srv->status, c->handshake_done ? STATUS_ABORTED_CLIENTS : STATUS_ABORTED_CONNECTS);
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host,

@@ -28,19 +28,28 @@ static uint16_t conn_warnings(conn_t *c)
     return (uint16_t)(w > 65535 ? 65535 : w);
 }
 
+/* With CLIENT_SESSION_TRACK, the state changes the session recorded since the last OK follow the info string:
+ * lenenc length of all entries, each entry u8 type | lenenc data (session/track.c draws them). */
 void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info)
 {
+    buf_t *track = c->sess && (c->caps & CLIENT_SESSION_TRACK) ? &c->sess->track : NULL;
+    if (track && track->len)
+        status |= SERVER_SESSION_STATE_CHANGED;
     conn_pk_begin(c);
     buf_put_u8(&c->obuf, 0x00);
     buf_put_lenenc_int(&c->obuf, affected);
     buf_put_lenenc_int(&c->obuf, last_id);
     buf_put_u16(&c->obuf, status);
     buf_put_u16(&c->obuf, warnings);
-    if (info && *info) {
-        if (c->caps & CLIENT_SESSION_TRACK)
-            buf_put_lenenc_str(&c->obuf, info, strlen(info));
-        else
-            buf_append_str(&c->obuf, info);
+    if (c->caps & CLIENT_SESSION_TRACK) {
+        if ((info && *info) || (track && track->len))
+            buf_put_lenenc_str(&c->obuf, info ? info : "", info ? strlen(info) : 0);
+        if (track && track->len) {
+            buf_put_lenenc_str(&c->obuf, track->data, track->len);
+            buf_reset(track);
+        }
+    } else if (info && *info) {
+        buf_append_str(&c->obuf, info);
     }
     conn_pk_end(c);
 }

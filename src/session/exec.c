@@ -547,6 +547,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         else
             rc = sysvar_set_text(&s->srv->vars, &s->vars, def, sc, text, &s->diag);
     }
+    if (rc == 0 && sc != SYSVAR_GLOBAL)
+        session_track_var(s, sysvar_real(def)->name);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
@@ -610,6 +612,11 @@ static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
         case SQL_SET_NAMES:
         case SQL_SET_CHARSET:
             rc = exec_set_names(x, it);
+            if (rc == 0) {
+                session_track_var(s, "character_set_client");
+                session_track_var(s, "character_set_connection");
+                session_track_var(s, "character_set_results");
+            }
             break;
         }
         if (rc)
@@ -636,6 +643,18 @@ static int exec_set_transaction(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t 
         return rc;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
+}
+
+/* The account a statement names (FOR user), or the session's own for none or CURRENT_USER. */
+static void stmt_account(const session_t *s, const sql_user_t *u, const char **user, const char **host)
+{
+    if (u && !u->current) {
+        *user = u->user;
+        *host = u->host;
+    } else {
+        *user = s->priv_user;
+        *host = s->priv_host;
+    }
 }
 
 /* ------------------------------------------------------------------ SHOW */
@@ -817,7 +836,10 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         char id[24], tm[24], host[300];
         snprintf(id, sizeof id, "%u", t->id);
         snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
-        snprintf(host, sizeof host, "%s", t->host);
+        if (t->port)
+            snprintf(host, sizeof host, "%s:%u", t->host, t->port);
+        else
+            snprintf(host, sizeof host, "%s", t->host);
         pthread_mutex_lock(&t->info_lock);
         char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
         pthread_mutex_unlock(&t->info_lock);
@@ -919,9 +941,8 @@ static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sin
 static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sh->has_user && !sh->user.current)
-        user = sh->user.user, host = sh->user.host;
+    const char *user, *host;
+    stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
         exec_grant_check_mysql_db(s, PRIV_SELECT) != 0) /* issue 7 */
         return -s->diag.error_code;
@@ -1044,6 +1065,47 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
     return 0;
 }
 
+/* PURGE BINARY LOGS TO 'file' | BEFORE datetime, and RESET MASTER [TO n]: the index alone decides. */
+static int exec_purge(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    /* issue 7: PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
+    int prc = priv_check_global(s, st->kind == SQL_STMT_RESET_MASTER ? PRIV_RELOAD : PRIV_SUPER | PRIV_BINLOG_ADMIN);
+    if (prc)
+        return prc;
+    binlog_t *bl = s->srv->binlog;
+    if (!bl)
+        return st->kind == SQL_STMT_PURGE_BINARY_LOGS ? diag_error(&s->diag, ER_NO_BINARY_LOGGING) : (sink->ok(sink, 0, 0, NULL, more), 0);
+    int rc;
+    if (st->kind == SQL_STMT_RESET_MASTER) {
+        rc = binlog_reset(bl, st->reset_master_to ? (uint32_t)st->reset_master_to : 1);
+    } else if (st->purge.to_log) {
+        uint32_t seq;
+        if (binlog_file_seq(bl, st->purge.to_log, &seq) != 0)
+            return diag_error(&s->diag, ER_UNKNOWN_TARGET_BINLOG);
+        rc = binlog_purge_to(bl, st->purge.to_log);
+    } else {
+        sql_eval_ctx_t ev;
+        exec_eval_init(x, &ev);
+        value_t v;
+        if ((rc = sql_expr_eval(&ev, st->purge.before, &v)) != 0)
+            return rc;
+        value_t t = v;
+        if (v.type == VAL_STRING && !value_parse_datetime(v.s.ptr, v.s.len, &t))
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "PURGE LOGS BEFORE");
+        if (t.type != VAL_DATETIME && t.type != VAL_TIMESTAMP && t.type != VAL_DATE)
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "PURGE LOGS BEFORE");
+        struct tm tm = {.tm_year = (int)t.t.year - 1900, .tm_mon = (int)t.t.month - 1, .tm_mday = (int)t.t.day,
+                        .tm_hour = (int)t.t.hour, .tm_min = (int)t.t.minute, .tm_sec = (int)t.t.second, .tm_isdst = -1};
+        time_t when = mktime(&tm); /* the server's time zone, as MariaDB reads the literal */
+        rc = binlog_purge_before(bl, when < 0 ? 0 : (uint64_t)when);
+    }
+    if (rc < 0)
+        return diag_error(&s->diag, ER_LOG_PURGE_UNKNOWN_ERR);
+    sink->ok(sink, 0, 0, NULL, more);
+    return 0;
+}
+
 static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     const sql_show_t *sh = &st->show;
@@ -1145,9 +1207,8 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
 {
     session_t *s = x->s;
     const sql_set_password_t *sp = &st->set_password;
-    const char *user = s->priv_user, *host = s->priv_host;
-    if (sp->has_user && !sp->user.current)
-        user = sp->user.user, host = sp->user.host;
+    const char *user, *host;
+    stmt_account(s, sp->has_user ? &sp->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
         exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0) /* issue 7 */
         return -s->diag.error_code;
@@ -1423,6 +1484,8 @@ static int stmt_com_counter(const sql_stmt_t *st)
     case SQL_STMT_DO: return STATUS_COM_DO;
     case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
     case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
+    case SQL_STMT_PURGE_BINARY_LOGS: return st->purge.to_log ? STATUS_COM_PURGE : STATUS_COM_PURGE_BEFORE_DATE;
+    case SQL_STMT_RESET_MASTER: return STATUS_COM_RESET;
     case SQL_STMT_SHOW:
         switch (st->show.what) {
         case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
@@ -1549,6 +1612,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_STMT_RELEASE_SAVEPOINT:
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    case SQL_STMT_PURGE_BINARY_LOGS:
+    case SQL_STMT_RESET_MASTER:
+        return exec_purge(x, st, sink, more);
     case SQL_STMT_PREPARE:
         return exec_prepare_sql(x, st, sink, more);
     case SQL_STMT_EXECUTE:

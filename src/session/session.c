@@ -119,8 +119,56 @@ session_t *session_new(server_t *srv)
     return s;
 }
 
+/*
+ * Session state tracking entries, appended to s->track and sent by the next OK:
+ *   SESSION_TRACK_SYSTEM_VARIABLES (0): u8 0 | lenenc (lenenc name | lenenc value)
+ *   SESSION_TRACK_SCHEMA (1):           u8 1 | lenenc (lenenc schema)
+ */
+void session_track_schema(session_t *s)
+{
+    if (!sysvar_session_int(&s->vars, SYSVAR_SESSION_TRACK_SCHEMA))
+        return;
+    const char *db = s->db ? s->db : "";
+    buf_t e;
+    buf_init(&e);
+    buf_put_lenenc_str(&e, db, strlen(db));
+    buf_put_u8(&s->track, 1);
+    buf_put_lenenc_str(&s->track, e.data, e.len);
+    buf_free(&e);
+}
+
+void session_track_var(session_t *s, const char *name)
+{
+    const char *list = sysvar_session_str(&s->vars, SYSVAR_SESSION_TRACK_SYSTEM_VARIABLES);
+    if (!list || !*list)
+        return;
+    size_t n = strlen(name);
+    bool listed = strcmp(list, "*") == 0;
+    for (const char *p = list; !listed && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncasecmp(p, name, n) == 0)
+            listed = true;
+        p += len + (e ? 1 : 0);
+    }
+    const sysvar_def_t *def = listed ? sysvar_find(name) : NULL;
+    if (!def)
+        return;
+    buf_t val, e;
+    buf_init(&val);
+    buf_init(&e);
+    sysvar_get_text(&s->srv->vars, &s->vars, def, SYSVAR_SESSION, &val);
+    buf_put_lenenc_str(&e, def->name, strlen(def->name));
+    buf_put_lenenc_str(&e, val.data, val.len);
+    buf_put_u8(&s->track, 0);
+    buf_put_lenenc_str(&s->track, e.data, e.len);
+    buf_free(&val);
+    buf_free(&e);
+}
+
 void session_free(session_t *s)
 {
+    buf_free(&s->track);
     sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
     session_clear_state(s);
     acl_privs_free(s->privs);
@@ -203,6 +251,7 @@ int session_set_db(session_t *s, const char *db, size_t len)
     if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
         mem_free(s->db);
         s->db = mem_strndup(db, len);
+        session_track_schema(s);
         return 0;
     }
     return diag_error(&s->diag, ER_BAD_DB_ERROR, name);

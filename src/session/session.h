@@ -77,6 +77,7 @@ struct session {
     uint32_t id;
     char user[520];      /* as the client gave it (USER()) */
     char host[264];      /* client host ("localhost" or IP) */
+    uint16_t port;       /* client port (TCP), 0 for the Unix socket */
     char priv_user[520]; /* the account matched (CURRENT_USER()) */
     char priv_host[264];
     char role[520];          /* active role (SET ROLE, default role at login); "" = none */
@@ -101,6 +102,7 @@ struct session {
     uint64_t last_insert_id;
     uint64_t found_rows;
     int64_t row_count;
+    buf_t track;            /* session state changes for the next OK (CLIENT_SESSION_TRACK) */
     sysvar_session_t vars;  /* SESSION variables */
     status_session_t stat;  /* SESSION status counters */
     uservar_t *uservars;
@@ -162,6 +164,10 @@ uint16_t session_status_flags(session_t *s);
 /* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
  * sql_notes. */
 void session_begin_statement(session_t *s);
+/* Session state tracking (the OK packet's session-state info): the current schema changed; a system variable
+ * changed (recorded only if session_track_system_variables lists it, or is '*'). */
+void session_track_schema(session_t *s);
+void session_track_var(session_t *s, const char *name);
 /* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
 bool session_is_admin(session_t *s);
 

@@ -52,6 +52,13 @@ DIFFERENCES = {
     # "Aborted connection" line for each case too, except these post-auth ones where it sends ERR 1156
     # and closes without a log line.
     'bad_input_unlogged_cases': {'strata': (), 'mariadb': ('command_wrong_seq', 'zlib_wrong_compressed_seq')},
+    # Variables whose default deliberately differs (test_connect_time_defaults_match_mariadb skips them):
+    # Debian's MariaDB build defaults to latin1 where strata uses utf8mb4 (as MariaDB 11 does); strata runs
+    # statements on a pool of workers (DESIGN.md decision 1); version_compile_os names Debian's build; the
+    # reference runs with --skip-log-bin where strata's binary log is on by default.
+    'default_variables': {'strata': ('character_set_server', 'collation_server', 'character_set_client',
+                                     'character_set_connection', 'character_set_results', 'collation_connection',
+                                     'thread_handling', 'version_compile_os', 'log_bin'), 'mariadb': ()},
     # How to get the full option list.
     'help_args': {'strata': ['--help'], 'mariadb': ['--no-defaults', '--help', '--verbose']},
     # Issue 2: stratad refuses to start with an empty root password on a non-loopback bind-address
@@ -74,9 +81,18 @@ def die_with_parent():
 
 
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+    """A port that is free now, picked at random (not the kernel's next ephemeral port, which concurrent test
+    runs on this machine would all be handed in turn)."""
+    import random
+    for _ in range(200):
+        port = random.randint(20000, 60999)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError('no free port found')
 
 
 def strata_exe():
@@ -110,12 +126,13 @@ class Server:
         self.args = []
         self.user = 'root'
         self.password = ''
+        self.stop_checked = False
 
     # -- command line --------------------------------------------------------------------------------
     def base_args(self):
+        # --no-defaults first: no /etc or ~ option file can change what a test sees
         if self.kind == 'strata':
-            exe = strata_exe()
-            return [exe]
+            return [strata_exe(), '--no-defaults']
         return [MARIADBD, '--no-defaults']
 
     def common_args(self):
@@ -166,6 +183,7 @@ class Server:
     def start(self, extra=(), defaults_file=False, wait=True):
         self.extra = list(extra)
         self.defaults_file = defaults_file
+        self.stop_checked = False
         self.args = self.command(extra, defaults_file)
         self.stderr_f = open(self.stderr_path, 'ab')
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=self.stderr_f,
@@ -175,20 +193,50 @@ class Server:
             self.wait_ready()
         return self
 
+    def greeting_id(self, unix):
+        """Connection id from the v10 greeting on the Unix socket or the TCP port, or None."""
+        try:
+            if unix:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(2)
+                s.connect(self.socket)
+            else:
+                s = socket.create_connection((self.host, self.port), timeout=1)
+                s.settimeout(2)
+            with s:
+                data = b''
+                while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:3], 'little'):
+                    b = s.recv(4096)
+                    if not b:
+                        return None
+                    data += b
+                if data[4] != 10:
+                    return None
+                end = data.index(b'\0', 5)
+                return int.from_bytes(data[end + 1:end + 5], 'little')
+        except (OSError, ValueError):
+            return None
+
     def wait_ready(self, timeout=START_TIMEOUT):
+        """Waits for greetings on both the socket and the port, and makes sure the port is this server's:
+        with several test runs on one machine, a port picked as free can be taken by someone else's server
+        before ours binds it (ours then fails), and talking to that one would be a disaster (SHUTDOWN...).
+        Connection ids socket -> TCP -> socket must increase: one server, one counter."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError('%s exited with status %s during start-up; args %s\n%s' % (
                     self.kind, self.proc.returncode, self.args, self.tail()))
-            try:
-                with socket.create_connection((self.host, self.port), timeout=1) as s:
-                    s.settimeout(2)
-                    data = s.recv(5)
-                    if len(data) == 5 and data[4] == 10:
-                        return
-            except OSError:
-                pass
+            a = self.greeting_id(unix=True)
+            b = self.greeting_id(unix=False) if a is not None else None
+            if a is not None and b is not None:
+                c = self.greeting_id(unix=True)
+                if c is not None and a < b < c and self.proc.poll() is None:
+                    return
+                if c is not None:
+                    self.proc.kill()
+                    raise RuntimeError('port %d is answered by another server (ids %s, %s, %s)' % (
+                        self.port, a, b, c))
             time.sleep(0.05)
         self.proc.kill()
         raise RuntimeError('%s did not accept connections within %.0fs\n%s' % (self.kind, timeout, self.tail()))
@@ -244,8 +292,13 @@ class Server:
         self.stderr_f.close()
         return self.proc.returncode
 
-    def check_clean_stop(self):
-        """Stops the server and raises if it did not exit 0 in time or a sanitizer spoke."""
+    def check_clean_stop(self, keep=False):
+        """Stops the server and raises if it did not exit 0 in time or a sanitizer spoke; then removes its
+        directory unless keep. Reports once per start (a test that ran the check itself and failed is not
+        reported again at teardown)."""
+        if self.stop_checked:
+            return
+        self.stop_checked = True
         rc = self.stop()
         problems = []
         if rc is None:
@@ -258,6 +311,14 @@ class Server:
         if problems:
             raise AssertionError('%s server in %s: %s\n%s' % (self.kind, self.base, '; '.join(problems),
                                                              self.tail()))
+        if not keep:
+            self.cleanup()
+
+    def cleanup(self):
+        """Removes the scratch directory of a server that stopped cleanly (failed ones stay for a look);
+        ITEST_KEEP=1 keeps them all."""
+        if not os.environ.get('ITEST_KEEP') and (self.proc is None or self.proc.poll() is not None):
+            shutil.rmtree(self.base, ignore_errors=True)
 
     def restart(self, extra=None):
         rc = self.stop()
@@ -389,6 +450,8 @@ def pytest_sessionfinish(session, exitstatus):
         except AssertionError as e:
             _shutdown_errors.append(str(e))
     _session_servers.clear()
+    if 'dir' in _template and not os.environ.get('ITEST_KEEP'):
+        shutil.rmtree(_template['dir'], ignore_errors=True)
     if _shutdown_errors:
         session.exitstatus = 1
 
@@ -456,6 +519,23 @@ def target(request):
     return session_server(request.param)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.when == 'call':
+        item.itest_failed = rep.failed
+
+
+def finish_fresh(s, request):
+    """Stops a per-test server with the clean-stop check; keeps its directory if the test failed."""
+    failed = getattr(request.node, 'itest_failed', True)
+    if s.proc is not None:
+        s.check_clean_stop(keep=failed)
+    elif not failed:
+        s.cleanup()
+
+
 @pytest.fixture
 def fresh_target(request):
     """A server of its own for this test; started with defaults unless the test calls start itself.
@@ -468,26 +548,23 @@ def fresh_target(request):
     if not (m and m.kwargs.get('start') is False):
         s.start(list(m.args) if m else [])
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture
-def fresh_strata():
+def fresh_strata(request):
     s = new_server('strata')
     s.prepare()
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture
-def fresh_mariadb():
+def fresh_mariadb(request):
     s = new_server('mariadb')
     s.prepare()
     yield s
-    if s.proc is not None:
-        s.check_clean_stop()
+    finish_fresh(s, request)
 
 
 @pytest.fixture
@@ -496,13 +573,6 @@ def root(target):
     c = target.connect()
     yield c
     c.close()
-
-
-def sql_error(exc):
-    """(errno, sqlstate-or-None, message) from a PyMySQL or MySQLdb exception."""
-    code = exc.args[0]
-    msg = exc.args[1] if len(exc.args) > 1 else ''
-    return code, msg
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ Use:
 import ctypes
 import ctypes.util
 import hashlib
-import os
 import socket
 import ssl
 import struct
@@ -52,6 +51,10 @@ CLIENT_ZSTD_COMPRESSION_ALGORITHM = 1 << 26
 
 SERVER_STATUS_AUTOCOMMIT = 2
 SERVER_MORE_RESULTS_EXISTS = 8
+SERVER_SESSION_STATE_CHANGED = 0x4000
+SESSION_TRACK_SYSTEM_VARIABLES = 0
+SESSION_TRACK_SCHEMA = 1
+SESSION_TRACK_STATE_CHANGE = 2
 
 # Commands.
 COM_QUIT = 0x01
@@ -250,7 +253,16 @@ class OK:
         self.insert_id = r.lenenc()
         self.status = r.u16()
         self.warnings = r.u16()
-        self.info = r.rest()
+        self.session_state = []  # (type, data bytes) with CLIENT_SESSION_TRACK
+        if caps & CLIENT_SESSION_TRACK:
+            self.info = r.lenenc_str() or b'' if not r.eof() else b''
+            if self.status & SERVER_SESSION_STATE_CHANGED and not r.eof():
+                st = Reader(r.lenenc_str())
+                while not st.eof():
+                    t = st.u8()
+                    self.session_state.append((t, st.lenenc_str()))
+        else:
+            self.info = r.rest()
 
     def __repr__(self):
         return 'OK(rows=%s, status=%#x, warnings=%d)' % (self.affected_rows, self.status, self.warnings)
@@ -263,7 +275,7 @@ class Column:
         self.schema = r.lenenc_str()
         self.table = r.lenenc_str()
         self.org_table = r.lenenc_str()
-        self.name = r.lenenc_str().decode()
+        self.name = r.lenenc_str().decode('utf-8', errors='surrogateescape')
         self.org_name = r.lenenc_str()
         r.lenenc()
         self.charset = r.u16()

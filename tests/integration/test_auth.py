@@ -4,9 +4,7 @@ surviving a restart, ALTER USER / SET PASSWORD / DROP USER.
 
 Syntax note: MariaDB 10.11 rejects MySQL's `IDENTIFIED WITH <plugin> BY '<pw>'` (1064) and has no
 caching_sha2_password server plugin; tests that need either are marked only('strata')."""
-import os
 import subprocess
-import time
 
 import pymysql
 import pytest
@@ -224,6 +222,22 @@ def test_caching_sha2_full_over_unix_socket(target, account):
 
 
 @pytest.mark.only('strata')
+def test_caching_sha2_full_over_rsa(target, account):
+    """Plain TCP, no cached hash: the client asks for the server's public key (0x02) and sends the password
+    XOR the scramble, RSA-OAEP encrypted; PyMySQL (with python3-cryptography) does the same."""
+    u = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Rsa-pw'")
+    c = RawClient.connect(port=target.port, user=u, password='Rsa-pw', plugin='caching_sha2_password')
+    assert c.sha2_path == 'full'
+    assert c.query('SELECT CURRENT_USER()')[1] == [(('%s@localhost' % u).encode(),)]
+    c.close()
+    v = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Rsa-pw2'")
+    target.connect(user=v, password='Rsa-pw2').close()
+    with pytest.raises(ServerError) as ei:
+        RawClient.connect(port=target.port, user=v, password='wrong', plugin='caching_sha2_password')
+    assert (ei.value.code, ei.value.sqlstate) == (1045, '28000')
+
+
+@pytest.mark.only('strata')
 def test_caching_sha2_full_needs_tls(target, account):
     """Full authentication over plain TCP without RSA: the server must not accept a clear password."""
     u = account(clause="IDENTIFIED WITH caching_sha2_password BY 'Plain-pw'")
@@ -298,3 +312,21 @@ def test_fresh_datadir_root_and_refuse_public_bind(fresh_strata):
     # With a root password, a non-loopback bind is allowed.
     s.start(['--bind-address=0.0.0.0'])
     s.connect().close()
+
+
+def test_require_secure_transport(fresh_target):
+    """require_secure_transport=ON: plain TCP logins are refused; TLS and the Unix socket are fine."""
+    s = fresh_target
+    s.query('SET GLOBAL require_secure_transport = ON')
+    with pytest.raises(ServerError) as ei:
+        RawClient.connect(port=s.port)
+    # MariaDB 10.11 answers with a plain access-denied; strata gives MySQL 8's 3159, which issue 7 asks for
+    if s.kind == 'strata':
+        assert (ei.value.code, ei.value.sqlstate) == (3159, 'HY000')
+        assert 'require_secure_transport=ON' in ei.value.message
+    else:
+        assert (ei.value.code, ei.value.sqlstate, ei.value.message) == (1045, '28000', denied_msg('root', False))
+    RawClient.connect(port=s.port, tls=True).quit()
+    RawClient.connect(unix=s.socket).quit()
+    s.query('SET GLOBAL require_secure_transport = OFF', unix=True)
+    RawClient.connect(port=s.port).quit()

@@ -3,6 +3,8 @@ server's own open counter proves no old file is opened), files are readable by D
 import os
 import subprocess
 
+import pymysql
+
 import pytest
 
 
@@ -62,4 +64,26 @@ def test_skip_log_bin(fresh_target):
     with pytest.raises(Exception) as ei:
         q(c, 'SHOW BINARY LOGS')
     assert ei.value.args[0] == 1381
+    c.close()
+
+
+@pytest.mark.only('strata')
+def test_purge_and_reset_read_the_index_only(fresh_target):
+    c = fresh_target.connect()
+    for _ in range(5):
+        q(c, 'FLUSH BINARY LOGS')
+    names = [r[0] for r in q(c, 'SHOW BINARY LOGS')]
+    opened = status(c, 'Binlog_files_opened')
+    q(c, "PURGE BINARY LOGS BEFORE '2000-01-01 00:00:00'")  # removes nothing
+    assert [r[0] for r in q(c, 'SHOW BINARY LOGS')] == names
+    q(c, "PURGE BINARY LOGS TO '%s'" % names[3])
+    assert [r[0] for r in q(c, 'SHOW BINARY LOGS')] == names[3:]
+    assert status(c, 'Binlog_files_opened') == opened  # purge opened no binlog file
+    with pytest.raises(pymysql.err.MySQLError) as ei:
+        q(c, "PURGE BINARY LOGS TO 'nope.000001'")
+    assert ei.value.args[0] == 1373
+    q(c, 'PURGE BINARY LOGS BEFORE NOW() + INTERVAL 1 DAY')  # everything but the active file
+    assert [r[0] for r in q(c, 'SHOW BINARY LOGS')] == [names[-1]]
+    q(c, 'RESET MASTER')
+    assert [r[0] for r in q(c, 'SHOW BINARY LOGS')] == [names[0]]
     c.close()

@@ -314,3 +314,84 @@ def test_multi_statements_need_flag(target):
     assert (ei.value.code, ei.value.sqlstate) == (1064, '42000')
     c.ping()
     c.close()
+
+
+def test_show_processlist(target):
+    a = raw(target)
+    b = RawClient.connect(unix=target.socket, db='information_schema')
+    bid = int(b.query('SELECT CONNECTION_ID()')[1][0][0])
+    aid = int(a.query('SELECT CONNECTION_ID()')[1][0][0])
+    names, rows = a.query('SHOW PROCESSLIST')
+    assert names[:8] == ['Id', 'User', 'Host', 'db', 'Command', 'Time', 'State', 'Info']
+    byid = {int(r[0]): r for r in rows}
+    me, other = byid[aid], byid[bid]
+    assert me[1] == b'root' and re.match(rb'^localhost:\d+$', me[2]) and me[3] is None
+    assert (me[4], me[7]) == (b'Query', b'SHOW PROCESSLIST')
+    assert (other[1], other[2], other[3], other[4], other[7]) == (b'root', b'localhost', b'information_schema',
+                                                                  b'Sleep', None)
+    assert a.query('SHOW FULL PROCESSLIST')[0][:8] == names[:8]
+    a.quit()
+    b.quit()
+
+
+def test_kill_busy_connection(target):
+    """KILL of a connection in the middle of a statement: its client loses the connection."""
+    a = target.connect()
+    b = raw(target)
+    out = {}
+
+    def run():
+        try:
+            with a.cursor() as cur:
+                cur.execute('SELECT SLEEP(20)')
+                out['rows'] = cur.fetchall()
+        except pymysql.err.MySQLError as e:
+            out['err'] = e.args
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.5)
+    rows = b.query('SHOW PROCESSLIST')[1]
+    busy = [r for r in rows if int(r[0]) == a.thread_id()][0]
+    assert (busy[4], busy[7]) == (b'Query', b'SELECT SLEEP(20)')
+    b.query('KILL %d' % a.thread_id())
+    th.join(10)
+    assert not th.is_alive()
+    assert out.get('err', (None,))[0] in (2013, 1927), out
+    b.quit()
+
+
+def test_aborted_clients(target):
+    """An authenticated client that goes away without COM_QUIT counts in Aborted_clients."""
+    c = raw(target)
+    g = lambda: int(c.query("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")[1][0][1])
+    before = g()
+    x = raw(target)
+    x.ping()
+    x.close()  # no COM_QUIT
+    assert wait_for(lambda: g() == before + 1)
+    y = raw(target)
+    y.quit()
+    time.sleep(0.3)
+    assert g() == before + 1
+    c.quit()
+
+
+def test_session_track(target):
+    """With CLIENT_SESSION_TRACK the OK packet carries the info string length-encoded and, when the
+    SERVER_SESSION_STATE_CHANGED flag is set, the changes: the current schema after USE and COM_INIT_DB,
+    tracked system variables after SET."""
+    c = raw(target, caps=rawclient.DEFAULT_CAPS | rawclient.CLIENT_SESSION_TRACK)
+    assert c.caps & rawclient.CLIENT_SESSION_TRACK
+    r = c.query_results('USE information_schema')[0]
+    assert r.status & rawclient.SERVER_SESSION_STATE_CHANGED
+    assert (rawclient.SESSION_TRACK_SCHEMA, b'\x12information_schema') in r.ok.session_state
+    ok = c.init_db('information_schema')
+    assert (rawclient.SESSION_TRACK_SCHEMA, b'\x12information_schema') in ok.session_state
+    r = c.query_results("SET NAMES latin1")[0]
+    assert r.status & rawclient.SERVER_SESSION_STATE_CHANGED
+    tracked = [d for t, d in r.ok.session_state if t == rawclient.SESSION_TRACK_SYSTEM_VARIABLES]
+    assert b'\x14character_set_client\x06latin1' in tracked, r.ok.session_state
+    r = c.query_results('SELECT 1')[0]  # a result set: still parses, nothing changed
+    assert r.rows == [(b'1',)]
+    c.ping()
+    c.quit()

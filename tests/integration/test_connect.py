@@ -1,5 +1,6 @@
 """Connecting with stock clients: the mariadb CLI, PyMySQL and MySQLdb (libmariadb), over TCP and the Unix
 socket, plain, TLS and compressed (zlib; zstd through the raw client since no stock client here has it)."""
+import os
 import re
 import subprocess
 
@@ -230,3 +231,88 @@ def test_compression_protocol_level(target, algo, tls):
         assert c.stats['plain_in'] >= 2  # OK packets are short: never compressed
     finally:
         c.close()
+
+
+def peer_cert_der(server):
+    c = RawClient.connect(port=server.port, tls=True)
+    der = c.sock.getpeercert(binary_form=True)
+    c.quit()
+    return der
+
+
+@pytest.mark.only('strata')
+def test_tls_certificates_generated_and_kept(fresh_strata):
+    """First start writes MySQL's auto-generated set (ca.pem, server-cert.pem, server-key.pem, client-cert.pem,
+    client-key.pem; private_key.pem / public_key.pem for caching_sha2_password) into the datadir; the server
+    presents server-cert.pem, which verifies against ca.pem, and keeps it across restarts."""
+    import ssl
+    s = fresh_strata
+    s.start()
+    names = ['ca.pem', 'server-cert.pem', 'server-key.pem', 'client-cert.pem', 'client-key.pem',
+             'private_key.pem', 'public_key.pem']
+    missing = [n for n in names if not os.path.exists(os.path.join(s.datadir, n))]
+    assert not missing, missing
+    for key in ('server-key.pem', 'client-key.pem', 'private_key.pem'):
+        assert os.stat(os.path.join(s.datadir, key)).st_mode & 0o077 == 0, key  # private keys not world-readable
+    der = peer_cert_der(s)
+    with open(os.path.join(s.datadir, 'server-cert.pem')) as f:
+        assert ssl.PEM_cert_to_DER_cert(f.read()) == der
+    for cert in ('server-cert.pem', 'client-cert.pem'):
+        r = subprocess.run(['openssl', 'verify', '-CAfile', os.path.join(s.datadir, 'ca.pem'),
+                            os.path.join(s.datadir, cert)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+    # a client that verifies the chain against ca.pem (not the host name) connects
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.load_verify_locations(os.path.join(s.datadir, 'ca.pem'))
+    p = s.connect(ssl=ctx)
+    p.close()
+    s.restart()
+    assert peer_cert_der(s) == der
+
+
+REQUIRED_CAPS = ['CLIENT_LONG_FLAG', 'CLIENT_CONNECT_WITH_DB', 'CLIENT_COMPRESS', 'CLIENT_PROTOCOL_41',
+                 'CLIENT_SSL', 'CLIENT_TRANSACTIONS', 'CLIENT_SECURE_CONNECTION', 'CLIENT_MULTI_STATEMENTS',
+                 'CLIENT_MULTI_RESULTS', 'CLIENT_PS_MULTI_RESULTS', 'CLIENT_PLUGIN_AUTH', 'CLIENT_CONNECT_ATTRS',
+                 'CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA', 'CLIENT_SESSION_TRACK', 'CLIENT_DEPRECATE_EOF']
+
+
+def test_handshake(target):
+    """Greeting v10: capabilities, a fresh 20-byte scramble of non-NUL bytes per connection, autocommit
+    status, default plugin, increasing connection ids that CONNECTION_ID() agrees with."""
+    a = RawClient.open(port=target.port)
+    a.read_handshake()
+    b = RawClient.open(port=target.port)
+    b.read_handshake()
+    try:
+        assert a.protocol == 10
+        missing = [n for n in REQUIRED_CAPS if not a.server_caps & getattr(rawclient, n)]
+        assert not missing, missing
+        assert len(a.salt) == 20 and 0 not in a.salt
+        assert a.salt != b.salt
+        assert a.auth_plugin == 'mysql_native_password'
+        assert a.server_status & rawclient.SERVER_STATUS_AUTOCOMMIT
+        assert b.connection_id > a.connection_id
+        assert version_ok(target, a.server_version)[0], a.server_version
+    finally:
+        a.close()
+        b.close()
+    c = RawClient.connect(port=target.port)
+    assert int(c.query('SELECT CONNECTION_ID()')[1][0][0]) == c.connection_id
+    c.quit()
+
+
+def test_charset_conversion(target):
+    """SET NAMES decides how literals are read and results are sent (and the column charset number)."""
+    c = RawClient.connect(port=target.port)
+    try:
+        c.query('SET NAMES latin1')
+        names, rows = c.query(b"SELECT 'caf\xe9' AS w, LENGTH('caf\xe9'), CHAR_LENGTH('caf\xe9')")
+        assert rows == [(b'caf\xe9', b'4', b'4')]
+        assert c.last.columns[0].charset == 8  # latin1_swedish_ci
+        c.query('SET NAMES utf8mb4')
+        names, rows = c.query("SELECT 'café' AS w, LENGTH('café'), CHAR_LENGTH('café')")
+        assert rows == [('café'.encode(), b'5', b'4')]
+        assert c.last.columns[0].charset == 45  # utf8mb4_general_ci
+    finally:
+        c.quit()

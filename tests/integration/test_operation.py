@@ -3,7 +3,6 @@ SHUTDOWN, max_connections (1040 for the one over), 3,000 concurrent idle connect
 import os
 import re
 import resource
-import signal
 import socket
 import subprocess
 import time
@@ -59,7 +58,8 @@ def test_unknown_option_refused(fresh_target):
         pytest.fail('server started with an unknown option')
     assert rc != 0
     s2.stderr_f.close()
-    assert 'no-such-option-zz' in s2.log_text() + open(s2.stderr_path).read()
+    assert "no-such-option-zz" in s2.log_text() + open(s2.stderr_path).read()
+    s2.cleanup()
 
 
 @pytest.mark.fresh_opts(start=False)
@@ -108,9 +108,22 @@ def test_pid_file_and_log(fresh_target):
     s.proc = None
 
 
-def test_sigterm_with_clients(fresh_target):
+def test_sigterm_with_idle_clients(fresh_target):
     s = fresh_target
-    idle = [RawClient.connect(port=s.port) for _ in range(5)]
+    idle = [RawClient.connect(port=s.port, unix=s.socket if i % 2 else None) for i in range(6)]
+    t = time.time()
+    s.check_clean_stop()
+    assert time.time() - t < conftest.STOP_TIMEOUT
+    for c in idle:
+        with pytest.raises((ConnectionError, OSError, ServerError)):
+            c.ping()
+            c.ping()
+    s.proc = None
+
+
+def test_sigterm_with_busy_client(fresh_target):
+    """A statement running at SIGTERM (SELECT SLEEP(30)) is interrupted: the server exits within seconds."""
+    s = fresh_target
     busy = s.connect()
     import threading
     out = {}
@@ -120,7 +133,7 @@ def test_sigterm_with_clients(fresh_target):
             with busy.cursor() as cur:
                 cur.execute('SELECT SLEEP(30)')
                 out['rows'] = cur.fetchall()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any end is fine, as long as it ends
             out['err'] = e
     th = threading.Thread(target=run)
     th.start()
@@ -130,10 +143,6 @@ def test_sigterm_with_clients(fresh_target):
     assert time.time() - t < conftest.STOP_TIMEOUT
     th.join(5)
     assert not th.is_alive()
-    for c in idle:
-        with pytest.raises((ConnectionError, OSError, ServerError)):
-            c.ping()
-            c.ping()
     s.proc = None
 
 
@@ -236,6 +245,52 @@ def test_many_idle_connections(fresh_target):
         time.sleep(0.2)
     assert tc == 1
     c.quit()
+
+
+def test_restart_after_kill(fresh_target):
+    """After SIGKILL the pid file and socket are stale: the next start must cope, and an account whose
+    CREATE USER was acknowledged must still be there (accounts are durable)."""
+    s = fresh_target
+    s.query("CREATE USER 'durable'@'localhost' IDENTIFIED BY 'Dur-pw'")
+    s.proc.kill()
+    s.proc.wait()
+    s.stderr_f.close()
+    assert os.path.exists(s.socket)
+    s.start(s.extra)
+    s.connect(user='durable', password='Dur-pw').close()
+    s.connect(unix=True).close()
+    with open(s.pid_file) as f:
+        assert int(f.read().strip()) == s.proc.pid
+
+
+def test_socket_removed_on_shutdown(fresh_target):
+    s = fresh_target
+    assert os.path.exists(s.socket)
+    assert s.stop() == 0
+    assert not os.path.exists(s.socket)
+    s.proc = None
+
+
+def test_port_in_use(fresh_target):
+    """A second server on a port already taken refuses to start, says why, exits non-zero."""
+    s = fresh_target
+    s2 = conftest.new_server(s.kind)
+    s2.prepare()
+    s2.port = s.port
+    s2.start(wait=False)
+    try:
+        rc = s2.proc.wait(30)
+    except subprocess.TimeoutExpired:
+        s2.proc.kill()
+        s2.proc.wait()
+        pytest.fail('second server did not exit although its port is taken')
+    s2.stderr_f.close()
+    assert rc != 0
+    text = s2.log_text() + open(s2.stderr_path).read()
+    assert re.search(r'(?i)address already in use', text), text[-2000:]
+    assert not s2.sanitizer_reports()
+    s2.cleanup()
+    s.connect().close()  # the first one is unharmed
 
 
 def test_connect_and_wait_timeouts(fresh_target):

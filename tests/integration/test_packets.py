@@ -2,7 +2,6 @@
 and max_allowed_packet enforcement (1153, SQLSTATE 08S01; only that connection is closed)."""
 import pytest
 
-import rawclient as rc
 from rawclient import RawClient, ServerError
 
 MiB = 1024 * 1024

@@ -84,6 +84,8 @@ def test_global_privileges_denied(target, users):
         ('SHOW BINARY LOGS', 1227, ACCESS_1227 % 'SUPER, BINLOG MONITOR'),
         ('SHOW MASTER STATUS', 1227, ACCESS_1227 % 'SUPER, BINLOG MONITOR'),
         ('SHOW BINLOG EVENTS', 1227, ACCESS_1227 % 'BINLOG MONITOR'),
+        ("PURGE BINARY LOGS TO 'x'", 1227, ACCESS_1227 % 'SUPER, BINLOG ADMIN'),
+        ('RESET MASTER', 1227, ACCESS_1227 % 'RELOAD'),
         ("CREATE USER 'zz_%s'" % u, 1227, ACCESS_1227 % 'CREATE USER'),
         ("DROP USER 'zz_%s'" % u, 1227, ACCESS_1227 % 'CREATE USER'),
         ("RENAME USER 'zz_%s' TO 'zy_%s'" % (u, u), 1227, ACCESS_1227 % 'CREATE USER'),

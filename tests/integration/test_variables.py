@@ -6,7 +6,6 @@ import subprocess
 import time
 
 import MySQLdb
-import pymysql
 import pytest
 
 import rawclient
@@ -147,7 +146,7 @@ def test_server_identity_variables(c, target):
     port, sock, datadir, bind, version, lctn, ac, iso, cs, mc = row
     assert int(port) == target.port
     assert sock.decode() == target.socket
-    assert datadir.decode().rstrip('/') == target.datadir
+    assert datadir.decode() == target.datadir + '/'  # MariaDB shows it with the trailing slash
     assert bind == b'127.0.0.1'
     assert re.match(target.differs('version_re'), version.decode())
     assert (lctn, ac, iso, mc) == (b'0', b'1', b'REPEATABLE-READ', b'1')
@@ -268,3 +267,81 @@ def test_mariadb_dump_no_data(target):
     assert r.returncode == 0, r.stderr
     assert '-- MariaDB dump' in r.stdout
     assert re.search(r'-- Dump completed on \d{4}-\d\d-\d\d', r.stdout)
+
+
+def test_cli_interactive_session(target):
+    """The mariadb CLI on a terminal: banner (it asks @@version_comment at connect), a statement, quit."""
+    import os
+    import pty
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp('mariadb', ['mariadb', '--no-defaults', '--skip-ssl', '-uroot', '-h', target.host,
+                              '-P', str(target.port), '--protocol=TCP'])
+    out = b''
+
+    def read_until(token, timeout=20):
+        nonlocal out
+        end = time.time() + timeout
+        while token not in out and time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                try:
+                    out += os.read(fd, 65536)
+                except OSError:
+                    break
+        return token in out
+    try:
+        assert read_until(b'> '), out
+        os.write(fd, b'SELECT 6*7 AS answer;\n')
+        assert read_until(b'| answer |') and read_until(b'|     42 |'), out
+        os.write(fd, b'quit\n')
+        read_until(b'Bye')
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    text = out.decode(errors='replace')
+    assert 'Welcome to the MariaDB monitor' in text
+    m = re.search(r'Server version: (\S+)', text)
+    assert m and re.match(target.differs('version_re'), m.group(1)), text
+    assert 'ERROR' not in text, text
+    assert os.WEXITSTATUS(status) == 0
+
+
+# What connectors read at connect (Connector/J's list, plus MariaDB Connector/C and the CLI) and what
+# mariadb-dump and sysbench look at; the default values must be MariaDB's unless DIFFERENCES says otherwise.
+CONNECT_TIME_VARIABLES = [
+    'auto_increment_increment', 'auto_increment_offset', 'autocommit', 'character_set_client',
+    'character_set_connection', 'character_set_results', 'character_set_server', 'collation_server',
+    'collation_connection', 'init_connect', 'interactive_timeout', 'license', 'lower_case_table_names',
+    'max_allowed_packet', 'net_buffer_length', 'net_read_timeout', 'net_write_timeout', 'performance_schema',
+    'query_cache_size', 'query_cache_type', 'sql_mode', 'system_time_zone', 'time_zone', 'tx_isolation',
+    'tx_read_only', 'wait_timeout', 'max_error_count', 'sql_notes', 'sql_warnings', 'sql_select_limit',
+    'sql_auto_is_null', 'sql_safe_updates', 'max_join_size', 'big_tables', 'foreign_key_checks',
+    'unique_checks', 'group_concat_max_len', 'div_precision_increment', 'default_storage_engine',
+    'connect_timeout', 'have_ssl', 'have_openssl', 'skip_networking', 'old_passwords', 'default_week_format', 'lc_time_names', 'explicit_defaults_for_timestamp',
+    'max_connect_errors', 'thread_handling', 'version_compile_os', 'protocol_version', 'require_secure_transport',
+]
+
+
+def test_connect_time_defaults_match_mariadb(request):
+    """Differential: the default value of each variable above is the same on strata and MariaDB."""
+    import conftest
+    if request.config.getoption('target') != 'both':
+        pytest.skip('needs both servers')
+    strata, maria = conftest.session_server('strata'), conftest.session_server('mariadb')
+    skip = conftest.DIFFERENCES['default_variables']['strata']
+    diffs = []
+    for name in CONNECT_TIME_VARIABLES:
+        if name in skip:
+            continue
+        vals = []
+        for s in (strata, maria):
+            try:
+                vals.append(s.query('SELECT @@GLOBAL.%s' % name)[0][0] if name not in ('tx_read_only',)
+                            else s.query('SELECT @@%s' % name)[0][0])
+            except Exception as e:  # noqa: BLE001 - an unknown variable is a difference too
+                vals.append('ERROR %s' % (e.args[:1],))
+        if str(vals[0]) != str(vals[1]):
+            diffs.append('%s: strata %r, mariadb %r' % (name, vals[0], vals[1]))
+    assert not diffs, '\n'.join(diffs)
