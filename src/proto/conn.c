@@ -25,6 +25,7 @@
 
 #include "proto/proto_int.h"
 #include "session/acl.h"
+#include "session/priv.h"
 
 /* Largest packet accepted before authentication (a handshake response with connection attributes). */
 #define CONN_PREAUTH_MAX_PACKET (64u * 1024)
@@ -192,14 +193,15 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
     c->auth = NULL;
     acl_account_t acc;
     if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
-        if (acc.flags & ACL_FLAG_LOCKED) {
-            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
-            return -1;
-        }
+        /* REQUIRE SSL before ACCOUNT LOCK: MariaDB answers 1045 for a locked REQUIRE SSL account without TLS. */
         if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
             status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
             conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+            return -1;
+        }
+        if (acc.flags & ACL_FLAG_LOCKED) {
+            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
             return -1;
         }
         if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
@@ -219,9 +221,11 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         }
         c->acct = mem_alloc(sizeof acc);
         memcpy(c->acct, &acc, sizeof acc);
+        priv_session_login(s, acc.default_role); /* issue 7: privileges of the new account */
     }
     int max_conn = (int)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_CONNECTIONS);
-    if (!c->change_user && max_conn > 0 && !session_is_admin(s) && c->srv->nsessions >= max_conn) {
+    if (!c->change_user && max_conn > 0 && !priv_has_global(s, PRIV_SUPER | PRIV_CONNECTION_ADMIN) &&
+        c->srv->nsessions >= max_conn) {
         status_global_inc(&c->srv->status, STATUS_CONNECTION_ERRORS_MAX_CONNECTIONS);
         conn_send_err_code(c, ER_CON_COUNT_ERROR);
         return -1;

@@ -3,8 +3,8 @@
  * directory (format drawn at the top of acl.c), loaded at start, rewritten atomically on every change.
  *
  * An account is (user, host pattern) with an auth plugin and the plugin's stored form of the password, a locked
- * flag, REQUIRE SSL, MAX_USER_CONNECTIONS, and room for privileges and roles (issue 7: global privilege bits now,
- * further record types for database/table/column grants and role edges later in the same file).
+ * flag, REQUIRE SSL, MAX_USER_CONNECTIONS, its global privileges and default role.  Database, table and column
+ * grants and role edges are kept beside the accounts in the same file (issue 7; see "grants" below).
  *
  * Identity: user names compare case-sensitively, host patterns case-insensitively (hosts are stored lowercased,
  * as MariaDB does).  Logins match in MySQL's order: accounts sorted by host specificity (no wildcard first, then
@@ -43,11 +43,14 @@
 #define ACL_ER_PASSWORD_FORMAT 1827      /* The password hash doesn't have the expected format. */
 #define ACL_ER_USER_CREATE_EXISTS 1973   /* Note: Can't create user '%s'@'%s'; it already exists */
 #define ACL_ER_USER_DROP_EXISTS 1974     /* Note: Can't drop user '%s'@'%s'; it doesn't exist */
+#define ACL_ER_ROLE_CREATE_EXISTS 1975   /* Note: Can't create role '%s'; it already exists */
+#define ACL_ER_ROLE_DROP_EXISTS 1976     /* Note: Can't drop role '%s'; it doesn't exist */
+#define ACL_ER_CANNOT_REVOKE_ROLE 1962   /* Cannot revoke role '%s' from: %s */
 
 enum acl_flag {
     ACL_FLAG_LOCKED = 1u << 0,      /* ACCOUNT LOCK: login refused with 4151 */
     ACL_FLAG_REQUIRE_SSL = 1u << 1, /* REQUIRE SSL: login without TLS refused with 1045 */
-    ACL_FLAG_ROLE = 1u << 2,        /* reserved for CREATE ROLE (issue 7): a role cannot log in */
+    ACL_FLAG_ROLE = 1u << 2,        /* a role (CREATE ROLE): host '', cannot log in */
 };
 
 /* A copy of one account, owned by the caller. */
@@ -58,7 +61,8 @@ typedef struct acl_account {
     char auth[PASSWORD_STORED_MAX];   /* the plugin's stored form; "" = no password */
     uint32_t flags;               /* ACL_FLAG_* */
     uint32_t max_user_connections; /* 0 = no per-account limit */
-    uint64_t global_privs;        /* reserved for issue 7 (bit per global privilege); stored and reloaded */
+    uint64_t global_privs;        /* PRIV_* bits granted ON *.* (priv.h) */
+    char default_role[ACL_USER_BYTES + 1]; /* SET DEFAULT ROLE; "" = none */
 } acl_account_t;
 
 /* One CREATE USER / ALTER USER item.  Leave a field at its "unchanged" value to keep it (ALTER) or default it
@@ -141,7 +145,78 @@ void acl_connection_leave(acl_t *acl, const acl_account_t *a);
 /* Current count for an account (tests, SHOW PROCESSLIST helpers). */
 uint32_t acl_connection_count(acl_t *acl, const char *user, const char *host);
 
-/* Whether `pattern` (an account's host) matches a client; exposed for tests and for issue 7's grant tables. */
+/* ------------------------------------------------------------------------------------------------ grants
+ *
+ * Grants are kept beside the accounts in the same store and file: a grantee (an account, or a role: user =
+ * role name, host "") holds PRIV_* bits (priv.h) at one level: global (the account's global_privs), a database
+ * pattern (`db`.* -- '%' and '_' are wildcards as in MySQL, '\' escapes them), a table, or a column of a table.
+ * Roles are granted to accounts and to other roles (edges, with or without ADMIN OPTION).  Every change below
+ * is one atomic rewrite of the file, like the account statements. */
+
+#define ACL_NAME_BYTES 256 /* database, table and column names (64 characters of up to 4 bytes) */
+
+typedef enum acl_level { ACL_LEVEL_GLOBAL, ACL_LEVEL_DB, ACL_LEVEL_TABLE, ACL_LEVEL_COLUMN } acl_level_t;
+
+/* One GRANT / REVOKE item: `privs` added to, or removed from, grantee at one object. */
+typedef struct acl_priv_change {
+    const char *user;
+    const char *host;      /* NULL means '%'; "" for a role */
+    acl_level_t level;
+    const char *db;        /* DB, TABLE, COLUMN */
+    const char *table;     /* TABLE, COLUMN */
+    const char *column;    /* COLUMN */
+    uint64_t privs;        /* PRIV_* (GRANT OPTION included when granted/revoked) */
+} acl_priv_change_t;
+
+/* GRANT (revoke = false) or REVOKE of every item, in one atomic write.  A grantee that does not exist: 1133
+ * (GRANT) or 1141 (REVOKE).  REVOKE of a grant that does not exist: 1141 (global/database level) or 1147
+ * (table/column level).  On any error nothing changes. */
+int acl_privs_change(acl_t *acl, diag_t *d, const acl_priv_change_t *items, size_t n, bool revoke);
+/* REVOKE ALL PRIVILEGES, GRANT OPTION FROM user: every grant and every role granted to it (1269 if the
+ * account does not exist, as MariaDB). */
+int acl_revoke_all(acl_t *acl, diag_t *d, const acl_user_name_t *names, size_t n);
+
+/* CREATE ROLE [IF NOT EXISTS] r [WITH ADMIN creator]: the role, granted to `admin_user`@`admin_host` WITH
+ * ADMIN OPTION (as MariaDB does for the creator).  1396 "Operation CREATE ROLE failed for 'r'" if a role or
+ * account r@'' exists (note 1975 with IF NOT EXISTS). */
+int acl_create_role(acl_t *acl, diag_t *d, const char *role, bool if_not_exists, bool or_replace,
+                    const char *admin_user, const char *admin_host);
+/* DROP ROLE [IF EXISTS] r, ...: the roles, their grants, and their edges (1396 naming missing ones). */
+int acl_drop_role(acl_t *acl, diag_t *d, const char *const *roles, size_t n, bool if_exists);
+/* GRANT role TO grantee [WITH ADMIN OPTION] / REVOKE [ADMIN OPTION FOR] role FROM grantee.  1959 for an
+ * unknown role, 1133 for an unknown grantee, 1962 revoking what was not granted. */
+int acl_role_grant(acl_t *acl, diag_t *d, const char *role, const char *user, const char *host, bool admin,
+                   bool revoke);
+/* SET DEFAULT ROLE role|NONE FOR user@host (role NULL = NONE).  1959 "User `u`@`h` has not been granted role
+ * `r`" unless the role is granted to the account. */
+int acl_set_default_role(acl_t *acl, diag_t *d, const char *user, const char *host, const char *role);
+/* Whether `role` is granted (directly) to user@host; *admin gets the ADMIN OPTION (may be NULL). */
+bool acl_role_granted(acl_t *acl, const char *user, const char *host, const char *role, bool *admin);
+/* Whether user@host names an existing role. */
+bool acl_is_role(acl_t *acl, const char *name);
+
+/* SHOW GRANTS FOR user@host (or a role: host ""): calls fn with each line MariaDB prints, in its order (role
+ * grants, global, databases, tables with their columns, SET DEFAULT ROLE).  1141 if there is no such account.
+ * A role name given with host "%" is looked up as a role when no such account exists. */
+int acl_show_grants(acl_t *acl, diag_t *d, const char *user, const char *host,
+                    void (*fn)(void *arg, const char *line), void *arg);
+
+/* Resolved privileges of one account plus a role (and the roles granted to it): a private copy a session
+ * caches and queries without locks. */
+typedef struct acl_privs acl_privs_t;
+/* user@host's grants, plus role's if role is not NULL.  Never fails (an unknown account resolves to none). */
+acl_privs_t *acl_privs_resolve(acl_t *acl, const char *user, const char *host, const char *role);
+void acl_privs_free(acl_privs_t *p);
+uint64_t acl_privs_global(const acl_privs_t *p);
+/* Database-level bits for db (every matching pattern ORed). */
+uint64_t acl_privs_db(const acl_privs_t *p, const char *db);
+/* Table-level bits for db.table; *columns the union of its column grants. */
+uint64_t acl_privs_table(const acl_privs_t *p, const char *db, const char *table, uint64_t *columns);
+uint64_t acl_privs_column(const acl_privs_t *p, const char *db, const char *table, const char *column);
+/* Whether any table or column grant exists in db. */
+bool acl_privs_db_has_tables(const acl_privs_t *p, const char *db);
+
+/* Whether `pattern` (an account's host) matches a client; exposed for tests. */
 bool acl_host_matches(const char *pattern, const char *client_host, const char *client_ip, bool is_localhost);
 
 #endif

@@ -16,6 +16,8 @@
 #include "binlog/binlog.h"
 #include "util/blocking.h"
 #include "session/acl.h"
+#include "session/exec_grant.h" /* issue 7: privilege statements */
+#include "session/priv.h"
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
@@ -128,6 +130,9 @@ static int cb_session_fn(void *user, sql_session_fn_t fn, value_t *out)
         *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
         break;
     }
+    case SQL_SFN_CURRENT_ROLE: /* issue 7 */
+        *out = s->role[0] ? value_str(s->role, strlen(s->role), COLL_UTF8MB3_GENERAL_CI) : value_null();
+        break;
     case SQL_SFN_CONNECTION_ID: *out = value_uint(s->id); break;
     case SQL_SFN_LAST_INSERT_ID: *out = value_uint(s->last_insert_id); break;
     case SQL_SFN_FOUND_ROWS: *out = value_uint(s->found_rows); break;
@@ -270,6 +275,12 @@ static void trs_end(text_rs_t *r, bool more)
 static void session_update_status_flags(session_t *s);
 
 /* A statement context for the executor (sql/exec.h) from the session's state. */
+/* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
+static bool sqlx_visible(void *user, const char *db, const char *table)
+{
+    return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -295,6 +306,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
+    c->visible = sqlx_visible; /* issue 7 */
+    c->visible_user = s;
     c->sink = sink;
     c->more = more;
 }
@@ -320,6 +333,9 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
 
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
+    int prc = priv_check_stmt(x->s, st); /* issue 7: privileges first, at every execution */
+    if (prc)
+        return prc < 0 ? prc : -x->s->diag.error_code;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, sink, more);
     int rc = sql_exec_stmt(&c, st);
@@ -491,6 +507,26 @@ static int set_value_text(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e
     return 0;
 }
 
+/* issue 7: SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
+static uint64_t set_global_privs(const char *name)
+{
+    static const char *const conn[] = {"max_connections", "max_user_connections", "max_connect_errors",
+                                       "connect_timeout", "wait_timeout", "interactive_timeout",
+                                       "disconnect_on_expired_password", "extra_max_connections",
+                                       "extra_port", "init_connect", "max_password_errors",
+                                       "proxy_protocol_networks", "secure_auth", "slow_launch_time",
+                                       "thread_pool_idle_timeout", "thread_pool_max_threads"};
+    for (size_t i = 0; i < ARRAY_LEN(conn); i++)
+        if (!strcasecmp(name, conn[i]))
+            return PRIV_SUPER | PRIV_CONNECTION_ADMIN;
+    if (!strcasecmp(name, "read_only"))
+        return PRIV_READ_ONLY_ADMIN;
+    if (!strncasecmp(name, "binlog_", 7) || !strcasecmp(name, "sync_binlog") || !strcasecmp(name, "max_binlog_size") ||
+        !strncasecmp(name, "expire_logs", 11) || !strcasecmp(name, "log_bin_compress"))
+        return PRIV_SUPER | PRIV_BINLOG_ADMIN;
+    return PRIV_SUPER;
+}
+
 static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item_t *it)
 {
     session_t *s = x->s;
@@ -501,8 +537,11 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
-    if (sc == SYSVAR_GLOBAL && !session_is_admin(s))
-        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
+    if (sc == SYSVAR_GLOBAL) { /* issue 7: the privilege MariaDB asks for this variable */
+        int prc = priv_check_global(s, set_global_privs(def->name));
+        if (prc)
+            return prc;
+    }
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
@@ -799,8 +838,11 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     rs.cols[8].type = MYSQL_TYPE_NEWDECIMAL, rs.cols[8].charset = CHARSET_BINARY, rs.cols[8].decimals = 3, rs.cols[8].flags = COLF_NOT_NULL | COLF_NUM;
     uint64_t now = time_wall_us();
     trs_start(&rs);
+    bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
+        if (!all && t != s && strcmp(t->user, s->user) != 0)
+            continue;
         char id[24], tm[24], host[300];
         snprintf(id, sizeof id, "%u", t->id);
         snprintf(tm, sizeof tm, "%llu", (unsigned long long)((now - (t->state_since_us ? t->state_since_us : t->connect_us)) / 1000000));
@@ -830,6 +872,8 @@ static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     static const char *dbs[] = {"information_schema"};
     for (size_t i = 0; i < ARRAY_LEN(dbs); i++) {
         if (sh->like && !sysvar_like(sh->like, dbs[i]))
+            continue;
+        if (!priv_db_visible(x->s, dbs[i])) /* issue 7 */
             continue;
         static const char *names[] = {"Database"};
         const char *vals[1] = {dbs[i]};
@@ -898,27 +942,10 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     return 0;
 }
 
-/* SHOW GRANTS.  Until privileges exist (issue 7) every account has what the server enforces: root@localhost all
- * privileges, others USAGE. */
+/* SHOW GRANTS (issue 7: exec_grant.c). */
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
-    session_t *s = x->s;
-    const char *user, *host;
-    stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
-    acl_account_t acc;
-    if (acl_get(s->srv->acl, user, host, &acc) != 0)
-        return diag_error(&s->diag, ER_NONEXISTING_GRANT, user, host);
-    text_rs_t rs = {.s = s, .sink = sink};
-    trs_col(&rs, arena_printf(&s->arena, "Grants for %s@%s", user, host), 1024, MYSQL_TYPE_VAR_STRING);
-    bool root = strcmp(acc.user, "root") == 0 && strcmp(acc.host, "localhost") == 0;
-    char *line = arena_printf(&s->arena, "GRANT %s ON *.* TO `%s`@`%s`%s%s%s%s", root ? "ALL PRIVILEGES" : "USAGE",
-                              acc.user, acc.host, *acc.auth ? " IDENTIFIED " : "",
-                              *acc.auth ? (acc.plugin == PASSWORD_PLUGIN_NATIVE ? "BY PASSWORD '" : "VIA caching_sha2_password USING '") : "",
-                              *acc.auth ? arena_printf(&s->arena, "%s'", acc.auth) : "", root ? " WITH GRANT OPTION" : "");
-    const char *vals[1] = {line};
-    trs_row(&rs, vals);
-    trs_end(&rs, more);
-    return 0;
+    return exec_grant_show(x->s, sh, sink, more);
 }
 
 static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
@@ -926,6 +953,9 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     session_t *s = x->s;
     const char *user, *host;
     stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
+    if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
+        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0) /* issue 7 */
+        return -s->diag.error_code;
     buf_t out;
     buf_init(&out);
     int rc = acl_show_create_user(s->srv->acl, &s->diag, user, host, &out);
@@ -1049,8 +1079,10 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
 static int exec_purge(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    if (!session_is_admin(s))
-        return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SUPER");
+    /* issue 7: PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
+    int prc = priv_check_global(s, st->kind == SQL_STMT_RESET_MASTER ? PRIV_RELOAD : PRIV_SUPER | PRIV_BINLOG_ADMIN);
+    if (prc)
+        return prc;
     binlog_t *bl = s->srv->binlog;
     if (!bl)
         return st->kind == SQL_STMT_PURGE_BINARY_LOGS ? diag_error(&s->diag, ER_NO_BINARY_LOGGING) : (sink->ok(sink, 0, 0, NULL, more), 0);
@@ -1101,9 +1133,13 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
-    case SQL_SHOW_BINARY_LOGS: return exec_show_binlogs(x, sink, more);
-    case SQL_SHOW_MASTER_STATUS: return exec_show_master_status(x, sink, more);
-    case SQL_SHOW_BINLOG_EVENTS: return exec_show_binlog_events(x, sh, sink, more);
+    /* issue 7: binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
+    case SQL_SHOW_BINARY_LOGS:
+        return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_binlogs(x, sink, more);
+    case SQL_SHOW_MASTER_STATUS:
+        return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_master_status(x, sink, more);
+    case SQL_SHOW_BINLOG_EVENTS:
+        return priv_check_global(x->s, PRIV_BINLOG_MONITOR) ?: exec_show_binlog_events(x, sh, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -1117,6 +1153,8 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
     const sql_user_stmt_t *u = &st->user;
     size_t n = u->nusers;
     int rc;
+    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7: ALTER USER of oneself too (MariaDB) */
+        return rc;
     if (st->kind == SQL_STMT_DROP_USER) {
         acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
         for (size_t i = 0; i < n; i++) {
@@ -1135,6 +1173,9 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             specs[i].password = sp->password;
             specs[i].password_len = sp->password ? strlen(sp->password) : 0;
             specs[i].auth_string = sp->auth_string;
+            /* issue 7: account options (they follow the user list and apply to every account in it) */
+            if ((rc = exec_grant_account_opts(s, &u->opts, &specs[i])) != 0)
+                return rc;
         }
         if (st->kind == SQL_STMT_CREATE_USER && u->or_replace) {
             acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
@@ -1158,6 +1199,9 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
 static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
+    int prc = priv_check_global(s, PRIV_CREATE_USER); /* issue 7 */
+    if (prc)
+        return prc;
     for (uint32_t i = 0; i < st->rename_user.n; i++) {
         acl_user_name_t from = {st->rename_user.from[i].user, st->rename_user.from[i].host};
         acl_user_name_t to = {st->rename_user.to[i].user, st->rename_user.to[i].host};
@@ -1175,6 +1219,9 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
     const sql_set_password_t *sp = &st->set_password;
     const char *user, *host;
     stmt_account(s, sp->has_user ? &sp->user : NULL, &user, &host);
+    if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
+        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0) /* issue 7 */
+        return -s->diag.error_code;
     const char *password = NULL, *hash = NULL;
     const sql_expr_t *e = sp->value;
     if (e->kind == SQL_E_FUNC && e->nargs == 1 && strcasecmp(e->func.name, "PASSWORD") == 0)
@@ -1426,6 +1473,15 @@ static int stmt_com_counter(const sql_stmt_t *st)
     case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
     case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
     case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
+    /* issue 7 */
+    case SQL_STMT_GRANT:
+        return st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_GRANT_ROLE : STATUS_COM_GRANT;
+    case SQL_STMT_REVOKE:
+        return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
+               : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
+                                                    : STATUS_COM_REVOKE;
+    case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
+    case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
     case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
     case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
     case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
@@ -1503,6 +1559,14 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return exec_user_stmt(x, st, sink, more);
     case SQL_STMT_RENAME_USER:
         return exec_rename_user(x, st, sink, more);
+    /* issue 7: privilege statements (exec_grant.c) */
+    case SQL_STMT_GRANT:
+    case SQL_STMT_REVOKE:
+    case SQL_STMT_CREATE_ROLE:
+    case SQL_STMT_DROP_ROLE:
+    case SQL_STMT_SET_ROLE:
+    case SQL_STMT_SET_DEFAULT_ROLE:
+        return exec_grant_stmt(s, st, sink, more);
     case SQL_STMT_KILL: {
         sql_eval_ctx_t ev;
         exec_eval_init(x, &ev);
@@ -1513,16 +1577,21 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         session_kill(s, (uint32_t)value_to_uint(&v, NULL), st->kill.query, sink);
         return diag_failed(&s->diag) ? 1 : 0;
     }
-    case SQL_STMT_SHUTDOWN:
-        if (!session_is_admin(s))
-            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "SHUTDOWN");
+    case SQL_STMT_SHUTDOWN: {
+        int prc = priv_check_global(s, PRIV_SHUTDOWN); /* issue 7 */
+        if (prc)
+            return prc;
+    }
         sink->ok(sink, 0, 0, NULL, false);
         if (s->srv->request_shutdown)
             s->srv->request_shutdown(s->srv);
         return 0;
-    case SQL_STMT_FLUSH:
-        if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && !session_is_admin(s))
-            return diag_error(&s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "RELOAD");
+    case SQL_STMT_FLUSH: {
+        /* issue 7: every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
+        int prc = priv_check_global(s, PRIV_RELOAD);
+        if (prc)
+            return prc;
+    }
         if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
             binlog_rotate(s->srv->binlog) != 0)
             return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
@@ -1575,6 +1644,20 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_LOCK_TABLES:
+        /* issue 7: LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
+        for (uint32_t i = 0; i < st->lock.n; i++) {
+            const sql_name_t *n = &st->lock.tables[i].table;
+            const char *db = n->db ? n->db : s->db;
+            if (!db)
+                return diag_error(&s->diag, ER_NO_DB_ERROR);
+            int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
+            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
+                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
+            if (prc)
+                return prc;
+        }
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
     case SQL_STMT_UNLOCK_TABLES:
         sink->ok(sink, 0, 0, NULL, more);
         return 0;

@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 
 #include "binlog/binlog.h"
+#include "session/acl.h"
+#include "session/priv.h"
 #include "session/session.h"
 #include "sql/exec.h"
 
@@ -169,6 +171,7 @@ void session_free(session_t *s)
     buf_free(&s->track);
     sql_exec_session_free(s->sqlx); /* rolls back a transaction left open */
     session_clear_state(s);
+    acl_privs_free(s->privs);
     status_session_end(&s->stat);
     sysvar_session_destroy(&s->vars);
     diag_free(&s->diag);
@@ -213,7 +216,7 @@ void session_unregister(session_t *s)
         status_conn_closed(&srv->status);
 }
 
-bool session_is_admin(const session_t *s) { return strcmp(s->priv_user, "root") == 0; }
+bool session_is_admin(session_t *s) { return priv_has_global(s, PRIV_SUPER); }
 
 void session_begin_statement(session_t *s)
 {
@@ -241,6 +244,9 @@ int session_set_db(session_t *s, const char *db, size_t len)
 {
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
+    int rc = priv_check_db_access(s, name); /* issue 7: 1044 before 1049, as MariaDB */
+    if (rc)
+        return rc;
     /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */
     if (sql_exec_db_exists(name) || (len == 18 && strncasecmp(db, "information_schema", 18) == 0)) {
         mem_free(s->db);
@@ -280,12 +286,13 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
     server_t *srv = s->srv;
     bool found = false;
     status_inc(&s->stat, STATUS_COM_KILL);
+    bool any = priv_has_global(s, PRIV_SUPER | PRIV_CONNECTION_ADMIN); /* before the registry lock */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
         if (t->id != id)
             continue;
         found = true;
-        if (t != s && !session_is_admin(s) && strcmp(t->priv_user, s->priv_user) != 0) {
+        if (t != s && strcmp(t->priv_user, s->priv_user) != 0 && !any) {
             pthread_mutex_unlock(&srv->sessions_lock);
             diag_error(&s->diag, ER_KILL_DENIED_ERROR, (unsigned long)id);
             sink->error(sink);

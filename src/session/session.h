@@ -80,6 +80,9 @@ struct session {
     uint16_t port;       /* client port (TCP), 0 for the Unix socket */
     char priv_user[520]; /* the account matched (CURRENT_USER()) */
     char priv_host[264];
+    char role[520];          /* active role (SET ROLE, default role at login); "" = none */
+    struct acl_privs *privs; /* resolved privileges (priv.c), NULL until first needed */
+    uint64_t privs_version;  /* acl_version() they were resolved at */
     char *db;            /* current database, mem_alloc'd, NULL if none */
     uint64_t connect_us;
     diag_t diag;
@@ -165,8 +168,7 @@ void session_begin_statement(session_t *s);
  * changed (recorded only if session_track_system_variables lists it, or is '*'). */
 void session_track_schema(session_t *s);
 void session_track_var(session_t *s, const char *name);
-/* Whether the session's account holds the administrator's privileges (SUPER, SHUTDOWN, CONNECTION ADMIN).
- * Until GRANT exists (issue 7) that is root, the account the server creates, and nobody else. */
-bool session_is_admin(const session_t *s);
+/* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
+bool session_is_admin(session_t *s);
 
 #endif

@@ -293,7 +293,16 @@ typedef struct sql_user_spec {
     bool has_auth;
 } sql_user_spec_t;
 
+/* Account options after the user list of CREATE/ALTER USER and GRANT (issue 7); zero = not given. */
+typedef struct sql_account_opts {
+    uint8_t lock;                        /* 1 ACCOUNT LOCK, 2 ACCOUNT UNLOCK */
+    uint8_t require;                     /* 1 REQUIRE NONE, 2 REQUIRE SSL, 3 X509/CIPHER/ISSUER/SUBJECT */
+    bool has_max_user_connections;       /* WITH MAX_USER_CONNECTIONS n */
+    uint64_t max_user_connections;
+} sql_account_opts_t;
+
 typedef struct sql_user_stmt {           /* CREATE / ALTER / DROP USER */
+    sql_account_opts_t opts;             /* CREATE / ALTER (issue 7) */
     bool if_exists;                      /* DROP / ALTER IF EXISTS */
     bool if_not_exists;                  /* CREATE IF NOT EXISTS */
     bool or_replace;                     /* CREATE OR REPLACE USER */
@@ -692,6 +701,7 @@ typedef struct sql_grant {         /* GRANT / REVOKE (stmt kind says which) */
     bool with_admin_option;        /* GRANT role TO u WITH ADMIN OPTION */
     bool revoke_all;               /* REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users */
     bool admin_option_for;         /* REVOKE ADMIN OPTION FOR role FROM ... */
+    sql_account_opts_t opts;       /* GRANT ... REQUIRE / WITH MAX_USER_CONNECTIONS (issue 7) */
 } sql_grant_t;
 
 typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */

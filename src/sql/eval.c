@@ -682,6 +682,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_DATABASE: case SQL_FN_SCHEMA: return session(ctx, SQL_SFN_DATABASE, out);
     case SQL_FN_USER: case SQL_FN_SESSION_USER: case SQL_FN_SYSTEM_USER: return session(ctx, SQL_SFN_USER, out);
     case SQL_FN_CURRENT_USER: return session(ctx, SQL_SFN_CURRENT_USER, out);
+    case SQL_FN_CURRENT_ROLE: return session(ctx, SQL_SFN_CURRENT_ROLE, out); /* issue 7 */
     case SQL_FN_CONNECTION_ID: return session(ctx, SQL_SFN_CONNECTION_ID, out);
     case SQL_FN_FOUND_ROWS: return session(ctx, SQL_SFN_FOUND_ROWS, out);
     case SQL_FN_ROW_COUNT: return session(ctx, SQL_SFN_ROW_COUNT, out);

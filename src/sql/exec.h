@@ -69,6 +69,11 @@ typedef struct sql_exec_ctx {
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
+    /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
+     * information_schema rows; NULL = everything.  Statement privileges are checked by the session before
+     * sql_exec_stmt (session/priv_stmt.c). */
+    bool (*visible)(void *user, const char *db, const char *table);
+    void *visible_user;
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */

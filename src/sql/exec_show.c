@@ -14,6 +14,9 @@
 #include "sql/exec_int.h"
 #include "util/util.h"
 
+/* issue 7: rows the account may see (the session's filter; everything without one). */
+#define XVISIBLE(x, db, table) (!(x)->visible || (x)->visible((x)->visible_user, (db), (table)))
+
 /* ---------------------------------------------------------------- virtual tables */
 
 typedef struct vt {
@@ -588,6 +591,8 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     }
     catalog_table_list(sql_exec_catalog(), db, x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++) {
+        if (!XVISIBLE(x, db, names[i])) /* issue 7 */
+            continue;
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, names[i]);
         if (!t)
             continue;
@@ -613,7 +618,8 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     uint32_t n;
     catalog_db_list(sql_exec_catalog(), x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++)
-        vt_row(&v)[0] = S(names[i]);
+        if (XVISIBLE(x, names[i], NULL)) /* issue 7 */
+            vt_row(&v)[0] = S(names[i]);
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
@@ -716,6 +722,8 @@ static void is_tables(vt_t *v, bool columns, bool stats)
         uint32_t n;
         catalog_table_list(cat, dbs[d], x->arena, &names, &n);
         for (uint32_t i = 0; i < n; i++) {
+            if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7 */
+                continue;
             cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
             if (!t)
                 continue;
@@ -807,6 +815,8 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
         uint32_t n;
         catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &n);
         for (uint32_t i = 0; i < n; i++) {
+            if (!XVISIBLE(x, dbs[i], NULL)) /* issue 7 */
+                continue;
             uint16_t coll = catalog_db_is_virtual(dbs[i]) ? COLL_UTF8MB3_GENERAL_CI : catalog_db_coll(sql_exec_catalog(), dbs[i]);
             value_t *r = vt_row(&v);
             r[0] = S("def");

@@ -1719,12 +1719,19 @@ static void auth_option(parser_t *p, sql_user_spec_t *s)
     syntax_error(p);
 }
 
-/* Tail options of CREATE/ALTER USER that strata accepts and ignores: REQUIRE, WITH limits, PASSWORD EXPIRE, ACCOUNT */
-static void user_tail_options(parser_t *p)
+static uint64_t uint_value(parser_t *p);
+
+/* Tail options of CREATE/ALTER USER: REQUIRE, WITH limits, PASSWORD EXPIRE, ACCOUNT.  Those the account store
+ * keeps (ACCOUNT LOCK/UNLOCK, REQUIRE NONE/SSL, MAX_USER_CONNECTIONS) go into *o (issue 7); the rest is
+ * accepted and ignored. */
+static void user_tail_options(parser_t *p, sql_account_opts_t *o)
 {
     for (;;) {
         if (accept_word(p, "REQUIRE")) {
-            if (accept_word(p, "NONE") || accept_word(p, "SSL") || accept_word(p, "X509"))
+            if (accept_word(p, "NONE")) { o->require = 1; continue; }
+            if (accept_word(p, "SSL")) { o->require = 2; continue; }
+            o->require = 3;
+            if (accept_word(p, "X509"))
                 continue;
             do {
                 if (accept_word(p, "CIPHER") || accept_word(p, "ISSUER") || accept_word(p, "SUBJECT"))
@@ -1737,9 +1744,14 @@ static void user_tail_options(parser_t *p)
             do {
                 if (p->tok.type != TK_WORD)
                     syntax_error(p);
+                bool muc = is_word(p, "MAX_USER_CONNECTIONS");
                 next(p);
                 if (p->tok.type != TK_INT && p->tok.type != TK_DECIMAL)
                     syntax_error(p);
+                if (muc && p->tok.type == TK_INT) {
+                    o->has_max_user_connections = true;
+                    o->max_user_connections = strtoull(p->tok.text, NULL, 10);
+                }
                 next(p);
             } while (is_word(p, "MAX_QUERIES_PER_HOUR") || is_word(p, "MAX_UPDATES_PER_HOUR") ||
                      is_word(p, "MAX_CONNECTIONS_PER_HOUR") || is_word(p, "MAX_USER_CONNECTIONS") ||
@@ -1749,8 +1761,12 @@ static void user_tail_options(parser_t *p)
             if (accept_word(p, "NEVER") || accept_word(p, "DEFAULT")) ;
             else if (accept_word(p, "INTERVAL")) { limit_value(p); expect_word(p, "DAY"); }
         } else if (accept_word(p, "ACCOUNT")) {
-            if (!accept_word(p, "LOCK"))
+            if (accept_word(p, "LOCK"))
+                o->lock = 1;
+            else {
                 expect_word(p, "UNLOCK");
+                o->lock = 2;
+            }
         } else {
             return;
         }
@@ -1769,7 +1785,7 @@ static void user_list_stmt(parser_t *p, sql_stmt_t *st, bool with_auth)
     st->user.users = v.items;
     st->user.nusers = v.n;
     if (with_auth)
-        user_tail_options(p);
+        user_tail_options(p, &st->user.opts);
 }
 
 /* ---------------------------------------------------------------- SET */
@@ -3631,17 +3647,24 @@ on:
             if (accept_word(p, "GRANT")) { expect_word(p, "OPTION"); g->with_grant_option = true; }
             else if (accept_word(p, "ADMIN")) { expect_word(p, "OPTION"); g->with_admin_option = true; }
             else {
-                /* resource limits: MAX_QUERIES_PER_HOUR n ... */
+                /* resource limits: MAX_QUERIES_PER_HOUR n ... (MAX_USER_CONNECTIONS kept, issue 7) */
                 do {
                     if (p->tok.type != TK_WORD) syntax_error(p);
+                    bool muc = is_word(p, "MAX_USER_CONNECTIONS");
                     next(p);
-                    uint_value(p);
+                    uint64_t n = uint_value(p);
+                    if (muc) {
+                        g->opts.has_max_user_connections = true;
+                        g->opts.max_user_connections = n;
+                    }
                 } while (p->tok.type == TK_WORD && !is_word(p, "WITH"));
             }
         }
         if (accept_word(p, "REQUIRE")) {
-            if (!accept_word(p, "NONE") && !accept_word(p, "SSL") && !accept_word(p, "X509"))
-                syntax_error(p);
+            if (accept_word(p, "NONE")) g->opts.require = 1;
+            else if (accept_word(p, "SSL")) g->opts.require = 2;
+            else if (accept_word(p, "X509")) g->opts.require = 3;
+            else syntax_error(p);
         }
     }
 }

@@ -44,6 +44,7 @@ typedef enum sql_session_fn {
     SQL_SFN_FOUND_ROWS,
     SQL_SFN_ROW_COUNT,
     SQL_SFN_VERSION,
+    SQL_SFN_CURRENT_ROLE,  /* the active role or NULL (issue 7) */
 } sql_session_fn_t;
 
 /*

@@ -64,6 +64,10 @@ DIFFERENCES = {
     # Issue 2: stratad refuses to start with an empty root password on a non-loopback bind-address
     # (MariaDB starts anyway).
     'refuse_empty_root_public': {'strata': True, 'mariadb': False},
+    # Issue 7: strata re-reads an open connection's privileges when any grant changes, so a REVOKE (or GRANT)
+    # of a global privilege applies at the connection's next statement; MariaDB applies global privilege
+    # changes only to new connections (database-level ones at the next USE, table-level at once).
+    'global_grants_reach_open_connections': {'strata': True, 'mariadb': False},
 }
 
 SANITIZER_RE = re.compile(r'(ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|'
