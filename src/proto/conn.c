@@ -51,6 +51,12 @@ const char *proto_command_name(int cmd)
     }
 }
 
+/* The host cache (max_connect_errors) leaves out the Unix socket and loopback addresses, as MySQL does. */
+static bool conn_host_cached(const conn_t *c)
+{
+    return !c->peer.is_unix && strncmp(c->peer.addr, "127.", 4) != 0 && strcmp(c->peer.addr, "::1") != 0;
+}
+
 /* ---- socket I/O ---- */
 
 static int conn_write_all(conn_t *c, const uint8_t *p, size_t n)
@@ -232,6 +238,8 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
     }
     c->handshake_done = true;
     c->phase = PH_COMMAND;
+    if (conn_host_cached(c))
+        server_host_ok(c->srv, c->peer.addr);
     if (c->login_db) {
         int r = session_set_db(s, c->login_db, strlen(c->login_db));
         mem_free(c->login_db);
@@ -367,6 +375,8 @@ static void conn_send_greeting(conn_t *c)
 
 static void conn_log_bad_handshake(conn_t *c, const char *why)
 {
+    if (conn_host_cached(c))
+        server_host_error(c->srv, c->peer.addr);
     status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
     log_warn("Aborted connection %u to db: 'unconnected' user: 'unauthenticated' host: '%s' (%s)", c->id,
              c->peer.addr, why);
@@ -533,6 +543,17 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
     c->sess->port = peer->is_unix ? 0 : peer->port;
     conn_gen_scramble(c->scramble);
+    if (conn_host_cached(c) && server_host_blocked(srv, peer->addr)) {
+        /* max_connect_errors: blocked until FLUSH HOSTS, answered in place of the greeting as MariaDB does. */
+        c->seq = 0;
+        conn_send_err_code(c, ER_HOST_IS_BLOCKED, peer->addr);
+        conn_flush(c);
+        status_global_inc(&srv->status, STATUS_ABORTED_CONNECTS);
+        session_free(c->sess);
+        buf_free(&c->obuf);
+        mem_free(c);
+        return NULL;
+    }
     c->max_packet = (size_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_ALLOWED_PACKET);
     c->idle_limit_us = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_CONNECT_TIMEOUT) * 1000000u;
     atomic_store(&c->last_read_us, time_mono_us());
@@ -672,6 +693,8 @@ static enum net_ready_result proto_ready(void *ctx)
             log_warn("Aborted connection %u to db: '%s' user: '%s' host: '%s' (%s)", c->id,
                      c->sess->db ? c->sess->db : "unconnected", c->sess->user, c->sess->host,
                      c->handshake_done ? "Got an error reading communication packets" : "closed during handshake");
+            if (!c->handshake_done && conn_host_cached(c))
+                server_host_error(c->srv, c->peer.addr);
         }
         return NET_CLOSE;
     }

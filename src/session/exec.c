@@ -1597,6 +1597,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
+        if (st->flush.what & SQL_FLUSH_HOSTS)
+            server_hosts_flush(s->srv);
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {

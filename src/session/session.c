@@ -91,6 +91,7 @@ int server_init(server_t *srv)
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
+    pthread_mutex_init(&srv->hosts_lock, NULL);
     return 0;
 }
 
@@ -99,6 +100,8 @@ void server_free(server_t *srv)
     mem_free(srv->datadir);
     status_destroy(&srv->status);
     sysvar_store_destroy(&srv->vars);
+    server_hosts_flush(srv);
+    pthread_mutex_destroy(&srv->hosts_lock);
     pthread_mutex_destroy(&srv->sessions_lock);
 }
 
@@ -330,4 +333,64 @@ void server_kill_all(server_t *srv)
             shutdown(t->fd, SHUT_RDWR);
     }
     pthread_mutex_unlock(&srv->sessions_lock);
+}
+
+/* The host error table: a short list (only hosts that failed recently are in it). */
+typedef struct host_errors {
+    struct host_errors *next;
+    char ip[64];
+    uint64_t errors;
+} host_errors_t;
+
+static host_errors_t **host_find(server_t *srv, const char *ip)
+{
+    host_errors_t **pp = &srv->hosts;
+    while (*pp && strcmp((*pp)->ip, ip) != 0)
+        pp = &(*pp)->next;
+    return pp;
+}
+
+bool server_host_blocked(server_t *srv, const char *ip)
+{
+    uint64_t limit = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_CONNECT_ERRORS);
+    pthread_mutex_lock(&srv->hosts_lock);
+    host_errors_t *h = *host_find(srv, ip);
+    bool blocked = h && h->errors >= limit;
+    pthread_mutex_unlock(&srv->hosts_lock);
+    return blocked;
+}
+
+void server_host_error(server_t *srv, const char *ip)
+{
+    pthread_mutex_lock(&srv->hosts_lock);
+    host_errors_t **pp = host_find(srv, ip);
+    if (!*pp) {
+        *pp = mem_calloc(1, sizeof **pp);
+        snprintf((*pp)->ip, sizeof (*pp)->ip, "%s", ip);
+    }
+    (*pp)->errors++;
+    pthread_mutex_unlock(&srv->hosts_lock);
+}
+
+void server_host_ok(server_t *srv, const char *ip)
+{
+    pthread_mutex_lock(&srv->hosts_lock);
+    host_errors_t **pp = host_find(srv, ip);
+    if (*pp) {
+        host_errors_t *h = *pp;
+        *pp = h->next;
+        mem_free(h);
+    }
+    pthread_mutex_unlock(&srv->hosts_lock);
+}
+
+void server_hosts_flush(server_t *srv)
+{
+    pthread_mutex_lock(&srv->hosts_lock);
+    while (srv->hosts) {
+        host_errors_t *h = srv->hosts;
+        srv->hosts = h->next;
+        mem_free(h);
+    }
+    pthread_mutex_unlock(&srv->hosts_lock);
 }

@@ -131,10 +131,18 @@ struct server {
     acl_t *acl;
     auth_cache_t *auth_cache;
     binlog_t *binlog;       /* NULL with --skip-log-bin */
+    pthread_mutex_t hosts_lock;
+    struct host_errors *hosts; /* hosts with interrupted handshakes (max_connect_errors), under hosts_lock */
 };
 
 int server_init(server_t *srv);
 void server_free(server_t *srv);
+/* max_connect_errors: a client IP whose handshakes keep being interrupted is blocked until FLUSH HOSTS.
+ * host_error() counts one interrupted handshake, host_ok() a successful login (which resets the count). */
+bool server_host_blocked(server_t *srv, const char *ip);
+void server_host_error(server_t *srv, const char *ip);
+void server_host_ok(server_t *srv, const char *ip);
+void server_hosts_flush(server_t *srv);
 /* Shutdown: every session is marked killed (a running statement stops at its next check) and its socket shut. */
 void server_kill_all(server_t *srv);
 
