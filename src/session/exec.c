@@ -669,13 +669,6 @@ static void stmt_account(const session_t *s, const sql_user_t *u, const char **u
 
 /* ------------------------------------------------------------------ SHOW */
 
-typedef struct show_vars_arg {
-    exec_ctx_t *x;
-    text_rs_t *rs;
-    const sql_expr_t *where;
-    int rc;
-} show_vars_arg_t;
-
 /* Applies SHOW ... WHERE to one row.  1 = keep, 0 = skip, <0 error. */
 static int show_where(exec_ctx_t *x, const sql_expr_t *where, const char *const *names, const char *const *vals, int n)
 {
@@ -694,83 +687,84 @@ static int show_where(exec_ctx_t *x, const sql_expr_t *where, const char *const 
     return !value_is_null(&v) && value_to_bool(&v, NULL);
 }
 
+/* SHOW VARIABLES and SHOW STATUS: two columns, Variable_name and Value, filtered by LIKE (done by the
+ * producers) and WHERE (here). */
+typedef struct nv_show {
+    exec_ctx_t *x;
+    text_rs_t rs;
+    const sql_expr_t *where;
+    int rc;
+} nv_show_t;
+
+static const char *const nv_names[] = {"Variable_name", "Value"};
+
+/* Sets up the result; a WHERE that fails on its own (unknown column, ...) fails before any row is sent. */
+static int nv_begin(nv_show_t *v, exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink)
+{
+    memset(v, 0, sizeof *v);
+    v->x = x;
+    v->rs.s = x->s;
+    v->rs.sink = sink;
+    v->where = sh->where;
+    trs_col(&v->rs, "Variable_name", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&v->rs, "Value", 2048, MYSQL_TYPE_VAR_STRING);
+    if (sh->where) {
+        const char *vals[2] = {"", ""};
+        int k = show_where(x, sh->where, nv_names, vals, 2);
+        if (k < 0)
+            return k;
+    }
+    return 0;
+}
+
+static int nv_row(nv_show_t *v, const char *name, const char *value, size_t len)
+{
+    const char *vals[2] = {name, arena_strndup(&v->x->s->arena, value, len)};
+    int k = show_where(v->x, v->where, nv_names, vals, 2);
+    if (k < 0)
+        return v->rc = k;
+    if (k)
+        trs_row(&v->rs, vals);
+    return 0;
+}
+
+static int nv_end(nv_show_t *v, bool more)
+{
+    if (v->rc)
+        return v->rc;
+    trs_end(&v->rs, more);
+    return 0;
+}
+
 static int show_vars_row(void *arg, const sysvar_def_t *def, const char *value, size_t len)
 {
-    show_vars_arg_t *a = arg;
-    char *v = arena_strndup(&a->x->s->arena, value, len);
-    static const char *names[] = {"Variable_name", "Value"};
-    const char *vals[2] = {def->name, v};
-    int k = show_where(a->x, a->where, names, vals, 2);
-    if (k < 0)
-        return a->rc = k;
-    if (k)
-        trs_row(a->rs, vals);
-    return 0;
+    return nv_row(arg, def->name, value, len);
+}
+
+static int show_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
+{
+    return nv_row(arg, def->name, value, len);
 }
 
 static int exec_show_variables(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
-    session_t *s = x->s;
-    text_rs_t rs = {.s = s, .sink = sink};
-    trs_col(&rs, "Variable_name", 64, MYSQL_TYPE_VAR_STRING);
-    trs_col(&rs, "Value", 2048, MYSQL_TYPE_VAR_STRING);
-    show_vars_arg_t a = {.x = x, .rs = &rs, .where = sh->where};
-    /* The WHERE may fail on the first row; evaluate before sending column definitions. */
-    sysvar_scope_t sc = sh->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : SYSVAR_SESSION;
-    if (sh->where) {
-        /* Dry run for errors in the expression itself. */
-        static const char *names[] = {"Variable_name", "Value"};
-        const char *vals[2] = {"", ""};
-        int k = show_where(x, sh->where, names, vals, 2);
-        if (k < 0)
-            return k;
-    }
-    sysvar_show(&s->srv->vars, &s->vars, sc, sh->like, show_vars_row, &a);
-    if (a.rc)
-        return a.rc;
-    trs_end(&rs, more);
-    return 0;
-}
-
-typedef struct show_status_arg {
-    exec_ctx_t *x;
-    text_rs_t *rs;
-    const sql_expr_t *where;
-    int rc;
-} show_status_arg_t;
-
-static int show_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
-{
-    show_status_arg_t *a = arg;
-    static const char *names[] = {"Variable_name", "Value"};
-    const char *vals[2] = {def->name, arena_strndup(&a->x->s->arena, value, len)};
-    int k = show_where(a->x, a->where, names, vals, 2);
-    if (k < 0)
-        return a->rc = k;
-    if (k)
-        trs_row(a->rs, vals);
-    return 0;
+    nv_show_t v;
+    int rc = nv_begin(&v, x, sh, sink);
+    if (rc)
+        return rc;
+    sysvar_show(&x->s->srv->vars, &x->s->vars, sh->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : SYSVAR_SESSION,
+                sh->like, show_vars_row, &v);
+    return nv_end(&v, more);
 }
 
 static int exec_show_status(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
-    session_t *s = x->s;
-    text_rs_t rs = {.s = s, .sink = sink};
-    trs_col(&rs, "Variable_name", 64, MYSQL_TYPE_VAR_STRING);
-    trs_col(&rs, "Value", 2048, MYSQL_TYPE_VAR_STRING);
-    if (sh->where) {
-        static const char *names[] = {"Variable_name", "Value"};
-        const char *vals[2] = {"", ""};
-        int k = show_where(x, sh->where, names, vals, 2);
-        if (k < 0)
-            return k;
-    }
-    show_status_arg_t a = {.x = x, .rs = &rs, .where = sh->where};
-    status_show(&s->srv->status, &s->stat, sh->scope == SQL_SCOPE_GLOBAL, sh->like, show_status_row, &a);
-    if (a.rc)
-        return a.rc;
-    trs_end(&rs, more);
-    return 0;
+    nv_show_t v;
+    int rc = nv_begin(&v, x, sh, sink);
+    if (rc)
+        return rc;
+    status_show(&x->s->srv->status, &x->s->stat, sh->scope == SQL_SCOPE_GLOBAL, sh->like, show_status_row, &v);
+    return nv_end(&v, more);
 }
 
 static int exec_show_warnings(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more, bool errors_only)
