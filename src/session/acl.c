@@ -1127,17 +1127,27 @@ void acl_user_spec_init(acl_user_spec_t *s, const char *user, const char *host)
     s->max_user_connections = -1;
 }
 
-int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n, bool if_not_exists)
+/* Checks every item's name and authentication before anything changes (the statement is all or nothing) and
+ * returns the plugin each will use, mem_alloc'd; NULL with the error pushed (*rc set) on the first bad item. */
+static enum password_plugin *specs_check(diag_t *d, const acl_user_spec_t *specs, size_t n, bool creating, int *rc)
 {
     enum password_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
-    int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], true, &plugins[i])) != 0) {
+        if ((*rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
+            (*rc = check_auth(d, &specs[i], creating, &plugins[i])) != 0) {
             mem_free(plugins);
-            return rc;
+            return NULL;
         }
     }
+    return plugins;
+}
+
+int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n, bool if_not_exists)
+{
+    int rc = 0;
+    enum password_plugin *plugins = specs_check(d, specs, n, true, &rc);
+    if (!plugins)
+        return rc;
     buf_t failed;
     buf_init(&failed);
     bool changed = false;
@@ -1170,15 +1180,10 @@ int acl_create_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t 
 
 int acl_alter_user(acl_t *acl, diag_t *d, const acl_user_spec_t *specs, size_t n, bool if_exists)
 {
-    enum password_plugin *plugins = mem_calloc(n ? n : 1, sizeof *plugins);
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if ((rc = check_name(d, specs[i].user, host_or_any(specs[i].host))) != 0 ||
-            (rc = check_auth(d, &specs[i], false, &plugins[i])) != 0) {
-            mem_free(plugins);
-            return rc;
-        }
-    }
+    enum password_plugin *plugins = specs_check(d, specs, n, false, &rc);
+    if (!plugins)
+        return rc;
     buf_t failed;
     buf_init(&failed);
     bool changed = false;
