@@ -198,9 +198,10 @@ static int wild_token(const char *p, char *lit, bool *any)
     return 1;
 }
 
-/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive (host names).  Iterative, with
- * backtracking only to the last '%', so the cost is O(pattern x string) whatever the pattern. */
-static bool wild_match(const char *p, const char *s)
+/* LIKE-style match: '%' any run, '_' one character, '\' escapes; case-insensitive for host names (ci), exact for
+ * database patterns.  Iterative, with backtracking only to the last '%', so the cost is O(pattern x string)
+ * whatever the pattern. */
+static bool like_match(const char *p, const char *s, bool ci)
 {
     const char *star_p = NULL, *star_s = NULL;
     while (*s) {
@@ -217,7 +218,7 @@ static bool wild_match(const char *p, const char *s)
             char lit;
             bool any;
             int n = wild_token(p, &lit, &any);
-            if (any || tolower((unsigned char)lit) == tolower((unsigned char)*s)) {
+            if (any || (ci ? tolower((unsigned char)lit) == tolower((unsigned char)*s) : lit == *s)) {
                 p += n;
                 s++;
                 continue;
@@ -232,6 +233,8 @@ static bool wild_match(const char *p, const char *s)
         p++;
     return !*p;
 }
+
+static bool wild_match(const char *p, const char *s) { return like_match(p, s, true); }
 
 static bool parse_ipv4(const char *s, uint32_t *out)
 {
@@ -1946,39 +1949,8 @@ static bool has_wildcards(const char *s)
     return false;
 }
 
-/* Case-sensitive LIKE match for database patterns. */
-static bool db_match(const char *p, const char *s)
-{
-    const char *star_p = NULL, *star_s = NULL;
-    while (*s) {
-        if (*p == '%') {
-            while (*p == '%')
-                p++;
-            if (!*p)
-                return true;
-            star_p = p;
-            star_s = s;
-            continue;
-        }
-        if (*p) {
-            char lit;
-            bool any;
-            int n = wild_token(p, &lit, &any);
-            if (any || lit == *s) {
-                p += n;
-                s++;
-                continue;
-            }
-        }
-        if (!star_p)
-            return false;
-        p = star_p;
-        s = ++star_s;
-    }
-    while (*p == '%')
-        p++;
-    return !*p;
-}
+/* Database patterns in grants match case-sensitively. */
+static bool db_match(const char *p, const char *s) { return like_match(p, s, false); }
 
 static void privs_collect(const table_t *t, acl_privs_t *p, const char *user, const char *host)
 {
