@@ -1476,6 +1476,28 @@ static int stmt_com_counter(const sql_stmt_t *st)
         return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
                : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
                                                     : STATUS_COM_REVOKE;
+    /* statements on tables (the executor) */
+    case SQL_STMT_INSERT: return st->insert->select ? STATUS_COM_INSERT_SELECT : STATUS_COM_INSERT;
+    case SQL_STMT_REPLACE: return st->insert->select ? STATUS_COM_REPLACE_SELECT : STATUS_COM_REPLACE;
+    case SQL_STMT_UPDATE: return st->update->multi ? STATUS_COM_UPDATE_MULTI : STATUS_COM_UPDATE;
+    case SQL_STMT_DELETE: return st->del->multi ? STATUS_COM_DELETE_MULTI : STATUS_COM_DELETE;
+    case SQL_STMT_CREATE_TABLE: return STATUS_COM_CREATE_TABLE;
+    case SQL_STMT_DROP_TABLE: return STATUS_COM_DROP_TABLE;
+    case SQL_STMT_TRUNCATE: return STATUS_COM_TRUNCATE;
+    case SQL_STMT_RENAME_TABLE: return STATUS_COM_RENAME_TABLE;
+    case SQL_STMT_CREATE_INDEX: return STATUS_COM_CREATE_INDEX;
+    case SQL_STMT_DROP_INDEX: return STATUS_COM_DROP_INDEX;
+    case SQL_STMT_ALTER_TABLE: return STATUS_COM_ALTER_TABLE;
+    case SQL_STMT_CREATE_DATABASE: return STATUS_COM_CREATE_DB;
+    case SQL_STMT_DROP_DATABASE: return STATUS_COM_DROP_DB;
+    case SQL_STMT_ALTER_DATABASE: return STATUS_COM_ALTER_DB;
+    case SQL_STMT_CREATE_VIEW: return STATUS_COM_CREATE_VIEW;
+    case SQL_STMT_DROP_VIEW: return STATUS_COM_DROP_VIEW;
+    case SQL_STMT_ANALYZE_TABLE: return STATUS_COM_ANALYZE;
+    case SQL_STMT_OPTIMIZE_TABLE: return STATUS_COM_OPTIMIZE;
+    case SQL_STMT_CHECK_TABLE: return STATUS_COM_CHECK;
+    case SQL_STMT_REPAIR_TABLE: return STATUS_COM_REPAIR;
+    case SQL_STMT_CHECKSUM_TABLE: return STATUS_COM_CHECKSUM;
     case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
     case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
     case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;

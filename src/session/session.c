@@ -14,6 +14,43 @@
 #include "session/session.h"
 #include "sql/exec.h"
 
+/* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
+static bool engine_status(status_func_t which, uint64_t *num)
+{
+    catalog_t *cat = sql_exec_catalog();
+    engine_t *e = cat ? catalog_engine(cat) : NULL;
+    engine_stats_t es;
+    memset(&es, 0, sizeof es);
+    if (e)
+        engine_stats(e, &es);
+    const uint64_t page = 16384;
+    switch (which) {
+    case STATUS_INNODB_BUFFER_POOL_PAGES_DATA: *num = es.pool_pages - es.pool_free; return true;
+    case STATUS_INNODB_BUFFER_POOL_BYTES_DATA: *num = (es.pool_pages - es.pool_free) * page; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_DIRTY: *num = es.pool_dirty; return true;
+    case STATUS_INNODB_BUFFER_POOL_BYTES_DIRTY: *num = es.pool_dirty * page; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_FREE: *num = es.pool_free; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_TOTAL: *num = es.pool_pages; return true;
+    case STATUS_INNODB_BUFFER_POOL_READ_REQUESTS: *num = es.pool_hits + es.pool_misses; return true;
+    case STATUS_INNODB_BUFFER_POOL_READS: *num = es.pool_misses; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_FLUSHED: *num = es.pool_writes; return true;
+    case STATUS_INNODB_PAGES_READ: *num = es.pool_reads; return true;
+    case STATUS_INNODB_PAGES_WRITTEN: *num = es.pool_writes; return true;
+    case STATUS_INNODB_CHECKPOINT_AGE: *num = es.log_lsn - es.log_checkpoint_lsn; return true;
+    case STATUS_INNODB_CHECKPOINT_MAX_AGE: *num = es.log_capacity; return true;
+    case STATUS_INNODB_DATA_FSYNCS: *num = es.log_syncs; return true; /* redo fsyncs (data files: at checkpoints) */
+    case STATUS_INNODB_DEADLOCKS: *num = es.lock_deadlocks; return true;
+    case STATUS_INNODB_HISTORY_LIST_LENGTH: *num = es.mvcc_versions; return true;
+    case STATUS_INNODB_LOG_WAITS: *num = es.log_waits; return true;
+    case STATUS_INNODB_LOG_WRITES: *num = es.log_groups; return true;
+    case STATUS_INNODB_LSN_CURRENT: *num = es.log_lsn; return true;
+    case STATUS_INNODB_LSN_FLUSHED: *num = es.log_flushed_lsn; return true;
+    case STATUS_INNODB_LSN_LAST_CHECKPOINT: *num = es.log_checkpoint_lsn; return true;
+    case STATUS_INNODB_ROW_LOCK_WAITS: *num = es.lock_waits; return true;
+    default: return false;
+    }
+}
+
 /* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
 static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
                                    buf_t *out)
@@ -39,6 +76,8 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                                                          : bs.unreadable_reported;
         return true;
     }
+    if (engine_status(which, num))
+        return true;
     switch (which) {
     case STATUS_SSL_VERSION:
         buf_append_str(out, s ? s->tls_version : "");
