@@ -1086,7 +1086,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
         return STRATA_ENOTFOUND;
     }
     binlog_gtid_set_copy(out, &f->start);
-    bool at_start = pos <= 4, at_end = pos >= f->size;
+    uint64_t size = f->size;
+    pthread_mutex_unlock(&bl->mu);
+    if (seq == bl->active_seq) { /* the active file: its end is the write position */
+        char an[BL_NAME_MAX];
+        binlog_master_status(bl, an, sizeof an, &size);
+    }
+    pthread_mutex_lock(&bl->mu);
+    if (pos > size) { /* past the end: MariaDB answers NULL */
+        pthread_mutex_unlock(&bl->mu);
+        return STRATA_ENOTFOUND;
+    }
+    bool at_start = pos <= 4, at_end = pos == size;
     if (at_end) { /* the state at the end of a file is the start state of the next, or the current state */
         bl_file_t *nx = bl_file_by_seq(bl, seq + 1);
         binlog_gtid_set_copy(out, nx ? &nx->start : &bl->state);
@@ -1104,12 +1115,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
             rc = k;
             break;
         }
-        if (ev.pos >= pos)
+        if (ev.pos == pos)
             break;
+        if (ev.pos > pos) { /* not an event boundary */
+            rc = STRATA_ENOTFOUND;
+            break;
+        }
         binlog_gtid_t g;
         if (ev.type == BINLOG_EV_GTID && binlog_event_gtid(&ev, &g, NULL, NULL) == 0)
             binlog_gtid_set_update(out, g);
     }
+    if (rc == 0 && ev.pos != pos) /* ran out of events before pos */
+        rc = STRATA_ENOTFOUND;
     binlog_reader_close(r);
     return rc;
 }

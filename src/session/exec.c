@@ -195,7 +195,29 @@ static int cb_sleep(void *user, double seconds)
     }
 }
 
+static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t pos, value_t *out)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    *out = value_null();
+    if (!s->srv->binlog || pos == UINT64_MAX)
+        return 0;
+    char *name = arena_strndup(&s->arena, file, len);
+    binlog_gtid_set_t set = {0};
+    if (binlog_gtid_pos(s->srv->binlog, name, pos, &set) == 0) {
+        buf_t b;
+        buf_init(&b);
+        binlog_gtid_set_format(&set, true, &b);
+        char *t = arena_strndup(&s->arena, b.len ? (const char *)b.data : "", b.len);
+        *out = value_str(t, b.len, COLL_UTF8MB3_GENERAL_CI);
+        buf_free(&b);
+    }
+    binlog_gtid_set_free(&set);
+    return 0;
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,

@@ -161,3 +161,29 @@ def test_fsyncs_per_group(fresh_target):
     assert d['Binlog_fsyncs'] - b['Binlog_fsyncs'] < commits
     assert d['Innodb_data_fsyncs'] - b['Innodb_data_fsyncs'] < commits
     c.close()
+
+
+@pytest.mark.fresh_opts(*BINLOG_OPTS)
+def test_binlog_gtid_pos(fresh_target):
+    """BINLOG_GTID_POS(file, pos): the GTID state at an event boundary; NULL inside an event, past the end, or
+    for a file that does not exist (MariaDB's answers)."""
+    c = fresh_target.connect()
+    run(c, 'RESET MASTER')
+    run(c, 'CREATE DATABASE p')
+    run(c, 'CREATE TABLE p.t (a INT)')
+    f, after_ddl = run(c, 'SHOW MASTER STATUS')[0][:2]
+    run(c, 'INSERT INTO p.t VALUES (1)')
+    end = run(c, 'SHOW MASTER STATUS')[0][1]
+    state = run(c, 'SELECT @@gtid_binlog_pos')[0][0]
+    d, s, n = map(int, state.split('-'))
+
+    def pos(p, name=f):
+        return run(c, "SELECT BINLOG_GTID_POS('%s', %d)" % (name, p))[0][0]
+    assert pos(4) == '' and pos(0) == ''
+    assert pos(after_ddl) == '%d-%d-%d' % (d, s, n - 1)
+    assert pos(end) == state
+    assert pos(end + 1000) is None
+    assert pos(after_ddl + 3) is None  # inside the GTID event
+    assert pos(4, 'no-such-file.000001') is None
+    assert run(c, 'SELECT BINLOG_GTID_POS(NULL, 4)')[0][0] is None
+    c.close()
