@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/blocking.h"
 
 static uint32_t now_s(void)
 {
@@ -667,8 +668,12 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
         bl->writer_busy = true;
         w.state = BL_W_LEADER;
     }
-    while (w.state == BL_W_QUEUED)
-        pthread_cond_wait(&w.cv, &bl->mu);
+    if (w.state == BL_W_QUEUED) {
+        blocking_begin(); /* a follower waits for the leader: the worker pool may grow meanwhile */
+        while (w.state == BL_W_QUEUED)
+            pthread_cond_wait(&w.cv, &bl->mu);
+        blocking_end();
+    }
     if (w.state == BL_W_LEADER) {
         leader_run(bl); /* our own trx is in the group it writes */
         writer_release(bl);
