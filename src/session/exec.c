@@ -325,6 +325,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;
+    c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
