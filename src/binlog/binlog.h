@@ -252,7 +252,11 @@ typedef struct binlog_commit_result {
 } binlog_commit_result_t;
 
 /* Appends the transaction (GTID ... XID / GTID QUERY) under group commit and returns once it is durable (per
- * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog). */
+ * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog):
+ * BINLOG_EDISKFULL when the disk is full (the binlog stays usable: later commits try again), STRATA_EIO when a
+ * write or fsync failed otherwise (the binlog then refuses every commit until restart: after a failed fsync
+ * nothing written can be trusted). */
+enum { BINLOG_EDISKFULL = -10200 };
 int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res);
 
 /* The same for a session parked as state (DESIGN decision 1): returns at once; fn(arg, rc, res) is called exactly

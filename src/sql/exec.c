@@ -223,9 +223,12 @@ static int commit_open(sql_exec_ctx_t *x)
         binlog_trx_t *blt = binrow_trx(ss->bl);
         blt->thread_id = x->thread_id;
         rc = sql_commit_trx(ss->trx, blt, NULL);
-        if (rc) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
+        if (rc == BINLOG_EDISKFULL) {
+            rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
+        } else if (rc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
+                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
             rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
         }
     }
