@@ -727,6 +727,16 @@ now:
     mem_free(w);
 }
 
+void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds)
+{
+    pthread_mutex_lock(&bl->mu);
+    if (max_size)
+        bl->opt.max_size = max_size;
+    bl->opt.sync = sync;
+    bl->opt.expire_seconds = expire_seconds;
+    pthread_mutex_unlock(&bl->mu);
+}
+
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p)
 {
     pthread_mutex_lock(&bl->mu);

@@ -283,6 +283,9 @@ void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void
  * from the newest such report.  Cheap (one small record in the state log when the file changes). */
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
 
+/* SET GLOBAL max_binlog_size / sync_binlog / binlog_expire_logs_seconds at run time (max_size 0 keeps it). */
+void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds);
+
 /* FLUSH BINARY LOGS. */
 int binlog_rotate(binlog_t *bl);
 /* PURGE BINARY LOGS TO 'name' (files before it) / BEFORE t (files whose last event is older than t, unix s).

@@ -585,6 +585,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
     }
     if (rc == 0 && sc != SYSVAR_GLOBAL)
         session_track_var(s, sysvar_real(def)->name);
+    if (rc == 0 && sc == SYSVAR_GLOBAL)
+        server_apply_global(s->srv, def);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {

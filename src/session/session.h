@@ -180,6 +180,8 @@ void session_track_schema(session_t *s);
 void session_track_var(session_t *s, const char *name);
 /* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
 bool session_is_admin(session_t *s);
+/* After SET GLOBAL of `def`: pushes the new value to the box that uses it (binlog limits, lock wait timeout). */
+void server_apply_global(server_t *srv, const struct sysvar_def *def);
 /* Transaction admission around one command (admit.h): does this command (COM_QUERY text or COM_STMT_EXECUTE)
  * start a transaction that must be admitted first?  Cheap: looks at the first keyword only. */
 bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);
