@@ -2,18 +2,13 @@
 cannot be written fail with 1021 and are rolled back in the engine, the server keeps running, and once space is
 freed commits go through again; engine and binlog agree throughout and after a restart.  The binlog directory is
 a small tmpfs (the test is skipped where mount is not permitted)."""
-import os
 import subprocess
 
 import pymysql
 import pytest
 
+from sqlutil import binlog_insert_ids, run
 
-
-def run(c, sql, args=None):
-    with c.cursor() as cur:
-        cur.execute(sql, args)
-        return cur.fetchall()
 
 
 @pytest.fixture
@@ -63,7 +58,7 @@ def test_binlog_disk_full_fails_commits_then_recovers(fresh_target, small_dir):
     have = {r[0] for r in run(c, 'SELECT id FROM df.t')}
     assert have == set(ok) | {2000}
     with c.cursor() as cur:
-        assert binlog_ids_for(cur, 'df') == have
+        assert binlog_insert_ids(cur, 'df', 't') == have
     c.close()
     # and after a restart
     assert s.stop() == 0
@@ -72,20 +67,3 @@ def test_binlog_disk_full_fails_commits_then_recovers(fresh_target, small_dir):
     assert {r[0] for r in run(c, 'SELECT id FROM df.t')} == have
     c.close()
 
-
-def binlog_ids_for(cur, db):
-    cur.execute('SELECT @@log_bin_basename')
-    base = cur.fetchone()[0]
-    cur.execute('SHOW BINARY LOGS')
-    files = [os.path.join(os.path.dirname(base), r[0]) for r in cur.fetchall()]
-    out = subprocess.run(['mariadb-binlog', '--verbose', '--base64-output=DECODE-ROWS'] + files,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    ids, want = set(), False
-    for line in out.stdout.splitlines():
-        if line.startswith('### INSERT INTO `%s`.`t`' % db):
-            want = True
-        elif want and line.startswith('###   @1='):
-            ids.add(int(line.split('=', 1)[1]))
-            want = False
-    return ids

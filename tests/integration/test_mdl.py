@@ -2,32 +2,12 @@
 waiting DDL, lock_wait_timeout ends a wait with 1205 and KILL QUERY with 1317.  Every test runs against MariaDB
 too: the expectations are InnoDB's MDL behaviour.  The first test is the reason MDL exists: without it a
 transaction's committed insert could land in a table ALTER TABLE had already copied, and be lost."""
-import threading
 import time
 
 import pymysql
 import pytest
 
-
-def run(c, sql):
-    with c.cursor() as cur:
-        cur.execute(sql)
-        return cur.fetchall()
-
-
-def background(c, sql):
-    box = {}
-
-    def go():
-        t0 = time.time()
-        try:
-            box['rows'] = run(c, sql)
-        except Exception as e:  # noqa: BLE001 - reported to the test
-            box['err'] = e
-        box['t'] = time.time() - t0
-    th = threading.Thread(target=go)
-    th.start()
-    return th, box
+from sqlutil import background, run
 
 
 @pytest.fixture
