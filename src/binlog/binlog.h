@@ -368,6 +368,21 @@ typedef struct binlog_show_row {
 int binlog_show_events(binlog_t *bl, const char *name, uint64_t pos, int64_t skip, int64_t limit,
                        int (*fn)(void *arg, const binlog_show_row_t *row), void *arg, char *err, size_t errcap);
 
+/* ---- the replication sender (send.c): the event stream of COM_BINLOG_DUMP -------------------------------- */
+typedef struct binlog_sender binlog_sender_t;
+/* From file/pos (file NULL or "": the first file), or in GTID mode from the replica's position gtid_pos (one GTID
+ * per domain; file and pos ignored).  0, or STRATA_ENOTFOUND with err set (MariaDB's texts for error 1236). */
+int binlog_sender_open(binlog_t *bl, const char *file, uint64_t pos, const binlog_gtid_set_t *gtid_pos,
+                       binlog_sender_t **out, char *err, size_t errcap);
+/* The next event's bytes into out (reset first): 1 = an event to send, 0 = nothing new within wait_ms (0: do not
+ * wait), negative = error (binlog_sender_error names file and position).  Only durable events are sent. */
+int binlog_sender_next(binlog_sender_t *s, buf_t *out, int wait_ms);
+/* A HEARTBEAT event for an idle stream. */
+void binlog_sender_heartbeat(binlog_sender_t *s, buf_t *out);
+const char *binlog_sender_error(binlog_sender_t *s);
+void binlog_sender_position(binlog_sender_t *s, char *name, size_t cap, uint64_t *pos);
+void binlog_sender_close(binlog_sender_t *s);
+
 /* ---- events (event.c) ------------------------------------------------------------------------------------- */
 /* Checks one event at the head of p[0..len): header, length bounds, CRC.  0 = ok and *ev filled (data = p),
  * STRATA_EAGAIN = need more bytes (ev->size set if the header was complete), STRATA_ECORRUPT with *why set. */

@@ -76,6 +76,12 @@ static uservar_t *uservar_find(session_t *s, const char *name)
     return NULL;
 }
 
+const value_t *session_uservar(session_t *s, const char *name)
+{
+    uservar_t *u = uservar_find(s, name);
+    return u ? &u->v : NULL;
+}
+
 static int cb_uservar_get(void *user, const char *name, value_t *out)
 {
     exec_ctx_t *x = user;
