@@ -58,6 +58,19 @@ int binlog_sender_open(binlog_t *bl, const char *file, uint64_t pos, const binlo
     *out = NULL;
     uint32_t seq;
     if (gtid_pos) {
+        binlog_gtid_set_t st = {0};
+        binlog_gtid_state(bl, &st);
+        for (uint32_t i = 0; i < gtid_pos->n; i++) {
+            binlog_gtid_t g = gtid_pos->v[i];
+            uint64_t have = binlog_gtid_set_domain_seq(&st, g.domain);
+            if (g.seq > have) { /* the replica is ahead of us in this domain: not our history */
+                snprintf(err, errcap, "Error: connecting slave requested to start from GTID %u-%u-%llu, which is "
+                                      "not in the master's binlog", g.domain, g.server, (unsigned long long)g.seq);
+                binlog_gtid_set_free(&st);
+                return STRATA_ENOTFOUND;
+            }
+        }
+        binlog_gtid_set_free(&st);
         if (binlog_gtid_start_file(bl, gtid_pos, &seq) != 0) {
             snprintf(err, errcap, "Could not find GTID state requested by slave in any binlog files. Probably the "
                                   "slave state is too old and required binlog files have been purged.");

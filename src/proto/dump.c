@@ -114,8 +114,14 @@ int conn_binlog_dump(conn_t *c, const uint8_t *arg, size_t alen)
         conn_send_err(c, ER_MASTER_FATAL_ERROR_READING_BINLOG, "HY000", msg);
         return 0;
     }
-    log_note("replica (server_id %u) connected from '%s': binlog dump from %s%s%s:%u", s->replica_server_id,
-             s->host, gtid ? "GTID position" : "'", gtid ? "" : (file[0] ? file : "first file"), gtid ? "" : "'", pos);
+    if (gtid) {
+        const value_t *v = session_uservar(s, "slave_connect_state");
+        log_note("replica (server_id %u) connected from '%s': binlog dump from GTID position '%.*s'",
+                 s->replica_server_id, s->host, (int)MIN(v->s.len, 512), v->s.ptr);
+    } else {
+        log_note("replica (server_id %u) connected from '%s': binlog dump from '%s' at %u", s->replica_server_id,
+                 s->host, file[0] ? file : "(the first file)", pos);
+    }
     int hb = heartbeat_ms(s);
     buf_t ev;
     buf_init(&ev);
