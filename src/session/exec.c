@@ -376,15 +376,30 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
-static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
 {
     if (!sql_exec_catalog())
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c, read_only) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
     return rc;
+}
+
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k) { return sqlx_txn_ro(x, k, false); }
+
+/* SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (the executor keeps the undo marks). */
+static int sqlx_savepoint(exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (!sql_exec_catalog())
+        return st->kind == SQL_STMT_SAVEPOINT ? 0 : diag_error(&x->s->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT",
+                                                                st->txn.savepoint);
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    return st->kind == SQL_STMT_SAVEPOINT           ? sql_exec_savepoint(&c, st->txn.savepoint)
+           : st->kind == SQL_STMT_RELEASE_SAVEPOINT ? sql_exec_release_savepoint(&c, st->txn.savepoint)
+                                                    : sql_exec_rollback_to(&c, st->txn.savepoint);
 }
 
 /* ------------------------------------------------------------------ SELECT without tables */
@@ -1732,7 +1747,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        int rc = sqlx_txn(x, st->kind);
+        int rc = sqlx_txn_ro(x, st->kind, st->txn.access == SQL_ACCESS_READ_ONLY);
         s->in_trans = true;
         session_update_status_flags(s);
         if (rc)
@@ -1742,6 +1757,13 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_COMMIT:
     case SQL_STMT_ROLLBACK: {
+        if (st->kind == SQL_STMT_ROLLBACK && st->txn.savepoint) { /* ROLLBACK TO SAVEPOINT s: the trx stays */
+            int rc = sqlx_savepoint(x, st);
+            if (rc)
+                return rc;
+            sink->ok(sink, 0, 0, NULL, more);
+            return 0;
+        }
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
@@ -1751,9 +1773,13 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_SAVEPOINT:
-    case SQL_STMT_RELEASE_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT: {
+        int rc = sqlx_savepoint(x, st);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_PURGE_BINARY_LOGS:
     case SQL_STMT_RESET_MASTER:
         return exec_purge(x, st, sink, more);

@@ -104,12 +104,29 @@ sql_exec_session_t *sql_exec_session_new(void)
     return ss;
 }
 
+typedef struct sql_exec_savepoint {
+    char *name;
+    uint32_t undo_n;         /* trx_undo records before it */
+    binlog_trx_mark_t bl;    /* the binlog events before it */
+} xsavepoint_t;
+
+static void savepoints_drop_from(sql_exec_session_t *ss, uint32_t i)
+{
+    for (uint32_t k = i; k < ss->nsp; k++)
+        mem_free(ss->sp[k].name);
+    if (ss->nsp > i)
+        ss->nsp = i;
+}
+
 static void trx_end(sql_exec_session_t *ss)
 {
     ss->trx = NULL;
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
+    ss->read_only = false;
     table_undo_clear(&ss->undo);
+    table_undo_clear(&ss->trx_undo);
+    savepoints_drop_from(ss, 0);
     binrow_reset(ss->bl);
     mdl_release_all(&ss->mdl);
 }
@@ -186,6 +203,8 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     trx_end(ss);
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
+    table_undo_free(&ss->trx_undo);
+    mem_free(ss->sp);
     binrow_log_free(ss->bl);
     mdl_set_free(&ss->mdl);
     mem_free(ss);
@@ -236,11 +255,62 @@ static int commit_open(sql_exec_ctx_t *x)
     return rc;
 }
 
-int sql_exec_begin(sql_exec_ctx_t *x)
+int sql_exec_begin(sql_exec_ctx_t *x, bool read_only)
 {
     int rc = commit_open(x); /* BEGIN commits what is open, as MySQL does */
     x->ss->explicit_begin = true;
+    x->ss->read_only = read_only;
     return rc;
+}
+
+static int savepoint_find(const sql_exec_session_t *ss, const char *name)
+{
+    for (uint32_t i = 0; i < ss->nsp; i++)
+        if (strcasecmp(ss->sp[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    if (!sql_exec_in_trans(ss))
+        return 0; /* outside a transaction MySQL accepts it and forgets it */
+    int i = savepoint_find(ss, name);
+    if (i >= 0) { /* the same name again: the old one goes (MySQL) */
+        mem_free(ss->sp[i].name);
+        memmove(ss->sp + i, ss->sp + i + 1, (ss->nsp - (uint32_t)i - 1) * sizeof *ss->sp);
+        ss->nsp--;
+    }
+    if (ss->nsp == ss->capsp) {
+        ss->capsp = ss->capsp ? 2 * ss->capsp : 4;
+        ss->sp = mem_realloc(ss->sp, ss->capsp * sizeof *ss->sp);
+    }
+    ss->sp[ss->nsp++] = (xsavepoint_t){mem_strdup(name), ss->trx_undo.n, binrow_savepoint(ss->bl)};
+    return 0;
+}
+
+int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    int i = savepoint_find(ss, name);
+    if (i < 0)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
+    xsavepoint_t *p = &ss->sp[i];
+    int rc = ss->trx ? table_undo_apply_from(ss->trx, &ss->trx_undo, p->undo_n) : 0;
+    binrow_rollback_to(ss->bl, p->bl);
+    savepoints_drop_from(ss, (uint32_t)i + 1); /* later savepoints go, this one stays */
+    return rc ? table_engine_err(x->diag, NULL, rc) : 0;
+}
+
+int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    int i = savepoint_find(ss, name);
+    if (i < 0)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
+    savepoints_drop_from(ss, (uint32_t)i);
+    return 0;
 }
 
 int sql_exec_commit(sql_exec_ctx_t *x)
@@ -467,6 +537,13 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     const char *db = xdb(x, n->db);
     if (!db)
         return NULL;
+    if (x->ss->read_only && sql_exec_in_trans(x->ss)) {
+        const char *rdb = db, *rname = n->name;
+        if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
+            diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
+            return NULL;
+        }
+    }
     if (catalog_db_is_virtual(db)) {
         diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
         return NULL;
@@ -2590,6 +2667,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
                     engine_trx_rollback(ss->trx);
                     trx_end(ss);
                 }
+            } else if (ss->nsp) {
+                table_undo_append(&ss->trx_undo, &ss->undo); /* ROLLBACK TO SAVEPOINT may need it */
             } else {
                 table_undo_clear(&ss->undo);
             }

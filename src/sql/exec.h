@@ -49,6 +49,12 @@ typedef struct sql_exec_session {
     table_undo_t undo;    /* the current statement's changes */
     struct binrow_log *bl; /* the transaction's binlog events (sql/binrow.h), committed by sql/commit.c */
     mdl_set_t mdl;        /* metadata locks held until the transaction ends (sql/mdl.h) */
+    bool read_only;       /* START TRANSACTION READ ONLY: writes fail with 1792 */
+    /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
+     * back to the savepoint's mark (the engine has no savepoints of its own) */
+    table_undo_t trx_undo;
+    struct sql_exec_savepoint *sp;
+    uint32_t nsp, capsp;
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
 } sql_exec_session_t;
 
@@ -108,9 +114,13 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 
 /* Transaction control from the session's BEGIN / COMMIT / ROLLBACK (and SET autocommit=1, which commits). */
-int sql_exec_begin(sql_exec_ctx_t *x);
+int sql_exec_begin(sql_exec_ctx_t *x, bool read_only);
 int sql_exec_commit(sql_exec_ctx_t *x);
 int sql_exec_rollback(sql_exec_ctx_t *x);
+/* SAVEPOINT s / ROLLBACK TO [SAVEPOINT] s / RELEASE SAVEPOINT s (1305 for an unknown name). */
+int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name);
+int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name);
+int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name);
 /* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */
 bool sql_exec_in_trans(const sql_exec_session_t *ss);
 
