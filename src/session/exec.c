@@ -1766,10 +1766,16 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         }
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
+        if (rc == 0 && st->txn.chain) { /* AND CHAIN: a new transaction begins at once, with the same access */
+            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, false);
+            s->in_trans = true;
+        }
         session_update_status_flags(s);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);
+        if (st->txn.release) /* AND RELEASE: the connection ends after the answer */
+            atomic_store(&s->killed, true);
         return 0;
     }
     case SQL_STMT_SAVEPOINT:
