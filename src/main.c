@@ -308,6 +308,7 @@ int main(int argc, char **argv)
         goto out;
     }
     pcfg.net = net;
+    server_apply_semisync(&g_srv);
     if (admit_start(&g_srv) != 0) {
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;

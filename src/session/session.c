@@ -12,6 +12,7 @@
 #include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/priv.h"
+#include "repl/semisync.h"
 #include "session/session.h"
 #include "sql/exec.h"
 
@@ -79,6 +80,24 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
     if (engine_status(which, num))
         return true;
+    if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {
+        repl_semisync_stats_t rs;
+        repl_semisync_get_stats(&rs);
+        switch (which) {
+        case STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS: *num = rs.clients; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_GET_ACK: *num = rs.get_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TIMES: *num = rs.no_times; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TX: *num = rs.no_tx; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_REQUEST_ACK: *num = rs.request_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_STATUS: buf_append_str(out, rs.status ? "ON" : "OFF"); return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_AVG_WAIT_TIME: *num = rs.tx_waits ? rs.tx_wait_us / rs.tx_waits : 0; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAIT_TIME: *num = rs.tx_wait_us; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAITS: *num = rs.tx_waits; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_WAIT_SESSIONS: *num = rs.wait_sessions; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_YES_TX: *num = rs.yes_tx; return true;
+        default: break;
+        }
+    }
     if (which == STATUS_STRATA_ADMISSION_HOLDING || which == STATUS_STRATA_ADMISSION_WAITING ||
         which == STATUS_STRATA_ADMISSION_WAITS || which == STATUS_STRATA_ADMISSION_WAIT_TIME ||
         which == STATUS_STRATA_ADMISSION_OVER_LIMIT) {
@@ -517,9 +536,24 @@ void session_admission_after(session_t *s)
         admit_leave(&s->admit);
 }
 
+void server_apply_semisync(server_t *srv)
+{
+    repl_semisync_cfg_t c = {
+        .enabled = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED) != 0,
+        .timeout_ms = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT),
+        .wait_no_slave = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE) != 0,
+        .after_sync = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT) == 0, /* enum index */
+    };
+    repl_semisync_configure(&c);
+}
+
 void server_apply_global(server_t *srv, const sysvar_def_t *def)
 {
     switch (sysvar_real(def)->id) {
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED: case SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT:
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE: case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT:
+        server_apply_semisync(srv);
+        break;
     case SYSVAR_MAX_BINLOG_SIZE: case SYSVAR_SYNC_BINLOG: case SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS:
     case SYSVAR_EXPIRE_LOGS_DAYS:
         if (srv->binlog)
