@@ -141,6 +141,7 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
                                                  ENGINE_ISO_REPEATABLE_READ, ENGINE_ISO_SERIALIZABLE};
         engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
     }
+    engine_trx_set_lock_wait_timeout(ss->trx, x->lock_wait_us); /* the session's current value, per statement */
     *out = ss->trx;
     return 0;
 }

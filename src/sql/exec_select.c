@@ -918,6 +918,10 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     xquery_t *q = L->q;
     table_scan_t sc;
     int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
+    if (rc == 0 && q->locking && si == 0)
+        /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
+         * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
+        rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE);
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
@@ -961,10 +965,15 @@ static int loop_level(xloop_t *L, uint32_t si)
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
                 if (q->locking && si == 0 && pk_point) {
-                    /* the key is locked even when no row has it yet (a concurrent insert of it waits); then the
-                     * latest version is read directly (loop_emit locks again: a no-op, and re-reads) */
-                    rc = q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len)
-                                        : engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                    /* a unique lookup: the row's lock when it exists, else (REPEATABLE READ) the gap it would go
+                     * into, so a concurrent insert of it waits; then the latest version is read directly
+                     * (loop_emit locks again: a no-op, and re-reads) */
+                    rc = engine_lock_key(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len,
+                                         q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE);
+                    if (rc == STRATA_ENOTFOUND) {
+                        rc = 0;
+                        continue;
+                    }
                     if (rc) {
                         rc = table_engine_err(q->x->diag, s->t, rc);
                         break;
@@ -1734,6 +1743,12 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
+    if (!s->q.locking && x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) {
+        /* SERIALIZABLE inside a transaction: plain reads are LOCK IN SHARE MODE reads (InnoDB's rule; an
+         * autocommit SELECT stays a consistent read) */
+        s->q.locking = true;
+        s->q.lock_shared = true;
+    }
     /* items, * expanded */
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {
