@@ -1,0 +1,248 @@
+"""Gap and next-key locks (issue 3: "row-level locks with gap/next-key protection at REPEATABLE READ").
+
+Two connections against strata and MariaDB alike (the `target` fixture), so every expectation here is InnoDB's:
+a locking read or a searched UPDATE/DELETE at REPEATABLE READ locks the rows it scanned and the gaps around them,
+and an INSERT into a locked gap waits (1205 after innodb_lock_wait_timeout, or 1213 when the wait closes a cycle);
+an INSERT elsewhere goes through; READ COMMITTED takes no gap locks.
+
+Table t: id 5, 10, 20, 30, 50 (k = id, a non-unique secondary index).  The ranges used leave a row (30) past
+their end, so InnoDB's next-key lock on that first row past the range never reaches the far inserts (100).
+"""
+import threading
+import time
+
+import pymysql
+import pytest
+
+ROWS = (5, 10, 20, 30, 50)
+
+
+def setup_table(target, db):
+    c = target.connect()
+    with c.cursor() as cur:
+        cur.execute('DROP DATABASE IF EXISTS %s' % db)
+        cur.execute('CREATE DATABASE %s' % db)
+        cur.execute('CREATE TABLE %s.t (id INT PRIMARY KEY, k INT, v INT, KEY (k)) ENGINE=InnoDB' % db)
+        cur.execute('INSERT INTO %s.t VALUES %s' % (db, ','.join('(%d,%d,0)' % (i, i) for i in ROWS)))
+    c.close()
+
+
+def session(target, db, iso='REPEATABLE READ', timeout=1):
+    c = target.connect(database=db)
+    with c.cursor() as cur:
+        cur.execute('SET SESSION TRANSACTION ISOLATION LEVEL ' + iso)
+        cur.execute('SET SESSION innodb_lock_wait_timeout = %d' % timeout)
+    return c
+
+
+def run(c, sql):
+    with c.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()
+
+
+def attempt(c, sql):
+    """Runs sql in its own transaction on c and rolls it back: 'OK' or the MySQL error number."""
+    try:
+        run(c, 'BEGIN')
+        run(c, sql)
+        return 'OK'
+    except pymysql.MySQLError as e:
+        return e.args[0]
+    finally:
+        run(c, 'ROLLBACK')
+
+
+def ids(rows):
+    return [r[0] for r in rows]
+
+
+@pytest.fixture
+def gl(target, request):
+    db = 'gl_' + request.node.name.split('[')[0][5:][:40]
+    setup_table(target, db)
+    conns = []
+
+    def open_(iso='REPEATABLE READ', timeout=1):
+        c = session(target, db, iso, timeout)
+        conns.append(c)
+        return c
+    yield open_
+    for c in conns:
+        try:
+            c.close()
+        except Exception:  # noqa: BLE001 - a connection the test broke on purpose
+            pass
+    target.query('DROP DATABASE IF EXISTS %s' % db)
+
+
+def test_range_for_update_blocks_inserts_into_the_range(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20 FOR UPDATE')) == [10, 20]
+    t0 = time.time()
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 1205
+    assert time.time() - t0 >= 0.8  # it waited for innodb_lock_wait_timeout
+    assert attempt(b, 'INSERT INTO t VALUES (25, 25, 0)') == 1205  # gap up to the next row (30), next-key
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 30') == 1205  # ... which is locked too
+    # outside the locked range
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (7, 7, 0)') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (35, 35, 0)') == 'OK'
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 5') == 'OK'
+    run(a, 'COMMIT')
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+
+
+def test_read_committed_takes_no_gap_locks(gl):
+    a, b = gl('READ COMMITTED'), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20 FOR UPDATE')) == [10, 20]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 'OK'
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 30') == 'OK'  # the row past the range is not kept locked
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 20') == 1205  # the rows read are
+    run(a, 'ROLLBACK')
+
+
+def test_repeated_locking_read_sees_no_phantom(gl):
+    """The inserter waits for the reader's commit (it does not time out: 10 s), and the reader's second locking
+    read meanwhile returns exactly what the first did."""
+    a, b = gl(), gl(timeout=10)
+    run(a, 'BEGIN')
+    first = run(a, 'SELECT id, v FROM t WHERE id BETWEEN 10 AND 40 FOR UPDATE')
+    assert ids(first) == [10, 20, 30]
+    out = {}
+
+    def insert():
+        t0 = time.time()
+        try:
+            run(b, 'INSERT INTO t VALUES (15, 15, 0)')
+            out['rc'] = 'OK'
+        except pymysql.MySQLError as e:
+            out['rc'] = e.args[0]
+        out['waited'] = time.time() - t0
+    th = threading.Thread(target=insert)
+    th.start()
+    time.sleep(0.7)
+    assert th.is_alive(), out  # blocked on the gap lock
+    assert run(a, 'SELECT id, v FROM t WHERE id BETWEEN 10 AND 40 FOR UPDATE') == first
+    assert run(a, 'SELECT COUNT(*) FROM t WHERE id BETWEEN 10 AND 40 LOCK IN SHARE MODE')[0][0] == 3
+    run(a, 'COMMIT')
+    th.join(15)
+    assert out.get('rc') == 'OK' and out['waited'] >= 0.6, out
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 40 FOR UPDATE')) == [10, 15, 20, 30]
+
+
+def test_searched_delete_locks_its_range(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    run(a, 'DELETE FROM t WHERE id >= 20 AND id < 40')
+    assert attempt(b, 'INSERT INTO t VALUES (25, 25, 0)') == 1205  # where the deleted rows were
+    assert attempt(b, 'INSERT INTO t VALUES (45, 45, 0)') == 1205  # next-key lock on 50 (the first row past)
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'  # an exact match of the start: no gap before
+    run(a, 'ROLLBACK')
+
+
+def test_searched_update_locks_its_range(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    run(a, 'UPDATE t SET v = v + 1 WHERE id > 25')
+    assert attempt(b, 'INSERT INTO t VALUES (27, 27, 0)') == 1205  # gap before the first row found (30)
+    assert attempt(b, 'INSERT INTO t VALUES (1000, 1000, 0)') == 1205  # gap to the end of the table
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+    run(a, 'ROLLBACK')
+
+
+def test_secondary_index_range_is_protected(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE k BETWEEN 10 AND 20 FOR UPDATE')) == [10, 20]
+    # phantoms through the index: new k values inside (and next to) the range wait, whatever their id
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (1000, 12, 0)') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (1001, 25, 0)') == 1205
+    assert attempt(b, 'UPDATE t SET k = 15 WHERE id = 50') == 1205  # moving a row into the range is an insert
+    assert attempt(b, 'INSERT INTO t VALUES (1002, 100, 0)') == 'OK'
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 30') == 'OK'  # the row past the range: index entry only
+    run(a, 'ROLLBACK')
+
+
+def test_unique_lookup_locks_record_or_gap(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    # an existing row: the record alone
+    assert ids(run(a, 'SELECT * FROM t WHERE id = 20 FOR UPDATE')) == [20]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (25, 25, 0)') == 'OK'
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 20') == 1205
+    # a missing row: the gap it would go into (30, 50), not the rows around it
+    assert run(a, 'SELECT * FROM t WHERE id = 40 FOR UPDATE') == ()
+    assert attempt(b, 'INSERT INTO t VALUES (40, 40, 0)') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (45, 45, 0)') == 1205
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 50') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (55, 55, 0)') == 'OK'
+    run(a, 'ROLLBACK')
+
+
+def test_gap_locks_do_not_conflict_and_inserts_do_not_either(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    run(b, 'BEGIN')
+    # both lock the gap (30, 50): gap locks never wait for each other, even exclusive ones
+    assert run(a, 'SELECT * FROM t WHERE id = 40 FOR UPDATE') == ()
+    assert run(b, 'SELECT * FROM t WHERE id = 41 FOR UPDATE') == ()
+    run(a, 'ROLLBACK')
+    run(b, 'ROLLBACK')
+    # insert intentions into one gap with nobody holding it: both go in at once
+    run(a, 'BEGIN')
+    run(b, 'BEGIN')
+    run(a, 'INSERT INTO t VALUES (41, 41, 0)')
+    run(b, 'INSERT INTO t VALUES (42, 42, 0)')
+    run(a, 'COMMIT')
+    run(b, 'COMMIT')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 40 AND 49')) == [41, 42]
+
+
+def test_deadlock_through_gap_locks(gl):
+    a, b = gl(timeout=10), gl(timeout=10)
+    run(a, 'BEGIN')
+    run(b, 'BEGIN')
+    assert run(a, 'SELECT * FROM t WHERE id = 25 FOR UPDATE') == ()
+    assert run(b, 'SELECT * FROM t WHERE id = 26 FOR UPDATE') == ()
+    out = {}
+
+    def a_insert():
+        try:
+            run(a, 'INSERT INTO t VALUES (25, 25, 0)')
+            out['a'] = 'OK'
+        except pymysql.MySQLError as e:
+            out['a'] = e.args[0]
+    th = threading.Thread(target=a_insert)
+    th.start()
+    time.sleep(0.5)
+    assert th.is_alive()  # a waits for b's gap lock
+    with pytest.raises(pymysql.MySQLError) as ei:
+        run(b, 'INSERT INTO t VALUES (26, 26, 0)')  # ... and b for a's: a cycle
+    assert ei.value.args[0] == 1213
+    th.join(15)
+    assert out.get('a') == 'OK', out  # the victim (b) was rolled back, which let a in
+    run(a, 'COMMIT')
+    run(b, 'ROLLBACK')
+    assert ids(run(b, 'SELECT * FROM t WHERE id BETWEEN 21 AND 29')) == [25]
+
+
+def test_serializable_plain_reads_lock_in_share_mode(gl):
+    a, b = gl('SERIALIZABLE'), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20')) == [10, 20]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 1205
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 10') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 'OK'
+    # shared: another reader may lock the same rows
+    assert ids(run(b, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20 LOCK IN SHARE MODE')) == [10, 20]
+    run(a, 'COMMIT')
+    # autocommit SELECT at SERIALIZABLE stays a consistent read: no locks left behind
+    run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20')
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
