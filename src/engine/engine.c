@@ -1224,12 +1224,14 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
      * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
     if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
         return ENGINE_ELOGFULL;
-    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t))))
-        return rc;
-    /* A key that may be new: the insert-intention check against other transactions' gap locks, and the insert
-     * counts as in flight (lock.h) until the tree holds it. */
+    /* A key that may be new: its X lock, then the insert-intention check against other transactions' gap locks;
+     * the insert counts as in flight (lock.h) until the tree holds it. */
     bool ins = !del && mode != BT_UPDATE;
-    if (ins && (rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t))))
+    if (ins)
+        rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t));
+    else
+        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    if (rc)
         return rc;
     if (!t->first_lsn) {
         pthread_mutex_lock(&e->trx_mu);

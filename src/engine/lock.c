@@ -431,12 +431,12 @@ static int wait_for(lock_sys_t *ls, lock_owner_t *o, uint64_t timeout_us)
     return rc;
 }
 
-int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
-                 uint64_t timeout_us)
+/* lock_acquire under ls->mu; *fresh (may be NULL) says o held the entry in neither mode before. */
+static int acquire_locked(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                          lock_mode_t mode, uint64_t timeout_us, lock_entry_t **got, bool *fresh)
 {
     uint32_t h = khash(tree, key, klen);
     int rc = 0;
-    pthread_mutex_lock(&ls->mu);
     lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
     while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
         e = e->next;
@@ -451,8 +451,11 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
         e->next = ls->b[h % LOCK_BUCKETS];
         ls->b[h % LOCK_BUCKETS] = e;
     }
+    *got = e;
+    if (fresh)
+        *fresh = e->x != o && !holds_s(e, o);
     if (e->x == o || (mode == LOCK_S && holds_s(e, o)))
-        goto out;
+        return 0;
     if (!compatible(e, o, mode)) {
         o->wait = LOCK_WAIT_RECORD;
         o->waiting_for = e;
@@ -465,21 +468,55 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
         if (rc) {
             if (!e->x && !e->ns && !e->nwaiters)
                 unlink_entry(ls, e);
-            goto out;
+            *got = NULL;
+            return rc;
         }
     }
     grant(e, o, mode);
-out:
+    return 0;
+}
+
+int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                 uint64_t timeout_us)
+{
+    lock_entry_t *e;
+    pthread_mutex_lock(&ls->mu);
+    int rc = acquire_locked(ls, o, tree, key, klen, mode, timeout_us, &e, NULL);
     pthread_mutex_unlock(&ls->mu);
     return rc;
+}
+
+/* Gives back one record lock of o (an insert that never happened): its waiters re-check. */
+static void release_entry(lock_sys_t *ls, lock_owner_t *o, lock_entry_t *e)
+{
+    if (e->x == o)
+        e->x = NULL;
+    for (uint32_t j = 0; j < e->ns; j++)
+        if (e->s[j] == o) {
+            e->s[j] = e->s[--e->ns];
+            break;
+        }
+    for (uint32_t i = 0; i < o->nheld; i++)
+        if (o->held[i] == e) {
+            o->held[i] = o->held[--o->nheld];
+            break;
+        }
+    for (uint32_t j = 0; j < e->nwaiters; j++)
+        pthread_cond_signal(&e->waiters[j]->cond);
+    if (!e->x && !e->ns && !e->nwaiters)
+        unlink_entry(ls, e);
 }
 
 int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                       uint64_t timeout_us)
 {
-    int rc = 0;
+    lock_entry_t *rec;
+    bool fresh;
     pthread_mutex_lock(&ls->mu);
     ASSERT(!o->inserting);
+    int rc = acquire_locked(ls, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh);
+    if (rc)
+        goto out;
     lock_tree_t *tt = tree_find(ls, tree, false);
     if (gap_blocking(tt, o, key, klen)) {
         o->wait = LOCK_WAIT_INSERT;
@@ -492,8 +529,12 @@ int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void
         o->wait = LOCK_WAIT_NONE;
         o->wait_tree = NULL;
         tree_maybe_free(ls, tt);
-        if (rc)
+        if (rc) {
+            /* the insert will not happen: no lock of it stays behind (InnoDB's failed insert leaves none) */
+            if (fresh)
+                release_entry(ls, o, rec);
             goto out;
+        }
     }
     o->inserting = true;
     o->ins_tree = tree;
