@@ -87,6 +87,7 @@ struct engine_cursor {
     /* a locking cursor (engine_cursor_lock): latest versions, each row locked, and at REPEATABLE READ the gaps */
     lock_mode_t lmode;  /* 0: a consistent-read cursor */
     bool gaps;
+    bool unique;        /* an equality on a whole unique key: the row past it is gap-locked only */
     bool has_lo, has_hi;
     buf_t lo, hi;       /* the scan's bounds (key prefixes) */
     lock_gap_t *gap;    /* the gap this scan extends as it moves */
@@ -1476,12 +1477,13 @@ int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
 }
 
 int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
-                       size_t hilen)
+                       size_t hilen, bool unique)
 {
     if (mode != ENGINE_LOCK_SHARED && mode != ENGINE_LOCK_EXCLUSIVE)
         return ENGINE_EINVAL;
     c->lmode = lmode_of(mode);
     c->gaps = c->trx->gap_locks;
+    c->unique = unique;
     c->mvcc = false;
     c->c.raw = true;
     c->has_lo = lo && lolen;
@@ -1509,8 +1511,8 @@ static bool lcur_beyond(const engine_cursor_t *c, const void *k, size_t kl, int 
  * runs from that row to the one found; otherwise the gap runs from the row found back to its neighbour (InnoDB's
  * next-key lock: a record is locked with the gap before it), except on an exact GE/LE match (a unique key found:
  * the record alone).  Running off the tree locks the gap to infinity (InnoDB's supremum).  The first row past the
- * scan's end is locked with its gap at REPEATABLE READ (the next-key lock that closes the range) and not at all
- * at READ COMMITTED, and is not returned.  Rows delete-marked once locked are passed over.
+ * scan's end is locked with its gap at REPEATABLE READ (the next-key lock that closes the range; the gap alone
+ * after a unique equality) and not at all at READ COMMITTED, and is not returned.  Rows delete-marked once locked are passed over.
  */
 static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t klen, bool step)
 {
@@ -1561,7 +1563,7 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
             if (g == LOCK_GAP_STALE)
                 continue; /* an insert finished since the keys were read: read them again (the gap stays) */
         }
-        if (!found || (beyond && !c->gaps)) {
+        if (!found || (beyond && (!c->gaps || c->unique))) {
             c->c.state = BTCUR_UNPOSITIONED;
             return STRATA_ENOTFOUND;
         }

@@ -201,10 +201,11 @@ int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
  * of the key: a unique row); next/prev lock the gap from the previous row; running off the tree locks the gap to
  * its end.  lo/hi (key prefixes, NULL = open) are where the scan ends: the first row past hi (moving forward) or
  * below lo (moving backward) is not returned (STRATA_ENOTFOUND); at REPEATABLE READ it stays locked with its gap
- * (InnoDB's next-key lock that closes the range), at READ COMMITTED it is not locked.  Positioning calls may then
- * return ENGINE_ELOCKWAIT / ENGINE_EDEADLOCK. */
+ * (InnoDB's next-key lock that closes the range), at READ COMMITTED it is not locked.  unique: the scan is an
+ * equality on a whole unique key (lo == hi): the row past it gets its gap locked but not its record, as InnoDB's
+ * unique search.  Positioning calls may then return ENGINE_ELOCKWAIT / ENGINE_EDEADLOCK. */
 int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
-                       size_t hilen);
+                       size_t hilen, bool unique);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;

@@ -921,7 +921,7 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     if (rc == 0 && q->locking && si == 0)
         /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
          * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
-        rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE);
+        rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);

@@ -560,11 +560,11 @@ static int prefix_cmp(const uint8_t *k, size_t kl, const buf_t *p)
     return kl < p->len ? -1 : 0; /* a key longer than the prefix but equal on it counts as equal */
 }
 
-int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode)
+int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique)
 {
     s->locking = true;
     return engine_cursor_lock(s->cur, mode, s->has_lo ? s->lo.data : NULL, s->has_lo ? s->lo.len : 0,
-                              s->has_hi ? s->hi.data : NULL, s->has_hi ? s->hi.len : 0);
+                              s->has_hi ? s->hi.data : NULL, s->has_hi ? s->hi.len : 0, unique);
 }
 
 /* Positions on the first row (ascending: first key >= lo; descending: last key whose prefix <= hi). */

@@ -88,8 +88,9 @@ int table_scan_open(table_scan_t *s, engine_trx_t *x, const cat_table_t *t, int 
                     const buf_t *hi, bool desc, arena_t *a);
 /* Makes the scan a locking read (before the first table_scan_next): the engine cursor locks each index entry it
  * stops on, and at REPEATABLE READ the gaps of the range (engine_cursor_lock, with the scan's bounds), and the
- * rows come in their latest version.  The caller still locks the clustered row of a secondary index entry. */
-int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode);
+ * rows come in their latest version.  The caller still locks the clustered row of a secondary index entry.
+ * unique: lo == hi is a whole value of a unique index (the entry past it is then gap-locked only). */
+int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique);
 /* 0 with s->row filled, STRATA_ENOTFOUND at the end, or an error. */
 int table_scan_next(table_scan_t *s);
 void table_scan_close(table_scan_t *s);

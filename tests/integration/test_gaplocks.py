@@ -246,3 +246,57 @@ def test_serializable_plain_reads_lock_in_share_mode(gl):
     # autocommit SELECT at SERIALIZABLE stays a consistent read: no locks left behind
     run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20')
     assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+
+
+def test_descending_scan_and_full_scan(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 30 ORDER BY id DESC FOR UPDATE')) == [30, 20, 10]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (35, 35, 0)') == 1205  # the gap above the range, up to 50
+    assert attempt(b, 'INSERT INTO t VALUES (7, 7, 0)') == 1205    # and below it: the row past the range (5)
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 5') == 1205
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 50') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 'OK'
+    run(a, 'ROLLBACK')
+    # a condition no index serves: the whole table and every gap, even when nothing matches
+    run(a, 'BEGIN')
+    assert run(a, 'SELECT * FROM t WHERE v = 1 FOR UPDATE') == ()
+    assert attempt(b, 'INSERT INTO t VALUES (1, 1, 0)') == 1205
+    assert attempt(b, 'INSERT INTO t VALUES (100, 100, 0)') == 1205
+    run(a, 'ROLLBACK')
+
+
+def test_in_list_and_limit(gl):
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id IN (10, 40) FOR UPDATE')) == [10]
+    assert attempt(b, 'INSERT INTO t VALUES (45, 45, 0)') == 1205  # 40 is missing: its gap (30, 50)
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'  # 10 exists: the record alone
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 10') == 1205
+    run(a, 'ROLLBACK')
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM t WHERE id >= 10 LIMIT 1 FOR UPDATE')) == [10]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'  # the scan stopped at the first row
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 20') == 'OK'
+    run(a, 'ROLLBACK')
+
+
+def test_unique_secondary_lookup(gl, target):
+    db = 'gl_unique_secondary_lookup'
+    target.query('CREATE TABLE %s.u (id INT PRIMARY KEY, u INT, v INT, UNIQUE KEY (u))' % db)
+    target.query('INSERT INTO %s.u VALUES (1, 10, 0), (2, 20, 0), (3, 30, 0), (4, 50, 0)' % db)
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert run(a, 'SELECT * FROM u WHERE u = 15 FOR UPDATE') == ()
+    assert attempt(b, 'INSERT INTO u VALUES (9, 15, 0)') == 1205
+    assert attempt(b, 'INSERT INTO u VALUES (8, 12, 0)') == 1205
+    assert attempt(b, 'UPDATE u SET u = 21 WHERE id = 2') == 'OK'  # the entry past a unique lookup: gap only
+    assert attempt(b, 'INSERT INTO u VALUES (7, 25, 0)') == 'OK'
+    run(a, 'ROLLBACK')
+    run(a, 'BEGIN')
+    assert ids(run(a, 'SELECT * FROM u WHERE u = 20 FOR UPDATE')) == [2]
+    assert attempt(b, 'UPDATE u SET v = 1 WHERE id = 2') == 1205
+    assert attempt(b, 'UPDATE u SET v = 1 WHERE id = 3') == 'OK'
+    assert attempt(b, 'INSERT INTO u VALUES (8, 25, 0)') == 'OK'
+    run(a, 'ROLLBACK')

@@ -307,7 +307,7 @@ static int scan(engine_trx_t *x, engine_tree_id_t t, engine_lock_mode_t m, const
     if (rc)
         return rc;
     buf_reset(out);
-    rc = engine_cursor_lock(c, m, lo, strlen(lo), hi, strlen(hi));
+    rc = engine_cursor_lock(c, m, lo, strlen(lo), hi, strlen(hi), false);
     for (rc = rc ? rc : engine_cursor_seek(c, lo, strlen(lo), ENGINE_SEEK_GE); rc == 0; rc = engine_cursor_next(c)) {
         size_t kl;
         const void *k = engine_cursor_key(c, &kl);
