@@ -1573,10 +1573,18 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
             c->c.state = BTCUR_UNPOSITIONED;
             return STRATA_ENOTFOUND;
         }
-        /* locked: its latest state is final for this trx */
+        /* locked: its latest state is final for this trx (what the cursor read, when its leaf did not change) */
         bt_before_t st = BT_BEFORE_ABSENT;
         uint64_t writer = 0;
-        rc = btree_get_ex(c->c.t, c->k.data, c->k.len, &c->tmp, &writer, &st);
+        if (btree_cur_unchanged(&c->c)) {
+            rc = 0;
+            st = c->c.delmarked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            writer = c->c.trx;
+            buf_reset(&c->tmp);
+            buf_append(&c->tmp, c->c.val.data, c->c.val.len);
+        } else {
+            rc = btree_get_ex(c->c.t, c->k.data, c->k.len, &c->tmp, &writer, &st);
+        }
         if (rc && rc != STRATA_ENOTFOUND)
             return rc;
         if (rc == STRATA_ENOTFOUND || st == BT_BEFORE_DELMARKED) {

@@ -41,8 +41,8 @@ struct lock_gap {
     lock_tree_t *tt;
     lock_owner_t *owner;
     lock_mode_t mode;         /* kept for diagnostics: gaps never conflict with gaps */
-    uint8_t *lo, *hi;         /* owned copies; NULL with the inf flag */
-    size_t lolen, hilen;
+    uint8_t *lo, *hi;         /* owned copies (meaningless with the inf flag) */
+    size_t lolen, hilen, locap, hicap;
     bool lo_inf, hi_inf;
     lock_gap_t *tnext;        /* the tree's gaps */
     lock_gap_t *onext;        /* the owner's gaps */
@@ -261,18 +261,21 @@ static bool lo_le_hi(bool a_inf, const void *a, size_t al, bool b_inf, const voi
     return a_inf || b_inf || keycmp(a, al, b, bl) <= 0;
 }
 
-static void set_bound(uint8_t **dst, size_t *dlen, bool *dinf, lock_bound_t b)
+/* A scan moves one end of its gap at every row: the buffer is reused. */
+static void set_bound(uint8_t **dst, size_t *dlen, size_t *dcap, bool *dinf, lock_bound_t b)
 {
-    mem_free(*dst);
-    *dst = NULL;
-    *dlen = 0;
     *dinf = b.inf;
-    if (!b.inf) {
-        *dst = mem_alloc(b.len ? b.len : 1);
-        if (b.len)
-            memcpy(*dst, b.key, b.len);
-        *dlen = b.len;
+    *dlen = 0;
+    if (b.inf)
+        return;
+    if (!*dst || *dcap < b.len) {
+        *dcap = b.len < 32 ? 32 : b.len;
+        mem_free(*dst);
+        *dst = mem_alloc(*dcap);
     }
+    if (b.len)
+        memcpy(*dst, b.key, b.len);
+    *dlen = b.len;
 }
 
 /* A gap of an owner other than o covering key in tt, or NULL. */
@@ -312,9 +315,9 @@ int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lo
         /* touches or overlaps the scan's gap: widen it (the key between two touching gaps is the scan's row,
          * record-locked already, so covering it too changes nothing for inserts of other keys) */
         if (!g->lo_inf && (lo.inf || keycmp(lo.key, lo.len, g->lo, g->lolen) < 0))
-            set_bound(&g->lo, &g->lolen, &g->lo_inf, lo);
+            set_bound(&g->lo, &g->lolen, &g->locap, &g->lo_inf, lo);
         if (!g->hi_inf && (hi.inf || keycmp(hi.key, hi.len, g->hi, g->hilen) > 0))
-            set_bound(&g->hi, &g->hilen, &g->hi_inf, hi);
+            set_bound(&g->hi, &g->hilen, &g->hicap, &g->hi_inf, hi);
         if (mode > g->mode)
             g->mode = mode;
     } else {
@@ -323,8 +326,8 @@ int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lo
         g->tt = tt;
         g->owner = o;
         g->mode = mode;
-        set_bound(&g->lo, &g->lolen, &g->lo_inf, lo);
-        set_bound(&g->hi, &g->hilen, &g->hi_inf, hi);
+        set_bound(&g->lo, &g->lolen, &g->locap, &g->lo_inf, lo);
+        set_bound(&g->hi, &g->hilen, &g->hicap, &g->hi_inf, hi);
         g->tnext = tt->gaps;
         tt->gaps = g;
         g->onext = o->gaps;

@@ -833,6 +833,7 @@ typedef struct xloop {
     bool order_desc;
     engine_trx_t *trx;
     uint64_t emitted;
+    bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
 } xloop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
@@ -868,7 +869,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         if (pk)
             buf_append(&L->q->cur_pk[si], pk->data, pk->len);
     }
-    if (L->q->locking && si == 0 && pk && !s->is_virtual) {
+    if (L->q->locking && si == 0 && pk && !s->is_virtual && !L->fresh) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
         rc = L->q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, pk->data, pk->len)
                                : engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
@@ -927,7 +928,10 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
         return table_engine_err(q->x->diag, q->src[si].t, rc);
     }
     while ((rc = table_scan_next(&sc)) == 0) {
+        /* a clustered locking scan hands over rows the engine locked and read in their latest version */
+        L->fresh = sc.locking && sc.index < 0;
         rc = loop_emit(L, si, &sc.pk, sc.row, matched);
+        L->fresh = false;
         if (rc)
             break;
         if (point)
