@@ -193,11 +193,9 @@ static bool compatible(const lock_entry_t *e, const lock_owner_t *o, lock_mode_t
     return e->ns == 0 || (e->ns == 1 && e->s[0] == o);
 }
 
+/* e is new to o (held in neither mode): no search, or a big scan's locks would cost n^2 */
 static void add_held(lock_owner_t *o, lock_entry_t *e)
 {
-    for (uint32_t i = 0; i < o->nheld; i++)
-        if (o->held[i] == e)
-            return;
     if (o->nheld == o->capheld) {
         o->capheld = o->capheld ? o->capheld * 2 : 8;
         o->held = mem_realloc(o->held, o->capheld * sizeof(lock_entry_t *));
@@ -207,11 +205,13 @@ static void add_held(lock_owner_t *o, lock_entry_t *e)
 
 static void grant(lock_entry_t *e, lock_owner_t *o, lock_mode_t m)
 {
+    bool had = holds_s(e, o); /* (an X holder never gets here) */
     if (m == LOCK_X)
         e->x = o;
-    else if (!holds_s(e, o))
+    else if (!had)
         push_owner(&e->s, &e->ns, &e->caps, o);
-    add_held(o, e);
+    if (!had)
+        add_held(o, e);
 }
 
 /* ---------------------------------------------------------------- gaps */
