@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/blocking.h"
 
 static uint32_t now_s(void)
 {
@@ -667,8 +668,12 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
         bl->writer_busy = true;
         w.state = BL_W_LEADER;
     }
-    while (w.state == BL_W_QUEUED)
-        pthread_cond_wait(&w.cv, &bl->mu);
+    if (w.state == BL_W_QUEUED) {
+        blocking_begin(); /* a follower waits for the leader: the worker pool may grow meanwhile */
+        while (w.state == BL_W_QUEUED)
+            pthread_cond_wait(&w.cv, &bl->mu);
+        blocking_end();
+    }
     if (w.state == BL_W_LEADER) {
         leader_run(bl); /* our own trx is in the group it writes */
         writer_release(bl);
@@ -1086,7 +1091,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
         return STRATA_ENOTFOUND;
     }
     binlog_gtid_set_copy(out, &f->start);
-    bool at_start = pos <= 4, at_end = pos >= f->size;
+    uint64_t size = f->size;
+    pthread_mutex_unlock(&bl->mu);
+    if (seq == bl->active_seq) { /* the active file: its end is the write position */
+        char an[BL_NAME_MAX];
+        binlog_master_status(bl, an, sizeof an, &size);
+    }
+    pthread_mutex_lock(&bl->mu);
+    if (pos > size) { /* past the end: MariaDB answers NULL */
+        pthread_mutex_unlock(&bl->mu);
+        return STRATA_ENOTFOUND;
+    }
+    bool at_start = pos <= 4, at_end = pos == size;
     if (at_end) { /* the state at the end of a file is the start state of the next, or the current state */
         bl_file_t *nx = bl_file_by_seq(bl, seq + 1);
         binlog_gtid_set_copy(out, nx ? &nx->start : &bl->state);
@@ -1104,12 +1120,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
             rc = k;
             break;
         }
-        if (ev.pos >= pos)
+        if (ev.pos == pos)
             break;
+        if (ev.pos > pos) { /* not an event boundary */
+            rc = STRATA_ENOTFOUND;
+            break;
+        }
         binlog_gtid_t g;
         if (ev.type == BINLOG_EV_GTID && binlog_event_gtid(&ev, &g, NULL, NULL) == 0)
             binlog_gtid_set_update(out, g);
     }
+    if (rc == 0 && ev.pos != pos) /* ran out of events before pos */
+        rc = STRATA_ENOTFOUND;
     binlog_reader_close(r);
     return rc;
 }

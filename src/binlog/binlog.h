@@ -180,6 +180,14 @@ int binlog_trx_delete_row(binlog_trx_t *t, const binlog_table_t *tb, const binlo
 void binlog_trx_add_row_raw(binlog_trx_t *t, const binlog_table_t *tb, int type, const void *img, size_t len);
 void binlog_trx_stmt_end(binlog_trx_t *t);
 bool binlog_trx_empty(const binlog_trx_t *t);
+/* Statement savepoints: binlog_trx_mark() closes the open statement and returns where the next one starts;
+ * binlog_trx_rollback_to() drops every event after it (a statement that failed inside a transaction). */
+typedef struct binlog_trx_mark {
+    size_t len;
+    uint32_t nevents;
+} binlog_trx_mark_t;
+binlog_trx_mark_t binlog_trx_mark(binlog_trx_t *t);
+void binlog_trx_rollback_to(binlog_trx_t *t, binlog_trx_mark_t m);
 
 /* ---- the binlog (binlog.c) ---------------------------------------------------------------------------------- */
 typedef struct binlog_options {

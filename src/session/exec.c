@@ -195,7 +195,29 @@ static int cb_sleep(void *user, double seconds)
     }
 }
 
+static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t pos, value_t *out)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    *out = value_null();
+    if (!s->srv->binlog || pos == UINT64_MAX)
+        return 0;
+    char *name = arena_strndup(&s->arena, file, len);
+    binlog_gtid_set_t set = {0};
+    if (binlog_gtid_pos(s->srv->binlog, name, pos, &set) == 0) {
+        buf_t b;
+        buf_init(&b);
+        binlog_gtid_set_format(&set, true, &b);
+        char *t = arena_strndup(&s->arena, b.len ? (const char *)b.data : "", b.len);
+        *out = value_str(t, b.len, COLL_UTF8MB3_GENERAL_CI);
+        buf_free(&b);
+    }
+    binlog_gtid_set_free(&set);
+    return 0;
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
@@ -300,6 +322,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
+    c->thread_id = s->id;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     int64_t lwt = sysvar_session_int(&s->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT); /* 0: do not wait (MariaDB) */
     c->lock_wait_us = lwt > 0 ? (uint64_t)lwt * 1000000 : 1;
@@ -1476,6 +1500,28 @@ static int stmt_com_counter(const sql_stmt_t *st)
         return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
                : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
                                                     : STATUS_COM_REVOKE;
+    /* statements on tables (the executor) */
+    case SQL_STMT_INSERT: return st->insert->select ? STATUS_COM_INSERT_SELECT : STATUS_COM_INSERT;
+    case SQL_STMT_REPLACE: return st->insert->select ? STATUS_COM_REPLACE_SELECT : STATUS_COM_REPLACE;
+    case SQL_STMT_UPDATE: return st->update->multi ? STATUS_COM_UPDATE_MULTI : STATUS_COM_UPDATE;
+    case SQL_STMT_DELETE: return st->del->multi ? STATUS_COM_DELETE_MULTI : STATUS_COM_DELETE;
+    case SQL_STMT_CREATE_TABLE: return STATUS_COM_CREATE_TABLE;
+    case SQL_STMT_DROP_TABLE: return STATUS_COM_DROP_TABLE;
+    case SQL_STMT_TRUNCATE: return STATUS_COM_TRUNCATE;
+    case SQL_STMT_RENAME_TABLE: return STATUS_COM_RENAME_TABLE;
+    case SQL_STMT_CREATE_INDEX: return STATUS_COM_CREATE_INDEX;
+    case SQL_STMT_DROP_INDEX: return STATUS_COM_DROP_INDEX;
+    case SQL_STMT_ALTER_TABLE: return STATUS_COM_ALTER_TABLE;
+    case SQL_STMT_CREATE_DATABASE: return STATUS_COM_CREATE_DB;
+    case SQL_STMT_DROP_DATABASE: return STATUS_COM_DROP_DB;
+    case SQL_STMT_ALTER_DATABASE: return STATUS_COM_ALTER_DB;
+    case SQL_STMT_CREATE_VIEW: return STATUS_COM_CREATE_VIEW;
+    case SQL_STMT_DROP_VIEW: return STATUS_COM_DROP_VIEW;
+    case SQL_STMT_ANALYZE_TABLE: return STATUS_COM_ANALYZE;
+    case SQL_STMT_OPTIMIZE_TABLE: return STATUS_COM_OPTIMIZE;
+    case SQL_STMT_CHECK_TABLE: return STATUS_COM_CHECK;
+    case SQL_STMT_REPAIR_TABLE: return STATUS_COM_REPAIR;
+    case SQL_STMT_CHECKSUM_TABLE: return STATUS_COM_CHECKSUM;
     case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
     case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
     case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;

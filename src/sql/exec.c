@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/binrow.h"
+#include "sql/commit.h"
 #include "sql/exec_int.h"
 #include "util/util.h"
 
@@ -98,6 +100,7 @@ sql_exec_session_t *sql_exec_session_new(void)
 {
     sql_exec_session_t *ss = mem_calloc(1, sizeof *ss);
     table_undo_init(&ss->undo);
+    ss->bl = binrow_log_new();
     return ss;
 }
 
@@ -107,6 +110,7 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     table_undo_clear(&ss->undo);
+    binrow_reset(ss->bl);
 }
 
 void sql_exec_session_free(sql_exec_session_t *ss)
@@ -118,6 +122,7 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     trx_end(ss);
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
+    binrow_log_free(ss->bl);
     mem_free(ss);
 }
 
@@ -151,7 +156,9 @@ static int commit_open(sql_exec_ctx_t *x)
     sql_exec_session_t *ss = x->ss;
     int rc = 0;
     if (ss->trx) {
-        rc = engine_trx_commit(ss->trx);
+        binlog_trx_t *blt = binrow_trx(ss->bl);
+        blt->thread_id = x->thread_id;
+        rc = sql_commit_trx(ss->trx, blt, NULL);
         if (rc) {
             char msg[128];
             snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
@@ -2458,6 +2465,34 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
+ * TEMPORARY table is not logged: temporary tables stay on this server in ROW format, as in MariaDB). */
+static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_CREATE_TABLE:
+        return !st->create_table->temporary;
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW: {
+        const sql_table_list_t *l = &st->tables;
+        if (l->temporary)
+            return false;
+        for (uint32_t i = 0; i < l->n; i++) {
+            const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
+            if (xtmp_map(x, &db, &name))
+                return false;
+        }
+        return true;
+    }
+    case SQL_STMT_RENAME_TABLE: case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE:
+    case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE:
+    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
+    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
+        return true;
+    default:
+        return false;
+    }
+}
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     if (!g_cat)
@@ -2466,9 +2501,17 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     x->pend_ok = false;
     x->row_count = -1;
     table_undo_clear(&ss->undo);
+    bool logging = x->log_bin && sql_commit_binlog() != NULL;
+    ss->undo.bl = logging ? ss->bl : NULL;
+    binrow_stmt_start(ss->bl, st->src, st->src_len);
+    bool log_ddl = logging && ddl_logged(x, st);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = dispatch(x, st);
+    if (rc == 0)
+        binrow_stmt_end(ss->bl);
+    else
+        binrow_stmt_undo(ss->bl);
     if (ss->trx) {
         if (rc == 0) {
             if (ss->state == SQLX_TRX_STMT) {
@@ -2494,6 +2537,14 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 trx_end(ss);
                 ss->explicit_begin = false;
             }
+        }
+    }
+    if (rc == 0 && log_ddl && st->src && st->src_len) {
+        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
+        if (brc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);
+            rc = diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
         }
     }
     if (rc == 0 && x->pend_ok)
