@@ -221,7 +221,7 @@ def test_deadlock_through_gap_locks(gl):
             out['a'] = e.args[0]
     th = threading.Thread(target=a_insert)
     th.start()
-    time.sleep(0.5)
+    time.sleep(1.0)
     assert th.is_alive()  # a waits for b's gap lock
     with pytest.raises(pymysql.MySQLError) as ei:
         run(b, 'INSERT INTO t VALUES (26, 26, 0)')  # ... and b for a's: a cycle
@@ -245,6 +245,12 @@ def test_serializable_plain_reads_lock_in_share_mode(gl):
     run(a, 'COMMIT')
     # autocommit SELECT at SERIALIZABLE stays a consistent read: no locks left behind
     run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20')
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
+    # with autocommit=0 every statement is in a transaction: the plain read locks again
+    run(a, 'SET autocommit = 0')
+    assert ids(run(a, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20')) == [10, 20]
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 1205
+    run(a, 'COMMIT')
     assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'
 
 
