@@ -693,7 +693,10 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     uint64_t nsrows = 0;
     uint32_t sncols = 0;
     if (ins->select) {
-        if ((rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols)) != 0)
+        x->insert_select = true;
+        rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols);
+        x->insert_select = false;
+        if (rc != 0)
             goto out;
         if (sncols != I.nvals) {
             rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, 1ul);

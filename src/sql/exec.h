@@ -94,6 +94,7 @@ typedef struct sql_exec_ctx {
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
+    bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */

@@ -869,7 +869,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         if (pk)
             buf_append(&L->q->cur_pk[si], pk->data, pk->len);
     }
-    if (L->q->locking && si == 0 && pk && !s->is_virtual && !L->fresh) {
+    if (L->q->locking && pk && !s->is_virtual && !L->fresh) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
         rc = L->q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, pk->data, pk->len)
                                : engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
@@ -919,7 +919,7 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     xquery_t *q = L->q;
     table_scan_t sc;
     int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
-    if (rc == 0 && q->locking && si == 0)
+    if (rc == 0 && q->locking)
         /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
          * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
         rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
@@ -968,7 +968,7 @@ static int loop_level(xloop_t *L, uint32_t si)
             bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
-                if (q->locking && si == 0 && pk_point) {
+                if (q->locking && pk_point) {
                     /* a unique lookup: the row's lock when it exists, else (REPEATABLE READ) the gap it would go
                      * into, so a concurrent insert of it waits; then the latest version is read directly
                      * (loop_emit locks again: a no-op, and re-reads) */
@@ -1747,9 +1747,11 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
-    if (!s->q.locking && x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) {
+    if (!s->q.locking && ((x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) ||
+                          (x->insert_select && x->isolation >= 2))) {
         /* SERIALIZABLE inside a transaction: plain reads are LOCK IN SHARE MODE reads (InnoDB's rule; an
-         * autocommit SELECT stays a consistent read) */
+         * autocommit SELECT stays a consistent read).  INSERT ... SELECT at REPEATABLE READ or above reads its
+         * sources with shared next-key locks (InnoDB's rule, so the statement is replayed identically). */
         s->q.locking = true;
         s->q.lock_shared = true;
     }

@@ -306,3 +306,32 @@ def test_unique_secondary_lookup(gl, target):
     assert attempt(b, 'UPDATE u SET v = 1 WHERE id = 3') == 'OK'
     assert attempt(b, 'INSERT INTO u VALUES (8, 25, 0)') == 'OK'
     run(a, 'ROLLBACK')
+
+
+def test_join_for_update_locks_every_table(gl, target):
+    db = 'gl_join_for_update_locks_every_table'
+    target.query('CREATE TABLE %s.s (id INT PRIMARY KEY, tid INT, KEY (tid))' % db)
+    target.query('INSERT INTO %s.s VALUES (1, 10), (2, 20), (3, 99)' % db)
+    a, b = gl(), gl()
+    run(a, 'BEGIN')
+    assert len(run(a, 'SELECT * FROM s JOIN t ON t.id = s.tid WHERE s.id <= 2 FOR UPDATE')) == 2
+    assert attempt(b, 'UPDATE s SET tid = 0 WHERE id = 1') == 1205
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 10') == 1205  # the joined rows too
+    assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 30') == 'OK'
+    assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == 'OK'  # t was read by unique lookups: no gaps
+    run(a, 'ROLLBACK')
+
+
+def test_insert_select_locks_its_source(gl, target):
+    db = 'gl_insert_select_locks_its_source'
+    target.query('CREATE TABLE %s.d (id INT PRIMARY KEY, k INT, v INT)' % db)
+    for iso, blocked in (('REPEATABLE READ', 1205), ('READ COMMITTED', 'OK')):
+        a, b = gl(iso), gl()
+        run(a, 'BEGIN')
+        run(a, 'INSERT INTO d SELECT * FROM t WHERE id BETWEEN 10 AND 20')
+        # shared next-key locks on the source at REPEATABLE READ; a consistent read at READ COMMITTED
+        assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 10') == blocked
+        assert attempt(b, 'INSERT INTO t VALUES (15, 15, 0)') == blocked
+        assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 50') == 'OK'
+        assert ids(run(b, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20 LOCK IN SHARE MODE')) == [10, 20]
+        run(a, 'ROLLBACK')
