@@ -189,7 +189,8 @@ void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
  * can insert a phantom into the range it read until this one ends: a gap lock blocks inserts of other
  * transactions into it (they wait, then fail with ENGINE_ELOCKWAIT, or ENGINE_EDEADLOCK if the wait closes a
  * cycle); gap locks never block each other nor anything but inserts.  Every engine_insert / engine_put of a key
- * makes that insert-intention check (inserts do not block each other).  READ COMMITTED takes no gap locks.
+ * makes that insert-intention check (inserts do not block each other; a failed wait leaves no lock behind).
+ * READ COMMITTED takes no gap locks.
  * Gaps are intervals of one tree's key space, so a scan of a secondary index protects its range of that index.
  * All of them are held to commit / rollback. */
 typedef enum { ENGINE_LOCK_SHARED = 1, ENGINE_LOCK_EXCLUSIVE = 2 } engine_lock_mode_t;
