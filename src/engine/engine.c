@@ -88,6 +88,7 @@ struct engine_cursor {
     lock_mode_t lmode;  /* 0: a consistent-read cursor */
     bool gaps;
     bool unique;        /* an equality on a whole unique key: the row past it is gap-locked only */
+    bool took_lock;     /* the last positioning call took the current row's lock (it was not held before) */
     bool has_lo, has_hi;
     buf_t lo, hi;       /* the scan's bounds (key prefixes) */
     lock_gap_t *gap;    /* the gap this scan extends as it moves */
@@ -1568,7 +1569,8 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
             c->c.state = BTCUR_UNPOSITIONED;
             return STRATA_ENOTFOUND;
         }
-        if ((rc = lock_acquire(e->locks, &t->lo, tree, c->k.data, c->k.len, c->lmode, trx_wait_us(t))))
+        if ((rc = lock_acquire_ex(e->locks, &t->lo, tree, c->k.data, c->k.len, c->lmode, trx_wait_us(t),
+                                  &c->took_lock)))
             return rc;
         if (beyond) {
             c->c.state = BTCUR_UNPOSITIONED;
@@ -1604,6 +1606,14 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
         c->c.state = BTCUR_ON_ROW;
         return 0;
     }
+}
+
+void engine_cursor_unlock(engine_cursor_t *c)
+{
+    if (!c->lmode || c->gaps || !c->took_lock || c->c.state != BTCUR_ON_ROW)
+        return;
+    lock_release(c->trx->e->locks, &c->trx->lo, c->c.t->id, c->c.key.data, c->c.key.len);
+    c->took_lock = false;
 }
 
 static int lcur_step(engine_cursor_t *c, int dir)

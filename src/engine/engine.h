@@ -209,6 +209,10 @@ int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
  * unique search.  Positioning calls may then return ENGINE_ELOCKWAIT / ENGINE_EDEADLOCK. */
 int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
                        size_t hilen, bool unique);
+/* READ COMMITTED / READ UNCOMMITTED semi-consistent read (InnoDB's unlock_row): gives back the lock on the
+ * locking cursor's current row (one its WHERE rejected) if this positioning call took it (a lock held before,
+ * for example because this trx changed the row, stays).  At REPEATABLE READ and above a no-op. */
+void engine_cursor_unlock(engine_cursor_t *c);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;

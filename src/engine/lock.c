@@ -479,14 +479,22 @@ static int acquire_locked(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const 
     return 0;
 }
 
-int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
-                 uint64_t timeout_us)
+int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh)
 {
     lock_entry_t *e;
     pthread_mutex_lock(&ls->mu);
-    int rc = acquire_locked(ls, o, tree, key, klen, mode, timeout_us, &e, NULL);
+    int rc = acquire_locked(ls, o, tree, key, klen, mode, timeout_us, &e, fresh);
     pthread_mutex_unlock(&ls->mu);
+    if (rc && fresh)
+        *fresh = false;
     return rc;
+}
+
+int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                 uint64_t timeout_us)
+{
+    return lock_acquire_ex(ls, o, tree, key, klen, mode, timeout_us, NULL);
 }
 
 /* Gives back one record lock of o (an insert that never happened): its waiters re-check. */
@@ -557,6 +565,18 @@ void lock_insert_end(lock_sys_t *ls, lock_owner_t *o)
         o->inserting = false;
         atomic_fetch_add(&ls->epoch[o->ins_tree % EPOCH_BUCKETS], 1);
     }
+    pthread_mutex_unlock(&ls->mu);
+}
+
+void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
+{
+    uint32_t h = khash(tree, key, klen);
+    pthread_mutex_lock(&ls->mu);
+    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
+    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
+        e = e->next;
+    if (e && (e->x == o || holds_s(e, o)))
+        release_entry(ls, o, e);
     pthread_mutex_unlock(&ls->mu);
 }
 

@@ -85,6 +85,9 @@ void lock_owner_destroy(lock_owner_t *o);
 /* Record lock.  0 (granted or already held in that mode or stronger), ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK. */
 int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
                  uint64_t timeout_us);
+/* The same; *fresh says whether o held the key in neither mode before (a lock this call took). */
+int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh);
 
 /* Finished inserts into tree (a counter shared by a hash bucket of trees): read it before reading the keys that
  * bound a gap, and pass it to lock_gap. */
@@ -114,6 +117,9 @@ bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const
 uint32_t lock_gap_count(lock_sys_t *ls, const lock_owner_t *o);
 
 void lock_release_all(lock_sys_t *ls, lock_owner_t *o);
+/* Gives back o's record lock on (tree, key), if it holds one (READ COMMITTED's semi-consistent reads: only a
+ * lock the caller knows it took for a row it did not change). */
+void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
 uint64_t lock_waits(lock_sys_t *ls);
 uint64_t lock_deadlocks(lock_sys_t *ls);
 

@@ -834,6 +834,7 @@ typedef struct xloop {
     engine_trx_t *trx;
     uint64_t emitted;
     bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
+    bool rejected;            /* loop_emit: the WHERE rejected that row */
 } xloop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
@@ -905,6 +906,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         return loop_level(L, si + 1);
     if (L->where) {
         rc = xeval_bool(&L->xe, L->where, L->row);
+        L->rejected = rc == 0;
         if (rc <= 0)
             return rc;
     }
@@ -930,7 +932,12 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     while ((rc = table_scan_next(&sc)) == 0) {
         /* a clustered locking scan hands over rows the engine locked and read in their latest version */
         L->fresh = sc.locking && sc.index < 0;
+        L->rejected = false;
         rc = loop_emit(L, si, &sc.pk, sc.row, matched);
+        if (rc == 0 && L->rejected && L->fresh && q->nsrc == 1)
+            /* READ COMMITTED's semi-consistent read: a row the WHERE rejects does not stay locked, unless it was
+             * locked before this read (the engine decides; nothing at REPEATABLE READ) */
+            engine_cursor_unlock(sc.cur);
         L->fresh = false;
         if (rc)
             break;
@@ -986,7 +993,7 @@ static int loop_level(xloop_t *L, uint32_t si)
                     buf_init(&store);
                     value_t *row = arena_alloc(q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
                     rc = table_get_latest(L->trx, s->t, r[k].lo.data, r[k].lo.len, &store, row);
-                    if (rc == 0)
+                    if (rc == 0) /* (a unique lookup keeps its lock even when the WHERE rejects the row) */
                         rc = loop_emit(L, si, &r[k].lo, row, &matched);
                     else if (rc == STRATA_ENOTFOUND)
                         rc = 0;

@@ -335,3 +335,32 @@ def test_insert_select_locks_its_source(gl, target):
         assert attempt(b, 'UPDATE t SET v = 1 WHERE id = 50') == 'OK'
         assert ids(run(b, 'SELECT * FROM t WHERE id BETWEEN 10 AND 20 LOCK IN SHARE MODE')) == [10, 20]
         run(a, 'ROLLBACK')
+
+
+def test_read_committed_unlocks_rows_the_where_rejects(gl):
+    """READ COMMITTED's semi-consistent read: a full scan keeps only the rows that matched, unless the lock was
+    already held (this transaction changed or locked the row before); REPEATABLE READ keeps everything."""
+    a, b = gl('READ COMMITTED'), gl()
+    run(a, 'BEGIN')
+    assert run(a, 'UPDATE t SET v = 2 WHERE v = 0 AND id >= 20') == ()
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 10') == 'OK'   # read, rejected, unlocked
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 20') == 1205   # changed
+    run(a, 'ROLLBACK')
+    run(a, 'BEGIN')
+    run(a, 'UPDATE t SET v = 5 WHERE id = 10')
+    run(a, 'SELECT * FROM t WHERE id BETWEEN 20 AND 30 FOR UPDATE')
+    assert run(a, 'UPDATE t SET v = 6 WHERE v = 100') == ()          # rejects every row
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 10') == 1205   # changed by a earlier
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 20') == 1205   # locked by a earlier
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 50') == 'OK'
+    run(a, 'ROLLBACK')
+    # a unique lookup keeps its lock even when the WHERE rejects the row
+    run(a, 'BEGIN')
+    assert run(a, 'SELECT * FROM t WHERE id = 10 AND v = 1 FOR UPDATE') == ()
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 10') == 1205
+    run(a, 'ROLLBACK')
+    r = gl('REPEATABLE READ')
+    run(r, 'BEGIN')
+    assert run(r, 'UPDATE t SET v = 2 WHERE v = 1') == ()
+    assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 10') == 1205
+    run(r, 'ROLLBACK')

@@ -390,6 +390,34 @@ TEST(test_lock_engine_read_committed_no_gaps)
     CHECK_EQ_INT(engine_insert(b, t, "k42", 3, "b", 1), 0);
     engine_trx_rollback(b);
     engine_trx_rollback(a);
+    /* semi-consistent reads: the cursor gives back a lock it took, never one held before; nothing at RR */
+    a = trx(e, ENGINE_ISO_READ_COMMITTED, SHORT_US);
+    b = trx(e, ENGINE_ISO_REPEATABLE_READ, SHORT_US);
+    CHECK_EQ_INT(engine_lock_row(a, t, "k30", 3), 0);
+    engine_cursor_t *c;
+    REQUIRE(engine_cursor_open(a, t, &c) == 0);
+    CHECK_EQ_INT(engine_cursor_lock(c, ENGINE_LOCK_EXCLUSIVE, NULL, 0, NULL, 0, false), 0);
+    CHECK_EQ_INT(engine_cursor_seek(c, "k10", 3, ENGINE_SEEK_GE), 0);
+    engine_cursor_unlock(c);
+    CHECK_EQ_INT(engine_cursor_next(c), 0); /* k20: kept */
+    CHECK_EQ_INT(engine_cursor_next(c), 0); /* k30: locked before the scan */
+    engine_cursor_unlock(c);
+    engine_cursor_close(c);
+    CHECK_EQ_INT(engine_put(b, t, "k10", 3, "b", 1), 0);
+    CHECK_EQ_INT(engine_put(b, t, "k20", 3, "b", 1), ENGINE_ELOCKWAIT);
+    CHECK_EQ_INT(engine_put(b, t, "k30", 3, "b", 1), ENGINE_ELOCKWAIT);
+    engine_trx_rollback(b);
+    engine_trx_rollback(a);
+    a = trx(e, ENGINE_ISO_REPEATABLE_READ, SHORT_US);
+    b = trx(e, ENGINE_ISO_REPEATABLE_READ, SHORT_US);
+    REQUIRE(engine_cursor_open(a, t, &c) == 0);
+    CHECK_EQ_INT(engine_cursor_lock(c, ENGINE_LOCK_SHARED, NULL, 0, NULL, 0, false), 0);
+    CHECK_EQ_INT(engine_cursor_first(c), 0);
+    engine_cursor_unlock(c); /* a no-op at REPEATABLE READ */
+    engine_cursor_close(c);
+    CHECK_EQ_INT(engine_put(b, t, "k10", 3, "b", 1), ENGINE_ELOCKWAIT);
+    engine_trx_rollback(b);
+    engine_trx_rollback(a);
     /* READ UNCOMMITTED: no gaps either */
     a = trx(e, ENGINE_ISO_READ_UNCOMMITTED, SHORT_US);
     b = trx(e, ENGINE_ISO_REPEATABLE_READ, SHORT_US);
