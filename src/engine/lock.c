@@ -518,34 +518,46 @@ static void release_entry(lock_sys_t *ls, lock_owner_t *o, lock_entry_t *e)
         unlink_entry(ls, e);
 }
 
+/* Waits (under ls->mu) while a gap of another owner covers key in tree: the insert-intention wait. */
+static int wait_gaps(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                     uint64_t timeout_us)
+{
+    lock_tree_t *tt = tree_find(ls, tree, false);
+    if (!gap_blocking(tt, o, key, klen))
+        return 0;
+    o->wait = LOCK_WAIT_INSERT;
+    o->wait_tree = tt;
+    o->wait_key = key;
+    o->wait_klen = klen;
+    push_owner(&tt->waiters, &tt->nwaiters, &tt->wcap, o);
+    int rc = wait_for(ls, o, timeout_us);
+    remove_owner(tt->waiters, &tt->nwaiters, o);
+    o->wait = LOCK_WAIT_NONE;
+    o->wait_tree = NULL;
+    tree_maybe_free(ls, tt);
+    return rc;
+}
+
 int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                       uint64_t timeout_us)
 {
-    lock_entry_t *rec;
-    bool fresh;
+    int rc;
     pthread_mutex_lock(&ls->mu);
     ASSERT(!o->inserting);
-    int rc = acquire_locked(ls, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh);
-    if (rc)
-        goto out;
-    lock_tree_t *tt = tree_find(ls, tree, false);
-    if (gap_blocking(tt, o, key, klen)) {
-        o->wait = LOCK_WAIT_INSERT;
-        o->wait_tree = tt;
-        o->wait_key = key;
-        o->wait_klen = klen;
-        push_owner(&tt->waiters, &tt->nwaiters, &tt->wcap, o);
-        rc = wait_for(ls, o, timeout_us);
-        remove_owner(tt->waiters, &tt->nwaiters, o);
-        o->wait = LOCK_WAIT_NONE;
-        o->wait_tree = NULL;
-        tree_maybe_free(ls, tt);
-        if (rc) {
-            /* the insert will not happen: no lock of it stays behind (InnoDB's failed insert leaves none) */
-            if (fresh)
-                release_entry(ls, o, rec);
+    /* The intention check first, without the record lock (a waiting insert holds nothing, as in InnoDB: another
+     * trx may insert the same key meanwhile, and this one then finds a duplicate), then the record lock; a gap
+     * granted while that waited sends the insert back to the gap wait, giving back a record lock it just took. */
+    for (;;) {
+        if ((rc = wait_gaps(ls, o, tree, key, klen, timeout_us)))
             goto out;
-        }
+        lock_entry_t *rec;
+        bool fresh;
+        if ((rc = acquire_locked(ls, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh)))
+            goto out;
+        if (!gap_blocking(tree_find(ls, tree, false), o, key, klen))
+            break;
+        if (fresh)
+            release_entry(ls, o, rec);
     }
     o->inserting = true;
     o->ins_tree = tree;

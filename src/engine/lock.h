@@ -103,11 +103,10 @@ uint64_t lock_insert_epoch(lock_sys_t *ls, uint64_t tree);
  */
 int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lock_bound_t hi, lock_mode_t mode,
              uint64_t epoch, lock_gap_t **hint, buf_t *inflight);
-/* An insert (or put) of key: takes its X record lock (as lock_acquire), then the insert-intention check: waits
- * while a gap of another owner covers key; then marks the insert in flight until lock_insert_end (which the
- * caller must call after its tree change, whether it succeeded or not).  key must stay valid until then.
- * 0, ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK; after a failed intention wait the record lock taken for it is given
- * back (the insert never happened). */
+/* An insert (or put) of key: the insert-intention check (waits while a gap of another owner covers key; the
+ * waiting insert holds no lock), then its X record lock (as lock_acquire); then marks the insert in flight until
+ * lock_insert_end (which the caller must call after its tree change, whether it succeeded or not).  key must stay
+ * valid until then.  0, ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK; a failed insert leaves no lock of its own behind. */
 int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                       uint64_t timeout_us);
 void lock_insert_end(lock_sys_t *ls, lock_owner_t *o);

@@ -364,3 +364,30 @@ def test_read_committed_unlocks_rows_the_where_rejects(gl):
     assert run(r, 'UPDATE t SET v = 2 WHERE v = 1') == ()
     assert attempt(b, 'UPDATE t SET v = 3 WHERE id = 10') == 1205
     run(r, 'ROLLBACK')
+
+
+def test_waiting_insert_holds_no_lock(gl):
+    """b's insert waits for a's gap; a may still insert the same key itself (b holds nothing while it waits),
+    and b then finds the duplicate."""
+    a, b = gl(timeout=10), gl(timeout=10)
+    run(a, 'BEGIN')
+    run(b, 'BEGIN')
+    assert run(a, 'SELECT * FROM t WHERE id = 15 FOR UPDATE') == ()
+    out = {}
+
+    def b_insert():
+        try:
+            run(b, 'INSERT INTO t VALUES (15, 15, 1)')
+            out['b'] = 'OK'
+        except pymysql.MySQLError as e:
+            out['b'] = e.args[0]
+    th = threading.Thread(target=b_insert)
+    th.start()
+    time.sleep(0.7)
+    assert th.is_alive()
+    run(a, 'INSERT INTO t VALUES (15, 15, 2)')  # no wait, no deadlock
+    run(a, 'COMMIT')
+    th.join(15)
+    assert out.get('b') == 1062, out
+    run(b, 'ROLLBACK')
+    assert run(a, 'SELECT v FROM t WHERE id = 15') == ((2,),)
