@@ -1227,7 +1227,7 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
      * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
     if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
         return ENGINE_ELOGFULL;
-    /* A key that may be new: its X lock, then the insert-intention check against other transactions' gap locks;
+    /* A key that may be new: the insert-intention check against other transactions' gap locks, then its X lock;
      * the insert counts as in flight (lock.h) until the tree holds it. */
     bool ins = !del && mode != BT_UPDATE;
     if (ins)
@@ -1514,7 +1514,8 @@ static bool lcur_beyond(const engine_cursor_t *c, const void *k, size_t kl, int 
  * next-key lock: a record is locked with the gap before it), except on an exact GE/LE match (a unique key found:
  * the record alone).  Running off the tree locks the gap to infinity (InnoDB's supremum).  The first row past the
  * scan's end is locked with its gap at REPEATABLE READ (the next-key lock that closes the range; the gap alone
- * after a unique equality) and not at all at READ COMMITTED, and is not returned.  Rows delete-marked once locked are passed over.
+ * after a unique equality) and not at all at READ COMMITTED, and is not returned.  Rows delete-marked once
+ * locked are passed over.
  */
 static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t klen, bool step)
 {

@@ -216,8 +216,9 @@ void engine_cursor_unlock(engine_cursor_t *c);
 
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
-/* A cursor reads through the trx's read view (as engine_get), unless made a locking cursor (engine_cursor_lock).  It holds no latch between calls, so the same trx
- * may change the tree while iterating (its own changes are visible to it; positions are kept by key). */
+/* A cursor reads through the trx's read view (as engine_get), unless made a locking cursor (engine_cursor_lock).
+ * It holds no latch between calls, so the same trx may change the tree while iterating (its own changes are
+ * visible to it; positions are kept by key). */
 int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out);
 /* Each positioning call returns 0 on a row, STRATA_ENOTFOUND when there is none (the cursor is then unpositioned). */
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how);

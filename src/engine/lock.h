@@ -8,16 +8,16 @@
  *
  * Gap locks.  A locking scan at REPEATABLE READ also locks the key space it walked over: an open interval
  * (lo, hi) of one tree's keys, lo/hi being keys the scan saw (or minus/plus infinity).  Gap locks never wait and
- * never conflict with each other, whatever their mode (as in InnoDB): they only stop *inserts*.  An insert first
- * takes the X record lock of its key, then an insert-intention check (lock_insert_begin) waits while another
- * transaction's gap covers the key; insert intentions do not conflict with each other.  A scan extends one gap as
- * it moves (record k locked, then the gap after it: one interval (lo, next) that also covers k), so a scan of n
- * rows holds n record locks but one gap.
+ * never conflict with each other, whatever their mode (as in InnoDB): they only stop *inserts*.  An insert's
+ * intention check (lock_insert_begin) waits, holding nothing, while another transaction's gap covers its key,
+ * then it takes the key's X record lock; insert intentions do not conflict with each other.  A scan extends one
+ * gap as it moves (record k locked, then the gap after it: one interval (lo, next) that also covers k), so a scan
+ * of n rows holds n record locks but one gap.
  *
  * The race a B+tree scan has with an insert (the scan read the keys around a gap before the insert landed, but
  * locks the gap after the insert passed its check) is closed without holding page latches across lock calls:
- *   - an insert is "in flight" from its intention check (lock_insert_begin) to lock_insert_end, after the key is
- *     in the tree; a gap request that covers an in-flight key of another trx is refused with LOCK_GAP_INFLIGHT
+ *   - an insert is "in flight" from its passed intention check and record lock (lock_insert_begin) to
+ *     lock_insert_end, after the key is in the tree; a gap request that covers an in-flight key of another trx is refused with LOCK_GAP_INFLIGHT
  *     and the key, and the scanner waits for that key's record lock (held by the inserter to its end);
  *   - each tree (by hash bucket) has an epoch counting finished inserts; the scanner reads it before reading the
  *     tree, and a gap granted after the epoch moved comes back LOCK_GAP_STALE: granted, but read again.
