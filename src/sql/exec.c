@@ -111,6 +111,70 @@ static void trx_end(sql_exec_session_t *ss)
     ss->wrote = false;
     table_undo_clear(&ss->undo);
     binrow_reset(ss->bl);
+    mdl_release_all(&ss->mdl);
+}
+
+/* Metadata lock errors as MySQL's: 1205 after lock_wait_timeout, 1317 on KILL QUERY. */
+static int mdl_err(sql_exec_ctx_t *x, int rc)
+{
+    return rc == MDL_KILLED ? diag_error(x->diag, ER_QUERY_INTERRUPTED) : diag_error(x->diag, ER_LOCK_WAIT_TIMEOUT);
+}
+
+static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
+{
+    return x->lock_wait_timeout_us ? x->lock_wait_timeout_us : 86400ull * 1000000u;
+}
+
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
+{
+    if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
+        return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
+}
+
+/* DDL on existing tables: exclusive locks on every name, all at once, for the statement. */
+static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const char *dbs[64], *names[64];
+    uint32_t n = 0;
+#define ADD(d, nm)                                                                  \
+    do {                                                                            \
+        const char *_d = xdb(x, (d)), *_n = (nm);                                   \
+        if (_d && _n && n < 64 && !xtmp_map(x, &_d, &_n) && !catalog_db_is_virtual(_d)) { \
+            dbs[n] = _d;                                                            \
+            names[n++] = _n;                                                        \
+        }                                                                           \
+    } while (0)
+    switch (st->kind) {
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW:
+        for (uint32_t i = 0; i < st->tables.n; i++)
+            ADD(st->tables.tables[i].db, st->tables.tables[i].name);
+        break;
+    case SQL_STMT_RENAME_TABLE:
+        for (uint32_t i = 0; i < st->rename_table.n; i++) {
+            ADD(st->rename_table.from[i].db, st->rename_table.from[i].name);
+            ADD(st->rename_table.to[i].db, st->rename_table.to[i].name);
+        }
+        break;
+    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX:
+        ADD(st->index.table.db, st->index.table.name);
+        break;
+    case SQL_STMT_ALTER_TABLE:
+        ADD(st->alter_table->table.db, st->alter_table->table.name);
+        break;
+    case SQL_STMT_CREATE_TABLE:
+        if (!st->create_table->temporary)
+            ADD(st->create_table->table.db, st->create_table->table.name);
+        break;
+    default:
+        break;
+    }
+#undef ADD
+    if (!n)
+        return 0;
+    int rc = mdl_exclusive(&x->ss->mdl, dbs, names, n, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
 }
 
 void sql_exec_session_free(sql_exec_session_t *ss)
@@ -123,6 +187,7 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
     binrow_log_free(ss->bl);
+    mdl_set_free(&ss->mdl);
     mem_free(ss);
 }
 
@@ -159,9 +224,12 @@ static int commit_open(sql_exec_ctx_t *x)
         binlog_trx_t *blt = binrow_trx(ss->bl);
         blt->thread_id = x->thread_id;
         rc = sql_commit_trx(ss->trx, blt, NULL);
-        if (rc) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
+        if (rc == BINLOG_EDISKFULL) {
+            rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
+        } else if (rc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
+                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
             rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
         }
     }
@@ -406,10 +474,12 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     }
     const char *rdb = db, *rname = n->name;
     xtmp_map(x, &rdb, &rname);
+    *dbout = db;
+    if (xmdl_shared(x, rdb, rname) != 0)
+        return NULL;
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
-    *dbout = db;
     return t;
 }
 
@@ -2388,7 +2458,7 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    if (is_ddl(st->kind) && (rc = ddl_begin(x)) != 0)
+    if (is_ddl(st->kind) && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -2542,6 +2612,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
             }
         }
     }
+    if (!ss->trx)
+        mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
     if (rc == 0 && log_ddl && st->src && st->src_len) {
         int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
         if (brc) {

@@ -187,3 +187,42 @@ def test_binlog_gtid_pos(fresh_target):
     assert pos(4, 'no-such-file.000001') is None
     assert run(c, 'SELECT BINLOG_GTID_POS(NULL, 4)')[0][0] is None
     c.close()
+
+
+@pytest.mark.fresh_opts(*BINLOG_OPTS)
+def test_account_statements_are_logged(fresh_target):
+    """CREATE USER, GRANT, REVOKE, RENAME USER, DROP USER go to the binlog as QUERY events (as MariaDB writes
+    them), a failing one does not."""
+    c = fresh_target.connect()
+    run(c, 'RESET MASTER')
+    run(c, "CREATE USER 'bl_u'@'%' IDENTIFIED BY 'pw1'")
+    run(c, "GRANT SELECT ON *.* TO 'bl_u'@'%'")
+    run(c, "REVOKE SELECT ON *.* FROM 'bl_u'@'%'")
+    with pytest.raises(pymysql.err.OperationalError):
+        run(c, "CREATE USER 'bl_u'@'%'")  # exists: 1396, not logged
+    run(c, "RENAME USER 'bl_u'@'%' TO 'bl_v'@'%'")
+    run(c, "DROP USER 'bl_v'@'%'")
+    infos = [r[5] for r in run(c, 'SHOW BINLOG EVENTS') if r[2] == 'Query']
+    assert infos == ["CREATE USER 'bl_u'@'%' IDENTIFIED BY 'pw1'", "GRANT SELECT ON *.* TO 'bl_u'@'%'",
+                     "REVOKE SELECT ON *.* FROM 'bl_u'@'%'", "RENAME USER 'bl_u'@'%' TO 'bl_v'@'%'",
+                     "DROP USER 'bl_v'@'%'"], infos
+    c.close()
+
+
+@pytest.mark.fresh_opts(*BINLOG_OPTS)
+def test_rotation_at_max_binlog_size_set_at_run_time(fresh_target):
+    """SET GLOBAL max_binlog_size takes effect at once: the commit path rotates when a file passes it, and every
+    transaction is decodable across the files."""
+    c = fresh_target.connect()
+    run(c, 'RESET MASTER')
+    run(c, 'CREATE DATABASE rot')
+    run(c, 'CREATE TABLE rot.t (id INT PRIMARY KEY, pad VARCHAR(300))')
+    run(c, 'SET GLOBAL max_binlog_size = 4096')
+    for i in range(60):
+        run(c, "INSERT INTO rot.t VALUES (%d, REPEAT('p', 250))" % i)
+    files = run(c, 'SHOW BINARY LOGS')
+    assert len(files) >= 4, files
+    ids = [int(ln.split('=', 1)[1]) for ln in decoded(c).splitlines() if ln.startswith('###   @1=')]
+    assert ids == list(range(60))
+    run(c, 'SET GLOBAL max_binlog_size = 1073741824')
+    c.close()
