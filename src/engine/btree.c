@@ -1143,6 +1143,23 @@ static int cur_step(btree_cur_t *c, int dir)
     return rc;
 }
 
+bool btree_cur_unchanged(btree_cur_t *c)
+{
+    btree_t *t = c->t;
+    bframe_t *f;
+    bool same = false;
+    if (c->state != BTCUR_ON_ROW || c->leaf_lsn == 0)
+        return false;
+    pthread_rwlock_rdlock(&t->lock);
+    if (bpool_fix(t->bp, c->leaf, LATCH_S, &f) == 0) {
+        same = page_type(f->data) == PAGE_TYPE_BTREE && page_owner(f->data) == t->id && lvl(f->data) == 0 &&
+               page_lsn(f->data) == c->leaf_lsn;
+        bpool_unfix(t->bp, f, LATCH_S);
+    }
+    pthread_rwlock_unlock(&t->lock);
+    return same;
+}
+
 int btree_cur_next(btree_cur_t *c) { return cur_step(c, 1); }
 int btree_cur_prev(btree_cur_t *c) { return cur_step(c, -1); }
 

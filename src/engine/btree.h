@@ -87,6 +87,10 @@ void btree_cur_init(btree_cur_t *c, btree_t *t);
 void btree_cur_free(btree_cur_t *c);
 int btree_cur_seek(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how);
 int btree_cur_next(btree_cur_t *c);
+/* Is the leaf the current cell was read from unchanged since (its LSN)?  Then key, value, writer and mark are
+ * still the latest (every change to a leaf moves its LSN; invariant 2).  A locking reader uses it after waiting
+ * for the row's lock instead of reading the row again. */
+bool btree_cur_unchanged(btree_cur_t *c);
 int btree_cur_prev(btree_cur_t *c);
 
 /* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf

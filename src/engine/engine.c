@@ -69,6 +69,8 @@ struct engine_trx {
     lock_owner_t lo;
     pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     engine_isolation_t iso;
+    bool gap_locks;     /* REPEATABLE READ / SERIALIZABLE: locking reads take gap (next-key) locks */
+    uint64_t lock_wait_us; /* 0: the engine's innodb_lock_wait_timeout */
     bool has_view, unlinked, did_delete;
     bool prepared, recovered; /* two-phase commit; recovered: prepared before a crash, awaiting xa commit/rollback */
     buf_t xid;
@@ -82,6 +84,16 @@ struct engine_cursor {
     btree_cur_t c;
     bool mvcc;
     buf_t vis; /* the value the trx's read view sees */
+    /* a locking cursor (engine_cursor_lock): latest versions, each row locked, and at REPEATABLE READ the gaps */
+    lock_mode_t lmode;  /* 0: a consistent-read cursor */
+    bool gaps;
+    bool unique;        /* an equality on a whole unique key: the row past it is gap-locked only */
+    bool took_lock;     /* the last positioning call took the current row's lock (it was not held before) */
+    bool has_lo, has_hi;
+    buf_t lo, hi;       /* the scan's bounds (key prefixes) */
+    lock_gap_t *gap;    /* the gap this scan extends as it moves */
+    btree_cur_t nb;     /* finds the neighbour key that closes a gap */
+    buf_t from, k, tmp;
 };
 
 struct engine {
@@ -111,6 +123,8 @@ struct engine {
     uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
     bool startup_purge_done;
 };
+
+static uint64_t trx_wait_us(const engine_trx_t *t) { return t->lock_wait_us ? t->lock_wait_us : t->e->lock_wait_us; }
 
 /* ---------------------------------------------------------------- options, helpers */
 
@@ -667,6 +681,7 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
     buf_init(&t->xid);
     pthread_mutex_init(&t->mu, NULL);
     t->iso = ENGINE_ISO_REPEATABLE_READ;
+    t->gap_locks = true;
     pthread_mutex_lock(&e->trx_mu);
     t->id = id ? id : e->next_trx_id++;
     t->next = e->active;
@@ -1212,7 +1227,14 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
      * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
     if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
         return ENGINE_ELOGFULL;
-    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, e->lock_wait_us)))
+    /* A key that may be new: the insert-intention check against other transactions' gap locks, then its X lock;
+     * the insert counts as in flight (lock.h) until the tree holds it. */
+    bool ins = !del && mode != BT_UPDATE;
+    if (ins)
+        rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t));
+    else
+        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    if (rc)
         return rc;
     if (!t->first_lsn) {
         pthread_mutex_lock(&e->trx_mu);
@@ -1227,7 +1249,10 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
             t->did_delete = true;
         return rc;
     }
-    return btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
+    rc = btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
+    if (ins)
+        lock_insert_end(e->locks, &t->lo);
+    return rc;
 }
 
 int engine_insert(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen)
@@ -1253,12 +1278,12 @@ int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, t->e->lock_wait_us);
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
 }
 
 int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, t->e->lock_wait_us);
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, trx_wait_us(t));
 }
 
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
@@ -1300,7 +1325,10 @@ int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t k
 void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso)
 {
     t->iso = iso == ENGINE_ISO_SERIALIZABLE ? ENGINE_ISO_REPEATABLE_READ : iso;
+    t->gap_locks = iso >= ENGINE_ISO_REPEATABLE_READ;
 }
+
+void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us) { t->lock_wait_us = us; }
 
 void engine_trx_statement_start(engine_trx_t *t)
 {
@@ -1321,7 +1349,14 @@ int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t *
     engine_cursor_t *c = mem_calloc(1, sizeof *c);
     c->trx = t;
     btree_cur_init(&c->c, bt);
+    btree_cur_init(&c->nb, bt);
+    c->nb.raw = true;
     buf_init(&c->vis);
+    buf_init(&c->lo);
+    buf_init(&c->hi);
+    buf_init(&c->from);
+    buf_init(&c->k);
+    buf_init(&c->tmp);
     c->mvcc = t->iso != ENGINE_ISO_READ_UNCOMMITTED;
     c->c.raw = c->mvcc;
     *out = c;
@@ -1350,11 +1385,252 @@ static void cur_view(engine_cursor_t *c)
         view_open(c->trx->e, c->trx);
 }
 
+/* ---------------------------------------------------------------- locking reads */
+
+static bool buf_eq(const buf_t *a, const buf_t *b)
+{
+    return a->len == b->len && (!a->len || memcmp(a->data, b->data, a->len) == 0);
+}
+
+/* Key k against a prefix: keys that begin with p compare equal. */
+static int prefix_cmp(const void *k, size_t kl, const buf_t *p)
+{
+    size_t n = MIN(kl, p->len);
+    int r = n ? memcmp(k, p->data, n) : 0;
+    if (r)
+        return r;
+    return kl < p->len ? -1 : 0;
+}
+
+static lock_mode_t lmode_of(engine_lock_mode_t m) { return m == ENGINE_LOCK_SHARED ? LOCK_S : LOCK_X; }
+
+int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, engine_lock_mode_t mode)
+{
+    engine_t *e = t->e;
+    btree_t *bt;
+    if (mode != ENGINE_LOCK_SHARED && mode != ENGINE_LOCK_EXCLUSIVE)
+        return ENGINE_EINVAL;
+    int rc = tree_get(e, tree, &bt);
+    if (rc)
+        return rc;
+    lock_mode_t m = lmode_of(mode);
+    buf_t v, lok, inflight;
+    buf_init(&v);
+    buf_init(&lok);
+    buf_init(&inflight);
+    btree_cur_t nb;
+    btree_cur_init(&nb, bt);
+    nb.raw = true;
+    bool held = false;
+    for (;;) {
+        uint64_t epoch = lock_insert_epoch(e->locks, tree);
+        bt_before_t st = BT_BEFORE_ABSENT;
+        uint64_t w;
+        rc = btree_get_ex(bt, key, klen, &v, &w, &st);
+        if (rc && rc != STRATA_ENOTFOUND)
+            break;
+        if (rc == 0 && !held) {
+            /* there is a cell (live, or delete-marked by a trx that may still roll back): lock it, look again */
+            if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t))))
+                break;
+            held = true;
+            continue;
+        }
+        if (rc == 0 && st != BT_BEFORE_DELMARKED)
+            break; /* the row exists and is locked: the record alone, as InnoDB's unique search */
+        rc = STRATA_ENOTFOUND;
+        if (!t->gap_locks)
+            break;
+        /* no row: lock the gap it would go into, between its neighbours */
+        lock_bound_t lo = {.inf = true}, hi = {.inf = true};
+        int n = btree_cur_seek(&nb, key, klen, BT_LT);
+        if (n && n != STRATA_ENOTFOUND) {
+            rc = n;
+            break;
+        }
+        if (n == 0) {
+            buf_reset(&lok);
+            buf_append(&lok, nb.key.data, nb.key.len);
+            lo = (lock_bound_t){lok.data, lok.len, false};
+        }
+        n = btree_cur_seek(&nb, key, klen, BT_GT);
+        if (n && n != STRATA_ENOTFOUND) {
+            rc = n;
+            break;
+        }
+        if (n == 0)
+            hi = (lock_bound_t){nb.key.data, nb.key.len, false};
+        int g = lock_gap(e->locks, &t->lo, tree, lo, hi, m, epoch, NULL, &inflight);
+        if (g == LOCK_GAP_INFLIGHT) {
+            if ((rc = lock_acquire(e->locks, &t->lo, tree, inflight.data, inflight.len, m, trx_wait_us(t))))
+                break;
+            continue;
+        }
+        if (g == LOCK_GAP_STALE)
+            continue;
+        rc = STRATA_ENOTFOUND;
+        break;
+    }
+    btree_cur_free(&nb);
+    buf_free(&v);
+    buf_free(&lok);
+    buf_free(&inflight);
+    return rc;
+}
+
+int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
+                       size_t hilen, bool unique)
+{
+    if (mode != ENGINE_LOCK_SHARED && mode != ENGINE_LOCK_EXCLUSIVE)
+        return ENGINE_EINVAL;
+    c->lmode = lmode_of(mode);
+    c->gaps = c->trx->gap_locks;
+    c->unique = unique;
+    c->mvcc = false;
+    c->c.raw = true;
+    c->has_lo = lo && lolen;
+    c->has_hi = hi && hilen;
+    buf_reset(&c->lo);
+    buf_reset(&c->hi);
+    if (c->has_lo)
+        buf_append(&c->lo, lo, lolen);
+    if (c->has_hi)
+        buf_append(&c->hi, hi, hilen);
+    return 0;
+}
+
+/* Is k past the scan's end when moving in direction dir? */
+static bool lcur_beyond(const engine_cursor_t *c, const void *k, size_t kl, int dir)
+{
+    if (dir > 0)
+        return c->has_hi && prefix_cmp(k, kl, &c->hi) > 0;
+    return c->has_lo && prefix_cmp(k, kl, &c->lo) < 0;
+}
+
+/*
+ * Moves a locking cursor to the next row in direction dir (how/key as btree_cur_seek) and locks it.
+ * step: the move starts from the row the cursor stands on (key is that row's, how BT_GT or BT_LT), so the gap
+ * runs from that row to the one found; otherwise the gap runs from the row found back to its neighbour (InnoDB's
+ * next-key lock: a record is locked with the gap before it), except on an exact GE/LE match (a unique key found:
+ * the record alone).  Running off the tree locks the gap to infinity (InnoDB's supremum).  The first row past the
+ * scan's end is locked with its gap at REPEATABLE READ (the next-key lock that closes the range; the gap alone
+ * after a unique equality) and not at all at READ COMMITTED, and is not returned.  Rows delete-marked once
+ * locked are passed over.
+ */
+static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t klen, bool step)
+{
+    engine_trx_t *t = c->trx;
+    engine_t *e = t->e;
+    uint64_t tree = c->c.t->id;
+    int dir = how == BT_GE || how == BT_GT || how == BT_FIRST ? 1 : -1;
+    bool has_from = how != BT_FIRST && how != BT_LAST;
+    buf_reset(&c->from);
+    if (has_from && klen)
+        buf_append(&c->from, key, klen);
+    for (;;) {
+        uint64_t epoch = lock_insert_epoch(e->locks, tree);
+        int rc;
+        if (step && c->c.state == BTCUR_ON_ROW && buf_eq(&c->c.key, &c->from))
+            rc = dir > 0 ? btree_cur_next(&c->c) : btree_cur_prev(&c->c); /* resumes on its leaf when unchanged */
+        else
+            rc = btree_cur_seek(&c->c, has_from ? c->from.data : NULL, c->from.len, how);
+        if (rc && rc != STRATA_ENOTFOUND)
+            return rc;
+        bool found = rc == 0;
+        buf_reset(&c->k);
+        if (found)
+            buf_append(&c->k, c->c.key.data, c->c.key.len);
+        bool beyond = found && lcur_beyond(c, c->k.data, c->k.len, dir);
+        bool exact = found && !step && (how == BT_GE || how == BT_LE) && buf_eq(&c->k, &c->from);
+        if (c->gaps && !exact) {
+            lock_bound_t other = {.inf = true};
+            if (step) {
+                other = (lock_bound_t){c->from.data, c->from.len, false};
+            } else {
+                int n = found ? btree_cur_seek(&c->nb, c->k.data, c->k.len, dir > 0 ? BT_LT : BT_GT)
+                              : btree_cur_seek(&c->nb, NULL, 0, dir > 0 ? BT_LAST : BT_FIRST);
+                if (n && n != STRATA_ENOTFOUND)
+                    return n;
+                if (n == 0)
+                    other = (lock_bound_t){c->nb.key.data, c->nb.key.len, false};
+            }
+            lock_bound_t here = found ? (lock_bound_t){c->k.data, c->k.len, false} : (lock_bound_t){.inf = true};
+            int g = lock_gap(e->locks, &t->lo, tree, dir > 0 ? other : here, dir > 0 ? here : other, c->lmode, epoch,
+                             &c->gap, &c->tmp);
+            if (g == LOCK_GAP_INFLIGHT) {
+                /* another trx's insert is landing inside: wait for it as for a row of its, then look again */
+                if ((rc = lock_acquire(e->locks, &t->lo, tree, c->tmp.data, c->tmp.len, c->lmode, trx_wait_us(t))))
+                    return rc;
+                continue;
+            }
+            if (g == LOCK_GAP_STALE)
+                continue; /* an insert finished since the keys were read: read them again (the gap stays) */
+        }
+        if (!found || (beyond && (!c->gaps || c->unique))) {
+            c->c.state = BTCUR_UNPOSITIONED;
+            return STRATA_ENOTFOUND;
+        }
+        if ((rc = lock_acquire_ex(e->locks, &t->lo, tree, c->k.data, c->k.len, c->lmode, trx_wait_us(t),
+                                  &c->took_lock)))
+            return rc;
+        if (beyond) {
+            c->c.state = BTCUR_UNPOSITIONED;
+            return STRATA_ENOTFOUND;
+        }
+        /* locked: its latest state is final for this trx (what the cursor read, when its leaf did not change) */
+        bt_before_t st = BT_BEFORE_ABSENT;
+        uint64_t writer = 0;
+        if (btree_cur_unchanged(&c->c)) {
+            rc = 0;
+            st = c->c.delmarked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            writer = c->c.trx;
+            buf_reset(&c->tmp);
+            buf_append(&c->tmp, c->c.val.data, c->c.val.len);
+        } else {
+            rc = btree_get_ex(c->c.t, c->k.data, c->k.len, &c->tmp, &writer, &st);
+        }
+        if (rc && rc != STRATA_ENOTFOUND)
+            return rc;
+        if (rc == STRATA_ENOTFOUND || st == BT_BEFORE_DELMARKED) {
+            buf_reset(&c->from);
+            buf_append(&c->from, c->k.data, c->k.len);
+            how = dir > 0 ? BT_GT : BT_LT;
+            has_from = step = true;
+            continue;
+        }
+        buf_reset(&c->c.key);
+        buf_append(&c->c.key, c->k.data, c->k.len);
+        buf_reset(&c->c.val);
+        buf_append(&c->c.val, c->tmp.data, c->tmp.len);
+        c->c.trx = writer;
+        c->c.delmarked = false;
+        c->c.state = BTCUR_ON_ROW;
+        return 0;
+    }
+}
+
+void engine_cursor_unlock(engine_cursor_t *c)
+{
+    if (!c->lmode || c->gaps || !c->took_lock || c->c.state != BTCUR_ON_ROW)
+        return;
+    lock_release(c->trx->e->locks, &c->trx->lo, c->c.t->id, c->c.key.data, c->c.key.len);
+    c->took_lock = false;
+}
+
+static int lcur_step(engine_cursor_t *c, int dir)
+{
+    if (c->c.state != BTCUR_ON_ROW)
+        return STRATA_ENOTFOUND;
+    return lcur_move(c, dir > 0 ? BT_GT : BT_LT, c->c.key.data, c->c.key.len, true);
+}
+
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how)
 {
     static const bt_seek_t map[] = {BT_GE, BT_GT, BT_LE, BT_LT};
     if ((unsigned)how > ENGINE_SEEK_LT)
         return ENGINE_EINVAL;
+    if (c->lmode)
+        return lcur_move(c, map[how], key, klen, false);
     cur_view(c);
     int rc = btree_cur_seek(&c->c, key, klen, map[how]);
     return cur_visible(c, rc, how == ENGINE_SEEK_GE || how == ENGINE_SEEK_GT ? 1 : -1);
@@ -1362,24 +1638,32 @@ int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_
 
 int engine_cursor_first(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_move(c, BT_FIRST, NULL, 0, false);
     cur_view(c);
     return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_FIRST), 1);
 }
 
 int engine_cursor_last(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_move(c, BT_LAST, NULL, 0, false);
     cur_view(c);
     return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_LAST), -1);
 }
 
 int engine_cursor_next(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_step(c, 1);
     cur_view(c);
     return cur_visible(c, btree_cur_next(&c->c), 1);
 }
 
 int engine_cursor_prev(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_step(c, -1);
     cur_view(c);
     return cur_visible(c, btree_cur_prev(&c->c), -1);
 }
@@ -1402,7 +1686,13 @@ void engine_cursor_close(engine_cursor_t *c)
     if (!c)
         return;
     btree_cur_free(&c->c);
+    btree_cur_free(&c->nb);
     buf_free(&c->vis);
+    buf_free(&c->lo);
+    buf_free(&c->hi);
+    buf_free(&c->from);
+    buf_free(&c->k);
+    buf_free(&c->tmp);
     mem_free(c);
 }
 

@@ -333,6 +333,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->thread_id = s->id;
     c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
+    int64_t lwt = sysvar_session_int(&s->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT); /* 0: do not wait (MariaDB) */
+    c->lock_wait_us = lwt > 0 ? (uint64_t)lwt * 1000000 : 1;
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;

@@ -230,6 +230,7 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
                                                  ENGINE_ISO_REPEATABLE_READ, ENGINE_ISO_SERIALIZABLE};
         engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
     }
+    engine_trx_set_lock_wait_timeout(ss->trx, x->lock_wait_us); /* the session's current value, per statement */
     *out = ss->trx;
     return 0;
 }
@@ -839,7 +840,10 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     uint64_t nsrows = 0;
     uint32_t sncols = 0;
     if (ins->select) {
-        if ((rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols)) != 0)
+        x->insert_select = true;
+        rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols);
+        x->insert_select = false;
+        if (rc != 0)
             goto out;
         if (sncols != I.nvals) {
             rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, 1ul);

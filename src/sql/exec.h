@@ -79,6 +79,7 @@ typedef struct sql_exec_ctx {
     uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
+    uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
     /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
@@ -102,6 +103,7 @@ typedef struct sql_exec_ctx {
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
+    bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */

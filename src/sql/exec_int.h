@@ -51,7 +51,7 @@ typedef struct xquery {
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
     uint32_t nalias;
-    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
+    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of every table source are X-locked, re-read */
     bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
 } xquery_t;

@@ -836,6 +836,8 @@ typedef struct xloop {
     bool order_desc;
     engine_trx_t *trx;
     uint64_t emitted;
+    bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
+    bool rejected;            /* loop_emit: the WHERE rejected that row */
 } xloop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
@@ -871,7 +873,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         if (pk)
             buf_append(&L->q->cur_pk[si], pk->data, pk->len);
     }
-    if (L->q->locking && si == 0 && pk && !s->is_virtual) {
+    if (L->q->locking && pk && !s->is_virtual && !L->fresh) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
         rc = L->q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, pk->data, pk->len)
                                : engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
@@ -907,6 +909,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         return loop_level(L, si + 1);
     if (L->where) {
         rc = xeval_bool(&L->xe, L->where, L->row);
+        L->rejected = rc == 0;
         if (rc <= 0)
             return rc;
     }
@@ -921,12 +924,24 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     xquery_t *q = L->q;
     table_scan_t sc;
     int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
+    if (rc == 0 && q->locking)
+        /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
+         * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
+        rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
     }
     while ((rc = table_scan_next(&sc)) == 0) {
+        /* a clustered locking scan hands over rows the engine locked and read in their latest version */
+        L->fresh = sc.locking && sc.index < 0;
+        L->rejected = false;
         rc = loop_emit(L, si, &sc.pk, sc.row, matched);
+        if (rc == 0 && L->rejected && L->fresh && q->nsrc == 1)
+            /* READ COMMITTED's semi-consistent read: a row the WHERE rejects does not stay locked, unless it was
+             * locked before this read (the engine decides; nothing at REPEATABLE READ) */
+            engine_cursor_unlock(sc.cur);
+        L->fresh = false;
         if (rc)
             break;
         if (point)
@@ -963,11 +978,16 @@ static int loop_level(xloop_t *L, uint32_t si)
             bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
-                if (q->locking && si == 0 && pk_point) {
-                    /* the key is locked even when no row has it yet (a concurrent insert of it waits); then the
-                     * latest version is read directly (loop_emit locks again: a no-op, and re-reads) */
-                    rc = q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len)
-                                        : engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                if (q->locking && pk_point) {
+                    /* a unique lookup: the row's lock when it exists, else (REPEATABLE READ) the gap it would go
+                     * into, so a concurrent insert of it waits; then the latest version is read directly
+                     * (loop_emit locks again: a no-op, and re-reads) */
+                    rc = engine_lock_key(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len,
+                                         q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE);
+                    if (rc == STRATA_ENOTFOUND) {
+                        rc = 0;
+                        continue;
+                    }
                     if (rc) {
                         rc = table_engine_err(q->x->diag, s->t, rc);
                         break;
@@ -976,7 +996,7 @@ static int loop_level(xloop_t *L, uint32_t si)
                     buf_init(&store);
                     value_t *row = arena_alloc(q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
                     rc = table_get_latest(L->trx, s->t, r[k].lo.data, r[k].lo.len, &store, row);
-                    if (rc == 0)
+                    if (rc == 0) /* (a unique lookup keeps its lock even when the WHERE rejects the row) */
                         rc = loop_emit(L, si, &r[k].lo, row, &matched);
                     else if (rc == STRATA_ENOTFOUND)
                         rc = 0;
@@ -1737,6 +1757,14 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
+    if (!s->q.locking && ((x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) ||
+                          (x->insert_select && x->isolation >= 2))) {
+        /* SERIALIZABLE inside a transaction: plain reads are LOCK IN SHARE MODE reads (InnoDB's rule; an
+         * autocommit SELECT stays a consistent read).  INSERT ... SELECT at REPEATABLE READ or above reads its
+         * sources with shared next-key locks (InnoDB's rule, so the statement is replayed identically). */
+        s->q.locking = true;
+        s->q.lock_shared = true;
+    }
     /* items, * expanded */
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {

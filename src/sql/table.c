@@ -597,6 +597,13 @@ static int prefix_cmp(const uint8_t *k, size_t kl, const buf_t *p)
     return kl < p->len ? -1 : 0; /* a key longer than the prefix but equal on it counts as equal */
 }
 
+int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique)
+{
+    s->locking = true;
+    return engine_cursor_lock(s->cur, mode, s->has_lo ? s->lo.data : NULL, s->has_lo ? s->lo.len : 0,
+                              s->has_hi ? s->hi.data : NULL, s->has_hi ? s->hi.len : 0, unique);
+}
+
 /* Positions on the first row (ascending: first key >= lo; descending: last key whose prefix <= hi). */
 static int scan_first(table_scan_t *s)
 {
@@ -655,7 +662,8 @@ int table_scan_next(table_scan_t *s)
             goto end;
         }
         buf_append(&s->pk, k + pl, kl - (size_t)pl);
-        rc = engine_get(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf);
+        rc = s->locking ? get_latest(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf)
+                        : engine_get(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf);
         if (rc == STRATA_ENOTFOUND) {
             CORRUPT("table %s.%s: index %s names a missing row", t->db, t->name, t->idx[s->index].name);
             rc = STRATA_ECORRUPT;
