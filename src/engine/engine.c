@@ -47,6 +47,7 @@
 #define TREE_BUCKETS 1024
 #define UNDO_HDR 31
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
+#define RB_SKIP_MAX 64
 enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
 enum { USER_NEXT_TRX = 0 };
 
@@ -110,6 +111,16 @@ struct engine {
     uint64_t commit_seq;       /* under trx_mu */
     uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
     bool startup_purge_done;
+    /* online rebalance (see "rebalance" below) */
+    pthread_t rb;
+    bool rb_running, rb_stop, rb_kick;
+    _Atomic bool rb_enabled;
+    pthread_mutex_t rb_mu;   /* rb_stop, rb_kick, rb_cond */
+    pthread_cond_t rb_cond;
+    pthread_mutex_t rb_step; /* one extent move at a time (thread or engine_rebalance_run) */
+    fsys_move_t rb_skip[RB_SKIP_MAX];
+    size_t rb_nskip;         /* under rb_step */
+    _Atomic uint64_t rb_extents_moved, rb_pages_moved, rb_pending, rb_refused;
 };
 
 /* ---------------------------------------------------------------- options, helpers */
@@ -321,6 +332,153 @@ static int log_free_check(engine_t *e)
         return ENGINE_ELOGFULL;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------- online rebalance
+ *
+ * After ALTER TABLESPACE ... ADD DATAFILE the old files hold every used extent and the new one none; new extents
+ * go round-robin, so the imbalance would stay.  A background thread moves used extents, one at a time, from the
+ * most loaded data file of a space to the least loaded until each holds its fair share (space.c
+ * fsys_rebalance_pick); the pages move through btree_move_extent (one mtr per page, crash-safe).  It holds the
+ * engine DDL mutex across one extent (so the tree cannot be dropped under it) and the tree latch X inside
+ * btree_move_extent: readers and writers of that tree wait for one extent's move (64 pages), then go on.
+ * Extents it cannot move (a root page, a change in flight) are skipped until the next data file is added. */
+
+static int rb_log_check(void *ctx) { return log_free_check(ctx); }
+
+static void rebalance_kick(engine_t *e)
+{
+    pthread_mutex_lock(&e->rb_step);
+    e->rb_nskip = 0;
+    pthread_mutex_unlock(&e->rb_step);
+    pthread_mutex_lock(&e->rb_mu);
+    e->rb_kick = true;
+    pthread_cond_signal(&e->rb_cond);
+    pthread_mutex_unlock(&e->rb_mu);
+}
+
+/* Moves (part of) one extent.  *pages: pages moved.  STRATA_ENOTFOUND when nothing needs to move. */
+static int rebalance_step(engine_t *e, uint32_t max_pages, uint32_t *pages)
+{
+    int rc;
+    fsys_move_t mv;
+    uint64_t pending = 0;
+    *pages = 0;
+    pthread_mutex_lock(&e->rb_step);
+    rc = fsys_rebalance_pick(e->fs, FIRST_USER_TREE, e->rb_skip, e->rb_nskip, &mv, &pending);
+    e->rb_pending = pending;
+    if (rc)
+        goto out;
+    btree_t *t;
+    if ((rc = tree_get(e, mv.seg_id, &t)))
+        goto skip;
+    if ((rc = log_free_check(e)))
+        goto out;
+    pthread_mutex_lock(&e->ddl);
+    bool emptied = false;
+    if (trees_find(e, mv.seg_id) == t)
+        rc = btree_move_extent(t, mv.src_file, mv.ext, mv.dst_file, max_pages, rb_log_check, e, pages, &emptied);
+    else
+        rc = STRATA_ENOTFOUND;
+    pthread_mutex_unlock(&e->ddl);
+    if (*pages) /* progress is durable per extent (one fsync), not per page */
+        redo_flush(e->redo, redo_current_lsn(e->redo), true);
+    e->rb_pages_moved += *pages;
+    if (!rc && emptied) {
+        e->rb_extents_moved++;
+        if (e->rb_pending)
+            e->rb_pending--;
+    }
+    if (rc == ENGINE_EBUSY || rc == ENGINE_EFULL || (rc && rc != STRATA_ENOTFOUND && rc != ENGINE_ELOGFULL))
+        goto skip;
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0; /* changed under us: pick again */
+    goto out;
+skip:
+    e->rb_refused++;
+    if (e->rb_nskip < RB_SKIP_MAX)
+        e->rb_skip[e->rb_nskip++] = mv;
+    if (rc != ENGINE_EBUSY)
+        log_note("engine: rebalance: extent %u of file %u of space %u not moved (%d)", mv.ext, mv.src_file,
+                 mv.space_id, rc);
+    rc = 0;
+out:
+    pthread_mutex_unlock(&e->rb_step);
+    return rc;
+}
+
+static void *rb_main(void *arg)
+{
+    engine_t *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->rb_mu);
+        if (e->rb_stop) {
+            pthread_mutex_unlock(&e->rb_mu);
+            break;
+        }
+        e->rb_kick = false;
+        pthread_mutex_unlock(&e->rb_mu);
+        int rc = STRATA_ENOTFOUND;
+        uint32_t pages = 0;
+        if (e->rb_enabled)
+            rc = rebalance_step(e, UINT32_MAX, &pages);
+        else {
+            fsys_move_t mv;
+            uint64_t pending = 0;
+            fsys_rebalance_pick(e->fs, FIRST_USER_TREE, NULL, 0, &mv, &pending);
+            e->rb_pending = pending;
+        }
+        pthread_mutex_lock(&e->rb_mu);
+        if (!e->rb_stop && !e->rb_kick) {
+            /* Work left: a short pause so foreground work gets the tree latch; none: wait for a kick. */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + (rc == 0 ? 2000000ull : 1000000000ull);
+            ts.tv_sec += (time_t)(ns / 1000000000ull);
+            ts.tv_nsec = (long)(ns % 1000000000ull);
+            pthread_cond_timedwait(&e->rb_cond, &e->rb_mu, &ts);
+        }
+        pthread_mutex_unlock(&e->rb_mu);
+    }
+    return NULL;
+}
+
+void engine_rebalance_enable(engine_t *e, bool on)
+{
+    e->rb_enabled = on;
+    if (on)
+        rebalance_kick(e);
+}
+
+void engine_rebalance_status(engine_t *e, engine_rebalance_t *st)
+{
+    st->enabled = e->rb_enabled;
+    st->extents_moved = e->rb_extents_moved;
+    st->pages_moved = e->rb_pages_moved;
+    st->extents_pending = e->rb_pending;
+    st->extents_refused = e->rb_refused;
+}
+
+uint64_t engine_rebalance_run(engine_t *e, uint64_t max_pages)
+{
+    uint64_t done = 0;
+    while (done < max_pages) {
+        uint32_t p = 0;
+        int rc = rebalance_step(e, (uint32_t)MIN(max_pages - done, (uint64_t)UINT32_MAX), &p);
+        done += p;
+        if (rc)
+            break;
+        if (!p) {
+            /* nothing moved this step: stop once the picker has nothing left */
+            fsys_move_t mv;
+            pthread_mutex_lock(&e->rb_step);
+            int r2 = fsys_rebalance_pick(e->fs, FIRST_USER_TREE, e->rb_skip, e->rb_nskip, &mv, NULL);
+            pthread_mutex_unlock(&e->rb_step);
+            if (r2)
+                break;
+        }
+    }
+    return done;
 }
 
 static void *bg_main(void *arg)
@@ -800,6 +958,10 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     pthread_mutex_init(&e->ckpt_mu, NULL);
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cond, NULL);
+    pthread_mutex_init(&e->rb_mu, NULL);
+    pthread_cond_init(&e->rb_cond, NULL);
+    pthread_mutex_init(&e->rb_step, NULL);
+    e->rb_enabled = !e->o.rebalance_off;
     e->locks = lock_sys_create();
     e->vs = vstore_create();
     uint32_t ps = e->o.page_size;
@@ -876,6 +1038,8 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         goto fail;
     if (pthread_create(&e->bg, NULL, bg_main, e) == 0)
         e->bg_running = true;
+    if (pthread_create(&e->rb, NULL, rb_main, e) == 0)
+        e->rb_running = true;
     *out = e;
     return 0;
 fail:
@@ -893,6 +1057,13 @@ void engine_close(engine_t *e)
         pthread_cond_signal(&e->bg_cond);
         pthread_mutex_unlock(&e->bg_mu);
         pthread_join(e->bg, NULL);
+    }
+    if (e->rb_running) {
+        pthread_mutex_lock(&e->rb_mu);
+        e->rb_stop = true;
+        pthread_cond_signal(&e->rb_cond);
+        pthread_mutex_unlock(&e->rb_mu);
+        pthread_join(e->rb, NULL);
     }
     if (e->redo_started && e->dir)
         checkpoint(e, 0);
@@ -928,6 +1099,9 @@ void engine_close(engine_t *e)
     pthread_mutex_destroy(&e->ckpt_mu);
     pthread_mutex_destroy(&e->bg_mu);
     pthread_cond_destroy(&e->bg_cond);
+    pthread_mutex_destroy(&e->rb_mu);
+    pthread_cond_destroy(&e->rb_cond);
+    pthread_mutex_destroy(&e->rb_step);
     mem_free(e->datadir);
     mem_free(e);
 }
@@ -944,7 +1118,9 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 {
     uint32_t id;
     int rc = fsys_space_find(e->fs, name, &id);
-    return rc ? rc : fsys_space_add_file(e->fs, id, path, initial_bytes);
+    if (!rc && !(rc = fsys_space_add_file(e->fs, id, path, initial_bytes)))
+        rebalance_kick(e);
+    return rc;
 }
 
 int engine_tablespace_drop(engine_t *e, const char *name)
@@ -1435,6 +1611,9 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->lock_deadlocks = lock_deadlocks(e->locks);
     st->mvcc_versions = vstore_size(e->vs);
     st->purged_rows = e->n_purged;
+    st->rebalance_extents_moved = e->rb_extents_moved;
+    st->rebalance_extents_pending = e->rb_pending;
+    st->rebalance_pages_moved = e->rb_pages_moved;
 }
 
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)

@@ -45,6 +45,7 @@ enum {
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
     ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
+    ENGINE_EBUSY = -10110,      /* internal: not now (an extent the rebalance cannot move yet) */
 };
 
 #define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
@@ -66,6 +67,7 @@ typedef struct {
     uint64_t sys_initial_bytes;    /* system tablespace initial size when creating (default 12 MiB, autoextend) */
     uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
     uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */
+    bool rebalance_off;            /* start with the online rebalance disabled (engine_rebalance_enable) */
 } engine_opts_t;
 
 typedef struct engine engine_t;
@@ -92,6 +94,19 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 /* Fails with ENGINE_ENOTEMPTY while a tree lives in it. */
 int engine_tablespace_drop(engine_t *e, const char *name);
 int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id);
+
+/* Online rebalance (DESIGN.md decision 6): after a data file is added, a background thread moves used extents
+ * from the fuller data files of the space onto the emptier ones until each holds its fair share (by usable
+ * size), while reads and writes go on; each page moves in its own redo-logged mini-transaction.  An extent that
+ * holds a tree's root page never moves (the root page id is fixed).  Enabled by default. */
+typedef struct {
+    bool enabled;
+    uint64_t extents_moved, pages_moved;
+    uint64_t extents_pending;          /* extents above their files' fair share now */
+    uint64_t extents_refused;          /* picked but not movable (root extent, change in flight, no room) */
+} engine_rebalance_t;
+void engine_rebalance_enable(engine_t *e, bool on);
+void engine_rebalance_status(engine_t *e, engine_rebalance_t *st);
 
 /* One row per data file, for information_schema.FILES (FILE_TYPE 'DATAFILE'). */
 typedef struct {
@@ -198,6 +213,7 @@ typedef struct {
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
     uint64_t mvcc_versions, purged_rows;
+    uint64_t rebalance_extents_moved, rebalance_extents_pending, rebalance_pages_moved;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 
