@@ -68,6 +68,8 @@ typedef struct {
     uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
     uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */
     bool rebalance_off;            /* start with the online rebalance disabled (engine_rebalance_enable) */
+    uint64_t undo_max_bytes;       /* the most undo one transaction may hold when no CREATE LOGFILE GROUP set a
+                                      fixed undo file (default 1 GiB; ENGINE_ELOGFULL beyond) */
 } engine_opts_t;
 
 typedef struct engine engine_t;
@@ -108,9 +110,23 @@ typedef struct {
 void engine_rebalance_enable(engine_t *e, bool on);
 void engine_rebalance_status(engine_t *e, engine_rebalance_t *st);
 
-/* One row per data file, for information_schema.FILES (FILE_TYPE 'DATAFILE'). */
+/* Logfile groups (CREATE LOGFILE GROUP lg ADD UNDOFILE 'u.log' INITIAL_SIZE n UNDO_BUFFER_SIZE n): one group,
+ * one undo file, created at its full size (fallocate).  Large transactions' undo is spilled there by checkpoints
+ * (engine/undo.h), which bounds a transaction's undo by the file instead of by the redo log.  Without one, the
+ * engine makes DEFAULT_LG with undo_default.log (autoextend up to undo_max_bytes) the first time it spills.
+ * create: STRATA_EEXIST when a group exists; drop: ENGINE_ENOTEMPTY while open transactions' undo is in it. */
+int engine_logfile_group_create(engine_t *e, const char *name, const char *undo_path, uint64_t initial_bytes,
+                                uint64_t undo_buffer_bytes);
+int engine_logfile_group_drop(engine_t *e, const char *name);
+
+/* One row per file, for information_schema.FILES: data files (FILE_TYPE 'DATAFILE') and undo files ('UNDO LOG',
+ * counted as MySQL Cluster does: EXTENT_SIZE 4, TOTAL_EXTENTS = bytes / 4, FREE_EXTENTS = unused bytes / 4). */
 typedef struct {
-    char tablespace_name[64];
+    const char *file_type;             /* "DATAFILE" or "UNDO LOG" */
+    char tablespace_name[64];          /* data files */
+    char logfile_group_name[64];       /* undo files */
+    uint32_t logfile_group_number;
+    uint64_t undo_buffer_size;
     char file_name[512];
     uint32_t space_id, file_no;
     uint64_t extent_size;              /* bytes */
