@@ -14,7 +14,7 @@
 #include "engine/page.h"
 #include "util/util.h"
 
-#define LOCK_BUCKETS 4096
+#define LOCK_BUCKETS_MIN 4096 /* the table doubles when it holds twice as many locks as buckets */
 #define DEADLOCK_STEPS 100000
 
 struct lock_entry {
@@ -32,15 +32,35 @@ struct lock_entry {
 
 struct lock_sys {
     pthread_mutex_t mu;
-    lock_entry_t *b[LOCK_BUCKETS];
+    lock_entry_t **b;
+    uint32_t nb;              /* buckets, a power of two */
+    uint64_t n;               /* entries */
     uint64_t waits, deadlocks;
 };
 
 lock_sys_t *lock_sys_create(void)
 {
     lock_sys_t *ls = mem_calloc(1, sizeof *ls);
+    ls->nb = LOCK_BUCKETS_MIN;
+    ls->b = mem_calloc(ls->nb, sizeof *ls->b);
     pthread_mutex_init(&ls->mu, NULL);
     return ls;
+}
+
+static void grow(lock_sys_t *ls)
+{
+    uint32_t nb = ls->nb * 2;
+    lock_entry_t **b = mem_calloc(nb, sizeof *b);
+    for (uint32_t i = 0; i < ls->nb; i++)
+        while (ls->b[i]) {
+            lock_entry_t *e = ls->b[i];
+            ls->b[i] = e->next;
+            e->next = b[e->hash & (nb - 1)];
+            b[e->hash & (nb - 1)] = e;
+        }
+    mem_free(ls->b);
+    ls->b = b;
+    ls->nb = nb;
 }
 
 static void entry_free(lock_entry_t *e)
@@ -55,12 +75,13 @@ void lock_sys_destroy(lock_sys_t *ls)
 {
     if (!ls)
         return;
-    for (int i = 0; i < LOCK_BUCKETS; i++)
+    for (uint32_t i = 0; i < ls->nb; i++)
         while (ls->b[i]) {
             lock_entry_t *e = ls->b[i];
             ls->b[i] = e->next;
             entry_free(e);
         }
+    mem_free(ls->b);
     pthread_mutex_destroy(&ls->mu);
     mem_free(ls);
 }
@@ -90,7 +111,8 @@ static uint32_t khash(uint64_t tree, const void *key, size_t klen)
 
 static void unlink_entry(lock_sys_t *ls, lock_entry_t *e)
 {
-    lock_entry_t **pp = &ls->b[e->hash % LOCK_BUCKETS];
+    ls->n--;
+    lock_entry_t **pp = &ls->b[e->hash & (ls->nb - 1)];
     while (*pp != e)
         pp = &(*pp)->next;
     *pp = e->next;
@@ -115,11 +137,10 @@ static bool compatible(const lock_entry_t *e, const lock_owner_t *o, lock_mode_t
     return e->ns == 0 || (e->ns == 1 && e->s[0] == o);
 }
 
+/* Called once per (owner, entry): grant() knows whether the owner held the entry already, so no scan of the
+ * owner's list (which made a transaction of n row locks cost n^2). */
 static void add_held(lock_owner_t *o, lock_entry_t *e)
 {
-    for (uint32_t i = 0; i < o->nheld; i++)
-        if (o->held[i] == e)
-            return;
     if (o->nheld == o->capheld) {
         o->capheld = o->capheld ? o->capheld * 2 : 8;
         o->held = mem_realloc(o->held, o->capheld * sizeof(lock_entry_t *));
@@ -129,6 +150,7 @@ static void add_held(lock_owner_t *o, lock_entry_t *e)
 
 static void grant(lock_entry_t *e, lock_owner_t *o, lock_mode_t m)
 {
+    bool had = e->x == o || holds_s(e, o);
     if (m == LOCK_X) {
         e->x = o;
     } else if (!holds_s(e, o)) {
@@ -138,7 +160,8 @@ static void grant(lock_entry_t *e, lock_owner_t *o, lock_mode_t m)
         }
         e->s[e->ns++] = o;
     }
-    add_held(o, e);
+    if (!had)
+        add_held(o, e);
 }
 
 /* Does some chain of waits starting at the holders of e (that block mode m) lead back to me? */
@@ -181,7 +204,7 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
     uint32_t h = khash(tree, key, klen);
     int rc = 0;
     pthread_mutex_lock(&ls->mu);
-    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
+    lock_entry_t *e = ls->b[h & (ls->nb - 1)];
     while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
         e = e->next;
     if (!e) {
@@ -192,8 +215,10 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
         e->key = mem_alloc(klen ? klen : 1);
         if (klen)
             memcpy(e->key, key, klen);
-        e->next = ls->b[h % LOCK_BUCKETS];
-        ls->b[h % LOCK_BUCKETS] = e;
+        if (++ls->n > 2ull * ls->nb)
+            grow(ls); /* one large transaction holds a lock per row it changed: keep chains short */
+        e->next = ls->b[h & (ls->nb - 1)];
+        ls->b[h & (ls->nb - 1)] = e;
     }
     if (e->x == o || (mode == LOCK_S && holds_s(e, o)))
         goto out;
