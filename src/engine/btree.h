@@ -98,6 +98,8 @@ int btree_cur_prev(btree_cur_t *c);
 int btree_move_extent(btree_t *t, uint32_t file, uint32_t ext, uint32_t dst_file, uint32_t max_pages,
                       int (*between)(void *ctx), void *ctx, uint32_t *moved, bool *emptied);
 
+/* One page's structure from its bytes alone (node or overflow page); 0 or STRATA_ECORRUPT, nothing reported. */
+int btree_page_check(const uint8_t *p, uint32_t ps);
 /* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
  * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
 int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);

@@ -808,6 +808,7 @@ typedef struct {
     rtrx_t *trx;
     uint64_t max_trx;
     uint64_t groups, applied;
+    uint64_t bad_undo; /* malformed undo records (a checksummed record that does not parse is corruption) */
 } rctx_t;
 
 static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
@@ -826,8 +827,12 @@ static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
 
 static void rtrx_add_undo(rctx_t *r, const uint8_t *p, uint32_t n)
 {
-    if (n < UNDO_HDR)
+    /* The lengths inside must add up: recovery reads key and old value through them. */
+    if (n < UNDO_HDR || (uint64_t)UNDO_HDR + rd16(p + 25) + rd32(p + 27) != n || p[24] < UNDO_OP_DELETE ||
+        p[24] > UNDO_OP_PUT_MARKED) {
+        r->bad_undo++;
         return;
+    }
     uint64_t id = rd64(p);
     rtrx_t *t = rtrx_get(r, id);
     r->max_trx = MAX(r->max_trx, id);
@@ -1124,6 +1129,9 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     }
     bpool_set_recovery(e->bp, true);
     rc = redo_scan(e->redo, on_group, &r, &end);
+    if (!rc && r.bad_undo)
+        rc = CORRUPT("engine: %llu undo record(s) in the redo log or undo spill do not parse",
+                     (unsigned long long)r.bad_undo);
     bpool_set_recovery(e->bp, false);
     if (!rc)
         rc = bpool_flush_all(e->bp);
