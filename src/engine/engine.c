@@ -950,6 +950,14 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             continue;
         engine_trx_t *t = trx_new(e, x->id);
         t->first_lsn = redo_current_lsn(e->redo);
+        if (x->prepared) {
+            /* Known as prepared before its undo is carried again: a checkpoint in the loop below may spill it,
+             * and its manifest entry must say prepared. */
+            pthread_mutex_lock(&t->mu);
+            t->prepared = true;
+            buf_append(&t->xid, x->xid.data, x->xid.len);
+            pthread_mutex_unlock(&t->mu);
+        }
         for (size_t i = 0; i < x->n; i++) {
             size_t end = i + 1 < x->n ? x->offs[i + 1] : x->undo.len;
             mtr_t m;
@@ -969,7 +977,6 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             mtr_start(&m, e->bp, e->redo);
             mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
             mtr_commit(&m);
-            buf_append(&t->xid, x->xid.data, x->xid.len);
             t->prepared = t->recovered = true;
             for (size_t i = 0; i < t->nundo; i++) {
                 const uint8_t *u = t->undo.data + t->offs[i];

@@ -132,9 +132,17 @@ static int run_strata_check(const char *dir)
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     *slash = 0; /* .../build/tests */
-    snprintf(cmd, sizeof cmd, "%s/../strata-check %s >/dev/null 2>&1", exe, dir);
+    snprintf(cmd, sizeof cmd, "%s/../strata-check %s >%s.check.txt 2>&1", exe, dir, dir);
     int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc) { /* show what it found */
+        snprintf(cmd, sizeof cmd, "grep -v '\\[Note\\]' %s.check.txt | tail -n 20 >&2", dir);
+        if (system(cmd)) {
+        }
+    }
+    snprintf(cmd, sizeof cmd, "%s.check.txt", dir);
+    unlink(cmd);
+    return rc;
 }
 
 typedef struct {
@@ -292,6 +300,10 @@ TEST(test_rebalance_crash_midway)
     CHECK_EQ_INT(verify_cb_bad, 0);
     engine_close(e);
     CHECK_EQ_INT(run_strata_check(dir), 0);
+    if (getenv("RB_KEEP") && unit_failed_checks) {
+        fprintf(stderr, "kept %s\n", dir);
+        return;
+    }
     /* Then the background rebalance finishes the job. */
     e = open_engine(dir, false);
     REQUIRE(e);
