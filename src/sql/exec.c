@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/binrow.h"
+#include "sql/commit.h"
 #include "sql/exec_int.h"
 #include "util/util.h"
 
@@ -98,6 +100,7 @@ sql_exec_session_t *sql_exec_session_new(void)
 {
     sql_exec_session_t *ss = mem_calloc(1, sizeof *ss);
     table_undo_init(&ss->undo);
+    ss->bl = binrow_log_new();
     return ss;
 }
 
@@ -107,6 +110,71 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     table_undo_clear(&ss->undo);
+    binrow_reset(ss->bl);
+    mdl_release_all(&ss->mdl);
+}
+
+/* Metadata lock errors as MySQL's: 1205 after lock_wait_timeout, 1317 on KILL QUERY. */
+static int mdl_err(sql_exec_ctx_t *x, int rc)
+{
+    return rc == MDL_KILLED ? diag_error(x->diag, ER_QUERY_INTERRUPTED) : diag_error(x->diag, ER_LOCK_WAIT_TIMEOUT);
+}
+
+static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
+{
+    return x->lock_wait_timeout_us ? x->lock_wait_timeout_us : 86400ull * 1000000u;
+}
+
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
+{
+    if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
+        return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
+}
+
+/* DDL on existing tables: exclusive locks on every name, all at once, for the statement. */
+static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const char *dbs[64], *names[64];
+    uint32_t n = 0;
+#define ADD(d, nm)                                                                  \
+    do {                                                                            \
+        const char *_d = xdb(x, (d)), *_n = (nm);                                   \
+        if (_d && _n && n < 64 && !xtmp_map(x, &_d, &_n) && !catalog_db_is_virtual(_d)) { \
+            dbs[n] = _d;                                                            \
+            names[n++] = _n;                                                        \
+        }                                                                           \
+    } while (0)
+    switch (st->kind) {
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW:
+        for (uint32_t i = 0; i < st->tables.n; i++)
+            ADD(st->tables.tables[i].db, st->tables.tables[i].name);
+        break;
+    case SQL_STMT_RENAME_TABLE:
+        for (uint32_t i = 0; i < st->rename_table.n; i++) {
+            ADD(st->rename_table.from[i].db, st->rename_table.from[i].name);
+            ADD(st->rename_table.to[i].db, st->rename_table.to[i].name);
+        }
+        break;
+    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX:
+        ADD(st->index.table.db, st->index.table.name);
+        break;
+    case SQL_STMT_ALTER_TABLE:
+        ADD(st->alter_table->table.db, st->alter_table->table.name);
+        break;
+    case SQL_STMT_CREATE_TABLE:
+        if (!st->create_table->temporary)
+            ADD(st->create_table->table.db, st->create_table->table.name);
+        break;
+    default:
+        break;
+    }
+#undef ADD
+    if (!n)
+        return 0;
+    int rc = mdl_exclusive(&x->ss->mdl, dbs, names, n, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
 }
 
 void sql_exec_session_free(sql_exec_session_t *ss)
@@ -118,6 +186,8 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     trx_end(ss);
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
+    binrow_log_free(ss->bl);
+    mdl_set_free(&ss->mdl);
     mem_free(ss);
 }
 
@@ -150,10 +220,15 @@ static int commit_open(sql_exec_ctx_t *x)
     sql_exec_session_t *ss = x->ss;
     int rc = 0;
     if (ss->trx) {
-        rc = engine_trx_commit(ss->trx);
-        if (rc) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
+        binlog_trx_t *blt = binrow_trx(ss->bl);
+        blt->thread_id = x->thread_id;
+        rc = sql_commit_trx(ss->trx, blt, NULL);
+        if (rc == BINLOG_EDISKFULL) {
+            rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
+        } else if (rc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
+                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
             rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
         }
     }
@@ -398,10 +473,12 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     }
     const char *rdb = db, *rname = n->name;
     xtmp_map(x, &rdb, &rname);
+    *dbout = db;
+    if (xmdl_shared(x, rdb, rname) != 0)
+        return NULL;
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
-    *dbout = db;
     return t;
 }
 
@@ -2395,7 +2472,7 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    if (is_ddl(st->kind) && (rc = ddl_begin(x)) != 0)
+    if (is_ddl(st->kind) && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -2475,6 +2552,34 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
+ * TEMPORARY table is not logged: temporary tables stay on this server in ROW format, as in MariaDB). */
+static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    switch (st->kind) {
+    case SQL_STMT_CREATE_TABLE:
+        return !st->create_table->temporary;
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW: {
+        const sql_table_list_t *l = &st->tables;
+        if (l->temporary)
+            return false;
+        for (uint32_t i = 0; i < l->n; i++) {
+            const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
+            if (xtmp_map(x, &db, &name))
+                return false;
+        }
+        return true;
+    }
+    case SQL_STMT_RENAME_TABLE: case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE:
+    case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE:
+    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
+    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
+        return true;
+    default:
+        return false;
+    }
+}
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     if (!g_cat)
@@ -2483,9 +2588,17 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     x->pend_ok = false;
     x->row_count = -1;
     table_undo_clear(&ss->undo);
+    bool logging = x->log_bin && sql_commit_binlog() != NULL;
+    ss->undo.bl = logging ? ss->bl : NULL;
+    binrow_stmt_start(ss->bl, st->src, st->src_len);
+    bool log_ddl = logging && ddl_logged(x, st);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = dispatch(x, st);
+    if (rc == 0)
+        binrow_stmt_end(ss->bl);
+    else
+        binrow_stmt_undo(ss->bl);
     if (ss->trx) {
         if (rc == 0) {
             if (ss->state == SQLX_TRX_STMT) {
@@ -2511,6 +2624,16 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 trx_end(ss);
                 ss->explicit_begin = false;
             }
+        }
+    }
+    if (!ss->trx)
+        mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
+    if (rc == 0 && log_ddl && st->src && st->src_len) {
+        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
+        if (brc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);
+            rc = diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
         }
     }
     if (rc == 0 && x->pend_ok)

@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "sql/ast.h"
 #include "sql/catalog.h"
+#include "sql/mdl.h"
 #include "sql/result.h"
 #include "sql/sql.h"
 #include "sql/table.h"
@@ -46,6 +47,8 @@ typedef struct sql_exec_session {
     bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
     table_undo_t undo;    /* the current statement's changes */
+    struct binrow_log *bl; /* the transaction's binlog events (sql/binrow.h), committed by sql/commit.c */
+    mdl_set_t mdl;        /* metadata locks held until the transaction ends (sql/mdl.h) */
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
 } sql_exec_session_t;
 
@@ -65,6 +68,9 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool autocommit;
+    bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
+    uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
+    uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */

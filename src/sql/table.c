@@ -13,6 +13,7 @@
 
 #include "sql/store.h"
 #include "sql/table.h"
+#include "sql/binrow.h"
 #include "util/util.h"
 
 static engine_t *g_engine;
@@ -299,6 +300,19 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
     return rc;
 }
 
+/* The change is made: its row images go to the binlog row log (issue 5). */
+static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, const value_t *a, const value_t *b)
+{
+    if (!u || !u->bl)
+        return 0;
+    int rc = kind == 0 ? binrow_insert(u->bl, t, a) : kind == 1 ? binrow_update(u->bl, t, a, b) : binrow_delete(u->bl, t, a);
+    if (rc == 0)
+        return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "a row of %s.%s cannot be written in the row format", t->db, t->name);
+    return diag_error(d, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
+}
+
 int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
                  table_dup_t *dup)
 {
@@ -359,6 +373,7 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, key.data, key.len, NULL, 0);
     }
+    rc = log_row(u, d, 0, t, row, NULL);
 out:
     buf_free(&pk);
     buf_free(&key);
@@ -472,6 +487,7 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, nkey.data, nkey.len, NULL, 0);
     }
+    rc = log_row(u, d, 1, t, old, nw);
 out:
     buf_free(&pk);
     buf_free(&okey);
@@ -508,6 +524,7 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
         }
         undo_add(u, UNDO_DELETED, t->idx[ix].tree, key.data, key.len, "", 0);
     }
+    rc = log_row(u, d, 2, t, row, NULL);
 out:
     buf_free(&key);
     buf_free(&oldval);

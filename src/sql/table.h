@@ -21,6 +21,8 @@ typedef struct table_undo_rec table_undo_rec_t;
 typedef struct table_undo {
     table_undo_rec_t *recs;
     uint32_t n, cap;
+    struct binrow_log *bl; /* the session's binlog row log (NULL: changes are not binlogged); table_insert/
+                              update/delete append full row images to it after each successful change */
 } table_undo_t;
 void table_undo_init(table_undo_t *u);
 /* Applies the log backwards (restoring what the statement changed), then empties it. */
