@@ -1384,16 +1384,3 @@ int fsys_rebalance_pick(fsys_t *fs, uint64_t min_seg, const fsys_move_t *skip, s
         *pending = total;
     return rc;
 }
-
-bool fsys_extent_owned_by(fsys_t *fs, uint32_t space_id, uint32_t file_no, uint32_t ext, uint64_t seg_id)
-{
-    seg_t *s = seg_find(fs, seg_id);
-    if (!s || s->sp->id != space_id)
-        return false;
-    pthread_mutex_lock(&s->sp->mu);
-    bool owned = false;
-    for (uint32_t i = 0; i < s->n && !owned; i++)
-        owned = s->exts[i].file == file_no && s->exts[i].ext == ext;
-    pthread_mutex_unlock(&s->sp->mu);
-    return owned;
-}

@@ -108,6 +108,5 @@ typedef struct {
 } fsys_move_t;
 int fsys_rebalance_pick(fsys_t *fs, uint64_t min_seg, const fsys_move_t *skip, size_t nskip, fsys_move_t *out,
                         uint64_t *pending);
-bool fsys_extent_owned_by(fsys_t *fs, uint32_t space_id, uint32_t file_no, uint32_t ext, uint64_t seg_id);
 
 #endif
