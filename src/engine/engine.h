@@ -45,6 +45,7 @@ enum {
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
     ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
+    ENGINE_EBUSY = -10110,      /* internal: not now (an extent the rebalance cannot move yet) */
 };
 
 #define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
@@ -66,6 +67,9 @@ typedef struct {
     uint64_t sys_initial_bytes;    /* system tablespace initial size when creating (default 12 MiB, autoextend) */
     uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
     uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */
+    bool rebalance_off;            /* start with the online rebalance disabled (engine_rebalance_enable) */
+    uint64_t undo_max_bytes;       /* the most undo one transaction may hold when no CREATE LOGFILE GROUP set a
+                                      fixed undo file (default 1 GiB; ENGINE_ELOGFULL beyond) */
 } engine_opts_t;
 
 typedef struct engine engine_t;
@@ -93,9 +97,36 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 int engine_tablespace_drop(engine_t *e, const char *name);
 int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id);
 
-/* One row per data file, for information_schema.FILES (FILE_TYPE 'DATAFILE'). */
+/* Online rebalance (DESIGN.md decision 6): after a data file is added, a background thread moves used extents
+ * from the fuller data files of the space onto the emptier ones until each holds its fair share (by usable
+ * size), while reads and writes go on; each page moves in its own redo-logged mini-transaction.  An extent that
+ * holds a tree's root page never moves (the root page id is fixed).  Enabled by default. */
 typedef struct {
-    char tablespace_name[64];
+    bool enabled;
+    uint64_t extents_moved, pages_moved;
+    uint64_t extents_pending;          /* extents above their files' fair share now */
+    uint64_t extents_refused;          /* picked but not movable (root extent, change in flight, no room) */
+} engine_rebalance_t;
+void engine_rebalance_enable(engine_t *e, bool on);
+void engine_rebalance_status(engine_t *e, engine_rebalance_t *st);
+
+/* Logfile groups (CREATE LOGFILE GROUP lg ADD UNDOFILE 'u.log' INITIAL_SIZE n UNDO_BUFFER_SIZE n): one group,
+ * one undo file, created at its full size (fallocate).  Large transactions' undo is spilled there by checkpoints
+ * (engine/undo.h), which bounds a transaction's undo by the file instead of by the redo log.  Without one, the
+ * engine makes DEFAULT_LG with undo_default.log (autoextend up to undo_max_bytes) the first time it spills.
+ * create: STRATA_EEXIST when a group exists; drop: ENGINE_ENOTEMPTY while open transactions' undo is in it. */
+int engine_logfile_group_create(engine_t *e, const char *name, const char *undo_path, uint64_t initial_bytes,
+                                uint64_t undo_buffer_bytes);
+int engine_logfile_group_drop(engine_t *e, const char *name);
+
+/* One row per file, for information_schema.FILES: data files (FILE_TYPE 'DATAFILE') and undo files ('UNDO LOG',
+ * counted as MySQL Cluster does: EXTENT_SIZE 4, TOTAL_EXTENTS = bytes / 4, FREE_EXTENTS = unused bytes / 4). */
+typedef struct {
+    const char *file_type;             /* "DATAFILE" or "UNDO LOG" */
+    char tablespace_name[64];          /* data files */
+    char logfile_group_name[64];       /* undo files */
+    uint32_t logfile_group_number;
+    uint64_t undo_buffer_size;
     char file_name[512];
     uint32_t space_id, file_no;
     uint64_t extent_size;              /* bytes */
@@ -237,6 +268,7 @@ typedef struct {
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
     uint64_t mvcc_versions, purged_rows;
+    uint64_t rebalance_extents_moved, rebalance_extents_pending, rebalance_pages_moved;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 

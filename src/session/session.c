@@ -14,6 +14,8 @@
 #include "session/priv.h"
 #include "repl/semisync.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/catalog.h"
 #include "sql/exec.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
@@ -110,6 +112,19 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                                                           : as.over_limit;
         return true;
     }
+    if (which == STATUS_STRATA_REBALANCE_EXTENTS_MOVED || which == STATUS_STRATA_REBALANCE_EXTENTS_PENDING ||
+        which == STATUS_STRATA_REBALANCE_PAGES_MOVED) {
+        catalog_t *cat = sql_exec_catalog();
+        engine_t *eng = cat ? catalog_engine(cat) : NULL;
+        engine_rebalance_t rs;
+        memset(&rs, 0, sizeof rs);
+        if (eng)
+            engine_rebalance_status(eng, &rs);
+        *num = which == STATUS_STRATA_REBALANCE_EXTENTS_MOVED     ? rs.extents_moved
+               : which == STATUS_STRATA_REBALANCE_EXTENTS_PENDING ? rs.extents_pending
+                                                                  : rs.pages_moved;
+        return true;
+    }
     switch (which) {
     case STATUS_SSL_VERSION:
         buf_append_str(out, s ? s->tls_version : "");
@@ -150,6 +165,16 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
     return true;
 }
 
+/* SET GLOBAL of variables the engine acts on at run time (start-up values are passed in engine_opts_t). */
+static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
+{
+    server_t *srv = arg;
+    catalog_t *cat = sql_exec_catalog();
+    engine_t *eng = cat ? catalog_engine(cat) : NULL;
+    if (eng && def->id == SYSVAR_STRATA_REBALANCE)
+        engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
+}
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -160,6 +185,7 @@ int server_init(server_t *srv)
     status_init(&srv->status);
     status_set_compute(&srv->status, session_status_compute, srv);
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
+    sysvar_store_set_hook(&srv->vars, server_sysvar_hook, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     pthread_mutex_init(&srv->hosts_lock, NULL);

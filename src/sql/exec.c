@@ -2459,16 +2459,34 @@ static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (rc == ENGINE_ENOTEMPTY || rc == STRATA_ENOTFOUND)
             return diag_error(x->diag, ER_DROP_FILEGROUP_FAILED, "TABLESPACE");
         break;
-    default: /* logfile groups: the engine's redo/undo serve every tablespace */
+    case SQL_STMT_CREATE_LOGFILE_GROUP:
+        /* One group with one undo file, created at INITIAL_SIZE (MySQL's defaults: 128M, buffer 8M); large
+         * transactions' undo goes there (engine.h). */
+        rc = engine_logfile_group_create(g_eng, ts->name, ts->file,
+                                         (ts->set & SQL_TS_INITIAL_SIZE) ? ts->initial_size : 128ull << 20,
+                                         (ts->set & SQL_TS_UNDO_BUFFER_SIZE) ? ts->undo_buffer_size : 8ull << 20);
+        if (rc == STRATA_EEXIST)
+            return diag_error(x->diag, ER_CREATE_FILEGROUP_FAILED, "LOGFILE GROUP");
+        break;
+    case SQL_STMT_DROP_LOGFILE_GROUP:
+        rc = engine_logfile_group_drop(g_eng, ts->name);
+        if (rc == ENGINE_ENOTEMPTY || rc == STRATA_ENOTFOUND)
+            return diag_error(x->diag, ER_DROP_FILEGROUP_FAILED, "LOGFILE GROUP");
+        break;
+    default:
         break;
     }
     if (rc == STRATA_EEXIST)
         return diag_push_msg(x->diag, DIAG_ERROR, 1528, arena_printf(x->arena, "Failed to create %s", "TABLESPACE"));
     if (rc) {
         char msg[160];
-        snprintf(msg, sizeof msg, "Failed to %s TABLESPACE %s (engine error %d)",
-                 st->kind == SQL_STMT_CREATE_TABLESPACE ? "create" : "alter", ts->name, rc);
-        return diag_push_msg(x->diag, DIAG_ERROR, st->kind == SQL_STMT_CREATE_TABLESPACE ? 1528 : 1533, msg);
+        bool lfg = st->kind == SQL_STMT_CREATE_LOGFILE_GROUP || st->kind == SQL_STMT_DROP_LOGFILE_GROUP;
+        bool create = st->kind == SQL_STMT_CREATE_TABLESPACE || st->kind == SQL_STMT_CREATE_LOGFILE_GROUP;
+        snprintf(msg, sizeof msg, "Failed to %s %s %s (engine error %d)",
+                 create ? "create" : st->kind == SQL_STMT_DROP_LOGFILE_GROUP ? "drop" : "alter",
+                 lfg ? "LOGFILE GROUP" : "TABLESPACE", ts->name, rc);
+        return diag_push_msg(x->diag, DIAG_ERROR, create ? 1528 : st->kind == SQL_STMT_DROP_LOGFILE_GROUP ? 1529 : 1533,
+                             msg);
     }
     pend_ok(x, 0, NULL);
     return 0;

@@ -859,39 +859,50 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             vt_col(&v, cn[i], 64, num[i], true);
         is_tables(&v, false, true);
     } else if (strcasecmp(name, "FILES") == 0) {
+        /* MariaDB 10.11's 38 columns (its table is empty); rows as MySQL Cluster fills them for disk data:
+         * DATAFILE rows per data file, UNDO LOG rows per undo file of a logfile group, in 4-byte "extents"
+         * (EXTENT_SIZE 4) with UNDO_BUFFER_SIZE in EXTRA.  Counters are the engine's live ones. */
         vt_init(&v, x, "FILES");
-        static const char *const cn[] = {"FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG",
-                                         "TABLE_SCHEMA", "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER",
-                                         "ENGINE", "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE", "INITIAL_SIZE",
-                                         "MAXIMUM_SIZE", "AUTOEXTEND_SIZE", "DATA_FREE", "STATUS", "EXTRA"};
-        static const bool num[] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+        static const char *const cn[] = {
+            "FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
+            "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "FULLTEXT_KEYS", "DELETED_ROWS", "UPDATE_COUNT",
+            "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE", "INITIAL_SIZE", "MAXIMUM_SIZE", "AUTOEXTEND_SIZE",
+            "CREATION_TIME", "LAST_UPDATE_TIME", "LAST_ACCESS_TIME", "RECOVER_TIME", "TRANSACTION_COUNTER", "VERSION",
+            "ROW_FORMAT", "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH",
+            "DATA_FREE", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "CHECKSUM", "STATUS", "EXTRA"};
+        static const bool num[] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                   0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0};
         for (size_t i = 0; i < ARRAY_LEN(cn); i++)
             vt_col(&v, cn[i], 512, num[i], true);
         engine_file_info_t *f = NULL;
         size_t n = 0;
         if (engine_files(catalog_engine(sql_exec_catalog()), &f, &n) == 0) {
             for (size_t i = 0; i < n; i++) {
+                bool undo = strcmp(f[i].file_type, "UNDO LOG") == 0;
                 value_t *r = vt_row(&v);
-                int k = 0;
-                r[k++] = U((uint64_t)f[i].space_id * 1000 + f[i].file_no);
-                r[k++] = S(arena_strdup(x->arena, f[i].file_name));
-                r[k++] = S("DATAFILE");
-                r[k++] = S(arena_strdup(x->arena, f[i].tablespace_name));
-                r[k++] = S("def");
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = S("InnoDB");
-                r[k++] = U(f[i].free_extents);
-                r[k++] = U(f[i].total_extents);
-                r[k++] = U(f[i].extent_size);
-                r[k++] = U(f[i].initial_size);
-                r[k++] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
-                r[k++] = f[i].autoextend ? U(f[i].extent_size) : U(0);
-                r[k++] = U(f[i].free_extents * f[i].extent_size);
-                r[k++] = S(f[i].status ? f[i].status : "NORMAL");
-                r[k++] = value_null();
+                for (size_t k = 0; k < ARRAY_LEN(cn); k++)
+                    r[k] = value_null();
+                r[0] = U(undo ? 1000000000ull + f[i].logfile_group_number : (uint64_t)f[i].space_id * 1000 + f[i].file_no);
+                r[1] = S(arena_strdup(x->arena, f[i].file_name));
+                r[2] = S(f[i].file_type);
+                if (!undo)
+                    r[3] = S(arena_strdup(x->arena, f[i].tablespace_name));
+                r[4] = S("def");
+                if (undo) {
+                    r[7] = S(arena_strdup(x->arena, f[i].logfile_group_name));
+                    r[8] = U(f[i].logfile_group_number);
+                }
+                r[9] = S("InnoDB");
+                r[13] = U(f[i].free_extents);
+                r[14] = U(f[i].total_extents);
+                r[15] = U(f[i].extent_size);
+                r[16] = U(f[i].initial_size);
+                r[17] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
+                r[18] = f[i].autoextend ? U(undo ? 0 : f[i].extent_size) : U(0);
+                r[31] = U(undo ? f[i].free_extents * 4 : f[i].free_extents * f[i].extent_size);
+                r[36] = S(f[i].status ? f[i].status : "NORMAL");
+                if (undo)
+                    r[37] = S(arena_printf(x->arena, "UNDO_BUFFER_SIZE=%llu", (unsigned long long)f[i].undo_buffer_size));
             }
             engine_files_free(f);
         }

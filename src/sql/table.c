@@ -121,10 +121,12 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
     case ENGINE_ENOSPC: return diag_error(d, ER_DISK_FULL, t ? t->name : "?", 28, "No space left on device");
-    case ENGINE_ELOGFULL: /* InnoDB's answer to the same situation, with its code */
-        return diag_push_msg(d, DIAG_ERROR, ER_TOO_BIG_ROWSIZE,
-                             "The size of the data changed in one transaction is too large for the redo log. "
-                             "Commit in smaller transactions or increase the redo log size");
+    case ENGINE_ELOGFULL:
+        /* As MySQL Cluster reports running out of undo space (its temporary error 1501 through 1297). */
+        return diag_push_msg(d, DIAG_ERROR, 1297,
+                             "Got temporary error 1501 'Out of undo space: the transaction's undo exceeds its logfile "
+                             "group's undo file (or strata's bound for the default one); commit in smaller "
+                             "transactions or CREATE LOGFILE GROUP with a larger UNDOFILE' from InnoDB");
     default: {
         char msg[128];
         snprintf(msg, sizeof msg, "Got error %d from storage engine", rc);
