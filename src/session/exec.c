@@ -167,7 +167,7 @@ static int cb_column_get(void *user, const sql_expr_t *col, value_t *out, diag_t
             return 0;
         }
     }
-    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "where clause" : "field list");
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "WHERE" : "SELECT");
 }
 
 /* SLEEP(n): waits in short slices so KILL QUERY / KILL interrupt it (1 = interrupted).  It holds its worker
@@ -299,6 +299,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
+    c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);

@@ -106,7 +106,10 @@ static int out_of_range(sql_eval_ctx_t *ctx, const sql_expr_t *e, bool is_unsign
 
 static int div_by_zero(sql_eval_ctx_t *ctx, value_t *out)
 {
-    diag_warn(ctx->diag, ER_DIVISION_BY_ZERO);
+    if (ctx->div_zero_error)
+        return diag_error(ctx->diag, ER_DIVISION_BY_ZERO);
+    if (!ctx->div_zero_off)
+        diag_warn(ctx->diag, ER_DIVISION_BY_ZERO);
     *out = value_null();
     return 0;
 }
@@ -745,6 +748,11 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return rc;
         rc = 0;
     }
+    if (fn > SQL_FN_MID) { /* fnmore.c (functions.def order) */
+        if ((rc = sql_eval_more_fn(ctx, e, a, any_null, out)) != 1)
+            return rc;
+        rc = 0;
+    }
 
     switch (fn) {
     case SQL_FN_CONCAT: {
@@ -839,7 +847,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = value_int((int64_t)char_count(&s));
         return 0;
     }
-    case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: {
+    case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: case SQL_FN_MID: {
         value_t s = to_str(ctx, &a[0]);
         int64_t pos = value_to_int(&a[1], dg);
         int64_t len = e->nargs > 2 ? value_to_int(&a[2], dg) : INT64_MAX;
@@ -1221,6 +1229,12 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if (sec < 0 || sec > 32536771199LL) { *out = value_null(); return 0; }
         time_from_epoch(sec + ctx->tz_offset_sec, usec, out);
         out->dec = (uint8_t)dec;
+        if (e->nargs == 2) { /* FROM_UNIXTIME(t, format) = DATE_FORMAT(FROM_UNIXTIME(t), format) */
+            sql_expr_t df = *e;
+            df.func.fn = SQL_FN_DATE_FORMAT;
+            value_t fa[2] = {*out, a[1]};
+            return sql_eval_date_fn(ctx, &df, fa, out);
+        }
         return 0;
     }
     case SQL_FN_PASSWORD: {
@@ -1493,7 +1507,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (ctx->cb && ctx->cb->column_get)
             return ctx->cb->column_get(ctx->user, e, out, ctx->diag);
-        return diag_error(ctx->diag, ER_BAD_FIELD_ERROR, e->col.name ? e->col.name : "", "field list");
+        return diag_error(ctx->diag, ER_BAD_FIELD_ERROR, e->col.name ? e->col.name : "", "SELECT");
     case SQL_E_STAR:
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "*");
     case SQL_E_SYSVAR:

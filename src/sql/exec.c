@@ -638,6 +638,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return -x->diag->error_code;
     cat_table_t *t = I.t;
     xeval_init(&I.xe, x);
+    I.xe.ev.div_zero_error = x->strict && !ins->ignore && !x->div_zero_off;
     single_def(&I.q, x, t, I.db);
     /* the column list */
     if (ins->nset) {
@@ -647,7 +648,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             const sql_expr_t *ce = ins->set[i].col;
             int c = cat_table_col(t, ce->col.name);
             if (c < 0) {
-                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ce->col.name, "field list");
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ce->col.name, "INSERT INTO");
                 goto out;
             }
             I.colmap[i] = c;
@@ -658,7 +659,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
         for (uint32_t i = 0; i < ins->ncols; i++) {
             int c = cat_table_col(t, ins->cols[i]);
             if (c < 0) {
-                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ins->cols[i], "field list");
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, ins->cols[i], "INSERT INTO");
                 goto out;
             }
             I.colmap[i] = c;
@@ -677,7 +678,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             }
     for (uint32_t i = 0; i < ins->non_dup; i++) {
         sql_expr_t *ce = ins->on_dup[i].col;
-        if ((rc = xbind(&I.q, ce, "field list", false)) != 0 || (rc = xbind(&I.q, ins->on_dup[i].value, "field list", false)) != 0)
+        if ((rc = xbind(&I.q, ce, "UPDATE", false)) != 0 || (rc = xbind(&I.q, ins->on_dup[i].value, "SELECT", false)) != 0)
             goto out;
     }
     /* INSERT ... SELECT reads everything first (the same table may be both) */
@@ -841,7 +842,7 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
-    if ((rc = xbind(q, where, "where clause", false)) != 0)
+    if ((rc = xbind(q, where, "WHERE", false)) != 0)
         return rc;
     for (uint32_t i = 0; i < norder; i++)
         if ((rc = xbind(q, order[i].expr, "ORDER BY", false)) != 0)
@@ -930,14 +931,14 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         buf_init(&q.cur_pk[i]);
     M.is_target = arena_calloc(x->arena, q.nsrc + 1);
     for (uint32_t k = 0; k < q.nsrc; k++)
-        if (q.src[k].on && (rc = xbind(&q, (sql_expr_t *)q.src[k].on, "on clause", false)) != 0)
+        if (q.src[k].on && (rc = xbind(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0)
             goto out;
-    if ((rc = xbind(&q, where, "where clause", false)) != 0)
+    if ((rc = xbind(&q, where, "WHERE", false)) != 0)
         goto out;
     if (upd) {
         for (uint32_t i = 0; i < st->update->nset && !rc; i++) {
-            if ((rc = xbind(&q, st->update->set[i].col, "field list", false)) == 0)
-                rc = xbind(&q, st->update->set[i].value, "field list", false);
+            if ((rc = xbind(&q, st->update->set[i].col, "SET", false)) == 0)
+                rc = xbind(&q, st->update->set[i].value, "SET", false);
             for (uint32_t k = 0; k < q.nsrc && !rc; k++) {
                 int slot = st->update->set[i].col->slot;
                 if ((uint32_t)slot >= q.src[k].base && (uint32_t)slot < q.src[k].base + q.src[k].t->ncols)
@@ -970,6 +971,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         goto out;
     xeval_t xe;
     xeval_init(&xe, x);
+    xe.ev.div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
     uint64_t matched = 0, changed = 0;
     buf_t store;
     buf_init(&store);
@@ -1062,7 +1064,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         goto out0;
     for (uint32_t i = 0; i < up->nset; i++) {
         if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
-            (rc = xbind(&q, up->set[i].value, "field list", false)) != 0)
+            (rc = xbind(&q, up->set[i].value, "SET", false)) != 0)
             goto out0;
     }
     xquery_release(&q);
@@ -1073,6 +1075,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = xtrx(x, &trx)) != 0)
         goto out;
     bool strict = x->strict && !up->ignore;
+    D.xe.ev.div_zero_error = strict && !x->div_zero_off;
     uint64_t changed = 0;
     int ai = cat_table_autoinc_col(t);
     bool *assigned = arena_calloc(x->arena, t->ncols + 1);

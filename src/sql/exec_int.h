@@ -43,7 +43,7 @@ typedef struct xquery {
     xsrc_t *src;
     uint32_t nsrc;
     uint32_t width;           /* slots in the combined row */
-    const char *clause;       /* for 1054 messages: "field list", "where clause", ... */
+    const char *clause;       /* for 1054 messages: "SELECT", "WHERE", "ORDER BY" ... (MariaDB 10.11 names) */
     /* aggregates */
     const sql_expr_t **aggs;
     uint32_t nagg, capagg;

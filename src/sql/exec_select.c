@@ -272,10 +272,10 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
                 if (other < 0) {
                     if (f->natural)
                         continue;
-                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "from clause");
+                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
                 }
                 if (cat_table_col(ns->t, c) < 0)
-                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "from clause");
+                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
                 sql_expr_t *eq = arena_calloc(x->arena, sizeof *eq);
                 sql_expr_t **args = arena_calloc(x->arena, sizeof(sql_expr_t *) * 2);
                 for (int side = 0; side < 2; side++) {
@@ -1775,7 +1775,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
                                                e->col.table ? e->col.table : "*"));
             continue;
         }
-        if ((rc = xbind(&s->q, e, "field list", true)) != 0)
+        if ((rc = xbind(&s->q, e, "SELECT", true)) != 0)
             return rc;
         xitem_t *it = &s->items[s->nitems++];
         it->expr = e;
@@ -1785,11 +1785,11 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
     for (uint32_t k = 0; k < s->q.nsrc; k++)
-        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "on clause", false)) != 0)
+        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
             return rc;
-    if ((rc = xbind(&s->q, sel->where, "where clause", false)) != 0)
+    if ((rc = xbind(&s->q, sel->where, "WHERE", false)) != 0)
         return rc;
-    if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "group statement")) != 0)
+    if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "GROUP BY")) != 0)
         return rc;
     s->ngroup = sel->ngroup_by;
     if (sel->having) {
@@ -1797,12 +1797,12 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         s->q.nalias = s->nitems;
         for (uint32_t i = 0; i < s->nitems; i++)
             s->q.alias_names[i] = s->items[i].alias;
-        rc = xbind(&s->q, sel->having, "having clause", true);
+        rc = xbind(&s->q, sel->having, "HAVING", true);
         s->q.alias_names = NULL;
         if (rc)
             return rc;
     }
-    if ((rc = resolve_orders(s, sel->order_by, NULL, sel->norder_by, &s->order, "order clause")) != 0)
+    if ((rc = resolve_orders(s, sel->order_by, NULL, sel->norder_by, &s->order, "ORDER BY")) != 0)
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
@@ -2105,7 +2105,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
             if (pos[i] < 0) {
                 char nm[128];
                 snprintf(nm, sizeof nm, "%.*s", (int)MIN(e->src_len, 100u), e->src ? e->src : "?");
-                return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "order clause");
+                return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "ORDER BY");
             }
         }
         xout_t *o = mem_alloc(sizeof(xout_t) * (n + 1));
@@ -2316,7 +2316,7 @@ static int xcb_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
             }
         }
     }
-    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "field list");
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "SELECT");
 }
 
 /* ---- subqueries: uncorrelated ones run once per statement (cached), correlated ones per outer row ---- */
@@ -2447,7 +2447,7 @@ static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
     }
     int c = cat_table_col(xe->values_t, col->col.name);
     if (c < 0)
-        return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, "field list");
+        return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, "SELECT");
     *out = table_value_out(&xe->values_t->cols[c], &xe->values_row[c], xe->x->arena);
     return 0;
 }
@@ -2479,6 +2479,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     xe->x = x;
     sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
     xe->ev.strict = x->strict;
+    xe->ev.div_zero_off = x->div_zero_off;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)

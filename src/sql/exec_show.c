@@ -136,7 +136,7 @@ static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
                             .vrows = v->rows, .nvrows = v->n};
         q.nsrc = 1;
         q.width = v->t->ncols;
-        if ((rc = xbind(&q, where, "where clause", false)) == 0)
+        if ((rc = xbind(&q, where, "WHERE", false)) == 0)
             rc = xquery_run(&q, where, vt_send_row, &s, -1, false);
         xquery_release(&q);
     } else {

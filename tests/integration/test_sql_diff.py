@@ -182,4 +182,6 @@ def test_sql_file(strata, mariadb, path):
         drop(strata, db)
         drop(mariadb, db)
     report_line(name, len(stmts), len(failures), deliberate)
-    assert not failures, '%d of %d statements differ:\n\n%s' % (len(failures), len(stmts), '\n\n'.join(failures))
+    if failures:
+        pytest.fail('%d of %d statements differ:\n\n%s' % (len(failures), len(stmts), '\n\n'.join(failures)),
+                    pytrace=False)

@@ -215,7 +215,7 @@ TEST(test_dml_semantics)
     CHECK_SQL("INSERT INTO t (id) VALUES (7)", "ERR 1364 Field 'name' doesn't have a default value");
     CHECK_SQL("INSERT INTO t VALUES (8, NULL, 1)", "ERR 1048 Column 'name' cannot be null");
     CHECK_SQL("INSERT INTO t VALUES (9, 'x')", "ERR 1136 Column count doesn't match value count at row 1");
-    CHECK_SQL("INSERT INTO t (id, nope) VALUES (9, 1)", "ERR 1054 Unknown column 'nope' in 'field list'");
+    CHECK_SQL("INSERT INTO t (id, nope) VALUES (9, 1)", "ERR 1054 Unknown column 'nope' in 'INSERT INTO'");
     CHECK_SQL("UPDATE t SET n = n * 2 WHERE n > 10 ORDER BY id DESC LIMIT 1", "OK 1 (Rows matched: 1  Changed: 1  Warnings: 0)");
     CHECK_SQL("SELECT id, n FROM t ORDER BY n DESC", "5|100\n4|40\n1|11\n");
     CHECK_SQL("UPDATE t SET name = 'd' WHERE id = 1", "ERR 1062 Duplicate entry 'd' for key 'u'");
@@ -225,7 +225,7 @@ TEST(test_dml_semantics)
     CHECK_SQL("SELECT COUNT(*), MIN(id), MAX(name) FROM t", "4|4|dx\n");
     CHECK_SQL("TRUNCATE TABLE t", "OK 0");
     CHECK_SQL("SELECT COUNT(*) FROM t", "0\n");
-    CHECK_SQL("SELECT nope FROM t", "ERR 1054 Unknown column 'nope' in 'field list'");
+    CHECK_SQL("SELECT nope FROM t", "ERR 1054 Unknown column 'nope' in 'SELECT'");
     CHECK_SQL("SELECT * FROM nosuch", "ERR 1146 Table 'db.nosuch' doesn't exist");
     teardown();
 }
