@@ -897,6 +897,26 @@ static int exec_show_engines(exec_ctx_t *x, res_sink_t *sink, bool more)
     return 0;
 }
 
+/* SHOW CHARACTER SET's Description column, as MariaDB 10.11 words it. */
+static const char *charset_description(const char *cs)
+{
+    static const struct { const char *cs, *desc; } d[] = {
+        {"big5", "Big5 Traditional Chinese"}, {"latin1", "cp1252 West European"},
+        {"latin2", "ISO 8859-2 Central European"}, {"ascii", "US ASCII"}, {"ujis", "EUC-JP Japanese"},
+        {"sjis", "Shift-JIS Japanese"}, {"hebrew", "ISO 8859-8 Hebrew"}, {"euckr", "EUC-KR Korean"},
+        {"gb2312", "GB2312 Simplified Chinese"}, {"greek", "ISO 8859-7 Greek"},
+        {"cp1250", "Windows Central European"}, {"gbk", "GBK Simplified Chinese"},
+        {"latin5", "ISO 8859-9 Turkish"}, {"utf8mb3", "UTF-8 Unicode"}, {"ucs2", "UCS-2 Unicode"},
+        {"cp866", "DOS Russian"}, {"utf8mb4", "UTF-8 Unicode"}, {"cp1251", "Windows Cyrillic"},
+        {"utf16", "UTF-16 Unicode"}, {"utf16le", "UTF-16LE Unicode"}, {"cp1256", "Windows Arabic"},
+        {"cp1257", "Windows Baltic"}, {"utf32", "UTF-32 Unicode"}, {"binary", "Binary pseudo charset"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(d); i++)
+        if (strcmp(d[i].cs, cs) == 0)
+            return d[i].desc;
+    return cs;
+}
+
 static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more, bool charsets)
 {
     text_rs_t rs = {.s = x->s, .sink = sink};
@@ -925,12 +945,21 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         char idt[12], maxlen[4];
         snprintf(idt, sizeof idt, "%u", c->id);
         snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+        static const char *const cs_names[] = {"Charset", "Description", "Default collation", "Maxlen"};
+        static const char *const co_names[] = {"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"};
+        int k;
         if (charsets) {
-            const char *vals[4] = {c->charset, c->charset, c->name, maxlen};
-            trs_row(&rs, vals);
+            const char *vals[4] = {c->charset, charset_description(c->charset), c->name, maxlen};
+            if ((k = show_where(x, sh->where, cs_names, vals, 4)) < 0)
+                return k;
+            if (k)
+                trs_row(&rs, vals);
         } else {
             const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
-            trs_row(&rs, vals);
+            if ((k = show_where(x, sh->where, co_names, vals, 6)) < 0)
+                return k;
+            if (k)
+                trs_row(&rs, vals);
         }
     }
     trs_end(&rs, more);
@@ -1518,6 +1547,9 @@ static int stmt_com_counter(const sql_stmt_t *st)
         case SQL_SHOW_SLAVE_STATUS: return STATUS_COM_SHOW_SLAVE_STATUS;
         case SQL_SHOW_OPEN_TABLES: return STATUS_COM_SHOW_OPEN_TABLES;
         case SQL_SHOW_TRIGGERS: return STATUS_COM_SHOW_TRIGGERS;
+        case SQL_SHOW_EVENTS: return STATUS_COM_SHOW_EVENTS;
+        case SQL_SHOW_PROCEDURE_STATUS: return STATUS_COM_SHOW_PROCEDURE_STATUS;
+        case SQL_SHOW_FUNCTION_STATUS: return STATUS_COM_SHOW_FUNCTION_STATUS;
         case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
         default: return -1;
         }

@@ -246,6 +246,21 @@ static num_kind_t num_kind(const value_t *v)
     }
 }
 
+/* A hex or bit literal (0x41, X'41', b'101', 0b101) is a number in arithmetic: its bytes big-endian. */
+static void hex_as_number(const sql_expr_t *e, value_t *v)
+{
+    if (e->kind != SQL_E_LITERAL || v->type != VAL_STRING || v->coll != COLL_BINARY || !e->src || e->src_len < 2)
+        return;
+    char c0 = e->src[0], c1 = (char)tolower((unsigned char)e->src[1]);
+    bool hex = (c0 == '0' && (c1 == 'x' || c1 == 'b')) || ((c0 == 'x' || c0 == 'X' || c0 == 'b' || c0 == 'B') && c1 == '\'');
+    if (!hex)
+        return;
+    uint64_t u = 0;
+    for (size_t i = 0; i < v->s.len; i++)
+        u = u << 8 | (unsigned char)v->s.ptr[i];
+    *v = value_uint(u);
+}
+
 static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, const value_t *b, value_t *out)
 {
     sql_op_t op = e->op;
@@ -672,6 +687,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_CURDATE: case SQL_FN_CURRENT_DATE:
         now_value(ctx, ctx->stmt_time_us, 0, out);
         out->type = VAL_DATE;
+        out->t.hour = out->t.minute = out->t.second = out->t.usec = 0;
         return 0;
     case SQL_FN_CURTIME: case SQL_FN_CURRENT_TIME: {
         int fsp;
@@ -1618,6 +1634,19 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
+        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+            op == SQL_OP_GE) {
+            /* an explicit COLLATE on either side decides the comparison's collation */
+            if (a.type == VAL_STRING && b.type == VAL_STRING) {
+                if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
+                    a.coll = b.coll;
+                else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
+                    b.coll = a.coll;
+            }
+        } else if (op != SQL_OP_XOR) {
+            hex_as_number(e->args[0], &a);
+            hex_as_number(e->args[1], &b);
+        }
         switch (op) {
         case SQL_OP_XOR:
             *out = value_int(value_to_bool(&a, ctx->diag) != value_to_bool(&b, ctx->diag));
@@ -1639,7 +1668,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_E_IS: {
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
-        int t = truth(ctx, &a);
+        /* IS [NOT] NULL looks at NULL-ness only (no conversion, no 1292 for 'abc' IS NULL) */
+        int t = e->is_what == SQL_IS_NULL ? (a.type == VAL_NULL ? -1 : 1) : truth(ctx, &a);
         bool r;
         switch (e->is_what) {
         case SQL_IS_NULL: case SQL_IS_UNKNOWN: r = t < 0; break;

@@ -358,7 +358,7 @@ bool exec_show_handles(const sql_show_t *sh)
     switch (sh->what) {
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
     case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
-    case SQL_SHOW_OPEN_TABLES:
+    case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
         return true;
     default:
         return false;
@@ -675,6 +675,29 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
                                          "Definer", "character_set_client", "collation_connection", "Database Collation"};
         for (size_t i = 0; i < ARRAY_LEN(cn); i++)
             vt_col(&v, cn[i], 64, false, true);
+        return vt_send(&v, 0, sh->like, sh->where);
+    }
+    case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS: {
+        /* no events or stored routines: MariaDB's columns, no rows */
+        static const char *const ev[] = {"Db", "Name", "Definer", "Time zone", "Type", "Execute at",
+                                         "Interval value", "Interval field", "Starts", "Ends", "Status",
+                                         "Originator", "character_set_client", "collation_connection",
+                                         "Database Collation"};
+        static const char *const rt[] = {"Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type",
+                                         "Comment", "character_set_client", "collation_connection",
+                                         "Database Collation"};
+        bool events = sh->what == SQL_SHOW_EVENTS;
+        if (events) {
+            const char *db = xdb(x, sh->db);
+            if (!db)
+                return -ER_NO_DB_ERROR;
+            if (!sql_exec_db_exists(db))
+                return diag_error(x->diag, ER_BAD_DB_ERROR, db);
+        }
+        vt_t v;
+        vt_init(&v, x, events ? "EVENTS" : "ROUTINES");
+        for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++)
+            vt_col(&v, events ? ev[i] : rt[i], 64, false, true);
         return vt_send(&v, 0, sh->like, sh->where);
     }
     case SQL_SHOW_OPEN_TABLES: {

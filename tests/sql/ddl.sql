@@ -3,6 +3,7 @@
 CREATE DATABASE sqldiff_ddl_other;
 CREATE DATABASE sqldiff_ddl_other;
 CREATE DATABASE IF NOT EXISTS sqldiff_ddl_other;
+-- @diff character_set_server: utf8mb4 in strata, latin1 in Debian's MariaDB build (conftest DIFFERENCES)
 SHOW CREATE DATABASE sqldiff_ddl_other;
 DROP DATABASE sqldiff_ddl_other;
 DROP DATABASE sqldiff_ddl_other;

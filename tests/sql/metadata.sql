@@ -24,6 +24,7 @@ SHOW CREATE DATABASE sqldiff_metadata;
 SHOW DATABASES LIKE 'sqldiff_metadata';
 SHOW SCHEMAS LIKE 'sqldiff_metad%';
 SHOW DATABASES WHERE `Database` = 'information_schema';
+-- @diff strata has one storage engine (InnoDB and NDB map to it); MariaDB lists its eight
 SHOW ENGINES;
 SHOW CHARACTER SET LIKE 'utf8mb4';
 SHOW CHARACTER SET LIKE 'latin1';

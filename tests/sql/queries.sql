@@ -49,7 +49,7 @@ SELECT YEAR(hired) AS y, COUNT(*) FROM emp GROUP BY y ORDER BY y;
 SELECT COUNT(*), SUM(salary), AVG(salary), MAX(name) FROM emp WHERE 1 = 0;
 SELECT dept, COUNT(*) FROM emp WHERE 1 = 0 GROUP BY dept;
 SELECT SUM(id), AVG(id), SUM(name), AVG(DISTINCT salary), STD(id), VARIANCE(id) FROM emp;
-SELECT dept, MAX(salary) - MIN(salary) AS spread FROM emp GROUP BY dept HAVING spread IS NOT NULL ORDER BY spread DESC;
+SELECT dept, MAX(salary) - MIN(salary) AS spread FROM emp GROUP BY dept HAVING spread IS NOT NULL ORDER BY spread DESC, dept;
 SELECT BIT_AND(id), BIT_OR(id), BIT_XOR(id) FROM emp;
 SELECT dept, COUNT(*) FROM emp GROUP BY dept WITH ROLLUP;
 
@@ -98,6 +98,7 @@ SELECT 1, 'a', NULL, 1.5, -0.0;
 SELECT 1 AS one, 2 two, 'x' AS `quoted name`;
 SELECT * FROM emp WHERE id = 1 FOR UPDATE;
 SELECT * FROM emp WHERE id = 1 LOCK IN SHARE MODE;
+-- @diff strata accepts MySQL 8.0's FOR SHARE (issue 4 asks for it); MariaDB 10.11 only has LOCK IN SHARE MODE
 SELECT * FROM emp WHERE id = 1 FOR SHARE;
 SELECT SQL_CALC_FOUND_ROWS id FROM emp ORDER BY id LIMIT 2;
 SELECT FOUND_ROWS();
