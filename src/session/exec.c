@@ -1145,6 +1145,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     const sql_show_t *sh = &st->show;
     if (sql_exec_handles(st))
         return sqlx_run(x, st, sink, more);
+    x->s->row_count = -1; /* a result set: ROW_COUNT() is -1 afterwards, as after SELECT */
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -1669,6 +1670,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (rc)
                 return rc;
         }
+        x->s->row_count = 0;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     }

@@ -432,6 +432,14 @@ typedef struct xins {
     uint64_t first_id;
     bool row_id_generated;    /* the current row's AUTO_INCREMENT value was generated (not given) */
     uint64_t row_id;
+    /* AUTO_INCREMENT values are taken from the table counter in intervals, as InnoDB's consecutive lock mode
+     * (MariaDB's default) does: a VALUES list reserves one value per row at its first generated value, INSERT
+     * ... SELECT 1, 2, 4, ... values at a time.  A row skipped as a duplicate (IGNORE, ON DUPLICATE KEY UPDATE)
+     * gives its value back to the interval; what is left of the interval at the end of the statement is lost,
+     * so the ids (and their gaps) are the ones MariaDB hands out. */
+    uint64_t resv_next, resv_end, resv_batch;
+    bool ai_touched;          /* a row was written: ai_last is its AUTO_INCREMENT value (OK packet's insert id) */
+    uint64_t ai_last;
     table_dup_t dup;
     buf_t store;
 } xins_t;
@@ -480,7 +488,18 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
         value_t *v = &row[ai];
         bool zero = v->type != VAL_NULL && ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
         if (v->type == VAL_NULL || zero) {
-            uint64_t id = table_autoinc_next(t);
+            if (I->resv_next >= I->resv_end) {
+                uint64_t n;
+                if (I->ins->select) {
+                    n = I->resv_batch ? I->resv_batch : 1;
+                    I->resv_batch = MIN(n * 2, 65536);
+                } else {
+                    n = I->ins->nrows > 1 ? I->ins->nrows : 1;
+                }
+                I->resv_next = atomic_fetch_add(&t->ctr->auto_inc, n);
+                I->resv_end = I->resv_next + n;
+            }
+            uint64_t id = I->resv_next++;
             value_t iv = value_uint(id);
             if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, x->arena, x->diag, true, I->rowno)) != 0)
                 return rc;
@@ -488,8 +507,12 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
             I->row_id = id;
         } else {
             int64_t iv = v->type == VAL_INT ? v->i : (int64_t)v->u;
-            if (v->type == VAL_UINT || iv > 0)
-                table_autoinc_seen(t, v->type == VAL_UINT ? v->u : (uint64_t)iv);
+            if (v->type == VAL_UINT || iv > 0) {
+                uint64_t uv = v->type == VAL_UINT ? v->u : (uint64_t)iv;
+                table_autoinc_seen(t, uv);
+                if (uv >= I->resv_next && uv < I->resv_end)
+                    I->resv_next = uv + 1;
+            }
         }
     }
     return 0;
@@ -545,8 +568,11 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     if (rc)
         return rc;
     int ai = cat_table_autoinc_col(t);
-    if (ai >= 0 && nw[ai].type != VAL_NULL)
+    if (ai >= 0 && nw[ai].type != VAL_NULL) {
         table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
+        I->ai_touched = true;
+        I->ai_last = nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0);
+    }
     I->affected += 2;
     I->dups++;
     return 0;
@@ -571,14 +597,15 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
         x->ss->wrote = true;
         if (rc != TABLE_DUP)
             break;
+        if (I->ins->non_dup || (I->ignore && !I->replace)) {
+            /* the row was not inserted: its generated value goes back to the interval (restore_auto_increment) */
+            if (I->row_id_generated && I->row_id + 1 == I->resv_next)
+                I->resv_next = I->row_id;
+            I->row_id_generated = false;
+        }
         if (I->ins->non_dup)
             return ins_on_dup(I, row);
         if (I->ignore && !I->replace) {
-            /* the skipped row gives its generated value back (MySQL's restore_auto_increment) */
-            if (I->row_id_generated) {
-                uint64_t expect = I->row_id + 1;
-                atomic_compare_exchange_strong(&t->ctr->auto_inc, &expect, I->row_id);
-            }
             /* the message MySQL would give, as a warning */
             diag_t *d = x->diag;
             diag_t tmp;
@@ -613,6 +640,11 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
     if (rc)
         return rc;
     I->affected++;
+    int ai = cat_table_autoinc_col(t);
+    if (ai >= 0 && row[ai].type != VAL_NULL) {
+        I->ai_touched = true;
+        I->ai_last = row[ai].type == VAL_UINT ? row[ai].u : (uint64_t)MAX(row[ai].i, 0);
+    }
     /* LAST_INSERT_ID(): the first value generated for a row that was inserted */
     if (I->row_id_generated && !I->first_id_set) {
         I->first_id_set = true;
@@ -738,6 +770,9 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
         x->last_insert_id = I.first_id;
     }
     x->row_count = (int64_t)I.affected;
+    /* the OK packet's insert id without a generated value: the AUTO_INCREMENT value of the last row written
+     * (an explicit id, or the row ON DUPLICATE KEY UPDATE changed), as MariaDB sends it */
+    x->pend_insert_id = I.ai_touched && !ins->select ? I.ai_last : 0;
     const char *info = NULL;
     if (ins->nrows > 1 || ins->select)
         info = arena_printf(x->arena, "Records: %llu  Duplicates: %llu  Warnings: %u", (unsigned long long)I.records,
@@ -1119,8 +1154,16 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
             }
         buf_t pk = {m->pk, m->pklen, m->pklen};
-        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, NULL);
+        /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
+        table_dup_t dup;
+        buf_init(&dup.pk);
+        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+        buf_free(&dup.pk);
         x->ss->wrote = true;
+        if (rc == TABLE_DUP) {
+            rc = 0;
+            continue;
+        }
         if (rc)
             break;
         if (ai >= 0 && assigned[ai] && nw[ai].type != VAL_NULL)
@@ -2466,6 +2509,7 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "tables (no storage engine)");
     sql_exec_session_t *ss = x->ss;
     x->pend_ok = false;
+    x->pend_insert_id = 0;
     x->row_count = -1;
     table_undo_clear(&ss->undo);
     if (ss->trx)
@@ -2499,7 +2543,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
         }
     }
     if (rc == 0 && x->pend_ok)
-        x->sink->ok(x->sink, x->pend_affected, x->last_insert_id_set ? x->last_insert_id : 0, x->pend_info, x->more);
+        x->sink->ok(x->sink, x->pend_affected, x->last_insert_id_set ? x->last_insert_id : x->pend_insert_id, x->pend_info,
+                    x->more);
     return rc;
 }
 

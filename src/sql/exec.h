@@ -86,6 +86,7 @@ typedef struct sql_exec_ctx {
     /* private to the executor */
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
+    uint64_t pend_insert_id;   /* the OK's insert id when no value was generated (INSERT: explicit id) */
     const char *pend_info;
     void *subq_cache;          /* uncorrelated subquery results of this statement */
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
