@@ -225,6 +225,32 @@ static const char *type_text(arena_t *a, const cat_column_t *c)
     return r;
 }
 
+/* The order MariaDB shows a table's keys in (its sort_keys()): unique keys first -- those without nullable
+ * columns before the others, PRIMARY first, whole-column keys before prefix keys -- then the others, each group
+ * in creation order.  Only the display follows it; the catalog keeps its own order. */
+static int key_rank(const cat_table_t *t, const cat_index_t *ix)
+{
+    if (ix->kind == CAT_IDX_KEY)
+        return 8;
+    bool nullpart = false, partial = false;
+    for (uint32_t k = 0; k < ix->ncols; k++) {
+        nullpart |= t->cols[ix->cols[k].col].rc.nullable;
+        partial |= ix->cols[k].prefix != 0;
+    }
+    return (nullpart ? 4 : 0) + (ix->kind == CAT_IDX_PRIMARY ? 0 : 1 + partial);
+}
+
+static uint32_t *key_order(arena_t *a, const cat_table_t *t)
+{
+    uint32_t *o = arena_alloc(a, sizeof(uint32_t) * (t->nidx + 1));
+    uint32_t n = 0;
+    for (int r = 0; r <= 8; r++)
+        for (uint32_t i = 0; i < t->nidx; i++)
+            if (key_rank(t, &t->idx[i]) == r)
+                o[n++] = i;
+    return o;
+}
+
 static const char *col_key(const cat_table_t *t, uint32_t col)
 {
     for (uint32_t i = 0; i < t->nidx; i++)
@@ -311,7 +337,9 @@ static char *create_text(arena_t *a, const cat_table_t *t)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
-    for (uint32_t i = 0; i < t->nidx; i++) {
+    uint32_t *ord = key_order(a, t);
+    for (uint32_t o = 0; o < t->nidx; o++) {
+        uint32_t i = ord[o];
         const cat_index_t *x = &t->idx[i];
         buf_append_str(&b, "  ");
         if (x->kind == CAT_IDX_PRIMARY) {
@@ -333,7 +361,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         buf_append_byte(&b, ')');
         if (x->comment && x->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
-        if (i + 1 < t->nidx)
+        if (o + 1 < t->nidx)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
@@ -479,8 +507,9 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
     vt_col(&v, "Index_comment", 1024, false, false);
     vt_col(&v, "Ignored", 3, false, false);
     uint64_t rows = table_rows(x, t);
-    for (uint32_t i = 0; i < t->nidx; i++) {
-        const cat_index_t *ix = &t->idx[i];
+    uint32_t *ord = key_order(x->arena, t);
+    for (uint32_t o = 0; o < t->nidx; o++) {
+        const cat_index_t *ix = &t->idx[ord[o]];
         for (uint32_t k = 0; k < ix->ncols; k++) {
             const cat_column_t *c = &t->cols[ix->cols[k].col];
             value_t *r = vt_row(&v);
@@ -783,8 +812,9 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = value_null();
                 }
             } else if (stats) {
+                uint32_t *ord = key_order(x->arena, t);
                 for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
-                    const cat_index_t *ix = &t->idx[i2];
+                    const cat_index_t *ix = &t->idx[ord[i2]];
                     for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
                         value_t *r = vt_row(v);
                         int k = 0;

@@ -336,7 +336,8 @@ TEST(test_alter_table)
     run("CREATE DATABASE db");
     run("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(10), b INT, KEY kb (b))");
     run("INSERT INTO t VALUES (1,'x',10),(2,'y',20),(3,NULL,30)");
-    CHECK_SQL("ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    /* affected rows as MariaDB reports them: 0 for what InnoDB does INSTANT / INPLACE, the rows for a COPY */
+    CHECK_SQL("ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("SELECT * FROM t ORDER BY id", "1|7|x|10\n2|7|y|20\n3|7|NULL|30\n");
     CHECK_SQL("SELECT id FROM t WHERE b = 20", "2\n");
     CHECK_SQL("ALTER TABLE t MODIFY a VARCHAR(10) NOT NULL", "ERR 1265 Data truncated for column 'a' at row 3");
@@ -346,13 +347,13 @@ TEST(test_alter_table)
     CHECK_SQL("SHOW CREATE TABLE t", "t|CREATE TABLE `t` (\n  `bb` bigint(20) DEFAULT NULL,\n  `id` int(11) NOT NULL,\n"
                                      "  `a` varchar(10) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `kb` (`bb`)\n"
                                      ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci\n");
-    CHECK_SQL("ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (bb), ADD UNIQUE KEY ua (a)", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (bb), ADD UNIQUE KEY ua (a)", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("INSERT INTO t VALUES (10, 9, 'z')", "ERR 1062 Duplicate entry '10' for key 'PRIMARY'");
     CHECK_SQL("INSERT INTO t VALUES (11, 9, 'x')", "ERR 1062 Duplicate entry 'x' for key 'ua'");
-    CHECK_SQL("ALTER TABLE t ADD COLUMN n INT AUTO_INCREMENT UNIQUE", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t ADD COLUMN n INT AUTO_INCREMENT UNIQUE", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("SELECT bb, n FROM t ORDER BY n", "10|1\n20|2\n30|3\n");
     CHECK_SQL("INSERT INTO t (bb, id) VALUES (40, 4)", "OK 1 id=4");
-    CHECK_SQL("ALTER TABLE t RENAME TO t2", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t RENAME TO t2", "OK 0"); /* a rename alone: no info string */
     CHECK_SQL("SELECT COUNT(*) FROM t2", "4\n");
     reopen();
     CHECK_SQL("SELECT bb, id, a, n FROM t2 WHERE bb >= 30 ORDER BY bb", "30|3|NULL|3\n40|4|NULL|4\n");
