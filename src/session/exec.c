@@ -1795,6 +1795,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             session_begin_statement(s);
             if (stmt_uses_tables(st))
                 diag_clear(&s->diag);
+        } else {
+            /* SHOW WARNINGS / ERRORS list the conditions but raise none: their EOF says 0 warnings (MariaDB) */
+            s->diag.stale = true;
         }
         if (atomic_load(&s->kill_query)) {
             atomic_store(&s->kill_query, false);

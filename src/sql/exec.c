@@ -1476,6 +1476,30 @@ static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, cons
     return 0;
 }
 
+/* CREATE TABLE ... SELECT of a plain column keeps that column's DEFAULT and COMMENT, as MariaDB does; an
+ * AUTO_INCREMENT source column becomes NOT NULL DEFAULT 0. */
+static void ctas_source_default(sql_exec_ctx_t *x, const res_col_t *r, cat_column_t *c)
+{
+    if (!r->org_name || !r->org_name[0] || !r->org_table || !r->org_table[0] || !r->schema || !r->schema[0])
+        return;
+    cat_table_t *src = catalog_table_get(g_cat, r->schema, r->org_table);
+    if (!src)
+        return;
+    int k = cat_table_col(src, r->org_name);
+    if (k >= 0) {
+        const cat_column_t *sc = &src->cols[k];
+        c->comment = arena_strdup(x->arena, sc->comment ? sc->comment : "");
+        if (sc->auto_increment) {
+            c->def = CAT_DEF_VALUE;
+            c->default_text = "0";
+        } else if (sc->def == CAT_DEF_VALUE || sc->def == CAT_DEF_NOW) {
+            c->def = sc->def;
+            c->default_text = sc->default_text ? arena_strdup(x->arena, sc->default_text) : NULL;
+        }
+    }
+    catalog_table_release(src);
+}
+
 static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_create_table_t *ct = st->create_table;
@@ -1506,8 +1530,6 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         real = arena_printf(x->arena, "t%llu_%s", (unsigned long long)atomic_fetch_add(&tmp_seq, 1), ct->table.name);
         db = XTMP_DB;
     }
-    if (ct->as_select && ct->ncols)
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "CREATE TABLE (columns) ... SELECT");
     int rc = ddl_begin(x);
     if (rc)
         return rc;
@@ -1542,24 +1564,40 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         int n;
         if ((rc = exec_select_describe(x, ct->as_select, &cols, &n)) != 0)
             return rc;
-        cat_column_t *c = arena_calloc(x->arena, sizeof(cat_column_t) * ((uint32_t)n + 1));
+        /* CREATE TABLE t (columns) SELECT: the declared columns first, then the SELECT's other columns; a
+         * SELECT column with a declared name fills the declared column */
+        uint32_t nd = ct->ncols ? def->ncols : 0;
+        cat_column_t *c = arena_calloc(x->arena, sizeof(cat_column_t) * ((uint32_t)n + nd + 1));
+        if (nd)
+            memcpy(c, def->cols, sizeof(cat_column_t) * nd);
+        uint32_t nc = nd;
         for (int i = 0; i < n; i++) {
-            xcol_from_res(&c[i], &cols[i]);
-            c[i].name = arena_strdup(x->arena, cols[i].name);
-            if (sqlt_is_string((sqlt_t)c[i].rc.type) && c[i].rc.coll != COLL_BINARY && c[i].rc.len == 0)
-                c[i].rc.len = 1;
-            if (!c[i].rc.nullable)
-                c[i].def = CAT_DEF_NONE;
-            for (int k = 0; k < i; k++)
-                if (strcasecmp(c[k].name, c[i].name) == 0)
-                    return diag_error(x->diag, ER_DUP_FIELDNAME, c[i].name);
+            bool declared = false;
+            for (uint32_t k = 0; k < nd; k++)
+                declared |= strcasecmp(c[k].name, cols[i].name) == 0;
+            if (declared)
+                continue;
+            cat_column_t *cc = &c[nc];
+            xcol_from_res(cc, &cols[i]);
+            cc->name = arena_strdup(x->arena, cols[i].name);
+            if (sqlt_is_string((sqlt_t)cc->rc.type) && cc->rc.coll != COLL_BINARY && cc->rc.len == 0)
+                cc->rc.len = 1;
+            if (!cc->rc.nullable)
+                cc->def = CAT_DEF_NONE;
+            ctas_source_default(x, &cols[i], cc);
+            for (uint32_t k = nd; k < nc; k++)
+                if (strcasecmp(c[k].name, cc->name) == 0)
+                    return diag_error(x->diag, ER_DUP_FIELDNAME, cc->name);
+            nc++;
         }
         def->cols = c;
-        def->ncols = (uint32_t)n;
-        /* table-level keys name columns of the SELECT */
-        def->nidx = 0;
-        def->idx = NULL;
-        uint32_t cap = 0;
+        def->ncols = nc;
+        /* table-level keys name columns of the SELECT (the declared columns' own keys are already there) */
+        if (!nd) {
+            def->nidx = 0;
+            def->idx = NULL;
+        }
+        uint32_t cap = def->nidx;
         for (uint32_t k = 0; k < ct->nindexes; k++)
             if ((rc = add_index(x, def, &cap, &ct->indexes[k], NULL)) != 0)
                 return rc;
@@ -1593,6 +1631,16 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         /* fill it as INSERT [IGNORE] / REPLACE ... SELECT would, in this statement's transaction */
         sql_insert_t ins = {.table = {.db = user_db, .name = ct->table.name}, .select = ct->as_select,
                             .ignore = ct->dup == SQL_DUP_IGNORE};
+        if (ct->ncols) { /* the SELECT's columns by name */
+            res_col_t *cols;
+            int n;
+            if ((rc = exec_select_describe(x, ct->as_select, &cols, &n)) != 0)
+                return rc;
+            ins.cols = arena_alloc(x->arena, sizeof(char *) * ((uint32_t)n + 1));
+            for (int i = 0; i < n; i++)
+                ins.cols[i] = cols[i].name;
+            ins.ncols = (uint32_t)n;
+        }
         sql_stmt_t ist = {.kind = ct->dup == SQL_DUP_REPLACE ? SQL_STMT_REPLACE : SQL_STMT_INSERT, .insert = &ins};
         rc = exec_insert(x, &ist);
         if (rc) {
