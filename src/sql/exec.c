@@ -1254,8 +1254,11 @@ static int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
     diag_init(&scratch, 4);
     rc = table_value_store(&tmp, 0, &v, &out, x->arena, &scratch, true, 1);
     diag_free(&scratch);
-    if (rc)
+    if (rc) {
+        /* MariaDB shows the conversion's warning ("... at row 0") before the 1067 */
+        table_value_store(&tmp, 0, &v, &out, x->arena, x->diag, false, 0);
         return diag_error(x->diag, ER_INVALID_DEFAULT, c->name);
+    }
     if (!sqlt_is_string((sqlt_t)c->rc.type) && c->rc.type != SQLT_ENUM && c->rc.type != SQLT_SET) {
         const char *t2 = value_to_text(x->arena, &(value_t){0}, &n);
         (void)t2;
