@@ -1314,16 +1314,66 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 
 /* ---------------------------------------------------------------- CAST */
 
+/* CAST(string AS SIGNED/UNSIGNED) reads the integer at the start ('1.7' is 1, '1e3' is 1) with warning 1292,
+ * where the number conversions round; false when the string is a plain integer (value_to_int handles it). */
+static bool cast_str_int(sql_eval_ctx_t *ctx, const value_t *v, int64_t *out, bool *neg)
+{
+    if (v->type != VAL_STRING)
+        return false;
+    bool is_int;
+    size_t n = value_num_prefix(v->s.ptr, v->s.len, &is_int);
+    if (is_int || n == 0)
+        return false;
+    const char *s = v->s.ptr;
+    size_t i = 0;
+    while (i < v->s.len && isspace((unsigned char)s[i]))
+        i++;
+    *neg = i < v->s.len && s[i] == '-';
+    if (i < v->s.len && (s[i] == '-' || s[i] == '+'))
+        i++;
+    uint64_t u = 0;
+    for (; i < v->s.len && isdigit((unsigned char)s[i]); i++)
+        u = u * 10 + (uint64_t)(s[i] - '0');
+    *out = *neg ? -(int64_t)u : (int64_t)u;
+    char val[200];
+    snprintf(val, sizeof val, "%.*s", (int)MIN(v->s.len, 150), s);
+    diag_warn(ctx->diag, ER_TRUNCATED_WRONG_VALUE, "INTEGER", val);
+    return true;
+}
+
 static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v, value_t *out)
 {
     const sql_cast_t *c = &e->cast;
     diag_t *dg = ctx->diag;
+    int64_t si;
+    bool sneg;
     switch (c->type) {
     case SQL_CAST_SIGNED:
         if (v->type == VAL_UINT) *out = value_int((int64_t)v->u);
+        else if (cast_str_int(ctx, v, &si, &sneg)) *out = value_int(si);
         else *out = value_int(value_to_int(v, dg));
         return 0;
     case SQL_CAST_UNSIGNED:
+        if (cast_str_int(ctx, v, &si, &sneg)) {
+            *out = value_uint((uint64_t)si);
+            if (sneg && si)
+                diag_push_msg(dg, DIAG_NOTE, ER_UNKNOWN_ERROR,
+                              "Cast to unsigned converted negative integer to it's positive complement");
+            return 0;
+        }
+        if (v->type == VAL_STRING) {
+            bool is_int;
+            size_t k = 0;
+            while (k < v->s.len && isspace((unsigned char)v->s.ptr[k]))
+                k++;
+            if (value_num_prefix(v->s.ptr, v->s.len, &is_int) && is_int && k < v->s.len && v->s.ptr[k] == '-') {
+                *out = value_uint((uint64_t)value_to_int(v, dg));
+                if (out->u)
+                    diag_push_msg(dg, DIAG_NOTE, ER_UNKNOWN_ERROR,
+                                  "Cast to unsigned converted negative integer to it's positive complement");
+                return 0;
+            }
+        }
         if (v->type == VAL_INT) {
             *out = value_uint((uint64_t)v->i);
             if (v->i < 0)
@@ -1341,8 +1391,16 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             if (cut < s.s.len) {
                 char val[200];
                 snprintf(val, sizeof val, "%.*s", (int)MIN(s.s.len, 150), s.s.ptr);
-                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE, c->type == SQL_CAST_BINARY ? "BINARY" : "CHAR", val);
+                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE,
+                          arena_printf(ctx->arena, "%s(%d)", c->type == SQL_CAST_BINARY ? "BINARY" : "CHAR", c->len), val);
                 s.s.len = cut;
+            }
+            if (c->type == SQL_CAST_BINARY && s.s.len < (size_t)c->len) { /* BINARY(N) pads with zero bytes */
+                char *p = arena_alloc(ctx->arena, (size_t)c->len);
+                memcpy(p, s.s.ptr, s.s.len);
+                memset(p + s.s.len, 0, (size_t)c->len - s.s.len);
+                s.s.ptr = p;
+                s.s.len = (size_t)c->len;
             }
         }
         *out = s;
@@ -1360,7 +1418,7 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             i128 lim = pow10i(prec);
             if (x.m >= lim || x.m <= -lim) {
                 x.m = x.m > 0 ? lim - 1 : -(lim - 1);
-                diag_warn(dg, ER_WARN_DATA_OUT_OF_RANGE, "", 1UL);
+                diag_warn(dg, ER_WARN_DATA_OUT_OF_RANGE, arena_printf(ctx->arena, "%.*s", (int)MIN(e->src_len, 200), e->src ? e->src : ""), 1UL);
             }
             *out = dec_value(ctx, x);
         } else {
@@ -1403,7 +1461,10 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             if (!ok) {
                 char val[200];
                 snprintf(val, sizeof val, "%.*s", (int)MIN(s.s.len, 150), s.s.ptr);
-                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE, c->type == SQL_CAST_DATE ? "date" : c->type == SQL_CAST_TIME ? "time" : "datetime", val);
+                /* MariaDB: "Incorrect datetime value: 'x'" (time for CAST AS TIME) */
+                char msg[300];
+                snprintf(msg, sizeof msg, "Incorrect %s value: '%s'", c->type == SQL_CAST_TIME ? "time" : "datetime", val);
+                diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
                 *out = value_null();
                 return 0;
             }

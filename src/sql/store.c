@@ -375,7 +375,9 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
     double maxv = t->kind == SQL_T_FLOAT ? FLT_MAX : DBL_MAX;
     if (t->len >= 0 && t->scale >= 0) {
         double f = pow(10.0, t->scale);
-        d = round(d * f) / f;
+        d = rint(d * f) / f; /* MariaDB's my_double_round: half to even on the scaled value */
+        if (d == 0)
+            d = 0; /* no -0.00 */
         double m = pow(10.0, t->len - t->scale) - 1.0 / f;
         if (m < maxv)
             maxv = m;

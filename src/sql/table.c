@@ -785,15 +785,24 @@ value_t table_value_out(const cat_column_t *c, const value_t *v, arena_t *a)
         return r;
     }
     if (ty == SQLT_FLOAT && v->type == VAL_DOUBLE) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.6g", v->d);
-        value_t r = value_double(strtod(buf, NULL));
-        r.dec = v->dec;
+        /* the float's exact value (0.1 is 0.10000000149011612 in arithmetic and comparisons, as in MariaDB);
+         * a plain FLOAT column still shows 6 significant digits (VAL_DEC_FLOAT) */
+        value_t r = value_double((double)(float)v->d);
+        r.dec = v->dec && v->dec < VAL_DEC_NOT_FIXED ? v->dec : c->rc.scale ? c->rc.scale : VAL_DEC_FLOAT;
         return r;
     }
     if (ty == SQLT_YEAR) {
-        value_t r = *v;
-        return r;
+        if ((v->type == VAL_UINT || v->type == VAL_INT) && v->i == 0)
+            return value_str("0000", 4, COLL_DEFAULT); /* YEAR 0 shows as 0000 */
+        return *v;
+    }
+    if (c->zerofill && sqlt_is_int(ty) && (v->type == VAL_UINT || v->type == VAL_INT)) {
+        /* ZEROFILL: padded to the display width (the unsigned type's when not given) */
+        static const uint32_t wdef[] = {3, 5, 8, 10, 20};
+        uint32_t w = c->display_width ? c->display_width : wdef[ty - SQLT_TINYINT];
+        char *s = arena_alloc(a, 32 + w);
+        int n = snprintf(s, 32 + w, "%0*llu", (int)w, (unsigned long long)v->u);
+        return value_str(s, (size_t)n, COLL_DEFAULT);
     }
     return *v;
 }
