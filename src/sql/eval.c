@@ -242,6 +242,7 @@ static num_kind_t num_kind(const value_t *v)
     case VAL_INT: case VAL_UINT: return K_INT;
     case VAL_DECIMAL: return K_DEC;
     case VAL_DATE: case VAL_DATETIME: case VAL_TIMESTAMP: case VAL_TIME: return v->t.usec || v->dec ? K_DEC : K_INT;
+    case VAL_STRING: return v->dec == VAL_DEC_ENUM ? K_INT : K_DBL; /* an ENUM / SET: its index / mask */
     default: return K_DBL; /* strings and doubles */
     }
 }

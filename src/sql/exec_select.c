@@ -51,6 +51,15 @@ void xkey_append(buf_t *b, const value_t *v, bool desc)
             /* the type marker 1 was followed by the nullable marker of c: fine, constant */
             break;
         case VAL_STRING:
+            if (v->dec == VAL_DEC_ENUM) { /* an ENUM / SET column sorts by index / mask */
+                buf_append_byte(b, 1);
+                c.type = SQLT_DECIMAL;
+                c.len = 65;
+                c.scale = 30;
+                x = value_uint(v->s.num);
+                rc_key_append(b, &c, &x);
+                break;
+            }
             buf_append_byte(b, 3);
             c.type = SQLT_VARCHAR;
             c.coll = v->coll;
@@ -841,7 +850,8 @@ static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
     const xsrc_t *s = &L->q->src[si];
     for (uint32_t c = 0; c < s->t->ncols; c++) {
         sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
-        L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT) && !s->is_virtual
+        L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT || ty == SQLT_YEAR ||
+                               s->t->cols[c].zerofill) && !s->is_virtual
                                   ? table_value_out(&s->t->cols[c], &stored[c], L->q->x->arena)
                                   : stored[c];
     }

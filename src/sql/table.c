@@ -767,7 +767,10 @@ value_t table_value_out(const cat_column_t *c, const value_t *v, arena_t *a)
     if (ty == SQLT_ENUM) {
         uint64_t i = v->type == VAL_UINT ? v->u : (uint64_t)v->i;
         const char *s = i >= 1 && i <= c->nelems ? c->elems[i - 1] : "";
-        return value_str(s, strlen(s), c->rc.coll);
+        value_t r = value_str(s, strlen(s), c->rc.coll);
+        r.dec = VAL_DEC_ENUM;
+        r.s.num = i;
+        return r;
     }
     if (ty == SQLT_SET) {
         uint64_t m = v->type == VAL_UINT ? v->u : (uint64_t)v->i;
@@ -781,6 +784,8 @@ value_t table_value_out(const cat_column_t *c, const value_t *v, arena_t *a)
             }
         char *s = arena_strndup(a, b.len ? (const char *)b.data : "", b.len);
         value_t r = value_str(s, b.len, c->rc.coll);
+        r.dec = VAL_DEC_ENUM;
+        r.s.num = m;
         buf_free(&b);
         return r;
     }

@@ -258,6 +258,8 @@ int64_t value_to_int(const value_t *v, diag_t *d)
         return dec_text_to_int(v->s.ptr, v->s.len, &ovf);
     }
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM)
+            return (int64_t)v->s.num;
         bool is_int;
         size_t used = num_prefix(v->s.ptr, v->s.len, &is_int);
         int64_t r = 0;
@@ -310,6 +312,8 @@ uint64_t value_to_uint(const value_t *v, diag_t *d)
             return UINT64_MAX;
         return (uint64_t)round(v->d);
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM)
+            return v->s.num;
         const char *s = v->s.ptr;
         size_t i = 0;
         while (i < v->s.len && isspace((unsigned char)s[i]))
@@ -349,7 +353,7 @@ double value_to_double(const value_t *v, diag_t *d)
     case VAL_UINT: return (double)v->u;
     case VAL_DOUBLE: return v->d;
     case VAL_DECIMAL: return strtod(v->s.ptr, NULL);
-    case VAL_STRING: return str_to_double(v->s.ptr, v->s.len, d);
+    case VAL_STRING: return v->dec == VAL_DEC_ENUM ? (double)v->s.num : str_to_double(v->s.ptr, v->s.len, d);
     default: return time_to_double(v);
     }
 }
@@ -410,6 +414,10 @@ value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
     case VAL_UINT: snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->u); return value_decimal(a, buf, strlen(buf));
     case VAL_DOUBLE: return decimal_from_double(a, v->d);
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM) {
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->s.num);
+            return value_decimal(a, buf, strlen(buf));
+        }
         bool is_int;
         size_t used = num_prefix(v->s.ptr, v->s.len, &is_int);
         if (used != v->s.len)
