@@ -2510,7 +2510,7 @@ bool sql_exec_select_handles(const sql_select_t *sel)
 {
     if (!g_cat)
         return false;
-    if (sel->from || sel->union_next)
+    if (sel->from || sel->union_next || sel->having)
         return true;
     if (expr_has_subquery(sel->where) || expr_has_subquery(sel->having))
         return true;
