@@ -281,6 +281,64 @@ static bool sqlx_visible(void *user, const char *db, const char *table)
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
 }
 
+static const char *charset_description(const char *cs);
+
+/* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
+static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
+{
+    session_t *s = user;
+    if (strcmp(table, "ENGINES") == 0) {
+        const char *v[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES",
+                            "YES", "YES"};
+        row(arg, v);
+    } else if (strcmp(table, "CHARACTER_SETS") == 0 || strcmp(table, "COLLATIONS") == 0) {
+        bool cs = table[1] == 'H';
+        for (unsigned id = 1; id < 1024; id++) {
+            const sysvar_collation_t *c = sysvar_collation_by_id(id);
+            if (!c || (cs && !c->is_default))
+                continue;
+            char idt[12], maxlen[4];
+            snprintf(idt, sizeof idt, "%u", c->id);
+            snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+            if (cs) {
+                const char *v[4] = {c->charset, c->name, charset_description(c->charset), maxlen};
+                row(arg, v);
+            } else {
+                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+                row(arg, v);
+            }
+        }
+    } else if (strcmp(table, "PROCESSLIST") == 0) {
+        server_t *srv = s->srv;
+        uint64_t now = time_wall_us();
+        bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+        pthread_mutex_lock(&srv->sessions_lock);
+        for (session_t *t = srv->sessions; t; t = t->next) {
+            if (!all && t != s && strcmp(t->user, s->user) != 0)
+                continue;
+            char id[24], tm[24], tms[40], host[300];
+            uint64_t us = now - (t->state_since_us ? t->state_since_us : t->connect_us);
+            snprintf(id, sizeof id, "%u", t->id);
+            snprintf(tm, sizeof tm, "%llu", (unsigned long long)(us / 1000000));
+            snprintf(tms, sizeof tms, "%llu.%03llu", (unsigned long long)(us / 1000), (unsigned long long)(us % 1000));
+            if (t->port)
+                snprintf(host, sizeof host, "%s:%u", t->host, t->port);
+            else
+                snprintf(host, sizeof host, "%s", t->host);
+            pthread_mutex_lock(&t->info_lock);
+            char *info = t->info ? arena_strdup(&s->arena, t->info) : NULL;
+            pthread_mutex_unlock(&t->info_lock);
+            bool busy = t == s || t->state == SESS_QUERY;
+            const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
+                                 busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
+            if (t != s)
+                v[6] = busy ? "starting" : "";
+            row(arg, v);
+        }
+        pthread_mutex_unlock(&srv->sessions_lock);
+    }
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -308,6 +366,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
     c->visible = sqlx_visible; /* issue 7 */
+    c->session_table = sqlx_session_table;
     c->visible_user = s;
     c->sink = sink;
     c->more = more;

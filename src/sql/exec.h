@@ -75,6 +75,10 @@ typedef struct sql_exec_ctx {
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);
     void *visible_user;
+    /* information_schema tables whose rows the session knows (PROCESSLIST, ENGINES, CHARACTER_SETS, COLLATIONS):
+     * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
+     * NULL when the session has none (unit tests): the tables are then empty. */
+    void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */

@@ -554,6 +554,8 @@ static void status_cols(vt_t *v, bool is)
     vt_col(v, is ? "CHECKSUM" : "Checksum", 0, true, true);
     vt_col(v, is ? "CREATE_OPTIONS" : "Create_options", 2048, false, true);
     vt_col(v, is ? "TABLE_COMMENT" : "Comment", 2048, false, false);
+    vt_col(v, is ? "MAX_INDEX_LENGTH" : "Max_index_length", 0, true, true);
+    vt_col(v, is ? "TEMPORARY" : "Temporary", 1, false, true);
 }
 
 static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
@@ -583,6 +585,8 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     r[k++] = value_null();
     r[k++] = S("");
     r[k++] = S(t->comment ? t->comment : "");
+    r[k++] = U(0);
+    r[k++] = S("N");
 }
 
 static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
@@ -606,8 +610,9 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     const char **names;
     uint32_t n;
     if (strcasecmp(db, "information_schema") == 0 && !status) {
-        static const char *const is_tables[] = {"CHECK_CONSTRAINTS", "COLUMNS", "EVENTS", "FILES", "KEY_COLUMN_USAGE",
-                                                "PARAMETERS", "PARTITIONS", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
+        static const char *const is_tables[] = {"CHARACTER_SETS", "CHECK_CONSTRAINTS", "COLLATIONS", "COLUMNS",
+                                                "ENGINES", "EVENTS", "FILES", "KEY_COLUMN_USAGE", "PARAMETERS",
+                                                "PARTITIONS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
                                                 "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
                                                 "VIEWS"};
         for (size_t i = 0; i < ARRAY_LEN(is_tables); i++) {
@@ -796,8 +801,13 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = S(cc->auto_increment ? NULL : dflt);
                     r[k++] = S(cc->rc.nullable ? "YES" : "NO");
                     r[k++] = S(sqlt_name(ty));
-                    r[k++] = str ? U(cc->rc.len) : value_null();
-                    r[k++] = str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
+                    /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
+                    uint64_t lob = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
+                                 : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
+                                 : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215
+                                 : ty == SQLT_LONGTEXT || ty == SQLT_LONGBLOB ? 4294967295ULL : 0;
+                    r[k++] = lob ? U(lob) : str ? U(cc->rc.len) : value_null();
+                    r[k++] = lob ? U(lob) : str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
                     r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
                     r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(cc->rc.scale) : value_null();
                     r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? U(cc->rc.scale) : value_null();
@@ -853,9 +863,51 @@ static void is_tables(vt_t *v, bool columns, bool stats)
     }
 }
 
+/* A row of a session-filled table: text cells, numbers converted for the BIGINT columns. */
+static void vt_session_row(void *arg, const char *const *vals)
+{
+    vt_t *v = arg;
+    value_t *r = vt_row(v);
+    for (uint32_t i = 0; i < v->t->ncols; i++) {
+        if (!vals[i])
+            r[i] = value_null();
+        else if (v->t->cols[i].rc.type == SQLT_BIGINT)
+            r[i] = U(strtoull(vals[i], NULL, 10));
+        else
+            r[i] = S(arena_strdup(v->x->arena, vals[i]));
+    }
+}
+
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
 {
     vt_t v;
+    static const struct { const char *name; const char *cols; const char *num; } sess_tables[] = {
+        {"PROCESSLIST", "ID,USER,HOST,DB,COMMAND,TIME,STATE,INFO,TIME_MS,STAGE,MAX_STAGE,PROGRESS,MEMORY_USED,"
+                        "MAX_MEMORY_USED,EXAMINED_ROWS,QUERY_ID,INFO_BINARY,TID", "100001000111111101"},
+        {"ENGINES", "ENGINE,SUPPORT,COMMENT,TRANSACTIONS,XA,SAVEPOINTS", "000000"},
+        {"CHARACTER_SETS", "CHARACTER_SET_NAME,DEFAULT_COLLATE_NAME,DESCRIPTION,MAXLEN", "0001"},
+        {"COLLATIONS", "COLLATION_NAME,CHARACTER_SET_NAME,ID,IS_DEFAULT,IS_COMPILED,SORTLEN", "001001"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(sess_tables); i++) {
+        if (strcasecmp(name, sess_tables[i].name) != 0)
+            continue;
+        vt_init(&v, x, sess_tables[i].name);
+        const char *p = sess_tables[i].cols;
+        for (int k = 0; *p; k++) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            bool num = sess_tables[i].num[k] == '1';
+            vt_col(&v, arena_strndup(x->arena, p, l), num ? 0 : 64, num, true);
+            p += l + (e ? 1 : 0);
+        }
+        if (x->session_table)
+            x->session_table(x->visible_user, sess_tables[i].name, vt_session_row, &v);
+        s->t = v.t;
+        s->is_virtual = true;
+        s->vrows = v.rows;
+        s->nvrows = v.n;
+        return 0;
+    }
     if (strcasecmp(name, "SCHEMATA") == 0) {
         vt_init(&v, x, "SCHEMATA");
         vt_col(&v, "CATALOG_NAME", 512, false, false);
@@ -1070,7 +1122,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
         while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)
             i++;
         if (i == ARRAY_LEN(empty))
-            return diag_error(x->diag, ER_NO_SUCH_TABLE, "information_schema", name);
+            return diag_error(x->diag, ER_UNKNOWN_TABLE, name, "information_schema");
         vt_init(&v, x, empty[i].name);
         const char *p = empty[i].cols;
         while (*p) {
