@@ -7,6 +7,7 @@
  * Correctness rule of the access paths: index ranges are always inclusive supersets (rowcodec.h explains why)
  * and the whole WHERE is evaluated again on every row, so a path only decides how many rows are read.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -382,6 +383,8 @@ static bool is_agg_fn(sql_fn_t f)
     switch (f) {
     case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
     case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
         return true;
     default:
         return false;
@@ -455,6 +458,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
             q->aggs[q->nagg++] = e;
         for (uint32_t i = 0; i < e->nargs; i++) {
             int rc = xbind(q, e->args[i], clause, false);
+            if (rc)
+                return rc;
+        }
+        for (uint32_t i = 0; i < e->nagg_order; i++) { /* GROUP_CONCAT(... ORDER BY ...) */
+            int rc = xbind(q, e->agg_order[i].expr, clause, false);
             if (rc)
                 return rc;
         }
@@ -1082,6 +1090,8 @@ typedef struct xagg {
     buf_t concat;
     xmap_t distinct;
     bool distinct_init;
+    double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
+    int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
 } xagg_t;
 
 struct xgroup {
@@ -1184,7 +1194,26 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
                     return 0;
                 }
             }
-            if (fn == SQL_FN_GROUP_CONCAT) {
+            if (fn == SQL_FN_GROUP_CONCAT && e->nagg_order) {
+                /* kept as records (u32 key length, key, u32 text length, text), sorted when the group ends */
+                buf_t key;
+                buf_init(&key);
+                for (uint32_t k = 0; k < e->nagg_order; k++) {
+                    value_t kv;
+                    if ((rc = xeval(xe, e->agg_order[k].expr, row, &kv)) != 0) {
+                        buf_free(&key);
+                        buf_free(&part);
+                        return rc;
+                    }
+                    xkey_append(&key, &kv, e->agg_order[k].desc);
+                }
+                uint32_t kl = (uint32_t)key.len, tl = (uint32_t)part.len;
+                buf_append(&g->concat, &kl, 4);
+                buf_append(&g->concat, key.data, key.len);
+                buf_append(&g->concat, &tl, 4);
+                buf_append(&g->concat, part.data, part.len);
+                buf_free(&key);
+            } else if (fn == SQL_FN_GROUP_CONCAT) {
                 if (g->any)
                     buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
                 buf_append(&g->concat, part.data, part.len);
@@ -1237,9 +1266,22 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
                 g->dsum = (double)g->isum / (double)pow10i(g->scale);
                 g->exact = false;
             }
-            g->dsum += value_to_double(&v, NULL);
+            g->dsum += value_to_double(&v, xe->x->diag);
         }
         break;
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
+        double x = value_to_double(&v, xe->x->diag);
+        double delta = x - g->wmean;
+        g->wmean += delta / (double)g->count;
+        g->wm2 += delta * (x - g->wmean);
+        int d = v.type == VAL_DECIMAL ? value_decimal_scale(v.s.ptr, v.s.len) : v.type == VAL_INT || v.type == VAL_UINT ? 0 : -1;
+        if (first)
+            g->vdec = d;
+        else if (g->vdec >= 0)
+            g->vdec = d < 0 ? -1 : MAX(g->vdec, d);
+        break;
+    }
     case SQL_FN_MIN: case SQL_FN_MAX: {
         int c = first ? 0 : value_compare(&v, &g->best, NULL);
         if (first || (fn == SQL_FN_MIN ? c < 0 : c > 0))
@@ -1260,6 +1302,60 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
         break;
     }
     return 0;
+}
+
+typedef struct gc_item {
+    const uint8_t *key, *text;
+    uint32_t klen, tlen, idx;
+} gc_item_t;
+
+static int gc_cmp(const void *pa, const void *pb)
+{
+    const gc_item_t *x = pa, *y = pb;
+    int c = memcmp(x->key, y->key, MIN(x->klen, y->klen));
+    if (c)
+        return c;
+    if (x->klen != y->klen)
+        return x->klen < y->klen ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* GROUP_CONCAT(... ORDER BY ...): the group's records sorted by key (ties in arrival order), joined. */
+static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const xagg_t *g)
+{
+    uint32_t n = 0;
+    for (size_t p = 0; p + 4 <= g->concat.len; n++) {
+        uint32_t l;
+        memcpy(&l, g->concat.data + p, 4);
+        p += 4 + l;
+        memcpy(&l, g->concat.data + p, 4);
+        p += 4 + l;
+    }
+    gc_item_t *it = arena_alloc(a, sizeof(gc_item_t) * (n + 1));
+    size_t p = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(&it[i].klen, g->concat.data + p, 4);
+        it[i].key = g->concat.data + p + 4;
+        p += 4 + it[i].klen;
+        memcpy(&it[i].tlen, g->concat.data + p, 4);
+        it[i].text = g->concat.data + p + 4;
+        p += 4 + it[i].tlen;
+        it[i].idx = i;
+    }
+    qsort(it, n, sizeof *it, gc_cmp);
+    buf_t b;
+    buf_init(&b);
+    for (uint32_t i = 0; i < n && b.len < 1024; i++) {
+        if (i)
+            buf_append_str(&b, e->func.separator ? e->func.separator : ",");
+        buf_append(&b, it[i].text, it[i].tlen);
+    }
+    char *s = arena_alloc(a, b.len + 1);
+    if (b.len)
+        memcpy(s, b.data, b.len);
+    value_t r = value_str(s, MIN(b.len, (size_t)1024), COLL_DEFAULT);
+    buf_free(&b);
+    return r;
 }
 
 static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
@@ -1287,6 +1383,19 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
     }
     case SQL_FN_MIN: case SQL_FN_MAX:
         return g->any ? g->best : value_null();
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
+        bool samp = e->func.fn == SQL_FN_STDDEV_SAMP || e->func.fn == SQL_FN_VAR_SAMP;
+        if (!g->any || (samp && g->count < 2))
+            return value_null();
+        double var = g->wm2 / (double)(samp ? g->count - 1 : g->count);
+        bool sd = e->func.fn == SQL_FN_STD || e->func.fn == SQL_FN_STDDEV || e->func.fn == SQL_FN_STDDEV_POP ||
+                  e->func.fn == SQL_FN_STDDEV_SAMP;
+        value_t r = value_double(sd ? sqrt(var < 0 ? 0 : var) : var);
+        if (g->vdec >= 0)
+            r.dec = (uint8_t)MIN(g->vdec + 4, 30);
+        return r;
+    }
     case SQL_FN_BIT_AND:
         return value_uint(g->any ? g->bits : UINT64_MAX);
     case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
@@ -1294,6 +1403,8 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
     case SQL_FN_GROUP_CONCAT: {
         if (!g->any)
             return value_null();
+        if (e->nagg_order)
+            return gc_sorted(a, e, g);
         char *p = arena_alloc(a, g->concat.len + 1);
         if (g->concat.len)
             memcpy(p, g->concat.data, g->concat.len);
@@ -1573,7 +1684,7 @@ static int on_row(void *arg, const value_t *row)
                 return rc;
             }
             v = sort_value(s, ge, v);
-            xkey_append(&k, &v, false);
+            xkey_append(&k, &v, s->sel->group_desc && s->sel->group_desc[i]); /* GROUP BY x DESC (MariaDB) */
         }
         /* WITH ROLLUP: the row also counts in one super-aggregate group per level; their keys are the prefix
          * of the level's columns and 0xFF, which sorts after every group under that prefix */
