@@ -36,6 +36,9 @@ typedef struct xsrc {
     uint32_t base;            /* first slot of this source in the combined row */
     sql_join_kind_t join;     /* how it joins the sources before it (the first: INNER) */
     const sql_expr_t *on;
+    /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
+     * not again (hidden, on the later one); NULL when the source has none */
+    bool *lead, *hidden;
 } xsrc_t;
 
 typedef struct xquery {

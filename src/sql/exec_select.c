@@ -284,8 +284,15 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
                         continue;
                     return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
                 }
-                if (cat_table_col(ns->t, c) < 0)
+                int nc = cat_table_col(ns->t, c), oc = cat_table_col(q->src[other].t, c);
+                if (nc < 0)
                     return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
+                if (!ns->hidden)
+                    ns->hidden = arena_calloc(x->arena, ns->t->ncols + 1);
+                if (!q->src[other].lead)
+                    q->src[other].lead = arena_calloc(x->arena, q->src[other].t->ncols + 1);
+                ns->hidden[nc] = true;
+                q->src[other].lead[oc] = true;
                 sql_expr_t *eq = arena_calloc(x->arena, sizeof *eq);
                 sql_expr_t **args = arena_calloc(x->arena, sizeof(sql_expr_t *) * 2);
                 for (int side = 0; side < 2; side++) {
@@ -411,6 +418,8 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
             int c = cat_table_col(s->t, e->col.name);
             if (c < 0)
                 continue;
+            if (!e->col.table && s->hidden && s->hidden[c])
+                continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
             if (found >= 0)
                 return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
             found = (int)(s->base + (uint32_t)c);
@@ -1877,7 +1886,14 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
                 if (e->col.table && strcmp(e->col.table, src->alias) != 0)
                     continue;
                 any = true;
+                /* unqualified * over USING / NATURAL joins: common columns first, once */
+                bool coalesce = !e->col.table && (src->lead || src->hidden);
+                for (uint32_t pass = coalesce ? 0 : 1; pass < 2; pass++)
                 for (uint32_t c = 0; c < src->t->ncols; c++) {
+                    if (coalesce && ((pass == 0) != (src->lead && src->lead[c])))
+                        continue;
+                    if (coalesce && src->hidden && src->hidden[c])
+                        continue;
                     sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
                     ce->kind = SQL_E_COLUMN;
                     ce->col.name = src->t->cols[c].name;
