@@ -1034,6 +1034,45 @@ int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
         *out = time_from_us(ctx, time_us(&t) - time_us(&t2), dec, "");
         return 0;
     }
+    case SQL_FN_EXTRACT: {
+        size_t ul;
+        const char *u = value_to_text(ctx->arena, &a[0], &ul);
+        bool date_unit = strstr(u, "YEAR") || strstr(u, "QUARTER") || strstr(u, "MONTH") || strstr(u, "WEEK") ||
+                         strncmp(u, "DAY", 3) == 0;
+        if (date_unit ? !get_dt(ctx, &a[1], &t, "datetime") : !get_time(ctx, &a[1], &t)) {
+            *out = value_null();
+            return 0;
+        }
+        int64_t y = t.t.year, mo = t.t.month, d = t.t.day, h = t.t.hour, mi = t.t.minute, s = t.t.second,
+                us = t.t.usec, r;
+        if (t.type == VAL_TIME && date_unit) { /* a TIME's days are in its hours */
+            d = h / 24;
+            h %= 24;
+        }
+        if (!strcmp(u, "YEAR")) r = y;
+        else if (!strcmp(u, "QUARTER")) r = (mo + 2) / 3;
+        else if (!strcmp(u, "MONTH")) r = mo;
+        else if (!strcmp(u, "WEEK")) { int yr; r = calc_week(&t, week_mode(0), &yr); }
+        else if (!strcmp(u, "DAY")) r = d;
+        else if (!strcmp(u, "HOUR")) r = h;
+        else if (!strcmp(u, "MINUTE")) r = mi;
+        else if (!strcmp(u, "SECOND")) r = s;
+        else if (!strcmp(u, "MICROSECOND")) r = us;
+        else if (!strcmp(u, "YEAR_MONTH")) r = y * 100 + mo;
+        else if (!strcmp(u, "DAY_HOUR")) r = d * 100 + h;
+        else if (!strcmp(u, "DAY_MINUTE")) r = (d * 100 + h) * 100 + mi;
+        else if (!strcmp(u, "DAY_SECOND")) r = ((d * 100 + h) * 100 + mi) * 100 + s;
+        else if (!strcmp(u, "HOUR_MINUTE")) r = h * 100 + mi;
+        else if (!strcmp(u, "HOUR_SECOND")) r = (h * 100 + mi) * 100 + s;
+        else if (!strcmp(u, "MINUTE_SECOND")) r = mi * 100 + s;
+        else if (!strcmp(u, "DAY_MICROSECOND")) r = (((d * 100 + h) * 100 + mi) * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "HOUR_MICROSECOND")) r = ((h * 100 + mi) * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "MINUTE_MICROSECOND")) r = (mi * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "SECOND_MICROSECOND")) r = s * 1000000 + us;
+        else return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", u, 1);
+        *out = value_int(t.t.neg ? -r : r);
+        return 0;
+    }
     case SQL_FN_CONVERT_TZ: {
         int64_t from, to;
         if (!get_dt(ctx, &a[0], &t, "datetime") || tz_offset(&a[1], &from) || tz_offset(&a[2], &to)) {

@@ -816,6 +816,38 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_GREATEST:
     case SQL_FN_LEAST: {
         if (any_null) { *out = value_null(); return 0; }
+        /* a temporal argument with strings / temporals: compared as temporals, the result a temporal (MariaDB) */
+        int temporal = -1;
+        bool only_tmp_str = true;
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (value_is_temporal(&a[i]))
+                temporal = temporal < 0 || a[i].type > a[temporal].type ? (int)i : temporal;
+            else if (a[i].type != VAL_STRING)
+                only_tmp_str = false;
+        }
+        if (temporal >= 0 && only_tmp_str) {
+            uint32_t best = 0;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                int c = value_compare(&a[i], &a[best], dg);
+                if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
+                    best = i;
+            }
+            value_t r = a[best];
+            if (r.type == VAL_STRING && !value_parse_datetime(r.s.ptr, r.s.len, &r)) {
+                *out = a[best];
+                return 0;
+            }
+            value_type_t want = a[temporal].type;
+            if (want == VAL_DATE && r.type != VAL_DATE && (r.t.hour || r.t.minute || r.t.second || r.t.usec))
+                want = VAL_DATETIME;
+            if (r.type != want && want != VAL_TIME) {
+                r.type = want;
+                if (want == VAL_DATE)
+                    r.t.hour = r.t.minute = r.t.second = r.t.usec = 0;
+            }
+            *out = r;
+            return 0;
+        }
         /* all strings: compare as strings; all integers: exact; else as the widest numeric */
         bool all_str = true, any_dbl = false, any_dec = false;
         for (uint32_t i = 0; i < e->nargs; i++) {

@@ -489,6 +489,16 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         if (rem)
             push_arg(p, &args, rem);
         e->func.separator = side;
+    } else if (e->func.fn == SQL_FN_EXTRACT && p->tok.type == TK_WORD) {
+        /* EXTRACT(unit FROM expr): args = the unit as a string, expr */
+        sql_expr_t *u = new_expr(p, SQL_E_LITERAL, p->tok.start);
+        const char *unit = upper_dup(p, p->tok.text, p->tok.text_len);
+        u->lit = value_str(unit, strlen(unit), COLL_DEFAULT);
+        next(p);
+        finish(p, u);
+        push_arg(p, &args, u);
+        expect_word(p, "FROM");
+        push_arg(p, &args, expr(p));
     } else if (strcmp(e->func.name, "POSITION") == 0) {
         /* POSITION(bit_expr IN expr) */
         push_arg(p, &args, bit_expr(p));
