@@ -126,6 +126,7 @@ struct sql_expr {
     bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
     struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
     uint32_t nagg_order;
+    const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */
 };
 
 /* ---------------------------------------------------------------- shared pieces */

@@ -76,6 +76,26 @@ static void expr_print(buf_t *b, const sql_expr_t *e)
         buf_append_str(b, e->op == SQL_OP_NEG ? "-" : e->op == SQL_OP_NOT ? "!" : e->op == SQL_OP_BITNOT ? "~" : "");
         expr_print(b, e->args[0]);
         break;
+    case SQL_E_COLUMN:
+        if (e->bound_tab && e->bound_db && *e->bound_db)
+            buf_printf(b, "`%s`.`%s`.`%s`", e->bound_db, e->bound_tab, e->col.name);
+        else if (e->bound_tab)
+            buf_printf(b, "`%s`.`%s`", e->bound_tab, e->col.name);
+        else
+            buf_append(b, e->src, e->src_len);
+        break;
+    case SQL_E_CAST: {
+        static const char *const tn[] = {"signed", "unsigned", "char", "binary", "decimal", "double", "float",
+                                         "date", "datetime", "time"};
+        buf_append_str(b, "cast(");
+        if (e->nargs)
+            expr_print(b, e->args[0]);
+        buf_printf(b, " as %s", (unsigned)e->cast.type < ARRAY_LEN(tn) ? tn[e->cast.type] : "?");
+        if (e->cast.type == SQL_CAST_DECIMAL)
+            buf_printf(b, "(%d,%d)", e->cast.len >= 0 ? e->cast.len : 10, e->cast.scale >= 0 ? e->cast.scale : 0);
+        buf_append_byte(b, ')');
+        break;
+    }
     case SQL_E_FUNC:
         for (const char *p = e->func.name; *p; p++)
             buf_append_byte(b, (uint8_t)tolower((unsigned char)*p));

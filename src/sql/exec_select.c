@@ -422,6 +422,8 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
             if (found >= 0)
                 return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            e->bound_db = s->db;
+            e->bound_tab = s->alias;
             found = (int)(s->base + (uint32_t)c);
         }
         if (found < 0 && !e->col.table && q->alias_names) {
