@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "sql/sql_int.h"
+#include "sql/store.h"
 #include "util/password.h"
 
 /* A function result over max_allowed_packet: NULL and warning 1301, as MySQL does. */
@@ -949,11 +950,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_UPPER: case SQL_FN_UCASE: case SQL_FN_LOWER: case SQL_FN_LCASE: {
         value_t s = to_str(ctx, &a[0]);
         char *r = arena_strndup(ctx->arena, s.s.ptr, s.s.len);
-        if (s.coll != COLL_BINARY) {
-            bool up = fn == SQL_FN_UPPER || fn == SQL_FN_UCASE;
-            for (size_t i = 0; i < s.s.len; i++)
-                r[i] = (char)(up ? toupper((unsigned char)r[i]) : tolower((unsigned char)r[i]));
-        }
+        sql_str_case(r, s.s.len, s.coll, fn == SQL_FN_UPPER || fn == SQL_FN_UCASE);
         *out = str_result(ctx, r, s.s.len, s.coll);
         return 0;
     }
@@ -1898,6 +1895,13 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         *out = to_str(ctx, &a);
+        if (e->kind == SQL_E_CONVERT_USING && out->coll != (uint16_t)e->cast.coll) {
+            /* CONVERT(x USING cs): the bytes change character set ('?' for what cs cannot hold) */
+            size_t n, bad;
+            const char *p = sql_str_convert(ctx->arena, out->s.ptr, out->s.len, out->coll, (uint16_t)e->cast.coll, &n, &bad);
+            out->s.ptr = p;
+            out->s.len = n;
+        }
         out->coll = (uint16_t)e->cast.coll;
         return 0;
     case SQL_E_DEFAULT:

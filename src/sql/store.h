@@ -66,6 +66,9 @@ uint64_t sql_set_mask(const sql_type_t *t, const char *s, size_t n);
  */
 const char *sql_str_convert(arena_t *a, const char *s, size_t n, uint16_t from, uint16_t to, size_t *out_len,
                             size_t *bad_at);
+/* UPPER / LOWER in place under a collation's character set (ASCII, Latin-1/cp1252, and UTF-8's 2-byte letters:
+ * Latin, Greek, Cyrillic); binary strings are left alone.  The length never changes. */
+void sql_str_case(char *s, size_t n, uint16_t coll, bool upper);
 
 /*
  * A stored column value as the text protocol sends it (MariaDB's formatting per column type): ZEROFILL padding
