@@ -858,9 +858,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 *out = a[best];
                 return 0;
             }
-            value_type_t want = a[temporal].type;
-            if (want == VAL_DATE && r.type != VAL_DATE && (r.t.hour || r.t.minute || r.t.second || r.t.usec))
-                want = VAL_DATETIME;
+            value_type_t want = a[temporal].type; /* the result has the temporal argument's type */
             if (r.type != want && want != VAL_TIME) {
                 r.type = want;
                 if (want == VAL_DATE)
@@ -1899,6 +1897,19 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             /* CONVERT(x USING cs): the bytes change character set ('?' for what cs cannot hold) */
             size_t n, bad;
             const char *p = sql_str_convert(ctx->arena, out->s.ptr, out->s.len, out->coll, (uint16_t)e->cast.coll, &n, &bad);
+            if (bad != SIZE_MAX && bad < out->s.len) {
+                /* MariaDB names the first character it could not convert, in hex */
+                size_t cl = 1;
+                unsigned char c0 = (unsigned char)out->s.ptr[bad];
+                if (value_coll_mbmaxlen(out->coll) > 1)
+                    cl = c0 < 0x80 ? 1 : c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : 4;
+                char hex[16] = "";
+                for (size_t k = 0; k < cl && bad + k < out->s.len && k < 4; k++)
+                    snprintf(hex + 2 * k, 3, "%02X", (unsigned char)out->s.ptr[bad + k]);
+                const char *from = value_coll_name(out->coll), *to = value_coll_name((uint16_t)e->cast.coll);
+                diag_warn(ctx->diag, ER_CANNOT_CONVERT_CHARACTER,
+                          arena_strndup(ctx->arena, from, strcspn(from, "_")), hex, arena_strndup(ctx->arena, to, strcspn(to, "_")));
+            }
             out->s.ptr = p;
             out->s.len = n;
         }
