@@ -1409,7 +1409,12 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         c.arena = &p->arena;
         res_col_t *cols;
         int n;
-        sql_exec_describe(&c, st, &cols, &n);
+        int drc = sql_exec_describe(&c, st, &cols, &n);
+        /* as MariaDB, PREPARE checks the tables and columns the statement names */
+        if (drc && (s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_BAD_FIELD_ERROR ||
+                    s->diag.error_code == ER_NON_UNIQ_ERROR || s->diag.error_code == ER_BAD_DB_ERROR ||
+                    s->diag.error_code == ER_UNKNOWN_TABLE))
+            goto fail;
         p->ncols = n;
         p->cols = cols;
     } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
@@ -1428,6 +1433,9 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
     return p;
 fail:
+    mem_free(p->param_types);
+    mem_free(p->long_data);
+    mem_free(p->has_long_data);
     arena_destroy(&p->arena);
     mem_free(p);
     return NULL;

@@ -650,8 +650,22 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
     int rc = 0;
-    if (fn == SQL_FN_UNKNOWN)
-        return sql_error_no_function(ctx->diag, e->func.name);
+    if (fn == SQL_FN_UNKNOWN) {
+        /* "FUNCTION db.name does not exist": the name as written, qualified by the current database */
+        const char *nm = e->func.name;
+        if (e->src && e->src_len) {
+            size_t l = 0;
+            while (l < e->src_len && e->src[l] != '(' && e->src[l] != ' ')
+                l++;
+            nm = arena_strndup(ctx->arena, e->src, l);
+        }
+        value_t db = value_null();
+        if (!strchr(nm, '.') && ctx->cb && ctx->cb->session_fn)
+            ctx->cb->session_fn(ctx->user, SQL_SFN_DATABASE, &db);
+        if (db.type == VAL_STRING)
+            nm = arena_printf(ctx->arena, "%.*s.%s", (int)db.s.len, db.s.ptr, nm);
+        return sql_error_no_function(ctx->diag, nm);
+    }
     int mina = sql_fn_minargs(fn), maxa = sql_fn_maxargs(fn);
     if ((int)e->nargs < mina || (maxa >= 0 && (int)e->nargs > maxa))
         return sql_error_paramcount(ctx->diag, e->func.name);
@@ -1642,7 +1656,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_E_USERVAR:
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->uservar_get : NULL, "user variables")))
             return rc;
-        return ctx->cb->uservar_get(ctx->user, e->var.name, out);
+        if ((rc = ctx->cb->uservar_get(ctx->user, e->var.name, out)) == 0 && out->type == VAL_STRING && !out->dec)
+            out->dec = VAL_DEC_QUIET; /* converted to a number without warnings, as MariaDB does */
+        return rc;
     case SQL_E_ASSIGN:
         if ((rc = sql_expr_eval(ctx, e->args[0], out)))
             return rc;

@@ -2691,6 +2691,16 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
         x->diag = &scratch;
         int rc = exec_select_describe(x, st->select, cols, ncols);
         x->diag = keep;
+        int code = scratch.error_code;
+        if (rc && scratch.error && (code == ER_NO_SUCH_TABLE || code == ER_BAD_FIELD_ERROR || code == ER_NON_UNIQ_ERROR ||
+                                    code == ER_BAD_DB_ERROR || code == ER_UNKNOWN_TABLE)) {
+            /* a statement naming what does not exist fails at PREPARE, as in MariaDB */
+            int r = diag_push_msg(x->diag, DIAG_ERROR, code, scratch.error->msg);
+            diag_free(&scratch);
+            *cols = NULL;
+            *ncols = 0;
+            return r;
+        }
         diag_free(&scratch);
         if (rc) {
             *cols = NULL;

@@ -544,6 +544,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 e->func.separator = string_lit(p, NULL);
         }
     }
+    if (e->func.fn == SQL_FN_IF && args.n != 3)
+        syntax_error(p); /* IF(a, b, c) is grammar in MariaDB, not a function call: 1064, not 1582 */
     expect_punct(p, ')');
     set_args(p, e, &args);
     finish(p, e);

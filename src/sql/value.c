@@ -248,6 +248,8 @@ static int64_t double_to_int(double d)
 
 int64_t value_to_int(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_NULL: return 0;
     case VAL_INT: return v->i;
@@ -303,6 +305,8 @@ int64_t value_to_int(const value_t *v, diag_t *d)
 
 uint64_t value_to_uint(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_UINT: return v->u;
     case VAL_DOUBLE:
@@ -347,6 +351,8 @@ static double time_to_double(const value_t *v)
 
 double value_to_double(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_NULL: return 0;
     case VAL_INT: return (double)v->i;
@@ -407,6 +413,8 @@ static value_t decimal_from_double(arena_t *a, double d)
 
 value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     char buf[64];
     switch (v->type) {
     case VAL_DECIMAL: return *v;

@@ -47,6 +47,8 @@ typedef enum value_type {
 /* dec of a STRING value read from an ENUM or SET column: s.num is its index / mask, which numeric contexts,
  * comparisons with numbers and ORDER BY use (MySQL's rules); a string built from it is a plain string */
 #define VAL_DEC_ENUM 33
+/* dec of a STRING value read from a user variable: MariaDB converts those to numbers without warnings */
+#define VAL_DEC_QUIET 34
 
 typedef struct sql_time {
     uint32_t year, month, day;
