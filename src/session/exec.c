@@ -1705,8 +1705,28 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     }
-    case SQL_STMT_COMMIT:
-    case SQL_STMT_ROLLBACK: {
+    case SQL_STMT_ROLLBACK:
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT:
+        if (st->kind != SQL_STMT_ROLLBACK || st->txn.savepoint) {
+            /* savepoints: the transaction stays open */
+            int rc = 0;
+            if (sql_exec_catalog()) {
+                sql_exec_ctx_t c;
+                sqlx_ctx(x, &c, NULL, false);
+                rc = st->kind == SQL_STMT_SAVEPOINT ? sql_exec_savepoint(&c, st->txn.savepoint)
+                     : st->kind == SQL_STMT_RELEASE_SAVEPOINT ? sql_exec_release_savepoint(&c, st->txn.savepoint)
+                     : sql_exec_rollback_to(&c, st->txn.savepoint);
+                s->in_trans = sql_exec_in_trans(s->sqlx);
+                session_update_status_flags(s);
+            }
+            if (rc)
+                return rc;
+            sink->ok(sink, 0, 0, NULL, more);
+            return 0;
+        }
+        __attribute__((fallthrough)); /* ROLLBACK */
+    case SQL_STMT_COMMIT: {
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
@@ -1715,10 +1735,6 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     }
-    case SQL_STMT_SAVEPOINT:
-    case SQL_STMT_RELEASE_SAVEPOINT:
-        sink->ok(sink, 0, 0, NULL, more);
-        return 0;
     case SQL_STMT_PURGE_BINARY_LOGS:
     case SQL_STMT_RESET_MASTER:
         return exec_purge(x, st, sink, more);

@@ -107,6 +107,7 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     table_undo_clear(&ss->undo);
+    xsp_clear(ss); /* savepoints end with their transaction */
 }
 
 void sql_exec_session_free(sql_exec_session_t *ss)
@@ -118,6 +119,8 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     trx_end(ss);
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
+    table_undo_free(&ss->txundo);
+    mem_free(ss->sp);
     mem_free(ss);
 }
 
@@ -2655,7 +2658,7 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
                     trx_end(ss);
                 }
             } else {
-                table_undo_clear(&ss->undo);
+                xsp_keep_undo(ss); /* kept for ROLLBACK TO SAVEPOINT while savepoints exist, else forgotten */
             }
         } else if (x->diag->error_code == ER_LOCK_DEADLOCK || ss->state == SQLX_TRX_STMT) {
             engine_trx_rollback(ss->trx);

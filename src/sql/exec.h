@@ -46,6 +46,9 @@ typedef struct sql_exec_session {
     bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
     table_undo_t undo;    /* the current statement's changes */
+    table_undo_t txundo;  /* while savepoints exist: the transaction's changes since the oldest (exec_savepoint.c) */
+    struct sql_exec_savepoint *sp; /* SAVEPOINT names and their positions in txundo, oldest first */
+    uint32_t nsp, capsp;
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
 } sql_exec_session_t;
 
@@ -111,6 +114,10 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
 int sql_exec_begin(sql_exec_ctx_t *x);
 int sql_exec_commit(sql_exec_ctx_t *x);
 int sql_exec_rollback(sql_exec_ctx_t *x);
+/* SAVEPOINT name / ROLLBACK TO [SAVEPOINT] name / RELEASE SAVEPOINT name (exec_savepoint.c). */
+int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name);
+int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name);
+int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name);
 /* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */
 bool sql_exec_in_trans(const sql_exec_session_t *ss);
 

@@ -92,6 +92,9 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r);
 int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
 /* The database of a name (its own or the current one); pushes 1046 when neither. */
 const char *xdb(sql_exec_ctx_t *x, const char *db);
+/* exec_savepoint.c: a statement of an open transaction succeeded / the transaction ended */
+void xsp_keep_undo(sql_exec_session_t *ss);
+void xsp_clear(sql_exec_session_t *ss);
 
 /* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
 #define XTMP_DB "#sql_tmp"

@@ -70,6 +70,19 @@ void table_undo_clear(table_undo_t *u)
     u->n = 0;
 }
 
+void table_undo_move(table_undo_t *dst, table_undo_t *src, uint32_t from)
+{
+    for (uint32_t i = from; i < src->n; i++) {
+        if (dst->n == dst->cap) {
+            dst->cap = dst->cap ? dst->cap * 2 : 16;
+            dst->recs = mem_realloc(dst->recs, sizeof(table_undo_rec_t) * dst->cap);
+        }
+        dst->recs[dst->n++] = src->recs[i];
+    }
+    if (from < src->n)
+        src->n = from;
+}
+
 void table_undo_free(table_undo_t *u)
 {
     table_undo_clear(u);

@@ -27,6 +27,8 @@ void table_undo_init(table_undo_t *u);
 int table_undo_apply(engine_trx_t *x, table_undo_t *u);
 /* Forgets the log (statement succeeded). */
 void table_undo_clear(table_undo_t *u);
+/* Moves the records of src from position `from` on to the end of dst (src keeps the ones before). */
+void table_undo_move(table_undo_t *dst, table_undo_t *src, uint32_t from);
 void table_undo_free(table_undo_t *u);
 
 /* ---- keys ---- */
