@@ -797,6 +797,7 @@ typedef struct xmatch {
     value_t *out;
     uint8_t *key;             /* ORDER BY key */
     size_t klen;
+    uint64_t rowno;           /* its position in the scan (warnings say "at row N" with it, as MariaDB) */
 } xmatch_t;
 
 typedef struct xdml {
@@ -808,6 +809,7 @@ typedef struct xdml {
     uint32_t norder;
     xeval_t xe;
     uint64_t limit;           /* stop collecting early when no ORDER BY */
+    const xquery_t *q;
 } xdml_t;
 
 static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const value_t *out)
@@ -821,6 +823,7 @@ static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const 
     }
     xmatch_t *m = &D->m[D->n++];
     memset(m, 0, sizeof *m);
+    m->rowno = D->q ? D->q->rows_read : D->n;
     m->pk = arena_alloc(x->arena, pk->len + 1);
     memcpy(m->pk, pk->data, pk->len);
     m->pklen = pk->len;
@@ -896,6 +899,7 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
     }
     if (D->limit == 0)
         return 0;
+    D->q = q;
     if ((rc = xquery_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
         return rc;
     if (norder) {
@@ -1135,9 +1139,9 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (rc)
                 break;
             if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
-                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, r + 1);
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, m->rowno);
             } else {
-                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, r + 1);
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, m->rowno);
             }
             if (rc)
                 break;

@@ -54,6 +54,7 @@ typedef struct xquery {
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
     uint32_t nalias;
+    uint64_t rows_read;       /* rows of the first source read so far (MariaDB's "at row N" in warnings) */
     bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
     bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */

@@ -867,6 +867,8 @@ typedef struct xloop {
 static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
 {
     const xsrc_t *s = &L->q->src[si];
+    if (si == 0)
+        L->q->rows_read++;
     for (uint32_t c = 0; c < s->t->ncols; c++) {
         sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
         L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT || ty == SQLT_YEAR ||
