@@ -1832,6 +1832,25 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
             return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "IN (subquery)");
         }
+        if (e->args[0]->kind == SQL_E_ROW) {
+            /* (a, b) IN ((1, 2), (3, 4)): row equalities, NULL when none is true and one is unknown */
+            bool unknown = false;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                sql_expr_t eq = {.kind = SQL_E_BINARY, .op = SQL_OP_EQ, .nargs = 2, .src = e->src, .src_len = e->src_len};
+                sql_expr_t *pair[2] = {e->args[0], e->args[i]};
+                eq.args = pair;
+                if ((rc = eval_row_cmp(ctx, &eq, &b)))
+                    return rc;
+                if (b.type == VAL_NULL)
+                    unknown = true;
+                else if (value_to_int(&b, NULL)) {
+                    *out = value_int(!e->negated);
+                    return 0;
+                }
+            }
+            *out = unknown ? value_null() : value_int(e->negated);
+            return 0;
+        }
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
         if (a.type == VAL_NULL) {

@@ -2109,10 +2109,13 @@ static int xsel_send(xsel_t *s)
 static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***rows_out, uint64_t *n_out,
                       uint32_t *ncols_out, res_col_t **cols_out)
 {
-    bool distinct = false;
-    for (const sql_select_t *m = first; m->union_next; m = m->union_next)
+    /* a UNION DISTINCT removes duplicates among the members up to it (MySQL: it overrides any UNION ALL to its
+     * left); the members after the last one are appended as they are */
+    int dedupe_upto = -1, idx = 0;
+    for (const sql_select_t *m = first; m->union_next; m = m->union_next, idx++)
         if (!m->union_all)
-            distinct = true;
+            dedupe_upto = idx + 1;
+    int member = 0;
     value_t **rows = NULL;
     uint64_t n = 0, cap = 0;
     uint32_t ncols = 0;
@@ -2172,6 +2175,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
                 }
             }
         }
+        bool distinct = member++ <= dedupe_upto;
         for (uint64_t i = s.offset; !rc && i < s.nout && i - s.offset < s.limit; i++) {
             if (distinct) {
                 buf_t k;
