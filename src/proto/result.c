@@ -126,7 +126,7 @@ static void conn_send_coldef(conn_t *c, const res_col_t *col)
     buf_put_u16(b, col->charset);
     buf_put_u32(b, col->length);
     buf_put_u8(b, col->type);
-    buf_put_u16(b, col->flags);
+    buf_put_u16(b, col->flags & ~0x8000); /* NUM_FLAG stays inside the server, as in MariaDB */
     buf_put_u8(b, col->decimals);
     buf_put_u16(b, 0);
     conn_pk_end(c);

@@ -161,6 +161,7 @@ static uint32_t est_len(const sql_expr_t *e)
             return MAX(l, r) + 2;
         }
         case SQL_OP_MUL: return est_len(e->args[0]) + est_len(e->args[1]);
+        case SQL_OP_IDIV: return est_len(e->args[0]);
         case SQL_OP_OR: case SQL_OP_AND: case SQL_OP_XOR: case SQL_OP_EQ: case SQL_OP_NSEQ: case SQL_OP_NE:
         case SQL_OP_LT: case SQL_OP_LE: case SQL_OP_GT: case SQL_OP_GE: return 1;
         default: return 21;
@@ -201,6 +202,8 @@ static uint32_t est_len(const sql_expr_t *e)
         if (e->cast.len >= 0)
             return (uint32_t)e->cast.len;
         return est_len(e->args[0]);
+    case SQL_E_COLUMN:
+        return e->bound_len ? e->bound_len : 21;
     default:
         return 21;
     }
@@ -225,6 +228,8 @@ void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m)
         if (e->kind == SQL_E_CAST && (e->cast.type == SQL_CAST_CHAR || e->cast.type >= SQL_CAST_DATE))
             maybe_null = true;
     }
+    if (e->kind == SQL_E_IS || e->kind == SQL_E_EXISTS)
+        maybe_null = false; /* x IS [NOT] NULL / TRUE ..., EXISTS: never NULL */
     if (e->kind == SQL_E_FUNC) {
         switch (e->func.fn) {
         case SQL_FN_NOW: case SQL_FN_CURDATE: case SQL_FN_CURRENT_DATE: case SQL_FN_SYSDATE:
@@ -260,7 +265,7 @@ void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m)
         if (e->kind == SQL_E_SYSVAR && t == VAL_INT)
             len = 21;
         m->type = len < 11 && !(e->kind == SQL_E_SYSVAR) ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG;
-        if (t == VAL_UINT)
+        if (t == VAL_UINT && len >= 10)
             m->type = SQL_TYPE_LONGLONG;
         m->length = len;
         m->flags |= SQL_FLAG_BINARY | SQL_FLAG_NUM | (t == VAL_UINT ? SQL_FLAG_UNSIGNED : 0);

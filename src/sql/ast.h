@@ -127,6 +127,7 @@ struct sql_expr {
     struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
     uint32_t nagg_order;
     const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */
+    uint32_t bound_len;              /* SQL_E_COLUMN: an integer column's display length once bound (0: unknown) */
 };
 
 /* ---------------------------------------------------------------- shared pieces */

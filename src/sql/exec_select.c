@@ -424,6 +424,12 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
             e->bound_db = s->db;
             e->bound_tab = s->alias;
+            {
+                /* MariaDB's max_length of an integer column (result types of integer arithmetic follow it) */
+                static const uint32_t sl[] = {4, 6, 9, 11, 20}, ul[] = {3, 5, 8, 10, 20};
+                sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
+                e->bound_len = sqlt_is_int(ty) ? (s->t->cols[c].rc.is_unsigned ? ul : sl)[ty - SQLT_TINYINT] : 0;
+            }
             found = (int)(s->base + (uint32_t)c);
         }
         if (found < 0 && !e->col.table && q->alias_names) {
@@ -1842,6 +1848,12 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
+        /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column */
+        c->type = MYSQL_TYPE_BLOB;
+        c->decimals = 0;
+        c->flags &= (uint16_t)~COLF_NOT_NULL;
+    }
     if (c->charset != CHARSET_BINARY && s->x->result_coll && s->x->result_coll != COLL_BINARY &&
         c->charset != s->x->result_coll) {
         uint32_t from = value_coll_mbmaxlen(c->charset), to = value_coll_mbmaxlen(s->x->result_coll);

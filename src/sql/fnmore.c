@@ -285,7 +285,7 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
 {
     sql_fn_t fn = e->func.fn;
     diag_t *dg = ctx->diag;
-    if (fn >= SQL_FN_TIME_FORMAT)
+    if (fn >= SQL_FN_TIME_FORMAT && fn <= SQL_FN_EXTRACT)
         return sql_eval_date_more(ctx, e, a, any_null, out);
     /* the functions that look at NULL arguments themselves */
     switch (fn) {
@@ -399,6 +399,9 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         return 0;
     }
     switch (fn) {
+    case SQL_FN_BIT_COUNT:
+        *out = value_int(__builtin_popcountll(value_to_uint(&a[0], dg)));
+        return 0;
     case SQL_FN_BIT_LENGTH: {
         value_t s = text_of(ctx, &a[0]);
         *out = value_int((int64_t)s.s.len * 8);
