@@ -31,6 +31,11 @@
 
 #include "sql/ast.h"
 
+/* sql_mode bits the store checks (NO_ZERO_DATE, NO_ZERO_IN_DATE), per worker thread: the session sets them
+ * before each statement (sql_store_set_mode), the executor's calls of sql_value_store see them. */
+enum { SQL_STORE_NO_ZERO_DATE = 1, SQL_STORE_NO_ZERO_IN_DATE = 2 };
+void sql_store_set_mode(unsigned bits);
+
 typedef struct sql_store_col {
     const sql_type_t *type;   /* from the column definition */
     bool not_null;
