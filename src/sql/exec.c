@@ -2122,9 +2122,15 @@ static bool alter_is_copy(const cat_table_t *old, const xalter_t *A)
         if (o < 0)
             continue;
         const rc_col_t *a = &old->cols[o].rc, *b = &nt->cols[j].rc;
-        if (a->type != b->type || a->is_unsigned != b->is_unsigned || a->coll != b->coll || a->scale != b->scale ||
-            old->cols[o].nelems != nt->cols[j].nelems)
+        if (a->type != b->type || a->is_unsigned != b->is_unsigned || a->coll != b->coll || a->scale != b->scale)
             return true;
+        /* ENUM / SET: members added at the end keep every stored index (INSTANT in MariaDB) */
+        const cat_column_t *oc = &old->cols[o], *ncol = &nt->cols[j];
+        if (oc->nelems > ncol->nelems)
+            return true;
+        for (uint32_t k = 0; k < oc->nelems; k++)
+            if (strcmp(oc->elems[k], ncol->elems[k]) != 0)
+                return true;
         if (a->len != b->len) {
             bool var = a->type == SQLT_VARCHAR || a->type == SQLT_VARBINARY;
             uint32_t mb = value_coll_mbmaxlen(a->coll ? a->coll : COLL_DEFAULT);
@@ -2449,7 +2455,7 @@ static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     for (uint32_t i = 0; i < at->nactions; i++)
         rename_only &= at->actions[i].kind == SQL_ALTER_RENAME;
     if (!rc)
-        pend_ok(x, 0, rename_only ? NULL : "Records: 0  Duplicates: 0  Warnings: 0");
+        pend_ok(x, 0, rename_only ? NULL : arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
     return rc;
 }
 
@@ -2591,11 +2597,11 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return 0;
     case SQL_STMT_CREATE_INDEX:
         if ((rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists)) == 0)
-            pend_ok(x, 0, "Records: 0  Duplicates: 0  Warnings: 0");
+            pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
         return rc;
     case SQL_STMT_DROP_INDEX:
         if ((rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists)) == 0)
-            pend_ok(x, 0, "Records: 0  Duplicates: 0  Warnings: 0");
+            pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
         return rc;
     case SQL_STMT_ALTER_TABLE:
         return exec_alter_table(x, st);

@@ -267,13 +267,30 @@ static const char *col_key(const cat_table_t *t, uint32_t col)
     return "";
 }
 
+/* current_timestamp(fsp) as MariaDB shows it; the catalog keeps no fsp of its own, the column's is shown (a
+ * DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3) is what dumps write) */
+static const char *now_shown(const cat_column_t *c, arena_t *a)
+{
+    return c->rc.scale ? arena_printf(a, "current_timestamp(%u)", (unsigned)c->rc.scale) : "current_timestamp()";
+}
+
 static const char *default_shown(const cat_column_t *c, bool for_create, arena_t *a)
 {
     switch (c->def) {
-    case CAT_DEF_NOW: return "current_timestamp()";
+    case CAT_DEF_NOW: return now_shown(c, a);
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
+        if (t == SQLT_BIT) { /* b'101' */
+            uint64_t v = strtoull(c->default_text, NULL, 10);
+            char bits[70];
+            int n = 0;
+            for (int k = 63; k >= 0; k--)
+                if (n || (v >> k) & 1 || k == 0)
+                    bits[n++] = (char)('0' + ((v >> k) & 1));
+            bits[n] = 0;
+            return arena_printf(a, "b'%s'", bits);
+        }
         bool quoted = sqlt_is_string(t) || sqlt_is_temporal(t) || t == SQLT_ENUM || t == SQLT_SET;
         return for_create && quoted ? quote_str(a, c->default_text) : c->default_text;
     }
@@ -282,12 +299,12 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     }
 }
 
-static const char *extra_of(const cat_column_t *c)
+static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
     if (c->auto_increment)
         return "auto_increment";
     if (c->on_update_now)
-        return "on update current_timestamp()";
+        return arena_printf(a, "on update %s", now_shown(c, a));
     return "";
 }
 
@@ -330,7 +347,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         if (c->auto_increment)
             buf_append_str(&b, " AUTO_INCREMENT");
         if (c->on_update_now)
-            buf_append_str(&b, " ON UPDATE current_timestamp()");
+            buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
         if (i + 1 < t->ncols || t->nidx)
@@ -473,7 +490,7 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
         r[k++] = S(c->rc.nullable ? "YES" : "NO");
         r[k++] = S(col_key(t, i));
         r[k++] = S(default_shown(c, false, x->arena));
-        r[k++] = S(extra_of(c));
+        r[k++] = S(extra_of(c, x->arena));
         if (sh->full) {
             r[k++] = S("select,insert,update,references");
             r[k++] = S(c->comment);
@@ -815,7 +832,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = str && !bin ? S(value_coll_name(cc->rc.coll)) : value_null();
                     r[k++] = S(type_text(x->arena, cc));
                     r[k++] = S(col_key(t, c));
-                    r[k++] = S(extra_of(cc));
+                    r[k++] = S(extra_of(cc, x->arena));
                     r[k++] = S("select,insert,update,references");
                     r[k++] = S(cc->comment);
                     r[k++] = S("NEVER");

@@ -731,6 +731,10 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
 {
     switch (c->def) {
     case CAT_DEF_VALUE:
+        if (c->rc.type == SQLT_BIT) { /* kept as the number's text ("5" for b'101') */
+            *out = value_uint(strtoull(c->default_text, NULL, 10));
+            return 0;
+        }
         *out = value_str(c->default_text, strlen(c->default_text), COLL_DEFAULT);
         return 0;
     case CAT_DEF_NOW: {
