@@ -332,7 +332,7 @@ static int apply_interval(sql_eval_ctx_t *ctx, const value_t *dt, const ival_t *
         __int128 t = (__int128)d_from_civil(r.t.year, r.t.month, r.t.day) * 86400000000LL +
                      ((__int128)r.t.hour * 3600 + r.t.minute * 60 + r.t.second) * 1000000 + r.t.usec;
         t += neg ? -iv.usec : iv.usec;
-        __int128 lo = (__int128)d_from_civil(0, 1, 1) * 86400000000LL;
+        __int128 lo = (__int128)d_from_civil(1, 1, 1) * 86400000000LL; /* a result in year 0 overflows (MariaDB) */
         __int128 hi = (__int128)d_from_civil(10000, 1, 1) * 86400000000LL;
         if (t < lo || t >= hi) {
             overflow_null(ctx, out);
@@ -471,6 +471,8 @@ static value_t date_format(sql_eval_ctx_t *ctx, const value_t *t, const char *f,
 {
     buf_t b;
     buf_init(&b);
+    if (is_time && t->t.neg) /* a negative TIME: one '-' before everything (MariaDB's make_date_time) */
+        buf_append_byte(&b, '-');
     for (size_t i = 0; i < fn; i++) {
         if (f[i] != '%' || i + 1 == fn) {
             buf_append(&b, &f[i], 1);
@@ -586,6 +588,39 @@ static bool str_to_date(const char *s, size_t n, const char *f, size_t fn, value
             *has_date = true;
             continue;
         }
+        case 'a': case 'W': { /* a day name: read and ignored */
+            bool found = false;
+            for (int d = 0; d < 7 && !found; d++) {
+                size_t dl = c == 'W' ? strlen(day_names[d]) : 3;
+                if (i + dl <= n && strncasecmp(s + i, day_names[d], dl) == 0) {
+                    i += dl;
+                    found = true;
+                }
+            }
+            if (!found)
+                return false;
+            continue;
+        }
+        case 'r': { /* hh:mm:ss AM|PM */
+            value_t tt;
+            bool hd, ht;
+            size_t j = i;
+            while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ':'))
+                j++;
+            if (!str_to_date(s + i, j - i, "%h:%i:%s", 8, &tt, &hd, &ht))
+                return false;
+            while (j < n && isspace((unsigned char)s[j]))
+                j++;
+            bool p_m = j + 2 <= n && strncasecmp(s + j, "PM", 2) == 0;
+            if (!p_m && !(j + 2 <= n && strncasecmp(s + j, "AM", 2) == 0))
+                return false;
+            r.t.hour = tt.t.hour % 12 + (p_m ? 12 : 0);
+            r.t.minute = tt.t.minute;
+            r.t.second = tt.t.second;
+            i = j + 2;
+            *has_time = true;
+            continue;
+        }
         case 'T':
             if (!str_to_date(s + i, n - i, "%H:%i:%s", 8, out, has_date, has_time))
                 return false;
@@ -625,8 +660,7 @@ static bool str_to_date(const char *s, size_t n, const char *f, size_t fn, value
     }
     if (r.t.month > 12 || r.t.day > 31 || r.t.hour > 23 || r.t.minute > 59 || r.t.second > 59)
         return false;
-    if (r.t.month && r.t.day && r.t.day > month_days(r.t.year, r.t.month))
-        return false;
+    /* a day past the month's end (2024-02-30) is kept as written, as MariaDB's STR_TO_DATE does */
     *out = r;
     return true;
 }
@@ -796,7 +830,16 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         case SQL_FN_DAYOFYEAR: *out = value_int(dayofyear(&t)); break;
         case SQL_FN_DAYNAME: { const char *n = day_names[weekday0(&t)]; *out = value_str(n, strlen(n), COLL_DEFAULT); break; }
         case SQL_FN_MONTHNAME: { const char *n = month_names[t.t.month - 1]; *out = value_str(n, strlen(n), COLL_DEFAULT); break; }
-        case SQL_FN_TO_DAYS: *out = value_int(d_from_civil(t.t.year, t.t.month, t.t.day) - d_from_civil(0, 1, 1)); break;
+        case SQL_FN_TO_DAYS: {
+            /* MySQL's calc_daynr (its year 0 is not a leap year: 0000-01-01 is day 1) */
+            int64_t y = t.t.year, m = t.t.month, dn = 365 * y + 31 * (m - 1) + t.t.day;
+            if (m <= 2)
+                y--;
+            else
+                dn -= (m * 4 + 23) / 10;
+            *out = value_int(dn + y / 4 - ((y / 100 + 1) * 3) / 4);
+            break;
+        }
         case SQL_FN_WEEK: {
             int yr, mode = e->nargs > 1 ? (int)value_to_int(&a[1], ctx->diag) : 0;
             *out = value_int(calc_week(&t, week_mode(mode), &yr));
@@ -978,6 +1021,12 @@ int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
         const char *orig = value_to_text(ctx->arena, &a[0], &n);
         __int128 us = (__int128)llround(s * 1e6);
         if (fabs(s) > 1e12) us = s > 0 ? TIME_MAX_US + 1 : -TIME_MAX_US - 1;
+        if (us > TIME_MAX_US || us < -TIME_MAX_US) { /* MariaDB names the argument: "seconds value" */
+            char msg[300];
+            snprintf(msg, sizeof msg, "Truncated incorrect seconds value: '%s'", orig);
+            diag_push_msg(ctx->diag, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
+            us = us > 0 ? TIME_MAX_US : -TIME_MAX_US;
+        }
         *out = time_from_us(ctx, us, dec, orig);
         return 0;
     }

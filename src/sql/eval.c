@@ -720,6 +720,23 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_UTC_DATE: case SQL_FN_UTC_TIME: {
+        int fsp = 0;
+        if (fn == SQL_FN_UTC_TIME && (rc = fsp_arg(ctx, e, &fsp)))
+            return rc;
+        uint64_t us = ctx->stmt_time_us;
+        static const uint32_t dv[] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+        time_from_epoch((int64_t)(us / 1000000), fsp ? (uint32_t)(us % 1000000) / dv[fsp] * dv[fsp] : 0, out);
+        if (fn == SQL_FN_UTC_DATE) {
+            out->type = VAL_DATE;
+            out->t.hour = out->t.minute = out->t.second = out->t.usec = 0;
+        } else {
+            out->type = VAL_TIME;
+            out->t.year = out->t.month = out->t.day = 0;
+            out->dec = (uint8_t)fsp;
+        }
+        return 0;
+    }
     case SQL_FN_CURDATE: case SQL_FN_CURRENT_DATE:
         now_value(ctx, ctx->stmt_time_us, 0, out);
         out->type = VAL_DATE;
@@ -1304,7 +1321,16 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         } else {
             sec = value_to_int(&v, dg);
         }
-        if (sec < 0 || sec > 32536771199LL) { *out = value_null(); return 0; }
+        if (sec < 0) { *out = value_null(); return 0; }
+        if (sec > 2147483647LL) { /* MariaDB 10.11's TIMESTAMP range ends in 2038 */
+            size_t tl;
+            const char *tx = value_to_text(ctx->arena, &v, &tl);
+            char msg[200];
+            snprintf(msg, sizeof msg, "Truncated incorrect unixtime value: '%.*s'", (int)MIN(tl, 100), tx);
+            diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
+            *out = value_null();
+            return 0;
+        }
         time_from_epoch(sec + ctx->tz_offset_sec, usec, out);
         out->dec = (uint8_t)dec;
         if (e->nargs == 2) { /* FROM_UNIXTIME(t, format) = DATE_FORMAT(FROM_UNIXTIME(t), format) */

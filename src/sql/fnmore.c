@@ -399,6 +399,13 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         return 0;
     }
     switch (fn) {
+    case SQL_FN_WEEKOFYEAR: { /* WEEK(d, 3) */
+        sql_expr_t w = *e;
+        w.func.fn = SQL_FN_WEEK;
+        w.nargs = 2;
+        value_t wa[2] = {a[0], value_int(3)};
+        return sql_eval_date_fn(ctx, &w, wa, out);
+    }
     case SQL_FN_BIT_COUNT:
         *out = value_int(__builtin_popcountll(value_to_uint(&a[0], dg)));
         return 0;
