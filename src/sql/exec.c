@@ -440,7 +440,7 @@ typedef struct xins {
      * ... SELECT 1, 2, 4, ... values at a time.  A row skipped as a duplicate (IGNORE, ON DUPLICATE KEY UPDATE)
      * gives its value back to the interval; what is left of the interval at the end of the statement is lost,
      * so the ids (and their gaps) are the ones MariaDB hands out. */
-    uint64_t resv_next, resv_end, resv_batch;
+    uint64_t resv_next, resv_end, resv_batch, resv_step;
     bool ai_touched;          /* a row was written: ai_last is its AUTO_INCREMENT value (OK packet's insert id) */
     uint64_t ai_last;
     table_dup_t dup;
@@ -499,10 +499,27 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
                 } else {
                     n = I->ins->nrows > 1 ? I->ins->nrows : 1;
                 }
-                I->resv_next = atomic_fetch_add(&t->ctr->auto_inc, n);
-                I->resv_end = I->resv_next + n;
+                uint64_t inc = x->autoinc_increment > 1 ? x->autoinc_increment : 1;
+                if (inc == 1) {
+                    I->resv_next = atomic_fetch_add(&t->ctr->auto_inc, n);
+                    I->resv_end = I->resv_next + n;
+                } else {
+                    /* @@auto_increment_increment: values offset + k * increment above the counter (MySQL's
+                     * compute_next_insert_id); the interval holds n of them */
+                    uint64_t off = x->autoinc_offset ? x->autoinc_offset : 1, cur, first;
+                    if (off > inc)
+                        off = 1;
+                    do {
+                        cur = atomic_load(&t->ctr->auto_inc);
+                        first = cur <= off ? off : off + (cur - off + inc - 1) / inc * inc;
+                    } while (!atomic_compare_exchange_weak(&t->ctr->auto_inc, &cur, first + n * inc));
+                    I->resv_next = first;
+                    I->resv_end = first + n * inc; /* InnoDB moves its counter past the whole interval */
+                }
+                I->resv_step = inc;
             }
-            uint64_t id = I->resv_next++;
+            uint64_t id = I->resv_next;
+            I->resv_next += I->resv_step ? I->resv_step : 1;
             value_t iv = value_uint(id);
             if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, x->arena, x->diag, true, I->rowno)) != 0)
                 return rc;
@@ -513,7 +530,7 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
             if (v->type == VAL_UINT || iv > 0) {
                 uint64_t uv = v->type == VAL_UINT ? v->u : (uint64_t)iv;
                 table_autoinc_seen(t, uv);
-                if (uv >= I->resv_next && uv < I->resv_end)
+                if (uv >= I->resv_next && uv < I->resv_end && (I->resv_step ? I->resv_step : 1) == 1)
                     I->resv_next = uv + 1;
             }
         }
@@ -602,7 +619,7 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
             break;
         if (I->ins->non_dup || (I->ignore && !I->replace)) {
             /* the row was not inserted: its generated value goes back to the interval (restore_auto_increment) */
-            if (I->row_id_generated && I->row_id + 1 == I->resv_next)
+            if (I->row_id_generated && I->row_id + (I->resv_step ? I->resv_step : 1) == I->resv_next)
                 I->resv_next = I->row_id;
             I->row_id_generated = false;
         }

@@ -68,6 +68,7 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
     bool autocommit;
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
