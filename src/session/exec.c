@@ -284,11 +284,46 @@ static bool sqlx_visible(void *user, const char *db, const char *table)
 
 static const char *charset_description(const char *cs);
 
+typedef struct is_nv {
+    void (*row)(void *arg, const char *const *vals);
+    void *arg;
+} is_nv_t;
+
+/* information_schema.*_VARIABLES / *_STATUS: names upper-cased, as MariaDB lists them */
+static void is_nv_row(is_nv_t *nv, const char *name, const char *value, size_t len)
+{
+    char up[128], val[4096];
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n && i < sizeof up - 1; i++)
+        up[i] = (char)toupper((unsigned char)name[i]);
+    up[MIN(n, sizeof up - 1)] = 0;
+    snprintf(val, sizeof val, "%.*s", (int)MIN(len, sizeof val - 1), value ? value : "");
+    const char *v[2] = {up, val};
+    nv->row(nv->arg, v);
+}
+
+static int is_var_row(void *arg, const sysvar_def_t *def, const char *value, size_t len)
+{
+    is_nv_row(arg, def->name, value, len);
+    return 0;
+}
+
+static int is_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
+{
+    is_nv_row(arg, def->name, value, len);
+    return 0;
+}
+
 /* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
 static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
 {
     session_t *s = user;
-    if (strcmp(table, "ENGINES") == 0) {
+    is_nv_t nv = {row, arg};
+    if (strcmp(table, "SESSION_VARIABLES") == 0 || strcmp(table, "GLOBAL_VARIABLES") == 0) {
+        sysvar_show(&s->srv->vars, &s->vars, table[0] == 'G' ? SYSVAR_GLOBAL : SYSVAR_SESSION, NULL, is_var_row, &nv);
+    } else if (strcmp(table, "SESSION_STATUS") == 0 || strcmp(table, "GLOBAL_STATUS") == 0) {
+        status_show(&s->srv->status, &s->stat, table[0] == 'G', NULL, is_status_row, &nv);
+    } else if (strcmp(table, "ENGINES") == 0) {
         const char *v[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES",
                             "YES", "YES"};
         row(arg, v);

@@ -904,6 +904,10 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
         {"ENGINES", "ENGINE,SUPPORT,COMMENT,TRANSACTIONS,XA,SAVEPOINTS", "000000"},
         {"CHARACTER_SETS", "CHARACTER_SET_NAME,DEFAULT_COLLATE_NAME,DESCRIPTION,MAXLEN", "0001"},
         {"COLLATIONS", "COLLATION_NAME,CHARACTER_SET_NAME,ID,IS_DEFAULT,IS_COMPILED,SORTLEN", "001001"},
+        {"SESSION_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"GLOBAL_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"SESSION_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"GLOBAL_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
     };
     for (size_t i = 0; i < ARRAY_LEN(sess_tables); i++) {
         if (strcasecmp(name, sess_tables[i].name) != 0)
