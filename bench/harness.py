@@ -27,7 +27,7 @@ WL = os.path.join(BENCH, "workloads")
 sys.path.insert(0, os.path.join(BENCH, "lib"))
 import benchlib  # noqa: E402
 
-WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery"]
+WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs"]
 NOT_SUPPORTED = "not supported yet"
 CURRENT_CHILD = None  # the workload process running now, killed (its process group) on interrupt
 
@@ -433,6 +433,18 @@ def plan(o, which):
                 [Metric("conn/oltp_write_only/%d/tps" % t, "oltp_write_only (no PS), %d thr, %d s: TPS"
                         % (t, o.conn_time), "higher"),
                  Metric("conn/oltp_write_only/%d/p95" % t, "oltp_write_only (no PS), %d thr: p95 latency ms" % t,
+                        "lower")],
+                needs_sbtest=True))
+    if "commit-fsyncs" in which:
+        for t in (1, 64):
+            k = "fsync/oltp_insert/%d" % t
+            inv.append(Invocation(
+                "7. commit path: fsyncs per transaction (oltp_insert, %d s)" % o.time, "oltp",
+                ["run", "--test", "oltp_insert", "--threads", str(t), "--time", str(o.time), "--fsyncs",
+                 "--tag", "fsync/"] + sb,
+                [Metric(k + "/tps", "oltp_insert, %d thr: TPS" % t, "higher"),
+                 Metric(k + "/binlog-fsyncs", "oltp_insert, %d thr: binlog fsyncs per transaction" % t, "lower"),
+                 Metric(k + "/redo-fsyncs", "oltp_insert, %d thr: engine log fsyncs per transaction" % t,
                         "lower")],
                 needs_sbtest=True))
     if "recovery" in which:

@@ -93,12 +93,12 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r);
 int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
 /* The database of a name (its own or the current one); pushes 1046 when neither. */
 const char *xdb(sql_exec_ctx_t *x, const char *db);
-/* exec_savepoint.c: a statement of an open transaction succeeded / the transaction ended */
-void xsp_keep_undo(sql_exec_session_t *ss);
-void xsp_clear(sql_exec_session_t *ss);
 
 /* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
 #define XTMP_DB "#sql_tmp"
+/* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (sql/mdl.h);
+ * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
 bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
