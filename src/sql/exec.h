@@ -73,6 +73,8 @@ typedef struct sql_exec_ctx {
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
+    bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
@@ -87,6 +89,10 @@ typedef struct sql_exec_ctx {
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);
     void *visible_user;
+    /* information_schema tables whose rows the session knows (PROCESSLIST, ENGINES, CHARACTER_SETS, COLLATIONS):
+     * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
+     * NULL when the session has none (unit tests): the tables are then empty. */
+    void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */
@@ -98,6 +104,7 @@ typedef struct sql_exec_ctx {
     /* private to the executor */
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
+    uint64_t pend_insert_id;   /* the OK's insert id when no value was generated (INSERT: explicit id) */
     const char *pend_info;
     void *subq_cache;          /* uncorrelated subquery results of this statement */
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
