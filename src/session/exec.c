@@ -281,6 +281,25 @@ static bool sqlx_visible(void *user, const char *db, const char *table)
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
 }
 
+/* @@tmpdir is read-only (set at start-up): read once, then shared without a lock by every statement. */
+static const char *sqlx_tmpdir(session_t *s)
+{
+    static char dir[512];
+    static atomic_bool ready;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (!atomic_load_explicit(&ready, memory_order_acquire)) {
+        pthread_mutex_lock(&lock);
+        if (!atomic_load_explicit(&ready, memory_order_relaxed)) {
+            int n = sysvar_global_str(&s->srv->vars, SYSVAR_TMPDIR, dir, sizeof dir);
+            if (n <= 0 || (size_t)n >= sizeof dir)
+                strcpy(dir, "/tmp");
+            atomic_store_explicit(&ready, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return dir;
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -310,6 +329,12 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->visible_user = s;
     c->sink = sink;
     c->more = more;
+    /* sorts and temporary results: MariaDB's budgets (an in-memory temporary table is bounded by both sizes) */
+    c->sort_buffer_size = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SORT_BUFFER_SIZE);
+    uint64_t tts = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_TMP_TABLE_SIZE);
+    uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
+    c->tmp_table_size = MIN(tts, mhs);
+    c->tmpdir = sqlx_tmpdir(s);
 }
 
 /* After an executor call: the session's outputs and transaction flag. */
@@ -327,6 +352,21 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
             s->db = NULL;
         }
     }
+    const sql_exec_stats_t *st = &c->stats;
+    if (st->sort_merge_passes)
+        status_add(&s->stat, STATUS_SORT_MERGE_PASSES, st->sort_merge_passes);
+    if (st->sort_rows)
+        status_add(&s->stat, STATUS_SORT_ROWS, st->sort_rows);
+    if (st->sort_range)
+        status_add(&s->stat, STATUS_SORT_RANGE, st->sort_range);
+    if (st->sort_scan)
+        status_add(&s->stat, STATUS_SORT_SCAN, st->sort_scan);
+    if (st->tmp_tables)
+        status_add(&s->stat, STATUS_CREATED_TMP_TABLES, st->tmp_tables);
+    if (st->tmp_disk_tables)
+        status_add(&s->stat, STATUS_CREATED_TMP_DISK_TABLES, st->tmp_disk_tables);
+    if (st->tmp_files)
+        status_global_add(&s->srv->status, STATUS_CREATED_TMP_FILES, (int64_t)st->tmp_files);
     s->in_trans = sql_exec_in_trans(s->sqlx);
     session_update_status_flags(s);
 }

@@ -53,6 +53,17 @@ sql_exec_session_t *sql_exec_session_new(void);
 /* Rolls back what is open and frees (connection end). */
 void sql_exec_session_free(sql_exec_session_t *ss);
 
+/* What a statement's sorts and temporary results did, for the session's status variables (MariaDB's names). */
+typedef struct sql_exec_stats {
+    uint64_t sort_merge_passes;  /* Sort_merge_passes: merges of sorted runs on disk */
+    uint64_t sort_rows;          /* Sort_rows */
+    uint64_t sort_range;         /* Sort_range: sorts of rows read through an index range */
+    uint64_t sort_scan;          /* Sort_scan: sorts of rows read by a full scan */
+    uint64_t tmp_tables;         /* Created_tmp_tables: GROUP BY / DISTINCT / UNION results held aside */
+    uint64_t tmp_disk_tables;    /* Created_tmp_disk_tables: those that went to disk */
+    uint64_t tmp_files;          /* Created_tmp_files (global) */
+} sql_exec_stats_t;
+
 /* The per-statement context the session fills. */
 typedef struct sql_exec_ctx {
     arena_t *arena;            /* statement arena: rows, values, result cells */
@@ -76,12 +87,19 @@ typedef struct sql_exec_ctx {
     void *visible_user;
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
+    /* memory budgets (0: the defaults below): a sort keeps sort_buffer_size bytes of rows in memory, GROUP BY
+     * and DISTINCT keep tmp_table_size (the session's min(tmp_table_size, max_heap_table_size)); beyond that
+     * they spill to unlinked files in tmpdir (extsort.h) */
+    uint64_t sort_buffer_size;
+    uint64_t tmp_table_size;
+    const char *tmpdir;
     /* outputs */
     bool last_insert_id_set;   /* the statement generated an AUTO_INCREMENT value */
     uint64_t last_insert_id;   /* the first one it generated */
     uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */
     int64_t row_count;         /* ROW_COUNT(): affected rows, -1 for a SELECT */
     bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
+    sql_exec_stats_t stats;    /* added to the session's status counters after the statement */
     /* private to the executor */
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
