@@ -76,7 +76,9 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool autocommit;
-    uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
+    uint16_t result_coll;      /* character_set_results' default collation (column metadata, and result strings
+                                  are converted to its charset); 0 = NULL/binary: sent as they are */
+    uint16_t conn_coll;        /* collation_connection: plain string literals are in it (0: utf8mb4) */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */

@@ -1616,6 +1616,15 @@ static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *
 static void send_columns(xsel_t *s)
 {
     if (!s->cols_sent && !s->collect_only) {
+        uint16_t rc = s->x->result_coll;
+        if (rc && rc != COLL_BINARY && value_coll_mbmaxlen(rc) == 1)
+            for (uint32_t i = 0; i < s->nitems; i++) {
+                /* names come from the (utf8mb4) statement text: a latin1 client reads them in latin1 */
+                size_t n, bad;
+                if (s->cols[i].name)
+                    s->cols[i].name = sql_str_convert(s->x->arena, s->cols[i].name, strlen(s->cols[i].name),
+                                                      COLL_UTF8MB4_GENERAL_CI, rc, &n, &bad);
+            }
         s->x->sink->columns(s->x->sink, s->cols, (int)s->nitems);
         s->cols_sent = true;
     }
@@ -1648,6 +1657,14 @@ static void send_row(xsel_t *s, const value_t *vals)
                 p[k] = (char)(vals[i].u >> (8 * (nb - 1 - k)));
             cells[i].p = p;
             cells[i].len = nb;
+            continue;
+        }
+        if (vals[i].type == VAL_STRING && x->result_coll && x->result_coll != COLL_BINARY &&
+            vals[i].coll != COLL_BINARY && vals[i].coll != x->result_coll) {
+            /* strings go out in character_set_results (a latin1 column to a utf8mb4 client, and back) */
+            size_t bad;
+            cells[i].p = sql_str_convert(ra, vals[i].s.ptr, vals[i].s.len, vals[i].coll, x->result_coll,
+                                         &cells[i].len, &bad);
             continue;
         }
         cells[i].p = value_to_text(ra, &vals[i], &cells[i].len);
@@ -1976,6 +1993,8 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
+    if (c->charset != CHARSET_BINARY && s->x->result_coll == COLL_BINARY)
+        c->charset = CHARSET_BINARY;
     if (c->charset != CHARSET_BINARY && s->x->result_coll && s->x->result_coll != COLL_BINARY &&
         c->charset != s->x->result_coll) {
         uint32_t from = value_coll_mbmaxlen(c->charset), to = value_coll_mbmaxlen(s->x->result_coll);
@@ -2916,6 +2935,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)
         xe->ev.max_allowed_packet = x->max_allowed_packet;
+    xe->ev.conn_coll = x->conn_coll;
 }
 
 int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)

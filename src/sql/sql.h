@@ -97,6 +97,8 @@ typedef struct sql_eval_ctx {
     bool strict;             /* STRICT_*_TABLES in sql_mode (affects writes, not SELECT expressions) */
     uint32_t div_precision_increment; /* @@div_precision_increment (default 4) */
     uint64_t max_allowed_packet; /* longest string a function may build (REPEAT, LPAD, ...): longer is NULL + 1301 */
+    uint16_t conn_coll;      /* collation_connection: a plain '...' literal (parsed from utf8mb4 text) is converted
+                                to it when evaluated; 0 = leave literals in utf8mb4 */
 } sql_eval_ctx_t;
 
 /* Initialises a context with defaults (tz from the process, div_precision_increment 4, seeds from time). */
