@@ -394,6 +394,8 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_SORT_MERGE_PASSES, st->sort_merge_passes);
     if (st->sort_rows)
         status_add(&s->stat, STATUS_SORT_ROWS, st->sort_rows);
+    if (st->sort_priority_queue_sorts)
+        status_add(&s->stat, STATUS_SORT_PRIORITY_QUEUE_SORTS, st->sort_priority_queue_sorts);
     if (st->sort_range)
         status_add(&s->stat, STATUS_SORT_RANGE, st->sort_range);
     if (st->sort_scan)

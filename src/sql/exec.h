@@ -56,6 +56,7 @@ void sql_exec_session_free(sql_exec_session_t *ss);
 /* What a statement's sorts and temporary results did, for the session's status variables (MariaDB's names). */
 typedef struct sql_exec_stats {
     uint64_t sort_merge_passes;  /* Sort_merge_passes: merges of sorted runs on disk */
+    uint64_t sort_priority_queue_sorts; /* Sort_priority_queue_sorts: ORDER BY ... LIMIT kept in a heap */
     uint64_t sort_rows;          /* Sort_rows */
     uint64_t sort_range;         /* Sort_range: sorts of rows read through an index range */
     uint64_t sort_scan;          /* Sort_scan: sorts of rows read by a full scan */

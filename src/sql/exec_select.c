@@ -1460,6 +1460,10 @@ typedef struct xsel {
     bool rowa_ok;
     extsort_t *osort;         /* ORDER BY: key = order key, payload = the items' values (xrow_pack) */
     bool osorted;             /* osort is finished and the rows are read from it, not from outs */
+    /* ORDER BY ... LIMIT n: only the first OFFSET + n rows are kept, in a max-heap (MariaDB's priority queue) */
+    struct xtop *top;         /* NULL: no LIMIT, or the heap outgrew sort_buffer_size (rows went to osort) */
+    uint64_t topk, topn, topcap, topseq;
+    size_t topmem;
     extsort_t *gsort;         /* GROUP BY rows whose group is not in memory: key = group key, payload = u32
                                  rollup level + the combined row */
     size_t gmem;              /* bytes the in-memory groups hold */
@@ -1672,6 +1676,107 @@ static void send_row(xsel_t *s, const value_t *vals)
     x->sink->row(x->sink, cells);
 }
 
+/* One row in the LIMIT heap: key + payload in one allocation, seq = arrival (ties keep the earlier row). */
+typedef struct xtop {
+    uint8_t *rec;
+    size_t klen, plen;
+    uint64_t seq;
+} xtop_t;
+
+static int top_cmp(const xtop_t *a, const xtop_t *b)
+{
+    int r = memcmp(a->rec, b->rec, MIN(a->klen, b->klen));
+    if (r == 0)
+        r = a->klen < b->klen ? -1 : a->klen > b->klen;
+    return r ? r : (a->seq < b->seq ? -1 : a->seq > b->seq);
+}
+
+static void top_down(xtop_t *h, uint64_t n, uint64_t i)
+{
+    for (;;) {
+        uint64_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && top_cmp(&h[l], &h[m]) > 0)
+            m = l;
+        if (r < n && top_cmp(&h[r], &h[m]) > 0)
+            m = r;
+        if (m == i)
+            return;
+        xtop_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static int top_cmp_qsort(const void *a, const void *b) { return top_cmp(a, b); }
+static int top_seq_qsort(const void *a, const void *b)
+{
+    const xtop_t *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void top_free(xsel_t *s)
+{
+    if (!s->top)
+        return;
+    for (uint64_t i = 0; i < s->topn; i++)
+        mem_free(s->top[i].rec);
+    mem_free(s->top);
+    s->top = NULL;
+    s->topn = 0;
+}
+
+/* Moves the heap's rows into s->osort: in arrival order (the heap outgrew its budget: the sort goes on there,
+ * stable) or in sorted order (the end of a LIMIT sort). */
+static int top_flush(xsel_t *s, bool sorted)
+{
+    if (s->topn > 1)
+        qsort(s->top, s->topn, sizeof *s->top, sorted ? top_cmp_qsort : top_seq_qsort);
+    if (!s->osort)
+        s->osort = xsort_new(s);
+    int rc = 0;
+    for (uint64_t i = 0; i < s->topn && !rc; i++)
+        rc = extsort_add(s->osort, s->top[i].rec, s->top[i].klen, s->top[i].rec + s->top[i].klen, s->top[i].plen);
+    top_free(s);
+    return rc ? xsort_err(s, rc) : 0;
+}
+
+/* Offers a row (order key + payload in k) to the LIMIT heap. */
+static int top_add(xsel_t *s, const buf_t *k, size_t kl)
+{
+    xtop_t t = {.klen = kl, .plen = k->len - kl, .seq = s->topseq++};
+    if (s->topn == s->topk) {
+        t.rec = (uint8_t *)k->data; /* compared in place: copied only if it goes in */
+        if (top_cmp(&t, &s->top[0]) >= 0)
+            return 0;
+        s->topmem -= s->top[0].klen + s->top[0].plen;
+        mem_free(s->top[0].rec);
+        t.rec = mem_alloc(k->len ? k->len : 1);
+        memcpy(t.rec, k->data, k->len);
+        s->top[0] = t;
+        top_down(s->top, s->topn, 0);
+    } else {
+        if (s->topn == s->topcap) {
+            s->topcap = MIN(s->topk, s->topcap * 2);
+            s->top = mem_realloc(s->top, sizeof(xtop_t) * s->topcap);
+        }
+        t.rec = mem_alloc(k->len ? k->len : 1);
+        memcpy(t.rec, k->data, k->len);
+        uint64_t i = s->topn++;
+        s->top[i] = t;
+        while (i > 0 && top_cmp(&s->top[(i - 1) / 2], &s->top[i]) < 0) {
+            xtop_t x = s->top[i];
+            s->top[i] = s->top[(i - 1) / 2];
+            s->top[(i - 1) / 2] = x;
+            i = (i - 1) / 2;
+        }
+    }
+    s->topmem += k->len + sizeof(xtop_t);
+    if (s->topmem > sort_budget(s->x))
+        return top_flush(s, false); /* too big for a priority queue: an ordinary (external) sort */
+    return 0;
+}
+
 /* A row past DISTINCT: straight out (streaming), into the ORDER BY sort, or kept.  okey: its order key when
  * already computed (rows read back from the DISTINCT sort have no source row any more).  1 = LIMIT reached. */
 static int out_row_unique(xsel_t *s, const value_t *row, const value_t *vals, const uint8_t *okey, size_t oklen)
@@ -1701,10 +1806,14 @@ static int out_row_unique(xsel_t *s, const value_t *row, const value_t *vals, co
         size_t kl = k.len;
         if (rc == 0) {
             xrow_pack(&k, vals, s->nitems);
-            if (!s->osort)
-                s->osort = xsort_new(s);
-            if ((rc = extsort_add(s->osort, k.data, kl, k.data + kl, k.len - kl)) != 0)
-                rc = xsort_err(s, rc);
+            if (s->top) {
+                rc = top_add(s, &k, kl);
+            } else {
+                if (!s->osort)
+                    s->osort = xsort_new(s);
+                if ((rc = extsort_add(s->osort, k.data, kl, k.data + kl, k.len - kl)) != 0)
+                    rc = xsort_err(s, rc);
+            }
         }
         buf_free(&k);
         if (rc == 0)
@@ -2180,6 +2289,7 @@ static void xsel_free(xsel_t *s)
     mem_free(s->groups);
     xmap_free(&s->distinct);
     xmap_free(&s->gmap);
+    top_free(s);
     xsort_done(s, &s->osort);
     xsort_done(s, &s->gsort);
     xsort_done(s, &s->dsort);
@@ -2326,6 +2436,13 @@ static int xsel_run(xsel_t *s)
     int oix = order_index(s, &desc);
     s->need_sort = s->norder > 0 && oix < 0;
     s->streaming = !s->aggregate && !s->need_sort && !s->collect_only;
+    if (s->need_sort && s->limit && s->limit != UINT64_MAX && s->offset + s->limit > s->offset) {
+        /* LIMIT: keep only the best OFFSET + LIMIT rows (they come out through osort at the end); a heap that
+         * outgrows sort_buffer_size turns into an ordinary sort (top_add) */
+        s->topk = s->offset + s->limit;
+        s->topcap = MIN(s->topk, 64u);
+        s->top = mem_alloc(sizeof(xtop_t) * s->topcap);
+    }
     int rc = xquery_run(&s->q, s->sel->where, on_row, s, oix, desc);
     if (rc)
         return rc;
@@ -2361,10 +2478,16 @@ static int xsel_run(xsel_t *s)
     if ((rc = distinct_drain(s)) != 0)
         return rc;
     if (!s->streaming) {
+        if (s->top) {
+            x->stats.sort_priority_queue_sorts++;
+            if ((rc = top_flush(s, true)) != 0)
+                return rc;
+        }
         if (s->osort) {
             if ((rc = extsort_finish(s->osort)) != 0)
                 return xsort_err(s, rc);
-            sort_stats(s, s->osort->rows);
+            /* Sort_rows: the rows the sort returns (MariaDB counts OFFSET + LIMIT at most) */
+            sort_stats(s, s->topk ? MIN(s->osort->rows, s->topk) : s->osort->rows);
             if (s->collect_only) {
                 if ((rc = sorted_collect(s)) != 0)
                     return rc;

@@ -91,6 +91,8 @@ def status(cur):
 ORDERED = [
     'SELECT id, a, b FROM t ORDER BY b, a DESC, id',
     'SELECT id, c, e FROM t ORDER BY e DESC, c, id LIMIT 100 OFFSET 1000',
+    'SELECT id, b FROM t ORDER BY b DESC, id LIMIT 3000, 20',
+    'SELECT id, a FROM t ORDER BY a, id LIMIT 0',
     'SELECT id, d FROM t WHERE id BETWEEN 1000 AND 250000 ORDER BY d, id DESC',
     'SELECT RTRIM(UPPER(b)), COUNT(*), SUM(a), MIN(c), MAX(d), AVG(d), COUNT(DISTINCT a) FROM t GROUP BY b ORDER BY b',
     'SELECT a, b, COUNT(*) AS n FROM t GROUP BY a, b ORDER BY n DESC, a, b LIMIT 50',
@@ -203,6 +205,22 @@ def test_status_counters_show_the_spill(servers):
     assert s['Sort_range'] == 1 and s['Sort_scan'] == 0
     assert s['Sort_rows'] == 59991
     assert s['Sort_merge_passes'] > 0
+
+    # ORDER BY ... LIMIT: a priority queue of OFFSET + LIMIT rows, as MariaDB (no merge)
+    cur.execute('FLUSH STATUS')
+    cur.execute('SELECT id FROM t ORDER BY c DESC, id LIMIT 5 OFFSET 2')
+    assert len(cur.fetchall()) == 5
+    s = status(cur)
+    assert s['Sort_priority_queue_sorts'] == 1 and s['Sort_merge_passes'] == 0
+    assert s['Sort_rows'] == 7
+
+    # a LIMIT too large for the buffer: the heap turns into an external sort; Sort_rows counts what it returns
+    cur.execute('FLUSH STATUS')
+    cur.execute('SELECT id, b FROM t ORDER BY b DESC, id LIMIT 3000, 2')
+    assert len(cur.fetchall()) == 2
+    s = status(cur)
+    assert s['Sort_priority_queue_sorts'] == 0 and s['Sort_merge_passes'] > 0
+    assert s['Sort_rows'] == 3002
 
     cur.execute('FLUSH STATUS')
     cur.execute('SELECT a, b, COUNT(*) FROM t GROUP BY a, b')
