@@ -564,6 +564,52 @@ static uint16_t result_coll(const value_t *vals, uint32_t n)
     return COLL_DEFAULT;
 }
 
+/* Case mapping of latin1 text as MariaDB's latin1 does it: ASCII and the Latin-1 letters (0xC0..0xDE <->
+ * 0xE0..0xFE but for the multiplication / division signs); cp1252's Š/š, Œ/œ, Ž/ž, Ÿ/ÿ stay as they are. */
+static void case_latin1(char *p, size_t n, bool up)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x80) {
+            p[i] = (char)(up ? toupper(c) : tolower(c));
+        } else if (up) {
+            if (c >= 0xE0 && c <= 0xFE && c != 0xF7)
+                p[i] = (char)(c - 0x20);
+        } else {
+            if (c >= 0xC0 && c <= 0xDE && c != 0xD7)
+                p[i] = (char)(c + 0x20);
+        }
+    }
+}
+
+/* Case mapping of UTF-8 text in place: ASCII, the Latin-1 Supplement letters (U+00C0..U+00DE <->
+ * U+00E0..U+00FE: C3 80..9E <-> C3 A0..BE) and ÿ <-> Ÿ (C3 BF <-> C5 B8), which keep their length.  Other
+ * letters (Greek, Cyrillic, Latin Extended) are not mapped yet. */
+static void case_utf8_latin(char *p, size_t n, bool up)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (c < 0x80) {
+            p[i] = (char)(up ? toupper(c) : tolower(c));
+        } else if (c == 0xC3 && i + 1 < n) {
+            unsigned char d = (unsigned char)p[i + 1];
+            if (up && d >= 0xA0 && d <= 0xBE && d != 0xB7) {
+                p[i + 1] = (char)(d - 0x20);
+            } else if (up && d == 0xBF) {
+                p[i] = (char)0xC5;
+                p[i + 1] = (char)0xB8;
+            } else if (!up && d >= 0x80 && d <= 0x9E && d != 0x97) {
+                p[i + 1] = (char)(d + 0x20);
+            }
+            i++;
+        } else if (c == 0xC5 && !up && i + 1 < n && (unsigned char)p[i + 1] == 0xB8) {
+            p[i] = (char)0xC3;
+            p[i + 1] = (char)0xBF;
+            i++;
+        }
+    }
+}
+
 /* An argument as a string in the result's character set (CONCAT of a latin1 and a utf8mb4 string). */
 static value_t to_str_in(sql_eval_ctx_t *ctx, const value_t *v, uint16_t coll)
 {
@@ -895,8 +941,10 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         char *r = arena_strndup(ctx->arena, s.s.ptr, s.s.len);
         if (s.coll != COLL_BINARY) {
             bool up = fn == SQL_FN_UPPER || fn == SQL_FN_UCASE;
-            for (size_t i = 0; i < s.s.len; i++)
-                r[i] = (char)(up ? toupper((unsigned char)r[i]) : tolower((unsigned char)r[i]));
+            if (value_coll_mbmaxlen(s.coll) == 1)
+                case_latin1(r, s.s.len, up);
+            else
+                case_utf8_latin(r, s.s.len, up);
         }
         *out = str_result(ctx, r, s.s.len, s.coll);
         return 0;

@@ -5,7 +5,8 @@ names) are sent in character_set_results and declared with its collation number;
 (cp1252: 0x80 is the euro sign).  Every expectation here is checked against the MariaDB reference too.
 
 Known gaps (not tested): case- and accent-insensitive comparison beyond ASCII (utf8mb4_general_ci 'é' = 'É'),
-UPPER/LOWER of latin1 letters above 0x7F, and charset introducers (_utf8mb4'..') inside a latin1 client's text.
+UPPER/LOWER of letters beyond Latin-1 (Greek, Cyrillic, Latin Extended), and charset introducers (_utf8mb4'..')
+inside a latin1 client's text (the whole text is converted first).
 """
 import pymysql
 import pytest
@@ -107,3 +108,12 @@ def test_handshake_collation_sets_the_connection_charsets(target):
         assert cur.description[0][0] == 'café'
     finally:
         conn.close()
+
+
+def test_upper_lower_beyond_ascii(c):
+    c.query("INSERT INTO t VALUES (2, 'naïve ÿ', 'naïve', 'x')")
+    _, rows = c.query("SELECT UPPER(u), LOWER(UPPER(u)), HEX(UPPER(l)), HEX(LOWER(_latin1 0xC99F8A8CD7)) FROM t")
+    assert rows == [('NAÏVE Ÿ'.encode(), 'naïve ÿ'.encode(), b'4E41CF5645', b'E99F8A8CD7')]
+    c.query('SET NAMES latin1')
+    _, rows = c.query('SELECT UPPER(l) FROM t')
+    assert rows == [(b'NA\xcfVE',)]
