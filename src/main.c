@@ -27,6 +27,7 @@
 #include "session/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
+#include "sql/commit.h"
 #include "sql/exec.h"
 #include "util/config.h"
 #include "util/util.h"
@@ -141,7 +142,7 @@ static int open_binlog(const config_t *cfg, const char *datadir)
     const config_item_t *lb = config_get(cfg, "log_bin");
     if (lb && lb->negated) {
         sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
-        return 0;
+        return sql_commit_start(g_engine, NULL, NULL);
     }
     char path[PATH_MAX];
     const char *name = lb && lb->value && *lb->value ? lb->value : "strata-bin";
@@ -175,7 +176,11 @@ static int open_binlog(const config_t *cfg, const char *datadir)
     if (rec.crashed)
         log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
                  "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
+    /* the engine's prepared transactions commit if the binlog has them, else roll back (sql/commit.h) */
+    int rrc = sql_commit_start(g_engine, g_srv.binlog, &rec);
     binlog_recovery_free(&rec);
+    if (rrc != 0)
+        return -1;
     char base[PATH_MAX + 16], index[PATH_MAX + 16];
     snprintf(base, sizeof base, "%s/%s", path, bo.basename);
     snprintf(index, sizeof index, "%s/%s.index", path, bo.basename);
@@ -302,6 +307,12 @@ int main(int argc, char **argv)
         log_error("Aborting");
         goto out;
     }
+    pcfg.net = net;
+    server_apply_semisync(&g_srv);
+    if (admit_start(&g_srv) != 0) {
+        log_error("Aborting: cannot start the transaction admission thread");
+        goto out;
+    }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
         fprintf(pf, "%d\n", (int)getpid());
@@ -322,6 +333,7 @@ int main(int argc, char **argv)
         break;
     }
     server_kill_all(&g_srv);
+    admit_stop(); /* parked waiters are admitted and see the kill */
     net_stop(net);
     net = NULL;
     unlink(pidpath);
@@ -331,6 +343,7 @@ out:
     if (net)
         net_stop(net);
     /* after the connections: their transactions are rolled back by then */
+    sql_commit_stop();
     sql_exec_global_shutdown();
     if (g_engine)
         engine_close(g_engine);

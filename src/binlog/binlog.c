@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/blocking.h"
 
 static uint32_t now_s(void)
 {
@@ -534,6 +535,9 @@ static void leader_run(binlog_t *bl)
     uint32_t t = now_s();
     uint32_t count = 0;
     uint64_t first_seq = 0;
+    /* the state before this group: a write that fails for lack of space gives its GTIDs back */
+    binlog_gtid_set_t saved = {0};
+    binlog_gtid_set_copy(&saved, &bl->state);
     /* GTIDs in queue order; commit_id lets a MariaDB parallel replica apply the group's members together */
     for (bl_waiter_t *w = batch; w; w = w->next) {
         uint32_t dom = w->trx->domain ? w->trx->domain : bl->opt.domain_id;
@@ -572,14 +576,16 @@ static void leader_run(binlog_t *bl)
     }
     binlog_pos_t gstart = {bl->active_seq, bl->wpos}, gend = {bl->active_seq, pos};
     int rc = 0;
+    bool retryable = false;
     ssize_t wr = pwrite(bl->fd, b->data, b->len, (off_t)bl->wpos);
     if (wr != (ssize_t)b->len) {
-        rc = STRATA_EIO;
-        log_error("binlog: write of %zu bytes to binlog file %u failed: %s", b->len, bl->active_seq,
-                  wr < 0 ? strerror(errno) : "short write");
-        if (ftruncate(bl->fd, (off_t)bl->wpos)) {
-            /* nothing more to do: recovery truncates the torn tail at the next start */
-        }
+        int err = wr < 0 ? errno : ENOSPC; /* a short write is the disk filling up */
+        rc = err == ENOSPC || err == EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
+        log_error("binlog: write of %zu bytes to binlog file %u failed: %s%s", b->len, bl->active_seq,
+                  wr < 0 ? strerror(err) : "short write (disk full)",
+                  rc == BINLOG_EDISKFULL ? "; the group's transactions are rolled back, later commits try again" : "");
+        /* the torn bytes go; if they cannot, recovery truncates the tail at the next start */
+        retryable = rc == BINLOG_EDISKFULL && ftruncate(bl->fd, (off_t)bl->wpos) == 0;
     }
     if (rc == 0 && before)
         before(harg, gstart, gend);
@@ -608,9 +614,12 @@ static void leader_run(binlog_t *bl)
         if (!f->first_gtid.seq)
             f->first_gtid = batch->res->gtid;
         rot = pos >= bl->opt.max_size;
+    } else if (retryable) {
+        binlog_gtid_set_copy(&bl->state, &saved); /* nothing of the group is in the file */
     } else {
         bl->broken = true;
     }
+    binlog_gtid_set_free(&saved);
     bl_waiter_t *async = NULL;
     for (bl_waiter_t *w = batch, *nx; w; w = nx) {
         nx = w->next;
@@ -667,8 +676,12 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
         bl->writer_busy = true;
         w.state = BL_W_LEADER;
     }
-    while (w.state == BL_W_QUEUED)
-        pthread_cond_wait(&w.cv, &bl->mu);
+    if (w.state == BL_W_QUEUED) {
+        blocking_begin(); /* a follower waits for the leader: the worker pool may grow meanwhile */
+        while (w.state == BL_W_QUEUED)
+            pthread_cond_wait(&w.cv, &bl->mu);
+        blocking_end();
+    }
     if (w.state == BL_W_LEADER) {
         leader_run(bl); /* our own trx is in the group it writes */
         writer_release(bl);
@@ -712,6 +725,16 @@ void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, v
 now:
     fn(arg, rc, w->res);
     mem_free(w);
+}
+
+void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds)
+{
+    pthread_mutex_lock(&bl->mu);
+    if (max_size)
+        bl->opt.max_size = max_size;
+    bl->opt.sync = sync;
+    bl->opt.expire_seconds = expire_seconds;
+    pthread_mutex_unlock(&bl->mu);
 }
 
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p)
@@ -1086,7 +1109,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
         return STRATA_ENOTFOUND;
     }
     binlog_gtid_set_copy(out, &f->start);
-    bool at_start = pos <= 4, at_end = pos >= f->size;
+    uint64_t size = f->size;
+    pthread_mutex_unlock(&bl->mu);
+    if (seq == bl->active_seq) { /* the active file: its end is the write position */
+        char an[BL_NAME_MAX];
+        binlog_master_status(bl, an, sizeof an, &size);
+    }
+    pthread_mutex_lock(&bl->mu);
+    if (pos > size) { /* past the end: MariaDB answers NULL */
+        pthread_mutex_unlock(&bl->mu);
+        return STRATA_ENOTFOUND;
+    }
+    bool at_start = pos <= 4, at_end = pos == size;
     if (at_end) { /* the state at the end of a file is the start state of the next, or the current state */
         bl_file_t *nx = bl_file_by_seq(bl, seq + 1);
         binlog_gtid_set_copy(out, nx ? &nx->start : &bl->state);
@@ -1104,12 +1138,18 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
             rc = k;
             break;
         }
-        if (ev.pos >= pos)
+        if (ev.pos == pos)
             break;
+        if (ev.pos > pos) { /* not an event boundary */
+            rc = STRATA_ENOTFOUND;
+            break;
+        }
         binlog_gtid_t g;
         if (ev.type == BINLOG_EV_GTID && binlog_event_gtid(&ev, &g, NULL, NULL) == 0)
             binlog_gtid_set_update(out, g);
     }
+    if (rc == 0 && ev.pos != pos) /* ran out of events before pos */
+        rc = STRATA_ENOTFOUND;
     binlog_reader_close(r);
     return rc;
 }

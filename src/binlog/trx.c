@@ -160,3 +160,20 @@ int binlog_trx_delete_row(binlog_trx_t *t, const binlog_table_t *tb, const binlo
 {
     return add_images(t, tb, BINLOG_EV_DELETE_ROWS_V1, before, NULL);
 }
+
+binlog_trx_mark_t binlog_trx_mark(binlog_trx_t *t)
+{
+    binlog_trx_stmt_end(t);
+    return (binlog_trx_mark_t){.len = t->ev.len, .nevents = t->nevents};
+}
+
+void binlog_trx_rollback_to(binlog_trx_t *t, binlog_trx_mark_t m)
+{
+    if (m.len > t->ev.len)
+        return;
+    t->ev.len = m.len;
+    t->nevents = m.nevents;
+    t->rows_at = SIZE_MAX;
+    t->last_rows_at = SIZE_MAX;
+    t->nmapped = 0;
+}

@@ -1041,6 +1041,7 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
 int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL); }
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn) { return trx_commit(t, false, commit_lsn); }
 int engine_log_sync(engine_t *e, uint64_t lsn) { return lsn ? redo_flush(e->redo, lsn, true) : 0; }
+uint64_t engine_log_lsn(engine_t *e) { return redo_current_lsn(e->redo); }
 
 int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *prepare_lsn)
 {

@@ -133,6 +133,8 @@ int engine_trx_rollback(engine_trx_t *t);
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
 int engine_log_sync(engine_t *e, uint64_t lsn);
+/* The redo log's end: engine_log_sync(e, engine_log_lsn(e)) makes everything logged so far durable. */
+uint64_t engine_log_lsn(engine_t *e);
 /* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024
  * bytes, e.g. the binlog's XID or GTID) and returns its LSN; make it durable (engine_log_sync) before the binlog
  * write, then commit (engine_trx_commit / _nosync) or roll back.  A trx prepared at a crash survives recovery:

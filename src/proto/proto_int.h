@@ -57,6 +57,7 @@ typedef struct conn {
     bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
     struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
+    bool parked_cmd;       /* c->pkt holds a command waiting for transaction admission (session/admit.h) */
 } conn_t;
 
 /* Packet building straight into obuf: begin, append payload bytes to c->obuf, end. */
@@ -64,6 +65,8 @@ void conn_pk_begin(conn_t *c);
 void conn_pk_end(conn_t *c);
 /* Writes obuf to the socket (waits for the socket if needed).  0, or -1 when the connection is broken. */
 int conn_flush(conn_t *c);
+/* Reads what the socket has into rbuf: bytes read, 0 when it would block, -1 when closed or broken. */
+int conn_read_some(conn_t *c);
 
 void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info);
 void conn_send_eof(conn_t *c, uint16_t status, uint16_t warnings);
@@ -73,5 +76,8 @@ void conn_sink_init(conn_t *c);
 void conn_send_coldefs(conn_t *c, const res_col_t *cols, int n);
 void conn_stmt_sink_init(conn_t *c);
 int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
+/* Replication source (dump.c): 0 to go on, -1 to close the connection. */
+int conn_register_slave(conn_t *c, const uint8_t *arg, size_t alen);
+int conn_binlog_dump(conn_t *c, const uint8_t *arg, size_t alen);
 
 #endif

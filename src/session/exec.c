@@ -21,6 +21,7 @@
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/sql.h"
 #include "sql/store.h"
@@ -74,6 +75,12 @@ static uservar_t *uservar_find(session_t *s, const char *name)
         if (strcasecmp(u->name, name) == 0)
             return u;
     return NULL;
+}
+
+const value_t *session_uservar(session_t *s, const char *name)
+{
+    uservar_t *u = uservar_find(s, name);
+    return u ? &u->v : NULL;
 }
 
 static int cb_uservar_get(void *user, const char *name, value_t *out)
@@ -196,7 +203,29 @@ static int cb_sleep(void *user, double seconds)
     }
 }
 
+static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t pos, value_t *out)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    *out = value_null();
+    if (!s->srv->binlog || pos == UINT64_MAX)
+        return 0;
+    char *name = arena_strndup(&s->arena, file, len);
+    binlog_gtid_set_t set = {0};
+    if (binlog_gtid_pos(s->srv->binlog, name, pos, &set) == 0) {
+        buf_t b;
+        buf_init(&b);
+        binlog_gtid_set_format(&set, true, &b);
+        char *t = arena_strndup(&s->arena, b.len ? (const char *)b.data : "", b.len);
+        *out = value_str(t, b.len, COLL_UTF8MB3_GENERAL_CI);
+        buf_free(&b);
+    }
+    binlog_gtid_set_free(&set);
+    return 0;
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
@@ -355,6 +384,9 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
+    c->thread_id = s->id;
+    c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
@@ -423,15 +455,30 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
-static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
 {
     if (!sql_exec_catalog())
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c, read_only) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
     return rc;
+}
+
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k) { return sqlx_txn_ro(x, k, false); }
+
+/* SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (the executor keeps the undo marks). */
+static int sqlx_savepoint(exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (!sql_exec_catalog())
+        return st->kind == SQL_STMT_SAVEPOINT ? 0 : diag_error(&x->s->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT",
+                                                                st->txn.savepoint);
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    return st->kind == SQL_STMT_SAVEPOINT           ? sql_exec_savepoint(&c, st->txn.savepoint)
+           : st->kind == SQL_STMT_RELEASE_SAVEPOINT ? sql_exec_release_savepoint(&c, st->txn.savepoint)
+                                                    : sql_exec_rollback_to(&c, st->txn.savepoint);
 }
 
 /* ------------------------------------------------------------------ SELECT without tables */
@@ -652,6 +699,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
     }
     if (rc == 0 && sc != SYSVAR_GLOBAL)
         session_track_var(s, sysvar_real(def)->name);
+    if (rc == 0 && sc == SYSVAR_GLOBAL)
+        server_apply_global(s->srv, def);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
@@ -1568,6 +1617,28 @@ static int stmt_com_counter(const sql_stmt_t *st)
         return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
                : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
                                                     : STATUS_COM_REVOKE;
+    /* statements on tables (the executor) */
+    case SQL_STMT_INSERT: return st->insert->select ? STATUS_COM_INSERT_SELECT : STATUS_COM_INSERT;
+    case SQL_STMT_REPLACE: return st->insert->select ? STATUS_COM_REPLACE_SELECT : STATUS_COM_REPLACE;
+    case SQL_STMT_UPDATE: return st->update->multi ? STATUS_COM_UPDATE_MULTI : STATUS_COM_UPDATE;
+    case SQL_STMT_DELETE: return st->del->multi ? STATUS_COM_DELETE_MULTI : STATUS_COM_DELETE;
+    case SQL_STMT_CREATE_TABLE: return STATUS_COM_CREATE_TABLE;
+    case SQL_STMT_DROP_TABLE: return STATUS_COM_DROP_TABLE;
+    case SQL_STMT_TRUNCATE: return STATUS_COM_TRUNCATE;
+    case SQL_STMT_RENAME_TABLE: return STATUS_COM_RENAME_TABLE;
+    case SQL_STMT_CREATE_INDEX: return STATUS_COM_CREATE_INDEX;
+    case SQL_STMT_DROP_INDEX: return STATUS_COM_DROP_INDEX;
+    case SQL_STMT_ALTER_TABLE: return STATUS_COM_ALTER_TABLE;
+    case SQL_STMT_CREATE_DATABASE: return STATUS_COM_CREATE_DB;
+    case SQL_STMT_DROP_DATABASE: return STATUS_COM_DROP_DB;
+    case SQL_STMT_ALTER_DATABASE: return STATUS_COM_ALTER_DB;
+    case SQL_STMT_CREATE_VIEW: return STATUS_COM_CREATE_VIEW;
+    case SQL_STMT_DROP_VIEW: return STATUS_COM_DROP_VIEW;
+    case SQL_STMT_ANALYZE_TABLE: return STATUS_COM_ANALYZE;
+    case SQL_STMT_OPTIMIZE_TABLE: return STATUS_COM_OPTIMIZE;
+    case SQL_STMT_CHECK_TABLE: return STATUS_COM_CHECK;
+    case SQL_STMT_REPAIR_TABLE: return STATUS_COM_REPAIR;
+    case SQL_STMT_CHECKSUM_TABLE: return STATUS_COM_CHECKSUM;
     case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
     case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
     case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
@@ -1618,6 +1689,79 @@ static int stmt_com_counter(const sql_stmt_t *st)
     }
 }
 
+/*
+ * Account statements (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, CREATE/DROP ROLE) go to the binary log as
+ * QUERY events, as MariaDB writes them, once they succeeded and before the client's OK: a sink in front of the
+ * connection's writes the event when the statement answers OK.  (SET PASSWORD is not logged: MariaDB rewrites it
+ * with the hash, strata does not yet.)
+ */
+typedef struct logged_sink {
+    res_sink_t base;
+    res_sink_t *real;
+    session_t *s;
+    const sql_stmt_t *st;
+} logged_sink_t;
+
+static void ls_columns(res_sink_t *k, const res_col_t *cols, int n)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->columns(l->real, cols, n);
+}
+static void ls_row(res_sink_t *k, const res_cell_t *cells)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->row(l->real, cells);
+}
+static void ls_rows_end(res_sink_t *k, bool more)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->rows_end(l->real, more);
+}
+static void ls_error(res_sink_t *k)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->error(l->real);
+}
+static void ls_raw(res_sink_t *k, const char *p, size_t n)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->raw(l->real, p, n);
+}
+static void ls_prepared(res_sink_t *k, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->prepared(l->real, id, cols, ncols, nparams);
+}
+static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char *info, bool more)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    session_t *s = l->s;
+    if (s->srv->binlog && sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) && l->st->src && l->st->src_len &&
+        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id) != 0) {
+        diag_error(&s->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written to the "
+                                                           "binary log");
+        l->real->error(l->real);
+        return;
+    }
+    l->real->ok(l->real, affected, last_id, info, more);
+}
+
+static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t *st, res_sink_t *real)
+{
+    l->base = *real; /* binary as the real one; every call goes through to it */
+    l->base.raw = ls_raw;
+    l->base.prepared = ls_prepared;
+    l->base.columns = ls_columns;
+    l->base.row = ls_row;
+    l->base.rows_end = ls_rows_end;
+    l->base.ok = ls_ok;
+    l->base.error = ls_error;
+    l->real = real;
+    l->s = s;
+    l->st = st;
+    return &l->base;
+}
+
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -1643,15 +1787,22 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_CREATE_USER:
     case SQL_STMT_ALTER_USER:
-    case SQL_STMT_DROP_USER:
-        return exec_user_stmt(x, st, sink, more);
-    case SQL_STMT_RENAME_USER:
-        return exec_rename_user(x, st, sink, more);
+    case SQL_STMT_DROP_USER: {
+        logged_sink_t ls;
+        return exec_user_stmt(x, st, logged_sink(&ls, s, st, sink), more);
+    }
+    case SQL_STMT_RENAME_USER: {
+        logged_sink_t ls;
+        return exec_rename_user(x, st, logged_sink(&ls, s, st, sink), more);
+    }
     /* issue 7: privilege statements (exec_grant.c) */
     case SQL_STMT_GRANT:
     case SQL_STMT_REVOKE:
     case SQL_STMT_CREATE_ROLE:
-    case SQL_STMT_DROP_ROLE:
+    case SQL_STMT_DROP_ROLE: {
+        logged_sink_t ls;
+        return exec_grant_stmt(s, st, logged_sink(&ls, s, st, sink), more);
+    }
     case SQL_STMT_SET_ROLE:
     case SQL_STMT_SET_DEFAULT_ROLE:
         return exec_grant_stmt(s, st, sink, more);
@@ -1690,7 +1841,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        int rc = sqlx_txn(x, st->kind);
+        int rc = sqlx_txn_ro(x, st->kind, st->txn.access == SQL_ACCESS_READ_ONLY);
         s->in_trans = true;
         session_update_status_flags(s);
         if (rc)
@@ -1700,18 +1851,35 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_COMMIT:
     case SQL_STMT_ROLLBACK: {
+        if (st->kind == SQL_STMT_ROLLBACK && st->txn.savepoint) { /* ROLLBACK TO SAVEPOINT s: the trx stays */
+            int rc = sqlx_savepoint(x, st);
+            if (rc)
+                return rc;
+            sink->ok(sink, 0, 0, NULL, more);
+            return 0;
+        }
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
+        if (rc == 0 && st->txn.chain) { /* AND CHAIN: a new transaction begins at once, with the same access */
+            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, false);
+            s->in_trans = true;
+        }
         session_update_status_flags(s);
+        if (rc)
+            return rc;
+        sink->ok(sink, 0, 0, NULL, more);
+        if (st->txn.release) /* AND RELEASE: the connection ends after the answer */
+            atomic_store(&s->killed, true);
+        return 0;
+    }
+    case SQL_STMT_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT: {
+        int rc = sqlx_savepoint(x, st);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     }
-    case SQL_STMT_SAVEPOINT:
-    case SQL_STMT_RELEASE_SAVEPOINT:
-        sink->ok(sink, 0, 0, NULL, more);
-        return 0;
     case SQL_STMT_PURGE_BINARY_LOGS:
     case SQL_STMT_RESET_MASTER:
         return exec_purge(x, st, sink, more);

@@ -4,6 +4,7 @@
  * KILL never frees another thread's session: it sets a flag and shuts the socket down, and the owner's worker
  * sees the end of file and closes it.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,8 +12,46 @@
 #include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/priv.h"
+#include "repl/semisync.h"
 #include "session/session.h"
 #include "sql/exec.h"
+
+/* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
+static bool engine_status(status_func_t which, uint64_t *num)
+{
+    catalog_t *cat = sql_exec_catalog();
+    engine_t *e = cat ? catalog_engine(cat) : NULL;
+    engine_stats_t es;
+    memset(&es, 0, sizeof es);
+    if (e)
+        engine_stats(e, &es);
+    const uint64_t page = 16384;
+    switch (which) {
+    case STATUS_INNODB_BUFFER_POOL_PAGES_DATA: *num = es.pool_pages - es.pool_free; return true;
+    case STATUS_INNODB_BUFFER_POOL_BYTES_DATA: *num = (es.pool_pages - es.pool_free) * page; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_DIRTY: *num = es.pool_dirty; return true;
+    case STATUS_INNODB_BUFFER_POOL_BYTES_DIRTY: *num = es.pool_dirty * page; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_FREE: *num = es.pool_free; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_TOTAL: *num = es.pool_pages; return true;
+    case STATUS_INNODB_BUFFER_POOL_READ_REQUESTS: *num = es.pool_hits + es.pool_misses; return true;
+    case STATUS_INNODB_BUFFER_POOL_READS: *num = es.pool_misses; return true;
+    case STATUS_INNODB_BUFFER_POOL_PAGES_FLUSHED: *num = es.pool_writes; return true;
+    case STATUS_INNODB_PAGES_READ: *num = es.pool_reads; return true;
+    case STATUS_INNODB_PAGES_WRITTEN: *num = es.pool_writes; return true;
+    case STATUS_INNODB_CHECKPOINT_AGE: *num = es.log_lsn - es.log_checkpoint_lsn; return true;
+    case STATUS_INNODB_CHECKPOINT_MAX_AGE: *num = es.log_capacity; return true;
+    case STATUS_INNODB_DATA_FSYNCS: *num = es.log_syncs; return true; /* redo fsyncs (data files: at checkpoints) */
+    case STATUS_INNODB_DEADLOCKS: *num = es.lock_deadlocks; return true;
+    case STATUS_INNODB_HISTORY_LIST_LENGTH: *num = es.mvcc_versions; return true;
+    case STATUS_INNODB_LOG_WAITS: *num = es.log_waits; return true;
+    case STATUS_INNODB_LOG_WRITES: *num = es.log_groups; return true;
+    case STATUS_INNODB_LSN_CURRENT: *num = es.log_lsn; return true;
+    case STATUS_INNODB_LSN_FLUSHED: *num = es.log_flushed_lsn; return true;
+    case STATUS_INNODB_LSN_LAST_CHECKPOINT: *num = es.log_checkpoint_lsn; return true;
+    case STATUS_INNODB_ROW_LOCK_WAITS: *num = es.lock_waits; return true;
+    default: return false;
+    }
+}
 
 /* Status variables only the session knows (Ssl_version, Ssl_cipher, Compression). */
 static bool session_status_compute(void *arg, status_func_t which, const status_session_t *ss, uint64_t *num,
@@ -37,6 +76,38 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                : which == STATUS_BINLOG_PURGED_FILES     ? bs.purged_files
                : which == STATUS_BINLOG_ROTATIONS        ? bs.rotations
                                                          : bs.unreadable_reported;
+        return true;
+    }
+    if (engine_status(which, num))
+        return true;
+    if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {
+        repl_semisync_stats_t rs;
+        repl_semisync_get_stats(&rs);
+        switch (which) {
+        case STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS: *num = rs.clients; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_GET_ACK: *num = rs.get_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TIMES: *num = rs.no_times; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TX: *num = rs.no_tx; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_REQUEST_ACK: *num = rs.request_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_STATUS: buf_append_str(out, rs.status ? "ON" : "OFF"); return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_AVG_WAIT_TIME: *num = rs.tx_waits ? rs.tx_wait_us / rs.tx_waits : 0; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAIT_TIME: *num = rs.tx_wait_us; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAITS: *num = rs.tx_waits; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_WAIT_SESSIONS: *num = rs.wait_sessions; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_YES_TX: *num = rs.yes_tx; return true;
+        default: break;
+        }
+    }
+    if (which == STATUS_STRATA_ADMISSION_HOLDING || which == STATUS_STRATA_ADMISSION_WAITING ||
+        which == STATUS_STRATA_ADMISSION_WAITS || which == STATUS_STRATA_ADMISSION_WAIT_TIME ||
+        which == STATUS_STRATA_ADMISSION_OVER_LIMIT) {
+        admit_stats_t as;
+        admit_get_stats(&as);
+        *num = which == STATUS_STRATA_ADMISSION_HOLDING   ? as.holding
+               : which == STATUS_STRATA_ADMISSION_WAITING ? as.waiting
+               : which == STATUS_STRATA_ADMISSION_WAITS   ? as.waits
+               : which == STATUS_STRATA_ADMISSION_WAIT_TIME ? as.wait_us / 1000
+                                                          : as.over_limit;
         return true;
     }
     switch (which) {
@@ -319,6 +390,8 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
             if (t != s && t->fd >= 0)
                 shutdown(t->fd, SHUT_RDWR); /* its worker sees EOF and closes it */
         }
+        if (t != s)
+            admit_cancel(&t->admit); /* parked for admission: resumed now, it sees the kill */
     }
     pthread_mutex_unlock(&srv->sessions_lock);
     if (!found) {
@@ -404,4 +477,109 @@ void server_hosts_flush(server_t *srv)
         mem_free(h);
     }
     pthread_mutex_unlock(&srv->hosts_lock);
+}
+
+/* ---- transaction admission (admit.h) ---- */
+
+static bool kw(const char *p, size_t n, const char *word)
+{
+    size_t l = strlen(word);
+    return n >= l && strncasecmp(p, word, l) == 0 && (n == l || !(isalnum((unsigned char)p[l]) || p[l] == '_'));
+}
+
+bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len)
+{
+    if (s->admit.state == ADMIT_HOLDING) {
+        admit_set_idle(&s->admit, false);
+        return false;
+    }
+    if (s->in_trans)
+        return false;
+    bool autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    if (cmd == 0x17) { /* COM_STMT_EXECUTE: u32 statement id */
+        if (len < 4)
+            return false;
+        uint32_t id = (uint32_t)(uint8_t)arg[0] | (uint32_t)(uint8_t)arg[1] << 8 | (uint32_t)(uint8_t)arg[2] << 16 |
+                      (uint32_t)(uint8_t)arg[3] << 24;
+        sess_stmt_t *p = session_stmt_find(s, id);
+        if (!p || !p->stmt)
+            return false;
+        switch (((const sql_stmt_t *)p->stmt)->kind) {
+        case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
+            return true;
+        case SQL_STMT_SELECT:
+            return !autocommit;
+        default:
+            return false;
+        }
+    }
+    if (cmd != 0x03) /* COM_QUERY */
+        return false;
+    /* the first keyword, after blanks and comments */
+    size_t i = 0;
+    for (;;) {
+        while (i < len && isspace((unsigned char)arg[i]))
+            i++;
+        if (i + 1 < len && arg[i] == '/' && arg[i + 1] == '*' && !(i + 2 < len && arg[i + 2] == '!')) {
+            const char *e = memmem(arg + i + 2, len - i - 2, "*/", 2);
+            if (!e)
+                return false;
+            i = (size_t)(e - arg) + 2;
+            continue;
+        }
+        break;
+    }
+    const char *p = arg + i;
+    size_t n = len - i;
+    if (kw(p, n, "BEGIN") || kw(p, n, "START") || kw(p, n, "INSERT") || kw(p, n, "UPDATE") || kw(p, n, "DELETE") ||
+        kw(p, n, "REPLACE"))
+        return true;
+    return !autocommit && kw(p, n, "SELECT");
+}
+
+void session_admission_after(session_t *s)
+{
+    if (s->admit.state != ADMIT_HOLDING)
+        return;
+    if (s->in_trans)
+        admit_set_idle(&s->admit, true);
+    else
+        admit_leave(&s->admit);
+}
+
+void server_apply_semisync(server_t *srv)
+{
+    repl_semisync_cfg_t c = {
+        .enabled = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED) != 0,
+        .timeout_ms = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT),
+        .wait_no_slave = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE) != 0,
+        .after_sync = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT) == 0, /* enum index */
+    };
+    repl_semisync_configure(&c);
+}
+
+void server_apply_global(server_t *srv, const sysvar_def_t *def)
+{
+    switch (sysvar_real(def)->id) {
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED: case SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT:
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE: case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT:
+        server_apply_semisync(srv);
+        break;
+    case SYSVAR_MAX_BINLOG_SIZE: case SYSVAR_SYNC_BINLOG: case SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS:
+    case SYSVAR_EXPIRE_LOGS_DAYS:
+        if (srv->binlog)
+            binlog_set_limits(srv->binlog, (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_BINLOG_SIZE),
+                              (int)sysvar_global_int(&srv->vars, SYSVAR_SYNC_BINLOG),
+                              (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS));
+        break;
+    case SYSVAR_INNODB_LOCK_WAIT_TIMEOUT: {
+        catalog_t *cat = sql_exec_catalog();
+        if (cat)
+            engine_set_lock_wait_timeout(catalog_engine(cat),
+                                         (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000u);
+        break;
+    }
+    default:
+        break;
+    }
 }

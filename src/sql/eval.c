@@ -752,6 +752,21 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_FOUND_ROWS: return session(ctx, SQL_SFN_FOUND_ROWS, out);
     case SQL_FN_ROW_COUNT: return session(ctx, SQL_SFN_ROW_COUNT, out);
     case SQL_FN_VERSION: return session(ctx, SQL_SFN_VERSION, out);
+    case SQL_FN_BINLOG_GTID_POS: { /* issue 5 */
+        value_t f, p;
+        if ((rc = sql_expr_eval(ctx, e->args[0], &f)) || (rc = sql_expr_eval(ctx, e->args[1], &p)))
+            return rc;
+        if (f.type == VAL_NULL || p.type == VAL_NULL) {
+            *out = value_null();
+            return 0;
+        }
+        if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->binlog_gtid_pos : NULL, "BINLOG_GTID_POS")))
+            return rc;
+        size_t fl;
+        const char *fs = value_to_text(ctx->arena, &f, &fl);
+        int64_t pos = value_to_int(&p, ctx->diag);
+        return ctx->cb->binlog_gtid_pos(ctx->user, fs, fl, pos < 0 ? UINT64_MAX : (uint64_t)pos, out);
+    }
     case SQL_FN_LAST_INSERT_ID:
         if (e->nargs == 1) {
             value_t v;

@@ -68,6 +68,8 @@ typedef struct sql_eval_cb {
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
     /* SLEEP(seconds): waits, and returns 1 if KILL QUERY interrupted it (the statement then fails with 1317). */
     int (*sleep)(void *user, double seconds);
+    /* BINLOG_GTID_POS(file, pos): the GTID state at that binlog position as text, or NULL (issue 5). */
+    int (*binlog_gtid_pos)(void *user, const char *file, size_t len, uint64_t pos, value_t *out);
     /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */
     /*
      * A subquery node: SQL_E_SUBQUERY (scalar), SQL_E_EXISTS, SQL_E_IN with e->sub (args[0] is the left operand)

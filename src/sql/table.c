@@ -13,6 +13,7 @@
 
 #include "sql/store.h"
 #include "sql/table.h"
+#include "sql/binrow.h"
 #include "util/util.h"
 
 static engine_t *g_engine;
@@ -77,10 +78,23 @@ void table_undo_free(table_undo_t *u)
     memset(u, 0, sizeof *u);
 }
 
-int table_undo_apply(engine_trx_t *x, table_undo_t *u)
+void table_undo_append(table_undo_t *dst, table_undo_t *src)
+{
+    if (dst->n + src->n > dst->cap) {
+        dst->cap = MAX(dst->cap * 2, dst->n + src->n);
+        dst->recs = mem_realloc(dst->recs, dst->cap * sizeof *dst->recs);
+    }
+    memcpy(dst->recs + dst->n, src->recs, src->n * sizeof *src->recs);
+    dst->n += src->n;
+    src->n = 0; /* the keys and values now belong to dst */
+}
+
+int table_undo_apply(engine_trx_t *x, table_undo_t *u) { return table_undo_apply_from(x, u, 0); }
+
+int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from)
 {
     int rc = 0;
-    for (uint32_t i = u->n; i-- > 0;) {
+    for (uint32_t i = u->n; i-- > from;) {
         table_undo_rec_t *r = &u->recs[i];
         int e;
         switch (r->kind) {
@@ -91,7 +105,10 @@ int table_undo_apply(engine_trx_t *x, table_undo_t *u)
         if (e && e != STRATA_ENOTFOUND && !rc)
             rc = e;
     }
-    table_undo_clear(u);
+    for (uint32_t i = from; i < u->n; i++)
+        mem_free(u->recs[i].key);
+    if (u->n > from)
+        u->n = from;
     return rc;
 }
 
@@ -104,6 +121,10 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
     case ENGINE_ENOSPC: return diag_error(d, ER_DISK_FULL, t ? t->name : "?", 28, "No space left on device");
+    case ENGINE_ELOGFULL: /* InnoDB's answer to the same situation, with its code */
+        return diag_push_msg(d, DIAG_ERROR, ER_TOO_BIG_ROWSIZE,
+                             "The size of the data changed in one transaction is too large for the redo log. "
+                             "Commit in smaller transactions or increase the redo log size");
     default: {
         char msg[128];
         snprintf(msg, sizeof msg, "Got error %d from storage engine", rc);
@@ -293,6 +314,19 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
     return rc;
 }
 
+/* The change is made: its row images go to the binlog row log (issue 5). */
+static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, const value_t *a, const value_t *b)
+{
+    if (!u || !u->bl)
+        return 0;
+    int rc = kind == 0 ? binrow_insert(u->bl, t, a) : kind == 1 ? binrow_update(u->bl, t, a, b) : binrow_delete(u->bl, t, a);
+    if (rc == 0)
+        return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "a row of %s.%s cannot be written in the row format", t->db, t->name);
+    return diag_error(d, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
+}
+
 int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
                  table_dup_t *dup)
 {
@@ -353,6 +387,7 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, key.data, key.len, NULL, 0);
     }
+    rc = log_row(u, d, 0, t, row, NULL);
 out:
     buf_free(&pk);
     buf_free(&key);
@@ -466,6 +501,7 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, nkey.data, nkey.len, NULL, 0);
     }
+    rc = log_row(u, d, 1, t, old, nw);
 out:
     buf_free(&pk);
     buf_free(&okey);
@@ -502,6 +538,7 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
         }
         undo_add(u, UNDO_DELETED, t->idx[ix].tree, key.data, key.len, "", 0);
     }
+    rc = log_row(u, d, 2, t, row, NULL);
 out:
     buf_free(&key);
     buf_free(&oldval);

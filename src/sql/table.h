@@ -21,12 +21,18 @@ typedef struct table_undo_rec table_undo_rec_t;
 typedef struct table_undo {
     table_undo_rec_t *recs;
     uint32_t n, cap;
+    struct binrow_log *bl; /* the session's binlog row log (NULL: changes are not binlogged); table_insert/
+                              update/delete append full row images to it after each successful change */
 } table_undo_t;
 void table_undo_init(table_undo_t *u);
 /* Applies the log backwards (restoring what the statement changed), then empties it. */
 int table_undo_apply(engine_trx_t *x, table_undo_t *u);
 /* Forgets the log (statement succeeded). */
 void table_undo_clear(table_undo_t *u);
+/* Moves src's records to the end of dst (a statement's changes join the transaction's log for savepoints). */
+void table_undo_append(table_undo_t *dst, table_undo_t *src);
+/* Applies the records from index `from` on backwards and drops them (ROLLBACK TO SAVEPOINT). */
+int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from);
 void table_undo_free(table_undo_t *u);
 
 /* ---- keys ---- */
