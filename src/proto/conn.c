@@ -331,6 +331,7 @@ static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
     mem_free(s->db);
     s->db = NULL;
     c->change_user = true;
+    session_set_client_collation(s, r.collation);
     return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }
 
@@ -419,6 +420,7 @@ static int conn_handshake_response(conn_t *c)
         c->comp_level = r.zstd_level;
     }
     c->sess->multi_statements = (r.caps & CLIENT_MULTI_STATEMENTS) != 0;
+    session_set_client_collation(c->sess, r.collation);
     return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }
 

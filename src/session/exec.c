@@ -236,12 +236,47 @@ static const sql_eval_cb_t exec_cb = {
     .column_get = cb_column_get,
 };
 
+/* The collation a character-set variable (character_set_client / _results: its default collation) or a
+ * collation variable (collation_connection) names; 0 when NULL or unknown. */
+static uint16_t sess_coll(session_t *s, sysvar_id_t id, bool is_collation)
+{
+    const char *n = sysvar_session_str(&s->vars, id);
+    if (!n || !*n)
+        return 0;
+    int c = is_collation ? value_coll_by_name(n, strlen(n)) : value_charset_default_coll(n, strlen(n));
+    return c > 0 ? (uint16_t)c : 0;
+}
+
+/* Statement text arrives in character_set_client; the parser reads utf8mb4.  Single-byte client charsets
+ * (latin1) are converted (into arena); UTF-8 and binary clients' text is used as it is. */
+static const char *client_text(session_t *s, arena_t *a, const char *sql, size_t *len)
+{
+    uint16_t cc = sess_coll(s, SYSVAR_CHARACTER_SET_CLIENT, false);
+    if (!cc || cc == COLL_BINARY || value_coll_mbmaxlen(cc) > 1)
+        return sql;
+    size_t n, bad;
+    const char *t = sql_str_convert(a, sql, *len, cc, COLL_UTF8MB4_GENERAL_CI, &n, &bad);
+    *len = n;
+    return t;
+}
+
+/* A result string in character_set_results (NULL / binary: as it is). */
+static const char *result_text(session_t *s, const value_t *v, uint16_t rcoll, size_t *len)
+{
+    if (v->type == VAL_STRING && rcoll && rcoll != COLL_BINARY && v->coll != COLL_BINARY && v->coll != rcoll) {
+        size_t bad;
+        return sql_str_convert(&s->arena, v->s.ptr, v->s.len, v->coll, rcoll, len, &bad);
+    }
+    return value_to_text(&s->arena, v, len);
+}
+
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    ev->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
 }
 
 /* ------------------------------------------------------------------ result helpers */
@@ -404,6 +439,25 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
     }
 }
 
+/* @@tmpdir is read-only (set at start-up): read once, then shared without a lock by every statement. */
+static const char *sqlx_tmpdir(session_t *s)
+{
+    static char dir[512];
+    static atomic_bool ready;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    if (!atomic_load_explicit(&ready, memory_order_acquire)) {
+        pthread_mutex_lock(&lock);
+        if (!atomic_load_explicit(&ready, memory_order_relaxed)) {
+            int n = sysvar_global_str(&s->srv->vars, SYSVAR_TMPDIR, dir, sizeof dir);
+            if (n <= 0 || (size_t)n >= sizeof dir)
+                strcpy(dir, "/tmp");
+            atomic_store_explicit(&ready, true, memory_order_release);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return dir;
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -437,6 +491,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;
+    c->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
     c->visible = sqlx_visible; /* issue 7 */
@@ -444,6 +499,12 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->visible_user = s;
     c->sink = sink;
     c->more = more;
+    /* sorts and temporary results: MariaDB's budgets (an in-memory temporary table is bounded by both sizes) */
+    c->sort_buffer_size = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SORT_BUFFER_SIZE);
+    uint64_t tts = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_TMP_TABLE_SIZE);
+    uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
+    c->tmp_table_size = MIN(tts, mhs);
+    c->tmpdir = sqlx_tmpdir(s);
 }
 
 /* After an executor call: the session's outputs and transaction flag. */
@@ -461,6 +522,23 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
             s->db = NULL;
         }
     }
+    const sql_exec_stats_t *st = &c->stats;
+    if (st->sort_merge_passes)
+        status_add(&s->stat, STATUS_SORT_MERGE_PASSES, st->sort_merge_passes);
+    if (st->sort_rows)
+        status_add(&s->stat, STATUS_SORT_ROWS, st->sort_rows);
+    if (st->sort_priority_queue_sorts)
+        status_add(&s->stat, STATUS_SORT_PRIORITY_QUEUE_SORTS, st->sort_priority_queue_sorts);
+    if (st->sort_range)
+        status_add(&s->stat, STATUS_SORT_RANGE, st->sort_range);
+    if (st->sort_scan)
+        status_add(&s->stat, STATUS_SORT_SCAN, st->sort_scan);
+    if (st->tmp_tables)
+        status_add(&s->stat, STATUS_CREATED_TMP_TABLES, st->tmp_tables);
+    if (st->tmp_disk_tables)
+        status_add(&s->stat, STATUS_CREATED_TMP_DISK_TABLES, st->tmp_disk_tables);
+    if (st->tmp_files)
+        status_global_add(&s->srv->status, STATUS_CREATED_TMP_FILES, (int64_t)st->tmp_files);
     s->in_trans = sql_exec_in_trans(s->sqlx);
     session_update_status_flags(s);
 }
@@ -598,6 +676,7 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     if (count == 0 || offset > 0)
         emit = false;
     res_col_t *cols = arena_calloc(&s->arena, sizeof(res_col_t) * (size_t)(n ? n : 1));
+    uint16_t rcoll = sess_coll(s, SYSVAR_CHARACTER_SET_RESULTS, false);
     for (int i = 0; i < n; i++) {
         sql_col_meta_t m;
         const sql_expr_t *e = sel->items[i].expr;
@@ -605,6 +684,19 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
         if (e->kind == SQL_E_PARAM && x->param_types && e->param_index < x->nparams)
             param_meta(x->param_types[e->param_index], &vals[i], &m);
         col_from_meta(&cols[i], &m, sql_item_name(&s->arena, &sel->items[i]));
+        if (rcoll && rcoll != COLL_BINARY && cols[i].charset != CHARSET_BINARY && cols[i].charset != rcoll) {
+            /* declared in character_set_results, as MariaDB does (length in its bytes) */
+            uint32_t from = value_coll_mbmaxlen(cols[i].charset), to = value_coll_mbmaxlen(rcoll);
+            cols[i].length = (uint32_t)MIN((uint64_t)(from ? cols[i].length / from : cols[i].length) * to,
+                                           4294967295ull);
+            cols[i].charset = rcoll;
+        }
+        if (rcoll && rcoll != COLL_BINARY && value_coll_mbmaxlen(rcoll) == 1) {
+            /* the name comes from the (utf8mb4) statement text: a latin1 client reads it in latin1 */
+            size_t nl, bad;
+            cols[i].name = sql_str_convert(&s->arena, cols[i].name, strlen(cols[i].name), COLL_UTF8MB4_GENERAL_CI,
+                                           rcoll, &nl, &bad);
+        }
     }
     sink->columns(sink, cols, n);
     if (emit) {
@@ -612,7 +704,7 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
         for (int i = 0; i < n; i++) {
             cells[i].null = value_is_null(&vals[i]);
             if (!cells[i].null)
-                cells[i].p = value_to_text(&s->arena, &vals[i], &cells[i].len);
+                cells[i].p = result_text(s, &vals[i], rcoll, &cells[i].len);
         }
         sink->row(sink, cells);
         s->found_rows = 1;
@@ -1472,6 +1564,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     }
     sess_stmt_t *p = mem_calloc(1, sizeof *p);
     arena_init(&p->arena, 4096);
+    sql = client_text(s, &p->arena, sql, &len);
     p->text = arena_strndup(&p->arena, sql, len);
     p->text_len = len;
     sql_stmt_list_t list;
@@ -2038,6 +2131,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     diag_t scratch;
     diag_init(&scratch, s->diag.max);
     sql_stmt_list_t list;
+    sql = client_text(s, &s->arena, sql, &len);
     int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */

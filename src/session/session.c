@@ -340,6 +340,17 @@ void session_reset(session_t *s)
     sysvar_session_reset(&s->vars);
 }
 
+void session_set_client_collation(session_t *s, unsigned coll_id)
+{
+    const sysvar_collation_t *k = coll_id ? sysvar_collation_by_id(coll_id) : NULL;
+    if (!k)
+        return;
+    diag_t scratch;
+    diag_init(&scratch, 4);
+    sysvar_set_names(&s->srv->vars, &s->vars, k->charset, k->name, &scratch);
+    diag_free(&scratch);
+}
+
 int session_set_db(session_t *s, const char *db, size_t len)
 {
     char name[256];

@@ -160,6 +160,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 void session_init_db(session_t *s, const char *db, size_t len, res_sink_t *sink);
 /* Makes db the current database; pushes the error (1049 ...) and returns it negated if it can't. */
 int session_set_db(session_t *s, const char *db, size_t len);
+/* The collation id of the handshake (or COM_CHANGE_USER) sets character_set_client / _connection / _results and
+ * collation_connection as SET NAMES would; an id strata does not know leaves the defaults, as MariaDB does. */
+void session_set_client_collation(session_t *s, unsigned coll_id);
 void session_statistics(session_t *s, res_sink_t *sink);
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink);
 void session_reset(session_t *s);

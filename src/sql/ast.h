@@ -124,6 +124,8 @@ struct sql_expr {
     uint32_t lit_text_len;
     /* milestone B */
     bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
+    bool lit_conn;                   /* SQL_E_LITERAL: a '...' string without introducer: it is in
+                                        collation_connection when evaluated (sql_eval_ctx_t.conn_coll) */
     struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
     uint32_t nagg_order;
     const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */

@@ -190,13 +190,9 @@ void sql_str_case(char *s, size_t n, uint16_t coll, bool upper)
         if (c < 0x80) {
             s[i] = (char)(upper ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
         } else if (cs == CS_LATIN1) {
-            /* cp1252: the Latin-1 letters, and Š/š Œ/œ Ž/ž Ÿ/ÿ in 0x80..0x9F */
+            /* the Latin-1 letters; cp1252's Š/š Œ/œ Ž/ž Ÿ/ÿ keep their case, as MariaDB's latin1 does */
             if (upper && c >= 0xE0 && c <= 0xFE && c != 0xF7) s[i] = (char)(c - 0x20);
             else if (!upper && c >= 0xC0 && c <= 0xDE && c != 0xD7) s[i] = (char)(c + 0x20);
-            else if (upper && (c == 0x9A || c == 0x9C || c == 0x9E)) s[i] = (char)(c - 0x10);
-            else if (!upper && (c == 0x8A || c == 0x8C || c == 0x8E)) s[i] = (char)(c + 0x10);
-            else if (upper && c == 0xFF) s[i] = (char)0x9F;
-            else if (!upper && c == 0x9F) s[i] = (char)0xFF;
         } else if (cs == CS_UTF8 && c >= 0xC2 && c < 0xE0 && i + 1 < n && ((unsigned char)s[i + 1] & 0xC0) == 0x80) {
             uint32_t cp = (uint32_t)(c & 0x1F) << 6 | ((unsigned char)s[i + 1] & 0x3F);
             uint32_t m = upper ? cp_upper(cp) : cp_lower(cp);

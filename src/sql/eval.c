@@ -593,10 +593,28 @@ static uint16_t result_coll(const value_t *vals, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         if (vals[i].type == VAL_STRING && vals[i].coll == COLL_BINARY)
             return COLL_BINARY;
+    /* latin1 next to UTF-8: the result is UTF-8 (the superset; MySQL converts the other arguments) */
+    for (uint32_t i = 0; i < n; i++)
+        if (vals[i].type == VAL_STRING && value_coll_mbmaxlen(vals[i].coll) > 1)
+            return vals[i].coll;
     for (uint32_t i = 0; i < n; i++)
         if (vals[i].type == VAL_STRING)
             return vals[i].coll;
     return COLL_DEFAULT;
+}
+
+/* An argument as a string in the result's character set (CONCAT of a latin1 and a utf8mb4 string). */
+static value_t to_str_in(sql_eval_ctx_t *ctx, const value_t *v, uint16_t coll)
+{
+    value_t s = to_str(ctx, v);
+    if (coll != COLL_BINARY && s.coll != COLL_BINARY && s.coll != coll &&
+        value_coll_mbmaxlen(s.coll) != value_coll_mbmaxlen(coll)) {
+        size_t n, bad;
+        s.s.ptr = sql_str_convert(ctx->arena, s.s.ptr, s.s.len, s.coll, coll, &n, &bad);
+        s.s.len = n;
+        s.coll = coll;
+    }
+    return s;
 }
 
 static uint64_t rand_next(sql_eval_ctx_t *ctx, double *r)
@@ -843,18 +861,20 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if (any_null) { *out = value_null(); return 0; }
         buf_t b;
         buf_init(&b);
+        uint16_t rc = result_coll(a, e->nargs);
         for (uint32_t i = 0; i < e->nargs; i++) {
-            value_t s = to_str(ctx, &a[i]);
+            value_t s = to_str_in(ctx, &a[i], rc);
             buf_append(&b, s.s.ptr, s.s.len);
         }
         char *r = arena_strndup(ctx->arena, b.data ? (char *)b.data : "", b.len);
-        *out = str_result(ctx, r, b.len, result_coll(a, e->nargs));
+        *out = str_result(ctx, r, b.len, rc);
         buf_free(&b);
         return 0;
     }
     case SQL_FN_CONCAT_WS: {
         if (a[0].type == VAL_NULL) { *out = value_null(); return 0; }
-        value_t sep = to_str(ctx, &a[0]);
+        uint16_t rc = result_coll(a, e->nargs);
+        value_t sep = to_str_in(ctx, &a[0], rc);
         buf_t b;
         buf_init(&b);
         bool first = true;
@@ -864,11 +884,11 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             if (!first)
                 buf_append(&b, sep.s.ptr, sep.s.len);
             first = false;
-            value_t s = to_str(ctx, &a[i]);
+            value_t s = to_str_in(ctx, &a[i], rc);
             buf_append(&b, s.s.ptr, s.s.len);
         }
         char *r = arena_strndup(ctx->arena, b.data ? (char *)b.data : "", b.len);
-        *out = str_result(ctx, r, b.len, result_coll(a, e->nargs));
+        *out = str_result(ctx, r, b.len, rc);
         buf_free(&b);
         return 0;
     }
@@ -1679,6 +1699,13 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     switch (e->kind) {
     case SQL_E_LITERAL:
         *out = e->lit;
+        if (e->lit_conn && ctx->conn_coll && e->lit.type == VAL_STRING && ctx->conn_coll != e->lit.coll) {
+            /* the statement text was converted to utf8mb4; the literal itself is in the connection's charset */
+            size_t n, bad;
+            out->s.ptr = sql_str_convert(ctx->arena, e->lit.s.ptr, e->lit.s.len, e->lit.coll, ctx->conn_coll, &n, &bad);
+            out->s.len = n;
+            out->coll = ctx->conn_coll;
+        }
         return 0;
     case SQL_E_COLUMN:
         if (e->slot >= 0 && ctx->row) {

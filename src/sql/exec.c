@@ -508,6 +508,8 @@ void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, ui
     const cat_column_t *cc = &t->cols[col];
     sqlt_t ty = (sqlt_t)cc->rc.type;
     bool text = (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && cc->rc.coll != COLL_BINARY;
+    if (text && x->result_coll == COLL_BINARY)
+        c->charset = CHARSET_BINARY; /* SET NAMES binary: strings go out as they are, declared binary */
     if (!text || !x->result_coll || x->result_coll == COLL_BINARY)
         return;
     uint32_t from = value_coll_mbmaxlen(cc->rc.coll), to = value_coll_mbmaxlen(x->result_coll);

@@ -62,6 +62,18 @@ sql_exec_session_t *sql_exec_session_new(void);
 /* Rolls back what is open and frees (connection end). */
 void sql_exec_session_free(sql_exec_session_t *ss);
 
+/* What a statement's sorts and temporary results did, for the session's status variables (MariaDB's names). */
+typedef struct sql_exec_stats {
+    uint64_t sort_merge_passes;  /* Sort_merge_passes: merges of sorted runs on disk */
+    uint64_t sort_priority_queue_sorts; /* Sort_priority_queue_sorts: ORDER BY ... LIMIT kept in a heap */
+    uint64_t sort_rows;          /* Sort_rows */
+    uint64_t sort_range;         /* Sort_range: sorts of rows read through an index range */
+    uint64_t sort_scan;          /* Sort_scan: sorts of rows read by a full scan */
+    uint64_t tmp_tables;         /* Created_tmp_tables: GROUP BY / DISTINCT / UNION results held aside */
+    uint64_t tmp_disk_tables;    /* Created_tmp_disk_tables: those that went to disk */
+    uint64_t tmp_files;          /* Created_tmp_files (global) */
+} sql_exec_stats_t;
+
 /* The per-statement context the session fills. */
 typedef struct sql_exec_ctx {
     arena_t *arena;            /* statement arena: rows, values, result cells */
@@ -79,7 +91,9 @@ typedef struct sql_exec_ctx {
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
     uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
-    uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
+    uint16_t result_coll;      /* character_set_results' default collation (column metadata, and result strings
+                                  are converted to its charset); 0 = NULL/binary: sent as they are */
+    uint16_t conn_coll;        /* collation_connection: plain string literals are in it (0: utf8mb4) */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
@@ -95,12 +109,19 @@ typedef struct sql_exec_ctx {
     void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
+    /* memory budgets (0: the defaults below): a sort keeps sort_buffer_size bytes of rows in memory, GROUP BY
+     * and DISTINCT keep tmp_table_size (the session's min(tmp_table_size, max_heap_table_size)); beyond that
+     * they spill to unlinked files in tmpdir (extsort.h) */
+    uint64_t sort_buffer_size;
+    uint64_t tmp_table_size;
+    const char *tmpdir;
     /* outputs */
     bool last_insert_id_set;   /* the statement generated an AUTO_INCREMENT value */
     uint64_t last_insert_id;   /* the first one it generated */
     uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */
     int64_t row_count;         /* ROW_COUNT(): affected rows, -1 for a SELECT */
     bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
+    sql_exec_stats_t stats;    /* added to the session's status counters after the statement */
     /* private to the executor */
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;

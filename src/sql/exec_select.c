@@ -6,13 +6,22 @@
  *
  * Correctness rule of the access paths: index ranges are always inclusive supersets (rowcodec.h explains why)
  * and the whole WHERE is evaluated again on every row, so a path only decides how many rows are read.
+ *
+ * Memory of large results (extsort.h): an ORDER BY sort keeps sort_buffer_size bytes of rows in memory and
+ * spills sorted runs beyond that.  GROUP BY keeps groups in a hash map up to tmp_table_size; once over it,
+ * rows of groups not already in memory go to an external sort on the group key, and the output merges the
+ * (sorted) in-memory groups with the groups read back one at a time.  DISTINCT does the same with its set of
+ * keys: rows whose key is new once the set is full are sorted by key and de-duplicated when read back.
+ * Per-row evaluation uses a scratch arena (xsel_t.rowa) reset for every row, so only what is kept grows.
  */
 #include <math.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "sql/exec_int.h"
+#include "sql/extsort.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- values and keys */
@@ -21,11 +30,99 @@ value_t xvalue_copy(arena_t *a, const value_t *v)
 {
     value_t r = *v;
     if ((v->type == VAL_STRING || v->type == VAL_DECIMAL) && v->s.len) {
-        char *p = arena_alloc(a, v->s.len);
+        /* NUL-terminated like value_decimal's text: value_to_double reads a DECIMAL with strtod */
+        char *p = arena_alloc(a, v->s.len + 1);
         memcpy(p, v->s.ptr, v->s.len);
+        p[v->s.len] = 0;
         r.s.ptr = p;
     }
     return r;
+}
+
+/* Values as bytes for a sort's payload (a temporary file of this process, so host byte order):
+ *   u8 type, u16 coll, u8 dec, then  INT/UINT/DOUBLE: 8 bytes;  STRING/DECIMAL: u32 length + bytes;
+ *   DATE/DATETIME/TIMESTAMP/TIME: 7 x u32 (year month day hour minute second usec) + u8 neg;  NULL: nothing. */
+static void xrow_pack(buf_t *b, const value_t *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t h[4] = {(uint8_t)v[i].type, (uint8_t)(v[i].coll & 0xff), (uint8_t)(v[i].coll >> 8), v[i].dec};
+        buf_append(b, h, 4);
+        switch (v[i].type) {
+        case VAL_NULL:
+            break;
+        case VAL_INT: case VAL_UINT: case VAL_DOUBLE:
+            buf_append(b, &v[i].u, 8);
+            break;
+        case VAL_STRING: case VAL_DECIMAL: {
+            uint32_t l = (uint32_t)v[i].s.len;
+            buf_append(b, &l, 4);
+            if (l)
+                buf_append(b, v[i].s.ptr, l);
+            break;
+        }
+        default: {
+            const sql_time_t *t = &v[i].t;
+            uint32_t f[7] = {t->year, t->month, t->day, t->hour, t->minute, t->second, t->usec};
+            buf_append(b, f, sizeof f);
+            buf_append_byte(b, t->neg);
+            break;
+        }
+        }
+    }
+}
+
+/* The reverse of xrow_pack; strings are copied into a.  Returns the position after the values. */
+static const uint8_t *xrow_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].type = (value_type_t)p[0];
+        v[i].coll = (uint16_t)(p[1] | p[2] << 8);
+        v[i].dec = p[3];
+        p += 4;
+        switch (v[i].type) {
+        case VAL_NULL:
+            break;
+        case VAL_INT: case VAL_UINT: case VAL_DOUBLE:
+            memcpy(&v[i].u, p, 8);
+            p += 8;
+            break;
+        case VAL_STRING: case VAL_DECIMAL: {
+            uint32_t l;
+            memcpy(&l, p, 4);
+            p += 4;
+            char *c = arena_alloc(a, l + 1);
+            if (l)
+                memcpy(c, p, l);
+            c[l] = 0;
+            v[i].s.ptr = c;
+            v[i].s.len = l;
+            p += l;
+            break;
+        }
+        default: {
+            uint32_t f[7];
+            memcpy(f, p, sizeof f);
+            p += sizeof f;
+            sql_time_t *t = &v[i].t;
+            t->year = f[0], t->month = f[1], t->day = f[2], t->hour = f[3], t->minute = f[4], t->second = f[5];
+            t->usec = f[6];
+            t->neg = *p++ != 0;
+            break;
+        }
+        }
+    }
+    return p;
+}
+
+/* Bytes a kept copy of n values takes (the in-memory budgets of GROUP BY and DISTINCT count these). */
+static size_t xrow_size(const value_t *v, uint32_t n)
+{
+    size_t z = sizeof(value_t) * n;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].type == VAL_STRING || v[i].type == VAL_DECIMAL)
+            z += v[i].s.len;
+    return z;
 }
 
 void xkey_append(buf_t *b, const value_t *v, bool desc)
@@ -116,6 +213,21 @@ static void xmap_free(xmap_t *m)
     mem_free(m->slots);
     mem_free(m->kp);
     mem_free(m->kl);
+}
+
+/* The key's index, or -1 when absent. */
+static int64_t xmap_find(const xmap_t *m, const uint8_t *k, size_t n)
+{
+    if (!m->cap)
+        return -1;
+    uint32_t j = (uint32_t)(hash_bytes(k, n) & (m->cap - 1));
+    while (m->slots[j]) {
+        uint32_t idx = m->slots[j] - 1;
+        if (m->kl[idx] == n && (n == 0 || memcmp(m->kp[idx], k, n) == 0))
+            return idx;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
 }
 
 /* Returns the key's index; *added when new. */
@@ -1402,7 +1514,7 @@ static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const xagg_t *g)
 
 static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
 {
-    arena_t *a = xe->x->arena;
+    arena_t *a = xe->ev.arena;
     switch (e->func.fn) {
     case SQL_FN_COUNT:
         return value_int((int64_t)g->count);
@@ -1506,7 +1618,63 @@ typedef struct xsel {
     bool cols_sent;
     bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
     arena_t *ga;              /* group / output storage */
+    /* memory of large results (extsort.h) */
+    arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */
+    bool rowa_ok;
+    extsort_t *osort;         /* ORDER BY: key = order key, payload = the items' values (xrow_pack) */
+    bool osorted;             /* osort is finished and the rows are read from it, not from outs */
+    /* ORDER BY ... LIMIT n: only the first OFFSET + n rows are kept, in a max-heap (MariaDB's priority queue) */
+    struct xtop *top;         /* NULL: no LIMIT, or the heap outgrew sort_buffer_size (rows went to osort) */
+    uint64_t topk, topn, topcap, topseq;
+    size_t topmem;
+    extsort_t *gsort;         /* GROUP BY rows whose group is not in memory: key = group key, payload = u32
+                                 rollup level + the combined row */
+    size_t gmem;              /* bytes the in-memory groups hold */
+    extsort_t *dsort;         /* DISTINCT rows with a key first seen once the key set was full: key = the
+                                 distinct key, payload = u32 order key length + order key + the values */
+    size_t dmem;              /* bytes the DISTINCT key set holds */
+    uint64_t ngroups_out;     /* groups produced (in memory + read back) */
 } xsel_t;
+
+#define XSORT_BUFFER_DEFAULT 2097152u  /* sort_buffer_size's default */
+#define XTMP_TABLE_DEFAULT 16777216u   /* tmp_table_size's default */
+#define XMAP_ENTRY_OVERHEAD 48u        /* a key's slot, pointers and length in xmap_t */
+
+static size_t sort_budget(const sql_exec_ctx_t *x)
+{
+    return x->sort_buffer_size ? (size_t)x->sort_buffer_size : XSORT_BUFFER_DEFAULT;
+}
+
+static size_t tmp_budget(const sql_exec_ctx_t *x)
+{
+    return x->tmp_table_size ? (size_t)x->tmp_table_size : XTMP_TABLE_DEFAULT;
+}
+
+static extsort_t *xsort_new(xsel_t *s)
+{
+    extsort_t *e = mem_alloc(sizeof *e);
+    extsort_init(e, sort_budget(s->x), s->x->tmpdir);
+    return e;
+}
+
+/* Frees a sorter, adding what it did to the statement's status counters. */
+static void xsort_done(xsel_t *s, extsort_t **e)
+{
+    if (!*e)
+        return;
+    s->x->stats.sort_merge_passes += (*e)->merge_passes;
+    s->x->stats.tmp_files += (*e)->files_created;
+    extsort_free(*e);
+    mem_free(*e);
+    *e = NULL;
+}
+
+/* An extsort failure (negative errno or STRATA_E*) as MySQL reports a temporary file it cannot write: 1026. */
+static int xsort_err(xsel_t *s, int rc)
+{
+    int e = rc < 0 && rc > -10000 ? -rc : EIO;
+    return diag_error(s->x->diag, ER_ERROR_ON_WRITE, s->x->tmpdir ? s->x->tmpdir : "/tmp", e, strerror(e));
+}
 
 static int item_by_name(xsel_t *s, const sql_expr_t *e)
 {
@@ -1615,6 +1783,15 @@ static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *
 static void send_columns(xsel_t *s)
 {
     if (!s->cols_sent && !s->collect_only) {
+        uint16_t rc = s->x->result_coll;
+        if (rc && rc != COLL_BINARY && value_coll_mbmaxlen(rc) == 1)
+            for (uint32_t i = 0; i < s->nitems; i++) {
+                /* names come from the (utf8mb4) statement text: a latin1 client reads them in latin1 */
+                size_t n, bad;
+                if (s->cols[i].name)
+                    s->cols[i].name = sql_str_convert(s->x->arena, s->cols[i].name, strlen(s->cols[i].name),
+                                                      COLL_UTF8MB4_GENERAL_CI, rc, &n, &bad);
+            }
         s->x->sink->columns(s->x->sink, s->cols, (int)s->nitems);
         s->cols_sent = true;
     }
@@ -1625,12 +1802,13 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c);
 static void send_row(xsel_t *s, const value_t *vals)
 {
     sql_exec_ctx_t *x = s->x;
+    arena_t *ra = s->rowa_ok ? &s->rowa : x->arena; /* the sink copies the cells at once */
     if (!s->cols_sent && s->cols && s->sel)
         for (uint32_t i = 0; i < s->nitems; i++)
             if (s->items && s->items[i].src_col < 0)
                 item_col(s, i, &vals[i], &s->cols[i]); /* the first row settles an expression's type */
     send_columns(s);
-    res_cell_t *cells = arena_alloc(x->arena, sizeof(res_cell_t) * (s->nitems + 1));
+    res_cell_t *cells = arena_alloc(ra, sizeof(res_cell_t) * (s->nitems + 1));
     for (uint32_t i = 0; i < s->nitems; i++) {
         cells[i].null = vals[i].type == VAL_NULL;
         cells[i].p = "";
@@ -1641,32 +1819,131 @@ static void send_row(xsel_t *s, const value_t *vals)
             /* BIT(M) goes out as its ceil(M/8) bytes, big-endian, as MySQL sends it */
             uint32_t nb = (s->cols[i].length + 7) / 8;
             nb = nb ? MIN(nb, 8u) : 1;
-            char *p = arena_alloc(x->arena, nb);
+            char *p = arena_alloc(ra, nb);
             for (uint32_t k = 0; k < nb; k++)
                 p[k] = (char)(vals[i].u >> (8 * (nb - 1 - k)));
             cells[i].p = p;
             cells[i].len = nb;
             continue;
         }
-        cells[i].p = value_to_text(x->arena, &vals[i], &cells[i].len);
+        if (vals[i].type == VAL_STRING && x->result_coll && x->result_coll != COLL_BINARY &&
+            vals[i].coll != COLL_BINARY && vals[i].coll != x->result_coll) {
+            /* strings go out in character_set_results (a latin1 column to a utf8mb4 client, and back) */
+            size_t bad;
+            cells[i].p = sql_str_convert(ra, vals[i].s.ptr, vals[i].s.len, vals[i].coll, x->result_coll,
+                                         &cells[i].len, &bad);
+            continue;
+        }
+        cells[i].p = value_to_text(ra, &vals[i], &cells[i].len);
     }
     x->sink->row(x->sink, cells);
 }
 
-/* A finished output row: DISTINCT, then straight out (streaming) or kept for the sort. 1 = LIMIT reached. */
-static int out_row(xsel_t *s, const value_t *row, value_t *vals)
+/* One row in the LIMIT heap: key + payload in one allocation, seq = arrival (ties keep the earlier row). */
+typedef struct xtop {
+    uint8_t *rec;
+    size_t klen, plen;
+    uint64_t seq;
+} xtop_t;
+
+static int top_cmp(const xtop_t *a, const xtop_t *b)
 {
-    if (s->sel->distinct) {
-        buf_t k;
-        buf_init(&k);
-        for (uint32_t i = 0; i < s->nitems; i++)
-            xkey_append(&k, &vals[i], false);
-        bool added;
-        xmap_put(&s->distinct, k.data, k.len, &added);
-        buf_free(&k);
-        if (!added)
-            return 0;
+    int r = memcmp(a->rec, b->rec, MIN(a->klen, b->klen));
+    if (r == 0)
+        r = a->klen < b->klen ? -1 : a->klen > b->klen;
+    return r ? r : (a->seq < b->seq ? -1 : a->seq > b->seq);
+}
+
+static void top_down(xtop_t *h, uint64_t n, uint64_t i)
+{
+    for (;;) {
+        uint64_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n && top_cmp(&h[l], &h[m]) > 0)
+            m = l;
+        if (r < n && top_cmp(&h[r], &h[m]) > 0)
+            m = r;
+        if (m == i)
+            return;
+        xtop_t t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
     }
+}
+
+static int top_cmp_qsort(const void *a, const void *b) { return top_cmp(a, b); }
+static int top_seq_qsort(const void *a, const void *b)
+{
+    const xtop_t *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void top_free(xsel_t *s)
+{
+    if (!s->top)
+        return;
+    for (uint64_t i = 0; i < s->topn; i++)
+        mem_free(s->top[i].rec);
+    mem_free(s->top);
+    s->top = NULL;
+    s->topn = 0;
+}
+
+/* Moves the heap's rows into s->osort: in arrival order (the heap outgrew its budget: the sort goes on there,
+ * stable) or in sorted order (the end of a LIMIT sort). */
+static int top_flush(xsel_t *s, bool sorted)
+{
+    if (s->topn > 1)
+        qsort(s->top, s->topn, sizeof *s->top, sorted ? top_cmp_qsort : top_seq_qsort);
+    if (!s->osort)
+        s->osort = xsort_new(s);
+    int rc = 0;
+    for (uint64_t i = 0; i < s->topn && !rc; i++)
+        rc = extsort_add(s->osort, s->top[i].rec, s->top[i].klen, s->top[i].rec + s->top[i].klen, s->top[i].plen);
+    top_free(s);
+    return rc ? xsort_err(s, rc) : 0;
+}
+
+/* Offers a row (order key + payload in k) to the LIMIT heap. */
+static int top_add(xsel_t *s, const buf_t *k, size_t kl)
+{
+    xtop_t t = {.klen = kl, .plen = k->len - kl, .seq = s->topseq++};
+    if (s->topn == s->topk) {
+        t.rec = (uint8_t *)k->data; /* compared in place: copied only if it goes in */
+        if (top_cmp(&t, &s->top[0]) >= 0)
+            return 0;
+        s->topmem -= s->top[0].klen + s->top[0].plen;
+        mem_free(s->top[0].rec);
+        t.rec = mem_alloc(k->len ? k->len : 1);
+        memcpy(t.rec, k->data, k->len);
+        s->top[0] = t;
+        top_down(s->top, s->topn, 0);
+    } else {
+        if (s->topn == s->topcap) {
+            s->topcap = MIN(s->topk, s->topcap * 2);
+            s->top = mem_realloc(s->top, sizeof(xtop_t) * s->topcap);
+        }
+        t.rec = mem_alloc(k->len ? k->len : 1);
+        memcpy(t.rec, k->data, k->len);
+        uint64_t i = s->topn++;
+        s->top[i] = t;
+        while (i > 0 && top_cmp(&s->top[(i - 1) / 2], &s->top[i]) < 0) {
+            xtop_t x = s->top[i];
+            s->top[i] = s->top[(i - 1) / 2];
+            s->top[(i - 1) / 2] = x;
+            i = (i - 1) / 2;
+        }
+    }
+    s->topmem += k->len + sizeof(xtop_t);
+    if (s->topmem > sort_budget(s->x))
+        return top_flush(s, false); /* too big for a priority queue: an ordinary (external) sort */
+    return 0;
+}
+
+/* A row past DISTINCT: straight out (streaming), into the ORDER BY sort, or kept.  okey: its order key when
+ * already computed (rows read back from the DISTINCT sort have no source row any more).  1 = LIMIT reached. */
+static int out_row_unique(xsel_t *s, const value_t *row, const value_t *vals, const uint8_t *okey, size_t oklen)
+{
     s->total++;
     if (s->streaming) {
         if (s->skipped < s->offset) {
@@ -1681,6 +1958,31 @@ static int out_row(xsel_t *s, const value_t *row, value_t *vals)
             return 1;
         return 0;
     }
+    if (s->need_sort) {
+        buf_t k;
+        buf_init(&k);
+        int rc = 0;
+        if (okey)
+            buf_append(&k, okey, oklen);
+        else
+            rc = order_key(s, row, vals, &k);
+        size_t kl = k.len;
+        if (rc == 0) {
+            xrow_pack(&k, vals, s->nitems);
+            if (s->top) {
+                rc = top_add(s, &k, kl);
+            } else {
+                if (!s->osort)
+                    s->osort = xsort_new(s);
+                if ((rc = extsort_add(s->osort, k.data, kl, k.data + kl, k.len - kl)) != 0)
+                    rc = xsort_err(s, rc);
+            }
+        }
+        buf_free(&k);
+        if (rc == 0)
+            s->nout++;
+        return rc;
+    }
     if (s->nout == s->capout) {
         s->capout = s->capout ? s->capout * 2 : 64;
         s->outs = mem_realloc(s->outs, sizeof(xout_t) * s->capout);
@@ -1691,31 +1993,99 @@ static int out_row(xsel_t *s, const value_t *row, value_t *vals)
         o->vals[i] = xvalue_copy(s->ga, &vals[i]);
     o->key = NULL;
     o->klen = 0;
-    if (s->need_sort) {
+    return 0;
+}
+
+/* A finished output row: DISTINCT first.  While the key set fits tmp_table_size it decides alone; after that,
+ * rows with keys it does not hold go to s->dsort and are de-duplicated when read back (distinct_drain). */
+static int out_row(xsel_t *s, const value_t *row, value_t *vals)
+{
+    if (s->sel->distinct) {
         buf_t k;
         buf_init(&k);
-        int rc = order_key(s, row, vals, &k);
-        if (rc) {
+        for (uint32_t i = 0; i < s->nitems; i++)
+            xkey_append(&k, &vals[i], false);
+        if (!s->dsort) {
+            bool added;
+            xmap_put(&s->distinct, k.data, k.len, &added);
+            if (added) {
+                s->dmem += k.len + XMAP_ENTRY_OVERHEAD;
+                if (s->dmem > tmp_budget(s->x)) {
+                    s->dsort = xsort_new(s);
+                    s->x->stats.tmp_disk_tables++;
+                }
+            }
+            buf_free(&k);
+            if (!added)
+                return 0;
+        } else {
+            int rc = 0;
+            if (xmap_find(&s->distinct, k.data, k.len) < 0) {
+                buf_t pay;
+                buf_init(&pay);
+                uint32_t ol = 0;
+                buf_append(&pay, &ol, 4);
+                if (s->need_sort && (rc = order_key(s, row, vals, &pay)) == 0) {
+                    ol = (uint32_t)(pay.len - 4);
+                    memcpy(pay.data, &ol, 4);
+                }
+                if (rc == 0) {
+                    xrow_pack(&pay, vals, s->nitems);
+                    if ((rc = extsort_add(s->dsort, k.data, k.len, pay.data, pay.len)) != 0)
+                        rc = xsort_err(s, rc);
+                }
+                buf_free(&pay);
+            }
             buf_free(&k);
             return rc;
         }
-        o->key = arena_alloc(s->ga, k.len + 1);
-        if (k.len)
-            memcpy(o->key, k.data, k.len);
-        o->klen = k.len;
-        buf_free(&k);
     }
-    return 0;
+    return out_row_unique(s, row, vals, NULL, 0);
+}
+
+/* The DISTINCT rows that went to disk: sorted by key, the first of each key goes on. */
+static int distinct_drain(xsel_t *s)
+{
+    if (!s->dsort)
+        return 0;
+    int rc = extsort_finish(s->dsort);
+    if (rc)
+        return xsort_err(s, rc);
+    buf_t last;
+    buf_init(&last);
+    bool have = false;
+    value_t *vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
+    const uint8_t *k, *p;
+    size_t kl, pl;
+    int n;
+    while ((n = extsort_next(s->dsort, &k, &kl, &p, &pl)) == 1) {
+        if (have && last.len == kl && memcmp(last.data, k, kl) == 0)
+            continue;
+        buf_reset(&last);
+        buf_append(&last, k, kl);
+        have = true;
+        arena_reset(&s->rowa);
+        uint32_t ol;
+        memcpy(&ol, p, 4);
+        xrow_unpack(&s->rowa, p + 4 + ol, vals, s->nitems);
+        rc = out_row_unique(s, NULL, vals, s->need_sort ? p + 4 : NULL, ol);
+        if (rc)
+            break;
+    }
+    buf_free(&last);
+    if (n < 0)
+        return xsort_err(s, n);
+    return rc < 0 ? rc : 0;
 }
 
 static int on_row(void *arg, const value_t *row)
 {
     xsel_t *s = arg;
-    sql_exec_ctx_t *x = s->x;
+    arena_reset(&s->rowa);
     if (s->aggregate) {
         buf_t k;
         buf_init(&k);
-        size_t *cut = arena_alloc(x->arena, sizeof(size_t) * (s->ngroup + 1));
+        size_t *cut = arena_alloc(&s->rowa, sizeof(size_t) * (s->ngroup + 1));
         for (uint32_t i = 0; i < s->ngroup; i++) {
             value_t v;
             cut[i] = k.len;
@@ -1740,8 +2110,26 @@ static int on_row(void *arg, const value_t *row)
                 buf_append(&lk, k.data, cut[lv]);
                 buf_append_byte(&lk, 0xFF);
             }
-            bool added;
-            uint32_t gi = xmap_put(&s->gmap, lk.data, lk.len, &added);
+            bool added = false;
+            int64_t gi;
+            if (!s->gsort) {
+                gi = xmap_put(&s->gmap, lk.data, lk.len, &added);
+            } else if ((gi = xmap_find(&s->gmap, lk.data, lk.len)) < 0) {
+                /* over tmp_table_size: a row of a group not in memory is sorted aside with its level */
+                buf_t pay;
+                buf_init(&pay);
+                uint32_t l32 = (uint32_t)lv;
+                buf_append(&pay, &l32, 4);
+                xrow_pack(&pay, row, s->q.width);
+                int rc = extsort_add(s->gsort, lk.data, lk.len, pay.data, pay.len);
+                buf_free(&pay);
+                buf_free(&lk);
+                if (rc) {
+                    buf_free(&k);
+                    return xsort_err(s, rc);
+                }
+                continue;
+            }
             if (added) {
                 if (s->ngroups == s->capgroups) {
                     s->capgroups = s->capgroups ? s->capgroups * 2 : 16;
@@ -1763,6 +2151,12 @@ static int on_row(void *arg, const value_t *row)
                 buf_init(&g->key);
                 buf_append(&g->key, lk.data, lk.len);
                 s->groups[s->ngroups++] = g;
+                s->gmem += sizeof *g + xrow_size(g->rep, s->q.width) + sizeof(value_t) * (s->nitems + 1) +
+                           sizeof(xagg_t) * (s->q.nagg + 1) + 2 * lk.len + XMAP_ENTRY_OVERHEAD + sizeof(xgroup_t *);
+                if (s->gmem > tmp_budget(s->x)) {
+                    s->gsort = xsort_new(s);
+                    s->x->stats.tmp_disk_tables++;
+                }
             }
             buf_free(&lk);
             xgroup_t *g = s->groups[gi];
@@ -1777,12 +2171,12 @@ static int on_row(void *arg, const value_t *row)
         buf_free(&k);
         return 0;
     }
-    value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (s->nitems + 1));
+    value_t *vals = arena_alloc(&s->rowa, sizeof(value_t) * (s->nitems + 1));
     int rc = eval_items(s, row, vals);
     if (rc)
         return rc;
     if (s->sel->having) {
-        value_t *ext = arena_alloc(x->arena, sizeof(value_t) * (s->q.width + s->nitems + 1));
+        value_t *ext = arena_alloc(&s->rowa, sizeof(value_t) * (s->q.width + s->nitems + 1));
         memcpy(ext, row, sizeof(value_t) * s->q.width);
         memcpy(ext + s->q.width, vals, sizeof(value_t) * s->nitems);
         rc = xeval_bool(&s->xe, s->sel->having, ext);
@@ -1877,6 +2271,8 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         c->decimals = 0;
         c->flags &= (uint16_t)~COLF_NOT_NULL;
     }
+    if (c->charset != CHARSET_BINARY && s->x->result_coll == COLL_BINARY)
+        c->charset = CHARSET_BINARY;
     if (c->charset != CHARSET_BINARY && s->x->result_coll && s->x->result_coll != COLL_BINARY &&
         c->charset != s->x->result_coll) {
         uint32_t from = value_coll_mbmaxlen(c->charset), to = value_coll_mbmaxlen(s->x->result_coll);
@@ -1892,6 +2288,8 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     s->x = x;
     s->sel = sel;
     s->ga = x->arena;
+    arena_init(&s->rowa, 8192);
+    s->rowa_ok = true;
     int rc;
     if (sel->union_next && !member)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "UNION here");
@@ -1993,6 +2391,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     s->limit = UINT64_MAX;
     xeval_init(&s->xe, x);
     s->xe.q = &s->q;
+    s->xe.ev.arena = &s->rowa; /* what is kept beyond a row is copied (xvalue_copy, xrow_pack) */
     if (sel->limit.count) {
         value_t v;
         if ((rc = xeval(&s->xe, sel->limit.count, NULL, &v)) != 0)
@@ -2074,6 +2473,141 @@ static void xsel_free(xsel_t *s)
     mem_free(s->groups);
     xmap_free(&s->distinct);
     xmap_free(&s->gmap);
+    top_free(s);
+    xsort_done(s, &s->osort);
+    xsort_done(s, &s->gsort);
+    xsort_done(s, &s->dsort);
+    if (s->rowa_ok)
+        arena_destroy(&s->rowa);
+    s->rowa_ok = false;
+}
+
+/* Sort_range when the rows of the first table come through an index range, else Sort_scan (MariaDB). */
+static void sort_stats(xsel_t *s, uint64_t rows)
+{
+    s->x->stats.sort_rows += rows;
+    bool range = false;
+    if (s->q.nsrc && !s->q.src[0].is_virtual) {
+        xpath_t p;
+        choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
+        range = p.index >= 0;
+    }
+    if (range)
+        s->x->stats.sort_range++;
+    else
+        s->x->stats.sort_scan++;
+}
+
+/* One group's output row: the items, HAVING, then out_row.  0, 1 (LIMIT reached) or an error. */
+static int group_emit(xsel_t *s, xgroup_t *g)
+{
+    s->ngroups_out++;
+    s->xe.group = g;
+    value_t *vals = arena_alloc(&s->rowa, sizeof(value_t) * (s->nitems + 1));
+    int rc = eval_items(s, g->rep, vals);
+    if (rc == 0 && s->sel->having) {
+        memcpy(g->rep + s->q.width, vals, sizeof(value_t) * s->nitems);
+        rc = xeval_bool(&s->xe, s->sel->having, g->rep);
+        rc = rc < 0 ? rc : rc == 0 ? 2 : 0;
+    }
+    if (rc == 0)
+        rc = out_row(s, g->rep, vals);
+    s->xe.group = NULL;
+    return rc == 2 ? 0 : rc;
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const buf_t *b)
+{
+    int r = memcmp(a, b->data, MIN(al, b->len));
+    return r ? r : (al < b->len ? -1 : al > b->len);
+}
+
+/* The groups in key order: the in-memory ones (sorted) merged with those read back from s->gsort, which are
+ * built one at a time in their own arena (a spilled group's key is never one of the in-memory groups'). */
+static int groups_emit(xsel_t *s)
+{
+    extsort_t *gs = s->gsort;
+    int rc = 0;
+    if (gs && (rc = extsort_finish(gs)) != 0)
+        return xsort_err(s, rc);
+    const uint8_t *k = NULL, *p = NULL;
+    size_t kl = 0, pl = 0;
+    int have = gs ? extsort_next(gs, &k, &kl, &p, &pl) : 0;
+    uint64_t i = 0;
+    arena_t ga;
+    arena_init(&ga, 8192);
+    buf_t key;
+    buf_init(&key);
+    value_t *row = arena_alloc(s->ga, sizeof(value_t) * (s->q.width + 1));
+    while (rc == 0 && have >= 0 && (i < s->ngroups || have == 1)) {
+        arena_reset(&s->rowa);
+        if (!(have == 1 && (i == s->ngroups || key_cmp(k, kl, &s->groups[i]->key) < 0))) {
+            rc = group_emit(s, s->groups[i++]);
+            continue;
+        }
+        arena_reset(&ga);
+        xgroup_t g;
+        memset(&g, 0, sizeof g);
+        uint32_t lv;
+        memcpy(&lv, p, 4);
+        g.rep = arena_calloc(&ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
+        xrow_unpack(&ga, p + 4, g.rep, s->q.width);
+        for (uint32_t j = lv; j < s->ngroup; j++) {
+            const sql_expr_t *ge = s->group[j].item >= 0 ? s->items[s->group[j].item].expr : s->group[j].expr;
+            if (ge->kind == SQL_E_COLUMN && ge->slot >= 0)
+                g.rep[ge->slot] = value_null();
+        }
+        g.aggs = arena_calloc(&ga, sizeof(xagg_t) * (s->q.nagg + 1));
+        for (uint32_t a = 0; a < s->q.nagg; a++)
+            buf_init(&g.aggs[a].concat);
+        buf_reset(&key);
+        buf_append(&key, k, kl);
+        do {
+            arena_reset(&s->rowa);
+            xrow_unpack(&s->rowa, p + 4, row, s->q.width);
+            for (uint32_t a = 0; a < s->q.nagg && rc == 0; a++)
+                rc = agg_add(&s->xe, s->q.aggs[a], &g.aggs[a], row, &ga);
+            if (rc)
+                break;
+            have = extsort_next(gs, &k, &kl, &p, &pl);
+        } while (have == 1 && key_cmp(k, kl, &key) == 0);
+        if (rc == 0 && have >= 0) {
+            arena_reset(&s->rowa);
+            rc = group_emit(s, &g);
+        }
+        for (uint32_t a = 0; a < s->q.nagg; a++) {
+            buf_free(&g.aggs[a].concat);
+            if (g.aggs[a].distinct_init)
+                xmap_free(&g.aggs[a].distinct);
+        }
+    }
+    arena_destroy(&ga);
+    buf_free(&key);
+    if (rc == 0 && have < 0)
+        rc = xsort_err(s, have);
+    return rc < 0 ? rc : 0;
+}
+
+/* Reads the sorted rows back into s->outs (INSERT ... SELECT, subqueries and UNION members keep their rows). */
+static int sorted_collect(xsel_t *s)
+{
+    const uint8_t *k, *p;
+    size_t kl, pl;
+    int n;
+    uint64_t cnt = 0;
+    s->capout = s->nout + 1;
+    s->outs = mem_realloc(s->outs, sizeof(xout_t) * s->capout);
+    while ((n = extsort_next(s->osort, &k, &kl, &p, &pl)) == 1 && cnt < s->nout) {
+        xout_t *o = &s->outs[cnt++];
+        o->vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
+        xrow_unpack(s->ga, p, o->vals, s->nitems);
+        o->key = NULL;
+        o->klen = 0;
+    }
+    if (n < 0)
+        return xsort_err(s, n);
+    s->nout = cnt;
+    return 0;
 }
 
 /* Runs a prepared xsel: rows go to the sink, or into s->outs when collect_only. */
@@ -2086,6 +2620,13 @@ static int xsel_run(xsel_t *s)
     int oix = order_index(s, &desc);
     s->need_sort = s->norder > 0 && oix < 0;
     s->streaming = !s->aggregate && !s->need_sort && !s->collect_only;
+    if (s->need_sort && s->limit && s->limit != UINT64_MAX && s->offset + s->limit > s->offset) {
+        /* LIMIT: keep only the best OFFSET + LIMIT rows (they come out through osort at the end); a heap that
+         * outgrows sort_buffer_size turns into an ordinary sort (top_add) */
+        s->topk = s->offset + s->limit;
+        s->topcap = MIN(s->topk, 64u);
+        s->top = mem_alloc(sizeof(xtop_t) * s->topcap);
+    }
     int rc = xquery_run(&s->q, s->sel->where, on_row, s, oix, desc);
     if (rc)
         return rc;
@@ -2107,41 +2648,46 @@ static int xsel_run(xsel_t *s)
         if (s->ngroup && s->ngroups > 1) /* qsort must not see a NULL base (UBSan) */
             qsort(s->groups, s->ngroups, sizeof *s->groups, cmp_group);
         s->streaming = !s->need_sort && !s->collect_only;
-        for (uint64_t i = 0; i < s->ngroups; i++) {
-            xgroup_t *g = s->groups[i];
-            s->xe.group = g;
-            value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (s->nitems + 1));
-            if ((rc = eval_items(s, g->rep, vals)) != 0)
-                return rc;
-            if (s->sel->having) {
-                memcpy(g->rep + s->q.width, vals, sizeof(value_t) * s->nitems);
-                rc = xeval_bool(&s->xe, s->sel->having, g->rep);
-                if (rc < 0)
-                    return rc;
-                if (rc == 0)
-                    continue;
-            }
-            rc = out_row(s, g->rep, vals);
-            if (rc < 0)
-                return rc;
-            if (rc == 1)
-                break;
+        if ((rc = groups_emit(s)) != 0)
+            return rc;
+        if (s->ngroup) {
+            /* MariaDB: GROUP BY through a temporary table, whose groups a filesort then orders */
+            x->stats.tmp_tables++;
+            x->stats.sort_rows += s->ngroups_out;
+            x->stats.sort_scan++;
         }
-        s->xe.group = NULL;
     }
+    if (s->sel->distinct)
+        x->stats.tmp_tables++;
+    if ((rc = distinct_drain(s)) != 0)
+        return rc;
     if (!s->streaming) {
-        if (s->need_sort && s->nout > 1) /* qsort must not see a NULL base (UBSan) */
-            qsort(s->outs, s->nout, sizeof *s->outs, cmp_out);
+        if (s->top) {
+            x->stats.sort_priority_queue_sorts++;
+            if ((rc = top_flush(s, true)) != 0)
+                return rc;
+        }
+        if (s->osort) {
+            if ((rc = extsort_finish(s->osort)) != 0)
+                return xsort_err(s, rc);
+            /* Sort_rows: the rows the sort returns (MariaDB counts OFFSET + LIMIT at most) */
+            sort_stats(s, s->topk ? MIN(s->osort->rows, s->topk) : s->osort->rows);
+            if (s->collect_only) {
+                if ((rc = sorted_collect(s)) != 0)
+                    return rc;
+            } else {
+                s->osorted = true;
+            }
+        }
         s->total = s->nout;
     }
     return 0;
 }
 
-static int xsel_send(xsel_t *s)
+static int xsel_send(xsel_t *s, const value_t *first)
 {
     sql_exec_ctx_t *x = s->x;
     s->cols = arena_calloc(x->arena, sizeof(res_col_t) * (s->nitems + 1));
-    const value_t *first = s->nout ? s->outs[0].vals : NULL;
     for (uint32_t i = 0; i < s->nitems; i++)
         item_col(s, i, first ? &first[i] : NULL, &s->cols[i]);
     return 0;
@@ -2360,6 +2906,33 @@ static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
     return 0;
 }
 
+/* Sends the rows of the finished ORDER BY sort, after OFFSET and up to LIMIT, one row in memory at a time. */
+static int send_sorted(xsel_t *s)
+{
+    value_t *vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
+    const uint8_t *k, *p;
+    size_t kl, pl;
+    int n;
+    uint64_t i = 0;
+    while ((n = extsort_next(s->osort, &k, &kl, &p, &pl)) == 1) {
+        arena_reset(&s->rowa);
+        xrow_unpack(&s->rowa, p, vals, s->nitems);
+        if (i == 0 && !s->cols_sent)
+            xsel_send(s, vals);
+        if (i >= s->offset) {
+            if (i - s->offset >= s->limit)
+                break;
+            send_row(s, vals);
+        }
+        i++;
+    }
+    if (n < 0)
+        return xsort_err(s, n);
+    if (i == 0 && !s->cols_sent)
+        xsel_send(s, NULL);
+    return 0;
+}
+
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
 {
     if (sel->union_next)
@@ -2375,10 +2948,12 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
     rc = xsel_run(&s);
     if (rc)
         goto out;
-    if (!s.streaming) {
-        if (!s.cols_sent) {
-            xsel_send(&s);
-        }
+    if (!s.streaming && s.osorted) {
+        if ((rc = send_sorted(&s)) != 0)
+            goto out;
+    } else if (!s.streaming) {
+        if (!s.cols_sent)
+            xsel_send(&s, s.nout ? s.outs[0].vals : NULL);
         for (uint64_t i = s.offset; i < s.nout && i - s.offset < s.limit; i++)
             send_row(&s, s.outs[i].vals);
     }
@@ -2672,6 +3247,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)
         xe->ev.max_allowed_packet = x->max_allowed_packet;
+    xe->ev.conn_coll = x->conn_coll;
 }
 
 int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)

@@ -686,9 +686,11 @@ static sql_expr_t *simple_expr(parser_t *p)
     case TK_NSTRING: {
         const char *first_text = t->text;
         size_t first_len = t->text_len;
+        bool plain = t->type == TK_STRING; /* N'..' is utf8 whatever the connection */
         size_t n;
         const char *s = string_lit(p, &n);
         e = literal_value(p, value_str(s, n, COLL_DEFAULT), start, first_text, first_len);
+        e->lit_conn = plain;
         break;
     }
     case TK_HEX:

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "sql/sql_int.h"
+#include "sql/store.h"
 
 /* ---------------------------------------------------------------- collations */
 
@@ -923,6 +924,21 @@ int value_compare(const value_t *a, const value_t *b, diag_t *d)
     value_type_t ta = a->type, tb = b->type;
     if (ta == VAL_STRING && tb == VAL_STRING) {
         uint16_t coll = a->coll == COLL_BINARY || b->coll == COLL_BINARY ? COLL_BINARY : a->coll;
+        bool sa = value_coll_mbmaxlen(a->coll) == 1, sb = value_coll_mbmaxlen(b->coll) == 1;
+        if (coll != COLL_BINARY && sa != sb) {
+            /* latin1 against UTF-8: the latin1 side is converted and both compare in the UTF-8 collation (MySQL
+             * converts to the superset character set) */
+            const value_t *l = sa ? a : b;
+            uint16_t ucoll = sa ? b->coll : a->coll;
+            arena_t t;
+            arena_init(&t, 256);
+            size_t n, bad;
+            const char *cv = sql_str_convert(&t, l->s.ptr, l->s.len, l->coll, ucoll, &n, &bad);
+            int r = sa ? value_collate_cmp(ucoll, cv, n, b->s.ptr, b->s.len)
+                       : value_collate_cmp(ucoll, a->s.ptr, a->s.len, cv, n);
+            arena_destroy(&t);
+            return r;
+        }
         return value_collate_cmp(coll, a->s.ptr, a->s.len, b->s.ptr, b->s.len);
     }
     /* temporal vs temporal or vs string: as temporal */

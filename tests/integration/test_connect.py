@@ -304,15 +304,6 @@ def test_handshake(target):
 
 def test_charset_conversion(target):
     """SET NAMES decides how literals are read and results are sent (and the column charset number)."""
-    if target.kind == 'strata':
-        # Known gap (issue 4): strata reads every client in utf8mb4 and sends results in it; conversion from
-        # character_set_client and to character_set_results is not built.  Strict: once the checks below pass
-        # on strata, this test fails and asks for the xfail to go.
-        try:
-            check_charset_conversion(target)
-        except AssertionError:
-            pytest.xfail('character_set_client / character_set_results conversion not implemented')
-        pytest.fail('charset conversion now works on strata: remove the xfail')
     check_charset_conversion(target)
 
 
