@@ -31,9 +31,7 @@ SELECT GROUP_CONCAT(s ORDER BY b SEPARATOR '') FROM str;
 SELECT MAX(s), MIN(s), MAX(b), MIN(b) FROM str;
 SELECT UPPER('ñandú straße ÿ'), LOWER('ÀÉÎÕÜ ŁŻŹ'), UPPER('αβγ ωσς'), LOWER('ПРИВЕТ Ёж'), UPPER(BINARY 'abc'), HEX(UPPER(_latin1'abcé'));
 SELECT HEX(CONVERT('é€' USING latin1)), CHAR_LENGTH(CONVERT('日本' USING latin1)), HEX(CONVERT('日本' USING latin1));
--- @diff result sets are not yet converted to character_set_results (latin1 values go out as their bytes); the charset work in exec_select.c / the protocol is on another branch
 SELECT CONVERT('é' USING latin1), UPPER(_latin1'abcé');
--- @diff comparing strings of two character sets does not convert them to a common one yet (same branch as above)
 SELECT CONVERT('€' USING latin1) = '€';
 SELECT EXTRACT(YEAR FROM '2024-03-05'), EXTRACT(HOUR_MINUTE FROM '2024-03-05 14:07:09'), EXTRACT(DAY_SECOND FROM '2024-03-05 14:07:09'), EXTRACT(MICROSECOND FROM '10:00:00.25'), EXTRACT(WEEK FROM '2024-03-05'), EXTRACT(HOUR FROM '-10:00:00');
 SELECT GREATEST('2024-01-01', DATE '2023-01-01'), LEAST(TIMESTAMP '2024-01-01 10:00:00', '2024-01-01'), GREATEST(DATE '2024-01-01', '2024-01-01 10:00:00');
