@@ -277,6 +277,7 @@ typedef struct sql_show {
     const char *log_name;    /* BINLOG EVENTS IN 'name' */
     sql_expr_t *from_pos;    /* BINLOG EVENTS FROM pos */
     const char *engine;      /* SHOW ENGINE x STATUS */
+    bool engine_mutex;       /* SHOW ENGINE x MUTEX */
     sql_user_t user;         /* GRANTS FOR / CREATE USER */
     bool has_user;
     sql_limit_t limit;       /* WARNINGS / ERRORS / BINLOG EVENTS */

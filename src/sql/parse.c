@@ -2032,7 +2032,7 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "ENGINES")) { s->what = SQL_SHOW_ENGINES; return; }
     if (accept_word(p, "ENGINE")) {
         s->engine = ident(p);
-        if (!accept_word(p, "STATUS")) expect_word(p, "MUTEX");
+        if (!accept_word(p, "STATUS")) { expect_word(p, "MUTEX"); s->engine_mutex = true; }
         s->what = SQL_SHOW_ENGINE_STATUS;
         return;
     }
