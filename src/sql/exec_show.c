@@ -244,7 +244,7 @@ static const char *col_key(const cat_table_t *t, uint32_t col)
 static const char *default_shown(const cat_column_t *c, bool for_create, arena_t *a)
 {
     switch (c->def) {
-    case CAT_DEF_NOW: return "current_timestamp()";
+    case CAT_DEF_NOW: return arena_printf(a, "current_timestamp(%s)", c->default_text ? c->default_text : "");
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
@@ -256,12 +256,19 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     }
 }
 
-static const char *extra_of(const cat_column_t *c)
+/* ON UPDATE CURRENT_TIMESTAMP is always at the column's precision (MariaDB), shown as "(3)" or "()" */
+static const char *on_update_text(const cat_column_t *c, arena_t *a, const char *word)
+{
+    return c->rc.scale ? arena_printf(a, "%s current_timestamp(%u)", word, c->rc.scale)
+                       : arena_printf(a, "%s current_timestamp()", word);
+}
+
+static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
     if (c->auto_increment)
         return "auto_increment";
     if (c->on_update_now)
-        return "on update current_timestamp()";
+        return on_update_text(c, a, "on update");
     return "";
 }
 
@@ -304,7 +311,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         if (c->auto_increment)
             buf_append_str(&b, " AUTO_INCREMENT");
         if (c->on_update_now)
-            buf_append_str(&b, " ON UPDATE current_timestamp()");
+            buf_printf(&b, " %s", on_update_text(c, a, "ON UPDATE"));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
         if (i + 1 < t->ncols || t->nidx)
@@ -445,7 +452,7 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
         r[k++] = S(c->rc.nullable ? "YES" : "NO");
         r[k++] = S(col_key(t, i));
         r[k++] = S(default_shown(c, false, x->arena));
-        r[k++] = S(extra_of(c));
+        r[k++] = S(extra_of(c, x->arena));
         if (sh->full) {
             r[k++] = S("select,insert,update,references");
             r[k++] = S(c->comment);
@@ -753,7 +760,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = str && !bin ? S(value_coll_name(cc->rc.coll)) : value_null();
                     r[k++] = S(type_text(x->arena, cc));
                     r[k++] = S(col_key(t, c));
-                    r[k++] = S(extra_of(cc));
+                    r[k++] = S(extra_of(cc, x->arena));
                     r[k++] = S("select,insert,update,references");
                     r[k++] = S(cc->comment);
                     r[k++] = S("NEVER");

@@ -2452,18 +2452,23 @@ static bool is_now_word(parser_t *p)
            is_word(p, "LOCALTIMESTAMP");
 }
 
-/* CURRENT_TIMESTAMP [( [n] )] / NOW([n]) */
-static void now_value(parser_t *p)
+/* CURRENT_TIMESTAMP [( [n] )] / NOW([n]): n, or -1 when not written (the column's precision, as MariaDB). */
+static int now_value(parser_t *p)
 {
     bool must_paren = is_word(p, "NOW");
+    int fsp = -1;
     next(p);
     if (accept_punct(p, '(')) {
-        if (p->tok.type == TK_INT)
+        if (p->tok.type == TK_INT) {
+            unsigned long n = strtoul(p->tok.text, NULL, 10);
+            fsp = n > 6 ? 7 : (int)n;
             next(p);
+        }
         expect_punct(p, ')');
     } else if (must_paren) {
         syntax_error(p);
     }
+    return fsp;
 }
 
 static sql_expr_t *default_value(parser_t *p)
@@ -2504,7 +2509,7 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             c->default_expr = NULL;
             if (is_now_word(p)) {
                 c->default_now = true;
-                now_value(p);
+                c->default_now_fsp = (int8_t)now_value(p);
             } else {
                 c->default_expr = default_value(p);
             }
@@ -2512,7 +2517,7 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             expect_word(p, "UPDATE");
             if (!is_now_word(p))
                 syntax_error(p);
-            now_value(p);
+            c->on_update_fsp = (int8_t)now_value(p);
             c->on_update_now = true;
         } else if (accept_word(p, "AUTO_INCREMENT")) {
             c->auto_increment = true;

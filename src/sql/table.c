@@ -749,8 +749,14 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
         v.t.hour = (uint32_t)tm.tm_hour;
         v.t.minute = (uint32_t)tm.tm_min;
         v.t.second = (uint32_t)tm.tm_sec;
-        v.t.usec = (uint32_t)(us % 1000000);
-        v.dec = 6;
+        /* NOW(n): the precision stored with the default (catalog.h), the rest of the second cut off */
+        unsigned fsp = c->default_text && c->default_text[0] >= '1' && c->default_text[0] <= '6'
+                           ? (unsigned)(c->default_text[0] - '0') : 0;
+        uint32_t unit = 1;
+        for (unsigned i = fsp; i < 6; i++)
+            unit *= 10;
+        v.t.usec = (uint32_t)(us % 1000000) / unit * unit;
+        v.dec = (uint8_t)fsp;
         *out = v;
         return 0;
     }
