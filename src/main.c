@@ -307,6 +307,11 @@ int main(int argc, char **argv)
         log_error("Aborting");
         goto out;
     }
+    pcfg.net = net;
+    if (admit_start(&g_srv) != 0) {
+        log_error("Aborting: cannot start the transaction admission thread");
+        goto out;
+    }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
         fprintf(pf, "%d\n", (int)getpid());
@@ -327,6 +332,7 @@ int main(int argc, char **argv)
         break;
     }
     server_kill_all(&g_srv);
+    admit_stop(); /* parked waiters are admitted and see the kill */
     net_stop(net);
     net = NULL;
     unlink(pidpath);

@@ -516,6 +516,7 @@ static int conn_command(conn_t *c)
         break;
     }
     status_global_add(&c->srv->status, STATUS_THREADS_RUNNING, -1);
+    session_admission_after(s);
     c->idle_limit_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_WAIT_TIMEOUT) * 1000000u;
     arena_reset(&s->arena);
     return rc;
@@ -581,9 +582,48 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     return c;
 }
 
+/* Transaction admission (session/admit.h): resumes a parked connection. */
+static void conn_admitted(void *arg)
+{
+    conn_t *c = arg;
+    net_resume(c->cfg->net, c->nc);
+}
+
+/* Does the command in c->pkt wait for admission?  true: parked (it runs when resumed). */
+static bool conn_must_wait(conn_t *c)
+{
+    if (c->pkt.len == 0)
+        return false;
+    session_t *s = c->sess;
+    if (!session_admission_needed(s, c->pkt.data[0], (const char *)c->pkt.data + 1, c->pkt.len - 1))
+        return false;
+    if (admit_enter(&s->admit, conn_admitted, c))
+        return false;
+    c->parked_cmd = true;
+    return true;
+}
+
 static enum net_ready_result proto_ready(void *ctx)
 {
     conn_t *c = ctx;
+    if (c->parked_cmd) {
+        if (atomic_load(&c->sess->killed))
+            return NET_CLOSE;
+        if (c->sess->admit.state != ADMIT_HOLDING) {
+            if (!atomic_exchange(&c->sess->kill_query, false))
+                return NET_PARK; /* not admitted yet */
+            /* KILL QUERY while waiting: the statement ends with 1317, the connection stays */
+            c->parked_cmd = false;
+            conn_send_err_code(c, ER_QUERY_INTERRUPTED);
+            if (conn_flush(c) != 0)
+                return NET_CLOSE;
+            return proto_ready(c);
+        }
+        c->parked_cmd = false;
+        int r = conn_command(c);
+        if (conn_flush(c) != 0 || r != 0)
+            return NET_CLOSE;
+    }
     for (;;) {
         if (c->phase == PH_CLOSING || atomic_load(&c->sess->killed))
             return NET_CLOSE;
@@ -633,6 +673,8 @@ static enum net_ready_result proto_ready(void *ctx)
                 r = conn_handshake_response(c);
             else if (c->phase == PH_AUTH)
                 r = conn_auth_continue(c);
+            else if (conn_must_wait(c))
+                return NET_PARK; /* resumed by admission: the command runs then */
             else
                 r = conn_command(c);
             if (conn_flush(c) != 0 || r != 0)
@@ -704,6 +746,7 @@ static void proto_closed(void *ctx)
 {
     conn_t *c = ctx;
     if (c->sess) {
+        admit_leave(&c->sess->admit);
         session_unregister(c->sess);
         session_free(c->sess);
     }

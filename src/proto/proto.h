@@ -49,6 +49,7 @@ typedef struct proto_cfg {
     int net_write_timeout; /* seconds */
     struct tls_server *tls; /* NULL when TLS is unavailable */
     const struct auth_server *auth; /* caching_sha2 cache and RSA key */
+    struct net *net;                /* set by main once net_start returned: parked connections resume on it */
 } proto_cfg_t;
 
 /* A decoded HandshakeResponse41 / SSLRequest / COM_CHANGE_USER (handshake.c); pointers into the payload. */

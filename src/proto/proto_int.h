@@ -57,6 +57,7 @@ typedef struct conn {
     bool change_user;      /* the exchange in progress is a COM_CHANGE_USER */
     struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
+    bool parked_cmd;       /* c->pkt holds a command waiting for transaction admission (session/admit.h) */
 } conn_t;
 
 /* Packet building straight into obuf: begin, append payload bytes to c->obuf, end. */

@@ -21,6 +21,7 @@
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/sql.h"
 
@@ -1631,6 +1632,79 @@ static int stmt_com_counter(const sql_stmt_t *st)
     }
 }
 
+/*
+ * Account statements (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, CREATE/DROP ROLE) go to the binary log as
+ * QUERY events, as MariaDB writes them, once they succeeded and before the client's OK: a sink in front of the
+ * connection's writes the event when the statement answers OK.  (SET PASSWORD is not logged: MariaDB rewrites it
+ * with the hash, strata does not yet.)
+ */
+typedef struct logged_sink {
+    res_sink_t base;
+    res_sink_t *real;
+    session_t *s;
+    const sql_stmt_t *st;
+} logged_sink_t;
+
+static void ls_columns(res_sink_t *k, const res_col_t *cols, int n)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->columns(l->real, cols, n);
+}
+static void ls_row(res_sink_t *k, const res_cell_t *cells)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->row(l->real, cells);
+}
+static void ls_rows_end(res_sink_t *k, bool more)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->rows_end(l->real, more);
+}
+static void ls_error(res_sink_t *k)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->error(l->real);
+}
+static void ls_raw(res_sink_t *k, const char *p, size_t n)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->raw(l->real, p, n);
+}
+static void ls_prepared(res_sink_t *k, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    l->real->prepared(l->real, id, cols, ncols, nparams);
+}
+static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char *info, bool more)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    session_t *s = l->s;
+    if (s->srv->binlog && sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) && l->st->src && l->st->src_len &&
+        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id) != 0) {
+        diag_error(&s->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written to the "
+                                                           "binary log");
+        l->real->error(l->real);
+        return;
+    }
+    l->real->ok(l->real, affected, last_id, info, more);
+}
+
+static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t *st, res_sink_t *real)
+{
+    l->base = *real; /* binary as the real one; every call goes through to it */
+    l->base.raw = ls_raw;
+    l->base.prepared = ls_prepared;
+    l->base.columns = ls_columns;
+    l->base.row = ls_row;
+    l->base.rows_end = ls_rows_end;
+    l->base.ok = ls_ok;
+    l->base.error = ls_error;
+    l->real = real;
+    l->s = s;
+    l->st = st;
+    return &l->base;
+}
+
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -1656,15 +1730,22 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_CREATE_USER:
     case SQL_STMT_ALTER_USER:
-    case SQL_STMT_DROP_USER:
-        return exec_user_stmt(x, st, sink, more);
-    case SQL_STMT_RENAME_USER:
-        return exec_rename_user(x, st, sink, more);
+    case SQL_STMT_DROP_USER: {
+        logged_sink_t ls;
+        return exec_user_stmt(x, st, logged_sink(&ls, s, st, sink), more);
+    }
+    case SQL_STMT_RENAME_USER: {
+        logged_sink_t ls;
+        return exec_rename_user(x, st, logged_sink(&ls, s, st, sink), more);
+    }
     /* issue 7: privilege statements (exec_grant.c) */
     case SQL_STMT_GRANT:
     case SQL_STMT_REVOKE:
     case SQL_STMT_CREATE_ROLE:
-    case SQL_STMT_DROP_ROLE:
+    case SQL_STMT_DROP_ROLE: {
+        logged_sink_t ls;
+        return exec_grant_stmt(s, st, logged_sink(&ls, s, st, sink), more);
+    }
     case SQL_STMT_SET_ROLE:
     case SQL_STMT_SET_DEFAULT_ROLE:
         return exec_grant_stmt(s, st, sink, more);

@@ -4,6 +4,7 @@
  * KILL never frees another thread's session: it sets a flag and shuts the socket down, and the owner's worker
  * sees the end of file and closes it.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -78,6 +79,18 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
     if (engine_status(which, num))
         return true;
+    if (which == STATUS_STRATA_ADMISSION_HOLDING || which == STATUS_STRATA_ADMISSION_WAITING ||
+        which == STATUS_STRATA_ADMISSION_WAITS || which == STATUS_STRATA_ADMISSION_WAIT_TIME ||
+        which == STATUS_STRATA_ADMISSION_OVER_LIMIT) {
+        admit_stats_t as;
+        admit_get_stats(&as);
+        *num = which == STATUS_STRATA_ADMISSION_HOLDING   ? as.holding
+               : which == STATUS_STRATA_ADMISSION_WAITING ? as.waiting
+               : which == STATUS_STRATA_ADMISSION_WAITS   ? as.waits
+               : which == STATUS_STRATA_ADMISSION_WAIT_TIME ? as.wait_us / 1000
+                                                          : as.over_limit;
+        return true;
+    }
     switch (which) {
     case STATUS_SSL_VERSION:
         buf_append_str(out, s ? s->tls_version : "");
@@ -347,6 +360,8 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
             if (t != s && t->fd >= 0)
                 shutdown(t->fd, SHUT_RDWR); /* its worker sees EOF and closes it */
         }
+        if (t != s)
+            admit_cancel(&t->admit); /* parked for admission: resumed now, it sees the kill */
     }
     pthread_mutex_unlock(&srv->sessions_lock);
     if (!found) {
@@ -432,4 +447,72 @@ void server_hosts_flush(server_t *srv)
         mem_free(h);
     }
     pthread_mutex_unlock(&srv->hosts_lock);
+}
+
+/* ---- transaction admission (admit.h) ---- */
+
+static bool kw(const char *p, size_t n, const char *word)
+{
+    size_t l = strlen(word);
+    return n >= l && strncasecmp(p, word, l) == 0 && (n == l || !(isalnum((unsigned char)p[l]) || p[l] == '_'));
+}
+
+bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len)
+{
+    if (s->admit.state == ADMIT_HOLDING) {
+        admit_set_idle(&s->admit, false);
+        return false;
+    }
+    if (s->in_trans)
+        return false;
+    bool autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
+    if (cmd == 0x17) { /* COM_STMT_EXECUTE: u32 statement id */
+        if (len < 4)
+            return false;
+        uint32_t id = (uint32_t)(uint8_t)arg[0] | (uint32_t)(uint8_t)arg[1] << 8 | (uint32_t)(uint8_t)arg[2] << 16 |
+                      (uint32_t)(uint8_t)arg[3] << 24;
+        sess_stmt_t *p = session_stmt_find(s, id);
+        if (!p || !p->stmt)
+            return false;
+        switch (((const sql_stmt_t *)p->stmt)->kind) {
+        case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
+            return true;
+        case SQL_STMT_SELECT:
+            return !autocommit;
+        default:
+            return false;
+        }
+    }
+    if (cmd != 0x03) /* COM_QUERY */
+        return false;
+    /* the first keyword, after blanks and comments */
+    size_t i = 0;
+    for (;;) {
+        while (i < len && isspace((unsigned char)arg[i]))
+            i++;
+        if (i + 1 < len && arg[i] == '/' && arg[i + 1] == '*' && !(i + 2 < len && arg[i + 2] == '!')) {
+            const char *e = memmem(arg + i + 2, len - i - 2, "*/", 2);
+            if (!e)
+                return false;
+            i = (size_t)(e - arg) + 2;
+            continue;
+        }
+        break;
+    }
+    const char *p = arg + i;
+    size_t n = len - i;
+    if (kw(p, n, "BEGIN") || kw(p, n, "START") || kw(p, n, "INSERT") || kw(p, n, "UPDATE") || kw(p, n, "DELETE") ||
+        kw(p, n, "REPLACE"))
+        return true;
+    return !autocommit && kw(p, n, "SELECT");
+}
+
+void session_admission_after(session_t *s)
+{
+    if (s->admit.state != ADMIT_HOLDING)
+        return;
+    if (s->in_trans)
+        admit_set_idle(&s->admit, true);
+    else
+        admit_leave(&s->admit);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "session/admit.h"
 #include "session/status.h"
 #include "session/sysvar.h"
 #include "sql/result.h"
@@ -110,6 +111,7 @@ struct session {
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
     bool in_trans;
+    admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
@@ -178,5 +180,10 @@ void session_track_schema(session_t *s);
 void session_track_var(session_t *s, const char *name);
 /* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
 bool session_is_admin(session_t *s);
+/* Transaction admission around one command (admit.h): does this command (COM_QUERY text or COM_STMT_EXECUTE)
+ * start a transaction that must be admitted first?  Cheap: looks at the first keyword only. */
+bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);
+/* After a command: a transaction that ended gives its slot back; one that stays open is marked idle. */
+void session_admission_after(session_t *s);
 
 #endif

@@ -187,3 +187,23 @@ def test_binlog_gtid_pos(fresh_target):
     assert pos(4, 'no-such-file.000001') is None
     assert run(c, 'SELECT BINLOG_GTID_POS(NULL, 4)')[0][0] is None
     c.close()
+
+
+@pytest.mark.fresh_opts(*BINLOG_OPTS)
+def test_account_statements_are_logged(fresh_target):
+    """CREATE USER, GRANT, REVOKE, RENAME USER, DROP USER go to the binlog as QUERY events (as MariaDB writes
+    them), a failing one does not."""
+    c = fresh_target.connect()
+    run(c, 'RESET MASTER')
+    run(c, "CREATE USER 'bl_u'@'%' IDENTIFIED BY 'pw1'")
+    run(c, "GRANT SELECT ON *.* TO 'bl_u'@'%'")
+    run(c, "REVOKE SELECT ON *.* FROM 'bl_u'@'%'")
+    with pytest.raises(pymysql.err.OperationalError):
+        run(c, "CREATE USER 'bl_u'@'%'")  # exists: 1396, not logged
+    run(c, "RENAME USER 'bl_u'@'%' TO 'bl_v'@'%'")
+    run(c, "DROP USER 'bl_v'@'%'")
+    infos = [r[5] for r in run(c, 'SHOW BINLOG EVENTS') if r[2] == 'Query']
+    assert infos == ["CREATE USER 'bl_u'@'%' IDENTIFIED BY 'pw1'", "GRANT SELECT ON *.* TO 'bl_u'@'%'",
+                     "REVOKE SELECT ON *.* FROM 'bl_u'@'%'", "RENAME USER 'bl_u'@'%' TO 'bl_v'@'%'",
+                     "DROP USER 'bl_v'@'%'"], infos
+    c.close()

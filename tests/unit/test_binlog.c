@@ -847,6 +847,23 @@ TEST(test_rotate_purge_3500_files)
     binlog_close(bl);
 }
 
+static int size_cb(void *arg, const binlog_file_info_t *fi)
+{
+    uint64_t *io = arg; /* in: seq, out: size */
+    if (fi->seq == (uint32_t)io[0]) {
+        io[1] = fi->size;
+        return 1;
+    }
+    return 0;
+}
+
+static uint64_t file_size_of(binlog_t *bl, uint32_t seq)
+{
+    uint64_t io[2] = {seq, 0};
+    binlog_list_files(bl, size_cb, io);
+    return io[1];
+}
+
 TEST(test_rotation_at_max_size)
 {
     fresh_dir();
@@ -872,7 +889,9 @@ TEST(test_rotation_at_max_size)
     char fname[64];
     binlog_file_name(bl, f, fname, sizeof fname);
     binlog_gtid_set_t e = {0};
-    CHECK_EQ_INT(binlog_gtid_pos(bl, fname, 1u << 30, &e), 0); /* end of the file holding 200 */
+    CHECK_EQ_INT(binlog_gtid_pos(bl, fname, 1u << 30, &e), STRATA_ENOTFOUND); /* past the end: NULL in SQL */
+    uint64_t fsize = file_size_of(bl, f);
+    CHECK_EQ_INT(binlog_gtid_pos(bl, fname, fsize, &e), 0); /* end of the file holding 200 */
     CHECK_EQ_INT(binlog_gtid_set_domain_seq(&e, 0), 200);
     binlog_gtid_set_free(&e);
     CHECK_EQ_INT(binlog_gtid_find_file(bl, (binlog_gtid_t){0, 1, 201}, &f), STRATA_ENOTFOUND);
@@ -906,8 +925,18 @@ TEST(test_rotation_at_max_size)
     CHECK_EQ_INT(binlog_gtid_start_file(bl, &rp, &f), STRATA_ENOTFOUND);
     binlog_gtid_set_free(&rp);
     s.n = 0;
-    CHECK_EQ_INT(binlog_gtid_pos(bl, "sbin.000002", 400, &s), 0);
+    /* inside a file: at an event boundary the state read up to there; inside an event NULL (MariaDB's answers) */
+    binlog_reader_t *r;
+    REQUIRE(binlog_reader_open(bl, "sbin.000002", 4, &r) == 0);
+    binlog_event_t ev;
+    uint64_t boundary = 0;
+    for (int i = 0; i < 6 && binlog_reader_next(r, &ev) == 1; i++)
+        boundary = ev.pos + ev.size;
+    binlog_reader_close(r);
+    CHECK_EQ_INT(binlog_gtid_pos(bl, "sbin.000002", boundary, &s), 0);
     CHECK(binlog_gtid_set_domain_seq(&s, 0) >= start2);
+    s.n = 0;
+    CHECK_EQ_INT(binlog_gtid_pos(bl, "sbin.000002", boundary + 1, &s), STRATA_ENOTFOUND);
     binlog_gtid_set_free(&s);
     binlog_close(bl);
 }
