@@ -77,6 +77,21 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                                                          : bs.unreadable_reported;
         return true;
     }
+    if (which == STATUS_BINLOG_SNAPSHOT_FILE || which == STATUS_BINLOG_SNAPSHOT_POSITION) {
+        /* MariaDB: the binlog position of the consistent snapshot, and outside one the current position.
+         * mariadb-dump --master-data --single-transaction reads these right after START TRANSACTION WITH
+         * CONSISTENT SNAPSHOT (and crashes on an empty file name).  strata reports the current position: the
+         * snapshot and this position are not yet taken atomically against concurrent commits. */
+        char name[256] = "";
+        uint64_t pos = 0;
+        if (srv->binlog)
+            binlog_master_status(srv->binlog, name, sizeof name, &pos);
+        if (which == STATUS_BINLOG_SNAPSHOT_FILE)
+            buf_append_str(out, name);
+        else
+            *num = pos;
+        return true;
+    }
     if (engine_status(which, num))
         return true;
     if (which == STATUS_STRATA_ADMISSION_HOLDING || which == STATUS_STRATA_ADMISSION_WAITING ||

@@ -158,9 +158,9 @@ def compare(a, b, label, skip=None):
     return diffs
 
 
-def dump(server):
-    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port), '--protocol=TCP',
-           '--single-transaction', '--routines', '--events', '--triggers', '--databases', DB]
+def dump(server, extra=('--single-transaction',)):
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port), '--protocol=TCP']
+    cmd += list(extra) + ['--databases', DB]
     r = subprocess.run(cmd, capture_output=True, timeout=120)
     assert r.returncode == 0, 'mariadb-dump from %s failed: %s' % (server.kind, r.stderr.decode(errors='replace'))
     assert b'-- Dump completed' in r.stdout, r.stdout[-500:]
@@ -215,3 +215,33 @@ def test_dump_strata_restore_mariadb(fresh_strata, fresh_mariadb):
 def test_dump_mariadb_restore_strata(fresh_mariadb, fresh_strata):
     diffs = round_trip(fresh_mariadb, fresh_strata)
     assert not diffs, '\n'.join(diffs)
+
+
+def test_dump_with_routines_and_events(fresh_strata):
+    """mariadb-dump --routines --events --triggers (a backup script's usual options) asks for SHOW EVENTS,
+    SHOW FUNCTION / PROCEDURE / PACKAGE [BODY] STATUS and SHOW TRIGGERS: strata has none of these objects and
+    answers each with MariaDB's columns and no rows, so the dump is the plain one (same INSERT lines)."""
+    fresh_strata.start()
+    restore(fresh_strata, SCHEMA.encode())
+    full = dump(fresh_strata, ('--single-transaction', '--routines', '--events', '--triggers'))
+    plain = dump(fresh_strata)
+    assert insert_lines(full) == insert_lines(plain)
+    assert b'CREATE TABLE `strs`' in full
+
+
+def test_dump_master_data_flush_logs(fresh_strata):
+    """mariadb-dump --single-transaction --master-data=2 --flush-logs (the usual backup to seed a replica): COM_REFRESH
+    rotates the binlog, Binlog_snapshot_file/position name the position, and the dump carries it as a CHANGE MASTER
+    comment and the GTID position as gtid_slave_pos."""
+    s = fresh_strata
+    s.start()
+    restore(s, SCHEMA.encode())
+    before = s.query('SHOW MASTER STATUS')[0][0]
+    out = dump(s, ('--single-transaction', '--master-data=2', '--flush-logs')).decode(errors='replace')
+    file_, pos = s.query('SHOW MASTER STATUS')[0][:2]
+    assert file_ != before, (before, file_)  # --flush-logs rotated
+    m = re.search(r"^-- CHANGE MASTER TO MASTER_LOG_FILE='([^']+)', MASTER_LOG_POS=(\d+);$", out, re.M)
+    assert m and (m.group(1), int(m.group(2))) == (file_, int(pos)), (m and m.groups(), file_, pos)
+    gtid = s.query('SELECT @@gtid_binlog_pos')[0][0]
+    assert "-- SET GLOBAL gtid_slave_pos='%s';" % gtid in out, out[:3000]
+    assert s.query("SHOW STATUS LIKE 'Binlog_snapshot_file'") == (('Binlog_snapshot_file', file_),)
