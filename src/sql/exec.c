@@ -175,6 +175,15 @@ int sql_exec_begin(sql_exec_ctx_t *x)
     return rc;
 }
 
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, char *file, size_t cap, uint64_t *pos)
+{
+    int rc = sql_exec_begin(x);
+    engine_trx_t *trx;
+    if (rc == 0 && (rc = xtrx(x, &trx)) == 0)
+        sql_commit_snapshot(trx, file, cap, pos);
+    return rc;
+}
+
 int sql_exec_commit(sql_exec_ctx_t *x)
 {
     int rc = commit_open(x);

@@ -106,6 +106,9 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
 
 /* Transaction control from the session's BEGIN / COMMIT / ROLLBACK (and SET autocommit=1, which commits). */
 int sql_exec_begin(sql_exec_ctx_t *x);
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: BEGIN, then the read view now, and the binlog position it matches
+ * (sql_commit_snapshot; file "" without a binlog). */
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, char *file, size_t cap, uint64_t *pos);
 int sql_exec_commit(sql_exec_ctx_t *x);
 int sql_exec_rollback(sql_exec_ctx_t *x);
 /* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */

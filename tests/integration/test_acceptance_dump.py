@@ -13,6 +13,7 @@ comments) is loaded into a fresh source server, dumped, and restored into a fres
 """
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -245,3 +246,50 @@ def test_dump_master_data_flush_logs(fresh_strata):
     gtid = s.query('SELECT @@gtid_binlog_pos')[0][0]
     assert "-- SET GLOBAL gtid_slave_pos='%s';" % gtid in out, out[:3000]
     assert s.query("SHOW STATUS LIKE 'Binlog_snapshot_file'") == (('Binlog_snapshot_file', file_),)
+
+
+def test_dump_master_data_consistent_under_writes(fresh_strata):
+    """--single-transaction --master-data while a client commits an INSERT after another: the rows in the dump are
+    exactly the transactions before the position it names.  One writer, autocommit, ids 1, 2, 3...: each INSERT
+    is one GTID, so the dump must hold ids 1..(its GTID seq_no - the seq_no before the writer started)."""
+    import threading
+    s = fresh_strata
+    s.start()
+    s.query('CREATE DATABASE %s' % DB)
+    s.query('CREATE TABLE %s.w (id INT PRIMARY KEY, pad VARCHAR(20))' % DB)
+    base = int(s.query('SELECT @@gtid_binlog_pos')[0][0].split('-')[2])
+    stop = threading.Event()
+    errors = []
+
+    def writer():
+        c = s.connect(database=DB)
+        try:
+            i = 0
+            with c.cursor() as cur:
+                while not stop.is_set():
+                    i += 1
+                    cur.execute("INSERT INTO w VALUES (%s, 'x')", (i,))
+        except Exception as e:  # reported by the test body
+            errors.append(e)
+        finally:
+            c.close()
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        seen = []
+        for _ in range(4):
+            time.sleep(0.3)
+            out = dump(s, ('--single-transaction', '--master-data=2')).decode(errors='replace')
+            ids = [int(x) for x in re.findall(r'\((\d+),\'x\'\)', out)]
+            m = re.search(r"^-- SET GLOBAL gtid_slave_pos='0-\d+-(\d+)';$", out, re.M)
+            assert m, out[:2000]
+            seq = int(m.group(1))
+            seen.append((len(ids), seq - base))
+            assert ids == list(range(1, len(ids) + 1)), ids[-5:]
+            assert len(ids) == seq - base, seen
+    finally:
+        stop.set()
+        t.join()
+    assert not errors, errors
+    assert seen[-1][0] > 0, seen
