@@ -249,14 +249,17 @@ def test_dump_master_data_flush_logs(fresh_strata):
 
 
 def test_dump_master_data_consistent_under_writes(fresh_strata):
-    """--single-transaction --master-data while a client commits an INSERT after another: the rows in the dump are
-    exactly the transactions before the position it names.  One writer, autocommit, ids 1, 2, 3...: each INSERT
-    is one GTID, so the dump must hold ids 1..(its GTID seq_no - the seq_no before the writer started)."""
+    """--single-transaction --master-data while a client commits one transaction after another: the rows in the dump
+    are exactly the transactions before the position it names.  One writer, ids 1, 2, 3..., each transaction one
+    INSERT into w and one into w2 (one GTID): the dump must hold ids 1..(its GTID seq_no - the seq_no before the
+    writer started) in both tables.  mariadb-dump reads each table inside SAVEPOINT sp / ROLLBACK TO SAVEPOINT
+    sp, which must keep the transaction and its snapshot."""
     import threading
     s = fresh_strata
     s.start()
     s.query('CREATE DATABASE %s' % DB)
     s.query('CREATE TABLE %s.w (id INT PRIMARY KEY, pad VARCHAR(20))' % DB)
+    s.query('CREATE TABLE %s.w2 (id INT PRIMARY KEY, pad VARCHAR(20))' % DB)
     base = int(s.query('SELECT @@gtid_binlog_pos')[0][0].split('-')[2])
     stop = threading.Event()
     errors = []
@@ -268,7 +271,10 @@ def test_dump_master_data_consistent_under_writes(fresh_strata):
             with c.cursor() as cur:
                 while not stop.is_set():
                     i += 1
+                    cur.execute('BEGIN')
                     cur.execute("INSERT INTO w VALUES (%s, 'x')", (i,))
+                    cur.execute("INSERT INTO w2 VALUES (%s, 'y')", (i,))
+                    cur.execute('COMMIT')
         except Exception as e:  # reported by the test body
             errors.append(e)
         finally:
@@ -282,6 +288,8 @@ def test_dump_master_data_consistent_under_writes(fresh_strata):
             time.sleep(0.3)
             out = dump(s, ('--single-transaction', '--master-data=2')).decode(errors='replace')
             ids = [int(x) for x in re.findall(r'\((\d+),\'x\'\)', out)]
+            ids2 = [int(x) for x in re.findall(r'\((\d+),\'y\'\)', out)]
+            assert ids2 == ids, (len(ids), len(ids2))
             m = re.search(r"^-- SET GLOBAL gtid_slave_pos='0-\d+-(\d+)';$", out, re.M)
             assert m, out[:2000]
             seq = int(m.group(1))
