@@ -369,21 +369,30 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
-static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k, bool snapshot)
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
 {
     x->s->snap_valid = false;
     if (!sql_exec_catalog())
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc;
-    if (k == SQL_STMT_BEGIN && snapshot) {
-        rc = sql_exec_begin_snapshot(&c, x->s->snap_file, sizeof x->s->snap_file, &x->s->snap_pos);
-        x->s->snap_valid = rc == 0 && x->s->snap_file[0];
-    } else {
-        rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
-    }
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
+    return rc;
+}
+
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: the view and its binlog position (Binlog_snapshot_file/_position). */
+static int sqlx_begin_snapshot(exec_ctx_t *x)
+{
+    session_t *s = x->s;
+    s->snap_valid = false;
+    if (!sql_exec_catalog())
+        return 0;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    int rc = sql_exec_begin_snapshot(&c, s->snap_file, sizeof s->snap_file, &s->snap_pos);
+    s->snap_valid = rc == 0 && s->snap_file[0];
+    s->in_trans = sql_exec_in_trans(s->sqlx);
     return rc;
 }
 
@@ -595,7 +604,7 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
             s->in_trans = false;
-            rc = sqlx_txn(x, SQL_STMT_COMMIT, false);
+            rc = sqlx_txn(x, SQL_STMT_COMMIT);
         }
         session_update_status_flags(s);
     }
@@ -1791,7 +1800,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        int rc = sqlx_txn(x, st->kind, st->txn.consistent_snapshot);
+        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x) : sqlx_txn(x, st->kind);
         s->in_trans = true;
         session_update_status_flags(s);
         if (rc)
@@ -1801,7 +1810,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_COMMIT:
     case SQL_STMT_ROLLBACK: {
-        int rc = sqlx_txn(x, st->kind, false);
+        int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
         if (rc)
