@@ -535,6 +535,9 @@ static void leader_run(binlog_t *bl)
     uint32_t t = now_s();
     uint32_t count = 0;
     uint64_t first_seq = 0;
+    /* the state before this group: a write that fails for lack of space gives its GTIDs back */
+    binlog_gtid_set_t saved = {0};
+    binlog_gtid_set_copy(&saved, &bl->state);
     /* GTIDs in queue order; commit_id lets a MariaDB parallel replica apply the group's members together */
     for (bl_waiter_t *w = batch; w; w = w->next) {
         uint32_t dom = w->trx->domain ? w->trx->domain : bl->opt.domain_id;
@@ -573,14 +576,16 @@ static void leader_run(binlog_t *bl)
     }
     binlog_pos_t gstart = {bl->active_seq, bl->wpos}, gend = {bl->active_seq, pos};
     int rc = 0;
+    bool retryable = false;
     ssize_t wr = pwrite(bl->fd, b->data, b->len, (off_t)bl->wpos);
     if (wr != (ssize_t)b->len) {
-        rc = STRATA_EIO;
-        log_error("binlog: write of %zu bytes to binlog file %u failed: %s", b->len, bl->active_seq,
-                  wr < 0 ? strerror(errno) : "short write");
-        if (ftruncate(bl->fd, (off_t)bl->wpos)) {
-            /* nothing more to do: recovery truncates the torn tail at the next start */
-        }
+        int err = wr < 0 ? errno : ENOSPC; /* a short write is the disk filling up */
+        rc = err == ENOSPC || err == EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
+        log_error("binlog: write of %zu bytes to binlog file %u failed: %s%s", b->len, bl->active_seq,
+                  wr < 0 ? strerror(err) : "short write (disk full)",
+                  rc == BINLOG_EDISKFULL ? "; the group's transactions are rolled back, later commits try again" : "");
+        /* the torn bytes go; if they cannot, recovery truncates the tail at the next start */
+        retryable = rc == BINLOG_EDISKFULL && ftruncate(bl->fd, (off_t)bl->wpos) == 0;
     }
     if (rc == 0 && before)
         before(harg, gstart, gend);
@@ -609,9 +614,12 @@ static void leader_run(binlog_t *bl)
         if (!f->first_gtid.seq)
             f->first_gtid = batch->res->gtid;
         rot = pos >= bl->opt.max_size;
+    } else if (retryable) {
+        binlog_gtid_set_copy(&bl->state, &saved); /* nothing of the group is in the file */
     } else {
         bl->broken = true;
     }
+    binlog_gtid_set_free(&saved);
     bl_waiter_t *async = NULL;
     for (bl_waiter_t *w = batch, *nx; w; w = nx) {
         nx = w->next;
@@ -717,6 +725,16 @@ void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, v
 now:
     fn(arg, rc, w->res);
     mem_free(w);
+}
+
+void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds)
+{
+    pthread_mutex_lock(&bl->mu);
+    if (max_size)
+        bl->opt.max_size = max_size;
+    bl->opt.sync = sync;
+    bl->opt.expire_seconds = expire_seconds;
+    pthread_mutex_unlock(&bl->mu);
 }
 
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p)

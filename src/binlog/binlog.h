@@ -252,7 +252,11 @@ typedef struct binlog_commit_result {
 } binlog_commit_result_t;
 
 /* Appends the transaction (GTID ... XID / GTID QUERY) under group commit and returns once it is durable (per
- * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog). */
+ * sync_binlog).  GTIDs are assigned here, in commit order.  0 or negative error (the trx is not in the binlog):
+ * BINLOG_EDISKFULL when the disk is full (the binlog stays usable: later commits try again), STRATA_EIO when a
+ * write or fsync failed otherwise (the binlog then refuses every commit until restart: after a failed fsync
+ * nothing written can be trusted). */
+enum { BINLOG_EDISKFULL = -10200 };
 int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res);
 
 /* The same for a session parked as state (DESIGN decision 1): returns at once; fn(arg, rc, res) is called exactly
@@ -278,6 +282,9 @@ void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void
 /* The engine reports that every transaction ending at or before p is durable in the engine; recovery starts
  * from the newest such report.  Cheap (one small record in the state log when the file changes). */
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
+
+/* SET GLOBAL max_binlog_size / sync_binlog / binlog_expire_logs_seconds at run time (max_size 0 keeps it). */
+void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds);
 
 /* FLUSH BINARY LOGS. */
 int binlog_rotate(binlog_t *bl);
@@ -360,6 +367,21 @@ typedef struct binlog_show_row {
 } binlog_show_row_t;
 int binlog_show_events(binlog_t *bl, const char *name, uint64_t pos, int64_t skip, int64_t limit,
                        int (*fn)(void *arg, const binlog_show_row_t *row), void *arg, char *err, size_t errcap);
+
+/* ---- the replication sender (send.c): the event stream of COM_BINLOG_DUMP -------------------------------- */
+typedef struct binlog_sender binlog_sender_t;
+/* From file/pos (file NULL or "": the first file), or in GTID mode from the replica's position gtid_pos (one GTID
+ * per domain; file and pos ignored).  0, or STRATA_ENOTFOUND with err set (MariaDB's texts for error 1236). */
+int binlog_sender_open(binlog_t *bl, const char *file, uint64_t pos, const binlog_gtid_set_t *gtid_pos,
+                       binlog_sender_t **out, char *err, size_t errcap);
+/* The next event's bytes into out (reset first): 1 = an event to send, 0 = nothing new within wait_ms (0: do not
+ * wait), negative = error (binlog_sender_error names file and position).  Only durable events are sent. */
+int binlog_sender_next(binlog_sender_t *s, buf_t *out, int wait_ms);
+/* A HEARTBEAT event for an idle stream. */
+void binlog_sender_heartbeat(binlog_sender_t *s, buf_t *out);
+const char *binlog_sender_error(binlog_sender_t *s);
+void binlog_sender_position(binlog_sender_t *s, char *name, size_t cap, uint64_t *pos);
+void binlog_sender_close(binlog_sender_t *s);
 
 /* ---- events (event.c) ------------------------------------------------------------------------------------- */
 /* Checks one event at the head of p[0..len): header, length bounds, CRC.  0 = ok and *ev filled (data = p),

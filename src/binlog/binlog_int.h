@@ -11,6 +11,7 @@
 enum {
     BINLOG_EVF_IN_USE = 0x0001,       /* FORMAT_DESCRIPTION of a file not closed cleanly */
     BINLOG_EVF_SUPPRESS_USE = 0x0008, /* QUERY: do not print "use db" */
+    BINLOG_EVF_ARTIFICIAL = 0x0020,   /* made up by the sender (fake ROTATE, HEARTBEAT), not in any file */
     BINLOG_ROWS_STMT_END = 0x0001,    /* rows event flags: last rows event of the statement */
     BINLOG_CHECKSUM_CRC32 = 1,
     BINLOG_FDE_FLAGS_OFFSET = 4 + 17, /* file offset of the FDE's header flags (in-use bit) */

@@ -537,6 +537,12 @@ static int conn_command(conn_t *c)
         session_query(s, q, strlen(q), &c->sink);
         break;
     }
+    case COM_REGISTER_SLAVE:
+        rc = conn_register_slave(c, (const uint8_t *)arg, alen);
+        break;
+    case COM_BINLOG_DUMP:
+        rc = conn_binlog_dump(c, (const uint8_t *)arg, alen);
+        break;
     default:
         conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
         break;

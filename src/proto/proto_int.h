@@ -74,5 +74,8 @@ void conn_sink_init(conn_t *c);
 void conn_send_coldefs(conn_t *c, const res_col_t *cols, int n);
 void conn_stmt_sink_init(conn_t *c);
 int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
+/* Replication source (dump.c): 0 to go on, -1 to close the connection. */
+int conn_register_slave(conn_t *c, const uint8_t *arg, size_t alen);
+int conn_binlog_dump(conn_t *c, const uint8_t *arg, size_t alen);
 
 #endif

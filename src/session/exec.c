@@ -76,6 +76,12 @@ static uservar_t *uservar_find(session_t *s, const char *name)
     return NULL;
 }
 
+const value_t *session_uservar(session_t *s, const char *name)
+{
+    uservar_t *u = uservar_find(s, name);
+    return u ? &u->v : NULL;
+}
+
 static int cb_uservar_get(void *user, const char *name, value_t *out)
 {
     exec_ctx_t *x = user;
@@ -325,6 +331,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;
+    c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
@@ -369,20 +376,20 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
-static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k)
+static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
 {
     x->s->snap_valid = false;
     if (!sql_exec_catalog())
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c, read_only) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
     return rc;
 }
 
 /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the view and its binlog position (Binlog_snapshot_file/_position). */
-static int sqlx_begin_snapshot(exec_ctx_t *x)
+static int sqlx_begin_snapshot(exec_ctx_t *x, bool read_only)
 {
     session_t *s = x->s;
     s->snap_valid = false;
@@ -390,10 +397,25 @@ static int sqlx_begin_snapshot(exec_ctx_t *x)
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = sql_exec_begin_snapshot(&c, s->snap_file, sizeof s->snap_file, &s->snap_pos);
+    int rc = sql_exec_begin_snapshot(&c, read_only, s->snap_file, sizeof s->snap_file, &s->snap_pos);
     s->snap_valid = rc == 0 && s->snap_file[0];
     s->in_trans = sql_exec_in_trans(s->sqlx);
     return rc;
+}
+
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k) { return sqlx_txn_ro(x, k, false); }
+
+/* SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (the executor keeps the undo marks). */
+static int sqlx_savepoint(exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (!sql_exec_catalog())
+        return st->kind == SQL_STMT_SAVEPOINT ? 0 : diag_error(&x->s->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT",
+                                                                st->txn.savepoint);
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    return st->kind == SQL_STMT_SAVEPOINT           ? sql_exec_savepoint(&c, st->txn.savepoint)
+           : st->kind == SQL_STMT_RELEASE_SAVEPOINT ? sql_exec_release_savepoint(&c, st->txn.savepoint)
+                                                    : sql_exec_rollback_to(&c, st->txn.savepoint);
 }
 
 /* ------------------------------------------------------------------ SELECT without tables */
@@ -600,6 +622,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
     }
     if (rc == 0 && sc != SYSVAR_GLOBAL)
         session_track_var(s, sysvar_real(def)->name);
+    if (rc == 0 && sc == SYSVAR_GLOBAL)
+        server_apply_global(s->srv, def);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
         /* SET autocommit=1 commits an open transaction, as in MySQL. */
         if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
@@ -1800,7 +1824,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x) : sqlx_txn(x, st->kind);
+        bool ro = st->txn.access == SQL_ACCESS_READ_ONLY;
+        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x, ro) : sqlx_txn_ro(x, st->kind, ro);
         s->in_trans = true;
         session_update_status_flags(s);
         if (rc)
@@ -1810,6 +1835,13 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_COMMIT:
     case SQL_STMT_ROLLBACK: {
+        if (st->kind == SQL_STMT_ROLLBACK && st->txn.savepoint) { /* ROLLBACK TO SAVEPOINT s: the trx stays */
+            int rc = sqlx_savepoint(x, st);
+            if (rc)
+                return rc;
+            sink->ok(sink, 0, 0, NULL, more);
+            return 0;
+        }
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
         session_update_status_flags(s);
@@ -1819,9 +1851,13 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_SAVEPOINT:
-    case SQL_STMT_RELEASE_SAVEPOINT:
+    case SQL_STMT_RELEASE_SAVEPOINT: {
+        int rc = sqlx_savepoint(x, st);
+        if (rc)
+            return rc;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     case SQL_STMT_PURGE_BINARY_LOGS:
     case SQL_STMT_RESET_MASTER:
         return exec_purge(x, st, sink, more);

@@ -534,3 +534,25 @@ void session_admission_after(session_t *s)
     else
         admit_leave(&s->admit);
 }
+
+void server_apply_global(server_t *srv, const sysvar_def_t *def)
+{
+    switch (sysvar_real(def)->id) {
+    case SYSVAR_MAX_BINLOG_SIZE: case SYSVAR_SYNC_BINLOG: case SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS:
+    case SYSVAR_EXPIRE_LOGS_DAYS:
+        if (srv->binlog)
+            binlog_set_limits(srv->binlog, (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_BINLOG_SIZE),
+                              (int)sysvar_global_int(&srv->vars, SYSVAR_SYNC_BINLOG),
+                              (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS));
+        break;
+    case SYSVAR_INNODB_LOCK_WAIT_TIMEOUT: {
+        catalog_t *cat = sql_exec_catalog();
+        if (cat)
+            engine_set_lock_wait_timeout(catalog_engine(cat),
+                                         (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000u);
+        break;
+    }
+    default:
+        break;
+    }
+}

@@ -115,6 +115,7 @@ struct session {
     char snap_file[128];    /* (Binlog_snapshot_file / _position while the transaction lasts) */
     uint64_t snap_pos;
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
+    uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
@@ -183,6 +184,10 @@ void session_track_schema(session_t *s);
 void session_track_var(session_t *s, const char *name);
 /* Whether the session holds the SUPER privilege (priv.h has the specific checks). */
 bool session_is_admin(session_t *s);
+/* A user variable (@name) of the session, NULL if never set (replication: @slave_connect_state ...). */
+const value_t *session_uservar(session_t *s, const char *name);
+/* After SET GLOBAL of `def`: pushes the new value to the box that uses it (binlog limits, lock wait timeout). */
+void server_apply_global(server_t *srv, const struct sysvar_def *def);
 /* Transaction admission around one command (admit.h): does this command (COM_QUERY text or COM_STMT_EXECUTE)
  * start a transaction that must be admitted first?  Cheap: looks at the first keyword only. */
 bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);

@@ -88,6 +88,14 @@ void binrow_stmt_undo(binrow_log_t *l)
     l->query = NULL;
 }
 
+binlog_trx_mark_t binrow_savepoint(binrow_log_t *l) { return binlog_trx_mark(&l->trx); }
+
+void binrow_rollback_to(binrow_log_t *l, binlog_trx_mark_t m)
+{
+    binlog_trx_rollback_to(&l->trx, m);
+    l->in_stmt = false;
+}
+
 /* ---- columns ---- */
 
 binlog_col_t binrow_col(const cat_column_t *c)

@@ -38,6 +38,10 @@ void binrow_stmt_start(binrow_log_t *l, const char *query, size_t len);
 void binrow_stmt_end(binrow_log_t *l);
 void binrow_stmt_undo(binrow_log_t *l);
 
+/* Savepoints: where the transaction's events stand between statements, and going back there. */
+binlog_trx_mark_t binrow_savepoint(binrow_log_t *l);
+void binrow_rollback_to(binrow_log_t *l, binlog_trx_mark_t m);
+
 /* One row change with the full images; 0 or STRATA_EPROTO (a value the row format cannot carry). */
 int binrow_insert(binrow_log_t *l, const cat_table_t *t, const value_t *row);
 int binrow_update(binrow_log_t *l, const cat_table_t *t, const value_t *before, const value_t *after);

@@ -104,13 +104,94 @@ sql_exec_session_t *sql_exec_session_new(void)
     return ss;
 }
 
+typedef struct sql_exec_savepoint {
+    char *name;
+    uint32_t undo_n;         /* trx_undo records before it */
+    binlog_trx_mark_t bl;    /* the binlog events before it */
+} xsavepoint_t;
+
+static void savepoints_drop_from(sql_exec_session_t *ss, uint32_t i)
+{
+    for (uint32_t k = i; k < ss->nsp; k++)
+        mem_free(ss->sp[k].name);
+    if (ss->nsp > i)
+        ss->nsp = i;
+}
+
 static void trx_end(sql_exec_session_t *ss)
 {
     ss->trx = NULL;
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
+    ss->read_only = false;
     table_undo_clear(&ss->undo);
+    table_undo_clear(&ss->trx_undo);
+    savepoints_drop_from(ss, 0);
     binrow_reset(ss->bl);
+    mdl_release_all(&ss->mdl);
+}
+
+/* Metadata lock errors as MySQL's: 1205 after lock_wait_timeout, 1317 on KILL QUERY. */
+static int mdl_err(sql_exec_ctx_t *x, int rc)
+{
+    return rc == MDL_KILLED ? diag_error(x->diag, ER_QUERY_INTERRUPTED) : diag_error(x->diag, ER_LOCK_WAIT_TIMEOUT);
+}
+
+static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
+{
+    return x->lock_wait_timeout_us ? x->lock_wait_timeout_us : 86400ull * 1000000u;
+}
+
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
+{
+    if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
+        return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
+}
+
+/* DDL on existing tables: exclusive locks on every name, all at once, for the statement. */
+static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const char *dbs[64], *names[64];
+    uint32_t n = 0;
+#define ADD(d, nm)                                                                  \
+    do {                                                                            \
+        const char *_d = xdb(x, (d)), *_n = (nm);                                   \
+        if (_d && _n && n < 64 && !xtmp_map(x, &_d, &_n) && !catalog_db_is_virtual(_d)) { \
+            dbs[n] = _d;                                                            \
+            names[n++] = _n;                                                        \
+        }                                                                           \
+    } while (0)
+    switch (st->kind) {
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW:
+        for (uint32_t i = 0; i < st->tables.n; i++)
+            ADD(st->tables.tables[i].db, st->tables.tables[i].name);
+        break;
+    case SQL_STMT_RENAME_TABLE:
+        for (uint32_t i = 0; i < st->rename_table.n; i++) {
+            ADD(st->rename_table.from[i].db, st->rename_table.from[i].name);
+            ADD(st->rename_table.to[i].db, st->rename_table.to[i].name);
+        }
+        break;
+    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX:
+        ADD(st->index.table.db, st->index.table.name);
+        break;
+    case SQL_STMT_ALTER_TABLE:
+        ADD(st->alter_table->table.db, st->alter_table->table.name);
+        break;
+    case SQL_STMT_CREATE_TABLE:
+        if (!st->create_table->temporary)
+            ADD(st->create_table->table.db, st->create_table->table.name);
+        break;
+    default:
+        break;
+    }
+#undef ADD
+    if (!n)
+        return 0;
+    int rc = mdl_exclusive(&x->ss->mdl, dbs, names, n, mdl_timeout(x), x->kill_query);
+    return rc ? mdl_err(x, rc) : 0;
 }
 
 void sql_exec_session_free(sql_exec_session_t *ss)
@@ -122,7 +203,10 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     trx_end(ss);
     xtmp_drop_all(ss);
     table_undo_free(&ss->undo);
+    table_undo_free(&ss->trx_undo);
+    mem_free(ss->sp);
     binrow_log_free(ss->bl);
+    mdl_set_free(&ss->mdl);
     mem_free(ss);
 }
 
@@ -158,9 +242,12 @@ static int commit_open(sql_exec_ctx_t *x)
         binlog_trx_t *blt = binrow_trx(ss->bl);
         blt->thread_id = x->thread_id;
         rc = sql_commit_trx(ss->trx, blt, NULL);
-        if (rc) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc, "engine error");
+        if (rc == BINLOG_EDISKFULL) {
+            rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
+        } else if (rc) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
+                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
             rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
         }
     }
@@ -168,20 +255,71 @@ static int commit_open(sql_exec_ctx_t *x)
     return rc;
 }
 
-int sql_exec_begin(sql_exec_ctx_t *x)
+int sql_exec_begin(sql_exec_ctx_t *x, bool read_only)
 {
     int rc = commit_open(x); /* BEGIN commits what is open, as MySQL does */
     x->ss->explicit_begin = true;
+    x->ss->read_only = read_only;
     return rc;
 }
 
-int sql_exec_begin_snapshot(sql_exec_ctx_t *x, char *file, size_t cap, uint64_t *pos)
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_t cap, uint64_t *pos)
 {
-    int rc = sql_exec_begin(x);
+    int rc = sql_exec_begin(x, read_only);
     engine_trx_t *trx;
     if (rc == 0 && (rc = xtrx(x, &trx)) == 0)
         sql_commit_snapshot(trx, file, cap, pos);
     return rc;
+}
+
+static int savepoint_find(const sql_exec_session_t *ss, const char *name)
+{
+    for (uint32_t i = 0; i < ss->nsp; i++)
+        if (strcasecmp(ss->sp[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    if (!sql_exec_in_trans(ss))
+        return 0; /* outside a transaction MySQL accepts it and forgets it */
+    int i = savepoint_find(ss, name);
+    if (i >= 0) { /* the same name again: the old one goes (MySQL) */
+        mem_free(ss->sp[i].name);
+        memmove(ss->sp + i, ss->sp + i + 1, (ss->nsp - (uint32_t)i - 1) * sizeof *ss->sp);
+        ss->nsp--;
+    }
+    if (ss->nsp == ss->capsp) {
+        ss->capsp = ss->capsp ? 2 * ss->capsp : 4;
+        ss->sp = mem_realloc(ss->sp, ss->capsp * sizeof *ss->sp);
+    }
+    ss->sp[ss->nsp++] = (xsavepoint_t){mem_strdup(name), ss->trx_undo.n, binrow_savepoint(ss->bl)};
+    return 0;
+}
+
+int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    int i = savepoint_find(ss, name);
+    if (i < 0)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
+    xsavepoint_t *p = &ss->sp[i];
+    int rc = ss->trx ? table_undo_apply_from(ss->trx, &ss->trx_undo, p->undo_n) : 0;
+    binrow_rollback_to(ss->bl, p->bl);
+    savepoints_drop_from(ss, (uint32_t)i + 1); /* later savepoints go, this one stays */
+    return rc ? table_engine_err(x->diag, NULL, rc) : 0;
+}
+
+int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name)
+{
+    sql_exec_session_t *ss = x->ss;
+    int i = savepoint_find(ss, name);
+    if (i < 0)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
+    savepoints_drop_from(ss, (uint32_t)i);
+    return 0;
 }
 
 int sql_exec_commit(sql_exec_ctx_t *x)
@@ -408,16 +546,25 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     const char *db = xdb(x, n->db);
     if (!db)
         return NULL;
+    if (x->ss->read_only && sql_exec_in_trans(x->ss)) {
+        const char *rdb = db, *rname = n->name;
+        if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
+            diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
+            return NULL;
+        }
+    }
     if (catalog_db_is_virtual(db)) {
         diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
         return NULL;
     }
     const char *rdb = db, *rname = n->name;
     xtmp_map(x, &rdb, &rname);
+    *dbout = db;
+    if (xmdl_shared(x, rdb, rname) != 0)
+        return NULL;
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
-    *dbout = db;
     return t;
 }
 
@@ -2402,7 +2549,7 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    if (is_ddl(st->kind) && (rc = ddl_begin(x)) != 0)
+    if (is_ddl(st->kind) && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -2538,6 +2685,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
                     engine_trx_rollback(ss->trx);
                     trx_end(ss);
                 }
+            } else if (ss->nsp) {
+                table_undo_append(&ss->trx_undo, &ss->undo); /* ROLLBACK TO SAVEPOINT may need it */
             } else {
                 table_undo_clear(&ss->undo);
             }
@@ -2556,6 +2705,8 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
             }
         }
     }
+    if (!ss->trx)
+        mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
     if (rc == 0 && log_ddl && st->src && st->src_len) {
         int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
         if (brc) {

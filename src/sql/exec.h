@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "sql/ast.h"
 #include "sql/catalog.h"
+#include "sql/mdl.h"
 #include "sql/result.h"
 #include "sql/sql.h"
 #include "sql/table.h"
@@ -47,6 +48,13 @@ typedef struct sql_exec_session {
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
     table_undo_t undo;    /* the current statement's changes */
     struct binrow_log *bl; /* the transaction's binlog events (sql/binrow.h), committed by sql/commit.c */
+    mdl_set_t mdl;        /* metadata locks held until the transaction ends (sql/mdl.h) */
+    bool read_only;       /* START TRANSACTION READ ONLY: writes fail with 1792 */
+    /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
+     * back to the savepoint's mark (the engine has no savepoints of its own) */
+    table_undo_t trx_undo;
+    struct sql_exec_savepoint *sp;
+    uint32_t nsp, capsp;
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
 } sql_exec_session_t;
 
@@ -68,6 +76,7 @@ typedef struct sql_exec_ctx {
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
+    uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
@@ -105,12 +114,16 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 
 /* Transaction control from the session's BEGIN / COMMIT / ROLLBACK (and SET autocommit=1, which commits). */
-int sql_exec_begin(sql_exec_ctx_t *x);
+int sql_exec_begin(sql_exec_ctx_t *x, bool read_only);
 /* START TRANSACTION WITH CONSISTENT SNAPSHOT: BEGIN, then the read view now, and the binlog position it matches
  * (sql_commit_snapshot; file "" without a binlog). */
-int sql_exec_begin_snapshot(sql_exec_ctx_t *x, char *file, size_t cap, uint64_t *pos);
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_t cap, uint64_t *pos);
 int sql_exec_commit(sql_exec_ctx_t *x);
 int sql_exec_rollback(sql_exec_ctx_t *x);
+/* SAVEPOINT s / ROLLBACK TO [SAVEPOINT] s / RELEASE SAVEPOINT s (1305 for an unknown name). */
+int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name);
+int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name);
+int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name);
 /* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */
 bool sql_exec_in_trans(const sql_exec_session_t *ss);
 

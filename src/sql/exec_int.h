@@ -92,6 +92,9 @@ const char *xdb(sql_exec_ctx_t *x, const char *db);
 
 /* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
 #define XTMP_DB "#sql_tmp"
+/* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (sql/mdl.h);
+ * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
 bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);

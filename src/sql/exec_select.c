@@ -330,6 +330,9 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
     } else {
         const char *rdb = db, *rname = f->table.name;
         xtmp_map(x, &rdb, &rname);
+        int mrc = xmdl_shared(x, rdb, rname);
+        if (mrc)
+            return mrc;
         s->t = catalog_table_get(sql_exec_catalog(), rdb, rname);
         if (!s->t)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);

@@ -78,10 +78,23 @@ void table_undo_free(table_undo_t *u)
     memset(u, 0, sizeof *u);
 }
 
-int table_undo_apply(engine_trx_t *x, table_undo_t *u)
+void table_undo_append(table_undo_t *dst, table_undo_t *src)
+{
+    if (dst->n + src->n > dst->cap) {
+        dst->cap = MAX(dst->cap * 2, dst->n + src->n);
+        dst->recs = mem_realloc(dst->recs, dst->cap * sizeof *dst->recs);
+    }
+    memcpy(dst->recs + dst->n, src->recs, src->n * sizeof *src->recs);
+    dst->n += src->n;
+    src->n = 0; /* the keys and values now belong to dst */
+}
+
+int table_undo_apply(engine_trx_t *x, table_undo_t *u) { return table_undo_apply_from(x, u, 0); }
+
+int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from)
 {
     int rc = 0;
-    for (uint32_t i = u->n; i-- > 0;) {
+    for (uint32_t i = u->n; i-- > from;) {
         table_undo_rec_t *r = &u->recs[i];
         int e;
         switch (r->kind) {
@@ -92,7 +105,10 @@ int table_undo_apply(engine_trx_t *x, table_undo_t *u)
         if (e && e != STRATA_ENOTFOUND && !rc)
             rc = e;
     }
-    table_undo_clear(u);
+    for (uint32_t i = from; i < u->n; i++)
+        mem_free(u->recs[i].key);
+    if (u->n > from)
+        u->n = from;
     return rc;
 }
 

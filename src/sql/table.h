@@ -29,6 +29,10 @@ void table_undo_init(table_undo_t *u);
 int table_undo_apply(engine_trx_t *x, table_undo_t *u);
 /* Forgets the log (statement succeeded). */
 void table_undo_clear(table_undo_t *u);
+/* Moves src's records to the end of dst (a statement's changes join the transaction's log for savepoints). */
+void table_undo_append(table_undo_t *dst, table_undo_t *src);
+/* Applies the records from index `from` on backwards and drops them (ROLLBACK TO SAVEPOINT). */
+int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from);
 void table_undo_free(table_undo_t *u);
 
 /* ---- keys ---- */

@@ -13,6 +13,7 @@ import pymysql
 import pytest
 
 import conftest
+from sqlutil import binlog_insert_ids
 
 CYCLES = int(os.environ.get('CRASH_CYCLES', '8'))
 WRITERS = 4
@@ -44,26 +45,6 @@ def writer(srv, wid, acked, groups, stop):
                     n += 3
         except Exception:
             return  # the server died under us: what was not acknowledged may or may not be there
-
-
-def binlog_ids(cur):
-    """The ids of every row inserted into crash.t according to the binary log, decoded by MariaDB's own
-    mariadb-binlog (so the files must be valid MariaDB binlogs, torn tails truncated at start-up)."""
-    cur.execute('SELECT @@log_bin_basename')
-    base = cur.fetchone()[0]
-    cur.execute('SHOW BINARY LOGS')
-    files = [os.path.join(os.path.dirname(base), r[0]) for r in cur.fetchall()]
-    out = subprocess.run(['mariadb-binlog', '--verbose', '--base64-output=DECODE-ROWS'] + files,
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    ids, want = set(), False
-    for line in out.stdout.splitlines():
-        if line.startswith('### INSERT INTO `crash`.`t`'):
-            want = True
-        elif want and line.startswith('###   @1='):
-            ids.add(int(line.split('=', 1)[1]))
-            want = False
-    return ids
 
 
 @pytest.mark.only('strata')
@@ -107,7 +88,7 @@ def test_kill9_under_concurrent_commits(fresh_target):
             cur.execute('SELECT COUNT(*) FROM t FORCE INDEX (k) WHERE k >= 0')
             assert int(cur.fetchone()[0]) == len(have), 'cycle %d: secondary index and rows disagree' % cycle
             # issue 5: engine and binlog agree, every transaction is in both or in neither
-            logged = binlog_ids(cur)
+            logged = binlog_insert_ids(cur, 'crash', 't')
             assert logged == have, 'cycle %d: binlog and table disagree: %d only in the binlog (e.g. %s), %d only in ' \
                 'the table (e.g. %s)' % (cycle, len(logged - have), sorted(logged - have)[:5], len(have - logged),
                                          sorted(have - logged)[:5])

@@ -117,7 +117,7 @@ static const char *run(const char *sql)
     const char *txt;
     if (st->kind == SQL_STMT_BEGIN || st->kind == SQL_STMT_COMMIT || st->kind == SQL_STMT_ROLLBACK) {
         sql_exec_ctx_t x = {.arena = &arena, .diag = &diag, .ss = ss, .sink = &sink, .autocommit = autocommit, .db = "db"};
-        int rc = st->kind == SQL_STMT_BEGIN ? sql_exec_begin(&x) : st->kind == SQL_STMT_COMMIT ? sql_exec_commit(&x) : sql_exec_rollback(&x);
+        int rc = st->kind == SQL_STMT_BEGIN ? sql_exec_begin(&x, false) : st->kind == SQL_STMT_COMMIT ? sql_exec_commit(&x) : sql_exec_rollback(&x);
         buf_printf(&out, rc ? "ERR" : "OK");
         buf_append_byte(&out, 0);
         return (const char *)out.data;

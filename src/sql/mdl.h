@@ -1,0 +1,41 @@
+/*
+ * Metadata locks (MySQL's MDL, reduced to what strata needs): a statement that reads or writes a table takes a
+ * SHARED lock on its name, kept until the transaction ends; DDL on an existing table (ALTER, DROP, TRUNCATE,
+ * RENAME, CREATE/DROP INDEX) takes EXCLUSIVE locks on every name it touches, all at once, for the statement.
+ *
+ * So DDL waits for the transactions that used the table to end (no committed write can land in a tree ALTER
+ * TABLE already copied and dropped), and statements wait while DDL runs.  A waiting DDL blocks new SHARED
+ * requests (no starvation under a continuous load); a session that already holds a name never waits for it
+ * again.  Waits end with ER_LOCK_WAIT_TIMEOUT after lock_wait_timeout, or ER_QUERY_INTERRUPTED on KILL QUERY.
+ * DDL acquires all its names together and never holds one while waiting for another, so two DDLs cannot
+ * deadlock each other.
+ *
+ * Thread-safety: one mutex for the table of names; a session's mdl_set_t is its own.
+ */
+#ifndef STRATA_SQL_MDL_H
+#define STRATA_SQL_MDL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct mdl_lock mdl_lock_t;
+
+typedef struct mdl_set {
+    mdl_lock_t **held;
+    bool *exclusive;
+    uint32_t n, cap;
+} mdl_set_t;
+
+enum { MDL_TIMEOUT = 1, MDL_KILLED = 2 };
+/* 0, MDL_TIMEOUT (after timeout_us) or MDL_KILLED (*kill became true; it is cleared). */
+int mdl_shared(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill);
+int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names, uint32_t n, uint64_t timeout_us,
+                  _Atomic bool *kill);
+void mdl_release_all(mdl_set_t *s);
+void mdl_set_free(mdl_set_t *s);
+
+/* Names currently locked (tests, monitoring). */
+uint32_t mdl_count(void);
+
+#endif

@@ -1,0 +1,106 @@
+"""Metadata locks (src/sql/mdl.h): DDL waits for the transactions that used the table, statements wait behind a
+waiting DDL, lock_wait_timeout ends a wait with 1205 and KILL QUERY with 1317.  Every test runs against MariaDB
+too: the expectations are InnoDB's MDL behaviour.  The first test is the reason MDL exists: without it a
+transaction's committed insert could land in a table ALTER TABLE had already copied, and be lost."""
+import time
+
+import pymysql
+import pytest
+
+from sqlutil import background, run
+
+
+@pytest.fixture
+def db(target):
+    c = target.connect()
+    run(c, 'DROP DATABASE IF EXISTS mdl')
+    run(c, 'CREATE DATABASE mdl')
+    run(c, 'CREATE TABLE mdl.t (id INT PRIMARY KEY, v INT) ENGINE=InnoDB')
+    run(c, 'INSERT INTO mdl.t VALUES (1, 1)')
+    yield target
+    run(c, 'DROP DATABASE IF EXISTS mdl')
+    c.close()
+
+
+def test_alter_waits_for_an_open_write_and_keeps_it(db):
+    a, b = db.connect(), db.connect()
+    run(a, 'BEGIN')
+    run(a, 'INSERT INTO mdl.t VALUES (2, 2)')
+    th, box = background(b, 'ALTER TABLE mdl.t ADD COLUMN w INT')
+    time.sleep(0.7)
+    assert 't' not in box, 'ALTER TABLE did not wait for the open transaction'
+    run(a, 'COMMIT')
+    th.join(10)
+    assert 'err' not in box, box
+    assert run(a, 'SELECT id, v, w FROM mdl.t ORDER BY id') == ((1, 1, None), (2, 2, None))
+    a.close()
+    b.close()
+
+
+def test_drop_waits_for_a_reading_transaction(db):
+    a, b = db.connect(), db.connect()
+    run(a, 'BEGIN')
+    assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)
+    th, box = background(b, 'DROP TABLE mdl.t')
+    time.sleep(0.7)
+    assert 't' not in box
+    assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)  # still readable in the transaction
+    run(a, 'COMMIT')
+    th.join(10)
+    assert 'err' not in box, box
+    with pytest.raises(pymysql.err.ProgrammingError) as e:
+        run(a, 'SELECT * FROM mdl.t')
+    assert e.value.args[0] == 1146
+    a.close()
+    b.close()
+
+
+def test_lock_wait_timeout_and_queued_statements(db):
+    a, b, c = db.connect(), db.connect(), db.connect()
+    run(a, 'BEGIN')
+    run(a, 'UPDATE mdl.t SET v = 5 WHERE id = 1')
+    run(b, 'SET SESSION lock_wait_timeout = 2')
+    th, box = background(b, 'ALTER TABLE mdl.t ADD COLUMN w INT')
+    time.sleep(0.5)
+    # a statement arriving behind the waiting ALTER waits too, and times out with 1205
+    run(c, 'SET SESSION lock_wait_timeout = 1')
+    t0 = time.time()
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        run(c, 'SELECT * FROM mdl.t')
+    assert e.value.args[0] == 1205 and time.time() - t0 >= 0.9
+    th.join(10)
+    assert isinstance(box.get('err'), pymysql.err.OperationalError) and box['err'].args[0] == 1205, box
+    assert 1.8 <= box['t'] < 6
+    # once the DDL gave up, reads go again
+    assert run(c, 'SELECT v FROM mdl.t') == ((1,),)
+    run(a, 'COMMIT')
+    assert run(c, 'SELECT v FROM mdl.t') == ((5,),)
+    for x in (a, b, c):
+        x.close()
+
+
+def test_kill_query_ends_a_waiting_ddl(db):
+    a, b, k = db.connect(), db.connect(), db.connect()
+    run(a, 'BEGIN')
+    run(a, 'SELECT * FROM mdl.t')
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
+    th, box = background(b, 'TRUNCATE TABLE mdl.t')
+    time.sleep(0.5)
+    run(k, 'KILL QUERY %d' % bid)
+    th.join(10)
+    assert isinstance(box.get('err'), pymysql.err.OperationalError) and box['err'].args[0] == 1317, box
+    run(a, 'COMMIT')
+    assert run(b, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)
+    for x in (a, b, k):
+        x.close()
+
+
+def test_ddl_in_own_transaction_commits_it_first(db):
+    """A session's own open transaction never blocks its DDL: DDL commits it first (implicit commit)."""
+    a = db.connect()
+    run(a, 'BEGIN')
+    run(a, 'INSERT INTO mdl.t VALUES (3, 3)')
+    run(a, 'ALTER TABLE mdl.t ADD COLUMN w INT')
+    run(a, 'ROLLBACK')
+    assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((2,),)
+    a.close()
