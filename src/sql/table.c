@@ -80,6 +80,8 @@ void table_undo_free(table_undo_t *u)
 
 void table_undo_append(table_undo_t *dst, table_undo_t *src)
 {
+    if (src->n == 0) /* nothing (src->recs may be NULL: memcpy from NULL is undefined even for 0 bytes) */
+        return;
     if (dst->n + src->n > dst->cap) {
         dst->cap = MAX(dst->cap * 2, dst->n + src->n);
         dst->recs = mem_realloc(dst->recs, dst->cap * sizeof *dst->recs);
