@@ -1501,9 +1501,9 @@ static int col_default(sql_exec_ctx_t *x, const sql_column_def_t *cd, cat_column
     if (cd->default_now) {
         c->def = CAT_DEF_NOW;
         /* the precision of NOW(n) (n, else the column's; over 6 is 6, as MariaDB takes it in a DEFAULT) rides in
-         * default_text: "" is 0 */
+         * default_text as one digit */
         int fsp = cd->default_now_fsp < 0 ? c->rc.scale : cd->default_now_fsp > 6 ? 6 : cd->default_now_fsp;
-        c->default_text = fsp > 0 ? arena_printf(x->arena, "%d", fsp) : "";
+        c->default_text = arena_printf(x->arena, "%d", fsp);
     } else if (cd->default_expr)
         return default_text(x, cd->default_expr, c);
     else if (c->rc.nullable)

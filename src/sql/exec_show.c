@@ -241,10 +241,18 @@ static const char *col_key(const cat_table_t *t, uint32_t col)
     return "";
 }
 
+/* current_timestamp(fsp) as MariaDB shows it; the catalog keeps no fsp of its own, the column's is shown (a
+ * DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3) is what dumps write) */
+static const char *now_shown(const cat_column_t *c, arena_t *a)
+{
+    return c->rc.scale ? arena_printf(a, "current_timestamp(%u)", (unsigned)c->rc.scale) : "current_timestamp()";
+}
+
 static const char *default_shown(const cat_column_t *c, bool for_create, arena_t *a)
 {
     switch (c->def) {
-    case CAT_DEF_NOW: return arena_printf(a, "current_timestamp(%s)", c->default_text ? c->default_text : "");
+    /* a DEFAULT's own fsp is in default_text ("0".."6", exec.c col_default); "" (older catalogs): the column's */
+    case CAT_DEF_NOW: return c->default_text && c->default_text[0] ? (c->default_text[0] == '0' ? "current_timestamp()" : arena_printf(a, "current_timestamp(%s)", c->default_text)) : now_shown(c, a);
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
@@ -256,19 +264,12 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     }
 }
 
-/* ON UPDATE CURRENT_TIMESTAMP is always at the column's precision (MariaDB), shown as "(3)" or "()" */
-static const char *on_update_text(const cat_column_t *c, arena_t *a, const char *word)
-{
-    return c->rc.scale ? arena_printf(a, "%s current_timestamp(%u)", word, c->rc.scale)
-                       : arena_printf(a, "%s current_timestamp()", word);
-}
-
 static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
     if (c->auto_increment)
         return "auto_increment";
     if (c->on_update_now)
-        return on_update_text(c, a, "on update");
+        return arena_printf(a, "on update %s", now_shown(c, a));
     return "";
 }
 
@@ -311,7 +312,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         if (c->auto_increment)
             buf_append_str(&b, " AUTO_INCREMENT");
         if (c->on_update_now)
-            buf_printf(&b, " %s", on_update_text(c, a, "ON UPDATE"));
+            buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
         if (i + 1 < t->ncols || t->nidx)
