@@ -301,3 +301,51 @@ def test_dump_master_data_consistent_under_writes(fresh_strata):
         t.join()
     assert not errors, errors
     assert seen[-1][0] > 0, seen
+
+
+TABLESPACE_SQL = """
+CREATE DATABASE acc_ts;
+USE acc_ts;
+CREATE LOGFILE GROUP lg_acc ADD UNDOFILE 'undo_acc.log' INITIAL_SIZE 16M ENGINE=NDB;
+CREATE TABLESPACE ts_acc ADD DATAFILE 'data_acc.dat' USE LOGFILE GROUP lg_acc INITIAL_SIZE 8M EXTENT_SIZE 1M ENGINE=NDB;
+CREATE TABLE t1 (id INT PRIMARY KEY, a CHAR(255)) ENGINE=NDB TABLESPACE ts_acc STORAGE DISK;
+INSERT INTO t1 VALUES (1, 'a'), (2, 'b');
+"""
+
+
+def test_dump_tablespace_table_into_mariadb(fresh_strata, fresh_mariadb):
+    """A table in a seed-002 tablespace: MariaDB has no CREATE TABLESPACE ... ADD DATAFILE, so the dump for it is
+    taken with --no-tablespaces (-y); MariaDB then ignores the table's TABLESPACE option and gets the rows."""
+    fresh_strata.start()
+    fresh_mariadb.start()
+    restore(fresh_strata, TABLESPACE_SQL.encode())
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', fresh_strata.host, '-P', str(fresh_strata.port),
+           '--protocol=TCP', '--no-tablespaces', '--databases', 'acc_ts']
+    r = subprocess.run(cmd, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    restore(fresh_mariadb, r.stdout)
+    assert fresh_mariadb.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+
+
+@pytest.mark.xfail(reason='information_schema.FILES gives DATAFILE rows no LOGFILE_GROUP_NAME (and has no UNDO LOG '
+                          'rows), so mariadb-dump writes CREATE TABLESPACE ... USE LOGFILE GROUP (null) and no '
+                          'CREATE LOGFILE GROUP: the tablespace part of the engine work (issue 3)', strict=False)
+def test_dump_tablespace_strata_to_strata(fresh_strata):
+    """A strata dump with its tablespaces (mariadb-dump's default) restores into strata: CREATE LOGFILE GROUP from
+    the UNDO LOG rows, CREATE TABLESPACE from the DATAFILE rows, then the tables in them."""
+    s = fresh_strata
+    s.start()
+    restore(s, TABLESPACE_SQL.encode())
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', s.host, '-P', str(s.port), '--protocol=TCP',
+           '--databases', 'acc_ts']
+    r = subprocess.run(cmd, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = r.stdout.decode(errors='replace')
+    assert 'CREATE LOGFILE GROUP lg_acc' in text and 'USE LOGFILE GROUP lg_acc' in text, text[:3000]
+    s.query('DROP DATABASE acc_ts')
+    s.query('DROP TABLESPACE ts_acc')
+    s.query('DROP LOGFILE GROUP lg_acc')
+    restore(s, r.stdout)
+    assert s.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+    assert s.query("SELECT TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'acc_ts'") == \
+        (('ts_acc',),)
