@@ -27,7 +27,8 @@ WL = os.path.join(BENCH, "workloads")
 sys.path.insert(0, os.path.join(BENCH, "lib"))
 import benchlib  # noqa: E402
 
-WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs"]
+WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs",
+             "semisync"]
 NOT_SUPPORTED = "not supported yet"
 CURRENT_CHILD = None  # the workload process running now, killed (its process group) on interrupt
 
@@ -333,7 +334,7 @@ def setup_accounts(servers):
                                 read_timeout=30, autocommit=True)
             with c.cursor() as cur:
                 cur.execute("CREATE USER IF NOT EXISTS 'bench'@'%' IDENTIFIED BY 'bench'")
-                cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'bench'@'%'")
+                cur.execute("GRANT ALL PRIVILEGES ON *.* TO 'bench'@'%' WITH GRANT OPTION")
             c.close()
             c = pymysql.connect(host="127.0.0.1", port=s.port, user="bench", password="bench", connect_timeout=5)
             c.close()
@@ -447,6 +448,23 @@ def plan(o, which):
                  Metric(k + "/redo-fsyncs", "oltp_insert, %d thr: engine log fsyncs per transaction" % t,
                         "lower")],
                 needs_sbtest=True))
+    if "semisync" in which:
+        st = csv_ints(o.semisync_threads)
+        mets = []
+        for t in st:
+            mets += [Metric("semisync/%d/async" % t, "oltp_write_only (no PS), %d thr, replica async: TPS" % t, "higher"),
+                     Metric("semisync/%d/semi" % t, "oltp_write_only (no PS), %d thr, replica semi-sync: TPS" % t,
+                            "higher"),
+                     Metric("semisync/%d/yes" % t, "  share of those transactions the replica acknowledged", "higher")]
+        inv.append(Invocation(
+            "8. semi-synchronous replication (seed 003): a MariaDB replica, %d s per run" % o.semisync_time,
+            "semisync", ["--threads", ",".join(map(str, st)), "--time", str(o.semisync_time)] + sb, mets,
+            needs_sbtest=True, timeout=3600))
+        inv[-1].derived = [Metric("semisync/%d/cost" % t, "semi-sync / async TPS at %d thr" % t, "higher",
+                                  ratio=("semisync/%d/semi" % t, "semisync/%d/async" % t)) for t in st]
+        if len(st) > 1:
+            inv[-1].derived.append(Metric("semisync/hold", "semi-sync TPS, %d thr / %d thr" % (st[-1], st[0]),
+                                          "higher", ratio=("semisync/%d/semi" % st[-1], "semisync/%d/semi" % st[0])))
     if "recovery" in which:
         inv.append(Invocation(
             "6. crash recovery", "recovery",
@@ -766,6 +784,15 @@ def headlines(o, res, kinds):
     if ct:
         out.append(vs_maria("oltp_write_only, %d thr" % ct[-1], "conn/oltp_write_only/%d/tps" % ct[-1], "higher"))
     out.append(vs_maria("disk-data inserts rows/s", "dd/insert", "higher"))
+    sst = csv_ints(o.semisync_threads)
+    if sst:
+        out.append(within("semi-sync / async TPS, %d thr" % sst[0], "semisync/%d/semi" % sst[0],
+                          "semisync/%d/async" % sst[0], "target: cost at most 10%, >= 0.90"))
+        if len(sst) > 1:
+            out.append(within("semi-sync TPS, %d thr / %d thr" % (sst[-1], sst[0]), "semisync/%d/semi" % sst[-1],
+                              "semisync/%d/semi" % sst[0], "seed 003: MySQL 0.05"))
+            out.append(vs_maria("semi-sync oltp_write_only, %d thr" % sst[-1], "semisync/%d/semi" % sst[-1],
+                                "higher"))
     out.append(vs_maria("recovery time after kill -9", "recovery/s", "lower"))
     return [h for h in out if h]
 
@@ -871,7 +898,8 @@ def build_flood(scratch, logf):
 
 
 QUICK = dict(table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
-             dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1)
+             dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1,
+             semisync_threads="4,30", semisync_time=1)
 
 
 def options():
@@ -897,6 +925,8 @@ def options():
     p.add_argument("--dd-read-time", type=int, default=3)
     p.add_argument("--idle-connections", type=int, default=3000)
     p.add_argument("--conn-threads", default="30,300,3000")
+    p.add_argument("--semisync-threads", default="30,3000", help="semisync workload: client threads")
+    p.add_argument("--semisync-time", type=int, default=5, help="semisync workload: seconds per run")
     p.add_argument("--conn-time", type=int, default=3)
     p.add_argument("--recovery-threads", type=int, default=16)
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")

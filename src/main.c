@@ -273,6 +273,7 @@ int main(int argc, char **argv)
     eopt.datadir = datadir;
     eopt.pool_bytes = (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_BUFFER_POOL_SIZE);
     int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
+    eopt.rebalance_off = !sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_REBALANCE);
     eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
     if (engine_open(&eopt, &g_engine) != 0) {
         log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
@@ -308,6 +309,7 @@ int main(int argc, char **argv)
         goto out;
     }
     pcfg.net = net;
+    server_apply_semisync(&g_srv);
     if (admit_start(&g_srv) != 0) {
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;

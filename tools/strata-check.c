@@ -366,6 +366,7 @@ int main(int argc, char **argv)
     engine_opts_default(&o);
     o.datadir = dir;
     o.pool_bytes = 64u << 20;
+    o.rebalance_off = true; /* nothing may move pages while they are being checked */
     engine_t *e;
     ctx_t c = {0};
     uint64_t npages = 0;

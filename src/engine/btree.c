@@ -183,6 +183,37 @@ static int check_node(btree_t *t, bframe_t *f)
     return 0;
 }
 
+/* Structure of one page from its bytes alone (B+tree node or overflow page): every slot inside the page, every
+ * cell's header and body inside the heap, heap accounting exact, level sane.  The verifier and the page fuzz
+ * target use it; nothing reads a cell of a page that failed it.  0 or STRATA_ECORRUPT (not reported). */
+int btree_page_check(const uint8_t *p, uint32_t ps)
+{
+    if (ps < PAGE_SIZE_MIN || ps > PAGE_SIZE_MAX)
+        return STRATA_ECORRUPT;
+    if (page_type(p) == PAGE_TYPE_OVERFLOW)
+        return rd32(p + OVF_LEN) <= ps - OVF_DATA ? 0 : STRATA_ECORRUPT;
+    if (page_type(p) != PAGE_TYPE_BTREE)
+        return STRATA_ECORRUPT;
+    uint32_t n = nsl(p), top = heap_top(p, ps);
+    bool leaf = lvl(p) == 0;
+    if (lvl(p) > MAX_DEPTH || top > ps || BT_SLOTS + 2 * n > top)
+        return STRATA_ECORRUPT;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t off = rd16(p + BT_SLOTS + 2 * i);
+        if (off < top || off + (uint32_t)(leaf ? LEAF_HDR : NODE_HDR) > ps)
+            return STRATA_ECORRUPT;
+        const uint8_t *c = p + off;
+        uint64_t sz = leaf ? (uint64_t)LEAF_HDR + rd16(c) + ((c[2] & CELL_OVF) ? 8u : rd32(c + 4)) : (uint64_t)NODE_HDR + rd16(c);
+        if (off + sz > ps)
+            return STRATA_ECORRUPT;
+        sum += sz;
+    }
+    if (sum + rd16(p + BT_GARBAGE) != ps - top)
+        return STRATA_ECORRUPT;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- handles */
 
 btree_t *btree_handle(fsys_t *fs, bpool_t *bp, redo_t *redo, uint64_t id, page_id_t root)
@@ -1143,6 +1174,23 @@ static int cur_step(btree_cur_t *c, int dir)
     return rc;
 }
 
+bool btree_cur_unchanged(btree_cur_t *c)
+{
+    btree_t *t = c->t;
+    bframe_t *f;
+    bool same = false;
+    if (c->state != BTCUR_ON_ROW || c->leaf_lsn == 0)
+        return false;
+    pthread_rwlock_rdlock(&t->lock);
+    if (bpool_fix(t->bp, c->leaf, LATCH_S, &f) == 0) {
+        same = page_type(f->data) == PAGE_TYPE_BTREE && page_owner(f->data) == t->id && lvl(f->data) == 0 &&
+               page_lsn(f->data) == c->leaf_lsn;
+        bpool_unfix(t->bp, f, LATCH_S);
+    }
+    pthread_rwlock_unlock(&t->lock);
+    return same;
+}
+
 int btree_cur_next(btree_cur_t *c) { return cur_step(c, 1); }
 int btree_cur_prev(btree_cur_t *c) { return cur_step(c, -1); }
 
@@ -1186,17 +1234,9 @@ static int verify_node(vctx_t *v, page_id_t id, int expect_level, const uint8_t 
         rc = CORRUPT("btree %llu: empty internal page %u", (unsigned long long)t->id, page_id_pgno(id));
         goto out;
     }
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t off = rd16(p + BT_SLOTS + 2 * i);
-        if (off < heap_top(p, t->ps) || off >= t->ps || off + csize(p + off, leaf) > t->ps) {
-            rc = CORRUPT("btree %llu: page %u cell %u out of bounds", (unsigned long long)t->id, page_id_pgno(id), i);
-            goto out;
-        }
-        sum += csize(p + off, leaf);
-    }
-    if (sum + rd16(p + BT_GARBAGE) != t->ps - heap_top(p, t->ps)) {
-        rc = CORRUPT("btree %llu: page %u heap accounting off", (unsigned long long)t->id, page_id_pgno(id));
+    if (btree_page_check(p, t->ps)) {
+        rc = CORRUPT("btree %llu: page %u: cells out of bounds or heap accounting off", (unsigned long long)t->id,
+                     page_id_pgno(id));
         goto out;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -1344,5 +1384,256 @@ int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type)
     pthread_rwlock_rdlock(&t->lock);
     int rc = walk_node(t, t->root, cb, ctx, 0);
     pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- moving an extent (online rebalance)
+ *
+ * Pages are addressed physically (space | file | page), so moving a page means rewriting every pointer to it.
+ * In this tree the pointers to a page are: its parent's child pointer (nodes), its neighbours' prev/next links
+ * (nodes on a linked level: leaves), and, for an overflow page, the leaf cell or the previous overflow page of
+ * its chain.  Nothing else holds page ids across calls: cursors keep a leaf id with its LSN and re-seek by key
+ * when the LSN differs (a moved-away page is stamped by the move, so it always differs), and undo and the
+ * version store are keyed by (tree, key).
+ *
+ * Under the tree latch held X (no reader or writer of the tree is inside), one walk finds every pointer into
+ * the extent; then each page moves in its own mini-transaction: new page in the destination file (a full image
+ * in the redo), every pointer to the old page rewritten, the old page marked free and freed.  Each mtr leaves a
+ * complete, consistent tree, so a crash between two of them loses nothing: the extent is simply half moved and
+ * the next rebalance continues.  The extent goes back to the tablespace with the free of its last page.
+ * Refused (ENGINE_EBUSY, nothing changed): an extent holding the root (the root page id never changes) or a page
+ * the walk cannot reach (an overflow chain being written before its leaf cell exists). */
+
+typedef struct {
+    page_id_t holder; /* page holding the pointer (its id before any move of this run) */
+    uint32_t off;     /* byte offset of the u64 pointer in the holder */
+    page_id_t target;
+} mv_ref_t;
+
+typedef struct {
+    btree_t *t;
+    uint32_t space, file, ext, ep;
+    bool full;        /* walk leaves and overflow chains too */
+    mv_ref_t *refs;
+    size_t n, cap;
+} mv_ctx_t;
+
+static bool mv_in(const mv_ctx_t *v, page_id_t id)
+{
+    return id != PAGE_ID_NONE && page_id_space(id) == v->space && page_id_file(id) == v->file &&
+           page_id_pgno(id) / v->ep == v->ext;
+}
+
+static void mv_add(mv_ctx_t *v, page_id_t holder, uint32_t off, page_id_t target)
+{
+    if (!mv_in(v, target))
+        return;
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 64;
+        v->refs = mem_realloc(v->refs, v->cap * sizeof *v->refs);
+    }
+    v->refs[v->n++] = (mv_ref_t){.holder = holder, .off = off, .target = target};
+}
+
+static int mv_walk(mv_ctx_t *v, page_id_t id, int depth)
+{
+    btree_t *t = v->t;
+    if (depth > MAX_DEPTH)
+        return CORRUPT("btree %llu: too deep", (unsigned long long)t->id);
+    bframe_t *f;
+    int rc = bpool_fix(t->bp, id, LATCH_S, &f);
+    if (rc)
+        return rc;
+    uint8_t *p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    bframe_t fake = {.id = id, .data = p};
+    if ((rc = check_node(t, &fake)))
+        goto out;
+    bool leaf = lvl(p) == 0;
+    if (leaf && !v->full)
+        goto out;
+    mv_add(v, id, BT_PREV, rd64(p + BT_PREV));
+    mv_add(v, id, BT_NEXT, rd64(p + BT_NEXT));
+    for (uint32_t i = 0; i < nsl(p) && !rc; i++) {
+        uint32_t coff = rd16(p + BT_SLOTS + 2 * i);
+        uint8_t *c = p + coff;
+        if (!leaf) {
+            mv_add(v, id, coff + 2, cchild(c));
+            if (v->full || lvl(p) > 1)
+                rc = mv_walk(v, cchild(c), depth + 1);
+        } else if (c[2] & CELL_OVF) {
+            uint32_t off = coff + LEAF_HDR + rd16(c);
+            page_id_t o = rd64(p + off);
+            mv_add(v, id, off, o);
+            for (uint32_t k = 0; o != PAGE_ID_NONE && k < ovf_pages(t, rd32(c + 4)); k++) {
+                bframe_t *of;
+                if ((rc = bpool_fix(t->bp, o, LATCH_S, &of)))
+                    break;
+                page_id_t nx = rd64(of->data + OVF_NEXT);
+                bpool_unfix(t->bp, of, LATCH_S);
+                mv_add(v, o, OVF_NEXT, nx);
+                o = nx;
+            }
+        }
+    }
+out:
+    mem_free(p);
+    return rc;
+}
+
+/* The current id of a page that may have moved earlier in this run. */
+static page_id_t mv_remap(const page_id_t (*moved)[2], uint32_t nmoved, page_id_t id)
+{
+    for (uint32_t i = 0; i < nmoved; i++)
+        if (moved[i][0] == id)
+            return moved[i][1];
+    return id;
+}
+
+int btree_move_extent(btree_t *t, uint32_t file, uint32_t ext, uint32_t dst_file, uint32_t max_pages,
+                      int (*between)(void *ctx), void *ctx, uint32_t *moved_out, bool *emptied)
+{
+    int rc = 0;
+    uint32_t space = page_id_space(t->root), ep = fsys_extent_pages(t->fs, space);
+    mv_ctx_t v = {.t = t, .space = space, .file = file, .ext = ext, .ep = ep};
+    page_id_t (*moved)[2] = NULL, pages[SPACE_EXTENT_PAGES_MAX];
+    uint32_t nmoved = 0, npages = 0;
+    *moved_out = 0;
+    *emptied = false;
+    if (!ep)
+        return STRATA_ENOTFOUND;
+    pthread_rwlock_wrlock(&t->lock);
+    uint64_t owner;
+    uint16_t used;
+    uint8_t bitmap[32];
+    if ((rc = fsys_xdes_read(t->fs, space, file, ext, &owner, &used, bitmap)))
+        goto out;
+    if (owner != t->id) {
+        rc = STRATA_ENOTFOUND; /* freed or retaken since it was picked */
+        goto out;
+    }
+    if (mv_in(&v, t->root)) {
+        rc = ENGINE_EBUSY;
+        goto out;
+    }
+    /* What the extent holds: B+tree nodes of this tree or overflow pages; anything else is in flight.  Leaves
+     * of the extent are pointed at by their neighbours, which a walk of internal pages alone does not see. */
+    for (uint32_t i = 0; i < ep; i++) {
+        if (!(bitmap[i / 8] & (1u << (i % 8))))
+            continue;
+        page_id_t id = page_id_make(space, file, ext * ep + i);
+        pages[npages++] = id;
+        bframe_t *f;
+        if ((rc = bpool_fix(t->bp, id, LATCH_S, &f)))
+            goto out;
+        page_type_t ty = page_type(f->data);
+        bool mine = page_owner(f->data) == t->id;
+        if (mine && ty == PAGE_TYPE_BTREE && lvl(f->data) == 0) {
+            page_id_t pv = rd64(f->data + BT_PREV), nx = rd64(f->data + BT_NEXT);
+            if (pv != PAGE_ID_NONE && !mv_in(&v, pv))
+                mv_add(&v, pv, BT_NEXT, id);
+            if (nx != PAGE_ID_NONE && !mv_in(&v, nx))
+                mv_add(&v, nx, BT_PREV, id);
+        }
+        bpool_unfix(t->bp, f, LATCH_S);
+        if (!mine || (ty != PAGE_TYPE_BTREE && ty != PAGE_TYPE_OVERFLOW)) {
+            rc = ENGINE_EBUSY;
+            goto out;
+        }
+        if (ty == PAGE_TYPE_OVERFLOW)
+            v.full = true;
+    }
+    if (v.full) {
+        v.n = 0; /* the full walk finds every pointer, neighbours included */
+        rc = mv_walk(&v, t->root, 0);
+    } else {
+        /* Internal pages only; pointers between two leaves of the extent come from the leaves themselves. */
+        rc = mv_walk(&v, t->root, 0);
+        for (uint32_t i = 0; !rc && i < npages; i++) {
+            bframe_t *f;
+            if ((rc = bpool_fix(t->bp, pages[i], LATCH_S, &f)))
+                break;
+            if (lvl(f->data) == 0) {
+                page_id_t pv = rd64(f->data + BT_PREV), nx = rd64(f->data + BT_NEXT);
+                if (mv_in(&v, pv))
+                    mv_add(&v, pages[i], BT_PREV, pv);
+                if (mv_in(&v, nx))
+                    mv_add(&v, pages[i], BT_NEXT, nx);
+            }
+            bpool_unfix(t->bp, f, LATCH_S);
+        }
+    }
+    if (rc)
+        goto out;
+    /* Every page must be reachable, or it belongs to a change in flight. */
+    for (uint32_t i = 0; i < npages; i++) {
+        bool found = false;
+        for (size_t k = 0; k < v.n && !found; k++)
+            found = v.refs[k].target == pages[i];
+        if (!found) {
+            rc = ENGINE_EBUSY;
+            goto out;
+        }
+    }
+    moved = mem_alloc(npages * sizeof *moved);
+    for (uint32_t i = 0; i < npages && nmoved < max_pages; i++) {
+        page_id_t old = pages[i], nw;
+        if (between && (rc = between(ctx)))
+            break;
+        mtr_t m;
+        mtr_start(&m, t->bp, t->redo);
+        bframe_t *fo, *fn, *fh;
+        /* Page latches first (lock order), then the space mutex (allocation), then the new page. */
+        if ((rc = mtr_fix(&m, old, LATCH_X, &fo)))
+            goto abort;
+        for (size_t k = 0; k < v.n; k++) {
+            if (v.refs[k].target != old)
+                continue;
+            if ((rc = mtr_fix(&m, mv_remap((const page_id_t(*)[2])moved, nmoved, v.refs[k].holder), LATCH_X, &fh)))
+                goto abort;
+            if (rd64(fh->data + v.refs[k].off) != old) {
+                rc = CORRUPT("btree %llu: pointer to page %u:%u:%u changed during a move", (unsigned long long)t->id,
+                             space, file, page_id_pgno(old));
+                goto abort;
+            }
+        }
+        if ((rc = seg_alloc_page_in_file(t->fs, &m, t->id, dst_file, &nw)))
+            goto abort;
+        if ((rc = mtr_fix_new(&m, nw, &fn))) {
+            seg_free_page(t->fs, &m, t->id, nw); /* give the page back in the same mtr: nothing leaks */
+            goto abort;
+        }
+        memcpy(fn->data, fo->data, t->ps);
+        wr64(fn->data + PAGE_OFF_ID, nw);
+        for (size_t k = 0; k < v.n; k++) {
+            if (v.refs[k].target != old)
+                continue;
+            mtr_fix(&m, mv_remap((const page_id_t(*)[2])moved, nmoved, v.refs[k].holder), LATCH_X, &fh);
+            mtr_modify(&m, fh);
+            wr64(fh->data + v.refs[k].off, nw);
+        }
+        /* The old page is no node any more: a cursor that remembers it sees the type and the LSN change. */
+        mtr_modify(&m, fo);
+        fo->data[PAGE_OFF_TYPE] = PAGE_TYPE_FREE;
+        if ((rc = seg_free_page(t->fs, &m, t->id, old)))
+            goto abort;
+        mtr_commit(&m);
+        moved[nmoved][0] = old;
+        moved[nmoved][1] = nw;
+        nmoved++;
+        continue;
+    abort:
+        /* Every failure above comes before the first page change (or undoes its allocation): committing logs
+         * nothing that leaves the tree inconsistent. */
+        mtr_commit(&m);
+        break;
+    }
+    *moved_out = nmoved;
+    *emptied = nmoved == npages;
+out:
+    pthread_rwlock_unlock(&t->lock);
+    mem_free(v.refs);
+    mem_free(moved);
     return rc;
 }

@@ -87,8 +87,23 @@ void btree_cur_init(btree_cur_t *c, btree_t *t);
 void btree_cur_free(btree_cur_t *c);
 int btree_cur_seek(btree_cur_t *c, const void *key, size_t klen, bt_seek_t how);
 int btree_cur_next(btree_cur_t *c);
+/* Is the leaf the current cell was read from unchanged since (its LSN)?  Then key, value, writer and mark are
+ * still the latest (every change to a leaf moves its LSN; invariant 2).  A locking reader uses it after waiting
+ * for the row's lock instead of reading the row again. */
+bool btree_cur_unchanged(btree_cur_t *c);
 int btree_cur_prev(btree_cur_t *c);
 
+/* Online rebalance: moves the used pages of extent `ext` of data file `file` (the tree's space) into data file
+ * dst_file, one mini-transaction per page (see btree.c), at most max_pages of them.  between(ctx), if given, runs
+ * before each page's mtr with no page latched (the engine's log-space check); an error from it stops the move.
+ * *moved: pages moved; *emptied: every page moved (the extent went back to the tablespace).  ENGINE_EBUSY, nothing
+ * moved: the extent holds the root or a page of a change in flight.  STRATA_ENOTFOUND: not this tree's extent.
+ * ENGINE_EFULL: no room left in dst_file. */
+int btree_move_extent(btree_t *t, uint32_t file, uint32_t ext, uint32_t dst_file, uint32_t max_pages,
+                      int (*between)(void *ctx), void *ctx, uint32_t *moved, bool *emptied);
+
+/* One page's structure from its bytes alone (node or overflow page); 0 or STRATA_ECORRUPT, nothing reported. */
+int btree_page_check(const uint8_t *p, uint32_t ps);
 /* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
  * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
 int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);

@@ -39,6 +39,7 @@
 #include "engine/lock.h"
 #include "engine/redo.h"
 #include "engine/space.h"
+#include "engine/undo.h"
 #include "engine/vstore.h"
 #include "util/util.h"
 
@@ -47,8 +48,9 @@
 #define TREE_BUCKETS 1024
 #define UNDO_HDR 31
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
+#define RB_SKIP_MAX 64
 enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
-enum { USER_NEXT_TRX = 0 };
+enum { USER_NEXT_TRX = 0, USER_SPILL_MANIFEST = 1, USER_SPILL_END = 2 };
 
 typedef enum { TRX_ACTIVE = 1, TRX_COMMITTED, TRX_ROLLED_BACK } trx_state_t;
 
@@ -63,12 +65,17 @@ struct engine_trx {
     uint64_t id;
     trx_state_t state;
     uint64_t first_lsn; /* 0 until the first change */
+    size_t nspilled;    /* undo records [0, nspilled) are in the undo file (undo.h); under mu */
+    bool spilled;       /* listed in every checkpoint's spill manifest while active; under mu */
+    bool end_logged;    /* its COMMIT or ROLLBACK record is in the log: no checkpoint lists it any more */
     buf_t undo;         /* undo records back to back */
     size_t *offs;
     size_t nundo, capundo;
     lock_owner_t lo;
     pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     engine_isolation_t iso;
+    bool gap_locks;     /* REPEATABLE READ / SERIALIZABLE: locking reads take gap (next-key) locks */
+    uint64_t lock_wait_us; /* 0: the engine's innodb_lock_wait_timeout */
     bool has_view, unlinked, did_delete;
     bool prepared, recovered; /* two-phase commit; recovered: prepared before a crash, awaiting xa commit/rollback */
     buf_t xid;
@@ -82,12 +89,23 @@ struct engine_cursor {
     btree_cur_t c;
     bool mvcc;
     buf_t vis; /* the value the trx's read view sees */
+    /* a locking cursor (engine_cursor_lock): latest versions, each row locked, and at REPEATABLE READ the gaps */
+    lock_mode_t lmode;  /* 0: a consistent-read cursor */
+    bool gaps;
+    bool unique;        /* an equality on a whole unique key: the row past it is gap-locked only */
+    bool took_lock;     /* the last positioning call took the current row's lock (it was not held before) */
+    bool has_lo, has_hi;
+    buf_t lo, hi;       /* the scan's bounds (key prefixes) */
+    lock_gap_t *gap;    /* the gap this scan extends as it moves */
+    btree_cur_t nb;     /* finds the neighbour key that closes a gap */
+    buf_t from, k, tmp;
 };
 
 struct engine {
     engine_opts_t o;
     char *datadir;
     fsys_t *fs;
+    undo_sys_t *undo;
     bpool_t *bp;
     redo_t *redo;
     bool redo_started;
@@ -110,7 +128,19 @@ struct engine {
     uint64_t commit_seq;       /* under trx_mu */
     uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
     bool startup_purge_done;
+    /* online rebalance (see "rebalance" below) */
+    pthread_t rb;
+    bool rb_running, rb_stop, rb_kick;
+    _Atomic bool rb_enabled;
+    pthread_mutex_t rb_mu;   /* rb_stop, rb_kick, rb_cond */
+    pthread_cond_t rb_cond;
+    pthread_mutex_t rb_step; /* one extent move at a time (thread or engine_rebalance_run) */
+    fsys_move_t rb_skip[RB_SKIP_MAX];
+    size_t rb_nskip;         /* under rb_step */
+    _Atomic uint64_t rb_extents_moved, rb_pages_moved, rb_pending, rb_refused;
 };
+
+static uint64_t trx_wait_us(const engine_trx_t *t) { return t->lock_wait_us ? t->lock_wait_us : t->e->lock_wait_us; }
 
 /* ---------------------------------------------------------------- options, helpers */
 
@@ -124,6 +154,7 @@ void engine_opts_default(engine_opts_t *o)
     o->sys_initial_bytes = 12u << 20;
     o->sys_extent_bytes = 1u << 20;
     o->checkpoint_ms = 1000;
+    o->undo_max_bytes = 1ull << 30;
 }
 
 static void key_be64(uint8_t k[8], uint64_t v)
@@ -227,22 +258,59 @@ static void purge_startup(engine_t *e);
 
 /* ---------------------------------------------------------------- checkpoints */
 
-/* A transaction whose first undo record is far back pins the log tail.  Its undo records are copied forward
- * (re-logged) so the tail can move: recovery then sees some records twice, which is harmless because undo is
- * idempotent (engine.c header).  Called by the checkpointer. */
-static void relog_old_undo(engine_t *e)
+/* A transaction whose first undo record is far back pins the log tail.  Its undo records are carried forward so
+ * the tail can move (called by the checkpointer after redo_ckpt_begin, so that every record logged from here on
+ * is after the checkpoint):
+ *   - a small one (< 1/16 of the log) is re-logged: recovery then sees some records twice, which is harmless
+ *     because undo is idempotent (engine.c header);
+ *   - a large one is spilled to the logfile group's undo file (undo.h): the records it has not spilled yet are
+ *     appended, and from then on it is listed in the manifest of every checkpoint until it ends.
+ * A transaction whose COMMIT or ROLLBACK record is already logged is left alone (recovery must not list a trx
+ * whose end record may lie before the tail).  spill[0..1] receive the manifest's place (0 when none). */
+static int carry_undo(engine_t *e, uint64_t spill[2])
 {
     uint64_t cur = redo_current_lsn(e->redo), cap = redo_capacity(e->redo);
-    if (cur < cap / 4)
-        return;
-    uint64_t threshold = cur - cap / 4;
+    uint64_t threshold = cur > cap / 4 ? cur - cap / 4 : 0;
+    int rc = 0;
+    size_t nman = 0, capman = 0, npend = 0;
+    undo_manifest_ent_t *man = NULL;
+    /* What a spill changes in a trx takes effect only once the whole spill and its manifest are on disk. */
+    struct { engine_trx_t *t; size_t nspilled; uint64_t first; } *pend = NULL;
+    spill[0] = spill[1] = 0;
     pthread_mutex_lock(&e->trx_mu);
-    for (engine_trx_t *t = e->active; t; t = t->next) {
-        if (!t->first_lsn || t->first_lsn >= threshold)
-            continue;
+    /* Only the checkpointer (ckpt_mu) changes spilled / nspilled, so reading them here without t->mu is safe. */
+    bool need = false;
+    for (engine_trx_t *t = e->active; t && !need; t = t->next)
+        need = t->spilled || (t->first_lsn && t->first_lsn < threshold && t->undo.len >= cap / 16);
+    if (need) {
+        bool restarted = false;
+        if ((rc = undo_spill_begin(e->undo, &restarted)))
+            goto done;
+        if (restarted) /* the file starts over: every spilled trx writes all of its undo again */
+            for (engine_trx_t *t = e->active; t; t = t->next)
+                t->nspilled = 0;
+    }
+    for (engine_trx_t *t = e->active; t && !rc; t = t->next) {
         pthread_mutex_lock(&t->mu);
-        if (t->undo.len < cap / 4) {
-            uint64_t first = redo_current_lsn(e->redo);
+        bool old = t->first_lsn && t->first_lsn < threshold;
+        if (t->end_logged || (!old && !t->spilled)) {
+            pthread_mutex_unlock(&t->mu);
+            continue;
+        }
+        uint64_t first = redo_current_lsn(e->redo);
+        if (t->spilled || t->undo.len >= cap / 16) {
+            if (t->nspilled > t->nundo)
+                t->nspilled = t->nundo;
+            for (size_t i = t->nspilled; i < t->nundo && !rc; i++) {
+                size_t end = i + 1 < t->nundo ? t->offs[i + 1] : t->undo.len;
+                rc = undo_spill_append(e->undo, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
+            }
+            pend = mem_realloc(pend, (npend + 1) * sizeof *pend);
+            pend[npend].t = t;
+            pend[npend].nspilled = t->nundo;
+            pend[npend].first = first;
+            npend++;
+        } else if (t->undo.len < cap / 4) {
             for (size_t i = 0; i < t->nundo;) {
                 mtr_t m;
                 mtr_start(&m, e->bp, e->redo);
@@ -264,7 +332,43 @@ static void relog_old_undo(engine_t *e)
         }
         pthread_mutex_unlock(&t->mu);
     }
+    /* The manifest: every spilled trx still open, with what recovery needs besides its undo. */
+    for (engine_trx_t *t = e->active; t && !rc; t = t->next) {
+        bool now = false;
+        for (size_t i = 0; i < npend && !now; i++)
+            now = pend[i].t == t;
+        pthread_mutex_lock(&t->mu);
+        if ((t->spilled || now) && !t->end_logged) {
+            if (nman == capman) {
+                capman = capman ? capman * 2 : 8;
+                man = mem_realloc(man, capman * sizeof *man);
+            }
+            man[nman++] = (undo_manifest_ent_t){.trx_id = t->id, .prepared = t->prepared, .xid = t->xid.data,
+                                                .xid_len = (uint16_t)t->xid.len};
+        }
+        pthread_mutex_unlock(&t->mu);
+    }
+    if (!rc && nman)
+        rc = undo_spill_manifest(e->undo, man, nman, &spill[0], &spill[1]);
+    if (rc) {
+        undo_spill_abort(e->undo);
+    } else {
+        for (size_t i = 0; i < npend; i++) {
+            engine_trx_t *t = pend[i].t;
+            pthread_mutex_lock(&t->mu);
+            t->nspilled = pend[i].nspilled;
+            t->spilled = true;
+            t->first_lsn = pend[i].first;
+            pthread_mutex_unlock(&t->mu);
+        }
+    }
+    mem_free(pend);
+done:
     pthread_mutex_unlock(&e->trx_mu);
+    mem_free(man);
+    if (rc)
+        log_error("engine: checkpoint: cannot spill undo to the undo file: %d", rc);
+    return rc;
 }
 
 static uint64_t active_tail(engine_t *e, uint64_t upper)
@@ -284,17 +388,20 @@ static int checkpoint(engine_t *e, uint64_t only_if_used_over)
     pthread_mutex_lock(&e->ckpt_mu);
     if (redo_used(e->redo) < only_if_used_over)
         goto out;
-    relog_old_undo(e);
-    uint64_t lsn = redo_ckpt_begin(e->redo);
-    if ((rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
+    uint64_t lsn = redo_ckpt_begin(e->redo), spill[2];
+    if ((rc = carry_undo(e, spill)) || (rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
         goto out;
     uint64_t user[REDO_USER_WORDS] = {0};
     pthread_mutex_lock(&e->trx_mu);
     user[USER_NEXT_TRX] = e->next_trx_id;
     pthread_mutex_unlock(&e->trx_mu);
+    user[USER_SPILL_MANIFEST] = spill[0];
+    user[USER_SPILL_END] = spill[1];
     rc = redo_ckpt_end(e->redo, lsn, active_tail(e, lsn), user);
-    if (!rc)
+    if (!rc) {
+        undo_spill_checkpointed(e->undo, spill[1] != 0);
         __atomic_add_fetch(&e->n_ckpt, 1, __ATOMIC_RELAXED);
+    }
 out:
     pthread_mutex_unlock(&e->ckpt_mu);
     if (rc)
@@ -321,6 +428,153 @@ static int log_free_check(engine_t *e)
         return ENGINE_ELOGFULL;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------- online rebalance
+ *
+ * After ALTER TABLESPACE ... ADD DATAFILE the old files hold every used extent and the new one none; new extents
+ * go round-robin, so the imbalance would stay.  A background thread moves used extents, one at a time, from the
+ * most loaded data file of a space to the least loaded until each holds its fair share (space.c
+ * fsys_rebalance_pick); the pages move through btree_move_extent (one mtr per page, crash-safe).  It holds the
+ * engine DDL mutex across one extent (so the tree cannot be dropped under it) and the tree latch X inside
+ * btree_move_extent: readers and writers of that tree wait for one extent's move (64 pages), then go on.
+ * Extents it cannot move (a root page, a change in flight) are skipped until the next data file is added. */
+
+static int rb_log_check(void *ctx) { return log_free_check(ctx); }
+
+static void rebalance_kick(engine_t *e)
+{
+    pthread_mutex_lock(&e->rb_step);
+    e->rb_nskip = 0;
+    pthread_mutex_unlock(&e->rb_step);
+    pthread_mutex_lock(&e->rb_mu);
+    e->rb_kick = true;
+    pthread_cond_signal(&e->rb_cond);
+    pthread_mutex_unlock(&e->rb_mu);
+}
+
+/* Moves (part of) one extent.  *pages: pages moved.  STRATA_ENOTFOUND when nothing needs to move. */
+static int rebalance_step(engine_t *e, uint32_t max_pages, uint32_t *pages)
+{
+    int rc;
+    fsys_move_t mv;
+    uint64_t pending = 0;
+    *pages = 0;
+    pthread_mutex_lock(&e->rb_step);
+    rc = fsys_rebalance_pick(e->fs, FIRST_USER_TREE, e->rb_skip, e->rb_nskip, &mv, &pending);
+    e->rb_pending = pending;
+    if (rc)
+        goto out;
+    btree_t *t;
+    if ((rc = tree_get(e, mv.seg_id, &t)))
+        goto skip;
+    if ((rc = log_free_check(e)))
+        goto out;
+    pthread_mutex_lock(&e->ddl);
+    bool emptied = false;
+    if (trees_find(e, mv.seg_id) == t)
+        rc = btree_move_extent(t, mv.src_file, mv.ext, mv.dst_file, max_pages, rb_log_check, e, pages, &emptied);
+    else
+        rc = STRATA_ENOTFOUND;
+    pthread_mutex_unlock(&e->ddl);
+    if (*pages) /* progress is durable per extent (one fsync), not per page */
+        redo_flush(e->redo, redo_current_lsn(e->redo), true);
+    e->rb_pages_moved += *pages;
+    if (!rc && emptied) {
+        e->rb_extents_moved++;
+        if (e->rb_pending)
+            e->rb_pending--;
+    }
+    if (rc == ENGINE_EBUSY || rc == ENGINE_EFULL || (rc && rc != STRATA_ENOTFOUND && rc != ENGINE_ELOGFULL))
+        goto skip;
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0; /* changed under us: pick again */
+    goto out;
+skip:
+    e->rb_refused++;
+    if (e->rb_nskip < RB_SKIP_MAX)
+        e->rb_skip[e->rb_nskip++] = mv;
+    if (rc != ENGINE_EBUSY)
+        log_note("engine: rebalance: extent %u of file %u of space %u not moved (%d)", mv.ext, mv.src_file,
+                 mv.space_id, rc);
+    rc = 0;
+out:
+    pthread_mutex_unlock(&e->rb_step);
+    return rc;
+}
+
+static void *rb_main(void *arg)
+{
+    engine_t *e = arg;
+    for (;;) {
+        pthread_mutex_lock(&e->rb_mu);
+        if (e->rb_stop) {
+            pthread_mutex_unlock(&e->rb_mu);
+            break;
+        }
+        e->rb_kick = false;
+        pthread_mutex_unlock(&e->rb_mu);
+        int rc = STRATA_ENOTFOUND;
+        uint32_t pages = 0;
+        if (e->rb_enabled)
+            rc = rebalance_step(e, UINT32_MAX, &pages);
+        else {
+            fsys_move_t mv;
+            uint64_t pending = 0;
+            fsys_rebalance_pick(e->fs, FIRST_USER_TREE, NULL, 0, &mv, &pending);
+            e->rb_pending = pending;
+        }
+        pthread_mutex_lock(&e->rb_mu);
+        if (!e->rb_stop && !e->rb_kick) {
+            /* Work left: a short pause so foreground work gets the tree latch; none: wait for a kick. */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + (rc == 0 ? 2000000ull : 1000000000ull);
+            ts.tv_sec += (time_t)(ns / 1000000000ull);
+            ts.tv_nsec = (long)(ns % 1000000000ull);
+            pthread_cond_timedwait(&e->rb_cond, &e->rb_mu, &ts);
+        }
+        pthread_mutex_unlock(&e->rb_mu);
+    }
+    return NULL;
+}
+
+void engine_rebalance_enable(engine_t *e, bool on)
+{
+    e->rb_enabled = on;
+    if (on)
+        rebalance_kick(e);
+}
+
+void engine_rebalance_status(engine_t *e, engine_rebalance_t *st)
+{
+    st->enabled = e->rb_enabled;
+    st->extents_moved = e->rb_extents_moved;
+    st->pages_moved = e->rb_pages_moved;
+    st->extents_pending = e->rb_pending;
+    st->extents_refused = e->rb_refused;
+}
+
+uint64_t engine_rebalance_run(engine_t *e, uint64_t max_pages)
+{
+    uint64_t done = 0;
+    while (done < max_pages) {
+        uint32_t p = 0;
+        int rc = rebalance_step(e, (uint32_t)MIN(max_pages - done, (uint64_t)UINT32_MAX), &p);
+        done += p;
+        if (rc)
+            break;
+        if (!p) {
+            /* nothing moved this step: stop once the picker has nothing left */
+            fsys_move_t mv;
+            pthread_mutex_lock(&e->rb_step);
+            int r2 = fsys_rebalance_pick(e->fs, FIRST_USER_TREE, e->rb_skip, e->rb_nskip, &mv, NULL);
+            pthread_mutex_unlock(&e->rb_step);
+            if (r2)
+                break;
+        }
+    }
+    return done;
 }
 
 static void *bg_main(void *arg)
@@ -568,6 +822,7 @@ typedef struct {
     rtrx_t *trx;
     uint64_t max_trx;
     uint64_t groups, applied;
+    uint64_t bad_undo; /* malformed undo records (a checksummed record that does not parse is corruption) */
 } rctx_t;
 
 static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
@@ -582,6 +837,25 @@ static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
     t->next = r->trx;
     r->trx = t;
     return t;
+}
+
+static void rtrx_add_undo(rctx_t *r, const uint8_t *p, uint32_t n)
+{
+    /* The lengths inside must add up: recovery reads key and old value through them. */
+    if (n < UNDO_HDR || (uint64_t)UNDO_HDR + rd16(p + 25) + rd32(p + 27) != n || p[24] < UNDO_OP_DELETE ||
+        p[24] > UNDO_OP_PUT_MARKED) {
+        r->bad_undo++;
+        return;
+    }
+    uint64_t id = rd64(p);
+    rtrx_t *t = rtrx_get(r, id);
+    r->max_trx = MAX(r->max_trx, id);
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->offs = mem_realloc(t->offs, t->cap * sizeof(size_t));
+    }
+    t->offs[t->n++] = t->undo.len;
+    buf_append(&t->undo, p, n);
 }
 
 static void on_logical(void *ctx, const uint8_t *rec, size_t len)
@@ -600,19 +874,22 @@ static void on_logical(void *ctx, const uint8_t *rec, size_t len)
         buf_append(&t->xid, rec + 11, rd16(rec + 9));
         r->max_trx = MAX(r->max_trx, id);
     } else if (type == REDO_REC_UNDO) {
-        const uint8_t *p = rec + 5;
-        uint32_t n = rd32(rec + 1);
-        if (n < UNDO_HDR)
-            return;
-        uint64_t id = rd64(p);
-        rtrx_t *t = rtrx_get(r, id);
-        r->max_trx = MAX(r->max_trx, id);
-        if (t->n == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 16;
-            t->offs = mem_realloc(t->offs, t->cap * sizeof(size_t));
-        }
-        t->offs[t->n++] = t->undo.len;
-        buf_append(&t->undo, p, n);
+        rtrx_add_undo(r, rec + 5, rd32(rec + 1));
+    }
+}
+
+/* The undo spill named by the checkpoint (undo.h): read before the log, so its records come first. */
+static void on_spill_undo(void *ctx, const uint8_t *rec, uint32_t len) { rtrx_add_undo(ctx, rec, len); }
+
+static void on_spill_trx(void *ctx, const undo_manifest_ent_t *ent)
+{
+    rctx_t *r = ctx;
+    rtrx_t *t = rtrx_get(r, ent->trx_id);
+    r->max_trx = MAX(r->max_trx, ent->trx_id);
+    if (ent->prepared) {
+        t->prepared = true;
+        buf_reset(&t->xid);
+        buf_append(&t->xid, ent->xid, ent->xid_len);
     }
 }
 
@@ -667,6 +944,7 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
     buf_init(&t->xid);
     pthread_mutex_init(&t->mu, NULL);
     t->iso = ENGINE_ISO_REPEATABLE_READ;
+    t->gap_locks = true;
     pthread_mutex_lock(&e->trx_mu);
     t->id = id ? id : e->next_trx_id++;
     t->next = e->active;
@@ -687,13 +965,26 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             continue;
         engine_trx_t *t = trx_new(e, x->id);
         t->first_lsn = redo_current_lsn(e->redo);
+        if (x->prepared) {
+            /* Known as prepared before its undo is carried again: a checkpoint in the loop below may spill it,
+             * and its manifest entry must say prepared. */
+            pthread_mutex_lock(&t->mu);
+            t->prepared = true;
+            buf_append(&t->xid, x->xid.data, x->xid.len);
+            pthread_mutex_unlock(&t->mu);
+        }
         for (size_t i = 0; i < x->n; i++) {
             size_t end = i + 1 < x->n ? x->offs[i + 1] : x->undo.len;
             mtr_t m;
             mtr_start(&m, e->bp, e->redo);
             mtr_log_undo(&m, x->undo.data + x->offs[i], (uint32_t)(end - x->offs[i]));
             mtr_commit(&m);
+            pthread_mutex_lock(&t->mu);
             trx_add_undo(t, x->undo.data + x->offs[i], end - x->offs[i]);
+            pthread_mutex_unlock(&t->mu);
+            /* A large transaction's undo does not fit the log: the checkpoint spills it as it grows. */
+            if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
+                checkpoint(e, redo_capacity(e->redo) / 2);
         }
         if (x->prepared) {
             /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
@@ -701,7 +992,6 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             mtr_start(&m, e->bp, e->redo);
             mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
             mtr_commit(&m);
-            buf_append(&t->xid, x->xid.data, x->xid.len);
             t->prepared = t->recovered = true;
             for (size_t i = 0; i < t->nundo; i++) {
                 const uint8_t *u = t->undo.data + t->offs[i];
@@ -793,6 +1083,8 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         e->o.sys_extent_bytes = 1u << 20;
     if (!e->o.checkpoint_ms)
         e->o.checkpoint_ms = 1000;
+    if (!e->o.undo_max_bytes)
+        e->o.undo_max_bytes = 1ull << 30;
     e->lock_wait_us = LOCK_WAIT_DEFAULT_US;
     pthread_rwlock_init(&e->trees_mu, NULL);
     pthread_mutex_init(&e->ddl, NULL);
@@ -800,6 +1092,10 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     pthread_mutex_init(&e->ckpt_mu, NULL);
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cond, NULL);
+    pthread_mutex_init(&e->rb_mu, NULL);
+    pthread_cond_init(&e->rb_cond, NULL);
+    pthread_mutex_init(&e->rb_step, NULL);
+    e->rb_enabled = !e->o.rebalance_off;
     e->locks = lock_sys_create();
     e->vs = vstore_create();
     uint32_t ps = e->o.page_size;
@@ -828,6 +1124,10 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     }
     ps = fsys_page_size(e->fs);
     e->o.page_size = ps;
+    if ((rc = undo_sys_open(e->datadir, e->o.undo_max_bytes, &e->undo))) {
+        mem_free(log);
+        goto fail;
+    }
     rc = redo_open(log, e->o.log_bytes, ps, e->o.log_sparse, &e->redo);
     mem_free(log);
     if (rc)
@@ -842,8 +1142,18 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     uint64_t t0 = time_mono_us();
     rctx_t r = {.e = e, .ckpt_lsn = redo_last_ckpt(e->redo)->ckpt_lsn};
     uint64_t end;
+    const uint64_t *cw = redo_last_ckpt(e->redo)->user;
+    if (cw[USER_SPILL_END] && (rc = undo_spill_read(e->undo, cw[USER_SPILL_MANIFEST], cw[USER_SPILL_END],
+                                                     on_spill_undo, on_spill_trx, &r))) {
+        rctx_free(&r);
+        log_error("engine: recovery of '%s' failed: the undo spill cannot be read (%d)", e->datadir, rc);
+        goto fail;
+    }
     bpool_set_recovery(e->bp, true);
     rc = redo_scan(e->redo, on_group, &r, &end);
+    if (!rc && r.bad_undo)
+        rc = CORRUPT("engine: %llu undo record(s) in the redo log or undo spill do not parse",
+                     (unsigned long long)r.bad_undo);
     bpool_set_recovery(e->bp, false);
     if (!rc)
         rc = bpool_flush_all(e->bp);
@@ -854,6 +1164,10 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         e->next_trx_id = 1;
     uint64_t user[REDO_USER_WORDS] = {0};
     user[USER_NEXT_TRX] = e->next_trx_id;
+    /* The spill stays named until the checkpoint at the end of the start has carried its trx (rolled back or
+     * prepared) again. */
+    user[USER_SPILL_MANIFEST] = cw[USER_SPILL_MANIFEST];
+    user[USER_SPILL_END] = cw[USER_SPILL_END];
     if (!rc)
         rc = redo_start(e->redo, end, user);
     if (rc) {
@@ -876,6 +1190,8 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         goto fail;
     if (pthread_create(&e->bg, NULL, bg_main, e) == 0)
         e->bg_running = true;
+    if (pthread_create(&e->rb, NULL, rb_main, e) == 0)
+        e->rb_running = true;
     *out = e;
     return 0;
 fail:
@@ -893,6 +1209,13 @@ void engine_close(engine_t *e)
         pthread_cond_signal(&e->bg_cond);
         pthread_mutex_unlock(&e->bg_mu);
         pthread_join(e->bg, NULL);
+    }
+    if (e->rb_running) {
+        pthread_mutex_lock(&e->rb_mu);
+        e->rb_stop = true;
+        pthread_cond_signal(&e->rb_cond);
+        pthread_mutex_unlock(&e->rb_mu);
+        pthread_join(e->rb, NULL);
     }
     if (e->redo_started && e->dir)
         checkpoint(e, 0);
@@ -919,6 +1242,7 @@ void engine_close(engine_t *e)
     btree_handle_free(e->dir);
     bpool_destroy(e->bp);
     redo_close(e->redo);
+    undo_sys_close(e->undo);
     fsys_close(e->fs);
     lock_sys_destroy(e->locks);
     vstore_destroy(e->vs);
@@ -928,6 +1252,9 @@ void engine_close(engine_t *e)
     pthread_mutex_destroy(&e->ckpt_mu);
     pthread_mutex_destroy(&e->bg_mu);
     pthread_cond_destroy(&e->bg_cond);
+    pthread_mutex_destroy(&e->rb_mu);
+    pthread_cond_destroy(&e->rb_cond);
+    pthread_mutex_destroy(&e->rb_step);
     mem_free(e->datadir);
     mem_free(e);
 }
@@ -944,7 +1271,9 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 {
     uint32_t id;
     int rc = fsys_space_find(e->fs, name, &id);
-    return rc ? rc : fsys_space_add_file(e->fs, id, path, initial_bytes);
+    if (!rc && !(rc = fsys_space_add_file(e->fs, id, path, initial_bytes)))
+        rebalance_kick(e);
+    return rc;
 }
 
 int engine_tablespace_drop(engine_t *e, const char *name)
@@ -966,14 +1295,52 @@ int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id)
     return fsys_space_find(e->fs, name, space_id);
 }
 
+int engine_logfile_group_create(engine_t *e, const char *name, const char *undo_path, uint64_t initial_bytes,
+                                uint64_t undo_buffer_bytes)
+{
+    return undo_lfg_create(e->undo, name, undo_path, initial_bytes, undo_buffer_bytes);
+}
+
+int engine_logfile_group_drop(engine_t *e, const char *name)
+{
+    /* A checkpoint first: a spill that no transaction needs any more is then no longer named. */
+    checkpoint(e, 0); /* may fail while a transaction's undo overflows the file: the drop then refuses */
+    return undo_lfg_drop(e->undo, name);
+}
+
 int engine_files(engine_t *e, engine_file_info_t **out, size_t *n)
 {
     space_file_info_t *v;
-    int rc = fsys_files(e->fs, &v, n);
+    undo_file_info_t *uf;
+    size_t nd, nu;
+    int rc = fsys_files(e->fs, &v, &nd);
     if (rc)
         return rc;
+    undo_files(e->undo, &uf, &nu);
+    *n = nd + nu;
     engine_file_info_t *r = mem_calloc(*n ? *n : 1, sizeof *r);
-    for (size_t i = 0; i < *n; i++) {
+    /* Undo files first, as MySQL Cluster lists them. */
+    for (size_t i = 0; i < nu; i++) {
+        engine_file_info_t *x = &r[i];
+        x->file_type = "UNDO LOG";
+        memcpy(x->logfile_group_name, uf[i].lfg_name, sizeof x->logfile_group_name);
+        memcpy(x->file_name, uf[i].file_name, sizeof x->file_name);
+        x->logfile_group_number = uf[i].lfg_id;
+        x->undo_buffer_size = uf[i].undo_buffer;
+        x->extent_size = 4; /* MySQL Cluster counts undo files in 4-byte words */
+        x->total_extents = uf[i].size / 4;
+        x->free_extents = (uf[i].size - UNDO_FILE_HDR - MIN(uf[i].used, uf[i].size - UNDO_FILE_HDR)) / 4;
+        x->initial_size = uf[i].initial;
+        x->maximum_size = uf[i].autoextend ? e->o.undo_max_bytes + UNDO_FILE_HDR : uf[i].size;
+        x->size = uf[i].size;
+        x->autoextend = uf[i].autoextend;
+        x->status = "NORMAL";
+    }
+    mem_free(uf);
+    r += nu;
+    *out = r - nu;
+    for (size_t i = 0; i < nd; i++) {
+        r[i].file_type = "DATAFILE";
         memcpy(r[i].tablespace_name, v[i].space_name, sizeof r[i].tablespace_name);
         memcpy(r[i].file_name, v[i].path, sizeof r[i].file_name);
         r[i].space_id = v[i].space_id;
@@ -988,7 +1355,6 @@ int engine_files(engine_t *e, engine_file_info_t **out, size_t *n)
         r[i].status = v[i].status;
     }
     mem_free(v);
-    *out = r;
     return 0;
 }
 
@@ -1014,7 +1380,10 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
         mtr_log_commit(&m, t->id);
+        pthread_mutex_lock(&t->mu);
         lsn = mtr_commit(&m);
+        t->end_logged = true;
+        pthread_mutex_unlock(&t->mu);
     }
     t->state = TRX_COMMITTED;
     /* Leaving the active list and taking a commit number happen together, so a view made afterwards both sees
@@ -1119,7 +1488,10 @@ int engine_trx_rollback(engine_trx_t *t)
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
         mtr_log_rollback(&m, t->id);
+        pthread_mutex_lock(&t->mu);
         mtr_commit(&m);
+        t->end_logged = true;
+        pthread_mutex_unlock(&t->mu);
     }
     t->state = TRX_ROLLED_BACK;
     trx_free(t);
@@ -1208,11 +1580,19 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     int rc = tree_get(e, tree, &bt);
     if (rc || (rc = log_free_check(e)))
         return rc;
-    /* A transaction's undo lives in the log until it ends, so it may fill at most an eighth of it: then the
-     * checkpointer can always copy it forward and a rollback always has room (README, known limits). */
-    if (t->undo.len + klen + vlen + UNDO_HDR > redo_capacity(e->redo) / 8)
+    /* A transaction's undo is carried by the checkpointer into the undo file of the logfile group (undo.h), so
+     * it is bounded by that file's room (or undo_max_bytes for the default, autoextending one), not by the log. */
+    if (t->undo.len + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR + UNDO_SPILL_SLACK >
+        undo_spill_capacity(e->undo))
         return ENGINE_ELOGFULL;
-    if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, e->lock_wait_us)))
+    /* A key that may be new: the insert-intention check against other transactions' gap locks, then its X lock;
+     * the insert counts as in flight (lock.h) until the tree holds it. */
+    bool ins = !del && mode != BT_UPDATE;
+    if (ins)
+        rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t));
+    else
+        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    if (rc)
         return rc;
     if (!t->first_lsn) {
         pthread_mutex_lock(&e->trx_mu);
@@ -1227,7 +1607,10 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
             t->did_delete = true;
         return rc;
     }
-    return btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
+    rc = btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
+    if (ins)
+        lock_insert_end(e->locks, &t->lo);
+    return rc;
 }
 
 int engine_insert(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, const void *val, size_t vlen)
@@ -1253,12 +1636,12 @@ int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, t->e->lock_wait_us);
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
 }
 
 int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, t->e->lock_wait_us);
+    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, trx_wait_us(t));
 }
 
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
@@ -1300,7 +1683,10 @@ int engine_get(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t k
 void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso)
 {
     t->iso = iso == ENGINE_ISO_SERIALIZABLE ? ENGINE_ISO_REPEATABLE_READ : iso;
+    t->gap_locks = iso >= ENGINE_ISO_REPEATABLE_READ;
 }
+
+void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us) { t->lock_wait_us = us; }
 
 void engine_trx_statement_start(engine_trx_t *t)
 {
@@ -1327,7 +1713,14 @@ int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t *
     engine_cursor_t *c = mem_calloc(1, sizeof *c);
     c->trx = t;
     btree_cur_init(&c->c, bt);
+    btree_cur_init(&c->nb, bt);
+    c->nb.raw = true;
     buf_init(&c->vis);
+    buf_init(&c->lo);
+    buf_init(&c->hi);
+    buf_init(&c->from);
+    buf_init(&c->k);
+    buf_init(&c->tmp);
     c->mvcc = t->iso != ENGINE_ISO_READ_UNCOMMITTED;
     c->c.raw = c->mvcc;
     *out = c;
@@ -1356,11 +1749,252 @@ static void cur_view(engine_cursor_t *c)
         view_open(c->trx->e, c->trx);
 }
 
+/* ---------------------------------------------------------------- locking reads */
+
+static bool buf_eq(const buf_t *a, const buf_t *b)
+{
+    return a->len == b->len && (!a->len || memcmp(a->data, b->data, a->len) == 0);
+}
+
+/* Key k against a prefix: keys that begin with p compare equal. */
+static int prefix_cmp(const void *k, size_t kl, const buf_t *p)
+{
+    size_t n = MIN(kl, p->len);
+    int r = n ? memcmp(k, p->data, n) : 0;
+    if (r)
+        return r;
+    return kl < p->len ? -1 : 0;
+}
+
+static lock_mode_t lmode_of(engine_lock_mode_t m) { return m == ENGINE_LOCK_SHARED ? LOCK_S : LOCK_X; }
+
+int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, engine_lock_mode_t mode)
+{
+    engine_t *e = t->e;
+    btree_t *bt;
+    if (mode != ENGINE_LOCK_SHARED && mode != ENGINE_LOCK_EXCLUSIVE)
+        return ENGINE_EINVAL;
+    int rc = tree_get(e, tree, &bt);
+    if (rc)
+        return rc;
+    lock_mode_t m = lmode_of(mode);
+    buf_t v, lok, inflight;
+    buf_init(&v);
+    buf_init(&lok);
+    buf_init(&inflight);
+    btree_cur_t nb;
+    btree_cur_init(&nb, bt);
+    nb.raw = true;
+    bool held = false;
+    for (;;) {
+        uint64_t epoch = lock_insert_epoch(e->locks, tree);
+        bt_before_t st = BT_BEFORE_ABSENT;
+        uint64_t w;
+        rc = btree_get_ex(bt, key, klen, &v, &w, &st);
+        if (rc && rc != STRATA_ENOTFOUND)
+            break;
+        if (rc == 0 && !held) {
+            /* there is a cell (live, or delete-marked by a trx that may still roll back): lock it, look again */
+            if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t))))
+                break;
+            held = true;
+            continue;
+        }
+        if (rc == 0 && st != BT_BEFORE_DELMARKED)
+            break; /* the row exists and is locked: the record alone, as InnoDB's unique search */
+        rc = STRATA_ENOTFOUND;
+        if (!t->gap_locks)
+            break;
+        /* no row: lock the gap it would go into, between its neighbours */
+        lock_bound_t lo = {.inf = true}, hi = {.inf = true};
+        int n = btree_cur_seek(&nb, key, klen, BT_LT);
+        if (n && n != STRATA_ENOTFOUND) {
+            rc = n;
+            break;
+        }
+        if (n == 0) {
+            buf_reset(&lok);
+            buf_append(&lok, nb.key.data, nb.key.len);
+            lo = (lock_bound_t){lok.data, lok.len, false};
+        }
+        n = btree_cur_seek(&nb, key, klen, BT_GT);
+        if (n && n != STRATA_ENOTFOUND) {
+            rc = n;
+            break;
+        }
+        if (n == 0)
+            hi = (lock_bound_t){nb.key.data, nb.key.len, false};
+        int g = lock_gap(e->locks, &t->lo, tree, lo, hi, m, epoch, NULL, &inflight);
+        if (g == LOCK_GAP_INFLIGHT) {
+            if ((rc = lock_acquire(e->locks, &t->lo, tree, inflight.data, inflight.len, m, trx_wait_us(t))))
+                break;
+            continue;
+        }
+        if (g == LOCK_GAP_STALE)
+            continue;
+        rc = STRATA_ENOTFOUND;
+        break;
+    }
+    btree_cur_free(&nb);
+    buf_free(&v);
+    buf_free(&lok);
+    buf_free(&inflight);
+    return rc;
+}
+
+int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
+                       size_t hilen, bool unique)
+{
+    if (mode != ENGINE_LOCK_SHARED && mode != ENGINE_LOCK_EXCLUSIVE)
+        return ENGINE_EINVAL;
+    c->lmode = lmode_of(mode);
+    c->gaps = c->trx->gap_locks;
+    c->unique = unique;
+    c->mvcc = false;
+    c->c.raw = true;
+    c->has_lo = lo && lolen;
+    c->has_hi = hi && hilen;
+    buf_reset(&c->lo);
+    buf_reset(&c->hi);
+    if (c->has_lo)
+        buf_append(&c->lo, lo, lolen);
+    if (c->has_hi)
+        buf_append(&c->hi, hi, hilen);
+    return 0;
+}
+
+/* Is k past the scan's end when moving in direction dir? */
+static bool lcur_beyond(const engine_cursor_t *c, const void *k, size_t kl, int dir)
+{
+    if (dir > 0)
+        return c->has_hi && prefix_cmp(k, kl, &c->hi) > 0;
+    return c->has_lo && prefix_cmp(k, kl, &c->lo) < 0;
+}
+
+/*
+ * Moves a locking cursor to the next row in direction dir (how/key as btree_cur_seek) and locks it.
+ * step: the move starts from the row the cursor stands on (key is that row's, how BT_GT or BT_LT), so the gap
+ * runs from that row to the one found; otherwise the gap runs from the row found back to its neighbour (InnoDB's
+ * next-key lock: a record is locked with the gap before it), except on an exact GE/LE match (a unique key found:
+ * the record alone).  Running off the tree locks the gap to infinity (InnoDB's supremum).  The first row past the
+ * scan's end is locked with its gap at REPEATABLE READ (the next-key lock that closes the range; the gap alone
+ * after a unique equality) and not at all at READ COMMITTED, and is not returned.  Rows delete-marked once
+ * locked are passed over.
+ */
+static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t klen, bool step)
+{
+    engine_trx_t *t = c->trx;
+    engine_t *e = t->e;
+    uint64_t tree = c->c.t->id;
+    int dir = how == BT_GE || how == BT_GT || how == BT_FIRST ? 1 : -1;
+    bool has_from = how != BT_FIRST && how != BT_LAST;
+    buf_reset(&c->from);
+    if (has_from && klen)
+        buf_append(&c->from, key, klen);
+    for (;;) {
+        uint64_t epoch = lock_insert_epoch(e->locks, tree);
+        int rc;
+        if (step && c->c.state == BTCUR_ON_ROW && buf_eq(&c->c.key, &c->from))
+            rc = dir > 0 ? btree_cur_next(&c->c) : btree_cur_prev(&c->c); /* resumes on its leaf when unchanged */
+        else
+            rc = btree_cur_seek(&c->c, has_from ? c->from.data : NULL, c->from.len, how);
+        if (rc && rc != STRATA_ENOTFOUND)
+            return rc;
+        bool found = rc == 0;
+        buf_reset(&c->k);
+        if (found)
+            buf_append(&c->k, c->c.key.data, c->c.key.len);
+        bool beyond = found && lcur_beyond(c, c->k.data, c->k.len, dir);
+        bool exact = found && !step && (how == BT_GE || how == BT_LE) && buf_eq(&c->k, &c->from);
+        if (c->gaps && !exact) {
+            lock_bound_t other = {.inf = true};
+            if (step) {
+                other = (lock_bound_t){c->from.data, c->from.len, false};
+            } else {
+                int n = found ? btree_cur_seek(&c->nb, c->k.data, c->k.len, dir > 0 ? BT_LT : BT_GT)
+                              : btree_cur_seek(&c->nb, NULL, 0, dir > 0 ? BT_LAST : BT_FIRST);
+                if (n && n != STRATA_ENOTFOUND)
+                    return n;
+                if (n == 0)
+                    other = (lock_bound_t){c->nb.key.data, c->nb.key.len, false};
+            }
+            lock_bound_t here = found ? (lock_bound_t){c->k.data, c->k.len, false} : (lock_bound_t){.inf = true};
+            int g = lock_gap(e->locks, &t->lo, tree, dir > 0 ? other : here, dir > 0 ? here : other, c->lmode, epoch,
+                             &c->gap, &c->tmp);
+            if (g == LOCK_GAP_INFLIGHT) {
+                /* another trx's insert is landing inside: wait for it as for a row of its, then look again */
+                if ((rc = lock_acquire(e->locks, &t->lo, tree, c->tmp.data, c->tmp.len, c->lmode, trx_wait_us(t))))
+                    return rc;
+                continue;
+            }
+            if (g == LOCK_GAP_STALE)
+                continue; /* an insert finished since the keys were read: read them again (the gap stays) */
+        }
+        if (!found || (beyond && (!c->gaps || c->unique))) {
+            c->c.state = BTCUR_UNPOSITIONED;
+            return STRATA_ENOTFOUND;
+        }
+        if ((rc = lock_acquire_ex(e->locks, &t->lo, tree, c->k.data, c->k.len, c->lmode, trx_wait_us(t),
+                                  &c->took_lock)))
+            return rc;
+        if (beyond) {
+            c->c.state = BTCUR_UNPOSITIONED;
+            return STRATA_ENOTFOUND;
+        }
+        /* locked: its latest state is final for this trx (what the cursor read, when its leaf did not change) */
+        bt_before_t st = BT_BEFORE_ABSENT;
+        uint64_t writer = 0;
+        if (btree_cur_unchanged(&c->c)) {
+            rc = 0;
+            st = c->c.delmarked ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
+            writer = c->c.trx;
+            buf_reset(&c->tmp);
+            buf_append(&c->tmp, c->c.val.data, c->c.val.len);
+        } else {
+            rc = btree_get_ex(c->c.t, c->k.data, c->k.len, &c->tmp, &writer, &st);
+        }
+        if (rc && rc != STRATA_ENOTFOUND)
+            return rc;
+        if (rc == STRATA_ENOTFOUND || st == BT_BEFORE_DELMARKED) {
+            buf_reset(&c->from);
+            buf_append(&c->from, c->k.data, c->k.len);
+            how = dir > 0 ? BT_GT : BT_LT;
+            has_from = step = true;
+            continue;
+        }
+        buf_reset(&c->c.key);
+        buf_append(&c->c.key, c->k.data, c->k.len);
+        buf_reset(&c->c.val);
+        buf_append(&c->c.val, c->tmp.data, c->tmp.len);
+        c->c.trx = writer;
+        c->c.delmarked = false;
+        c->c.state = BTCUR_ON_ROW;
+        return 0;
+    }
+}
+
+void engine_cursor_unlock(engine_cursor_t *c)
+{
+    if (!c->lmode || c->gaps || !c->took_lock || c->c.state != BTCUR_ON_ROW)
+        return;
+    lock_release(c->trx->e->locks, &c->trx->lo, c->c.t->id, c->c.key.data, c->c.key.len);
+    c->took_lock = false;
+}
+
+static int lcur_step(engine_cursor_t *c, int dir)
+{
+    if (c->c.state != BTCUR_ON_ROW)
+        return STRATA_ENOTFOUND;
+    return lcur_move(c, dir > 0 ? BT_GT : BT_LT, c->c.key.data, c->c.key.len, true);
+}
+
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how)
 {
     static const bt_seek_t map[] = {BT_GE, BT_GT, BT_LE, BT_LT};
     if ((unsigned)how > ENGINE_SEEK_LT)
         return ENGINE_EINVAL;
+    if (c->lmode)
+        return lcur_move(c, map[how], key, klen, false);
     cur_view(c);
     int rc = btree_cur_seek(&c->c, key, klen, map[how]);
     return cur_visible(c, rc, how == ENGINE_SEEK_GE || how == ENGINE_SEEK_GT ? 1 : -1);
@@ -1368,24 +2002,32 @@ int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_
 
 int engine_cursor_first(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_move(c, BT_FIRST, NULL, 0, false);
     cur_view(c);
     return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_FIRST), 1);
 }
 
 int engine_cursor_last(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_move(c, BT_LAST, NULL, 0, false);
     cur_view(c);
     return cur_visible(c, btree_cur_seek(&c->c, NULL, 0, BT_LAST), -1);
 }
 
 int engine_cursor_next(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_step(c, 1);
     cur_view(c);
     return cur_visible(c, btree_cur_next(&c->c), 1);
 }
 
 int engine_cursor_prev(engine_cursor_t *c)
 {
+    if (c->lmode)
+        return lcur_step(c, -1);
     cur_view(c);
     return cur_visible(c, btree_cur_prev(&c->c), -1);
 }
@@ -1408,7 +2050,13 @@ void engine_cursor_close(engine_cursor_t *c)
     if (!c)
         return;
     btree_cur_free(&c->c);
+    btree_cur_free(&c->nb);
     buf_free(&c->vis);
+    buf_free(&c->lo);
+    buf_free(&c->hi);
+    buf_free(&c->from);
+    buf_free(&c->k);
+    buf_free(&c->tmp);
     mem_free(c);
 }
 
@@ -1442,6 +2090,9 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->lock_deadlocks = lock_deadlocks(e->locks);
     st->mvcc_versions = vstore_size(e->vs);
     st->purged_rows = e->n_purged;
+    st->rebalance_extents_moved = e->rb_extents_moved;
+    st->rebalance_extents_pending = e->rb_pending;
+    st->rebalance_pages_moved = e->rb_pages_moved;
 }
 
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)

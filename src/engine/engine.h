@@ -45,6 +45,7 @@ enum {
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
     ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
+    ENGINE_EBUSY = -10110,      /* internal: not now (an extent the rebalance cannot move yet) */
 };
 
 #define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
@@ -66,6 +67,9 @@ typedef struct {
     uint64_t sys_initial_bytes;    /* system tablespace initial size when creating (default 12 MiB, autoextend) */
     uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
     uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */
+    bool rebalance_off;            /* start with the online rebalance disabled (engine_rebalance_enable) */
+    uint64_t undo_max_bytes;       /* the most undo one transaction may hold when no CREATE LOGFILE GROUP set a
+                                      fixed undo file (default 1 GiB; ENGINE_ELOGFULL beyond) */
 } engine_opts_t;
 
 typedef struct engine engine_t;
@@ -93,9 +97,36 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 int engine_tablespace_drop(engine_t *e, const char *name);
 int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id);
 
-/* One row per data file, for information_schema.FILES (FILE_TYPE 'DATAFILE'). */
+/* Online rebalance (DESIGN.md decision 6): after a data file is added, a background thread moves used extents
+ * from the fuller data files of the space onto the emptier ones until each holds its fair share (by usable
+ * size), while reads and writes go on; each page moves in its own redo-logged mini-transaction.  An extent that
+ * holds a tree's root page never moves (the root page id is fixed).  Enabled by default. */
 typedef struct {
-    char tablespace_name[64];
+    bool enabled;
+    uint64_t extents_moved, pages_moved;
+    uint64_t extents_pending;          /* extents above their files' fair share now */
+    uint64_t extents_refused;          /* picked but not movable (root extent, change in flight, no room) */
+} engine_rebalance_t;
+void engine_rebalance_enable(engine_t *e, bool on);
+void engine_rebalance_status(engine_t *e, engine_rebalance_t *st);
+
+/* Logfile groups (CREATE LOGFILE GROUP lg ADD UNDOFILE 'u.log' INITIAL_SIZE n UNDO_BUFFER_SIZE n): one group,
+ * one undo file, created at its full size (fallocate).  Large transactions' undo is spilled there by checkpoints
+ * (engine/undo.h), which bounds a transaction's undo by the file instead of by the redo log.  Without one, the
+ * engine makes DEFAULT_LG with undo_default.log (autoextend up to undo_max_bytes) the first time it spills.
+ * create: STRATA_EEXIST when a group exists; drop: ENGINE_ENOTEMPTY while open transactions' undo is in it. */
+int engine_logfile_group_create(engine_t *e, const char *name, const char *undo_path, uint64_t initial_bytes,
+                                uint64_t undo_buffer_bytes);
+int engine_logfile_group_drop(engine_t *e, const char *name);
+
+/* One row per file, for information_schema.FILES: data files (FILE_TYPE 'DATAFILE') and undo files ('UNDO LOG',
+ * counted as MySQL Cluster does: EXTENT_SIZE 4, TOTAL_EXTENTS = bytes / 4, FREE_EXTENTS = unused bytes / 4). */
+typedef struct {
+    const char *file_type;             /* "DATAFILE" or "UNDO LOG" */
+    char tablespace_name[64];          /* data files */
+    char logfile_group_name[64];       /* undo files */
+    uint32_t logfile_group_number;
+    uint64_t undo_buffer_size;
     char file_name[512];
     uint32_t space_id, file_no;
     uint64_t extent_size;              /* bytes */
@@ -112,8 +143,10 @@ void engine_files_free(engine_file_info_t *rows);
 /* Isolation of consistent (non-locking) reads through engine_get and cursors.  REPEATABLE READ (the default):
  * one read view from the first read to the end of the trx.  READ COMMITTED: a new view per statement (call
  * engine_trx_statement_start).  READ UNCOMMITTED: the latest versions.  SERIALIZABLE behaves as REPEATABLE READ
- * for engine_get/cursors (the SQL layer may take engine_lock_row_shared on what it reads).  Writes always act on
- * the latest version under the row's exclusive lock. */
+ * for engine_get/cursors (the SQL layer makes its plain reads locking reads, as InnoDB does).  Writes always act
+ * on the latest version under the row's exclusive lock.
+ * Locking reads (engine_cursor_lock, engine_lock_key) take gap locks at REPEATABLE READ and SERIALIZABLE, and
+ * record locks only at READ COMMITTED and READ UNCOMMITTED (see "locking reads" below). */
 typedef enum {
     ENGINE_ISO_READ_UNCOMMITTED = 0,
     ENGINE_ISO_READ_COMMITTED,
@@ -128,6 +161,8 @@ void engine_trx_statement_start(engine_trx_t *t);
  * when the trx has one, or reads uncommitted). */
 void engine_trx_open_view(engine_trx_t *t);
 uint64_t engine_trx_id(const engine_trx_t *t);
+/* This trx's lock wait timeout (the session's innodb_lock_wait_timeout); 0 = the engine's. */
+void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us);
 /* Durable per the flush mode, then frees the trx. */
 int engine_trx_commit(engine_trx_t *t);
 /* Undoes the trx's changes (undo records kept in memory and in the redo log), then frees the trx. */
@@ -181,10 +216,43 @@ int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *k
 /* innodb_lock_wait_timeout (default 50 s). */
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
+/* ---- locking reads: record, gap and next-key locks (InnoDB's rules) ----
+ * A locking read (SELECT ... FOR UPDATE / FOR SHARE, the row search of UPDATE and DELETE) reads the latest
+ * committed version of each row after locking it (waiting for an uncommitted writer), never the read view.  At
+ * REPEATABLE READ and SERIALIZABLE it also locks the gaps between the keys it walked over, so that no other trx
+ * can insert a phantom into the range it read until this one ends: a gap lock blocks inserts of other
+ * transactions into it (they wait, then fail with ENGINE_ELOCKWAIT, or ENGINE_EDEADLOCK if the wait closes a
+ * cycle); gap locks never block each other nor anything but inserts.  Every engine_insert / engine_put of a key
+ * makes that insert-intention check (inserts do not block each other; a failed wait leaves no lock behind).
+ * READ COMMITTED takes no gap locks.
+ * Gaps are intervals of one tree's key space, so a scan of a secondary index protects its range of that index.
+ * All of them are held to commit / rollback. */
+typedef enum { ENGINE_LOCK_SHARED = 1, ENGINE_LOCK_EXCLUSIVE = 2 } engine_lock_mode_t;
+/* Unique equality lookup (a full key of the tree): when the row exists, locks the record only and returns 0 (read
+ * it with engine_get_e); when it does not, returns STRATA_ENOTFOUND having locked, at REPEATABLE READ, the gap it
+ * would go into (between its neighbours; nothing at READ COMMITTED).  ELOCKWAIT / EDEADLOCK as above. */
+int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen, engine_lock_mode_t mode);
+/* Makes c (just opened, not yet positioned) a locking cursor.  Each positioning call then stops on the latest
+ * version of a row, locked in mode (rows found delete-marked once locked are passed over), and at REPEATABLE READ
+ * locks the gaps as it goes: a seek locks the gap before the row found (none on an exact ENGINE_SEEK_GE/LE match
+ * of the key: a unique row); next/prev lock the gap from the previous row; running off the tree locks the gap to
+ * its end.  lo/hi (key prefixes, NULL = open) are where the scan ends: the first row past hi (moving forward) or
+ * below lo (moving backward) is not returned (STRATA_ENOTFOUND); at REPEATABLE READ it stays locked with its gap
+ * (InnoDB's next-key lock that closes the range), at READ COMMITTED it is not locked.  unique: the scan is an
+ * equality on a whole unique key (lo == hi): the row past it gets its gap locked but not its record, as InnoDB's
+ * unique search.  Positioning calls may then return ENGINE_ELOCKWAIT / ENGINE_EDEADLOCK. */
+int engine_cursor_lock(engine_cursor_t *c, engine_lock_mode_t mode, const void *lo, size_t lolen, const void *hi,
+                       size_t hilen, bool unique);
+/* READ COMMITTED / READ UNCOMMITTED semi-consistent read (InnoDB's unlock_row): gives back the lock on the
+ * locking cursor's current row (one its WHERE rejected) if this positioning call took it (a lock held before,
+ * for example because this trx changed the row, stays).  At REPEATABLE READ and above a no-op. */
+void engine_cursor_unlock(engine_cursor_t *c);
+
 /* ---- cursors ---- */
 typedef enum { ENGINE_SEEK_GE = 0, ENGINE_SEEK_GT, ENGINE_SEEK_LE, ENGINE_SEEK_LT } engine_seek_t;
-/* A cursor reads through the trx's read view (as engine_get).  It holds no latch between calls, so the same trx
- * may change the tree while iterating (its own changes are visible to it; positions are kept by key). */
+/* A cursor reads through the trx's read view (as engine_get), unless made a locking cursor (engine_cursor_lock).
+ * It holds no latch between calls, so the same trx may change the tree while iterating (its own changes are
+ * visible to it; positions are kept by key). */
 int engine_cursor_open(engine_trx_t *t, engine_tree_id_t tree, engine_cursor_t **out);
 /* Each positioning call returns 0 on a row, STRATA_ENOTFOUND when there is none (the cursor is then unpositioned). */
 int engine_cursor_seek(engine_cursor_t *c, const void *key, size_t klen, engine_seek_t how);
@@ -203,6 +271,7 @@ typedef struct {
     uint64_t log_lsn, log_flushed_lsn, log_checkpoint_lsn, log_capacity, log_syncs, log_groups, log_waits;
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
     uint64_t mvcc_versions, purged_rows;
+    uint64_t rebalance_extents_moved, rebalance_extents_pending, rebalance_pages_moved;
 } engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 

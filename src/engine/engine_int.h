@@ -17,4 +17,8 @@ uint64_t engine_dir_tree_id(void);
 /* Runs purge now (tests; the background thread does it every checkpoint_ms). */
 void engine_purge_now(engine_t *e);
 
+/* Runs the rebalance in the calling thread (whether enabled or not) until max_pages pages moved or nothing is
+ * left to move; returns the pages moved.  Tests stop it half-way through an extent this way. */
+uint64_t engine_rebalance_run(engine_t *e, uint64_t max_pages);
+
 #endif

@@ -1,12 +1,32 @@
 /*
- * engine/lock: row locks, shared (S) and exclusive (X).  A transaction takes X on every (tree, key) it writes or
- * reads FOR UPDATE, S on what it reads FOR SHARE / LOCK IN SHARE MODE, and holds them to commit or rollback
- * (strict two-phase locking), so undo can always restore a key: no other transaction changed it meanwhile.
- * S is compatible with S; X with nothing; a holder of S alone may upgrade to X.  A request that conflicts waits,
- * up to a timeout (ENGINE_ELOCKWAIT); before waiting it searches the wait-for graph (each waiter waits for the
- * holders of one lock) and refuses with ENGINE_EDEADLOCK if some path leads back to it.  One mutex guards the
- * table; each transaction waits on its own condition variable and a release wakes only that lock's waiters.
- * Not yet: gap/next-key locks (phantom protection for locking reads at REPEATABLE READ).
+ * engine/lock: row locks, shared (S) and exclusive (X), and gap locks (InnoDB's next-key protection).
+ *
+ * Record locks.  A transaction takes X on every (tree, key) it writes or reads FOR UPDATE, S on what it reads
+ * FOR SHARE / LOCK IN SHARE MODE, and holds them to commit or rollback (strict two-phase locking), so undo can
+ * always restore a key: no other transaction changed it meanwhile.  S is compatible with S; X with nothing; a
+ * holder of S alone may upgrade to X.
+ *
+ * Gap locks.  A locking scan at REPEATABLE READ also locks the key space it walked over: an open interval
+ * (lo, hi) of one tree's keys, lo/hi being keys the scan saw (or minus/plus infinity).  Gap locks never wait and
+ * never conflict with each other, whatever their mode (as in InnoDB): they only stop *inserts*.  An insert's
+ * intention check (lock_insert_begin) waits, holding nothing, while another transaction's gap covers its key,
+ * then it takes the key's X record lock; insert intentions do not conflict with each other.  A scan extends one
+ * gap as it moves (record k locked, then the gap after it: one interval (lo, next) that also covers k), so a scan
+ * of n rows holds n record locks but one gap.
+ *
+ * The race a B+tree scan has with an insert (the scan read the keys around a gap before the insert landed, but
+ * locks the gap after the insert passed its check) is closed without holding page latches across lock calls:
+ *   - an insert is "in flight" from its passed intention check and record lock (lock_insert_begin) to
+ *     lock_insert_end, after the key is in the tree; a gap request that covers an in-flight key of another trx is refused with LOCK_GAP_INFLIGHT
+ *     and the key, and the scanner waits for that key's record lock (held by the inserter to its end);
+ *   - each tree (by hash bucket) has an epoch counting finished inserts; the scanner reads it before reading the
+ *     tree, and a gap granted after the epoch moved comes back LOCK_GAP_STALE: granted, but read again.
+ *
+ * Waits and deadlocks.  A request that conflicts waits, up to a timeout (ENGINE_ELOCKWAIT); before waiting it
+ * searches the wait-for graph (a record waiter waits for the conflicting holders of one lock, an insert waiter for
+ * the owners of the gaps covering its key) and refuses with ENGINE_EDEADLOCK if some path leads back to it.  One
+ * mutex guards all of it; each transaction waits on its own condition variable; a release wakes only that lock's
+ * waiters (record) or that tree's insert waiters (gap).
  */
 #ifndef STRATA_ENGINE_LOCK_H
 #define STRATA_ENGINE_LOCK_H
@@ -16,28 +36,89 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
+
 typedef struct lock_sys lock_sys_t;
 typedef struct lock_entry lock_entry_t;
+typedef struct lock_gap lock_gap_t;
+typedef struct lock_tree lock_tree_t;
 
 typedef enum { LOCK_S = 1, LOCK_X = 2 } lock_mode_t;
 
+/* What an owner waits for (under the lock_sys mutex). */
+typedef enum { LOCK_WAIT_NONE = 0, LOCK_WAIT_RECORD, LOCK_WAIT_INSERT } lock_wait_t;
+
 typedef struct lock_owner {
     uint64_t trx_id;
-    lock_entry_t **held;         /* locks held (either mode) */
+    lock_entry_t **held;         /* record locks held (either mode) */
     uint32_t nheld, capheld;
-    lock_entry_t *waiting_for;   /* under the lock_sys mutex */
+    lock_gap_t *gaps;            /* gap locks held */
+    /* wait state, under the lock_sys mutex */
+    lock_wait_t wait;
+    lock_entry_t *waiting_for;   /* LOCK_WAIT_RECORD */
     lock_mode_t waiting_mode;
+    lock_tree_t *wait_tree;      /* LOCK_WAIT_INSERT: the key is the caller's (valid while it waits) */
+    const uint8_t *wait_key;
+    size_t wait_klen;
+    /* an insert between lock_insert_begin and lock_insert_end */
+    bool inserting;
+    uint64_t ins_tree;
+    const uint8_t *ins_key;
+    size_t ins_klen;
     pthread_cond_t cond;
 } lock_owner_t;
+
+/* One end of a gap: a key (the gap excludes it) or infinity (minus for lo, plus for hi). */
+typedef struct {
+    const void *key;
+    size_t len;
+    bool inf;
+} lock_bound_t;
+
+enum { LOCK_GAP_INFLIGHT = 1, LOCK_GAP_STALE = 2 };
 
 lock_sys_t *lock_sys_create(void);
 void lock_sys_destroy(lock_sys_t *ls);
 void lock_owner_init(lock_owner_t *o, uint64_t trx_id);
 void lock_owner_destroy(lock_owner_t *o);
-/* 0 (granted or already held in that mode or stronger), ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK. */
+
+/* Record lock.  0 (granted or already held in that mode or stronger), ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK. */
 int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
                  uint64_t timeout_us);
+/* The same; *fresh says whether o held the key in neither mode before (a lock this call took). */
+int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh);
+
+/* Finished inserts into tree (a counter shared by a hash bucket of trees): read it before reading the keys that
+ * bound a gap, and pass it to lock_gap. */
+uint64_t lock_insert_epoch(lock_sys_t *ls, uint64_t tree);
+/*
+ * Gap lock on the open interval (lo, hi) of tree's keys.  Never waits.  *hint is the gap the caller's scan holds
+ * (NULL at first; set on return): a request touching or overlapping it extends it in place, otherwise a new gap
+ * is made.  Returns
+ *   0                  granted, and no insert into the tree finished since epoch: what the caller read holds;
+ *   LOCK_GAP_STALE     granted, but an insert finished since epoch: read the keys again (the gap stays);
+ *   LOCK_GAP_INFLIGHT  not granted: another trx is inserting a key inside the interval; the key is copied into
+ *                      *inflight; take its record lock (which waits for that insert's trx) and read again.
+ */
+int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lock_bound_t hi, lock_mode_t mode,
+             uint64_t epoch, lock_gap_t **hint, buf_t *inflight);
+/* An insert (or put) of key: the insert-intention check (waits while a gap of another owner covers key; the
+ * waiting insert holds no lock), then its X record lock (as lock_acquire); then marks the insert in flight until
+ * lock_insert_end (which the caller must call after its tree change, whether it succeeded or not).  key must stay
+ * valid until then.  0, ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK; a failed insert leaves no lock of its own behind. */
+int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                      uint64_t timeout_us);
+void lock_insert_end(lock_sys_t *ls, lock_owner_t *o);
+/* Does a gap of an owner other than o (NULL: of anybody) cover key?  (tests, diagnostics) */
+bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
+/* Gaps o holds (tests). */
+uint32_t lock_gap_count(lock_sys_t *ls, const lock_owner_t *o);
+
 void lock_release_all(lock_sys_t *ls, lock_owner_t *o);
+/* Gives back o's record lock on (tree, key), if it holds one (READ COMMITTED's semi-consistent reads: only a
+ * lock the caller knows it took for a row it did not change). */
+void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
 uint64_t lock_waits(lock_sys_t *ls);
 uint64_t lock_deadlocks(lock_sys_t *ls);
 

@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/page.h"
@@ -241,6 +242,15 @@ int redo_open(const char *path, uint64_t capacity, uint32_t page_size, bool spar
     }
     r->page_size = rd32(h + 16);
     r->cap = rd64(h + 20);
+    /* A header with a good checksum can still be nonsense (fuzzing found a zero capacity: a division by zero in
+     * the first scan): the capacity must be whole 4 KiB blocks that the file holds, the page size a real one. */
+    struct stat st;
+    if (fstat(r->fd, &st) || r->cap < 4096 || r->cap % 4096 || r->cap > (uint64_t)st.st_size ||
+        (uint64_t)st.st_size - r->cap < REDO_HDR_SIZE || r->page_size < 4096 || r->page_size > 65536 ||
+        (r->page_size & (r->page_size - 1))) {
+        rc = CORRUPT("redo: '%s' has an impossible capacity or page size in its header", path);
+        goto fail;
+    }
     redo_ckpt_t c[2];
     uint64_t seq[2];
     int ok0 = read_ckpt(r, 0, &c[0], &seq[0]) == 0, ok1 = read_ckpt(r, 1, &c[1], &seq[1]) == 0;

@@ -1023,6 +1023,38 @@ void seg_unreserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages)
         pthread_mutex_unlock(&s->sp->mu);
 }
 
+/* Takes a free extent of file f for the segment.  Space mutex held.  ENGINE_EFULL when f has none. */
+static int seg_take_extent_in(fsys_t *fs, mtr_t *m, seg_t *s, dfile_t *f)
+{
+    space_t *sp = s->sp;
+    for (uint32_t i = 0; f->free_ext && i < f->n_ext; i++) {
+        uint32_t e = (f->hint + i) % f->n_ext;
+        if (f->ext_state[e] != EXT_FREE)
+            continue;
+        bframe_t *fr;
+        int rc = mtr_fix(m, page_id_make(sp->id, f->file_no, xdes_pgno(fs, sp, e)), LATCH_X, &fr);
+        if (rc)
+            return rc;
+        mtr_modify(m, fr);
+        uint8_t *d = xdes_at(fs, fr->data, e);
+        if (rd64(d) != 0)
+            return CORRUPT("engine: extent %u of '%s' is owned on disk but free in memory", e, f->full);
+        memset(d, 0, XDES_SIZE);
+        wr64(d, s->id);
+        f->ext_state[e] = EXT_OWNED;
+        f->free_ext--;
+        f->hint = e + 1;
+        if (s->n == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 8;
+            s->exts = mem_realloc(s->exts, s->cap * sizeof(segext_t));
+        }
+        s->exts[s->n++] = (segext_t){.file = f->file_no, .ext = e, .used = 0};
+        s->free_pages += sp->ep;
+        return 0;
+    }
+    return ENGINE_EFULL;
+}
+
 /* Takes a free extent for the segment, round-robin over the files.  Space mutex held. */
 static int seg_take_extent(fsys_t *fs, mtr_t *m, seg_t *s)
 {
@@ -1031,34 +1063,40 @@ static int seg_take_extent(fsys_t *fs, mtr_t *m, seg_t *s)
         dfile_t *f = sp->files[(sp->rr + k) % sp->nfiles];
         if (!f->free_ext)
             continue;
-        for (uint32_t i = 0; i < f->n_ext; i++) {
-            uint32_t e = (f->hint + i) % f->n_ext;
-            if (f->ext_state[e] != EXT_FREE)
-                continue;
-            bframe_t *fr;
-            int rc = mtr_fix(m, page_id_make(sp->id, f->file_no, xdes_pgno(fs, sp, e)), LATCH_X, &fr);
-            if (rc)
-                return rc;
-            mtr_modify(m, fr);
-            uint8_t *d = xdes_at(fs, fr->data, e);
-            if (rd64(d) != 0)
-                return CORRUPT("engine: extent %u of '%s' is owned on disk but free in memory", e, f->full);
-            memset(d, 0, XDES_SIZE);
-            wr64(d, s->id);
-            f->ext_state[e] = EXT_OWNED;
-            f->free_ext--;
-            f->hint = e + 1;
+        int rc = seg_take_extent_in(fs, m, s, f);
+        if (rc == ENGINE_EFULL)
+            continue;
+        if (!rc)
             sp->rr = (sp->rr + k + 1) % sp->nfiles;
-            if (s->n == s->cap) {
-                s->cap = s->cap ? s->cap * 2 : 8;
-                s->exts = mem_realloc(s->exts, s->cap * sizeof(segext_t));
-            }
-            s->exts[s->n++] = (segext_t){.file = f->file_no, .ext = e, .used = 0};
-            s->free_pages += sp->ep;
-            return 0;
-        }
+        return rc;
     }
     return ENGINE_EFULL;
+}
+
+/* Marks the first free page of extent x used on its descriptor.  Space mutex held. */
+static int seg_take_page(fsys_t *fs, mtr_t *m, seg_t *s, segext_t *x, page_id_t *out)
+{
+    space_t *sp = s->sp;
+    bframe_t *fr;
+    int rc = mtr_fix(m, page_id_make(sp->id, x->file, xdes_pgno(fs, sp, x->ext)), LATCH_X, &fr);
+    if (rc)
+        return rc;
+    mtr_modify(m, fr);
+    uint8_t *d = xdes_at(fs, fr->data, x->ext);
+    if (rd64(d) != s->id)
+        return CORRUPT("engine: extent %u:%u:%u not owned by segment %llu on disk", sp->id, x->file, x->ext,
+                       (unsigned long long)s->id);
+    uint32_t bit = 0;
+    while (bit < sp->ep && (d[16 + bit / 8] & (1u << (bit % 8))))
+        bit++;
+    if (bit == sp->ep)
+        return CORRUPT("engine: extent %u:%u:%u full on disk, not in memory", sp->id, x->file, x->ext);
+    d[16 + bit / 8] |= (uint8_t)(1u << (bit % 8));
+    wr16(d + 8, rd16(d + 8) + 1);
+    x->used++;
+    s->free_pages--;
+    *out = page_id_make(sp->id, x->file, x->ext * sp->ep + bit);
+    return 0;
 }
 
 int seg_alloc_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t *out)
@@ -1080,31 +1118,38 @@ int seg_alloc_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t *out)
             goto out;
         x = &s->exts[s->n - 1];
     }
-    bframe_t *fr;
-    if ((rc = mtr_fix(m, page_id_make(sp->id, x->file, xdes_pgno(fs, sp, x->ext)), LATCH_X, &fr)))
+    if ((rc = seg_take_page(fs, m, s, x, out)))
         goto out;
-    mtr_modify(m, fr);
-    uint8_t *d = xdes_at(fs, fr->data, x->ext);
-    if (rd64(d) != s->id) {
-        rc = CORRUPT("engine: extent %u:%u:%u not owned by segment %llu on disk", sp->id, x->file, x->ext,
-                     (unsigned long long)s->id);
-        goto out;
-    }
-    uint32_t bit = 0;
-    while (bit < sp->ep && (d[16 + bit / 8] & (1u << (bit % 8))))
-        bit++;
-    if (bit == sp->ep) {
-        rc = CORRUPT("engine: extent %u:%u:%u full on disk, not in memory", sp->id, x->file, x->ext);
-        goto out;
-    }
-    d[16 + bit / 8] |= (uint8_t)(1u << (bit % 8));
-    wr16(d + 8, rd16(d + 8) + 1);
-    x->used++;
-    s->free_pages--;
     if (s->reserved)
         s->reserved--;
+out:
     seg_recalc(s);
-    *out = page_id_make(sp->id, x->file, x->ext * sp->ep + bit);
+    return rc;
+}
+
+int seg_alloc_page_in_file(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t file_no, page_id_t *out)
+{
+    seg_t *s = seg_find(fs, seg_id);
+    if (!s)
+        return STRATA_ENOTFOUND;
+    space_t *sp = s->sp;
+    mtr_lock(m, &sp->mu);
+    int rc = 0;
+    if (file_no >= sp->nfiles)
+        return ENGINE_EINVAL;
+    segext_t *x = NULL;
+    for (uint32_t i = s->n; i-- > 0 && !x;)
+        if (s->exts[i].file == file_no && s->exts[i].used < sp->ep)
+            x = &s->exts[i];
+    if (!x) {
+        /* Only an extent nobody was promised (invariant 8 holds for every other segment). */
+        if (space_free_ext(sp) <= sp->ext_reserved)
+            return ENGINE_EFULL;
+        if ((rc = seg_take_extent_in(fs, m, s, sp->files[file_no])))
+            goto out;
+        x = &s->exts[s->n - 1];
+    }
+    rc = seg_take_page(fs, m, s, x, out);
 out:
     seg_recalc(s);
     return rc;
@@ -1242,4 +1287,100 @@ uint32_t fsys_space_nfiles(fsys_t *fs, uint32_t space_id)
 {
     space_t *sp = space_get(fs, space_id);
     return sp ? sp->nfiles : 0;
+}
+
+/* ---------------------------------------------------------------- rebalance (which extent to move) */
+
+/* Per-file load of a space: used = owned extents, usable = extents that are not metadata.  A file's fair share
+ * is U * usable_i / C (U, C: sums over the files).  over_i = used_i * C - U * usable_i is its excess, scaled by
+ * C.  Moving one extent from a to b changes over_a by -C and over_b by +C; it lowers the sum of squared excesses
+ * exactly when over_a - over_b > C, which is the rule below, so the rebalance always ends.  Space mutex held. */
+static void space_load(const fsys_t *fs, const space_t *sp, int64_t *over, int64_t *C_out, uint64_t *pending)
+{
+    int64_t U = 0, C = 0;
+    for (uint32_t i = 0; i < sp->nfiles; i++) {
+        const dfile_t *f = sp->files[i];
+        int64_t usable = (int64_t)f->n_ext - (int64_t)((f->n_ext + fs->dpp - 1) / fs->dpp);
+        U += usable - f->free_ext;
+        C += usable;
+    }
+    *C_out = C;
+    *pending = 0;
+    for (uint32_t i = 0; i < sp->nfiles; i++) {
+        const dfile_t *f = sp->files[i];
+        int64_t usable = (int64_t)f->n_ext - (int64_t)((f->n_ext + fs->dpp - 1) / fs->dpp);
+        over[i] = (usable - (int64_t)f->free_ext) * C - U * usable;
+        if (over[i] > 0 && C > 0)
+            *pending += (uint64_t)(over[i] / C);
+    }
+}
+
+static bool move_skipped(const fsys_move_t *skip, size_t nskip, uint32_t space, uint32_t file, uint32_t ext)
+{
+    for (size_t i = 0; i < nskip; i++)
+        if (skip[i].space_id == space && skip[i].src_file == file && skip[i].ext == ext)
+            return true;
+    return false;
+}
+
+int fsys_rebalance_pick(fsys_t *fs, uint64_t min_seg, const fsys_move_t *skip, size_t nskip, fsys_move_t *out,
+                        uint64_t *pending)
+{
+    int rc = STRATA_ENOTFOUND;
+    uint64_t total = 0;
+    pthread_rwlock_rdlock(&fs->tbl);
+    for (uint32_t si = 0; si < fs->nspaces; si++) {
+        space_t *sp = fs->spaces[si];
+        if (!sp || sp->nfiles < 2)
+            continue;
+        pthread_mutex_lock(&sp->mu);
+        int64_t *over = mem_calloc(sp->nfiles, sizeof *over), C;
+        uint64_t pend;
+        space_load(fs, sp, over, &C, &pend);
+        total += pend;
+        /* Destination: the most under-loaded file with a free extent. */
+        int64_t dst = -1;
+        for (uint32_t i = 0; i < sp->nfiles; i++)
+            if (sp->files[i]->free_ext && (dst < 0 || over[i] < over[dst]))
+                dst = i;
+        /* Sources, most loaded first: the emptiest movable extent of a user segment. */
+        for (uint32_t tries = 0; rc && dst >= 0 && tries < sp->nfiles; tries++) {
+            int64_t src = -1;
+            for (uint32_t i = 0; i < sp->nfiles; i++)
+                if ((src < 0 || over[i] > over[src]) && over[i] != INT64_MIN)
+                    src = i;
+            if (src < 0 || src == dst || over[src] - over[dst] <= C)
+                break;
+            fsys_move_t best = {0};
+            bool found = false;
+            pthread_mutex_lock(&fs->segmu);
+            for (uint32_t b = 0; b < SEG_BUCKETS; b++)
+                for (seg_t *s = fs->segh[b]; s; s = s->hnext) {
+                    if (s->sp != sp || s->id < min_seg)
+                        continue;
+                    for (uint32_t k = 0; k < s->n; k++) {
+                        const segext_t *x = &s->exts[k];
+                        if (x->file != (uint32_t)src || move_skipped(skip, nskip, sp->id, x->file, x->ext))
+                            continue;
+                        if (!found || x->used < best.used) {
+                            best = (fsys_move_t){.space_id = sp->id, .src_file = x->file, .dst_file = (uint32_t)dst,
+                                                 .ext = x->ext, .seg_id = s->id, .used = x->used};
+                            found = true;
+                        }
+                    }
+                }
+            pthread_mutex_unlock(&fs->segmu);
+            if (found) {
+                *out = best;
+                rc = 0;
+            }
+            over[src] = INT64_MIN; /* nothing movable there: try the next most loaded */
+        }
+        mem_free(over);
+        pthread_mutex_unlock(&sp->mu);
+    }
+    pthread_rwlock_unlock(&fs->tbl);
+    if (pending)
+        *pending = total;
+    return rc;
 }

@@ -78,6 +78,10 @@ int seg_reserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages);
 void seg_unreserve(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t pages);
 int seg_alloc_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t *out);
 int seg_free_page(fsys_t *fs, mtr_t *m, uint64_t seg_id, page_id_t id);
+/* Allocates a page of the segment in data file file_no of its space (rebalance): in an extent of the segment
+ * there, else in a free extent of that file that no reservation was promised.  Does not consume the segment's
+ * reservation.  ENGINE_EFULL when the file has no room. */
+int seg_alloc_page_in_file(fsys_t *fs, mtr_t *m, uint64_t seg_id, uint32_t file_no, page_id_t *out);
 /* Returns every extent of the segment to its space and forgets the segment. */
 int seg_drop(fsys_t *fs, mtr_t *m, uint64_t seg_id);
 /* Pages currently owned (allocated) by the segment and extents it holds; -1 when unknown. */
@@ -93,5 +97,16 @@ uint32_t fsys_file_extents(fsys_t *fs, uint32_t space_id, uint32_t file_no);
 /* Lists space ids and file counts, for walking every page. */
 int fsys_space_ids(fsys_t *fs, uint32_t *ids, uint32_t max, uint32_t *n);
 uint32_t fsys_space_nfiles(fsys_t *fs, uint32_t space_id);
+
+/* Rebalance: one extent to move from an over-loaded data file to the most under-loaded one of the same space.
+ * Only segments with id >= min_seg, never an extent listed in skip.  *pending: extents above their files' fair
+ * share over every space (the work left).  0 with *out filled, or STRATA_ENOTFOUND when nothing should move. */
+typedef struct {
+    uint32_t space_id, src_file, dst_file, ext;
+    uint64_t seg_id;
+    uint16_t used;
+} fsys_move_t;
+int fsys_rebalance_pick(fsys_t *fs, uint64_t min_seg, const fsys_move_t *skip, size_t nskip, fsys_move_t *out,
+                        uint64_t *pending);
 
 #endif

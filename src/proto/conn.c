@@ -118,7 +118,7 @@ int conn_flush(conn_t *c)
 }
 
 /* Reads what the socket has into rbuf.  >0 bytes read, 0 would block, -1 closed or failed. */
-static int conn_read_some(conn_t *c)
+int conn_read_some(conn_t *c)
 {
     buf_reserve(&c->rbuf, 16384);
     if (c->tls) {

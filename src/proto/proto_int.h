@@ -65,6 +65,8 @@ void conn_pk_begin(conn_t *c);
 void conn_pk_end(conn_t *c);
 /* Writes obuf to the socket (waits for the socket if needed).  0, or -1 when the connection is broken. */
 int conn_flush(conn_t *c);
+/* Reads what the socket has into rbuf: bytes read, 0 when it would block, -1 when closed or broken. */
+int conn_read_some(conn_t *c);
 
 void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info);
 void conn_send_eof(conn_t *c, uint16_t status, uint16_t warnings);

@@ -2,7 +2,9 @@
  * Result encoding: OK, ERR, EOF, column definitions and rows (text and binary protocol), written straight into
  * the connection's output buffer with no per-packet allocation.
  *
- *   OK   0x00 | lenenc affected_rows | lenenc last_insert_id | u16 status | u16 warnings | info (string<EOF>)
+ *   OK   0x00 | lenenc affected_rows | lenenc last_insert_id | u16 status | u16 warnings | info (lenenc string,
+ *        omitted when empty; MariaDB and libmysqlclient's read_ok_ex length-prefix it with or without
+ *        CLIENT_SESSION_TRACK, so mysql_info() of a string<EOF> would lose its first byte)
  *        (0xFE instead of 0x00 when it ends a result set under CLIENT_DEPRECATE_EOF)
  *   ERR  0xFF | u16 code | '#' | sqlstate[5] | message (string<EOF>)
  *   EOF  0xFE | u16 warnings | u16 status                     (only without CLIENT_DEPRECATE_EOF)
@@ -49,7 +51,7 @@ void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t statu
             buf_reset(track);
         }
     } else if (info && *info) {
-        buf_append_str(&c->obuf, info);
+        buf_put_lenenc_str(&c->obuf, info, strlen(info));
     }
     conn_pk_end(c);
 }
@@ -124,7 +126,7 @@ static void conn_send_coldef(conn_t *c, const res_col_t *col)
     buf_put_u16(b, col->charset);
     buf_put_u32(b, col->length);
     buf_put_u8(b, col->type);
-    buf_put_u16(b, col->flags);
+    buf_put_u16(b, col->flags & ~0x8000); /* NUM_FLAG stays inside the server, as in MariaDB */
     buf_put_u8(b, col->decimals);
     buf_put_u16(b, 0);
     conn_pk_end(c);

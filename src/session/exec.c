@@ -24,6 +24,7 @@
 #include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/sql.h"
+#include "sql/store.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
 
@@ -174,7 +175,7 @@ static int cb_column_get(void *user, const sql_expr_t *col, value_t *out, diag_t
             return 0;
         }
     }
-    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "where clause" : "field list");
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, x->row_n ? "WHERE" : "SELECT");
 }
 
 /* SLEEP(n): waits in short slices so KILL QUERY / KILL interrupt it (1 = interrupted).  It holds its worker
@@ -310,6 +311,99 @@ static bool sqlx_visible(void *user, const char *db, const char *table)
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
 }
 
+static const char *charset_description(const char *cs);
+
+typedef struct is_nv {
+    void (*row)(void *arg, const char *const *vals);
+    void *arg;
+} is_nv_t;
+
+/* information_schema.*_VARIABLES / *_STATUS: names upper-cased, as MariaDB lists them */
+static void is_nv_row(is_nv_t *nv, const char *name, const char *value, size_t len)
+{
+    char up[128], val[4096];
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n && i < sizeof up - 1; i++)
+        up[i] = (char)toupper((unsigned char)name[i]);
+    up[MIN(n, sizeof up - 1)] = 0;
+    snprintf(val, sizeof val, "%.*s", (int)MIN(len, sizeof val - 1), value ? value : "");
+    const char *v[2] = {up, val};
+    nv->row(nv->arg, v);
+}
+
+static int is_var_row(void *arg, const sysvar_def_t *def, const char *value, size_t len)
+{
+    is_nv_row(arg, def->name, value, len);
+    return 0;
+}
+
+static int is_status_row(void *arg, const status_def_t *def, const char *value, size_t len)
+{
+    is_nv_row(arg, def->name, value, len);
+    return 0;
+}
+
+/* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
+static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
+{
+    session_t *s = user;
+    is_nv_t nv = {row, arg};
+    if (strcmp(table, "SESSION_VARIABLES") == 0 || strcmp(table, "GLOBAL_VARIABLES") == 0) {
+        sysvar_show(&s->srv->vars, &s->vars, table[0] == 'G' ? SYSVAR_GLOBAL : SYSVAR_SESSION, NULL, is_var_row, &nv);
+    } else if (strcmp(table, "SESSION_STATUS") == 0 || strcmp(table, "GLOBAL_STATUS") == 0) {
+        status_show(&s->srv->status, &s->stat, table[0] == 'G', NULL, is_status_row, &nv);
+    } else if (strcmp(table, "ENGINES") == 0) {
+        const char *v[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES",
+                            "YES", "YES"};
+        row(arg, v);
+    } else if (strcmp(table, "CHARACTER_SETS") == 0 || strcmp(table, "COLLATIONS") == 0) {
+        bool cs = table[1] == 'H';
+        for (unsigned id = 1; id < 1024; id++) {
+            const sysvar_collation_t *c = sysvar_collation_by_id(id);
+            if (!c || (cs && !c->is_default))
+                continue;
+            char idt[12], maxlen[4];
+            snprintf(idt, sizeof idt, "%u", c->id);
+            snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+            if (cs) {
+                const char *v[4] = {c->charset, c->name, charset_description(c->charset), maxlen};
+                row(arg, v);
+            } else {
+                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+                row(arg, v);
+            }
+        }
+    } else if (strcmp(table, "PROCESSLIST") == 0) {
+        server_t *srv = s->srv;
+        uint64_t now = time_wall_us();
+        bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+        pthread_mutex_lock(&srv->sessions_lock);
+        for (session_t *t = srv->sessions; t; t = t->next) {
+            if (!all && t != s && strcmp(t->user, s->user) != 0)
+                continue;
+            char id[24], tm[24], tms[40], host[300];
+            uint64_t us = now - (t->state_since_us ? t->state_since_us : t->connect_us);
+            snprintf(id, sizeof id, "%u", t->id);
+            snprintf(tm, sizeof tm, "%llu", (unsigned long long)(us / 1000000));
+            snprintf(tms, sizeof tms, "%llu.%03llu", (unsigned long long)(us / 1000), (unsigned long long)(us % 1000));
+            if (t->port)
+                snprintf(host, sizeof host, "%s:%u", t->host, t->port);
+            else
+                snprintf(host, sizeof host, "%s", t->host);
+            pthread_mutex_lock(&t->info_lock);
+            char *info = t->info ? arena_strdup(&s->arena, t->info) : NULL;
+            pthread_mutex_unlock(&t->info_lock);
+            bool busy = t == s || t->state == SESS_QUERY;
+            const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
+                                 busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
+            if (t != s)
+                v[6] = busy ? "starting" : "";
+            row(arg, v);
+        }
+        pthread_mutex_unlock(&srv->sessions_lock);
+    }
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -328,17 +422,25 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
+    c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
+    c->autoinc_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_INCREMENT);
+    c->autoinc_offset = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_OFFSET);
+    sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
+                       ((mode & (1ll << 23)) ? SQL_STORE_NO_ZERO_IN_DATE : 0));
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;
     c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
+    int64_t lwt = sysvar_session_int(&s->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT); /* 0: do not wait (MariaDB) */
+    c->lock_wait_us = lwt > 0 ? (uint64_t)lwt * 1000000 : 1;
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
     c->visible = sqlx_visible; /* issue 7 */
+    c->session_table = sqlx_session_table;
     c->visible_user = s;
     c->sink = sink;
     c->more = more;
@@ -961,6 +1063,26 @@ static int exec_show_engines(exec_ctx_t *x, res_sink_t *sink, bool more)
     return 0;
 }
 
+/* SHOW CHARACTER SET's Description column, as MariaDB 10.11 words it. */
+static const char *charset_description(const char *cs)
+{
+    static const struct { const char *cs, *desc; } d[] = {
+        {"big5", "Big5 Traditional Chinese"}, {"latin1", "cp1252 West European"},
+        {"latin2", "ISO 8859-2 Central European"}, {"ascii", "US ASCII"}, {"ujis", "EUC-JP Japanese"},
+        {"sjis", "Shift-JIS Japanese"}, {"hebrew", "ISO 8859-8 Hebrew"}, {"euckr", "EUC-KR Korean"},
+        {"gb2312", "GB2312 Simplified Chinese"}, {"greek", "ISO 8859-7 Greek"},
+        {"cp1250", "Windows Central European"}, {"gbk", "GBK Simplified Chinese"},
+        {"latin5", "ISO 8859-9 Turkish"}, {"utf8mb3", "UTF-8 Unicode"}, {"ucs2", "UCS-2 Unicode"},
+        {"cp866", "DOS Russian"}, {"utf8mb4", "UTF-8 Unicode"}, {"cp1251", "Windows Cyrillic"},
+        {"utf16", "UTF-16 Unicode"}, {"utf16le", "UTF-16LE Unicode"}, {"cp1256", "Windows Arabic"},
+        {"cp1257", "Windows Baltic"}, {"utf32", "UTF-32 Unicode"}, {"binary", "Binary pseudo charset"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(d); i++)
+        if (strcmp(d[i].cs, cs) == 0)
+            return d[i].desc;
+    return cs;
+}
+
 static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more, bool charsets)
 {
     text_rs_t rs = {.s = x->s, .sink = sink};
@@ -989,12 +1111,21 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         char idt[12], maxlen[4];
         snprintf(idt, sizeof idt, "%u", c->id);
         snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+        static const char *const cs_names[] = {"Charset", "Description", "Default collation", "Maxlen"};
+        static const char *const co_names[] = {"Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"};
+        int k;
         if (charsets) {
-            const char *vals[4] = {c->charset, c->charset, c->name, maxlen};
-            trs_row(&rs, vals);
+            const char *vals[4] = {c->charset, charset_description(c->charset), c->name, maxlen};
+            if ((k = show_where(x, sh->where, cs_names, vals, 4)) < 0)
+                return k;
+            if (k)
+                trs_row(&rs, vals);
         } else {
             const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
-            trs_row(&rs, vals);
+            if ((k = show_where(x, sh->where, co_names, vals, 6)) < 0)
+                return k;
+            if (k)
+                trs_row(&rs, vals);
         }
     }
     trs_end(&rs, more);
@@ -1240,6 +1371,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     const sql_show_t *sh = &st->show;
     if (sql_exec_handles(st))
         return sqlx_run(x, st, sink, more);
+    x->s->row_count = -1; /* a result set: ROW_COUNT() is -1 afterwards, as after SELECT */
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -1445,7 +1577,12 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         c.arena = &p->arena;
         res_col_t *cols;
         int n;
-        sql_exec_describe(&c, st, &cols, &n);
+        int drc = sql_exec_describe(&c, st, &cols, &n);
+        /* as MariaDB, PREPARE checks the tables and columns the statement names */
+        if (drc && (s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_BAD_FIELD_ERROR ||
+                    s->diag.error_code == ER_NON_UNIQ_ERROR || s->diag.error_code == ER_BAD_DB_ERROR ||
+                    s->diag.error_code == ER_UNKNOWN_TABLE))
+            goto fail;
         p->ncols = n;
         p->cols = cols;
     } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
@@ -1464,6 +1601,9 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
     return p;
 fail:
+    mem_free(p->param_types);
+    mem_free(p->long_data);
+    mem_free(p->has_long_data);
     arena_destroy(&p->arena);
     mem_free(p);
     return NULL;
@@ -1665,6 +1805,9 @@ static int stmt_com_counter(const sql_stmt_t *st)
         case SQL_SHOW_SLAVE_STATUS: return STATUS_COM_SHOW_SLAVE_STATUS;
         case SQL_SHOW_OPEN_TABLES: return STATUS_COM_SHOW_OPEN_TABLES;
         case SQL_SHOW_TRIGGERS: return STATUS_COM_SHOW_TRIGGERS;
+        case SQL_SHOW_EVENTS: return STATUS_COM_SHOW_EVENTS;
+        case SQL_SHOW_PROCEDURE_STATUS: return STATUS_COM_SHOW_PROCEDURE_STATUS;
+        case SQL_SHOW_FUNCTION_STATUS: return STATUS_COM_SHOW_FUNCTION_STATUS;
         case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
         default: return -1;
         }
@@ -1844,10 +1987,16 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         }
         int rc = sqlx_txn(x, st->kind);
         s->in_trans = false;
+        if (rc == 0 && st->txn.chain) { /* AND CHAIN: a new transaction begins at once, with the same access */
+            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, false);
+            s->in_trans = true;
+        }
         session_update_status_flags(s);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);
+        if (st->txn.release) /* AND RELEASE: the connection ends after the answer */
+            atomic_store(&s->killed, true);
         return 0;
     }
     case SQL_STMT_SAVEPOINT:
@@ -1876,6 +2025,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (rc)
                 return rc;
         }
+        x->s->row_count = 0;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     }
@@ -2000,6 +2150,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             session_begin_statement(s);
             if (stmt_uses_tables(st))
                 diag_clear(&s->diag);
+        } else {
+            /* SHOW WARNINGS / ERRORS list the conditions but raise none: their EOF says 0 warnings (MariaDB) */
+            s->diag.stale = true;
         }
         if (atomic_load(&s->kill_query)) {
             atomic_store(&s->kill_query, false);

@@ -12,7 +12,10 @@
 #include "binlog/binlog.h"
 #include "session/acl.h"
 #include "session/priv.h"
+#include "repl/semisync.h"
 #include "session/session.h"
+#include "engine/engine.h"
+#include "sql/catalog.h"
 #include "sql/exec.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
@@ -97,6 +100,24 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
     if (engine_status(which, num))
         return true;
+    if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {
+        repl_semisync_stats_t rs;
+        repl_semisync_get_stats(&rs);
+        switch (which) {
+        case STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS: *num = rs.clients; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_GET_ACK: *num = rs.get_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TIMES: *num = rs.no_times; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_NO_TX: *num = rs.no_tx; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_REQUEST_ACK: *num = rs.request_ack; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_STATUS: buf_append_str(out, rs.status ? "ON" : "OFF"); return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_AVG_WAIT_TIME: *num = rs.tx_waits ? rs.tx_wait_us / rs.tx_waits : 0; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAIT_TIME: *num = rs.tx_wait_us; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_TX_WAITS: *num = rs.tx_waits; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_WAIT_SESSIONS: *num = rs.wait_sessions; return true;
+        case STATUS_RPL_SEMI_SYNC_MASTER_YES_TX: *num = rs.yes_tx; return true;
+        default: break;
+        }
+    }
     if (which == STATUS_STRATA_ADMISSION_HOLDING || which == STATUS_STRATA_ADMISSION_WAITING ||
         which == STATUS_STRATA_ADMISSION_WAITS || which == STATUS_STRATA_ADMISSION_WAIT_TIME ||
         which == STATUS_STRATA_ADMISSION_OVER_LIMIT) {
@@ -107,6 +128,19 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                : which == STATUS_STRATA_ADMISSION_WAITS   ? as.waits
                : which == STATUS_STRATA_ADMISSION_WAIT_TIME ? as.wait_us / 1000
                                                           : as.over_limit;
+        return true;
+    }
+    if (which == STATUS_STRATA_REBALANCE_EXTENTS_MOVED || which == STATUS_STRATA_REBALANCE_EXTENTS_PENDING ||
+        which == STATUS_STRATA_REBALANCE_PAGES_MOVED) {
+        catalog_t *cat = sql_exec_catalog();
+        engine_t *eng = cat ? catalog_engine(cat) : NULL;
+        engine_rebalance_t rs;
+        memset(&rs, 0, sizeof rs);
+        if (eng)
+            engine_rebalance_status(eng, &rs);
+        *num = which == STATUS_STRATA_REBALANCE_EXTENTS_MOVED     ? rs.extents_moved
+               : which == STATUS_STRATA_REBALANCE_EXTENTS_PENDING ? rs.extents_pending
+                                                                  : rs.pages_moved;
         return true;
     }
     switch (which) {
@@ -149,6 +183,16 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
     return true;
 }
 
+/* SET GLOBAL of variables the engine acts on at run time (start-up values are passed in engine_opts_t). */
+static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
+{
+    server_t *srv = arg;
+    catalog_t *cat = sql_exec_catalog();
+    engine_t *eng = cat ? catalog_engine(cat) : NULL;
+    if (eng && def->id == SYSVAR_STRATA_REBALANCE)
+        engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
+}
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -159,6 +203,7 @@ int server_init(server_t *srv)
     status_init(&srv->status);
     status_set_compute(&srv->status, session_status_compute, srv);
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
+    sysvar_store_set_hook(&srv->vars, server_sysvar_hook, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     pthread_mutex_init(&srv->hosts_lock, NULL);
@@ -535,9 +580,24 @@ void session_admission_after(session_t *s)
         admit_leave(&s->admit);
 }
 
+void server_apply_semisync(server_t *srv)
+{
+    repl_semisync_cfg_t c = {
+        .enabled = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED) != 0,
+        .timeout_ms = (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT),
+        .wait_no_slave = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE) != 0,
+        .after_sync = sysvar_global_int(&srv->vars, SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT) == 0, /* enum index */
+    };
+    repl_semisync_configure(&c);
+}
+
 void server_apply_global(server_t *srv, const sysvar_def_t *def)
 {
     switch (sysvar_real(def)->id) {
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED: case SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT:
+    case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE: case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT:
+        server_apply_semisync(srv);
+        break;
     case SYSVAR_MAX_BINLOG_SIZE: case SYSVAR_SYNC_BINLOG: case SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS:
     case SYSVAR_EXPIRE_LOGS_DAYS:
         if (srv->binlog)

@@ -188,6 +188,8 @@ bool session_is_admin(session_t *s);
 const value_t *session_uservar(session_t *s, const char *name);
 /* After SET GLOBAL of `def`: pushes the new value to the box that uses it (binlog limits, lock wait timeout). */
 void server_apply_global(server_t *srv, const struct sysvar_def *def);
+/* rpl_semi_sync_master_* into the semi-sync box (start-up and SET GLOBAL). */
+void server_apply_semisync(server_t *srv);
 /* Transaction admission around one command (admit.h): does this command (COM_QUERY text or COM_STMT_EXECUTE)
  * start a transaction that must be admitted first?  Cheap: looks at the first keyword only. */
 bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);

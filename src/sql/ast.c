@@ -86,17 +86,48 @@ const char *sql_item_name(arena_t *a, const sql_select_item_t *it)
         return it->alias;
     const sql_expr_t *e = it->expr;
     if (e->kind == SQL_E_LITERAL) {
-        if (e->lit.type == VAL_STRING && e->lit.coll != COLL_BINARY)
-            return arena_strndup(a, e->lit.s.ptr, e->lit.s.len);
+        /* _utf8mb4 0x41 (an introducer on a hex literal) keeps its spelling; _utf8mb4'x' is named x */
+        bool hex_intro = e->src && e->src_len && e->src[0] == '_' && !memchr(e->src, '\'', e->src_len) &&
+                         !memchr(e->src, '"', e->src_len);
+        if (e->lit.type == VAL_STRING && e->lit.coll != COLL_BINARY && !hex_intro) {
+            /* MariaDB's set_name(): leading spaces and control characters are not part of a name */
+            size_t i = 0;
+            while (i < e->lit.s.len && (unsigned char)e->lit.s.ptr[i] <= ' ')
+                i++;
+            return arena_strndup(a, e->lit.s.ptr + i, e->lit.s.len - i);
+        }
         if (e->lit.type == VAL_NULL)
             return "NULL";
-        if (e->lit_text)
+        if (e->src && (e->src_len == 4 || e->src_len == 5) &&
+            (strncasecmp(e->src, "TRUE", e->src_len) == 0 || strncasecmp(e->src, "FALSE", e->src_len) == 0))
+            return e->src_len == 4 ? "TRUE" : "FALSE";
+        if (e->lit_text && !hex_intro)
             return arena_strndup(a, e->lit_text, e->lit_text_len);
     }
     size_t n = e->src_len;
     while (n && (e->src[n - 1] == ' ' || e->src[n - 1] == '\t' || e->src[n - 1] == '\n' || e->src[n - 1] == '\r'))
         n--;
-    return arena_strndup(a, e->src, n);
+    if (!memmem(e->src, n, "/*", 2) && !memmem(e->src, n, "*/", 2))
+        return arena_strndup(a, e->src, n);
+    /* an executable comment inside the expression: MariaDB's name drops its markers ("1 /x*!50000 + 1 *x/" is
+     * "1  + 1") */
+    char *r = arena_alloc(a, n + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (i + 2 < n && e->src[i] == '/' && e->src[i + 1] == '*' && (e->src[i + 2] == '!' || e->src[i + 2] == 'M')) {
+            i += e->src[i + 2] == 'M' ? 4 : 3;
+            while (i < n && e->src[i] >= '0' && e->src[i] <= '9')
+                i++;
+        } else if (i + 1 < n && e->src[i] == '*' && e->src[i + 1] == '/') {
+            i += 2;
+        } else {
+            r[o++] = e->src[i++];
+        }
+    }
+    while (o && (r[o - 1] == ' ' || r[o - 1] == '\t' || r[o - 1] == '\n' || r[o - 1] == '\r'))
+        o--;
+    r[o] = 0;
+    return r;
 }
 
 /* ---------------------------------------------------------------- metadata */
@@ -130,6 +161,7 @@ static uint32_t est_len(const sql_expr_t *e)
             return MAX(l, r) + 2;
         }
         case SQL_OP_MUL: return est_len(e->args[0]) + est_len(e->args[1]);
+        case SQL_OP_IDIV: return est_len(e->args[0]);
         case SQL_OP_OR: case SQL_OP_AND: case SQL_OP_XOR: case SQL_OP_EQ: case SQL_OP_NSEQ: case SQL_OP_NE:
         case SQL_OP_LT: case SQL_OP_LE: case SQL_OP_GT: case SQL_OP_GE: return 1;
         default: return 21;
@@ -170,6 +202,8 @@ static uint32_t est_len(const sql_expr_t *e)
         if (e->cast.len >= 0)
             return (uint32_t)e->cast.len;
         return est_len(e->args[0]);
+    case SQL_E_COLUMN:
+        return e->bound_len ? e->bound_len : 21;
     default:
         return 21;
     }
@@ -194,6 +228,8 @@ void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m)
         if (e->kind == SQL_E_CAST && (e->cast.type == SQL_CAST_CHAR || e->cast.type >= SQL_CAST_DATE))
             maybe_null = true;
     }
+    if (e->kind == SQL_E_IS || e->kind == SQL_E_EXISTS)
+        maybe_null = false; /* x IS [NOT] NULL / TRUE ..., EXISTS: never NULL */
     if (e->kind == SQL_E_FUNC) {
         switch (e->func.fn) {
         case SQL_FN_NOW: case SQL_FN_CURDATE: case SQL_FN_CURRENT_DATE: case SQL_FN_SYSDATE:
@@ -229,7 +265,7 @@ void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m)
         if (e->kind == SQL_E_SYSVAR && t == VAL_INT)
             len = 21;
         m->type = len < 11 && !(e->kind == SQL_E_SYSVAR) ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG;
-        if (t == VAL_UINT)
+        if (t == VAL_UINT && len >= 10)
             m->type = SQL_TYPE_LONGLONG;
         m->length = len;
         m->flags |= SQL_FLAG_BINARY | SQL_FLAG_NUM | (t == VAL_UINT ? SQL_FLAG_UNSIGNED : 0);

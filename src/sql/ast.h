@@ -126,6 +126,8 @@ struct sql_expr {
     bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
     struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
     uint32_t nagg_order;
+    const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */
+    uint32_t bound_len;              /* SQL_E_COLUMN: an integer column's display length once bound (0: unknown) */
 };
 
 /* ---------------------------------------------------------------- shared pieces */
@@ -262,6 +264,7 @@ typedef enum sql_show_kind {
     SQL_SHOW_TABLE_STATUS, SQL_SHOW_BINARY_LOGS, SQL_SHOW_MASTER_STATUS, SQL_SHOW_BINLOG_EVENTS,
     SQL_SHOW_CREATE_USER, SQL_SHOW_ENGINE_STATUS, SQL_SHOW_PLUGINS, SQL_SHOW_SLAVE_STATUS,
     SQL_SHOW_OPEN_TABLES, SQL_SHOW_TRIGGERS, SQL_SHOW_CREATE_VIEW, SQL_SHOW_PRIVILEGES,
+    SQL_SHOW_EVENTS, SQL_SHOW_PROCEDURE_STATUS, SQL_SHOW_FUNCTION_STATUS,
 } sql_show_kind_t;
 
 typedef struct sql_show {

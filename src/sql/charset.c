@@ -141,3 +141,70 @@ const char *sql_str_convert(arena_t *a, const char *s, size_t n, uint16_t from, 
     *out_len = k;
     return o;
 }
+
+/* ---------------------------------------------------------------- UPPER / LOWER beyond ASCII */
+
+/* Case pairs MariaDB's utf8mb4_general_ci knows in the 2-byte UTF-8 range: Latin-1, Latin Extended-A, Greek and
+ * Cyrillic.  Both cases have the same UTF-8 length there, so a conversion never changes a string's size. */
+static uint32_t cp_upper(uint32_t c)
+{
+    if (c >= 0xE0 && c <= 0xFE && c != 0xF7) return c - 0x20;
+    if (c == 0xFF) return 0x178;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c & 1 ? c - 1 : c;
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c & 1 ? c : c - 1;
+    if ((c >= 0x3B1 && c <= 0x3C1) || (c >= 0x3C3 && c <= 0x3CB)) return c - 0x20;
+    if (c == 0x3C2) return 0x3A3;
+    if (c == 0x3AC) return 0x386;
+    if (c >= 0x3AD && c <= 0x3AF) return c - 0x25;
+    if (c == 0x3CC) return 0x38C;
+    if (c == 0x3CD || c == 0x3CE) return c - 0x3F;
+    if (c >= 0x430 && c <= 0x44F) return c - 0x20;
+    if (c >= 0x450 && c <= 0x45F) return c - 0x50;
+    return c;
+}
+
+static uint32_t cp_lower(uint32_t c)
+{
+    if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 0x20;
+    if (c == 0x178) return 0xFF;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c & 1 ? c : c + 1;
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c & 1 ? c + 1 : c;
+    if ((c >= 0x391 && c <= 0x3A1) || (c >= 0x3A3 && c <= 0x3AB)) return c + 0x20;
+    if (c == 0x386) return 0x3AC;
+    if (c >= 0x388 && c <= 0x38A) return c + 0x25;
+    if (c == 0x38C) return 0x3CC;
+    if (c == 0x38E || c == 0x38F) return c + 0x3F;
+    if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+    if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+    return c;
+}
+
+void sql_str_case(char *s, size_t n, uint16_t coll, bool upper)
+{
+    uint32_t mbmax;
+    cs_kind_t cs = cs_of(coll, &mbmax);
+    if (cs == CS_BINARY)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            s[i] = (char)(upper ? (c >= 'a' && c <= 'z' ? c - 32 : c) : (c >= 'A' && c <= 'Z' ? c + 32 : c));
+        } else if (cs == CS_LATIN1) {
+            /* cp1252: the Latin-1 letters, and Š/š Œ/œ Ž/ž Ÿ/ÿ in 0x80..0x9F */
+            if (upper && c >= 0xE0 && c <= 0xFE && c != 0xF7) s[i] = (char)(c - 0x20);
+            else if (!upper && c >= 0xC0 && c <= 0xDE && c != 0xD7) s[i] = (char)(c + 0x20);
+            else if (upper && (c == 0x9A || c == 0x9C || c == 0x9E)) s[i] = (char)(c - 0x10);
+            else if (!upper && (c == 0x8A || c == 0x8C || c == 0x8E)) s[i] = (char)(c + 0x10);
+            else if (upper && c == 0xFF) s[i] = (char)0x9F;
+            else if (!upper && c == 0x9F) s[i] = (char)0xFF;
+        } else if (cs == CS_UTF8 && c >= 0xC2 && c < 0xE0 && i + 1 < n && ((unsigned char)s[i + 1] & 0xC0) == 0x80) {
+            uint32_t cp = (uint32_t)(c & 0x1F) << 6 | ((unsigned char)s[i + 1] & 0x3F);
+            uint32_t m = upper ? cp_upper(cp) : cp_lower(cp);
+            if (m != cp && m >= 0x80 && m < 0x800) {
+                s[i] = (char)(0xC0 | (m >> 6));
+                s[i + 1] = (char)(0x80 | (m & 0x3F));
+            }
+            i++;
+        }
+    }
+}

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "repl/semisync.h"
 #include "sql/commit.h"
 #include "util/util.h"
 
@@ -83,16 +84,23 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
         return rc;
     }
     blt->xid = xid;
-    binlog_commit_result_t r;
-    rc = binlog_commit(g_c.bl, blt, res ? res : &r);
+    binlog_commit_result_t r, *rr = res ? res : &r;
+    rc = binlog_commit(g_c.bl, blt, rr);
     if (rc) {
         /* not in the binlog: the prepared trx must not commit */
         engine_trx_rollback(trx);
         leave(ep, false);
         return rc;
     }
+    /* semi-sync (repl/semisync.h): AFTER_SYNC waits for the replica before the commit is visible here,
+     * AFTER_COMMIT (MariaDB's default) after; either way before the client hears of it */
+    bool semi = repl_semisync_active(), after_sync = semi && repl_semisync_after_sync();
+    if (after_sync)
+        repl_semisync_wait(rr->end);
     rc = engine_trx_commit_nosync(trx, &clsn);
     leave(ep, true);
+    if (semi && !after_sync)
+        repl_semisync_wait(rr->end);
     return rc;
 }
 
@@ -130,6 +138,8 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     binlog_commit_result_t r;
     int rc = binlog_commit(g_c.bl, &t, &r);
     binlog_trx_free(&t);
+    if (rc == 0 && repl_semisync_active())
+        repl_semisync_wait(r.end);
     return rc;
 }
 

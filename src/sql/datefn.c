@@ -332,7 +332,7 @@ static int apply_interval(sql_eval_ctx_t *ctx, const value_t *dt, const ival_t *
         __int128 t = (__int128)d_from_civil(r.t.year, r.t.month, r.t.day) * 86400000000LL +
                      ((__int128)r.t.hour * 3600 + r.t.minute * 60 + r.t.second) * 1000000 + r.t.usec;
         t += neg ? -iv.usec : iv.usec;
-        __int128 lo = (__int128)d_from_civil(0, 1, 1) * 86400000000LL;
+        __int128 lo = (__int128)d_from_civil(1, 1, 1) * 86400000000LL; /* a result in year 0 overflows (MariaDB) */
         __int128 hi = (__int128)d_from_civil(10000, 1, 1) * 86400000000LL;
         if (t < lo || t >= hi) {
             overflow_null(ctx, out);
@@ -471,6 +471,8 @@ static value_t date_format(sql_eval_ctx_t *ctx, const value_t *t, const char *f,
 {
     buf_t b;
     buf_init(&b);
+    if (is_time && t->t.neg) /* a negative TIME: one '-' before everything (MariaDB's make_date_time) */
+        buf_append_byte(&b, '-');
     for (size_t i = 0; i < fn; i++) {
         if (f[i] != '%' || i + 1 == fn) {
             buf_append(&b, &f[i], 1);
@@ -586,6 +588,39 @@ static bool str_to_date(const char *s, size_t n, const char *f, size_t fn, value
             *has_date = true;
             continue;
         }
+        case 'a': case 'W': { /* a day name: read and ignored */
+            bool found = false;
+            for (int d = 0; d < 7 && !found; d++) {
+                size_t dl = c == 'W' ? strlen(day_names[d]) : 3;
+                if (i + dl <= n && strncasecmp(s + i, day_names[d], dl) == 0) {
+                    i += dl;
+                    found = true;
+                }
+            }
+            if (!found)
+                return false;
+            continue;
+        }
+        case 'r': { /* hh:mm:ss AM|PM */
+            value_t tt;
+            bool hd, ht;
+            size_t j = i;
+            while (j < n && (isdigit((unsigned char)s[j]) || s[j] == ':'))
+                j++;
+            if (!str_to_date(s + i, j - i, "%h:%i:%s", 8, &tt, &hd, &ht))
+                return false;
+            while (j < n && isspace((unsigned char)s[j]))
+                j++;
+            bool p_m = j + 2 <= n && strncasecmp(s + j, "PM", 2) == 0;
+            if (!p_m && !(j + 2 <= n && strncasecmp(s + j, "AM", 2) == 0))
+                return false;
+            r.t.hour = tt.t.hour % 12 + (p_m ? 12 : 0);
+            r.t.minute = tt.t.minute;
+            r.t.second = tt.t.second;
+            i = j + 2;
+            *has_time = true;
+            continue;
+        }
         case 'T':
             if (!str_to_date(s + i, n - i, "%H:%i:%s", 8, out, has_date, has_time))
                 return false;
@@ -625,8 +660,7 @@ static bool str_to_date(const char *s, size_t n, const char *f, size_t fn, value
     }
     if (r.t.month > 12 || r.t.day > 31 || r.t.hour > 23 || r.t.minute > 59 || r.t.second > 59)
         return false;
-    if (r.t.month && r.t.day && r.t.day > month_days(r.t.year, r.t.month))
-        return false;
+    /* a day past the month's end (2024-02-30) is kept as written, as MariaDB's STR_TO_DATE does */
     *out = r;
     return true;
 }
@@ -796,7 +830,16 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         case SQL_FN_DAYOFYEAR: *out = value_int(dayofyear(&t)); break;
         case SQL_FN_DAYNAME: { const char *n = day_names[weekday0(&t)]; *out = value_str(n, strlen(n), COLL_DEFAULT); break; }
         case SQL_FN_MONTHNAME: { const char *n = month_names[t.t.month - 1]; *out = value_str(n, strlen(n), COLL_DEFAULT); break; }
-        case SQL_FN_TO_DAYS: *out = value_int(d_from_civil(t.t.year, t.t.month, t.t.day) - d_from_civil(0, 1, 1)); break;
+        case SQL_FN_TO_DAYS: {
+            /* MySQL's calc_daynr (its year 0 is not a leap year: 0000-01-01 is day 1) */
+            int64_t y = t.t.year, m = t.t.month, dn = 365 * y + 31 * (m - 1) + t.t.day;
+            if (m <= 2)
+                y--;
+            else
+                dn -= (m * 4 + 23) / 10;
+            *out = value_int(dn + y / 4 - ((y / 100 + 1) * 3) / 4);
+            break;
+        }
         case SQL_FN_WEEK: {
             int yr, mode = e->nargs > 1 ? (int)value_to_int(&a[1], ctx->diag) : 0;
             *out = value_int(calc_week(&t, week_mode(mode), &yr));
@@ -817,6 +860,279 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         if (n >= 366 && n <= 3652424)
             civil_from_d(n + d_from_civil(0, 1, 1), &r.t.year, &r.t.month, &r.t.day);
         *out = r;
+        return 0;
+    }
+    default:
+        return 1;
+    }
+}
+
+/* ---------------------------------------------------------------- TIME arithmetic (fnmore.c's date block) */
+
+static const __int128 TIME_MAX_US = (__int128)838 * 3600000000LL + 59 * 60000000LL + 59 * 1000000LL;
+
+static __int128 time_us(const value_t *t)
+{
+    __int128 us = ((__int128)t->t.hour * 3600 + t->t.minute * 60 + t->t.second) * 1000000 + t->t.usec;
+    if (t->type != VAL_TIME)
+        us += (__int128)d_from_civil(t->t.year, t->t.month ? t->t.month : 1, t->t.day ? t->t.day : 1) * 86400000000LL;
+    return t->t.neg ? -us : us;
+}
+
+/* A TIME from signed microseconds, clamped to +-838:59:59 with warning 1292 on the original text. */
+static value_t time_from_us(sql_eval_ctx_t *ctx, __int128 us, int dec, const char *orig)
+{
+    value_t r = {.type = VAL_TIME, .dec = (uint8_t)dec};
+    if (us > TIME_MAX_US || us < -TIME_MAX_US) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "Truncated incorrect time value: '%s'", orig ? orig : "");
+        diag_push_msg(ctx->diag, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
+        us = us > 0 ? TIME_MAX_US : -TIME_MAX_US;
+    }
+    r.t.neg = us < 0;
+    if (us < 0)
+        us = -us;
+    r.t.usec = (uint32_t)(us % 1000000);
+    __int128 s = us / 1000000;
+    r.t.second = (uint32_t)(s % 60);
+    r.t.minute = (uint32_t)(s / 60 % 60);
+    r.t.hour = (uint32_t)(s / 3600);
+    return r;
+}
+
+static value_t dt_from_us(__int128 us, int dec, bool *ok)
+{
+    value_t r = {.type = VAL_DATETIME, .dec = (uint8_t)dec};
+    int64_t days = (int64_t)(us >= 0 ? us / 86400000000LL : -((-us + 86400000000LL - 1) / 86400000000LL));
+    __int128 rest = us - (__int128)days * 86400000000LL;
+    civil_from_d(days, &r.t.year, &r.t.month, &r.t.day);
+    *ok = r.t.year >= 1 && r.t.year <= 9999;
+    r.t.usec = (uint32_t)(rest % 1000000);
+    int64_t s = (int64_t)(rest / 1000000);
+    r.t.second = (uint32_t)(s % 60);
+    r.t.minute = (uint32_t)(s / 60 % 60);
+    r.t.hour = (uint32_t)(s / 3600);
+    return r;
+}
+
+/* A value read as a datetime when it has a date part, else as a TIME; false when neither. */
+static bool dt_or_time(sql_eval_ctx_t *ctx, const value_t *v, value_t *out)
+{
+    if (v->type == VAL_TIME || v->type == VAL_DATE || v->type == VAL_DATETIME || v->type == VAL_TIMESTAMP) {
+        *out = *v;
+        return true;
+    }
+    size_t n;
+    const char *s = value_to_text(ctx->arena, v, &n);
+    const char *colon = memchr(s, ':', n), *dash = memchr(s, '-', n);
+    bool date_like = dash && (!colon || dash < colon) && dash != s;
+    if (date_like && value_parse_datetime(s, n, out))
+        return true;
+    if (value_parse_time(s, n, out))
+        return true;
+    if (value_parse_datetime(s, n, out))
+        return true;
+    warn_incorrect(ctx, "time", v);
+    return false;
+}
+
+static int frac_digits(const value_t *v)
+{
+    if (v->type == VAL_DECIMAL)
+        return MIN(v->dec, 6);
+    if (v->type == VAL_DOUBLE)
+        return 6;
+    if (v->type == VAL_STRING) {
+        const char *dot = memchr(v->s.ptr, '.', v->s.len);
+        return dot ? (int)MIN((size_t)6, v->s.len - (size_t)(dot - v->s.ptr) - 1) : 0;
+    }
+    return value_is_temporal(v) ? v->dec : 0;
+}
+
+static int tz_offset(const value_t *v, int64_t *sec)
+{
+    if (v->type != VAL_STRING)
+        return -1;
+    const char *s = v->s.ptr;
+    size_t n = v->s.len;
+    int h, m;
+    char sign;
+    char buf[16];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    if (sscanf(buf, "%c%d:%d", &sign, &h, &m) != 3 || (sign != '+' && sign != '-') || m < 0 || m > 59 || h > 14)
+        return -1;
+    *sec = (sign == '-' ? -1 : 1) * (int64_t)(h * 3600 + m * 60);
+    return 0;
+}
+
+int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    value_t t, t2;
+    if (any_null) {
+        *out = value_null();
+        return 0;
+    }
+    switch (fn) {
+    case SQL_FN_TIME_FORMAT: {
+        if (!get_time(ctx, &a[0], &t)) { *out = value_null(); return 0; }
+        size_t fl;
+        const char *f = value_to_text(ctx->arena, &a[1], &fl);
+        *out = date_format(ctx, &t, f, fl, true);
+        return 0;
+    }
+    case SQL_FN_YEARWEEK: {
+        if (!get_dt(ctx, &a[0], &t, "datetime") || !t.t.month || !t.t.day) { *out = value_null(); return 0; }
+        int yr, mode = e->nargs > 1 ? (int)value_to_int(&a[1], ctx->diag) : 0;
+        int wk = calc_week(&t, week_mode(mode) | 2, &yr);
+        *out = value_int((int64_t)yr * 100 + wk);
+        return 0;
+    }
+    case SQL_FN_MAKEDATE: {
+        int64_t y = value_to_int(&a[0], ctx->diag), doy = value_to_int(&a[1], ctx->diag);
+        if (doy <= 0 || y < 0 || y > 9999) { *out = value_null(); return 0; }
+        if (y < 70) y += 2000;
+        else if (y < 100) y += 1900;
+        int64_t days = d_from_civil(y, 1, 1) + doy - 1;
+        value_t r = {.type = VAL_DATE};
+        civil_from_d(days, &r.t.year, &r.t.month, &r.t.day);
+        if (r.t.year > 9999) { *out = value_null(); return 0; }
+        *out = r;
+        return 0;
+    }
+    case SQL_FN_MAKETIME: {
+        int64_t h = value_to_int(&a[0], ctx->diag), m = value_to_int(&a[1], ctx->diag);
+        double s = value_to_double(&a[2], ctx->diag);
+        if (m < 0 || m > 59 || s < 0 || s >= 60) { *out = value_null(); return 0; }
+        int dec = frac_digits(&a[2]);
+        __int128 us = ((__int128)llabs(h) * 3600 + m * 60) * 1000000 + (__int128)llround(s * 1e6);
+        char orig[64];
+        snprintf(orig, sizeof orig, "%lld:%02lld:%02d", (long long)h, (long long)m, (int)s);
+        *out = time_from_us(ctx, h < 0 ? -us : us, dec, orig);
+        return 0;
+    }
+    case SQL_FN_SEC_TO_TIME: {
+        int dec = frac_digits(&a[0]);
+        double s = value_to_double(&a[0], ctx->diag);
+        size_t n;
+        const char *orig = value_to_text(ctx->arena, &a[0], &n);
+        __int128 us = (__int128)llround(s * 1e6);
+        if (fabs(s) > 1e12) us = s > 0 ? TIME_MAX_US + 1 : -TIME_MAX_US - 1;
+        if (us > TIME_MAX_US || us < -TIME_MAX_US) { /* MariaDB names the argument: "seconds value" */
+            char msg[300];
+            snprintf(msg, sizeof msg, "Truncated incorrect seconds value: '%s'", orig);
+            diag_push_msg(ctx->diag, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
+            us = us > 0 ? TIME_MAX_US : -TIME_MAX_US;
+        }
+        *out = time_from_us(ctx, us, dec, orig);
+        return 0;
+    }
+    case SQL_FN_TIME_TO_SEC: {
+        if (!get_time(ctx, &a[0], &t)) { *out = value_null(); return 0; }
+        int64_t s = (int64_t)t.t.hour * 3600 + t.t.minute * 60 + t.t.second;
+        if (t.t.usec) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "%s%lld.%06u", t.t.neg ? "-" : "", (long long)s, t.t.usec);
+            *out = value_decimal(ctx->arena, buf, strlen(buf));
+        } else {
+            *out = value_int(t.t.neg ? -s : s);
+        }
+        return 0;
+    }
+    case SQL_FN_TIMESTAMP: {
+        if (!get_dt(ctx, &a[0], &t, "datetime")) { *out = value_null(); return 0; }
+        int dec = t.type == VAL_DATE ? 0 : t.dec;
+        if (e->nargs == 2) {
+            if (!get_time(ctx, &a[1], &t2)) { *out = value_null(); return 0; }
+            t2.type = VAL_TIME;
+            bool ok;
+            dec = MAX(dec, frac_digits(&a[1]));
+            t = dt_from_us(time_us(&(value_t){.type = VAL_DATETIME, .t = {.year = t.t.year, .month = t.t.month,
+                                     .day = t.t.day, .hour = t.t.hour, .minute = t.t.minute, .second = t.t.second,
+                                     .usec = t.t.usec}}) + time_us(&t2), dec, &ok);
+            if (!ok) { *out = value_null(); return 0; }
+        }
+        t.type = VAL_DATETIME;
+        t.dec = (uint8_t)dec;
+        *out = t;
+        return 0;
+    }
+    case SQL_FN_ADDTIME: case SQL_FN_SUBTIME: {
+        if (!dt_or_time(ctx, &a[0], &t) || !get_time(ctx, &a[1], &t2)) { *out = value_null(); return 0; }
+        if (t2.type != VAL_TIME) { t2.type = VAL_TIME; t2.t.year = t2.t.month = t2.t.day = 0; }
+        __int128 d = time_us(&t2);
+        if (fn == SQL_FN_SUBTIME) d = -d;
+        int dec = MAX(frac_digits(&a[0]), frac_digits(&a[1]));
+        if (t.type == VAL_TIME) {
+            *out = time_from_us(ctx, time_us(&t) + d, dec, "");
+        } else {
+            bool ok;
+            t.type = VAL_DATETIME;
+            *out = dt_from_us(time_us(&t) + d, dec, &ok);
+            if (!ok) *out = value_null();
+        }
+        return 0;
+    }
+    case SQL_FN_TIMEDIFF: {
+        if (!dt_or_time(ctx, &a[0], &t) || !dt_or_time(ctx, &a[1], &t2)) { *out = value_null(); return 0; }
+        if ((t.type == VAL_TIME) != (t2.type == VAL_TIME)) { *out = value_null(); return 0; }
+        int dec = MAX(frac_digits(&a[0]), frac_digits(&a[1]));
+        *out = time_from_us(ctx, time_us(&t) - time_us(&t2), dec, "");
+        return 0;
+    }
+    case SQL_FN_EXTRACT: {
+        size_t ul;
+        const char *u = value_to_text(ctx->arena, &a[0], &ul);
+        bool date_unit = strstr(u, "YEAR") || strstr(u, "QUARTER") || strstr(u, "MONTH") || strstr(u, "WEEK") ||
+                         strncmp(u, "DAY", 3) == 0;
+        if (date_unit ? !get_dt(ctx, &a[1], &t, "datetime") : !get_time(ctx, &a[1], &t)) {
+            *out = value_null();
+            return 0;
+        }
+        int64_t y = t.t.year, mo = t.t.month, d = t.t.day, h = t.t.hour, mi = t.t.minute, s = t.t.second,
+                us = t.t.usec, r;
+        if (t.type == VAL_TIME && date_unit) { /* a TIME's days are in its hours */
+            d = h / 24;
+            h %= 24;
+        }
+        if (!strcmp(u, "YEAR")) r = y;
+        else if (!strcmp(u, "QUARTER")) r = (mo + 2) / 3;
+        else if (!strcmp(u, "MONTH")) r = mo;
+        else if (!strcmp(u, "WEEK")) { int yr; r = calc_week(&t, week_mode(0), &yr); }
+        else if (!strcmp(u, "DAY")) r = d;
+        else if (!strcmp(u, "HOUR")) r = h;
+        else if (!strcmp(u, "MINUTE")) r = mi;
+        else if (!strcmp(u, "SECOND")) r = s;
+        else if (!strcmp(u, "MICROSECOND")) r = us;
+        else if (!strcmp(u, "YEAR_MONTH")) r = y * 100 + mo;
+        else if (!strcmp(u, "DAY_HOUR")) r = d * 100 + h;
+        else if (!strcmp(u, "DAY_MINUTE")) r = (d * 100 + h) * 100 + mi;
+        else if (!strcmp(u, "DAY_SECOND")) r = ((d * 100 + h) * 100 + mi) * 100 + s;
+        else if (!strcmp(u, "HOUR_MINUTE")) r = h * 100 + mi;
+        else if (!strcmp(u, "HOUR_SECOND")) r = (h * 100 + mi) * 100 + s;
+        else if (!strcmp(u, "MINUTE_SECOND")) r = mi * 100 + s;
+        else if (!strcmp(u, "DAY_MICROSECOND")) r = (((d * 100 + h) * 100 + mi) * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "HOUR_MICROSECOND")) r = ((h * 100 + mi) * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "MINUTE_MICROSECOND")) r = (mi * 100 + s) * 1000000 + us;
+        else if (!strcmp(u, "SECOND_MICROSECOND")) r = s * 1000000 + us;
+        else return diag_error(ctx->diag, ER_PARSE_ERROR, "You have an error in your SQL syntax", u, 1);
+        *out = value_int(t.t.neg ? -r : r);
+        return 0;
+    }
+    case SQL_FN_CONVERT_TZ: {
+        int64_t from, to;
+        if (!get_dt(ctx, &a[0], &t, "datetime") || tz_offset(&a[1], &from) || tz_offset(&a[2], &to)) {
+            *out = value_null();
+            return 0;
+        }
+        bool ok;
+        int dec = t.type == VAL_DATE ? 0 : t.dec;
+        t.type = VAL_DATETIME;
+        value_t r = dt_from_us(time_us(&t) + (__int128)(to - from) * 1000000, dec, &ok);
+        *out = ok ? r : t;
         return 0;
     }
     default:

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "sql/sql_int.h"
+#include "sql/store.h"
 #include "util/password.h"
 
 /* A function result over max_allowed_packet: NULL and warning 1301, as MySQL does. */
@@ -76,6 +77,26 @@ static void expr_print(buf_t *b, const sql_expr_t *e)
         buf_append_str(b, e->op == SQL_OP_NEG ? "-" : e->op == SQL_OP_NOT ? "!" : e->op == SQL_OP_BITNOT ? "~" : "");
         expr_print(b, e->args[0]);
         break;
+    case SQL_E_COLUMN:
+        if (e->bound_tab && e->bound_db && *e->bound_db)
+            buf_printf(b, "`%s`.`%s`.`%s`", e->bound_db, e->bound_tab, e->col.name);
+        else if (e->bound_tab)
+            buf_printf(b, "`%s`.`%s`", e->bound_tab, e->col.name);
+        else
+            buf_append(b, e->src, e->src_len);
+        break;
+    case SQL_E_CAST: {
+        static const char *const tn[] = {"signed", "unsigned", "char", "binary", "decimal", "double", "float",
+                                         "date", "datetime", "time"};
+        buf_append_str(b, "cast(");
+        if (e->nargs)
+            expr_print(b, e->args[0]);
+        buf_printf(b, " as %s", (unsigned)e->cast.type < ARRAY_LEN(tn) ? tn[e->cast.type] : "?");
+        if (e->cast.type == SQL_CAST_DECIMAL)
+            buf_printf(b, "(%d,%d)", e->cast.len >= 0 ? e->cast.len : 10, e->cast.scale >= 0 ? e->cast.scale : 0);
+        buf_append_byte(b, ')');
+        break;
+    }
     case SQL_E_FUNC:
         for (const char *p = e->func.name; *p; p++)
             buf_append_byte(b, (uint8_t)tolower((unsigned char)*p));
@@ -106,7 +127,10 @@ static int out_of_range(sql_eval_ctx_t *ctx, const sql_expr_t *e, bool is_unsign
 
 static int div_by_zero(sql_eval_ctx_t *ctx, value_t *out)
 {
-    diag_warn(ctx->diag, ER_DIVISION_BY_ZERO);
+    if (ctx->div_zero_error)
+        return diag_error(ctx->diag, ER_DIVISION_BY_ZERO);
+    if (!ctx->div_zero_off)
+        diag_warn(ctx->diag, ER_DIVISION_BY_ZERO);
     *out = value_null();
     return 0;
 }
@@ -239,8 +263,24 @@ static num_kind_t num_kind(const value_t *v)
     case VAL_INT: case VAL_UINT: return K_INT;
     case VAL_DECIMAL: return K_DEC;
     case VAL_DATE: case VAL_DATETIME: case VAL_TIMESTAMP: case VAL_TIME: return v->t.usec || v->dec ? K_DEC : K_INT;
+    case VAL_STRING: return v->dec == VAL_DEC_ENUM ? K_INT : K_DBL; /* an ENUM / SET: its index / mask */
     default: return K_DBL; /* strings and doubles */
     }
+}
+
+/* A hex or bit literal (0x41, X'41', b'101', 0b101) is a number in arithmetic: its bytes big-endian. */
+static void hex_as_number(const sql_expr_t *e, value_t *v)
+{
+    if (e->kind != SQL_E_LITERAL || v->type != VAL_STRING || v->coll != COLL_BINARY || !e->src || e->src_len < 2)
+        return;
+    char c0 = e->src[0], c1 = (char)tolower((unsigned char)e->src[1]);
+    bool hex = (c0 == '0' && (c1 == 'x' || c1 == 'b')) || ((c0 == 'x' || c0 == 'X' || c0 == 'b' || c0 == 'B') && c1 == '\'');
+    if (!hex)
+        return;
+    uint64_t u = 0;
+    for (size_t i = 0; i < v->s.len; i++)
+        u = u << 8 | (unsigned char)v->s.ptr[i];
+    *v = value_uint(u);
 }
 
 static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, const value_t *b, value_t *out)
@@ -610,8 +650,22 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
     int rc = 0;
-    if (fn == SQL_FN_UNKNOWN)
-        return sql_error_no_function(ctx->diag, e->func.name);
+    if (fn == SQL_FN_UNKNOWN) {
+        /* "FUNCTION db.name does not exist": the name as written, qualified by the current database */
+        const char *nm = e->func.name;
+        if (e->src && e->src_len) {
+            size_t l = 0;
+            while (l < e->src_len && e->src[l] != '(' && e->src[l] != ' ')
+                l++;
+            nm = arena_strndup(ctx->arena, e->src, l);
+        }
+        value_t db = value_null();
+        if (!strchr(nm, '.') && ctx->cb && ctx->cb->session_fn)
+            ctx->cb->session_fn(ctx->user, SQL_SFN_DATABASE, &db);
+        if (db.type == VAL_STRING)
+            nm = arena_printf(ctx->arena, "%.*s.%s", (int)db.s.len, db.s.ptr, nm);
+        return sql_error_no_function(ctx->diag, nm);
+    }
     int mina = sql_fn_minargs(fn), maxa = sql_fn_maxargs(fn);
     if ((int)e->nargs < mina || (maxa >= 0 && (int)e->nargs > maxa))
         return sql_error_paramcount(ctx->diag, e->func.name);
@@ -666,9 +720,27 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_UTC_DATE: case SQL_FN_UTC_TIME: {
+        int fsp = 0;
+        if (fn == SQL_FN_UTC_TIME && (rc = fsp_arg(ctx, e, &fsp)))
+            return rc;
+        uint64_t us = ctx->stmt_time_us;
+        static const uint32_t dv[] = {1000000, 100000, 10000, 1000, 100, 10, 1};
+        time_from_epoch((int64_t)(us / 1000000), fsp ? (uint32_t)(us % 1000000) / dv[fsp] * dv[fsp] : 0, out);
+        if (fn == SQL_FN_UTC_DATE) {
+            out->type = VAL_DATE;
+            out->t.hour = out->t.minute = out->t.second = out->t.usec = 0;
+        } else {
+            out->type = VAL_TIME;
+            out->t.year = out->t.month = out->t.day = 0;
+            out->dec = (uint8_t)fsp;
+        }
+        return 0;
+    }
     case SQL_FN_CURDATE: case SQL_FN_CURRENT_DATE:
         now_value(ctx, ctx->stmt_time_us, 0, out);
         out->type = VAL_DATE;
+        out->t.hour = out->t.minute = out->t.second = out->t.usec = 0;
         return 0;
     case SQL_FN_CURTIME: case SQL_FN_CURRENT_TIME: {
         int fsp;
@@ -760,6 +832,11 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return rc;
         rc = 0;
     }
+    if (fn > SQL_FN_MID) { /* fnmore.c (functions.def order) */
+        if ((rc = sql_eval_more_fn(ctx, e, a, any_null, out)) != 1)
+            return rc;
+        rc = 0;
+    }
 
     switch (fn) {
     case SQL_FN_CONCAT: {
@@ -806,6 +883,36 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_GREATEST:
     case SQL_FN_LEAST: {
         if (any_null) { *out = value_null(); return 0; }
+        /* a temporal argument with strings / temporals: compared as temporals, the result a temporal (MariaDB) */
+        int temporal = -1;
+        bool only_tmp_str = true;
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (value_is_temporal(&a[i]))
+                temporal = temporal < 0 || a[i].type > a[temporal].type ? (int)i : temporal;
+            else if (a[i].type != VAL_STRING)
+                only_tmp_str = false;
+        }
+        if (temporal >= 0 && only_tmp_str) {
+            uint32_t best = 0;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                int c = value_compare(&a[i], &a[best], dg);
+                if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
+                    best = i;
+            }
+            value_t r = a[best];
+            if (r.type == VAL_STRING && !value_parse_datetime(r.s.ptr, r.s.len, &r)) {
+                *out = a[best];
+                return 0;
+            }
+            value_type_t want = a[temporal].type; /* the result has the temporal argument's type */
+            if (r.type != want && want != VAL_TIME) {
+                r.type = want;
+                if (want == VAL_DATE)
+                    r.t.hour = r.t.minute = r.t.second = r.t.usec = 0;
+            }
+            *out = r;
+            return 0;
+        }
         /* all strings: compare as strings; all integers: exact; else as the widest numeric */
         bool all_str = true, any_dbl = false, any_dec = false;
         for (uint32_t i = 0; i < e->nargs; i++) {
@@ -854,7 +961,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = value_int((int64_t)char_count(&s));
         return 0;
     }
-    case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: {
+    case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: case SQL_FN_MID: {
         value_t s = to_str(ctx, &a[0]);
         int64_t pos = value_to_int(&a[1], dg);
         int64_t len = e->nargs > 2 ? value_to_int(&a[2], dg) : INT64_MAX;
@@ -887,11 +994,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_FN_UPPER: case SQL_FN_UCASE: case SQL_FN_LOWER: case SQL_FN_LCASE: {
         value_t s = to_str(ctx, &a[0]);
         char *r = arena_strndup(ctx->arena, s.s.ptr, s.s.len);
-        if (s.coll != COLL_BINARY) {
-            bool up = fn == SQL_FN_UPPER || fn == SQL_FN_UCASE;
-            for (size_t i = 0; i < s.s.len; i++)
-                r[i] = (char)(up ? toupper((unsigned char)r[i]) : tolower((unsigned char)r[i]));
-        }
+        sql_str_case(r, s.s.len, s.coll, fn == SQL_FN_UPPER || fn == SQL_FN_UCASE);
         *out = str_result(ctx, r, s.s.len, s.coll);
         return 0;
     }
@@ -1233,9 +1336,24 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         } else {
             sec = value_to_int(&v, dg);
         }
-        if (sec < 0 || sec > 32536771199LL) { *out = value_null(); return 0; }
+        if (sec < 0) { *out = value_null(); return 0; }
+        if (sec > 2147483647LL) { /* MariaDB 10.11's TIMESTAMP range ends in 2038 */
+            size_t tl;
+            const char *tx = value_to_text(ctx->arena, &v, &tl);
+            char msg[200];
+            snprintf(msg, sizeof msg, "Truncated incorrect unixtime value: '%.*s'", (int)MIN(tl, 100), tx);
+            diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
+            *out = value_null();
+            return 0;
+        }
         time_from_epoch(sec + ctx->tz_offset_sec, usec, out);
         out->dec = (uint8_t)dec;
+        if (e->nargs == 2) { /* FROM_UNIXTIME(t, format) = DATE_FORMAT(FROM_UNIXTIME(t), format) */
+            sql_expr_t df = *e;
+            df.func.fn = SQL_FN_DATE_FORMAT;
+            value_t fa[2] = {*out, a[1]};
+            return sql_eval_date_fn(ctx, &df, fa, out);
+        }
         return 0;
     }
     case SQL_FN_PASSWORD: {
@@ -1299,16 +1417,66 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 
 /* ---------------------------------------------------------------- CAST */
 
+/* CAST(string AS SIGNED/UNSIGNED) reads the integer at the start ('1.7' is 1, '1e3' is 1) with warning 1292,
+ * where the number conversions round; false when the string is a plain integer (value_to_int handles it). */
+static bool cast_str_int(sql_eval_ctx_t *ctx, const value_t *v, int64_t *out, bool *neg)
+{
+    if (v->type != VAL_STRING)
+        return false;
+    bool is_int;
+    size_t n = value_num_prefix(v->s.ptr, v->s.len, &is_int);
+    if (is_int || n == 0)
+        return false;
+    const char *s = v->s.ptr;
+    size_t i = 0;
+    while (i < v->s.len && isspace((unsigned char)s[i]))
+        i++;
+    *neg = i < v->s.len && s[i] == '-';
+    if (i < v->s.len && (s[i] == '-' || s[i] == '+'))
+        i++;
+    uint64_t u = 0;
+    for (; i < v->s.len && isdigit((unsigned char)s[i]); i++)
+        u = u * 10 + (uint64_t)(s[i] - '0');
+    *out = *neg ? -(int64_t)u : (int64_t)u;
+    char val[200];
+    snprintf(val, sizeof val, "%.*s", (int)MIN(v->s.len, 150), s);
+    diag_warn(ctx->diag, ER_TRUNCATED_WRONG_VALUE, "INTEGER", val);
+    return true;
+}
+
 static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v, value_t *out)
 {
     const sql_cast_t *c = &e->cast;
     diag_t *dg = ctx->diag;
+    int64_t si;
+    bool sneg;
     switch (c->type) {
     case SQL_CAST_SIGNED:
         if (v->type == VAL_UINT) *out = value_int((int64_t)v->u);
+        else if (cast_str_int(ctx, v, &si, &sneg)) *out = value_int(si);
         else *out = value_int(value_to_int(v, dg));
         return 0;
     case SQL_CAST_UNSIGNED:
+        if (cast_str_int(ctx, v, &si, &sneg)) {
+            *out = value_uint((uint64_t)si);
+            if (sneg && si)
+                diag_push_msg(dg, DIAG_NOTE, ER_UNKNOWN_ERROR,
+                              "Cast to unsigned converted negative integer to it's positive complement");
+            return 0;
+        }
+        if (v->type == VAL_STRING) {
+            bool is_int;
+            size_t k = 0;
+            while (k < v->s.len && isspace((unsigned char)v->s.ptr[k]))
+                k++;
+            if (value_num_prefix(v->s.ptr, v->s.len, &is_int) && is_int && k < v->s.len && v->s.ptr[k] == '-') {
+                *out = value_uint((uint64_t)value_to_int(v, dg));
+                if (out->u)
+                    diag_push_msg(dg, DIAG_NOTE, ER_UNKNOWN_ERROR,
+                                  "Cast to unsigned converted negative integer to it's positive complement");
+                return 0;
+            }
+        }
         if (v->type == VAL_INT) {
             *out = value_uint((uint64_t)v->i);
             if (v->i < 0)
@@ -1326,8 +1494,16 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             if (cut < s.s.len) {
                 char val[200];
                 snprintf(val, sizeof val, "%.*s", (int)MIN(s.s.len, 150), s.s.ptr);
-                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE, c->type == SQL_CAST_BINARY ? "BINARY" : "CHAR", val);
+                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE,
+                          arena_printf(ctx->arena, "%s(%d)", c->type == SQL_CAST_BINARY ? "BINARY" : "CHAR", c->len), val);
                 s.s.len = cut;
+            }
+            if (c->type == SQL_CAST_BINARY && s.s.len < (size_t)c->len) { /* BINARY(N) pads with zero bytes */
+                char *p = arena_alloc(ctx->arena, (size_t)c->len);
+                memcpy(p, s.s.ptr, s.s.len);
+                memset(p + s.s.len, 0, (size_t)c->len - s.s.len);
+                s.s.ptr = p;
+                s.s.len = (size_t)c->len;
             }
         }
         *out = s;
@@ -1345,7 +1521,7 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             i128 lim = pow10i(prec);
             if (x.m >= lim || x.m <= -lim) {
                 x.m = x.m > 0 ? lim - 1 : -(lim - 1);
-                diag_warn(dg, ER_WARN_DATA_OUT_OF_RANGE, "", 1UL);
+                diag_warn(dg, ER_WARN_DATA_OUT_OF_RANGE, arena_printf(ctx->arena, "%.*s", (int)MIN(e->src_len, 200), e->src ? e->src : ""), 1UL);
             }
             *out = dec_value(ctx, x);
         } else {
@@ -1388,7 +1564,10 @@ static int eval_cast(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *v,
             if (!ok) {
                 char val[200];
                 snprintf(val, sizeof val, "%.*s", (int)MIN(s.s.len, 150), s.s.ptr);
-                diag_warn(dg, ER_TRUNCATED_WRONG_VALUE, c->type == SQL_CAST_DATE ? "date" : c->type == SQL_CAST_TIME ? "time" : "datetime", val);
+                /* MariaDB: "Incorrect datetime value: 'x'" (time for CAST AS TIME) */
+                char msg[300];
+                snprintf(msg, sizeof msg, "Incorrect %s value: '%s'", c->type == SQL_CAST_TIME ? "time" : "datetime", val);
+                diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, msg);
                 *out = value_null();
                 return 0;
             }
@@ -1508,7 +1687,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (ctx->cb && ctx->cb->column_get)
             return ctx->cb->column_get(ctx->user, e, out, ctx->diag);
-        return diag_error(ctx->diag, ER_BAD_FIELD_ERROR, e->col.name ? e->col.name : "", "field list");
+        return diag_error(ctx->diag, ER_BAD_FIELD_ERROR, e->col.name ? e->col.name : "", "SELECT");
     case SQL_E_STAR:
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "*");
     case SQL_E_SYSVAR:
@@ -1518,7 +1697,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_E_USERVAR:
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->uservar_get : NULL, "user variables")))
             return rc;
-        return ctx->cb->uservar_get(ctx->user, e->var.name, out);
+        if ((rc = ctx->cb->uservar_get(ctx->user, e->var.name, out)) == 0 && out->type == VAL_STRING && !out->dec)
+            out->dec = VAL_DEC_QUIET; /* converted to a number without warnings, as MariaDB does */
+        return rc;
     case SQL_E_ASSIGN:
         if ((rc = sql_expr_eval(ctx, e->args[0], out)))
             return rc;
@@ -1619,6 +1800,19 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
+        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+            op == SQL_OP_GE) {
+            /* an explicit COLLATE on either side decides the comparison's collation */
+            if (a.type == VAL_STRING && b.type == VAL_STRING) {
+                if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
+                    a.coll = b.coll;
+                else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
+                    b.coll = a.coll;
+            }
+        } else if (op != SQL_OP_XOR) {
+            hex_as_number(e->args[0], &a);
+            hex_as_number(e->args[1], &b);
+        }
         switch (op) {
         case SQL_OP_XOR:
             *out = value_int(value_to_bool(&a, ctx->diag) != value_to_bool(&b, ctx->diag));
@@ -1640,7 +1834,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_E_IS: {
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
-        int t = truth(ctx, &a);
+        /* IS [NOT] NULL looks at NULL-ness only (no conversion, no 1292 for 'abc' IS NULL) */
+        int t = e->is_what == SQL_IS_NULL ? (a.type == VAL_NULL ? -1 : 1) : truth(ctx, &a);
         bool r;
         switch (e->is_what) {
         case SQL_IS_NULL: case SQL_IS_UNKNOWN: r = t < 0; break;
@@ -1677,6 +1872,25 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             if (ctx->cb && ctx->cb->subquery_eval)
                 return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
             return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "IN (subquery)");
+        }
+        if (e->args[0]->kind == SQL_E_ROW) {
+            /* (a, b) IN ((1, 2), (3, 4)): row equalities, NULL when none is true and one is unknown */
+            bool unknown = false;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                sql_expr_t eq = {.kind = SQL_E_BINARY, .op = SQL_OP_EQ, .nargs = 2, .src = e->src, .src_len = e->src_len};
+                sql_expr_t *pair[2] = {e->args[0], e->args[i]};
+                eq.args = pair;
+                if ((rc = eval_row_cmp(ctx, &eq, &b)))
+                    return rc;
+                if (b.type == VAL_NULL)
+                    unknown = true;
+                else if (value_to_int(&b, NULL)) {
+                    *out = value_int(!e->negated);
+                    return 0;
+                }
+            }
+            *out = unknown ? value_null() : value_int(e->negated);
+            return 0;
         }
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
@@ -1755,6 +1969,26 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         *out = to_str(ctx, &a);
+        if (e->kind == SQL_E_CONVERT_USING && out->coll != (uint16_t)e->cast.coll) {
+            /* CONVERT(x USING cs): the bytes change character set ('?' for what cs cannot hold) */
+            size_t n, bad;
+            const char *p = sql_str_convert(ctx->arena, out->s.ptr, out->s.len, out->coll, (uint16_t)e->cast.coll, &n, &bad);
+            if (bad != SIZE_MAX && bad < out->s.len) {
+                /* MariaDB names the first character it could not convert, in hex */
+                size_t cl = 1;
+                unsigned char c0 = (unsigned char)out->s.ptr[bad];
+                if (value_coll_mbmaxlen(out->coll) > 1)
+                    cl = c0 < 0x80 ? 1 : c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : 4;
+                char hex[16] = "";
+                for (size_t k = 0; k < cl && bad + k < out->s.len && k < 4; k++)
+                    snprintf(hex + 2 * k, 3, "%02X", (unsigned char)out->s.ptr[bad + k]);
+                const char *from = value_coll_name(out->coll), *to = value_coll_name((uint16_t)e->cast.coll);
+                diag_warn(ctx->diag, ER_CANNOT_CONVERT_CHARACTER,
+                          arena_strndup(ctx->arena, from, strcspn(from, "_")), hex, arena_strndup(ctx->arena, to, strcspn(to, "_")));
+            }
+            out->s.ptr = p;
+            out->s.len = n;
+        }
         out->coll = (uint16_t)e->cast.coll;
         return 0;
     case SQL_E_DEFAULT:

@@ -73,12 +73,15 @@ typedef struct sql_exec_ctx {
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
+    bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
     uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
     uint16_t result_coll;      /* character_set_results' default collation (column metadata); 0 = NULL/binary */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
+    uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
     /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
@@ -86,6 +89,10 @@ typedef struct sql_exec_ctx {
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);
     void *visible_user;
+    /* information_schema tables whose rows the session knows (PROCESSLIST, ENGINES, CHARACTER_SETS, COLLATIONS):
+     * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
+     * NULL when the session has none (unit tests): the tables are then empty. */
+    void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     /* outputs */
@@ -97,11 +104,13 @@ typedef struct sql_exec_ctx {
     /* private to the executor */
     bool pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
+    uint64_t pend_insert_id;   /* the OK's insert id when no value was generated (INSERT: explicit id) */
     const char *pend_info;
     void *subq_cache;          /* uncorrelated subquery results of this statement */
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
+    bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */

@@ -36,6 +36,9 @@ typedef struct xsrc {
     uint32_t base;            /* first slot of this source in the combined row */
     sql_join_kind_t join;     /* how it joins the sources before it (the first: INNER) */
     const sql_expr_t *on;
+    /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
+     * not again (hidden, on the later one); NULL when the source has none */
+    bool *lead, *hidden;
 } xsrc_t;
 
 typedef struct xquery {
@@ -43,7 +46,7 @@ typedef struct xquery {
     xsrc_t *src;
     uint32_t nsrc;
     uint32_t width;           /* slots in the combined row */
-    const char *clause;       /* for 1054 messages: "field list", "where clause", ... */
+    const char *clause;       /* for 1054 messages: "SELECT", "WHERE", "ORDER BY" ... (MariaDB 10.11 names) */
     /* aggregates */
     const sql_expr_t **aggs;
     uint32_t nagg, capagg;
@@ -51,7 +54,8 @@ typedef struct xquery {
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
     uint32_t nalias;
-    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of the first source are X-locked, re-read */
+    uint64_t rows_read;       /* rows of the first source read so far (MariaDB's "at row N" in warnings) */
+    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of every table source are X-locked, re-read */
     bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
 } xquery_t;

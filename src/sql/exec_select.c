@@ -7,6 +7,7 @@
  * Correctness rule of the access paths: index ranges are always inclusive supersets (rowcodec.h explains why)
  * and the whole WHERE is evaluated again on every row, so a path only decides how many rows are read.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -51,6 +52,15 @@ void xkey_append(buf_t *b, const value_t *v, bool desc)
             /* the type marker 1 was followed by the nullable marker of c: fine, constant */
             break;
         case VAL_STRING:
+            if (v->dec == VAL_DEC_ENUM) { /* an ENUM / SET column sorts by index / mask */
+                buf_append_byte(b, 1);
+                c.type = SQLT_DECIMAL;
+                c.len = 65;
+                c.scale = 30;
+                x = value_uint(v->s.num);
+                rc_key_append(b, &c, &x);
+                break;
+            }
             buf_append_byte(b, 3);
             c.type = SQLT_VARCHAR;
             c.coll = v->coll;
@@ -272,10 +282,17 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
                 if (other < 0) {
                     if (f->natural)
                         continue;
-                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "from clause");
+                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
                 }
-                if (cat_table_col(ns->t, c) < 0)
-                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "from clause");
+                int nc = cat_table_col(ns->t, c), oc = cat_table_col(q->src[other].t, c);
+                if (nc < 0)
+                    return diag_error(x->diag, ER_BAD_FIELD_ERROR, c, "FROM");
+                if (!ns->hidden)
+                    ns->hidden = arena_calloc(x->arena, ns->t->ncols + 1);
+                if (!q->src[other].lead)
+                    q->src[other].lead = arena_calloc(x->arena, q->src[other].t->ncols + 1);
+                ns->hidden[nc] = true;
+                q->src[other].lead[oc] = true;
                 sql_expr_t *eq = arena_calloc(x->arena, sizeof *eq);
                 sql_expr_t **args = arena_calloc(x->arena, sizeof(sql_expr_t *) * 2);
                 for (int side = 0; side < 2; side++) {
@@ -376,6 +393,8 @@ static bool is_agg_fn(sql_fn_t f)
     switch (f) {
     case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
     case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
         return true;
     default:
         return false;
@@ -402,8 +421,18 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
             int c = cat_table_col(s->t, e->col.name);
             if (c < 0)
                 continue;
+            if (!e->col.table && s->hidden && s->hidden[c])
+                continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
             if (found >= 0)
                 return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            e->bound_db = s->db;
+            e->bound_tab = s->alias;
+            {
+                /* MariaDB's max_length of an integer column (result types of integer arithmetic follow it) */
+                static const uint32_t sl[] = {4, 6, 9, 11, 20}, ul[] = {3, 5, 8, 10, 20};
+                sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
+                e->bound_len = sqlt_is_int(ty) ? (s->t->cols[c].rc.is_unsigned ? ul : sl)[ty - SQLT_TINYINT] : 0;
+            }
             found = (int)(s->base + (uint32_t)c);
         }
         if (found < 0 && !e->col.table && q->alias_names) {
@@ -449,6 +478,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
             q->aggs[q->nagg++] = e;
         for (uint32_t i = 0; i < e->nargs; i++) {
             int rc = xbind(q, e->args[i], clause, false);
+            if (rc)
+                return rc;
+        }
+        for (uint32_t i = 0; i < e->nagg_order; i++) { /* GROUP_CONCAT(... ORDER BY ...) */
+            int rc = xbind(q, e->agg_order[i].expr, clause, false);
             if (rc)
                 return rc;
         }
@@ -836,15 +870,20 @@ typedef struct xloop {
     bool order_desc;
     engine_trx_t *trx;
     uint64_t emitted;
+    bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
+    bool rejected;            /* loop_emit: the WHERE rejected that row */
 } xloop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
 static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
 {
     const xsrc_t *s = &L->q->src[si];
+    if (si == 0)
+        L->q->rows_read++;
     for (uint32_t c = 0; c < s->t->ncols; c++) {
         sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
-        L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT) && !s->is_virtual
+        L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT || ty == SQLT_YEAR ||
+                               s->t->cols[c].zerofill) && !s->is_virtual
                                   ? table_value_out(&s->t->cols[c], &stored[c], L->q->x->arena)
                                   : stored[c];
     }
@@ -871,7 +910,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         if (pk)
             buf_append(&L->q->cur_pk[si], pk->data, pk->len);
     }
-    if (L->q->locking && si == 0 && pk && !s->is_virtual) {
+    if (L->q->locking && pk && !s->is_virtual && !L->fresh) {
         /* a locking read: take the row's lock, then read it again (it may have changed while we waited) */
         rc = L->q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, pk->data, pk->len)
                                : engine_lock_row(L->trx, s->t->tree, pk->data, pk->len);
@@ -907,6 +946,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         return loop_level(L, si + 1);
     if (L->where) {
         rc = xeval_bool(&L->xe, L->where, L->row);
+        L->rejected = rc == 0;
         if (rc <= 0)
             return rc;
     }
@@ -921,12 +961,24 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     xquery_t *q = L->q;
     table_scan_t sc;
     int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
+    if (rc == 0 && q->locking)
+        /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
+         * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
+        rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
     }
     while ((rc = table_scan_next(&sc)) == 0) {
+        /* a clustered locking scan hands over rows the engine locked and read in their latest version */
+        L->fresh = sc.locking && sc.index < 0;
+        L->rejected = false;
         rc = loop_emit(L, si, &sc.pk, sc.row, matched);
+        if (rc == 0 && L->rejected && L->fresh && q->nsrc == 1)
+            /* READ COMMITTED's semi-consistent read: a row the WHERE rejects does not stay locked, unless it was
+             * locked before this read (the engine decides; nothing at REPEATABLE READ) */
+            engine_cursor_unlock(sc.cur);
+        L->fresh = false;
         if (rc)
             break;
         if (point)
@@ -963,11 +1015,16 @@ static int loop_level(xloop_t *L, uint32_t si)
             bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
-                if (q->locking && si == 0 && pk_point) {
-                    /* the key is locked even when no row has it yet (a concurrent insert of it waits); then the
-                     * latest version is read directly (loop_emit locks again: a no-op, and re-reads) */
-                    rc = q->lock_shared ? engine_lock_row_shared(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len)
-                                        : engine_lock_row(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len);
+                if (q->locking && pk_point) {
+                    /* a unique lookup: the row's lock when it exists, else (REPEATABLE READ) the gap it would go
+                     * into, so a concurrent insert of it waits; then the latest version is read directly
+                     * (loop_emit locks again: a no-op, and re-reads) */
+                    rc = engine_lock_key(L->trx, s->t->tree, r[k].lo.data, r[k].lo.len,
+                                         q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE);
+                    if (rc == STRATA_ENOTFOUND) {
+                        rc = 0;
+                        continue;
+                    }
                     if (rc) {
                         rc = table_engine_err(q->x->diag, s->t, rc);
                         break;
@@ -976,7 +1033,7 @@ static int loop_level(xloop_t *L, uint32_t si)
                     buf_init(&store);
                     value_t *row = arena_alloc(q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
                     rc = table_get_latest(L->trx, s->t, r[k].lo.data, r[k].lo.len, &store, row);
-                    if (rc == 0)
+                    if (rc == 0) /* (a unique lookup keeps its lock even when the WHERE rejects the row) */
                         rc = loop_emit(L, si, &r[k].lo, row, &matched);
                     else if (rc == STRATA_ENOTFOUND)
                         rc = 0;
@@ -1075,6 +1132,8 @@ typedef struct xagg {
     buf_t concat;
     xmap_t distinct;
     bool distinct_init;
+    double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
+    int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
 } xagg_t;
 
 struct xgroup {
@@ -1177,7 +1236,26 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
                     return 0;
                 }
             }
-            if (fn == SQL_FN_GROUP_CONCAT) {
+            if (fn == SQL_FN_GROUP_CONCAT && e->nagg_order) {
+                /* kept as records (u32 key length, key, u32 text length, text), sorted when the group ends */
+                buf_t key;
+                buf_init(&key);
+                for (uint32_t k = 0; k < e->nagg_order; k++) {
+                    value_t kv;
+                    if ((rc = xeval(xe, e->agg_order[k].expr, row, &kv)) != 0) {
+                        buf_free(&key);
+                        buf_free(&part);
+                        return rc;
+                    }
+                    xkey_append(&key, &kv, e->agg_order[k].desc);
+                }
+                uint32_t kl = (uint32_t)key.len, tl = (uint32_t)part.len;
+                buf_append(&g->concat, &kl, 4);
+                buf_append(&g->concat, key.data, key.len);
+                buf_append(&g->concat, &tl, 4);
+                buf_append(&g->concat, part.data, part.len);
+                buf_free(&key);
+            } else if (fn == SQL_FN_GROUP_CONCAT) {
                 if (g->any)
                     buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
                 buf_append(&g->concat, part.data, part.len);
@@ -1230,9 +1308,22 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
                 g->dsum = (double)g->isum / (double)pow10i(g->scale);
                 g->exact = false;
             }
-            g->dsum += value_to_double(&v, NULL);
+            g->dsum += value_to_double(&v, xe->x->diag);
         }
         break;
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
+        double x = value_to_double(&v, xe->x->diag);
+        double delta = x - g->wmean;
+        g->wmean += delta / (double)g->count;
+        g->wm2 += delta * (x - g->wmean);
+        int d = v.type == VAL_DECIMAL ? value_decimal_scale(v.s.ptr, v.s.len) : v.type == VAL_INT || v.type == VAL_UINT ? 0 : -1;
+        if (first)
+            g->vdec = d;
+        else if (g->vdec >= 0)
+            g->vdec = d < 0 ? -1 : MAX(g->vdec, d);
+        break;
+    }
     case SQL_FN_MIN: case SQL_FN_MAX: {
         int c = first ? 0 : value_compare(&v, &g->best, NULL);
         if (first || (fn == SQL_FN_MIN ? c < 0 : c > 0))
@@ -1253,6 +1344,60 @@ static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *r
         break;
     }
     return 0;
+}
+
+typedef struct gc_item {
+    const uint8_t *key, *text;
+    uint32_t klen, tlen, idx;
+} gc_item_t;
+
+static int gc_cmp(const void *pa, const void *pb)
+{
+    const gc_item_t *x = pa, *y = pb;
+    int c = memcmp(x->key, y->key, MIN(x->klen, y->klen));
+    if (c)
+        return c;
+    if (x->klen != y->klen)
+        return x->klen < y->klen ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* GROUP_CONCAT(... ORDER BY ...): the group's records sorted by key (ties in arrival order), joined. */
+static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const xagg_t *g)
+{
+    uint32_t n = 0;
+    for (size_t p = 0; p + 4 <= g->concat.len; n++) {
+        uint32_t l;
+        memcpy(&l, g->concat.data + p, 4);
+        p += 4 + l;
+        memcpy(&l, g->concat.data + p, 4);
+        p += 4 + l;
+    }
+    gc_item_t *it = arena_alloc(a, sizeof(gc_item_t) * (n + 1));
+    size_t p = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(&it[i].klen, g->concat.data + p, 4);
+        it[i].key = g->concat.data + p + 4;
+        p += 4 + it[i].klen;
+        memcpy(&it[i].tlen, g->concat.data + p, 4);
+        it[i].text = g->concat.data + p + 4;
+        p += 4 + it[i].tlen;
+        it[i].idx = i;
+    }
+    qsort(it, n, sizeof *it, gc_cmp);
+    buf_t b;
+    buf_init(&b);
+    for (uint32_t i = 0; i < n && b.len < 1024; i++) {
+        if (i)
+            buf_append_str(&b, e->func.separator ? e->func.separator : ",");
+        buf_append(&b, it[i].text, it[i].tlen);
+    }
+    char *s = arena_alloc(a, b.len + 1);
+    if (b.len)
+        memcpy(s, b.data, b.len);
+    value_t r = value_str(s, MIN(b.len, (size_t)1024), COLL_DEFAULT);
+    buf_free(&b);
+    return r;
 }
 
 static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
@@ -1280,6 +1425,19 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
     }
     case SQL_FN_MIN: case SQL_FN_MAX:
         return g->any ? g->best : value_null();
+    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
+    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
+        bool samp = e->func.fn == SQL_FN_STDDEV_SAMP || e->func.fn == SQL_FN_VAR_SAMP;
+        if (!g->any || (samp && g->count < 2))
+            return value_null();
+        double var = g->wm2 / (double)(samp ? g->count - 1 : g->count);
+        bool sd = e->func.fn == SQL_FN_STD || e->func.fn == SQL_FN_STDDEV || e->func.fn == SQL_FN_STDDEV_POP ||
+                  e->func.fn == SQL_FN_STDDEV_SAMP;
+        value_t r = value_double(sd ? sqrt(var < 0 ? 0 : var) : var);
+        if (g->vdec >= 0)
+            r.dec = (uint8_t)MIN(g->vdec + 4, 30);
+        return r;
+    }
     case SQL_FN_BIT_AND:
         return value_uint(g->any ? g->bits : UINT64_MAX);
     case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
@@ -1287,6 +1445,8 @@ static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
     case SQL_FN_GROUP_CONCAT: {
         if (!g->any)
             return value_null();
+        if (e->nagg_order)
+            return gc_sorted(a, e, g);
         char *p = arena_alloc(a, g->concat.len + 1);
         if (g->concat.len)
             memcpy(p, g->concat.data, g->concat.len);
@@ -1566,7 +1726,7 @@ static int on_row(void *arg, const value_t *row)
                 return rc;
             }
             v = sort_value(s, ge, v);
-            xkey_append(&k, &v, false);
+            xkey_append(&k, &v, s->sel->group_desc && s->sel->group_desc[i]); /* GROUP BY x DESC (MariaDB) */
         }
         /* WITH ROLLUP: the row also counts in one super-aggregate group per level; their keys are the prefix
          * of the level's columns and 0xFF, which sorts after every group under that prefix */
@@ -1711,6 +1871,12 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
+        /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column */
+        c->type = MYSQL_TYPE_BLOB;
+        c->decimals = 0;
+        c->flags &= (uint16_t)~COLF_NOT_NULL;
+    }
     if (c->charset != CHARSET_BINARY && s->x->result_coll && s->x->result_coll != COLL_BINARY &&
         c->charset != s->x->result_coll) {
         uint32_t from = value_coll_mbmaxlen(c->charset), to = value_coll_mbmaxlen(s->x->result_coll);
@@ -1737,6 +1903,14 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
+    if (!s->q.locking && ((x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) ||
+                          (x->insert_select && x->isolation >= 2))) {
+        /* SERIALIZABLE inside a transaction: plain reads are LOCK IN SHARE MODE reads (InnoDB's rule; an
+         * autocommit SELECT stays a consistent read).  INSERT ... SELECT at REPEATABLE READ or above reads its
+         * sources with shared next-key locks (InnoDB's rule, so the statement is replayed identically). */
+        s->q.locking = true;
+        s->q.lock_shared = true;
+    }
     /* items, * expanded */
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {
@@ -1759,7 +1933,14 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
                 if (e->col.table && strcmp(e->col.table, src->alias) != 0)
                     continue;
                 any = true;
+                /* unqualified * over USING / NATURAL joins: common columns first, once */
+                bool coalesce = !e->col.table && (src->lead || src->hidden);
+                for (uint32_t pass = coalesce ? 0 : 1; pass < 2; pass++)
                 for (uint32_t c = 0; c < src->t->ncols; c++) {
+                    if (coalesce && ((pass == 0) != (src->lead && src->lead[c])))
+                        continue;
+                    if (coalesce && src->hidden && src->hidden[c])
+                        continue;
                     sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
                     ce->kind = SQL_E_COLUMN;
                     ce->col.name = src->t->cols[c].name;
@@ -1778,7 +1959,7 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
                                                e->col.table ? e->col.table : "*"));
             continue;
         }
-        if ((rc = xbind(&s->q, e, "field list", true)) != 0)
+        if ((rc = xbind(&s->q, e, "SELECT", true)) != 0)
             return rc;
         xitem_t *it = &s->items[s->nitems++];
         it->expr = e;
@@ -1788,11 +1969,11 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
     for (uint32_t k = 0; k < s->q.nsrc; k++)
-        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "on clause", false)) != 0)
+        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
             return rc;
-    if ((rc = xbind(&s->q, sel->where, "where clause", false)) != 0)
+    if ((rc = xbind(&s->q, sel->where, "WHERE", false)) != 0)
         return rc;
-    if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "group statement")) != 0)
+    if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "GROUP BY")) != 0)
         return rc;
     s->ngroup = sel->ngroup_by;
     if (sel->having) {
@@ -1800,12 +1981,12 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         s->q.nalias = s->nitems;
         for (uint32_t i = 0; i < s->nitems; i++)
             s->q.alias_names[i] = s->items[i].alias;
-        rc = xbind(&s->q, sel->having, "having clause", true);
+        rc = xbind(&s->q, sel->having, "HAVING", true);
         s->q.alias_names = NULL;
         if (rc)
             return rc;
     }
-    if ((rc = resolve_orders(s, sel->order_by, NULL, sel->norder_by, &s->order, "order clause")) != 0)
+    if ((rc = resolve_orders(s, sel->order_by, NULL, sel->norder_by, &s->order, "ORDER BY")) != 0)
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
@@ -1971,10 +2152,13 @@ static int xsel_send(xsel_t *s)
 static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***rows_out, uint64_t *n_out,
                       uint32_t *ncols_out, res_col_t **cols_out)
 {
-    bool distinct = false;
-    for (const sql_select_t *m = first; m->union_next; m = m->union_next)
+    /* a UNION DISTINCT removes duplicates among the members up to it (MySQL: it overrides any UNION ALL to its
+     * left); the members after the last one are appended as they are */
+    int dedupe_upto = -1, idx = 0;
+    for (const sql_select_t *m = first; m->union_next; m = m->union_next, idx++)
         if (!m->union_all)
-            distinct = true;
+            dedupe_upto = idx + 1;
+    int member = 0;
     value_t **rows = NULL;
     uint64_t n = 0, cap = 0;
     uint32_t ncols = 0;
@@ -2034,6 +2218,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
                 }
             }
         }
+        bool distinct = member++ <= dedupe_upto;
         for (uint64_t i = s.offset; !rc && i < s.nout && i - s.offset < s.limit; i++) {
             if (distinct) {
                 buf_t k;
@@ -2108,7 +2293,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
             if (pos[i] < 0) {
                 char nm[128];
                 snprintf(nm, sizeof nm, "%.*s", (int)MIN(e->src_len, 100u), e->src ? e->src : "?");
-                return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "order clause");
+                return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "ORDER BY");
             }
         }
         xout_t *o = mem_alloc(sizeof(xout_t) * (n + 1));
@@ -2319,7 +2504,7 @@ static int xcb_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
             }
         }
     }
-    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "field list");
+    return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name ? col->col.name : "", "SELECT");
 }
 
 /* ---- subqueries: uncorrelated ones run once per statement (cached), correlated ones per outer row ---- */
@@ -2450,7 +2635,7 @@ static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
     }
     int c = cat_table_col(xe->values_t, col->col.name);
     if (c < 0)
-        return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, "field list");
+        return diag_error(d, ER_BAD_FIELD_ERROR, col->col.name, "SELECT");
     *out = table_value_out(&xe->values_t->cols[c], &xe->values_row[c], xe->x->arena);
     return 0;
 }
@@ -2482,6 +2667,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     xe->x = x;
     sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
     xe->ev.strict = x->strict;
+    xe->ev.div_zero_off = x->div_zero_off;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)

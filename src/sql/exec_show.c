@@ -136,7 +136,7 @@ static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
                             .vrows = v->rows, .nvrows = v->n};
         q.nsrc = 1;
         q.width = v->t->ncols;
-        if ((rc = xbind(&q, where, "where clause", false)) == 0)
+        if ((rc = xbind(&q, where, "WHERE", false)) == 0)
             rc = xquery_run(&q, where, vt_send_row, &s, -1, false);
         xquery_release(&q);
     } else {
@@ -225,6 +225,32 @@ static const char *type_text(arena_t *a, const cat_column_t *c)
     return r;
 }
 
+/* The order MariaDB shows a table's keys in (its sort_keys()): unique keys first -- those without nullable
+ * columns before the others, PRIMARY first, whole-column keys before prefix keys -- then the others, each group
+ * in creation order.  Only the display follows it; the catalog keeps its own order. */
+static int key_rank(const cat_table_t *t, const cat_index_t *ix)
+{
+    if (ix->kind == CAT_IDX_KEY)
+        return 8;
+    bool nullpart = false, partial = false;
+    for (uint32_t k = 0; k < ix->ncols; k++) {
+        nullpart |= t->cols[ix->cols[k].col].rc.nullable;
+        partial |= ix->cols[k].prefix != 0;
+    }
+    return (nullpart ? 4 : 0) + (ix->kind == CAT_IDX_PRIMARY ? 0 : 1 + partial);
+}
+
+static uint32_t *key_order(arena_t *a, const cat_table_t *t)
+{
+    uint32_t *o = arena_alloc(a, sizeof(uint32_t) * (t->nidx + 1));
+    uint32_t n = 0;
+    for (int r = 0; r <= 8; r++)
+        for (uint32_t i = 0; i < t->nidx; i++)
+            if (key_rank(t, &t->idx[i]) == r)
+                o[n++] = i;
+    return o;
+}
+
 static const char *col_key(const cat_table_t *t, uint32_t col)
 {
     for (uint32_t i = 0; i < t->nidx; i++)
@@ -256,6 +282,16 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
+        if (t == SQLT_BIT) { /* b'101' */
+            uint64_t v = strtoull(c->default_text, NULL, 10);
+            char bits[70];
+            int n = 0;
+            for (int k = 63; k >= 0; k--)
+                if (n || (v >> k) & 1 || k == 0)
+                    bits[n++] = (char)('0' + ((v >> k) & 1));
+            bits[n] = 0;
+            return arena_printf(a, "b'%s'", bits);
+        }
         bool quoted = sqlt_is_string(t) || sqlt_is_temporal(t) || t == SQLT_ENUM || t == SQLT_SET;
         return for_create && quoted ? quote_str(a, c->default_text) : c->default_text;
     }
@@ -319,7 +355,9 @@ static char *create_text(arena_t *a, const cat_table_t *t)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
-    for (uint32_t i = 0; i < t->nidx; i++) {
+    uint32_t *ord = key_order(a, t);
+    for (uint32_t o = 0; o < t->nidx; o++) {
+        uint32_t i = ord[o];
         const cat_index_t *x = &t->idx[i];
         buf_append_str(&b, "  ");
         if (x->kind == CAT_IDX_PRIMARY) {
@@ -341,7 +379,7 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         buf_append_byte(&b, ')');
         if (x->comment && x->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
-        if (i + 1 < t->nidx)
+        if (o + 1 < t->nidx)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
@@ -366,7 +404,7 @@ bool exec_show_handles(const sql_show_t *sh)
     switch (sh->what) {
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
     case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
-    case SQL_SHOW_OPEN_TABLES:
+    case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
         return true;
     default:
         return false;
@@ -487,8 +525,9 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
     vt_col(&v, "Index_comment", 1024, false, false);
     vt_col(&v, "Ignored", 3, false, false);
     uint64_t rows = table_rows(x, t);
-    for (uint32_t i = 0; i < t->nidx; i++) {
-        const cat_index_t *ix = &t->idx[i];
+    uint32_t *ord = key_order(x->arena, t);
+    for (uint32_t o = 0; o < t->nidx; o++) {
+        const cat_index_t *ix = &t->idx[ord[o]];
         for (uint32_t k = 0; k < ix->ncols; k++) {
             const cat_column_t *c = &t->cols[ix->cols[k].col];
             value_t *r = vt_row(&v);
@@ -533,6 +572,8 @@ static void status_cols(vt_t *v, bool is)
     vt_col(v, is ? "CHECKSUM" : "Checksum", 0, true, true);
     vt_col(v, is ? "CREATE_OPTIONS" : "Create_options", 2048, false, true);
     vt_col(v, is ? "TABLE_COMMENT" : "Comment", 2048, false, false);
+    vt_col(v, is ? "MAX_INDEX_LENGTH" : "Max_index_length", 0, true, true);
+    vt_col(v, is ? "TEMPORARY" : "Temporary", 1, false, true);
 }
 
 static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
@@ -562,6 +603,8 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     r[k++] = value_null();
     r[k++] = S("");
     r[k++] = S(t->comment ? t->comment : "");
+    r[k++] = U(0);
+    r[k++] = S("N");
 }
 
 static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
@@ -585,8 +628,9 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     const char **names;
     uint32_t n;
     if (strcasecmp(db, "information_schema") == 0 && !status) {
-        static const char *const is_tables[] = {"CHECK_CONSTRAINTS", "COLUMNS", "EVENTS", "FILES", "KEY_COLUMN_USAGE",
-                                                "PARAMETERS", "PARTITIONS", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
+        static const char *const is_tables[] = {"CHARACTER_SETS", "CHECK_CONSTRAINTS", "COLLATIONS", "COLUMNS",
+                                                "ENGINES", "EVENTS", "FILES", "KEY_COLUMN_USAGE", "PARAMETERS",
+                                                "PARTITIONS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
                                                 "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
                                                 "VIEWS"};
         for (size_t i = 0; i < ARRAY_LEN(is_tables); i++) {
@@ -685,6 +729,29 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
             vt_col(&v, cn[i], 64, false, true);
         return vt_send(&v, 0, sh->like, sh->where);
     }
+    case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS: {
+        /* no events or stored routines: MariaDB's columns, no rows */
+        static const char *const ev[] = {"Db", "Name", "Definer", "Time zone", "Type", "Execute at",
+                                         "Interval value", "Interval field", "Starts", "Ends", "Status",
+                                         "Originator", "character_set_client", "collation_connection",
+                                         "Database Collation"};
+        static const char *const rt[] = {"Db", "Name", "Type", "Definer", "Modified", "Created", "Security_type",
+                                         "Comment", "character_set_client", "collation_connection",
+                                         "Database Collation"};
+        bool events = sh->what == SQL_SHOW_EVENTS;
+        if (events) {
+            const char *db = xdb(x, sh->db);
+            if (!db)
+                return -ER_NO_DB_ERROR;
+            if (!sql_exec_db_exists(db))
+                return diag_error(x->diag, ER_BAD_DB_ERROR, db);
+        }
+        vt_t v;
+        vt_init(&v, x, events ? "EVENTS" : "ROUTINES");
+        for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++)
+            vt_col(&v, events ? ev[i] : rt[i], 64, false, true);
+        return vt_send(&v, 0, sh->like, sh->where);
+    }
     case SQL_SHOW_OPEN_TABLES: {
         vt_t v;
         vt_init(&v, x, "OPEN_TABLES");
@@ -752,8 +819,13 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = S(cc->auto_increment ? NULL : dflt);
                     r[k++] = S(cc->rc.nullable ? "YES" : "NO");
                     r[k++] = S(sqlt_name(ty));
-                    r[k++] = str ? U(cc->rc.len) : value_null();
-                    r[k++] = str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
+                    /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
+                    uint64_t lob = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
+                                 : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
+                                 : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215
+                                 : ty == SQLT_LONGTEXT || ty == SQLT_LONGBLOB ? 4294967295ULL : 0;
+                    r[k++] = lob ? U(lob) : str ? U(cc->rc.len) : value_null();
+                    r[k++] = lob ? U(lob) : str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
                     r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
                     r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(cc->rc.scale) : value_null();
                     r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? U(cc->rc.scale) : value_null();
@@ -768,8 +840,9 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = value_null();
                 }
             } else if (stats) {
+                uint32_t *ord = key_order(x->arena, t);
                 for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
-                    const cat_index_t *ix = &t->idx[i2];
+                    const cat_index_t *ix = &t->idx[ord[i2]];
                     for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
                         value_t *r = vt_row(v);
                         int k = 0;
@@ -808,9 +881,55 @@ static void is_tables(vt_t *v, bool columns, bool stats)
     }
 }
 
+/* A row of a session-filled table: text cells, numbers converted for the BIGINT columns. */
+static void vt_session_row(void *arg, const char *const *vals)
+{
+    vt_t *v = arg;
+    value_t *r = vt_row(v);
+    for (uint32_t i = 0; i < v->t->ncols; i++) {
+        if (!vals[i])
+            r[i] = value_null();
+        else if (v->t->cols[i].rc.type == SQLT_BIGINT)
+            r[i] = U(strtoull(vals[i], NULL, 10));
+        else
+            r[i] = S(arena_strdup(v->x->arena, vals[i]));
+    }
+}
+
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
 {
     vt_t v;
+    static const struct { const char *name; const char *cols; const char *num; } sess_tables[] = {
+        {"PROCESSLIST", "ID,USER,HOST,DB,COMMAND,TIME,STATE,INFO,TIME_MS,STAGE,MAX_STAGE,PROGRESS,MEMORY_USED,"
+                        "MAX_MEMORY_USED,EXAMINED_ROWS,QUERY_ID,INFO_BINARY,TID", "100001000111111101"},
+        {"ENGINES", "ENGINE,SUPPORT,COMMENT,TRANSACTIONS,XA,SAVEPOINTS", "000000"},
+        {"CHARACTER_SETS", "CHARACTER_SET_NAME,DEFAULT_COLLATE_NAME,DESCRIPTION,MAXLEN", "0001"},
+        {"COLLATIONS", "COLLATION_NAME,CHARACTER_SET_NAME,ID,IS_DEFAULT,IS_COMPILED,SORTLEN", "001001"},
+        {"SESSION_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"GLOBAL_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"SESSION_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"GLOBAL_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(sess_tables); i++) {
+        if (strcasecmp(name, sess_tables[i].name) != 0)
+            continue;
+        vt_init(&v, x, sess_tables[i].name);
+        const char *p = sess_tables[i].cols;
+        for (int k = 0; *p; k++) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            bool num = sess_tables[i].num[k] == '1';
+            vt_col(&v, arena_strndup(x->arena, p, l), num ? 0 : 64, num, true);
+            p += l + (e ? 1 : 0);
+        }
+        if (x->session_table)
+            x->session_table(x->visible_user, sess_tables[i].name, vt_session_row, &v);
+        s->t = v.t;
+        s->is_virtual = true;
+        s->vrows = v.rows;
+        s->nvrows = v.n;
+        return 0;
+    }
     if (strcasecmp(name, "SCHEMATA") == 0) {
         vt_init(&v, x, "SCHEMATA");
         vt_col(&v, "CATALOG_NAME", 512, false, false);
@@ -867,39 +986,50 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             vt_col(&v, cn[i], 64, num[i], true);
         is_tables(&v, false, true);
     } else if (strcasecmp(name, "FILES") == 0) {
+        /* MariaDB 10.11's 38 columns (its table is empty); rows as MySQL Cluster fills them for disk data:
+         * DATAFILE rows per data file, UNDO LOG rows per undo file of a logfile group, in 4-byte "extents"
+         * (EXTENT_SIZE 4) with UNDO_BUFFER_SIZE in EXTRA.  Counters are the engine's live ones. */
         vt_init(&v, x, "FILES");
-        static const char *const cn[] = {"FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG",
-                                         "TABLE_SCHEMA", "TABLE_NAME", "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER",
-                                         "ENGINE", "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE", "INITIAL_SIZE",
-                                         "MAXIMUM_SIZE", "AUTOEXTEND_SIZE", "DATA_FREE", "STATUS", "EXTRA"};
-        static const bool num[] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+        static const char *const cn[] = {
+            "FILE_ID", "FILE_NAME", "FILE_TYPE", "TABLESPACE_NAME", "TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME",
+            "LOGFILE_GROUP_NAME", "LOGFILE_GROUP_NUMBER", "ENGINE", "FULLTEXT_KEYS", "DELETED_ROWS", "UPDATE_COUNT",
+            "FREE_EXTENTS", "TOTAL_EXTENTS", "EXTENT_SIZE", "INITIAL_SIZE", "MAXIMUM_SIZE", "AUTOEXTEND_SIZE",
+            "CREATION_TIME", "LAST_UPDATE_TIME", "LAST_ACCESS_TIME", "RECOVER_TIME", "TRANSACTION_COUNTER", "VERSION",
+            "ROW_FORMAT", "TABLE_ROWS", "AVG_ROW_LENGTH", "DATA_LENGTH", "MAX_DATA_LENGTH", "INDEX_LENGTH",
+            "DATA_FREE", "CREATE_TIME", "UPDATE_TIME", "CHECK_TIME", "CHECKSUM", "STATUS", "EXTRA"};
+        static const bool num[] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                                   0, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0};
         for (size_t i = 0; i < ARRAY_LEN(cn); i++)
             vt_col(&v, cn[i], 512, num[i], true);
         engine_file_info_t *f = NULL;
         size_t n = 0;
         if (engine_files(catalog_engine(sql_exec_catalog()), &f, &n) == 0) {
             for (size_t i = 0; i < n; i++) {
+                bool undo = strcmp(f[i].file_type, "UNDO LOG") == 0;
                 value_t *r = vt_row(&v);
-                int k = 0;
-                r[k++] = U((uint64_t)f[i].space_id * 1000 + f[i].file_no);
-                r[k++] = S(arena_strdup(x->arena, f[i].file_name));
-                r[k++] = S("DATAFILE");
-                r[k++] = S(arena_strdup(x->arena, f[i].tablespace_name));
-                r[k++] = S("def");
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = value_null();
-                r[k++] = S("InnoDB");
-                r[k++] = U(f[i].free_extents);
-                r[k++] = U(f[i].total_extents);
-                r[k++] = U(f[i].extent_size);
-                r[k++] = U(f[i].initial_size);
-                r[k++] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
-                r[k++] = f[i].autoextend ? U(f[i].extent_size) : U(0);
-                r[k++] = U(f[i].free_extents * f[i].extent_size);
-                r[k++] = S(f[i].status ? f[i].status : "NORMAL");
-                r[k++] = value_null();
+                for (size_t k = 0; k < ARRAY_LEN(cn); k++)
+                    r[k] = value_null();
+                r[0] = U(undo ? 1000000000ull + f[i].logfile_group_number : (uint64_t)f[i].space_id * 1000 + f[i].file_no);
+                r[1] = S(arena_strdup(x->arena, f[i].file_name));
+                r[2] = S(f[i].file_type);
+                if (!undo)
+                    r[3] = S(arena_strdup(x->arena, f[i].tablespace_name));
+                r[4] = S("def");
+                if (undo) {
+                    r[7] = S(arena_strdup(x->arena, f[i].logfile_group_name));
+                    r[8] = U(f[i].logfile_group_number);
+                }
+                r[9] = S("InnoDB");
+                r[13] = U(f[i].free_extents);
+                r[14] = U(f[i].total_extents);
+                r[15] = U(f[i].extent_size);
+                r[16] = U(f[i].initial_size);
+                r[17] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
+                r[18] = f[i].autoextend ? U(undo ? 0 : f[i].extent_size) : U(0);
+                r[31] = U(undo ? f[i].free_extents * 4 : f[i].free_extents * f[i].extent_size);
+                r[36] = S(f[i].status ? f[i].status : "NORMAL");
+                if (undo)
+                    r[37] = S(arena_printf(x->arena, "UNDO_BUFFER_SIZE=%llu", (unsigned long long)f[i].undo_buffer_size));
             }
             engine_files_free(f);
         }
@@ -1025,7 +1155,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
         while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)
             i++;
         if (i == ARRAY_LEN(empty))
-            return diag_error(x->diag, ER_NO_SUCH_TABLE, "information_schema", name);
+            return diag_error(x->diag, ER_UNKNOWN_TABLE, name, "information_schema");
         vt_init(&v, x, empty[i].name);
         const char *p = empty[i].cols;
         while (*p) {

@@ -93,7 +93,10 @@ static void skip_space(sql_lexer_t *lx)
                     nd++;
                 }
                 if (nd == 5 || nd == 6 || nd == 0) {
-                    if (nd == 0 || ver <= SQL_VERSION_ID) {
+                    /* MariaDB runs /x*!NNNNN x/ up to its own version, except MySQL 5.7+'s 50700..99999
+                     * (not for /x*M!NNNNN x/) */
+                    bool mysql57 = k == 3 && ver >= 50700 && ver <= 99999;
+                    if (nd == 0 || (ver <= SQL_VERSION_ID && !mysql57)) {
                         advance(lx, k + nd);
                         lx->in_exec_comment = 1;
                         continue;
@@ -290,6 +293,15 @@ void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t)
         t->text = arena_strndup(lx->arena, s, (size_t)(p - s));
         t->text_len = (size_t)(p - s);
         advance(lx, (size_t)(p - s));
+        goto done;
+    }
+    if (c == '\\' && peek(lx, 1) == 'N' && !(peek(lx, 2) >= 0 && is_ident_char((unsigned char)peek(lx, 2)))) {
+        /* \N is NULL (MySQL's LOAD DATA spelling, accepted in statements too) */
+        t->type = TK_WORD;
+        t->text = arena_strndup(lx->arena, "NULL", 4);
+        t->text_len = 4;
+        t->reserved = true;
+        advance(lx, 2);
         goto done;
     }
     if (is_ident_char((unsigned char)c)) {

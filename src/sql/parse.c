@@ -489,6 +489,16 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         if (rem)
             push_arg(p, &args, rem);
         e->func.separator = side;
+    } else if (e->func.fn == SQL_FN_EXTRACT && p->tok.type == TK_WORD) {
+        /* EXTRACT(unit FROM expr): args = the unit as a string, expr */
+        sql_expr_t *u = new_expr(p, SQL_E_LITERAL, p->tok.start);
+        const char *unit = upper_dup(p, p->tok.text, p->tok.text_len);
+        u->lit = value_str(unit, strlen(unit), COLL_DEFAULT);
+        next(p);
+        finish(p, u);
+        push_arg(p, &args, u);
+        expect_word(p, "FROM");
+        push_arg(p, &args, expr(p));
     } else if (strcmp(e->func.name, "POSITION") == 0) {
         /* POSITION(bit_expr IN expr) */
         push_arg(p, &args, bit_expr(p));
@@ -534,6 +544,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 e->func.separator = string_lit(p, NULL);
         }
     }
+    if (e->func.fn == SQL_FN_IF && args.n != 3)
+        syntax_error(p); /* IF(a, b, c) is grammar in MariaDB, not a function call: 1064, not 1582 */
     expect_punct(p, ')');
     set_args(p, e, &args);
     finish(p, e);
@@ -2068,6 +2080,14 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "TABLES")) { s->what = SQL_SHOW_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "OPEN")) { expect_word(p, "TABLES"); s->what = SQL_SHOW_OPEN_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "TRIGGERS")) { s->what = SQL_SHOW_TRIGGERS; show_from_db(p, s); show_like_where(p, s); return; }
+    if (accept_word(p, "EVENTS")) { s->what = SQL_SHOW_EVENTS; show_from_db(p, s); show_like_where(p, s); return; }
+    if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) {
+        s->what = is_word(p, "PROCEDURE") ? SQL_SHOW_PROCEDURE_STATUS : SQL_SHOW_FUNCTION_STATUS;
+        next(p);
+        expect_word(p, "STATUS");
+        show_like_where(p, s);
+        return;
+    }
     if (accept_word(p, "TABLE")) { expect_word(p, "STATUS"); s->what = SQL_SHOW_TABLE_STATUS; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "COLUMNS") || accept_word(p, "FIELDS")) {
     columns:

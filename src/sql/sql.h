@@ -99,6 +99,8 @@ typedef struct sql_eval_ctx {
     bool strict;             /* STRICT_*_TABLES in sql_mode (affects writes, not SELECT expressions) */
     uint32_t div_precision_increment; /* @@div_precision_increment (default 4) */
     uint64_t max_allowed_packet; /* longest string a function may build (REPEAT, LPAD, ...): longer is NULL + 1301 */
+    bool div_zero_off;       /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode: x/0 is NULL without warning 1365 */
+    bool div_zero_error;     /* strict INSERT/UPDATE with ERROR_FOR_DIVISION_BY_ZERO: x/0 is error 1365 */
 } sql_eval_ctx_t;
 
 /* Initialises a context with defaults (tz from the process, div_precision_increment 4, seeds from time). */

@@ -74,6 +74,10 @@ int sql_error_no_function(diag_t *d, const char *fname);
 /* datefn.c: date functions.  Return 1 when `e` is not theirs. */
 int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out);
+/* The TIME_FORMAT .. CONVERT_TZ block of functions.def (arguments evaluated); 1 = not ours. */
+int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
+/* fnmore.c: the functions from MID on in functions.def (arguments evaluated); 1 = not ours. */
+int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 

@@ -375,7 +375,9 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
     double maxv = t->kind == SQL_T_FLOAT ? FLT_MAX : DBL_MAX;
     if (t->len >= 0 && t->scale >= 0) {
         double f = pow(10.0, t->scale);
-        d = round(d * f) / f;
+        d = rint(d * f) / f; /* MariaDB's my_double_round: half to even on the scaled value */
+        if (d == 0)
+            d = 0; /* no -0.00 */
         double m = pow(10.0, t->len - t->scale) - 1.0 / f;
         if (m < maxv)
             maxv = m;
@@ -732,6 +734,10 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
+static _Thread_local unsigned store_mode;
+
+void sql_store_set_mode(unsigned bits) { store_mode = bits; }
+
 static int store_datetime(sctx_t *c, const value_t *in, value_t *out)
 {
     const sql_type_t *t = c->col->type;
@@ -761,6 +767,17 @@ static int store_datetime(sctx_t *c, const value_t *in, value_t *out)
         e_code(c, WARN_DATA_TRUNCATED, false);
         if (!partial) {
             memset(&v, 0, sizeof v);
+        }
+    } else if (store_mode & (SQL_STORE_NO_ZERO_DATE | SQL_STORE_NO_ZERO_IN_DATE)) {
+        /* NO_ZERO_DATE: '0000-00-00' (1264 when not strict); NO_ZERO_IN_DATE: a zero month or day (1265, the
+         * zero date stored) */
+        bool zero = !v.t.year && !v.t.month && !v.t.day;
+        bool zero_in = !zero && (!v.t.month || !v.t.day);
+        if ((zero && (store_mode & SQL_STORE_NO_ZERO_DATE)) || (zero_in && (store_mode & SQL_STORE_NO_ZERO_IN_DATE))) {
+            if (c->strict)
+                return e_1292(c, tname, in);
+            e_code(c, zero ? ER_WARN_DATA_OUT_OF_RANGE : WARN_DATA_TRUNCATED, false);
+            memset(&v.t, 0, sizeof v.t);
         }
     }
     value_t r = {0};

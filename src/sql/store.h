@@ -31,6 +31,11 @@
 
 #include "sql/ast.h"
 
+/* sql_mode bits the store checks (NO_ZERO_DATE, NO_ZERO_IN_DATE), per worker thread: the session sets them
+ * before each statement (sql_store_set_mode), the executor's calls of sql_value_store see them. */
+enum { SQL_STORE_NO_ZERO_DATE = 1, SQL_STORE_NO_ZERO_IN_DATE = 2 };
+void sql_store_set_mode(unsigned bits);
+
 typedef struct sql_store_col {
     const sql_type_t *type;   /* from the column definition */
     bool not_null;
@@ -66,6 +71,9 @@ uint64_t sql_set_mask(const sql_type_t *t, const char *s, size_t n);
  */
 const char *sql_str_convert(arena_t *a, const char *s, size_t n, uint16_t from, uint16_t to, size_t *out_len,
                             size_t *bad_at);
+/* UPPER / LOWER in place under a collation's character set (ASCII, Latin-1/cp1252, and UTF-8's 2-byte letters:
+ * Latin, Greek, Cyrillic); binary strings are left alone.  The length never changes. */
+void sql_str_case(char *s, size_t n, uint16_t coll, bool upper);
 
 /*
  * A stored column value as the text protocol sends it (MariaDB's formatting per column type): ZEROFILL padding

@@ -123,6 +123,12 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
     case ENGINE_ENOSPC: return diag_error(d, ER_DISK_FULL, t ? t->name : "?", 28, "No space left on device");
+    case ENGINE_ELOGFULL:
+        /* As MySQL Cluster reports running out of undo space (its temporary error 1501 through 1297). */
+        return diag_push_msg(d, DIAG_ERROR, 1297,
+                             "Got temporary error 1501 'Out of undo space: the transaction's undo exceeds its logfile "
+                             "group's undo file (or strata's bound for the default one); commit in smaller "
+                             "transactions or CREATE LOGFILE GROUP with a larger UNDOFILE' from InnoDB");
     default: {
         char msg[128];
         snprintf(msg, sizeof msg, "Got error %d from storage engine", rc);
@@ -595,6 +601,13 @@ static int prefix_cmp(const uint8_t *k, size_t kl, const buf_t *p)
     return kl < p->len ? -1 : 0; /* a key longer than the prefix but equal on it counts as equal */
 }
 
+int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique)
+{
+    s->locking = true;
+    return engine_cursor_lock(s->cur, mode, s->has_lo ? s->lo.data : NULL, s->has_lo ? s->lo.len : 0,
+                              s->has_hi ? s->hi.data : NULL, s->has_hi ? s->hi.len : 0, unique);
+}
+
 /* Positions on the first row (ascending: first key >= lo; descending: last key whose prefix <= hi). */
 static int scan_first(table_scan_t *s)
 {
@@ -653,7 +666,8 @@ int table_scan_next(table_scan_t *s)
             goto end;
         }
         buf_append(&s->pk, k + pl, kl - (size_t)pl);
-        rc = engine_get(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf);
+        rc = s->locking ? get_latest(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf)
+                        : engine_get(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf);
         if (rc == STRATA_ENOTFOUND) {
             CORRUPT("table %s.%s: index %s names a missing row", t->db, t->name, t->idx[s->index].name);
             rc = STRATA_ECORRUPT;
@@ -753,6 +767,10 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
 {
     switch (c->def) {
     case CAT_DEF_VALUE:
+        if (c->rc.type == SQLT_BIT) { /* kept as the number's text ("5" for b'101') */
+            *out = value_uint(strtoull(c->default_text, NULL, 10));
+            return 0;
+        }
         *out = value_str(c->default_text, strlen(c->default_text), COLL_DEFAULT);
         return 0;
     case CAT_DEF_NOW: {
@@ -808,7 +826,10 @@ value_t table_value_out(const cat_column_t *c, const value_t *v, arena_t *a)
     if (ty == SQLT_ENUM) {
         uint64_t i = v->type == VAL_UINT ? v->u : (uint64_t)v->i;
         const char *s = i >= 1 && i <= c->nelems ? c->elems[i - 1] : "";
-        return value_str(s, strlen(s), c->rc.coll);
+        value_t r = value_str(s, strlen(s), c->rc.coll);
+        r.dec = VAL_DEC_ENUM;
+        r.s.num = i;
+        return r;
     }
     if (ty == SQLT_SET) {
         uint64_t m = v->type == VAL_UINT ? v->u : (uint64_t)v->i;
@@ -822,19 +843,30 @@ value_t table_value_out(const cat_column_t *c, const value_t *v, arena_t *a)
             }
         char *s = arena_strndup(a, b.len ? (const char *)b.data : "", b.len);
         value_t r = value_str(s, b.len, c->rc.coll);
+        r.dec = VAL_DEC_ENUM;
+        r.s.num = m;
         buf_free(&b);
         return r;
     }
     if (ty == SQLT_FLOAT && v->type == VAL_DOUBLE) {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.6g", v->d);
-        value_t r = value_double(strtod(buf, NULL));
-        r.dec = v->dec;
+        /* the float's exact value (0.1 is 0.10000000149011612 in arithmetic and comparisons, as in MariaDB);
+         * a plain FLOAT column still shows 6 significant digits (VAL_DEC_FLOAT) */
+        value_t r = value_double((double)(float)v->d);
+        r.dec = v->dec && v->dec < VAL_DEC_NOT_FIXED ? v->dec : c->rc.scale ? c->rc.scale : VAL_DEC_FLOAT;
         return r;
     }
     if (ty == SQLT_YEAR) {
-        value_t r = *v;
-        return r;
+        if ((v->type == VAL_UINT || v->type == VAL_INT) && v->i == 0)
+            return value_str("0000", 4, COLL_DEFAULT); /* YEAR 0 shows as 0000 */
+        return *v;
+    }
+    if (c->zerofill && sqlt_is_int(ty) && (v->type == VAL_UINT || v->type == VAL_INT)) {
+        /* ZEROFILL: padded to the display width (the unsigned type's when not given) */
+        static const uint32_t wdef[] = {3, 5, 8, 10, 20};
+        uint32_t w = c->display_width ? c->display_width : wdef[ty - SQLT_TINYINT];
+        char *s = arena_alloc(a, 32 + w);
+        int n = snprintf(s, 32 + w, "%0*llu", (int)w, (unsigned long long)v->u);
+        return value_str(s, (size_t)n, COLL_DEFAULT);
     }
     return *v;
 }

@@ -86,11 +86,17 @@ typedef struct table_scan {
     buf_t rowbuf;           /* current row's stored bytes (the row's strings point here) */
     value_t *row;           /* ncols values */
     uint64_t fetched;
+    bool locking;           /* table_scan_lock: latest versions, rows and gaps locked by the engine cursor */
 } table_scan_t;
 /* A scan over the clustered tree (index < 0 or the PK) or a secondary index, between lo and hi (key prefixes
  * built with table_index_rc/rc_key_append; NULL = open), ascending or descending. */
 int table_scan_open(table_scan_t *s, engine_trx_t *x, const cat_table_t *t, int index, const buf_t *lo,
                     const buf_t *hi, bool desc, arena_t *a);
+/* Makes the scan a locking read (before the first table_scan_next): the engine cursor locks each index entry it
+ * stops on, and at REPEATABLE READ the gaps of the range (engine_cursor_lock, with the scan's bounds), and the
+ * rows come in their latest version.  The caller still locks the clustered row of a secondary index entry.
+ * unique: lo == hi is a whole value of a unique index (the entry past it is then gap-locked only). */
+int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique);
 /* 0 with s->row filled, STRATA_ENOTFOUND at the end, or an error. */
 int table_scan_next(table_scan_t *s);
 void table_scan_close(table_scan_t *s);

@@ -248,6 +248,8 @@ static int64_t double_to_int(double d)
 
 int64_t value_to_int(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_NULL: return 0;
     case VAL_INT: return v->i;
@@ -258,6 +260,8 @@ int64_t value_to_int(const value_t *v, diag_t *d)
         return dec_text_to_int(v->s.ptr, v->s.len, &ovf);
     }
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM)
+            return (int64_t)v->s.num;
         bool is_int;
         size_t used = num_prefix(v->s.ptr, v->s.len, &is_int);
         int64_t r = 0;
@@ -301,6 +305,8 @@ int64_t value_to_int(const value_t *v, diag_t *d)
 
 uint64_t value_to_uint(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_UINT: return v->u;
     case VAL_DOUBLE:
@@ -310,6 +316,8 @@ uint64_t value_to_uint(const value_t *v, diag_t *d)
             return UINT64_MAX;
         return (uint64_t)round(v->d);
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM)
+            return v->s.num;
         const char *s = v->s.ptr;
         size_t i = 0;
         while (i < v->s.len && isspace((unsigned char)s[i]))
@@ -343,13 +351,15 @@ static double time_to_double(const value_t *v)
 
 double value_to_double(const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     switch (v->type) {
     case VAL_NULL: return 0;
     case VAL_INT: return (double)v->i;
     case VAL_UINT: return (double)v->u;
     case VAL_DOUBLE: return v->d;
     case VAL_DECIMAL: return strtod(v->s.ptr, NULL);
-    case VAL_STRING: return str_to_double(v->s.ptr, v->s.len, d);
+    case VAL_STRING: return v->dec == VAL_DEC_ENUM ? (double)v->s.num : str_to_double(v->s.ptr, v->s.len, d);
     default: return time_to_double(v);
     }
 }
@@ -403,6 +413,8 @@ static value_t decimal_from_double(arena_t *a, double d)
 
 value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
 {
+    if (v->type == VAL_STRING && v->dec == VAL_DEC_QUIET)
+        d = NULL;
     char buf[64];
     switch (v->type) {
     case VAL_DECIMAL: return *v;
@@ -410,6 +422,10 @@ value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
     case VAL_UINT: snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->u); return value_decimal(a, buf, strlen(buf));
     case VAL_DOUBLE: return decimal_from_double(a, v->d);
     case VAL_STRING: {
+        if (v->dec == VAL_DEC_ENUM) {
+            snprintf(buf, sizeof buf, "%llu", (unsigned long long)v->s.num);
+            return value_decimal(a, buf, strlen(buf));
+        }
         bool is_int;
         size_t used = num_prefix(v->s.ptr, v->s.len, &is_int);
         if (used != v->s.len)

@@ -44,6 +44,11 @@ typedef enum value_type {
 #define VAL_DEC_NOT_FIXED 31
 /* dec of a DOUBLE value read from a FLOAT column: not fixed, shown with 6 significant digits (value_format_float) */
 #define VAL_DEC_FLOAT 32
+/* dec of a STRING value read from an ENUM or SET column: s.num is its index / mask, which numeric contexts,
+ * comparisons with numbers and ORDER BY use (MySQL's rules); a string built from it is a plain string */
+#define VAL_DEC_ENUM 33
+/* dec of a STRING value read from a user variable: MariaDB converts those to numbers without warnings */
+#define VAL_DEC_QUIET 34
 
 typedef struct sql_time {
     uint32_t year, month, day;
@@ -63,6 +68,7 @@ typedef struct value {
         struct {
             const char *ptr;
             size_t len;
+            uint64_t num; /* dec == VAL_DEC_ENUM: the ENUM index / SET mask the string stands for */
         } s;
         sql_time_t t;
     };

@@ -17,7 +17,9 @@ Every server is stopped with SIGTERM at the end; it must exit with status 0 with
 its error log and stderr must hold no AddressSanitizer/UBSan/LeakSanitizer report, or the test (or the
 session, for session servers) errors.
 
-Deliberate differences between strata and MariaDB live in DIFFERENCES below and nowhere else.
+Deliberate differences between strata and MariaDB live in DIFFERENCES below and nowhere else, except those of
+single SQL statements in the differential suite (tests/sql/*.sql, `-- @diff` markers listed in
+tests/sql/DIFFERENCES.md).
 """
 import os
 import re

@@ -262,7 +262,9 @@ class OK:
                     t = st.u8()
                     self.session_state.append((t, st.lenenc_str()))
         else:
-            self.info = r.rest()
+            # MariaDB length-prefixes the info string even without CLIENT_SESSION_TRACK (as libmysqlclient
+            # expects), not the string<EOF> of the protocol documentation
+            self.info = r.lenenc_str() if not r.eof() else b''
 
     def __repr__(self):
         return 'OK(rows=%s, status=%#x, warnings=%d)' % (self.affected_rows, self.status, self.warnings)

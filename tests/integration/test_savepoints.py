@@ -76,3 +76,30 @@ def test_read_only_transaction(target):
     run(c, 'INSERT INTO ro.t VALUES (1)')  # the next transaction is read-write again
     run(c, 'DROP DATABASE ro')
     c.close()
+
+
+def test_commit_and_chain_and_release(target):
+    c = target.connect()
+    run(c, 'DROP DATABASE IF EXISTS ch')
+    run(c, 'CREATE DATABASE ch')
+    run(c, 'CREATE TABLE ch.t (id INT PRIMARY KEY) ENGINE=InnoDB')
+    run(c, 'BEGIN')
+    run(c, 'INSERT INTO ch.t VALUES (1)')
+    run(c, 'COMMIT AND CHAIN')
+    run(c, 'INSERT INTO ch.t VALUES (2)')  # inside the chained transaction
+    run(c, 'ROLLBACK')
+    run(c, 'BEGIN')
+    run(c, 'INSERT INTO ch.t VALUES (3)')
+    run(c, 'ROLLBACK AND CHAIN')
+    run(c, 'INSERT INTO ch.t VALUES (4)')
+    run(c, 'COMMIT')
+    assert run(c, 'SELECT GROUP_CONCAT(id ORDER BY id) FROM ch.t') == (('1,4',),)
+    run(c, 'BEGIN')
+    run(c, 'INSERT INTO ch.t VALUES (5)')
+    run(c, 'COMMIT RELEASE')
+    with pytest.raises(pymysql.err.OperationalError):
+        run(c, 'SELECT 1')  # the server closed the connection
+    c = target.connect()
+    assert run(c, 'SELECT GROUP_CONCAT(id ORDER BY id) FROM ch.t') == (('1,4,5',),)
+    run(c, 'DROP DATABASE ch')
+    c.close()

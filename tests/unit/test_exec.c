@@ -161,7 +161,7 @@ TEST(test_sysbench_flow)
     CHECK_SQL("UPDATE sbtest1 SET c='new' WHERE id=2", "OK 1 (Rows matched: 1  Changed: 1  Warnings: 0)");
     CHECK_SQL("UPDATE sbtest1 SET c='new' WHERE id=2", "OK 0 (Rows matched: 1  Changed: 0  Warnings: 0)");
     CHECK_SQL("DELETE FROM sbtest1 WHERE id=2", "OK 1");
-    CHECK_SQL("INSERT INTO sbtest1 (id, k, c, pad) VALUES (2, 7, 'again', 'x')", "OK 1");
+    CHECK_SQL("INSERT INTO sbtest1 (id, k, c, pad) VALUES (2, 7, 'again', 'x')", "OK 1 id=2"); /* MariaDB sends an explicit id as the OK's insert id */
     CHECK_SQL("INSERT INTO sbtest1 (id, k, c, pad) VALUES (2, 7, 'again', 'x')",
               "ERR 1062 Duplicate entry '2' for key 'PRIMARY'");
     CHECK_SQL("SELECT id, k FROM sbtest1 WHERE k IN (7, 9, 100) ORDER BY id", "2|7\n4|9\n");
@@ -215,7 +215,7 @@ TEST(test_dml_semantics)
     CHECK_SQL("INSERT INTO t (id) VALUES (7)", "ERR 1364 Field 'name' doesn't have a default value");
     CHECK_SQL("INSERT INTO t VALUES (8, NULL, 1)", "ERR 1048 Column 'name' cannot be null");
     CHECK_SQL("INSERT INTO t VALUES (9, 'x')", "ERR 1136 Column count doesn't match value count at row 1");
-    CHECK_SQL("INSERT INTO t (id, nope) VALUES (9, 1)", "ERR 1054 Unknown column 'nope' in 'field list'");
+    CHECK_SQL("INSERT INTO t (id, nope) VALUES (9, 1)", "ERR 1054 Unknown column 'nope' in 'INSERT INTO'");
     CHECK_SQL("UPDATE t SET n = n * 2 WHERE n > 10 ORDER BY id DESC LIMIT 1", "OK 1 (Rows matched: 1  Changed: 1  Warnings: 0)");
     CHECK_SQL("SELECT id, n FROM t ORDER BY n DESC", "5|100\n4|40\n1|11\n");
     CHECK_SQL("UPDATE t SET name = 'd' WHERE id = 1", "ERR 1062 Duplicate entry 'd' for key 'u'");
@@ -225,7 +225,7 @@ TEST(test_dml_semantics)
     CHECK_SQL("SELECT COUNT(*), MIN(id), MAX(name) FROM t", "4|4|dx\n");
     CHECK_SQL("TRUNCATE TABLE t", "OK 0");
     CHECK_SQL("SELECT COUNT(*) FROM t", "0\n");
-    CHECK_SQL("SELECT nope FROM t", "ERR 1054 Unknown column 'nope' in 'field list'");
+    CHECK_SQL("SELECT nope FROM t", "ERR 1054 Unknown column 'nope' in 'SELECT'");
     CHECK_SQL("SELECT * FROM nosuch", "ERR 1146 Table 'db.nosuch' doesn't exist");
     teardown();
 }
@@ -336,7 +336,8 @@ TEST(test_alter_table)
     run("CREATE DATABASE db");
     run("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(10), b INT, KEY kb (b))");
     run("INSERT INTO t VALUES (1,'x',10),(2,'y',20),(3,NULL,30)");
-    CHECK_SQL("ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    /* affected rows as MariaDB reports them: 0 for what InnoDB does INSTANT / INPLACE, the rows for a COPY */
+    CHECK_SQL("ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("SELECT * FROM t ORDER BY id", "1|7|x|10\n2|7|y|20\n3|7|NULL|30\n");
     CHECK_SQL("SELECT id FROM t WHERE b = 20", "2\n");
     CHECK_SQL("ALTER TABLE t MODIFY a VARCHAR(10) NOT NULL", "ERR 1265 Data truncated for column 'a' at row 3");
@@ -346,13 +347,13 @@ TEST(test_alter_table)
     CHECK_SQL("SHOW CREATE TABLE t", "t|CREATE TABLE `t` (\n  `bb` bigint(20) DEFAULT NULL,\n  `id` int(11) NOT NULL,\n"
                                      "  `a` varchar(10) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `kb` (`bb`)\n"
                                      ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci\n");
-    CHECK_SQL("ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (bb), ADD UNIQUE KEY ua (a)", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (bb), ADD UNIQUE KEY ua (a)", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("INSERT INTO t VALUES (10, 9, 'z')", "ERR 1062 Duplicate entry '10' for key 'PRIMARY'");
     CHECK_SQL("INSERT INTO t VALUES (11, 9, 'x')", "ERR 1062 Duplicate entry 'x' for key 'ua'");
-    CHECK_SQL("ALTER TABLE t ADD COLUMN n INT AUTO_INCREMENT UNIQUE", "OK 3 (Records: 3  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t ADD COLUMN n INT AUTO_INCREMENT UNIQUE", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("SELECT bb, n FROM t ORDER BY n", "10|1\n20|2\n30|3\n");
     CHECK_SQL("INSERT INTO t (bb, id) VALUES (40, 4)", "OK 1 id=4");
-    CHECK_SQL("ALTER TABLE t RENAME TO t2", "OK 0 (Records: 0  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("ALTER TABLE t RENAME TO t2", "OK 0"); /* a rename alone: no info string */
     CHECK_SQL("SELECT COUNT(*) FROM t2", "4\n");
     reopen();
     CHECK_SQL("SELECT bb, id, a, n FROM t2 WHERE bb >= 30 ORDER BY bb", "30|3|NULL|3\n40|4|NULL|4\n");

@@ -1,0 +1,40 @@
+-- Lexical and parsing details: comments, executable comments, identifiers, literals.
+SELECT 1 -- comment
+;
+SELECT 1 # hash comment
+;
+SELECT /* inline */ 2;
+SELECT 1 /*! + 1 */;
+SELECT 1 /*!50000 + 10 */;
+SELECT 1 /*!99999 + 100 */;
+SELECT 1 /*M! + 5 */;
+SELECT 1--1;
+SELECT 1 --1;
+SELECT `select`, `from` FROM (SELECT 1 AS `select`, 2 AS `from`) AS `t t`;
+SELECT 1 AS `a``b`;
+CREATE TABLE `order` (`key` INT, `status` INT, `date` DATE, `value` INT, `text` TEXT, `comment` VARCHAR(5), `year` INT, `user` INT);
+INSERT INTO `order` VALUES (1, 2, '2024-01-01', 3, 'x', 'c', 2024, 5);
+SELECT `key`, status, date, value, text, comment, year, user FROM `order`;
+CREATE TABLE status (action INT, level INT, name INT, position INT, source INT, time INT, timestamp INT, type INT, data INT);
+INSERT INTO status VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9);
+SELECT action, level, name, position, source, time, timestamp, type, data FROM status;
+SELECT 0x41, X'41', x'4142', 0b101, b'101' + 0, B'11' + 0, 0x41 = 'A', 1e3, .5, 5., 1.e2, -1e-2;
+SELECT _utf8mb4'abc', _latin1'abc', _binary'abc', _utf8mb4 0x41, N'x', n'y';
+SELECT 'a' 'b', "c" 'd', 'e'"f";
+SELECT 'a\0b' = CONCAT('a', CHAR(0), 'b'), LENGTH('\\'), '\Z' = CHAR(26), '\b', LENGTH('\x');
+SELECT 1 FROM DUAL;
+SELECT 1 WHERE 1;
+SELECT 1 WHERE 0;
+SeLeCt 1 As UpPeR;
+select NULL, null, Null, \N;
+SELECT TRUE, true, FALSE;
+SELECT 1;;
+SELECT 9223372036854775807, 9223372036854775808, 18446744073709551616, -9223372036854775808, 123456789012345678901234567890;
+SELECT 1 AS a HAVING a = 1;
+SELECT +1, -(-1), ~1, !1, - 'a';
+SELECT 2 BETWEEN 1 AND 3 AND 1, 1 + 1 = 2, 1 < 2 = 1, NOT 1 = 2, - 2 * 3;
+SELECT 1 IS NOT NULL IS TRUE, 5 - 3 - 1, 2 * 3 % 4, 2 + 3 DIV 2, 1 | 2 & 3, 1 << 2 + 1;
+SELECT CONCAT('a', 'b') LIKE 'ab' = 1, 'x' || 'y';
+SELECT INTERVAL 1 DAY + '2024-01-01';
+SELECT sqldiff_parsing.status.action FROM sqldiff_parsing.status;
+SELECT * FROM sqldiff_parsing.`order` AS o WHERE o.`key` = 1;
