@@ -2081,9 +2081,14 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "OPEN")) { expect_word(p, "TABLES"); s->what = SQL_SHOW_OPEN_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "TRIGGERS")) { s->what = SQL_SHOW_TRIGGERS; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "EVENTS")) { s->what = SQL_SHOW_EVENTS; show_from_db(p, s); show_like_where(p, s); return; }
-    if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) {
-        s->what = is_word(p, "PROCEDURE") ? SQL_SHOW_PROCEDURE_STATUS : SQL_SHOW_FUNCTION_STATUS;
-        next(p);
+    /* PACKAGE [BODY] STATUS (MariaDB's Oracle-mode packages; mariadb-dump --routines asks): no packages, the
+     * routines' columns */
+    if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION") || is_word(p, "PACKAGE")) {
+        s->what = is_word(p, "FUNCTION") ? SQL_SHOW_FUNCTION_STATUS : SQL_SHOW_PROCEDURE_STATUS;
+        if (accept_word(p, "PACKAGE"))
+            accept_word(p, "BODY");
+        else
+            next(p);
         expect_word(p, "STATUS");
         show_like_where(p, s);
         return;
