@@ -1120,24 +1120,31 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
         pthread_mutex_unlock(&bl->mu);
         return STRATA_ENOTFOUND;
     }
-    bool at_start = pos <= 4, at_end = pos == size;
-    if (at_end) { /* the state at the end of a file is the start state of the next, or the current state */
+    bool at_start = pos <= 4, at_end = false;
+    if (pos == size) { /* the state at the end of a closed file is the start state of the next */
         bl_file_t *nx = bl_file_by_seq(bl, seq + 1);
-        binlog_gtid_set_copy(out, nx ? &nx->start : &bl->state);
+        if (nx) {
+            binlog_gtid_set_copy(out, &nx->start);
+            at_end = true;
+        }
     }
     pthread_mutex_unlock(&bl->mu);
     if (at_start || at_end)
         return 0;
-    /* inside a file: read that one file up to pos */
+    /* inside a file, or at the write position of the active one (bl->state is no answer there: the leader adds
+     * a group's GTIDs to it before the group is written): read that one file up to pos */
     binlog_reader_t *r;
     int rc = binlog_reader_open(bl, name, 4, &r);
-    binlog_event_t ev;
+    binlog_event_t ev = {0};
+    uint64_t end = 4; /* where the last whole event read ends */
     while (rc == 0) {
         int k = binlog_reader_next(r, &ev);
-        if (k <= 0) {
-            rc = k;
+        if (k <= 0) { /* the end of what is written (or a group being written after pos) */
+            rc = end == pos ? 0 : k;
+            ev.pos = end;
             break;
         }
+        end = ev.pos + ev.size;
         if (ev.pos == pos)
             break;
         if (ev.pos > pos) { /* not an event boundary */

@@ -1694,6 +1694,12 @@ void engine_trx_statement_start(engine_trx_t *t)
         view_close(t->e, t);
 }
 
+void engine_trx_open_view(engine_trx_t *t)
+{
+    if (t->iso != ENGINE_ISO_READ_UNCOMMITTED)
+        view_open(t->e, t);
+}
+
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us) { e->lock_wait_us = us; }
 
 /* ---------------------------------------------------------------- cursors */

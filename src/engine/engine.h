@@ -157,6 +157,9 @@ int engine_trx_begin(engine_t *e, engine_trx_t **out);
 void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
 /* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
 void engine_trx_statement_start(engine_trx_t *t);
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: the read view is taken now rather than at the first read (no-op
+ * when the trx has one, or reads uncommitted). */
+void engine_trx_open_view(engine_trx_t *t);
 uint64_t engine_trx_id(const engine_trx_t *t);
 /* This trx's lock wait timeout (the session's innodb_lock_wait_timeout); 0 = the engine's. */
 void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us);

@@ -513,6 +513,32 @@ static int conn_command(conn_t *c)
     case COM_DEBUG:
         conn_send_eof(c, session_status_flags(s), 0);
         break;
+    case COM_REFRESH: {
+        /* mysql_refresh() (mariadb-dump --flush-logs, mariadb-admin refresh): one byte of REFRESH_* bits, run
+         * as the FLUSH statement that names them (GRANT 1, LOG 2, TABLES 4, HOSTS 8, STATUS 16; THREADS 32 has
+         * nothing to flush here; SLAVE 64 and MASTER 128, which reset replication, are refused). */
+        static const struct { uint8_t bit; const char *what; } rf[] = {
+            {1, "PRIVILEGES"}, {2, "LOGS"}, {8, "HOSTS"}, {16, "STATUS"}, {4, "TABLES"}};
+        uint8_t opt = alen ? (uint8_t)arg[0] : 0;
+        if (opt & (64 | 128)) {
+            conn_send_err_code(c, ER_UNKNOWN_COM_ERROR);
+            break;
+        }
+        char q[64] = "FLUSH ";
+        for (size_t i = 0; i < ARRAY_LEN(rf); i++)
+            if (opt & rf[i].bit) {
+                if (q[6])
+                    strcat(q, ", ");
+                strcat(q, rf[i].what);
+            }
+        if (!q[6]) {
+            status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+            conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+            break;
+        }
+        session_query(s, q, strlen(q), &c->sink);
+        break;
+    }
     case COM_REGISTER_SLAVE:
         rc = conn_register_slave(c, (const uint8_t *)arg, alen);
         break;

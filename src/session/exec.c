@@ -558,12 +558,28 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
 static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
 {
+    x->s->snap_valid = false;
     if (!sql_exec_catalog())
         return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
     int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c, read_only) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
+    return rc;
+}
+
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: the view and its binlog position (Binlog_snapshot_file/_position). */
+static int sqlx_begin_snapshot(exec_ctx_t *x, bool read_only)
+{
+    session_t *s = x->s;
+    s->snap_valid = false;
+    if (!sql_exec_catalog())
+        return 0;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, NULL, false);
+    int rc = sql_exec_begin_snapshot(&c, read_only, s->snap_file, sizeof s->snap_file, &s->snap_pos);
+    s->snap_valid = rc == 0 && s->snap_file[0];
+    s->in_trans = sql_exec_in_trans(s->sqlx);
     return rc;
 }
 
@@ -1271,6 +1287,66 @@ static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
     return 0;
 }
 
+/* SHOW ENGINE INNODB|ALL STATUS|MUTEX (seed 000's monitoring script snapshots the STATUS every 10 s).  strata's
+ * one engine answers for InnoDB: one row (Type, Name, Status) whose text has the InnoDB monitor's section
+ * headings over the engine's counters; MUTEX has no rows (no instrumented mutexes).  Needs PROCESS, as in
+ * MariaDB; any other engine name is 1286, except ALL (every engine: here, the one). */
+static int exec_show_engine_status(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    int rc = priv_check_global(s, PRIV_PROCESS);
+    if (rc)
+        return rc;
+    const char *name = sh->engine ? sh->engine : "";
+    bool all = strcasecmp(name, "ALL") == 0;
+    if (!all && strcasecmp(name, "InnoDB") != 0)
+        return diag_error(&s->diag, ER_UNKNOWN_STORAGE_ENGINE, name);
+    text_rs_t rs = {.s = s, .sink = sink};
+    trs_col(&rs, "Type", 10, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Name", 512, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Status", 10, MYSQL_TYPE_VAR_STRING);
+    if (!sh->engine_mutex) {
+        catalog_t *cat = sql_exec_catalog();
+        engine_t *e = cat ? catalog_engine(cat) : NULL;
+        engine_stats_t es;
+        memset(&es, 0, sizeof es);
+        if (e)
+            engine_stats(e, &es);
+        time_t now = time(NULL);
+        struct tm tm;
+        char when[32];
+        localtime_r(&now, &tm);
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+        const char *text = arena_printf(&s->arena,
+            "\n=====================================\n%s INNODB MONITOR OUTPUT (strata engine)\n"
+            "=====================================\n"
+            "------------\nTRANSACTIONS\n------------\n"
+            "Committed %llu, rolled back %llu\nLock waits %llu, deadlocks %llu\n"
+            "Row versions kept for MVCC %llu, purged rows %llu\n"
+            "---\nLOG\n---\n"
+            "Log sequence number %llu\nLog flushed up to   %llu\nLast checkpoint at  %llu\n"
+            "Log capacity %llu\nLog syncs %llu, commit groups %llu, log waits %llu, checkpoints %llu\n"
+            "----------------------\nBUFFER POOL AND MEMORY\n----------------------\n"
+            "Buffer pool size   %llu\nFree buffers       %llu\nDatabase pages     %llu\n"
+            "Modified db pages  %llu\nPages read %llu, written %llu\nPage hits %llu, misses %llu\n"
+            "----------------------------\nEND OF INNODB MONITOR OUTPUT\n============================\n",
+            when, (unsigned long long)es.trx_committed, (unsigned long long)es.trx_rolled_back,
+            (unsigned long long)es.lock_waits, (unsigned long long)es.lock_deadlocks,
+            (unsigned long long)es.mvcc_versions, (unsigned long long)es.purged_rows,
+            (unsigned long long)es.log_lsn, (unsigned long long)es.log_flushed_lsn,
+            (unsigned long long)es.log_checkpoint_lsn, (unsigned long long)es.log_capacity,
+            (unsigned long long)es.log_syncs, (unsigned long long)es.log_groups, (unsigned long long)es.log_waits,
+            (unsigned long long)es.checkpoints, (unsigned long long)es.pool_pages, (unsigned long long)es.pool_free,
+            (unsigned long long)(es.pool_pages - es.pool_free), (unsigned long long)es.pool_dirty,
+            (unsigned long long)es.pool_reads, (unsigned long long)es.pool_writes, (unsigned long long)es.pool_hits,
+            (unsigned long long)es.pool_misses);
+        const char *row[3] = {"InnoDB", "", text};
+        trs_row(&rs, row);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
 static int exec_show_master_status(exec_ctx_t *x, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -1396,6 +1472,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_PROCESSLIST: return exec_show_processlist(x, sh, sink, more);
     case SQL_SHOW_DATABASES: return exec_show_databases(x, sh, sink, more);
     case SQL_SHOW_ENGINES: return exec_show_engines(x, sink, more);
+    case SQL_SHOW_ENGINE_STATUS: return exec_show_engine_status(x, sh, sink, more);
     case SQL_SHOW_CHARSET: return exec_show_collation(x, sh, sink, more, true);
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
@@ -1983,7 +2060,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        int rc = sqlx_txn_ro(x, st->kind, st->txn.access == SQL_ACCESS_READ_ONLY);
+        bool ro = st->txn.access == SQL_ACCESS_READ_ONLY;
+        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x, ro) : sqlx_txn_ro(x, st->kind, ro);
         s->in_trans = true;
         session_update_status_flags(s);
         if (rc)

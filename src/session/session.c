@@ -80,6 +80,24 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                                                          : bs.unreadable_reported;
         return true;
     }
+    if (which == STATUS_BINLOG_SNAPSHOT_FILE || which == STATUS_BINLOG_SNAPSHOT_POSITION) {
+        /* MariaDB: the binlog position of the session's consistent snapshot (START TRANSACTION WITH CONSISTENT
+         * SNAPSHOT, taken with no commit in between: sql_commit_snapshot), and outside one the current position.
+         * mariadb-dump --master-data --single-transaction relies on them (and crashes on an empty file name). */
+        char name[256] = "";
+        uint64_t pos = 0;
+        if (s && s->snap_valid && s->in_trans) {
+            snprintf(name, sizeof name, "%s", s->snap_file);
+            pos = s->snap_pos;
+        } else if (srv->binlog) {
+            binlog_master_status(srv->binlog, name, sizeof name, &pos);
+        }
+        if (which == STATUS_BINLOG_SNAPSHOT_FILE)
+            buf_append_str(out, name);
+        else
+            *num = pos;
+        return true;
+    }
     if (engine_status(which, num))
         return true;
     if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {

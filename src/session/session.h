@@ -111,6 +111,9 @@ struct session {
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
     bool in_trans;
+    bool snap_valid;        /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the binlog position of its view */
+    char snap_file[128];    /* (Binlog_snapshot_file / _position while the transaction lasts) */
+    uint64_t snap_pos;
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */

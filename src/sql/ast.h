@@ -282,6 +282,7 @@ typedef struct sql_show {
     const char *log_name;    /* BINLOG EVENTS IN 'name' */
     sql_expr_t *from_pos;    /* BINLOG EVENTS FROM pos */
     const char *engine;      /* SHOW ENGINE x STATUS */
+    bool engine_mutex;       /* SHOW ENGINE x MUTEX */
     sql_user_t user;         /* GRANTS FOR / CREATE USER */
     bool has_user;
     sql_limit_t limit;       /* WARNINGS / ERRORS / BINLOG EVENTS */
@@ -429,6 +430,8 @@ typedef struct sql_column_def {
     sql_expr_t *default_expr;  /* DEFAULT literal / (expr); NULL if none.  DEFAULT NULL is a NULL literal */
     bool default_now;          /* DEFAULT CURRENT_TIMESTAMP[(fsp)] / NOW() / LOCALTIMESTAMP ... */
     bool on_update_now;        /* ON UPDATE CURRENT_TIMESTAMP */
+    int8_t default_now_fsp;    /* DEFAULT CURRENT_TIMESTAMP(n): n; -1 when not written; 7 when over 6 */
+    int8_t on_update_fsp;      /* ON UPDATE CURRENT_TIMESTAMP(n): the same */
     bool auto_increment;
     bool primary_key;          /* column-level PRIMARY KEY (or KEY alone: MySQL treats `KEY` as PRIMARY KEY) */
     bool unique_key;           /* column-level UNIQUE [KEY] */

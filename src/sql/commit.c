@@ -25,11 +25,13 @@ static struct {
     pthread_cond_t cond;
     uint64_t inflight[2];
     int epoch;
+    int gate;               /* sql_commit_snapshot in progress: new commits wait on gate_cond */
+    pthread_cond_t gate_cond;
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
     sql_commit_stats_t st;
-} g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+} g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER};
 
 binlog_t *sql_commit_binlog(void) { return g_c.bl; }
 
@@ -43,6 +45,8 @@ void sql_commit_get_stats(sql_commit_stats_t *st)
 static int enter(void)
 {
     pthread_mutex_lock(&g_c.mu);
+    while (g_c.gate)
+        pthread_cond_wait(&g_c.gate_cond, &g_c.mu);
     int ep = g_c.epoch;
     g_c.inflight[ep]++;
     pthread_mutex_unlock(&g_c.mu);
@@ -98,6 +102,29 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     if (semi && !after_sync)
         repl_semisync_wait(rr->end);
     return rc;
+}
+
+void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *pos)
+{
+    /* Every transaction in the binlog is committed in the engine once it has left (leave), and none that has
+     * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
+    pthread_mutex_lock(&g_c.mu);
+    g_c.gate++;
+    while (g_c.inflight[0] + g_c.inflight[1]) {
+        pthread_mutex_unlock(&g_c.mu);
+        usleep(200);
+        pthread_mutex_lock(&g_c.mu);
+    }
+    pthread_mutex_unlock(&g_c.mu);
+    engine_trx_open_view(trx);
+    file[0] = 0;
+    *pos = 0;
+    if (g_c.bl)
+        binlog_master_status(g_c.bl, file, cap, pos);
+    pthread_mutex_lock(&g_c.mu);
+    if (--g_c.gate == 0)
+        pthread_cond_broadcast(&g_c.gate_cond);
+    pthread_mutex_unlock(&g_c.mu);
 }
 
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id)

@@ -35,6 +35,12 @@ binlog_t *sql_commit_binlog(void);
  * strata/engine error: the transaction is then rolled back in the engine and absent from the binlog. */
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res);
 
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: opens trx's read view and reads the binlog position (name in
+ * file[cap], *pos) with no two-phase commit in between, so that the view sees exactly the transactions that end
+ * at or before the position (mariadb-dump --single-transaction --master-data).  Commits that have not begun
+ * wait while the ones in progress finish (milliseconds).  file is "" and *pos 0 without a binlog. */
+void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *pos);
+
 /* A DDL statement as a standalone QUERY event (GTID with FL_STANDALONE|FL_DDL), durable at return.  0 or error.
  * Does nothing without a binlog. */
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id);

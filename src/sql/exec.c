@@ -264,6 +264,15 @@ int sql_exec_begin(sql_exec_ctx_t *x, bool read_only)
     return rc;
 }
 
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_t cap, uint64_t *pos)
+{
+    int rc = sql_exec_begin(x, read_only);
+    engine_trx_t *trx;
+    if (rc == 0 && (rc = xtrx(x, &trx)) == 0)
+        sql_commit_snapshot(trx, file, cap, pos);
+    return rc;
+}
+
 static int savepoint_find(const sql_exec_session_t *ss, const char *name)
 {
     for (uint32_t i = 0; i < ss->nsp; i++)
@@ -1331,7 +1340,8 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         for (uint32_t c = 0; c < t->ncols; c++)
             if (t->cols[c].on_update_now && !assigned[c]) {
                 value_t now;
-                table_value_default(&(cat_column_t){.def = CAT_DEF_NOW}, &now, x->arena, x->diag, false);
+                table_value_default(&(cat_column_t){.def = CAT_DEF_NOW, .default_text = arena_printf(x->arena, "%u",
+                                    t->cols[c].rc.scale)}, &now, x->arena, x->diag, false);
                 table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
             }
         buf_t pk = {m->pk, m->pklen, m->pklen};
@@ -1582,9 +1592,17 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
 
 static int col_default(sql_exec_ctx_t *x, const sql_column_def_t *cd, cat_column_t *c)
 {
-    if (cd->default_now)
+    /* MariaDB: ON UPDATE CURRENT_TIMESTAMP(n) is at the column's precision; an n below it is an error */
+    if (cd->on_update_now && cd->on_update_fsp >= 0 && cd->on_update_fsp < c->rc.scale)
+        return diag_push_msg(x->diag, DIAG_ERROR, 1294,
+                             arena_printf(x->arena, "Invalid ON UPDATE clause for '%s' column", c->name));
+    if (cd->default_now) {
         c->def = CAT_DEF_NOW;
-    else if (cd->default_expr)
+        /* the precision of NOW(n) (n, else the column's; over 6 is 6, as MariaDB takes it in a DEFAULT) rides in
+         * default_text as one digit */
+        int fsp = cd->default_now_fsp < 0 ? c->rc.scale : cd->default_now_fsp > 6 ? 6 : cd->default_now_fsp;
+        c->default_text = arena_printf(x->arena, "%d", fsp);
+    } else if (cd->default_expr)
         return default_text(x, cd->default_expr, c);
     else if (c->rc.nullable)
         c->def = CAT_DEF_NULL;

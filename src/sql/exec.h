@@ -145,6 +145,9 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
 
 /* Transaction control from the session's BEGIN / COMMIT / ROLLBACK (and SET autocommit=1, which commits). */
 int sql_exec_begin(sql_exec_ctx_t *x, bool read_only);
+/* START TRANSACTION WITH CONSISTENT SNAPSHOT: BEGIN, then the read view now, and the binlog position it matches
+ * (sql_commit_snapshot; file "" without a binlog). */
+int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_t cap, uint64_t *pos);
 int sql_exec_commit(sql_exec_ctx_t *x);
 int sql_exec_rollback(sql_exec_ctx_t *x);
 /* SAVEPOINT s / ROLLBACK TO [SAVEPOINT] s / RELEASE SAVEPOINT s (1305 for an unknown name). */

@@ -277,7 +277,8 @@ static const char *now_shown(const cat_column_t *c, arena_t *a)
 static const char *default_shown(const cat_column_t *c, bool for_create, arena_t *a)
 {
     switch (c->def) {
-    case CAT_DEF_NOW: return now_shown(c, a);
+    /* a DEFAULT's own fsp is in default_text ("0".."6", exec.c col_default); "" (older catalogs): the column's */
+    case CAT_DEF_NOW: return c->default_text && c->default_text[0] ? (c->default_text[0] == '0' ? "current_timestamp()" : arena_printf(a, "current_timestamp(%s)", c->default_text)) : now_shown(c, a);
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;

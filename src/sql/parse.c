@@ -2046,7 +2046,7 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "ENGINES")) { s->what = SQL_SHOW_ENGINES; return; }
     if (accept_word(p, "ENGINE")) {
         s->engine = ident(p);
-        if (!accept_word(p, "STATUS")) expect_word(p, "MUTEX");
+        if (!accept_word(p, "STATUS")) { expect_word(p, "MUTEX"); s->engine_mutex = true; }
         s->what = SQL_SHOW_ENGINE_STATUS;
         return;
     }
@@ -2083,9 +2083,14 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     if (accept_word(p, "OPEN")) { expect_word(p, "TABLES"); s->what = SQL_SHOW_OPEN_TABLES; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "TRIGGERS")) { s->what = SQL_SHOW_TRIGGERS; show_from_db(p, s); show_like_where(p, s); return; }
     if (accept_word(p, "EVENTS")) { s->what = SQL_SHOW_EVENTS; show_from_db(p, s); show_like_where(p, s); return; }
-    if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) {
-        s->what = is_word(p, "PROCEDURE") ? SQL_SHOW_PROCEDURE_STATUS : SQL_SHOW_FUNCTION_STATUS;
-        next(p);
+    /* PACKAGE [BODY] STATUS (MariaDB's Oracle-mode packages; mariadb-dump --routines asks): no packages, the
+     * routines' columns */
+    if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION") || is_word(p, "PACKAGE")) {
+        s->what = is_word(p, "FUNCTION") ? SQL_SHOW_FUNCTION_STATUS : SQL_SHOW_PROCEDURE_STATUS;
+        if (accept_word(p, "PACKAGE"))
+            accept_word(p, "BODY");
+        else
+            next(p);
         expect_word(p, "STATUS");
         show_like_where(p, s);
         return;
@@ -2474,18 +2479,23 @@ static bool is_now_word(parser_t *p)
            is_word(p, "LOCALTIMESTAMP");
 }
 
-/* CURRENT_TIMESTAMP [( [n] )] / NOW([n]) */
-static void now_value(parser_t *p)
+/* CURRENT_TIMESTAMP [( [n] )] / NOW([n]): n, or -1 when not written (the column's precision, as MariaDB). */
+static int now_value(parser_t *p)
 {
     bool must_paren = is_word(p, "NOW");
+    int fsp = -1;
     next(p);
     if (accept_punct(p, '(')) {
-        if (p->tok.type == TK_INT)
+        if (p->tok.type == TK_INT) {
+            unsigned long n = strtoul(p->tok.text, NULL, 10);
+            fsp = n > 6 ? 7 : (int)n;
             next(p);
+        }
         expect_punct(p, ')');
     } else if (must_paren) {
         syntax_error(p);
     }
+    return fsp;
 }
 
 static sql_expr_t *default_value(parser_t *p)
@@ -2526,7 +2536,7 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             c->default_expr = NULL;
             if (is_now_word(p)) {
                 c->default_now = true;
-                now_value(p);
+                c->default_now_fsp = (int8_t)now_value(p);
             } else {
                 c->default_expr = default_value(p);
             }
@@ -2534,7 +2544,7 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             expect_word(p, "UPDATE");
             if (!is_now_word(p))
                 syntax_error(p);
-            now_value(p);
+            c->on_update_fsp = (int8_t)now_value(p);
             c->on_update_now = true;
         } else if (accept_word(p, "AUTO_INCREMENT")) {
             c->auto_increment = true;

@@ -80,6 +80,8 @@ void table_undo_free(table_undo_t *u)
 
 void table_undo_append(table_undo_t *dst, table_undo_t *src)
 {
+    if (src->n == 0) /* nothing (src->recs may be NULL: memcpy from NULL is undefined even for 0 bytes) */
+        return;
     if (dst->n + src->n > dst->cap) {
         dst->cap = MAX(dst->cap * 2, dst->n + src->n);
         dst->recs = mem_realloc(dst->recs, dst->cap * sizeof *dst->recs);
@@ -783,8 +785,14 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
         v.t.hour = (uint32_t)tm.tm_hour;
         v.t.minute = (uint32_t)tm.tm_min;
         v.t.second = (uint32_t)tm.tm_sec;
-        v.t.usec = (uint32_t)(us % 1000000);
-        v.dec = 6;
+        /* NOW(n): the precision stored with the default (catalog.h), the rest of the second cut off */
+        unsigned fsp = c->default_text && c->default_text[0] >= '1' && c->default_text[0] <= '6'
+                           ? (unsigned)(c->default_text[0] - '0') : 0;
+        uint32_t unit = 1;
+        for (unsigned i = fsp; i < 6; i++)
+            unit *= 10;
+        v.t.usec = (uint32_t)(us % 1000000) / unit * unit;
+        v.dec = (uint8_t)fsp;
         *out = v;
         return 0;
     }

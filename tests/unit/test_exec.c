@@ -411,4 +411,32 @@ TEST(test_temporary_tables)
     teardown();
 }
 
-UNIT_MAIN(test_temporary_tables, test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions)
+/* DEFAULT / ON UPDATE CURRENT_TIMESTAMP(n): the precision is kept, shown and applied (MariaDB 10.11's answers:
+ * no n means the column's precision, over 6 is 6, an ON UPDATE n below the column's is 1294). */
+TEST(test_now_default_precision)
+{
+    setup();
+    run("CREATE DATABASE db");
+    CHECK_SQL("CREATE TABLE tn (a DATETIME(3) DEFAULT CURRENT_TIMESTAMP(), b DATETIME(6) DEFAULT NOW(2), "
+              "c DATETIME DEFAULT CURRENT_TIMESTAMP(0), d TIMESTAMP(4) NOT NULL DEFAULT CURRENT_TIMESTAMP(4) ON UPDATE "
+              "CURRENT_TIMESTAMP, e DATETIME(6) DEFAULT CURRENT_TIMESTAMP(9), k INT)", "OK 0");
+    CHECK_SQL("SHOW CREATE TABLE tn",
+              "tn|CREATE TABLE `tn` (\n"
+              "  `a` datetime(3) DEFAULT current_timestamp(3),\n"
+              "  `b` datetime(6) DEFAULT current_timestamp(2),\n"
+              "  `c` datetime DEFAULT current_timestamp(),\n"
+              "  `d` timestamp(4) NOT NULL DEFAULT current_timestamp(4) ON UPDATE current_timestamp(4),\n"
+              "  `e` datetime(6) DEFAULT current_timestamp(6),\n"
+              "  `k` int(11) DEFAULT NULL\n"
+              ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci\n");
+    CHECK_SQL("SELECT EXTRA FROM information_schema.COLUMNS WHERE TABLE_NAME = 'tn' AND COLUMN_NAME = 'd'",
+              "on update current_timestamp(4)\n");
+    CHECK_SQL("INSERT INTO tn (k) VALUES (1)", "OK 1");
+    /* b: NOW(2) in a DATETIME(6) column, the digits past the second one are zero */
+    CHECK_SQL("SELECT LENGTH(a), RIGHT(b, 4), LENGTH(c), LENGTH(d) FROM tn", "23|0000|19|24\n");
+    CHECK_SQL("CREATE TABLE tbad (a DATETIME(6) ON UPDATE CURRENT_TIMESTAMP(3))",
+              "ERR 1294 Invalid ON UPDATE clause for 'a' column");
+    teardown();
+}
+
+UNIT_MAIN(test_temporary_tables, test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions, test_now_default_precision)

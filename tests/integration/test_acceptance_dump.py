@@ -1,0 +1,351 @@
+"""Issue 4 acceptance: `mariadb-dump` of a strata database restores into MariaDB with the `mariadb` CLI, and a
+dump of MariaDB restores into strata, for every type of the issue's list.
+
+The same SCHEMA (every type; NULLs, edge values, non-ASCII text, binary bytes, indexes, AUTO_INCREMENT, defaults,
+comments) is loaded into a fresh source server, dumped, and restored into a fresh server of the other kind. Then:
+  * the data of every table, read with SELECT * ... ORDER BY id as the bytes the server sends (text protocol,
+    utf8mb4 results), is the same row by row on both sides;
+  * SHOW CREATE TABLE is the same on both sides, after NORMALISE (the places where strata and MariaDB may
+    legitimately differ, each with its reason);
+  * the restore gave no warning (mariadb --show-warnings): nothing was clipped, truncated or converted;
+  * the source itself holds what the SCHEMA inserted as MariaDB reads it (the restored copy on a MariaDB, or the
+    MariaDB source), so a value that both sides get equally wrong is still caught.
+"""
+import re
+import subprocess
+import time
+
+import pytest
+
+DB = 'acc_types'
+
+SCHEMA = r"""
+CREATE DATABASE acc_types DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci;
+USE acc_types;
+CREATE TABLE ints (
+  id INT NOT NULL AUTO_INCREMENT COMMENT 'row id',
+  ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, siu SMALLINT UNSIGNED,
+  mi MEDIUMINT, miu MEDIUMINT UNSIGNED, i INT(11), iu INT UNSIGNED,
+  bi BIGINT, biu BIGINT UNSIGNED, b BOOL DEFAULT 1, bw BOOLEAN NOT NULL DEFAULT FALSE,
+  i3 INT(3) DEFAULT -7, biu20 BIGINT(20) UNSIGNED DEFAULT 18446744073709551615,
+  PRIMARY KEY (id), KEY k_bi (bi), UNIQUE KEY u_iu (iu), KEY k_multi (ti, si DESC)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT='integer types';
+INSERT INTO ints (ti,tiu,si,siu,mi,miu,i,iu,bi,biu,b,bw) VALUES
+ (-128,0,-32768,0,-8388608,0,-2147483648,0,-9223372036854775808,0,0,0),
+ (127,255,32767,65535,8388607,16777215,2147483647,4294967295,9223372036854775807,18446744073709551615,1,1),
+ (0,1,-1,1,-1,1,-1,1,-1,1,NULL,TRUE),
+ (NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,DEFAULT,DEFAULT);
+CREATE TABLE nums (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  d DECIMAL(10,2) DEFAULT '0.00', d2 DECIMAL(65,30), du DECIMAL(5,0) UNSIGNED, d0 DECIMAL NOT NULL DEFAULT 42,
+  f FLOAT, db DOUBLE DEFAULT 1.5, f2 FLOAT(7,3), dp DOUBLE PRECISION, r DOUBLE(12,4) DEFAULT -0.5,
+  KEY k_d (d)
+) AUTO_INCREMENT=100 COMMENT='numbers: exact and approximate';
+INSERT INTO nums (d,d2,du,f,db,f2,dp,r) VALUES
+ (12345678.90, 12345678901234567890123456789012345.123456789012345678901234567890, 99999, 3.14159,
+  2.718281828459045, 1234.567, 1e300, 12345678.1234),
+ (-99999999.99, -0.000000000000000000000000000001, 0, -1.5e38, -1.7976931348623157e308, -9999.999, -1e-300,
+  -99999999.9999),
+ (0, 0, NULL, 1e-37, 2.2250738585072014e-308, 0, 0, 0),
+ (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+ (0.01, 1, 1, 0.1, 0.1, 0.1, 123456789012345680, 0.0001),
+ (-0.5, -1.5, 5, 16777216, 9007199254740993, 0.5, -0.1, 1.5);
+CREATE TABLE strs (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  c CHAR(10) NOT NULL DEFAULT '', vc VARCHAR(255) DEFAULT 'dflt', bn BINARY(4), vb VARBINARY(16),
+  tt TINYTEXT, t TEXT, mt MEDIUMTEXT, lt LONGTEXT,
+  tb TINYBLOB, bl BLOB, mb MEDIUMBLOB, lb LONGBLOB,
+  vl VARCHAR(20) CHARACTER SET latin1 DEFAULT 'é', cb VARCHAR(10) COLLATE utf8mb4_bin COMMENT 'case-sensitive',
+  KEY k_vc (vc(20)), KEY k_c_vc (c, vc), UNIQUE KEY u_vb (vb)
+) DEFAULT CHARSET=utf8mb4 COMMENT='strings: text, binary, latin1 and ''quoted'' comment';
+INSERT INTO strs (c,vc,bn,vb,tt,t,mt,lt,tb,bl,mb,lb,vl,cb) VALUES
+ ('abc', 'héllo wörld ✓ 日本語 😀', 0x00010203, 0x00ff7f80, 'tiny', 'text with ''quotes'' and \\ backslash',
+  'medium\nnew\tline\r\0nul', REPEAT('long ', 1000), 0x00, 0xdeadbeef00ff, 0x0d0a1a5c27, REPEAT(0xab, 70000),
+  'café', 'AbC'),
+ ('', '', 0x00000000, X'', '', '', '', '', X'', X'', X'', X'', '', ''),
+ ('x', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+ ('trail  ', 'trail  ', 0x41, 0x4100, 'Ünïcödé', 'ÀÉÎÕÜ àéîõü ß', '中文', 'Ελληνικά', 0x27, 0x5c, 0x22, 0x0000,
+  'Ñandú', 'abc'),
+ (' lead', '`back`tick"dq', 0xffffffff, 0x1a, '/* not a comment */', '-- nor this', '#', ';', 0x3b, 0x2f2a, 0x0a,
+  0x5c5c, DEFAULT, DEFAULT);
+CREATE TABLE temporal (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  dt DATE, dtm DATETIME, dtm3 DATETIME(3), dtm6 DATETIME(6),
+  ts TIMESTAMP NULL DEFAULT NULL, ts2 TIMESTAMP(2) NULL, tm TIME, tm6 TIME(6), y YEAR,
+  created DATETIME DEFAULT '2000-01-01 00:00:00', dd DATE DEFAULT '1999-12-31',
+  upd TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP,
+  now3 DATETIME(3) DEFAULT CURRENT_TIMESTAMP(3),
+  KEY k_dt (dt), KEY k_ts (ts)
+);
+INSERT INTO temporal (dt,dtm,dtm3,dtm6,ts,ts2,tm,tm6,y) VALUES
+ ('1000-01-01','1000-01-01 00:00:00','1000-01-01 00:00:00.000','1000-01-01 00:00:00.000000','1970-01-01 00:00:01',
+  '1970-01-01 00:00:01.01','-838:59:59','-838:59:59.000000',1901),
+ ('9999-12-31','9999-12-31 23:59:59','9999-12-31 23:59:59.999','9999-12-31 23:59:59.999999','2038-01-19 03:14:07',
+  '2038-01-19 03:14:07.99','838:59:59','838:59:59.000000',2155),
+ ('2024-02-29','2024-02-29 12:34:56','2024-02-29 12:34:56.789','2024-02-29 12:34:56.123456','2024-02-29 12:34:56',
+  '2024-02-29 12:34:56.5','12:34:56','-00:00:01.500000',2024),
+ (NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL),
+ ('0000-00-00','0000-00-00 00:00:00',NULL,NULL,NULL,NULL,'00:00:00','00:00:00',0000),
+ ('2001-02-03','2001-02-03 04:05:06.7','2001-02-03 04:05:06.7','2001-02-03 04:05:06.7','2001-02-03 04:05:06',
+  '2001-02-03 04:05:06.7','-12:00:00','100:00:00.000001',69);
+CREATE TABLE enums (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  e ENUM('small','medium','large','x-ä') NOT NULL DEFAULT 'medium',
+  s SET('a','b','c','d''q') DEFAULT 'a,b',
+  en ENUM('y','n'),
+  KEY k_e (e)
+) COMMENT='enum and set';
+INSERT INTO enums (e,s,en) VALUES ('small','',NULL),('large','a,c','y'),('x-ä','d''q,a',NULL),(DEFAULT,DEFAULT,'n'),
+ ('medium','c,b,a','y');
+CREATE TABLE nopk (a INT, b VARCHAR(10)) COMMENT='no primary key: row order is insertion order';
+INSERT INTO nopk VALUES (2,'two'),(1,'one'),(NULL,NULL),(2,'two');
+CREATE TABLE empty_t (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, PRIMARY KEY (id)) AUTO_INCREMENT=1000;
+"""
+
+TABLES = {'ints': 'id', 'nums': 'id', 'strs': 'id', 'temporal': 'id', 'enums': 'id', 'nopk': 'a, b',
+          'empty_t': 'id'}
+
+# Where SHOW CREATE TABLE may legitimately differ between strata and MariaDB: (pattern, replacement, reason).
+NORMALISE = [
+]
+
+
+def normalise(text):
+    for pat, rep, _reason in NORMALISE:
+        text = re.sub(pat, rep, text)
+    return text
+
+
+def fetch(server, sql, db=DB):
+    """Rows as the bytes the server sends (text protocol, utf8mb4 results): no client-side conversion hides a
+    difference such as 0 against 0000 or 1234.57 against 1234.567."""
+    c = server.connect(database=db, charset='utf8mb4', use_unicode=False, conv={})
+    try:
+        with c.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchall()
+    finally:
+        c.close()
+
+
+def snapshot(server, db=DB):
+    snap = {}
+    for t, order in TABLES.items():
+        snap[t] = {'rows': fetch(server, 'SELECT * FROM %s ORDER BY %s' % (t, order), db),
+                   'create': fetch(server, 'SHOW CREATE TABLE %s' % t, db)[0][1].decode()}
+    return snap
+
+
+# Columns set to the time of the load (temporal.upd, temporal.now3): the same in a dump and its restore, but
+# not between two separate loads of SCHEMA.
+LOAD_TIME_COLUMNS = {'temporal': (12, 13)}
+
+
+def compare(a, b, label, skip=None):
+    """Lists every difference between two snapshots (empty when they match)."""
+    diffs = []
+    for t in TABLES:
+        ra, rb = a[t]['rows'], b[t]['rows']
+        if len(ra) != len(rb):
+            diffs.append('%s %s: %d rows against %d' % (label, t, len(ra), len(rb)))
+        for n, (x, y) in enumerate(zip(ra, rb)):
+            for col, (u, v) in enumerate(zip(x, y)):
+                if u != v and col not in (skip or {}).get(t, ()):
+                    diffs.append('%s %s row %d col %d: %r != %r' % (label, t, n, col, u[:60] if u else u,
+                                                                   v[:60] if v else v))
+        ca, cb = normalise(a[t]['create']), normalise(b[t]['create'])
+        if ca != cb:
+            diffs.append('%s %s SHOW CREATE TABLE:\n%s\n  against\n%s' % (label, t, ca, cb))
+    return diffs
+
+
+def dump(server, extra=('--single-transaction',)):
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port), '--protocol=TCP']
+    cmd += list(extra) + ['--databases', DB]
+    r = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert r.returncode == 0, 'mariadb-dump from %s failed: %s' % (server.kind, r.stderr.decode(errors='replace'))
+    assert b'-- Dump completed' in r.stdout, r.stdout[-500:]
+    return r.stdout
+
+
+def restore(server, text):
+    """Loads SQL text with the mariadb CLI; returns the warnings and notes it printed."""
+    cmd = ['mariadb', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port), '--protocol=TCP',
+           '--show-warnings', '--default-character-set=utf8mb4']
+    r = subprocess.run(cmd, input=text, capture_output=True, timeout=120)
+    out = (r.stdout + r.stderr).decode(errors='replace')
+    assert r.returncode == 0, 'loading into %s failed: %s' % (server.kind, out[-3000:])
+    return [line for line in out.splitlines() if line.startswith(('Warning', 'Note', 'Error'))]
+
+
+def insert_lines(dump_text):
+    return [line for line in dump_text.splitlines() if line.startswith(b'INSERT INTO')]
+
+
+def round_trip(src, dst):
+    src.start()
+    dst.start()
+    diffs = []
+    warnings = restore(src, SCHEMA.encode())
+    if warnings:
+        diffs.append('loading SCHEMA into %s warned:\n  %s' % (src.kind, '\n  '.join(warnings[:20])))
+    before = snapshot(src)
+    first = dump(src)
+    warnings = restore(dst, first)
+    if warnings:
+        diffs.append('restore into %s warned:\n  %s' % (dst.kind, '\n  '.join(warnings[:20])))
+    after = snapshot(dst)
+    diffs += compare(before, after, '%s->%s' % (src.kind, dst.kind))
+    # The reference reading: SCHEMA loaded straight into this test's MariaDB (as acc_ref) reads the same.
+    maria = src if src.kind == 'mariadb' else dst
+    restore(maria, SCHEMA.replace('acc_types', 'acc_ref').encode())
+    ref = snapshot(maria, 'acc_ref')
+    strata_snap = before if src.kind == 'strata' else after
+    diffs += compare(ref, strata_snap, 'SCHEMA on mariadb vs strata', LOAD_TIME_COLUMNS)
+    # A second hop changes nothing: the restored copy dumps to the same INSERT lines.
+    if insert_lines(dump(dst)) != insert_lines(first):
+        diffs.append('the INSERT lines of the dump of the restored copy differ from the first dump')
+    return diffs
+
+
+def test_dump_strata_restore_mariadb(fresh_strata, fresh_mariadb):
+    diffs = round_trip(fresh_strata, fresh_mariadb)
+    assert not diffs, '\n'.join(diffs)
+
+
+def test_dump_mariadb_restore_strata(fresh_mariadb, fresh_strata):
+    diffs = round_trip(fresh_mariadb, fresh_strata)
+    assert not diffs, '\n'.join(diffs)
+
+
+def test_dump_with_routines_and_events(fresh_strata):
+    """mariadb-dump --routines --events --triggers (a backup script's usual options) asks for SHOW EVENTS,
+    SHOW FUNCTION / PROCEDURE / PACKAGE [BODY] STATUS and SHOW TRIGGERS: strata has none of these objects and
+    answers each with MariaDB's columns and no rows, so the dump is the plain one (same INSERT lines)."""
+    fresh_strata.start()
+    restore(fresh_strata, SCHEMA.encode())
+    full = dump(fresh_strata, ('--single-transaction', '--routines', '--events', '--triggers'))
+    plain = dump(fresh_strata)
+    assert insert_lines(full) == insert_lines(plain)
+    assert b'CREATE TABLE `strs`' in full
+
+
+def test_dump_master_data_flush_logs(fresh_strata):
+    """mariadb-dump --single-transaction --master-data=2 --flush-logs (the usual backup to seed a replica): COM_REFRESH
+    rotates the binlog, Binlog_snapshot_file/position name the position, and the dump carries it as a CHANGE MASTER
+    comment and the GTID position as gtid_slave_pos."""
+    s = fresh_strata
+    s.start()
+    restore(s, SCHEMA.encode())
+    before = s.query('SHOW MASTER STATUS')[0][0]
+    out = dump(s, ('--single-transaction', '--master-data=2', '--flush-logs')).decode(errors='replace')
+    file_, pos = s.query('SHOW MASTER STATUS')[0][:2]
+    assert file_ != before, (before, file_)  # --flush-logs rotated
+    m = re.search(r"^-- CHANGE MASTER TO MASTER_LOG_FILE='([^']+)', MASTER_LOG_POS=(\d+);$", out, re.M)
+    assert m and (m.group(1), int(m.group(2))) == (file_, int(pos)), (m and m.groups(), file_, pos)
+    gtid = s.query('SELECT @@gtid_binlog_pos')[0][0]
+    assert "-- SET GLOBAL gtid_slave_pos='%s';" % gtid in out, out[:3000]
+    assert s.query("SHOW STATUS LIKE 'Binlog_snapshot_file'") == (('Binlog_snapshot_file', file_),)
+
+
+def test_dump_master_data_consistent_under_writes(fresh_strata):
+    """--single-transaction --master-data while a client commits one transaction after another: the rows in the dump
+    are exactly the transactions before the position it names.  One writer, ids 1, 2, 3..., each transaction one
+    INSERT into w and one into w2 (one GTID): the dump must hold ids 1..(its GTID seq_no - the seq_no before the
+    writer started) in both tables.  mariadb-dump reads each table inside SAVEPOINT sp / ROLLBACK TO SAVEPOINT
+    sp, which must keep the transaction and its snapshot."""
+    import threading
+    s = fresh_strata
+    s.start()
+    s.query('CREATE DATABASE %s' % DB)
+    s.query('CREATE TABLE %s.w (id INT PRIMARY KEY, pad VARCHAR(20))' % DB)
+    s.query('CREATE TABLE %s.w2 (id INT PRIMARY KEY, pad VARCHAR(20))' % DB)
+    base = int(s.query('SELECT @@gtid_binlog_pos')[0][0].split('-')[2])
+    stop = threading.Event()
+    errors = []
+
+    def writer():
+        c = s.connect(database=DB)
+        try:
+            i = 0
+            with c.cursor() as cur:
+                while not stop.is_set():
+                    i += 1
+                    cur.execute('BEGIN')
+                    cur.execute("INSERT INTO w VALUES (%s, 'x')", (i,))
+                    cur.execute("INSERT INTO w2 VALUES (%s, 'y')", (i,))
+                    cur.execute('COMMIT')
+        except Exception as e:  # reported by the test body
+            errors.append(e)
+        finally:
+            c.close()
+
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        seen = []
+        for _ in range(4):
+            time.sleep(0.3)
+            out = dump(s, ('--single-transaction', '--master-data=2')).decode(errors='replace')
+            ids = [int(x) for x in re.findall(r'\((\d+),\'x\'\)', out)]
+            ids2 = [int(x) for x in re.findall(r'\((\d+),\'y\'\)', out)]
+            assert ids2 == ids, (len(ids), len(ids2))
+            m = re.search(r"^-- SET GLOBAL gtid_slave_pos='0-\d+-(\d+)';$", out, re.M)
+            assert m, out[:2000]
+            seq = int(m.group(1))
+            seen.append((len(ids), seq - base))
+            assert ids == list(range(1, len(ids) + 1)), ids[-5:]
+            assert len(ids) == seq - base, seen
+    finally:
+        stop.set()
+        t.join()
+    assert not errors, errors
+    assert seen[-1][0] > 0, seen
+
+
+TABLESPACE_SQL = """
+CREATE DATABASE acc_ts;
+USE acc_ts;
+CREATE LOGFILE GROUP lg_acc ADD UNDOFILE 'undo_acc.log' INITIAL_SIZE 16M ENGINE=NDB;
+CREATE TABLESPACE ts_acc ADD DATAFILE 'data_acc.dat' USE LOGFILE GROUP lg_acc INITIAL_SIZE 8M EXTENT_SIZE 1M ENGINE=NDB;
+CREATE TABLE t1 (id INT PRIMARY KEY, a CHAR(255)) ENGINE=NDB TABLESPACE ts_acc STORAGE DISK;
+INSERT INTO t1 VALUES (1, 'a'), (2, 'b');
+"""
+
+
+def test_dump_tablespace_table_into_mariadb(fresh_strata, fresh_mariadb):
+    """A table in a seed-002 tablespace: MariaDB has no CREATE TABLESPACE ... ADD DATAFILE, so the dump for it is
+    taken with --no-tablespaces (-y); MariaDB then ignores the table's TABLESPACE option and gets the rows."""
+    fresh_strata.start()
+    fresh_mariadb.start()
+    restore(fresh_strata, TABLESPACE_SQL.encode())
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', fresh_strata.host, '-P', str(fresh_strata.port),
+           '--protocol=TCP', '--no-tablespaces', '--databases', 'acc_ts']
+    r = subprocess.run(cmd, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    restore(fresh_mariadb, r.stdout)
+    assert fresh_mariadb.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+
+
+@pytest.mark.xfail(reason='information_schema.FILES gives DATAFILE rows no LOGFILE_GROUP_NAME (and has no UNDO LOG '
+                          'rows), so mariadb-dump writes CREATE TABLESPACE ... USE LOGFILE GROUP (null) and no '
+                          'CREATE LOGFILE GROUP: the tablespace part of the engine work (issue 3)', strict=False)
+def test_dump_tablespace_strata_to_strata(fresh_strata):
+    """A strata dump with its tablespaces (mariadb-dump's default) restores into strata: CREATE LOGFILE GROUP from
+    the UNDO LOG rows, CREATE TABLESPACE from the DATAFILE rows, then the tables in them."""
+    s = fresh_strata
+    s.start()
+    restore(s, TABLESPACE_SQL.encode())
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', s.host, '-P', str(s.port), '--protocol=TCP',
+           '--databases', 'acc_ts']
+    r = subprocess.run(cmd, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = r.stdout.decode(errors='replace')
+    assert 'CREATE LOGFILE GROUP lg_acc' in text and 'USE LOGFILE GROUP lg_acc' in text, text[:3000]
+    s.query('DROP DATABASE acc_ts')
+    s.query('DROP TABLESPACE ts_acc')
+    s.query('DROP LOGFILE GROUP lg_acc')
+    restore(s, r.stdout)
+    assert s.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+    assert s.query("SELECT TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'acc_ts'") == \
+        (('ts_acc',),)
