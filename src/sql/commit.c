@@ -30,17 +30,9 @@ static struct {
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
-    sql_commit_stats_t st;
 } g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER};
 
 binlog_t *sql_commit_binlog(void) { return g_c.bl; }
-
-void sql_commit_get_stats(sql_commit_stats_t *st)
-{
-    pthread_mutex_lock(&g_c.mu);
-    *st = g_c.st;
-    pthread_mutex_unlock(&g_c.mu);
-}
 
 static int enter(void)
 {
@@ -53,23 +45,17 @@ static int enter(void)
     return ep;
 }
 
-static void leave(int ep, bool two_phase)
+static void leave(int ep)
 {
     pthread_mutex_lock(&g_c.mu);
     g_c.inflight[ep]--;
-    if (two_phase)
-        g_c.st.two_phase++;
     pthread_mutex_unlock(&g_c.mu);
 }
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
 {
-    if (!g_c.bl || !blt || binlog_trx_empty(blt)) {
-        pthread_mutex_lock(&g_c.mu);
-        g_c.st.engine_only++;
-        pthread_mutex_unlock(&g_c.mu);
+    if (!g_c.bl || !blt || binlog_trx_empty(blt))
         return engine_trx_commit(trx);
-    }
     uint64_t xid = engine_trx_id(trx), plsn = 0, clsn = 0;
     uint8_t xb[8];
     for (int i = 0; i < 8; i++)
@@ -80,7 +66,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
         rc = engine_log_sync(g_c.e, plsn);
     if (rc) {
         engine_trx_rollback(trx);
-        leave(ep, false);
+        leave(ep);
         return rc;
     }
     blt->xid = xid;
@@ -89,7 +75,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     if (rc) {
         /* not in the binlog: the prepared trx must not commit */
         engine_trx_rollback(trx);
-        leave(ep, false);
+        leave(ep);
         return rc;
     }
     /* semi-sync (repl/semisync.h): AFTER_SYNC waits for the replica before the commit is visible here,
@@ -98,7 +84,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     if (after_sync)
         repl_semisync_wait(rr->end);
     rc = engine_trx_commit_nosync(trx, &clsn);
-    leave(ep, true);
+    leave(ep);
     if (semi && !after_sync)
         repl_semisync_wait(rr->end);
     return rc;
@@ -167,7 +153,6 @@ static void checkpoint_once(void)
     binlog_engine_checkpoint(g_c.bl, p);
     pthread_mutex_lock(&g_c.mu);
     g_c.reported = p;
-    g_c.st.checkpoints++;
     pthread_mutex_unlock(&g_c.mu);
 }
 
@@ -246,10 +231,6 @@ static uint32_t settle_prepared(engine_t *e, const binlog_recovery_t *rec, bool 
     else
         log_note("recovery: %u prepared transactions: %u committed (in the binary log), %u rolled back (not in it)",
                  p.n, committed, rolled);
-    pthread_mutex_lock(&g_c.mu);
-    g_c.st.recovered_commit += committed;
-    g_c.st.recovered_rollback += rolled;
-    pthread_mutex_unlock(&g_c.mu);
     mem_free(in_binlog);
     mem_free(p.ids);
     mem_free(p.xids);

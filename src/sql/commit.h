@@ -45,12 +45,5 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
  * Does nothing without a binlog. */
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id);
 
-typedef struct sql_commit_stats {
-    uint64_t two_phase;      /* transactions committed through prepare + binlog */
-    uint64_t engine_only;    /* transactions committed without binlog events */
-    uint64_t checkpoints;    /* binlog_engine_checkpoint reports */
-    uint64_t recovered_commit, recovered_rollback; /* prepared transactions settled at start-up */
-} sql_commit_stats_t;
-void sql_commit_get_stats(sql_commit_stats_t *st);
 
 #endif

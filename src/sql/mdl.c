@@ -155,7 +155,6 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
 {
     pthread_mutex_lock(&g_m.mu);
     mdl_lock_t **want = mem_calloc(n ? n : 1, sizeof *want);
-    bool *own = mem_calloc(n ? n : 1, sizeof *own);
     for (uint32_t i = 0; i < n; i++) {
         want[i] = lookup(dbs[i], names[i]);
         want[i]->excl_waiting++;
@@ -186,12 +185,10 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
                         l->shared--;
                     }
                 l->excl = true;
-                own[i] = false;
                 unref(l);
             } else {
                 l->excl = true;
                 add(s, l, true);
-                own[i] = true;
             }
         } else {
             unref(l); /* duplicate name in the list, or failure */
@@ -201,7 +198,6 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
         pthread_cond_broadcast(&g_m.cond); /* shared requests held back by our waiting may go */
     pthread_mutex_unlock(&g_m.mu);
     mem_free(want);
-    mem_free(own);
     return rc;
 }
 
