@@ -102,6 +102,8 @@ bool admit_enter(admit_node_t *n, void (*wake)(void *arg), void *arg)
     }
     uint64_t now = time_mono_us();
     if (g_a.limit == 0 || (g_a.nwaiting == 0 && (g_a.nholding < g_a.limit || busy_holders(now) < g_a.limit))) {
+        if (g_a.limit && g_a.nholding >= g_a.limit)
+            g_a.st.over_limit++; /* room only because holders are idle */
         n->state = ADMIT_HOLDING;
         n->idle_since_us = 0;
         list_add_tail(&g_a.holders, n);

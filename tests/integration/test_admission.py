@@ -63,7 +63,7 @@ def test_idle_transactions_stop_counting(fresh_target):
     run(c, 'INSERT INTO idl.t VALUES (2)')
     assert time.time() - t0 < 2
     run(a, 'COMMIT')
-    assert status(c, 'Strata_admission_over_limit') >= 0
+    assert status(c, 'Strata_admission_over_limit') >= 1  # admitted past the limit of 1, the holder being idle
     a.close()
     c.close()
 
