@@ -207,6 +207,8 @@ static uint32_t pw_wake(binlog_t *bl, cb_t **cbs, uint32_t *ncap)
 static void durable_set(binlog_t *bl, binlog_pos_t p)
 {
     bl->durable = p;
+    binlog_gtid_set_copy(&bl->durable_state, &bl->state); /* no group in flight here */
+    bl->durable_state_ok = true;
     cb_t *cbs = NULL;
     uint32_t ncap = 0, n = pw_wake(bl, &cbs, &ncap);
     if (n) {
@@ -601,6 +603,8 @@ static void leader_run(binlog_t *bl)
     if (rc == 0) {
         bl->wpos = pos;
         bl->durable = gend;
+        binlog_gtid_set_copy(&bl->durable_state, &bl->state); /* the group just written is the last in state */
+        bl->durable_state_ok = true;
         bl->stats.commits += count;
         bl->stats.group_commits++;
         bl->stats.bytes_written += b->len;
@@ -1128,11 +1132,14 @@ int binlog_gtid_pos(binlog_t *bl, const char *name, uint64_t pos, binlog_gtid_se
             at_end = true;
         }
     }
+    if (!at_end && bl->durable_state_ok && bl->durable.file == seq && bl->durable.offset == pos) {
+        binlog_gtid_set_copy(out, &bl->durable_state); /* the durable end of the active file: no read */
+        at_end = true;
+    }
     pthread_mutex_unlock(&bl->mu);
     if (at_start || at_end)
         return 0;
-    /* inside a file, or at the write position of the active one (bl->state is no answer there: the leader adds
-     * a group's GTIDs to it before the group is written): read that one file up to pos */
+    /* inside a file (or at a write position not yet durable): read that one file up to pos */
     binlog_reader_t *r;
     int rc = binlog_reader_open(bl, name, 4, &r);
     binlog_event_t ev = {0};
@@ -1576,6 +1583,7 @@ void binlog_close(binlog_t *bl)
         close(bl->state_fd);
     bl_files_free(bl);
     binlog_gtid_set_free(&bl->state);
+    binlog_gtid_set_free(&bl->durable_state);
     buf_free(&bl->wbuf);
     mem_free(bl->pw);
     pthread_mutex_destroy(&bl->mu);

@@ -66,6 +66,8 @@ struct binlog {
     uint32_t head, nfiles, cap;
     uint32_t next_seq;
     binlog_gtid_set_t state; /* gtid_binlog_state after the last committed transaction */
+    binlog_gtid_set_t durable_state; /* the state at `durable` (state runs ahead while a group is written) */
+    bool durable_state_ok;   /* durable_state was set since open */
     binlog_pos_t durable;
     binlog_pos_t ckpt;
     bool has_ckpt;
