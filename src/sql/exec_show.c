@@ -1052,6 +1052,8 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
+                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                    continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)
                     continue;
@@ -1093,6 +1095,8 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
+                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                    continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)
                     continue;

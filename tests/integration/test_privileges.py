@@ -467,6 +467,7 @@ def test_no_database_names_leak(target, users, tdb):
     assert tdb not in rows(c, 'SHOW DATABASES')
     assert tdb not in rows(c, 'SELECT SCHEMA_NAME FROM information_schema.SCHEMATA')
     assert rows(c, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%s'" % tdb) == []
+    assert rows(c, "SELECT TABLE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = '%s'" % tdb) == []
     assert run(c, 'SHOW TABLES FROM %s' % tdb) == (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (u, tdb))
     # a missing database and an existing one answer the same: no way to probe names
     assert run(c, 'USE %s' % tdb) == (1044, "Access denied for user '%s'@'localhost' to database '%s'" % (u, tdb))
@@ -477,4 +478,5 @@ def test_no_database_names_leak(target, users, tdb):
     c = target.connect(user=u, password='')
     assert tdb in rows(c, 'SHOW DATABASES')
     assert rows(c, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%s'" % tdb) == ['x']
+    assert rows(c, "SELECT TABLE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = '%s'" % tdb) == ['x']
     c.close()
