@@ -693,6 +693,26 @@ static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
     return pure && m < (int)si;
 }
 
+/* Is e `column op value` (either way round) with the value known before source si is read?  Gives the column,
+ * the operator as seen from the column's side and the value. */
+static bool col_cmp(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, sql_op_t *op, const sql_expr_t **val)
+{
+    sql_op_t o = e->op;
+    const sql_expr_t *l = e->args[0], *v = e->args[1];
+    if (src_col(q, si, l) < 0 && src_col(q, si, v) >= 0) {
+        const sql_expr_t *t = l;
+        l = v;
+        v = t;
+        o = o == SQL_OP_LT ? SQL_OP_GT : o == SQL_OP_GT ? SQL_OP_LT : o == SQL_OP_LE ? SQL_OP_GE
+          : o == SQL_OP_GE ? SQL_OP_LE : o;
+    }
+    if ((*col = src_col(q, si, l)) < 0 || !avail(q, si, v))
+        return false;
+    *op = o;
+    *val = v;
+    return true;
+}
+
 /* Adds the ranges of e, a disjunct of an OR, on column *col of source si (-1: not settled yet).  False when e is
  * not a comparison of one column with values known before si is read, or names another column. */
 static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, xor_range_t **r, uint32_t *n,
@@ -704,16 +724,9 @@ static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *
     uint32_t npts = 0;
     int c = -1;
     if (e->kind == SQL_E_BINARY && e->nargs == 2) {
-        sql_op_t op = e->op;
-        const sql_expr_t *l = e->args[0], *v = e->args[1];
-        if (src_col(q, si, l) < 0 && src_col(q, si, v) >= 0) {
-            const sql_expr_t *t = l;
-            l = v;
-            v = t;
-            op = op == SQL_OP_LT ? SQL_OP_GT : op == SQL_OP_GT ? SQL_OP_LT : op == SQL_OP_LE ? SQL_OP_GE
-               : op == SQL_OP_GE ? SQL_OP_LE : op;
-        }
-        if ((c = src_col(q, si, l)) < 0 || !avail(q, si, v))
+        sql_op_t op;
+        const sql_expr_t *v;
+        if (!col_cmp(q, si, e, &c, &op, &v))
             return false;
         switch (op) {
         case SQL_OP_EQ: lo = hi = v; break;
@@ -776,16 +789,9 @@ static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *wher
             continue;
         }
         if (e->kind == SQL_E_BINARY && e->nargs == 2) {
-            sql_op_t op = e->op;
-            const sql_expr_t *l = e->args[0], *r = e->args[1];
-            if (src_col(q, si, l) < 0 && src_col(q, si, r) >= 0) {
-                const sql_expr_t *t = l;
-                l = r;
-                r = t;
-                op = op == SQL_OP_LT ? SQL_OP_GT : op == SQL_OP_GT ? SQL_OP_LT : op == SQL_OP_LE ? SQL_OP_GE
-                   : op == SQL_OP_GE ? SQL_OP_LE : op;
-            }
-            if ((c = src_col(q, si, l)) < 0 || !avail(q, si, r))
+            sql_op_t op;
+            const sql_expr_t *r;
+            if (!col_cmp(q, si, e, &c, &op, &r))
                 continue;
             switch (op) {
             case SQL_OP_EQ: if (!conds[c].eq) conds[c].eq = r; break;
