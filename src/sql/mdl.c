@@ -115,7 +115,9 @@ static int wait_step(uint64_t deadline, _Atomic bool *kill)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     blocking_begin(); /* waiting for another session: the worker pool may grow */
+    const char *was = blocking_set_state("Waiting for table metadata lock");
     pthread_cond_timedwait(&g_m.cond, &g_m.mu, &ts);
+    blocking_set_state(was);
     blocking_end();
     return 0;
 }
