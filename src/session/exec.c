@@ -339,6 +339,16 @@ static void trs_end(text_rs_t *r, bool more)
 
 static void session_update_status_flags(session_t *s);
 
+/* The SQL_PARSE_* flags of the session's sql_mode (a SET: bit i = the i-th name of its list in sysvar.def:
+ * 1 PIPES_AS_CONCAT, 2 ANSI_QUOTES, 20 NO_BACKSLASH_ESCAPES, 29 HIGH_NOT_PRECEDENCE). */
+static unsigned sess_parse_mode(session_t *s)
+{
+    int64_t m = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    return ((m & (1ll << 1)) ? SQL_PARSE_PIPES_AS_CONCAT : 0u) | ((m & (1ll << 2)) ? SQL_PARSE_ANSI_QUOTES : 0u) |
+           ((m & (1ll << 20)) ? SQL_PARSE_NO_BACKSLASH_ESCAPES : 0u) |
+           ((m & (1ll << 29)) ? SQL_PARSE_HIGH_NOT_PRECEDENCE : 0u);
+}
+
 /* A statement context for the executor (sql/exec.h) from the session's state. */
 /* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
 static bool sqlx_visible(void *user, const char *db, const char *table)
@@ -477,6 +487,13 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
     c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
+    /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
+     * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
+    bool foreign = (mode & ((31ll << 8) | (1ll << 18))) != 0;
+    c->show_create = ((mode & (1ll << 2)) ? SQL_SHOW_CREATE_ANSI_QUOTES : 0u) |
+                     ((foreign || (mode & (1ll << 14))) ? SQL_SHOW_CREATE_NO_TABLE_OPTIONS : 0u) |
+                     ((foreign || (mode & (5ll << 13))) ? SQL_SHOW_CREATE_NO_KEY_OPTIONS : 0u) |
+                     ((mode & (1ll << 15)) ? SQL_SHOW_CREATE_NO_FIELD_OPTIONS : 0u);
     c->autoinc_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_INCREMENT);
     c->autoinc_offset = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_OFFSET);
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
@@ -736,9 +753,12 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
 
 static void session_update_status_flags(session_t *s)
 {
-    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS);
+    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS | SERVER_STATUS_NO_BACKSLASH_ESCAPES);
     if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
         st |= SERVER_STATUS_AUTOCOMMIT;
+    /* clients escape strings by it (libmariadb, pymysql double quotes instead of backslashing them) */
+    if (sess_parse_mode(s) & SQL_PARSE_NO_BACKSLASH_ESCAPES)
+        st |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
     if (s->in_trans)
         st |= SERVER_STATUS_IN_TRANS;
     s->status = st;
@@ -826,6 +846,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         }
         session_update_status_flags(s);
     }
+    if (rc == 0 && def->target == SYSVAR_SQL_MODE && sc != SYSVAR_GLOBAL)
+        session_update_status_flags(s); /* SERVER_STATUS_NO_BACKSLASH_ESCAPES */
     return rc;
 }
 
@@ -1645,7 +1667,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     p->text = arena_strndup(&p->arena, sql, len);
     p->text_len = len;
     sql_stmt_list_t list;
-    if (sql_parse(&p->arena, p->text, len, &list, &s->diag) != 0)
+    if (sql_parse_mode(&p->arena, p->text, len, sess_parse_mode(s), &list, &s->diag) != 0) /* PREPARE's sql_mode */
         goto fail;
     if (list.n != 1) {
         diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), list.n ? list.stmts[1]->src : "", 1);
@@ -2210,7 +2232,8 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     diag_init(&scratch, s->diag.max);
     sql_stmt_list_t list;
     sql = client_text(s, &s->arena, sql, &len);
-    int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
+    unsigned mode = sess_parse_mode(s);
+    int rc = sql_parse_mode(&s->arena, sql, len, mode, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */
         session_begin_statement(s);
@@ -2234,10 +2257,11 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
         sink->error(sink);
         goto done;
     }
+    bool reparsed = false;
     for (uint32_t i = 0; i < list.n; i++) {
         const sql_stmt_t *st = list.stmts[i];
         if (!stmt_is_diagnostic(st)) {
-            if (i > 0) {
+            if (i > 0 || reparsed) {
                 s->prev_warn_count = s->diag.warn_count;
                 s->prev_error_count = s->diag.error_count;
             }
@@ -2259,6 +2283,25 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             if (rc < 0) /* not yet answered */
                 sink->error(sink);
             break;
+        }
+        if (i + 1 < list.n && sess_parse_mode(s) != mode) {
+            /* a SET changed how text is read: the statements after it are read again under the new sql_mode
+             * (MySQL parses a multi-statement text one statement at a time) */
+            mode = sess_parse_mode(s);
+            const char *rest = list.stmts[i + 1]->src;
+            sql_stmt_list_t again;
+            reparsed = true;
+            diag_init(&scratch, s->diag.max);
+            if (sql_parse_mode(&s->arena, rest, (size_t)(sql + len - rest), mode, &again, &scratch) != 0) {
+                session_begin_statement(s);
+                diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code, scratch.error ? scratch.error->msg : "syntax error");
+                diag_free(&scratch);
+                sink->error(sink);
+                break;
+            }
+            diag_free(&scratch);
+            list = again;
+            i = (uint32_t)-1;
         }
     }
 done:

@@ -74,6 +74,15 @@ typedef struct sql_exec_stats {
     uint64_t tmp_files;          /* Created_tmp_files (global) */
 } sql_exec_stats_t;
 
+/* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply
+ * NO_TABLE_OPTIONS and NO_KEY_OPTIONS there). */
+enum {
+    SQL_SHOW_CREATE_ANSI_QUOTES = 1,       /* identifiers in "..." instead of `...` */
+    SQL_SHOW_CREATE_NO_TABLE_OPTIONS = 2,  /* nothing after the closing ')' (ENGINE=, CHARSET=, COMMENT= ...) */
+    SQL_SHOW_CREATE_NO_KEY_OPTIONS = 4,    /* no COMMENT on keys */
+    SQL_SHOW_CREATE_NO_FIELD_OPTIONS = 8,  /* no AUTO_INCREMENT, no ON UPDATE on columns */
+};
+
 /* The per-statement context the session fills. */
 typedef struct sql_exec_ctx {
     arena_t *arena;            /* statement arena: rows, values, result cells */
@@ -86,6 +95,7 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    unsigned show_create;      /* SQL_SHOW_CREATE_* below: how sql_mode shapes SHOW CREATE TABLE */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
