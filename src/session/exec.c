@@ -102,7 +102,7 @@ static void uservar_store(session_t *s, const char *name, const value_t *v)
         u->next = s->uservars;
         s->uservars = u;
     }
-    mem_free(u->data);
+    char *old = u->data; /* freed last: v may point into it (SET @a = @a) */
     u->data = NULL;
     u->v = *v;
     if (v->type == VAL_STRING || v->type == VAL_DECIMAL) {
@@ -111,6 +111,7 @@ static void uservar_store(session_t *s, const char *name, const value_t *v)
         u->data[v->s.len] = 0;
         u->v.s.ptr = u->data;
     }
+    mem_free(old);
 }
 
 static int cb_uservar_set(void *user, const char *name, const value_t *v)
@@ -764,15 +765,42 @@ static void session_update_status_flags(session_t *s)
     s->status = st;
 }
 
+/* A SET value.  One holding a subquery (SET @x = (SELECT ...)) is evaluated by the executor as the one item of
+ * `SELECT value` would be (tables opened and locked, the privilege checks of that SELECT first); any other by
+ * the session's evaluator. */
+static int set_value_eval(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v,
+                          res_sink_t *sink)
+{
+    if (!sql_expr_has_subquery(e))
+        return sql_expr_eval(ev, e, v);
+    session_t *s = x->s;
+    sql_select_item_t item = {.expr = (sql_expr_t *)e};
+    sql_select_t sel = {.items = &item, .nitems = 1};
+    sql_stmt_t q = {.kind = SQL_STMT_SELECT, .select = &sel, .src = st->src, .src_len = st->src_len};
+    int prc = priv_check_stmt(s, &q);
+    if (prc)
+        return prc < 0 ? prc : -s->diag.error_code;
+    int64_t row_count = s->row_count;
+    uint64_t found_rows = s->found_rows;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, sink, false);
+    int rc = sql_exec_eval(&c, st, e, v);
+    sqlx_done(x, &c, rc);
+    s->row_count = row_count; /* a SET leaves ROW_COUNT() and FOUND_ROWS() as they were */
+    s->found_rows = found_rows;
+    return rc;
+}
+
 /* The text of a SET value: identifiers (ON, OFF, utf8mb4, ...) by their name, everything else evaluated. */
-static int set_value_text(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v, const char **text)
+static int set_value_text(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v,
+                          const char **text, res_sink_t *sink)
 {
     if (e->kind == SQL_E_COLUMN && !e->col.table) {
         *text = e->col.name;
         *v = value_str(e->col.name, strlen(e->col.name), COLL_UTF8MB3_GENERAL_CI);
         return 0;
     }
-    int rc = sql_expr_eval(ev, e, v);
+    int rc = set_value_eval(x, st, ev, e, v, sink);
     if (rc)
         return rc;
     if (value_is_null(v)) {
@@ -804,7 +832,8 @@ static uint64_t set_global_privs(const char *name)
     return PRIV_SUPER;
 }
 
-static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item_t *it)
+/* SET's first step for a system variable: it exists, and SET GLOBAL is allowed. */
+static int set_sysvar_check(exec_ctx_t *x, const sql_set_item_t *it)
 {
     session_t *s = x->s;
     const sysvar_def_t *def = sysvar_find(it->name);
@@ -813,20 +842,22 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         snprintf(full, sizeof full, "%s%s%s", it->component ? it->component : "", it->component ? "." : "", it->name);
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
+    if (it->scope == SQL_SCOPE_GLOBAL) /* issue 7: the privilege MariaDB asks for this variable */
+        return priv_check_global(s, set_global_privs(def->name));
+    return 0;
+}
+
+/* SET's second step for a system variable: assigns the value evaluated in the first (v and its text). */
+static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_t *vp, const char *text)
+{
+    session_t *s = x->s;
+    const sysvar_def_t *def = sysvar_find(it->name);
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
-    if (sc == SYSVAR_GLOBAL) { /* issue 7: the privilege MariaDB asks for this variable */
-        int prc = priv_check_global(s, set_global_privs(def->name));
-        if (prc)
-            return prc;
-    }
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
     } else {
-        value_t v;
-        const char *text = NULL;
-        if ((rc = set_value_text(x, ev, it->value, &v, &text)) != 0)
-            return rc;
+        value_t v = *vp;
         if (v.type == VAL_INT || v.type == VAL_UINT)
             rc = sysvar_set_int(&s->srv->vars, &s->vars, def, sc, v.type == VAL_INT ? v.i : (int64_t)v.u, v.type == VAL_UINT, &s->diag);
         else if (v.type == VAL_DOUBLE)
@@ -882,24 +913,43 @@ static int exec_set_names(exec_ctx_t *x, const sql_set_item_t *it)
     return rc;
 }
 
+/*
+ * SET a = x, b = y, ...: as in MariaDB, every value is evaluated first (SET @a = 1, @b = @a gives @b the old
+ * @a), then the variables are assigned in order, the system variables first: a value a system variable refuses
+ * leaves the user variables as they were.  Unknown variables and SET GLOBAL privileges fail before any value is
+ * evaluated.  (MariaDB checks every system variable's value before it assigns any; here the ones before a
+ * refused value keep their new values.)
+ */
 static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     sql_eval_ctx_t ev;
     exec_eval_init(x, &ev);
-    for (uint32_t i = 0; i < st->set.nitems; i++) {
+    uint32_t n = st->set.nitems;
+    value_t *vals = arena_calloc(&s->arena, (n + 1) * sizeof *vals);
+    const char **texts = arena_calloc(&s->arena, (n + 1) * sizeof *texts);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (st->set.items[i].kind == SQL_SET_SYSVAR)
+            rc = set_sysvar_check(x, &st->set.items[i]);
+    for (uint32_t i = 0; i < n && !rc; i++) {
         const sql_set_item_t *it = &st->set.items[i];
-        int rc = 0;
+        if (it->kind == SQL_SET_USERVAR) {
+            rc = set_value_eval(x, st, &ev, it->value, &vals[i], sink);
+            if (rc == 0 && (vals[i].type == VAL_STRING || vals[i].type == VAL_DECIMAL)) /* may point into a @var */
+                vals[i].s.ptr = arena_strndup(&s->arena, vals[i].s.ptr, vals[i].s.len);
+        }
+        else if (it->kind == SQL_SET_SYSVAR && it->value->kind != SQL_E_DEFAULT)
+            rc = set_value_text(x, st, &ev, it->value, &vals[i], &texts[i], sink);
+    }
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const sql_set_item_t *it = &st->set.items[i];
         switch (it->kind) {
         case SQL_SET_SYSVAR:
-            rc = exec_set_sysvar(x, &ev, it);
+            rc = exec_set_sysvar(x, it, &vals[i], texts[i]);
             break;
-        case SQL_SET_USERVAR: {
-            value_t v;
-            if ((rc = sql_expr_eval(&ev, it->value, &v)) == 0)
-                uservar_store(s, it->name, &v);
+        case SQL_SET_USERVAR: /* below, once every system variable took its value */
             break;
-        }
         case SQL_SET_NAMES:
         case SQL_SET_CHARSET:
             rc = exec_set_names(x, it);
@@ -910,9 +960,13 @@ static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
             }
             break;
         }
-        if (rc)
-            return rc;
     }
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n; i++)
+        if (st->set.items[i].kind == SQL_SET_USERVAR)
+            uservar_store(s, st->set.items[i].name, &vals[i]);
+    s->row_count = 0;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
 }
@@ -2136,7 +2190,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         exec_eval_init(x, &ev);
         for (uint32_t i = 0; i < st->ndo; i++) {
             value_t v;
-            int rc = sql_expr_eval(&ev, st->do_list[i], &v);
+            int rc = set_value_eval(x, st, &ev, st->do_list[i], &v, sink); /* DO (SELECT ...) too */
             if (rc)
                 return rc;
         }

@@ -2717,16 +2717,16 @@ static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static bool expr_has_subquery(const sql_expr_t *e)
+bool sql_expr_has_subquery(const sql_expr_t *e)
 {
     if (!e)
         return false;
     if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || (e->kind == SQL_E_IN && e->sub))
         return true;
     for (uint32_t i = 0; i < e->nargs; i++)
-        if (expr_has_subquery(e->args[i]))
+        if (sql_expr_has_subquery(e->args[i]))
             return true;
-    return e->kind == SQL_E_CASE && expr_has_subquery(e->else_expr);
+    return e->kind == SQL_E_CASE && sql_expr_has_subquery(e->else_expr);
 }
 
 bool sql_exec_select_handles(const sql_select_t *sel)
@@ -2735,10 +2735,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
         return false;
     if (sel->from || sel->union_next || sel->having)
         return true;
-    if (expr_has_subquery(sel->where) || expr_has_subquery(sel->having))
+    if (sql_expr_has_subquery(sel->where) || sql_expr_has_subquery(sel->having))
         return true;
     for (uint32_t i = 0; i < sel->nitems; i++)
-        if (expr_has_subquery(sel->items[i].expr))
+        if (sql_expr_has_subquery(sel->items[i].expr))
             return true;
     return false;
 }
@@ -2884,7 +2884,35 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/* SET @x = (SELECT ...): the value is the one item of `SELECT e`, read as a SELECT reads (exec_select_rows) */
+static int eval_dispatch(sql_exec_ctx_t *x, const sql_expr_t *e, value_t *out)
+{
+    sql_select_item_t item = {.expr = (sql_expr_t *)e};
+    sql_select_t sel = {.items = &item, .nitems = 1};
+    value_t **rows;
+    uint64_t n;
+    uint32_t nc;
+    int rc = exec_select_rows(x, &sel, &rows, &n, &nc);
+    if (rc)
+        return rc;
+    *out = n && nc ? rows[0][0] : value_null();
+    return 0;
+}
+
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out);
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_run(x, st, NULL, NULL);
+}
+
+int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out)
+{
+    return exec_run(x, st, e, out);
+}
+
+/* One statement, or (eval != NULL) one expression of statement st, inside the statement's transaction. */
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out)
 {
     if (!g_cat)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "tables (no storage engine)");
@@ -2896,10 +2924,10 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
-    bool log_ddl = logging && ddl_logged(x, st);
+    bool log_ddl = !eval && logging && ddl_logged(x, st);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
-    int rc = dispatch(x, st);
+    int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
     if (rc == 0)
         binrow_stmt_end(ss->bl);
     else

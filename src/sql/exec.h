@@ -150,6 +150,12 @@ bool sql_exec_handles(const sql_stmt_t *st);
 bool sql_exec_select_handles(const sql_select_t *sel);
 /* Runs one statement.  0: answered through the sink; < 0: error in ctx->diag, not answered. */
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Does the expression hold a subquery (scalar, EXISTS, IN / ANY / ALL)? */
+bool sql_expr_has_subquery(const sql_expr_t *e);
+/* Evaluates one expression of statement st that holds subqueries (SET @x = (SELECT ...)), with the
+ * transaction, metadata locks and read view a SELECT of it would have; nothing is sent to the sink.  The value
+ * is in x->arena.  1242 when a scalar subquery gives more than one row, as in a SELECT. */
+int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out);
 /* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 
