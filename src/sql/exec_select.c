@@ -535,8 +535,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 continue;
             if (!e->col.table && s->hidden && s->hidden[c])
                 continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
-            if (found >= 0)
-                return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            if (found >= 0) { /* named as written: 't2.v' when qualified (MariaDB) */
+                char full[200];
+                snprintf(full, sizeof full, "%s%s%s", e->col.table ? e->col.table : "", e->col.table ? "." : "", e->col.name);
+                return diag_error(x->diag, ER_NON_UNIQ_ERROR, full, clause);
+            }
             e->bound_db = s->db;
             e->bound_tab = s->alias;
             {
