@@ -21,6 +21,7 @@
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "session/ulock.h"
 #include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/sql.h"
@@ -204,6 +205,44 @@ static int cb_sleep(void *user, double seconds)
     }
 }
 
+/* GET_LOCK / RELEASE_LOCK / RELEASE_ALL_LOCKS / IS_FREE_LOCK / IS_USED_LOCK (session/ulock.h).  A wait blocks
+ * this worker (the pool may grow meanwhile); PROCESSLIST shows it as "User lock". */
+static int cb_user_lock(void *user, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    switch (fn) {
+    case SQL_FN_GET_LOCK: {
+        uint64_t us = timeout >= 1.8e13 ? UINT64_MAX : (uint64_t)(timeout * 1e6 + 0.5);
+        atomic_store(&s->wait_state, "User lock");
+        int rc = ulock_get(&s->ulock, s->id, name, len, us, &s->kill_query, &s->killed);
+        atomic_store(&s->wait_state, NULL);
+        if (rc == ULOCK_DEADLOCK)
+            return diag_error(d, ER_LOCK_DEADLOCK);
+        *out = rc == ULOCK_KILLED ? value_null() : value_int(rc == ULOCK_GOT);
+        return 0;
+    }
+    case SQL_FN_RELEASE_LOCK: {
+        int rc = ulock_release(s->ulock, name, len);
+        *out = rc < 0 ? value_null() : value_int(rc);
+        return 0;
+    }
+    case SQL_FN_RELEASE_ALL_LOCKS:
+        *out = value_uint(ulock_release_all(s->ulock));
+        return 0;
+    case SQL_FN_IS_FREE_LOCK:
+        *out = value_int(ulock_holder(name, len) == 0);
+        return 0;
+    case SQL_FN_IS_USED_LOCK: {
+        uint32_t id = ulock_holder(name, len);
+        *out = id ? value_uint(id) : value_null();
+        return 0;
+    }
+    default:
+        return diag_error(d, ER_NOT_SUPPORTED_YET, "this user-level lock function");
+    }
+}
+
 static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t pos, value_t *out)
 {
     exec_ctx_t *x = user;
@@ -228,6 +267,7 @@ static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t
 static const sql_eval_cb_t exec_cb = {
     .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
+    .user_lock = cb_user_lock,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
     .uservar_set = cb_uservar_set,
@@ -442,8 +482,9 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
             bool busy = t == s || t->state == SESS_QUERY;
             const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
                                  busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
+            const char *ws = atomic_load(&t->wait_state);
             if (t != s)
-                v[6] = busy ? "starting" : "";
+                v[6] = busy ? (ws ? ws : "starting") : "";
             row(arg, v);
         }
         pthread_mutex_unlock(&srv->sessions_lock);
@@ -1183,7 +1224,9 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
         pthread_mutex_unlock(&t->info_lock);
         bool busy = t == s || t->state == SESS_QUERY;
-        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "starting" : "", busy ? info : NULL, "0.000"};
+        const char *ws = atomic_load(&t->wait_state);
+        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? (ws ? ws : "starting") : "",
+                               busy ? info : NULL, "0.000"};
         if (t == s)
             vals[6] = "starting";
         trs_row(&rs, vals);
@@ -2366,6 +2409,8 @@ done:
 
 void session_clear_state(session_t *s)
 {
+    ulock_owner_free(s->ulock); /* user-level locks end with the connection (and COM_RESET_CONNECTION) */
+    s->ulock = NULL;
     while (s->stmts) {
         sess_stmt_t *p = s->stmts;
         s->stmts = p->next;

@@ -664,6 +664,73 @@ static value_t dec_round(sql_eval_ctx_t *ctx, const value_t *v, int64_t d, bool 
     return dec_value(ctx, r);
 }
 
+/*
+ * GET_LOCK(name, timeout) and the other user-level lock functions, MariaDB 10.11's argument rules: a NULL or
+ * empty name gives NULL; a name that is not a string is 4079; longer than 192 bytes 1059 (quoted up to 97 bytes
+ * and "..."); a NULL or negative timeout gives NULL with warning 1411.  The session holds the locks.
+ */
+static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    diag_t *d = ctx->diag;
+    const char *name = NULL;
+    size_t len = 0;
+    *out = value_null();
+    if (fn != SQL_FN_RELEASE_ALL_LOCKS) {
+        const value_t *n = &a[0];
+        char op[32];
+        snprintf(op, sizeof op, "%s", e->func.name);
+        for (char *p = op; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        switch (n->type) {
+        case VAL_NULL:
+            return 0;
+        case VAL_INT: case VAL_UINT:
+            return sql_error_param_type(d, (n->type == VAL_INT ? n->i >= INT32_MIN && n->i <= INT32_MAX : n->u <= INT32_MAX)
+                                               ? "int" : "bigint", op);
+        case VAL_DOUBLE:
+            return sql_error_param_type(d, "double", op);
+        case VAL_DECIMAL:
+            return sql_error_param_type(d, "decimal", op);
+        case VAL_DATE:
+            return sql_error_param_type(d, "date", op);
+        case VAL_DATETIME:
+            return sql_error_param_type(d, "datetime", op);
+        case VAL_TIMESTAMP:
+            return sql_error_param_type(d, "timestamp", op);
+        case VAL_TIME:
+            return sql_error_param_type(d, "time", op);
+        default:
+            break;
+        }
+        name = n->s.ptr;
+        len = n->s.len;
+        if (len == 0)
+            return 0;
+        if (len > 192) {
+            size_t cut = 97; /* MariaDB's %-.100T: 97 bytes, whole characters, then "..." */
+            while (cut > 0 && ((unsigned char)name[cut] & 0xc0) == 0x80)
+                cut--;
+            char msg[128];
+            snprintf(msg, sizeof msg, "%.*s...", (int)cut, name);
+            return diag_error(d, ER_TOO_LONG_IDENT, msg);
+        }
+    }
+    double timeout = 0;
+    if (fn == SQL_FN_GET_LOCK) {
+        if (a[1].type == VAL_NULL || (timeout = value_to_double(&a[1], d)) < 0) {
+            size_t tl;
+            const char *t = a[1].type == VAL_NULL ? "NULL" : value_to_text(ctx->arena, &a[1], &tl);
+            diag_warn(d, ER_WRONG_VALUE_FOR_TYPE, "timeout", t, "get_lock");
+            return 0;
+        }
+    }
+    int rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->user_lock : NULL, "user-level locks");
+    if (rc)
+        return rc;
+    return ctx->cb->user_lock(ctx->user, fn, name, len, timeout, out, d);
+}
+
 static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
@@ -963,6 +1030,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
+    case SQL_FN_IS_USED_LOCK:
+        return eval_user_lock(ctx, e, a, out);
     default:
         break;
     }

@@ -86,6 +86,10 @@ typedef struct sql_eval_cb {
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
     /* SLEEP(seconds): waits, and returns 1 if KILL QUERY interrupted it (the statement then fails with 1317). */
     int (*sleep)(void *user, double seconds);
+    /* GET_LOCK(name, timeout) (timeout in seconds, >= 0; 1.8e13 and above: no limit), RELEASE_LOCK(name),
+     * RELEASE_ALL_LOCKS() (name NULL), IS_FREE_LOCK(name), IS_USED_LOCK(name): fn says which; out is the
+     * function's value.  The name is checked already (a string of 1..192 bytes). */
+    int (*user_lock)(void *user, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d);
     /* BINLOG_GTID_POS(file, pos): the GTID state at that binlog position as text, or NULL (issue 5). */
     int (*binlog_gtid_pos)(void *user, const char *file, size_t len, uint64_t pos, value_t *out);
     /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */

@@ -71,6 +71,8 @@ int sql_error_undeclared_var(diag_t *d, const char *name);
 int sql_error_wrong_value(diag_t *d, const char *type, const char *val);
 int sql_error_paramcount(diag_t *d, const char *fname);
 int sql_error_no_function(diag_t *d, const char *fname);
+/* 4079 ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION HY000: "Illegal parameter data type int for operation 'get_lock'" */
+int sql_error_param_type(diag_t *d, const char *type, const char *op);
 
 /* datefn.c: date functions.  Return 1 when `e` is not theirs. */
 int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
