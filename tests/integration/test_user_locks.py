@@ -142,3 +142,19 @@ def test_many_waiters_one_at_a_time(target, names):
     assert run(holder, "SELECT IS_FREE_LOCK(%s)", (n,)) == ((1,),)
     for c in cs + [holder]:
         c.close()
+
+
+def test_reset_connection_and_change_user_release(target, names):
+    from rawclient import COM_RESET_CONNECTION, RawClient
+    a = target.connect()
+    n1, n2 = names(), names()
+    r = RawClient.connect(port=target.port, user=target.user, password=target.password)
+    assert r.query("SELECT GET_LOCK('%s', 0)" % n1)[1] == [(b'1',)]
+    assert run(a, "SELECT IS_FREE_LOCK(%s)", (n1,)) == ((0,),)
+    r.simple(COM_RESET_CONNECTION)
+    assert run(a, "SELECT IS_FREE_LOCK(%s)", (n1,)) == ((1,),)
+    assert r.query("SELECT GET_LOCK('%s', 0)" % n2)[1] == [(b'1',)]
+    r.change_user(target.user, target.password)
+    assert run(a, "SELECT IS_FREE_LOCK(%s)", (n2,)) == ((1,),)
+    r.close()
+    a.close()
