@@ -111,8 +111,12 @@ SET @s = 'abc';
 SET @s = @s, @t = CONCAT(@s, @s);
 SELECT @s, @t, @s := @s;
 SELECT @s := SUM(a) FROM v;
--- @diff a user variable holding a DECIMAL: MariaDB's arithmetic on it shows 38 decimals, strata the value's own
 SELECT @s * 2;
+SELECT @s, @s * 2, @s + 1, @s / 4, @s * 1.5, -@s, @s * @s, @s + 0.0, ROUND(@s * 2), @s = 6, CONCAT(@s);
+SELECT @s * 2 + 1, (@s * 2) * 3, @s * 2 / 3, ROUND(@s / 7, 3), @s * 2 = 12, CONCAT(@s * 2), @s * 2 > 11.5, @s * 1e0;
+SET @t = 1.5, @u = CAST(12 AS DECIMAL(10,2));
+SELECT @t, @t * 2, @t + 1, @t / 3, @u, @u * 2, @u + @t, @u - @u, -@u;
+SELECT 1.50 + 1, 1 / 3 * 3, 2.5 * 2, 10 / 4;
 SET @n = 0;
 SELECT a, @n := @n + a AS running FROM v ORDER BY a;
 SELECT @n;
