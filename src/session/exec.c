@@ -531,6 +531,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
     /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
      * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
+    c->sql_mode = (uint64_t)mode;
     bool foreign = (mode & ((31ll << 8) | (1ll << 18))) != 0;
     c->show_create = ((mode & (1ll << 2)) ? SQL_SHOW_CREATE_ANSI_QUOTES : 0u) |
                      ((foreign || (mode & (1ll << 14))) ? SQL_SHOW_CREATE_NO_TABLE_OPTIONS : 0u) |
@@ -2075,7 +2076,7 @@ static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char
     logged_sink_t *l = (logged_sink_t *)k;
     session_t *s = l->s;
     if (s->srv->binlog && sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) && l->st->src && l->st->src_len &&
-        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id) != 0) {
+        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id, (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_MODE)) != 0) {
         diag_error(&s->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written to the "
                                                            "binary log");
         l->real->error(l->real);

@@ -3122,7 +3122,7 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     if (!ss->trx)
         mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
     if (rc == 0 && log_ddl && st->src && st->src_len) {
-        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
+        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
         if (brc) {
             char msg[160];
             snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);
