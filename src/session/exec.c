@@ -89,6 +89,9 @@ static int cb_uservar_get(void *user, const char *name, value_t *out)
     exec_ctx_t *x = user;
     uservar_t *u = uservar_find(x->s, name);
     *out = u ? u->v : value_null();
+    /* a copy: the statement may assign the variable while this value is still in use (SELECT @a, @a := 'x') */
+    if (u && (out->type == VAL_STRING || out->type == VAL_DECIMAL))
+        out->s.ptr = arena_strndup(&x->s->arena, out->s.ptr, out->s.len);
     return 0;
 }
 
@@ -976,11 +979,8 @@ static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
             rc = set_sysvar_check(x, &st->set.items[i]);
     for (uint32_t i = 0; i < n && !rc; i++) {
         const sql_set_item_t *it = &st->set.items[i];
-        if (it->kind == SQL_SET_USERVAR) {
-            rc = set_value_eval(x, st, &ev, it->value, &vals[i], sink);
-            if (rc == 0 && (vals[i].type == VAL_STRING || vals[i].type == VAL_DECIMAL)) /* may point into a @var */
-                vals[i].s.ptr = arena_strndup(&s->arena, vals[i].s.ptr, vals[i].s.len);
-        }
+        if (it->kind == SQL_SET_USERVAR)
+            rc = set_value_eval(x, st, &ev, it->value, &vals[i], sink); /* @var reads are copies: see cb_uservar_get */
         else if (it->kind == SQL_SET_SYSVAR && it->value->kind != SQL_E_DEFAULT)
             rc = set_value_text(x, st, &ev, it->value, &vals[i], &texts[i], sink);
     }
