@@ -723,9 +723,13 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Create Database", 1024, false, false);
         value_t *r = vt_row(&v);
         r[0] = S(db);
-        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s`%s` /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
-                              sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db, charset_of(coll),
-                              value_coll_name(coll)));
+        buf_t qn; /* the name quoted as SHOW CREATE TABLE quotes (ANSI_QUOTES: "db") */
+        buf_init(&qn);
+        ident_q(&qn, db, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`');
+        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s%.*s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
+                              sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", (int)qn.len, (const char *)qn.data,
+                              charset_of(coll), value_coll_name(coll)));
+        buf_free(&qn);
         return vt_send(&v, -1, NULL, NULL);
     }
     case SQL_SHOW_TRIGGERS: {

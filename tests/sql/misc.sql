@@ -12,6 +12,7 @@ INSERT INTO "aq" ("id", "v") VALUES (1, 'b'), (2, 'c');
 SELECT "id", aq."v", "aq"."v", `v`, "w""x" FROM "aq" ORDER BY "id";
 SELECT "nosuch" FROM aq;
 SHOW CREATE TABLE aq;
+SHOW CREATE DATABASE sqldiff_misc;
 SET NAMES "utf8mb4";
 SET sql_mode = 'ANSI';
 SELECT @@sql_mode;
