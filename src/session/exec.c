@@ -219,7 +219,7 @@ static int cb_user_lock(void *user, sql_fn_t fn, const char *name, size_t len, d
     case SQL_FN_GET_LOCK: {
         uint64_t us = timeout >= 1.8e13 ? UINT64_MAX : (uint64_t)(timeout * 1e6 + 0.5);
         atomic_store(&s->wait_state, "User lock");
-        int rc = ulock_get(&s->ulock, s->id, name, len, us, &s->kill_query, &s->killed);
+        int rc = ulock_get(&s->ulock, s->id, name, len, us, &s->kill_query, &s->killed, s->fd);
         atomic_store(&s->wait_state, NULL);
         if (rc == ULOCK_DEADLOCK)
             return diag_error(d, ER_LOCK_DEADLOCK);

@@ -8,6 +8,7 @@
  *                 HELD(n) --take by holder--> HELD(n+1);  HELD(1) --release--> FREE (one waiter signalled;
  *                 freed when no waiter remains)
  */
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -128,8 +129,18 @@ static bool would_deadlock(const ulock_owner_t *o, const ulock_t *l)
     return false;
 }
 
+/* Has the client hung up (the peer closed its end)?  Reads nothing: the connection's socket stays the net
+ * layer's. */
+static bool client_gone(int fd)
+{
+    if (fd < 0)
+        return false;
+    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 int ulock_get(ulock_owner_t **ownp, uint32_t id, const char *name, size_t len, uint64_t timeout_us,
-              _Atomic bool *kill_query, _Atomic bool *killed)
+              _Atomic bool *kill_query, _Atomic bool *killed, int client_fd)
 {
     if (!*ownp) {
         *ownp = mem_calloc(1, sizeof **ownp);
@@ -158,7 +169,8 @@ int ulock_get(ulock_owner_t **ownp, uint32_t id, const char *name, size_t len, u
             rc = ULOCK_DEADLOCK;
             break;
         }
-        if ((kill_query && atomic_exchange(kill_query, false)) || (killed && atomic_load(killed))) {
+        if ((kill_query && atomic_exchange(kill_query, false)) || (killed && atomic_load(killed)) ||
+            client_gone(client_fd)) {
             rc = ULOCK_KILLED;
             break;
         }

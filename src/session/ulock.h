@@ -8,7 +8,8 @@
  *   - names compare as bytes (case-sensitive), at most 192 bytes (the SQL layer checks that);
  *   - a request for a lock another connection holds waits up to its timeout, then answers 0; a wait that would
  *     close a cycle of waits (A holds x and waits for y, B holds y and asks for x) is refused at once
- *     (ER_LOCK_DEADLOCK, as MariaDB's metadata-lock deadlock detector does); KILL QUERY ends a wait (NULL).
+ *     (ER_LOCK_DEADLOCK, as MariaDB's metadata-lock deadlock detector does); KILL QUERY ends a wait (NULL), and
+ *     so does the client hanging up.
  *
  * Waiting blocks the worker thread (blocking_begin / blocking_end let the pool grow meanwhile, as for row-lock
  * and metadata-lock waits): the waiter sleeps on its lock's condition variable, woken by the release, in slices
@@ -39,10 +40,11 @@ enum {
 /*
  * GET_LOCK.  *own is the connection's owner (created here when NULL), `id` its connection id (IS_USED_LOCK).
  * timeout_us: how long to wait (0: do not wait, UINT64_MAX: no limit).  The kill flags are read while waiting
- * (kill_query is cleared when it ends the wait).
+ * (kill_query is cleared when it ends the wait); so is client_fd (-1: none): a client that hung up ends the
+ * wait too (ULOCK_KILLED), as in MariaDB.
  */
 int ulock_get(ulock_owner_t **own, uint32_t id, const char *name, size_t len, uint64_t timeout_us,
-              _Atomic bool *kill_query, _Atomic bool *killed);
+              _Atomic bool *kill_query, _Atomic bool *killed, int client_fd);
 /* RELEASE_LOCK: 1 counted down (released at zero), 0 held by another connection, -1 nobody holds it. */
 int ulock_release(ulock_owner_t *own, const char *name, size_t len);
 /* RELEASE_ALL_LOCKS: releases every lock of the connection; returns the sum of their counts. */

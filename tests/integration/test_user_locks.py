@@ -158,3 +158,22 @@ def test_reset_connection_and_change_user_release(target, names):
     assert run(a, "SELECT IS_FREE_LOCK(%s)", (n2,)) == ((1,),)
     r.close()
     a.close()
+
+
+def test_client_hanging_up_ends_its_wait(target, names):
+    import socket
+    a, b = target.connect(), target.connect()
+    n = names()
+    run(a, "SELECT GET_LOCK(%s, 0)", (n,))
+    bid = conn_id(b)
+    th, box = background(b, "SELECT GET_LOCK('%s', 30)" % n)
+    time.sleep(0.5)
+    b._sock.shutdown(socket.SHUT_RDWR)
+    th.join(10)
+    deadline = time.time() + 5
+    while time.time() < deadline and run(a, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %s",
+                                         (bid,)) != ((0,),):
+        time.sleep(0.1)
+    assert run(a, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %s", (bid,)) == ((0,),)
+    assert run(a, "SELECT RELEASE_LOCK(%s), IS_FREE_LOCK(%s)", (n, n)) == ((1, 1),)
+    a.close()

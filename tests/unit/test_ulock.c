@@ -1,10 +1,12 @@
 /*
  * User-level locks (session/ulock.h): counting, release, holders, a waiter granted on release, a timeout, KILL
- * of a waiter, and the refusal of a wait that would close a cycle.
+ * of a waiter, a waiter whose client hangs up, and the refusal of a wait that would close a cycle.
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "session/ulock.h"
 #include "unit.h"
@@ -15,12 +17,12 @@
 TEST(test_count_release_holder)
 {
     ulock_owner_t *a = NULL, *b = NULL;
-    CHECK_EQ_INT(ulock_get(&a, 7, L("x"), 0, NULL, NULL), ULOCK_GOT);
-    CHECK_EQ_INT(ulock_get(&a, 7, L("x"), 0, NULL, NULL), ULOCK_GOT); /* counted */
-    CHECK_EQ_INT(ulock_get(&a, 7, L("X"), 0, NULL, NULL), ULOCK_GOT); /* another name: bytes compare */
+    CHECK_EQ_INT(ulock_get(&a, 7, L("x"), 0, NULL, NULL, -1), ULOCK_GOT);
+    CHECK_EQ_INT(ulock_get(&a, 7, L("x"), 0, NULL, NULL, -1), ULOCK_GOT); /* counted */
+    CHECK_EQ_INT(ulock_get(&a, 7, L("X"), 0, NULL, NULL, -1), ULOCK_GOT); /* another name: bytes compare */
     CHECK_EQ_INT(ulock_holder(L("x")), 7);
     CHECK_EQ_INT(ulock_holder(L("y")), 0);
-    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL), ULOCK_TIMEOUT);
+    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL, -1), ULOCK_TIMEOUT);
     CHECK_EQ_INT(ulock_release(b, L("x")), 0);  /* another's */
     CHECK_EQ_INT(ulock_release(b, L("y")), -1); /* nobody's */
     CHECK_EQ_INT(ulock_release(a, L("x")), 1);
@@ -28,9 +30,9 @@ TEST(test_count_release_holder)
     CHECK_EQ_INT(ulock_release(a, L("x")), 1);
     CHECK_EQ_INT(ulock_holder(L("x")), 0);
     CHECK_EQ_INT(ulock_release(a, L("x")), -1);
-    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL), ULOCK_GOT);
-    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL), ULOCK_GOT);
-    CHECK_EQ_INT(ulock_get(&b, 8, L("z"), 0, NULL, NULL), ULOCK_GOT);
+    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL, -1), ULOCK_GOT);
+    CHECK_EQ_INT(ulock_get(&b, 8, L("x"), 0, NULL, NULL, -1), ULOCK_GOT);
+    CHECK_EQ_INT(ulock_get(&b, 8, L("z"), 0, NULL, NULL, -1), ULOCK_GOT);
     CHECK_EQ_INT(ulock_release_all(b), 3);
     CHECK_EQ_INT(ulock_release_all(b), 0);
     CHECK_EQ_INT(ulock_holder(L("z")), 0);
@@ -49,13 +51,14 @@ typedef struct {
     _Atomic bool kill;
     int rc;
     uint64_t took_us;
+    int fd; /* the "client" socket (-1: none) */
 } waiter_t;
 
 static void *wait_thread(void *arg)
 {
     waiter_t *w = arg;
     uint64_t t0 = time_mono_us();
-    w->rc = ulock_get(&w->own, w->id, w->name, strlen(w->name), w->timeout_us, &w->kill, NULL);
+    w->rc = ulock_get(&w->own, w->id, w->name, strlen(w->name), w->timeout_us, &w->kill, NULL, w->fd);
     w->took_us = time_mono_us() - t0;
     return NULL;
 }
@@ -69,9 +72,9 @@ static void msleep(int ms)
 TEST(test_wait_granted_timeout_kill)
 {
     ulock_owner_t *a = NULL;
-    REQUIRE(ulock_get(&a, 1, L("w"), 0, NULL, NULL) == ULOCK_GOT);
+    REQUIRE(ulock_get(&a, 1, L("w"), 0, NULL, NULL, -1) == ULOCK_GOT);
     /* granted when the holder releases */
-    waiter_t w = {.id = 2, .name = "w", .timeout_us = 10000000};
+    waiter_t w = {.id = 2, .name = "w", .timeout_us = 10000000, .fd = -1};
     pthread_t th;
     pthread_create(&th, NULL, wait_thread, &w);
     msleep(150);
@@ -83,11 +86,11 @@ TEST(test_wait_granted_timeout_kill)
     CHECK_EQ_INT(ulock_holder(L("w")), 2);
     /* a timeout */
     uint64_t t0 = time_mono_us();
-    CHECK_EQ_INT(ulock_get(&a, 1, L("w"), 200000, NULL, NULL), ULOCK_TIMEOUT);
+    CHECK_EQ_INT(ulock_get(&a, 1, L("w"), 200000, NULL, NULL, -1), ULOCK_TIMEOUT);
     uint64_t took = time_mono_us() - t0;
     CHECK(took >= 190000 && took < 3000000);
     /* KILL QUERY ends a wait (and is consumed) */
-    waiter_t k = {.own = a, .id = 1, .name = "w", .timeout_us = UINT64_MAX};
+    waiter_t k = {.own = a, .id = 1, .name = "w", .timeout_us = UINT64_MAX, .fd = -1};
     pthread_create(&th, NULL, wait_thread, &k);
     msleep(150);
     atomic_store(&k.kill, true);
@@ -95,6 +98,18 @@ TEST(test_wait_granted_timeout_kill)
     CHECK_EQ_INT(k.rc, ULOCK_KILLED);
     CHECK(!atomic_load(&k.kill));
     CHECK(k.took_us < 2000000);
+    /* so does the client hanging up */
+    int sv[2];
+    REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    waiter_t h = {.own = a, .id = 1, .name = "w", .timeout_us = UINT64_MAX, .fd = sv[0]};
+    pthread_create(&th, NULL, wait_thread, &h);
+    msleep(150);
+    CHECK_EQ_INT(ulock_holder(L("w")), 2);
+    close(sv[1]);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(h.rc, ULOCK_KILLED);
+    CHECK(h.took_us < 2000000);
+    close(sv[0]);
     ulock_owner_free(w.own);
     ulock_owner_free(a);
 }
@@ -102,8 +117,8 @@ TEST(test_wait_granted_timeout_kill)
 TEST(test_deadlock_refused)
 {
     ulock_owner_t *a = NULL;
-    REQUIRE(ulock_get(&a, 1, L("d1"), 0, NULL, NULL) == ULOCK_GOT);
-    waiter_t b = {.id = 2, .name = "d2", .timeout_us = 0};
+    REQUIRE(ulock_get(&a, 1, L("d1"), 0, NULL, NULL, -1) == ULOCK_GOT);
+    waiter_t b = {.id = 2, .name = "d2", .timeout_us = 0, .fd = -1};
     wait_thread(&b); /* b takes d2 */
     REQUIRE(b.rc == ULOCK_GOT);
     b.name = "d1";
@@ -112,7 +127,7 @@ TEST(test_deadlock_refused)
     pthread_create(&th, NULL, wait_thread, &b); /* b waits for a */
     msleep(150);
     uint64_t t0 = time_mono_us();
-    CHECK_EQ_INT(ulock_get(&a, 1, L("d2"), 5000000, NULL, NULL), ULOCK_DEADLOCK);
+    CHECK_EQ_INT(ulock_get(&a, 1, L("d2"), 5000000, NULL, NULL, -1), ULOCK_DEADLOCK);
     CHECK(time_mono_us() - t0 < 500000);
     CHECK_EQ_INT(ulock_holder(L("d2")), 2);
     CHECK_EQ_INT(ulock_release_all(a), 1); /* d1: b gets it */
