@@ -120,6 +120,7 @@ struct session {
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
+    struct ulock_owner *ulock; /* user-level locks held (GET_LOCK, session/ulock.h), NULL until the first */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;

@@ -192,8 +192,19 @@ static bool dec_parse(const value_t *v, dec_t *d)
     bool frac = false;
     for (size_t i = neg; i < n; i++) {
         if (p[i] == '.') { frac = true; continue; }
-        if (d->m >= DEC_LIMIT / 10)
-            return false;
+        if (d->m >= DEC_LIMIT / 10) {
+            /* trailing zeros of the fraction past what fits (12.000...0 with 38 decimals) change nothing */
+            size_t k = i;
+            while (frac && k < n && p[k] == '0')
+                k++;
+            if (k < n)
+                return false;
+            while (d->s > 0 && d->m % 10 == 0) { /* and so do those already read */
+                d->m /= 10;
+                d->s--;
+            }
+            break;
+        }
         d->m = d->m * 10 + (p[i] - '0');
         if (frac)
             d->s++;
@@ -281,6 +292,31 @@ static void hex_as_number(const sql_expr_t *e, value_t *v)
     for (size_t i = 0; i < v->s.len; i++)
         u = u << 8 | (unsigned char)v->s.ptr[i];
     *v = value_uint(u);
+}
+
+/* A user variable read that holds a DECIMAL: MariaDB gives it 38 decimals in arithmetic (SELECT @s shows the
+ * value's own). */
+static bool uservar_decimal(const sql_expr_t *arg, const value_t *v)
+{
+    return arg && arg->kind == SQL_E_USERVAR && v->type == VAL_DECIMAL;
+}
+
+/* A DECIMAL result whose text has fewer decimals than its display scale (dec) gets zeros appended. */
+static void dec_pad(sql_eval_ctx_t *ctx, value_t *v)
+{
+    int scale = value_decimal_scale(v->s.ptr, v->s.len);
+    if (v->type != VAL_DECIMAL || v->dec <= scale || v->dec > 38)
+        return;
+    char *t = arena_alloc(ctx->arena, v->s.len + v->dec + 2);
+    memcpy(t, v->s.ptr, v->s.len);
+    size_t n = v->s.len;
+    if (scale == 0)
+        t[n++] = '.';
+    for (int i = scale; i < v->dec; i++)
+        t[n++] = '0';
+    t[n] = 0;
+    v->s.ptr = t;
+    v->s.len = n;
 }
 
 static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, const value_t *b, value_t *out)
@@ -427,13 +463,16 @@ static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, con
         /* display scale (what is sent) vs the kept digits: MariaDB keeps division results to whole 9-digit
          * groups internally, so 1/3*3 is 1.0000, not 0.9999 */
         {
-            int sa = da.dec, sb = db.dec, disp;
+            /* a DECIMAL user variable counts with MariaDB's 38 decimals (its item's scale is DECIMAL_MAX_SCALE) */
+            int sa = uservar_decimal(e->args[0], a) ? 38 : da.dec, sb = uservar_decimal(e->args[1], b) ? 38 : db.dec;
+            int disp;
             switch (op) {
             case SQL_OP_MUL: disp = sa + sb; break;
             case SQL_OP_DIV: disp = sa + (int)ctx->div_precision_increment; break;
             default: disp = MAX(sa, sb); break;
             }
             out->dec = (uint8_t)MIN(disp, 38);
+            dec_pad(ctx, out);
         }
         return 0;
     }
@@ -662,6 +701,73 @@ static value_t dec_round(sql_eval_ctx_t *ctx, const value_t *v, int64_t d, bool 
         r.s = 0;
     }
     return dec_value(ctx, r);
+}
+
+/*
+ * GET_LOCK(name, timeout) and the other user-level lock functions, MariaDB 10.11's argument rules: a NULL or
+ * empty name gives NULL; a name that is not a string is 4079; longer than 192 bytes 1059 (quoted up to 97 bytes
+ * and "..."); a NULL or negative timeout gives NULL with warning 1411.  The session holds the locks.
+ */
+static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    diag_t *d = ctx->diag;
+    const char *name = NULL;
+    size_t len = 0;
+    *out = value_null();
+    if (fn != SQL_FN_RELEASE_ALL_LOCKS) {
+        const value_t *n = &a[0];
+        char op[32];
+        snprintf(op, sizeof op, "%s", e->func.name);
+        for (char *p = op; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        switch (n->type) {
+        case VAL_NULL:
+            return 0;
+        case VAL_INT: case VAL_UINT:
+            return sql_error_param_type(d, (n->type == VAL_INT ? n->i >= INT32_MIN && n->i <= INT32_MAX : n->u <= INT32_MAX)
+                                               ? "int" : "bigint", op);
+        case VAL_DOUBLE:
+            return sql_error_param_type(d, "double", op);
+        case VAL_DECIMAL:
+            return sql_error_param_type(d, "decimal", op);
+        case VAL_DATE:
+            return sql_error_param_type(d, "date", op);
+        case VAL_DATETIME:
+            return sql_error_param_type(d, "datetime", op);
+        case VAL_TIMESTAMP:
+            return sql_error_param_type(d, "timestamp", op);
+        case VAL_TIME:
+            return sql_error_param_type(d, "time", op);
+        default:
+            break;
+        }
+        name = n->s.ptr;
+        len = n->s.len;
+        if (len == 0)
+            return 0;
+        if (len > 192) {
+            size_t cut = 97; /* MariaDB's %-.100T: 97 bytes, whole characters, then "..." */
+            while (cut > 0 && ((unsigned char)name[cut] & 0xc0) == 0x80)
+                cut--;
+            char msg[128];
+            snprintf(msg, sizeof msg, "%.*s...", (int)cut, name);
+            return diag_error(d, ER_TOO_LONG_IDENT, msg);
+        }
+    }
+    double timeout = 0;
+    if (fn == SQL_FN_GET_LOCK) {
+        if (a[1].type == VAL_NULL || (timeout = value_to_double(&a[1], d)) < 0) {
+            size_t tl;
+            const char *t = a[1].type == VAL_NULL ? "NULL" : value_to_text(ctx->arena, &a[1], &tl);
+            diag_warn(d, ER_WRONG_VALUE_FOR_TYPE, "timeout", t, "get_lock");
+            return 0;
+        }
+    }
+    int rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->user_lock : NULL, "user-level locks");
+    if (rc)
+        return rc;
+    return ctx->cb->user_lock(ctx->user, fn, name, len, timeout, out, d);
 }
 
 static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
@@ -963,6 +1069,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
+    case SQL_FN_IS_USED_LOCK:
+        return eval_user_lock(ctx, e, a, out);
     default:
         break;
     }
@@ -1776,6 +1885,10 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 } else {
                     char *s = arena_printf(ctx->arena, "-%.*s", (int)a.s.len, a.s.ptr);
                     *out = value_decimal(ctx->arena, s, strlen(s));
+                }
+                if (uservar_decimal(e->args[0], &a)) {
+                    out->dec = 38;
+                    dec_pad(ctx, out);
                 }
             } else {
                 *out = value_double(-value_to_double(&a, ctx->diag));

@@ -608,6 +608,14 @@ typedef struct xins {
     uint64_t ai_last;
     table_dup_t dup;
     buf_t store;
+    /* INSERT ... SELECT ... ON DUPLICATE KEY UPDATE naming the SELECT's columns: q also holds the SELECT's
+     * sources (slots from the table's width on), the SELECT gives their values as nextra hidden items after its
+     * own, and extra_slot[j] is where the j-th goes in the row the assignments read */
+    xquery_t sq;             /* the SELECT's FROM, for names only */
+    bool have_sq;
+    uint32_t nextra;
+    int32_t *extra_slot;
+    const value_t *extra_vals; /* the current SELECT row's hidden items */
 } xins_t;
 
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
@@ -714,13 +722,17 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     if (rc)
         return rc == STRATA_ENOTFOUND ? diag_error(x->diag, ER_UNKNOWN_ERROR) : table_engine_err(x->diag, t, rc);
     value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-    value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (I->q.width + 1)); /* the row, then the SELECT's */
     value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     for (uint32_t c = 0; c < t->ncols; c++) {
         oldc[c] = xvalue_copy(x->arena, &old[c]);
         nw[c] = oldc[c];
         ev[c] = table_value_out(&t->cols[c], &oldc[c], x->arena);
     }
+    for (uint32_t c = t->ncols; c < I->q.width; c++)
+        ev[c] = value_null();
+    for (uint32_t j = 0; j < I->nextra && I->extra_vals; j++)
+        ev[I->extra_slot[j]] = I->extra_vals[j];
     I->xe.values_row = newrow;
     I->xe.values_t = t;
     for (uint32_t i = 0; i < I->ins->non_dup; i++) {
@@ -836,6 +848,149 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
     return 0;
 }
 
+static bool has_values_fn(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_VALUES)
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (has_values_fn(e->args[i]))
+            return true;
+    return e->kind == SQL_E_CASE && has_values_fn(e->else_expr);
+}
+
+/* Binds an ON DUPLICATE KEY UPDATE value in q (the table and the SELECT's sources); VALUES(col) names a column
+ * of the table alone (tq). */
+static int odku_bind(xquery_t *tq, xquery_t *q, sql_expr_t *e, const char *clause)
+{
+    if (!e)
+        return 0;
+    if (!has_values_fn(e))
+        return xbind(q, e, clause, false);
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_VALUES)
+        return xbind(tq, e, clause, false);
+    int rc = 0;
+    for (uint32_t i = 0; i < e->nargs && !rc; i++)
+        rc = odku_bind(tq, q, e->args[i], clause);
+    if (!rc && e->kind == SQL_E_CASE)
+        rc = odku_bind(tq, q, e->else_expr, clause);
+    return rc;
+}
+
+/* The SELECT's column references an assignment reads (slot past the table's columns): one hidden item each. */
+static void odku_extras(xins_t *I, const sql_expr_t *e, sql_select_item_t *items, uint32_t base)
+{
+    if (!e)
+        return;
+    if (e->kind == SQL_E_COLUMN && e->slot >= (int32_t)I->t->ncols) {
+        for (uint32_t j = 0; j < I->nextra; j++)
+            if (I->extra_slot[j] == e->slot)
+                return;
+        for (uint32_t i = 1; i < I->q.nsrc; i++) {
+            const xsrc_t *src = &I->q.src[i];
+            if ((uint32_t)e->slot < src->base || (uint32_t)e->slot >= src->base + src->t->ncols)
+                continue;
+            /* the same column, named by its source's alias (unique in a FROM) */
+            sql_expr_t *c = arena_calloc(I->x->arena, sizeof *c);
+            c->kind = SQL_E_COLUMN;
+            c->col.table = src->alias;
+            c->col.name = src->t->cols[(uint32_t)e->slot - src->base].name;
+            c->src = c->col.name;
+            c->src_len = (uint32_t)strlen(c->col.name);
+            c->slot = -1;
+            items[base + I->nextra].expr = c;
+            I->extra_slot[I->nextra++] = e->slot;
+            return;
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        odku_extras(I, e->args[i], items, base);
+    if (e->kind == SQL_E_CASE)
+        odku_extras(I, e->else_expr, items, base);
+}
+
+static bool has_aggregate(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (has_aggregate(e->args[i]))
+            return true;
+    return e->kind == SQL_E_CASE && has_aggregate(e->else_expr);
+}
+
+static uint32_t count_columns(const sql_expr_t *e)
+{
+    if (!e)
+        return 0;
+    uint32_t n = e->kind == SQL_E_COLUMN;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        n += count_columns(e->args[i]);
+    return n + (e->kind == SQL_E_CASE ? count_columns(e->else_expr) : 0);
+}
+
+/*
+ * INSERT ... SELECT ... ON DUPLICATE KEY UPDATE: as in MariaDB the assignments' values may name the columns of
+ * the SELECT's tables as well as the table's (both: 1052), unless the SELECT groups; the columns assigned are
+ * the table's.  Binds the assignments and returns the SELECT to run: the statement's own, or a copy with one
+ * hidden item per SELECT column the assignments read.  A UNION's first member names the columns, which read as
+ * NULL (what MariaDB gives).
+ */
+static int odku_prepare(xins_t *I, const sql_select_t **selp)
+{
+    sql_exec_ctx_t *x = I->x;
+    const sql_insert_t *ins = I->ins;
+    const sql_select_t *sel = ins->select;
+    int rc = 0;
+    for (uint32_t i = 0; i < ins->non_dup && !rc; i++)
+        rc = xbind(&I->q, ins->on_dup[i].col, "UPDATE", false);
+    if (rc)
+        return rc;
+    bool grouped = sel && (sel->ngroup_by || sel->having);
+    for (uint32_t i = 0; sel && i < sel->nitems && !grouped; i++)
+        grouped = has_aggregate(sel->items[i].expr);
+    xquery_t tq = I->q;
+    if (sel && ins->non_dup && sel->from && !grouped) {
+        if ((rc = xquery_from(&I->sq, x, sel->from)) != 0)
+            return rc;
+        I->have_sq = true;
+        xsrc_t *src = arena_calloc(x->arena, sizeof(xsrc_t) * (I->sq.nsrc + 1));
+        src[0] = I->q.src[0];
+        for (uint32_t i = 0; i < I->sq.nsrc; i++) {
+            src[i + 1] = I->sq.src[i];
+            src[i + 1].base += I->t->ncols;
+            src[i + 1].is_virtual = true; /* released with sq */
+        }
+        I->q.src = src;
+        I->q.nsrc = I->sq.nsrc + 1;
+        I->q.width = I->t->ncols + I->sq.width;
+    }
+    for (uint32_t i = 0; i < ins->non_dup && !rc; i++) /* MariaDB's 1054 says 'SELECT' after VALUES */
+        rc = odku_bind(&tq, &I->q, ins->on_dup[i].value, sel ? "UPDATE" : "SELECT");
+    if (rc || !I->have_sq || sel->union_next)
+        return rc;
+    uint32_t maxn = 0;
+    for (uint32_t i = 0; i < ins->non_dup; i++)
+        maxn += count_columns(ins->on_dup[i].value);
+    sql_select_item_t *items = arena_calloc(x->arena, sizeof *items * (sel->nitems + maxn + 1));
+    memcpy(items, sel->items, sizeof *items * sel->nitems);
+    I->extra_slot = arena_calloc(x->arena, sizeof(int32_t) * (maxn + 1));
+    for (uint32_t i = 0; i < ins->non_dup; i++)
+        odku_extras(I, ins->on_dup[i].value, items, sel->nitems);
+    if (I->nextra) {
+        sql_select_t *copy = arena_alloc(x->arena, sizeof *copy);
+        *copy = *sel;
+        copy->items = items;
+        copy->nitems = sel->nitems + I->nextra;
+        *selp = copy;
+    }
+    return 0;
+}
+
 static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_insert_t *ins = st->insert;
@@ -891,21 +1046,20 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 rc = diag_error(x->diag, ER_FIELD_SPECIFIED_TWICE, t->cols[I.colmap[i]].name);
                 goto out;
             }
-    for (uint32_t i = 0; i < ins->non_dup; i++) {
-        sql_expr_t *ce = ins->on_dup[i].col;
-        if ((rc = xbind(&I.q, ce, "UPDATE", false)) != 0 || (rc = xbind(&I.q, ins->on_dup[i].value, "SELECT", false)) != 0)
-            goto out;
-    }
+    const sql_select_t *sel = ins->select;
+    if ((rc = odku_prepare(&I, &sel)) != 0)
+        goto out;
     /* INSERT ... SELECT reads everything first (the same table may be both) */
     value_t **srows = NULL;
     uint64_t nsrows = 0;
     uint32_t sncols = 0;
     if (ins->select) {
         x->insert_select = true;
-        rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols);
+        rc = exec_select_rows(x, sel, &srows, &nsrows, &sncols);
         x->insert_select = false;
         if (rc != 0)
             goto out;
+        sncols -= I.nextra;
         if (sncols != I.nvals) {
             rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, 1ul);
             goto out;
@@ -914,8 +1068,10 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = xtrx(x, &I.trx)) != 0)
         goto out;
     if (ins->select) {
-        for (uint64_t r = 0; r < nsrows && !rc; r++)
+        for (uint64_t r = 0; r < nsrows && !rc; r++) {
+            I.extra_vals = srows[r] + sncols;
             rc = ins_row(&I, srows[r], NULL);
+        }
     } else if (ins->nset) {
         value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (ins->nset + 1));
         bool *defs = arena_calloc(x->arena, ins->nset + 1);
@@ -965,6 +1121,8 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                             (unsigned long long)I.dups, x->diag->warn_count);
     pend_ok(x, I.affected, info);
 out:
+    if (I.have_sq)
+        xquery_release(&I.sq);
     buf_free(&I.dup.pk);
     buf_free(&I.store);
     catalog_table_release(t);
@@ -2722,16 +2880,16 @@ static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static bool expr_has_subquery(const sql_expr_t *e)
+bool sql_expr_has_subquery(const sql_expr_t *e)
 {
     if (!e)
         return false;
     if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || (e->kind == SQL_E_IN && e->sub))
         return true;
     for (uint32_t i = 0; i < e->nargs; i++)
-        if (expr_has_subquery(e->args[i]))
+        if (sql_expr_has_subquery(e->args[i]))
             return true;
-    return e->kind == SQL_E_CASE && expr_has_subquery(e->else_expr);
+    return e->kind == SQL_E_CASE && sql_expr_has_subquery(e->else_expr);
 }
 
 bool sql_exec_select_handles(const sql_select_t *sel)
@@ -2740,10 +2898,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
         return false;
     if (sel->from || sel->union_next || sel->having)
         return true;
-    if (expr_has_subquery(sel->where) || expr_has_subquery(sel->having))
+    if (sql_expr_has_subquery(sel->where) || sql_expr_has_subquery(sel->having))
         return true;
     for (uint32_t i = 0; i < sel->nitems; i++)
-        if (expr_has_subquery(sel->items[i].expr))
+        if (sql_expr_has_subquery(sel->items[i].expr))
             return true;
     return false;
 }
@@ -2889,7 +3047,35 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/* SET @x = (SELECT ...): the value is the one item of `SELECT e`, read as a SELECT reads (exec_select_rows) */
+static int eval_dispatch(sql_exec_ctx_t *x, const sql_expr_t *e, value_t *out)
+{
+    sql_select_item_t item = {.expr = (sql_expr_t *)e};
+    sql_select_t sel = {.items = &item, .nitems = 1};
+    value_t **rows;
+    uint64_t n;
+    uint32_t nc;
+    int rc = exec_select_rows(x, &sel, &rows, &n, &nc);
+    if (rc)
+        return rc;
+    *out = n && nc ? rows[0][0] : value_null();
+    return 0;
+}
+
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out);
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_run(x, st, NULL, NULL);
+}
+
+int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out)
+{
+    return exec_run(x, st, e, out);
+}
+
+/* One statement, or (eval != NULL) one expression of statement st, inside the statement's transaction. */
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out)
 {
     if (!g_cat)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "tables (no storage engine)");
@@ -2901,10 +3087,10 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
-    bool log_ddl = logging && ddl_logged(x, st);
+    bool log_ddl = !eval && logging && ddl_logged(x, st);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
-    int rc = dispatch(x, st);
+    int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
     if (rc == 0)
         binrow_stmt_end(ss->bl);
     else
@@ -2941,7 +3127,7 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (!ss->trx)
         mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
     if (rc == 0 && log_ddl && st->src && st->src_len) {
-        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
+        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
         if (brc) {
             char msg[160];
             snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);

@@ -536,8 +536,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 continue;
             if (!e->col.table && s->hidden && s->hidden[c])
                 continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
-            if (found >= 0)
-                return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            if (found >= 0) { /* named as written: 't2.v' when qualified (MariaDB) */
+                char full[200];
+                snprintf(full, sizeof full, "%s%s%s", e->col.table ? e->col.table : "", e->col.table ? "." : "", e->col.name);
+                return diag_error(x->diag, ER_NON_UNIQ_ERROR, full, clause);
+            }
             e->bound_db = s->db;
             e->bound_tab = s->alias;
             {
@@ -627,7 +630,8 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
     if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
         (e->kind == SQL_E_IN && e->sub) || (e->kind == SQL_E_COLUMN && e->slot < 0))
         *pure = false;
-    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND))
+    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND || e->func.fn == SQL_FN_GET_LOCK ||
+                                  e->func.fn == SQL_FN_RELEASE_LOCK || e->func.fn == SQL_FN_RELEASE_ALL_LOCKS))
         *pure = false;
     for (uint32_t i = 0; i < e->nargs; i++)
         m = MAX(m, expr_max_src(q, e->args[i], pure));
@@ -3648,8 +3652,18 @@ static int xcb_sleep(void *u, double secs)
     return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
 }
 
+static int xcb_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    const sql_exec_ctx_t *x = xe->x;
+    if (!x->cb || !x->cb->user_lock)
+        return diag_error(d, ER_NOT_SUPPORTED_YET, "user-level locks");
+    return x->cb->user_lock(x->cb_user, fn, name, len, timeout, out, d);
+}
+
 static const sql_eval_cb_t xcb = {
     .sleep = xcb_sleep,
+    .user_lock = xcb_user_lock,
     .sysvar_get = xcb_sysvar_get,
     .uservar_get = xcb_uservar_get,
     .uservar_set = xcb_uservar_set,
