@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "sql/collation.h"
 #include "sql/sql_int.h"
 #include "sql/store.h"
 #include "util/password.h"
@@ -473,7 +474,8 @@ as_double: {
 
 bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
 {
-    bool ci = value_coll_is_ci(coll);
+    coll_kind_t kind = coll_kind_of(coll);
+    const uint8_t *bw = coll_byte_weights(kind);
     bool mb = is_mb(coll);
     size_t si = 0, pi = 0;
     size_t star_p = (size_t)-1, star_s = 0;
@@ -498,12 +500,14 @@ bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size
             }
             bool eq;
             if (plen == 1 && slen == 1) {
-                int a = (unsigned char)p[lit], b = (unsigned char)s[si];
-                if (ci) {
-                    a = toupper(a);
-                    b = toupper(b);
-                }
-                eq = a == b;
+                eq = bw[(unsigned char)p[lit]] == bw[(unsigned char)s[si]];
+            } else if (kind == COLL_KIND_UTF8_GENERAL) {
+                /* characters match when their weights do (é matches E), whatever their lengths */
+                size_t pe = lit, se = si;
+                eq = coll_weight_next(kind, bw, (const unsigned char *)p, pn, &pe) ==
+                     coll_weight_next(kind, bw, (const unsigned char *)s, sn, &se);
+                plen = pe - lit;
+                slen = se - si;
             } else {
                 eq = plen == slen && lit + plen <= pn && si + slen <= sn && memcmp(p + lit, s + si, plen) == 0;
             }

@@ -48,6 +48,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sql/collation.h"
 #include "sql/rowcodec.h"
 
 /* ---------------------------------------------------------------- types */
@@ -330,15 +331,33 @@ static size_t utf8_prefix(const char *s, size_t n, uint32_t chars)
     return i;
 }
 
-static uint8_t fold_unit(uint8_t c, bool ci) { return ci && c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c; }
-
-static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
+/* One weight as key bytes: below 0x80 (and every weight of a single-byte collation) one byte, else the
+ * order-preserving UTF-8 form of the number (2..4 bytes, lead byte 0xC0..0xF7, never 0x00..0x03). */
+static void put_weight(buf_t *b, uint32_t w, bool wide)
 {
-    if (c->prefix)
-        n = value_coll_mbmaxlen(c->coll) > 1 ? utf8_prefix(s, n, c->prefix) : MIN(n, (size_t)c->prefix);
-    if (c->coll == COLL_BINARY) {
+    if (w < 0x80 || !wide) {
+        buf_append_byte(b, (uint8_t)w);
+    } else if (w < 0x800) {
+        buf_append_byte(b, (uint8_t)(0xC0 | (w >> 6)));
+        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
+    } else if (w < 0x10000) {
+        buf_append_byte(b, (uint8_t)(0xE0 | (w >> 12)));
+        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 6) & 0x3F)));
+        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
+    } else {
+        buf_append_byte(b, (uint8_t)(0xF0 | (w >> 18)));
+        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 12) & 0x3F)));
+        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 6) & 0x3F)));
+        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
+    }
+}
+
+void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (coll == COLL_BINARY) {
         for (size_t i = 0; i < n; i++) {
-            buf_append_byte(b, (uint8_t)s[i]);
+            buf_append_byte(b, s[i]);
             if (!s[i])
                 buf_append_byte(b, 0xFF);
         }
@@ -346,33 +365,43 @@ static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
         buf_append_byte(b, 0);
         return;
     }
-    bool ci = value_coll_is_ci(c->coll);
+    coll_kind_t k = coll_kind_of(coll);
+    const uint8_t *bw = coll_byte_weights(k);
+    bool wide = k == COLL_KIND_UTF8_GENERAL;
     while (n && s[n - 1] == ' ')
         n--;
     size_t i = 0;
     while (i < n) {
-        uint8_t u = fold_unit((uint8_t)s[i], ci);
-        if (u == ' ') {
-            size_t k = 0;
+        if (s[i] == ' ') {
+            size_t run = 0;
             while (i < n && s[i] == ' ')
-                i++, k++;
-            /* not at the end: trailing spaces were dropped, so s[i] is the unit after the run */
-            uint8_t next = fold_unit((uint8_t)s[i], ci);
-            if (next < ' ') {
+                i++, run++;
+            /* not at the end: trailing spaces were dropped, so s[i] is the character after the run */
+            size_t t = i;
+            uint32_t next = coll_weight_next(k, bw, s, n, &t);
+            if (next < COLL_WEIGHT_SPACE) {
                 buf_append_byte(b, 0x01);
-                put_be(b, k, 4);
+                put_be(b, run, 4);
             } else {
                 buf_append_byte(b, 0x03);
-                put_be(b, 0xFFFFFFFFu - (uint32_t)k, 4);
+                put_be(b, 0xFFFFFFFFu - (uint32_t)run, 4);
             }
             continue;
         }
-        if (u < ' ')
+        /* only ' ' weighs as a space (collation.h), so w != 0x20 here */
+        uint32_t w = coll_weight_next(k, bw, s, n, &i);
+        if (w < COLL_WEIGHT_SPACE)
             buf_append_byte(b, 0x00);
-        buf_append_byte(b, u);
-        i++;
+        put_weight(b, w, wide);
     }
     buf_append_byte(b, 0x02);
+}
+
+static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
+{
+    if (c->prefix)
+        n = value_coll_mbmaxlen(c->coll) > 1 ? utf8_prefix(s, n, c->prefix) : MIN(n, (size_t)c->prefix);
+    rc_key_string(b, c->coll, s, n);
 }
 
 int rc_key_append(buf_t *b, const rc_col_t *c, const value_t *v)

@@ -19,6 +19,7 @@
 /* Collation ids as MariaDB numbers them (SHOW COLLATION). */
 enum {
     COLL_LATIN1_SWEDISH_CI = 8,
+    COLL_ASCII_GENERAL_CI = 11,
     COLL_UTF8MB3_GENERAL_CI = 33,
     COLL_UTF8MB4_GENERAL_CI = 45,
     COLL_UTF8MB4_BIN = 46,
