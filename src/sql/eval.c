@@ -470,6 +470,61 @@ as_double: {
     }
 }
 
+/* ---------------------------------------------------------------- the collation of a comparison */
+
+static bool is_literal_expr(const sql_expr_t *e) { return e->kind == SQL_E_LITERAL || e->kind == SQL_E_PARAM; }
+
+/* v in collation `coll`, its bytes converted when the character sets differ (latin1 / UTF-8).  Returns false,
+ * leaving v alone, when a character does not fit. */
+static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
+{
+    if (v->type != VAL_STRING || v->coll == COLL_BINARY || coll == COLL_BINARY)
+        return true;
+    if (value_coll_mbmaxlen(v->coll) != value_coll_mbmaxlen(coll) &&
+        (value_coll_mbmaxlen(v->coll) == 1 || value_coll_mbmaxlen(coll) == 1)) {
+        size_t n, bad;
+        const char *cv = sql_str_convert(ctx->arena, v->s.ptr, v->s.len, v->coll, coll, &n, &bad);
+        if (bad != SIZE_MAX)
+            return false;
+        v->s.ptr = cv;
+        v->s.len = n;
+    }
+    v->coll = coll;
+    return true;
+}
+
+/*
+ * Two strings of different character sets (latin1 and UTF-8) compare in one collation, derived as MariaDB does:
+ * a column against a literal (or ?) takes the column's collation, the literal converted to its character set
+ * (`latin1_col = 'ä'` is latin1_swedish_ci, where 'ä' = '\'); MariaDB reports 1267 when a character of the
+ * literal does not fit, strata then compares in UTF-8.  Anything else compares in the UTF-8 collation (the
+ * superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
+ */
+static void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
+{
+    if (a->type != VAL_STRING || b->type != VAL_STRING || a->coll == COLL_BINARY || b->coll == COLL_BINARY)
+        return;
+    if (eb->kind == SQL_E_COLLATE && ea->kind != SQL_E_COLLATE) {
+        str_in_coll(ctx, a, b->coll);
+        return;
+    }
+    if (ea->kind == SQL_E_COLLATE && eb->kind != SQL_E_COLLATE) {
+        str_in_coll(ctx, b, a->coll);
+        return;
+    }
+    bool sa = value_coll_mbmaxlen(a->coll) == 1, sb = value_coll_mbmaxlen(b->coll) == 1;
+    if (sa == sb)
+        return;
+    if (ea->kind == SQL_E_COLUMN && is_literal_expr(eb) && str_in_coll(ctx, b, a->coll))
+        return;
+    if (eb->kind == SQL_E_COLUMN && is_literal_expr(ea) && str_in_coll(ctx, a, b->coll))
+        return;
+    if (sa)
+        str_in_coll(ctx, a, b->coll);
+    else
+        str_in_coll(ctx, b, a->coll);
+}
+
 /* ---------------------------------------------------------------- LIKE */
 
 bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
@@ -1833,12 +1888,15 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
             op == SQL_OP_GE) {
-            /* an explicit COLLATE on either side decides the comparison's collation */
+            /* an explicit COLLATE on either side decides the comparison's collation, else the derivation */
             if (a.type == VAL_STRING && b.type == VAL_STRING) {
-                if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
-                    a.coll = b.coll;
-                else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
-                    b.coll = a.coll;
+                if (a.coll == COLL_BINARY || b.coll == COLL_BINARY) {
+                    if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
+                        a.coll = b.coll;
+                    else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
+                        b.coll = a.coll;
+                }
+                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
             }
         } else if (op != SQL_OP_XOR) {
             hex_as_number(e->args[0], &a);
@@ -1893,6 +1951,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
+        sql_eval_coll_agree(ctx, e->args[0], &s, e->args[1], &p);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
         *out = value_int(m != e->negated);
@@ -1937,7 +1996,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 saw_null = true;
                 continue;
             }
-            if (value_compare(&a, &b, ctx->diag) == 0) {
+            value_t x = a;
+            sql_eval_coll_agree(ctx, e->args[0], &x, e->args[i], &b);
+            if (value_compare(&x, &b, ctx->diag) == 0) {
                 *out = value_int(!e->negated);
                 return 0;
             }
@@ -1953,8 +2014,11 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        int lo = b.type == VAL_NULL ? -1 : value_compare(&a, &b, ctx->diag) >= 0;
-        int hi = c.type == VAL_NULL ? -1 : value_compare(&a, &c, ctx->diag) <= 0;
+        value_t al = a, ah = a;
+        sql_eval_coll_agree(ctx, e->args[0], &al, e->args[1], &b);
+        sql_eval_coll_agree(ctx, e->args[0], &ah, e->args[2], &c);
+        int lo = b.type == VAL_NULL ? -1 : value_compare(&al, &b, ctx->diag) >= 0;
+        int hi = c.type == VAL_NULL ? -1 : value_compare(&ah, &c, ctx->diag) <= 0;
         int t = (lo == 0 || hi == 0) ? 0 : (lo < 0 || hi < 0) ? -1 : 1;
         if (t >= 0 && e->negated)
             t = !t;
