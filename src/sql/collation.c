@@ -88,6 +88,23 @@ int coll_cmp(coll_kind_t k, const char *a, size_t an, const char *b, size_t bn)
             return r < 0 ? -1 : 1;
         i = j = m;
     } else {
+        /* equal bytes weigh alike: skip them, 8 at a time, then back to the start of the character they end in
+         * (a UTF-8 character may differ only in its last byte) */
+        size_t m = an < bn ? an : bn, p = 0;
+        while (p + 8 <= m) {
+            uint64_t u, v;
+            memcpy(&u, x + p, 8);
+            memcpy(&v, y + p, 8);
+            if (u != v)
+                break;
+            p += 8;
+        }
+        while (p < m && x[p] == y[p])
+            p++;
+        if (k == COLL_KIND_UTF8_GENERAL)
+            while (p > 0 && ((p < an && (x[p] & 0xC0) == 0x80) || (p < bn && (y[p] & 0xC0) == 0x80)))
+                p--;
+        i = j = p;
         const uint8_t *bw = coll_byte_weights(k);
         while (i < an && j < bn) {
             uint32_t wx, wy;

@@ -331,25 +331,39 @@ static size_t utf8_prefix(const char *s, size_t n, uint32_t chars)
     return i;
 }
 
-/* One weight as key bytes: below 0x80 (and every weight of a single-byte collation) one byte, else the
- * order-preserving UTF-8 form of the number (2..4 bytes, lead byte 0xC0..0xF7, never 0x00..0x03). */
-static void put_weight(buf_t *b, uint32_t w, bool wide)
+/* One weight as key bytes at o (room for 4): below 0x80 (and every weight of a single-byte collation) one byte,
+ * else the order-preserving UTF-8 form of the number (2..4 bytes, lead byte 0xC0..0xF7, never 0x00..0x03).
+ * Returns the bytes written. */
+static size_t put_weight(uint8_t *o, uint32_t w, bool wide)
 {
     if (w < 0x80 || !wide) {
-        buf_append_byte(b, (uint8_t)w);
-    } else if (w < 0x800) {
-        buf_append_byte(b, (uint8_t)(0xC0 | (w >> 6)));
-        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
-    } else if (w < 0x10000) {
-        buf_append_byte(b, (uint8_t)(0xE0 | (w >> 12)));
-        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 6) & 0x3F)));
-        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
-    } else {
-        buf_append_byte(b, (uint8_t)(0xF0 | (w >> 18)));
-        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 12) & 0x3F)));
-        buf_append_byte(b, (uint8_t)(0x80 | ((w >> 6) & 0x3F)));
-        buf_append_byte(b, (uint8_t)(0x80 | (w & 0x3F)));
+        o[0] = (uint8_t)w;
+        return 1;
     }
+    if (w < 0x800) {
+        o[0] = (uint8_t)(0xC0 | (w >> 6));
+        o[1] = (uint8_t)(0x80 | (w & 0x3F));
+        return 2;
+    }
+    if (w < 0x10000) {
+        o[0] = (uint8_t)(0xE0 | (w >> 12));
+        o[1] = (uint8_t)(0x80 | ((w >> 6) & 0x3F));
+        o[2] = (uint8_t)(0x80 | (w & 0x3F));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xF0 | (w >> 18));
+    o[1] = (uint8_t)(0x80 | ((w >> 12) & 0x3F));
+    o[2] = (uint8_t)(0x80 | ((w >> 6) & 0x3F));
+    o[3] = (uint8_t)(0x80 | (w & 0x3F));
+    return 4;
+}
+
+static void put_be32(uint8_t *o, uint32_t v)
+{
+    o[0] = (uint8_t)(v >> 24);
+    o[1] = (uint8_t)(v >> 16);
+    o[2] = (uint8_t)(v >> 8);
+    o[3] = (uint8_t)v;
 }
 
 void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
@@ -370,8 +384,22 @@ void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
     bool wide = k == COLL_KIND_UTF8_GENERAL;
     while (n && s[n - 1] == ' ')
         n--;
-    size_t i = 0;
+    /* written through a pointer.  Before each step there is room for one byte per input byte left plus 8: an
+     * ASCII character above the space gives one key byte, any other step at most 5 (a space run's token, an
+     * invalid byte's 4-byte weight) */
+    buf_reserve(b, n + 16);
+    size_t len = b->len, i = 0;
     while (i < n) {
+        if (b->cap - len < n - i + 8) {
+            b->len = len;
+            buf_reserve(b, n - i + 16);
+        }
+        uint8_t *d = b->data;
+        while (i < n && s[i] > ' ' && s[i] < 0x80) /* the common case, one byte each */
+            d[len++] = bw[s[i++]];
+        if (i == n)
+            break;
+        uint8_t *o = d + len;
         if (s[i] == ' ') {
             size_t run = 0;
             while (i < n && s[i] == ' ')
@@ -380,20 +408,24 @@ void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
             size_t t = i;
             uint32_t next = coll_weight_next(k, bw, s, n, &t);
             if (next < COLL_WEIGHT_SPACE) {
-                buf_append_byte(b, 0x01);
-                put_be(b, run, 4);
+                o[0] = 0x01;
+                put_be32(o + 1, (uint32_t)run);
             } else {
-                buf_append_byte(b, 0x03);
-                put_be(b, 0xFFFFFFFFu - (uint32_t)run, 4);
+                o[0] = 0x03;
+                put_be32(o + 1, 0xFFFFFFFFu - (uint32_t)run);
             }
+            len += 5;
             continue;
         }
         /* only ' ' weighs as a space (collation.h), so w != 0x20 here */
         uint32_t w = coll_weight_next(k, bw, s, n, &i);
-        if (w < COLL_WEIGHT_SPACE)
-            buf_append_byte(b, 0x00);
-        put_weight(b, w, wide);
+        if (w < COLL_WEIGHT_SPACE) {
+            *o++ = 0x00;
+            len++;
+        }
+        len += put_weight(o, w, wide);
     }
+    b->len = len;
     buf_append_byte(b, 0x02);
 }
 

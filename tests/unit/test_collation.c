@@ -199,4 +199,34 @@ TEST(test_ascii_keys_unchanged)
     buf_free(&b);
 }
 
-UNIT_MAIN(test_weights, test_compare, test_like, test_key_order, test_ascii_keys_unchanged)
+/* Long strings whose keys are several times their length (the encoder writes through a pointer it grows). */
+TEST(test_long_keys)
+{
+    static char s[3000];
+    buf_t b;
+    buf_init(&b);
+    memset(s, 0xFF, 1000); /* an invalid byte weighs 0x10000 + byte: 4 key bytes each */
+    rc_key_string(&b, COLL_UTF8MB4_GENERAL_CI, s, 1000);
+    CHECK_EQ_INT(b.len, 4001);
+    for (int i = 0; i < 3000; i += 2)
+        s[i] = 'x', s[i + 1] = ' '; /* a space run token (5 bytes) every two bytes */
+    b.len = 0;
+    rc_key_string(&b, COLL_UTF8MB4_GENERAL_CI, s, 3000);
+    CHECK_EQ_INT(b.len, 1500 + 1499 * 5 + 1);
+    memset(s, 0x01, 3000); /* a control character: 0x00 u */
+    b.len = 0;
+    rc_key_string(&b, COLL_LATIN1_SWEDISH_CI, s, 3000);
+    CHECK_EQ_INT(b.len, 6001);
+    /* the prefix skip of coll_cmp: equal bytes up to a character that differs only in its last byte */
+    memset(s, 'a', 100);
+    static char t[200];
+    memcpy(t, s, 100);
+    memcpy(s + 100, "\xC3\xA9", 2); /* é */
+    memcpy(t + 100, "\xC3\xAA", 2); /* ê: also E */
+    CHECK_EQ_INT(value_collate_cmp(COLL_UTF8MB4_GENERAL_CI, s, 102, t, 102), 0);
+    memcpy(t + 100, "\xC3\xB6", 2); /* ö: O */
+    CHECK_EQ_INT(sgn(value_collate_cmp(COLL_UTF8MB4_GENERAL_CI, s, 102, t, 102)), -1);
+    buf_free(&b);
+}
+
+UNIT_MAIN(test_weights, test_compare, test_like, test_key_order, test_ascii_keys_unchanged, test_long_keys)
