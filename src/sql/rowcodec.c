@@ -1,7 +1,7 @@
 /*
  * Row codec: memcomparable keys and compact row values (see rowcodec.h for the why).
  *
- * ---- Key format (RC_KEY_VERSION 1) -------------------------------------------------------------------------
+ * ---- Key format (RC_KEY_VERSION 2) -------------------------------------------------------------------------
  * A key is the concatenation of its columns' encodings; the catalog records the key version per index.
  *
  *   nullable column      1 byte marker: 0x00 NULL (nothing follows; NULL sorts first), 0x01 a value follows
@@ -22,16 +22,21 @@
  *   TIME                 8 bytes big-endian: signed microseconds (negative TIME below zero), top bit flipped
  *   binary strings       (collation binary: BINARY/VARBINARY/BLOB) bytes with 0x00 written as 0x00 0xFF, then
  *                        the terminator 0x00 0x00: shorter sorts first, as memcmp of the raw bytes
- *   PAD SPACE strings    (every other collation) the string's sort units (bytes; for _ci collations folded to
- *                        upper case the way value_collate_cmp folds), trailing spaces dropped, written as tokens
- *                        so the order is MySQL's "as if padded with spaces":
- *                          0x00 u      a unit u below ' ' (0x20)
- *                          0x01 k(4)   a run of k spaces followed by a unit below ' ' (longer run sorts later)
+ *   PAD SPACE strings    (every other collation) the string's weights (collation.h: one per character, what
+ *                        value_collate_cmp compares), trailing spaces dropped, written as tokens so the order is
+ *                        MySQL's "as if padded with spaces":
+ *                          0x00 w      a weight w below ' ' (0x20)
+ *                          0x01 k(4)   a run of k spaces followed by a weight below ' ' (longer run sorts later)
  *                          0x02        end of string ("spaces forever")
- *                          0x03 ~k(4)  a run of k spaces followed by a unit above ' ' (longer run sorts first)
- *                          u           a unit above ' ' (0x21..0xFF), one byte
+ *                          0x03 ~k(4)  a run of k spaces followed by a weight above ' ' (longer run sorts first)
+ *                          w           a weight above ' ': one byte when below 0x80 or of a single-byte
+ *                                      collation (latin1: 0x21..0xFF); else (utf8 general_ci: 0x80..0x100FF)
+ *                                      the UTF-8 form of the number, 2-4 bytes with lead byte 0xC2..0xF4, which
+ *                                      keeps the order and never starts with 0x00..0x03
  *                        An index prefix length (characters; UTF-8 characters for multi-byte charsets) cuts
  *                        the string before encoding.
+ *                        Version 1 wrote bytes with ASCII letters upper-cased: the same bytes for ASCII strings,
+ *                        other orders beyond (exec.c brings version-1 indexes over at start-up).
  *
  * ---- Row format (RC_ROW_VERSION 1) -------------------------------------------------------------------------
  *   offset  size        field
