@@ -500,7 +500,7 @@ static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
  * literal does not fit, strata then compares in UTF-8.  Anything else compares in the UTF-8 collation (the
  * superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
  */
-static void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
+void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
 {
     if (a->type != VAL_STRING || b->type != VAL_STRING || a->coll == COLL_BINARY || b->coll == COLL_BINARY)
         return;
@@ -956,7 +956,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return 0;
     case SQL_FN_NULLIF: {
         if (a[0].type == VAL_NULL || a[1].type == VAL_NULL) { *out = a[0]; return 0; }
-        *out = value_compare(&a[0], &a[1], dg) == 0 ? value_null() : a[0];
+        value_t x = a[0], y = a[1];
+        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &y);
+        *out = value_compare(&x, &y, dg) == 0 ? value_null() : a[0];
         return 0;
     }
     case SQL_FN_GREATEST:
@@ -1001,7 +1003,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         uint32_t best = 0;
         for (uint32_t i = 1; i < e->nargs; i++) {
-            int c = all_str || !any_dbl ? value_compare(&a[i], &a[best], dg)
+            value_t x = a[i], y = a[best];
+            sql_eval_coll_agree(ctx, e->args[i], &x, e->args[best], &y);
+            int c = all_str || !any_dbl ? value_compare(&x, &y, dg)
                                         : (value_to_double(&a[i], dg) < value_to_double(&a[best], dg) ? -1 : value_to_double(&a[i], dg) > value_to_double(&a[best], dg));
             if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
                 best = i;
@@ -1154,6 +1158,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         /* INSTR(str, sub) / LOCATE(sub, str[, pos]) */
         value_t s = to_str(ctx, fn == SQL_FN_INSTR ? &a[0] : &a[1]);
         value_t sub = to_str(ctx, fn == SQL_FN_INSTR ? &a[1] : &a[0]);
+        sql_eval_coll_agree(ctx, e->args[fn == SQL_FN_INSTR ? 0 : 1], &s, e->args[fn == SQL_FN_INSTR ? 1 : 0], &sub);
         int64_t pos = fn == SQL_FN_LOCATE && e->nargs == 3 ? value_to_int(&a[2], dg) : 1;
         uint16_t coll = s.coll == COLL_BINARY || sub.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         int64_t nc = (int64_t)char_count(&s);
@@ -2033,8 +2038,11 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
                 return rc;
             bool hit;
-            if (operand)
-                hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&a, &b, ctx->diag) == 0;
+            if (operand) {
+                value_t x = a;
+                sql_eval_coll_agree(ctx, operand, &x, e->args[i], &b);
+                hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&x, &b, ctx->diag) == 0;
+            }
             else
                 hit = truth(ctx, &b) == 1;
             if (hit)

@@ -37,6 +37,8 @@ SELECT id FROM w WHERE l BETWEEN 'Z' AND 'å' ORDER BY id;
 SELECT id FROM w WHERE l = 'ä' COLLATE utf8mb4_general_ci ORDER BY id;
 SELECT id FROM w WHERE g = _latin1'é' ORDER BY id;
 SELECT id, l = g, l < g FROM w WHERE id IN (9, 12, 17, 22, 23, 33) ORDER BY id;
+SELECT id, STRCMP(l, 'ä'), STRCMP('ä', l), FIELD('ä', l, 'x'), FIND_IN_SET('ä', l), NULLIF(l, 'ä'), GREATEST(l, 'ä'), LEAST('ä', l), CASE l WHEN 'ä' THEN 1 ELSE 0 END, LOCATE('ä', l), INSTR(l, 'Ä') FROM w WHERE id IN (9, 10, 12, 22, 23, 24) ORDER BY id;
+SELECT id, STRCMP(g, 'e'), FIELD('É', g, 'x'), NULLIF(g, 'E'), CASE g WHEN 'é' THEN 1 ELSE 0 END, LOCATE('E', g) FROM w WHERE id IN (1, 3, 4, 7, 26) ORDER BY id;
 SELECT a.id, b.id FROM w a JOIN w b ON a.l = b.g WHERE a.id IN (9, 23) ORDER BY a.id, b.id;
 SELECT a.id, b.id FROM w a JOIN w b ON a.g = b.l WHERE a.id IN (9, 23) ORDER BY a.id, b.id;
 SELECT 'ÀB' LIKE 'àb', 'é' = 'É', 'é' = 'e', 'Äpfel' < 'apple', 'ß' = 's', 'ß' = 'ss', 'a\t' < 'a';
