@@ -496,9 +496,9 @@ static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
 /*
  * Two strings of different character sets (latin1 and UTF-8) compare in one collation, derived as MariaDB does:
  * a column against a literal (or ?) takes the column's collation, the literal converted to its character set
- * (`latin1_col = 'ä'` is latin1_swedish_ci, where 'ä' = '\'); MariaDB reports 1267 when a character of the
- * literal does not fit, strata then compares in UTF-8.  Anything else compares in the UTF-8 collation (the
- * superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
+ * (`latin1_col = 'ä'` is latin1_swedish_ci, where 'ä' = '\'); when a character of the literal does not fit,
+ * comparisons report 1267 first (coll_check), and functions compare in UTF-8.  Anything else compares in the
+ * UTF-8 collation (the superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
  */
 void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
 {
@@ -523,6 +523,40 @@ void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, 
         str_in_coll(ctx, a, b->coll);
     else
         str_in_coll(ctx, b, a->coll);
+}
+
+/*
+ * MariaDB refuses a comparison of a column with a literal of the other character set that does not fit the
+ * column's (1267 for two operands, 1270 for three, 1271 beyond: `latin1_col = '日本'`).  es/vs are the
+ * operands (expressions and values) in order; returns 0 or the error.  Other operand mixes never fail here.
+ */
+static int coll_check(sql_eval_ctx_t *ctx, const char *op, uint32_t n, const sql_expr_t *const *es, const value_t *vs)
+{
+    int col = -1;
+    for (uint32_t i = 0; i < n && col < 0; i++)
+        if (es[i]->kind == SQL_E_COLUMN && vs[i].type == VAL_STRING && vs[i].coll != COLL_BINARY &&
+            value_coll_mbmaxlen(vs[i].coll) == 1)
+            col = (int)i;
+    if (col < 0)
+        return 0;
+    bool bad = false;
+    for (uint32_t i = 0; i < n && !bad; i++) {
+        if (!is_literal_expr(es[i]) || vs[i].type != VAL_STRING || vs[i].coll == COLL_BINARY ||
+            value_coll_mbmaxlen(vs[i].coll) == 1)
+            continue;
+        size_t len, at;
+        sql_str_convert(ctx->arena, vs[i].s.ptr, vs[i].s.len, vs[i].coll, vs[col].coll, &len, &at);
+        bad = at != SIZE_MAX;
+    }
+    if (!bad)
+        return 0;
+#define COLL_ARG(i) value_coll_name(vs[i].coll), is_literal_expr(es[i]) ? "COERCIBLE" : "IMPLICIT"
+    if (n == 2)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_2COLLATIONS, COLL_ARG(0), COLL_ARG(1), op);
+    if (n == 3)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_3COLLATIONS, COLL_ARG(0), COLL_ARG(1), COLL_ARG(2), op);
+#undef COLL_ARG
+    return diag_error(ctx->diag, ER_CANT_AGGREGATE_NCOLLATIONS, op);
 }
 
 /* ---------------------------------------------------------------- LIKE */
@@ -1880,11 +1914,19 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return sql_eval_date_interval(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
+        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+            op == SQL_OP_GE || op == SQL_OP_NSEQ) {
+            value_t vs[2] = {a, b};
+            if ((rc = coll_check(ctx, op_text(op), 2, (const sql_expr_t *const *)e->args, vs)))
+                return rc;
+        }
         if (op == SQL_OP_NSEQ) {
-            if (a.type == VAL_NULL || b.type == VAL_NULL)
+            if (a.type == VAL_NULL || b.type == VAL_NULL) {
                 *out = value_int(a.type == VAL_NULL && b.type == VAL_NULL);
-            else
+            } else {
+                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
                 *out = value_int(value_compare(&a, &b, ctx->diag) == 0);
+            }
             return 0;
         }
         if (a.type == VAL_NULL || b.type == VAL_NULL) {
@@ -1956,6 +1998,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
+        value_t vs[2] = {s, p};
+        if ((rc = coll_check(ctx, "like", 2, (const sql_expr_t *const *)e->args, vs)))
+            return rc;
         sql_eval_coll_agree(ctx, e->args[0], &s, e->args[1], &p);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
@@ -1993,6 +2038,16 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
+        if (e->args[0]->kind == SQL_E_COLUMN && a.type == VAL_STRING && e->nargs <= 65) {
+            /* the literals of the list must fit a latin1 column (1267 / 1270 / 1271); one item is '=' */
+            value_t vs[65];
+            vs[0] = a;
+            for (uint32_t i = 1; i < e->nargs; i++)
+                if (!is_literal_expr(e->args[i]) || (rc = sql_expr_eval(ctx, e->args[i], &vs[i])))
+                    vs[i] = value_null();
+            if ((rc = coll_check(ctx, e->nargs == 2 ? "=" : "in", e->nargs, (const sql_expr_t *const *)e->args, vs)))
+                return rc;
+        }
         bool saw_null = false;
         for (uint32_t i = 1; i < e->nargs; i++) {
             if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
@@ -2019,6 +2074,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
+        value_t vs[3] = {a, b, c};
+        if ((rc = coll_check(ctx, "between", 3, (const sql_expr_t *const *)e->args, vs)))
+            return rc;
         value_t al = a, ah = a;
         sql_eval_coll_agree(ctx, e->args[0], &al, e->args[1], &b);
         sql_eval_coll_agree(ctx, e->args[0], &ah, e->args[2], &c);
