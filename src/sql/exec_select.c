@@ -890,6 +890,10 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 continue;
             if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->in[j], &v)) {
                 rc = 1;
+                for (uint32_t z = 0; z < m; z++) { /* the ranges made for the values before this one */
+                    buf_free(&nrg[z].lo);
+                    buf_free(&nrg[z].hi);
+                }
                 goto fail;
             }
             for (uint32_t i = 0; i < n; i++) {
