@@ -2604,7 +2604,8 @@ out:
  *     only the catalog record changes (the rows are read once, nothing is written);
  *   - else the table is rebuilt the way a copying ALTER TABLE does (new trees, rows copied, old trees dropped).
  * A rebuild that fails (two values a UNIQUE index told apart are equal now: 'e' and 'é') stops the start-up
- * with an error naming the table, the step and the cause.
+ * with an error naming the table, the step and the cause.  A version-1 index over a YEAR column is rebuilt too
+ * (see keys_stale_cols).
  */
 static bool keys_col_changed(const cat_table_t *t, uint32_t col)
 {
@@ -2613,21 +2614,24 @@ static bool keys_col_changed(const cat_table_t *t, uint32_t col)
     return sqlt_is_string((sqlt_t)rc->type) && (k == COLL_KIND_LATIN1_CI || k == COLL_KIND_UTF8_GENERAL);
 }
 
-/* Marks in `cols` (ncols flags) the columns whose version-1 keys are stale; returns whether there is one. */
-static bool keys_stale_cols(const cat_table_t *t, bool *cols)
+/* Marks in `cols` (ncols flags) the columns whose version-1 keys are stale; returns 0 (none), 1 (strings whose
+ * ASCII keys are still right) or 2 (a rebuild is needed whatever the data: YEAR keys written before 2026-11-30
+ * held 1901 for every year, so version-1 YEAR indexes are rebuilt too). */
+static int keys_stale_cols(const cat_table_t *t, bool *cols)
 {
-    bool any = false;
+    int any = 0;
     const cat_index_t *pk = cat_table_pk(t);
     for (uint32_t i = 0; i < t->nidx; i++) {
         const cat_index_t *x = &t->idx[i];
         if (x->key_version >= RC_KEY_VERSION)
             continue;
-        for (uint32_t k = 0; k < x->ncols; k++)
-            if (keys_col_changed(t, x->cols[k].col))
-                any = cols[x->cols[k].col] = true;
-        for (uint32_t k = 0; pk && x != pk && k < pk->ncols; k++)
-            if (keys_col_changed(t, pk->cols[k].col))
-                any = cols[pk->cols[k].col] = true;
+        for (uint32_t k = 0; k < x->ncols + (pk && x != pk ? pk->ncols : 0); k++) {
+            uint32_t c = k < x->ncols ? x->cols[k].col : pk->cols[k - x->ncols].col;
+            if (t->cols[c].rc.type == SQLT_YEAR)
+                any = 2;
+            else if (keys_col_changed(t, c))
+                any = any ? any : 1, cols[c] = true;
+        }
     }
     return any;
 }
@@ -2670,14 +2674,15 @@ static int keys_upgrade_table(const char *db, const char *name)
     bool *cols = arena_calloc(&mem, old->ncols + 1);
     int rc = 0;
     const char *how = "";
-    if (!keys_stale_cols(old, cols)) {
+    int stale = keys_stale_cols(old, cols);
+    if (!stale) {
         catalog_table_release(old);
         goto done;
     }
     cat_table_t *nt = cat_table_copy(&mem, old);
     for (uint32_t i = 0; i < nt->nidx; i++)
         nt->idx[i].key_version = RC_KEY_VERSION;
-    int ascii = keys_rows_ascii(&x, old, cols);
+    int ascii = stale == 2 ? 0 : keys_rows_ascii(&x, old, cols);
     if (ascii < 0) {
         rc = table_engine_err(&d, old, ascii);
     } else if (ascii) {
@@ -2715,7 +2720,7 @@ static int keys_upgrade_table(const char *db, const char *name)
     catalog_table_release(old);
     if (rc) {
         log_error("key format step 1->2 (utf8mb4/utf8mb3_general_ci and latin1_swedish_ci keys become collation "
-                  "weights): table `%s`.`%s` could not be brought over: %s.  Start the previous strata, make the "
+                  "weights; YEAR keys rebuilt): table `%s`.`%s` could not be brought over: %s.  Start the previous strata, make the "
                   "values distinct under the new collation rules (or drop the UNIQUE index), then start again",
                   db, name, d.n ? d.conds[d.n - 1].msg : "engine error");
         rc = rc < 0 ? rc : STRATA_EIO;

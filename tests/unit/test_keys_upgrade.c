@@ -188,6 +188,9 @@ TEST(test_upgrade_ascii_and_rebuild)
               "OK 4 (Records: 4  Duplicates: 0  Warnings: 0)");
     CHECK_SQL("CREATE TABLE n (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_bin, KEY ks (s))", "OK 0");
     CHECK_SQL("INSERT INTO n VALUES (1, '\xC3\xA9')", "OK 1");
+    CHECK_SQL("CREATE TABLE y (id INT PRIMARY KEY, v YEAR, KEY kv (v))", "OK 0");
+    CHECK_SQL("INSERT INTO y VALUES (1, 1999), (2, 2020)", "OK 2 (Records: 2  Duplicates: 0  Warnings: 0)");
+    make_format1("y", true, -1); /* YEAR: rebuilt whatever the data */
     make_format1("a", true, -1);
     make_format1("b", true, -1);
     make_format1("n", false, -1);
@@ -208,6 +211,9 @@ TEST(test_upgrade_ascii_and_rebuild)
     CHECK_SQL("SELECT id FROM b FORCE INDEX (ks) WHERE s = 'E' ORDER BY id", "1\n2\n");
     CHECK_SQL("SELECT id FROM b FORCE INDEX (ks) WHERE s > 'D' ORDER BY s, id", "1\n2\n4\n3\n");
     CHECK_SQL("SELECT id, s FROM b WHERE id = 4", "4|\xC3\x89t\xC3\xA9\n");
+    engine_tree_id_t ty;
+    CHECK_EQ_INT(key_version("y", &ty), RC_KEY_VERSION);
+    CHECK_SQL("SELECT id FROM y FORCE INDEX (kv) WHERE v = 2020", "2\n");
     /* a second start finds nothing to do */
     reopen();
     CHECK_EQ_INT(key_version("b", &ta2), RC_KEY_VERSION);
