@@ -432,8 +432,9 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
             bool busy = t == s || t->state == SESS_QUERY;
             const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
                                  busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
+            const char *ps = atomic_load(&t->proc_state);
             if (t != s)
-                v[6] = busy ? "starting" : "";
+                v[6] = busy ? (ps ? ps : "starting") : "";
             row(arg, v);
         }
         pthread_mutex_unlock(&srv->sessions_lock);
@@ -1113,7 +1114,9 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
         pthread_mutex_unlock(&t->info_lock);
         bool busy = t == s || t->state == SESS_QUERY;
-        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "starting" : "", busy ? info : NULL, "0.000"};
+        const char *ps = atomic_load(&t->proc_state);
+        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? (ps ? ps : "starting") : "",
+                               busy ? info : NULL, "0.000"};
         if (t == s)
             vals[6] = "starting";
         trs_row(&rs, vals);
@@ -1750,7 +1753,9 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
+    blocking_bind_state(&s->proc_state);
     int rc = stmt_run(&x, p, sink, false);
+    blocking_bind_state(NULL);
     if (rc) {
         if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
@@ -2282,7 +2287,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             sink->error(sink);
             break;
         }
+        blocking_bind_state(&s->proc_state);
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
+        blocking_bind_state(NULL);
         if (rc) {
             if (rc < 0) /* not yet answered */
                 sink->error(sink);
