@@ -889,6 +889,31 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
     return value_is_numeric(v) || (v->type == VAL_STRING && !for_range);
 }
 
+/*
+ * A string search value in the index column's character set: the key is made of the column's weights.  A UTF-8
+ * value for a latin1 column is in the column's order only when it is a literal (or ?) whose characters all
+ * fit (eval.c derives the comparison's collation that way); else false and the caller scans.
+ */
+static bool key_in_coll(xeval_t *xe, const cat_column_t *c, const sql_expr_t *ex, value_t *v)
+{
+    uint16_t cc = c->rc.coll;
+    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type) || cc == COLL_BINARY || v->coll == COLL_BINARY)
+        return true;
+    bool col1 = value_coll_mbmaxlen(cc) == 1, val1 = value_coll_mbmaxlen(v->coll) == 1;
+    if (col1 != val1) {
+        if (col1 && ex->kind != SQL_E_LITERAL && ex->kind != SQL_E_PARAM)
+            return false;
+        size_t n, bad;
+        const char *cv = sql_str_convert(xe->x->arena, v->s.ptr, v->s.len, v->coll, cc, &n, &bad);
+        if (bad != SIZE_MAX)
+            return false;
+        v->s.ptr = cv;
+        v->s.len = n;
+        v->coll = cc;
+    }
+    return true;
+}
+
 typedef struct xrange {
     buf_t lo, hi;
     bool has_lo, has_hi;
@@ -930,7 +955,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 n = 0;
                 goto done;
             }
-            if (!key_compatible(col, &v, false)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->eq, &v)) {
                 rc = 1;
                 goto fail;
             }
@@ -952,8 +977,12 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 goto fail;
             if (v.type == VAL_NULL)
                 continue;
-            if (!key_compatible(col, &v, false)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->in[j], &v)) {
                 rc = 1;
+                for (uint32_t z = 0; z < m; z++) { /* the ranges made for the values before this one */
+                    buf_free(&nrg[z].lo);
+                    buf_free(&nrg[z].hi);
+                }
                 goto fail;
             }
             for (uint32_t i = 0; i < n; i++) {
@@ -1041,7 +1070,8 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
             n = 0; /* col > NULL is never true */
             goto done;
         }
-        if ((c->lo && !key_compatible(col, &lo, true)) || (c->hi && !key_compatible(col, &hi, true))) {
+        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, c->lo, &lo))) ||
+            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, c->hi, &hi)))) {
             rc = 1;
             goto fail;
         }
