@@ -22,6 +22,7 @@
 
 #include "sql/exec_int.h"
 #include "sql/extsort.h"
+#include "sql/typeinf.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- values and keys */
@@ -306,26 +307,47 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r)
     case MYSQL_TYPE_INT24: c->rc.type = SQLT_MEDIUMINT; break;
     case MYSQL_TYPE_LONG: c->rc.type = SQLT_INT; break;
     case MYSQL_TYPE_LONGLONG: c->rc.type = SQLT_BIGINT; break;
-    case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_DECIMAL:
+    case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_DECIMAL: {
+        /* length = precision + point + sign */
+        uint32_t extra = (r->decimals ? 1u : 0u) + (c->rc.is_unsigned ? 0u : 1u);
         c->rc.type = SQLT_DECIMAL;
         c->rc.scale = r->decimals;
-        c->rc.len = r->length > 2u + r->decimals ? r->length - 1 - (r->decimals ? 1 : 0) : 10;
+        c->rc.len = r->length > extra && r->length - extra >= r->decimals ? r->length - extra : 10;
         break;
+    }
     case MYSQL_TYPE_FLOAT: c->rc.type = SQLT_FLOAT; break;
-    case MYSQL_TYPE_DOUBLE: c->rc.type = SQLT_DOUBLE; break;
+    case MYSQL_TYPE_DOUBLE:
+        c->rc.type = SQLT_DOUBLE;
+        if (r->decimals < VAL_DEC_NOT_FIXED && r->length > r->decimals) { /* ROUND(x, 1), PI(): double(M,D) */
+            c->rc.len = r->length;
+            c->rc.scale = r->decimals;
+        }
+        break;
+    case MYSQL_TYPE_NULL: c->rc.type = SQLT_BINARY; c->rc.coll = COLL_BINARY; c->rc.len = 0; break;
     case MYSQL_TYPE_DATE: c->rc.type = SQLT_DATE; break;
     case MYSQL_TYPE_DATETIME: c->rc.type = SQLT_DATETIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_TIMESTAMP: c->rc.type = SQLT_TIMESTAMP; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_TIME: c->rc.type = SQLT_TIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_YEAR: c->rc.type = SQLT_YEAR; break;
-    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB:
-        c->rc.type = r->charset == COLL_BINARY ? SQLT_LONGBLOB : SQLT_LONGTEXT;
+    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB: {
+        /* the smallest TEXT / BLOB holding the length (in characters of the collation) */
+        uint64_t chars = mb ? r->length / mb : r->length;
+        bool bin = r->charset == COLL_BINARY;
+        c->rc.type = chars == 0 || chars > 16777215 ? (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT)
+                   : chars > 65535                  ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
+                   : chars > 255                    ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                                                    : (bin ? SQLT_TINYBLOB : SQLT_TINYTEXT);
         break;
+    }
     default:
         c->rc.type = r->charset == COLL_BINARY ? SQLT_VARBINARY : SQLT_VARCHAR;
+        if (r->type == MYSQL_TYPE_STRING && !(r->flags & (COLF_ENUM | COLF_SET)))
+            c->rc.type = r->charset == COLL_BINARY ? SQLT_BINARY : SQLT_CHAR;
         c->rc.len = mb ? r->length / mb : r->length;
         break;
     }
+    if (sqlt_is_int((sqlt_t)c->rc.type) && r->length)
+        c->display_width = r->length; /* an expression's length is the column's display width: bigint(12) */
 }
 
 static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
@@ -1834,6 +1856,12 @@ static void send_row(xsel_t *s, const value_t *vals)
                                          &cells[i].len, &bad);
             continue;
         }
+        if (s->cols && s->cols[i].type == MYSQL_TYPE_NEWDECIMAL) {
+            /* a DECIMAL column shows every value with its scale (COALESCE(SUM(x), 0) over no rows: 0.00) */
+            value_t v = sql_rtype_format(ra, s->cols[i].type, s->cols[i].decimals, &vals[i]);
+            cells[i].p = value_to_text(ra, &v, &cells[i].len);
+            continue;
+        }
         cells[i].p = value_to_text(ra, &vals[i], &cells[i].len);
     }
     x->sink->row(x->sink, cells);
@@ -2202,6 +2230,59 @@ static int cmp_out(const void *a, const void *b)
     return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
 }
 
+/* sql_type_infer()'s view of a bound column: its catalog type (nullable under the inner side of a LEFT JOIN). */
+static int xsel_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
+{
+    const xsel_t *s = u;
+    uint32_t slot = (uint32_t)col->slot;
+    for (uint32_t k = 0; k < s->q.nsrc; k++) {
+        const xsrc_t *src = &s->q.src[k];
+        if (slot < src->base || slot >= src->base + src->t->ncols)
+            continue;
+        const cat_column_t *cc = &src->t->cols[slot - src->base];
+        res_col_t c;
+        xcol_meta(&c, src->t, slot - src->base, "", "", "");
+        memset(out, 0, sizeof *out);
+        out->type = c.type;
+        out->coll = c.charset;
+        out->dec = c.decimals;
+        out->len = c.length;
+        out->unsig = (c.flags & COLF_UNSIGNED) != 0;
+        out->nullable = !(c.flags & COLF_NOT_NULL) || (src->join == SQL_JOIN_LEFT && k > 0);
+        if (c.flags & COLF_ENUM)
+            out->flags |= COLF_ENUM;
+        if (c.flags & COLF_SET)
+            out->flags |= COLF_SET;
+        sqlt_t ty = (sqlt_t)cc->rc.type;
+        if (sqlt_is_int(ty))
+            out->prec = c.length - (out->unsig ? 0 : 1);
+        else if (ty == SQLT_DECIMAL)
+            out->prec = cc->rc.len;
+        else if (c.charset != COLL_BINARY && (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET)) {
+            uint32_t mb = value_coll_mbmaxlen(c.charset);
+            out->len = mb ? c.length / mb : c.length;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* The static type of a select item (false: only its values will tell). */
+static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
+{
+    sql_typeinf_env_t env = {.column = xsel_col_type, .user = (void *)s, .conn_coll = s->x->conn_coll,
+                             .div_precision_increment = s->x->div_precision_increment};
+    if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX) && e->nargs == 1 &&
+        e->args[0]->kind == SQL_E_COLUMN) {
+        /* MIN/MAX of a string, ENUM, SET or BIT column keep the column's own definition (item_col) */
+        sql_rtype_t c;
+        if (!sql_type_infer(&env, e->args[0], &c) || c.coll != COLL_BINARY || c.type == MYSQL_TYPE_BIT ||
+            c.type == MYSQL_TYPE_STRING || c.type == MYSQL_TYPE_VAR_STRING || c.type == MYSQL_TYPE_BLOB)
+            return false;
+    }
+    return sql_type_infer(&env, e, rt);
+}
+
 /* Result column metadata of item i. */
 static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
 {
@@ -2218,6 +2299,13 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         }
     }
     const sql_expr_t *e = s->items[i].expr;
+    sql_rtype_t rt;
+    sql_col_meta_t m;
+    bool known = xsel_infer(s, e, &rt);
+    if (known) {
+        sql_rtype_meta(&rt, &m);
+        goto fill;
+    }
     /* aggregates over a column: MariaDB derives their type from the column */
     if (e->kind == SQL_E_FUNC && e->nargs == 1 && e->args[0]->kind == SQL_E_COLUMN && e->args[0]->slot >= 0 &&
         !e->func.distinct) {
@@ -2253,8 +2341,8 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
             }
         }
     }
-    sql_col_meta_t m;
     sql_item_meta(e, first, &m);
+fill:
     memset(c, 0, sizeof *c);
     c->schema = c->table = c->org_table = c->org_name = "";
     c->name = s->items[i].name;
@@ -2265,7 +2353,7 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
-    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
+    if (!known && e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
         /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column */
         c->type = MYSQL_TYPE_BLOB;
         c->decimals = 0;
