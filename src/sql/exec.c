@@ -1776,10 +1776,11 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (ct->as_select) {
         /* the SELECT's result columns become the table's */
         res_col_t *cols;
+        uint32_t *widths;
         int n;
         uint16_t rcoll = x->result_coll;
         x->result_coll = 0; /* the columns' own character sets, not the client's */
-        rc = exec_select_describe(x, ct->as_select, &cols, &n);
+        rc = exec_select_describe_widths(x, ct->as_select, &cols, &widths, &n);
         x->result_coll = rcoll;
         if (rc != 0)
             return rc;
@@ -1798,6 +1799,8 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 continue;
             cat_column_t *cc = &c[nc];
             xcol_from_res(cc, &cols[i]);
+            if (widths[i] && sqlt_is_int((sqlt_t)cc->rc.type))
+                cc->display_width = widths[i];
             cc->name = arena_strdup(x->arena, cols[i].name);
             if (sqlt_is_string((sqlt_t)cc->rc.type) && cc->rc.coll != COLL_BINARY && cc->rc.len == 0)
                 cc->rc.len = 1;

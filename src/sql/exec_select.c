@@ -1856,8 +1856,10 @@ static void send_row(xsel_t *s, const value_t *vals)
                                          &cells[i].len, &bad);
             continue;
         }
-        if (s->cols && s->cols[i].type == MYSQL_TYPE_NEWDECIMAL) {
-            /* a DECIMAL column shows every value with its scale (COALESCE(SUM(x), 0) over no rows: 0.00) */
+        if (s->cols && (s->cols[i].type == MYSQL_TYPE_NEWDECIMAL ||
+                        (s->cols[i].type == MYSQL_TYPE_DATETIME && vals[i].type == VAL_DATE))) {
+            /* a DECIMAL column shows every value with its scale (COALESCE(SUM(x), 0) over no rows: 0.00), a
+             * DATETIME column a DATE at midnight (COALESCE(date, datetime)) */
             value_t v = sql_rtype_format(ra, s->cols[i].type, s->cols[i].decimals, &vals[i]);
             cells[i].p = value_to_text(ra, &v, &cells[i].len);
             continue;
@@ -2267,6 +2269,21 @@ static int xsel_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
     return -1;
 }
 
+/* Whether e reads a column outside any aggregate call. */
+static bool col_outside_agg(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_COLUMN)
+        return true;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return false;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (col_outside_agg(e->args[i]))
+            return true;
+    return col_outside_agg(e->else_expr);
+}
+
 /* The static type of a select item (false: only its values will tell). */
 static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
 {
@@ -2280,7 +2297,11 @@ static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
             c.type == MYSQL_TYPE_STRING || c.type == MYSQL_TYPE_VAR_STRING || c.type == MYSQL_TYPE_BLOB)
             return false;
     }
-    return sql_type_infer(&env, e, rt);
+    if (!sql_type_infer(&env, e, rt))
+        return false;
+    if (s->aggregate && s->ngroup == 0 && col_outside_agg(e))
+        rt->nullable = true; /* aggregates without GROUP BY: over no rows the other items are NULL */
+    return true;
 }
 
 /* Result column metadata of item i. */
@@ -3078,19 +3099,32 @@ out:
     return rc;
 }
 
-int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
+int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
+                                int *ncols)
 {
     xsel_t s;
     int rc = xsel_prepare(&s, x, sel, true);
     if (rc == 0) {
         res_col_t *c = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
-        for (uint32_t i = 0; i < s.nitems; i++)
+        uint32_t *w = widths ? arena_calloc(x->arena, sizeof(uint32_t) * (s.nitems + 1)) : NULL;
+        for (uint32_t i = 0; i < s.nitems; i++) {
             item_col(&s, i, NULL, &c[i]);
+            sql_rtype_t rt;
+            if (w && s.items[i].src_col < 0 && xsel_infer(&s, s.items[i].expr, &rt))
+                w[i] = rt.width;
+        }
         *cols = c;
+        if (widths)
+            *widths = w;
         *ncols = (int)s.nitems;
     }
     xsel_free(&s);
     return rc;
+}
+
+int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
+{
+    return exec_select_describe_widths(x, sel, cols, NULL, ncols);
 }
 
 /* ---------------------------------------------------------------- evaluation callbacks */

@@ -1355,6 +1355,14 @@ void sql_rtype_meta(const sql_rtype_t *t, sql_col_meta_t *m)
 
 value_t sql_rtype_format(arena_t *a, uint8_t type, uint8_t dec, const value_t *v)
 {
+    if ((type == SQL_TYPE_DATETIME || type == SQL_TYPE_TIMESTAMP) && v->type == VAL_DATE) {
+        value_t r = *v; /* a DATE in a DATETIME column (COALESCE(date, datetime)) shows its midnight */
+        r.type = VAL_DATETIME;
+        r.t.hour = r.t.minute = r.t.second = 0;
+        r.t.usec = 0;
+        r.dec = dec <= 6 ? dec : 0;
+        return r;
+    }
     if (type != SQL_TYPE_NEWDECIMAL || dec == 0 || dec > DECIMAL_MAX_SCALE)
         return *v;
     if (v->type != VAL_INT && v->type != VAL_UINT && v->type != VAL_DECIMAL)

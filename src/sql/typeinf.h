@@ -46,9 +46,9 @@ bool sql_type_infer(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype
 void sql_rtype_meta(const sql_rtype_t *t, sql_col_meta_t *m);
 
 /*
- * A value formatted for a column of static type `t`, where the value's own form differs from what MariaDB
- * sends: a DECIMAL column shows every value with the column's scale (`COALESCE(SUM(amount), 0)` over no rows
- * is 0.00).  Returns `v` itself when nothing changes.  Strings in `a`.
+ * A value formatted for a column of static type `type` / `dec`, where the value's own form differs from what
+ * MariaDB sends: a DECIMAL column shows every value with the column's scale (`COALESCE(SUM(amount), 0)` over
+ * no rows is 0.00), a DATETIME column shows a DATE at midnight.  Returns `v` itself when nothing changes.
  */
 value_t sql_rtype_format(arena_t *a, uint8_t type, uint8_t dec, const value_t *v);
 
