@@ -333,6 +333,10 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r)
         /* the smallest TEXT / BLOB holding the length (in characters of the collation) */
         uint64_t chars = mb ? r->length / mb : r->length;
         bool bin = r->charset == COLL_BINARY;
+        if (r->type == MYSQL_TYPE_LONG_BLOB)
+            chars = 0;
+        else if (r->type == MYSQL_TYPE_MEDIUM_BLOB && chars <= 65535)
+            chars = 65536;
         c->rc.type = chars == 0 || chars > 16777215 ? (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT)
                    : chars > 65535                  ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
                    : chars > 255                    ? (bin ? SQLT_BLOB : SQLT_TEXT)

@@ -148,8 +148,8 @@ typedef struct sql_col_meta {
 const char *sql_item_name(arena_t *a, const sql_select_item_t *it);
 /*
  * Column metadata for a select item whose value (first row) is `v` (may be NULL when unknown): MySQL derives
- * it from the expression's type; for a SELECT without FROM the value is at hand, which settles the cases
- * (system and user variables) where the type is only known at run time.
+ * it from the expression's type (sql_type_infer() of typeinf.h, without columns); where the type is only
+ * known at run time (system and user variables, `?`) the value settles it.
  */
 void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m);
 

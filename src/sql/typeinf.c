@@ -338,19 +338,15 @@ static bool infer_arith(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
         *out = rt_decimal(i0 + s1 + sc, sc, false, true);
         return true;
     }
-    case SQL_OP_IDIV:
-        *out = rt_int(i0, false, true);
-        out->len = i0 ? i0 : 1;
-        out->type = SQL_TYPE_LONGLONG;
+    case SQL_OP_IDIV: /* the dividend's integer digits, typed by length: 10 DIV 3 is int(2), i DIV 2 bigint(10) */
+        *out = rt_int(i0 ? i0 : 1, true, true);
+        out->unsig = false;
         return true;
     case SQL_OP_MOD:
         if (dec) {
             *out = rt_decimal(MAX(p0, p1), MAX(s0, s1), false, true);
         } else {
-            *out = rt_int(0, a[0].unsig, true);
-            out->len = MAX(a[0].len, a[1].len);
-            out->prec = out->len - (out->unsig ? 0 : 1);
-            out->type = out->len <= 9 ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG;
+            *out = rt_int(MAX(p0, p1), a[0].unsig, true);
         }
         return true;
     default:
@@ -885,15 +881,15 @@ typed:
     switch (fn) {
     case SQL_FN_UPPER: case SQL_FN_UCASE: case SQL_FN_LOWER: case SQL_FN_LCASE: case SQL_FN_REVERSE:
     case SQL_FN_SOUNDEX: case SQL_FN_SUBSTRING_INDEX:
-        *out = rt_string(l0, c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(l0, c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_TRIM: case SQL_FN_LTRIM: case SQL_FN_RTRIM:
-        *out = rt_string(l0, c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(l0, c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_LEFT: case SQL_FN_RIGHT:
         if (n != 2 || !const_int_arg(e->args[1], &k))
             return false;
-        *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN((int64_t)l0, k), c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN((int64_t)l0, k), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: case SQL_FN_MID: {
         /* MariaDB works on the byte length here (a VARCHAR(20) utf8mb4 from position 2 is 79 long) */
@@ -930,13 +926,13 @@ typed:
             return false;
         uint32_t to = str_len(&a[2]);
         uint64_t len = l0 + (to > 1 ? (uint64_t)l0 * (to - 1) : 0);
-        *out = rt_string((uint32_t)MIN(len, 16777216ull), c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string((uint32_t)MIN(len, 16777216ull), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     }
     case SQL_FN_INSERT:
         if (n != 4)
             return false;
-        *out = rt_string(l0 + str_len(&a[3]), c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(l0 + str_len(&a[3]), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SPACE:
         if (!const_int_arg(e->args[0], &k))
@@ -944,7 +940,7 @@ typed:
         *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN(k, 16777216), conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_QUOTE:
-        *out = rt_string(l0 * 2 + 2, c0, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(l0 * 2 + 2, c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_HEX: {
         uint32_t l = is_string_type(a[0].type) ? l0 * (a[0].coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(a[0].coll)) * 2
@@ -967,10 +963,10 @@ typed:
         return true;
     }
     case SQL_FN_MD5:
-        *out = rt_string(32, conn, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(32, conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SHA1: case SQL_FN_SHA:
-        *out = rt_string(40, conn, DEC_NOT_FIXED_STRING, anynull);
+        *out = rt_string(40, conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_PASSWORD:
         *out = rt_string(41, conn, DEC_NOT_FIXED_STRING, true);
@@ -1120,14 +1116,20 @@ static bool infer_cast(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
         return false;
     const sql_cast_t *c = &e->cast;
     switch (c->type) {
-    case SQL_CAST_SIGNED:
+    case SQL_CAST_SIGNED: {
         if (is_blob_type(a.type))
             return false;
-        *out = rt_fixed_int(SQL_TYPE_LONGLONG, MIN(MAX(a.len, 2u), 20u), false, a.nullable);
+        uint32_t len = MIN(a.len, 20u);
+        *out = rt_fixed_int(len <= 9 ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG, len, false, a.nullable);
         return true;
-    case SQL_CAST_UNSIGNED:
-        *out = rt_fixed_int(SQL_TYPE_LONGLONG, 20, true, a.nullable);
+    }
+    case SQL_CAST_UNSIGNED: {
+        /* a signed value may wrap to 20 digits; an unsigned one or a literal >= 0 keeps its length */
+        bool keeps = a.unsig || (e->args[0]->kind == SQL_E_LITERAL && is_int_type(a.type));
+        uint32_t len = keeps ? MIN(a.len, 20u) : 20;
+        *out = rt_fixed_int(len <= 9 ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG, len, true, a.nullable);
         return true;
+    }
     case SQL_CAST_DECIMAL: {
         uint32_t p = c->len >= 0 ? (uint32_t)c->len : 10, s = c->scale >= 0 ? (uint32_t)c->scale : 0;
         *out = rt_decimal(p, s, false, a.nullable);
@@ -1235,9 +1237,7 @@ static bool infer(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t
         default:
             return false;
         }
-    case SQL_E_IS:
-        if (!infer_args(env, e, a, 1))
-            return false;
+    case SQL_E_IS: /* whatever the argument: int(1) NOT NULL */
         *out = rt_fixed_int(SQL_TYPE_LONG, 1, false, false);
         return true;
     case SQL_E_LIKE: case SQL_E_REGEXP: case SQL_E_BETWEEN:
