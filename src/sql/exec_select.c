@@ -2822,6 +2822,8 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     uint64_t n = 0, cap = 0;
     uint32_t ncols = 0;
     res_col_t *cols = NULL;
+    sql_rtype_t *urt = NULL; /* the union's static column types, while every member's are known */
+    bool *uknown = NULL;
     xmap_t seen;
     xmap_init(&seen, x->arena);
     int rc = 0;
@@ -2837,8 +2839,12 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
             if (m == first) {
                 ncols = s.nitems;
                 cols = arena_calloc(x->arena, sizeof(res_col_t) * (ncols + 1));
-                for (uint32_t i = 0; i < ncols; i++)
+                urt = arena_calloc(x->arena, sizeof(sql_rtype_t) * (ncols + 1));
+                uknown = arena_calloc(x->arena, sizeof(bool) * (ncols + 1));
+                for (uint32_t i = 0; i < ncols; i++) {
                     item_col(&s, i, fv ? &fv[i] : NULL, &cols[i]);
+                    uknown[i] = xsel_infer(&s, s.items[i].expr, &urt[i]);
+                }
             } else if (s.nitems != ncols) {
                 rc = diag_push_msg(x->diag, DIAG_ERROR, 1222, "The used SELECT statements have a different number of columns");
             } else {
@@ -2874,6 +2880,15 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
                     }
                     if (!(mc.flags & COLF_NOT_NULL))
                         u->flags &= (uint16_t)~COLF_NOT_NULL;
+                    /* MariaDB types a union column as COALESCE types its arguments */
+                    sql_rtype_t mt, two[2];
+                    if (uknown[i] && xsel_infer(&s, s.items[i].expr, &mt)) {
+                        two[0] = urt[i];
+                        two[1] = mt;
+                        uknown[i] = sql_rtype_aggregate(x->conn_coll, two, 2, &urt[i]);
+                    } else {
+                        uknown[i] = false;
+                    }
                 }
             }
         }
@@ -2904,6 +2919,38 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     xmap_free(&seen);
     if (rc)
         return rc;
+    for (uint32_t c = 0; first->union_next && c < ncols; c++) {
+        if (!uknown[c] || urt[c].type == MYSQL_TYPE_NULL)
+            continue;
+        sql_col_meta_t m;
+        sql_rtype_meta(&urt[c], &m);
+        res_col_t *u = &cols[c];
+        u->type = m.type;
+        u->decimals = m.decimals;
+        u->length = m.length;
+        u->charset = m.coll;
+        if (m.coll != COLL_BINARY && x->result_coll == COLL_BINARY)
+            u->charset = CHARSET_BINARY;
+        else if (m.coll != COLL_BINARY && x->result_coll && m.coll != x->result_coll) {
+            uint32_t from = value_coll_mbmaxlen(m.coll), to = value_coll_mbmaxlen(x->result_coll);
+            u->length = (uint32_t)MIN((uint64_t)(from ? m.length / from : m.length) * to, 4294967295ull);
+            u->charset = x->result_coll;
+        }
+        /* a union column is a temporary table's column: flagged as a table column of its type is (integers
+         * without BINARY, strings without the NOT_FIXED decimals, no key / default / auto-increment flags) */
+        u->flags &= (uint16_t)(COLF_NOT_NULL | COLF_UNSIGNED | COLF_ZEROFILL | COLF_BINARY | COLF_NUM);
+        if (m.coll != COLL_BINARY) {
+            u->flags &= (uint16_t)~(COLF_NUM | COLF_UNSIGNED | COLF_BINARY);
+            u->decimals = 0;
+        } else if (!urt[c].unsig) {
+            u->flags &= (uint16_t)~COLF_UNSIGNED;
+        }
+        if (m.type == MYSQL_TYPE_TINY || m.type == MYSQL_TYPE_SHORT || m.type == MYSQL_TYPE_INT24 ||
+            m.type == MYSQL_TYPE_LONG || m.type == MYSQL_TYPE_LONGLONG)
+            u->flags &= (uint16_t)~COLF_BINARY;
+        else if (m.type == MYSQL_TYPE_VAR_STRING && m.coll == COLL_BINARY)
+            u->decimals = 0;
+    }
     for (uint32_t c = 0; c < ncols; c++) {
         if (cols[c].type != MYSQL_TYPE_NEWDECIMAL && cols[c].type != MYSQL_TYPE_DOUBLE)
             continue;

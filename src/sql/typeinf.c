@@ -461,6 +461,15 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
     return true;
 }
 
+bool sql_rtype_aggregate(uint16_t conn_coll, const sql_rtype_t *a, uint32_t n, sql_rtype_t *out)
+{
+    sql_typeinf_env_t env = {.conn_coll = conn_coll};
+    if (!aggregate(&env, a, n, out))
+        return false;
+    out->nullable = any_nullable(a, n);
+    return true;
+}
+
 /* DATE_ADD(dt, INTERVAL n unit) and its spellings: the type of dt, DATE becoming DATETIME for time units. */
 static bool typeinf_date_add(const sql_rtype_t *dt, const char *unit, sql_rtype_t *out)
 {

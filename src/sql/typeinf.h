@@ -42,6 +42,13 @@ typedef struct sql_typeinf_env {
 /* Infers the static type of `e`; false when some part of it is only known at run time (out is then unset). */
 bool sql_type_infer(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out);
 
+/*
+ * The type of COALESCE / CASE / a UNION column over branch types a[0..n): NULLs skipped, any string makes a
+ * string, DOUBLE a DOUBLE, DECIMAL with integers (or integers of mixed signedness) a DECIMAL, one temporal kind
+ * stays.  Nullable when any branch is.  False when a branch type has no rule (BLOB, BIT).
+ */
+bool sql_rtype_aggregate(uint16_t conn_coll, const sql_rtype_t *a, uint32_t n, sql_rtype_t *out);
+
 /* The column-definition fields of a type (length in bytes of `coll`, flags NOT_NULL/UNSIGNED/BINARY/NUM). */
 void sql_rtype_meta(const sql_rtype_t *t, sql_col_meta_t *m);
 

@@ -68,6 +68,25 @@ SELECT ABS(i), ABS(ti), ABS(d), ROUND(d), ROUND(d, 1), ROUND(i), ROUND(123.456, 
 -- a derived table keeps the values (its columns' metadata is not compared: strata describes them as table
 -- columns, without MariaDB's BINARY flag and string decimals 39)
 SELECT * FROM (SELECT i * 2 AS a, d + 1 AS b, CONCAT(v, '!') AS s FROM src) t ORDER BY a;
+-- a UNION column aggregates its members' types as COALESCE does, flagged as a temporary table's column
+CREATE TABLE pk (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE, k INT, KEY (k));
+INSERT INTO pk VALUES (1, 1, 1);
+-- @types
+SELECT id, u, k FROM pk UNION SELECT 2, 2, 2;
+-- @types
+SELECT i FROM src UNION SELECT 1.5 ORDER BY 1;
+-- @types
+SELECT 1 AS c UNION SELECT 'abc' ORDER BY 1;
+-- @types
+SELECT d FROM src UNION ALL SELECT i FROM src ORDER BY 1;
+-- @types
+SELECT v FROM src UNION SELECT c FROM src ORDER BY 1;
+-- @types
+SELECT dt FROM src UNION SELECT dtm FROM src ORDER BY 1;
+-- @types
+SELECT ti FROM src UNION SELECT si FROM src ORDER BY 1;
+-- @types
+SELECT NULL AS c UNION SELECT 1 ORDER BY 1;
 -- CREATE TABLE ... SELECT takes the same types
 CREATE TABLE t1 AS SELECT i * 2 AS a, 1 + 1 AS b, i + 1.5 AS c, d * d AS e, i / 2 AS g, ui + 1 AS h,
   SUM(i) AS s1, AVG(d) AS s2, COUNT(*) AS n FROM src;
@@ -84,4 +103,4 @@ SHOW CREATE TABLE t4;
 CREATE TABLE t5 AS SELECT c, l1, y, ROUND(d, 1) AS r, PI() AS p, .5 AS h, i > 1 AS k, NULL AS z FROM src;
 SHOW CREATE TABLE t5;
 SELECT * FROM t5 ORDER BY r;
-DROP TABLE t1, t2, t3, t4, t5, src;
+DROP TABLE t1, t2, t3, t4, t5, pk, src;
