@@ -154,6 +154,14 @@ const char *sql_item_name(arena_t *a, const sql_select_item_t *it);
 void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m);
 
 /*
+ * A value formatted for a result column of type `type` (SQL_TYPE_*) / `dec`, where the value's own form differs
+ * from what MariaDB sends: a DECIMAL column shows every value with the column's scale (`COALESCE(SUM(x), 0)`
+ * over no rows is 0.00, `IF(c, 1, 2.5)` is 1.0), a DATETIME column shows a DATE at midnight.  Returns `v` itself
+ * when nothing changes; new strings in `a` (typeinf.c).
+ */
+value_t sql_rtype_format(arena_t *a, uint8_t type, uint8_t dec, const value_t *v);
+
+/*
  * Column metadata of a table column as MariaDB sends it for `SELECT col FROM t`: type code, length, decimals,
  * flags from the definition (`col_coll` = the column's effective collation), strings announced in
  * `result_coll` (@@character_set_results' collation: length = characters x its mbmaxlen).  `key_flags` are the

@@ -52,11 +52,6 @@ bool sql_rtype_aggregate(uint16_t conn_coll, const sql_rtype_t *a, uint32_t n, s
 /* The column-definition fields of a type (length in bytes of `coll`, flags NOT_NULL/UNSIGNED/BINARY/NUM). */
 void sql_rtype_meta(const sql_rtype_t *t, sql_col_meta_t *m);
 
-/*
- * A value formatted for a column of static type `type` / `dec`, where the value's own form differs from what
- * MariaDB sends: a DECIMAL column shows every value with the column's scale (`COALESCE(SUM(amount), 0)` over
- * no rows is 0.00), a DATETIME column shows a DATE at midnight.  Returns `v` itself when nothing changes.
- */
-value_t sql_rtype_format(arena_t *a, uint8_t type, uint8_t dec, const value_t *v);
+/* sql_rtype_format() (the value shown in a column of a static type) is declared in sql.h. */
 
 #endif

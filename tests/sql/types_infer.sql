@@ -68,6 +68,13 @@ SELECT ABS(i), ABS(ti), ABS(d), ROUND(d), ROUND(d, 1), ROUND(i), ROUND(123.456, 
 -- a derived table keeps the values (its columns' metadata is not compared: strata describes them as table
 -- columns, without MariaDB's BINARY flag and string decimals 39)
 SELECT * FROM (SELECT i * 2 AS a, d + 1 AS b, CONCAT(v, '!') AS s FROM src) t ORDER BY a;
+-- without tables: the same static types, and values shown in them (1 in a decimal(2,1) column is 1.0)
+-- @types
+SELECT IF(1, 1, 2.5), COALESCE(NULL, 2, 1.25), CASE WHEN 1 THEN 3 ELSE 0.5 END, GREATEST(1, 2.5), IFNULL(NULL, 3) / 1,
+  1 + 1, 10 DIV 3, 7 % 3, CAST(1 AS UNSIGNED), FLOOR(2.5), -1, .5, 00012, TRUE;
+-- @types
+SELECT CONCAT('a', 1), COALESCE(1, 'a'), IF(1, 'a', 'bcd'), 1 / 3, CAST('1.5' AS DECIMAL(5,2)), ROUND(2.567, 1),
+  LENGTH('abc'), UPPER('abc'), REPEAT('ab', 3), MD5('a'), SHA2('a', 512), 1 & 3, NULLIF(1, 1), (SELECT 1), EXISTS(SELECT 1);
 -- a UNION column aggregates its members' types as COALESCE does, flagged as a temporary table's column
 CREATE TABLE pk (id INT AUTO_INCREMENT PRIMARY KEY, u INT UNIQUE, k INT, KEY (k));
 INSERT INTO pk VALUES (1, 1, 1);
