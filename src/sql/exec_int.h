@@ -39,6 +39,9 @@ typedef struct xsrc {
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;
+    /* a derived table MariaDB merges into the outer query (no GROUP BY, aggregates, DISTINCT, LIMIT, UNION):
+     * its select items' column definitions, which its columns keep; NULL otherwise */
+    const res_col_t *dcols;
 } xsrc_t;
 
 typedef struct xquery {

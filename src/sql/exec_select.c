@@ -354,6 +354,19 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r)
         c->display_width = r->length; /* an expression's length is the column's display width: bigint(12) */
 }
 
+/* Whether e calls an aggregate function (outside subqueries). */
+static bool expr_has_aggregate(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (expr_has_aggregate(e->args[i]))
+            return true;
+    return expr_has_aggregate(e->else_expr);
+}
+
 static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
@@ -381,8 +394,12 @@ static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, c
             if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
                 return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
     }
+    bool mergeable = !f->derived->union_next && !f->derived->ngroup_by && !f->derived->having &&
+                     !f->derived->distinct && !f->derived->limit.count && (uint32_t)ncols == nc;
+    for (uint32_t i = 0; mergeable && i < f->derived->nitems; i++)
+        mergeable = !expr_has_aggregate(f->derived->items[i].expr);
     xsrc_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
-                .join = join, .on = on};
+                .join = join, .on = on, .dcols = mergeable ? cols : NULL};
     push_source(q, &s);
     return 0;
 }
@@ -2316,6 +2333,15 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         for (uint32_t k = 0; k < s->q.nsrc; k++) {
             const xsrc_t *src = &s->q.src[k];
             if ((uint32_t)slot >= src->base && (uint32_t)slot < src->base + src->t->ncols) {
+                if (src->dcols) {
+                    /* a merged derived table's column is its select item (already in the results' charset) */
+                    *c = src->dcols[(uint32_t)slot - src->base];
+                    c->name = s->items[i].name;
+                    c->table = c->org_table = src->alias;
+                    if (src->join == SQL_JOIN_LEFT && k > 0)
+                        c->flags &= (uint16_t)~COLF_NOT_NULL;
+                    return;
+                }
                 xcol_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
                 if (src->join == SQL_JOIN_LEFT && k > 0)
                     c->flags &= (uint16_t)~COLF_NOT_NULL;

@@ -65,9 +65,12 @@ SELECT CAST(i AS CHAR), CAST(i AS SIGNED), CAST(d AS SIGNED), CAST(i AS UNSIGNED
 -- @types
 SELECT ABS(i), ABS(ti), ABS(d), ROUND(d), ROUND(d, 1), ROUND(i), ROUND(123.456, 2), TRUNCATE(d, 1), FLOOR(d),
   CEIL(d), SIGN(d), PI() FROM src ORDER BY id;
--- a derived table keeps the values (its columns' metadata is not compared: strata describes them as table
--- columns, without MariaDB's BINARY flag and string decimals 39)
-SELECT * FROM (SELECT i * 2 AS a, d + 1 AS b, CONCAT(v, '!') AS s FROM src) t ORDER BY a;
+-- a derived table MariaDB merges into the query keeps its items' definitions; a materialized one (GROUP BY)
+-- has a temporary table's columns
+-- @types
+SELECT * FROM (SELECT i * 2 AS a, i, d + 1 AS b, CONCAT(v, '!') AS s FROM src) t ORDER BY a;
+-- @types
+SELECT * FROM (SELECT i * 2 AS a, SUM(d) AS b FROM src GROUP BY i) t ORDER BY a;
 -- without tables: the same static types, and values shown in them (1 in a decimal(2,1) column is 1.0)
 -- @types
 SELECT IF(1, 1, 2.5), COALESCE(NULL, 2, 1.25), CASE WHEN 1 THEN 3 ELSE 0.5 END, GREATEST(1, 2.5), IFNULL(NULL, 3) / 1,
