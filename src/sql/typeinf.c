@@ -4,8 +4,10 @@
  * (the cases are in tests/unit/test_sql_typeinf.c and tests/sql/types_infer.sql).
  *
  * The vocabulary is MariaDB's: an integer's precision is its digits (display length without the sign), a
- * DECIMAL's length is precision + point + sign, its "int part" is precision - scale.  When a rule is not known
- * here the answer is "unknown" (false), never a guess: the caller then keeps the value-based metadata.
+ * DECIMAL's length is precision + point + sign, its "int part" is precision - scale.  Where MariaDB's answer
+ * was not established (FORMAT, TO_BASE64, ROUND of a DOUBLE, STD, string arguments of DATE_ADD ...) the answer
+ * is "unknown" (false): the caller then keeps the value-based metadata.  A few nullability flags of rarely
+ * used functions (SIN, TAN, ...) follow the family's rule without a case of their own.
  */
 #include <string.h>
 #include <strings.h>
@@ -364,6 +366,7 @@ static bool infer_arith(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
 static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32_t n, sql_rtype_t *out)
 {
     bool any_str = false, any_bin = false, any_real = false, any_dec = false, any_int = false, any_temp = false;
+    /* any_int: an integer branch (a temporal with an integer is a string) */
     bool all_unsig = true, any_unsig = false, any_signed = false, any = false;
     uint8_t temp = 0, int_type = 0;
     uint16_t coll = 0;
@@ -391,10 +394,7 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
             if (!temp)
                 temp = t->type;
             else if (temp != t->type)
-                temp = (temp == SQL_TYPE_TIMESTAMP && t->type == SQL_TYPE_DATETIME) ||
-                               (temp == SQL_TYPE_DATETIME && t->type == SQL_TYPE_TIMESTAMP)
-                           ? SQL_TYPE_DATETIME
-                           : SQL_TYPE_DATETIME;
+                temp = SQL_TYPE_DATETIME; /* DATE with TIME, DATE with DATETIME, TIMESTAMP with DATETIME */
             maxfsp = MAX(maxfsp, t->dec);
             continue;
         }
@@ -422,7 +422,6 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
         maxint = MAX(maxint, int_part(&nt));
         maxdec = MAX(maxdec, is_dec_type(nt.type) ? nt.dec : 0);
     }
-    (void)any_int;
     if (!any) {
         *out = (sql_rtype_t){.type = SQL_TYPE_NULL, .nullable = true, .coll = COLL_BINARY};
         return true;

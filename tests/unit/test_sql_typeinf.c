@@ -185,6 +185,36 @@ TEST(test_meta)
     arena_destroy(&a);
 }
 
+/* UNION columns: MariaDB's answers for `SELECT a ... UNION SELECT b`. */
+TEST(test_aggregate)
+{
+    arena_t a;
+    arena_init(&a, 4096);
+    static const struct {
+        const char *x, *y;
+        uint8_t type;
+        uint32_t len;
+        uint8_t dec;
+    } cases[] = {
+        {"i", "1.5", SQL_TYPE_NEWDECIMAL, 13, 1}, {"ti", "si", SQL_TYPE_SHORT, 6, 0},
+        {"dt", "dtm", SQL_TYPE_DATETIME, 19, 0},  {"d", "i", SQL_TYPE_NEWDECIMAL, 14, 2},
+        {"1", "'abc'", SQL_TYPE_VAR_STRING, 3, 39}, {"NULL", "1", SQL_TYPE_LONG, 2, 0},
+        {"i*2", "1", SQL_TYPE_LONGLONG, 12, 0},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        sql_rtype_t two[2], r;
+        REQUIRE(infer_text(&a, cases[i].x, &two[0]));
+        REQUIRE(infer_text(&a, cases[i].y, &two[1]));
+        REQUIRE(sql_rtype_aggregate(COLL_UTF8MB4_GENERAL_CI, two, 2, &r));
+        if (r.type != cases[i].type || r.len != cases[i].len || r.dec != cases[i].dec)
+            fprintf(stderr, "%s UNION %s: type %u len %u dec %u\n", cases[i].x, cases[i].y, r.type, r.len, r.dec);
+        CHECK_EQ_INT(r.type, cases[i].type);
+        CHECK_EQ_INT(r.len, cases[i].len);
+        CHECK_EQ_INT(r.dec, cases[i].dec);
+    }
+    arena_destroy(&a);
+}
+
 TEST(test_format)
 {
     arena_t a;
@@ -211,4 +241,4 @@ TEST(test_format)
     arena_destroy(&a);
 }
 
-UNIT_MAIN(test_mariadb_cases, test_decimal_precision, test_unknown, test_meta, test_format)
+UNIT_MAIN(test_mariadb_cases, test_decimal_precision, test_unknown, test_meta, test_aggregate, test_format)
