@@ -716,7 +716,7 @@ typed:
         }
         if (!aggregate(env, &a[1], 2, out))
             return false;
-        out->nullable = a[1].nullable || a[2].nullable;
+        out->nullable = anynull; /* MariaDB counts the condition too: IF(nullable > 0, 'a', 'b') may be NULL */
         return true;
     }
     case SQL_FN_NULLIF:
@@ -1269,18 +1269,24 @@ static bool infer(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t
         /* args: [operand], then (when, then) pairs; the result aggregates the THENs and the ELSE */
         sql_rtype_t br[33];
         uint32_t nb = 0;
+        bool cond_null = false; /* MariaDB counts the operand and the WHENs too */
         if (e->nargs < 3 || (e->nargs - 1) / 2 + 1 > ARRAY_LEN(br))
             return false;
-        if (e->args[0] && !infer(env, e->args[0], &a[0]))
-            return false;
-        for (uint32_t i = 1; i + 1 < e->nargs; i += 2)
+        if (e->args[0]) {
+            if (!infer(env, e->args[0], &a[0]))
+                return false;
+            cond_null = a[0].nullable;
+        }
+        for (uint32_t i = 1; i + 1 < e->nargs; i += 2) {
             if (!infer(env, e->args[i], &a[0]) || !infer(env, e->args[i + 1], &br[nb++]))
                 return false;
+            cond_null = cond_null || a[0].nullable;
+        }
         if (e->else_expr && !infer(env, e->else_expr, &br[nb++]))
             return false;
         if (!aggregate(env, br, nb, out))
             return false;
-        out->nullable = !e->else_expr || any_nullable(br, nb);
+        out->nullable = !e->else_expr || cond_null || any_nullable(br, nb);
         return true;
     }
     case SQL_E_FUNC:

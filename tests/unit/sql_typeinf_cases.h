@@ -169,4 +169,6 @@ static const typeinf_case_t typeinf_cases[] = {
     {"DATABASE()", SQL_TYPE_VAR_STRING, 64, 39, false, true, "varchar(64) DEFAULT NULL"},
     {"(SELECT 1)", SQL_TYPE_LONG, 1, 0, false, false, "int(1) NOT NULL"},
     {"EXISTS(SELECT 1)", SQL_TYPE_LONG, 1, 0, false, false, "int(1) NOT NULL"},
+    {"IF(ni > 0, 'a', 'b')", SQL_TYPE_VAR_STRING, 1, 39, false, true, "varchar(1) DEFAULT NULL"},
+    {"CASE WHEN ni > 0 THEN 'a' ELSE 'b' END", SQL_TYPE_VAR_STRING, 1, 39, false, true, "varchar(1) DEFAULT NULL"},
 };
