@@ -227,6 +227,7 @@ static bool infer_literal(const sql_typeinf_env_t *env, const sql_expr_t *e, sql
                     chars++;
         }
         *out = rt_string(chars, coll, coll == COLL_BINARY ? 0 : DEC_NOT_FIXED_STRING, false);
+        out->coercible = true;
         if (coll == COLL_BINARY)
             out->flags |= SQL_FLAG_UNSIGNED; /* MariaDB marks hex / binary literals so */
         return true;
@@ -251,7 +252,9 @@ static bool as_number(const sql_rtype_t *t, sql_rtype_t *n)
     *n = *t;
     switch (t->type) {
     case SQL_TYPE_DATE: *n = rt_int(8, false, t->nullable); break;
-    case SQL_TYPE_TIME: *n = t->dec ? rt_decimal(6 + t->dec, t->dec, false, t->nullable) : rt_int(6, false, t->nullable); break;
+    case SQL_TYPE_TIME: /* up to 838:59:59: 7 digits */
+        *n = t->dec ? rt_decimal(7 + t->dec, t->dec, false, t->nullable) : rt_int(7, false, t->nullable);
+        break;
     case SQL_TYPE_DATETIME:
     case SQL_TYPE_TIMESTAMP:
         *n = t->dec ? rt_decimal(14 + t->dec, t->dec, false, t->nullable) : rt_int(14, false, t->nullable);
@@ -299,8 +302,9 @@ static bool infer_arith(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
         if (is_string_type(t[i].type) || is_real_type(t[i].type)) {
             /* strings are read as DOUBLE; any DOUBLE makes the result DOUBLE */
             if (e->op == SQL_OP_IDIV) {
-                *out = rt_int(is_real_type(t[0].type) || is_string_type(t[0].type) ? 20 : int_part(&t[0]), false, true);
-                out->type = SQL_TYPE_LONGLONG;
+                if (!is_real_type(t[0].type))
+                    return false; /* a string dividend: MariaDB's length is its own */
+                *out = rt_fixed_int(t[0].len <= 9 ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG, t[0].len, false, true);
                 return true;
             }
             *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, nullable);
@@ -342,7 +346,7 @@ static bool infer_arith(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
     }
     case SQL_OP_IDIV: /* the dividend's integer digits, typed by length: 10 DIV 3 is int(2), i DIV 2 bigint(10) */
         *out = rt_int(i0 ? i0 : 1, true, true);
-        out->unsig = false;
+        out->unsig = a[0].unsig;
         return true;
     case SQL_OP_MOD:
         if (dec) {
@@ -367,7 +371,7 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
 {
     bool any_str = false, any_bin = false, any_real = false, any_dec = false, any_int = false, any_temp = false;
     /* any_int: an integer branch (a temporal with an integer is a string) */
-    bool all_unsig = true, any_unsig = false, any_signed = false, any = false;
+    bool all_unsig = true, any_unsig = false, any_signed = false, any = false, implicit = false;
     uint8_t temp = 0, int_type = 0;
     uint16_t coll = 0;
     uint32_t maxlen = 0, maxint = 0, maxdec = 0, maxfsp = 0;
@@ -383,10 +387,15 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
         maxlen = MAX(maxlen, str_len(t));
         if (is_string_type(t->type)) {
             any_str = true;
-            if (t->coll == COLL_BINARY)
+            if (t->coll == COLL_BINARY) {
                 any_bin = true;
-            else if (!coll || (value_coll_mbmaxlen(t->coll) > value_coll_mbmaxlen(coll)))
+            } else if (!t->coercible && !implicit) { /* a column's collation beats a literal's */
                 coll = t->coll;
+                implicit = true;
+            } else if ((t->coercible == !implicit) &&
+                       (!coll || value_coll_mbmaxlen(t->coll) > value_coll_mbmaxlen(coll))) {
+                coll = t->coll; /* of equal standing: the superset */
+            }
             continue;
         }
         if (is_temporal_type(t->type)) {
@@ -426,6 +435,21 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
         *out = (sql_rtype_t){.type = SQL_TYPE_NULL, .nullable = true, .coll = COLL_BINARY};
         return true;
     }
+    uint32_t nonnull = 0, last = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i].type != SQL_TYPE_NULL) {
+            nonnull++;
+            last = i;
+        }
+    if (nonnull == 1 && (!is_int_type(a[last].type) || a[last].type == SQL_TYPE_YEAR) && !is_dec_type(a[last].type) && a[last].type != SQL_TYPE_DOUBLE) {
+        /* one typed branch keeps its type (a YEAR stays YEAR, a FLOAT FLOAT, a CHAR CHAR); numbers follow the
+         * length rules below (NULL UNION 1 is int(2)) */
+        *out = a[last];
+        out->flags = 0;
+        if (is_string_type(out->type))
+            out->dec = DEC_NOT_FIXED_STRING;
+        return true;
+    }
     if (any_str || (any_temp && (any_int || any_dec || any_real))) {
         uint16_t c = any_bin ? COLL_BINARY : coll ? coll : env_conn(env);
         uint32_t len = maxlen;
@@ -441,6 +465,7 @@ static bool aggregate(const sql_typeinf_env_t *env, const sql_rtype_t *a, uint32
                 }
         }
         *out = rt_string(len, c, DEC_NOT_FIXED_STRING, false);
+        out->coercible = !implicit;
         return true;
     }
     if (any_temp) {
@@ -663,9 +688,9 @@ typed:
             return false;
         sql_rtype_t t;
         if (is_string_type(a[0].type) || is_real_type(a[0].type) || a[0].type == SQL_TYPE_NULL) {
-            if (fn == SQL_FN_AVG && is_real_type(a[0].type))
-                return false; /* AVG(double)'s length depends on the column's */
-            *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, true);
+            if (fn == SQL_FN_AVG && is_string_type(a[0].type))
+                return false; /* MariaDB's length here depends on the string's */
+            *out = rt_double(fn == SQL_FN_AVG ? MIN(a[0].len + 4, 23u) : 23, DEC_NOT_FIXED_DOUBLE, true);
             return true;
         }
         if (!as_number(&a[0], &t))
@@ -685,6 +710,14 @@ typed:
             return false;
         *out = a[0];
         out->nullable = true;
+        out->flags = 0;
+        if (is_real_type(out->type))
+            out->len = 23;
+        if (is_string_type(out->type)) {
+            out->dec = DEC_NOT_FIXED_STRING;
+            if (out->type != SQL_TYPE_STRING)
+                out->type = SQL_TYPE_VAR_STRING;
+        }
         return true;
     case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, true, false);
@@ -699,6 +732,8 @@ typed:
             anyn = anyn || a[i].nullable;
         }
         out->nullable = fn == SQL_FN_COALESCE ? all_null : fn == SQL_FN_IFNULL ? a[n - 1].nullable : anyn;
+        if ((fn == SQL_FN_GREATEST || fn == SQL_FN_LEAST) && is_real_type(out->type))
+            out->len = 23;
         if ((fn == SQL_FN_GREATEST || fn == SQL_FN_LEAST) && out->type == SQL_TYPE_VAR_STRING) {
             for (uint32_t i = 0; i < n; i++)
                 if (!is_string_type(a[i].type) && a[i].type != SQL_TYPE_NULL)
@@ -712,6 +747,9 @@ typed:
         if (a[1].type == SQL_TYPE_NULL || a[2].type == SQL_TYPE_NULL) {
             *out = a[1].type == SQL_TYPE_NULL ? a[2] : a[1];
             out->nullable = true;
+            out->flags = 0;
+            if (is_string_type(out->type))
+                out->dec = DEC_NOT_FIXED_STRING;
             return true;
         }
         if (!aggregate(env, &a[1], 2, out))
@@ -720,8 +758,8 @@ typed:
         return true;
     }
     case SQL_FN_NULLIF:
-        if (n != 2)
-            return false;
+        if (n != 2 || is_string_type(a[0].type) != is_string_type(a[1].type))
+            return false; /* compared as numbers, MariaDB types the result so too */
         *out = a[0];
         out->nullable = true;
         out->flags = 0;
@@ -761,6 +799,8 @@ typed:
     }
     case SQL_FN_ROUND: case SQL_FN_TRUNCATE: {
         bool trunc = fn == SQL_FN_TRUNCATE;
+        if (a[0].type == SQL_TYPE_YEAR)
+            as_number(&a[0], &a[0]);
         if (is_int_type(a[0].type) && (n == 1 || trunc || a[1].type != SQL_TYPE_NULL)) {
             int64_t places = 0;
             if (n == 2 && !const_int_arg(e->args[1], &places))
@@ -780,7 +820,12 @@ typed:
             }
             if (places < 0)
                 return false;
-            uint32_t sc = (uint32_t)MIN((int64_t)a[0].dec, places);
+            if (places >= a[0].dec) { /* nothing to round: the argument's type */
+                *out = a[0];
+                out->nullable = anynull;
+                return true;
+            }
+            uint32_t sc = (uint32_t)places;
             uint32_t ip = int_part(&a[0]);
             *out = rt_decimal(ip + (trunc ? 0 : 1) + sc, sc, a[0].unsig, anynull);
             return true;
@@ -788,6 +833,8 @@ typed:
         return false;
     }
     case SQL_FN_FLOOR: case SQL_FN_CEIL: case SQL_FN_CEILING:
+        if (a[0].type == SQL_TYPE_YEAR)
+            as_number(&a[0], &a[0]);
         if (is_int_type(a[0].type)) {
             *out = a[0];
             return true;
@@ -1219,8 +1266,8 @@ static bool infer(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t
                 out->len = a[0].len + 1;
                 return true;
             }
-            if (is_real_type(a[0].type) || is_string_type(a[0].type)) {
-                *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, a[0].nullable);
+            if (is_real_type(a[0].type)) {
+                *out = rt_double(a[0].len + 1, DEC_NOT_FIXED_DOUBLE, a[0].nullable);
                 return true;
             }
             return false;

@@ -29,6 +29,7 @@ typedef struct sql_rtype {
     uint16_t coll;     /* COLL_BINARY for numbers and temporals */
     uint32_t width;    /* CREATE TABLE ... SELECT display width of an integer when it differs from len (0: len) */
     uint16_t flags;    /* extra SQL_FLAG_* bits (ENUM/SET of a column read through MIN/MAX) */
+    bool coercible;    /* a string whose collation is a literal's: a column's collation wins over it */
 } sql_rtype_t;
 
 typedef struct sql_typeinf_env {

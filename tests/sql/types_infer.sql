@@ -102,7 +102,8 @@ CREATE TABLE t1 AS SELECT i * 2 AS a, 1 + 1 AS b, i + 1.5 AS c, d * d AS e, i / 
   SUM(i) AS s1, AVG(d) AS s2, COUNT(*) AS n FROM src;
 SHOW CREATE TABLE t1;
 CREATE TABLE t2 AS SELECT CONCAT(v, c) AS a, UPPER(v) AS b, LEFT(v, 3) AS c, COALESCE(v, 0) AS e,
-  IF(i > 0, 'a', 'bcd') AS g, CAST(i AS CHAR) AS h, HEX(v) AS k, CONVERT(v USING latin1) AS l FROM src;
+  IF(i > 0, 'a', 'bcd') AS g, CAST(i AS CHAR) AS h, HEX(v) AS k, CONVERT(v USING latin1) AS l,
+  IFNULL(l1, '') AS m, COALESCE(v, l1) AS o FROM src;
 SHOW CREATE TABLE t2;
 CREATE TABLE t3 AS SELECT COALESCE(d, 0) AS a, IFNULL(ni, 0) AS b, COALESCE(ti, si) AS c, CASE WHEN i > 0 THEN d ELSE 0 END AS e,
   GREATEST(i, d) AS g, COALESCE(dt, dtm) AS h, NULLIF(i, 1) AS k FROM src;
