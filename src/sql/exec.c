@@ -1801,6 +1801,8 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             xcol_from_res(cc, &cols[i]);
             if (widths[i] && sqlt_is_int((sqlt_t)cc->rc.type))
                 cc->display_width = widths[i];
+            if (widths[i] && cc->rc.type == SQLT_DECIMAL && widths[i] >= cc->rc.scale)
+                cc->rc.len = widths[i];
             cc->name = arena_strdup(x->arena, cols[i].name);
             if (sqlt_is_string((sqlt_t)cc->rc.type) && cc->rc.coll != COLL_BINARY && cc->rc.len == 0)
                 cc->rc.len = 1;

@@ -107,8 +107,9 @@ bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
-/* As exec_select_describe, plus per column the display width CREATE TABLE ... SELECT gives an integer
- * expression when it is not its length (YEAR(d) is int(5) of length 4); 0 otherwise.  Arena array. */
+/* As exec_select_describe, plus per column what CREATE TABLE ... SELECT needs beyond the column definition:
+ * an integer expression's display width when it is not its length (YEAR(d) is int(5) of length 4), a DECIMAL
+ * expression's precision (-d is decimal(10,2) of length 13); 0 otherwise.  Arena array. */
 int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
                                 int *ncols);
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);

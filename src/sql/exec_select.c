@@ -3188,7 +3188,7 @@ int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_
             item_col(&s, i, NULL, &c[i]);
             sql_rtype_t rt;
             if (w && s.items[i].src_col < 0 && xsel_infer(&s, s.items[i].expr, &rt))
-                w[i] = rt.width;
+                w[i] = rt.type == MYSQL_TYPE_NEWDECIMAL ? rt.prec : rt.width;
         }
         *cols = c;
         if (widths)

@@ -111,7 +111,7 @@ SHOW CREATE TABLE t3;
 CREATE TABLE t4 AS SELECT DATE(dtm) AS a, DATE_ADD(dt, INTERVAL 1 HOUR) AS b, YEAR(dt) AS c, MONTH(dt) AS e,
   DATEDIFF(dt, dt) AS g, DATE_FORMAT(dt, '%Y') AS h, CAST(v AS DATETIME(2)) AS k, NOW(3) AS l FROM src WHERE id = 0;
 SHOW CREATE TABLE t4;
-CREATE TABLE t5 AS SELECT c, l1, y, ROUND(d, 1) AS r, PI() AS p, .5 AS h, i > 1 AS k, NULL AS z FROM src;
+CREATE TABLE t5 AS SELECT c, l1, y, ROUND(d, 1) AS r, PI() AS p, .5 AS h, i > 1 AS k, NULL AS z, -d AS nd FROM src;
 SHOW CREATE TABLE t5;
 SELECT * FROM t5 ORDER BY r;
 DROP TABLE t1, t2, t3, t4, t5, pk, src;
