@@ -42,6 +42,7 @@ typedef struct xsrc {
     /* a derived table MariaDB merges into the outer query (no GROUP BY, aggregates, DISTINCT, LIMIT, UNION):
      * its select items' column definitions, which its columns keep; NULL otherwise */
     const res_col_t *dcols;
+    const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
 } xsrc_t;
 
 typedef struct xquery {
