@@ -788,8 +788,10 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
         res_cell_t *cells = arena_calloc(&s->arena, sizeof(res_cell_t) * (size_t)(n ? n : 1));
         for (int i = 0; i < n; i++) {
             cells[i].null = value_is_null(&vals[i]);
-            if (!cells[i].null)
-                cells[i].p = result_text(s, &vals[i], rcoll, &cells[i].len);
+            if (!cells[i].null) {
+                value_t fv = sql_rtype_format(&s->arena, cols[i].type, cols[i].decimals, &vals[i]);
+                cells[i].p = result_text(s, &fv, rcoll, &cells[i].len);
+            }
         }
         sink->row(sink, cells);
         s->found_rows = 1;

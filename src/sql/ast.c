@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "sql/sql_int.h"
+#include "sql/typeinf.h"
 
 static const char *const stmt_names[] = {
 #define STMT(id) #id,
@@ -216,6 +217,19 @@ static uint32_t est_len(const sql_expr_t *e)
 
 void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m)
 {
+    /* a type known before evaluation is MariaDB's answer (columns are unknown here: no table is bound) */
+    uint16_t conn = v && v->type == VAL_STRING && v->coll != COLL_BINARY ? v->coll : COLL_DEFAULT;
+    sql_typeinf_env_t env = {.conn_coll = conn};
+    sql_rtype_t rt;
+    if (sql_type_infer(&env, e, &rt)) {
+        if (rt.type == SQL_TYPE_VAR_STRING && rt.coll != COLL_BINARY && v && v->type == VAL_STRING &&
+            v->coll != COLL_BINARY && v->coll != rt.coll) {
+            /* the value's collation settles what the rules could not (CONVERT, introducers) */
+            rt.coll = v->coll;
+        }
+        sql_rtype_meta(&rt, m);
+        return;
+    }
     memset(m, 0, sizeof *m);
     value_t lit = {0};
     if (!v && e->kind == SQL_E_LITERAL) {

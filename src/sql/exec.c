@@ -1865,6 +1865,19 @@ static void ctas_source_default(sql_exec_ctx_t *x, const res_col_t *r, cat_colum
     int k = cat_table_col(src, r->org_name);
     if (k >= 0) {
         const cat_column_t *sc = &src->cols[k];
+        /* the source column's type as declared (CHAR, ENUM, SET, BIT, TEXT sizes, display widths) */
+        bool nullable = c->rc.nullable;
+        c->rc = sc->rc;
+        c->rc.nullable = nullable;
+        c->display_width = sc->display_width;
+        c->zerofill = sc->zerofill;
+        c->explicit_coll = sc->explicit_coll;
+        if (sc->nelems) {
+            c->nelems = sc->nelems;
+            c->elems = arena_alloc(x->arena, sizeof(char *) * sc->nelems);
+            for (uint32_t e = 0; e < sc->nelems; e++)
+                c->elems[e] = arena_strdup(x->arena, sc->elems[e]);
+        }
         c->comment = arena_strdup(x->arena, sc->comment ? sc->comment : "");
         if (sc->auto_increment) {
             c->def = CAT_DEF_VALUE;
@@ -1938,8 +1951,13 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (ct->as_select) {
         /* the SELECT's result columns become the table's */
         res_col_t *cols;
+        uint32_t *widths;
         int n;
-        if ((rc = exec_select_describe(x, ct->as_select, &cols, &n)) != 0)
+        uint16_t rcoll = x->result_coll;
+        x->result_coll = 0; /* the columns' own character sets, not the client's */
+        rc = exec_select_describe_widths(x, ct->as_select, &cols, &widths, &n);
+        x->result_coll = rcoll;
+        if (rc != 0)
             return rc;
         /* CREATE TABLE t (columns) SELECT: the declared columns first, then the SELECT's other columns; a
          * SELECT column with a declared name fills the declared column */
@@ -1956,9 +1974,21 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 continue;
             cat_column_t *cc = &c[nc];
             xcol_from_res(cc, &cols[i]);
+            if (widths[i] && sqlt_is_int((sqlt_t)cc->rc.type))
+                cc->display_width = widths[i];
+            if (widths[i] && cc->rc.type == SQLT_DECIMAL && widths[i] >= cc->rc.scale)
+                cc->rc.len = widths[i];
             cc->name = arena_strdup(x->arena, cols[i].name);
             if (sqlt_is_string((sqlt_t)cc->rc.type) && cc->rc.coll != COLL_BINARY && cc->rc.len == 0)
                 cc->rc.len = 1;
+            if ((cc->rc.type == SQLT_VARCHAR || cc->rc.type == SQLT_VARBINARY) && cc->rc.len > 512) {
+                /* MariaDB makes a string result over 512 characters a TEXT / BLOB column, by its byte length */
+                uint64_t bytes = (uint64_t)cc->rc.len * (cc->rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(cc->rc.coll));
+                bool bin = cc->rc.coll == COLL_BINARY;
+                cc->rc.type = bytes < 65536 ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                            : bytes < 16777216 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT) : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT);
+                cc->rc.len = 0;
+            }
             if (!cc->rc.nullable)
                 cc->def = CAT_DEF_NONE;
             ctas_source_default(x, &cols[i], cc);

@@ -39,6 +39,9 @@ typedef struct xsrc {
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;
+    /* a derived table MariaDB merges into the outer query (no GROUP BY, aggregates, DISTINCT, LIMIT, UNION):
+     * its select items' column definitions, which its columns keep; NULL otherwise */
+    const res_col_t *dcols;
     const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
 } xsrc_t;
 
@@ -117,6 +120,11 @@ bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
+/* As exec_select_describe, plus per column what CREATE TABLE ... SELECT needs beyond the column definition:
+ * an integer expression's display width when it is not its length (YEAR(d) is int(5) of length 4), a DECIMAL
+ * expression's precision (-d is decimal(10,2) of length 13); 0 otherwise.  Arena array. */
+int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
+                                int *ncols);
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
 int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */

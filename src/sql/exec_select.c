@@ -22,6 +22,7 @@
 
 #include "sql/exec_int.h"
 #include "sql/extsort.h"
+#include "sql/typeinf.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- values and keys */
@@ -306,26 +307,64 @@ void xcol_from_res(cat_column_t *c, const res_col_t *r)
     case MYSQL_TYPE_INT24: c->rc.type = SQLT_MEDIUMINT; break;
     case MYSQL_TYPE_LONG: c->rc.type = SQLT_INT; break;
     case MYSQL_TYPE_LONGLONG: c->rc.type = SQLT_BIGINT; break;
-    case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_DECIMAL:
+    case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_DECIMAL: {
+        /* length = precision + point + sign */
+        uint32_t extra = (r->decimals ? 1u : 0u) + (c->rc.is_unsigned ? 0u : 1u);
         c->rc.type = SQLT_DECIMAL;
         c->rc.scale = r->decimals;
-        c->rc.len = r->length > 2u + r->decimals ? r->length - 1 - (r->decimals ? 1 : 0) : 10;
+        c->rc.len = r->length > extra && r->length - extra >= r->decimals ? r->length - extra : 10;
         break;
+    }
     case MYSQL_TYPE_FLOAT: c->rc.type = SQLT_FLOAT; break;
-    case MYSQL_TYPE_DOUBLE: c->rc.type = SQLT_DOUBLE; break;
+    case MYSQL_TYPE_DOUBLE:
+        c->rc.type = SQLT_DOUBLE;
+        if (r->decimals < VAL_DEC_NOT_FIXED && r->length > r->decimals) { /* ROUND(x, 1), PI(): double(M,D) */
+            c->rc.len = r->length;
+            c->rc.scale = r->decimals;
+        }
+        break;
+    case MYSQL_TYPE_NULL: c->rc.type = SQLT_BINARY; c->rc.coll = COLL_BINARY; c->rc.len = 0; break;
     case MYSQL_TYPE_DATE: c->rc.type = SQLT_DATE; break;
     case MYSQL_TYPE_DATETIME: c->rc.type = SQLT_DATETIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_TIMESTAMP: c->rc.type = SQLT_TIMESTAMP; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_TIME: c->rc.type = SQLT_TIME; c->rc.scale = r->decimals <= 6 ? r->decimals : 0; break;
     case MYSQL_TYPE_YEAR: c->rc.type = SQLT_YEAR; break;
-    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB:
-        c->rc.type = r->charset == COLL_BINARY ? SQLT_LONGBLOB : SQLT_LONGTEXT;
+    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB: {
+        /* the smallest TEXT / BLOB holding the length (in characters of the collation) */
+        uint64_t chars = mb ? r->length / mb : r->length;
+        bool bin = r->charset == COLL_BINARY;
+        if (r->type == MYSQL_TYPE_LONG_BLOB)
+            chars = 0;
+        else if (r->type == MYSQL_TYPE_MEDIUM_BLOB && chars <= 65535)
+            chars = 65536;
+        c->rc.type = chars == 0 || chars > 16777215 ? (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT)
+                   : chars > 65535                  ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
+                   : chars > 255                    ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                                                    : (bin ? SQLT_TINYBLOB : SQLT_TINYTEXT);
         break;
+    }
     default:
         c->rc.type = r->charset == COLL_BINARY ? SQLT_VARBINARY : SQLT_VARCHAR;
+        if (r->type == MYSQL_TYPE_STRING && !(r->flags & (COLF_ENUM | COLF_SET)))
+            c->rc.type = r->charset == COLL_BINARY ? SQLT_BINARY : SQLT_CHAR;
         c->rc.len = mb ? r->length / mb : r->length;
         break;
     }
+    if (sqlt_is_int((sqlt_t)c->rc.type) && r->length)
+        c->display_width = r->length; /* an expression's length is the column's display width: bigint(12) */
+}
+
+/* Whether e calls an aggregate function (outside subqueries). */
+static bool expr_has_aggregate(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (expr_has_aggregate(e->args[i]))
+            return true;
+    return expr_has_aggregate(e->else_expr);
 }
 
 static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
@@ -355,8 +394,12 @@ static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, c
             if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
                 return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
     }
+    bool mergeable = !f->derived->union_next && !f->derived->ngroup_by && !f->derived->having &&
+                     !f->derived->distinct && !f->derived->limit.count && (uint32_t)ncols == nc;
+    for (uint32_t i = 0; mergeable && i < f->derived->nitems; i++)
+        mergeable = !expr_has_aggregate(f->derived->items[i].expr);
     xsrc_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
-                .join = join, .on = on};
+                .join = join, .on = on, .dcols = mergeable ? cols : NULL};
     push_source(q, &s);
     return 0;
 }
@@ -2019,6 +2062,14 @@ static void send_row(xsel_t *s, const value_t *vals)
                                          &cells[i].len, &bad);
             continue;
         }
+        if (s->cols && (s->cols[i].type == MYSQL_TYPE_NEWDECIMAL ||
+                        (s->cols[i].type == MYSQL_TYPE_DATETIME && vals[i].type == VAL_DATE))) {
+            /* a DECIMAL column shows every value with its scale (COALESCE(SUM(x), 0) over no rows: 0.00), a
+             * DATETIME column a DATE at midnight (COALESCE(date, datetime)) */
+            value_t v = sql_rtype_format(ra, s->cols[i].type, s->cols[i].decimals, &vals[i]);
+            cells[i].p = value_to_text(ra, &v, &cells[i].len);
+            continue;
+        }
         cells[i].p = value_to_text(ra, &vals[i], &cells[i].len);
     }
     x->sink->row(x->sink, cells);
@@ -2387,6 +2438,78 @@ static int cmp_out(const void *a, const void *b)
     return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
 }
 
+/* sql_type_infer()'s view of a bound column: its catalog type (nullable under the inner side of a LEFT JOIN). */
+static int xsel_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
+{
+    const xsel_t *s = u;
+    uint32_t slot = (uint32_t)col->slot;
+    for (uint32_t k = 0; k < s->q.nsrc; k++) {
+        const xsrc_t *src = &s->q.src[k];
+        if (slot < src->base || slot >= src->base + src->t->ncols)
+            continue;
+        const cat_column_t *cc = &src->t->cols[slot - src->base];
+        res_col_t c;
+        xcol_meta(&c, src->t, slot - src->base, "", "", "");
+        memset(out, 0, sizeof *out);
+        out->type = c.type;
+        out->coll = c.charset;
+        out->dec = c.decimals;
+        out->len = c.length;
+        out->unsig = (c.flags & COLF_UNSIGNED) != 0;
+        out->nullable = !(c.flags & COLF_NOT_NULL) || (src->join == SQL_JOIN_LEFT && k > 0);
+        if (c.flags & COLF_ENUM)
+            out->flags |= COLF_ENUM;
+        if (c.flags & COLF_SET)
+            out->flags |= COLF_SET;
+        sqlt_t ty = (sqlt_t)cc->rc.type;
+        if (sqlt_is_int(ty))
+            out->prec = c.length - (out->unsig ? 0 : 1);
+        else if (ty == SQLT_DECIMAL)
+            out->prec = cc->rc.len;
+        else if (c.charset != COLL_BINARY && (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET)) {
+            uint32_t mb = value_coll_mbmaxlen(c.charset);
+            out->len = mb ? c.length / mb : c.length;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* Whether e reads a column outside any aggregate call. */
+static bool col_outside_agg(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_COLUMN)
+        return true;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return false;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (col_outside_agg(e->args[i]))
+            return true;
+    return col_outside_agg(e->else_expr);
+}
+
+/* The static type of a select item (false: only its values will tell). */
+static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
+{
+    sql_typeinf_env_t env = {.column = xsel_col_type, .user = (void *)s, .conn_coll = s->x->conn_coll,
+                             .div_precision_increment = s->x->div_precision_increment};
+    if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX) && e->nargs == 1 &&
+        e->args[0]->kind == SQL_E_COLUMN) {
+        /* MIN/MAX of a string, ENUM, SET or BIT column keep the column's own definition (item_col) */
+        sql_rtype_t c;
+        if (!sql_type_infer(&env, e->args[0], &c) || c.coll != COLL_BINARY || c.type == MYSQL_TYPE_BIT ||
+            c.type == MYSQL_TYPE_STRING || c.type == MYSQL_TYPE_VAR_STRING || c.type == MYSQL_TYPE_BLOB)
+            return false;
+    }
+    if (!sql_type_infer(&env, e, rt))
+        return false;
+    if (s->aggregate && s->ngroup == 0 && col_outside_agg(e))
+        rt->nullable = true; /* aggregates without GROUP BY: over no rows the other items are NULL */
+    return true;
+}
+
 /* Result column metadata of item i. */
 static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
 {
@@ -2395,6 +2518,15 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         for (uint32_t k = 0; k < s->q.nsrc; k++) {
             const xsrc_t *src = &s->q.src[k];
             if ((uint32_t)slot >= src->base && (uint32_t)slot < src->base + src->t->ncols) {
+                if (src->dcols) {
+                    /* a merged derived table's column is its select item (already in the results' charset) */
+                    *c = src->dcols[(uint32_t)slot - src->base];
+                    c->name = s->items[i].name;
+                    c->table = c->org_table = src->alias;
+                    if (src->join == SQL_JOIN_LEFT && k > 0)
+                        c->flags &= (uint16_t)~COLF_NOT_NULL;
+                    return;
+                }
                 xcol_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
                 if (src->join == SQL_JOIN_LEFT && k > 0)
                     c->flags &= (uint16_t)~COLF_NOT_NULL;
@@ -2403,6 +2535,13 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
         }
     }
     const sql_expr_t *e = s->items[i].expr;
+    sql_rtype_t rt;
+    sql_col_meta_t m;
+    bool known = xsel_infer(s, e, &rt);
+    if (known) {
+        sql_rtype_meta(&rt, &m);
+        goto fill;
+    }
     /* aggregates over a column: MariaDB derives their type from the column */
     if (e->kind == SQL_E_FUNC && e->nargs == 1 && e->args[0]->kind == SQL_E_COLUMN && e->args[0]->slot >= 0 &&
         !e->func.distinct) {
@@ -2438,8 +2577,8 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
             }
         }
     }
-    sql_col_meta_t m;
     sql_item_meta(e, first, &m);
+fill:
     memset(c, 0, sizeof *c);
     c->schema = c->table = c->org_table = c->org_name = "";
     c->name = s->items[i].name;
@@ -2450,7 +2589,7 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
-    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
+    if (!known && e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
         /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column */
         c->type = MYSQL_TYPE_BLOB;
         c->decimals = 0;
@@ -3169,6 +3308,8 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     uint64_t n = 0, cap = 0;
     uint32_t ncols = 0;
     res_col_t *cols = NULL;
+    sql_rtype_t *urt = NULL; /* the union's static column types, while every member's are known */
+    bool *uknown = NULL;
     xmap_t seen;
     xmap_init(&seen, x->arena);
     int rc = 0;
@@ -3184,8 +3325,12 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
             if (m == first) {
                 ncols = s.nitems;
                 cols = arena_calloc(x->arena, sizeof(res_col_t) * (ncols + 1));
-                for (uint32_t i = 0; i < ncols; i++)
+                urt = arena_calloc(x->arena, sizeof(sql_rtype_t) * (ncols + 1));
+                uknown = arena_calloc(x->arena, sizeof(bool) * (ncols + 1));
+                for (uint32_t i = 0; i < ncols; i++) {
                     item_col(&s, i, fv ? &fv[i] : NULL, &cols[i]);
+                    uknown[i] = xsel_infer(&s, s.items[i].expr, &urt[i]);
+                }
             } else if (s.nitems != ncols) {
                 rc = diag_push_msg(x->diag, DIAG_ERROR, 1222, "The used SELECT statements have a different number of columns");
             } else {
@@ -3221,6 +3366,15 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
                     }
                     if (!(mc.flags & COLF_NOT_NULL))
                         u->flags &= (uint16_t)~COLF_NOT_NULL;
+                    /* MariaDB types a union column as COALESCE types its arguments */
+                    sql_rtype_t mt, two[2];
+                    if (uknown[i] && xsel_infer(&s, s.items[i].expr, &mt)) {
+                        two[0] = urt[i];
+                        two[1] = mt;
+                        uknown[i] = sql_rtype_aggregate(x->conn_coll, two, 2, &urt[i]);
+                    } else {
+                        uknown[i] = false;
+                    }
                 }
             }
         }
@@ -3251,6 +3405,38 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     xmap_free(&seen);
     if (rc)
         return rc;
+    for (uint32_t c = 0; first->union_next && c < ncols; c++) {
+        if (!uknown[c] || urt[c].type == MYSQL_TYPE_NULL)
+            continue;
+        sql_col_meta_t m;
+        sql_rtype_meta(&urt[c], &m);
+        res_col_t *u = &cols[c];
+        u->type = m.type;
+        u->decimals = m.decimals;
+        u->length = m.length;
+        u->charset = m.coll;
+        if (m.coll != COLL_BINARY && x->result_coll == COLL_BINARY)
+            u->charset = CHARSET_BINARY;
+        else if (m.coll != COLL_BINARY && x->result_coll && m.coll != x->result_coll) {
+            uint32_t from = value_coll_mbmaxlen(m.coll), to = value_coll_mbmaxlen(x->result_coll);
+            u->length = (uint32_t)MIN((uint64_t)(from ? m.length / from : m.length) * to, 4294967295ull);
+            u->charset = x->result_coll;
+        }
+        /* a union column is a temporary table's column: flagged as a table column of its type is (integers
+         * without BINARY, strings without the NOT_FIXED decimals, no key / default / auto-increment flags) */
+        u->flags &= (uint16_t)(COLF_NOT_NULL | COLF_UNSIGNED | COLF_ZEROFILL | COLF_BINARY | COLF_NUM);
+        if (m.coll != COLL_BINARY) {
+            u->flags &= (uint16_t)~(COLF_NUM | COLF_UNSIGNED | COLF_BINARY);
+            u->decimals = 0;
+        } else if (!urt[c].unsig) {
+            u->flags &= (uint16_t)~COLF_UNSIGNED;
+        }
+        if (m.type == MYSQL_TYPE_TINY || m.type == MYSQL_TYPE_SHORT || m.type == MYSQL_TYPE_INT24 ||
+            m.type == MYSQL_TYPE_LONG || m.type == MYSQL_TYPE_LONGLONG)
+            u->flags &= (uint16_t)~COLF_BINARY;
+        else if (m.type == MYSQL_TYPE_VAR_STRING && m.coll == COLL_BINARY)
+            u->decimals = 0;
+    }
     for (uint32_t c = 0; c < ncols; c++) {
         if (cols[c].type != MYSQL_TYPE_NEWDECIMAL && cols[c].type != MYSQL_TYPE_DOUBLE)
             continue;
@@ -3450,19 +3636,32 @@ out:
     return rc;
 }
 
-int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
+int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
+                                int *ncols)
 {
     xsel_t s;
     int rc = xsel_prepare(&s, x, sel, true);
     if (rc == 0) {
         res_col_t *c = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
-        for (uint32_t i = 0; i < s.nitems; i++)
+        uint32_t *w = widths ? arena_calloc(x->arena, sizeof(uint32_t) * (s.nitems + 1)) : NULL;
+        for (uint32_t i = 0; i < s.nitems; i++) {
             item_col(&s, i, NULL, &c[i]);
+            sql_rtype_t rt;
+            if (w && s.items[i].src_col < 0 && xsel_infer(&s, s.items[i].expr, &rt))
+                w[i] = rt.type == MYSQL_TYPE_NEWDECIMAL ? rt.prec : rt.width;
+        }
         *cols = c;
+        if (widths)
+            *widths = w;
         *ncols = (int)s.nitems;
     }
     xsel_free(&s);
     return rc;
+}
+
+int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols)
+{
+    return exec_select_describe_widths(x, sel, cols, NULL, ncols);
 }
 
 /* ---------------------------------------------------------------- evaluation callbacks */

@@ -170,10 +170,18 @@ typedef struct sql_col_meta {
 const char *sql_item_name(arena_t *a, const sql_select_item_t *it);
 /*
  * Column metadata for a select item whose value (first row) is `v` (may be NULL when unknown): MySQL derives
- * it from the expression's type; for a SELECT without FROM the value is at hand, which settles the cases
- * (system and user variables) where the type is only known at run time.
+ * it from the expression's type (sql_type_infer() of typeinf.h, without columns); where the type is only
+ * known at run time (system and user variables, `?`) the value settles it.
  */
 void sql_item_meta(const sql_expr_t *e, const value_t *v, sql_col_meta_t *m);
+
+/*
+ * A value formatted for a result column of type `type` (SQL_TYPE_*) / `dec`, where the value's own form differs
+ * from what MariaDB sends: a DECIMAL column shows every value with the column's scale (`COALESCE(SUM(x), 0)`
+ * over no rows is 0.00, `IF(c, 1, 2.5)` is 1.0), a DATETIME column shows a DATE at midnight.  Returns `v` itself
+ * when nothing changes; new strings in `a` (typeinf.c).
+ */
+value_t sql_rtype_format(arena_t *a, uint8_t type, uint8_t dec, const value_t *v);
 
 /*
  * Column metadata of a table column as MariaDB sends it for `SELECT col FROM t`: type code, length, decimals,

@@ -15,6 +15,8 @@ next statement:
   -- @diff <reason>      a deliberate difference (listed in tests/sql/DIFFERENCES.md): both outcomes are recorded
                          but not compared; the test fails if the two outcomes became equal (stale marker)
   -- @meta               also compare each column's type code, flags and decimals
+  -- @types              also compare each column's type code, length, flags, decimals and character set (the
+                         whole column definition a driver converts values by)
 
 Each file runs in a database of its own, `sqldiff_<file>`, created with utf8mb4_general_ci on both servers (the
 Debian MariaDB build defaults to latin1; see DIFFERENCES in conftest.py) and dropped afterwards.
@@ -69,8 +71,8 @@ def parse_file(path):
 class Outcome:
     """What one statement did on one server, in a form that compares with ==."""
 
-    def __init__(self, meta=False, unordered=False):
-        self.meta, self.unordered = meta, unordered
+    def __init__(self, meta=False, unordered=False, types=False):
+        self.meta, self.unordered, self.types = meta, unordered, types
         self.error = None
         self.columns = None
         self.rows = None
@@ -106,12 +108,14 @@ class Outcome:
 
 
 def run_one(c, st):
-    o = Outcome(meta='meta' in st.markers, unordered='unordered' in st.markers)
+    o = Outcome(meta='meta' in st.markers, unordered='unordered' in st.markers, types='types' in st.markers)
     try:
         res = c.query_results(st.text)
         r = res[0]
         if r.columns is not None:
-            if o.meta:
+            if o.types:
+                o.columns = [(col.name, col.type, col.length, col.flags, col.decimals, col.charset) for col in r.columns]
+            elif o.meta:
                 o.columns = [(col.name, col.type, col.flags, col.decimals) for col in r.columns]
             else:
                 o.columns = [col.name for col in r.columns]

@@ -47,7 +47,6 @@ SELECT name, city FROM c ORDER BY city, name;
 SELECT name, city FROM c ORDER BY city DESC, name;
 SELECT IFNULL(city, '-') AS c2, COUNT(*) FROM c GROUP BY c2 ORDER BY c2;
 SELECT o.id, c.name FROM o LEFT JOIN c ON o.cust = c.id WHERE c.id IS NULL ORDER BY o.id;
--- @diff result types come from values: COALESCE(SUM(decimal(8,2)) of no rows, 0) is shown as 0, MariaDB types it decimal and shows 0.00
 SELECT c.name, COUNT(o.id), COALESCE(SUM(o.amount), 0) FROM c LEFT JOIN o ON o.cust = c.id AND o.status = 'paid' GROUP BY c.name ORDER BY c.name;
 SELECT a.id, b.id FROM o a JOIN o b ON a.cust = b.cust AND a.id < b.id ORDER BY a.id, b.id;
 SELECT o.id FROM o, c WHERE o.cust = c.id AND c.city = 'oslo' ORDER BY o.id;
