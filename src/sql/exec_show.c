@@ -1015,10 +1015,10 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                 if (!undo)
                     r[3] = S(arena_strdup(x->arena, f[i].tablespace_name));
                 r[4] = S("def");
-                if (undo) {
+                if (f[i].logfile_group_name[0]) /* data files too, as MySQL Cluster: mariadb-dump's USE LOGFILE GROUP */
                     r[7] = S(arena_strdup(x->arena, f[i].logfile_group_name));
+                if (f[i].logfile_group_number)
                     r[8] = U(f[i].logfile_group_number);
-                }
                 r[9] = S("InnoDB");
                 r[13] = U(f[i].free_extents);
                 r[14] = U(f[i].total_extents);

@@ -308,6 +308,7 @@ CREATE DATABASE acc_ts;
 USE acc_ts;
 CREATE LOGFILE GROUP lg_acc ADD UNDOFILE 'undo_acc.log' INITIAL_SIZE 16M ENGINE=NDB;
 CREATE TABLESPACE ts_acc ADD DATAFILE 'data_acc.dat' USE LOGFILE GROUP lg_acc INITIAL_SIZE 8M EXTENT_SIZE 1M ENGINE=NDB;
+ALTER TABLESPACE ts_acc ADD DATAFILE 'data_acc2.dat' INITIAL_SIZE 4M ENGINE=NDB;
 CREATE TABLE t1 (id INT PRIMARY KEY, a CHAR(255)) ENGINE=NDB TABLESPACE ts_acc STORAGE DISK;
 INSERT INTO t1 VALUES (1, 'a'), (2, 'b');
 """
@@ -327,25 +328,91 @@ def test_dump_tablespace_table_into_mariadb(fresh_strata, fresh_mariadb):
     assert fresh_mariadb.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
 
 
-@pytest.mark.xfail(reason='information_schema.FILES gives DATAFILE rows no LOGFILE_GROUP_NAME (and has no UNDO LOG '
-                          'rows), so mariadb-dump writes CREATE TABLESPACE ... USE LOGFILE GROUP (null) and no '
-                          'CREATE LOGFILE GROUP: the tablespace part of the engine work (issue 3)', strict=False)
+FILES_SQL = ("SELECT FILE_TYPE, FILE_NAME, TABLESPACE_NAME, LOGFILE_GROUP_NAME, EXTENT_SIZE, INITIAL_SIZE, "
+             "TOTAL_EXTENTS, EXTRA FROM information_schema.FILES WHERE FILE_TYPE IN ('DATAFILE', 'UNDO LOG') "
+             "ORDER BY FILE_TYPE, FILE_NAME")
+
+
+def dump_ts(server, *args):
+    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port), '--protocol=TCP']
+    r = subprocess.run(cmd + list(args), capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def test_dump_tablespace_strata_to_strata(fresh_strata):
     """A strata dump with its tablespaces (mariadb-dump's default) restores into strata: CREATE LOGFILE GROUP from
-    the UNDO LOG rows, CREATE TABLESPACE from the DATAFILE rows, then the tables in them."""
+    the UNDO LOG rows of information_schema.FILES, CREATE TABLESPACE from the first DATAFILE row of each
+    tablespace (its LOGFILE_GROUP_NAME, EXTENT_SIZE, INITIAL_SIZE), ALTER TABLESPACE ... ADD DATAFILE from the
+    others, then the tables in them.  The files come back with the same names and sizes."""
     s = fresh_strata
     s.start()
     restore(s, TABLESPACE_SQL.encode())
-    cmd = ['mariadb-dump', '--no-defaults', '-uroot', '-h', s.host, '-P', str(s.port), '--protocol=TCP',
-           '--databases', 'acc_ts']
-    r = subprocess.run(cmd, capture_output=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    text = r.stdout.decode(errors='replace')
-    assert 'CREATE LOGFILE GROUP lg_acc' in text and 'USE LOGFILE GROUP lg_acc' in text, text[:3000]
-    s.query('DROP DATABASE acc_ts')
-    s.query('DROP TABLESPACE ts_acc')
-    s.query('DROP LOGFILE GROUP lg_acc')
-    restore(s, r.stdout)
-    assert s.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
-    assert s.query("SELECT TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'acc_ts'") == \
-        (('ts_acc',),)
+    files = s.query(FILES_SQL)
+    assert [(r[0], r[1], r[2], r[3]) for r in files] == [
+        ('DATAFILE', 'data_acc.dat', 'ts_acc', 'lg_acc'), ('DATAFILE', 'data_acc2.dat', 'ts_acc', 'lg_acc'),
+        ('UNDO LOG', 'undo_acc.log', None, 'lg_acc')], files
+    for args in (('--databases', 'acc_ts'), ('--all-databases',)):
+        text = dump_ts(s, *args).decode(errors='replace')
+        assert re.search(r"CREATE LOGFILE GROUP lg_acc\s+ADD UNDOFILE 'undo_acc.log'\s+UNDO_BUFFER_SIZE 8388608\s+"
+                         r"INITIAL_SIZE 16777216", text), text[:3000]
+        assert re.search(r"CREATE TABLESPACE ts_acc\s+ADD DATAFILE 'data_acc.dat'\s+USE LOGFILE GROUP lg_acc\s+"
+                         r"EXTENT_SIZE 1048576\s+INITIAL_SIZE 8388608", text), text[:3000]
+        assert re.search(r"ALTER TABLESPACE ts_acc\s+ADD DATAFILE 'data_acc2.dat'\s+INITIAL_SIZE 4194304", text)
+        # the system tablespace (FILE_TYPE 'TABLESPACE', as MySQL 8 shows innodb_system) is not in the dump
+        assert 'strata_sys' not in text and '(null)' not in text, text[:3000]
+        s.query('DROP DATABASE acc_ts')
+        s.query('DROP TABLESPACE ts_acc')
+        s.query('DROP LOGFILE GROUP lg_acc')
+        warnings = restore(s, text.encode())
+        assert not [w for w in warnings if 'Code 1266' not in w], warnings  # 1266: ENGINE=InnoDB is strata's
+        assert s.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+        assert s.query("SELECT TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'acc_ts'") \
+            == (('ts_acc',),)
+        after = s.query(FILES_SQL)
+        # TOTAL_EXTENTS and the rest compare whole: same files, same sizes, same group
+        assert after == files, (args, after, files)
+
+
+def test_dump_tablespace_default_logfile_group(fresh_strata):
+    """Without CREATE LOGFILE GROUP a tablespace's undo goes to the group the engine makes by itself (DEFAULT_LG,
+    autoextending): the DATAFILE rows name it before it exists (mariadb-dump then writes USE LOGFILE GROUP
+    DEFAULT_LG, which strata accepts), and a dump of a server that has it makes the autoextending kind again."""
+    s = fresh_strata
+    s.start()
+    restore(s, b"CREATE DATABASE d1; CREATE TABLESPACE ts_d ADD DATAFILE 'd_1.dat' INITIAL_SIZE 4M; "
+               b"CREATE TABLE d1.t (id INT PRIMARY KEY) TABLESPACE ts_d; INSERT INTO d1.t VALUES (1), (2);")
+    assert s.query("SELECT LOGFILE_GROUP_NAME, LOGFILE_GROUP_NUMBER FROM information_schema.FILES "
+                   "WHERE TABLESPACE_NAME = 'ts_d'") == (('DEFAULT_LG', None),)
+    text = dump_ts(s, '--databases', 'd1').decode(errors='replace')
+    assert 'USE LOGFILE GROUP DEFAULT_LG' in text and 'CREATE LOGFILE GROUP' not in text, text[:3000]
+    s.query('DROP DATABASE d1')
+    s.query('DROP TABLESPACE ts_d')
+    restore(s, text.encode())
+    assert s.query('SELECT id FROM d1.t ORDER BY id') == ((1,), (2,))
+    # the automatic group, as a dump restores it: created by name, autoextending (MAXIMUM_SIZE beyond INITIAL_SIZE)
+    restore(s, b"CREATE LOGFILE GROUP DEFAULT_LG ADD UNDOFILE 'undo_default.log' UNDO_BUFFER_SIZE 0 "
+               b"INITIAL_SIZE 8388608 ENGINE=InnoDB;")
+    (init, mx), = s.query("SELECT INITIAL_SIZE, MAXIMUM_SIZE FROM information_schema.FILES WHERE FILE_TYPE = 'UNDO LOG'")
+    assert init == 8388608 and mx > init, (init, mx)
+    text = dump_ts(s, '--databases', 'd1').decode(errors='replace')
+    assert 'CREATE LOGFILE GROUP DEFAULT_LG' in text and 'USE LOGFILE GROUP DEFAULT_LG' in text, text[:3000]
+
+
+def test_dump_tablespace_default_into_mariadb_fails(fresh_strata, fresh_mariadb):
+    """MariaDB has no disk-data syntax: a strata dump taken with its tablespaces (the default) stops at CREATE
+    LOGFILE GROUP with a syntax error (1064) there.  An operator moving data to MariaDB passes --no-tablespaces
+    (-y) to mariadb-dump (test_dump_tablespace_table_into_mariadb), or --force to the mariadb client, which
+    skips the three statements and loads the rest; MariaDB ignores the tables' TABLESPACE option."""
+    fresh_strata.start()
+    fresh_mariadb.start()
+    restore(fresh_strata, TABLESPACE_SQL.encode())
+    text = dump_ts(fresh_strata, '--databases', 'acc_ts')
+    cmd = ['mariadb', '--no-defaults', '-uroot', '-h', fresh_mariadb.host, '-P', str(fresh_mariadb.port),
+           '--protocol=TCP']
+    r = subprocess.run(cmd, input=text, capture_output=True, timeout=60)
+    assert r.returncode != 0 and b'ERROR 1064' in r.stderr and b'LOGFILE GROUP' in r.stderr, r.stderr
+    r = subprocess.run(cmd + ['--force'], input=text, capture_output=True, timeout=60)
+    errors = [line for line in r.stderr.decode().splitlines() if line.startswith('ERROR')]
+    assert len(errors) == 3 and all('1064' in e for e in errors), errors  # LOGFILE GROUP, TABLESPACE, ADD DATAFILE
+    assert fresh_mariadb.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
