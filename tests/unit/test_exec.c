@@ -443,4 +443,24 @@ TEST(test_now_default_precision)
     teardown();
 }
 
-UNIT_MAIN(test_temporary_tables, test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions, test_now_default_precision)
+/* CHARACTER SET binary on a character type makes the binary type (MariaDB): CHAR(n) pads with 0x00 */
+TEST(test_charset_binary_types)
+{
+    setup();
+    run("CREATE DATABASE db");
+    CHECK_SQL("CREATE TABLE tb (c CHAR(4) CHARACTER SET binary, v VARCHAR(10) CHARSET binary, t TEXT CHARACTER SET "
+              "binary, m MEDIUMTEXT CHARACTER SET binary, b CHAR(3) BYTE) DEFAULT CHARSET=latin1", "OK 0");
+    CHECK_SQL("SHOW CREATE TABLE tb",
+              "tb|CREATE TABLE `tb` (\n"
+              "  `c` binary(4) DEFAULT NULL,\n"
+              "  `v` varbinary(10) DEFAULT NULL,\n"
+              "  `t` blob DEFAULT NULL,\n"
+              "  `m` mediumblob DEFAULT NULL,\n"
+              "  `b` binary(3) DEFAULT NULL\n"
+              ") ENGINE=InnoDB DEFAULT CHARSET=latin1 COLLATE=latin1_swedish_ci\n");
+    CHECK_SQL("INSERT INTO tb (c, v) VALUES ('ab', 'Ab')", "OK 1");
+    CHECK_SQL("SELECT HEX(c), v = 'ab', v = 'Ab' FROM tb", "61620000|0|1\n");
+    teardown();
+}
+
+UNIT_MAIN(test_charset_binary_types, test_temporary_tables, test_joins_ctas_explain, test_alter_table, test_sysbench_flow, test_dml_semantics, test_select_features, test_show_and_infoschema, test_subqueries_unions, test_now_default_precision)
