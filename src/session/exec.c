@@ -479,6 +479,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
     c->autoinc_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_INCREMENT);
     c->autoinc_offset = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_OFFSET);
+    c->no_auto_value_on_zero = (mode & (1ll << 19)) != 0; /* NO_AUTO_VALUE_ON_ZERO */
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
                        ((mode & (1ll << 23)) ? SQL_STORE_NO_ZERO_IN_DATE : 0));
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;

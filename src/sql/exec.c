@@ -652,7 +652,8 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
     int ai = cat_table_autoinc_col(t);
     if (ai >= 0) {
         value_t *v = &row[ai];
-        bool zero = v->type != VAL_NULL && ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
+        bool zero = !x->no_auto_value_on_zero && v->type != VAL_NULL &&
+                    ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
         if (v->type == VAL_NULL || zero) {
             if (I->resv_next >= I->resv_end) {
                 uint64_t n;

@@ -87,6 +87,8 @@ typedef struct sql_exec_ctx {
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
+    bool no_auto_value_on_zero; /* NO_AUTO_VALUE_ON_ZERO in sql_mode: 0 into an AUTO_INCREMENT column is stored
+                                   (only NULL generates a value); mariadb-dump sets it for its restores */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */

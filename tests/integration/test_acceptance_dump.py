@@ -100,10 +100,40 @@ INSERT INTO enums (e,s,en) VALUES ('small','',NULL),('large','a,c','y'),('x-ä',
 CREATE TABLE nopk (a INT, b VARCHAR(10)) COMMENT='no primary key: row order is insertion order';
 INSERT INTO nopk VALUES (2,'two'),(1,'one'),(NULL,NULL),(2,'two');
 CREATE TABLE empty_t (id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT, PRIMARY KEY (id)) AUTO_INCREMENT=1000;
-"""
+CREATE TABLE latin (
+  id INT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  c CHAR(8) NOT NULL DEFAULT 'ä', vc VARCHAR(40) DEFAULT 'it''s', t TEXT, tt TINYTEXT COMMENT 'latin1 ''tiny'' text',
+  lb VARCHAR(20) COLLATE latin1_bin, u VARCHAR(20) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+  bn CHAR(4) CHARACTER SET binary, vb VARCHAR(8) CHARACTER SET binary,
+  KEY k_vc (vc), KEY k_t (t(10)), UNIQUE KEY u_c_lb (c, lb)
+) ENGINE=InnoDB DEFAULT CHARSET=latin1 COMMENT='latin1 table: café';
+INSERT INTO latin (c, vc, t, tt, lb, u, bn, vb) VALUES
+ ('café', 'Ñandú ÿ ß', 'naïve € œ Š ‰', 'Ü', 'Abc', '日本 😀', 'ab', 0x00275c22),
+ ('', '', '', '', '', '', '', ''),
+ ('x', NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+ ('quote''s', '\\back\\slash', 'line\nbreak\ttab', '"dq"', 'ÀÉÎ', 'ÀÉÎ', 0x00000000, X'');
+CREATE TABLE `odd name``s` (
+  `order` INT NOT NULL, `select` VARCHAR(10) DEFAULT 'a''b' COMMENT 'it''s a "keyword"', `a b` INT DEFAULT 0,
+  `key` DATE, `é` TINYINT UNSIGNED ZEROFILL,
+  PRIMARY KEY (`order`), UNIQUE KEY `u ``x` (`select`, `a b`), KEY `idx-key` (`key`)
+) COMMENT='odd identifiers: quoted, keywords, spaces';
+INSERT INTO `odd name``s` VALUES (1, 'x', 1, '2020-01-01', 7), (2, NULL, NULL, NULL, NULL), (-3, '', 0, '0000-00-00', 255);
+SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION,NO_AUTO_VALUE_ON_ZERO';
+CREATE TABLE zero_ai (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10)) COMMENT='id 0 kept: the dump sets NO_AUTO_VALUE_ON_ZERO';
+INSERT INTO zero_ai VALUES (0, 'zero'), (5, 'five');
+SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION';
+INSERT INTO zero_ai (v) VALUES ('six');
+CREATE TABLE many (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v VARCHAR(300), n DOUBLE, KEY k_n (n))
+  COMMENT='more than one INSERT statement in the dump (net_buffer_length)';
+""" + 'INSERT INTO many (v, n) VALUES ' + ',\n'.join("('r%05d %s', %s)" % (i, 'xyz' * 90, i * 0.25 - 100)
+                                                      for i in range(4000)) + ';\n'
 
 TABLES = {'ints': 'id', 'nums': 'id', 'strs': 'id', 'temporal': 'id', 'enums': 'id', 'nopk': 'a, b',
-          'empty_t': 'id'}
+          'empty_t': 'id', 'latin': 'id', 'odd name`s': '`order`', 'zero_ai': 'id', 'many': 'id'}
+
+
+def quote(name):
+    return '`%s`' % name.replace('`', '``')
 
 # Where SHOW CREATE TABLE may legitimately differ between strata and MariaDB: (pattern, replacement, reason).
 NORMALISE = [
@@ -131,8 +161,8 @@ def fetch(server, sql, db=DB):
 def snapshot(server, db=DB):
     snap = {}
     for t, order in TABLES.items():
-        snap[t] = {'rows': fetch(server, 'SELECT * FROM %s ORDER BY %s' % (t, order), db),
-                   'create': fetch(server, 'SHOW CREATE TABLE %s' % t, db)[0][1].decode()}
+        snap[t] = {'rows': fetch(server, 'SELECT * FROM %s ORDER BY %s' % (quote(t), order), db),
+                   'create': fetch(server, 'SHOW CREATE TABLE %s' % quote(t), db)[0][1].decode()}
     return snap
 
 
@@ -202,6 +232,8 @@ def round_trip(src, dst):
     ref = snapshot(maria, 'acc_ref')
     strata_snap = before if src.kind == 'strata' else after
     diffs += compare(ref, strata_snap, 'SCHEMA on mariadb vs strata', LOAD_TIME_COLUMNS)
+    if len([line for line in insert_lines(first) if line.startswith(b'INSERT INTO `many`')]) < 2:
+        diffs.append('the dump of table many was meant to take more than one INSERT statement')
     # A second hop changes nothing: the restored copy dumps to the same INSERT lines.
     if insert_lines(dump(dst)) != insert_lines(first):
         diffs.append('the INSERT lines of the dump of the restored copy differ from the first dump')
