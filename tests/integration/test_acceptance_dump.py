@@ -491,3 +491,42 @@ def test_dump_options_both_ways(fresh_strata, fresh_mariadb):
             if opts == ('--single-transaction', '--hex-blob'):
                 assert b"0x00010203" in text, 'no hex literal in the --hex-blob dump'
     assert not diffs, '\n'.join(diffs[:40])
+
+
+def test_dump_all_databases(fresh_strata, fresh_mariadb):
+    """--all-databases both ways.  strata's (with --no-tablespaces, for MariaDB) restores into MariaDB.  MariaDB's
+    also holds its `mysql` schema, whose tables strata refuses (1044: strata's accounts are not tables), so the
+    operator passes --ignore-database=mysql; then it restores into strata."""
+    s, m = fresh_strata, fresh_mariadb
+    s.start()
+    m.start()
+    restore(s, SCHEMA.encode() + TABLESPACE_SQL.encode())
+    ref = snapshot(s)
+    text = dump_ts(s, '--all-databases', '--no-tablespaces')
+    assert b'CREATE DATABASE /*!32312 IF NOT EXISTS*/ `acc_ts`' in text and b'LOGFILE' not in text
+    assert not restore(m, text)
+    diffs = compare(ref, snapshot(m), 'strata -A -> mariadb')
+    assert m.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+    cmd = ['mariadb', '--no-defaults', '-uroot', '-h', s.host, '-P', str(s.port), '--protocol=TCP']
+    r = subprocess.run(cmd, input=dump_ts(m, '--all-databases'), capture_output=True, timeout=120)
+    assert r.returncode != 0 and b"ERROR 1044" in r.stderr and b"database 'mysql'" in r.stderr, r.stderr
+    text = dump_ts(m, '--all-databases', '--ignore-database=mysql')
+    assert b'`mysql`' not in text
+    assert not restore(s, text)
+    diffs += compare(ref, snapshot(s), 'mariadb -A --ignore-database=mysql -> strata')
+    assert s.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
+    assert not diffs, '\n'.join(diffs[:40])
+
+
+@pytest.mark.xfail(reason='strata has no views (CREATE VIEW is error 1235), so a MariaDB dump with a view stops '
+                          'there', strict=True)
+def test_dump_view_mariadb_to_strata(fresh_mariadb, fresh_strata):
+    """A MariaDB database with a view: mariadb-dump writes a stand-in table first, then the view."""
+    m, s = fresh_mariadb, fresh_strata
+    m.start()
+    s.start()
+    restore(m, b"CREATE DATABASE acc_v; CREATE TABLE acc_v.t (id INT PRIMARY KEY, a INT); "
+               b"INSERT INTO acc_v.t VALUES (1, 10), (2, 20); "
+               b"CREATE VIEW acc_v.v AS SELECT id, a * 2 AS a2 FROM acc_v.t WHERE id > 1;")
+    restore(s, dump_ts(m, '--databases', 'acc_v'))
+    assert s.query('SELECT * FROM acc_v.v') == ((2, 40),)
