@@ -342,6 +342,8 @@ USE acc_ts;
 CREATE LOGFILE GROUP lg_acc ADD UNDOFILE 'undo_acc.log' INITIAL_SIZE 16M ENGINE=NDB;
 CREATE TABLESPACE ts_acc ADD DATAFILE 'data_acc.dat' USE LOGFILE GROUP lg_acc INITIAL_SIZE 8M EXTENT_SIZE 1M ENGINE=NDB;
 ALTER TABLESPACE ts_acc ADD DATAFILE 'data_acc2.dat' INITIAL_SIZE 4M ENGINE=NDB;
+ALTER TABLESPACE ts_acc ADD DATAFILE 'a_acc3.dat' INITIAL_SIZE 2M ENGINE=NDB;
+CREATE TABLESPACE ts_other ADD DATAFILE 'other.dat' USE LOGFILE GROUP lg_acc INITIAL_SIZE 2M EXTENT_SIZE 512K;
 CREATE TABLE t1 (id INT PRIMARY KEY, a CHAR(255)) ENGINE=NDB TABLESPACE ts_acc STORAGE DISK;
 INSERT INTO t1 VALUES (1, 'a'), (2, 'b');
 """
@@ -363,7 +365,7 @@ def test_dump_tablespace_table_into_mariadb(fresh_strata, fresh_mariadb):
 
 FILES_SQL = ("SELECT FILE_TYPE, FILE_NAME, TABLESPACE_NAME, LOGFILE_GROUP_NAME, EXTENT_SIZE, INITIAL_SIZE, "
              "TOTAL_EXTENTS, EXTRA FROM information_schema.FILES WHERE FILE_TYPE IN ('DATAFILE', 'UNDO LOG') "
-             "ORDER BY FILE_TYPE, FILE_NAME")
+             "ORDER BY FILE_TYPE, TABLESPACE_NAME, FILE_ID")  # a tablespace's files in their order
 
 
 def dump_ts(server, *args):
@@ -384,8 +386,14 @@ def test_dump_tablespace_strata_to_strata(fresh_strata):
     files = s.query(FILES_SQL)
     assert [(r[0], r[1], r[2], r[3]) for r in files] == [
         ('DATAFILE', 'data_acc.dat', 'ts_acc', 'lg_acc'), ('DATAFILE', 'data_acc2.dat', 'ts_acc', 'lg_acc'),
+        ('DATAFILE', 'a_acc3.dat', 'ts_acc', 'lg_acc'), ('DATAFILE', 'other.dat', 'ts_other', 'lg_acc'),
         ('UNDO LOG', 'undo_acc.log', None, 'lg_acc')], files
     for args in (('--databases', 'acc_ts'), ('--all-databases',)):
+        # --databases: only the tablespaces of its tables (ts_other has none); --all-databases: every one
+        if args[0] == '--databases':
+            s.query('DROP TABLESPACE ts_other')
+        else:
+            s.query("CREATE TABLESPACE ts_other ADD DATAFILE 'other.dat' INITIAL_SIZE 2M EXTENT_SIZE 512K")
         text = dump_ts(s, *args).decode(errors='replace')
         assert re.search(r"CREATE LOGFILE GROUP lg_acc\s+ADD UNDOFILE 'undo_acc.log'\s+UNDO_BUFFER_SIZE 8388608\s+"
                          r"INITIAL_SIZE 16777216", text), text[:3000]
@@ -394,8 +402,11 @@ def test_dump_tablespace_strata_to_strata(fresh_strata):
         assert re.search(r"ALTER TABLESPACE ts_acc\s+ADD DATAFILE 'data_acc2.dat'\s+INITIAL_SIZE 4194304", text)
         # the system tablespace (FILE_TYPE 'TABLESPACE', as MySQL 8 shows innodb_system) is not in the dump
         assert 'strata_sys' not in text and '(null)' not in text, text[:3000]
+        assert ('ts_other' in text) == (args[0] == '--all-databases'), text[:3000]
         s.query('DROP DATABASE acc_ts')
         s.query('DROP TABLESPACE ts_acc')
+        if args[0] == '--all-databases':
+            s.query('DROP TABLESPACE ts_other')
         s.query('DROP LOGFILE GROUP lg_acc')
         warnings = restore(s, text.encode())
         assert not [w for w in warnings if 'Code 1266' not in w], warnings  # 1266: ENGINE=InnoDB is strata's
@@ -403,8 +414,9 @@ def test_dump_tablespace_strata_to_strata(fresh_strata):
         assert s.query("SELECT TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'acc_ts'") \
             == (('ts_acc',),)
         after = s.query(FILES_SQL)
-        # TOTAL_EXTENTS and the rest compare whole: same files, same sizes, same group
-        assert after == files, (args, after, files)
+        # TOTAL_EXTENTS and the rest compare whole: same files in the same order, same sizes, same group
+        want = [f for f in files if f[2] != 'ts_other' or args[0] == '--all-databases']
+        assert list(after) == want, (args, after, want)
 
 
 def test_dump_tablespace_default_logfile_group(fresh_strata):
@@ -436,7 +448,7 @@ def test_dump_tablespace_default_into_mariadb_fails(fresh_strata, fresh_mariadb)
     """MariaDB has no disk-data syntax: a strata dump taken with its tablespaces (the default) stops at CREATE
     LOGFILE GROUP with a syntax error (1064) there.  An operator moving data to MariaDB passes --no-tablespaces
     (-y) to mariadb-dump (test_dump_tablespace_table_into_mariadb), or --force to the mariadb client, which
-    skips the three statements and loads the rest; MariaDB ignores the tables' TABLESPACE option."""
+    skips those statements and loads the rest; MariaDB ignores the tables' TABLESPACE option."""
     fresh_strata.start()
     fresh_mariadb.start()
     restore(fresh_strata, TABLESPACE_SQL.encode())
@@ -447,7 +459,8 @@ def test_dump_tablespace_default_into_mariadb_fails(fresh_strata, fresh_mariadb)
     assert r.returncode != 0 and b'ERROR 1064' in r.stderr and b'LOGFILE GROUP' in r.stderr, r.stderr
     r = subprocess.run(cmd + ['--force'], input=text, capture_output=True, timeout=60)
     errors = [line for line in r.stderr.decode().splitlines() if line.startswith('ERROR')]
-    assert len(errors) == 3 and all('1064' in e for e in errors), errors  # LOGFILE GROUP, TABLESPACE, ADD DATAFILE
+    # CREATE LOGFILE GROUP, CREATE TABLESPACE, two ALTER TABLESPACE ... ADD DATAFILE
+    assert len(errors) == 4 and all('1064' in e for e in errors), errors
     assert fresh_mariadb.query('SELECT id, a FROM acc_ts.t1 ORDER BY id') == ((1, 'a'), (2, 'b'))
 
 
