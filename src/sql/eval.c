@@ -20,6 +20,7 @@
 
 #include "sql/sql_int.h"
 #include "sql/store.h"
+#include "sql/tz.h"
 #include "util/password.h"
 
 /* A function result over max_allowed_packet: NULL and warning 1301, as MySQL does. */
@@ -2074,7 +2075,7 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
     time_t now = (time_t)(ctx->stmt_time_us / 1000000);
     struct tm lt;
     localtime_r(&now, &lt);
-    ctx->tz_offset_sec = (int32_t)lt.tm_gmtoff;
+    ctx->tz_offset_sec = sql_tz_active() ? sql_tz_offset_now() : (int32_t)lt.tm_gmtoff; /* @@time_zone (sql/tz.h) */
     uint64_t s = ctx->stmt_time_us;
     ctx->rand_seed1 = (s * 0x10001 + 55555555) % 0x3FFFFFFFUL;
     ctx->rand_seed2 = (s * 0x10000001) % 0x3FFFFFFFUL;

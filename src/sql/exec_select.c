@@ -22,6 +22,7 @@
 
 #include "sql/exec_int.h"
 #include "sql/extsort.h"
+#include "sql/tz.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- values and keys */
@@ -795,6 +796,8 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
             return false;
         return !for_range || v->coll != COLL_BINARY || c->rc.coll == COLL_BINARY;
     }
+    if (t == SQLT_TIMESTAMP && sql_tz_active())
+        return false; /* the index holds system-zone values, the bound is in @@time_zone (sql/tz.h): full scan */
     if (sqlt_is_temporal(t))
         return value_is_temporal(v) || v->type == VAL_STRING;
     return value_is_numeric(v) || (v->type == VAL_STRING && !for_range);
