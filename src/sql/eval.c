@@ -1316,7 +1316,8 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         int64_t days = days_from_civil(t.t.year, t.t.month ? t.t.month : 1, t.t.day ? t.t.day : 1);
-        int64_t secs = days * 86400 + t.t.hour * 3600 + t.t.minute * 60 + t.t.second - ctx->tz_offset_sec;
+        int64_t secs = days * 86400 + t.t.hour * 3600 + t.t.minute * 60 + t.t.second -
+                       sql_tz_offset_wall(&t.t); /* @@time_zone, with the system zone's DST (sql/tz.h) */
         if (secs < 0 || t.t.year == 0) {
             *out = value_int(0);
             return 0;
@@ -1367,7 +1368,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        time_from_epoch(sec + ctx->tz_offset_sec, usec, out);
+        time_from_epoch(sec + sql_tz_offset_at(sec), usec, out); /* @@time_zone, DST included (sql/tz.h) */
         out->dec = (uint8_t)dec;
         if (e->nargs == 2) { /* FROM_UNIXTIME(t, format) = DATE_FORMAT(FROM_UNIXTIME(t), format) */
             sql_expr_t df = *e;

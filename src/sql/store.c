@@ -800,7 +800,7 @@ static int store_datetime(sctx_t *c, const value_t *in, value_t *out)
         if (t->kind == SQL_T_TIMESTAMP && (r.t.year || r.t.month || r.t.day)) {
             int64_t secs = days_from_civil(r.t.year, r.t.month, r.t.day) * 86400 + r.t.hour * 3600 +
                            r.t.minute * 60 + r.t.second -
-                           (sql_tz_active() ? sql_tz_offset_now() : c->col->tz_offset_sec); /* in @@time_zone */
+                           sql_tz_offset_wall(&r.t); /* in @@time_zone (sql/tz.h) */
             if (secs < 1 || secs > 2147483647LL) {
                 if (c->strict)
                     return e_1292(c, "datetime", in);

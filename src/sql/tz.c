@@ -51,6 +51,33 @@ int32_t sql_tz_offset_now(void)
     return (int32_t)lt.tm_gmtoff;
 }
 
+int32_t sql_tz_offset_at(int64_t epoch)
+{
+    if (tz_fixed)
+        return tz_off;
+    if (system_is_utc())
+        return 0;
+    time_t e = (time_t)epoch;
+    struct tm lt;
+    localtime_r(&e, &lt);
+    return (int32_t)lt.tm_gmtoff;
+}
+
+int32_t sql_tz_offset_wall(const sql_time_t *t)
+{
+    if (tz_fixed)
+        return tz_off;
+    if (system_is_utc())
+        return 0;
+    struct tm tm = {.tm_year = (int)t->year - 1900, .tm_mon = t->month ? (int)t->month - 1 : 0,
+                    .tm_mday = t->day ? (int)t->day : 1, .tm_hour = (int)t->hour, .tm_min = (int)t->minute,
+                    .tm_sec = (int)t->second, .tm_isdst = -1};
+    time_t e = mktime(&tm);
+    if (e == (time_t)-1)
+        return sql_tz_offset_now();
+    return (int32_t)tm.tm_gmtoff;
+}
+
 /* days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm) */
 static int64_t days_civil(int64_t y, unsigned m, unsigned d)
 {

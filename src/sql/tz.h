@@ -24,6 +24,10 @@ void sql_tz_set(const char *name);
 bool sql_tz_active(void);
 /* the session zone's offset from UTC now, in seconds (the system zone's when time_zone=SYSTEM) */
 int32_t sql_tz_offset_now(void);
+/* the session zone's offset from UTC at the instant epoch, and at the session wall-clock time t (the system
+ * zone's daylight saving time applies when time_zone=SYSTEM): FROM_UNIXTIME() and UNIX_TIMESTAMP() */
+int32_t sql_tz_offset_at(int64_t epoch);
+int32_t sql_tz_offset_wall(const sql_time_t *t);
 /* TIMESTAMP value (VAL_TIMESTAMP / VAL_DATETIME fields) from the session zone to the system zone, and back.
  * The zero date is left as it is.  No-ops unless sql_tz_active(). */
 void sql_tz_to_system(sql_time_t *t);
