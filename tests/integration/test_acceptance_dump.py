@@ -566,3 +566,27 @@ def test_dump_timestamp_non_utc_time_zone(fresh_strata, fresh_mariadb):
     restore(s, dump_ts(m, '--databases', 'acc_tz'))
     got = s.query('SELECT id, CAST(ts AS CHAR) FROM acc_tz.t ORDER BY id')
     assert got == want, got
+
+
+def test_dump_timestamp_server_in_dst_zone(fresh_strata, fresh_mariadb, monkeypatch):
+    """Both servers run in Europe/Paris (time_zone=SYSTEM, with daylight saving time): TIMESTAMPs of summer and
+    winter read the same, as UNIX_TIMESTAMP() too, after a dump of one restored into the other, both ways."""
+    monkeypatch.setenv('TZ', 'Europe/Paris')
+    s, m = fresh_strata, fresh_mariadb
+    s.start()
+    m.start()
+    load = (b"CREATE DATABASE acc_tz; CREATE TABLE acc_tz.t (id INT PRIMARY KEY, ts TIMESTAMP NULL, dt DATETIME); "
+            b"INSERT INTO acc_tz.t VALUES (1, '2024-07-01 12:00:00', '2024-07-01 12:00:00'), "
+            b"(2, '2024-01-15 12:00:00', NULL), (3, '2024-03-31 01:59:59', NULL), (4, '2024-10-27 04:30:00', NULL), "
+            b"(5, '2038-01-19 04:14:07', NULL), (6, '1970-01-01 01:00:01', NULL);")
+    q = 'SELECT id, CAST(ts AS CHAR), UNIX_TIMESTAMP(ts), CAST(dt AS CHAR) FROM acc_tz.t ORDER BY id'
+    restore(m, load)
+    want = m.query(q)
+    restore(s, load)
+    assert s.query(q) == want
+    for src, dst in ((s, m), (m, s)):
+        text = dump_ts(src, '--databases', 'acc_tz')
+        assert b"(1,'2024-07-01 10:00:00','2024-07-01 12:00:00')" in text, text[-600:]  # UTC in the dump
+        dst.query('DROP DATABASE acc_tz')
+        restore(dst, text)
+        assert dst.query(q) == want, (src.kind, dst.kind)
