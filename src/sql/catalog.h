@@ -32,6 +32,8 @@ typedef enum cat_default {
     CAT_DEF_NULL,       /* DEFAULT NULL */
     CAT_DEF_VALUE,      /* DEFAULT 'text' (default_text, as the literal's text) */
     CAT_DEF_NOW,        /* DEFAULT CURRENT_TIMESTAMP[(fsp)] */
+    CAT_DEF_EXPR,       /* DEFAULT (expr) calling a function or computing (uuid(), curdate(), (1 + 1)): default_text
+                           is the expression as MariaDB shows it, evaluated for each row that takes the default */
 } cat_default_t;
 
 typedef struct cat_column {

@@ -280,6 +280,7 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     /* a DEFAULT's own fsp is in default_text ("0".."6", exec.c col_default); "" (older catalogs): the column's */
     case CAT_DEF_NOW: return c->default_text && c->default_text[0] ? (c->default_text[0] == '0' ? "current_timestamp()" : arena_printf(a, "current_timestamp(%s)", c->default_text)) : now_shown(c, a);
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
+    case CAT_DEF_EXPR: return c->default_text; /* as MariaDB prints it: uuid(), (1 + rand()) */
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
         if (t == SQLT_BIT) { /* b'101' */

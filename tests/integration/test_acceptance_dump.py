@@ -123,13 +123,18 @@ CREATE TABLE zero_ai (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))
 INSERT INTO zero_ai VALUES (0, 'zero'), (5, 'five');
 SET sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION';
 INSERT INTO zero_ai (v) VALUES ('six');
+CREATE TABLE exprdef (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, a INT DEFAULT (1+2*3),
+  s VARCHAR(10) DEFAULT (CONCAT('a','b')), y VARCHAR(20) DEFAULT (LPAD('x', 3, '-')), w INT DEFAULT ((ABS(-4) + 1) * 2),
+  u VARCHAR(40) DEFAULT (UUID()), UNIQUE KEY (u)) COMMENT='DEFAULT (expr): evaluated for each row';
+INSERT INTO exprdef (id) VALUES (1), (2), (3);
+INSERT INTO exprdef (id, a, s) VALUES (4, 0, 'given');
 CREATE TABLE many (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, v VARCHAR(300), n DOUBLE, KEY k_n (n))
   COMMENT='more than one INSERT statement in the dump (net_buffer_length)';
 """ + 'INSERT INTO many (v, n) VALUES ' + ',\n'.join("('r%05d %s', %s)" % (i, 'xyz' * 90, i * 0.25 - 100)
                                                       for i in range(4000)) + ';\n'
 
 TABLES = {'ints': 'id', 'nums': 'id', 'strs': 'id', 'temporal': 'id', 'enums': 'id', 'nopk': 'a, b',
-          'empty_t': 'id', 'latin': 'id', 'odd name`s': '`order`', 'zero_ai': 'id', 'many': 'id'}
+          'empty_t': 'id', 'latin': 'id', 'odd name`s': '`order`', 'zero_ai': 'id', 'exprdef': 'id', 'many': 'id'}
 
 
 def quote(name):
@@ -166,9 +171,9 @@ def snapshot(server, db=DB):
     return snap
 
 
-# Columns set to the time of the load (temporal.upd, temporal.now3): the same in a dump and its restore, but
-# not between two separate loads of SCHEMA.
-LOAD_TIME_COLUMNS = {'temporal': (12, 13)}
+# Columns set to the time of the load (temporal.upd, temporal.now3) or to a uuid(): the same in a dump and its
+# restore, but not between two separate loads of SCHEMA.
+LOAD_TIME_COLUMNS = {'temporal': (12, 13), 'exprdef': (5,)}  # exprdef.u: a uuid() per row
 
 
 def compare(a, b, label, skip=None):
