@@ -17,7 +17,9 @@
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
  *      varint ncols, per column: str name, u8 type, u8 flags (1 unsigned, 2 nullable, 4 zerofill,
  *        8 auto_increment, 16 on_update_now, 32 explicit_coll), varint coll, varint len, u8 scale,
- *        varint display_width, u8 default kind, str default_text, str comment, varint nelems, str elem...
+ *        varint display_width, u8 default kind (0 none, 1 NULL, 2 value, 3 CURRENT_TIMESTAMP, 4 expression:
+ *        default_text is its SQL, evaluated per row; older binaries read 4 as no default), str default_text,
+ *        str comment, varint nelems, str elem...
  *      varint nidx, per index: str name, u8 kind, varint tree, u8 key_version, str comment, varint ncols,
  *        per column: varint col, varint prefix, u8 desc
  *   (str = varint length + bytes; varints are LEB128, rowcodec.h)
