@@ -34,6 +34,7 @@ typedef struct exec_ctx {
     const value_t *params; /* prepared statement parameters, NULL if none */
     uint32_t nparams;
     const uint16_t *param_types; /* their wire types (COM_STMT_EXECUTE), NULL for SQL EXECUTE */
+    sql_plan_t *plan;      /* the prepared statement's plan cache, NULL if none */
     /* SHOW ... WHERE: the current row's columns by name */
     const char *const *row_names;
     const char *const *row_vals;
@@ -472,7 +473,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->cb_user = x;
     c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
     c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
-    c->db = s->db;
+    c->db = x->plan ? sql_plan_db(x->plan, s->db) : s->db;
+    c->plan = x->plan;
     c->user = s->priv_user;
     c->host = s->priv_host;
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
@@ -543,6 +545,10 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_CREATED_TMP_DISK_TABLES, st->tmp_disk_tables);
     if (st->tmp_files)
         status_global_add(&s->srv->status, STATUS_CREATED_TMP_FILES, (int64_t)st->tmp_files);
+    if (st->plan_rebinds)
+        status_add(&s->stat, STATUS_COM_STMT_REPREPARE, st->plan_rebinds);
+    if (st->plan_hits)
+        status_add(&s->stat, STATUS_STRATA_PREPARED_PLAN_HITS, st->plan_hits);
     s->in_trans = sql_exec_in_trans(s->sqlx);
     session_update_status_flags(s);
 }
@@ -1620,6 +1626,8 @@ static void stmt_free(session_t *s, sess_stmt_t *p)
     mem_free(p->has_long_data);
     mem_free(p->param_types);
     mem_free(p->name);
+    mem_free(p->db);
+    sql_plan_free(p->plan);
     arena_destroy(&p->arena);
     mem_free(p);
 }
@@ -1661,12 +1669,15 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         goto fail;
     }
     p->stmt = st;
+    p->db = s->db ? mem_strdup(s->db) : NULL;
     p->nparams = st->nparams;
     if (p->nparams) {
         p->param_types = mem_calloc(p->nparams, sizeof *p->param_types);
         p->long_data = mem_calloc(p->nparams, sizeof *p->long_data);
         p->has_long_data = mem_calloc(p->nparams, sizeof *p->has_long_data);
     }
+    if ((st->kind == SQL_STMT_SELECT && st->select->from) || st->kind == SQL_STMT_UPDATE || st->kind == SQL_STMT_DELETE)
+        p->plan = sql_plan_new();
     if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         exec_ctx_t x = {.s = s};
         sql_exec_ctx_t c;
@@ -1676,7 +1687,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         int n;
         int drc = sql_exec_describe(&c, st, &cols, &n);
         /* as MariaDB, PREPARE checks the tables and columns the statement names */
-        if (drc && (s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_BAD_FIELD_ERROR ||
+        if (drc && (s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_NO_DB_ERROR || s->diag.error_code == ER_BAD_FIELD_ERROR ||
                     s->diag.error_code == ER_NON_UNIQ_ERROR || s->diag.error_code == ER_BAD_DB_ERROR ||
                     s->diag.error_code == ER_UNKNOWN_TABLE))
             goto fail;
@@ -1698,6 +1709,8 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     status_global_add(&s->srv->status, STATUS_PREPARED_STMT_COUNT, 1);
     return p;
 fail:
+    mem_free(p->db);
+    sql_plan_free(p->plan);
     mem_free(p->param_types);
     mem_free(p->long_data);
     mem_free(p->has_long_data);
@@ -1707,6 +1720,21 @@ fail:
 }
 
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more);
+
+/* Runs a prepared statement in the database that was current when it was prepared (MariaDB: tables and
+ * DATABASE() resolve there), then gives the session its own current database back. */
+static int stmt_run(exec_ctx_t *x, sess_stmt_t *p, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    if (!p->db || (s->db && strcmp(s->db, p->db) == 0))
+        return exec_stmt(x, p->stmt, sink, more);
+    char *own = s->db;
+    s->db = mem_strdup(p->db);
+    int rc = exec_stmt(x, p->stmt, sink, more);
+    mem_free(s->db); /* (NULL when the statement dropped it) */
+    s->db = own;
+    return rc;
+}
 
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
@@ -1725,8 +1753,8 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
-    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types};
-    int rc = exec_stmt(&x, p->stmt, sink, false);
+    exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
+    int rc = stmt_run(&x, p, sink, false);
     if (rc) {
         if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
@@ -1799,8 +1827,8 @@ static int exec_execute_sql(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sin
         if (rc)
             return rc;
     }
-    exec_ctx_t px = {.s = s, .params = params, .nparams = p->nparams};
-    return exec_stmt(&px, p->stmt, sink, more);
+    exec_ctx_t px = {.s = s, .params = params, .nparams = p->nparams, .plan = p->plan};
+    return stmt_run(&px, p, sink, more);
 }
 
 static int exec_deallocate(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)

@@ -69,6 +69,8 @@ typedef struct sess_stmt {
     bool *has_long_data;
     int ncols;
     res_col_t *cols;
+    char *db;              /* the current database at PREPARE: executions run in it, as MariaDB's do (NULL: none) */
+    struct sql_plan *plan; /* its bound plan, reused while its tables do not change (sql/exec.h); NULL: none */
 } sess_stmt_t;
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };

@@ -1052,8 +1052,8 @@ static int cmp_match(const void *a, const void *b)
 }
 
 /* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
-static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from_t *from, sql_expr_t *where,
-                       const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
+static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquery_t *q, const sql_from_t *from,
+                       sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
 {
     memset(D, 0, sizeof *D);
     D->x = x;
@@ -1070,11 +1070,16 @@ static int dml_prepare(sql_exec_ctx_t *x, xdml_t *D, xquery_t *q, const sql_from
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
-    if ((rc = xbind(q, where, "WHERE", false)) != 0)
-        return rc;
-    for (uint32_t i = 0; i < norder; i++)
-        if ((rc = xbind(q, order[i].expr, "ORDER BY", false)) != 0)
+    if (!xplan_reuse(x, st, q)) { /* a prepared statement's plan holds the binding and the access path */
+        bool plan = xplan_begin(x, st, q);
+        if ((rc = xbind(q, where, "WHERE", false)) != 0)
             return rc;
+        for (uint32_t i = 0; i < norder; i++)
+            if ((rc = xbind(q, order[i].expr, "ORDER BY", false)) != 0)
+                return rc;
+        if (plan)
+            xplan_end(x, q, where);
+    }
     D->order = order;
     D->norder = norder;
     xeval_init(&D->xe, x);
@@ -1291,13 +1296,13 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     /* bind the SET list against the table first (1054 before anything runs) */
     if ((rc = xquery_from(&q, x, up->tables)) != 0)
         goto out0;
-    for (uint32_t i = 0; i < up->nset; i++) {
+    for (uint32_t i = 0; i < up->nset && !xplan_valid(x, st, &q); i++) {
         if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
             (rc = xbind(&q, up->set[i].value, "SET", false)) != 0)
             goto out0;
     }
     xquery_release(&q);
-    if ((rc = dml_prepare(x, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
+    if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
         goto out;
     cat_table_t *t = D.t;
     engine_trx_t *trx;
@@ -1385,7 +1390,7 @@ static int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     xdml_t D;
     xquery_t q;
     memset(&q, 0, sizeof q);
-    int rc = dml_prepare(x, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
+    int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
     if (rc)
         goto out;
     engine_trx_t *trx;
@@ -3154,7 +3159,7 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
         x->diag = keep;
         int code = scratch.error_code;
         if (rc && scratch.error && (code == ER_NO_SUCH_TABLE || code == ER_BAD_FIELD_ERROR || code == ER_NON_UNIQ_ERROR ||
-                                    code == ER_BAD_DB_ERROR || code == ER_UNKNOWN_TABLE)) {
+                                    code == ER_BAD_DB_ERROR || code == ER_UNKNOWN_TABLE || code == ER_NO_DB_ERROR)) {
             /* a statement naming what does not exist fails at PREPARE, as in MariaDB */
             int r = diag_push_msg(x->diag, DIAG_ERROR, code, scratch.error->msg);
             diag_free(&scratch);

@@ -72,7 +72,17 @@ typedef struct sql_exec_stats {
     uint64_t tmp_tables;         /* Created_tmp_tables: GROUP BY / DISTINCT / UNION results held aside */
     uint64_t tmp_disk_tables;    /* Created_tmp_disk_tables: those that went to disk */
     uint64_t tmp_files;          /* Created_tmp_files (global) */
+    uint64_t plan_hits;          /* a prepared statement's plan reused */
+    uint64_t plan_rebinds;       /* Com_stmt_reprepare: a prepared plan bound again after its tables changed */
 } sql_exec_stats_t;
+
+/* A prepared statement's cached plan (exec_select.c): opaque, owned by the statement. */
+typedef struct sql_plan sql_plan_t;
+sql_plan_t *sql_plan_new(void);
+void sql_plan_free(sql_plan_t *p);
+/* The copy of the current database db that executions with plan p use as sql_exec_ctx_t.db: bound column
+ * references point at their table's database name, so it must live as long as the plan. */
+const char *sql_plan_db(sql_plan_t *p, const char *db);
 
 /* The per-statement context the session fills. */
 typedef struct sql_exec_ctx {
@@ -111,6 +121,7 @@ typedef struct sql_exec_ctx {
     void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
+    sql_plan_t *plan;          /* executing a prepared statement: its plan cache (NULL: bind every time) */
     /* memory budgets (0: the defaults below): a sort keeps sort_buffer_size bytes of rows in memory, GROUP BY
      * and DISTINCT keep tmp_table_size (the session's min(tmp_table_size, max_heap_table_size)); beyond that
      * they spill to unlinked files in tmpdir (extsort.h) */

@@ -58,7 +58,19 @@ typedef struct xquery {
     bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of every table source are X-locked, re-read */
     bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
+    const struct xpath *paths;/* a prepared plan's access paths (nsrc entries); NULL: chosen at every run */
+    bool aggs_shared;         /* aggs belongs to a prepared plan (xquery_release leaves it) */
 } xquery_t;
+
+/* Prepared statements' plans (x->plan, exec_select.c), keyed by the statement part they were bound for:
+ * xplan_valid: is the plan bound for key over q's sources as they are now (same table definitions, database)?
+ * xplan_reuse: that, and then q reads through the plan's access paths (the statement's tree is still bound).
+ * xplan_begin: before binding q for key (false: no plan, or q can't have one: bind as usual); xplan_end after
+ * binding succeeded: chooses and keeps the access paths for where. */
+bool xplan_valid(const sql_exec_ctx_t *x, const void *key, const xquery_t *q);
+bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q);
+bool xplan_begin(sql_exec_ctx_t *x, const void *key, xquery_t *q);
+void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where);
 
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
 int xquery_from(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from);

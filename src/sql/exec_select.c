@@ -497,7 +497,8 @@ void xquery_release(xquery_t *q)
         if (!q->src[i].is_virtual)
             catalog_table_release(q->src[i].t);
     q->nsrc = 0;
-    mem_free(q->aggs);
+    if (!q->aggs_shared)
+        mem_free(q->aggs);
     q->aggs = NULL;
 }
 
@@ -1202,9 +1203,13 @@ static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dm
     xeval_init(&L.xe, x);
     L.xe.q = q;
     L.row = arena_calloc(x->arena, sizeof(value_t) * (q->width + 1));
-    L.paths = arena_calloc(x->arena, sizeof(xpath_t) * q->nsrc);
-    for (uint32_t i = 0; i < q->nsrc; i++)
-        choose_path(q, i, where, &L.paths[i], x->arena);
+    if (q->paths) {
+        L.paths = (xpath_t *)q->paths; /* a prepared plan's (loop_level does not write them) */
+    } else {
+        L.paths = arena_calloc(x->arena, sizeof(xpath_t) * q->nsrc);
+        for (uint32_t i = 0; i < q->nsrc; i++)
+            choose_path(q, i, where, &L.paths[i], x->arena);
+    }
     /* an ORDER BY index is used only when the outer access path is that index or a full scan */
     if (order_index >= 0 && L.paths[0].index >= 0 && L.paths[0].index != order_index)
         L.order_index = -1;
@@ -1637,6 +1642,9 @@ typedef struct xsel {
                                  distinct key, payload = u32 order key length + order key + the values */
     size_t dmem;              /* bytes the DISTINCT key set holds */
     uint64_t ngroups_out;     /* groups produced (in memory + read back) */
+    bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
+    int plan_oix;             /* its number (-1: none) */
+    bool plan_odesc;          /* read backwards */
 } xsel_t;
 
 #define XSORT_BUFFER_DEFAULT 2097152u  /* sort_buffer_size's default */
@@ -2285,7 +2293,8 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
 }
 
 /* Sets up items (with * expanded), binds everything, decides streaming vs sorting. */
-static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
+/* First step of preparing a SELECT: its tables opened (metadata locks, catalog references) and how it locks. */
+static int xsel_open(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
 {
     memset(s, 0, sizeof *s);
     s->x = x;
@@ -2312,7 +2321,15 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         s->q.locking = true;
         s->q.lock_shared = true;
     }
-    /* items, * expanded */
+    return 0;
+}
+
+/* Second step: the select items (* expanded) and every clause bound to the opened sources. */
+static int xsel_bind(xsel_t *s)
+{
+    sql_exec_ctx_t *x = s->x;
+    const sql_select_t *sel = s->sel;
+    int rc;
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {
         const sql_expr_t *e = sel->items[i].expr;
@@ -2391,6 +2408,15 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
+    return 0;
+}
+
+/* Last step: the evaluation context, and LIMIT / OFFSET (which may be parameters). */
+static int xsel_limits(xsel_t *s)
+{
+    sql_exec_ctx_t *x = s->x;
+    const sql_select_t *sel = s->sel;
+    int rc;
     s->limit = UINT64_MAX;
     xeval_init(&s->xe, x);
     s->xe.q = &s->q;
@@ -2408,6 +2434,16 @@ static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, b
         s->offset = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }
     return 0;
+}
+
+static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
+{
+    int rc = xsel_open(s, x, sel, member);
+    if (rc == 0)
+        rc = xsel_bind(s);
+    if (rc == 0)
+        rc = xsel_limits(s);
+    return rc;
 }
 
 /* Does ORDER BY follow an index of the single source (after the columns WHERE fixes)?  Returns its number. */
@@ -2460,6 +2496,199 @@ static int order_index(xsel_t *s, bool *desc)
     return -1;
 }
 
+/* ---------------------------------------------------------------- prepared plans */
+
+/*
+ * A prepared statement keeps the bound form of its SELECT: the items with * expanded, GROUP BY / ORDER BY
+ * resolved, the aggregates, each source's access path and the ORDER BY index.  Binding writes column slots into
+ * the statement's own tree, which lives as long as the statement; the plan holds in its arena what binding built
+ * beside the tree.  Every execution still opens its tables (metadata locks, catalog references) and reuses the
+ * plan when each source is the same definition (table id and catalog version) as at binding, under the same
+ * current database; else it binds again (Com_stmt_reprepare) and the plan is replaced.  Cached: a single SELECT
+ * over base tables (no UNION, derived or information_schema tables, USING / NATURAL joins); subqueries are bound
+ * when they run, as without a plan.
+ */
+struct sql_plan {
+    arena_t mem;
+    bool valid;
+    const void *key;           /* the SELECT (sql_select_t) or DML statement (sql_stmt_t) it was bound for */
+    char *db;                  /* the current database when bound (NULL: none) */
+    char *cur_db;              /* sql_plan_db()'s copy: the executions' current database */
+    uint32_t nsrc;
+    uint64_t *src_id, *src_version;
+    xpath_t *paths;
+    /* SELECT */
+    xitem_t *items;
+    uint32_t nitems;
+    xorder_t *order, *group;
+    uint32_t norder, ngroup;
+    const sql_expr_t **aggs;
+    uint32_t nagg;
+    bool aggregate;
+    int oix;
+    bool odesc;
+};
+
+sql_plan_t *sql_plan_new(void)
+{
+    sql_plan_t *p = mem_calloc(1, sizeof *p);
+    arena_init(&p->mem, 2048);
+    return p;
+}
+
+void sql_plan_free(sql_plan_t *p)
+{
+    if (!p)
+        return;
+    mem_free(p->cur_db);
+    arena_destroy(&p->mem);
+    mem_free(p);
+}
+
+const char *sql_plan_db(sql_plan_t *p, const char *db)
+{
+    if (!db)
+        return NULL;
+    if (!p->cur_db || strcmp(p->cur_db, db) != 0) {
+        /* a different database invalidates the plan (xplan_valid), so nothing bound points at the old copy */
+        mem_free(p->cur_db);
+        p->cur_db = mem_strdup(db);
+    }
+    return p->cur_db;
+}
+
+/* Can q's sources be planned once?  Base tables only: virtual ones are rebuilt (and USING / NATURAL rewritten)
+ * at every opening. */
+static bool plan_cacheable(const xquery_t *q)
+{
+    if (q->x->outer_q || !q->nsrc)
+        return false;
+    for (uint32_t i = 0; i < q->nsrc; i++) {
+        const xsrc_t *src = &q->src[i];
+        if (src->is_virtual || src->hidden || src->lead)
+            return false;
+    }
+    return true;
+}
+
+bool xplan_valid(const sql_exec_ctx_t *x, const void *key, const xquery_t *q)
+{
+    const sql_plan_t *p = x->plan;
+    const char *db = x->db;
+    if (!p || !p->valid || p->key != key || p->nsrc != q->nsrc || (!p->db) != (!db) || (db && strcmp(p->db, db) != 0))
+        return false;
+    for (uint32_t i = 0; i < p->nsrc; i++)
+        if (q->src[i].t->id != p->src_id[i] || q->src[i].t->version != p->src_version[i])
+            return false;
+    return true;
+}
+
+bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q)
+{
+    if (!xplan_valid(x, key, q))
+        return false;
+    q->paths = x->plan->paths;
+    x->stats.plan_hits++;
+    return true;
+}
+
+bool xplan_begin(sql_exec_ctx_t *x, const void *key, xquery_t *q)
+{
+    sql_plan_t *p = x->plan;
+    if (!p)
+        return false;
+    if (!plan_cacheable(q)) {
+        p->valid = false;
+        return false;
+    }
+    if (p->key)
+        x->stats.plan_rebinds++;
+    arena_reset(&p->mem);
+    p->valid = false;
+    p->key = key;
+    p->db = x->db ? arena_strdup(&p->mem, x->db) : NULL;
+    return true;
+}
+
+void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where)
+{
+    sql_plan_t *p = x->plan;
+    p->nsrc = q->nsrc;
+    p->src_id = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
+    p->src_version = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
+    p->paths = arena_calloc(&p->mem, sizeof(xpath_t) * (p->nsrc + 1));
+    for (uint32_t i = 0; i < p->nsrc; i++) {
+        p->src_id[i] = q->src[i].t->id;
+        p->src_version[i] = q->src[i].t->version;
+        choose_path(q, i, where, &p->paths[i], &p->mem);
+    }
+    q->paths = p->paths;
+    p->valid = true;
+}
+
+/* Binds s (opened) into x's plan: what binding allocates goes to the plan's arena. */
+static int plan_bind(xsel_t *s)
+{
+    sql_exec_ctx_t *x = s->x;
+    sql_plan_t *p = x->plan;
+    arena_t *stmt_arena = x->arena;
+    x->arena = &p->mem;
+    int rc = xsel_bind(s);
+    if (rc == 0) {
+        for (uint32_t i = 0; i < s->nitems; i++) /* names of * items point into the table definition */
+            s->items[i].name = arena_strdup(&p->mem, s->items[i].name);
+        p->items = s->items;
+        p->nitems = s->nitems;
+        p->order = s->order;
+        p->norder = s->norder;
+        p->group = s->group;
+        p->ngroup = s->ngroup;
+        p->aggregate = s->aggregate;
+        p->nagg = s->q.nagg;
+        p->aggs = arena_alloc(&p->mem, sizeof(*p->aggs) * (p->nagg + 1));
+        if (p->nagg)
+            memcpy(p->aggs, s->q.aggs, sizeof(*p->aggs) * p->nagg);
+        xplan_end(x, &s->q, s->sel->where);
+        p->odesc = false;
+        p->oix = order_index(s, &p->odesc);
+    }
+    x->arena = stmt_arena;
+    return rc;
+}
+
+/* xsel_prepare for a prepared statement's top SELECT: the plan reused when it still matches, else rebuilt. */
+static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
+{
+    int rc = xsel_open(s, x, sel, false);
+    if (rc)
+        return rc;
+    sql_plan_t *p = x->plan;
+    if (!sel->union_next && xplan_reuse(x, sel, &s->q)) {
+        s->items = p->items;
+        s->nitems = p->nitems;
+        s->order = p->order;
+        s->norder = p->norder;
+        s->group = p->group;
+        s->ngroup = p->ngroup;
+        s->aggregate = p->aggregate;
+        s->q.aggs = p->aggs;
+        s->q.nagg = s->q.capagg = p->nagg;
+        s->q.aggs_shared = true;
+    } else if (!sel->union_next && xplan_begin(x, sel, &s->q)) {
+        rc = plan_bind(s);
+    } else {
+        rc = xsel_bind(s);
+    }
+    if (rc == 0 && s->q.paths) {
+        s->plan_oix_set = true;
+        s->plan_oix = p->oix;
+        s->plan_odesc = p->odesc;
+    }
+    if (rc == 0)
+        rc = xsel_limits(s);
+    return rc;
+}
+
 static void xsel_free(xsel_t *s)
 {
     xquery_release(&s->q);
@@ -2492,7 +2721,10 @@ static void sort_stats(xsel_t *s, uint64_t rows)
     bool range = false;
     if (s->q.nsrc && !s->q.src[0].is_virtual) {
         xpath_t p;
-        choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
+        if (s->q.paths)
+            p = s->q.paths[0];
+        else
+            choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
         range = p.index >= 0;
     }
     if (range)
@@ -2619,8 +2851,8 @@ static int xsel_run(xsel_t *s)
     sql_exec_ctx_t *x = s->x;
     xmap_init(&s->distinct, s->ga);
     xmap_init(&s->gmap, s->ga);
-    bool desc = false;
-    int oix = order_index(s, &desc);
+    bool desc = s->plan_odesc;
+    int oix = s->plan_oix_set ? s->plan_oix : order_index(s, &desc);
     s->need_sort = s->norder > 0 && oix < 0;
     s->streaming = !s->aggregate && !s->need_sort && !s->collect_only;
     if (s->need_sort && s->limit && s->limit != UINT64_MAX && s->offset + s->limit > s->offset) {
@@ -2941,7 +3173,7 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
     if (sel->union_next)
         return union_send(x, sel);
     xsel_t s;
-    int rc = xsel_prepare(&s, x, sel, false);
+    int rc = x->plan ? xsel_prepare_planned(&s, x, sel) : xsel_prepare(&s, x, sel, false);
     if (rc)
         goto out;
     /* column metadata needs a first value only for expressions; streaming sends columns before rows */
