@@ -44,6 +44,7 @@ typedef struct cat_column {
     bool auto_increment;
     bool on_update_now;     /* ON UPDATE CURRENT_TIMESTAMP */
     bool explicit_coll;     /* CHARACTER SET / COLLATE written on the column */
+    bool invisible;         /* INVISIBLE: left out of SELECT * and of an INSERT without a column list */
     cat_default_t def;
     const char *default_text;
     const char *comment;    /* "" when none */

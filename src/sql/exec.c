@@ -884,10 +884,12 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             I.colmap[i] = c;
         }
     } else {
-        I.nvals = t->ncols;
+        /* no column list: the visible columns (INVISIBLE ones take their defaults) */
+        I.nvals = 0;
         I.colmap = arena_alloc(x->arena, sizeof(int) * (t->ncols + 1));
         for (uint32_t i = 0; i < t->ncols; i++)
-            I.colmap[i] = (int)i;
+            if (!t->cols[i].invisible)
+                I.colmap[I.nvals++] = (int)i;
     }
     for (uint32_t i = 0; i < I.nvals; i++)
         for (uint32_t k = 0; k < i; k++)
@@ -962,7 +964,8 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     x->row_count = (int64_t)I.affected;
     /* the OK packet's insert id without a generated value: the AUTO_INCREMENT value of the last row written
      * (an explicit id, or the row ON DUPLICATE KEY UPDATE changed), as MariaDB sends it */
-    x->pend_insert_id = I.ai_touched && !ins->select ? I.ai_last : 0;
+    /* INSERT ... SELECT too, but not INSERT ... SELECT ... ON DUPLICATE KEY UPDATE (MariaDB sends 0 there) */
+    x->pend_insert_id = I.ai_touched && !(ins->select && ins->non_dup) ? I.ai_last : 0;
     const char *info = NULL;
     if (ins->nrows > 1 || ins->select)
         info = arena_printf(x->arena, "Records: %llu  Duplicates: %llu  Warnings: %u", (unsigned long long)I.records,
@@ -1734,6 +1737,7 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
     c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
     c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
     c->zerofill = ty->zerofill;
+    c->invisible = cd->invisible;
     if (ty->zerofill)
         c->rc.is_unsigned = true;
     sqlt_t st = (sqlt_t)c->rc.type;

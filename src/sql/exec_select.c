@@ -2359,6 +2359,8 @@ static int xsel_bind(xsel_t *s)
                         continue;
                     if (coalesce && src->hidden && src->hidden[c])
                         continue;
+                    if (src->t->cols[c].invisible)
+                        continue; /* INVISIBLE: only when named */
                     sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
                     ce->kind = SQL_E_COLUMN;
                     ce->col.name = src->t->cols[c].name;

@@ -303,11 +303,11 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
 
 static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
-    if (c->auto_increment)
-        return "auto_increment";
-    if (c->on_update_now)
-        return arena_printf(a, "on update %s", now_shown(c, a));
-    return "";
+    const char *e = c->auto_increment ? "auto_increment"
+                    : c->on_update_now ? arena_printf(a, "on update %s", now_shown(c, a)) : "";
+    if (c->invisible) /* MariaDB: "auto_increment, INVISIBLE" */
+        return *e ? arena_printf(a, "%s, INVISIBLE", e) : "INVISIBLE";
+    return e;
 }
 
 /* ---------------------------------------------------------------- SHOW CREATE TABLE */
@@ -343,6 +343,8 @@ static char *create_text(arena_t *a, const cat_table_t *t)
             buf_append_str(&b, " NOT NULL");
         else if (ty == SQLT_TIMESTAMP)
             buf_append_str(&b, " NULL");
+        if (c->invisible)
+            buf_append_str(&b, " INVISIBLE");
         const char *d = default_shown(c, true, a);
         if (d && !c->auto_increment)
             buf_printf(&b, " DEFAULT %s", d);
