@@ -1081,6 +1081,8 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
         /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
          * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
         rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
+    else if (rc == 0)
+        table_scan_covering(&sc, q->src[si].need); /* an index holding every column read: index-only */
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
@@ -1642,6 +1644,7 @@ typedef struct xsel {
                                  distinct key, payload = u32 order key length + order key + the values */
     size_t dmem;              /* bytes the DISTINCT key set holds */
     uint64_t ngroups_out;     /* groups produced (in memory + read back) */
+    bool *need;               /* slots the query reads (xsel_need); NULL: all */
     bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
     int plan_oix;             /* its number (-1: none) */
     bool plan_odesc;          /* read backwards */
@@ -2324,6 +2327,51 @@ static int xsel_open(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool
     return 0;
 }
 
+/* Marks in need[] (slots of the combined row below width) the columns e reads.  False when e reads what binding
+ * does not see: a subquery (bound when it runs, maybe correlated) or an outer reference. */
+static bool expr_needs(const sql_expr_t *e, bool *need, uint32_t width)
+{
+    if (!e)
+        return true;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || e->kind == SQL_E_STAR ||
+        (e->kind == SQL_E_IN && e->sub))
+        return false;
+    if (e->kind == SQL_E_COLUMN) {
+        if (e->slot < 0)
+            return false;
+        if ((uint32_t)e->slot < width) /* (above: a HAVING reference to a select item) */
+            need[e->slot] = true;
+        return true;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (!expr_needs(e->args[i], need, width))
+            return false;
+    for (uint32_t i = 0; i < e->nagg_order; i++)
+        if (!expr_needs(e->agg_order[i].expr, need, width))
+            return false;
+    return expr_needs(e->else_expr, need, width);
+}
+
+/* The columns of each source the bound SELECT reads (xsrc_t.need), so an index holding them all can be read
+ * alone.  Left NULL (everything) when some expression hides what it reads. */
+static void xsel_need(xsel_t *s)
+{
+    const sql_select_t *sel = s->sel;
+    bool *need = arena_calloc(s->x->arena, s->q.width + 1);
+    bool ok = expr_needs(sel->where, need, s->q.width) && expr_needs(sel->having, need, s->q.width);
+    for (uint32_t i = 0; i < s->nitems && ok; i++)
+        ok = expr_needs(s->items[i].expr, need, s->q.width);
+    for (uint32_t i = 0; i < s->q.nsrc && ok; i++)
+        ok = expr_needs(s->q.src[i].on, need, s->q.width);
+    for (uint32_t i = 0; i < s->ngroup && ok; i++)
+        ok = s->group[i].item >= 0 || expr_needs(s->group[i].expr, need, s->q.width);
+    for (uint32_t i = 0; i < s->norder && ok; i++)
+        ok = s->order[i].item >= 0 || expr_needs(s->order[i].expr, need, s->q.width);
+    s->need = ok ? need : NULL;
+    for (uint32_t i = 0; i < s->q.nsrc; i++)
+        s->q.src[i].need = ok ? need + s->q.src[i].base : NULL;
+}
+
 /* Second step: the select items (* expanded) and every clause bound to the opened sources. */
 static int xsel_bind(xsel_t *s)
 {
@@ -2410,6 +2458,7 @@ static int xsel_bind(xsel_t *s)
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
+    xsel_need(s);
     return 0;
 }
 
@@ -2520,6 +2569,7 @@ struct sql_plan {
     uint64_t *src_id, *src_version;
     xpath_t *paths;
     /* SELECT */
+    bool *need;                /* xsel_t.need */
     xitem_t *items;
     uint32_t nitems;
     xorder_t *order, *group;
@@ -2639,6 +2689,7 @@ static int plan_bind(xsel_t *s)
     if (rc == 0) {
         for (uint32_t i = 0; i < s->nitems; i++) /* names of * items point into the table definition */
             s->items[i].name = arena_strdup(&p->mem, s->items[i].name);
+        p->need = s->need;
         p->items = s->items;
         p->nitems = s->nitems;
         p->order = s->order;
@@ -2676,6 +2727,9 @@ static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t
         s->q.aggs = p->aggs;
         s->q.nagg = s->q.capagg = p->nagg;
         s->q.aggs_shared = true;
+        s->need = p->need;
+        for (uint32_t i = 0; i < s->q.nsrc; i++)
+            s->q.src[i].need = p->need ? p->need + s->q.src[i].base : NULL;
     } else if (!sel->union_next && xplan_begin(x, sel, &s->q)) {
         rc = plan_bind(s);
     } else {
@@ -3644,6 +3698,9 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
             buf_init(&ex);
             if (sel->where)
                 buf_append_str(&ex, "Using where");
+            int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : i == 0 ? oix : -1;
+            if (scan_ix >= 0 && !s.q.locking && table_index_covers(t, (uint32_t)scan_ix, src->need))
+                buf_append_str(&ex, ex.len ? "; Using index" : "Using index");
             if (i == 0 && (s.aggregate && s.ngroup))
                 buf_append_str(&ex, ex.len ? "; Using temporary" : "Using temporary");
             if (i == 0 && s.norder && oix < 0)
