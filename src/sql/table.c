@@ -206,6 +206,16 @@ static const value_t *row_sys(const cat_table_t *t, const value_t *row, value_t 
     return *tmp;
 }
 
+/* a decoded row (or an index entry's columns) from the system zone to @@time_zone, in place */
+static void row_from_sys(const cat_table_t *t, value_t *row)
+{
+    if (!sql_tz_active())
+        return;
+    for (uint32_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].rc.type == SQLT_TIMESTAMP && row[i].type != VAL_NULL)
+            sql_tz_from_system(&row[i].t);
+}
+
 static int index_key_raw(const cat_table_t *t, uint32_t ix, const value_t *row, const buf_t *pk, buf_t *key)
 {
     bool hn;
@@ -348,10 +358,8 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
     int rc = rc_row_decode(p, n, cols, t->ncols, row, &ns);
     if (rc)
         CORRUPT("table %s.%s: undecodable row", t->db, t->name);
-    else if (sql_tz_active())
-        for (uint32_t i = 0; i < t->ncols; i++)
-            if (t->cols[i].rc.type == SQLT_TIMESTAMP && row[i].type != VAL_NULL)
-                sql_tz_from_system(&row[i].t);
+    else
+        row_from_sys(t, row);
     return rc;
 }
 
@@ -793,6 +801,7 @@ int table_scan_next(table_scan_t *s)
                 CORRUPT("table %s.%s: bad entry in index %s", t->db, t->name, t->idx[s->index].name);
                 goto end;
             }
+            row_from_sys(t, s->row); /* TIMESTAMPs in @@time_zone, as table_decode gives them */
             s->fetched++;
             return 0;
         }

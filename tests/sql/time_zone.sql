@@ -46,3 +46,9 @@ SET time_zone = DEFAULT;
 EXECUTE p2 USING @v;
 DEALLOCATE PREPARE p1;
 DEALLOCATE PREPARE p2;
+-- an index-only read of the TIMESTAMP index (covering) gives the values in the session's zone too
+SET time_zone = '+03:00';
+SELECT ts FROM t WHERE ts IS NOT NULL ORDER BY ts;
+SELECT id, ts FROM t FORCE INDEX (k_ts) ORDER BY ts;
+SELECT COUNT(*), MIN(ts), MAX(ts) FROM t;
+SET time_zone = DEFAULT;
