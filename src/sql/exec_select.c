@@ -639,11 +639,17 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
 
 /* ---------------------------------------------------------------- access paths */
 
+typedef struct xor_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
+    const sql_expr_t *lo, *hi;
+} xor_range_t;
+
 typedef struct xcond {       /* what WHERE says about one column of the source being read */
     const sql_expr_t *eq;    /* col = eq */
     const sql_expr_t *const *in; /* col IN (in[0..nin-1]) */
     uint32_t nin;
     const sql_expr_t *lo, *hi;
+    const xor_range_t *ors;  /* col BETWEEN a AND b OR col = c OR col > d ...: one range per disjunct */
+    uint32_t nors;
 } xcond_t;
 
 typedef struct xpath {
@@ -688,6 +694,80 @@ static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
     return pure && m < (int)si;
 }
 
+/* Is e `column op value` (either way round) with the value known before source si is read?  Gives the column,
+ * the operator as seen from the column's side and the value. */
+static bool col_cmp(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, sql_op_t *op, const sql_expr_t **val)
+{
+    sql_op_t o = e->op;
+    const sql_expr_t *l = e->args[0], *v = e->args[1];
+    if (src_col(q, si, l) < 0 && src_col(q, si, v) >= 0) {
+        const sql_expr_t *t = l;
+        l = v;
+        v = t;
+        o = o == SQL_OP_LT ? SQL_OP_GT : o == SQL_OP_GT ? SQL_OP_LT : o == SQL_OP_LE ? SQL_OP_GE
+          : o == SQL_OP_GE ? SQL_OP_LE : o;
+    }
+    if ((*col = src_col(q, si, l)) < 0 || !avail(q, si, v))
+        return false;
+    *op = o;
+    *val = v;
+    return true;
+}
+
+/* Adds the ranges of e, a disjunct of an OR, on column *col of source si (-1: not settled yet).  False when e is
+ * not a comparison of one column with values known before si is read, or names another column. */
+static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, xor_range_t **r, uint32_t *n,
+                      uint32_t *cap, arena_t *a)
+{
+    if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2)
+        return or_ranges(q, si, e->args[0], col, r, n, cap, a) && or_ranges(q, si, e->args[1], col, r, n, cap, a);
+    const sql_expr_t *lo = NULL, *hi = NULL, *const *pts = NULL;
+    uint32_t npts = 0;
+    int c = -1;
+    if (e->kind == SQL_E_BINARY && e->nargs == 2) {
+        sql_op_t op;
+        const sql_expr_t *v;
+        if (!col_cmp(q, si, e, &c, &op, &v))
+            return false;
+        switch (op) {
+        case SQL_OP_EQ: lo = hi = v; break;
+        case SQL_OP_LT: case SQL_OP_LE: hi = v; break;
+        case SQL_OP_GT: case SQL_OP_GE: lo = v; break;
+        default: return false;
+        }
+    } else if (e->kind == SQL_E_BETWEEN && !e->negated && e->nargs == 3) {
+        if ((c = src_col(q, si, e->args[0])) < 0 || !avail(q, si, e->args[1]) || !avail(q, si, e->args[2]))
+            return false;
+        lo = e->args[1];
+        hi = e->args[2];
+    } else if (e->kind == SQL_E_IN && !e->negated && !e->sub && e->nargs >= 2) {
+        if ((c = src_col(q, si, e->args[0])) < 0)
+            return false;
+        for (uint32_t k = 1; k < e->nargs; k++)
+            if (!avail(q, si, e->args[k]))
+                return false;
+        pts = (const sql_expr_t *const *)e->args + 1;
+        npts = e->nargs - 1;
+    } else {
+        return false;
+    }
+    if (*col >= 0 && c != *col)
+        return false;
+    *col = c;
+    uint32_t add = pts ? npts : 1;
+    if (*n + add > *cap) {
+        uint32_t nc = MAX(*cap * 2, *n + add + 4);
+        xor_range_t *nr = arena_alloc(a, sizeof *nr * nc);
+        if (*n)
+            memcpy(nr, *r, sizeof *nr * *n);
+        *r = nr;
+        *cap = nc;
+    }
+    for (uint32_t k = 0; k < add; k++)
+        (*r)[(*n)++] = pts ? (xor_range_t){pts[k], pts[k]} : (xor_range_t){lo, hi};
+    return true;
+}
+
 static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *where, xcond_t *conds, arena_t *a)
 {
     const sql_expr_t **list = NULL;
@@ -698,17 +778,21 @@ static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *wher
     for (uint32_t i = 0; i < n; i++) {
         const sql_expr_t *e = list[i];
         int c;
-        if (e->kind == SQL_E_BINARY && e->nargs == 2) {
-            sql_op_t op = e->op;
-            const sql_expr_t *l = e->args[0], *r = e->args[1];
-            if (src_col(q, si, l) < 0 && src_col(q, si, r) >= 0) {
-                const sql_expr_t *t = l;
-                l = r;
-                r = t;
-                op = op == SQL_OP_LT ? SQL_OP_GT : op == SQL_OP_GT ? SQL_OP_LT : op == SQL_OP_LE ? SQL_OP_GE
-                   : op == SQL_OP_GE ? SQL_OP_LE : op;
+        if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2) {
+            /* every disjunct a range of the same column: a union of ranges (MariaDB's range access over OR) */
+            xor_range_t *r = NULL;
+            uint32_t n = 0, cap = 0;
+            c = -1;
+            if (or_ranges(q, si, e, &c, &r, &n, &cap, a) && !conds[c].ors) {
+                conds[c].ors = r;
+                conds[c].nors = n;
             }
-            if ((c = src_col(q, si, l)) < 0 || !avail(q, si, r))
+            continue;
+        }
+        if (e->kind == SQL_E_BINARY && e->nargs == 2) {
+            sql_op_t op;
+            const sql_expr_t *r;
+            if (!col_cmp(q, si, e, &c, &op, &r))
                 continue;
             switch (op) {
             case SQL_OP_EQ: if (!conds[c].eq) conds[c].eq = r; break;
@@ -766,7 +850,7 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
                 neq++;
                 continue;
             }
-            range = c->lo || c->hi;
+            range = c->lo || c->hi || c->nors;
             break;
         }
         if (!neq && !range)
@@ -897,7 +981,52 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
         if (!n)
             goto done;
     }
-    if (p->range) {
+    if (p->range && p->conds[ix->cols[p->neq].col].nors) {
+        /* a union of ranges on the next column: each prefix so far times each disjunct */
+        uint32_t k = p->neq;
+        const xcond_t *c = &p->conds[ix->cols[k].col];
+        rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
+        const cat_column_t *col = &t->cols[ix->cols[k].col];
+        xrange_t *nrg = arena_calloc(a, sizeof *nrg * ((size_t)n * c->nors + 1));
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < c->nors && rc == 0; j++) {
+            value_t lo = value_null(), hi = value_null();
+            const xor_range_t *o = &c->ors[j];
+            if (o->lo && (rc = xeval(xe, o->lo, row, &lo)) != 0)
+                break;
+            if (o->hi && (rc = o->hi == o->lo ? (hi = lo, 0) : xeval(xe, o->hi, row, &hi)) != 0)
+                break;
+            if ((o->lo && lo.type == VAL_NULL) || (o->hi && hi.type == VAL_NULL))
+                continue; /* this disjunct is never true */
+            bool point = o->lo == o->hi;
+            if ((o->lo && !key_compatible(col, &lo, !point)) || (o->hi && !key_compatible(col, &hi, !point))) {
+                rc = 1;
+                break;
+            }
+            for (uint32_t i = 0; i < n && rc == 0; i++) {
+                xrange_t *d = &nrg[m++];
+                buf_init(&d->lo);
+                buf_init(&d->hi);
+                d->has_lo = d->has_hi = true;
+                buf_append(&d->lo, r[i].lo.data, r[i].lo.len);
+                buf_append(&d->hi, r[i].hi.data, r[i].hi.len);
+                if (o->lo && rc_key_append(&d->lo, &rcol, &lo) < 0)
+                    rc = 1;
+                else if (!o->lo && rcol.nullable)
+                    buf_append_byte(&d->lo, 0x01); /* skip NULLs: col < x is never true for NULL */
+                if (rc == 0 && o->hi && rc_key_append(&d->hi, &rcol, &hi) < 0)
+                    rc = 1;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            buf_free(&r[i].lo);
+            buf_free(&r[i].hi);
+        }
+        r = nrg;
+        n = m;
+        if (rc)
+            goto fail;
+    } else if (p->range) {
         uint32_t k = p->neq;
         const xcond_t *c = &p->conds[ix->cols[k].col];
         rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
@@ -936,11 +1065,22 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
         }
     }
     if (n > 1) {
+        /* sorted by their low ends, overlapping ranges merged: a row is read once (bounds are inclusive key
+         * prefixes: a high end covers every key it begins, so of two high ends equal on the shorter's length the
+         * shorter reaches further) */
         qsort(r, n, sizeof *r, cmp_range);
         uint32_t w = 1;
         for (uint32_t i = 1; i < n; i++) {
-            if (r[i].lo.len == r[w - 1].lo.len && memcmp(r[i].lo.data, r[w - 1].lo.data, r[i].lo.len) == 0 &&
-                r[i].hi.len == r[w - 1].hi.len && memcmp(r[i].hi.data, r[w - 1].hi.data, r[i].hi.len) == 0) {
+            xrange_t *cur = &r[w - 1];
+            size_t ml = MIN(r[i].lo.len, cur->hi.len);
+            if (ml == 0 || memcmp(r[i].lo.data, cur->hi.data, ml) <= 0) {
+                size_t mh = MIN(r[i].hi.len, cur->hi.len);
+                int c = mh ? memcmp(r[i].hi.data, cur->hi.data, mh) : 0;
+                if (c > 0 || (c == 0 && r[i].hi.len < cur->hi.len)) {
+                    buf_t t = cur->hi;
+                    cur->hi = r[i].hi;
+                    r[i].hi = t;
+                }
                 buf_free(&r[i].lo);
                 buf_free(&r[i].hi);
                 continue;
@@ -3650,7 +3790,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
             buf_init(&pk);
             for (uint32_t ix = 0; ix < t->nidx && p.conds; ix++) {
                 const xcond_t *c = &p.conds[t->idx[ix].cols[0].col];
-                if (c->eq || c->in || c->lo || c->hi) {
+                if (c->eq || c->in || c->lo || c->hi || c->nors) {
                     if (pk.len)
                         buf_append_byte(&pk, ',');
                     buf_append_str(&pk, t->idx[ix].name);

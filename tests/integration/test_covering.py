@@ -102,3 +102,17 @@ def test_index_only_reads_keep_the_read_view(cv, iso):
     finally:
         a.close()
         b.close()
+
+
+def test_or_of_ranges_reads_the_ranges(cv):
+    """sysbench's select_random_ranges shape: an OR of ranges over one indexed column is a range read of that
+    index (MariaDB's range access), not a full scan; overlapping ranges give each row once."""
+    target, db, c, rows = cv
+    sql = 'SELECT COUNT(k) FROM t WHERE k BETWEEN 10 AND 20 OR k BETWEEN 15 AND 40 OR k = 90'
+    e = q(c, 'EXPLAIN ' + sql)[0]
+    assert (e[3], e[5]) == ('range', 'kk') and 'Using index' in e[9]
+    assert q(c, sql)[0][0] == sum(1 for r in rows if 10 <= r[1] <= 40 or r[1] == 90)
+    e = q(c, 'EXPLAIN SELECT pad FROM t WHERE id < 3 OR id BETWEEN 100 AND 102 OR id = 250')[0]
+    assert (e[3], e[5]) == ('range', 'PRIMARY')
+    got = q(c, 'SELECT id FROM t WHERE id < 3 OR id BETWEEN 100 AND 102 OR id = 250 ORDER BY id DESC')
+    assert [x[0] for x in got] == [250, 102, 101, 100, 2, 1]
