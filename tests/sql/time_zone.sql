@@ -52,3 +52,8 @@ SELECT ts FROM t WHERE ts IS NOT NULL ORDER BY ts;
 SELECT id, ts FROM t FORCE INDEX (k_ts) ORDER BY ts;
 SELECT COUNT(*), MIN(ts), MAX(ts) FROM t;
 SET time_zone = DEFAULT;
+-- ranges over OR on the TIMESTAMP index, at a converting zone
+SET time_zone = '+03:00';
+SELECT id FROM t WHERE ts = '2038-01-19 06:14:07' OR ts = '2024-02-29 02:30:00' ORDER BY id;
+SELECT id FROM t WHERE ts < '1970-01-02' OR ts > '2030-01-01' ORDER BY id;
+SET time_zone = DEFAULT;
