@@ -1336,11 +1336,22 @@ int engine_files(engine_t *e, engine_file_info_t **out, size_t *n)
         x->autoextend = uf[i].autoextend;
         x->status = "NORMAL";
     }
+    /* As in MySQL Cluster, the one logfile group takes the undo of every tablespace, so each data file names it;
+     * before any exists, the group the engine makes when it first needs one.  The system tablespace is not disk
+     * data: it is FILE_TYPE 'TABLESPACE' (as MySQL 8 shows innodb_system), which mariadb-dump does not recreate. */
+    char lfg[64];
+    uint32_t lfg_id = nu ? uf[0].lfg_id : 0;
+    snprintf(lfg, sizeof lfg, "%s", nu ? uf[0].lfg_name : UNDO_DEFAULT_LFG);
     mem_free(uf);
     r += nu;
     *out = r - nu;
     for (size_t i = 0; i < nd; i++) {
-        r[i].file_type = "DATAFILE";
+        bool sys = v[i].space_id == SPACE_SYSTEM;
+        r[i].file_type = sys ? "TABLESPACE" : "DATAFILE";
+        if (!sys) {
+            memcpy(r[i].logfile_group_name, lfg, sizeof r[i].logfile_group_name);
+            r[i].logfile_group_number = lfg_id;
+        }
         memcpy(r[i].tablespace_name, v[i].space_name, sizeof r[i].tablespace_name);
         memcpy(r[i].file_name, v[i].path, sizeof r[i].file_name);
         r[i].space_id = v[i].space_id;

@@ -122,10 +122,10 @@ int engine_logfile_group_drop(engine_t *e, const char *name);
 /* One row per file, for information_schema.FILES: data files (FILE_TYPE 'DATAFILE') and undo files ('UNDO LOG',
  * counted as MySQL Cluster does: EXTENT_SIZE 4, TOTAL_EXTENTS = bytes / 4, FREE_EXTENTS = unused bytes / 4). */
 typedef struct {
-    const char *file_type;             /* "DATAFILE" or "UNDO LOG" */
+    const char *file_type;             /* "DATAFILE", "UNDO LOG", or "TABLESPACE" (the system tablespace's files) */
     char tablespace_name[64];          /* data files */
-    char logfile_group_name[64];       /* undo files */
-    uint32_t logfile_group_number;
+    char logfile_group_name[64];       /* undo files; data files: the group their undo goes to ("" for system) */
+    uint32_t logfile_group_number;     /* 0: none (a data file's group not made yet) */
     uint64_t undo_buffer_size;
     char file_name[512];
     uint32_t space_id, file_no;

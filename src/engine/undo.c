@@ -331,8 +331,13 @@ static int lfg_create_locked(undo_sys_t *u, const char *name, const char *path, 
 
 int undo_lfg_create(undo_sys_t *u, const char *name, const char *path, uint64_t initial, uint64_t undo_buffer)
 {
+    /* DEFAULT_LG is the name of the group the engine makes by itself (autoextending up to max_bytes); a CREATE
+     * of that name (a dump of a server that had it, restored) makes the same kind again, so that the restored
+     * server does not bound a transaction's undo by the size the file had grown to. */
+    bool dflt = strcasecmp(name, UNDO_DEFAULT_LFG) == 0;
     pthread_mutex_lock(&u->mu);
-    int rc = lfg_create_locked(u, name, path, initial, undo_buffer, false);
+    int rc = lfg_create_locked(u, dflt ? UNDO_DEFAULT_LFG : name, path, dflt ? MIN(initial, u->max_bytes) : initial,
+                               undo_buffer, dflt);
     pthread_mutex_unlock(&u->mu);
     return rc;
 }

@@ -69,7 +69,8 @@ int undo_sys_open(const char *datadir, uint64_t max_bytes, undo_sys_t **out);
 void undo_sys_close(undo_sys_t *u);
 
 /* CREATE LOGFILE GROUP: one group with one undo file (MySQL Cluster allows one group).  STRATA_EEXIST when a
- * group exists (the default one included once it was made); -EEXIST when the file exists. */
+ * group exists (the default one included once it was made); -EEXIST when the file exists.  A group named
+ * DEFAULT_LG is made as the engine makes it: its file autoextends up to max_bytes. */
 int undo_lfg_create(undo_sys_t *u, const char *name, const char *path, uint64_t initial, uint64_t undo_buffer);
 /* DROP LOGFILE GROUP: ENGINE_ENOTEMPTY while its file holds a live spill; STRATA_ENOTFOUND when unknown. */
 int undo_lfg_drop(undo_sys_t *u, const char *name);

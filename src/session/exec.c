@@ -26,6 +26,7 @@
 #include "sql/exec.h"
 #include "sql/sql.h"
 #include "sql/store.h"
+#include "sql/tz.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
 
@@ -318,6 +319,7 @@ static const char *result_text(session_t *s, const value_t *v, uint16_t rcoll, s
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* NOW() in @@time_zone (sql/tz.h) */
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
@@ -544,8 +546,10 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
                      ((mode & (1ll << 15)) ? SQL_SHOW_CREATE_NO_FIELD_OPTIONS : 0u);
     c->autoinc_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_INCREMENT);
     c->autoinc_offset = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_OFFSET);
+    c->no_auto_value_on_zero = (mode & (1ll << 19)) != 0; /* NO_AUTO_VALUE_ON_ZERO */
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
                        ((mode & (1ll << 23)) ? SQL_STORE_NO_ZERO_IN_DATE : 0));
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/tz.h) */
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;

@@ -16,8 +16,10 @@
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
  *      varint ncols, per column: str name, u8 type, u8 flags (1 unsigned, 2 nullable, 4 zerofill,
- *        8 auto_increment, 16 on_update_now, 32 explicit_coll), varint coll, varint len, u8 scale,
- *        varint display_width, u8 default kind, str default_text, str comment, varint nelems, str elem...
+ *        8 auto_increment, 16 on_update_now, 32 explicit_coll, 64 invisible), varint coll, varint len, u8 scale,
+ *        varint display_width, u8 default kind (0 none, 1 NULL, 2 value, 3 CURRENT_TIMESTAMP, 4 expression:
+ *        default_text is its SQL, evaluated per row; older binaries read 4 as no default), str default_text,
+ *        str comment, varint nelems, str elem...
  *      varint nidx, per index: str name, u8 kind, varint tree, u8 key_version, str comment, varint ncols,
  *        per column: varint col, varint prefix, u8 desc
  *   (str = varint length + bytes; varints are LEB128, rowcodec.h)
@@ -171,7 +173,7 @@ static void table_serialize(buf_t *b, const cat_table_t *t)
         put_str(b, c->name);
         buf_append_byte(b, c->rc.type);
         buf_append_byte(b, (uint8_t)(c->rc.is_unsigned | c->rc.nullable << 1 | c->zerofill << 2 | c->auto_increment << 3 |
-                                     c->on_update_now << 4 | c->explicit_coll << 5));
+                                     c->on_update_now << 4 | c->explicit_coll << 5 | c->invisible << 6));
         rc_put_varint(b, c->rc.coll);
         rc_put_varint(b, c->rc.len);
         buf_append_byte(b, c->rc.scale);
@@ -236,6 +238,7 @@ static int table_deserialize(const void *p, size_t n, arena_t *a, cat_table_t *t
         c->auto_increment = f & 8;
         c->on_update_now = f & 16;
         c->explicit_coll = f & 32;
+        c->invisible = f & 64;
         c->rc.coll = (uint16_t)get_v(&r);
         c->rc.len = (uint32_t)get_v(&r);
         c->rc.scale = get_u8(&r);
@@ -839,8 +842,19 @@ int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***n
 /* Definition checks shared by create and replace. */
 static int table_check(const cat_table_t *t, diag_t *d)
 {
-    if (t->ncols == 0)
-        return diag_error(d, ER_TABLE_MUST_HAVE_COLUMNS);
+    uint32_t nvisible = 0;
+    for (uint32_t i = 0; i < t->ncols; i++)
+        nvisible += !t->cols[i].invisible;
+    if (nvisible == 0)
+        return diag_error(d, ER_TABLE_MUST_HAVE_COLUMNS); /* MariaDB: INVISIBLE ones do not count */
+    for (uint32_t i = 0; i < t->ncols; i++) {
+        const cat_column_t *c = &t->cols[i];
+        if (c->invisible && !c->rc.nullable && c->def == CAT_DEF_NONE && !c->auto_increment) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "Invisible column `%s` must have a default value", c->name);
+            return diag_push_msg(d, DIAG_ERROR, 4108, msg); /* ER_INVISIBLE_NOT_NULL_WITHOUT_DEFAULT */
+        }
+    }
     for (uint32_t i = 0; i < t->ncols; i++)
         for (uint32_t j = 0; j < i; j++)
             if (strcasecmp(t->cols[i].name, t->cols[j].name) == 0)

@@ -32,6 +32,8 @@ typedef enum cat_default {
     CAT_DEF_NULL,       /* DEFAULT NULL */
     CAT_DEF_VALUE,      /* DEFAULT 'text' (default_text, as the literal's text) */
     CAT_DEF_NOW,        /* DEFAULT CURRENT_TIMESTAMP[(fsp)] */
+    CAT_DEF_EXPR,       /* DEFAULT (expr) calling a function or computing (uuid(), curdate(), (1 + 1)): default_text
+                           is the expression as MariaDB shows it, evaluated for each row that takes the default */
 } cat_default_t;
 
 typedef struct cat_column {
@@ -42,6 +44,7 @@ typedef struct cat_column {
     bool auto_increment;
     bool on_update_now;     /* ON UPDATE CURRENT_TIMESTAMP */
     bool explicit_coll;     /* CHARACTER SET / COLLATE written on the column */
+    bool invisible;         /* INVISIBLE: left out of SELECT * and of an INSERT without a column list */
     cat_default_t def;
     const char *default_text;
     const char *comment;    /* "" when none */

@@ -21,6 +21,7 @@
 #include "sql/collation.h"
 #include "sql/sql_int.h"
 #include "sql/store.h"
+#include "sql/tz.h"
 #include "util/password.h"
 
 /* A function result over max_allowed_packet: NULL and warning 1301, as MySQL does. */
@@ -1522,7 +1523,8 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         int64_t days = days_from_civil(t.t.year, t.t.month ? t.t.month : 1, t.t.day ? t.t.day : 1);
-        int64_t secs = days * 86400 + t.t.hour * 3600 + t.t.minute * 60 + t.t.second - ctx->tz_offset_sec;
+        int64_t secs = days * 86400 + t.t.hour * 3600 + t.t.minute * 60 + t.t.second -
+                       sql_tz_offset_wall(&t.t); /* @@time_zone, with the system zone's DST (sql/tz.h) */
         if (secs < 0 || t.t.year == 0) {
             *out = value_int(0);
             return 0;
@@ -1573,7 +1575,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        time_from_epoch(sec + ctx->tz_offset_sec, usec, out);
+        time_from_epoch(sec + sql_tz_offset_at(sec), usec, out); /* @@time_zone, DST included (sql/tz.h) */
         out->dec = (uint8_t)dec;
         if (e->nargs == 2) { /* FROM_UNIXTIME(t, format) = DATE_FORMAT(FROM_UNIXTIME(t), format) */
             sql_expr_t df = *e;
@@ -2321,7 +2323,7 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
     time_t now = (time_t)(ctx->stmt_time_us / 1000000);
     struct tm lt;
     localtime_r(&now, &lt);
-    ctx->tz_offset_sec = (int32_t)lt.tm_gmtoff;
+    ctx->tz_offset_sec = sql_tz_active() ? sql_tz_offset_now() : (int32_t)lt.tm_gmtoff; /* @@time_zone (sql/tz.h) */
     uint64_t s = ctx->stmt_time_us;
     ctx->rand_seed1 = (s * 0x10001 + 55555555) % 0x3FFFFFFFUL;
     ctx->rand_seed2 = (s * 0x10000001) % 0x3FFFFFFFUL;

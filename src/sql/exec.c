@@ -8,6 +8,7 @@
  * statement's error rather than after an OK.  On error the statement's changes are undone (statement undo log)
  * or the whole implicit transaction rolled back.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,6 +631,8 @@ typedef struct xins {
     const value_t *extra_vals; /* the current SELECT row's hidden items */
 } xins_t;
 
+static int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
+
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
 static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, value_t *row)
 {
@@ -660,7 +663,7 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
         if (given[c])
             continue;
         value_t dv;
-        if ((rc = table_value_default(&t->cols[c], &dv, x->arena, x->diag, strict)) != 0)
+        if ((rc = col_default_value(x, &t->cols[c], &dv, x->arena, strict)) != 0)
             return rc;
         if (dv.type == VAL_NULL) {
             row[c] = dv;
@@ -672,7 +675,8 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
     int ai = cat_table_autoinc_col(t);
     if (ai >= 0) {
         value_t *v = &row[ai];
-        bool zero = v->type != VAL_NULL && ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
+        bool zero = !x->no_auto_value_on_zero && v->type != VAL_NULL &&
+                    ((v->type == VAL_INT && v->i == 0) || (v->type == VAL_UINT && v->u == 0));
         if (v->type == VAL_NULL || zero) {
             if (I->resv_next >= I->resv_end) {
                 uint64_t n;
@@ -752,7 +756,7 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
         int c = as->col->slot;
         value_t v;
         if (as->value->kind == SQL_E_DEFAULT)
-            rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, x->strict);
+            rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict);
         else
             rc = xeval(&I->xe, as->value, ev, &v);
         if (rc)
@@ -1047,10 +1051,12 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             I.colmap[i] = c;
         }
     } else {
-        I.nvals = t->ncols;
+        /* no column list: the visible columns (INVISIBLE ones take their defaults) */
+        I.nvals = 0;
         I.colmap = arena_alloc(x->arena, sizeof(int) * (t->ncols + 1));
         for (uint32_t i = 0; i < t->ncols; i++)
-            I.colmap[i] = (int)i;
+            if (!t->cols[i].invisible)
+                I.colmap[I.nvals++] = (int)i;
     }
     for (uint32_t i = 0; i < I.nvals; i++)
         for (uint32_t k = 0; k < i; k++)
@@ -1126,7 +1132,8 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     x->row_count = (int64_t)I.affected;
     /* the OK packet's insert id without a generated value: the AUTO_INCREMENT value of the last row written
      * (an explicit id, or the row ON DUPLICATE KEY UPDATE changed), as MariaDB sends it */
-    x->pend_insert_id = I.ai_touched && !ins->select ? I.ai_last : 0;
+    /* INSERT ... SELECT too, but not INSERT ... SELECT ... ON DUPLICATE KEY UPDATE (MariaDB sends 0 there) */
+    x->pend_insert_id = I.ai_touched && !(ins->select && ins->non_dup) ? I.ai_last : 0;
     const char *info = NULL;
     if (ins->nrows > 1 || ins->select)
         info = arena_printf(x->arena, "Records: %llu  Duplicates: %llu  Warnings: %u", (unsigned long long)I.records,
@@ -1413,7 +1420,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             uint32_t c = (uint32_t)slot - src->base;
             value_t v;
             if (st->update->set[a].value->kind == SQL_E_DEFAULT)
-                rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, x->strict && !st->update->ignore);
+                rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict && !st->update->ignore);
             else
                 rc = xeval(&xe, st->update->set[a].value, r->combined, &v);
             if (!rc)
@@ -1491,7 +1498,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             int c = up->set[i].col->slot;
             value_t v;
             if (up->set[i].value->kind == SQL_E_DEFAULT)
-                rc = table_value_default(&t->cols[c], &v, x->arena, x->diag, strict);
+                rc = col_default_value(x, &t->cols[c], &v, x->arena, strict);
             else
                 rc = xeval(&D.xe, up->set[i].value, ev, &v);
             if (rc)
@@ -1594,9 +1601,189 @@ static const char *engine_name(sql_exec_ctx_t *x, const char *name, const char *
     return NULL;
 }
 
-/* The text form of a DEFAULT expression (evaluated once at CREATE time). */
+/* ---- DEFAULT (expr) (CAT_DEF_EXPR): kept as text, evaluated for each row, as MariaDB does;
+ * folding it once at CREATE TABLE gave every row the same uuid() / the creation day's curdate(). */
+
+static int arith_prec(sql_op_t op)
+{
+    switch (op) {
+    case SQL_OP_ADD: case SQL_OP_SUB: return 1;
+    case SQL_OP_MUL: case SQL_OP_DIV: case SQL_OP_IDIV: case SQL_OP_MOD: return 2;
+    default: return 0;
+    }
+}
+
+/* 1: calls a function or computes (+ - * / DIV MOD) and reads nothing but constants (no column, variable,
+ * parameter or subquery); 0: a literal (folded at CREATE as before); -1: something else (left to the folding
+ * path, which reports it) */
+static int default_expr_kind(const sql_expr_t *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case SQL_E_COLUMN: case SQL_E_STAR: case SQL_E_SYSVAR: case SQL_E_USERVAR: case SQL_E_ASSIGN: case SQL_E_PARAM:
+    case SQL_E_SUBQUERY: case SQL_E_EXISTS: case SQL_E_DEFAULT: case SQL_E_QUANTIFIED:
+        return -1;
+    default:
+        break;
+    }
+    if (e->kind == SQL_E_IN && e->sub)
+        return -1;
+    int k = (e->kind == SQL_E_FUNC && !e->func.distinct && !e->func.star && !e->agg_order) ||
+            (e->kind == SQL_E_BINARY && arith_prec(e->op)) ? 1 : 0;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        int a = default_expr_kind(e->args[i]);
+        if (a < 0)
+            return -1;
+        k |= a;
+    }
+    if (e->kind == SQL_E_CASE && e->else_expr) {
+        int a = default_expr_kind(e->else_expr);
+        if (a < 0)
+            return -1;
+        k |= a;
+    }
+    return k;
+}
+
+/* MariaDB's printed form of a DEFAULT expression (Item::print): functions in lower case under their canonical
+ * names, arithmetic with spaces and only the parentheses precedence needs, the whole in parentheses unless it is a
+ * function call or a literal.  What it does not know (comparisons, CASE, CAST ...) is kept as written, in
+ * parentheses. */
+static bool default_expr_printable(const sql_expr_t *e)
+{
+    switch (e->kind) {
+    case SQL_E_LITERAL:
+        return e->lit.type != VAL_NULL;
+    case SQL_E_UNARY:
+        return e->op == SQL_OP_NEG && default_expr_printable(e->args[0]);
+    case SQL_E_BINARY:
+        return arith_prec(e->op) && default_expr_printable(e->args[0]) && default_expr_printable(e->args[1]);
+    case SQL_E_FUNC:
+        for (uint32_t i = 0; i < e->nargs; i++)
+            if (!default_expr_printable(e->args[i]))
+                return false;
+        return e->func.name != NULL;
+    default:
+        return false;
+    }
+}
+
+static void default_expr_print(buf_t *b, const sql_expr_t *e, int parent, bool right)
+{
+    switch (e->kind) {
+    case SQL_E_LITERAL:
+        if (e->lit.type == VAL_STRING) {
+            buf_append_byte(b, '\'');
+            for (size_t i = 0; i < e->lit.s.len; i++) {
+                char ch = e->lit.s.ptr[i];
+                if (ch == '\'' || ch == '\\')
+                    buf_append_byte(b, '\\');
+                buf_append_byte(b, (uint8_t)ch);
+            }
+            buf_append_byte(b, '\'');
+        } else {
+            buf_append(b, e->src, e->src_len);
+        }
+        return;
+    case SQL_E_UNARY:
+        buf_append_byte(b, '-');
+        default_expr_print(b, e->args[0], 3, false);
+        return;
+    case SQL_E_BINARY: {
+        static const char *const names[] = {[SQL_OP_ADD] = "+", [SQL_OP_SUB] = "-", [SQL_OP_MUL] = "*",
+                                            [SQL_OP_DIV] = "/", [SQL_OP_IDIV] = "DIV", [SQL_OP_MOD] = "MOD"};
+        int pr = arith_prec(e->op);
+        bool paren = pr < parent || (pr == parent && right);
+        if (paren)
+            buf_append_byte(b, '(');
+        default_expr_print(b, e->args[0], pr, false);
+        buf_printf(b, " %s ", names[e->op]);
+        default_expr_print(b, e->args[1], pr, true);
+        if (paren)
+            buf_append_byte(b, ')');
+        return;
+    }
+    case SQL_E_FUNC: {
+        static const char *const canon[][2] = {{"NOW", "current_timestamp"}, {"LOCALTIME", "current_timestamp"},
+                                               {"LOCALTIMESTAMP", "current_timestamp"}, {"CURRENT_DATE", "curdate"},
+                                               {"CURRENT_TIME", "curtime"}, {"UPPER", "ucase"}, {"LOWER", "lcase"}};
+        const char *nm = NULL;
+        for (size_t k = 0; k < ARRAY_LEN(canon); k++)
+            if (strcmp(e->func.name, canon[k][0]) == 0)
+                nm = canon[k][1];
+        if (nm)
+            buf_printf(b, "%s", nm);
+        else
+            for (const char *c = e->func.name; *c; c++)
+                buf_append_byte(b, (uint8_t)tolower((unsigned char)*c));
+        buf_append_byte(b, '(');
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (i)
+                buf_append_byte(b, ',');
+            default_expr_print(b, e->args[i], 0, false);
+        }
+        buf_append_byte(b, ')');
+        return;
+    }
+    default:
+        buf_printf(b, "(%.*s)", (int)e->src_len, e->src ? e->src : "");
+        return;
+    }
+}
+
+static void default_expr_text(buf_t *b, const sql_expr_t *e)
+{
+    if (!default_expr_printable(e)) {
+        buf_printf(b, "(%.*s)", (int)e->src_len, e->src ? e->src : "");
+        return;
+    }
+    bool bare = e->kind == SQL_E_FUNC || e->kind == SQL_E_LITERAL;
+    if (!bare)
+        buf_append_byte(b, '(');
+    default_expr_print(b, e, 0, false);
+    if (!bare)
+        buf_append_byte(b, ')');
+}
+
+/* The default of column c as a value (then stored as any given value is), for the row being written */
+static int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict)
+{
+    if (c->def != CAT_DEF_EXPR)
+        return table_value_default(c, out, a, x->diag, strict);
+    sql_expr_t *e;
+    int rc = sql_parse_expr(a, c->default_text, strlen(c->default_text), &e, x->diag);
+    if (rc)
+        return rc;
+    sql_exec_ctx_t x2 = *x;
+    x2.arena = a;
+    xeval_t xe;
+    xeval_init(&xe, &x2);
+    return xeval(&xe, e, NULL, out);
+}
+
 static int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
 {
+    if (default_expr_kind(e) == 1) {
+        /* NOW() and its synonyms, alone: DEFAULT CURRENT_TIMESTAMP (MariaDB shows current_timestamp()) */
+        if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_NOW || e->func.fn == SQL_FN_CURRENT_TIMESTAMP ||
+                                      e->func.fn == SQL_FN_LOCALTIME || e->func.fn == SQL_FN_LOCALTIMESTAMP) &&
+            (sqlt_t)c->rc.type != SQLT_DATE && sqlt_is_temporal((sqlt_t)c->rc.type) &&
+            (sqlt_t)c->rc.type != SQLT_TIME &&
+            (e->nargs == 0 || (e->args[0]->kind == SQL_E_LITERAL && value_is_numeric(&e->args[0]->lit)))) {
+            int64_t fsp = e->nargs ? value_to_int(&e->args[0]->lit, NULL) : c->rc.scale;
+            c->def = CAT_DEF_NOW;
+            c->default_text = arena_printf(x->arena, "%d", (int)(fsp < 0 ? 0 : fsp > 6 ? 6 : fsp));
+            return 0;
+        }
+        buf_t b;
+        buf_init(&b);
+        default_expr_text(&b, e);
+        c->def = CAT_DEF_EXPR;
+        c->default_text = arena_strndup(x->arena, (const char *)b.data, b.len);
+        buf_free(&b);
+        return 0;
+    }
     xeval_t xe;
     xeval_init(&xe, x);
     value_t v;
@@ -1720,6 +1907,7 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
     c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
     c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
     c->zerofill = ty->zerofill;
+    c->invisible = cd->invisible;
     if (ty->zerofill)
         c->rc.is_unsigned = true;
     sqlt_t st = (sqlt_t)c->rc.type;
@@ -1882,7 +2070,7 @@ static void ctas_source_default(sql_exec_ctx_t *x, const res_col_t *r, cat_colum
         if (sc->auto_increment) {
             c->def = CAT_DEF_VALUE;
             c->default_text = "0";
-        } else if (sc->def == CAT_DEF_VALUE || sc->def == CAT_DEF_NOW) {
+        } else if (sc->def == CAT_DEF_VALUE || sc->def == CAT_DEF_NOW || sc->def == CAT_DEF_EXPR) {
             c->def = sc->def;
             c->default_text = sc->default_text ? arena_strdup(x->arena, sc->default_text) : NULL;
         }
@@ -2437,7 +2625,7 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bo
                     rc = table_value_default(&(cat_column_t){.name = nt->cols[j].name, .rc = nt->cols[j].rc}, &v, &rowa, x->diag, false);
                 }
             } else {
-                rc = table_value_default(&nt->cols[j], &v, &rowa, x->diag, x->strict && !ignore);
+                rc = col_default_value(x, &nt->cols[j], &v, &rowa, x->strict && !ignore);
             }
             if (rc)
                 break;
@@ -2507,7 +2695,8 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bo
 
 /*
  * Whether MariaDB 10.11 (InnoDB) would do this ALTER with ALGORITHM=COPY, the only one whose OK reports the
- * rows copied ("Records: n"): a column whose stored type changes.  Adding, dropping, moving columns, NULL / NOT
+ * rows copied ("Records: n"): a column whose stored type changes, or a new column whose DEFAULT is not
+ * deterministic.  Adding, dropping, moving columns, NULL / NOT
  * NULL, defaults, comments, indexes, table options and widening a VARCHAR within its length-byte class are
  * INSTANT or INPLACE there, and report 0.
  */
@@ -2516,8 +2705,13 @@ static bool alter_is_copy(const cat_table_t *old, const xalter_t *A)
     const cat_table_t *nt = A->nt;
     for (uint32_t j = 0; j < nt->ncols; j++) {
         int o = A->src[j];
-        if (o < 0)
+        if (o < 0) {
+            /* a new column whose DEFAULT (expr) is not deterministic (uuid(), rand()): each row gets its own */
+            const char *d = nt->cols[j].def == CAT_DEF_EXPR ? nt->cols[j].default_text : NULL;
+            if (d && (strstr(d, "uuid(") || strstr(d, "uuid_short(") || strstr(d, "rand(") || strstr(d, "sysdate(")))
+                return true;
             continue;
+        }
         const rc_col_t *a = &old->cols[o].rc, *b = &nt->cols[j].rc;
         if (a->type != b->type || a->is_unsigned != b->is_unsigned || a->coll != b->coll || a->scale != b->scale)
             return true;

@@ -108,6 +108,8 @@ typedef struct sql_exec_ctx {
     unsigned show_create;      /* SQL_SHOW_CREATE_* below: how sql_mode shapes SHOW CREATE TABLE */
     uint64_t sql_mode;         /* @@sql_mode (its bits), which the binlog's QUERY events of DDL carry */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
+    bool no_auto_value_on_zero; /* NO_AUTO_VALUE_ON_ZERO in sql_mode: 0 into an AUTO_INCREMENT column is stored
+                                   (only NULL generates a value); mariadb-dump sets it for its restores */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */

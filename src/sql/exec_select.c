@@ -23,6 +23,7 @@
 #include "sql/exec_int.h"
 #include "sql/extsort.h"
 #include "sql/typeinf.h"
+#include "sql/tz.h"
 #include "util/util.h"
 
 /* ---------------------------------------------------------------- values and keys */
@@ -927,6 +928,8 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
             return false;
         return !for_range || v->coll != COLL_BINARY || c->rc.coll == COLL_BINARY;
     }
+    if (t == SQLT_TIMESTAMP && sql_tz_active())
+        return false; /* the index holds system-zone values, the bound is in @@time_zone (sql/tz.h): full scan */
     if (sqlt_is_temporal(t))
         return value_is_temporal(v) || v->type == VAL_STRING;
     return value_is_numeric(v) || (v->type == VAL_STRING && !for_range);
@@ -2717,6 +2720,8 @@ static int xsel_bind(xsel_t *s)
                         continue;
                     if (coalesce && src->hidden && src->hidden[c])
                         continue;
+                    if (src->t->cols[c].invisible)
+                        continue; /* INVISIBLE: only when named */
                     sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
                     ce->kind = SQL_E_COLUMN;
                     ce->col.name = src->t->cols[c].name;

@@ -280,6 +280,7 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
     /* a DEFAULT's own fsp is in default_text ("0".."6", exec.c col_default); "" (older catalogs): the column's */
     case CAT_DEF_NOW: return c->default_text && c->default_text[0] ? (c->default_text[0] == '0' ? "current_timestamp()" : arena_printf(a, "current_timestamp(%s)", c->default_text)) : now_shown(c, a);
     case CAT_DEF_NULL: return for_create ? "NULL" : NULL;
+    case CAT_DEF_EXPR: return c->default_text; /* as MariaDB prints it: uuid(), (1 + rand()) */
     case CAT_DEF_VALUE: {
         sqlt_t t = (sqlt_t)c->rc.type;
         if (t == SQLT_BIT) { /* b'101' */
@@ -302,11 +303,11 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
 
 static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
-    if (c->auto_increment)
-        return "auto_increment";
-    if (c->on_update_now)
-        return arena_printf(a, "on update %s", now_shown(c, a));
-    return "";
+    const char *e = c->auto_increment ? "auto_increment"
+                    : c->on_update_now ? arena_printf(a, "on update %s", now_shown(c, a)) : "";
+    if (c->invisible) /* MariaDB: "auto_increment, INVISIBLE" */
+        return *e ? arena_printf(a, "%s, INVISIBLE", e) : "INVISIBLE";
+    return e;
 }
 
 /* ---------------------------------------------------------------- SHOW CREATE TABLE */
@@ -345,6 +346,8 @@ static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
             buf_append_str(&b, " NOT NULL");
         else if (ty == SQLT_TIMESTAMP)
             buf_append_str(&b, " NULL");
+        if (c->invisible)
+            buf_append_str(&b, " INVISIBLE");
         const char *d = default_shown(c, true, a);
         if (d && !c->auto_increment)
             buf_printf(&b, " DEFAULT %s", d);
@@ -1028,10 +1031,10 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                 if (!undo)
                     r[3] = S(arena_strdup(x->arena, f[i].tablespace_name));
                 r[4] = S("def");
-                if (undo) {
+                if (f[i].logfile_group_name[0]) /* data files too, as MySQL Cluster: mariadb-dump's USE LOGFILE GROUP */
                     r[7] = S(arena_strdup(x->arena, f[i].logfile_group_name));
+                if (f[i].logfile_group_number)
                     r[8] = U(f[i].logfile_group_number);
-                }
                 r[9] = S("InnoDB");
                 r[13] = U(f[i].free_extents);
                 r[14] = U(f[i].total_extents);

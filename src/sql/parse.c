@@ -2298,10 +2298,29 @@ static void type_charset_opts(parser_t *p, sql_type_t *t)
     }
 }
 
+/* CHARACTER SET binary (or BYTE) on a character type makes the binary type, as MariaDB does: CHAR(n) is then
+ * BINARY(n) (padded with 0x00), VARCHAR VARBINARY, TEXT BLOB; SHOW CREATE TABLE and dumps show the binary type. */
+static void type_binary_kind(sql_type_t *t)
+{
+    if (t->coll != COLL_BINARY)
+        return;
+    switch (t->kind) {
+    case SQL_T_CHAR: t->kind = SQL_T_BINARY; break;
+    case SQL_T_VARCHAR: t->kind = SQL_T_VARBINARY; break;
+    case SQL_T_TINYTEXT: t->kind = SQL_T_TINYBLOB; break;
+    case SQL_T_TEXT: t->kind = SQL_T_BLOB; break;
+    case SQL_T_MEDIUMTEXT: t->kind = SQL_T_MEDIUMBLOB; break;
+    case SQL_T_LONGTEXT: t->kind = SQL_T_LONGBLOB; break;
+    default: break;
+    }
+}
+
 static void type_resolve_coll(parser_t *p, sql_type_t *t)
 {
-    if (t->coll == COLL_BINARY)
+    if (t->coll == COLL_BINARY) {
+        type_binary_kind(t);
         return;
+    }
     if (t->collation && strcmp(t->collation, "binary_flag") != 0) {
         t->coll = collation_coll(p, t->collation);
     } else if (t->charset) {
@@ -2318,6 +2337,7 @@ static void type_resolve_coll(parser_t *p, sql_type_t *t)
     } else if (t->collation) {
         t->coll = COLL_UTF8MB4_BIN; /* BINARY attribute alone: the table charset's _bin (utf8mb4 assumed) */
     }
+    type_binary_kind(t);
 }
 
 static void data_type(parser_t *p, sql_type_t *t)

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "sql/sql_int.h"
+#include "sql/tz.h"
 
 typedef struct sctx {
     arena_t *a;
@@ -798,7 +799,8 @@ static int store_datetime(sctx_t *c, const value_t *in, value_t *out)
         r.dec = (uint8_t)fsp;
         if (t->kind == SQL_T_TIMESTAMP && (r.t.year || r.t.month || r.t.day)) {
             int64_t secs = days_from_civil(r.t.year, r.t.month, r.t.day) * 86400 + r.t.hour * 3600 +
-                           r.t.minute * 60 + r.t.second - c->col->tz_offset_sec;
+                           r.t.minute * 60 + r.t.second -
+                           sql_tz_offset_wall(&r.t); /* in @@time_zone (sql/tz.h) */
             if (secs < 1 || secs > 2147483647LL) {
                 if (c->strict)
                     return e_1292(c, "datetime", in);

@@ -14,6 +14,7 @@
 #include "sql/store.h"
 #include "sql/table.h"
 #include "sql/binrow.h"
+#include "sql/tz.h"
 #include "util/util.h"
 
 static engine_t *g_engine;
@@ -181,13 +182,55 @@ static int index_prefix(const cat_table_t *t, uint32_t ix, const value_t *row, b
     return 0;
 }
 
-int table_index_key(const cat_table_t *t, uint32_t ix, const value_t *row, const buf_t *pk, buf_t *key)
+/* ---- the session time zone (sql/tz.h): rows are kept with TIMESTAMPs in the system zone; the SQL layer sees
+ * them in @@time_zone.  table_decode converts after decoding; the public writers convert a copy before encoding. */
+static bool has_timestamp(const cat_table_t *t)
+{
+    for (uint32_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].rc.type == SQLT_TIMESTAMP)
+            return true;
+    return false;
+}
+
+/* row in the system zone: row itself, or *tmp (allocated; the caller frees it) */
+static const value_t *row_sys(const cat_table_t *t, const value_t *row, value_t **tmp)
+{
+    *tmp = NULL;
+    if (!row || !sql_tz_active() || !has_timestamp(t))
+        return row;
+    *tmp = mem_alloc(sizeof **tmp * t->ncols);
+    memcpy(*tmp, row, sizeof **tmp * t->ncols);
+    for (uint32_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].rc.type == SQLT_TIMESTAMP && row[i].type != VAL_NULL)
+            sql_tz_to_system(&(*tmp)[i].t);
+    return *tmp;
+}
+
+/* a decoded row (or an index entry's columns) from the system zone to @@time_zone, in place */
+static void row_from_sys(const cat_table_t *t, value_t *row)
+{
+    if (!sql_tz_active())
+        return;
+    for (uint32_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].rc.type == SQLT_TIMESTAMP && row[i].type != VAL_NULL)
+            sql_tz_from_system(&row[i].t);
+}
+
+static int index_key_raw(const cat_table_t *t, uint32_t ix, const value_t *row, const buf_t *pk, buf_t *key)
 {
     bool hn;
     if (index_prefix(t, ix, row, key, &hn) < 0)
         return -1;
     buf_append(key, pk->data, pk->len);
     return 0;
+}
+
+int table_index_key(const cat_table_t *t, uint32_t ix, const value_t *row, const buf_t *pk, buf_t *key)
+{
+    value_t *tmp;
+    int rc = index_key_raw(t, ix, row_sys(t, row, &tmp), pk, key);
+    mem_free(tmp);
+    return rc;
 }
 
 /* Length of the index-column part of a secondary entry. */
@@ -323,6 +366,8 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
     int rc = rc_row_decode(p, n, cols, t->ncols, row, &ns);
     if (rc)
         CORRUPT("table %s.%s: undecodable row", t->db, t->name);
+    else
+        row_from_sys(t, row);
     return rc;
 }
 
@@ -339,8 +384,8 @@ static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, c
     return diag_error(d, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
 }
 
-int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
-                 table_dup_t *dup)
+static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
+                      table_dup_t *dup)
 {
     buf_t pk, key, val, other;
     buf_init(&pk);
@@ -391,7 +436,7 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
     }
     undo_add(u, UNDO_INSERTED, t->tree, pk.data, pk.len, NULL, 0);
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
-        table_index_key(t, ix, row, &pk, &key);
+        index_key_raw(t, ix, row, &pk, &key);
         rc = engine_insert(x, t->idx[ix].tree, key.data, key.len, "", 0);
         if (rc) {
             rc = table_engine_err(d, t, rc);
@@ -417,8 +462,8 @@ static bool same_value(const value_t *a, const value_t *b)
     return value_compare(a, b, NULL) == 0 && a->type == b->type;
 }
 
-int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old, const value_t *nw,
-                 table_undo_t *u, diag_t *d, table_dup_t *dup)
+static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old,
+                      const value_t *nw, table_undo_t *u, diag_t *d, table_dup_t *dup)
 {
     buf_t pk, okey, nkey, val, oldval;
     buf_init(&pk);
@@ -495,8 +540,8 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
         if (!changed[ix])
             continue;
-        table_index_key(t, ix, old, oldpk, &okey);
-        table_index_key(t, ix, nw, &pk, &nkey);
+        index_key_raw(t, ix, old, oldpk, &okey);
+        index_key_raw(t, ix, nw, &pk, &nkey);
         if (okey.len == nkey.len && memcmp(okey.data, nkey.data, okey.len) == 0)
             continue; /* equal under the collation: the entry stays */
         rc = engine_delete(x, t->idx[ix].tree, okey.data, okey.len);
@@ -523,7 +568,8 @@ out:
     return rc;
 }
 
-int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d)
+static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u,
+                      diag_t *d)
 {
     buf_t key, oldval;
     buf_init(&key);
@@ -537,7 +583,7 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
     }
     undo_add(u, UNDO_DELETED, t->tree, pk->data, pk->len, oldval.data, oldval.len);
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
-        table_index_key(t, ix, row, pk, &key);
+        index_key_raw(t, ix, row, pk, &key);
         rc = engine_delete(x, t->idx[ix].tree, key.data, key.len);
         if (rc == STRATA_ENOTFOUND) {
             log_warn("table %s.%s: index %s lacks an entry for a row being deleted", t->db, t->name, t->idx[ix].name);
@@ -554,6 +600,34 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
 out:
     buf_free(&key);
     buf_free(&oldval);
+    return rc;
+}
+
+int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
+                 table_dup_t *dup)
+{
+    value_t *tmp;
+    int rc = insert_sys(x, t, row_sys(t, row, &tmp), u, d, dup);
+    mem_free(tmp);
+    return rc;
+}
+
+int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old, const value_t *nw,
+                 table_undo_t *u, diag_t *d, table_dup_t *dup)
+{
+    value_t *t1, *t2;
+    const value_t *o = row_sys(t, old, &t1);
+    int rc = update_sys(x, t, oldpk, o, row_sys(t, nw, &t2), u, d, dup);
+    mem_free(t1);
+    mem_free(t2);
+    return rc;
+}
+
+int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d)
+{
+    value_t *tmp;
+    int rc = delete_sys(x, t, pk, row_sys(t, row, &tmp), u, d);
+    mem_free(tmp);
     return rc;
 }
 
@@ -735,6 +809,7 @@ int table_scan_next(table_scan_t *s)
                 CORRUPT("table %s.%s: bad entry in index %s", t->db, t->name, t->idx[s->index].name);
                 goto end;
             }
+            row_from_sys(t, s->row); /* TIMESTAMPs in @@time_zone, as table_decode gives them */
             s->fetched++;
             return 0;
         }
@@ -849,7 +924,12 @@ int table_value_default(const cat_column_t *c, value_t *out, arena_t *a, diag_t 
         uint64_t us = time_wall_us();
         time_t sec = (time_t)(us / 1000000);
         struct tm tm;
-        localtime_r(&sec, &tm);
+        if (sql_tz_active()) { /* the session's @@time_zone (sql/tz.h): the row is converted when written */
+            sec += sql_tz_offset_now();
+            gmtime_r(&sec, &tm);
+        } else {
+            localtime_r(&sec, &tm);
+        }
         value_t v = {.type = VAL_DATETIME};
         v.t.year = (uint32_t)tm.tm_year + 1900;
         v.t.month = (uint32_t)tm.tm_mon + 1;
