@@ -249,6 +249,8 @@ void binlog_close(binlog_t *bl);
 typedef struct binlog_commit_result {
     binlog_gtid_t gtid;
     binlog_pos_t start, end; /* the transaction's events: [start, end) in file end.file */
+    uint64_t order;          /* 1, 2, 3 ... in file order for every transaction written since binlog_open (0 when
+                                nothing was written): the commit path commits the engine side in this order */
 } binlog_commit_result_t;
 
 /* Appends the transaction (GTID ... XID / GTID QUERY) under group commit and returns once it is durable (per
@@ -282,6 +284,12 @@ void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void
 /* The engine reports that every transaction ending at or before p is durable in the engine; recovery starts
  * from the newest such report.  Cheap (one small record in the state log when the file changes). */
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
+
+/* RESET MASTER calls fn(arg, order of the last transaction written) once the files are gone, still holding the
+ * writer role (no commit is written meanwhile): positions start over, so whoever keeps positions adjusts. */
+void binlog_set_reset_hook(binlog_t *bl, void (*fn)(void *arg, uint64_t last_order), void *arg);
+/* The current sync_binlog. */
+int binlog_sync_setting(binlog_t *bl);
 
 /* SET GLOBAL max_binlog_size / sync_binlog / binlog_expire_logs_seconds at run time (max_size 0 keeps it). */
 void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds);

@@ -1453,6 +1453,21 @@ int engine_trx_commit_tagged(engine_trx_t *t, uint64_t tag, uint64_t *commit_lsn
 {
     return trx_commit(t, false, commit_lsn, true, tag);
 }
+int engine_commit_tag_set(engine_t *e, uint64_t tag)
+{
+    uint8_t note[CTAG_LEN];
+    memcpy(note, CTAG_MAGIC, 4);
+    wr64(note + 4, tag);
+    mtr_t m;
+    mtr_start(&m, e->bp, e->redo);
+    mtr_log_note(&m, note, sizeof note);
+    pthread_mutex_lock(&e->tag_mu);
+    uint64_t lsn = mtr_commit(&m);
+    e->commit_tag = tag;
+    pthread_mutex_unlock(&e->tag_mu);
+    return redo_flush(e->redo, lsn, true);
+}
+
 uint64_t engine_commit_tag(engine_t *e)
 {
     pthread_mutex_lock(&e->tag_mu);

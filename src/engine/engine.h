@@ -178,6 +178,8 @@ int engine_log_sync(engine_t *e, uint64_t lsn);
  * tagged commit logged before that one survived too. */
 int engine_trx_commit_tagged(engine_trx_t *t, uint64_t tag, uint64_t *commit_lsn);
 uint64_t engine_commit_tag(engine_t *e);
+/* Sets the tag without a commit (the binlog's positions started over: RESET MASTER), durable at return. */
+int engine_commit_tag_set(engine_t *e, uint64_t tag);
 /* The redo log's end: engine_log_sync(e, engine_log_lsn(e)) makes everything logged so far durable. */
 uint64_t engine_log_lsn(engine_t *e);
 /* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024
