@@ -46,6 +46,7 @@ static struct {
     pthread_mutex_t turn_mu;
     pthread_cond_t turn_cv[TURN_SLOTS];
     uint64_t turn_done;
+    uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
 } g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
          .turn_mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -105,7 +106,23 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     /* sync_binlog=1: the binlog is the durable record (recovery re-applies from it what the redo lost), so the
      * transaction goes to the binlog without PREPARE nor redo sync.  Otherwise the binlog cannot be trusted to
      * survive, and the engine's side must be durable (prepared) before the binlog write, as before. */
-    if (!lazy_redo()) {
+    if (lazy_redo()) {
+        /* A definition this transaction may have been logged against must be durable before its events are: the
+         * first commit after a catalog change syncs the redo (which holds the catalog) once.  DDL itself syncs
+         * before its QUERY event (sql_commit_ddl); this covers a transaction that reaches the binlog between the
+         * DDL's catalog change and its QUERY event (exec.c releases the metadata lock in between). */
+        catalog_t *cat = sql_exec_catalog();
+        uint64_t v = cat ? catalog_version(cat) : 0;
+        if (v != __atomic_load_n(&g_c.synced_catalog, __ATOMIC_ACQUIRE)) {
+            rc = engine_log_sync(g_c.e, engine_log_lsn(g_c.e));
+            if (rc) {
+                engine_trx_rollback(trx);
+                leave(ep);
+                return rc;
+            }
+            __atomic_store_n(&g_c.synced_catalog, v, __ATOMIC_RELEASE);
+        }
+    } else {
         rc = engine_trx_prepare(trx, xb, sizeof xb, &plsn);
         if (rc == 0)
             rc = engine_log_sync(g_c.e, plsn);
