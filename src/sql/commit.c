@@ -26,7 +26,6 @@
 #include "sql/exec.h"
 #include "util/util.h"
 
-enum { TURN_SLOTS = 64 };
 
 static struct {
     engine_t *e;
@@ -41,11 +40,10 @@ static struct {
     pthread_t thread;
     binlog_pos_t reported;
     bool test_no_redo_sync; /* STRATA_TEST_NO_REDO_SYNC=1: the checkpointer never syncs the redo (tests only) */
-    /* the turnstile: engine commits in binlog order.  turn_done is the order of the last one done; a committer
-     * with order n waits on turn_cv[n % TURN_SLOTS] (woken by the one before it, not broadcast to all) */
+    /* the turnstile: engine commits in binlog order (commit_ordered below) */
     pthread_mutex_t turn_mu;
-    pthread_cond_t turn_cv[TURN_SLOTS];
-    uint64_t turn_done;
+    uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
+    struct turn_waiter *pending; /* early arrivals, sorted by order */
     uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
 } g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
          .turn_mu = PTHREAD_MUTEX_INITIALIZER};
@@ -55,21 +53,70 @@ binlog_t *sql_commit_binlog(void) { return g_c.bl; }
 /* The engine's commit tag of a binlog position: file sequence in the high 24 bits, offset in the low 40. */
 static uint64_t pos_tag(binlog_pos_t p) { return (uint64_t)p.file << 40 | (p.offset & ((1ull << 40) - 1)); }
 
-static void turn_wait(uint64_t order)
+/*
+ * The turnstile.  A committer whose predecessor in binlog order is not done queues itself (sorted by order) and
+ * sleeps on its own condition variable.  The one whose turn it is commits, then commits every queued successor
+ * that continues the sequence on their behalf (their threads are parked; a trx belongs to one thread at a time)
+ * and wakes each with one signal.  So a group's engine commits run back to back in one thread instead of as a
+ * chain of wake-ups, and nobody is woken who cannot proceed.  trx NULL: a DDL's place in the order (nothing to
+ * commit in the engine).
+ */
+typedef struct turn_waiter {
+    uint64_t order, tag;
+    engine_trx_t *trx;
+    int rc;
+    bool done;
+    pthread_cond_t cv;
+    struct turn_waiter *next;
+} turn_waiter_t;
+
+static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 {
+    turn_waiter_t w = {.order = order, .tag = tag, .trx = trx};
     pthread_mutex_lock(&g_c.turn_mu);
-    while (g_c.turn_done + 1 < order)
-        pthread_cond_wait(&g_c.turn_cv[order % TURN_SLOTS], &g_c.turn_mu);
+    if (g_c.turn_done + 1 < order) {
+        pthread_cond_init(&w.cv, NULL);
+        turn_waiter_t **pp = &g_c.pending;
+        while (*pp && (*pp)->order < order)
+            pp = &(*pp)->next;
+        w.next = *pp;
+        *pp = &w;
+        while (!w.done)
+            pthread_cond_wait(&w.cv, &g_c.turn_mu);
+        pthread_mutex_unlock(&g_c.turn_mu);
+        pthread_cond_destroy(&w.cv);
+        return w.rc;
+    }
     pthread_mutex_unlock(&g_c.turn_mu);
+    int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
+    pthread_mutex_lock(&g_c.turn_mu);
+    g_c.turn_done = order;
+    while (g_c.pending && g_c.pending->order == g_c.turn_done + 1) {
+        turn_waiter_t *h = g_c.pending;
+        g_c.pending = h->next;
+        pthread_mutex_unlock(&g_c.turn_mu);
+        int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
+        pthread_mutex_lock(&g_c.turn_mu);
+        g_c.turn_done = h->order;
+        h->rc = hrc;
+        h->done = true;
+        pthread_cond_signal(&h->cv);
+    }
+    pthread_mutex_unlock(&g_c.turn_mu);
+    return rc;
 }
 
-static void turn_pass(uint64_t order)
+/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER only: polls). */
+static void turn_drain(uint64_t order)
 {
-    pthread_mutex_lock(&g_c.turn_mu);
-    if (order > g_c.turn_done)
-        g_c.turn_done = order;
-    pthread_cond_broadcast(&g_c.turn_cv[(order + 1) % TURN_SLOTS]); /* the next one (and its slot mates) */
-    pthread_mutex_unlock(&g_c.turn_mu);
+    for (;;) {
+        pthread_mutex_lock(&g_c.turn_mu);
+        bool done = g_c.turn_done >= order;
+        pthread_mutex_unlock(&g_c.turn_mu);
+        if (done)
+            return;
+        usleep(500);
+    }
 }
 
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
@@ -97,7 +144,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
 {
     if (!g_c.bl || !blt || binlog_trx_empty(blt))
         return engine_trx_commit(trx);
-    uint64_t xid = engine_trx_id(trx), plsn = 0, clsn = 0;
+    uint64_t xid = engine_trx_id(trx), plsn = 0;
     uint8_t xb[8];
     for (int i = 0; i < 8; i++)
         xb[i] = (uint8_t)(xid >> (8 * i));
@@ -146,9 +193,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     bool semi = repl_semisync_active(), after_sync = semi && repl_semisync_after_sync();
     if (after_sync)
         repl_semisync_wait(rr->end);
-    turn_wait(rr->order);
-    rc = engine_trx_commit_tagged(trx, pos_tag(rr->end), &clsn);
-    turn_pass(rr->order);
+    rc = commit_ordered(rr->order, trx, pos_tag(rr->end));
     leave(ep);
     if (semi && !after_sync)
         repl_semisync_wait(rr->end);
@@ -196,8 +241,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     rc = binlog_commit(g_c.bl, &t, &r);
     binlog_trx_free(&t);
     if (rc == 0) { /* its turn in the commit order, with nothing to commit in the engine */
-        turn_wait(r.order);
-        turn_pass(r.order);
+        commit_ordered(r.order, NULL, 0);
     }
     if (rc == 0 && repl_semisync_active())
         repl_semisync_wait(r.end);
@@ -210,7 +254,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
 static void on_binlog_reset(void *arg, uint64_t last_order)
 {
     (void)arg;
-    turn_wait(last_order + 1);
+    turn_drain(last_order);
     if (engine_commit_tag_set(g_c.e, 1) != 0)
         log_error("commit: RESET MASTER could not reset the engine's commit tag");
 }
@@ -437,9 +481,8 @@ int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
     g_c.test_no_redo_sync = t && *t == '1';
     if (g_c.test_no_redo_sync)
         log_warn("commit: STRATA_TEST_NO_REDO_SYNC is set: the redo is never synced for the binlog (tests only)");
-    for (int i = 0; i < TURN_SLOTS; i++)
-        pthread_cond_init(&g_c.turn_cv[i], NULL);
     g_c.turn_done = 0;
+    g_c.pending = NULL;
     uint64_t *settled;
     uint32_t nsettled;
     settle_prepared(e, rec, bl != NULL, &settled, &nsettled);
