@@ -1411,16 +1411,17 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out, bool tagged
             memcpy(note, CTAG_MAGIC, 4);
             wr64(note + 4, tag);
             mtr_log_note(&m, note, sizeof note);
-            pthread_mutex_lock(&e->tag_mu);
         }
         pthread_mutex_lock(&t->mu);
+        if (tagged) /* the tag moves with its group's append: a checkpoint sees both or neither */
+            pthread_mutex_lock(&e->tag_mu);
         lsn = mtr_commit(&m);
-        t->end_logged = true;
-        pthread_mutex_unlock(&t->mu);
         if (tagged) {
             e->commit_tag = tag;
             pthread_mutex_unlock(&e->tag_mu);
         }
+        t->end_logged = true;
+        pthread_mutex_unlock(&t->mu);
     }
     t->state = TRX_COMMITTED;
     /* Leaving the active list and taking a commit number happen together, so a view made afterwards both sees
