@@ -260,6 +260,10 @@ static int on_row(void *arg, const binlog_table_t *m, binlog_row_op_t op, const 
         goto out;
     if (after && (rc = stored_row(a, t, after, af)))
         goto out;
+    int ai = cat_table_autoinc_col(t);
+    if (after && ai >= 0 && (af[ai].type == VAL_INT || af[ai].type == VAL_UINT))
+        /* the counter was loaded before these rows came back: it moves past them as an INSERT's would */
+        table_autoinc_seen(t, af[ai].type == VAL_UINT ? af[ai].u : (uint64_t)MAX(af[ai].i, 0));
     if (op == BINLOG_ROW_INSERT) {
         rc = table_insert(a->x, t, af, &u, a->d, NULL);
         a->ins += rc == 0;

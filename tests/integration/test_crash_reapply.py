@@ -19,6 +19,7 @@ TABLES = {
     'nopk': 'SELECT * FROM r.nopk',
     'types': 'SELECT * FROM r.types ORDER BY id',
     'ins': 'SELECT * FROM r.ins ORDER BY id',
+    'ai': 'SELECT * FROM r.ai ORDER BY id',
 }
 
 
@@ -33,6 +34,8 @@ def snapshot(c):
 
 def workload(c, rnd, base, alter=False):
     with c.cursor() as cur:
+        for i in range(20):
+            cur.execute('INSERT INTO r.ai (v) VALUES (%s)', (i,))
         for i in range(base, base + 150):
             cur.execute('INSERT INTO r.pk VALUES (%s, %s, %s, %s)', (i, i, 'v%d' % i, 2**64 - 1 - i))
             cur.execute('INSERT INTO r.ins VALUES (%s)', (i,))
@@ -95,6 +98,7 @@ def create(c):
                     'dt DATE, dtm DATETIME(3), ts TIMESTAMP(6) NULL, tm TIME(2), y YEAR, e ENUM(\'a\',\'b\',\'c\'), '
                     's SET(\'x\',\'y\',\'z\'), bt BIT(10))')
         cur.execute('CREATE TABLE r.ins (id BIGINT PRIMARY KEY)')
+        cur.execute('CREATE TABLE r.ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT)')
 
 
 def binlog_insert_ids(cur, db, table):
@@ -151,6 +155,11 @@ def test_crash_reapply_from_binlog(fresh_strata, monkeypatch):
             assert binlog_insert_ids(cur, 'r', 'ins') == {r[0] for r in have['ins']}
             cur.execute('SELECT COUNT(*) FROM r.pk FORCE INDEX (uk) WHERE k >= -1')
             assert cur.fetchone()[0] == len(have['pk'])
+            # AUTO_INCREMENT moved past the re-applied rows
+            cur.execute('INSERT INTO r.ai (v) VALUES (-1)')
+            assert cur.lastrowid > max(r[0] for r in have['ai'])
+            cur.execute('DELETE FROM r.ai WHERE v = -1')
+            have = snapshot(c)
     # the re-applied rows are durable: a clean stop, the checker, and one more start change nothing
     c.close()
     assert s.stop() == 0
