@@ -342,6 +342,21 @@ out:
     return rc;
 }
 
+bool lock_shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
+{
+    uint32_t h = khash(tree, key, klen);
+    bool r = false;
+    pthread_mutex_lock(&ls->mu);
+    for (const lock_entry_t *e = ls->b[h % LOCK_BUCKETS]; e; e = e->next) {
+        if (e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))) {
+            r = (!e->x || e->x == o) && (e->ns > 1 || (e->ns == 1 && e->s[0] != o));
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ls->mu);
+    return r;
+}
+
 bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
 {
     pthread_mutex_lock(&ls->mu);

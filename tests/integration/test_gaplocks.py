@@ -391,3 +391,27 @@ def test_waiting_insert_holds_no_lock(gl):
     assert out.get('b') == 1062, out
     run(b, 'ROLLBACK')
     assert run(a, 'SELECT v FROM t WHERE id = 15') == ((2,),)
+
+
+def test_duplicate_insert_under_a_shared_reader(gl):
+    """An INSERT of a key that exists and that another transaction holds shared reports 1062 at once (InnoDB
+    checks the duplicate under a shared lock of its own); an exclusive holder makes it wait (1205), and REPLACE,
+    which must change the row, waits for the shared holder too."""
+    a, b = gl(), gl()
+    cases = [('SELECT * FROM t WHERE id = 10 LOCK IN SHARE MODE', 'INSERT INTO t VALUES (10, 99, 0)', 1062),
+             ('SELECT * FROM t WHERE id = 10 FOR UPDATE', 'INSERT INTO t VALUES (10, 99, 0)', 1205),
+             ('SELECT * FROM t WHERE id = 10 LOCK IN SHARE MODE', 'INSERT IGNORE INTO t VALUES (10, 99, 0)', 'OK'),
+             ('SELECT * FROM t WHERE id = 10 LOCK IN SHARE MODE', 'REPLACE INTO t VALUES (10, 99, 0)', 1205),
+             ('SELECT * FROM t WHERE id = 10 LOCK IN SHARE MODE',
+              'INSERT INTO t VALUES (10, 99, 0) ON DUPLICATE KEY UPDATE v = 1', 1205)]
+    for lock, ins, want in cases:
+        run(a, 'BEGIN')
+        run(a, lock)
+        t0 = time.time()
+        got = attempt(b, ins)
+        took = time.time() - t0
+        run(a, 'ROLLBACK')
+        assert got == want, (lock, ins)
+        if want != 1205:
+            assert took < 0.5, (lock, ins, took)
+    assert ids(run(b, 'SELECT * FROM t ORDER BY id')) == list(ROWS)
