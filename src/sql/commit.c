@@ -26,7 +26,6 @@
 #include "sql/exec.h"
 #include "util/util.h"
 
-
 static struct {
     engine_t *e;
     binlog_t *bl;
@@ -72,6 +71,8 @@ typedef struct turn_waiter {
 
 static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 {
+    if (order == 0) /* nothing was written to the binlog: no place in its order */
+        return trx ? engine_trx_commit(trx) : 0;
     turn_waiter_t w = {.order = order, .tag = tag, .trx = trx};
     pthread_mutex_lock(&g_c.turn_mu);
     if (g_c.turn_done + 1 < order) {
@@ -240,9 +241,8 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     binlog_commit_result_t r;
     rc = binlog_commit(g_c.bl, &t, &r);
     binlog_trx_free(&t);
-    if (rc == 0) { /* its turn in the commit order, with nothing to commit in the engine */
+    if (rc == 0) /* its turn in the commit order, with nothing to commit in the engine */
         commit_ordered(r.order, NULL, 0);
-    }
     if (rc == 0 && repl_semisync_active())
         repl_semisync_wait(r.end);
     return rc;
