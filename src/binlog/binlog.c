@@ -799,11 +799,32 @@ static uint32_t purge_limit_seq(binlog_t *bl)
     return lim;
 }
 
+/* Before a purge: the engine reports how far it is durable now, so that files the engine no longer needs for
+ * recovery may go (the report is otherwise about a second old).  Called holding no binlog lock. */
+static void ask_checkpoint(binlog_t *bl)
+{
+    pthread_mutex_lock(&bl->mu);
+    void (*fn)(void *) = bl->ckpt_hook;
+    void *arg = bl->ckpt_hook_arg;
+    pthread_mutex_unlock(&bl->mu);
+    if (fn)
+        fn(arg);
+}
+
+void binlog_set_checkpoint_hook(binlog_t *bl, void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&bl->mu);
+    bl->ckpt_hook = fn;
+    bl->ckpt_hook_arg = arg;
+    pthread_mutex_unlock(&bl->mu);
+}
+
 int binlog_purge_to(binlog_t *bl, const char *name)
 {
     uint32_t seq;
     if (binlog_file_seq(bl, name, &seq))
         return STRATA_ENOTFOUND;
+    ask_checkpoint(bl);
     pthread_mutex_lock(&bl->admin_mu);
     pthread_mutex_lock(&bl->mu);
     int rc = 0;
@@ -822,6 +843,7 @@ int binlog_purge_to(binlog_t *bl, const char *name)
 
 int binlog_purge_before(binlog_t *bl, uint64_t t)
 {
+    ask_checkpoint(bl);
     return purge_before(bl, t, false);
 }
 

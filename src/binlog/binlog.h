@@ -288,6 +288,10 @@ void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
 /* RESET MASTER calls fn(arg, order of the last transaction written) once the files are gone, still holding the
  * writer role (no commit is written meanwhile): positions start over, so whoever keeps positions adjusts. */
 void binlog_set_reset_hook(binlog_t *bl, void (*fn)(void *arg, uint64_t last_order), void *arg);
+/* PURGE BINARY LOGS calls fn(arg) first, holding no binlog lock: the engine then reports (binlog_engine_checkpoint)
+ * how far it is durable now rather than at its last periodic report, so that purge may remove what it no longer
+ * needs. */
+void binlog_set_checkpoint_hook(binlog_t *bl, void (*fn)(void *arg), void *arg);
 /* The current sync_binlog. */
 int binlog_sync_setting(binlog_t *bl);
 

@@ -261,7 +261,25 @@ static void on_binlog_reset(void *arg, uint64_t last_order)
 
 /* ---- checkpointer ---- */
 
+static pthread_mutex_t g_ckpt_run = PTHREAD_MUTEX_INITIALIZER; /* one checkpoint_once at a time */
+
+static void checkpoint_once_locked(void);
+
+/* The checkpointer's round, also run on demand (PURGE BINARY LOGS, binlog_set_checkpoint_hook). */
 static void checkpoint_once(void)
+{
+    pthread_mutex_lock(&g_ckpt_run);
+    checkpoint_once_locked();
+    pthread_mutex_unlock(&g_ckpt_run);
+}
+
+static void on_purge(void *arg)
+{
+    (void)arg;
+    checkpoint_once();
+}
+
+static void checkpoint_once_locked(void)
 {
     binlog_pos_t p = binlog_durable_pos(g_c.bl);
     pthread_mutex_lock(&g_c.mu);
@@ -495,6 +513,7 @@ int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
     if (!bl)
         return 0;
     binlog_set_reset_hook(bl, on_binlog_reset, NULL);
+    binlog_set_checkpoint_hook(bl, on_purge, NULL);
     if (pthread_create(&g_c.thread, NULL, checkpointer, NULL) != 0) {
         log_error("commit: cannot start the binlog checkpointer thread");
         return -1;
@@ -512,7 +531,9 @@ void sql_commit_stop(void)
     if (g_c.running)
         pthread_join(g_c.thread, NULL);
     g_c.running = false;
-    if (g_c.bl)
+    if (g_c.bl) {
         binlog_set_reset_hook(g_c.bl, NULL, NULL);
+        binlog_set_checkpoint_hook(g_c.bl, NULL, NULL);
+    }
     g_c.bl = NULL;
 }
