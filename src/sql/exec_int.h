@@ -39,6 +39,7 @@ typedef struct xsrc {
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;
+    const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
 } xsrc_t;
 
 typedef struct xquery {

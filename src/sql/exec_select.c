@@ -638,11 +638,17 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
 
 /* ---------------------------------------------------------------- access paths */
 
+typedef struct xor_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
+    const sql_expr_t *lo, *hi;
+} xor_range_t;
+
 typedef struct xcond {       /* what WHERE says about one column of the source being read */
     const sql_expr_t *eq;    /* col = eq */
     const sql_expr_t *const *in; /* col IN (in[0..nin-1]) */
     uint32_t nin;
     const sql_expr_t *lo, *hi;
+    const xor_range_t *ors;  /* col BETWEEN a AND b OR col = c OR col > d ...: one range per disjunct */
+    uint32_t nors;
 } xcond_t;
 
 typedef struct xpath {
@@ -687,6 +693,80 @@ static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
     return pure && m < (int)si;
 }
 
+/* Is e `column op value` (either way round) with the value known before source si is read?  Gives the column,
+ * the operator as seen from the column's side and the value. */
+static bool col_cmp(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, sql_op_t *op, const sql_expr_t **val)
+{
+    sql_op_t o = e->op;
+    const sql_expr_t *l = e->args[0], *v = e->args[1];
+    if (src_col(q, si, l) < 0 && src_col(q, si, v) >= 0) {
+        const sql_expr_t *t = l;
+        l = v;
+        v = t;
+        o = o == SQL_OP_LT ? SQL_OP_GT : o == SQL_OP_GT ? SQL_OP_LT : o == SQL_OP_LE ? SQL_OP_GE
+          : o == SQL_OP_GE ? SQL_OP_LE : o;
+    }
+    if ((*col = src_col(q, si, l)) < 0 || !avail(q, si, v))
+        return false;
+    *op = o;
+    *val = v;
+    return true;
+}
+
+/* Adds the ranges of e, a disjunct of an OR, on column *col of source si (-1: not settled yet).  False when e is
+ * not a comparison of one column with values known before si is read, or names another column. */
+static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, xor_range_t **r, uint32_t *n,
+                      uint32_t *cap, arena_t *a)
+{
+    if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2)
+        return or_ranges(q, si, e->args[0], col, r, n, cap, a) && or_ranges(q, si, e->args[1], col, r, n, cap, a);
+    const sql_expr_t *lo = NULL, *hi = NULL, *const *pts = NULL;
+    uint32_t npts = 0;
+    int c = -1;
+    if (e->kind == SQL_E_BINARY && e->nargs == 2) {
+        sql_op_t op;
+        const sql_expr_t *v;
+        if (!col_cmp(q, si, e, &c, &op, &v))
+            return false;
+        switch (op) {
+        case SQL_OP_EQ: lo = hi = v; break;
+        case SQL_OP_LT: case SQL_OP_LE: hi = v; break;
+        case SQL_OP_GT: case SQL_OP_GE: lo = v; break;
+        default: return false;
+        }
+    } else if (e->kind == SQL_E_BETWEEN && !e->negated && e->nargs == 3) {
+        if ((c = src_col(q, si, e->args[0])) < 0 || !avail(q, si, e->args[1]) || !avail(q, si, e->args[2]))
+            return false;
+        lo = e->args[1];
+        hi = e->args[2];
+    } else if (e->kind == SQL_E_IN && !e->negated && !e->sub && e->nargs >= 2) {
+        if ((c = src_col(q, si, e->args[0])) < 0)
+            return false;
+        for (uint32_t k = 1; k < e->nargs; k++)
+            if (!avail(q, si, e->args[k]))
+                return false;
+        pts = (const sql_expr_t *const *)e->args + 1;
+        npts = e->nargs - 1;
+    } else {
+        return false;
+    }
+    if (*col >= 0 && c != *col)
+        return false;
+    *col = c;
+    uint32_t add = pts ? npts : 1;
+    if (*n + add > *cap) {
+        uint32_t nc = MAX(*cap * 2, *n + add + 4);
+        xor_range_t *nr = arena_alloc(a, sizeof *nr * nc);
+        if (*n)
+            memcpy(nr, *r, sizeof *nr * *n);
+        *r = nr;
+        *cap = nc;
+    }
+    for (uint32_t k = 0; k < add; k++)
+        (*r)[(*n)++] = pts ? (xor_range_t){pts[k], pts[k]} : (xor_range_t){lo, hi};
+    return true;
+}
+
 static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *where, xcond_t *conds, arena_t *a)
 {
     const sql_expr_t **list = NULL;
@@ -697,17 +777,21 @@ static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *wher
     for (uint32_t i = 0; i < n; i++) {
         const sql_expr_t *e = list[i];
         int c;
-        if (e->kind == SQL_E_BINARY && e->nargs == 2) {
-            sql_op_t op = e->op;
-            const sql_expr_t *l = e->args[0], *r = e->args[1];
-            if (src_col(q, si, l) < 0 && src_col(q, si, r) >= 0) {
-                const sql_expr_t *t = l;
-                l = r;
-                r = t;
-                op = op == SQL_OP_LT ? SQL_OP_GT : op == SQL_OP_GT ? SQL_OP_LT : op == SQL_OP_LE ? SQL_OP_GE
-                   : op == SQL_OP_GE ? SQL_OP_LE : op;
+        if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2) {
+            /* every disjunct a range of the same column: a union of ranges (MariaDB's range access over OR) */
+            xor_range_t *r = NULL;
+            uint32_t n = 0, cap = 0;
+            c = -1;
+            if (or_ranges(q, si, e, &c, &r, &n, &cap, a) && !conds[c].ors) {
+                conds[c].ors = r;
+                conds[c].nors = n;
             }
-            if ((c = src_col(q, si, l)) < 0 || !avail(q, si, r))
+            continue;
+        }
+        if (e->kind == SQL_E_BINARY && e->nargs == 2) {
+            sql_op_t op;
+            const sql_expr_t *r;
+            if (!col_cmp(q, si, e, &c, &op, &r))
                 continue;
             switch (op) {
             case SQL_OP_EQ: if (!conds[c].eq) conds[c].eq = r; break;
@@ -765,7 +849,7 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
                 neq++;
                 continue;
             }
-            range = c->lo || c->hi;
+            range = c->lo || c->hi || c->nors;
             break;
         }
         if (!neq && !range)
@@ -894,7 +978,52 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
         if (!n)
             goto done;
     }
-    if (p->range) {
+    if (p->range && p->conds[ix->cols[p->neq].col].nors) {
+        /* a union of ranges on the next column: each prefix so far times each disjunct */
+        uint32_t k = p->neq;
+        const xcond_t *c = &p->conds[ix->cols[k].col];
+        rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
+        const cat_column_t *col = &t->cols[ix->cols[k].col];
+        xrange_t *nrg = arena_calloc(a, sizeof *nrg * ((size_t)n * c->nors + 1));
+        uint32_t m = 0;
+        for (uint32_t j = 0; j < c->nors && rc == 0; j++) {
+            value_t lo = value_null(), hi = value_null();
+            const xor_range_t *o = &c->ors[j];
+            if (o->lo && (rc = xeval(xe, o->lo, row, &lo)) != 0)
+                break;
+            if (o->hi && (rc = o->hi == o->lo ? (hi = lo, 0) : xeval(xe, o->hi, row, &hi)) != 0)
+                break;
+            if ((o->lo && lo.type == VAL_NULL) || (o->hi && hi.type == VAL_NULL))
+                continue; /* this disjunct is never true */
+            bool point = o->lo == o->hi;
+            if ((o->lo && !key_compatible(col, &lo, !point)) || (o->hi && !key_compatible(col, &hi, !point))) {
+                rc = 1;
+                break;
+            }
+            for (uint32_t i = 0; i < n && rc == 0; i++) {
+                xrange_t *d = &nrg[m++];
+                buf_init(&d->lo);
+                buf_init(&d->hi);
+                d->has_lo = d->has_hi = true;
+                buf_append(&d->lo, r[i].lo.data, r[i].lo.len);
+                buf_append(&d->hi, r[i].hi.data, r[i].hi.len);
+                if (o->lo && rc_key_append(&d->lo, &rcol, &lo) < 0)
+                    rc = 1;
+                else if (!o->lo && rcol.nullable)
+                    buf_append_byte(&d->lo, 0x01); /* skip NULLs: col < x is never true for NULL */
+                if (rc == 0 && o->hi && rc_key_append(&d->hi, &rcol, &hi) < 0)
+                    rc = 1;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            buf_free(&r[i].lo);
+            buf_free(&r[i].hi);
+        }
+        r = nrg;
+        n = m;
+        if (rc)
+            goto fail;
+    } else if (p->range) {
         uint32_t k = p->neq;
         const xcond_t *c = &p->conds[ix->cols[k].col];
         rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
@@ -933,11 +1062,22 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
         }
     }
     if (n > 1) {
+        /* sorted by their low ends, overlapping ranges merged: a row is read once (bounds are inclusive key
+         * prefixes: a high end covers every key it begins, so of two high ends equal on the shorter's length the
+         * shorter reaches further) */
         qsort(r, n, sizeof *r, cmp_range);
         uint32_t w = 1;
         for (uint32_t i = 1; i < n; i++) {
-            if (r[i].lo.len == r[w - 1].lo.len && memcmp(r[i].lo.data, r[w - 1].lo.data, r[i].lo.len) == 0 &&
-                r[i].hi.len == r[w - 1].hi.len && memcmp(r[i].hi.data, r[w - 1].hi.data, r[i].hi.len) == 0) {
+            xrange_t *cur = &r[w - 1];
+            size_t ml = MIN(r[i].lo.len, cur->hi.len);
+            if (ml == 0 || memcmp(r[i].lo.data, cur->hi.data, ml) <= 0) {
+                size_t mh = MIN(r[i].hi.len, cur->hi.len);
+                int c = mh ? memcmp(r[i].hi.data, cur->hi.data, mh) : 0;
+                if (c > 0 || (c == 0 && r[i].hi.len < cur->hi.len)) {
+                    buf_t t = cur->hi;
+                    cur->hi = r[i].hi;
+                    r[i].hi = t;
+                }
                 buf_free(&r[i].lo);
                 buf_free(&r[i].hi);
                 continue;
@@ -1078,6 +1218,8 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
         /* a locking read: the engine locks each entry the scan stops on and, at REPEATABLE READ, the gaps of the
          * range in the tree scanned (next-key locks), so no phantom can be inserted into it until commit */
         rc = table_scan_lock(&sc, q->lock_shared ? ENGINE_LOCK_SHARED : ENGINE_LOCK_EXCLUSIVE, point);
+    else if (rc == 0)
+        table_scan_covering(&sc, q->src[si].need); /* an index holding every column read: index-only */
     if (rc) {
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
@@ -1639,6 +1781,7 @@ typedef struct xsel {
                                  distinct key, payload = u32 order key length + order key + the values */
     size_t dmem;              /* bytes the DISTINCT key set holds */
     uint64_t ngroups_out;     /* groups produced (in memory + read back) */
+    bool *need;               /* slots the query reads (xsel_need); NULL: all */
     bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
     int plan_oix;             /* its number (-1: none) */
     bool plan_odesc;          /* read backwards */
@@ -2321,6 +2464,51 @@ static int xsel_open(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool
     return 0;
 }
 
+/* Marks in need[] (slots of the combined row below width) the columns e reads.  False when e reads what binding
+ * does not see: a subquery (bound when it runs, maybe correlated) or an outer reference. */
+static bool expr_needs(const sql_expr_t *e, bool *need, uint32_t width)
+{
+    if (!e)
+        return true;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || e->kind == SQL_E_STAR ||
+        (e->kind == SQL_E_IN && e->sub))
+        return false;
+    if (e->kind == SQL_E_COLUMN) {
+        if (e->slot < 0)
+            return false;
+        if ((uint32_t)e->slot < width) /* (above: a HAVING reference to a select item) */
+            need[e->slot] = true;
+        return true;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (!expr_needs(e->args[i], need, width))
+            return false;
+    for (uint32_t i = 0; i < e->nagg_order; i++)
+        if (!expr_needs(e->agg_order[i].expr, need, width))
+            return false;
+    return expr_needs(e->else_expr, need, width);
+}
+
+/* The columns of each source the bound SELECT reads (xsrc_t.need), so an index holding them all can be read
+ * alone.  Left NULL (everything) when some expression hides what it reads. */
+static void xsel_need(xsel_t *s)
+{
+    const sql_select_t *sel = s->sel;
+    bool *need = arena_calloc(s->x->arena, s->q.width + 1);
+    bool ok = expr_needs(sel->where, need, s->q.width) && expr_needs(sel->having, need, s->q.width);
+    for (uint32_t i = 0; i < s->nitems && ok; i++)
+        ok = expr_needs(s->items[i].expr, need, s->q.width);
+    for (uint32_t i = 0; i < s->q.nsrc && ok; i++)
+        ok = expr_needs(s->q.src[i].on, need, s->q.width);
+    for (uint32_t i = 0; i < s->ngroup && ok; i++)
+        ok = s->group[i].item >= 0 || expr_needs(s->group[i].expr, need, s->q.width);
+    for (uint32_t i = 0; i < s->norder && ok; i++)
+        ok = s->order[i].item >= 0 || expr_needs(s->order[i].expr, need, s->q.width);
+    s->need = ok ? need : NULL;
+    for (uint32_t i = 0; i < s->q.nsrc; i++)
+        s->q.src[i].need = ok ? need + s->q.src[i].base : NULL;
+}
+
 /* Second step: the select items (* expanded) and every clause bound to the opened sources. */
 static int xsel_bind(xsel_t *s)
 {
@@ -2405,6 +2593,7 @@ static int xsel_bind(xsel_t *s)
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
+    xsel_need(s);
     return 0;
 }
 
@@ -2515,6 +2704,7 @@ struct sql_plan {
     uint64_t *src_id, *src_version;
     xpath_t *paths;
     /* SELECT */
+    bool *need;                /* xsel_t.need */
     xitem_t *items;
     uint32_t nitems;
     xorder_t *order, *group;
@@ -2634,6 +2824,7 @@ static int plan_bind(xsel_t *s)
     if (rc == 0) {
         for (uint32_t i = 0; i < s->nitems; i++) /* names of * items point into the table definition */
             s->items[i].name = arena_strdup(&p->mem, s->items[i].name);
+        p->need = s->need;
         p->items = s->items;
         p->nitems = s->nitems;
         p->order = s->order;
@@ -2671,6 +2862,9 @@ static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t
         s->q.aggs = p->aggs;
         s->q.nagg = s->q.capagg = p->nagg;
         s->q.aggs_shared = true;
+        s->need = p->need;
+        for (uint32_t i = 0; i < s->q.nsrc; i++)
+            s->q.src[i].need = p->need ? p->need + s->q.src[i].base : NULL;
     } else if (!sel->union_next && xplan_begin(x, sel, &s->q)) {
         rc = plan_bind(s);
     } else {
@@ -3591,7 +3785,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
             buf_init(&pk);
             for (uint32_t ix = 0; ix < t->nidx && p.conds; ix++) {
                 const xcond_t *c = &p.conds[t->idx[ix].cols[0].col];
-                if (c->eq || c->in || c->lo || c->hi) {
+                if (c->eq || c->in || c->lo || c->hi || c->nors) {
                     if (pk.len)
                         buf_append_byte(&pk, ',');
                     buf_append_str(&pk, t->idx[ix].name);
@@ -3639,6 +3833,9 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
             buf_init(&ex);
             if (sel->where)
                 buf_append_str(&ex, "Using where");
+            int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : i == 0 ? oix : -1;
+            if (scan_ix >= 0 && !s.q.locking && table_index_covers(t, (uint32_t)scan_ix, src->need))
+                buf_append_str(&ex, ex.len ? "; Using index" : "Using index");
             if (i == 0 && (s.aggregate && s.ngroup))
                 buf_append_str(&ex, ex.len ? "; Using temporary" : "Using temporary");
             if (i == 0 && s.norder && oix < 0)

@@ -398,8 +398,9 @@ int rc_key_append(buf_t *b, const rc_col_t *c, const value_t *v)
         return 0;
     }
     case SQLT_YEAR: {
-        uint64_t y = v->type == VAL_INT || v->type == VAL_UINT ? clamp_int(c, v) : (uint64_t)value_to_int(v, NULL);
-        buf_append_byte(b, y == 0 ? 0 : y <= 1900 ? 1 : y >= 2155 ? 255 : (uint8_t)(y - 1900));
+        /* the year itself (not clamped to the byte's range first: that made every year 1901) */
+        int64_t y = v->type == VAL_UINT ? (int64_t)MIN(v->u, (uint64_t)INT64_MAX) : value_to_int(v, NULL);
+        buf_append_byte(b, y <= 0 ? 0 : y <= 1900 ? 1 : y >= 2155 ? 255 : (uint8_t)(y - 1900));
         return 0;
     }
     case SQLT_FLOAT:
@@ -477,6 +478,45 @@ int rc_key_skip(const rc_col_t *c, const uint8_t *p, size_t n)
     else
         w = (size_t)int_width(t);
     return i + w <= n ? (int)(i + w) : -1;
+}
+
+static int fixed_width(sqlt_t t);
+static void fixed_value(const rc_col_t *c, uint64_t u, value_t *v);
+
+bool rc_key_decodable(const rc_col_t *c)
+{
+    sqlt_t t = (sqlt_t)c->type;
+    /* FLOAT / DOUBLE keys write -0 as +0; DECIMAL keys truncate to the column's digits; strings are folded */
+    return sqlt_is_fixed(t) && t != SQLT_FLOAT && t != SQLT_DOUBLE;
+}
+
+int rc_key_decode(const rc_col_t *c, const uint8_t *p, size_t n, value_t *v)
+{
+    if (!rc_key_decodable(c))
+        return -1;
+    size_t i = 0;
+    if (c->nullable) {
+        if (n < 1)
+            return -1;
+        if (p[0] == 0) {
+            *v = value_null();
+            return 1;
+        }
+        i = 1;
+    }
+    sqlt_t t = (sqlt_t)c->type;
+    int w = fixed_width(t);
+    if (i + (size_t)w > n)
+        return -1;
+    uint64_t u = 0;
+    for (int k = 0; k < w; k++)
+        u = u << 8 | p[i + (size_t)k];
+    if (t == SQLT_TIME)
+        u ^= 1ull << 63;
+    else if (is_signed_int(c))
+        u ^= 1ull << (8 * w - 1);
+    fixed_value(c, u, v);
+    return (int)(i + (size_t)w);
 }
 
 /* ---------------------------------------------------------------- rows */
@@ -560,6 +600,61 @@ int rc_row_encode(buf_t *b, const rc_col_t *cols, uint32_t ncols, const value_t 
     return 0;
 }
 
+/* The value of a fixed-width column from its number u (the row's little-endian field, the key's big-endian one). */
+static void fixed_value(const rc_col_t *c, uint64_t u, value_t *v)
+{
+    sqlt_t t = (sqlt_t)c->type;
+    int w = fixed_width(t);
+    memset(v, 0, sizeof *v);
+    switch (t) {
+    case SQLT_FLOAT: {
+        float f;
+        uint32_t x = (uint32_t)u;
+        memcpy(&f, &x, 4);
+        *v = value_double(f);
+        if (c->scale && c->scale < VAL_DEC_NOT_FIXED)
+            v->dec = c->scale;
+        break;
+    }
+    case SQLT_DOUBLE: {
+        double d;
+        memcpy(&d, &u, 8);
+        *v = value_double(d);
+        if (c->scale && c->scale < VAL_DEC_NOT_FIXED)
+            v->dec = c->scale;
+        break;
+    }
+    case SQLT_DATE:
+        v->type = VAL_DATE;
+        v->t.year = (uint32_t)(u / 512);
+        v->t.month = (uint32_t)(u / 32 % 16);
+        v->t.day = (uint32_t)(u % 32);
+        break;
+    case SQLT_DATETIME: case SQLT_TIMESTAMP:
+        v->type = t == SQLT_DATETIME ? VAL_DATETIME : VAL_TIMESTAMP;
+        unpack_datetime(u, &v->t);
+        v->dec = c->scale;
+        break;
+    case SQLT_TIME:
+        v->type = VAL_TIME;
+        unpack_time((int64_t)u, &v->t);
+        v->dec = c->scale;
+        break;
+    case SQLT_YEAR:
+        *v = value_uint(u ? u + 1900 : 0);
+        break;
+    default:
+        if (is_signed_int(c)) {
+            /* sign-extend the stored width */
+            int sh = 64 - 8 * w;
+            *v = value_int((int64_t)(u << sh) >> sh);
+        } else {
+            *v = value_uint(u);
+        }
+        break;
+    }
+}
+
 int rc_row_decode(const void *data, size_t n, const rc_col_t *cols, uint32_t ncols, value_t *out, uint32_t *nstored)
 {
     const uint8_t *p = data, *end = p + n;
@@ -598,54 +693,7 @@ int rc_row_decode(const void *data, size_t n, const rc_col_t *cols, uint32_t nco
             return STRATA_ECORRUPT;
         uint64_t u = get_le(p, w);
         p += w;
-        memset(v, 0, sizeof *v);
-        switch (t) {
-        case SQLT_FLOAT: {
-            float f;
-            uint32_t x = (uint32_t)u;
-            memcpy(&f, &x, 4);
-            *v = value_double(f);
-            if (c->scale && c->scale < VAL_DEC_NOT_FIXED)
-                v->dec = c->scale;
-            break;
-        }
-        case SQLT_DOUBLE: {
-            double d;
-            memcpy(&d, &u, 8);
-            *v = value_double(d);
-            if (c->scale && c->scale < VAL_DEC_NOT_FIXED)
-                v->dec = c->scale;
-            break;
-        }
-        case SQLT_DATE:
-            v->type = VAL_DATE;
-            v->t.year = (uint32_t)(u / 512);
-            v->t.month = (uint32_t)(u / 32 % 16);
-            v->t.day = (uint32_t)(u % 32);
-            break;
-        case SQLT_DATETIME: case SQLT_TIMESTAMP:
-            v->type = t == SQLT_DATETIME ? VAL_DATETIME : VAL_TIMESTAMP;
-            unpack_datetime(u, &v->t);
-            v->dec = c->scale;
-            break;
-        case SQLT_TIME:
-            v->type = VAL_TIME;
-            unpack_time((int64_t)u, &v->t);
-            v->dec = c->scale;
-            break;
-        case SQLT_YEAR:
-            *v = value_uint(u ? u + 1900 : 0);
-            break;
-        default:
-            if (is_signed_int(c)) {
-                /* sign-extend the stored width */
-                int sh = 64 - 8 * w;
-                *v = value_int((int64_t)(u << sh) >> sh);
-            } else {
-                *v = value_uint(u);
-            }
-            break;
-        }
+        fixed_value(c, u, v);
     }
     for (uint32_t i = 0; i < have; i++) {
         const rc_col_t *c = &cols[i];

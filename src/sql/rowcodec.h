@@ -61,6 +61,13 @@ bool sqlt_is_fixed(sqlt_t t);      /* stored in the row's fixed part */
 int rc_key_append(buf_t *b, const rc_col_t *c, const value_t *v);
 /* Length of the encoded key column at p (n bytes available), or -1 when malformed. */
 int rc_key_skip(const rc_col_t *c, const uint8_t *p, size_t n);
+/* Can column c be read back from its key (index-only reads)?  Integers, YEAR, BIT, ENUM, SET and the temporal
+ * types: their keys hold the row's number.  Not FLOAT/DOUBLE (-0), DECIMAL (truncated digits) or strings (folded,
+ * trailing spaces dropped). */
+bool rc_key_decodable(const rc_col_t *c);
+/* Reads the key column at p (n bytes) into *v, exactly as rc_row_decode gives the stored value.  Returns the
+ * bytes used, or -1 when malformed or c is not decodable. */
+int rc_key_decode(const rc_col_t *c, const uint8_t *p, size_t n, value_t *v);
 
 /*
  * Row values.  vals[i] must already be of column i's domain (stored by sql_value_store or equal): VAL_INT or

@@ -601,6 +601,53 @@ static int prefix_cmp(const uint8_t *k, size_t kl, const buf_t *p)
     return kl < p->len ? -1 : 0; /* a key longer than the prefix but equal on it counts as equal */
 }
 
+static bool index_col_decodable(const cat_table_t *t, uint32_t ix, uint32_t i)
+{
+    rc_col_t rc = table_index_rc(t, ix, i);
+    return !t->idx[ix].cols[i].prefix && rc_key_decodable(&rc);
+}
+
+bool table_index_covers(const cat_table_t *t, uint32_t ix, const bool *need)
+{
+    if (!need || ix >= t->nidx || t->idx[ix].kind == CAT_IDX_PRIMARY)
+        return false;
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        if (!need[c])
+            continue;
+        bool found = false;
+        for (uint32_t i = 0; i < t->idx[ix].ncols && !found; i++)
+            found = t->idx[ix].cols[i].col == c && index_col_decodable(t, ix, i);
+        for (uint32_t i = 0; t->has_pk && i < t->idx[0].ncols && !found; i++)
+            found = t->idx[0].cols[i].col == c && index_col_decodable(t, 0, i);
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+bool table_scan_covering(table_scan_t *s, const bool *need)
+{
+    s->covering = !s->locking && s->index >= 0 && table_index_covers(s->t, (uint32_t)s->index, need);
+    return s->covering;
+}
+
+/* Decodes the columns of index ix found in key k (n bytes) into row; *used receives the key's length. */
+static int index_entry_decode(const cat_table_t *t, uint32_t ix, const uint8_t *k, size_t n, value_t *row,
+                              size_t *used)
+{
+    size_t off = 0;
+    for (uint32_t i = 0; i < t->idx[ix].ncols; i++) {
+        rc_col_t rc = table_index_rc(t, ix, i);
+        int l = index_col_decodable(t, ix, i) ? rc_key_decode(&rc, k + off, n - off, &row[t->idx[ix].cols[i].col])
+                                              : rc_key_skip(&rc, k + off, n - off);
+        if (l < 0)
+            return STRATA_ECORRUPT;
+        off += (size_t)l;
+    }
+    *used = off;
+    return 0;
+}
+
 int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique)
 {
     s->locking = true;
@@ -666,6 +713,23 @@ int table_scan_next(table_scan_t *s)
             goto end;
         }
         buf_append(&s->pk, k + pl, kl - (size_t)pl);
+        if (s->covering) {
+            /* index-only: the entry's own columns and the primary key's (the bytes are kept in rowbuf) */
+            buf_reset(&s->rowbuf);
+            buf_append(&s->rowbuf, k, kl);
+            for (uint32_t c = 0; c < t->ncols; c++)
+                s->row[c] = value_null();
+            size_t used;
+            rc = index_entry_decode(t, (uint32_t)s->index, s->rowbuf.data, kl, s->row, &used);
+            if (rc == 0 && t->has_pk)
+                rc = index_entry_decode(t, 0, s->rowbuf.data + pl, kl - (size_t)pl, s->row, &used);
+            if (rc) {
+                CORRUPT("table %s.%s: bad entry in index %s", t->db, t->name, t->idx[s->index].name);
+                goto end;
+            }
+            s->fetched++;
+            return 0;
+        }
         rc = s->locking ? get_latest(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf)
                         : engine_get(s->x, t->tree, s->pk.data, s->pk.len, &s->rowbuf);
         if (rc == STRATA_ENOTFOUND) {

@@ -87,6 +87,7 @@ typedef struct table_scan {
     value_t *row;           /* ncols values */
     uint64_t fetched;
     bool locking;           /* table_scan_lock: latest versions, rows and gaps locked by the engine cursor */
+    bool covering;          /* table_scan_covering: rows come from the index entries alone */
 } table_scan_t;
 /* A scan over the clustered tree (index < 0 or the PK) or a secondary index, between lo and hi (key prefixes
  * built with table_index_rc/rc_key_append; NULL = open), ascending or descending. */
@@ -97,6 +98,13 @@ int table_scan_open(table_scan_t *s, engine_trx_t *x, const cat_table_t *t, int 
  * rows come in their latest version.  The caller still locks the clustered row of a secondary index entry.
  * unique: lo == hi is a whole value of a unique index (the entry past it is then gap-locked only). */
 int table_scan_lock(table_scan_t *s, engine_lock_mode_t mode, bool unique);
+/* Can secondary index ix give every column need[] marks (table columns) from its entries alone?  Index columns
+ * without a prefix and the primary key's columns, of key-decodable types (rc_key_decodable). */
+bool table_index_covers(const cat_table_t *t, uint32_t ix, const bool *need);
+/* Makes a non-locking scan of a secondary index that covers need[] an index-only read (before the first
+ * table_scan_next): rows are decoded from the index entries, the columns need[] does not mark come back NULL, and
+ * the clustered tree is not read.  Returns whether it did (need NULL: every column, never covered). */
+bool table_scan_covering(table_scan_t *s, const bool *need);
 /* 0 with s->row filled, STRATA_ENOTFOUND at the end, or an error. */
 int table_scan_next(table_scan_t *s);
 void table_scan_close(table_scan_t *s);
