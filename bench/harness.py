@@ -371,7 +371,7 @@ def plan(o, which):
     sb = ["--tables", str(o.tables), "--table-size", str(o.table_size)]
     if "oltp" in which:
         for test in o.oltp_tests.split(","):
-            test = test if test.startswith("oltp_") else "oltp_" + test
+            test = test if test.startswith(("oltp_", "select_", "bulk_")) else "oltp_" + test
             for t in csv_ints(o.threads):
                 unit = "QPS" if test == "oltp_point_select" else "TPS"
                 inv.append(Invocation(
@@ -778,7 +778,7 @@ def headlines(o, res, kinds):
                           "issue 5 wants <= 1.2"))
     th = csv_ints(o.threads)
     if th:
-        for t in ("oltp_point_select", "oltp_read_write", "oltp_write_only"):
+        for t in ("oltp_point_select", "oltp_read_write", "oltp_write_only", "select_random_ranges"):
             out.append(vs_maria("%s, %d thr" % (t, th[-1]), "%s/%d/tps" % (t, th[-1]), "higher"))
     ct = csv_ints(o.conn_threads)
     if ct:
@@ -913,7 +913,7 @@ def options():
     p.add_argument("--buffer-pool", default="128M", help="innodb_buffer_pool_size for both")
     p.add_argument("--tables", type=int, default=4)
     p.add_argument("--table-size", type=int, default=10000)
-    p.add_argument("--oltp-tests", default="point_select,read_only,read_write,write_only,insert")
+    p.add_argument("--oltp-tests", default="point_select,read_only,read_write,write_only,insert,select_random_ranges")
     p.add_argument("--threads", default="1,16,64")
     p.add_argument("--time", type=int, default=3, help="seconds per sysbench OLTP run")
     p.add_argument("--sw-threads", type=int, default=30)

@@ -21,6 +21,7 @@
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
+#include "session/ulock.h"
 #include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/sql.h"
@@ -89,6 +90,9 @@ static int cb_uservar_get(void *user, const char *name, value_t *out)
     exec_ctx_t *x = user;
     uservar_t *u = uservar_find(x->s, name);
     *out = u ? u->v : value_null();
+    /* a copy: the statement may assign the variable while this value is still in use (SELECT @a, @a := 'x') */
+    if (u && (out->type == VAL_STRING || out->type == VAL_DECIMAL))
+        out->s.ptr = arena_strndup(&x->s->arena, out->s.ptr, out->s.len);
     return 0;
 }
 
@@ -103,7 +107,7 @@ static void uservar_store(session_t *s, const char *name, const value_t *v)
         u->next = s->uservars;
         s->uservars = u;
     }
-    mem_free(u->data);
+    char *old = u->data; /* freed last: v may point into it (SET @a = @a) */
     u->data = NULL;
     u->v = *v;
     if (v->type == VAL_STRING || v->type == VAL_DECIMAL) {
@@ -112,6 +116,7 @@ static void uservar_store(session_t *s, const char *name, const value_t *v)
         u->data[v->s.len] = 0;
         u->v.s.ptr = u->data;
     }
+    mem_free(old);
 }
 
 static int cb_uservar_set(void *user, const char *name, const value_t *v)
@@ -204,6 +209,44 @@ static int cb_sleep(void *user, double seconds)
     }
 }
 
+/* GET_LOCK / RELEASE_LOCK / RELEASE_ALL_LOCKS / IS_FREE_LOCK / IS_USED_LOCK (session/ulock.h).  A wait blocks
+ * this worker (the pool may grow meanwhile); PROCESSLIST shows it as "User lock". */
+static int cb_user_lock(void *user, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
+{
+    exec_ctx_t *x = user;
+    session_t *s = x->s;
+    switch (fn) {
+    case SQL_FN_GET_LOCK: {
+        uint64_t us = timeout >= 1.8e13 ? UINT64_MAX : (uint64_t)(timeout * 1e6 + 0.5);
+        const char *was = blocking_set_state("User lock");
+        int rc = ulock_get(&s->ulock, s->id, name, len, us, &s->kill_query, &s->killed, s->fd);
+        blocking_set_state(was);
+        if (rc == ULOCK_DEADLOCK)
+            return diag_error(d, ER_LOCK_DEADLOCK);
+        *out = rc == ULOCK_KILLED ? value_null() : value_int(rc == ULOCK_GOT);
+        return 0;
+    }
+    case SQL_FN_RELEASE_LOCK: {
+        int rc = ulock_release(s->ulock, name, len);
+        *out = rc < 0 ? value_null() : value_int(rc);
+        return 0;
+    }
+    case SQL_FN_RELEASE_ALL_LOCKS:
+        *out = value_uint(ulock_release_all(s->ulock));
+        return 0;
+    case SQL_FN_IS_FREE_LOCK:
+        *out = value_int(ulock_holder(name, len) == 0);
+        return 0;
+    case SQL_FN_IS_USED_LOCK: {
+        uint32_t id = ulock_holder(name, len);
+        *out = id ? value_uint(id) : value_null();
+        return 0;
+    }
+    default:
+        return diag_error(d, ER_NOT_SUPPORTED_YET, "this user-level lock function");
+    }
+}
+
 static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t pos, value_t *out)
 {
     exec_ctx_t *x = user;
@@ -228,6 +271,7 @@ static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t
 static const sql_eval_cb_t exec_cb = {
     .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
+    .user_lock = cb_user_lock,
     .sysvar_get = cb_sysvar_get,
     .uservar_get = cb_uservar_get,
     .uservar_set = cb_uservar_set,
@@ -340,6 +384,16 @@ static void trs_end(text_rs_t *r, bool more)
 
 static void session_update_status_flags(session_t *s);
 
+/* The SQL_PARSE_* flags of the session's sql_mode (a SET: bit i = the i-th name of its list in sysvar.def:
+ * 1 PIPES_AS_CONCAT, 2 ANSI_QUOTES, 20 NO_BACKSLASH_ESCAPES, 29 HIGH_NOT_PRECEDENCE). */
+static unsigned sess_parse_mode(session_t *s)
+{
+    int64_t m = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    return ((m & (1ll << 1)) ? SQL_PARSE_PIPES_AS_CONCAT : 0u) | ((m & (1ll << 2)) ? SQL_PARSE_ANSI_QUOTES : 0u) |
+           ((m & (1ll << 20)) ? SQL_PARSE_NO_BACKSLASH_ESCAPES : 0u) |
+           ((m & (1ll << 29)) ? SQL_PARSE_HIGH_NOT_PRECEDENCE : 0u);
+}
+
 /* A statement context for the executor (sql/exec.h) from the session's state. */
 /* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
 static bool sqlx_visible(void *user, const char *db, const char *table)
@@ -432,8 +486,9 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
             bool busy = t == s || t->state == SESS_QUERY;
             const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
                                  busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
+            const char *ps = atomic_load(&t->proc_state);
             if (t != s)
-                v[6] = busy ? "starting" : "";
+                v[6] = busy ? (ps ? ps : "starting") : "";
             row(arg, v);
         }
         pthread_mutex_unlock(&srv->sessions_lock);
@@ -479,6 +534,14 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
     c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
+    /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
+     * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
+    c->sql_mode = (uint64_t)mode;
+    bool foreign = (mode & ((31ll << 8) | (1ll << 18))) != 0;
+    c->show_create = ((mode & (1ll << 2)) ? SQL_SHOW_CREATE_ANSI_QUOTES : 0u) |
+                     ((foreign || (mode & (1ll << 14))) ? SQL_SHOW_CREATE_NO_TABLE_OPTIONS : 0u) |
+                     ((foreign || (mode & (5ll << 13))) ? SQL_SHOW_CREATE_NO_KEY_OPTIONS : 0u) |
+                     ((mode & (1ll << 15)) ? SQL_SHOW_CREATE_NO_FIELD_OPTIONS : 0u);
     c->autoinc_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_INCREMENT);
     c->autoinc_offset = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_AUTO_INCREMENT_OFFSET);
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
@@ -742,23 +805,53 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
 
 static void session_update_status_flags(session_t *s)
 {
-    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS);
+    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS | SERVER_STATUS_NO_BACKSLASH_ESCAPES);
     if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
         st |= SERVER_STATUS_AUTOCOMMIT;
+    /* clients escape strings by it (libmariadb, pymysql double quotes instead of backslashing them) */
+    if (sess_parse_mode(s) & SQL_PARSE_NO_BACKSLASH_ESCAPES)
+        st |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
     if (s->in_trans)
         st |= SERVER_STATUS_IN_TRANS;
     s->status = st;
 }
 
+/* A SET value.  One holding a subquery (SET @x = (SELECT ...)) is evaluated by the executor as the one item of
+ * `SELECT value` would be (tables opened and locked, the privilege checks of that SELECT first); any other by
+ * the session's evaluator. */
+static int set_value_eval(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v,
+                          res_sink_t *sink)
+{
+    if (!sql_expr_has_subquery(e))
+        return sql_expr_eval(ev, e, v);
+    session_t *s = x->s;
+    sql_select_item_t item = {.expr = (sql_expr_t *)e};
+    sql_select_t sel = {.items = &item, .nitems = 1};
+    sql_stmt_t q = {.kind = SQL_STMT_SELECT, .select = &sel, .src = st->src, .src_len = st->src_len};
+    int prc = priv_check_stmt(s, &q);
+    if (prc)
+        return prc < 0 ? prc : -s->diag.error_code;
+    int64_t row_count = s->row_count;
+    uint64_t found_rows = s->found_rows;
+    sql_exec_ctx_t c;
+    sqlx_ctx(x, &c, sink, false);
+    int rc = sql_exec_eval(&c, st, e, v);
+    sqlx_done(x, &c, rc);
+    s->row_count = row_count; /* a SET leaves ROW_COUNT() and FOUND_ROWS() as they were */
+    s->found_rows = found_rows;
+    return rc;
+}
+
 /* The text of a SET value: identifiers (ON, OFF, utf8mb4, ...) by their name, everything else evaluated. */
-static int set_value_text(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v, const char **text)
+static int set_value_text(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *ev, const sql_expr_t *e, value_t *v,
+                          const char **text, res_sink_t *sink)
 {
     if (e->kind == SQL_E_COLUMN && !e->col.table) {
         *text = e->col.name;
         *v = value_str(e->col.name, strlen(e->col.name), COLL_UTF8MB3_GENERAL_CI);
         return 0;
     }
-    int rc = sql_expr_eval(ev, e, v);
+    int rc = set_value_eval(x, st, ev, e, v, sink);
     if (rc)
         return rc;
     if (value_is_null(v)) {
@@ -790,7 +883,8 @@ static uint64_t set_global_privs(const char *name)
     return PRIV_SUPER;
 }
 
-static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item_t *it)
+/* SET's first step for a system variable: it exists, and SET GLOBAL is allowed. */
+static int set_sysvar_check(exec_ctx_t *x, const sql_set_item_t *it)
 {
     session_t *s = x->s;
     const sysvar_def_t *def = sysvar_find(it->name);
@@ -799,20 +893,22 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         snprintf(full, sizeof full, "%s%s%s", it->component ? it->component : "", it->component ? "." : "", it->name);
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
+    if (it->scope == SQL_SCOPE_GLOBAL) /* issue 7: the privilege MariaDB asks for this variable */
+        return priv_check_global(s, set_global_privs(def->name));
+    return 0;
+}
+
+/* SET's second step for a system variable: assigns the value evaluated in the first (v and its text). */
+static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_t *vp, const char *text)
+{
+    session_t *s = x->s;
+    const sysvar_def_t *def = sysvar_find(it->name);
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
-    if (sc == SYSVAR_GLOBAL) { /* issue 7: the privilege MariaDB asks for this variable */
-        int prc = priv_check_global(s, set_global_privs(def->name));
-        if (prc)
-            return prc;
-    }
     int rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
     } else {
-        value_t v;
-        const char *text = NULL;
-        if ((rc = set_value_text(x, ev, it->value, &v, &text)) != 0)
-            return rc;
+        value_t v = *vp;
         if (v.type == VAL_INT || v.type == VAL_UINT)
             rc = sysvar_set_int(&s->srv->vars, &s->vars, def, sc, v.type == VAL_INT ? v.i : (int64_t)v.u, v.type == VAL_UINT, &s->diag);
         else if (v.type == VAL_DOUBLE)
@@ -832,6 +928,8 @@ static int exec_set_sysvar(exec_ctx_t *x, sql_eval_ctx_t *ev, const sql_set_item
         }
         session_update_status_flags(s);
     }
+    if (rc == 0 && def->target == SYSVAR_SQL_MODE && sc != SYSVAR_GLOBAL)
+        session_update_status_flags(s); /* SERVER_STATUS_NO_BACKSLASH_ESCAPES */
     return rc;
 }
 
@@ -866,24 +964,40 @@ static int exec_set_names(exec_ctx_t *x, const sql_set_item_t *it)
     return rc;
 }
 
+/*
+ * SET a = x, b = y, ...: as in MariaDB, every value is evaluated first (SET @a = 1, @b = @a gives @b the old
+ * @a), then the variables are assigned in order, the system variables first: a value a system variable refuses
+ * leaves the user variables as they were.  Unknown variables and SET GLOBAL privileges fail before any value is
+ * evaluated.  (MariaDB checks every system variable's value before it assigns any; here the ones before a
+ * refused value keep their new values.)
+ */
 static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     sql_eval_ctx_t ev;
     exec_eval_init(x, &ev);
-    for (uint32_t i = 0; i < st->set.nitems; i++) {
+    uint32_t n = st->set.nitems;
+    value_t *vals = arena_calloc(&s->arena, (n + 1) * sizeof *vals);
+    const char **texts = arena_calloc(&s->arena, (n + 1) * sizeof *texts);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        if (st->set.items[i].kind == SQL_SET_SYSVAR)
+            rc = set_sysvar_check(x, &st->set.items[i]);
+    for (uint32_t i = 0; i < n && !rc; i++) {
         const sql_set_item_t *it = &st->set.items[i];
-        int rc = 0;
+        if (it->kind == SQL_SET_USERVAR)
+            rc = set_value_eval(x, st, &ev, it->value, &vals[i], sink); /* @var reads are copies: see cb_uservar_get */
+        else if (it->kind == SQL_SET_SYSVAR && it->value->kind != SQL_E_DEFAULT)
+            rc = set_value_text(x, st, &ev, it->value, &vals[i], &texts[i], sink);
+    }
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        const sql_set_item_t *it = &st->set.items[i];
         switch (it->kind) {
         case SQL_SET_SYSVAR:
-            rc = exec_set_sysvar(x, &ev, it);
+            rc = exec_set_sysvar(x, it, &vals[i], texts[i]);
             break;
-        case SQL_SET_USERVAR: {
-            value_t v;
-            if ((rc = sql_expr_eval(&ev, it->value, &v)) == 0)
-                uservar_store(s, it->name, &v);
+        case SQL_SET_USERVAR: /* below, once every system variable took its value */
             break;
-        }
         case SQL_SET_NAMES:
         case SQL_SET_CHARSET:
             rc = exec_set_names(x, it);
@@ -894,9 +1008,13 @@ static int exec_set(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
             }
             break;
         }
-        if (rc)
-            return rc;
     }
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < n; i++)
+        if (st->set.items[i].kind == SQL_SET_USERVAR)
+            uservar_store(s, st->set.items[i].name, &vals[i]);
+    s->row_count = 0;
     sink->ok(sink, 0, 0, NULL, more);
     return 0;
 }
@@ -1113,7 +1231,9 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         char *info = t == s ? arena_strndup(&s->arena, "SHOW PROCESSLIST", 16) : t->info ? arena_strndup(&s->arena, t->info, sh->full ? strlen(t->info) : MIN(strlen(t->info), 100)) : NULL;
         pthread_mutex_unlock(&t->info_lock);
         bool busy = t == s || t->state == SESS_QUERY;
-        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "starting" : "", busy ? info : NULL, "0.000"};
+        const char *ps = atomic_load(&t->proc_state);
+        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? (ps ? ps : "starting") : "",
+                               busy ? info : NULL, "0.000"};
         if (t == s)
             vals[6] = "starting";
         trs_row(&rs, vals);
@@ -1653,7 +1773,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     p->text = arena_strndup(&p->arena, sql, len);
     p->text_len = len;
     sql_stmt_list_t list;
-    if (sql_parse(&p->arena, p->text, len, &list, &s->diag) != 0)
+    if (sql_parse_mode(&p->arena, p->text, len, sess_parse_mode(s), &list, &s->diag) != 0) /* PREPARE's sql_mode */
         goto fail;
     if (list.n != 1) {
         diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), list.n ? list.stmts[1]->src : "", 1);
@@ -1750,7 +1870,9 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
+    blocking_bind_state(&s->proc_state);
     int rc = stmt_run(&x, p, sink, false);
+    blocking_bind_state(NULL);
     if (rc) {
         if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
@@ -1984,7 +2106,7 @@ static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char
     logged_sink_t *l = (logged_sink_t *)k;
     session_t *s = l->s;
     if (s->srv->binlog && sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) && l->st->src && l->st->src_len &&
-        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id) != 0) {
+        sql_commit_ddl(s->db, l->st->src, l->st->src_len, s->id, (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_MODE)) != 0) {
         diag_error(&s->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written to the "
                                                            "binary log");
         l->real->error(l->real);
@@ -2142,7 +2264,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         exec_eval_init(x, &ev);
         for (uint32_t i = 0; i < st->ndo; i++) {
             value_t v;
-            int rc = sql_expr_eval(&ev, st->do_list[i], &v);
+            int rc = set_value_eval(x, st, &ev, st->do_list[i], &v, sink); /* DO (SELECT ...) too */
             if (rc)
                 return rc;
         }
@@ -2238,7 +2360,8 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     diag_init(&scratch, s->diag.max);
     sql_stmt_list_t list;
     sql = client_text(s, &s->arena, sql, &len);
-    int rc = sql_parse(&s->arena, sql, len, &list, &scratch);
+    unsigned mode = sess_parse_mode(s);
+    int rc = sql_parse_mode(&s->arena, sql, len, mode, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */
         session_begin_statement(s);
@@ -2262,10 +2385,11 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
         sink->error(sink);
         goto done;
     }
+    bool reparsed = false;
     for (uint32_t i = 0; i < list.n; i++) {
         const sql_stmt_t *st = list.stmts[i];
         if (!stmt_is_diagnostic(st)) {
-            if (i > 0) {
+            if (i > 0 || reparsed) {
                 s->prev_warn_count = s->diag.warn_count;
                 s->prev_error_count = s->diag.error_count;
             }
@@ -2282,11 +2406,32 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             sink->error(sink);
             break;
         }
+        blocking_bind_state(&s->proc_state);
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
+        blocking_bind_state(NULL);
         if (rc) {
             if (rc < 0) /* not yet answered */
                 sink->error(sink);
             break;
+        }
+        if (i + 1 < list.n && sess_parse_mode(s) != mode) {
+            /* a SET changed how text is read: the statements after it are read again under the new sql_mode
+             * (MySQL parses a multi-statement text one statement at a time) */
+            mode = sess_parse_mode(s);
+            const char *rest = list.stmts[i + 1]->src;
+            sql_stmt_list_t again;
+            reparsed = true;
+            diag_init(&scratch, s->diag.max);
+            if (sql_parse_mode(&s->arena, rest, (size_t)(sql + len - rest), mode, &again, &scratch) != 0) {
+                session_begin_statement(s);
+                diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code, scratch.error ? scratch.error->msg : "syntax error");
+                diag_free(&scratch);
+                sink->error(sink);
+                break;
+            }
+            diag_free(&scratch);
+            list = again;
+            i = (uint32_t)-1;
         }
     }
 done:
@@ -2297,6 +2442,8 @@ done:
 
 void session_clear_state(session_t *s)
 {
+    ulock_owner_free(s->ulock); /* user-level locks end with the connection (and COM_RESET_CONNECTION) */
+    s->ulock = NULL;
     while (s->stmts) {
         sess_stmt_t *p = s->stmts;
         s->stmts = p->next;

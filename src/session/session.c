@@ -230,6 +230,8 @@ session_t *session_new(server_t *srv)
     s->status = SERVER_STATUS_AUTOCOMMIT;
     s->fd = -1;
     sysvar_session_init(&s->vars, &srv->vars, s);
+    if (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 20)) /* NO_BACKSLASH_ESCAPES (bit of sysvar.def) */
+        s->status |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
     status_session_init(&s->stat, &srv->status, s);
     diag_init(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT));
     arena_init(&s->arena, 8192);
@@ -356,6 +358,8 @@ void session_reset(session_t *s)
     s->sqlx = NULL;
     session_clear_state(s);
     sysvar_session_reset(&s->vars);
+    if (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 20)) /* NO_BACKSLASH_ESCAPES */
+        s->status |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
 }
 
 void session_set_client_collation(session_t *s, unsigned coll_id)

@@ -102,6 +102,7 @@ struct session {
     pthread_mutex_t info_lock; /* guards info for SHOW PROCESSLIST readers */
     char *info;          /* current statement text (truncated), mem_alloc'd */
     uint64_t state_since_us;
+    _Atomic(const char *) proc_state; /* PROCESSLIST State while a statement waits (util/blocking.h), else NULL */
     uint64_t last_insert_id;
     uint64_t found_rows;
     int64_t row_count;
@@ -119,6 +120,7 @@ struct session {
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
+    struct ulock_owner *ulock; /* user-level locks held (GET_LOCK, session/ulock.h), NULL until the first */
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;

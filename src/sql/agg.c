@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/rowcodec.h"
 #include "sql/sql_int.h"
 
 typedef __int128 i128;
@@ -145,18 +146,8 @@ static void key_append(buf_t *b, const value_t *v)
         break;
     }
     case VAL_STRING: {
-        size_t n = v->s.len;
-        if (v->coll != COLL_BINARY)
-            while (n && v->s.ptr[n - 1] == ' ')
-                n--;
-        if (value_coll_is_ci(v->coll)) {
-            for (size_t i = 0; i < n; i++) {
-                char c = (char)toupper((unsigned char)v->s.ptr[i]);
-                buf_append(b, &c, 1);
-            }
-        } else {
-            buf_append(b, v->s.ptr, n);
-        }
+        /* the collation's key form: equal bytes exactly when the strings are equal under the collation */
+        rc_key_string(b, v->coll, v->s.ptr, v->s.len);
         break;
     }
     default: {

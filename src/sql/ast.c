@@ -62,6 +62,11 @@ int sql_error_wrong_value(diag_t *d, const char *type, const char *val)
     return push_text(d, 1525, "Incorrect %s value: '%s'", type, val);
 }
 
+int sql_error_param_type(diag_t *d, const char *type, const char *op)
+{
+    return push_text(d, 4079, "Illegal parameter data type %s for operation '%s'", type, op);
+}
+
 int sql_error_paramcount(diag_t *d, const char *fname)
 {
     return push_text(d, 1582, "Incorrect parameter count in the call to native function '%s'%s", fname, "");

@@ -224,7 +224,7 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
     pthread_mutex_unlock(&g_c.mu);
 }
 
-int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id)
+int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
     if (!g_c.bl)
         return 0;
@@ -237,6 +237,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     binlog_trx_t t;
     binlog_trx_init(&t, BINLOG_TRX_DDL);
     t.thread_id = thread_id;
+    t.qctx.sql_mode = sql_mode;
     binlog_trx_query(&t, db, query, len);
     binlog_commit_result_t r;
     rc = binlog_commit(g_c.bl, &t, &r);

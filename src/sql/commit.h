@@ -48,8 +48,9 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
 void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *pos);
 
 /* A DDL statement as a standalone QUERY event (GTID with FL_STANDALONE|FL_DDL), durable at return.  0 or error.
- * Does nothing without a binlog. */
-int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id);
+ * Does nothing without a binlog.  sql_mode: the session's @@sql_mode bits, which the event carries (a replica
+ * reads the text under it: ANSI_QUOTES ...). */
+int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
 
 
 #endif

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "sql/collation.h"
 #include "sql/sql_int.h"
 #include "sql/store.h"
 #include "util/password.h"
@@ -192,8 +193,19 @@ static bool dec_parse(const value_t *v, dec_t *d)
     bool frac = false;
     for (size_t i = neg; i < n; i++) {
         if (p[i] == '.') { frac = true; continue; }
-        if (d->m >= DEC_LIMIT / 10)
-            return false;
+        if (d->m >= DEC_LIMIT / 10) {
+            /* trailing zeros of the fraction past what fits (12.000...0 with 38 decimals) change nothing */
+            size_t k = i;
+            while (frac && k < n && p[k] == '0')
+                k++;
+            if (k < n)
+                return false;
+            while (d->s > 0 && d->m % 10 == 0) { /* and so do those already read */
+                d->m /= 10;
+                d->s--;
+            }
+            break;
+        }
         d->m = d->m * 10 + (p[i] - '0');
         if (frac)
             d->s++;
@@ -281,6 +293,31 @@ static void hex_as_number(const sql_expr_t *e, value_t *v)
     for (size_t i = 0; i < v->s.len; i++)
         u = u << 8 | (unsigned char)v->s.ptr[i];
     *v = value_uint(u);
+}
+
+/* A user variable read that holds a DECIMAL: MariaDB gives it 38 decimals in arithmetic (SELECT @s shows the
+ * value's own). */
+static bool uservar_decimal(const sql_expr_t *arg, const value_t *v)
+{
+    return arg && arg->kind == SQL_E_USERVAR && v->type == VAL_DECIMAL;
+}
+
+/* A DECIMAL result whose text has fewer decimals than its display scale (dec) gets zeros appended. */
+static void dec_pad(sql_eval_ctx_t *ctx, value_t *v)
+{
+    int scale = value_decimal_scale(v->s.ptr, v->s.len);
+    if (v->type != VAL_DECIMAL || v->dec <= scale || v->dec > 38)
+        return;
+    char *t = arena_alloc(ctx->arena, v->s.len + v->dec + 2);
+    memcpy(t, v->s.ptr, v->s.len);
+    size_t n = v->s.len;
+    if (scale == 0)
+        t[n++] = '.';
+    for (int i = scale; i < v->dec; i++)
+        t[n++] = '0';
+    t[n] = 0;
+    v->s.ptr = t;
+    v->s.len = n;
 }
 
 static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, const value_t *b, value_t *out)
@@ -427,13 +464,16 @@ static int arith(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, con
         /* display scale (what is sent) vs the kept digits: MariaDB keeps division results to whole 9-digit
          * groups internally, so 1/3*3 is 1.0000, not 0.9999 */
         {
-            int sa = da.dec, sb = db.dec, disp;
+            /* a DECIMAL user variable counts with MariaDB's 38 decimals (its item's scale is DECIMAL_MAX_SCALE) */
+            int sa = uservar_decimal(e->args[0], a) ? 38 : da.dec, sb = uservar_decimal(e->args[1], b) ? 38 : db.dec;
+            int disp;
             switch (op) {
             case SQL_OP_MUL: disp = sa + sb; break;
             case SQL_OP_DIV: disp = sa + (int)ctx->div_precision_increment; break;
             default: disp = MAX(sa, sb); break;
             }
             out->dec = (uint8_t)MIN(disp, 38);
+            dec_pad(ctx, out);
         }
         return 0;
     }
@@ -469,11 +509,101 @@ as_double: {
     }
 }
 
+/* ---------------------------------------------------------------- the collation of a comparison */
+
+static bool is_literal_expr(const sql_expr_t *e) { return e->kind == SQL_E_LITERAL || e->kind == SQL_E_PARAM; }
+
+/* v in collation `coll`, its bytes converted when the character sets differ (latin1 / UTF-8).  Returns false,
+ * leaving v alone, when a character does not fit. */
+static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
+{
+    if (v->type != VAL_STRING || v->coll == COLL_BINARY || coll == COLL_BINARY)
+        return true;
+    if (value_coll_mbmaxlen(v->coll) != value_coll_mbmaxlen(coll) &&
+        (value_coll_mbmaxlen(v->coll) == 1 || value_coll_mbmaxlen(coll) == 1)) {
+        size_t n, bad;
+        const char *cv = sql_str_convert(ctx->arena, v->s.ptr, v->s.len, v->coll, coll, &n, &bad);
+        if (bad != SIZE_MAX)
+            return false;
+        v->s.ptr = cv;
+        v->s.len = n;
+    }
+    v->coll = coll;
+    return true;
+}
+
+/*
+ * Two strings of different character sets (latin1 and UTF-8) compare in one collation, derived as MariaDB does:
+ * a column against a literal (or ?) takes the column's collation, the literal converted to its character set
+ * (`latin1_col = 'ä'` is latin1_swedish_ci, where 'ä' = '\'); when a character of the literal does not fit,
+ * comparisons report 1267 first (coll_check), and functions compare in UTF-8.  Anything else compares in the
+ * UTF-8 collation (the superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
+ */
+void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
+{
+    if (a->type != VAL_STRING || b->type != VAL_STRING || a->coll == COLL_BINARY || b->coll == COLL_BINARY)
+        return;
+    if (eb->kind == SQL_E_COLLATE && ea->kind != SQL_E_COLLATE) {
+        str_in_coll(ctx, a, b->coll);
+        return;
+    }
+    if (ea->kind == SQL_E_COLLATE && eb->kind != SQL_E_COLLATE) {
+        str_in_coll(ctx, b, a->coll);
+        return;
+    }
+    bool sa = value_coll_mbmaxlen(a->coll) == 1, sb = value_coll_mbmaxlen(b->coll) == 1;
+    if (sa == sb)
+        return;
+    if (ea->kind == SQL_E_COLUMN && is_literal_expr(eb) && str_in_coll(ctx, b, a->coll))
+        return;
+    if (eb->kind == SQL_E_COLUMN && is_literal_expr(ea) && str_in_coll(ctx, a, b->coll))
+        return;
+    if (sa)
+        str_in_coll(ctx, a, b->coll);
+    else
+        str_in_coll(ctx, b, a->coll);
+}
+
+/*
+ * MariaDB refuses a comparison of a column with a literal of the other character set that does not fit the
+ * column's (1267 for two operands, 1270 for three, 1271 beyond: `latin1_col = '日本'`).  es/vs are the
+ * operands (expressions and values) in order; returns 0 or the error.  Other operand mixes never fail here.
+ */
+static int coll_check(sql_eval_ctx_t *ctx, const char *op, uint32_t n, const sql_expr_t *const *es, const value_t *vs)
+{
+    int col = -1;
+    for (uint32_t i = 0; i < n && col < 0; i++)
+        if (es[i]->kind == SQL_E_COLUMN && vs[i].type == VAL_STRING && vs[i].coll != COLL_BINARY &&
+            value_coll_mbmaxlen(vs[i].coll) == 1)
+            col = (int)i;
+    if (col < 0)
+        return 0;
+    bool bad = false;
+    for (uint32_t i = 0; i < n && !bad; i++) {
+        if (!is_literal_expr(es[i]) || vs[i].type != VAL_STRING || vs[i].coll == COLL_BINARY ||
+            value_coll_mbmaxlen(vs[i].coll) == 1)
+            continue;
+        size_t len, at;
+        sql_str_convert(ctx->arena, vs[i].s.ptr, vs[i].s.len, vs[i].coll, vs[col].coll, &len, &at);
+        bad = at != SIZE_MAX;
+    }
+    if (!bad)
+        return 0;
+#define COLL_ARG(i) value_coll_name(vs[i].coll), is_literal_expr(es[i]) ? "COERCIBLE" : "IMPLICIT"
+    if (n == 2)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_2COLLATIONS, COLL_ARG(0), COLL_ARG(1), op);
+    if (n == 3)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_3COLLATIONS, COLL_ARG(0), COLL_ARG(1), COLL_ARG(2), op);
+#undef COLL_ARG
+    return diag_error(ctx->diag, ER_CANT_AGGREGATE_NCOLLATIONS, op);
+}
+
 /* ---------------------------------------------------------------- LIKE */
 
 bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size_t pn, int esc)
 {
-    bool ci = value_coll_is_ci(coll);
+    coll_kind_t kind = coll_kind_of(coll);
+    const uint8_t *bw = coll_byte_weights(kind);
     bool mb = is_mb(coll);
     size_t si = 0, pi = 0;
     size_t star_p = (size_t)-1, star_s = 0;
@@ -498,12 +628,14 @@ bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size
             }
             bool eq;
             if (plen == 1 && slen == 1) {
-                int a = (unsigned char)p[lit], b = (unsigned char)s[si];
-                if (ci) {
-                    a = toupper(a);
-                    b = toupper(b);
-                }
-                eq = a == b;
+                eq = bw[(unsigned char)p[lit]] == bw[(unsigned char)s[si]];
+            } else if (kind == COLL_KIND_UTF8_GENERAL) {
+                /* characters match when their weights do (é matches E), whatever their lengths */
+                size_t pe = lit, se = si;
+                eq = coll_weight_next(kind, bw, (const unsigned char *)p, pn, &pe) ==
+                     coll_weight_next(kind, bw, (const unsigned char *)s, sn, &se);
+                plen = pe - lit;
+                slen = se - si;
             } else {
                 eq = plen == slen && lit + plen <= pn && si + slen <= sn && memcmp(p + lit, s + si, plen) == 0;
             }
@@ -662,6 +794,73 @@ static value_t dec_round(sql_eval_ctx_t *ctx, const value_t *v, int64_t d, bool 
         r.s = 0;
     }
     return dec_value(ctx, r);
+}
+
+/*
+ * GET_LOCK(name, timeout) and the other user-level lock functions, MariaDB 10.11's argument rules: a NULL or
+ * empty name gives NULL; a name that is not a string is 4079; longer than 192 bytes 1059 (quoted up to 97 bytes
+ * and "..."); a NULL or negative timeout gives NULL with warning 1411.  The session holds the locks.
+ */
+static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    diag_t *d = ctx->diag;
+    const char *name = NULL;
+    size_t len = 0;
+    *out = value_null();
+    if (fn != SQL_FN_RELEASE_ALL_LOCKS) {
+        const value_t *n = &a[0];
+        char op[32];
+        snprintf(op, sizeof op, "%s", e->func.name);
+        for (char *p = op; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        switch (n->type) {
+        case VAL_NULL:
+            return 0;
+        case VAL_INT: case VAL_UINT:
+            return sql_error_param_type(d, (n->type == VAL_INT ? n->i >= INT32_MIN && n->i <= INT32_MAX : n->u <= INT32_MAX)
+                                               ? "int" : "bigint", op);
+        case VAL_DOUBLE:
+            return sql_error_param_type(d, "double", op);
+        case VAL_DECIMAL:
+            return sql_error_param_type(d, "decimal", op);
+        case VAL_DATE:
+            return sql_error_param_type(d, "date", op);
+        case VAL_DATETIME:
+            return sql_error_param_type(d, "datetime", op);
+        case VAL_TIMESTAMP:
+            return sql_error_param_type(d, "timestamp", op);
+        case VAL_TIME:
+            return sql_error_param_type(d, "time", op);
+        default:
+            break;
+        }
+        name = n->s.ptr;
+        len = n->s.len;
+        if (len == 0)
+            return 0;
+        if (len > 192) {
+            size_t cut = 97; /* MariaDB's %-.100T: 97 bytes, whole characters, then "..." */
+            while (cut > 0 && ((unsigned char)name[cut] & 0xc0) == 0x80)
+                cut--;
+            char msg[128];
+            snprintf(msg, sizeof msg, "%.*s...", (int)cut, name);
+            return diag_error(d, ER_TOO_LONG_IDENT, msg);
+        }
+    }
+    double timeout = 0;
+    if (fn == SQL_FN_GET_LOCK) {
+        if (a[1].type == VAL_NULL || (timeout = value_to_double(&a[1], d)) < 0) {
+            size_t tl;
+            const char *t = a[1].type == VAL_NULL ? "NULL" : value_to_text(ctx->arena, &a[1], &tl);
+            diag_warn(d, ER_WRONG_VALUE_FOR_TYPE, "timeout", t, "get_lock");
+            return 0;
+        }
+    }
+    int rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->user_lock : NULL, "user-level locks");
+    if (rc)
+        return rc;
+    return ctx->cb->user_lock(ctx->user, fn, name, len, timeout, out, d);
 }
 
 static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
@@ -897,7 +1096,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return 0;
     case SQL_FN_NULLIF: {
         if (a[0].type == VAL_NULL || a[1].type == VAL_NULL) { *out = a[0]; return 0; }
-        *out = value_compare(&a[0], &a[1], dg) == 0 ? value_null() : a[0];
+        value_t x = a[0], y = a[1];
+        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &y);
+        *out = value_compare(&x, &y, dg) == 0 ? value_null() : a[0];
         return 0;
     }
     case SQL_FN_GREATEST:
@@ -942,7 +1143,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         uint32_t best = 0;
         for (uint32_t i = 1; i < e->nargs; i++) {
-            int c = all_str || !any_dbl ? value_compare(&a[i], &a[best], dg)
+            value_t x = a[i], y = a[best];
+            sql_eval_coll_agree(ctx, e->args[i], &x, e->args[best], &y);
+            int c = all_str || !any_dbl ? value_compare(&x, &y, dg)
                                         : (value_to_double(&a[i], dg) < value_to_double(&a[best], dg) ? -1 : value_to_double(&a[i], dg) > value_to_double(&a[best], dg));
             if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
                 best = i;
@@ -963,6 +1166,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
+    case SQL_FN_IS_USED_LOCK:
+        return eval_user_lock(ctx, e, a, out);
     default:
         break;
     }
@@ -1095,6 +1301,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         /* INSTR(str, sub) / LOCATE(sub, str[, pos]) */
         value_t s = to_str(ctx, fn == SQL_FN_INSTR ? &a[0] : &a[1]);
         value_t sub = to_str(ctx, fn == SQL_FN_INSTR ? &a[1] : &a[0]);
+        sql_eval_coll_agree(ctx, e->args[fn == SQL_FN_INSTR ? 0 : 1], &s, e->args[fn == SQL_FN_INSTR ? 1 : 0], &sub);
         int64_t pos = fn == SQL_FN_LOCATE && e->nargs == 3 ? value_to_int(&a[2], dg) : 1;
         uint16_t coll = s.coll == COLL_BINARY || sub.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         int64_t nc = (int64_t)char_count(&s);
@@ -1777,6 +1984,10 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                     char *s = arena_printf(ctx->arena, "-%.*s", (int)a.s.len, a.s.ptr);
                     *out = value_decimal(ctx->arena, s, strlen(s));
                 }
+                if (uservar_decimal(e->args[0], &a)) {
+                    out->dec = 38;
+                    dec_pad(ctx, out);
+                }
             } else {
                 *out = value_double(-value_to_double(&a, ctx->diag));
             }
@@ -1816,11 +2027,19 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return sql_eval_date_interval(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
+        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+            op == SQL_OP_GE || op == SQL_OP_NSEQ) {
+            value_t vs[2] = {a, b};
+            if ((rc = coll_check(ctx, op_text(op), 2, (const sql_expr_t *const *)e->args, vs)))
+                return rc;
+        }
         if (op == SQL_OP_NSEQ) {
-            if (a.type == VAL_NULL || b.type == VAL_NULL)
+            if (a.type == VAL_NULL || b.type == VAL_NULL) {
                 *out = value_int(a.type == VAL_NULL && b.type == VAL_NULL);
-            else
+            } else {
+                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
                 *out = value_int(value_compare(&a, &b, ctx->diag) == 0);
+            }
             return 0;
         }
         if (a.type == VAL_NULL || b.type == VAL_NULL) {
@@ -1829,12 +2048,15 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
             op == SQL_OP_GE) {
-            /* an explicit COLLATE on either side decides the comparison's collation */
+            /* an explicit COLLATE on either side decides the comparison's collation, else the derivation */
             if (a.type == VAL_STRING && b.type == VAL_STRING) {
-                if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
-                    a.coll = b.coll;
-                else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
-                    b.coll = a.coll;
+                if (a.coll == COLL_BINARY || b.coll == COLL_BINARY) {
+                    if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
+                        a.coll = b.coll;
+                    else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
+                        b.coll = a.coll;
+                }
+                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
             }
         } else if (op != SQL_OP_XOR) {
             hex_as_number(e->args[0], &a);
@@ -1889,6 +2111,10 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
+        value_t vs[2] = {s, p};
+        if ((rc = coll_check(ctx, "like", 2, (const sql_expr_t *const *)e->args, vs)))
+            return rc;
+        sql_eval_coll_agree(ctx, e->args[0], &s, e->args[1], &p);
         uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
         *out = value_int(m != e->negated);
@@ -1925,6 +2151,16 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
+        if (e->args[0]->kind == SQL_E_COLUMN && a.type == VAL_STRING && e->nargs <= 65) {
+            /* the literals of the list must fit a latin1 column (1267 / 1270 / 1271); one item is '=' */
+            value_t vs[65];
+            vs[0] = a;
+            for (uint32_t i = 1; i < e->nargs; i++)
+                if (!is_literal_expr(e->args[i]) || (rc = sql_expr_eval(ctx, e->args[i], &vs[i])))
+                    vs[i] = value_null();
+            if ((rc = coll_check(ctx, e->nargs == 2 ? "=" : "in", e->nargs, (const sql_expr_t *const *)e->args, vs)))
+                return rc;
+        }
         bool saw_null = false;
         for (uint32_t i = 1; i < e->nargs; i++) {
             if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
@@ -1933,7 +2169,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 saw_null = true;
                 continue;
             }
-            if (value_compare(&a, &b, ctx->diag) == 0) {
+            value_t x = a;
+            sql_eval_coll_agree(ctx, e->args[0], &x, e->args[i], &b);
+            if (value_compare(&x, &b, ctx->diag) == 0) {
                 *out = value_int(!e->negated);
                 return 0;
             }
@@ -1949,8 +2187,14 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        int lo = b.type == VAL_NULL ? -1 : value_compare(&a, &b, ctx->diag) >= 0;
-        int hi = c.type == VAL_NULL ? -1 : value_compare(&a, &c, ctx->diag) <= 0;
+        value_t vs[3] = {a, b, c};
+        if ((rc = coll_check(ctx, "between", 3, (const sql_expr_t *const *)e->args, vs)))
+            return rc;
+        value_t al = a, ah = a;
+        sql_eval_coll_agree(ctx, e->args[0], &al, e->args[1], &b);
+        sql_eval_coll_agree(ctx, e->args[0], &ah, e->args[2], &c);
+        int lo = b.type == VAL_NULL ? -1 : value_compare(&al, &b, ctx->diag) >= 0;
+        int hi = c.type == VAL_NULL ? -1 : value_compare(&ah, &c, ctx->diag) <= 0;
         int t = (lo == 0 || hi == 0) ? 0 : (lo < 0 || hi < 0) ? -1 : 1;
         if (t >= 0 && e->negated)
             t = !t;
@@ -1965,8 +2209,11 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
                 return rc;
             bool hit;
-            if (operand)
-                hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&a, &b, ctx->diag) == 0;
+            if (operand) {
+                value_t x = a;
+                sql_eval_coll_agree(ctx, operand, &x, e->args[i], &b);
+                hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&x, &b, ctx->diag) == 0;
+            }
             else
                 hit = truth(ctx, &b) == 1;
             if (hit)

@@ -14,12 +14,15 @@
 #include <strings.h>
 
 #include "sql/binrow.h"
+#include "sql/collation.h"
 #include "sql/commit.h"
 #include "sql/exec_int.h"
 #include "util/util.h"
 
 static catalog_t *g_cat;
 static engine_t *g_eng;
+
+static int sql_exec_keys_upgrade(void);
 
 int sql_exec_global_init(engine_t *e, const char *datadir)
 {
@@ -33,6 +36,15 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
             diag_init(&d, 4);
             catalog_db_drop(g_cat, XTMP_DB, true, &d, NULL);
             diag_free(&d);
+        }
+        /* indexes written by an older strata (rowcodec.h RC_KEY_VERSION) */
+        rc = sql_exec_keys_upgrade();
+        if (rc) {
+            catalog_close(g_cat);
+            g_cat = NULL;
+            g_eng = NULL;
+            table_set_engine(NULL);
+            return rc;
         }
     }
     return rc;
@@ -608,6 +620,14 @@ typedef struct xins {
     uint64_t ai_last;
     table_dup_t dup;
     buf_t store;
+    /* INSERT ... SELECT ... ON DUPLICATE KEY UPDATE naming the SELECT's columns: q also holds the SELECT's
+     * sources (slots from the table's width on), the SELECT gives their values as nextra hidden items after its
+     * own, and extra_slot[j] is where the j-th goes in the row the assignments read */
+    xquery_t sq;             /* the SELECT's FROM, for names only */
+    bool have_sq;
+    uint32_t nextra;
+    int32_t *extra_slot;
+    const value_t *extra_vals; /* the current SELECT row's hidden items */
 } xins_t;
 
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
@@ -714,13 +734,17 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     if (rc)
         return rc == STRATA_ENOTFOUND ? diag_error(x->diag, ER_UNKNOWN_ERROR) : table_engine_err(x->diag, t, rc);
     value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-    value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (I->q.width + 1)); /* the row, then the SELECT's */
     value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     for (uint32_t c = 0; c < t->ncols; c++) {
         oldc[c] = xvalue_copy(x->arena, &old[c]);
         nw[c] = oldc[c];
         ev[c] = table_value_out(&t->cols[c], &oldc[c], x->arena);
     }
+    for (uint32_t c = t->ncols; c < I->q.width; c++)
+        ev[c] = value_null();
+    for (uint32_t j = 0; j < I->nextra && I->extra_vals; j++)
+        ev[I->extra_slot[j]] = I->extra_vals[j];
     I->xe.values_row = newrow;
     I->xe.values_t = t;
     for (uint32_t i = 0; i < I->ins->non_dup; i++) {
@@ -836,6 +860,149 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
     return 0;
 }
 
+static bool has_values_fn(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_VALUES)
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (has_values_fn(e->args[i]))
+            return true;
+    return e->kind == SQL_E_CASE && has_values_fn(e->else_expr);
+}
+
+/* Binds an ON DUPLICATE KEY UPDATE value in q (the table and the SELECT's sources); VALUES(col) names a column
+ * of the table alone (tq). */
+static int odku_bind(xquery_t *tq, xquery_t *q, sql_expr_t *e, const char *clause)
+{
+    if (!e)
+        return 0;
+    if (!has_values_fn(e))
+        return xbind(q, e, clause, false);
+    if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_VALUES)
+        return xbind(tq, e, clause, false);
+    int rc = 0;
+    for (uint32_t i = 0; i < e->nargs && !rc; i++)
+        rc = odku_bind(tq, q, e->args[i], clause);
+    if (!rc && e->kind == SQL_E_CASE)
+        rc = odku_bind(tq, q, e->else_expr, clause);
+    return rc;
+}
+
+/* The SELECT's column references an assignment reads (slot past the table's columns): one hidden item each. */
+static void odku_extras(xins_t *I, const sql_expr_t *e, sql_select_item_t *items, uint32_t base)
+{
+    if (!e)
+        return;
+    if (e->kind == SQL_E_COLUMN && e->slot >= (int32_t)I->t->ncols) {
+        for (uint32_t j = 0; j < I->nextra; j++)
+            if (I->extra_slot[j] == e->slot)
+                return;
+        for (uint32_t i = 1; i < I->q.nsrc; i++) {
+            const xsrc_t *src = &I->q.src[i];
+            if ((uint32_t)e->slot < src->base || (uint32_t)e->slot >= src->base + src->t->ncols)
+                continue;
+            /* the same column, named by its source's alias (unique in a FROM) */
+            sql_expr_t *c = arena_calloc(I->x->arena, sizeof *c);
+            c->kind = SQL_E_COLUMN;
+            c->col.table = src->alias;
+            c->col.name = src->t->cols[(uint32_t)e->slot - src->base].name;
+            c->src = c->col.name;
+            c->src_len = (uint32_t)strlen(c->col.name);
+            c->slot = -1;
+            items[base + I->nextra].expr = c;
+            I->extra_slot[I->nextra++] = e->slot;
+            return;
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        odku_extras(I, e->args[i], items, base);
+    if (e->kind == SQL_E_CASE)
+        odku_extras(I, e->else_expr, items, base);
+}
+
+static bool has_aggregate(const sql_expr_t *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+        return true;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (has_aggregate(e->args[i]))
+            return true;
+    return e->kind == SQL_E_CASE && has_aggregate(e->else_expr);
+}
+
+static uint32_t count_columns(const sql_expr_t *e)
+{
+    if (!e)
+        return 0;
+    uint32_t n = e->kind == SQL_E_COLUMN;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        n += count_columns(e->args[i]);
+    return n + (e->kind == SQL_E_CASE ? count_columns(e->else_expr) : 0);
+}
+
+/*
+ * INSERT ... SELECT ... ON DUPLICATE KEY UPDATE: as in MariaDB the assignments' values may name the columns of
+ * the SELECT's tables as well as the table's (both: 1052), unless the SELECT groups; the columns assigned are
+ * the table's.  Binds the assignments and returns the SELECT to run: the statement's own, or a copy with one
+ * hidden item per SELECT column the assignments read.  A UNION's first member names the columns, which read as
+ * NULL (what MariaDB gives).
+ */
+static int odku_prepare(xins_t *I, const sql_select_t **selp)
+{
+    sql_exec_ctx_t *x = I->x;
+    const sql_insert_t *ins = I->ins;
+    const sql_select_t *sel = ins->select;
+    int rc = 0;
+    for (uint32_t i = 0; i < ins->non_dup && !rc; i++)
+        rc = xbind(&I->q, ins->on_dup[i].col, "UPDATE", false);
+    if (rc)
+        return rc;
+    bool grouped = sel && (sel->ngroup_by || sel->having);
+    for (uint32_t i = 0; sel && i < sel->nitems && !grouped; i++)
+        grouped = has_aggregate(sel->items[i].expr);
+    xquery_t tq = I->q;
+    if (sel && ins->non_dup && sel->from && !grouped) {
+        if ((rc = xquery_from(&I->sq, x, sel->from)) != 0)
+            return rc;
+        I->have_sq = true;
+        xsrc_t *src = arena_calloc(x->arena, sizeof(xsrc_t) * (I->sq.nsrc + 1));
+        src[0] = I->q.src[0];
+        for (uint32_t i = 0; i < I->sq.nsrc; i++) {
+            src[i + 1] = I->sq.src[i];
+            src[i + 1].base += I->t->ncols;
+            src[i + 1].is_virtual = true; /* released with sq */
+        }
+        I->q.src = src;
+        I->q.nsrc = I->sq.nsrc + 1;
+        I->q.width = I->t->ncols + I->sq.width;
+    }
+    for (uint32_t i = 0; i < ins->non_dup && !rc; i++) /* MariaDB's 1054 says 'SELECT' after VALUES */
+        rc = odku_bind(&tq, &I->q, ins->on_dup[i].value, sel ? "UPDATE" : "SELECT");
+    if (rc || !I->have_sq || sel->union_next)
+        return rc;
+    uint32_t maxn = 0;
+    for (uint32_t i = 0; i < ins->non_dup; i++)
+        maxn += count_columns(ins->on_dup[i].value);
+    sql_select_item_t *items = arena_calloc(x->arena, sizeof *items * (sel->nitems + maxn + 1));
+    memcpy(items, sel->items, sizeof *items * sel->nitems);
+    I->extra_slot = arena_calloc(x->arena, sizeof(int32_t) * (maxn + 1));
+    for (uint32_t i = 0; i < ins->non_dup; i++)
+        odku_extras(I, ins->on_dup[i].value, items, sel->nitems);
+    if (I->nextra) {
+        sql_select_t *copy = arena_alloc(x->arena, sizeof *copy);
+        *copy = *sel;
+        copy->items = items;
+        copy->nitems = sel->nitems + I->nextra;
+        *selp = copy;
+    }
+    return 0;
+}
+
 static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_insert_t *ins = st->insert;
@@ -891,21 +1058,20 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 rc = diag_error(x->diag, ER_FIELD_SPECIFIED_TWICE, t->cols[I.colmap[i]].name);
                 goto out;
             }
-    for (uint32_t i = 0; i < ins->non_dup; i++) {
-        sql_expr_t *ce = ins->on_dup[i].col;
-        if ((rc = xbind(&I.q, ce, "UPDATE", false)) != 0 || (rc = xbind(&I.q, ins->on_dup[i].value, "SELECT", false)) != 0)
-            goto out;
-    }
+    const sql_select_t *sel = ins->select;
+    if ((rc = odku_prepare(&I, &sel)) != 0)
+        goto out;
     /* INSERT ... SELECT reads everything first (the same table may be both) */
     value_t **srows = NULL;
     uint64_t nsrows = 0;
     uint32_t sncols = 0;
     if (ins->select) {
         x->insert_select = true;
-        rc = exec_select_rows(x, ins->select, &srows, &nsrows, &sncols);
+        rc = exec_select_rows(x, sel, &srows, &nsrows, &sncols);
         x->insert_select = false;
         if (rc != 0)
             goto out;
+        sncols -= I.nextra;
         if (sncols != I.nvals) {
             rc = diag_error(x->diag, ER_WRONG_VALUE_COUNT_ON_ROW, 1ul);
             goto out;
@@ -914,8 +1080,10 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = xtrx(x, &I.trx)) != 0)
         goto out;
     if (ins->select) {
-        for (uint64_t r = 0; r < nsrows && !rc; r++)
+        for (uint64_t r = 0; r < nsrows && !rc; r++) {
+            I.extra_vals = srows[r] + sncols;
             rc = ins_row(&I, srows[r], NULL);
+        }
     } else if (ins->nset) {
         value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (ins->nset + 1));
         bool *defs = arena_calloc(x->arena, ins->nset + 1);
@@ -965,6 +1133,8 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                             (unsigned long long)I.dups, x->diag->warn_count);
     pend_ok(x, I.affected, info);
 out:
+    if (I.have_sq)
+        xquery_release(&I.sq);
     buf_free(&I.dup.pk);
     buf_free(&I.store);
     catalog_table_release(t);
@@ -2582,6 +2752,165 @@ out:
     return rc;
 }
 
+/* ---------------------------------------------------------------- key format step 1 -> 2 at start-up */
+
+/*
+ * RC_KEY_VERSION 2 made the keys of latin1_swedish_ci and utf8mb3/utf8mb4_general_ci strings collation weights
+ * (é = E); version 1 keys folded ASCII letters only.  A table whose version-1 index keys such a column (itself,
+ * or through the PRIMARY KEY that every secondary key ends with) is brought to version 2 when the server starts:
+ *   - its rows hold ASCII only in those columns: the version-1 keys are byte for byte the version-2 keys, so
+ *     only the catalog record changes (the rows are read once, nothing is written);
+ *   - else the table is rebuilt the way a copying ALTER TABLE does (new trees, rows copied, old trees dropped).
+ * A rebuild that fails (two values a UNIQUE index told apart are equal now: 'e' and 'é') stops the start-up
+ * with an error naming the table, the step and the cause.  A version-1 index over a YEAR column is rebuilt too
+ * (see keys_stale_cols).
+ */
+static bool keys_col_changed(const cat_table_t *t, uint32_t col)
+{
+    const rc_col_t *rc = &t->cols[col].rc;
+    coll_kind_t k = coll_kind_of(rc->coll);
+    return sqlt_is_string((sqlt_t)rc->type) && (k == COLL_KIND_LATIN1_CI || k == COLL_KIND_UTF8_GENERAL);
+}
+
+/* Marks in `cols` (ncols flags) the columns whose version-1 keys are stale; returns 0 (none), 1 (strings whose
+ * ASCII keys are still right) or 2 (a rebuild is needed whatever the data: YEAR keys written before 2026-11-30
+ * held 1901 for every year, so version-1 YEAR indexes are rebuilt too). */
+static int keys_stale_cols(const cat_table_t *t, bool *cols)
+{
+    int any = 0;
+    const cat_index_t *pk = cat_table_pk(t);
+    for (uint32_t i = 0; i < t->nidx; i++) {
+        const cat_index_t *x = &t->idx[i];
+        if (x->key_version >= RC_KEY_VERSION)
+            continue;
+        for (uint32_t k = 0; k < x->ncols + (pk && x != pk ? pk->ncols : 0); k++) {
+            uint32_t c = k < x->ncols ? x->cols[k].col : pk->cols[k - x->ncols].col;
+            if (t->cols[c].rc.type == SQLT_YEAR)
+                any = 2;
+            else if (keys_col_changed(t, c))
+                any = any ? any : 1, cols[c] = true;
+        }
+    }
+    return any;
+}
+
+/* Whether every row holds ASCII only in the marked columns (1), not (0), or an engine error (< 0). */
+static int keys_rows_ascii(sql_exec_ctx_t *x, const cat_table_t *t, const bool *cols)
+{
+    engine_trx_t *trx;
+    int rc = engine_trx_begin(g_eng, &trx);
+    if (rc)
+        return rc;
+    table_scan_t sc;
+    bool ascii = true;
+    rc = table_scan_open(&sc, trx, t, -1, NULL, NULL, false, x->arena);
+    while (rc == 0 && ascii && (rc = table_scan_next(&sc)) == 0)
+        for (uint32_t c = 0; c < t->ncols && ascii; c++) {
+            const value_t *v = &sc.row[c];
+            if (!cols[c] || v->type != VAL_STRING)
+                continue;
+            for (size_t i = 0; i < v->s.len && ascii; i++)
+                ascii = (unsigned char)v->s.ptr[i] < 0x80;
+        }
+    table_scan_close(&sc);
+    engine_trx_rollback(trx);
+    if (rc == STRATA_ENOTFOUND || (rc == 0 && !ascii))
+        return ascii;
+    return rc < 0 ? rc : -1;
+}
+
+static int keys_upgrade_table(const char *db, const char *name)
+{
+    arena_t mem;
+    diag_t d;
+    arena_init(&mem, 4096);
+    diag_init(&d, 8);
+    sql_exec_ctx_t x = {.arena = &mem, .diag = &d, .strict = true};
+    cat_table_t *old = catalog_table_get(g_cat, db, name);
+    if (!old)
+        goto done;
+    bool *cols = arena_calloc(&mem, old->ncols + 1);
+    int rc = 0;
+    const char *how = "";
+    int stale = keys_stale_cols(old, cols);
+    if (!stale) {
+        catalog_table_release(old);
+        goto done;
+    }
+    cat_table_t *nt = cat_table_copy(&mem, old);
+    for (uint32_t i = 0; i < nt->nidx; i++)
+        nt->idx[i].key_version = RC_KEY_VERSION;
+    int ascii = stale == 2 ? 0 : keys_rows_ascii(&x, old, cols);
+    if (ascii < 0) {
+        rc = table_engine_err(&d, old, ascii);
+    } else if (ascii) {
+        how = "its keys hold ASCII only: the record was updated";
+        rc = catalog_table_replace(g_cat, nt, &d);
+    } else {
+        how = "the table was rebuilt";
+        xalter_t A = {.x = &x, .nt = nt};
+        A.src = arena_alloc(&mem, sizeof(int) * (nt->ncols + 1));
+        for (uint32_t i = 0; i < nt->ncols; i++)
+            A.src[i] = (int)i;
+        nt->tree = 0;
+        for (uint32_t i = 0; i < nt->nidx; i++)
+            nt->idx[i].tree = 0;
+        rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
+        for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
+            if (nt->idx[i].kind == CAT_IDX_PRIMARY)
+                nt->idx[i].tree = nt->tree;
+            else
+                rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[i].tree);
+        }
+        uint64_t nrows = 0;
+        if (rc)
+            rc = table_engine_err(&d, old, rc);
+        else if ((rc = alter_copy(&x, old, &A, false, &nrows)) == 0)
+            rc = catalog_table_replace(g_cat, nt, &d);
+        if (rc) {
+            if (nt->tree)
+                engine_tree_drop(NULL, g_eng, nt->tree);
+            for (uint32_t i = 0; i < nt->nidx; i++)
+                if (nt->idx[i].tree && nt->idx[i].tree != nt->tree)
+                    engine_tree_drop(NULL, g_eng, nt->idx[i].tree);
+        }
+    }
+    catalog_table_release(old);
+    if (rc) {
+        log_error("key format step 1->2 (utf8mb4/utf8mb3_general_ci and latin1_swedish_ci keys become collation "
+                  "weights; YEAR keys rebuilt): table `%s`.`%s` could not be brought over: %s.  Start the previous strata, make the "
+                  "values distinct under the new collation rules (or drop the UNIQUE index), then start again",
+                  db, name, d.n ? d.conds[d.n - 1].msg : "engine error");
+        rc = rc < 0 ? rc : STRATA_EIO;
+    } else {
+        log_note("key format step 1->2: table `%s`.`%s`: %s", db, name, how);
+    }
+    diag_free(&d);
+    arena_destroy(&mem);
+    return rc;
+done:
+    diag_free(&d);
+    arena_destroy(&mem);
+    return 0;
+}
+
+static int sql_exec_keys_upgrade(void)
+{
+    arena_t a;
+    arena_init(&a, 1024);
+    const char **dbs = NULL, **tabs = NULL;
+    uint32_t ndb = 0, ntab = 0;
+    int rc = catalog_db_list(g_cat, &a, &dbs, &ndb);
+    for (uint32_t i = 0; i < ndb && !rc; i++) {
+        if (catalog_table_list(g_cat, dbs[i], &a, &tabs, &ntab) != 0)
+            continue;
+        for (uint32_t k = 0; k < ntab && !rc; k++)
+            rc = keys_upgrade_table(dbs[i], tabs[k]);
+    }
+    arena_destroy(&a);
+    return rc;
+}
+
 static bool alter_in_place(const sql_alter_table_t *at)
 {
     uint32_t nindex = 0;
@@ -2722,16 +3051,16 @@ static int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* ---------------------------------------------------------------- dispatch */
 
-static bool expr_has_subquery(const sql_expr_t *e)
+bool sql_expr_has_subquery(const sql_expr_t *e)
 {
     if (!e)
         return false;
     if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED || (e->kind == SQL_E_IN && e->sub))
         return true;
     for (uint32_t i = 0; i < e->nargs; i++)
-        if (expr_has_subquery(e->args[i]))
+        if (sql_expr_has_subquery(e->args[i]))
             return true;
-    return e->kind == SQL_E_CASE && expr_has_subquery(e->else_expr);
+    return e->kind == SQL_E_CASE && sql_expr_has_subquery(e->else_expr);
 }
 
 bool sql_exec_select_handles(const sql_select_t *sel)
@@ -2740,10 +3069,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
         return false;
     if (sel->from || sel->union_next || sel->having)
         return true;
-    if (expr_has_subquery(sel->where) || expr_has_subquery(sel->having))
+    if (sql_expr_has_subquery(sel->where) || sql_expr_has_subquery(sel->having))
         return true;
     for (uint32_t i = 0; i < sel->nitems; i++)
-        if (expr_has_subquery(sel->items[i].expr))
+        if (sql_expr_has_subquery(sel->items[i].expr))
             return true;
     return false;
 }
@@ -2889,7 +3218,35 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/* SET @x = (SELECT ...): the value is the one item of `SELECT e`, read as a SELECT reads (exec_select_rows) */
+static int eval_dispatch(sql_exec_ctx_t *x, const sql_expr_t *e, value_t *out)
+{
+    sql_select_item_t item = {.expr = (sql_expr_t *)e};
+    sql_select_t sel = {.items = &item, .nitems = 1};
+    value_t **rows;
+    uint64_t n;
+    uint32_t nc;
+    int rc = exec_select_rows(x, &sel, &rows, &n, &nc);
+    if (rc)
+        return rc;
+    *out = n && nc ? rows[0][0] : value_null();
+    return 0;
+}
+
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out);
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_run(x, st, NULL, NULL);
+}
+
+int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out)
+{
+    return exec_run(x, st, e, out);
+}
+
+/* One statement, or (eval != NULL) one expression of statement st, inside the statement's transaction. */
+static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out)
 {
     if (!g_cat)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "tables (no storage engine)");
@@ -2901,10 +3258,10 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
-    bool log_ddl = logging && ddl_logged(x, st);
+    bool log_ddl = !eval && logging && ddl_logged(x, st);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
-    int rc = dispatch(x, st);
+    int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
     if (rc == 0)
         binrow_stmt_end(ss->bl);
     else
@@ -2941,7 +3298,7 @@ int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (!ss->trx)
         mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
     if (rc == 0 && log_ddl && st->src && st->src_len) {
-        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id);
+        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
         if (brc) {
             char msg[160];
             snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);

@@ -76,6 +76,15 @@ typedef struct sql_exec_stats {
     uint64_t plan_rebinds;       /* Com_stmt_reprepare: a prepared plan bound again after its tables changed */
 } sql_exec_stats_t;
 
+/* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply
+ * NO_TABLE_OPTIONS and NO_KEY_OPTIONS there). */
+enum {
+    SQL_SHOW_CREATE_ANSI_QUOTES = 1,       /* identifiers in "..." instead of `...` */
+    SQL_SHOW_CREATE_NO_TABLE_OPTIONS = 2,  /* nothing after the closing ')' (ENGINE=, CHARSET=, COMMENT= ...) */
+    SQL_SHOW_CREATE_NO_KEY_OPTIONS = 4,    /* no COMMENT on keys */
+    SQL_SHOW_CREATE_NO_FIELD_OPTIONS = 8,  /* no AUTO_INCREMENT, no ON UPDATE on columns */
+};
+
 /* A prepared statement's cached plan (exec_select.c): opaque, owned by the statement. */
 typedef struct sql_plan sql_plan_t;
 sql_plan_t *sql_plan_new(void);
@@ -96,6 +105,8 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    unsigned show_create;      /* SQL_SHOW_CREATE_* below: how sql_mode shapes SHOW CREATE TABLE */
+    uint64_t sql_mode;         /* @@sql_mode (its bits), which the binlog's QUERY events of DDL carry */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
@@ -151,6 +162,12 @@ bool sql_exec_handles(const sql_stmt_t *st);
 bool sql_exec_select_handles(const sql_select_t *sel);
 /* Runs one statement.  0: answered through the sink; < 0: error in ctx->diag, not answered. */
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Does the expression hold a subquery (scalar, EXISTS, IN / ANY / ALL)? */
+bool sql_expr_has_subquery(const sql_expr_t *e);
+/* Evaluates one expression of statement st that holds subqueries (SET @x = (SELECT ...)), with the
+ * transaction, metadata locks and read view a SELECT of it would have; nothing is sent to the sink.  The value
+ * is in x->arena.  1242 when a scalar subquery gives more than one row, as in a SELECT. */
+int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out);
 /* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 

@@ -536,8 +536,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 continue;
             if (!e->col.table && s->hidden && s->hidden[c])
                 continue; /* a USING / NATURAL column is the earlier source's (one column, not ambiguous) */
-            if (found >= 0)
-                return diag_error(x->diag, ER_NON_UNIQ_ERROR, e->col.name, clause);
+            if (found >= 0) { /* named as written: 't2.v' when qualified (MariaDB) */
+                char full[200];
+                snprintf(full, sizeof full, "%s%s%s", e->col.table ? e->col.table : "", e->col.table ? "." : "", e->col.name);
+                return diag_error(x->diag, ER_NON_UNIQ_ERROR, full, clause);
+            }
             e->bound_db = s->db;
             e->bound_tab = s->alias;
             {
@@ -627,7 +630,8 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
     if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
         (e->kind == SQL_E_IN && e->sub) || (e->kind == SQL_E_COLUMN && e->slot < 0))
         *pure = false;
-    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND))
+    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND || e->func.fn == SQL_FN_GET_LOCK ||
+                                  e->func.fn == SQL_FN_RELEASE_LOCK || e->func.fn == SQL_FN_RELEASE_ALL_LOCKS))
         *pure = false;
     for (uint32_t i = 0; i < e->nargs; i++)
         m = MAX(m, expr_max_src(q, e->args[i], pure));
@@ -885,6 +889,31 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
     return value_is_numeric(v) || (v->type == VAL_STRING && !for_range);
 }
 
+/*
+ * A string search value in the index column's character set: the key is made of the column's weights.  A UTF-8
+ * value for a latin1 column is in the column's order only when it is a literal (or ?) whose characters all
+ * fit (eval.c derives the comparison's collation that way); else false and the caller scans.
+ */
+static bool key_in_coll(xeval_t *xe, const cat_column_t *c, const sql_expr_t *ex, value_t *v)
+{
+    uint16_t cc = c->rc.coll;
+    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type) || cc == COLL_BINARY || v->coll == COLL_BINARY)
+        return true;
+    bool col1 = value_coll_mbmaxlen(cc) == 1, val1 = value_coll_mbmaxlen(v->coll) == 1;
+    if (col1 != val1) {
+        if (col1 && ex->kind != SQL_E_LITERAL && ex->kind != SQL_E_PARAM)
+            return false;
+        size_t n, bad;
+        const char *cv = sql_str_convert(xe->x->arena, v->s.ptr, v->s.len, v->coll, cc, &n, &bad);
+        if (bad != SIZE_MAX)
+            return false;
+        v->s.ptr = cv;
+        v->s.len = n;
+        v->coll = cc;
+    }
+    return true;
+}
+
 typedef struct xrange {
     buf_t lo, hi;
     bool has_lo, has_hi;
@@ -926,7 +955,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 n = 0;
                 goto done;
             }
-            if (!key_compatible(col, &v, false)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->eq, &v)) {
                 rc = 1;
                 goto fail;
             }
@@ -948,8 +977,12 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 goto fail;
             if (v.type == VAL_NULL)
                 continue;
-            if (!key_compatible(col, &v, false)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->in[j], &v)) {
                 rc = 1;
+                for (uint32_t z = 0; z < m; z++) { /* the ranges made for the values before this one */
+                    buf_free(&nrg[z].lo);
+                    buf_free(&nrg[z].hi);
+                }
                 goto fail;
             }
             for (uint32_t i = 0; i < n; i++) {
@@ -1037,7 +1070,8 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
             n = 0; /* col > NULL is never true */
             goto done;
         }
-        if ((c->lo && !key_compatible(col, &lo, true)) || (c->hi && !key_compatible(col, &hi, true))) {
+        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, c->lo, &lo))) ||
+            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, c->hi, &hi)))) {
             rc = 1;
             goto fail;
         }
@@ -3648,8 +3682,18 @@ static int xcb_sleep(void *u, double secs)
     return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
 }
 
+static int xcb_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
+{
+    xeval_t *xe = u;
+    const sql_exec_ctx_t *x = xe->x;
+    if (!x->cb || !x->cb->user_lock)
+        return diag_error(d, ER_NOT_SUPPORTED_YET, "user-level locks");
+    return x->cb->user_lock(x->cb_user, fn, name, len, timeout, out, d);
+}
+
 static const sql_eval_cb_t xcb = {
     .sleep = xcb_sleep,
+    .user_lock = xcb_user_lock,
     .sysvar_get = xcb_sysvar_get,
     .uservar_get = xcb_uservar_get,
     .uservar_set = xcb_uservar_set,

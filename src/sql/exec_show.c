@@ -311,29 +311,32 @@ static const char *extra_of(const cat_column_t *c, arena_t *a)
 
 /* ---------------------------------------------------------------- SHOW CREATE TABLE */
 
-static void ident(buf_t *b, const char *s)
+/* `name` (or "name" under ANSI_QUOTES: q is the quote), the quote doubled inside */
+static void ident_q(buf_t *b, const char *s, char q)
 {
-    buf_append_byte(b, '`');
+    buf_append_byte(b, (uint8_t)q);
     for (; *s; s++) {
-        if (*s == '`')
-            buf_append_byte(b, '`');
+        if (*s == q)
+            buf_append_byte(b, (uint8_t)q);
         buf_append_byte(b, (uint8_t)*s);
     }
-    buf_append_byte(b, '`');
+    buf_append_byte(b, (uint8_t)q);
 }
 
-static char *create_text(arena_t *a, const cat_table_t *t)
+/* `mode`: SQL_SHOW_CREATE_* flags (exec.h) */
+static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
 {
+    char q = (mode & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`';
     buf_t b;
     buf_init(&b);
     buf_append_str(&b, "CREATE TABLE ");
-    ident(&b, t->name);
+    ident_q(&b, t->name, q);
     buf_append_str(&b, " (\n");
     for (uint32_t i = 0; i < t->ncols; i++) {
         const cat_column_t *c = &t->cols[i];
         sqlt_t ty = (sqlt_t)c->rc.type;
         buf_append_str(&b, "  ");
-        ident(&b, c->name);
+        ident_q(&b, c->name, q);
         buf_append_byte(&b, ' ');
         buf_append_str(&b, type_text(a, c));
         if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && c->rc.coll != COLL_BINARY && c->rc.coll != t->coll)
@@ -345,9 +348,9 @@ static char *create_text(arena_t *a, const cat_table_t *t)
         const char *d = default_shown(c, true, a);
         if (d && !c->auto_increment)
             buf_printf(&b, " DEFAULT %s", d);
-        if (c->auto_increment)
+        if (c->auto_increment && !(mode & SQL_SHOW_CREATE_NO_FIELD_OPTIONS))
             buf_append_str(&b, " AUTO_INCREMENT");
-        if (c->on_update_now)
+        if (c->on_update_now && !(mode & SQL_SHOW_CREATE_NO_FIELD_OPTIONS))
             buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
@@ -364,34 +367,40 @@ static char *create_text(arena_t *a, const cat_table_t *t)
             buf_append_str(&b, "PRIMARY KEY (");
         } else {
             buf_append_str(&b, x->kind == CAT_IDX_UNIQUE ? "UNIQUE KEY " : "KEY ");
-            ident(&b, x->name);
+            ident_q(&b, x->name, q);
             buf_append_str(&b, " (");
         }
         for (uint32_t k = 0; k < x->ncols; k++) {
             if (k)
                 buf_append_byte(&b, ',');
-            ident(&b, t->cols[x->cols[k].col].name);
+            ident_q(&b, t->cols[x->cols[k].col].name, q);
             if (x->cols[k].prefix)
                 buf_printf(&b, "(%u)", x->cols[k].prefix);
             if (x->cols[k].desc)
                 buf_append_str(&b, " DESC");
         }
         buf_append_byte(&b, ')');
-        if (x->comment && x->comment[0])
+        if (x->comment && x->comment[0] && !(mode & SQL_SHOW_CREATE_NO_KEY_OPTIONS))
             buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
         if (o + 1 < t->nidx)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
-    buf_printf(&b, ") ENGINE=%s", t->engine ? t->engine : "InnoDB");
+    buf_append_byte(&b, ')');
+    if (mode & SQL_SHOW_CREATE_NO_TABLE_OPTIONS)
+        goto done;
+    buf_printf(&b, " ENGINE=%s", t->engine ? t->engine : "InnoDB");
     uint64_t ai = t->ctr ? atomic_load(&t->ctr->auto_inc) : 1;
     if (cat_table_autoinc_col(t) >= 0 && ai > 1)
         buf_printf(&b, " AUTO_INCREMENT=%llu", (unsigned long long)ai);
     buf_printf(&b, " DEFAULT CHARSET=%s COLLATE=%s", charset_of(t->coll), value_coll_name(t->coll));
     if (t->comment && t->comment[0])
         buf_printf(&b, " COMMENT=%s", quote_str(a, t->comment));
-    if (t->tablespace)
-        buf_printf(&b, " TABLESPACE `%s`", t->tablespace);
+    if (t->tablespace) {
+        buf_append_str(&b, " TABLESPACE ");
+        ident_q(&b, t->tablespace, q);
+    }
+done:;
     char *r = arena_strndup(a, (const char *)b.data, b.len);
     buf_free(&b);
     return r;
@@ -699,7 +708,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Create Table", 1024, false, false);
         value_t *r = vt_row(&v);
         r[0] = S(t->name);
-        r[1] = S(create_text(x->arena, t));
+        r[1] = S(create_text(x->arena, t, x->show_create));
         catalog_table_release(t);
         return vt_send(&v, -1, NULL, NULL);
     }
@@ -714,9 +723,13 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Create Database", 1024, false, false);
         value_t *r = vt_row(&v);
         r[0] = S(db);
-        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s`%s` /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
-                              sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", db, charset_of(coll),
-                              value_coll_name(coll)));
+        buf_t qn; /* the name quoted as SHOW CREATE TABLE quotes (ANSI_QUOTES: "db") */
+        buf_init(&qn);
+        ident_q(&qn, db, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`');
+        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s%.*s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
+                              sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", (int)qn.len, (const char *)qn.data,
+                              charset_of(coll), value_coll_name(coll)));
+        buf_free(&qn);
         return vt_send(&v, -1, NULL, NULL);
     }
     case SQL_SHOW_TRIGGERS: {

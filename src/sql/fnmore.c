@@ -321,9 +321,12 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
             if (a[i].type == VAL_NULL)
                 continue;
             bool eq;
-            if (all_str)
-                eq = value_collate_cmp(a[0].coll == COLL_BINARY || a[i].coll == COLL_BINARY ? COLL_BINARY : a[0].coll,
-                                       a[0].s.ptr, a[0].s.len, a[i].s.ptr, a[i].s.len) == 0;
+            if (all_str) {
+                value_t x = a[0], y = a[i];
+                sql_eval_coll_agree(ctx, e->args[0], &x, e->args[i], &y);
+                eq = value_collate_cmp(x.coll == COLL_BINARY || y.coll == COLL_BINARY ? COLL_BINARY : x.coll,
+                                       x.s.ptr, x.s.len, y.s.ptr, y.s.len) == 0;
+            }
             else
                 eq = value_to_double(&a[0], dg) == value_to_double(&a[i], dg);
             if (eq) {
@@ -431,6 +434,7 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
     }
     case SQL_FN_STRCMP: {
         value_t x = text_of(ctx, &a[0]), y = text_of(ctx, &a[1]);
+        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &y);
         uint16_t coll = x.coll == COLL_BINARY || y.coll == COLL_BINARY ? COLL_BINARY : x.coll;
         int c = value_collate_cmp(coll, x.s.ptr, x.s.len, y.s.ptr, y.s.len);
         *out = value_int(c < 0 ? -1 : c > 0);
@@ -438,6 +442,7 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
     }
     case SQL_FN_FIND_IN_SET: {
         value_t x = text_of(ctx, &a[0]), set = text_of(ctx, &a[1]);
+        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &set);
         if (memchr(x.s.ptr, ',', x.s.len)) { *out = value_int(0); return 0; }
         *out = value_int(0);
         if (!set.s.len)

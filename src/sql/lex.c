@@ -33,8 +33,9 @@ bool sql_word_is_reserved(const char *s, size_t n)
     return bsearch(buf, reserved_words, ARRAY_LEN(reserved_words), sizeof reserved_words[0], cmp_word) != NULL;
 }
 
-void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len)
+void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len, unsigned mode)
 {
+    lx->mode = mode;
     lx->arena = a;
     lx->text = lx->pos = text;
     lx->end = text + len;
@@ -242,7 +243,7 @@ void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t)
     }
     if ((c == 'n' || c == 'N') && peek(lx, 1) == '\'') {
         advance(lx, 1);
-        t->type = read_quoted(lx, t, true) ? TK_NSTRING : TK_ERROR;
+        t->type = read_quoted(lx, t, !(lx->mode & SQL_PARSE_NO_BACKSLASH_ESCAPES)) ? TK_NSTRING : TK_ERROR;
         if (t->type == TK_ERROR)
             lx->pos = lx->end;
         goto done;
@@ -315,14 +316,14 @@ void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t)
         advance(lx, (size_t)(p - s));
         goto done;
     }
-    if (c == '`') {
+    if (c == '`' || (c == '"' && (lx->mode & SQL_PARSE_ANSI_QUOTES))) {
         t->type = read_quoted(lx, t, false) ? TK_QIDENT : TK_ERROR;
         if (t->type == TK_ERROR)
             lx->pos = lx->end;
         goto done;
     }
     if (c == '\'' || c == '"') {
-        t->type = read_quoted(lx, t, true) ? TK_STRING : TK_ERROR;
+        t->type = read_quoted(lx, t, !(lx->mode & SQL_PARSE_NO_BACKSLASH_ESCAPES)) ? TK_STRING : TK_ERROR;
         if (t->type == TK_ERROR)
             lx->pos = lx->end;
         goto done;
@@ -336,7 +337,8 @@ void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t)
         advance(lx, 1);
         int c1 = peek(lx, 0);
         if (c1 == '\'' || c1 == '"' || c1 == '`') {
-            t->type = read_quoted(lx, t, c1 != '`') ? TK_USERVAR : TK_ERROR;
+            t->type = read_quoted(lx, t, c1 != '`' && !(lx->mode & SQL_PARSE_NO_BACKSLASH_ESCAPES)) ? TK_USERVAR
+                                                                                                     : TK_ERROR;
             if (t->type == TK_ERROR)
                 lx->pos = lx->end;
             goto done;

@@ -1,8 +1,9 @@
 /*
  * Metadata locks (mdl.h): a table of locked names (chained hash, one mutex), each with a count of SHARED
  * holders, an EXCLUSIVE holder flag and a count of EXCLUSIVE waiters; one condition variable for every waiter
- * (waits are rare: only around DDL), woken by broadcast when a lock is released.  Entries are freed when nobody
- * holds or waits for them.
+ * (waits are rare: only around DDL), woken by broadcast when a lock is released.  An entry nobody holds or waits
+ * for stays in the table, idle, for the next statement on that table (no allocation per statement), up to
+ * MDL_IDLE_MAX idle entries; past that it is freed.
  */
 #include <pthread.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "util/blocking.h"
 #include "util/util.h"
 
-enum { MDL_BUCKETS = 1024 };
+enum { MDL_BUCKETS = 1024, MDL_IDLE_MAX = 4096 };
 
 struct mdl_lock {
     struct mdl_lock *next;
@@ -28,7 +29,8 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t cond;
     mdl_lock_t *b[MDL_BUCKETS];
-    uint32_t count;
+    uint32_t count; /* entries in the table */
+    uint32_t idle;  /* of which nobody holds or waits for */
 } g_m = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 
 static uint32_t hash(const char *k, size_t n)
@@ -54,7 +56,8 @@ static mdl_lock_t *lookup(const char *db, const char *name)
     uint32_t h = hash(key, kl);
     for (mdl_lock_t *l = g_m.b[h]; l; l = l->next)
         if (l->klen == kl && memcmp(l->key, key, kl) == 0) {
-            l->refs++;
+            if (l->refs++ == 0)
+                g_m.idle--;
             return l;
         }
     mdl_lock_t *l = mem_calloc(1, sizeof *l);
@@ -72,6 +75,10 @@ static void unref(mdl_lock_t *l)
 {
     if (--l->refs)
         return;
+    if (g_m.idle < MDL_IDLE_MAX) {
+        g_m.idle++;
+        return;
+    }
     mdl_lock_t **pp = &g_m.b[hash(l->key, l->klen)];
     while (*pp != l)
         pp = &(*pp)->next;
@@ -115,7 +122,9 @@ static int wait_step(uint64_t deadline, _Atomic bool *kill)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     blocking_begin(); /* waiting for another session: the worker pool may grow */
+    const char *was = blocking_set_state("Waiting for table metadata lock");
     pthread_cond_timedwait(&g_m.cond, &g_m.mu, &ts);
+    blocking_set_state(was);
     blocking_end();
     return 0;
 }
@@ -232,7 +241,7 @@ void mdl_set_free(mdl_set_t *s)
 uint32_t mdl_count(void)
 {
     pthread_mutex_lock(&g_m.mu);
-    uint32_t n = g_m.count;
+    uint32_t n = g_m.count - g_m.idle;
     pthread_mutex_unlock(&g_m.mu);
     return n;
 }

@@ -908,8 +908,12 @@ static sql_expr_t *simple_expr(parser_t *p)
                 finish(p, e);
                 break;
             }
-            if (is_word(p, "NOT") && false)
+            if (is_word(p, "NOT") && (p->lx.mode & SQL_PARSE_HIGH_NOT_PRECEDENCE)) {
+                /* HIGH_NOT_PRECEDENCE: NOT is '!' (MariaDB's NOT2_SYM) */
+                next(p);
+                e = mk_unary(p, SQL_OP_NOT, simple_expr(p), start);
                 break;
+            }
             if (is_word(p, "BINARY")) {
                 next(p);
                 e = mk_unary(p, SQL_OP_BINARY, simple_expr(p), start);
@@ -1015,13 +1019,31 @@ static sql_expr_t *simple_expr(parser_t *p)
     return e;
 }
 
+/* a || b || c under PIPES_AS_CONCAT: one CONCAT(a, b, c), binding tighter than ^ and looser than unary minus */
+static sql_expr_t *concat_expr(parser_t *p)
+{
+    sql_expr_t *l = simple_expr(p);
+    if (!(p->lx.mode & SQL_PARSE_PIPES_AS_CONCAT) || !is_punct(p, P_OR2))
+        return l;
+    sql_expr_t *e = new_expr(p, SQL_E_FUNC, l->src);
+    e->func.name = "CONCAT";
+    e->func.fn = SQL_FN_CONCAT;
+    vec_t v = {0};
+    push_arg(p, &v, l);
+    while (accept_punct(p, P_OR2))
+        push_arg(p, &v, simple_expr(p));
+    set_args(p, e, &v);
+    finish(p, e);
+    return e;
+}
+
 /* ^ */
 static sql_expr_t *xor_expr(parser_t *p)
 {
-    sql_expr_t *l = simple_expr(p);
+    sql_expr_t *l = concat_expr(p);
     while (is_punct(p, '^')) {
         next(p);
-        l = mk_binary(p, SQL_OP_BITXOR, l, simple_expr(p));
+        l = mk_binary(p, SQL_OP_BITXOR, l, concat_expr(p));
     }
     return l;
 }
@@ -1226,7 +1248,7 @@ static sql_expr_t *bool_pri(parser_t *p)
 
 static sql_expr_t *not_expr(parser_t *p)
 {
-    if (is_word(p, "NOT")) {
+    if (is_word(p, "NOT") && !(p->lx.mode & SQL_PARSE_HIGH_NOT_PRECEDENCE)) {
         const char *start = p->tok.start;
         next(p);
         depth_in(p);
@@ -1261,7 +1283,7 @@ static sql_expr_t *expr(parser_t *p)
 {
     depth_in(p);
     sql_expr_t *l = xor_bool(p);
-    while (is_word(p, "OR") || is_punct(p, P_OR2)) {
+    while (is_word(p, "OR") || (is_punct(p, P_OR2) && !(p->lx.mode & SQL_PARSE_PIPES_AS_CONCAT))) {
         next(p);
         l = mk_binary(p, SQL_OP_OR, l, xor_bool(p));
     }
@@ -4251,10 +4273,15 @@ static void statement(parser_t *p, sql_stmt_t *st)
 
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d)
 {
+    return sql_parse_mode(a, text, len, 0, out, d);
+}
+
+int sql_parse_mode(arena_t *a, const char *text, size_t len, unsigned mode, sql_stmt_list_t *out, diag_t *d)
+{
     parser_t *p = arena_calloc(a, sizeof *p);
     p->a = a;
     p->d = d;
-    sql_lex_init(&p->lx, a, text, len);
+    sql_lex_init(&p->lx, a, text, len, mode);
     memset(out, 0, sizeof *out);
     vec_t stmts = {0};
     if (setjmp(p->fail))
@@ -4299,7 +4326,7 @@ int sql_parse_expr(arena_t *a, const char *text, size_t len, sql_expr_t **out, d
     parser_t *p = arena_calloc(a, sizeof *p);
     p->a = a;
     p->d = d;
-    sql_lex_init(&p->lx, a, text, len);
+    sql_lex_init(&p->lx, a, text, len, 0);
     *out = NULL;
     if (setjmp(p->fail))
         return d->error_code ? -d->error_code : -ER_PARSE_ERROR;

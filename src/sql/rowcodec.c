@@ -1,7 +1,7 @@
 /*
  * Row codec: memcomparable keys and compact row values (see rowcodec.h for the why).
  *
- * ---- Key format (RC_KEY_VERSION 1) -------------------------------------------------------------------------
+ * ---- Key format (RC_KEY_VERSION 2) -------------------------------------------------------------------------
  * A key is the concatenation of its columns' encodings; the catalog records the key version per index.
  *
  *   nullable column      1 byte marker: 0x00 NULL (nothing follows; NULL sorts first), 0x01 a value follows
@@ -22,16 +22,21 @@
  *   TIME                 8 bytes big-endian: signed microseconds (negative TIME below zero), top bit flipped
  *   binary strings       (collation binary: BINARY/VARBINARY/BLOB) bytes with 0x00 written as 0x00 0xFF, then
  *                        the terminator 0x00 0x00: shorter sorts first, as memcmp of the raw bytes
- *   PAD SPACE strings    (every other collation) the string's sort units (bytes; for _ci collations folded to
- *                        upper case the way value_collate_cmp folds), trailing spaces dropped, written as tokens
- *                        so the order is MySQL's "as if padded with spaces":
- *                          0x00 u      a unit u below ' ' (0x20)
- *                          0x01 k(4)   a run of k spaces followed by a unit below ' ' (longer run sorts later)
+ *   PAD SPACE strings    (every other collation) the string's weights (collation.h: one per character, what
+ *                        value_collate_cmp compares), trailing spaces dropped, written as tokens so the order is
+ *                        MySQL's "as if padded with spaces":
+ *                          0x00 w      a weight w below ' ' (0x20)
+ *                          0x01 k(4)   a run of k spaces followed by a weight below ' ' (longer run sorts later)
  *                          0x02        end of string ("spaces forever")
- *                          0x03 ~k(4)  a run of k spaces followed by a unit above ' ' (longer run sorts first)
- *                          u           a unit above ' ' (0x21..0xFF), one byte
+ *                          0x03 ~k(4)  a run of k spaces followed by a weight above ' ' (longer run sorts first)
+ *                          w           a weight above ' ': one byte when below 0x80 or of a single-byte
+ *                                      collation (latin1: 0x21..0xFF); else (utf8 general_ci: 0x80..0x100FF)
+ *                                      the UTF-8 form of the number, 2-4 bytes with lead byte 0xC2..0xF4, which
+ *                                      keeps the order and never starts with 0x00..0x03
  *                        An index prefix length (characters; UTF-8 characters for multi-byte charsets) cuts
  *                        the string before encoding.
+ *                        Version 1 wrote bytes with ASCII letters upper-cased: the same bytes for ASCII strings,
+ *                        other orders beyond (exec.c brings version-1 indexes over at start-up).
  *
  * ---- Row format (RC_ROW_VERSION 1) -------------------------------------------------------------------------
  *   offset  size        field
@@ -48,6 +53,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "sql/collation.h"
 #include "sql/rowcodec.h"
 
 /* ---------------------------------------------------------------- types */
@@ -330,15 +336,47 @@ static size_t utf8_prefix(const char *s, size_t n, uint32_t chars)
     return i;
 }
 
-static uint8_t fold_unit(uint8_t c, bool ci) { return ci && c >= 'a' && c <= 'z' ? (uint8_t)(c - 32) : c; }
-
-static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
+/* One weight as key bytes at o (room for 4): below 0x80 (and every weight of a single-byte collation) one byte,
+ * else the order-preserving UTF-8 form of the number (2..4 bytes, lead byte 0xC0..0xF7, never 0x00..0x03).
+ * Returns the bytes written. */
+static size_t put_weight(uint8_t *o, uint32_t w, bool wide)
 {
-    if (c->prefix)
-        n = value_coll_mbmaxlen(c->coll) > 1 ? utf8_prefix(s, n, c->prefix) : MIN(n, (size_t)c->prefix);
-    if (c->coll == COLL_BINARY) {
+    if (w < 0x80 || !wide) {
+        o[0] = (uint8_t)w;
+        return 1;
+    }
+    if (w < 0x800) {
+        o[0] = (uint8_t)(0xC0 | (w >> 6));
+        o[1] = (uint8_t)(0x80 | (w & 0x3F));
+        return 2;
+    }
+    if (w < 0x10000) {
+        o[0] = (uint8_t)(0xE0 | (w >> 12));
+        o[1] = (uint8_t)(0x80 | ((w >> 6) & 0x3F));
+        o[2] = (uint8_t)(0x80 | (w & 0x3F));
+        return 3;
+    }
+    o[0] = (uint8_t)(0xF0 | (w >> 18));
+    o[1] = (uint8_t)(0x80 | ((w >> 12) & 0x3F));
+    o[2] = (uint8_t)(0x80 | ((w >> 6) & 0x3F));
+    o[3] = (uint8_t)(0x80 | (w & 0x3F));
+    return 4;
+}
+
+static void put_be32(uint8_t *o, uint32_t v)
+{
+    o[0] = (uint8_t)(v >> 24);
+    o[1] = (uint8_t)(v >> 16);
+    o[2] = (uint8_t)(v >> 8);
+    o[3] = (uint8_t)v;
+}
+
+void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    if (coll == COLL_BINARY) {
         for (size_t i = 0; i < n; i++) {
-            buf_append_byte(b, (uint8_t)s[i]);
+            buf_append_byte(b, s[i]);
             if (!s[i])
                 buf_append_byte(b, 0xFF);
         }
@@ -346,33 +384,61 @@ static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
         buf_append_byte(b, 0);
         return;
     }
-    bool ci = value_coll_is_ci(c->coll);
+    coll_kind_t k = coll_kind_of(coll);
+    const uint8_t *bw = coll_byte_weights(k);
+    bool wide = k == COLL_KIND_UTF8_GENERAL;
     while (n && s[n - 1] == ' ')
         n--;
-    size_t i = 0;
+    /* written through a pointer.  Before each step there is room for one byte per input byte left plus 8: an
+     * ASCII character above the space gives one key byte, any other step at most 5 (a space run's token, an
+     * invalid byte's 4-byte weight) */
+    buf_reserve(b, n + 16);
+    size_t len = b->len, i = 0;
     while (i < n) {
-        uint8_t u = fold_unit((uint8_t)s[i], ci);
-        if (u == ' ') {
-            size_t k = 0;
+        if (b->cap - len < n - i + 8) {
+            b->len = len;
+            buf_reserve(b, n - i + 16);
+        }
+        uint8_t *d = b->data;
+        while (i < n && s[i] > ' ' && s[i] < 0x80) /* the common case, one byte each */
+            d[len++] = bw[s[i++]];
+        if (i == n)
+            break;
+        uint8_t *o = d + len;
+        if (s[i] == ' ') {
+            size_t run = 0;
             while (i < n && s[i] == ' ')
-                i++, k++;
-            /* not at the end: trailing spaces were dropped, so s[i] is the unit after the run */
-            uint8_t next = fold_unit((uint8_t)s[i], ci);
-            if (next < ' ') {
-                buf_append_byte(b, 0x01);
-                put_be(b, k, 4);
+                i++, run++;
+            /* not at the end: trailing spaces were dropped, so s[i] is the character after the run */
+            size_t t = i;
+            uint32_t next = coll_weight_next(k, bw, s, n, &t);
+            if (next < COLL_WEIGHT_SPACE) {
+                o[0] = 0x01;
+                put_be32(o + 1, (uint32_t)run);
             } else {
-                buf_append_byte(b, 0x03);
-                put_be(b, 0xFFFFFFFFu - (uint32_t)k, 4);
+                o[0] = 0x03;
+                put_be32(o + 1, 0xFFFFFFFFu - (uint32_t)run);
             }
+            len += 5;
             continue;
         }
-        if (u < ' ')
-            buf_append_byte(b, 0x00);
-        buf_append_byte(b, u);
-        i++;
+        /* only ' ' weighs as a space (collation.h), so w != 0x20 here */
+        uint32_t w = coll_weight_next(k, bw, s, n, &i);
+        if (w < COLL_WEIGHT_SPACE) {
+            *o++ = 0x00;
+            len++;
+        }
+        len += put_weight(o, w, wide);
     }
+    b->len = len;
     buf_append_byte(b, 0x02);
+}
+
+static void string_key(buf_t *b, const rc_col_t *c, const char *s, size_t n)
+{
+    if (c->prefix)
+        n = value_coll_mbmaxlen(c->coll) > 1 ? utf8_prefix(s, n, c->prefix) : MIN(n, (size_t)c->prefix);
+    rc_key_string(b, c->coll, s, n);
 }
 
 int rc_key_append(buf_t *b, const rc_col_t *c, const value_t *v)

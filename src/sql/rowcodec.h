@@ -43,7 +43,8 @@ typedef struct rc_col {
     uint32_t prefix;     /* keys only: index prefix length in characters (0 = whole value) */
 } rc_col_t;
 
-#define RC_KEY_VERSION 1
+/* 2: _ci string keys are collation weights (collation.h); 1 folded ASCII letters only (catalog.c upgrades) */
+#define RC_KEY_VERSION 2
 #define RC_ROW_VERSION 1
 
 bool sqlt_is_int(sqlt_t t);        /* TINYINT..BIGINT */
@@ -59,6 +60,9 @@ bool sqlt_is_fixed(sqlt_t t);      /* stored in the row's fixed part */
  * -1 when v cannot be placed in the column's order (a string that is no date for a DATE column, ...).
  */
 int rc_key_append(buf_t *b, const rc_col_t *c, const value_t *v);
+/* The key form of a string under a collation (no index prefix): what rc_key_append writes for a string column
+ * without its NULL marker.  Equal bytes exactly when value_collate_cmp says equal. */
+void rc_key_string(buf_t *b, uint16_t coll, const char *s, size_t n);
 /* Length of the encoded key column at p (n bytes available), or -1 when malformed. */
 int rc_key_skip(const rc_col_t *c, const uint8_t *p, size_t n);
 /* Can column c be read back from its key (index-only reads)?  Integers, YEAR, BIT, ENUM, SET and the temporal

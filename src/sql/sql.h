@@ -28,6 +28,24 @@
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d);
 
 /*
+ * The sql_mode flags that change how text is read (the session derives them from @@sql_mode before each
+ * parse; a prepared statement keeps the flags of its PREPARE, as in MySQL):
+ *   ANSI_QUOTES           "x" is an identifier (as `x`), not a string
+ *   PIPES_AS_CONCAT       a || b is CONCAT(a, b), binding tighter than ^ (MariaDB's MYSQL_CONCAT_SYM), not OR
+ *   NO_BACKSLASH_ESCAPES  a backslash in a string literal is an ordinary character (LIKE's escape stays '\')
+ *   HIGH_NOT_PRECEDENCE   NOT binds as tightly as '!': NOT a BETWEEN b AND c is (NOT a) BETWEEN b AND c
+ * IGNORE_SPACE needs nothing: the parser always allows spaces between a function's name and its '('.
+ */
+enum {
+    SQL_PARSE_ANSI_QUOTES = 1,
+    SQL_PARSE_PIPES_AS_CONCAT = 2,
+    SQL_PARSE_NO_BACKSLASH_ESCAPES = 4,
+    SQL_PARSE_HIGH_NOT_PRECEDENCE = 8,
+};
+/* sql_parse() under the given SQL_PARSE_* flags (sql_parse is sql_parse_mode with 0). */
+int sql_parse_mode(arena_t *a, const char *text, size_t len, unsigned mode, sql_stmt_list_t *out, diag_t *d);
+
+/*
  * Parses one expression (the whole text).  For what the catalog keeps as text and re-reads later: a column's
  * DEFAULT (`col->default_expr->src`, `src_len` is its exact spelling), a generated column, a CHECK.
  */
@@ -68,6 +86,10 @@ typedef struct sql_eval_cb {
     int (*column_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
     /* SLEEP(seconds): waits, and returns 1 if KILL QUERY interrupted it (the statement then fails with 1317). */
     int (*sleep)(void *user, double seconds);
+    /* GET_LOCK(name, timeout) (timeout in seconds, >= 0; 1.8e13 and above: no limit), RELEASE_LOCK(name),
+     * RELEASE_ALL_LOCKS() (name NULL), IS_FREE_LOCK(name), IS_USED_LOCK(name): fn says which; out is the
+     * function's value.  The name is checked already (a string of 1..192 bytes). */
+    int (*user_lock)(void *user, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d);
     /* BINLOG_GTID_POS(file, pos): the GTID state at that binlog position as text, or NULL (issue 5). */
     int (*binlog_gtid_pos)(void *user, const char *file, size_t len, uint64_t pos, value_t *out);
     /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */

@@ -30,7 +30,7 @@ enum {
     P_NE,           /* <> != */
     P_LE, P_GE, P_SHL, P_SHR,
     P_AND2,         /* && */
-    P_OR2,          /* || */
+    P_OR2,          /* || (OR, or CONCAT under PIPES_AS_CONCAT: the parser decides) */
     P_ARROW,        /* -> (JSON, parsed as error for now) */
 };
 
@@ -50,9 +50,10 @@ typedef struct sql_lexer {
     const char *text, *pos, *end;
     uint32_t line;
     int in_exec_comment; /* inside an executable comment: its closing star-slash is skipped */
+    unsigned mode;       /* SQL_PARSE_* flags (sql.h) */
 } sql_lexer_t;
 
-void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len);
+void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len, unsigned mode);
 void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t);
 bool sql_word_is_reserved(const char *s, size_t n);
 
@@ -70,6 +71,8 @@ int sql_error_undeclared_var(diag_t *d, const char *name);
 int sql_error_wrong_value(diag_t *d, const char *type, const char *val);
 int sql_error_paramcount(diag_t *d, const char *fname);
 int sql_error_no_function(diag_t *d, const char *fname);
+/* 4079 ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION HY000: "Illegal parameter data type int for operation 'get_lock'" */
+int sql_error_param_type(diag_t *d, const char *type, const char *op);
 
 /* datefn.c: date functions.  Return 1 when `e` is not theirs. */
 int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
@@ -78,6 +81,9 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
 int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
 /* fnmore.c: the functions from MID on in functions.def (arguments evaluated); 1 = not ours. */
 int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
+/* Two strings about to be compared, brought to one collation the way MariaDB derives it (a column against a
+ * literal of the other character set: the column's; else the UTF-8 one); ea / eb are their expressions. */
+void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 

@@ -225,6 +225,14 @@ static int dup_error(diag_t *d, const cat_table_t *t, uint32_t ix, const value_t
             value_t o = table_value_out(c, &v, &a);
             value_append_text(&b, &o);
             arena_destroy(&a);
+        } else if (v.type == VAL_STRING && v.coll != COLL_BINARY && value_coll_mbmaxlen(v.coll) == 1) {
+            /* the message is UTF-8: a latin1 value is converted ('æ', not its byte E6) */
+            arena_t a;
+            arena_init(&a, 256);
+            size_t n, bad;
+            const char *u = sql_str_convert(&a, v.s.ptr, v.s.len, v.coll, COLL_UTF8MB4_GENERAL_CI, &n, &bad);
+            buf_append(&b, u, n);
+            arena_destroy(&a);
         } else {
             value_append_text(&b, &v);
         }

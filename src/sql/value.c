@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sql/collation.h"
 #include "sql/sql_int.h"
 #include "sql/store.h"
 
@@ -34,7 +35,7 @@ static const coll_info_t colls[] = {
     {COLL_UTF8MB4_BIN, "utf8mb4_bin", "utf8mb4", false, false, 4},
     {COLL_UTF8MB4_UNICODE_CI, "utf8mb4_unicode_ci", "utf8mb4", false, true, 4},
     {COLL_BINARY, "binary", "binary", true, false, 1},
-    {11, "ascii_general_ci", "ascii", true, true, 1},
+    {COLL_ASCII_GENERAL_CI, "ascii_general_ci", "ascii", true, true, 1},
 };
 
 static const coll_info_t *coll_find(uint16_t id)
@@ -100,34 +101,17 @@ int value_charset_default_coll(const char *cs, size_t len)
     return -1;
 }
 
-/* Case folding for the _ci collations: ASCII and Latin-1 letters (enough for utf8mb4_general_ci's common
- * cases; full Unicode folding tables are a later step). */
-static int fold(int c)
-{
-    return (c >= 'a' && c <= 'z') ? c - 32 : c;
-}
-
+/* Binary strings compare as bytes, the shorter first; every other collation by its weights, PAD SPACE
+ * (collation.h). */
 int value_collate_cmp(uint16_t coll, const char *a, size_t an, const char *b, size_t bn)
 {
-    bool pad = coll != COLL_BINARY; /* PAD SPACE collations ignore trailing spaces */
-    if (pad) {
-        while (an && a[an - 1] == ' ')
-            an--;
-        while (bn && b[bn - 1] == ' ')
-            bn--;
+    if (coll == COLL_BINARY) {
+        int r = MIN(an, bn) ? memcmp(a, b, MIN(an, bn)) : 0;
+        if (r)
+            return r < 0 ? -1 : 1;
+        return an < bn ? -1 : an > bn ? 1 : 0;
     }
-    bool ci = value_coll_is_ci(coll);
-    size_t n = MIN(an, bn);
-    for (size_t i = 0; i < n; i++) {
-        int x = (unsigned char)a[i], y = (unsigned char)b[i];
-        if (ci) {
-            x = fold(x);
-            y = fold(y);
-        }
-        if (x != y)
-            return x < y ? -1 : 1;
-    }
-    return an < bn ? -1 : an > bn ? 1 : 0;
+    return coll_cmp(coll_kind_of(coll), a, an, b, bn);
 }
 
 /* ---------------------------------------------------------------- numbers from text */

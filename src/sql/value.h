@@ -19,6 +19,7 @@
 /* Collation ids as MariaDB numbers them (SHOW COLLATION). */
 enum {
     COLL_LATIN1_SWEDISH_CI = 8,
+    COLL_ASCII_GENERAL_CI = 11,
     COLL_UTF8MB3_GENERAL_CI = 33,
     COLL_UTF8MB4_GENERAL_CI = 45,
     COLL_UTF8MB4_BIN = 46,
@@ -130,7 +131,8 @@ size_t value_format_float(double d, char *out, size_t cap);
  * be NULL (the caller applies NULL semantics).
  */
 int value_compare(const value_t *a, const value_t *b, diag_t *d);
-/* String comparison under a collation (used by value_compare and LIKE). */
+/* String comparison under a collation: bytes for binary, else the collation's weights, PAD SPACE (collation.h;
+ * index keys, rc_key_string, order and tie exactly as this does). */
 int value_collate_cmp(uint16_t coll, const char *a, size_t an, const char *b, size_t bn);
 bool value_coll_is_ci(uint16_t coll);
 

@@ -1,4 +1,5 @@
 /* Wait hooks (see blocking.h). */
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "util/blocking.h"
@@ -6,6 +7,7 @@
 static void (*hook_begin)(void *);
 static void (*hook_end)(void *);
 static void *hook_arg;
+static _Thread_local _Atomic(const char *) *state_slot;
 
 void blocking_set_hooks(void (*begin)(void *arg), void (*end)(void *arg), void *arg)
 {
@@ -24,4 +26,16 @@ void blocking_end(void)
 {
     if (hook_end)
         hook_end(hook_arg);
+}
+
+void blocking_bind_state(_Atomic(const char *) *slot)
+{
+    state_slot = slot;
+}
+
+const char *blocking_set_state(const char *state)
+{
+    if (!state_slot)
+        return NULL;
+    return atomic_exchange(state_slot, state);
 }

@@ -11,4 +11,10 @@ void blocking_set_hooks(void (*begin)(void *arg), void (*end)(void *arg), void *
 void blocking_begin(void);
 void blocking_end(void);
 
+/* SHOW PROCESSLIST's State (MariaDB's thd_proc_info): while a statement runs, its session binds a slot to the
+ * thread running it (NULL unbinds; the binding never outlives the call that made it), and a wait names itself
+ * there for its duration.  blocking_set_state returns the previous state to put back (NULL without a slot). */
+void blocking_bind_state(_Atomic(const char *) *slot);
+const char *blocking_set_state(const char *state);
+
 #endif

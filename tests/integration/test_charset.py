@@ -4,9 +4,9 @@ client's charset, a plain '...' literal is a string of the connection's charset,
 names) are sent in character_set_results and declared with its collation number; latin1 is MySQL's latin1
 (cp1252: 0x80 is the euro sign).  Every expectation here is checked against the MariaDB reference too.
 
-Known gaps (not tested): case- and accent-insensitive comparison beyond ASCII (utf8mb4_general_ci 'é' = 'É'),
-UPPER/LOWER of letters beyond Latin-1 (Greek, Cyrillic, Latin Extended), and charset introducers (_utf8mb4'..')
-inside a latin1 client's text (the whole text is converted first).
+Known gaps (not tested): UPPER/LOWER of letters beyond Latin-1 (Greek, Cyrillic, Latin Extended), and charset
+introducers (_utf8mb4'..') inside a latin1 client's text (the whole text is converted first).  Comparison beyond
+ASCII (utf8mb4_general_ci 'é' = 'É', latin1_swedish_ci) is tested in test_collation.py and tests/sql/collation.sql.
 """
 import pymysql
 import pytest

@@ -10,6 +10,22 @@ import pytest
 from sqlutil import background, run
 
 
+def waiting_for_mdl(target, conn_id, timeout=15):
+    """Waits until connection conn_id shows PROCESSLIST State 'Waiting for table metadata lock' (MariaDB's name;
+    strata's waits name themselves the same way), instead of guessing with a sleep."""
+    c = target.connect()
+    try:
+        t0 = time.time()
+        while time.time() - t0 < timeout:
+            st = run(c, 'SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = %d' % conn_id)
+            if st and st[0][0] == 'Waiting for table metadata lock':
+                return
+            time.sleep(0.05)
+        pytest.fail('connection %d never waited for a metadata lock (state %s)' % (conn_id, st))
+    finally:
+        c.close()
+
+
 @pytest.fixture
 def db(target):
     c = target.connect()
@@ -26,8 +42,9 @@ def test_alter_waits_for_an_open_write_and_keeps_it(db):
     a, b = db.connect(), db.connect()
     run(a, 'BEGIN')
     run(a, 'INSERT INTO mdl.t VALUES (2, 2)')
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
     th, box = background(b, 'ALTER TABLE mdl.t ADD COLUMN w INT')
-    time.sleep(0.7)
+    waiting_for_mdl(db, bid)
     assert 't' not in box, 'ALTER TABLE did not wait for the open transaction'
     run(a, 'COMMIT')
     th.join(10)
@@ -41,8 +58,9 @@ def test_drop_waits_for_a_reading_transaction(db):
     a, b = db.connect(), db.connect()
     run(a, 'BEGIN')
     assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
     th, box = background(b, 'DROP TABLE mdl.t')
-    time.sleep(0.7)
+    waiting_for_mdl(db, bid)
     assert 't' not in box
     assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)  # still readable in the transaction
     run(a, 'COMMIT')
@@ -60,8 +78,9 @@ def test_lock_wait_timeout_and_queued_statements(db):
     run(a, 'BEGIN')
     run(a, 'UPDATE mdl.t SET v = 5 WHERE id = 1')
     run(b, 'SET SESSION lock_wait_timeout = 2')
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
     th, box = background(b, 'ALTER TABLE mdl.t ADD COLUMN w INT')
-    time.sleep(0.5)
+    waiting_for_mdl(db, bid)
     # a statement arriving behind the waiting ALTER waits too, and times out with 1205
     run(c, 'SET SESSION lock_wait_timeout = 1')
     t0 = time.time()
@@ -85,7 +104,7 @@ def test_kill_query_ends_a_waiting_ddl(db):
     run(a, 'SELECT * FROM mdl.t')
     bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
     th, box = background(b, 'TRUNCATE TABLE mdl.t')
-    time.sleep(0.5)
+    waiting_for_mdl(db, bid)
     run(k, 'KILL QUERY %d' % bid)
     th.join(10)
     assert isinstance(box.get('err'), pymysql.err.OperationalError) and box['err'].args[0] == 1317, box

@@ -39,7 +39,14 @@ def test_semisync_ack_timeout_and_recovery(fresh_strata, fresh_mariadb):
         run(p, 'INSERT INTO ss.t VALUES (%d)' % i)
     st1 = status(p)
     assert int(st1['Rpl_semi_sync_master_yes_tx']) - int(st0['Rpl_semi_sync_master_yes_tx']) == 20, st1
-    # each acknowledged commit is on the replica when the client hears of it
+    # each acknowledged commit has reached the replica (its relay log: what the ACK means; applying it may lag)
+    # when the client hears of it
+    pos = run(p, 'SELECT @@gtid_binlog_pos')[0][0]
+    with r.cursor() as cur:
+        cur.execute('SHOW SLAVE STATUS')
+        io_pos = dict(zip([d[0] for d in cur.description], cur.fetchone()))['Gtid_IO_Pos']
+    assert io_pos == pos, (io_pos, pos)
+    wait_for(r, pos)
     assert run(r, 'SELECT COUNT(*) FROM ss.t') == ((20,),)
     # 32 concurrent committers: every one is acknowledged
     def writer(w):

@@ -215,6 +215,51 @@ TEST(test_precedence)
     pr_free(&p);
 }
 
+static sql_stmt_t *one_mode(pr_t *p, const char *q, unsigned mode)
+{
+    arena_init(&p->a, 4096);
+    diag_init(&p->d, 64);
+    p->rc = sql_parse_mode(&p->a, q, strlen(q), mode, &p->l, &p->d);
+    return p->rc ? NULL : p->l.stmts[0];
+}
+
+/* sql_mode flags that change the reading of the text (checked against MariaDB 10.11 in tests/sql/misc.sql) */
+TEST(test_parse_modes)
+{
+    pr_t p;
+    const char *q = "select \"a\"\"b\", 'x\\y' || \"c\\d\" || 1 ^ 2, NOT 1 BETWEEN 0 AND 2";
+    sql_stmt_t *st = one_mode(&p, q, 0);
+    REQUIRE(st);
+    CHECK_EQ_INT(st->select->items[0].expr->kind, SQL_E_LITERAL);
+    CHECK_EQ_STR(st->select->items[0].expr->lit.s.ptr, "a\"b");
+    CHECK_EQ_INT(st->select->items[1].expr->op, SQL_OP_OR);
+    CHECK_EQ_INT(st->select->items[2].expr->op, SQL_OP_NOT);
+    pr_free(&p);
+    st = one_mode(&p, q, SQL_PARSE_ANSI_QUOTES | SQL_PARSE_PIPES_AS_CONCAT | SQL_PARSE_HIGH_NOT_PRECEDENCE |
+                             SQL_PARSE_NO_BACKSLASH_ESCAPES);
+    REQUIRE(st);
+    sql_expr_t *e = st->select->items[0].expr;
+    CHECK_EQ_INT(e->kind, SQL_E_COLUMN);
+    CHECK_EQ_STR(e->col.name, "a\"b");
+    e = st->select->items[1].expr; /* CONCAT('x\\y', `c\\d`, 1) ^ 2 */
+    CHECK_EQ_INT(e->op, SQL_OP_BITXOR);
+    CHECK_EQ_INT(e->args[0]->kind, SQL_E_FUNC);
+    CHECK_EQ_INT(e->args[0]->func.fn, SQL_FN_CONCAT);
+    CHECK_EQ_INT(e->args[0]->nargs, 3);
+    CHECK_EQ_STR(e->args[0]->args[0]->lit.s.ptr, "x\\y");
+    CHECK_EQ_STR(e->args[0]->args[1]->col.name, "c\\d");
+    e = st->select->items[2].expr; /* (NOT 1) BETWEEN 0 AND 2 */
+    CHECK_EQ_INT(e->kind, SQL_E_BETWEEN);
+    CHECK_EQ_INT(e->args[0]->op, SQL_OP_NOT);
+    pr_free(&p);
+    /* NO_BACKSLASH_ESCAPES: a backslash does not escape the quote, so 'a\'' is 'a\' then an open string */
+    CHECK(one_mode(&p, "select 'a\\''", SQL_PARSE_NO_BACKSLASH_ESCAPES) == NULL);
+    CHECK_EQ_INT(p.rc, -ER_PARSE_ERROR);
+    pr_free(&p);
+    CHECK(one_mode(&p, "select 'a\\''", 0) != NULL);
+    pr_free(&p);
+}
+
 TEST(test_select_clauses)
 {
     pr_t p;
@@ -409,5 +454,5 @@ TEST(test_account_and_admin_statements)
 }
 
 UNIT_MAIN(test_syntax_errors_match_mariadb, test_limit_ident_is_undeclared_variable, test_multi_statements_and_spans,
-          test_comments_and_executable_comments, test_literals, test_precedence, test_select_clauses,
+          test_comments_and_executable_comments, test_literals, test_precedence, test_parse_modes, test_select_clauses,
           test_set_statements, test_show_statements, test_account_and_admin_statements)

@@ -1,0 +1,77 @@
+-- Collations beyond ASCII: utf8mb4_general_ci / utf8mb3_general_ci weigh the upper-case base letter (é = É = e),
+-- latin1_swedish_ci sorts Å Ä Ö after Z; comparison, ORDER BY, GROUP BY, DISTINCT, LIKE, unique keys and index
+-- lookups must all agree with MariaDB.
+CREATE TABLE w (id INT PRIMARY KEY, g VARCHAR(10), m VARCHAR(10) CHARACTER SET utf8mb3, l VARCHAR(10) CHARACTER SET latin1, KEY kg (g), KEY kl (l));
+INSERT INTO w VALUES (1, 'e', 'e', 'e'), (2, 'E', 'E', 'E'), (3, 'é', 'é', 'é'), (4, 'É', 'É', 'É'), (5, 'è', 'è', 'è'),
+  (6, 'ê', 'ê', 'ê'), (7, 'f', 'f', 'f'), (8, 'z', 'z', 'z'), (9, 'Ä', 'Ä', 'Ä'), (10, 'ä', 'ä', 'ä'), (11, 'a', 'a', 'a'),
+  (12, 'Å', 'Å', 'Å'), (13, 'ß', 'ß', 'ß'), (14, 's', 's', 's'), (15, 'ø', 'ø', 'ø'), (16, 'o', 'o', 'o'), (17, 'Ö', 'Ö', 'Ö'),
+  (18, 'ÿ', 'ÿ', 'ÿ'), (19, 'y', 'y', 'y'), (20, 'Ü', 'Ü', 'Ü'), (21, 'u', 'u', 'u'), (22, '[', '[', '['), (23, '\\', '\\', '\\'),
+  (24, 'Äpfel', 'Äpfel', 'Äpfel'), (25, 'apple', 'apple', 'apple'), (26, 'Éclair', 'Éclair', 'Éclair'), (27, 'eclair ', 'eclair ', 'eclair '),
+  (28, 'Й', 'Й', NULL), (29, 'й', 'й', NULL), (30, 'И', 'И', NULL), (31, 'ǅ', 'ǅ', NULL), (32, 'ǆ', 'ǆ', NULL), (33, 'Straße', 'Straße', 'Straße'),
+  (34, 'strase', 'strase', 'strase'), (35, 'a\t', 'a\t', 'a\t'), (36, 'a ', 'a ', 'a '), (37, 'œ', 'œ', 'œ'), (38, 'Œ', 'Œ', 'Œ'), (39, 'ﬁ', 'ﬁ', NULL);
+SELECT id, g FROM w ORDER BY g, id;
+SELECT id, m FROM w ORDER BY m, id;
+SELECT id, l FROM w ORDER BY l, id;
+SELECT id FROM w ORDER BY g DESC, id;
+SELECT GROUP_CONCAT(id ORDER BY id), COUNT(*) FROM w GROUP BY g ORDER BY MIN(id);
+SELECT GROUP_CONCAT(id ORDER BY id), COUNT(*) FROM w GROUP BY l ORDER BY MIN(id);
+SELECT COUNT(DISTINCT g), COUNT(DISTINCT m), COUNT(DISTINCT l) FROM w;
+SELECT COUNT(*) FROM (SELECT DISTINCT g FROM w) d;
+SELECT COUNT(*) FROM (SELECT DISTINCT l FROM w) d;
+SELECT id FROM w WHERE g = 'E' ORDER BY id;
+SELECT id FROM w WHERE g = 'é' ORDER BY id;
+SELECT id FROM w FORCE INDEX (kg) WHERE g = 'É' ORDER BY id;
+SELECT id FROM w WHERE l = 'É' ORDER BY id;
+SELECT id FROM w FORCE INDEX (kl) WHERE l = 'ä' ORDER BY id;
+SELECT id FROM w WHERE g BETWEEN 'd' AND 'f' ORDER BY id;
+SELECT id FROM w FORCE INDEX (kg) WHERE g > 'Z' ORDER BY id;
+SELECT id FROM w FORCE INDEX (kl) WHERE l > 'Z' ORDER BY id;
+SELECT id FROM w WHERE g IN ('ä', 'ss', 'Y') ORDER BY id;
+SELECT id FROM w WHERE g LIKE 'É%' ORDER BY id;
+SELECT id FROM w WHERE g LIKE '_clair' ORDER BY id;
+SELECT id FROM w WHERE l LIKE 'é%' ORDER BY id;
+SELECT id FROM w WHERE g LIKE 'stra_e' ORDER BY id;
+SELECT MIN(g), MAX(g), MIN(l), MAX(l) FROM w WHERE id < 24;
+SELECT id FROM w WHERE l IN ('ä', 'Y') ORDER BY id;
+SELECT id FROM w WHERE l BETWEEN 'Z' AND 'å' ORDER BY id;
+SELECT id FROM w WHERE l = 'ä' COLLATE utf8mb4_general_ci ORDER BY id;
+SELECT id FROM w WHERE g = _latin1'é' ORDER BY id;
+SELECT id, l = g, l < g FROM w WHERE id IN (9, 12, 17, 22, 23, 33) ORDER BY id;
+SELECT id, STRCMP(l, 'ä'), STRCMP('ä', l), FIELD('ä', l, 'x'), FIND_IN_SET('ä', l), NULLIF(l, 'ä'), GREATEST(l, 'ä'), LEAST('ä', l), CASE l WHEN 'ä' THEN 1 ELSE 0 END, LOCATE('ä', l), INSTR(l, 'Ä') FROM w WHERE id IN (9, 10, 12, 22, 23, 24) ORDER BY id;
+SELECT id, STRCMP(g, 'e'), FIELD('É', g, 'x'), NULLIF(g, 'E'), CASE g WHEN 'é' THEN 1 ELSE 0 END, LOCATE('E', g) FROM w WHERE id IN (1, 3, 4, 7, 26) ORDER BY id;
+SELECT id FROM w WHERE l = '日本';
+SELECT id FROM w WHERE '日本' <> l;
+SELECT id FROM w WHERE l IN ('a', '日本');
+SELECT id FROM w WHERE l IN ('a', 'b', '日本');
+SELECT id FROM w WHERE l BETWEEN 'a' AND '日本';
+SELECT id FROM w WHERE l LIKE '%日本';
+SELECT id FROM w WHERE g = '日本' OR l <=> 'ä€' ORDER BY id;
+SELECT a.id, b.id FROM w a JOIN w b ON a.l = b.g WHERE a.id IN (9, 23) ORDER BY a.id, b.id;
+SELECT a.id, b.id FROM w a JOIN w b ON a.g = b.l WHERE a.id IN (9, 23) ORDER BY a.id, b.id;
+SELECT 'ÀB' LIKE 'àb', 'é' = 'É', 'é' = 'e', 'Äpfel' < 'apple', 'ß' = 's', 'ß' = 'ss', 'a\t' < 'a';
+SELECT '😀' = '😁' AS a, '😀' = '�' AS b, '😀' > 'z' AS c, '😀' < 'ￂ' AS d;
+SELECT _latin1'Ä' = _latin1'\\', _latin1'Å' > _latin1'z', _latin1'ü' = _latin1'y', _latin1'é' = _latin1'E';
+SELECT STRCMP('Éclair', 'eclair'), STRCMP('Й', 'И'), 'Ǆ' = 'ǆ', 'ﬁ' = 'fi', 'œ' = 'oe';
+CREATE TABLE u (a VARCHAR(10), UNIQUE KEY ua (a));
+INSERT INTO u VALUES ('e');
+INSERT INTO u VALUES ('É');
+INSERT INTO u VALUES ('ê ');
+INSERT INTO u VALUES ('f'), ('Ä'), ('ø');
+INSERT INTO u VALUES ('a');
+INSERT INTO u VALUES ('o');
+SELECT a FROM u ORDER BY a;
+CREATE TABLE p (a VARCHAR(10) PRIMARY KEY, b INT);
+INSERT INTO p VALUES ('straße', 1);
+INSERT INTO p VALUES ('STRASE', 2);
+INSERT INTO p VALUES ('strasse', 3);
+INSERT INTO p VALUES ('Éa', 4) ON DUPLICATE KEY UPDATE b = 40;
+INSERT INTO p VALUES ('ea', 5) ON DUPLICATE KEY UPDATE b = 50;
+SELECT a, b FROM p ORDER BY a;
+UPDATE p SET b = b + 1 WHERE a = 'EA';
+SELECT a, b FROM p WHERE a = 'éA';
+CREATE TABLE ul (a VARCHAR(10) CHARACTER SET latin1 PRIMARY KEY);
+INSERT INTO ul VALUES ('Ä');
+INSERT INTO ul VALUES ('\\');
+INSERT INTO ul VALUES ('æ');
+INSERT INTO ul VALUES ('ü'), ('Y');
+SELECT HEX(a) FROM ul ORDER BY a;
