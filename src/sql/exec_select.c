@@ -923,7 +923,7 @@ static int cmp_range(const void *a, const void *b)
 {
     const xrange_t *x = a, *y = b;
     size_t n = MIN(x->lo.len, y->lo.len);
-    int r = memcmp(x->lo.data, y->lo.data, n);
+    int r = n ? memcmp(x->lo.data, y->lo.data, n) : 0; /* (an open low end has no buffer at all) */
     return r ? r : (x->lo.len < y->lo.len ? -1 : x->lo.len > y->lo.len);
 }
 
