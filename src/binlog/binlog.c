@@ -617,6 +617,8 @@ static void leader_run(binlog_t *bl)
         f->last_gtid = last->res->gtid;
         if (!f->first_gtid.seq)
             f->first_gtid = batch->res->gtid;
+        for (bl_waiter_t *w = batch; w; w = w->next)
+            w->res->order = ++bl->order;
         rot = pos >= bl->opt.max_size;
     } else if (retryable) {
         binlog_gtid_set_copy(&bl->state, &saved); /* nothing of the group is in the file */
@@ -797,11 +799,32 @@ static uint32_t purge_limit_seq(binlog_t *bl)
     return lim;
 }
 
+/* Before a purge: the engine reports how far it is durable now, so that files the engine no longer needs for
+ * recovery may go (the report is otherwise about a second old).  Called holding no binlog lock. */
+static void ask_checkpoint(binlog_t *bl)
+{
+    pthread_mutex_lock(&bl->mu);
+    void (*fn)(void *) = bl->ckpt_hook;
+    void *arg = bl->ckpt_hook_arg;
+    pthread_mutex_unlock(&bl->mu);
+    if (fn)
+        fn(arg);
+}
+
+void binlog_set_checkpoint_hook(binlog_t *bl, void (*fn)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&bl->mu);
+    bl->ckpt_hook = fn;
+    bl->ckpt_hook_arg = arg;
+    pthread_mutex_unlock(&bl->mu);
+}
+
 int binlog_purge_to(binlog_t *bl, const char *name)
 {
     uint32_t seq;
     if (binlog_file_seq(bl, name, &seq))
         return STRATA_ENOTFOUND;
+    ask_checkpoint(bl);
     pthread_mutex_lock(&bl->admin_mu);
     pthread_mutex_lock(&bl->mu);
     int rc = 0;
@@ -820,6 +843,7 @@ int binlog_purge_to(binlog_t *bl, const char *name)
 
 int binlog_purge_before(binlog_t *bl, uint64_t t)
 {
+    ask_checkpoint(bl);
     return purge_before(bl, t, false);
 }
 
@@ -892,9 +916,32 @@ int binlog_reset(binlog_t *bl, uint32_t first_seq)
     mem_free(paths);
     if (rc == 0)
         rc = file_create(bl, first_seq, false);
+    pthread_mutex_lock(&bl->mu);
+    uint64_t last_order = bl->order;
+    void (*hook)(void *, uint64_t) = bl->reset_hook;
+    void *harg = bl->reset_hook_arg;
+    pthread_mutex_unlock(&bl->mu);
+    if (hook) /* still the writer: nothing new is written meanwhile */
+        hook(harg, last_order);
     pthread_mutex_unlock(&bl->admin_mu);
     writer_release_locked(bl);
     return rc;
+}
+
+void binlog_set_reset_hook(binlog_t *bl, void (*fn)(void *arg, uint64_t last_order), void *arg)
+{
+    pthread_mutex_lock(&bl->mu);
+    bl->reset_hook = fn;
+    bl->reset_hook_arg = arg;
+    pthread_mutex_unlock(&bl->mu);
+}
+
+int binlog_sync_setting(binlog_t *bl)
+{
+    pthread_mutex_lock(&bl->mu);
+    int v = bl->opt.sync;
+    pthread_mutex_unlock(&bl->mu);
+    return v;
 }
 
 /* ---- compression ------------------------------------------------------------------------------------------------ */

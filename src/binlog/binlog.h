@@ -249,6 +249,8 @@ void binlog_close(binlog_t *bl);
 typedef struct binlog_commit_result {
     binlog_gtid_t gtid;
     binlog_pos_t start, end; /* the transaction's events: [start, end) in file end.file */
+    uint64_t order;          /* 1, 2, 3 ... in file order for every transaction written since binlog_open (0 when
+                                nothing was written): the commit path commits the engine side in this order */
 } binlog_commit_result_t;
 
 /* Appends the transaction (GTID ... XID / GTID QUERY) under group commit and returns once it is durable (per
@@ -282,6 +284,16 @@ void binlog_on_durable(binlog_t *bl, binlog_pos_t p, void (*fn)(void *arg), void
 /* The engine reports that every transaction ending at or before p is durable in the engine; recovery starts
  * from the newest such report.  Cheap (one small record in the state log when the file changes). */
 void binlog_engine_checkpoint(binlog_t *bl, binlog_pos_t p);
+
+/* RESET MASTER calls fn(arg, order of the last transaction written) once the files are gone, still holding the
+ * writer role (no commit is written meanwhile): positions start over, so whoever keeps positions adjusts. */
+void binlog_set_reset_hook(binlog_t *bl, void (*fn)(void *arg, uint64_t last_order), void *arg);
+/* PURGE BINARY LOGS calls fn(arg) first, holding no binlog lock: the engine then reports (binlog_engine_checkpoint)
+ * how far it is durable now rather than at its last periodic report, so that purge may remove what it no longer
+ * needs. */
+void binlog_set_checkpoint_hook(binlog_t *bl, void (*fn)(void *arg), void *arg);
+/* The current sync_binlog. */
+int binlog_sync_setting(binlog_t *bl);
 
 /* SET GLOBAL max_binlog_size / sync_binlog / binlog_expire_logs_seconds at run time (max_size 0 keeps it). */
 void binlog_set_limits(binlog_t *bl, uint64_t max_size, int sync, uint64_t expire_seconds);
@@ -367,6 +379,30 @@ typedef struct binlog_show_row {
 } binlog_show_row_t;
 int binlog_show_events(binlog_t *bl, const char *name, uint64_t pos, int64_t skip, int64_t limit,
                        int (*fn)(void *arg, const binlog_show_row_t *row), void *arg, char *err, size_t errcap);
+
+/* ---- decoding row events (rowdec.c): one transaction's TABLE_MAP + WRITE/UPDATE/DELETE_ROWS -> row changes --
+ * Feed the events of a transaction in order (GTID first: it forgets the previous transaction's table maps).  For
+ * each row of a rows event fn gets the table as its TABLE_MAP described it (id, db, name, column types; no
+ * column names nor signedness: integers come sign-extended in v.i, the applier masks UNSIGNED ones) and the
+ * images: INSERT after only, DELETE before only, UPDATE both.  Values as binlog_value_t (binlog_value_encode's
+ * domain; DECIMAL as text), strings pointing into the event: valid during the call.  Every column must be in
+ * both images (binlog_row_image=FULL). */
+typedef enum binlog_row_op { BINLOG_ROW_INSERT = 1, BINLOG_ROW_UPDATE = 2, BINLOG_ROW_DELETE = 3 } binlog_row_op_t;
+typedef int (*binlog_row_fn)(void *arg, const binlog_table_t *t, binlog_row_op_t op, const binlog_value_t *before,
+                             const binlog_value_t *after);
+typedef struct binlog_rowdec binlog_rowdec_t;
+binlog_rowdec_t *binlog_rowdec_new(void);
+void binlog_rowdec_free(binlog_rowdec_t *d);
+void binlog_rowdec_reset(binlog_rowdec_t *d);
+/* 0 (events other than TABLE_MAP and rows events are skipped), fn's non-zero result, STRATA_ECORRUPT (malformed)
+ * or STRATA_EPROTO (a type or image the decoder does not take). */
+int binlog_rowdec_event(binlog_rowdec_t *d, const binlog_event_t *ev, binlog_row_fn fn, void *arg);
+/* A TABLE_MAP event into t (cols[maxcols], db[256], name[256] receive the contents). */
+int binlog_table_map_decode(const binlog_event_t *ev, binlog_table_t *t, binlog_col_t *cols, uint32_t maxcols,
+                            char *db, char *name);
+/* One value of column c at p (inverse of binlog_value_encode); DECIMAL text goes to dec_text[96]. */
+int binlog_value_decode(const uint8_t *p, size_t avail, const binlog_col_t *c, binlog_value_t *v, char *dec_text,
+                        size_t *used);
 
 /* ---- the replication sender (send.c): the event stream of COM_BINLOG_DUMP -------------------------------- */
 typedef struct binlog_sender binlog_sender_t;

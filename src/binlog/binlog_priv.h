@@ -74,6 +74,11 @@ struct binlog {
     binlog_stats_t stats;          /* under mu, except the two atomics below */
     uint64_t n_opened, n_fsyncs, n_index_writes; /* atomics (bumped without mu) */
     bool broken; /* a write failed: no further commits */
+    uint64_t order;  /* under mu: commit order of the last transaction written (binlog_commit_result_t.order) */
+    void (*reset_hook)(void *arg, uint64_t last_order);
+    void *reset_hook_arg;
+    void (*ckpt_hook)(void *arg); /* asks the engine for a checkpoint report now (before a purge) */
+    void *ckpt_hook_arg;
 
     /* group commit */
     bl_waiter_t *qhead, *qtail;

@@ -50,7 +50,14 @@
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
 #define RB_SKIP_MAX 64
 enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
-enum { USER_NEXT_TRX = 0, USER_SPILL_MANIFEST = 1, USER_SPILL_END = 2 };
+enum { USER_NEXT_TRX = 0, USER_SPILL_MANIFEST = 1, USER_SPILL_END = 2, USER_COMMIT_TAG = 3 };
+
+/* Commit tags (engine_trx_commit_tagged): a NOTE record "CTAG" + u64 tag in the COMMIT's mini-transaction.  The
+ * engine's commit tag is the tag of the last tagged commit in log order; a checkpoint saves it (user word
+ * USER_COMMIT_TAG) together with its LSN, and recovery takes the saved value, then every tag logged from the
+ * checkpoint LSN on, so after a crash it is the tag of the last tagged commit that survived. */
+#define CTAG_MAGIC "CTAG"
+enum { CTAG_LEN = 12 };
 
 typedef enum { TRX_ACTIVE = 1, TRX_COMMITTED, TRX_ROLLED_BACK } trx_state_t;
 
@@ -126,6 +133,8 @@ struct engine {
     uint64_t lock_wait_us;
     vstore_t *vs;
     uint64_t commit_seq;       /* under trx_mu */
+    pthread_mutex_t tag_mu;    /* a tagged COMMIT's append with the tag's update; a checkpoint's LSN with its read */
+    uint64_t commit_tag;       /* under tag_mu */
     uint64_t startup_next_trx; /* delete marks by older trx ids are committed: the startup purge removes them */
     bool startup_purge_done;
     /* online rebalance (see "rebalance" below) */
@@ -388,10 +397,15 @@ static int checkpoint(engine_t *e, uint64_t only_if_used_over)
     pthread_mutex_lock(&e->ckpt_mu);
     if (redo_used(e->redo) < only_if_used_over)
         goto out;
+    /* Every tagged commit logged before lsn has set commit_tag (tag_mu); those after it are in the scan. */
+    pthread_mutex_lock(&e->tag_mu);
+    uint64_t tag = e->commit_tag;
     uint64_t lsn = redo_ckpt_begin(e->redo), spill[2];
+    pthread_mutex_unlock(&e->tag_mu);
     if ((rc = carry_undo(e, spill)) || (rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
         goto out;
     uint64_t user[REDO_USER_WORDS] = {0};
+    user[USER_COMMIT_TAG] = tag;
     pthread_mutex_lock(&e->trx_mu);
     user[USER_NEXT_TRX] = e->next_trx_id;
     pthread_mutex_unlock(&e->trx_mu);
@@ -823,6 +837,8 @@ typedef struct {
     uint64_t max_trx;
     uint64_t groups, applied;
     uint64_t bad_undo; /* malformed undo records (a checksummed record that does not parse is corruption) */
+    uint64_t group_start;   /* of the group being applied */
+    uint64_t commit_tag;    /* the checkpoint's, then each tag logged at or after the checkpoint LSN */
 } rctx_t;
 
 static rtrx_t *rtrx_get(rctx_t *r, uint64_t id)
@@ -875,6 +891,10 @@ static void on_logical(void *ctx, const uint8_t *rec, size_t len)
         r->max_trx = MAX(r->max_trx, id);
     } else if (type == REDO_REC_UNDO) {
         rtrx_add_undo(r, rec + 5, rd32(rec + 1));
+    } else if (type == REDO_REC_NOTE && rd16(rec + 1) == CTAG_LEN && memcmp(rec + 3, CTAG_MAGIC, 4) == 0) {
+        /* groups in [tail, checkpoint) are older than the checkpoint's saved tag */
+        if (r->group_start >= r->ckpt_lsn)
+            r->commit_tag = rd64(rec + 7);
     }
 }
 
@@ -897,6 +917,7 @@ static int on_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *body
 {
     rctx_t *r = ctx;
     r->groups++;
+    r->group_start = start;
     bool pages = start >= r->ckpt_lsn;
     r->applied += pages;
     return mtr_apply_group(r->e->bp, pages, end, body, len, on_logical, r);
@@ -1090,6 +1111,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     pthread_mutex_init(&e->ddl, NULL);
     pthread_mutex_init(&e->trx_mu, NULL);
     pthread_mutex_init(&e->ckpt_mu, NULL);
+    pthread_mutex_init(&e->tag_mu, NULL);
     pthread_mutex_init(&e->bg_mu, NULL);
     pthread_cond_init(&e->bg_cond, NULL);
     pthread_mutex_init(&e->rb_mu, NULL);
@@ -1143,6 +1165,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     rctx_t r = {.e = e, .ckpt_lsn = redo_last_ckpt(e->redo)->ckpt_lsn};
     uint64_t end;
     const uint64_t *cw = redo_last_ckpt(e->redo)->user;
+    r.commit_tag = cw[USER_COMMIT_TAG];
     if (cw[USER_SPILL_END] && (rc = undo_spill_read(e->undo, cw[USER_SPILL_MANIFEST], cw[USER_SPILL_END],
                                                      on_spill_undo, on_spill_trx, &r))) {
         rctx_free(&r);
@@ -1168,6 +1191,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
      * prepared) again. */
     user[USER_SPILL_MANIFEST] = cw[USER_SPILL_MANIFEST];
     user[USER_SPILL_END] = cw[USER_SPILL_END];
+    user[USER_COMMIT_TAG] = e->commit_tag = r.commit_tag;
     if (!rc)
         rc = redo_start(e->redo, end, user);
     if (rc) {
@@ -1250,6 +1274,7 @@ void engine_close(engine_t *e)
     pthread_mutex_destroy(&e->ddl);
     pthread_mutex_destroy(&e->trx_mu);
     pthread_mutex_destroy(&e->ckpt_mu);
+    pthread_mutex_destroy(&e->tag_mu);
     pthread_mutex_destroy(&e->bg_mu);
     pthread_cond_destroy(&e->bg_cond);
     pthread_mutex_destroy(&e->rb_mu);
@@ -1381,18 +1406,31 @@ int engine_trx_begin(engine_t *e, engine_trx_t **out)
 
 uint64_t engine_trx_id(const engine_trx_t *t) { return t->id; }
 
-static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
+static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out, bool tagged, uint64_t tag)
 {
     engine_t *e = t->e;
     ASSERT(t->state == TRX_ACTIVE);
     uint64_t lsn = 0;
     int rc = 0;
-    if (t->nundo) {
+    if (t->nundo || tagged) {
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
-        mtr_log_commit(&m, t->id);
+        if (t->nundo)
+            mtr_log_commit(&m, t->id);
+        if (tagged) {
+            uint8_t note[CTAG_LEN];
+            memcpy(note, CTAG_MAGIC, 4);
+            wr64(note + 4, tag);
+            mtr_log_note(&m, note, sizeof note);
+        }
         pthread_mutex_lock(&t->mu);
+        if (tagged) /* the tag moves with its group's append: a checkpoint sees both or neither */
+            pthread_mutex_lock(&e->tag_mu);
         lsn = mtr_commit(&m);
+        if (tagged) {
+            e->commit_tag = tag;
+            pthread_mutex_unlock(&e->tag_mu);
+        }
         t->end_logged = true;
         pthread_mutex_unlock(&t->mu);
     }
@@ -1418,8 +1456,37 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out)
     return rc;
 }
 
-int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL); }
-int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn) { return trx_commit(t, false, commit_lsn); }
+int engine_trx_commit(engine_trx_t *t) { return trx_commit(t, true, NULL, false, 0); }
+int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn)
+{
+    return trx_commit(t, false, commit_lsn, false, 0);
+}
+int engine_trx_commit_tagged(engine_trx_t *t, uint64_t tag, uint64_t *commit_lsn)
+{
+    return trx_commit(t, false, commit_lsn, true, tag);
+}
+int engine_commit_tag_set(engine_t *e, uint64_t tag)
+{
+    uint8_t note[CTAG_LEN];
+    memcpy(note, CTAG_MAGIC, 4);
+    wr64(note + 4, tag);
+    mtr_t m;
+    mtr_start(&m, e->bp, e->redo);
+    mtr_log_note(&m, note, sizeof note);
+    pthread_mutex_lock(&e->tag_mu);
+    uint64_t lsn = mtr_commit(&m);
+    e->commit_tag = tag;
+    pthread_mutex_unlock(&e->tag_mu);
+    return redo_flush(e->redo, lsn, true);
+}
+
+uint64_t engine_commit_tag(engine_t *e)
+{
+    pthread_mutex_lock(&e->tag_mu);
+    uint64_t v = e->commit_tag;
+    pthread_mutex_unlock(&e->tag_mu);
+    return v;
+}
 int engine_log_sync(engine_t *e, uint64_t lsn) { return lsn ? redo_flush(e->redo, lsn, true) : 0; }
 uint64_t engine_log_lsn(engine_t *e) { return redo_current_lsn(e->redo); }
 

@@ -171,6 +171,15 @@ int engine_trx_rollback(engine_trx_t *t);
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
 int engine_log_sync(engine_t *e, uint64_t lsn);
+/* Commit tags: the binlog's one-fsync commit (sql/commit.h) commits in binlog order without syncing, each commit
+ * tagged with its binlog position (tag != 0).  The tag is logged in the COMMIT's own redo group, so it is durable
+ * exactly when the commit is.  engine_commit_tag() is the tag of the last tagged commit in log order: after a
+ * crash, that of the last one that survived (checkpoints keep it).  The caller commits in tag order, so every
+ * tagged commit logged before that one survived too. */
+int engine_trx_commit_tagged(engine_trx_t *t, uint64_t tag, uint64_t *commit_lsn);
+uint64_t engine_commit_tag(engine_t *e);
+/* Sets the tag without a commit (the binlog's positions started over: RESET MASTER), durable at return. */
+int engine_commit_tag_set(engine_t *e, uint64_t tag);
 /* The redo log's end: engine_log_sync(e, engine_log_lsn(e)) makes everything logged so far durable. */
 uint64_t engine_log_lsn(engine_t *e);
 /* Two-phase commit with the binlog as coordinator: prepare logs a PREPARE record carrying xid (opaque, <= 1024

@@ -1,21 +1,26 @@
 /*
- * The commit path (issue 5; DESIGN.md decisions 2 and 3): a transaction that changed rows commits in two phases
- * with the binary log as coordinator.
+ * The commit path (issue 5; DESIGN.md decisions 2 and 3): a transaction that changed rows commits with the binary
+ * log as the durable record.  With sync_binlog=1 (docs/binlog.md, "one fsync per commit group"):
  *
- *   1. engine_trx_prepare(xid = engine trx id)      PREPARE record in the redo log
- *   2. engine_log_sync(prepare lsn)                 redo group commit: one fsync for every committer waiting
- *   3. binlog_commit(GTID ... XID)                  binlog group commit: one write + one fsync per group
- *   4. engine_trx_commit_nosync()                   the COMMIT record is not synced: recovery commits a prepared
- *                                                   trx whose XID is in the binlog
+ *   1. binlog_commit(GTID ... XID)                  binlog group commit: one write + one fsync per group; the
+ *                                                   transaction's redo records are not synced, nothing is prepared
+ *   2. engine_trx_commit_tagged(binlog end pos)     in binlog order (a turnstile), not synced: the tag says which
+ *                                                   binlog transactions the engine holds after a crash
  *
- * So a group of N concurrent committers costs two fsyncs (one per file), whatever N.  After a crash the engine
- * comes back with its prepared transactions; sql_commit_start() commits those whose XID the binlog holds
- * (binlog_open's recovery list) and rolls back the others, so engine and binlog agree: a transaction is in both or
- * in neither.  A checkpointer thread tells the binlog, about once a second, up to where every transaction's
- * engine COMMIT is durable (binlog_engine_checkpoint), which bounds what recovery reads and what purge keeps.
+ * so a group of N concurrent committers costs one fsync.  After a crash sql_commit_start() re-applies, from their
+ * row events (sql/binapply.h), the binlog transactions after the engine's commit tag, before clients come.  With
+ * sync_binlog != 1 the binlog may lose what it acknowledged, so the engine side is made durable first, as before:
+ * engine_trx_prepare + engine_log_sync (one redo fsync per group), then 1 and 2; at start-up prepared transactions
+ * are committed if their XID is in the binlog (binlog_open's recovery list), else rolled back.  A checkpointer
+ * thread tells the binlog, about once a second, up to where every transaction's engine COMMIT is durable
+ * (binlog_engine_checkpoint), which bounds what recovery reads and what purge keeps; it is also the redo's
+ * background sync.
  *
  * Without a binlog (--skip-log-bin) or for a transaction that logged nothing, the engine commits alone
  * (engine_trx_commit: durable per innodb_flush_log_at_trx_commit).
+ *
+ * Test switch: STRATA_TEST_NO_REDO_SYNC=1 in the environment at start-up stops the checkpointer from syncing the
+ * redo, so that a crash test must go through the re-apply (tests only).
  */
 #ifndef STRATA_SQL_COMMIT_H
 #define STRATA_SQL_COMMIT_H
@@ -23,8 +28,9 @@
 #include "binlog/binlog.h"
 #include "engine/engine.h"
 
-/* At start-up, after engine_open and binlog_open (bl and rec may be NULL without a binlog): settles the engine's
- * prepared transactions against rec and starts the checkpointer.  0 or an error (logged). */
+/* At start-up, after engine_open, the catalog and binlog_open (bl and rec may be NULL without a binlog): settles
+ * the engine's prepared transactions against rec, re-applies the binlog transactions the engine lost, syncs, and
+ * starts the checkpointer.  0 or an error (logged; the server must not start). */
 int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec);
 /* Stops the checkpointer (before engine_close / binlog_close). */
 void sql_commit_stop(void);

@@ -573,6 +573,53 @@ static void xa_cb(void *ctx, uint64_t trx_id, const void *xid, size_t len)
     snprintf(x->xid, sizeof x->xid, "%.*s", (int)len, (const char *)xid);
 }
 
+/* Commit tags (the binlog position of a one-fsync commit): the tag survives exactly when its commit does, through
+ * the log and through checkpoints; engine_commit_tag_set is durable at return. */
+TEST(test_engine_commit_tag)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        char dir[64];
+        mkdatadir(dir);
+        pid_t pid = fork();
+        if (pid == 0) {
+            engine_t *e = open_engine(dir, 1u << 20);
+            engine_tree_id_t t;
+            if (!e || engine_tree_create(NULL, e, 0, &t) || engine_commit_tag(e) != 0)
+                _exit(2);
+            engine_trx_t *x;
+            char k[16];
+            for (int i = 1; i <= 3; i++) {
+                engine_trx_begin(e, &x);
+                engine_insert(x, t, k, k_of(k, "r", i), "v", 1);
+                if (engine_trx_commit_tagged(x, (uint64_t)i * 10, NULL) || engine_commit_tag(e) != (uint64_t)i * 10)
+                    _exit(3);
+                if (i == 2 && mode == 0 && engine_log_sync(e, engine_log_lsn(e)))
+                    _exit(4); /* 10 and 20 durable, 30 only in memory */
+                if (i == 2 && mode == 1 && engine_checkpoint(e))
+                    _exit(5); /* the checkpoint keeps 20; 30 only in memory */
+            }
+            if (mode == 2 && engine_commit_tag_set(e, 1))
+                _exit(6); /* RESET MASTER: 1, durable (with everything before it) */
+            _exit(0); /* crash */
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        for (int reopen = 0; reopen < 2; reopen++) { /* the second open reads what the first one's checkpoint kept */
+            engine_t *e = open_engine(dir, 1u << 20);
+            REQUIRE(e);
+            CHECK(engine_commit_tag(e) == (mode == 2 ? 1u : 20u));
+            engine_trx_t *r;
+            engine_trx_begin(e, &r);
+            char scan[256];
+            CHECK_EQ_INT(scan_str(r, 16, scan), mode == 2 ? 3 : 2); /* the row of tag 30 went with its tag */
+            engine_trx_commit(r);
+            engine_close(e);
+        }
+        rmdatadir(dir);
+    }
+}
+
 /* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
  * XA ROLLBACK; a prepared-then-committed one is simply committed. */
 TEST(test_engine_xa_prepare_recovery)
@@ -1044,5 +1091,5 @@ TEST(test_engine_torn_page)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_commit_tag, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page)
