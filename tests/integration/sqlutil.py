@@ -36,10 +36,10 @@ def binlog_insert_ids(cur, db, table):
     cur.execute('SHOW BINARY LOGS')
     files = [os.path.join(os.path.dirname(base), r[0]) for r in cur.fetchall()]
     out = subprocess.run(['mariadb-binlog', '--verbose', '--base64-output=DECODE-ROWS'] + files,
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     ids, want = set(), False
-    for line in out.stdout.splitlines():
+    for line in out.stdout.decode('utf-8', 'replace').splitlines():  # (BLOB rows need not be UTF-8)
         if line.startswith('### INSERT INTO `%s`.`%s`' % (db, table)):
             want = True
         elif want and line.startswith('###   @1='):

@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import conftest
+from sqlutil import binlog_insert_ids
 
 TABLES = {
     'pk': 'SELECT * FROM r.pk ORDER BY id',
@@ -99,25 +100,6 @@ def create(c):
                     's SET(\'x\',\'y\',\'z\'), bt BIT(10))')
         cur.execute('CREATE TABLE r.ins (id BIGINT PRIMARY KEY)')
         cur.execute('CREATE TABLE r.ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT)')
-
-
-def binlog_insert_ids(cur, db, table):
-    """sqlutil's, reading mariadb-binlog's output as bytes (the BLOB rows are not UTF-8)."""
-    cur.execute('SELECT @@log_bin_basename')
-    base = cur.fetchone()[0]
-    cur.execute('SHOW BINARY LOGS')
-    files = [os.path.join(os.path.dirname(base), r[0]) for r in cur.fetchall()]
-    out = subprocess.run(['mariadb-binlog', '--verbose', '--base64-output=DECODE-ROWS'] + files,
-                         capture_output=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    ids, want = set(), False
-    for line in out.stdout.decode('utf-8', 'replace').splitlines():
-        if line.startswith('### INSERT INTO `%s`.`%s`' % (db, table)):
-            want = True
-        elif want and line.startswith('###   @1='):
-            ids.add(int(line.split('=', 1)[1]))
-            want = False
-    return ids
 
 
 def reapplied(s):
