@@ -1666,7 +1666,11 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     /* A key that may be new: the insert-intention check against other transactions' gap locks, then its X lock;
      * the insert counts as in flight (lock.h) until the tree holds it. */
     bool ins = !del && mode != BT_UPDATE;
-    if (mode == BT_INSERT && lock_shared_by_others(e->locks, &t->lo, tree, key, klen)) {
+    if (ins)
+        rc = lock_insert_begin_ex(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), mode == BT_INSERT);
+    else
+        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    if (rc == LOCK_INSERT_SHARED) {
         /* Readers hold the key shared, so it exists (or existed): as InnoDB, a duplicate is reported under a
          * shared lock of the existing row rather than after waiting for those readers (1062, not 1205). */
         buf_t cur;
@@ -1677,11 +1681,8 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
             rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_S, trx_wait_us(t));
             return rc ? rc : ENGINE_EDUPKEY;
         }
-    }
-    if (ins)
         rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t));
-    else
-        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    }
     if (rc)
         return rc;
     if (!t->first_lsn) {

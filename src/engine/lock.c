@@ -342,19 +342,14 @@ out:
     return rc;
 }
 
-bool lock_shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
+/* Do owners other than o hold key's record lock in S mode only (nobody else in X)?  Under ls->mu. */
+static bool shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
 {
     uint32_t h = khash(tree, key, klen);
-    bool r = false;
-    pthread_mutex_lock(&ls->mu);
-    for (const lock_entry_t *e = ls->b[h % LOCK_BUCKETS]; e; e = e->next) {
-        if (e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))) {
-            r = (!e->x || e->x == o) && (e->ns > 1 || (e->ns == 1 && e->s[0] != o));
-            break;
-        }
-    }
-    pthread_mutex_unlock(&ls->mu);
-    return r;
+    for (const lock_entry_t *e = ls->b[h % LOCK_BUCKETS]; e; e = e->next)
+        if (e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen)))
+            return (!e->x || e->x == o) && (e->ns > 1 || (e->ns == 1 && e->s[0] != o));
+    return false;
 }
 
 bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
@@ -556,9 +551,19 @@ static int wait_gaps(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void 
 int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                       uint64_t timeout_us)
 {
+    return lock_insert_begin_ex(ls, o, tree, key, klen, timeout_us, false);
+}
+
+int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                         uint64_t timeout_us, bool stop_at_shared)
+{
     int rc;
     pthread_mutex_lock(&ls->mu);
     ASSERT(!o->inserting);
+    if (stop_at_shared && shared_by_others(ls, o, tree, key, klen)) {
+        rc = LOCK_INSERT_SHARED;
+        goto out;
+    }
     /* The intention check first, without the record lock (a waiting insert holds nothing, as in InnoDB: another
      * trx may insert the same key meanwhile, and this one then finds a duplicate), then the record lock; a gap
      * granted while that waited sends the insert back to the gap wait, giving back a record lock it just took. */

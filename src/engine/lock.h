@@ -110,9 +110,12 @@ int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lo
 int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                       uint64_t timeout_us);
 void lock_insert_end(lock_sys_t *ls, lock_owner_t *o);
-/* Do owners other than o hold key's record lock in S mode only (nobody else in X)?  An insert of a key that
- * exists then reports the duplicate under its own S lock instead of waiting for the readers (InnoDB). */
-bool lock_shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
+/* lock_insert_begin that, with stop_at_shared, returns LOCK_INSERT_SHARED (taking nothing) instead of waiting
+ * when other owners hold key's record lock in S mode only: such a key exists (or existed), and an insert of a
+ * key that exists reports the duplicate under its own S lock rather than waiting for the readers (InnoDB). */
+enum { LOCK_INSERT_SHARED = 1 };
+int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                         uint64_t timeout_us, bool stop_at_shared);
 /* Does a gap of an owner other than o (NULL: of anybody) cover key?  (tests, diagnostics) */
 bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
 /* Gaps o holds (tests). */
