@@ -545,19 +545,6 @@ void xquery_release(xquery_t *q)
     q->aggs = NULL;
 }
 
-static bool is_agg_fn(sql_fn_t f)
-{
-    switch (f) {
-    case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
-    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
-    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
-    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
-        return true;
-    default:
-        return false;
-    }
-}
-
 int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
 {
     if (!e)
@@ -624,7 +611,7 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
         e->slot = found;
         return 0;
     }
-    if (e->kind == SQL_E_FUNC && is_agg_fn(e->func.fn)) {
+    if (sql_agg_is_aggregate(e)) {
         if (!allow_agg)
             return diag_error(x->diag, ER_INVALID_GROUP_FUNC_USE);
         if (q->nagg == q->capagg) {
@@ -674,7 +661,7 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
     if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
         (e->kind == SQL_E_IN && e->sub) || (e->kind == SQL_E_COLUMN && e->slot < 0))
         *pure = false;
-    if (e->kind == SQL_E_FUNC && (is_agg_fn(e->func.fn) || e->func.fn == SQL_FN_RAND || e->func.fn == SQL_FN_GET_LOCK ||
+    if (e->kind == SQL_E_FUNC && (sql_agg_is_aggregate(e) || e->func.fn == SQL_FN_RAND || e->func.fn == SQL_FN_GET_LOCK ||
                                   e->func.fn == SQL_FN_RELEASE_LOCK || e->func.fn == SQL_FN_RELEASE_ALL_LOCKS))
         *pure = false;
     for (uint32_t i = 0; i < e->nargs; i++)
