@@ -612,6 +612,20 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_COM_STMT_REPREPARE, st->plan_rebinds);
     if (st->plan_hits)
         status_add(&s->stat, STATUS_STRATA_PREPARED_PLAN_HITS, st->plan_hits);
+    stmt_meter_t *m = &s->meter; /* the slow log's facts of this statement */
+    m->rows_examined += st->rows_examined;
+    m->lock_us += st->lock_us;
+    m->merge_passes += st->sort_merge_passes;
+    m->full_scan |= st->full_scans > 0;
+    m->full_join |= st->full_joins > 0;
+    m->tmp_table |= st->tmp_tables > 0;
+    m->tmp_table_on_disk |= st->tmp_disk_tables > 0;
+    m->filesort |= st->sort_rows > 0;
+    m->priority_queue |= st->sort_priority_queue_sorts > 0;
+    if (st->full_scans)
+        status_add(&s->stat, STATUS_SELECT_SCAN, st->full_scans);
+    if (st->full_joins)
+        status_add(&s->stat, STATUS_SELECT_FULL_JOIN, st->full_joins);
     s->in_trans = sql_exec_in_trans(s->sqlx);
     session_update_status_flags(s);
 }
@@ -911,6 +925,10 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     const sysvar_def_t *def = sysvar_find(it->name);
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
     int rc;
+    int64_t old_output = sysvar_global_int(&s->srv->vars, SYSVAR_LOG_OUTPUT);
+    if ((def->target == SYSVAR_GENERAL_LOG_FILE || def->target == SYSVAR_SLOW_QUERY_LOG_FILE) && text &&
+        it->value->kind != SQL_E_DEFAULT && session_qlog_check_path(s->srv, text) != 0)
+        return diag_error(&s->diag, ER_WRONG_VALUE_FOR_VAR, def->name, text);
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
     } else {
@@ -919,8 +937,16 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
             rc = sysvar_set_int(&s->srv->vars, &s->vars, def, sc, v.type == VAL_INT ? v.i : (int64_t)v.u, v.type == VAL_UINT, &s->diag);
         else if (v.type == VAL_DOUBLE)
             rc = sysvar_set_double(&s->srv->vars, &s->vars, def, sc, v.d, &s->diag);
+        else if (v.type == VAL_DECIMAL && sysvar_real(def)->type == SV_T_DOUBLE) /* long_query_time = 0.5 */
+            rc = sysvar_set_double(&s->srv->vars, &s->vars, def, sc, value_to_double(&v, NULL), &s->diag);
         else
             rc = sysvar_set_text(&s->srv->vars, &s->vars, def, sc, text, &s->diag);
+    }
+    if (rc == 0 && def->target == SYSVAR_LOG_OUTPUT &&
+        session_qlog_check_output(sysvar_global_int(&s->srv->vars, SYSVAR_LOG_OUTPUT)) != 0) {
+        /* TABLE: no log tables to write (see session/querylog.c); the old value stays */
+        sysvar_global_set_int(&s->srv->vars, SYSVAR_LOG_OUTPUT, old_output);
+        return diag_error(&s->diag, ER_WRONG_VALUE_FOR_VAR, def->name, text ? text : "TABLE");
     }
     if (rc == 0 && sc != SYSVAR_GLOBAL)
         session_track_var(s, sysvar_real(def)->name);
@@ -1862,6 +1888,7 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 {
     session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
+    session_qlog_general(s, "Prepare", sql, len);
     sess_stmt_t *p = stmt_prepare(s, sql, len);
     if (!p) {
         sink->error(sink);
@@ -1876,8 +1903,12 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
+    /* MariaDB logs the text with the parameters in place; strata logs the prepared text (with its ?) */
+    session_qlog_general(s, "Execute", p->text, p->text_len);
     blocking_bind_state(&s->proc_state);
+    session_meter_begin(s);
     int rc = stmt_run(&x, p, sink, false);
+    session_meter_end(s, p->stmt);
     blocking_bind_state(NULL);
     if (rc) {
         if (!diag_failed(&s->diag))
@@ -1893,6 +1924,7 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
 void session_stmt_close(session_t *s, uint32_t id)
 {
     status_inc(&s->stat, STATUS_COM_STMT_CLOSE);
+    session_qlog_general(s, "Close stmt", "", 0);
     sess_stmt_t *p = session_stmt_find(s, id);
     if (p)
         stmt_unlink(s, p);
@@ -1901,6 +1933,7 @@ void session_stmt_close(session_t *s, uint32_t id)
 void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
     status_inc(&s->stat, STATUS_COM_STMT_RESET);
+    session_qlog_general(s, "Reset stmt", "", 0);
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
@@ -2209,6 +2242,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
             binlog_rotate(s->srv->binlog) != 0)
             return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
+        if (st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_GENERAL_LOGS | SQL_FLUSH_SLOW_LOGS))
+            session_qlog_flush(s->srv, st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_GENERAL_LOGS),
+                               st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_SLOW_LOGS));
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
         if (st->flush.what & SQL_FLUSH_HOSTS)
@@ -2359,6 +2395,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     s->state = SESS_QUERY;
     s->state_since_us = time_wall_us();
     session_set_info(s, sql, len);
+    session_qlog_general(s, "Query", sql, len); /* before it runs, as MariaDB logs it */
     exec_ctx_t x = {.s = s};
     s->prev_warn_count = s->diag.warn_count;
     s->prev_error_count = s->diag.error_count;
@@ -2413,13 +2450,14 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             break;
         }
         blocking_bind_state(&s->proc_state);
+        session_meter_begin(s);
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
         blocking_bind_state(NULL);
-        if (rc) {
-            if (rc < 0) /* not yet answered */
-                sink->error(sink);
+        if (rc < 0) /* not yet answered */
+            sink->error(sink);
+        session_meter_end(s, st); /* after the answer, whose bytes it counts */
+        if (rc)
             break;
-        }
         if (i + 1 < list.n && sess_parse_mode(s) != mode) {
             /* a SET changed how text is read: the statements after it are read again under the new sql_mode
              * (MySQL parses a multi-statement text one statement at a time) */

@@ -159,7 +159,9 @@ int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
 {
     if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
         return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    uint64_t t0 = time_mono_us();
     int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    x->stats.lock_us += time_mono_us() - t0;
     return rc ? mdl_err(x, rc) : 0;
 }
 

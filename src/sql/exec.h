@@ -74,6 +74,10 @@ typedef struct sql_exec_stats {
     uint64_t tmp_files;          /* Created_tmp_files (global) */
     uint64_t plan_hits;          /* a prepared statement's plan reused */
     uint64_t plan_rebinds;       /* Com_stmt_reprepare: a prepared plan bound again after its tables changed */
+    uint64_t rows_examined;      /* rows read from tables (the slow log's Rows_examined) */
+    uint64_t lock_us;            /* time waiting for metadata locks (its Lock_time) */
+    uint64_t full_scans;         /* Select_scan: 1 when a first table was read by a full scan */
+    uint64_t full_joins;         /* Select_full_join: 1 when a later table of a join was */
 } sql_exec_stats_t;
 
 /* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply

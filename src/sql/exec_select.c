@@ -1193,6 +1193,8 @@ static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
     const xsrc_t *s = &L->q->src[si];
     if (si == 0)
         L->q->rows_read++;
+    if (!s->is_virtual)
+        L->q->x->stats.rows_examined++;
     for (uint32_t c = 0; c < s->t->ncols; c++) {
         sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
         L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT || ty == SQLT_YEAR ||
@@ -1374,6 +1376,12 @@ static int loop_level(xloop_t *L, uint32_t si)
             ix = L->order_index;
             desc = L->order_desc;
         }
+        /* once per statement, however often a nested loop or a subquery comes back here; information_schema
+         * and other computed tables are not scans of stored data */
+        if (!s->is_virtual && si == 0)
+            q->x->stats.full_scans = 1;
+        else if (!s->is_virtual)
+            q->x->stats.full_joins = 1;
         rc = scan_range(L, si, ix, NULL, NULL, desc, false, &matched);
     }
 end:
