@@ -18,6 +18,7 @@
 #include "sql/collation.h"
 #include "sql/commit.h"
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "util/util.h"
 
 static catalog_t *g_cat;
@@ -53,6 +54,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_shutdown();
     catalog_close(g_cat);
     g_cat = NULL;
     g_eng = NULL;
