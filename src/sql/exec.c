@@ -18,6 +18,7 @@
 #include "sql/collation.h"
 #include "sql/commit.h"
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "util/util.h"
 
 static catalog_t *g_cat;
@@ -53,6 +54,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_shutdown();
     catalog_close(g_cat);
     g_cat = NULL;
     g_eng = NULL;
@@ -179,7 +181,7 @@ static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
         }                                                                           \
     } while (0)
     switch (st->kind) {
-    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW:
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW: case SQL_STMT_OPTIMIZE_TABLE:
         for (uint32_t i = 0; i < st->tables.n; i++)
             ADD(st->tables.tables[i].db, st->tables.tables[i].name);
         break;
@@ -2978,6 +2980,18 @@ out:
     return rc;
 }
 
+/* OPTIMIZE TABLE: the table copied into new trees, as a copying ALTER TABLE with no change (the old trees'
+ * extents go back to the tablespace when the catalog drops them). */
+int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn)
+{
+    sql_alter_table_t at;
+    memset(&at, 0, sizeof at);
+    at.table = *tn;
+    int rc = alter_rebuild(x, &at);
+    x->pend_ok = false; /* the statement answers with its own result set */
+    return rc;
+}
+
 /* ---------------------------------------------------------------- key format step 1 -> 2 at start-up */
 
 /*
@@ -3315,7 +3329,8 @@ bool sql_exec_handles(const sql_stmt_t *st)
     case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
     case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_TABLESPACE:
     case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE: case SQL_STMT_CREATE_LOGFILE_GROUP:
-    case SQL_STMT_DROP_LOGFILE_GROUP:
+    case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE:
+    case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE: case SQL_STMT_CHECKSUM_TABLE:
         return true;
     case SQL_STMT_SHOW:
         return exec_show_handles(&st->show);
@@ -3327,10 +3342,11 @@ bool sql_exec_handles(const sql_stmt_t *st)
     }
 }
 
+/* Statements that end the open transaction first (MariaDB's implicit commit; CHECKSUM TABLE does not). */
 static bool is_ddl(sql_stmt_kind_t k)
 {
     return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
-           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN;
+           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN && k != SQL_STMT_CHECKSUM_TABLE;
 }
 
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -3411,6 +3427,9 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return exec_show_stmt(x, &st->show);
     case SQL_STMT_EXPLAIN:
         return exec_explain(x, st->explain.stmt);
+    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
+    case SQL_STMT_CHECKSUM_TABLE:
+        return exec_maint(x, st);
     default:
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
     }
@@ -3439,6 +3458,8 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
     case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
         return true;
+    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
+        return !st->tables.local; /* as MariaDB: whatever each table's outcome; CHECK and CHECKSUM never */
     default:
         return false;
     }

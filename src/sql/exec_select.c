@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "sql/extsort.h"
 #include "sql/typeinf.h"
 #include "sql/tz.h"
@@ -684,6 +685,7 @@ typedef struct xpath {
     uint32_t neq;            /* leading index columns bound to points */
     bool range;              /* and a range on the next */
     bool point;              /* neq covers a unique index: at most one row per point */
+    uint64_t est_rows;       /* rows the path is expected to read, from the table's statistics; 0: none */
     xcond_t *conds;          /* per table column */
 } xpath_t;
 
@@ -854,6 +856,30 @@ static bool col_indexable(const cat_column_t *c)
     return t != SQLT_ENUM && t != SQLT_SET && t != SQLT_BIT;
 }
 
+/*
+ * Rows a candidate path is expected to read, from the table's statistics (ANALYZE TABLE, sql/stats.h): a unique
+ * point 1 per point; neq leading columns bound to points: rows / distinct values of that prefix, per point of an
+ * IN list; a range after them (or alone): a third of that (System R's guess for an open range).
+ */
+static uint64_t path_estimate(const cat_table_t *t, uint32_t ix, uint32_t neq, bool range, bool uniq, uint32_t points,
+                              uint64_t rows)
+{
+    uint64_t est = rows;
+    if (uniq)
+        est = 1;
+    else if (neq && !stats_rows_per_key(sql_exec_catalog(), t, ix, neq, &est))
+        est = rows / 10;
+    if (!uniq && range)
+        est /= 3;
+    est *= points ? points : 1;
+    return est ? est : 1;
+}
+
+/*
+ * The access path of source si: among the indexes whose leading columns WHERE binds, the one expected to read
+ * the fewest rows when the table has statistics (path_estimate), else by a fixed preference: a unique point,
+ * then more bound columns, then a range, then the primary key.
+ */
 static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_t *p, arena_t *a)
 {
     const cat_table_t *t = q->src[si].t;
@@ -863,16 +889,23 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
         return;
     p->conds = arena_calloc(a, sizeof(xcond_t) * (t->ncols + 1));
     collect_conds(q, si, where, p->conds, a);
+    uint64_t rows = 0;
+    bool have_stats = stats_table_rows(sql_exec_catalog(), t, &rows);
+    if (have_stats)
+        p->est_rows = rows ? rows : 1; /* a full scan */
     int best = 0;
+    uint64_t best_est = UINT64_MAX;
     for (uint32_t ix = 0; ix < t->nidx; ix++) {
         const cat_index_t *x = &t->idx[ix];
-        uint32_t neq = 0;
+        uint32_t neq = 0, points = 1;
         bool in_used = false, range = false;
         for (uint32_t k = 0; k < x->ncols; k++) {
             const xcond_t *c = &p->conds[x->cols[k].col];
             if (!col_indexable(&t->cols[x->cols[k].col]))
                 break;
             if (c->eq || (c->in && !in_used)) {
+                if (c->in && !c->eq)
+                    points = c->nin;
                 in_used |= c->in && !c->eq;
                 neq++;
                 continue;
@@ -887,12 +920,16 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
         for (uint32_t k = 0; k < x->ncols && uniq; k++)
             uniq = x->cols[k].prefix == 0;
         int score = uniq ? (x->kind == CAT_IDX_PRIMARY ? 1000 : 900) : (int)neq * 10 + (range ? 5 : 0) + (x->kind == CAT_IDX_PRIMARY ? 2 : 0);
-        if (score > best) {
+        uint64_t est = have_stats ? path_estimate(t, ix, neq, !full && range, uniq, points, rows) : 0;
+        bool better = have_stats ? est < best_est || (est == best_est && score > best) : score > best;
+        if (better) {
             best = score;
+            best_est = est;
             p->index = (int)ix;
             p->neq = neq;
             p->range = !full && range;
             p->point = uniq;
+            p->est_rows = est;
         }
     }
 }
@@ -4052,16 +4089,16 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
                 v[6] = kl;
                 if (!p.range && !multi)
                     v[7] = consts ? "const" : "func";
-                est = p.point && !multi ? 1 : 10;
+                est = p.est_rows ? p.est_rows : p.point && !multi ? 1 : 10;
             } else if (i == 0 && oix >= 0) {
                 v[3] = "index";
                 v[5] = t->idx[oix].name;
                 snprintf(kl, sizeof kl, "%u", key_len_of(t, (uint32_t)oix, t->idx[oix].ncols));
                 v[6] = kl;
-                est = 1000;
+                est = p.est_rows ? p.est_rows : 1000;
             } else {
                 v[3] = "ALL";
-                est = 1000;
+                est = p.est_rows ? p.est_rows : 1000;
             }
             snprintf(rows, sizeof rows, "%llu", (unsigned long long)est);
             v[8] = rows;

@@ -3794,6 +3794,31 @@ static void table_maint_stmt(parser_t *p, sql_stmt_t *st, sql_stmt_kind_t kind, 
     do *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p); while (accept_punct(p, ','));
     st->tables.tables = v.items;
     st->tables.n = v.n;
+    if (kind == SQL_STMT_ANALYZE_TABLE && accept_word(p, "PERSISTENT")) {
+        /* PERSISTENT FOR ALL | FOR [COLUMNS (c, ... | ALL)] [INDEXES (i, ... | ALL)]: MariaDB's
+         * engine-independent statistics; strata keeps one kind of statistics, computed for every index */
+        expect_word(p, "FOR");
+        st->tables.persistent = true;
+        if (!accept_word(p, "ALL")) {
+            bool any = false;
+            for (int k = 0; k < 2; k++) {
+                if (!accept_word(p, k ? "INDEXES" : "COLUMNS"))
+                    continue;
+                any = true;
+                expect_punct(p, '(');
+                if (!accept_punct(p, ')')) {
+                    do
+                        if (!accept_word(p, "ALL"))
+                            (void)ident(p);
+                    while (accept_punct(p, ','));
+                    expect_punct(p, ')');
+                }
+            }
+            if (!any)
+                syntax_error(p);
+        }
+        return;
+    }
     while (p->tok.type == TK_WORD && !at_end(p)) {
         if (accept_word(p, "FOR")) {
             expect_word(p, "UPGRADE");
