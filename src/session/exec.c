@@ -1870,9 +1870,13 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
     sink->prepared(sink, p->id, p->cols, p->ncols, p->nparams);
 }
 
+static bool stmt_uses_tables(const sql_stmt_t *st);
+
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
     session_begin_statement(s);
+    if (p->stmt && stmt_uses_tables(p->stmt))
+        diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
