@@ -3904,6 +3904,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
     xe->ev.strict = x->strict;
     xe->ev.div_zero_off = x->div_zero_off;
+    xe->ev.div_zero_error = x->div_zero_error;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)
