@@ -542,6 +542,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
+    c->limit_selects = true;
+    c->select_limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT);
     c->div_zero_off = session_div_zero_off(s);
     /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
      * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
@@ -752,7 +754,9 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     bool emit = true;
     uint64_t count = UINT64_MAX, offset = 0;
     int rc = 0;
-    if (sel->limit.count && (rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
+    if (!sel->limit.count)
+        count = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT); /* a top-level SELECT */
+    else if ((rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
         return rc;
     if (sel->limit.offset && (rc = exec_limit_value(x, &ev, sel->limit.offset, &offset)) != 0)
         return rc;
