@@ -1934,15 +1934,18 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
         c->rc.coll = COLL_BINARY;
     }
     if (st == SQLT_VARCHAR || st == SQLT_VARBINARY) {
-        /* a row holds at most 65535 bytes: longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
+        /* a row holds at most 65535 bytes, of which MariaDB leaves a VARCHAR 65532 (length bytes and NULL bit):
+         * longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
         uint32_t mb = st == SQLT_VARBINARY ? 1 : value_coll_mbmaxlen(c->rc.coll);
         uint64_t bytes = (uint64_t)c->rc.len * (mb ? mb : 1);
-        if (bytes > 65535) {
+        if (bytes > 65532) {
             if (x->strict)
-                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65535 / (mb ? mb : 1)));
+                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65532 / (mb ? mb : 1)));
             bool bin = st == SQLT_VARBINARY;
             diag_note(x->diag, ER_AUTO_CONVERT, c->name, bin ? "VARBINARY" : "VARCHAR", bin ? "BLOB" : "TEXT");
-            st = bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT) : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT);
+            st = bytes <= 65535      ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                 : bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
+                                     : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT); /* the smallest that holds it */
             c->rc.type = (uint8_t)st;
             c->rc.len = 0;
         }

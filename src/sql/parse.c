@@ -30,6 +30,7 @@ typedef struct parser {
     uint32_t nparams, capparams;
     const char *stmt_start;
     int depth;
+    bool len_over_u32;        /* the last paren_len() read a length beyond 4294967295 (1439 for strings) */
 } parser_t;
 
 #define MAX_DEPTH 200
@@ -2182,6 +2183,7 @@ static int32_t paren_len(parser_t *p)
     if (p->tok.type != TK_INT)
         syntax_error(p);
     int64_t v = strtoll(p->tok.text, NULL, 10);
+    p->len_over_u32 = v > (int64_t)UINT32_MAX;
     if (v > INT32_MAX)
         v = INT32_MAX;
     next(p);
@@ -2340,9 +2342,17 @@ static void type_resolve_coll(parser_t *p, sql_type_t *t)
     type_binary_kind(t);
 }
 
+/* A precision or scale in a type: an integer, saturated at INT32_MAX (DECIMAL(4294967296) is 1426, not 0). */
+static int32_t type_size_value(parser_t *p)
+{
+    uint64_t v = uint_value(p);
+    return v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
 static void data_type(parser_t *p, sql_type_t *t)
 {
     memset(t, 0, sizeof *t);
+    p->len_over_u32 = false;
     t->len = -1;
     t->scale = -1;
     t->coll = -1;
@@ -2380,20 +2390,22 @@ static void data_type(parser_t *p, sql_type_t *t)
         t->len = 10;
         t->scale = 0;
         if (accept_punct(p, '(')) {
-            t->len = (int32_t)uint_value(p);
+            t->len = type_size_value(p);
             if (accept_punct(p, ','))
-                t->scale = (int32_t)uint_value(p);
+                t->scale = type_size_value(p);
             expect_punct(p, ')');
         }
     } else if (accept_word(p, "FLOAT") || accept_word(p, "FLOAT4")) {
         t->kind = SQL_T_FLOAT;
         if (accept_punct(p, '(')) {
-            int32_t m = (int32_t)uint_value(p);
+            int32_t m = type_size_value(p);
             if (accept_punct(p, ',')) {
                 t->len = m;
-                t->scale = (int32_t)uint_value(p);
+                t->scale = type_size_value(p);
             } else if (m > 24) {
-                t->kind = SQL_T_DOUBLE; /* FLOAT(p): precision in bits */
+                t->kind = SQL_T_DOUBLE; /* FLOAT(p): precision in bits, at most 53 (column_def: 1063) */
+                if (m > 53)
+                    t->len = m;
             }
             expect_punct(p, ')');
         }
@@ -2401,9 +2413,9 @@ static void data_type(parser_t *p, sql_type_t *t)
         t->kind = SQL_T_DOUBLE;
         accept_word(p, "PRECISION");
         if (accept_punct(p, '(')) {
-            t->len = (int32_t)uint_value(p);
+            t->len = type_size_value(p);
             expect_punct(p, ',');
-            t->scale = (int32_t)uint_value(p);
+            t->scale = type_size_value(p);
             expect_punct(p, ')');
         }
     } else if (accept_word(p, "BIT")) {
@@ -2689,6 +2701,19 @@ static void column_def(parser_t *p, sql_column_def_t *c)
     if ((t->kind == SQL_T_DECIMAL || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) && t->scale > t->len &&
         t->len >= 0) {
         diag_error(p->d, ER_M_BIGGER_THAN_D, c->name);
+        longjmp(p->fail, 1);
+    }
+    if ((t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) && t->scale > 30) {
+        snprintf(msg, sizeof msg, "Too big scale specified for '%s'. Maximum is 30", c->name);
+        diag_push_msg(p->d, DIAG_ERROR, ER_TOO_BIG_SCALE, msg);
+        longjmp(p->fail, 1);
+    }
+    if (t->kind == SQL_T_DOUBLE && t->scale < 0 && t->len > 53) { /* FLOAT(54) */
+        diag_error(p->d, ER_WRONG_FIELD_SPEC, c->name);
+        longjmp(p->fail, 1);
+    }
+    if (p->len_over_u32 && (t->kind == SQL_T_VARCHAR || t->kind == SQL_T_VARBINARY || sql_type_blob_max(t->kind))) {
+        diag_error(p->d, ER_TOO_BIG_DISPLAYWIDTH, c->name, 4294967295ul);
         longjmp(p->fail, 1);
     }
     if ((t->kind >= SQL_T_TINYINT && t->kind <= SQL_T_BIGINT) || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) {
