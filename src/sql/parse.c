@@ -2234,6 +2234,16 @@ static void if_not_exists(parser_t *p, bool *flag)
     }
 }
 
+/* IF NOT EXISTS of a CREATE: it contradicts OR REPLACE (MariaDB: 1221 for every object kind). */
+static void create_if_not_exists(parser_t *p, bool or_replace, bool *flag)
+{
+    if_not_exists(p, flag);
+    if (or_replace && *flag) {
+        diag_error(p->d, ER_WRONG_USAGE, "OR REPLACE", "IF NOT EXISTS");
+        longjmp(p->fail, 1);
+    }
+}
+
 static const char *opt_eq_ident_or_text(parser_t *p)
 {
     accept_punct(p, '=');
@@ -3026,7 +3036,7 @@ static void create_table_stmt(parser_t *p, sql_stmt_t *st, bool or_replace, bool
     ct->or_replace = or_replace;
     ct->temporary = temporary;
     ct->opts.coll = -1;
-    if_not_exists(p, &ct->if_not_exists);
+    create_if_not_exists(p, or_replace, &ct->if_not_exists);
     ct->table = table_name(p);
     if (accept_word(p, "LIKE")) {
         ct->like = table_name(p);
@@ -3171,7 +3181,7 @@ static void index_stmt_create(parser_t *p, sql_stmt_t *st, bool or_replace, sql_
     st->kind = SQL_STMT_CREATE_INDEX;
     is->or_replace = or_replace;
     is->index.kind = kind;
-    if_not_exists(p, &is->index.if_not_exists);
+    create_if_not_exists(p, or_replace, &is->index.if_not_exists);
     is->index.name = ident(p);
     index_type_opt(p, &is->index);
     expect_word(p, "ON");
@@ -3844,8 +3854,7 @@ static void view_stmt(parser_t *p, sql_stmt_t *st, sql_view_stmt_t *v)
     st->view = v;
     expect_word(p, "VIEW");
     bool ine = false;
-    if (is_word(p, "IF"))
-        if_not_exists(p, &ine);
+    create_if_not_exists(p, v->or_replace, &ine);
     v->name = table_name(p);
     if (accept_punct(p, '(')) {
         vec_t c = {0};
@@ -4034,7 +4043,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
             st->kind = SQL_STMT_CREATE_DATABASE;
             st->database.or_replace = or_replace;
             st->database.coll = -1;
-            if_not_exists(p, &st->database.if_not_exists);
+            create_if_not_exists(p, or_replace, &st->database.if_not_exists);
             st->database.name = ident(p);
             database_options(p, &st->database);
             return;
@@ -4052,7 +4061,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         if (accept_word(p, "ROLE")) {
             st->kind = SQL_STMT_CREATE_ROLE;
             st->user.or_replace = or_replace;
-            if_not_exists(p, &st->user.if_not_exists);
+            create_if_not_exists(p, or_replace, &st->user.if_not_exists);
             st->user.users = alloc(p, sizeof *st->user.users);
             st->user.users[0].user.user = role_name(p);
             st->user.nusers = 1;
@@ -4062,7 +4071,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         expect_word(p, "USER");
         st->kind = SQL_STMT_CREATE_USER;
         st->user.or_replace = or_replace;
-        if (accept_word(p, "IF")) { expect_word(p, "NOT"); expect_word(p, "EXISTS"); st->user.if_not_exists = true; }
+        create_if_not_exists(p, or_replace, &st->user.if_not_exists);
         user_list_stmt(p, st, true);
         return;
     }
