@@ -316,6 +316,12 @@ static const char *result_text(session_t *s, const value_t *v, uint16_t rcoll, s
     return value_to_text(&s->arena, v, len);
 }
 
+/* ERROR_FOR_DIVISION_BY_ZERO (bit 26 of sql_mode) is not set: x/0 is NULL without warning 1365. */
+static bool session_div_zero_off(session_t *s)
+{
+    return (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 26)) == 0;
+}
+
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
@@ -323,6 +329,7 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    ev->div_zero_off = session_div_zero_off(s); /* SELECT 1/0 without a table: 1365 only with the mode */
     ev->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
 }
 
@@ -535,7 +542,9 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
-    c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
+    c->limit_selects = true;
+    c->select_limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT);
+    c->div_zero_off = session_div_zero_off(s);
     /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
      * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
     c->sql_mode = (uint64_t)mode;
@@ -759,7 +768,9 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     bool emit = true;
     uint64_t count = UINT64_MAX, offset = 0;
     int rc = 0;
-    if (sel->limit.count && (rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
+    if (!sel->limit.count)
+        count = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT); /* a top-level SELECT */
+    else if ((rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
         return rc;
     if (sel->limit.offset && (rc = exec_limit_value(x, &ev, sel->limit.offset, &offset)) != 0)
         return rc;
@@ -1897,9 +1908,13 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
     sink->prepared(sink, p->id, p->cols, p->ncols, p->nparams);
 }
 
+static bool stmt_uses_tables(const sql_stmt_t *st);
+
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
     session_begin_statement(s);
+    if (p->stmt && stmt_uses_tables(p->stmt))
+        diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};

@@ -1029,6 +1029,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     cat_table_t *t = I.t;
     xeval_init(&I.xe, x);
     I.xe.ev.div_zero_error = x->strict && !ins->ignore && !x->div_zero_off;
+    x->div_zero_error = I.xe.ev.div_zero_error; /* and in its SELECT and subqueries (xeval_init), as MariaDB */
     single_def(&I.q, x, t, I.db);
     /* the column list */
     if (ins->nset) {
@@ -1144,6 +1145,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                             (unsigned long long)I.dups, x->diag->warn_count);
     pend_ok(x, I.affected, info);
 out:
+    x->div_zero_error = false;
     if (I.have_sq)
         xquery_release(&I.sq);
     buf_free(&I.dup.pk);
@@ -1334,6 +1336,8 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     sql_expr_t *where = upd ? st->update->where : st->del->where;
     xquery_t q;
     xmulti_t M = {.x = x, .q = &q};
+    /* a strict UPDATE fails on x/0 anywhere in it (WHERE, SET, subqueries); MariaDB's DELETE only warns */
+    x->div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
     int rc = xquery_from(&q, x, from);
     if (rc)
         goto out;
@@ -1382,7 +1386,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         goto out;
     xeval_t xe;
     xeval_init(&xe, x);
-    xe.ev.div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
+    xe.ev.div_zero_error = x->div_zero_error;
     uint64_t matched = 0, changed = 0;
     buf_t store;
     buf_init(&store);
@@ -1453,6 +1457,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     else
         pend_ok(x, changed, NULL);
 out:
+    x->div_zero_error = false;
     if (q.cur_pk)
         for (uint32_t i = 0; i < q.nsrc; i++)
             buf_free(&q.cur_pk[i]);
@@ -1479,14 +1484,15 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             goto out0;
     }
     xquery_release(&q);
+    bool strict = x->strict && !up->ignore;
+    x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (xeval_init) */
     if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
         goto out;
     cat_table_t *t = D.t;
     engine_trx_t *trx;
     if ((rc = xtrx(x, &trx)) != 0)
         goto out;
-    bool strict = x->strict && !up->ignore;
-    D.xe.ev.div_zero_error = strict && !x->div_zero_off;
+    D.xe.ev.div_zero_error = x->div_zero_error;
     uint64_t changed = 0;
     int ai = cat_table_autoinc_col(t);
     bool *assigned = arena_calloc(x->arena, t->ncols + 1);
@@ -1553,6 +1559,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)D.n,
                                      (unsigned long long)changed, x->diag->warn_count));
 out:
+    x->div_zero_error = false;
     mem_free(D.m);
 out0:
     xquery_release(&q);
@@ -1931,15 +1938,18 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
         c->rc.coll = COLL_BINARY;
     }
     if (st == SQLT_VARCHAR || st == SQLT_VARBINARY) {
-        /* a row holds at most 65535 bytes: longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
+        /* a row holds at most 65535 bytes, of which MariaDB leaves a VARCHAR 65532 (length bytes and NULL bit):
+         * longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
         uint32_t mb = st == SQLT_VARBINARY ? 1 : value_coll_mbmaxlen(c->rc.coll);
         uint64_t bytes = (uint64_t)c->rc.len * (mb ? mb : 1);
-        if (bytes > 65535) {
+        if (bytes > 65532) {
             if (x->strict)
-                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65535 / (mb ? mb : 1)));
+                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65532 / (mb ? mb : 1)));
             bool bin = st == SQLT_VARBINARY;
             diag_note(x->diag, ER_AUTO_CONVERT, c->name, bin ? "VARBINARY" : "VARCHAR", bin ? "BLOB" : "TEXT");
-            st = bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT) : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT);
+            st = bytes <= 65535      ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                 : bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
+                                     : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT); /* the smallest that holds it */
             c->rc.type = (uint8_t)st;
             c->rc.len = 0;
         }

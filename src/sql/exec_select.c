@@ -3324,7 +3324,7 @@ static int xsel_send(xsel_t *s, const value_t *first)
 
 /* ---------------------------------------------------------------- UNION */
 
-static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***rows_out, uint64_t *n_out,
+static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit, value_t ***rows_out, uint64_t *n_out,
                       uint32_t *ncols_out, res_col_t **cols_out)
 {
     /* a UNION DISTINCT removes duplicates among the members up to it (MySQL: it overrides any UNION ALL to its
@@ -3538,7 +3538,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     }
     xeval_t xe;
     xeval_init(&xe, x);
-    uint64_t limit = UINT64_MAX, offset = 0;
+    uint64_t limit = dflt_limit, offset = 0;
     value_t v;
     if (first->union_limit.count) {
         if ((rc = xeval(&xe, first->union_limit.count, NULL, &v)) != 0)
@@ -3565,7 +3565,7 @@ static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
     uint64_t n;
     uint32_t ncols;
     res_col_t *cols;
-    int rc = union_rows(x, sel, &rows, &n, &ncols, &cols);
+    int rc = union_rows(x, sel, x->limit_selects ? x->select_limit : UINT64_MAX, &rows, &n, &ncols, &cols);
     if (rc)
         return rc;
     xsel_t s;
@@ -3617,6 +3617,8 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
     int rc = x->plan ? xsel_prepare_planned(&s, x, sel) : xsel_prepare(&s, x, sel, false);
     if (rc)
         goto out;
+    if (x->limit_selects && !sel->limit.count && x->select_limit < s.limit)
+        s.limit = x->select_limit; /* @@sql_select_limit: the statement's own LIMIT wins */
     /* column metadata needs a first value only for expressions; streaming sends columns before rows */
     s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
     for (uint32_t i = 0; i < s.nitems; i++)
@@ -3646,7 +3648,7 @@ out:
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols)
 {
     if (sel->union_next)
-        return union_rows(x, sel, rows, nrows, ncols, NULL);
+        return union_rows(x, sel, UINT64_MAX, rows, nrows, ncols, NULL);
     xsel_t s;
     int rc = xsel_prepare(&s, x, sel, false);
     if (rc)
@@ -3942,6 +3944,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
     xe->ev.strict = x->strict;
     xe->ev.div_zero_off = x->div_zero_off;
+    xe->ev.div_zero_error = x->div_zero_error;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)
