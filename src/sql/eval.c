@@ -624,6 +624,39 @@ int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *
 }
 
 /*
+ * Functions whose string arguments are aggregated before the function runs: args first, first+step, ... (at
+ * most max of them; 0: all).  cmp: the arguments are compared (one collation needed, NONE is an error); else
+ * the result is a string in the aggregate's collation.  Functions not listed that return strings made from no
+ * string argument (HEX, CHAR, DATE_FORMAT, ...) are COERCIBLE in collation_connection; single-string functions
+ * (UPPER, SUBSTRING, ...) keep their argument's collation and coercibility.
+ */
+static const struct coll_rule {
+    sql_fn_t fn;
+    const char *op;
+    uint8_t first, step, max;
+    bool cmp;    /* compared: one collation needed */
+    bool strict; /* a NONE result is an error too (the function compares while it builds its result) */
+} coll_rules[] = {
+    {SQL_FN_CONCAT, "concat", 0, 1, 0, false, false},       {SQL_FN_CONCAT_WS, "concat_ws", 0, 1, 0, false, false},
+    {SQL_FN_REPLACE, "replace", 0, 1, 3, false, true},     {SQL_FN_LPAD, "lpad", 0, 2, 2, false, false},
+    {SQL_FN_RPAD, "rpad", 0, 2, 2, false, false},           {SQL_FN_INSERT, "insert", 0, 3, 2, false, false},
+    {SQL_FN_SUBSTRING_INDEX, "substring_index", 0, 1, 2, false, true},
+    {SQL_FN_TRIM, "trim", 0, 1, 2, false, true},           {SQL_FN_ELT, "elt", 1, 1, 0, false, false},
+    {SQL_FN_GREATEST, "greatest", 0, 1, 0, false, false},   {SQL_FN_LEAST, "least", 0, 1, 0, false, false},
+    {SQL_FN_INSTR, "instr", 0, 1, 2, true, false},          {SQL_FN_LOCATE, "locate", 0, 1, 2, true, false},
+    {SQL_FN_STRCMP, "strcmp", 0, 1, 2, true, false},        {SQL_FN_FIND_IN_SET, "find_in_set", 0, 1, 2, true, false},
+    {SQL_FN_FIELD, "field", 0, 1, 0, true, false},          {SQL_FN_NULLIF, "nullif", 0, 1, 2, true, false},
+};
+
+static const struct coll_rule *coll_rule_of(sql_fn_t fn)
+{
+    for (size_t i = 0; i < ARRAY_LEN(coll_rules); i++)
+        if (coll_rules[i].fn == fn)
+            return &coll_rules[i];
+    return NULL;
+}
+
+/*
  * The collation an expression would bring without evaluating it, for the branches of CASE / IF / COALESCE
  * that are not taken (MariaDB aggregates all branches before it reads a row): literals, NULL, the current
  * row's columns, COLLATE and CONVERT ... USING over those.  False when it cannot be known without evaluating.
@@ -652,6 +685,24 @@ static bool expr_static_dt(sql_eval_ctx_t *ctx, const sql_expr_t *e, coll_dt_t *
         *dt = (coll_dt_t){.coll = (uint16_t)e->cast.coll,
                           .deriv = e->kind == SQL_E_COLLATE ? COLL_DERIV_EXPLICIT : COLL_DERIV_IMPLICIT};
         return true;
+    case SQL_E_FUNC: {
+        /* the string functions whose result is the aggregate of their string arguments */
+        const struct coll_rule *r = coll_rule_of(e->func.fn);
+        static const sql_fn_t same[] = {SQL_FN_UPPER, SQL_FN_UCASE, SQL_FN_LOWER, SQL_FN_LCASE, SQL_FN_LTRIM,
+                                        SQL_FN_RTRIM, SQL_FN_REVERSE};
+        bool one = false;
+        for (size_t i = 0; i < ARRAY_LEN(same); i++)
+            one |= e->func.fn == same[i];
+        if ((!r || r->cmp) && !one)
+            return false;
+        uint32_t first = r ? r->first : 0, step = r ? r->step : 1, max = r ? r->max : 1;
+        coll_dt_t ds[8];
+        uint32_t k = 0;
+        for (uint32_t i = first; i < e->nargs && (!max || k < max) && k < 8; i += step)
+            if (!expr_static_dt(ctx, e->args[i], &ds[k++]))
+                return false;
+        return k && coll_aggregate(ds, k, COLL_AGG_FOR_RESULT, ctx->conn_coll, dt);
+    }
     default:
         return false;
     }
@@ -665,7 +716,7 @@ static bool expr_static_dt(sql_eval_ctx_t *ctx, const sql_expr_t *e, coll_dt_t *
 static int coll_branches(sql_eval_ctx_t *ctx, const char *op, const sql_expr_t *const *branches, uint32_t n,
                          int taken, value_t *out)
 {
-    if (out->type != VAL_STRING || n < 2)
+    if (n < 2)
         return 0;
     coll_dt_t stack[8] = {{0}}, *dts = n <= 8 ? stack : arena_alloc(ctx->arena, n * sizeof *dts);
     uint32_t k = 0;
@@ -679,42 +730,14 @@ static int coll_branches(sql_eval_ctx_t *ctx, const char *op, const sql_expr_t *
     coll_dt_t dt;
     if (!coll_aggregate(dts, k, COLL_AGG_FOR_RESULT, ctx->conn_coll, &dt))
         return coll_error(ctx, op, dts, k);
+    if (dt.deriv >= COLL_DERIV_NUMERIC || (out->type != VAL_STRING && k < 2))
+        return 0; /* no string among the branches (or only this one) */
+    if (out->type != VAL_STRING && out->type != VAL_NULL)
+        *out = to_str(ctx, out); /* a number in a string CASE is a string */
     if (!str_to_coll(ctx, out, dt.coll))
         return coll_error(ctx, op, dts, k);
     coll_stamp(out, &dt);
     return 0;
-}
-
-/*
- * Functions whose string arguments are aggregated before the function runs: args first, first+step, ... (at
- * most max of them; 0: all).  cmp: the arguments are compared (one collation needed, NONE is an error); else
- * the result is a string in the aggregate's collation.  Functions not listed that return strings made from no
- * string argument (HEX, CHAR, DATE_FORMAT, ...) are COERCIBLE in collation_connection; single-string functions
- * (UPPER, SUBSTRING, ...) keep their argument's collation and coercibility.
- */
-static const struct coll_rule {
-    sql_fn_t fn;
-    const char *op;
-    uint8_t first, step, max;
-    bool cmp;
-} coll_rules[] = {
-    {SQL_FN_CONCAT, "concat", 0, 1, 0, false},       {SQL_FN_CONCAT_WS, "concat_ws", 0, 1, 0, false},
-    {SQL_FN_REPLACE, "replace", 0, 1, 3, false},     {SQL_FN_LPAD, "lpad", 0, 2, 2, false},
-    {SQL_FN_RPAD, "rpad", 0, 2, 2, false},           {SQL_FN_INSERT, "insert", 0, 3, 2, false},
-    {SQL_FN_SUBSTRING_INDEX, "substring_index", 0, 1, 2, false},
-    {SQL_FN_TRIM, "trim", 0, 1, 2, false},           {SQL_FN_ELT, "elt", 1, 1, 0, false},
-    {SQL_FN_GREATEST, "greatest", 0, 1, 0, false},   {SQL_FN_LEAST, "least", 0, 1, 0, false},
-    {SQL_FN_INSTR, "instr", 0, 1, 2, true},          {SQL_FN_LOCATE, "locate", 0, 1, 2, true},
-    {SQL_FN_STRCMP, "strcmp", 0, 1, 2, true},        {SQL_FN_FIND_IN_SET, "find_in_set", 0, 1, 2, true},
-    {SQL_FN_FIELD, "field", 0, 1, 0, true},          {SQL_FN_NULLIF, "nullif", 0, 1, 2, true},
-};
-
-static const struct coll_rule *coll_rule_of(sql_fn_t fn)
-{
-    for (size_t i = 0; i < ARRAY_LEN(coll_rules); i++)
-        if (coll_rules[i].fn == fn)
-            return &coll_rules[i];
-    return NULL;
 }
 
 /* Aggregates a function's arguments a[] by its rule (converting the strings among them); *dt is the result's
@@ -730,7 +753,8 @@ static int coll_fn_args(sql_eval_ctx_t *ctx, const struct coll_rule *r, value_t 
     }
     if (!n || (r->cmp && (n < 2 || !all_str)) || ((r->fn == SQL_FN_GREATEST || r->fn == SQL_FN_LEAST) && !all_str))
         return 1; /* compared as numbers / temporals */
-    int rc = coll_unify(ctx, r->op, vs, n, r->cmp ? COLL_AGG_FOR_CMP : COLL_AGG_FOR_RESULT, dt);
+    unsigned flags = r->cmp ? COLL_AGG_FOR_CMP : COLL_AGG_FOR_RESULT | (r->strict ? COLL_AGG_DISALLOW_NONE : 0);
+    int rc = coll_unify(ctx, r->op, vs, n, flags, dt);
     if (rc)
         return rc;
     n = 0;
@@ -1339,7 +1363,8 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
     case SQL_FN_CHARSET: case SQL_FN_COLLATION: {
         /* a NULL keeps the collation of the expression that made it (CONCAT(col, NULL)); NULL itself is binary */
         coll_dt_t d = value_dt(&a[0]);
-        uint16_t c = a[0].type == VAL_STRING || d.deriv != COLL_DERIV_IGNORABLE ? d.coll : COLL_BINARY;
+        uint16_t c = a[0].type == VAL_STRING || (a[0].type == VAL_NULL && d.deriv != COLL_DERIV_IGNORABLE)
+                   ? d.coll : COLL_BINARY; /* numbers and temporals: binary */
         const char *n = fn == SQL_FN_CHARSET ? value_coll_charset(c) : value_coll_name(c);
         *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
         value_set_deriv(out, COLL_DERIV_SYSCONST, true);

@@ -54,7 +54,7 @@ BINARY_CELLS = {
     'eq': 'SELECT id, {x} = {y} FROM w ORDER BY id',
     'lt': 'SELECT id, {x} < {y} FROM w ORDER BY id',
     'like': 'SELECT id, {x} LIKE {y} FROM w ORDER BY id',
-    'in': 'SELECT id, {x} IN ({y}, \'E\') FROM w ORDER BY id',
+    'in': 'SELECT id, {x} IN ({y}, \'z\') FROM w ORDER BY id',
     'between': 'SELECT id, {x} BETWEEN {y} AND \'b\' FROM w ORDER BY id',
     'concat': 'SELECT id, CONCAT({x}, {y}) = \'aa\', COLLATION(CONCAT({x}, {y})), '
               'COERCIBILITY(CONCAT({x}, {y})) FROM w ORDER BY id',
