@@ -686,6 +686,11 @@ static bool expr_static_dt(sql_eval_ctx_t *ctx, const sql_expr_t *e, coll_dt_t *
                           .deriv = e->kind == SQL_E_COLLATE ? COLL_DERIV_EXPLICIT : COLL_DERIV_IMPLICIT};
         return true;
     case SQL_E_FUNC: {
+        if (e->func.fn == SQL_FN_DATABASE || e->func.fn == SQL_FN_SCHEMA || e->func.fn == SQL_FN_USER ||
+            e->func.fn == SQL_FN_CURRENT_USER || e->func.fn == SQL_FN_VERSION) {
+            *dt = (coll_dt_t){.coll = COLL_UTF8MB3_GENERAL_CI, .deriv = COLL_DERIV_SYSCONST};
+            return true;
+        }
         /* the string functions whose result is the aggregate of their string arguments */
         const struct coll_rule *r = coll_rule_of(e->func.fn);
         static const sql_fn_t same[] = {SQL_FN_UPPER, SQL_FN_UCASE, SQL_FN_LOWER, SQL_FN_LCASE, SQL_FN_LTRIM,
@@ -727,11 +732,30 @@ static int coll_branches(sql_eval_ctx_t *ctx, const char *op, const sql_expr_t *
             k++;
         }
     }
+    bool any_str = false;
+    for (uint32_t i = 0; i < k; i++)
+        any_str |= dts[i].deriv < COLL_DERIV_NUMERIC;
+    if (!any_str) { /* numbers and NULLs: not a string CASE; its NULL is a number's */
+        bool any_num = false;
+        for (uint32_t i = 0; i < k; i++)
+            any_num |= dts[i].deriv == COLL_DERIV_NUMERIC;
+        if (out->type == VAL_NULL && any_num) {
+            out->coll = COLL_BINARY;
+            value_set_deriv(out, COLL_DERIV_NUMERIC, true);
+        }
+        return 0;
+    }
     coll_dt_t dt;
     if (!coll_aggregate(dts, k, COLL_AGG_FOR_RESULT, ctx->conn_coll, &dt))
         return coll_error(ctx, op, dts, k);
-    if (dt.deriv >= COLL_DERIV_NUMERIC || (out->type != VAL_STRING && k < 2))
-        return 0; /* no string among the branches (or only this one) */
+    for (uint32_t i = 0; i < n; i++) {
+        /* a literal branch not taken must still fit the result's character set */
+        value_t lit;
+        if ((int)i != taken && branches[i] && branches[i]->kind == SQL_E_LITERAL &&
+            branches[i]->lit.type == VAL_STRING && sql_expr_eval(ctx, branches[i], &lit) == 0 &&
+            !str_to_coll(ctx, &lit, dt.coll))
+            return coll_error(ctx, op, dts, k);
+    }
     if (out->type != VAL_STRING && out->type != VAL_NULL)
         *out = to_str(ctx, out); /* a number in a string CASE is a string */
     if (!str_to_coll(ctx, out, dt.coll))

@@ -2,7 +2,7 @@
 
 Every pair of operand kinds (explicit COLLATE, columns of each supported collation, a binary column, function
 results, literals of ASCII and non-ASCII text, NULL, system constants, a number) meets in every operator that
-aggregates collations (=, <, LIKE, IN, BETWEEN, CONCAT, CASE, COALESCE, IF, GREATEST, REPLACE, UNION), and
+aggregates collations (=, <, LIKE, IN, BETWEEN, CONCAT, CASE, COALESCE, IF, GREATEST, REPLACE), and
 COLLATION() / COERCIBILITY() of the results.  Each cell's outcome -- the rows, or the error code and message
 (1267 / 1270 / 1271 with MariaDB's operation name) -- must be the same on stratad and on MariaDB.
 """
@@ -64,7 +64,6 @@ BINARY_CELLS = {
     'if': 'SELECT id, COLLATION(IF(id > 2, {x}, {y})) FROM w ORDER BY id',
     'greatest': 'SELECT id, GREATEST({x}, {y}) = \'a\' FROM w ORDER BY id',
     'replace': 'SELECT id, COLLATION(REPLACE({x}, {y}, \'z\')) FROM w ORDER BY id',
-    'union': 'SELECT x FROM (SELECT {x} AS x FROM w UNION SELECT {y} FROM w) u ORDER BY x',
 }
 UNARY_CELLS = {
     'collation': 'SELECT id, COLLATION({x}), COERCIBILITY({x}) FROM w ORDER BY id',
