@@ -611,6 +611,13 @@ static void coll_stamp(value_t *out, const coll_dt_t *dt)
     value_set_deriv(out, dt->deriv, dt->ascii);
 }
 
+int sql_coll_of_cmp(uint16_t col_coll, const value_t *v)
+{
+    coll_dt_t d[2] = {{.coll = col_coll, .deriv = COLL_DERIV_IMPLICIT, .ascii = col_coll == COLL_ASCII_GENERAL_CI},
+                      value_dt(v)}, out;
+    return coll_aggregate(d, 2, COLL_AGG_FOR_CMP, 0, &out) ? out.coll : -1;
+}
+
 int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b)
 {
     if (a->type != VAL_STRING || b->type != VAL_STRING)
