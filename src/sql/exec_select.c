@@ -953,27 +953,33 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
 }
 
 /*
- * A string search value in the index column's character set: the key is made of the column's weights.  A UTF-8
- * value for a latin1 column is in the column's order only when it is a literal (or ?) whose characters all
- * fit (eval.c derives the comparison's collation that way); else false and the caller scans.
+ * A string search value in the index column's character set: the key is made of the column's weights.  The
+ * comparison runs in the collation MySQL's coercibility rules give the column against the value
+ * (sql_coll_of_cmp); the index serves it when that is the column's collation, or, for equality, a binary-sorting
+ * collation of the same character set (the index finds a superset, which the WHERE / ON filters).  Else false
+ * and the caller scans.
  */
-static bool key_in_coll(xeval_t *xe, const cat_column_t *c, const sql_expr_t *ex, value_t *v)
+static bool key_in_coll(xeval_t *xe, const cat_column_t *c, value_t *v, bool for_range)
 {
     uint16_t cc = c->rc.coll;
-    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type) || cc == COLL_BINARY || v->coll == COLL_BINARY)
+    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type))
         return true;
-    bool col1 = value_coll_mbmaxlen(cc) == 1, val1 = value_coll_mbmaxlen(v->coll) == 1;
-    if (col1 != val1) {
-        if (col1 && ex->kind != SQL_E_LITERAL && ex->kind != SQL_E_PARAM)
-            return false;
+    int cmp = sql_coll_of_cmp(cc, v);
+    if (cmp < 0)
+        return false; /* no common collation: the evaluation reports 1267 */
+    if (cmp != cc && (for_range || value_coll_is_ci((uint16_t)cmp) ||
+                      (cmp != COLL_BINARY && strcmp(value_coll_charset((uint16_t)cmp), value_coll_charset(cc)) != 0)))
+        return false;
+    if (v->coll != COLL_BINARY && cc != COLL_BINARY &&
+        strcmp(value_coll_charset(v->coll), value_coll_charset(cc)) != 0) {
         size_t n, bad;
         const char *cv = sql_str_convert(xe->x->arena, v->s.ptr, v->s.len, v->coll, cc, &n, &bad);
         if (bad != SIZE_MAX)
             return false;
         v->s.ptr = cv;
         v->s.len = n;
-        v->coll = cc;
     }
+    v->coll = cc;
     return true;
 }
 
@@ -1018,7 +1024,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 n = 0;
                 goto done;
             }
-            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->eq, &v)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, &v, false)) {
                 rc = 1;
                 goto fail;
             }
@@ -1040,7 +1046,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 goto fail;
             if (v.type == VAL_NULL)
                 continue;
-            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->in[j], &v)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, &v, false)) {
                 rc = 1;
                 for (uint32_t z = 0; z < m; z++) { /* the ranges made for the values before this one */
                     buf_free(&nrg[z].lo);
@@ -1133,8 +1139,8 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
             n = 0; /* col > NULL is never true */
             goto done;
         }
-        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, c->lo, &lo))) ||
-            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, c->hi, &hi)))) {
+        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, &lo, true))) ||
+            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, &hi, true)))) {
             rc = 1;
             goto fail;
         }

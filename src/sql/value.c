@@ -58,6 +58,21 @@ bool value_coll_is_ci(uint16_t coll)
     return c && c->ci;
 }
 
+const char *value_coll_charset(uint16_t coll)
+{
+    const coll_info_t *c = coll_find(coll);
+    return c ? c->charset : "binary";
+}
+
+int value_charset_bin_coll(uint16_t coll)
+{
+    const coll_info_t *c = coll_find(coll);
+    for (size_t i = 0; c && i < ARRAY_LEN(colls); i++)
+        if (!colls[i].ci && strcmp(colls[i].charset, c->charset) == 0)
+            return colls[i].id;
+    return -1;
+}
+
 uint32_t value_coll_mbmaxlen(uint16_t coll)
 {
     const coll_info_t *c = coll_find(coll);
