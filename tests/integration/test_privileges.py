@@ -8,6 +8,8 @@ the table-level tests need (a GRANT on a table needs the table).
 import pymysql
 import pytest
 
+import rawclient
+
 ACCESS_1227 = 'Access denied; you need (at least one of) the %s privilege(s) for this operation'
 
 
@@ -390,6 +392,46 @@ def test_account_options(target, users, unique):
         assert rows(root, 'SHOW CREATE USER %s' % acct)[0].endswith('WITH MAX_USER_CONNECTIONS 3')
     finally:
         run(root, 'DROP USER IF EXISTS %s' % acct)
+
+
+@pytest.mark.parametrize('options', ['', 'REQUIRE SSL ACCOUNT LOCK'])
+@pytest.mark.parametrize('change', ['DROP USER %(a)s', "RENAME USER %(a)s TO '%(n)s_b'@'localhost'"])
+def test_account_vanishing_mid_login(target, users, unique, change, options):
+    """The account is dropped (or renamed) while the client holds its answer to the auth switch: the password is
+    right, but the account whose REQUIRE SSL / ACCOUNT LOCK / limits apply is gone.  With those options both
+    servers refuse (MariaDB checks them on the account as first read); without, see DIFFERENCES."""
+    root = users.root
+    name = unique('vm')
+    acct = "'%s'@'localhost'" % name
+    try:
+        ok(root, "CREATE USER %s IDENTIFIED BY 'pw' %s" % (acct, options))
+        c = rawclient.RawClient.open(unix=target.socket)
+        answer = c.auth_response
+
+        def answer_after_change(plugin, password, salt):
+            if getattr(c, 'auth_switched_to', None):  # the switch came: the server is waiting for us
+                ok(root, change % {'a': acct, 'n': name})
+            return answer(plugin, password, salt)
+        c.auth_response = answer_after_change
+        try:
+            # a client plugin the account does not use: the server switches to mysql_native_password
+            c.handshake(name, 'pw', plugin='caching_sha2_password')
+            err = None
+        except rawclient.ServerError as e:
+            err = e
+        assert c.auth_switched_to == 'mysql_native_password'
+        if options or target.differs('login_of_vanished_account_refused'):
+            assert err is not None and (err.code, err.sqlstate, err.message) == (
+                1045, '28000', "Access denied for user '%s'@'localhost' (using password: YES)" % name)
+        else:  # MariaDB: logged in with the account as first read, and no grants
+            assert err is None
+            with pytest.raises(rawclient.ServerError) as ei:
+                c.query('SHOW GRANTS')
+            assert ei.value.code == 1141
+        c.close()
+    finally:
+        run(root, 'DROP USER IF EXISTS %s' % acct)
+        run(root, "DROP USER IF EXISTS '%s_b'@'localhost'" % name)
 
 
 @pytest.fixture
