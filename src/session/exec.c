@@ -1870,11 +1870,40 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
     sink->prepared(sink, p->id, p->cols, p->ncols, p->nparams);
 }
 
+/* The error MariaDB keeps in the statement once a parameter's long data passed max_allowed_packet. */
+static const char long_data_too_long_msg[] = "Parameter of prepared statement which is set through "
+                                             "mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
+
+void session_stmt_long_data(session_t *s, sess_stmt_t *p, uint32_t param, const uint8_t *data, size_t n)
+{
+    if (param >= p->nparams || p->long_data_too_long)
+        return;
+    uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    buf_t *b = &p->long_data[param];
+    if ((uint64_t)b->len + n > limit) {
+        /* Nothing more is kept (the client may go on sending); the EXECUTE reports it. */
+        p->long_data_too_long = true;
+        for (uint32_t i = 0; i < p->nparams; i++) {
+            p->has_long_data[i] = false;
+            buf_free(&p->long_data[i]);
+            buf_init(&p->long_data[i]);
+        }
+        return;
+    }
+    p->has_long_data[param] = true;
+    buf_append(b, data, n);
+}
+
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
     session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
+    if (p->long_data_too_long) {
+        diag_push_msg(&s->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, long_data_too_long_msg);
+        sink->error(sink);
+        return;
+    }
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
     blocking_bind_state(&s->proc_state);
     int rc = stmt_run(&x, p, sink, false);
@@ -1901,6 +1930,7 @@ void session_stmt_close(session_t *s, uint32_t id)
 void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
     status_inc(&s->stat, STATUS_COM_STMT_RESET);
+    p->long_data_too_long = false;
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
