@@ -2316,9 +2316,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (!db)
                 return diag_error(&s->diag, ER_NO_DB_ERROR);
             int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
-            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
-                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
-            if (prc)
+            if (!prc)
+                prc = priv_check_table(s, db, n->name, PRIV_SELECT); /* a column grant will do */
+            if (prc < 0)
                 return prc;
         }
         sink->ok(sink, 0, 0, NULL, more);
