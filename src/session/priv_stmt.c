@@ -1,25 +1,24 @@
 /*
  * Privilege checks for the statements the SQL executor runs (tables, databases), made by the session before
  * the executor sees the statement -- and again at every EXECUTE of a prepared statement, since both paths go
- * through here.  The rules and messages are MariaDB 10.11's:
+ * through here.  Each statement kind has a rule, named by its row in sql/statements.def (NONE, OWN or RULE:
+ * rule_<ID> below), so there is no default that lets a statement through.  The rules and messages are
+ * MariaDB 10.11's (docs/accounts.md has the table):
  *
- *   SELECT                 SELECT on every table read (FROM, joins, derived tables, subqueries, INSERT ... SELECT)
- *                          with column grants only: SELECT on every column named, `*` denied (1142)
- *   INSERT / REPLACE       INSERT (REPLACE: also DELETE) on the table; column grants: the columns listed
- *   UPDATE                 UPDATE on the columns set (table or column grant); SELECT on columns read (WHERE, values)
- *   DELETE                 DELETE on the target tables; SELECT on columns read
- *   CREATE / DROP TABLE    CREATE / DROP on the table; TRUNCATE: DROP; ALTER: ALTER; CREATE/DROP INDEX: INDEX
- *   RENAME TABLE           ALTER and DROP on the old name ("DROP, ALTER command denied"), CREATE and INSERT on the new
- *   CREATE/DROP/ALTER DATABASE   CREATE / DROP / ALTER on the database (1044)
- *   tablespaces, logfile groups  CREATE TABLESPACE (1227)
- *   SHOW TABLES / TABLE STATUS / CREATE DATABASE   access to the database (1044)
- *   SHOW COLUMNS / INDEX   some privilege on the table (1142 "SELECT command denied")
- *   SHOW CREATE TABLE      some privilege on the table (1142 "SHOW command denied")
- *   EXPLAIN                as the statement explained
+ *   SELECT                 SELECT on every table read (FROM, joins, derived tables, subqueries in every position);
+ *                          with column grants only: SELECT on every column read, `*` denied (1142)
+ *   INSERT / REPLACE       INSERT (REPLACE: and DELETE; ON DUPLICATE KEY UPDATE: and UPDATE) on the table, named
+ *                          together when missing; column grants: the columns written; SELECT on the columns read
+ *   UPDATE                 UPDATE on the columns set; SELECT on every other table; SELECT on every column read
+ *   DELETE                 DELETE on the targets; several tables: SELECT on every table; SELECT on columns read
+ *   DDL                    CREATE (+INSERT for ... SELECT, SELECT on LIKE's source), DROP, ALTER (+ RENAME: DROP
+ *                          on the old, INSERT and CREATE on the new, as RENAME TABLE), INDEX
+ *   SHOW COLUMNS / INDEX / CREATE TABLE, CREATE/DROP/ALTER DATABASE, tablespaces, table maintenance, views
  * information_schema is readable by everyone (the executor filters its rows by priv_db_visible/table_visible).
  *
  * Unqualified column names in statements with several tables are attributed to the table that has the column
- * (through the catalog); names that match no table are left for the executor's 1054.
+ * (through the catalog); names that match no table are left for the executor's 1054.  Nothing here has a fixed
+ * capacity: scopes grow and join trees are walked recursively, so no statement is too large to be checked.
  */
 #include <string.h>
 
