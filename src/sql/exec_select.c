@@ -25,6 +25,7 @@
 #include "sql/typeinf.h"
 #include "sql/tz.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 /* ---------------------------------------------------------------- values and keys */
 
@@ -195,14 +196,6 @@ typedef struct xmap {
     uint32_t kcap;
     arena_t *a;
 } xmap_t;
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
 
 static void xmap_init(xmap_t *m, arena_t *a)
 {
