@@ -1909,6 +1909,29 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 }
 
 static bool stmt_uses_tables(const sql_stmt_t *st);
+/* The error MariaDB keeps in the statement once a parameter's long data passed max_allowed_packet. */
+static const char long_data_too_long_msg[] = "Parameter of prepared statement which is set through "
+                                             "mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
+
+void session_stmt_long_data(session_t *s, sess_stmt_t *p, uint32_t param, const uint8_t *data, size_t n)
+{
+    if (param >= p->nparams || p->long_data_too_long)
+        return;
+    uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    buf_t *b = &p->long_data[param];
+    if ((uint64_t)b->len + n > limit) {
+        /* Nothing more is kept (the client may go on sending); the EXECUTE reports it. */
+        p->long_data_too_long = true;
+        for (uint32_t i = 0; i < p->nparams; i++) {
+            p->has_long_data[i] = false;
+            buf_free(&p->long_data[i]);
+            buf_init(&p->long_data[i]);
+        }
+        return;
+    }
+    p->has_long_data[param] = true;
+    buf_append(b, data, n);
+}
 
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
@@ -1917,6 +1940,11 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
         diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
+    if (p->long_data_too_long) {
+        diag_push_msg(&s->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, long_data_too_long_msg);
+        sink->error(sink);
+        return;
+    }
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
     /* MariaDB logs the text with the parameters in place; strata logs the prepared text (with its ?) */
     session_qlog_general(s, "Execute", p->text, p->text_len);
@@ -1949,6 +1977,7 @@ void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
     status_inc(&s->stat, STATUS_COM_STMT_RESET);
     session_qlog_general(s, "Reset stmt", "", 0);
+    p->long_data_too_long = false;
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
@@ -2337,9 +2366,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (!db)
                 return diag_error(&s->diag, ER_NO_DB_ERROR);
             int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
-            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
-                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
-            if (prc)
+            if (!prc)
+                prc = priv_check_table(s, db, n->name, PRIV_SELECT); /* a column grant will do */
+            if (prc < 0)
                 return prc;
         }
         sink->ok(sink, 0, 0, NULL, more);

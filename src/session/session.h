@@ -67,6 +67,7 @@ typedef struct sess_stmt {
     uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
     buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
     bool *has_long_data;
+    bool long_data_too_long; /* some parameter's data passed max_allowed_packet: every EXECUTE fails until RESET */
     int ncols;
     res_col_t *cols;
     char *db;              /* the current database at PREPARE: executions run in it, as MariaDB's do (NULL: none) */
@@ -196,6 +197,9 @@ void session_clear_state(session_t *s);
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
 void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+/* COM_STMT_SEND_LONG_DATA: appends to a parameter's data, up to max_allowed_packet bytes in all for it; past that
+ * the data is dropped and every EXECUTE fails with MariaDB's 1105 until COM_STMT_RESET. */
+void session_stmt_long_data(session_t *s, sess_stmt_t *st, uint32_t param, const uint8_t *data, size_t n);
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
