@@ -23,17 +23,7 @@ struct sql_agg_entry {
 
 bool sql_agg_is_aggregate(const sql_expr_t *e)
 {
-    if (e->kind != SQL_E_FUNC)
-        return false;
-    switch (e->func.fn) {
-    case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
-    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
-    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
-    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
-        return true;
-    default:
-        return false;
-    }
+    return e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE);
 }
 
 void sql_agg_init(sql_agg_t *g, const sql_expr_t *call, const sql_agg_opts_t *opts)

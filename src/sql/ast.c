@@ -2,7 +2,9 @@
  * Tables generated from the .def files (statement kinds, functions), the errors errors.def lacks, and the
  * result-column naming and typing of select items (what MariaDB puts in column-definition packets).
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,26 +22,71 @@ const char *sql_stmt_kind_name(sql_stmt_kind_t k)
     return (unsigned)k < ARRAY_LEN(stmt_names) ? stmt_names[k] : "?";
 }
 
-static const struct {
-    const char *name;
-    int minargs, maxargs;
-} fns[] = {
-#define FN(id, name, mn, mx) {name, mn, mx},
+/* The function table: each row at its id's index (designated initializers), so a row's place in the file
+ * cannot change what it does. */
+#define COLL_NONE {SQL_FN_COLL_NONE, NULL, 0, 0, 0}
+#define COLL_SAME {SQL_FN_COLL_SAME, NULL, 0, 1, 1}
+#define COLL_SYSCONST {SQL_FN_COLL_SYSCONST, NULL, 0, 0, 0}
+#define COLL_RESULT(op, first, step, max) {SQL_FN_COLL_RESULT, op, first, step, max}
+#define COLL_STRICT(op, first, step, max) {SQL_FN_COLL_STRICT, op, first, step, max}
+#define COLL_STRINGS(op, first, step, max) {SQL_FN_COLL_STRINGS, op, first, step, max}
+#define COLL_CMP(op, first, step, max) {SQL_FN_COLL_CMP, op, first, step, max}
+const sql_fn_def_t sql_fn_defs[SQL_FN__COUNT] = {
+#define FN(id, name, mn, mx, eval, type, coll, flags) [SQL_FN_##id] = {name, mn, mx, eval, type, coll, flags},
 #include "sql/functions.def"
 #undef FN
 };
+#undef COLL_NONE
+#undef COLL_SAME
+#undef COLL_SYSCONST
+#undef COLL_RESULT
+#undef COLL_STRICT
+#undef COLL_STRINGS
+#undef COLL_CMP
+
+/* The ids sorted by name, for the parser's lookups (built once; the table is constant). */
+static sql_fn_t fn_by_name[SQL_FN__COUNT - 1];
+static pthread_once_t fn_by_name_once = PTHREAD_ONCE_INIT;
+
+static int fn_name_cmp(const void *a, const void *b)
+{
+    return strcmp(sql_fn_defs[*(const sql_fn_t *)a].name, sql_fn_defs[*(const sql_fn_t *)b].name);
+}
+
+static void fn_by_name_build(void)
+{
+    for (int i = 1; i < SQL_FN__COUNT; i++)
+        fn_by_name[i - 1] = (sql_fn_t)i;
+    qsort(fn_by_name, ARRAY_LEN(fn_by_name), sizeof fn_by_name[0], fn_name_cmp);
+}
 
 sql_fn_t sql_fn_lookup(const char *upper_name)
 {
-    for (size_t i = 1; i < ARRAY_LEN(fns); i++)
-        if (strcmp(fns[i].name, upper_name) == 0)
-            return (sql_fn_t)i;
+    pthread_once(&fn_by_name_once, fn_by_name_build);
+    size_t lo = 0, hi = ARRAY_LEN(fn_by_name);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(upper_name, sql_fn_defs[fn_by_name[mid]].name);
+        if (c == 0)
+            return fn_by_name[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
     return SQL_FN_UNKNOWN;
 }
 
-const char *sql_fn_name(sql_fn_t fn) { return (unsigned)fn < ARRAY_LEN(fns) ? fns[fn].name : ""; }
-int sql_fn_minargs(sql_fn_t fn) { return fns[fn].minargs; }
-int sql_fn_maxargs(sql_fn_t fn) { return fns[fn].maxargs; }
+const char *sql_fn_name(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? sql_fn_defs[fn].name : ""; }
+unsigned sql_fn_flags(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? sql_fn_defs[fn].flags : 0; }
+
+int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "Function %s is not implemented by the evaluator its row names",
+             sql_fn_name(e->func.fn));
+    return diag_push_msg(ctx->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, msg);
+}
 
 /* ---------------------------------------------------------------- errors not in errors.def */
 
@@ -70,7 +117,7 @@ int sql_error_param_type(diag_t *d, const char *type, const char *op)
 
 int sql_error_paramcount(diag_t *d, const char *fname)
 {
-    return push_text(d, 1582, "Incorrect parameter count in the call to native function '%s'%s", fname, "");
+    return diag_error(d, ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT, fname);
 }
 
 int sql_error_no_function(diag_t *d, const char *fname)

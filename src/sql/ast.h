@@ -78,9 +78,9 @@ typedef struct sql_cast {
     int32_t coll;   /* CHAR ... CHARACTER SET x / COLLATE / USING: -1 when not given */
 } sql_cast_t;
 
-/* Functions the evaluator knows, resolved by name at parse time (SQL_FN_UNKNOWN otherwise). */
+/* Functions the evaluator knows (functions.def), resolved by name at parse time (SQL_FN_UNKNOWN otherwise). */
 typedef enum sql_fn {
-#define FN(id, name, minargs, maxargs) SQL_FN_##id,
+#define FN(id, ...) SQL_FN_##id,
 #include "sql/functions.def"
 #undef FN
     SQL_FN__COUNT
@@ -788,5 +788,15 @@ typedef struct sql_stmt_list {
 
 const char *sql_stmt_kind_name(sql_stmt_kind_t k);
 const char *sql_fn_name(sql_fn_t fn);
+
+/* A function's flags (functions.def's last column explains them). */
+enum {
+    SQL_FNF_LAZY = 1u << 0,
+    SQL_FNF_AGGREGATE = 1u << 1,
+    SQL_FNF_VOLATILE = 1u << 2,
+    SQL_FNF_SESSION = 1u << 3,
+    SQL_FNF_NOW = 1u << 4,
+};
+unsigned sql_fn_flags(sql_fn_t fn);
 
 #endif

@@ -679,9 +679,11 @@ int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *ou
     return date_add(ctx, l, r, e->op == SQL_OP_SUB, out);
 }
 
-/* Functions that need their INTERVAL argument unevaluated; returns 1 when `e` is not one of them. */
-int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+/* DATE_ADD, TIMESTAMPADD, TIMESTAMPDIFF ...: functions that need their INTERVAL or unit argument unevaluated. */
+int sql_eval_date_add_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
+    (void)args;
+    (void)any_null;
     switch (e->func.fn) {
     case SQL_FN_DATE_ADD: case SQL_FN_ADDDATE:
         return date_add(ctx, e->args[0], e->args[1], false, out);
@@ -744,15 +746,19 @@ int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return 0;
     }
     default:
-        return 1;
+        return sql_fn_unrouted(ctx, e);
     }
 }
 
-/* Functions with evaluated arguments (a[], none NULL unless the function handles NULL); 1 = not ours. */
-int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
+/* Date parts and conversions of evaluated arguments: NULL when an argument is. */
+int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
     value_t t;
+    if (any_null) {
+        *out = value_null();
+        return 0;
+    }
     switch (fn) {
     case SQL_FN_DATEDIFF: {
         value_t t2;
@@ -863,11 +869,11 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         return 0;
     }
     default:
-        return 1;
+        return sql_fn_unrouted(ctx, e);
     }
 }
 
-/* ---------------------------------------------------------------- TIME arithmetic (fnmore.c's date block) */
+/* ---------------------------------------------------------------- TIME arithmetic */
 
 static const __int128 TIME_MAX_US = (__int128)838 * 3600000000LL + 59 * 60000000LL + 59 * 1000000LL;
 
@@ -968,7 +974,8 @@ static int tz_offset(const value_t *v, int64_t *sec)
     return 0;
 }
 
-int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
+/* TIME_FORMAT, MAKETIME, ADDTIME, TIMEDIFF, CONVERT_TZ, EXTRACT ...: NULL when an argument is. */
+int sql_eval_time_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
     value_t t, t2;
@@ -1136,6 +1143,6 @@ int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
         return 0;
     }
     default:
-        return 1;
+        return sql_fn_unrouted(ctx, e);
     }
 }

@@ -631,39 +631,6 @@ int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *
 }
 
 /*
- * Functions whose string arguments are aggregated before the function runs: args first, first+step, ... (at
- * most max of them; 0: all).  cmp: the arguments are compared (one collation needed, NONE is an error); else
- * the result is a string in the aggregate's collation.  Functions not listed that return strings made from no
- * string argument (HEX, CHAR, DATE_FORMAT, ...) are COERCIBLE in collation_connection; single-string functions
- * (UPPER, SUBSTRING, ...) keep their argument's collation and coercibility.
- */
-static const struct coll_rule {
-    sql_fn_t fn;
-    const char *op;
-    uint8_t first, step, max;
-    bool cmp;    /* compared: one collation needed */
-    bool strict; /* a NONE result is an error too (the function compares while it builds its result) */
-} coll_rules[] = {
-    {SQL_FN_CONCAT, "concat", 0, 1, 0, false, false},       {SQL_FN_CONCAT_WS, "concat_ws", 0, 1, 0, false, false},
-    {SQL_FN_REPLACE, "replace", 0, 1, 3, false, true},     {SQL_FN_LPAD, "lpad", 0, 2, 2, false, false},
-    {SQL_FN_RPAD, "rpad", 0, 2, 2, false, false},           {SQL_FN_INSERT, "insert", 0, 3, 2, false, false},
-    {SQL_FN_SUBSTRING_INDEX, "substring_index", 0, 1, 2, false, true},
-    {SQL_FN_TRIM, "trim", 0, 1, 2, false, true},           {SQL_FN_ELT, "elt", 1, 1, 0, false, false},
-    {SQL_FN_GREATEST, "greatest", 0, 1, 0, false, false},   {SQL_FN_LEAST, "least", 0, 1, 0, false, false},
-    {SQL_FN_INSTR, "instr", 0, 1, 2, true, false},          {SQL_FN_LOCATE, "locate", 0, 1, 2, true, false},
-    {SQL_FN_STRCMP, "strcmp", 0, 1, 2, true, false},        {SQL_FN_FIND_IN_SET, "find_in_set", 0, 1, 2, true, false},
-    {SQL_FN_FIELD, "field", 0, 1, 0, true, false},          {SQL_FN_NULLIF, "nullif", 0, 1, 2, true, false},
-};
-
-static const struct coll_rule *coll_rule_of(sql_fn_t fn)
-{
-    for (size_t i = 0; i < ARRAY_LEN(coll_rules); i++)
-        if (coll_rules[i].fn == fn)
-            return &coll_rules[i];
-    return NULL;
-}
-
-/*
  * The collation an expression would bring without evaluating it, for the branches of CASE / IF / COALESCE
  * that are not taken (MariaDB aggregates all branches before it reads a row): literals, NULL, the current
  * row's columns, COLLATE and CONVERT ... USING over those.  False when it cannot be known without evaluating.
@@ -693,21 +660,15 @@ static bool expr_static_dt(sql_eval_ctx_t *ctx, const sql_expr_t *e, coll_dt_t *
                           .deriv = e->kind == SQL_E_COLLATE ? COLL_DERIV_EXPLICIT : COLL_DERIV_IMPLICIT};
         return true;
     case SQL_E_FUNC: {
-        if (e->func.fn == SQL_FN_DATABASE || e->func.fn == SQL_FN_SCHEMA || e->func.fn == SQL_FN_USER ||
-            e->func.fn == SQL_FN_CURRENT_USER || e->func.fn == SQL_FN_VERSION) {
+        /* the functions whose result's collation follows from their string arguments' (functions.def) */
+        const sql_fn_coll_t *r = &sql_fn_defs[e->func.fn].coll;
+        if (r->kind == SQL_FN_COLL_SYSCONST) {
             *dt = (coll_dt_t){.coll = COLL_UTF8MB3_GENERAL_CI, .deriv = COLL_DERIV_SYSCONST};
             return true;
         }
-        /* the string functions whose result is the aggregate of their string arguments */
-        const struct coll_rule *r = coll_rule_of(e->func.fn);
-        static const sql_fn_t same[] = {SQL_FN_UPPER, SQL_FN_UCASE, SQL_FN_LOWER, SQL_FN_LCASE, SQL_FN_LTRIM,
-                                        SQL_FN_RTRIM, SQL_FN_REVERSE};
-        bool one = false;
-        for (size_t i = 0; i < ARRAY_LEN(same); i++)
-            one |= e->func.fn == same[i];
-        if ((!r || r->cmp) && !one)
+        if (r->kind == SQL_FN_COLL_NONE || r->kind == SQL_FN_COLL_CMP)
             return false;
-        uint32_t first = r ? r->first : 0, step = r ? r->step : 1, max = r ? r->max : 1;
+        uint32_t first = r->first, step = r->step, max = r->max;
         coll_dt_t ds[8];
         uint32_t k = 0;
         for (uint32_t i = first; i < e->nargs && (!max || k < max) && k < 8; i += step)
@@ -771,27 +732,29 @@ static int coll_branches(sql_eval_ctx_t *ctx, const char *op, const sql_expr_t *
     return 0;
 }
 
-/* Aggregates a function's arguments a[] by its rule (converting the strings among them); *dt is the result's
- * collation.  Returns 1 when the function has no rule. */
-static int coll_fn_args(sql_eval_ctx_t *ctx, const struct coll_rule *r, value_t *a, uint32_t nargs, coll_dt_t *dt)
+/* Aggregates a function's arguments a[] by its row's collation rule (converting the strings among them); *dt
+ * is the result's collation.  Returns 1 when the result takes no collation from the rule (compared arguments,
+ * numbers). */
+static int coll_fn_args(sql_eval_ctx_t *ctx, const sql_fn_coll_t *r, value_t *a, uint32_t nargs, coll_dt_t *dt)
 {
     value_t stack[8], *vs = nargs <= 8 ? stack : arena_alloc(ctx->arena, nargs * sizeof *vs);
     uint32_t n = 0;
-    bool all_str = true;
+    bool all_str = true, cmp = r->kind == SQL_FN_COLL_CMP;
     for (uint32_t i = r->first; i < nargs && (!r->max || n < r->max); i += r->step) {
         vs[n++] = a[i];
         all_str &= a[i].type == VAL_STRING || a[i].type == VAL_NULL;
     }
-    if (!n || (r->cmp && (n < 2 || !all_str)) || ((r->fn == SQL_FN_GREATEST || r->fn == SQL_FN_LEAST) && !all_str))
+    if (!n || (cmp && (n < 2 || !all_str)) || (r->kind == SQL_FN_COLL_STRINGS && !all_str))
         return 1; /* compared as numbers / temporals */
-    unsigned flags = r->cmp ? COLL_AGG_FOR_CMP : COLL_AGG_FOR_RESULT | (r->strict ? COLL_AGG_DISALLOW_NONE : 0);
+    unsigned flags = cmp ? COLL_AGG_FOR_CMP
+                         : COLL_AGG_FOR_RESULT | (r->kind == SQL_FN_COLL_STRICT ? COLL_AGG_DISALLOW_NONE : 0);
     int rc = coll_unify(ctx, r->op, vs, n, flags, dt);
     if (rc)
         return rc;
     n = 0;
     for (uint32_t i = r->first; i < nargs && (!r->max || n < r->max); i += r->step)
         a[i] = vs[n++];
-    return r->cmp ? 1 : 0;
+    return cmp ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- LIKE */
@@ -1061,36 +1024,35 @@ static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_
     return ctx->cb->user_lock(ctx->user, fn, name, len, timeout, out, d);
 }
 
-static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, bool any_null, value_t *out);
-
-static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+/* A name that is no function: "FUNCTION db.name does not exist", the name as written, qualified by the
+ * current database. */
+int sql_eval_unknown_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
+    (void)args;
+    (void)any_null;
+    (void)out;
+    const char *nm = e->func.name;
+    if (e->src && e->src_len) {
+        size_t l = 0;
+        while (l < e->src_len && e->src[l] != '(' && e->src[l] != ' ')
+            l++;
+        nm = arena_strndup(ctx->arena, e->src, l);
+    }
+    value_t db = value_null();
+    if (!strchr(nm, '.') && ctx->cb && ctx->cb->session_fn)
+        ctx->cb->session_fn(ctx->user, SQL_SFN_DATABASE, &db);
+    if (db.type == VAL_STRING)
+        nm = arena_printf(ctx->arena, "%.*s.%s", (int)db.s.len, db.s.ptr, nm);
+    return sql_error_no_function(ctx->diag, nm);
+}
+
+/* IF, IFNULL, COALESCE: only the branch taken is evaluated; the result in the collation of all branches. */
+int sql_eval_control_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
     sql_fn_t fn = e->func.fn;
     int rc = 0;
-    if (fn == SQL_FN_UNKNOWN) {
-        /* "FUNCTION db.name does not exist": the name as written, qualified by the current database */
-        const char *nm = e->func.name;
-        if (e->src && e->src_len) {
-            size_t l = 0;
-            while (l < e->src_len && e->src[l] != '(' && e->src[l] != ' ')
-                l++;
-            nm = arena_strndup(ctx->arena, e->src, l);
-        }
-        value_t db = value_null();
-        if (!strchr(nm, '.') && ctx->cb && ctx->cb->session_fn)
-            ctx->cb->session_fn(ctx->user, SQL_SFN_DATABASE, &db);
-        if (db.type == VAL_STRING)
-            nm = arena_printf(ctx->arena, "%.*s.%s", (int)db.s.len, db.s.ptr, nm);
-        return sql_error_no_function(ctx->diag, nm);
-    }
-    int mina = sql_fn_minargs(fn), maxa = sql_fn_maxargs(fn);
-    if ((int)e->nargs < mina || (maxa >= 0 && (int)e->nargs > maxa))
-        return sql_error_paramcount(ctx->diag, e->func.name);
-
-    /* lazily evaluated functions first */
-    if ((rc = sql_eval_date_lazy(ctx, e, out)) != 1)
-        return rc;
-    rc = 0;
     switch (fn) {
     case SQL_FN_IF: {
         value_t c;
@@ -1112,20 +1074,41 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         *out = value_null();
         return 0;
-    case SQL_FN_RAND: {
-        if (e->nargs == 1) {
-            value_t s;
-            if ((rc = sql_expr_eval(ctx, e->args[0], &s)))
-                return rc;
-            uint64_t seed = (uint64_t)value_to_int(&s, ctx->diag);
-            ctx->rand_seed1 = (uint32_t)(seed * 0x10001 + 55555555) % 0x3FFFFFFFUL;
-            ctx->rand_seed2 = (uint32_t)(seed * 0x10000001) % 0x3FFFFFFFUL;
-        }
-        double r;
-        rand_next(ctx, &r);
-        *out = value_double(r);
-        return 0;
+    default:
+        return sql_fn_unrouted(ctx, e);
     }
+}
+
+/* RAND([seed]): MySQL's generator, seeded per statement or by the argument. */
+int sql_eval_rand_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
+    if (e->func.fn != SQL_FN_RAND)
+        return sql_fn_unrouted(ctx, e);
+    if (e->nargs == 1) {
+        value_t s;
+        int rc;
+        if ((rc = sql_expr_eval(ctx, e->args[0], &s)))
+            return rc;
+        uint64_t seed = (uint64_t)value_to_int(&s, ctx->diag);
+        ctx->rand_seed1 = (uint32_t)(seed * 0x10001 + 55555555) % 0x3FFFFFFFUL;
+        ctx->rand_seed2 = (uint32_t)(seed * 0x10000001) % 0x3FFFFFFFUL;
+    }
+    double r;
+    rand_next(ctx, &r);
+    *out = value_double(r);
+    return 0;
+}
+
+/* NOW() and the other clocks: the statement's time (SYSDATE: the wall clock), fsp from the argument. */
+int sql_eval_clock_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
+    sql_fn_t fn = e->func.fn;
+    int rc = 0;
+    switch (fn) {
     case SQL_FN_NOW: case SQL_FN_CURRENT_TIMESTAMP: case SQL_FN_LOCALTIME: case SQL_FN_LOCALTIMESTAMP:
     case SQL_FN_SYSDATE: case SQL_FN_UTC_TIMESTAMP: {
         int fsp;
@@ -1171,6 +1154,19 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         out->t.year = out->t.month = out->t.day = 0;
         return 0;
     }
+    default:
+        return sql_fn_unrouted(ctx, e);
+    }
+}
+
+/* Functions whose value the session knows (through sql_eval_cb_t). */
+int sql_eval_session_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
+    sql_fn_t fn = e->func.fn;
+    int rc = 0;
+    switch (fn) {
     case SQL_FN_DATABASE: case SQL_FN_SCHEMA: return session(ctx, SQL_SFN_DATABASE, out);
     case SQL_FN_USER: case SQL_FN_SESSION_USER: case SQL_FN_SYSTEM_USER: return session(ctx, SQL_SFN_USER, out);
     case SQL_FN_CURRENT_USER: return session(ctx, SQL_SFN_CURRENT_USER, out);
@@ -1208,30 +1204,48 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         return session(ctx, SQL_SFN_LAST_INSERT_ID, out);
-    case SQL_FN_PI:
-        *out = value_double(M_PI);
-        out->dec = 6;
-        return 0;
-    case SQL_FN_COUNT: case SQL_FN_SUM: case SQL_FN_AVG: case SQL_FN_MIN: case SQL_FN_MAX:
-    case SQL_FN_GROUP_CONCAT: case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
-    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
-    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP:
-        /* the executor drives the accumulators (agg.h) and hands back the group's result */
-        if (ctx->cb && ctx->cb->aggregate_get)
-            return ctx->cb->aggregate_get(ctx->user, e, out, ctx->diag);
-        return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "aggregate functions");
-    case SQL_FN_VALUES:
-        if (e->nargs != 1 || e->args[0]->kind != SQL_E_COLUMN)
-            return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "VALUES() of a non-column");
-        if (ctx->cb && ctx->cb->values_get)
-            return ctx->cb->values_get(ctx->user, e->args[0], out, ctx->diag);
-        *out = value_null();
-        return 0;
     default:
-        break;
+        return sql_fn_unrouted(ctx, e);
     }
+}
 
-    /* strict functions: evaluate all arguments */
+/* An aggregate call: the executor drives the accumulators (agg.h) and hands back the group's result. */
+int sql_eval_aggregate_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
+    if (!(sql_fn_defs[e->func.fn].flags & SQL_FNF_AGGREGATE))
+        return sql_fn_unrouted(ctx, e);
+    if (ctx->cb && ctx->cb->aggregate_get)
+        return ctx->cb->aggregate_get(ctx->user, e, out, ctx->diag);
+    return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "aggregate functions");
+}
+
+/* VALUES(col) in ON DUPLICATE KEY UPDATE: the column's value in the row that was to be inserted. */
+int sql_eval_values_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)args;
+    (void)any_null;
+    if (e->func.fn != SQL_FN_VALUES)
+        return sql_fn_unrouted(ctx, e);
+    if (e->nargs != 1 || e->args[0]->kind != SQL_E_COLUMN)
+        return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "VALUES() of a non-column");
+    if (ctx->cb && ctx->cb->values_get)
+        return ctx->cb->values_get(ctx->user, e->args[0], out, ctx->diag);
+    *out = value_null();
+    return 0;
+}
+
+static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+{
+    const sql_fn_def_t *def = &sql_fn_defs[e->func.fn];
+    int rc;
+    if ((int)e->nargs < def->minargs || (def->maxargs >= 0 && (int)e->nargs > def->maxargs))
+        return sql_error_paramcount(ctx->diag, e->func.name);
+    if (def->flags & SQL_FNF_LAZY)
+        return def->eval(ctx, e, NULL, false, out);
+
+    /* every argument evaluated, then the strings among them brought to one collation by the row's rule */
     value_t stackv[8];
     value_t *a = e->nargs <= 8 ? stackv : arena_alloc(ctx->arena, e->nargs * sizeof *a);
     bool any_null = false;
@@ -1241,12 +1255,11 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if (a[i].type == VAL_NULL)
             any_null = true;
     }
-    const struct coll_rule *cr = coll_rule_of(fn);
     coll_dt_t dt;
-    int agg = cr ? coll_fn_args(ctx, cr, a, e->nargs, &dt) : 1;
+    int agg = def->coll.kind >= SQL_FN_COLL_RESULT ? coll_fn_args(ctx, &def->coll, a, e->nargs, &dt) : 1;
     if (agg < 0)
         return agg;
-    if ((rc = eval_strict_fn(ctx, e, a, any_null, out)) != 0)
+    if ((rc = def->eval(ctx, e, a, any_null, out)) != 0)
         return rc;
     if (agg == 0) {
         coll_stamp(out, &dt);
@@ -1262,29 +1275,13 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     return 0;
 }
 
-/* A function whose arguments a[0..e->nargs) are evaluated (and aggregated by coll_rules). */
-static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, bool any_null, value_t *out)
+/* String functions of evaluated arguments (functions.def rows naming sql_eval_string_fn). */
+int sql_eval_string_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
     int rc = 0;
     diag_t *dg = ctx->diag;
-
-    if (fn >= SQL_FN_DATEDIFF && fn <= SQL_FN_WEEK) { /* datefn.c (functions.def order) */
-        if (any_null) {
-            *out = value_null();
-            return 0;
-        }
-        if ((rc = sql_eval_date_fn(ctx, e, a, out)) != 1)
-            return rc;
-        rc = 0;
-    }
-    if (fn > SQL_FN_MID) { /* fnmore.c (functions.def order) */
-        if ((rc = sql_eval_more_fn(ctx, e, a, any_null, out)) != 1)
-            return rc;
-        rc = 0;
-    }
-
-    switch (fn) {
+    switch (fn) { /* the functions that look at NULL arguments themselves */
     case SQL_FN_CONCAT: {
         if (any_null) { *out = value_null(); return 0; }
         buf_t b;
@@ -1320,93 +1317,6 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
         buf_free(&b);
         return 0;
     }
-    case SQL_FN_ISNULL:
-        *out = value_int(a[0].type == VAL_NULL);
-        return 0;
-    case SQL_FN_NULLIF: {
-        if (a[0].type == VAL_NULL || a[1].type == VAL_NULL) { *out = a[0]; return 0; }
-        *out = value_compare(&a[0], &a[1], dg) == 0 ? value_null() : a[0];
-        return 0;
-    }
-    case SQL_FN_GREATEST:
-    case SQL_FN_LEAST: {
-        if (any_null) { *out = value_null(); return 0; }
-        /* a temporal argument with strings / temporals: compared as temporals, the result a temporal (MariaDB) */
-        int temporal = -1;
-        bool only_tmp_str = true;
-        for (uint32_t i = 0; i < e->nargs; i++) {
-            if (value_is_temporal(&a[i]))
-                temporal = temporal < 0 || a[i].type > a[temporal].type ? (int)i : temporal;
-            else if (a[i].type != VAL_STRING)
-                only_tmp_str = false;
-        }
-        if (temporal >= 0 && only_tmp_str) {
-            uint32_t best = 0;
-            for (uint32_t i = 1; i < e->nargs; i++) {
-                int c = value_compare(&a[i], &a[best], dg);
-                if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
-                    best = i;
-            }
-            value_t r = a[best];
-            if (r.type == VAL_STRING && !value_parse_datetime(r.s.ptr, r.s.len, &r)) {
-                *out = a[best];
-                return 0;
-            }
-            value_type_t want = a[temporal].type; /* the result has the temporal argument's type */
-            if (r.type != want && want != VAL_TIME) {
-                r.type = want;
-                if (want == VAL_DATE)
-                    r.t.hour = r.t.minute = r.t.second = r.t.usec = 0;
-            }
-            *out = r;
-            return 0;
-        }
-        /* all strings: compare as strings; all integers: exact; else as the widest numeric */
-        bool all_str = true, any_dbl = false, any_dec = false;
-        for (uint32_t i = 0; i < e->nargs; i++) {
-            if (a[i].type != VAL_STRING) all_str = false;
-            if (a[i].type == VAL_DOUBLE || a[i].type == VAL_STRING) any_dbl = true;
-            if (a[i].type == VAL_DECIMAL) any_dec = true;
-        }
-        uint32_t best = 0;
-        for (uint32_t i = 1; i < e->nargs; i++) {
-            int c = all_str || !any_dbl ? value_compare(&a[i], &a[best], dg)
-                                        : (value_to_double(&a[i], dg) < value_to_double(&a[best], dg) ? -1 : value_to_double(&a[i], dg) > value_to_double(&a[best], dg));
-            if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
-                best = i;
-        }
-        *out = a[best];
-        if (!all_str && any_dbl)
-            *out = value_double(value_to_double(&a[best], NULL));
-        else if (!all_str && any_dec) {
-            int ms = 0;
-            for (uint32_t i = 0; i < e->nargs; i++)
-                if (a[i].type == VAL_DECIMAL)
-                    ms = MAX(ms, a[i].dec);
-            value_t dv = value_to_decimal(ctx->arena, &a[best], NULL);
-            dec_t x;
-            if (dec_parse(&dv, &x) && dec_rescale(&x, ms))
-                dv = dec_value(ctx, x);
-            *out = dv;
-        }
-        return 0;
-    }
-    case SQL_FN_CHARSET: case SQL_FN_COLLATION: {
-        /* a NULL keeps the collation of the expression that made it (CONCAT(col, NULL)); NULL itself is binary */
-        coll_dt_t d = value_dt(&a[0]);
-        uint16_t c = a[0].type == VAL_STRING || (a[0].type == VAL_NULL && d.deriv != COLL_DERIV_IGNORABLE)
-                   ? d.coll : COLL_BINARY; /* numbers and temporals: binary */
-        const char *n = fn == SQL_FN_CHARSET ? value_coll_charset(c) : value_coll_name(c);
-        *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
-        value_set_deriv(out, COLL_DERIV_SYSCONST, true);
-        return 0;
-    }
-    case SQL_FN_COERCIBILITY:
-        *out = value_int(value_dt(&a[0]).deriv);
-        return 0;
-    case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
-    case SQL_FN_IS_USED_LOCK:
-        return eval_user_lock(ctx, e, a, out);
     default:
         break;
     }
@@ -1633,6 +1543,26 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
         *out = str_result(ctx, r, s.s.len, s.coll);
         return 0;
     }
+    default:
+        return sql_fn_unrouted(ctx, e);
+    }
+}
+
+/* Arithmetic functions (ABS, ROUND, POW ...): NULL when an argument is. */
+int sql_eval_math_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    int rc = 0;
+    diag_t *dg = ctx->diag;
+    if (any_null) {
+        *out = value_null();
+        return 0;
+    }
+    switch (fn) {
+    case SQL_FN_PI:
+        *out = value_double(M_PI);
+        out->dec = 6;
+        return 0;
     case SQL_FN_ABS: {
         value_t v = a[0];
         if (v.type == VAL_INT) {
@@ -1738,6 +1668,112 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
         *out = value_double(r);
         return 0;
     }
+    default:
+        return sql_fn_unrouted(ctx, e);
+    }
+}
+
+/* NULL tests, GREATEST / LEAST, collation functions, user locks, UNIX time, hashes, SLEEP. */
+int sql_eval_misc_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    diag_t *dg = ctx->diag;
+    switch (fn) { /* the functions that look at NULL arguments themselves */
+    case SQL_FN_ISNULL:
+        *out = value_int(a[0].type == VAL_NULL);
+        return 0;
+    case SQL_FN_NULLIF: {
+        if (a[0].type == VAL_NULL || a[1].type == VAL_NULL) { *out = a[0]; return 0; }
+        *out = value_compare(&a[0], &a[1], dg) == 0 ? value_null() : a[0];
+        return 0;
+    }
+    case SQL_FN_GREATEST:
+    case SQL_FN_LEAST: {
+        if (any_null) { *out = value_null(); return 0; }
+        /* a temporal argument with strings / temporals: compared as temporals, the result a temporal (MariaDB) */
+        int temporal = -1;
+        bool only_tmp_str = true;
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (value_is_temporal(&a[i]))
+                temporal = temporal < 0 || a[i].type > a[temporal].type ? (int)i : temporal;
+            else if (a[i].type != VAL_STRING)
+                only_tmp_str = false;
+        }
+        if (temporal >= 0 && only_tmp_str) {
+            uint32_t best = 0;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                int c = value_compare(&a[i], &a[best], dg);
+                if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
+                    best = i;
+            }
+            value_t r = a[best];
+            if (r.type == VAL_STRING && !value_parse_datetime(r.s.ptr, r.s.len, &r)) {
+                *out = a[best];
+                return 0;
+            }
+            value_type_t want = a[temporal].type; /* the result has the temporal argument's type */
+            if (r.type != want && want != VAL_TIME) {
+                r.type = want;
+                if (want == VAL_DATE)
+                    r.t.hour = r.t.minute = r.t.second = r.t.usec = 0;
+            }
+            *out = r;
+            return 0;
+        }
+        /* all strings: compare as strings; all integers: exact; else as the widest numeric */
+        bool all_str = true, any_dbl = false, any_dec = false;
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (a[i].type != VAL_STRING) all_str = false;
+            if (a[i].type == VAL_DOUBLE || a[i].type == VAL_STRING) any_dbl = true;
+            if (a[i].type == VAL_DECIMAL) any_dec = true;
+        }
+        uint32_t best = 0;
+        for (uint32_t i = 1; i < e->nargs; i++) {
+            int c = all_str || !any_dbl ? value_compare(&a[i], &a[best], dg)
+                                        : (value_to_double(&a[i], dg) < value_to_double(&a[best], dg) ? -1 : value_to_double(&a[i], dg) > value_to_double(&a[best], dg));
+            if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
+                best = i;
+        }
+        *out = a[best];
+        if (!all_str && any_dbl)
+            *out = value_double(value_to_double(&a[best], NULL));
+        else if (!all_str && any_dec) {
+            int ms = 0;
+            for (uint32_t i = 0; i < e->nargs; i++)
+                if (a[i].type == VAL_DECIMAL)
+                    ms = MAX(ms, a[i].dec);
+            value_t dv = value_to_decimal(ctx->arena, &a[best], NULL);
+            dec_t x;
+            if (dec_parse(&dv, &x) && dec_rescale(&x, ms))
+                dv = dec_value(ctx, x);
+            *out = dv;
+        }
+        return 0;
+    }
+    case SQL_FN_CHARSET: case SQL_FN_COLLATION: {
+        /* a NULL keeps the collation of the expression that made it (CONCAT(col, NULL)); NULL itself is binary */
+        coll_dt_t d = value_dt(&a[0]);
+        uint16_t c = a[0].type == VAL_STRING || (a[0].type == VAL_NULL && d.deriv != COLL_DERIV_IGNORABLE)
+                   ? d.coll : COLL_BINARY; /* numbers and temporals: binary */
+        const char *n = fn == SQL_FN_CHARSET ? value_coll_charset(c) : value_coll_name(c);
+        *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
+        value_set_deriv(out, COLL_DERIV_SYSCONST, true);
+        return 0;
+    }
+    case SQL_FN_COERCIBILITY:
+        *out = value_int(value_dt(&a[0]).deriv);
+        return 0;
+    case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
+    case SQL_FN_IS_USED_LOCK:
+        return eval_user_lock(ctx, e, a, out);
+    default:
+        break;
+    }
+    if (any_null) {
+        *out = value_null();
+        return 0;
+    }
+    switch (fn) {
     case SQL_FN_UNIX_TIMESTAMP: {
         if (e->nargs == 0) {
             *out = value_int((int64_t)(ctx->stmt_time_us / 1000000));
@@ -1819,7 +1855,7 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
             sql_expr_t df = *e;
             df.func.fn = SQL_FN_DATE_FORMAT;
             value_t fa[2] = {*out, a[1]};
-            return sql_eval_date_fn(ctx, &df, fa, out);
+            return sql_eval_date_fn(ctx, &df, fa, false, out);
         }
         return 0;
     }
@@ -1866,7 +1902,7 @@ static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, 
         return 0;
     }
     default:
-        return sql_error_no_function(dg, e->func.name);
+        return sql_fn_unrouted(ctx, e);
     }
 }
 

@@ -1777,8 +1777,7 @@ static int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
 {
     if (default_expr_kind(e) == 1) {
         /* NOW() and its synonyms, alone: DEFAULT CURRENT_TIMESTAMP (MariaDB shows current_timestamp()) */
-        if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_NOW || e->func.fn == SQL_FN_CURRENT_TIMESTAMP ||
-                                      e->func.fn == SQL_FN_LOCALTIME || e->func.fn == SQL_FN_LOCALTIMESTAMP) &&
+        if (e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & SQL_FNF_NOW) &&
             (sqlt_t)c->rc.type != SQLT_DATE && sqlt_is_temporal((sqlt_t)c->rc.type) &&
             (sqlt_t)c->rc.type != SQLT_TIME &&
             (e->nargs == 0 || (e->args[0]->kind == SQL_E_LITERAL && value_is_numeric(&e->args[0]->lit)))) {

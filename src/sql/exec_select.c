@@ -655,8 +655,7 @@ static int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
     if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
         (e->kind == SQL_E_IN && e->sub) || (e->kind == SQL_E_COLUMN && e->slot < 0))
         *pure = false;
-    if (e->kind == SQL_E_FUNC && (sql_agg_is_aggregate(e) || e->func.fn == SQL_FN_RAND || e->func.fn == SQL_FN_GET_LOCK ||
-                                  e->func.fn == SQL_FN_RELEASE_LOCK || e->func.fn == SQL_FN_RELEASE_ALL_LOCKS))
+    if (e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & (SQL_FNF_AGGREGATE | SQL_FNF_VOLATILE)))
         *pure = false;
     for (uint32_t i = 0; i < e->nargs; i++)
         m = MAX(m, expr_max_src(q, e->args[i], pure));

@@ -2,9 +2,8 @@
  * The less common built-in functions: string (MID, ASCII, ORD, CHAR, STRCMP, FIELD, FIND_IN_SET, ELT, INSERT,
  * SUBSTRING_INDEX, FORMAT, QUOTE, CRC32, TO_BASE64, FROM_BASE64, SOUNDEX, CONV, BIN, OCT, BIT_LENGTH), math (EXP,
  * LN, LOG*, trigonometry, DEGREES, RADIANS) and miscellaneous (UUID, UUID_SHORT, INET_ATON, INET_NTOA, BENCHMARK).
- * The date ones of the same functions.def block are datefn.c's sql_eval_date_more().
  *
- * Arguments arrive evaluated (eval.c's strict-function path); results and warnings follow MariaDB 10.11, checked
+ * Arguments arrive evaluated (the rows of functions.def that name sql_eval_more_fn); results and warnings follow MariaDB 10.11, checked
  * by tests/sql/functions_*.sql against the reference server.
  */
 #include <ctype.h>
@@ -285,8 +284,6 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
 {
     sql_fn_t fn = e->func.fn;
     diag_t *dg = ctx->diag;
-    if (fn >= SQL_FN_TIME_FORMAT && fn <= SQL_FN_EXTRACT)
-        return sql_eval_date_more(ctx, e, a, any_null, out);
     /* the functions that look at NULL arguments themselves */
     switch (fn) {
     case SQL_FN_CHAR: {
@@ -405,7 +402,7 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         w.func.fn = SQL_FN_WEEK;
         w.nargs = 2;
         value_t wa[2] = {a[0], value_int(3)};
-        return sql_eval_date_fn(ctx, &w, wa, out);
+        return sql_eval_date_fn(ctx, &w, wa, false, out);
     }
     case SQL_FN_BIT_COUNT:
         *out = value_int(__builtin_popcountll(value_to_uint(&a[0], dg)));
@@ -618,6 +615,6 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         return 0;
     }
     default:
-        return 1;
+        return sql_fn_unrouted(ctx, e);
     }
 }

@@ -57,10 +57,54 @@ void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len, uns
 void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t);
 bool sql_word_is_reserved(const char *s, size_t n);
 
-/* Function table lookup (functions.def). */
+/* ---------------------------------------------------------------- the function table (functions.def) */
+
+struct sql_typeinf_env;
+struct sql_rtype;
+
+/* A function's implementation: args == NULL for SQL_FNF_LAZY rows, else the evaluated arguments (any_null: one
+ * of them is NULL).  0 with *out set, or -ER_* with the error in ctx->diag. */
+typedef int sql_fn_eval_t(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out);
+/* A function's static result type: 1 typed (*out), 0 unknown before a value is seen, -1 not this rule's row. */
+typedef int sql_fn_type_t(const struct sql_typeinf_env *env, const sql_expr_t *e, struct sql_rtype *out);
+
+/* How a function's string arguments meet (functions.def, "collation"). */
+typedef enum sql_fn_coll_kind {
+    SQL_FN_COLL_NONE,
+    SQL_FN_COLL_SAME,
+    SQL_FN_COLL_SYSCONST,
+    SQL_FN_COLL_RESULT,
+    SQL_FN_COLL_STRICT,
+    SQL_FN_COLL_STRINGS,
+    SQL_FN_COLL_CMP,
+} sql_fn_coll_kind_t;
+
+typedef struct sql_fn_coll {
+    sql_fn_coll_kind_t kind;
+    const char *op;               /* the operation's name in 1267 / 1270 / 1271 */
+    uint8_t first, step, max;     /* the aggregated arguments: first, first+step, ... (at most max; 0: all) */
+} sql_fn_coll_t;
+
+typedef struct sql_fn_def {
+    const char *name;
+    int minargs, maxargs;         /* maxargs -1: any number */
+    sql_fn_eval_t *eval;
+    sql_fn_type_t *type;
+    sql_fn_coll_t coll;
+    unsigned flags;               /* SQL_FNF_* */
+} sql_fn_def_t;
+
+/* Indexed by sql_fn_t: every row of functions.def. */
+extern const sql_fn_def_t sql_fn_defs[SQL_FN__COUNT];
+
+/* The evaluators and type rules the rows name. */
+#define FN(id, name, mn, mx, eval, type, coll, flags) sql_fn_eval_t eval; sql_fn_type_t type;
+#include "sql/functions.def"
+#undef FN
+
 sql_fn_t sql_fn_lookup(const char *upper_name);
-int sql_fn_minargs(sql_fn_t fn);
-int sql_fn_maxargs(sql_fn_t fn);
+/* What an evaluator answers for a row it does not serve (a row naming the wrong evaluator): 1105, naming it. */
+int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e);
 
 /*
  * Errors that util/errors.def does not carry yet (pushed with their MariaDB text and SQLSTATE by hand).
@@ -74,13 +118,6 @@ int sql_error_no_function(diag_t *d, const char *fname);
 /* 4079 ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION HY000: "Illegal parameter data type int for operation 'get_lock'" */
 int sql_error_param_type(diag_t *d, const char *type, const char *op);
 
-/* datefn.c: date functions.  Return 1 when `e` is not theirs. */
-int sql_eval_date_lazy(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
-int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out);
-/* The TIME_FORMAT .. CONVERT_TZ block of functions.def (arguments evaluated); 1 = not ours. */
-int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
-/* fnmore.c: the functions from MID on in functions.def (arguments evaluated); 1 = not ours. */
-int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
 /* Two values about to be compared, brought to one collation by MySQL's coercibility rules when both are
  * strings (eval.c); 1267 for operation `op` when they have none. */
 int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b);

@@ -596,12 +596,40 @@ static uint8_t temporal_fsp(const sql_rtype_t *t)
     return is_temporal_type(t->type) ? t->dec : 0;
 }
 
-static bool infer_func(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
-{
+/* The typed arguments of a call, for the rules that look at them. */
+typedef struct call_args {
     sql_rtype_t a[16];
+    uint32_t n;
+    bool anynull;      /* some argument may be NULL */
+    uint16_t conn;     /* collation_connection */
+} call_args_t;
+
+static bool call_args(const sql_typeinf_env_t *env, const sql_expr_t *e, call_args_t *c)
+{
+    c->n = e->nargs;
+    if (c->n > ARRAY_LEN(c->a) || !infer_args(env, e, c->a, ARRAY_LEN(c->a)))
+        return false;
+    c->anynull = any_nullable(c->a, c->n);
+    c->conn = env_conn(env);
+    return true;
+}
+
+/*
+ * The type rules functions.def's rows name (sql_fn_type_t): 1 with *out, 0 when the type is unknown before a
+ * value is seen, -1 for a function the rule does not know.
+ */
+
+/* No static type: the first value decides (GROUP_CONCAT, VERSION(), UUID() ...). */
+int sql_type_unknown_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    return 0;
+}
+
+/* Types that need no argument types: COUNT, the clocks (fsp from a constant), RAND, PI, the session's values. */
+int sql_type_fixed_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
     uint32_t n = e->nargs;
     sql_fn_t fn = e->func.fn;
-    /* functions whose arguments need no typing */
     switch (fn) {
     case SQL_FN_COUNT:
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, false, false);
@@ -644,13 +672,19 @@ static bool infer_func(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
     case SQL_FN_USER: case SQL_FN_SESSION_USER: case SQL_FN_SYSTEM_USER: case SQL_FN_CURRENT_USER:
         *out = rt_string(384, COLL_UTF8MB3_GENERAL_CI, DEC_NOT_FIXED_STRING, true);
         return true;
-    case SQL_FN_GROUP_CONCAT: case SQL_FN_VERSION: case SQL_FN_UUID: case SQL_FN_VALUES: case SQL_FN_UNKNOWN:
-    case SQL_FN_BINLOG_GTID_POS: case SQL_FN_CURRENT_ROLE: case SQL_FN_EXTRACT: case SQL_FN_TIMESTAMPADD:
-    case SQL_FN_TIMESTAMPDIFF:
-        break;
     default:
-        goto typed;
+        return -1;
     }
+    return 0;
+}
+
+/* TIMESTAMPDIFF, TIMESTAMPADD and EXTRACT: the type follows from the unit. */
+int sql_type_interval_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    uint32_t n = e->nargs;
+    sql_fn_t fn = e->func.fn;
+    if (fn != SQL_FN_TIMESTAMPDIFF && fn != SQL_FN_TIMESTAMPADD && fn != SQL_FN_EXTRACT)
+        return -1;
     if (fn == SQL_FN_TIMESTAMPDIFF && n == 3) {
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, false, true);
         return true;
@@ -675,14 +709,19 @@ static bool infer_func(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
             return true;
         }
     }
-    return false;
-typed:
-    if (n > ARRAY_LEN(a) || !infer_args(env, e, a, ARRAY_LEN(a)))
-        return false;
-    bool anynull = any_nullable(a, n);
-    uint16_t conn = env_conn(env);
+    return 0;
+}
+
+/* SUM, AVG, MIN, MAX, BIT_*: from the argument's type. */
+int sql_type_aggregate_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    sql_fn_t fn = e->func.fn;
+    sql_rtype_t *a = c.a;
+    uint32_t n = c.n;
     switch (fn) {
-    /* ---- aggregates */
     case SQL_FN_SUM: case SQL_FN_AVG: {
         if (n != 1)
             return false;
@@ -722,7 +761,23 @@ typed:
     case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, true, false);
         return true;
-    /* ---- control flow */
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* COALESCE, IFNULL, GREATEST, LEAST, IF, NULLIF, ISNULL: the aggregate of the branches' types. */
+int sql_type_control_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    sql_fn_t fn = e->func.fn;
+    sql_rtype_t *a = c.a;
+    uint32_t n = c.n;
+    bool anynull = c.anynull;
+    switch (fn) {
     case SQL_FN_COALESCE: case SQL_FN_IFNULL: case SQL_FN_GREATEST: case SQL_FN_LEAST: {
         if (!aggregate(env, a, n, out))
             return false;
@@ -771,7 +826,23 @@ typed:
     case SQL_FN_ISNULL:
         *out = rt_fixed_int(SQL_TYPE_LONG, 1, false, false);
         return true;
-    /* ---- numbers */
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* Numbers: arithmetic functions and the integers string functions return (lengths, positions). */
+int sql_type_numeric_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    sql_fn_t fn = e->func.fn;
+    sql_rtype_t *a = c.a;
+    uint32_t n = c.n;
+    bool anynull = c.anynull;
+    switch (fn) {
     case SQL_FN_ABS:
         if (is_int_type(a[0].type)) {
             *out = rt_int(a[0].prec, a[0].unsig, a[0].nullable);
@@ -889,7 +960,24 @@ typed:
     case SQL_FN_STRCMP:
         *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, anynull);
         return true;
-    /* ---- strings */
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* Strings: CONCAT and the functions whose result length follows from their arguments'. */
+int sql_type_string_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    sql_fn_t fn = e->func.fn;
+    sql_rtype_t *a = c.a;
+    uint32_t n = c.n;
+    bool anynull = c.anynull;
+    uint16_t conn = c.conn;
+    switch (fn) {
     case SQL_FN_CONCAT: case SQL_FN_CONCAT_WS: {
         uint32_t len = 0;
         uint16_t coll = 0;
@@ -1046,6 +1134,27 @@ typed:
         *out = rt_string(len, coll ? coll : conn, DEC_NOT_FIXED_STRING, true);
         return true;
     }
+    default:
+        return -1;
+    }
+    return 0;
+}
+
+/* Dates and times, and the names and numbers taken from them. */
+int sql_type_temporal_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    sql_fn_t fn = e->func.fn;
+    sql_rtype_t *a = c.a;
+    uint32_t n = c.n;
+    uint16_t conn = c.conn;
+    /* a BLOB argument: MariaDB's lengths depend on it; no rule */
+    for (uint32_t i = 0; i < n; i++)
+        if (is_blob_type(a[i].type))
+            return false;
+    switch (fn) {
     case SQL_FN_DAYNAME: case SQL_FN_MONTHNAME:
         *out = rt_string(9, conn, 0, true);
         return true;
@@ -1160,8 +1269,14 @@ typed:
         return true;
     }
     default:
-        return false;
+        return -1;
     }
+    return 0;
+}
+
+static bool infer_func(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    return sql_fn_defs[e->func.fn].type(env, e, out) > 0;
 }
 
 static bool infer_cast(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
