@@ -80,6 +80,11 @@ sql_fn_t sql_fn_lookup(const char *upper_name)
 const char *sql_fn_name(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? sql_fn_defs[fn].name : ""; }
 unsigned sql_fn_flags(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? sql_fn_defs[fn].flags : 0; }
 
+bool sql_expr_is_aggregate(const sql_expr_t *e)
+{
+    return e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE);
+}
+
 int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e)
 {
     char msg[160];

@@ -798,5 +798,7 @@ enum {
     SQL_FNF_NOW = 1u << 4,
 };
 unsigned sql_fn_flags(sql_fn_t fn);
+/* A call of COUNT, SUM, ... (SQL_FNF_AGGREGATE), which the executor accumulates per group. */
+bool sql_expr_is_aggregate(const sql_expr_t *e);
 
 #endif

@@ -935,7 +935,7 @@ static bool has_aggregate(const sql_expr_t *e)
 {
     if (!e)
         return false;
-    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+    if (e->kind == SQL_E_FUNC && sql_expr_is_aggregate(e))
         return true;
     for (uint32_t i = 0; i < e->nargs; i++)
         if (has_aggregate(e->args[i]))

@@ -8,6 +8,74 @@
 
 #include "sql/exec.h"
 
+/* ---- a byte-string hash map (exec_select.c): keys copied into an arena, their index returned ---- */
+typedef struct xmap {
+    uint32_t *slots;          /* index+1 into keys, 0 empty */
+    uint32_t cap, n;
+    const uint8_t **kp;
+    size_t *kl;
+    uint32_t kcap;
+    arena_t *a;
+} xmap_t;
+
+void xmap_init(xmap_t *m, arena_t *a);
+void xmap_free(xmap_t *m);
+/* The key's index; *added when it was not there yet. */
+uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added);
+
+/*
+ * ---- aggregate accumulators (exec_agg.c): one sql_agg_t per aggregate call per group ----
+ *
+ *   sql_agg_init(&g);                            // zeroed memory is not enough: it owns a buffer
+ *   for each row of the group: sql_agg_add(&g, call, &src);   // src evaluates call's arguments in that row
+ *   v = sql_agg_result(&g, call, arena, div_precision_increment);   // may be called more than once
+ *   sql_agg_free(&g);
+ *
+ * NULL arguments are skipped (COUNT(a, b) and GROUP_CONCAT skip a row when any argument is NULL); DISTINCT
+ * keeps the keys seen.  What outlives a row (MIN/MAX's value, DISTINCT keys) is copied into src->arena, the
+ * group's memory; GROUP_CONCAT's text is malloc'd (sql_agg_free).
+ *
+ * Result types (MariaDB's):
+ *   COUNT(*) / COUNT(x) / COUNT(DISTINCT x, ...)   VAL_INT, 0 for no rows
+ *   SUM(x)   integers and DECIMALs only: DECIMAL at the largest scale seen;  otherwise DOUBLE;   no rows: NULL
+ *   AVG(x)   integers and DECIMALs only: DECIMAL, scale + div_precision_increment (at most 30);  otherwise
+ *            DOUBLE;  no rows: NULL
+ *   MIN / MAX            the argument's own value (value_compare: collation-aware);  no rows: NULL
+ *   GROUP_CONCAT         VAL_STRING, cut at 1024 bytes (MariaDB: @@group_concat_max_len, warning 1260);
+ *                        ORDER BY keys sorted when the result is read (ties in arrival order);  no rows: NULL
+ *   BIT_AND / BIT_OR / BIT_XOR   VAL_UINT (BIT_AND of no rows = 18446744073709551615, the others 0)
+ *   STD / STDDEV / STDDEV_POP / VARIANCE / VAR_POP / STDDEV_SAMP / VAR_SAMP   VAL_DOUBLE by Welford's method,
+ *            shown with the argument's decimals + 4 for exact arguments;  NULL: no rows, or one row for _SAMP
+ */
+typedef struct sql_agg {
+    uint64_t count;
+    bool any;                 /* a non-NULL value was seen */
+    bool exact;               /* SUM/AVG over integers/decimals only */
+    __int128 isum;            /* exact sum, scaled by 10^scale */
+    int scale;
+    double dsum;
+    value_t best;             /* MIN / MAX */
+    uint64_t bits;
+    buf_t concat;             /* GROUP_CONCAT: the text, or with ORDER BY (u32 key length, key, u32 length, text)s */
+    xmap_t distinct;
+    bool distinct_init;
+    double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
+    int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
+} sql_agg_t;
+
+/* Where an accumulator's arguments come from: eval gives an expression's value in the current row. */
+typedef struct sql_agg_src {
+    int (*eval)(void *arg, const sql_expr_t *e, value_t *out);
+    void *arg;
+    arena_t *arena;           /* the group's memory */
+    diag_t *diag;             /* conversion warnings */
+} sql_agg_src_t;
+
+void sql_agg_init(sql_agg_t *g);
+int sql_agg_add(sql_agg_t *g, const sql_expr_t *call, const sql_agg_src_t *src);
+value_t sql_agg_result(const sql_agg_t *g, const sql_expr_t *call, arena_t *a, uint32_t div_precision_increment);
+void sql_agg_free(sql_agg_t *g);
+
 /* ---- evaluation: the session's callbacks wrapped with the executor's (columns, aggregates, VALUES()) ---- */
 typedef struct xquery xquery_t;
 typedef struct xgroup xgroup_t;

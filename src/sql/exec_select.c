@@ -189,22 +189,13 @@ void xkey_append(buf_t *b, const value_t *v, bool desc)
 
 /* ---------------------------------------------------------------- a tiny byte-string hash map */
 
-typedef struct xmap {
-    uint32_t *slots;          /* index+1 into keys, 0 empty */
-    uint32_t cap, n;
-    const uint8_t **kp;
-    size_t *kl;
-    uint32_t kcap;
-    arena_t *a;
-} xmap_t;
-
-static void xmap_init(xmap_t *m, arena_t *a)
+void xmap_init(xmap_t *m, arena_t *a)
 {
     memset(m, 0, sizeof *m);
     m->a = a;
 }
 
-static void xmap_free(xmap_t *m)
+void xmap_free(xmap_t *m)
 {
     mem_free(m->slots);
     mem_free(m->kp);
@@ -227,7 +218,7 @@ static int64_t xmap_find(const xmap_t *m, const uint8_t *k, size_t n)
 }
 
 /* Returns the key's index; *added when new. */
-static uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
+uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
 {
     if ((m->n + 1) * 2 > m->cap) {
         uint32_t nc = m->cap ? m->cap * 2 : 64;
@@ -354,7 +345,7 @@ static bool expr_has_aggregate(const sql_expr_t *e)
 {
     if (!e)
         return false;
-    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+    if (e->kind == SQL_E_FUNC && sql_expr_is_aggregate(e))
         return true;
     for (uint32_t i = 0; i < e->nargs; i++)
         if (expr_has_aggregate(e->args[i]))
@@ -605,7 +596,7 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
         e->slot = found;
         return 0;
     }
-    if (sql_agg_is_aggregate(e)) {
+    if (sql_expr_is_aggregate(e)) {
         if (!allow_agg)
             return diag_error(x->diag, ER_INVALID_GROUP_FUNC_USE);
         if (q->nagg == q->capagg) {
@@ -1487,343 +1478,24 @@ int xquery_scan_dml(xquery_t *q, const sql_expr_t *where, xdml_fn fn, void *arg,
     return loop_run(q, where, NULL, fn, arg, order_index, order_desc);
 }
 
-/* ---------------------------------------------------------------- aggregates */
-
-typedef struct xagg {
-    uint64_t count;
-    bool any;                 /* a non-NULL value was seen */
-    bool exact;               /* SUM/AVG over integers/decimals only */
-    __int128 isum;            /* exact sum, scaled by 10^scale */
-    int scale;
-    double dsum;
-    value_t best;             /* MIN / MAX */
-    uint64_t bits;
-    buf_t concat;
-    xmap_t distinct;
-    bool distinct_init;
-    double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
-    int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
-} xagg_t;
+/* ---------------------------------------------------------------- groups */
 
 struct xgroup {
     value_t *rep;             /* the group's first row (combined, copied) */
-    xagg_t *aggs;
+    sql_agg_t *aggs;            /* one accumulator per aggregate call (exec_agg.c) */
     buf_t key;
 };
 
-static __int128 pow10i(int n)
-{
-    __int128 r = 1;
-    while (n-- > 0)
-        r *= 10;
-    return r;
-}
+/* An accumulator's arguments evaluated in one row of the group (sql_agg_src_t). */
+typedef struct agg_row {
+    xeval_t *xe;
+    const value_t *row;
+} agg_row_t;
 
-/* Parses canonical decimal text into a scaled integer at `scale` (which must be >= the text's scale). */
-static __int128 dec_scaled(const char *s, size_t n, int scale)
+static int agg_row_eval(void *arg, const sql_expr_t *e, value_t *out)
 {
-    bool neg = n && s[0] == '-';
-    size_t i = neg;
-    __int128 v = 0;
-    int fd = -1;
-    for (; i < n; i++) {
-        if (s[i] == '.') {
-            fd = 0;
-            continue;
-        }
-        v = v * 10 + (s[i] - '0');
-        if (fd >= 0)
-            fd++;
-    }
-    if (fd < 0)
-        fd = 0;
-    v *= pow10i(scale - fd);
-    return neg ? -v : v;
-}
-
-static value_t dec_from_scaled(arena_t *a, __int128 v, int scale)
-{
-    char buf[64];
-    bool neg = v < 0;
-    unsigned __int128 u = neg ? (unsigned __int128)(-v) : (unsigned __int128)v;
-    char digits[48];
-    int nd = 0;
-    do {
-        digits[nd++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
-    while (nd <= scale)
-        digits[nd++] = '0';
-    size_t k = 0;
-    if (neg)
-        buf[k++] = '-';
-    for (int i = nd - 1; i >= 0; i--) {
-        buf[k++] = digits[i];
-        if (i == scale && scale > 0)
-            buf[k++] = '.';
-    }
-    value_t r = value_decimal(a, buf, k);
-    r.dec = (uint8_t)scale;
-    return r;
-}
-
-static int agg_add(xeval_t *xe, const sql_expr_t *e, xagg_t *g, const value_t *row, arena_t *ga)
-{
-    sql_fn_t fn = e->func.fn;
-    if (fn == SQL_FN_COUNT && (e->func.star || e->nargs == 0)) {
-        g->count++;
-        return 0;
-    }
-    value_t v;
-    int rc;
-    if (fn == SQL_FN_GROUP_CONCAT || (fn == SQL_FN_COUNT && e->nargs > 1)) {
-        /* several arguments: NULL if any is NULL */
-        buf_t part;
-        buf_init(&part);
-        bool null = false;
-        for (uint32_t i = 0; i < e->nargs && !null; i++) {
-            value_t a;
-            if ((rc = xeval(xe, e->args[i], row, &a)) != 0) {
-                buf_free(&part);
-                return rc;
-            }
-            if (a.type == VAL_NULL)
-                null = true;
-            else
-                value_append_text(&part, &a);
-        }
-        if (!null) {
-            if (e->func.distinct) {
-                bool added;
-                if (!g->distinct_init) {
-                    xmap_init(&g->distinct, ga);
-                    g->distinct_init = true;
-                }
-                xmap_put(&g->distinct, part.data, part.len, &added);
-                if (!added) {
-                    buf_free(&part);
-                    return 0;
-                }
-            }
-            if (fn == SQL_FN_GROUP_CONCAT && e->nagg_order) {
-                /* kept as records (u32 key length, key, u32 text length, text), sorted when the group ends */
-                buf_t key;
-                buf_init(&key);
-                for (uint32_t k = 0; k < e->nagg_order; k++) {
-                    value_t kv;
-                    if ((rc = xeval(xe, e->agg_order[k].expr, row, &kv)) != 0) {
-                        buf_free(&key);
-                        buf_free(&part);
-                        return rc;
-                    }
-                    xkey_append(&key, &kv, e->agg_order[k].desc);
-                }
-                uint32_t kl = (uint32_t)key.len, tl = (uint32_t)part.len;
-                buf_append(&g->concat, &kl, 4);
-                buf_append(&g->concat, key.data, key.len);
-                buf_append(&g->concat, &tl, 4);
-                buf_append(&g->concat, part.data, part.len);
-                buf_free(&key);
-            } else if (fn == SQL_FN_GROUP_CONCAT) {
-                if (g->any)
-                    buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
-                buf_append(&g->concat, part.data, part.len);
-            }
-            g->any = true;
-            g->count++;
-        }
-        buf_free(&part);
-        return 0;
-    }
-    if ((rc = xeval(xe, e->args[0], row, &v)) != 0)
-        return rc;
-    if (v.type == VAL_NULL)
-        return 0;
-    if (e->func.distinct) {
-        buf_t k;
-        buf_init(&k);
-        xkey_append(&k, &v, false);
-        if (!g->distinct_init) {
-            xmap_init(&g->distinct, ga);
-            g->distinct_init = true;
-        }
-        bool added;
-        xmap_put(&g->distinct, k.data, k.len, &added);
-        buf_free(&k);
-        if (!added)
-            return 0;
-    }
-    bool first = !g->any;
-    g->any = true;
-    g->count++;
-    switch (fn) {
-    case SQL_FN_SUM: case SQL_FN_AVG:
-        if (first)
-            g->exact = true;
-        if (g->exact && (v.type == VAL_INT || v.type == VAL_UINT || v.type == VAL_DECIMAL)) {
-            if (v.type == VAL_DECIMAL) {
-                int sc = value_decimal_scale(v.s.ptr, v.s.len);
-                if (sc > g->scale) {
-                    g->isum *= pow10i(sc - g->scale);
-                    g->scale = sc;
-                }
-                g->isum += dec_scaled(v.s.ptr, v.s.len, g->scale);
-            } else {
-                __int128 iv = v.type == VAL_INT ? (__int128)v.i : (__int128)v.u;
-                g->isum += iv * pow10i(g->scale);
-            }
-        } else {
-            if (g->exact) {
-                g->dsum = (double)g->isum / (double)pow10i(g->scale);
-                g->exact = false;
-            }
-            g->dsum += value_to_double(&v, xe->x->diag);
-        }
-        break;
-    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
-    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
-        double x = value_to_double(&v, xe->x->diag);
-        double delta = x - g->wmean;
-        g->wmean += delta / (double)g->count;
-        g->wm2 += delta * (x - g->wmean);
-        int d = v.type == VAL_DECIMAL ? value_decimal_scale(v.s.ptr, v.s.len) : v.type == VAL_INT || v.type == VAL_UINT ? 0 : -1;
-        if (first)
-            g->vdec = d;
-        else if (g->vdec >= 0)
-            g->vdec = d < 0 ? -1 : MAX(g->vdec, d);
-        break;
-    }
-    case SQL_FN_MIN: case SQL_FN_MAX: {
-        int c = first ? 0 : value_compare(&v, &g->best, NULL);
-        if (first || (fn == SQL_FN_MIN ? c < 0 : c > 0))
-            g->best = xvalue_copy(ga, &v);
-        break;
-    }
-    case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR: {
-        uint64_t b = value_to_uint(&v, NULL);
-        if (fn == SQL_FN_BIT_AND)
-            g->bits = first ? b : (g->bits & b);
-        else if (fn == SQL_FN_BIT_OR)
-            g->bits |= b;
-        else
-            g->bits ^= b;
-        break;
-    }
-    default:
-        break;
-    }
-    return 0;
-}
-
-typedef struct gc_item {
-    const uint8_t *key, *text;
-    uint32_t klen, tlen, idx;
-} gc_item_t;
-
-static int gc_cmp(const void *pa, const void *pb)
-{
-    const gc_item_t *x = pa, *y = pb;
-    int c = memcmp(x->key, y->key, MIN(x->klen, y->klen));
-    if (c)
-        return c;
-    if (x->klen != y->klen)
-        return x->klen < y->klen ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* GROUP_CONCAT(... ORDER BY ...): the group's records sorted by key (ties in arrival order), joined. */
-static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const xagg_t *g)
-{
-    uint32_t n = 0;
-    for (size_t p = 0; p + 4 <= g->concat.len; n++) {
-        uint32_t l;
-        memcpy(&l, g->concat.data + p, 4);
-        p += 4 + l;
-        memcpy(&l, g->concat.data + p, 4);
-        p += 4 + l;
-    }
-    gc_item_t *it = arena_alloc(a, sizeof(gc_item_t) * (n + 1));
-    size_t p = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        memcpy(&it[i].klen, g->concat.data + p, 4);
-        it[i].key = g->concat.data + p + 4;
-        p += 4 + it[i].klen;
-        memcpy(&it[i].tlen, g->concat.data + p, 4);
-        it[i].text = g->concat.data + p + 4;
-        p += 4 + it[i].tlen;
-        it[i].idx = i;
-    }
-    qsort(it, n, sizeof *it, gc_cmp);
-    buf_t b;
-    buf_init(&b);
-    for (uint32_t i = 0; i < n && b.len < 1024; i++) {
-        if (i)
-            buf_append_str(&b, e->func.separator ? e->func.separator : ",");
-        buf_append(&b, it[i].text, it[i].tlen);
-    }
-    char *s = arena_alloc(a, b.len + 1);
-    if (b.len)
-        memcpy(s, b.data, b.len);
-    value_t r = value_str(s, MIN(b.len, (size_t)1024), COLL_DEFAULT);
-    buf_free(&b);
-    return r;
-}
-
-static value_t agg_result(xeval_t *xe, const sql_expr_t *e, const xagg_t *g)
-{
-    arena_t *a = xe->ev.arena;
-    switch (e->func.fn) {
-    case SQL_FN_COUNT:
-        return value_int((int64_t)g->count);
-    case SQL_FN_SUM:
-        if (!g->any)
-            return value_null();
-        return g->exact ? dec_from_scaled(a, g->isum, g->scale) : value_double(g->dsum);
-    case SQL_FN_AVG: {
-        if (!g->any)
-            return value_null();
-        if (!g->exact)
-            return value_double(g->dsum / (double)g->count);
-        int add = xe->x->div_precision_increment ? (int)xe->x->div_precision_increment : 4;
-        int sc = MIN(g->scale + add, 30);
-        __int128 num = g->isum * pow10i(sc - g->scale);
-        __int128 q = num / (__int128)g->count, r = num % (__int128)g->count;
-        if ((r < 0 ? -r : r) * 2 >= (__int128)g->count)
-            q += num < 0 ? -1 : 1;
-        return dec_from_scaled(a, q, sc);
-    }
-    case SQL_FN_MIN: case SQL_FN_MAX:
-        return g->any ? g->best : value_null();
-    case SQL_FN_STD: case SQL_FN_STDDEV: case SQL_FN_STDDEV_POP: case SQL_FN_STDDEV_SAMP:
-    case SQL_FN_VARIANCE: case SQL_FN_VAR_POP: case SQL_FN_VAR_SAMP: {
-        bool samp = e->func.fn == SQL_FN_STDDEV_SAMP || e->func.fn == SQL_FN_VAR_SAMP;
-        if (!g->any || (samp && g->count < 2))
-            return value_null();
-        double var = g->wm2 / (double)(samp ? g->count - 1 : g->count);
-        bool sd = e->func.fn == SQL_FN_STD || e->func.fn == SQL_FN_STDDEV || e->func.fn == SQL_FN_STDDEV_POP ||
-                  e->func.fn == SQL_FN_STDDEV_SAMP;
-        value_t r = value_double(sd ? sqrt(var < 0 ? 0 : var) : var);
-        if (g->vdec >= 0)
-            r.dec = (uint8_t)MIN(g->vdec + 4, 30);
-        return r;
-    }
-    case SQL_FN_BIT_AND:
-        return value_uint(g->any ? g->bits : UINT64_MAX);
-    case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
-        return value_uint(g->bits);
-    case SQL_FN_GROUP_CONCAT: {
-        if (!g->any)
-            return value_null();
-        if (e->nagg_order)
-            return gc_sorted(a, e, g);
-        char *p = arena_alloc(a, g->concat.len + 1);
-        if (g->concat.len)
-            memcpy(p, g->concat.data, g->concat.len);
-        return value_str(p, MIN(g->concat.len, (size_t)1024), COLL_DEFAULT);
-    }
-    default:
-        return value_null();
-    }
+    agg_row_t *r = arg;
+    return xeval(r->xe, e, r->row, out);
 }
 
 /* ---------------------------------------------------------------- the SELECT pipeline */
@@ -2414,14 +2086,14 @@ static int on_row(void *arg, const value_t *row)
                     if (ge->kind == SQL_E_COLUMN && ge->slot >= 0)
                         g->rep[ge->slot] = value_null();
                 }
-                g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
+                g->aggs = arena_alloc(s->ga, sizeof(sql_agg_t) * (s->q.nagg + 1));
                 for (uint32_t i = 0; i < s->q.nagg; i++)
-                    buf_init(&g->aggs[i].concat);
+                    sql_agg_init(&g->aggs[i]);
                 buf_init(&g->key);
                 buf_append(&g->key, lk.data, lk.len);
                 s->groups[s->ngroups++] = g;
                 s->gmem += sizeof *g + xrow_size(g->rep, s->q.width) + sizeof(value_t) * (s->nitems + 1) +
-                           sizeof(xagg_t) * (s->q.nagg + 1) + 2 * lk.len + XMAP_ENTRY_OVERHEAD + sizeof(xgroup_t *);
+                           sizeof(sql_agg_t) * (s->q.nagg + 1) + 2 * lk.len + XMAP_ENTRY_OVERHEAD + sizeof(xgroup_t *);
                 if (s->gmem > tmp_budget(s->x)) {
                     s->gsort = xsort_new(s);
                     s->x->stats.tmp_disk_tables++;
@@ -2429,8 +2101,10 @@ static int on_row(void *arg, const value_t *row)
             }
             buf_free(&lk);
             xgroup_t *g = s->groups[gi];
+            agg_row_t ar = {&s->xe, row};
+            sql_agg_src_t src = {agg_row_eval, &ar, s->ga, s->x->diag};
             for (uint32_t i = 0; i < s->q.nagg; i++) {
-                int rc = agg_add(&s->xe, s->q.aggs[i], &g->aggs[i], row, s->ga);
+                int rc = sql_agg_add(&g->aggs[i], s->q.aggs[i], &src);
                 if (rc) {
                     buf_free(&k);
                     return rc;
@@ -2515,7 +2189,7 @@ static bool col_outside_agg(const sql_expr_t *e)
         return false;
     if (e->kind == SQL_E_COLUMN)
         return true;
-    if (e->kind == SQL_E_FUNC && sql_agg_is_aggregate(e))
+    if (e->kind == SQL_E_FUNC && sql_expr_is_aggregate(e))
         return false;
     for (uint32_t i = 0; i < e->nargs; i++)
         if (col_outside_agg(e->args[i]))
@@ -3094,11 +2768,8 @@ static void xsel_free(xsel_t *s)
     mem_free(s->outs);
     for (uint64_t i = 0; i < s->ngroups; i++) {
         xgroup_t *g = s->groups[i];
-        for (uint32_t k = 0; k < s->q.nagg; k++) {
-            buf_free(&g->aggs[k].concat);
-            if (g->aggs[k].distinct_init)
-                xmap_free(&g->aggs[k].distinct);
-        }
+        for (uint32_t k = 0; k < s->q.nagg; k++)
+            sql_agg_free(&g->aggs[k]);
         buf_free(&g->key);
     }
     mem_free(s->groups);
@@ -3191,16 +2862,18 @@ static int groups_emit(xsel_t *s)
             if (ge->kind == SQL_E_COLUMN && ge->slot >= 0)
                 g.rep[ge->slot] = value_null();
         }
-        g.aggs = arena_calloc(&ga, sizeof(xagg_t) * (s->q.nagg + 1));
+        g.aggs = arena_alloc(&ga, sizeof(sql_agg_t) * (s->q.nagg + 1));
         for (uint32_t a = 0; a < s->q.nagg; a++)
-            buf_init(&g.aggs[a].concat);
+            sql_agg_init(&g.aggs[a]);
         buf_reset(&key);
         buf_append(&key, k, kl);
+        agg_row_t ar = {&s->xe, row};
+        sql_agg_src_t src = {agg_row_eval, &ar, &ga, s->x->diag};
         do {
             arena_reset(&s->rowa);
             xrow_unpack(&s->rowa, p + 4, row, s->q.width);
             for (uint32_t a = 0; a < s->q.nagg && rc == 0; a++)
-                rc = agg_add(&s->xe, s->q.aggs[a], &g.aggs[a], row, &ga);
+                rc = sql_agg_add(&g.aggs[a], s->q.aggs[a], &src);
             if (rc)
                 break;
             have = extsort_next(gs, &k, &kl, &p, &pl);
@@ -3209,11 +2882,8 @@ static int groups_emit(xsel_t *s)
             arena_reset(&s->rowa);
             rc = group_emit(s, &g);
         }
-        for (uint32_t a = 0; a < s->q.nagg; a++) {
-            buf_free(&g.aggs[a].concat);
-            if (g.aggs[a].distinct_init)
-                xmap_free(&g.aggs[a].distinct);
-        }
+        for (uint32_t a = 0; a < s->q.nagg; a++)
+            sql_agg_free(&g.aggs[a]);
     }
     arena_destroy(&ga);
     buf_free(&key);
@@ -3273,9 +2943,9 @@ static int xsel_run(xsel_t *s)
             }
             xgroup_t *g = arena_calloc(s->ga, sizeof *g);
             g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
-            g->aggs = arena_calloc(s->ga, sizeof(xagg_t) * (s->q.nagg + 1));
+            g->aggs = arena_alloc(s->ga, sizeof(sql_agg_t) * (s->q.nagg + 1));
             for (uint32_t i = 0; i < s->q.nagg; i++)
-                buf_init(&g->aggs[i].concat);
+                sql_agg_init(&g->aggs[i]);
             buf_init(&g->key);
             s->groups[s->ngroups++] = g;
         }
@@ -3891,7 +3561,7 @@ static int xcb_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t 
         return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
     for (uint32_t i = 0; i < xe->q->nagg; i++)
         if (xe->q->aggs[i] == e) {
-            *out = agg_result(xe, e, &xe->group->aggs[i]);
+            *out = sql_agg_result(&xe->group->aggs[i], e, xe->ev.arena, xe->x->div_precision_increment);
             return 0;
         }
     return diag_error(d, ER_INVALID_GROUP_FUNC_USE);

@@ -14,7 +14,6 @@
 #include "sql/ast.h"
 #include "sql/value.h"
 #include "sql/store.h"
-#include "sql/agg.h"
 #include "util/diag.h"
 
 /* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */
@@ -103,7 +102,7 @@ typedef struct sql_eval_cb {
      * outside ON DUPLICATE KEY UPDATE, as MySQL). `col` is the function's argument (a SQL_E_COLUMN). */
     int (*values_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
     /* An aggregate call (COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT...) met while evaluating a select item / HAVING /
-     * ORDER BY: the executor returns the current group's result (it drives sql_agg_t accumulators, agg.h). */
+     * ORDER BY: the executor returns the current group's result (it drives sql_agg_t accumulators, exec_agg.c). */
     int (*aggregate_get)(void *user, const sql_expr_t *agg, value_t *out, diag_t *d);
     /* DEFAULT(col): the column's default value. */
     int (*default_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);

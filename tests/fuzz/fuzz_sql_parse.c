@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t j = 0; j < st->select->nitems; j++) {
                 value_t v;
                 diag_clear(&d);
-                if (sql_agg_is_aggregate(st->select->items[j].expr)) {
+                if (sql_expr_is_aggregate(st->select->items[j].expr)) {
                     sql_agg_t g;
                     sql_agg_init(&g, st->select->items[j].expr, NULL);
                     sql_agg_add(&g, &ctx);

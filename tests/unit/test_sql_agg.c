@@ -1,15 +1,18 @@
 /*
- * Aggregate accumulators (agg.h) against MariaDB 10.11: each group below was run in MariaDB as
- * SELECT <aggregates> FROM (SELECT v UNION ALL ...) t and the result texts copied here.
+ * The executor's aggregate accumulators (exec_agg.c, the ones GROUP BY runs) against MariaDB 10.11: each group
+ * below was run in MariaDB as SELECT <aggregates> FROM (SELECT v UNION ALL ...) t and the result texts copied
+ * here.  The rows are fed the way exec_select.c feeds them: one sql_agg_add per row, the arguments evaluated
+ * in that row through the sql_agg_src_t, the group's memory in an arena reset between groups.
  */
 #include <string.h>
 
-#include "sql/sql.h"
+#include "sql/exec_int.h"
 #include "unit.h"
 
 typedef struct {
     const value_t *rows;
     uint32_t cur;
+    sql_eval_ctx_t *ctx;
 } feed_t;
 
 static int col_get(void *user, const sql_expr_t *col, value_t *out, diag_t *d)
@@ -19,48 +22,67 @@ static int col_get(void *user, const sql_expr_t *col, value_t *out, diag_t *d)
     return 0;
 }
 
-/* Runs every select item of `q` (aggregates over column a) over rows; returns the result texts joined by '|'. */
-static const char *run(arena_t *a, const char *q, const value_t *rows, uint32_t n)
+static int feed_eval(void *arg, const sql_expr_t *e, value_t *out)
 {
-    diag_t d;
-    diag_init(&d, 16);
+    feed_t *f = arg;
+    return sql_expr_eval(f->ctx, e, out);
+}
+
+/* Runs every select item of `q` (aggregates over column a) over rows; the result texts joined by '|'.  The
+ * warnings go to *d when given. */
+static const char *run_diag(arena_t *a, const char *q, const value_t *rows, uint32_t n, diag_t *d)
+{
+    diag_t own;
+    diag_init(&own, 16);
+    if (!d)
+        d = &own;
     sql_stmt_list_t l;
-    if (sql_parse(a, q, strlen(q), &l, &d)) {
-        diag_free(&d);
+    if (sql_parse(a, q, strlen(q), &l, d)) {
+        diag_free(&own);
         return "PARSE ERROR";
     }
     sql_select_t *s = l.stmts[0]->select;
-    feed_t f = {rows, 0};
     sql_eval_cb_t cb = {.column_get = col_get};
     sql_eval_ctx_t ctx;
-    sql_eval_ctx_init(&ctx, a, &d, &cb, &f);
+    feed_t f = {rows, 0, &ctx};
+    sql_eval_ctx_init(&ctx, a, d, &cb, &f);
+    arena_t group;
+    arena_init(&group, 1024);
     buf_t out;
     buf_init(&out);
     for (uint32_t i = 0; i < s->nitems; i++) {
+        const sql_expr_t *call = s->items[i].expr;
         sql_agg_t g;
-        sql_agg_opts_t o = {.group_concat_max_len = 1048576, .div_precision_increment = 4};
-        sql_agg_init(&g, s->items[i].expr, &o);
+        sql_agg_init(&g);
+        sql_agg_src_t src = {feed_eval, &f, &group, d};
         for (f.cur = 0; f.cur < n; f.cur++)
-            sql_agg_add(&g, &ctx);
-        value_t v;
-        if (sql_agg_result(&g, &ctx, &v) == 0) {
-            size_t tn;
-            const char *t = value_to_text(a, &v, &tn);
-            if (i)
-                buf_append(&out, "|", 1);
-            if (v.type != VAL_NULL)
-                buf_append(&out, t, tn);
-            else
-                buf_append(&out, "NULL", 4);
-        }
-        /* reset + rerun gives the same result */
-        sql_agg_reset(&g);
+            if (sql_agg_add(&g, call, &src) != 0)
+                buf_append_str(&out, "ERROR");
+        value_t v = sql_agg_result(&g, call, a, 4);
+        value_t again = sql_agg_result(&g, call, a, 4); /* reading twice gives the same */
+        size_t tn, an;
+        const char *t = value_to_text(a, &v, &tn), *t2 = value_to_text(a, &again, &an);
+        if (i)
+            buf_append(&out, "|", 1);
+        if (v.type != VAL_NULL)
+            buf_append(&out, t, tn);
+        else
+            buf_append(&out, "NULL", 4);
+        if (v.type != again.type || tn != an || (tn && memcmp(t, t2, tn) != 0))
+            buf_append_str(&out, "(changed when read again)");
         sql_agg_free(&g);
+        arena_reset(&group);
     }
     const char *r = arena_strndup(a, (const char *)out.data, out.len);
     buf_free(&out);
-    diag_free(&d);
+    arena_destroy(&group);
+    diag_free(&own);
     return r;
+}
+
+static const char *run(arena_t *a, const char *q, const value_t *rows, uint32_t n)
+{
+    return run_diag(a, q, rows, n, NULL);
 }
 
 TEST(test_agg_integers)
@@ -74,9 +96,24 @@ TEST(test_agg_integers)
                      rows, 5),
                  "4|3|10|2.5000|1|5|1,2,2,5|5-2-1|0|7|4|1.5000|2.2500|3.0000|1.7321|5");
     value_t three[] = {value_int(1), value_int(2), value_int(2)};
-    CHECK_EQ_STR(run(&a, "SELECT AVG(a)", three, 3), "1.6667");
-    CHECK_EQ_STR(run(&a, "SELECT SUM(a), AVG(a), COUNT(*), MIN(a), GROUP_CONCAT(a), BIT_AND(a)", rows, 0),
-                 "NULL|NULL|0|NULL|NULL|18446744073709551615");
+    CHECK_EQ_STR(run(&a, "SELECT AVG(a), STDDEV_POP(a), VAR_POP(a), STDDEV(a)", three, 3),
+                 "1.6667|0.4714|0.2222|0.4714");
+    /* no rows: COUNT 0, BIT_AND all ones, the others NULL */
+    CHECK_EQ_STR(run(&a, "SELECT SUM(a), AVG(a), COUNT(*), COUNT(a), MIN(a), MAX(a), GROUP_CONCAT(a), BIT_AND(a), "
+                         "BIT_OR(a), BIT_XOR(a), STD(a), VAR_SAMP(a)",
+                     rows, 0),
+                 "NULL|NULL|0|0|NULL|NULL|NULL|18446744073709551615|0|0|NULL|NULL");
+    /* only NULLs: the same as no rows, except COUNT(*) */
+    value_t nulls[] = {value_null(), value_null()};
+    CHECK_EQ_STR(run(&a, "SELECT SUM(a), COUNT(*), COUNT(a), MAX(a), BIT_AND(a), GROUP_CONCAT(a)", nulls, 2),
+                 "NULL|2|0|NULL|18446744073709551615|NULL");
+    /* one row: the _SAMP forms are NULL, the population forms 0 */
+    value_t one[] = {value_int(7)};
+    CHECK_EQ_STR(run(&a, "SELECT VAR_SAMP(a), STDDEV_SAMP(a), VARIANCE(a), STD(a)", one, 1), "NULL|NULL|0.0000|0.0000");
+    /* BIGINT sums do not overflow: exact in 128 bits, as MariaDB's DECIMAL sum */
+    value_t big[] = {value_int(INT64_MAX), value_int(INT64_MAX), value_uint(UINT64_MAX)};
+    CHECK_EQ_STR(run(&a, "SELECT SUM(a), AVG(a), MAX(a), MIN(a)", big, 3),
+                 "36893488147419103229|12297829382473034409.6667|18446744073709551615|9223372036854775807");
     arena_destroy(&a);
 }
 
@@ -88,8 +125,12 @@ TEST(test_agg_decimals_strings)
     CHECK_EQ_STR(run(&a, "SELECT COUNT(a), COUNT(DISTINCT a), SUM(a), AVG(a), MIN(a), MAX(a), GROUP_CONCAT(a ORDER BY a)",
                      decs, 3),
                  "3|3|3.25|1.083333|-0.50|2.25|-0.50,1.50,2.25");
+    /* integers and decimals in one sum: exact, at the largest scale; 1 and 1.0 are one DISTINCT value */
+    value_t mixed[] = {value_int(1), value_decimal(&a, "1.0", 3), value_decimal(&a, "0.125", 5)};
+    CHECK_EQ_STR(run(&a, "SELECT SUM(a), COUNT(DISTINCT a), SUM(DISTINCT a)", mixed, 3), "2.125|2|1.125");
     value_t strs[] = {value_str("b", 1, COLL_DEFAULT), value_str("A", 1, COLL_DEFAULT), value_str("a", 1, COLL_DEFAULT),
                       value_str("c ", 2, COLL_DEFAULT), value_str("c", 1, COLL_DEFAULT)};
+    /* utf8mb4_general_ci: 'A' = 'a' and 'c ' = 'c' (PAD SPACE), the first one seen kept */
     CHECK_EQ_STR(run(&a, "SELECT COUNT(DISTINCT a), MIN(a), MAX(a), GROUP_CONCAT(DISTINCT a ORDER BY a), SUM(a)", strs, 5),
                  "3|A|c |A,b,c |0");
     value_t dbl[] = {value_double(1.0), value_double(2.0)};
@@ -97,36 +138,36 @@ TEST(test_agg_decimals_strings)
     arena_destroy(&a);
 }
 
-TEST(test_group_concat_max_len)
+TEST(test_agg_several_arguments)
 {
     arena_t a;
     arena_init(&a, 4096);
+    /* COUNT(a, a + 1) / GROUP_CONCAT(a, 'x'): a row with any NULL argument is skipped */
+    value_t rows[] = {value_int(3), value_null(), value_int(1), value_int(3)};
+    CHECK_EQ_STR(run(&a, "SELECT COUNT(DISTINCT a, a + 1), GROUP_CONCAT(a, 'x' ORDER BY a), "
+                         "GROUP_CONCAT(DISTINCT a, '-' SEPARATOR ''), COUNT(a)",
+                     rows, 4),
+                 "2|1x,3x,3x|3-1-|3");
+    arena_destroy(&a);
+}
+
+TEST(test_group_concat_cut)
+{
+    arena_t a;
+    arena_init(&a, 4096);
+    /* 300 rows of 'abcd' make 1499 bytes; strata cuts the result at 1024 bytes without a warning (MariaDB:
+     * @@group_concat_max_len, 1048576 by default, then warning 1260) */
+    value_t rows[300];
+    for (int i = 0; i < 300; i++)
+        rows[i] = value_str("abcd", 4, COLL_DEFAULT);
     diag_t d;
     diag_init(&d, 8);
-    sql_stmt_list_t l;
-    const char *q = "SELECT GROUP_CONCAT(a)";
-    REQUIRE(sql_parse(&a, q, strlen(q), &l, &d) == 0);
-    value_t rows[] = {value_str("abc", 3, COLL_DEFAULT), value_str("def", 3, COLL_DEFAULT), value_str("ghi", 3, COLL_DEFAULT)};
-    feed_t f = {rows, 0};
-    sql_eval_cb_t cb = {.column_get = col_get};
-    sql_eval_ctx_t ctx;
-    sql_eval_ctx_init(&ctx, &a, &d, &cb, &f);
-    sql_agg_t g;
-    sql_agg_opts_t o = {.group_concat_max_len = 5, .div_precision_increment = 4};
-    sql_agg_init(&g, l.stmts[0]->select->items[0].expr, &o);
-    for (f.cur = 0; f.cur < 3; f.cur++)
-        sql_agg_add(&g, &ctx);
-    value_t v;
-    REQUIRE(sql_agg_result(&g, &ctx, &v) == 0);
-    CHECK_EQ_INT(v.s.len, 5);
-    CHECK(memcmp(v.s.ptr, "abc,d", 5) == 0);
-    /* MariaDB: Warning 1260 Row 2 was cut by GROUP_CONCAT() */
-    REQUIRE(d.n == 1);
-    CHECK_EQ_INT(d.conds[0].code, 1260);
-    CHECK_EQ_STR(d.conds[0].msg, "Row 2 was cut by GROUP_CONCAT()");
-    sql_agg_free(&g);
+    const char *r = run_diag(&a, "SELECT GROUP_CONCAT(a), GROUP_CONCAT(a ORDER BY a)", rows, 300, &d);
+    CHECK_EQ_INT(strlen(r), 1024 + 1 + 1024);
+    CHECK(strncmp(r, "abcd,abcd,", 10) == 0);
+    CHECK_EQ_INT(d.n, 0);
     diag_free(&d);
     arena_destroy(&a);
 }
 
-UNIT_MAIN(test_agg_integers, test_agg_decimals_strings, test_group_concat_max_len)
+UNIT_MAIN(test_agg_integers, test_agg_decimals_strings, test_agg_several_arguments, test_group_concat_cut)

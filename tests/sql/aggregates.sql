@@ -1,0 +1,39 @@
+-- Aggregates as the executor accumulates them (src/sql/exec_agg.c): values, result types, NULL rules,
+-- DISTINCT (collation-aware, several arguments), GROUP_CONCAT ORDER BY / SEPARATOR, grouping and no rows;
+-- and the argument-count rule of functions.def (1582).
+CREATE TABLE ag (id INT PRIMARY KEY, g INT, i INT, d DECIMAL(6,2), f DOUBLE, s VARCHAR(10), u BIGINT UNSIGNED);
+INSERT INTO ag VALUES (1, 1, 1, 1.50, 0.5, 'b', 18446744073709551615), (2, 1, 2, 2.25, 1.5, 'A', 1),
+  (3, 1, 2, -0.50, NULL, 'a', 2), (4, 2, NULL, NULL, 2.5, 'c ', NULL), (5, 2, 5, 10.00, 3.5, 'c', 3),
+  (6, 3, NULL, NULL, NULL, NULL, NULL);
+SELECT COUNT(*), COUNT(i), COUNT(DISTINCT i), SUM(i), AVG(i), MIN(i), MAX(i), BIT_AND(i), BIT_OR(i), BIT_XOR(i) FROM ag;
+SELECT SUM(d), AVG(d), MIN(d), MAX(d), SUM(DISTINCT d), COUNT(DISTINCT d, i) FROM ag;
+SELECT SUM(f), AVG(f), MIN(f), MAX(f), STD(f), VARIANCE(f), VAR_SAMP(f), STDDEV_SAMP(f), STDDEV_POP(f), VAR_POP(f) FROM ag;
+SELECT STD(i), STDDEV(i), VARIANCE(i), VAR_SAMP(i), STDDEV_SAMP(i), STD(d), VAR_POP(d) FROM ag;
+SELECT SUM(u), AVG(u), MAX(u), MIN(u), BIT_AND(u), BIT_OR(u) FROM ag;
+SELECT COUNT(DISTINCT s), MIN(s), MAX(s), GROUP_CONCAT(DISTINCT s ORDER BY s), GROUP_CONCAT(s ORDER BY id) FROM ag;
+SELECT GROUP_CONCAT(DISTINCT s ORDER BY s DESC SEPARATOR '-'), GROUP_CONCAT(i, s ORDER BY id SEPARATOR ''), COUNT(DISTINCT s, i) FROM ag;
+SELECT g, COUNT(*), COUNT(i), SUM(i), AVG(d), MIN(s), MAX(f), GROUP_CONCAT(id ORDER BY id DESC), BIT_AND(i), STD(i) FROM ag GROUP BY g ORDER BY g;
+SELECT g, COUNT(DISTINCT s), GROUP_CONCAT(DISTINCT s), GROUP_CONCAT(DISTINCT i, s SEPARATOR '/') FROM ag GROUP BY g HAVING COUNT(DISTINCT s) > 1 ORDER BY g;
+-- no rows, and rows of NULLs only
+SELECT COUNT(*), COUNT(i), SUM(i), AVG(i), MIN(i), MAX(s), GROUP_CONCAT(s), BIT_AND(i), BIT_OR(i), BIT_XOR(i), STD(i), VAR_SAMP(i) FROM ag WHERE id > 100;
+SELECT COUNT(*), COUNT(i), SUM(i), AVG(d), MAX(s), GROUP_CONCAT(s), BIT_AND(u), STDDEV_SAMP(f) FROM ag WHERE id = 6;
+SELECT g, SUM(i) FROM ag WHERE id > 100 GROUP BY g;
+-- several arguments: DISTINCT compares each argument, not their concatenation
+CREATE TABLE ag2 (a VARCHAR(5), b VARCHAR(5));
+INSERT INTO ag2 VALUES ('ab', 'c'), ('a', 'bc'), ('A', 'BC'), ('x', NULL), (NULL, NULL);
+SELECT COUNT(DISTINCT a, b), GROUP_CONCAT(DISTINCT a, b ORDER BY a, b), GROUP_CONCAT(a, b ORDER BY BINARY a DESC) FROM ag2;
+SELECT COUNT(DISTINCT a), COUNT(DISTINCT b), COUNT(DISTINCT 1, 1.0), COUNT(DISTINCT a, 1) FROM ag2;
+-- result types
+-- @types
+SELECT COUNT(*), COUNT(i), SUM(i), AVG(i), SUM(d), AVG(d), MIN(d), MAX(s), BIT_OR(i) FROM ag;
+-- @meta
+SELECT SUM(f), AVG(f), MIN(f), STD(i), VARIANCE(d), GROUP_CONCAT(s) FROM ag;
+-- wrong argument counts: 1582 from the function's row (min / max arguments)
+SELECT LENGTH();
+SELECT LENGTH('a', 'b');
+SELECT CONCAT_WS('a');
+SELECT PI(1);
+SELECT IF(1, 2);
+SELECT DATE_FORMAT('2024-01-01');
+SELECT ROUND(1, 2, 3);
+DROP TABLE ag, ag2;
