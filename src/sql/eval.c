@@ -1170,12 +1170,12 @@ int sql_eval_session_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t 
     case SQL_FN_DATABASE: case SQL_FN_SCHEMA: return session(ctx, SQL_SFN_DATABASE, out);
     case SQL_FN_USER: case SQL_FN_SESSION_USER: case SQL_FN_SYSTEM_USER: return session(ctx, SQL_SFN_USER, out);
     case SQL_FN_CURRENT_USER: return session(ctx, SQL_SFN_CURRENT_USER, out);
-    case SQL_FN_CURRENT_ROLE: return session(ctx, SQL_SFN_CURRENT_ROLE, out); /* issue 7 */
+    case SQL_FN_CURRENT_ROLE: return session(ctx, SQL_SFN_CURRENT_ROLE, out);
     case SQL_FN_CONNECTION_ID: return session(ctx, SQL_SFN_CONNECTION_ID, out);
     case SQL_FN_FOUND_ROWS: return session(ctx, SQL_SFN_FOUND_ROWS, out);
     case SQL_FN_ROW_COUNT: return session(ctx, SQL_SFN_ROW_COUNT, out);
     case SQL_FN_VERSION: return session(ctx, SQL_SFN_VERSION, out);
-    case SQL_FN_BINLOG_GTID_POS: { /* issue 5 */
+    case SQL_FN_BINLOG_GTID_POS: { /* the GTID position of a binlog file and offset (a replica asks it) */
         value_t f, p;
         if ((rc = sql_expr_eval(ctx, e->args[0], &f)) || (rc = sql_expr_eval(ctx, e->args[1], &p)))
             return rc;

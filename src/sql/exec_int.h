@@ -1,6 +1,7 @@
 /*
  * Internals shared by the executor's files (exec.c: context, transactions, DDL, DML; exec_select.c: FROM,
- * access paths, joins, grouping, sorting; exec_show.c: SHOW and information_schema).  Nothing outside
+ * access paths, joins, grouping, sorting; exec_agg.c: the aggregate accumulators GROUP BY drives;
+ * exec_show.c: SHOW and information_schema).  Nothing outside
  * src/sql/exec*.c includes this.
  */
 #ifndef STRATA_SQL_EXEC_INT_H

@@ -12,7 +12,7 @@
  * rows of groups not already in memory go to an external sort on the group key, and the output merges the
  * (sorted) in-memory groups with the groups read back one at a time.  DISTINCT does the same with its set of
  * keys: rows whose key is new once the set is full are sorted by key and de-duplicated when read back.
- * Per-row evaluation uses a scratch arena (xsel_t.rowa) reset for every row, so only what is kept grows.
+ * Per-row evaluation uses a scratch arena (select_run_t.rowa) reset for every row, so only what is kept grows.
  */
 #include <math.h>
 #include <errno.h>
@@ -575,7 +575,7 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
                 }
         }
         if (found < 0 && x->outer_q) {
-            /* a correlated reference: left unbound, read from the outer row by name (xcb_column_get) */
+            /* a correlated reference: left unbound, read from the outer row by name (exec_eval_column_get) */
             const xquery_t *oq = x->outer_q;
             for (uint32_t i = 0; i < oq->nsrc; i++) {
                 const xsrc_t *s = &oq->src[i];
@@ -1519,7 +1519,7 @@ typedef struct xout {         /* one output row waiting for sort / distinct / li
     size_t klen;
 } xout_t;
 
-typedef struct xsel {
+typedef struct select_run {
     sql_exec_ctx_t *x;
     const sql_select_t *sel;
     xquery_t q;
@@ -1563,11 +1563,11 @@ typedef struct xsel {
                                  distinct key, payload = u32 order key length + order key + the values */
     size_t dmem;              /* bytes the DISTINCT key set holds */
     uint64_t ngroups_out;     /* groups produced (in memory + read back) */
-    bool *need;               /* slots the query reads (xsel_need); NULL: all */
+    bool *need;               /* slots the query reads (select_run_need); NULL: all */
     bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
     int plan_oix;             /* its number (-1: none) */
     bool plan_odesc;          /* read backwards */
-} xsel_t;
+} select_run_t;
 
 #define XSORT_BUFFER_DEFAULT 2097152u  /* sort_buffer_size's default */
 #define XTMP_TABLE_DEFAULT 16777216u   /* tmp_table_size's default */
@@ -1583,7 +1583,7 @@ static size_t tmp_budget(const sql_exec_ctx_t *x)
     return x->tmp_table_size ? (size_t)x->tmp_table_size : XTMP_TABLE_DEFAULT;
 }
 
-static extsort_t *xsort_new(xsel_t *s)
+static extsort_t *xsort_new(select_run_t *s)
 {
     extsort_t *e = mem_alloc(sizeof *e);
     extsort_init(e, sort_budget(s->x), s->x->tmpdir);
@@ -1591,7 +1591,7 @@ static extsort_t *xsort_new(xsel_t *s)
 }
 
 /* Frees a sorter, adding what it did to the statement's status counters. */
-static void xsort_done(xsel_t *s, extsort_t **e)
+static void xsort_done(select_run_t *s, extsort_t **e)
 {
     if (!*e)
         return;
@@ -1603,13 +1603,13 @@ static void xsort_done(xsel_t *s, extsort_t **e)
 }
 
 /* An extsort failure (negative errno or STRATA_E*) as MySQL reports a temporary file it cannot write: 1026. */
-static int xsort_err(xsel_t *s, int rc)
+static int xsort_err(select_run_t *s, int rc)
 {
     int e = rc < 0 && rc > -10000 ? -rc : EIO;
     return diag_error(s->x->diag, ER_ERROR_ON_WRITE, s->x->tmpdir ? s->x->tmpdir : "/tmp", e, strerror(e));
 }
 
-static int item_by_name(xsel_t *s, const sql_expr_t *e)
+static int item_by_name(select_run_t *s, const sql_expr_t *e)
 {
     if (e->kind == SQL_E_LITERAL && (e->lit.type == VAL_INT || e->lit.type == VAL_UINT)) {
         int64_t pos = e->lit.type == VAL_INT ? e->lit.i : (int64_t)e->lit.u;
@@ -1624,7 +1624,7 @@ static int item_by_name(xsel_t *s, const sql_expr_t *e)
     return -1;
 }
 
-static int resolve_orders(xsel_t *s, const sql_order_item_t *ob, sql_expr_t **gb, uint32_t n, xorder_t **out,
+static int resolve_orders(select_run_t *s, const sql_order_item_t *ob, sql_expr_t **gb, uint32_t n, xorder_t **out,
                           const char *clause)
 {
     xorder_t *o = arena_calloc(s->x->arena, sizeof(xorder_t) * (n + 1));
@@ -1649,7 +1649,7 @@ static int resolve_orders(xsel_t *s, const sql_order_item_t *ob, sql_expr_t **gb
 }
 
 /* Evaluates the select items for a row (or a group). */
-static int eval_items(xsel_t *s, const value_t *row, value_t *vals)
+static int eval_items(select_run_t *s, const value_t *row, value_t *vals)
 {
     for (uint32_t i = 0; i < s->nitems; i++) {
         int rc = xeval(&s->xe, s->items[i].expr, row, &vals[i]);
@@ -1660,7 +1660,7 @@ static int eval_items(xsel_t *s, const value_t *row, value_t *vals)
 }
 
 /* ENUM and SET columns sort by their number (index / mask), as MySQL does, though rows carry their names. */
-static value_t sort_value(xsel_t *s, const sql_expr_t *e, value_t v)
+static value_t sort_value(select_run_t *s, const sql_expr_t *e, value_t v)
 {
     if (!e || e->kind != SQL_E_COLUMN || e->slot < 0 || v.type != VAL_STRING)
         return v;
@@ -1693,7 +1693,7 @@ static value_t sort_value(xsel_t *s, const sql_expr_t *e, value_t v)
     return v;
 }
 
-static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *k)
+static int order_key(select_run_t *s, const value_t *row, const value_t *vals, buf_t *k)
 {
     for (uint32_t i = 0; i < s->norder; i++) {
         value_t v;
@@ -1713,7 +1713,7 @@ static int order_key(xsel_t *s, const value_t *row, const value_t *vals, buf_t *
     return 0;
 }
 
-static void send_columns(xsel_t *s)
+static void send_columns(select_run_t *s)
 {
     if (!s->cols_sent && !s->collect_only) {
         uint16_t rc = s->x->result_coll;
@@ -1730,9 +1730,9 @@ static void send_columns(xsel_t *s)
     }
 }
 
-static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c);
+static void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c);
 
-static void send_row(xsel_t *s, const value_t *vals)
+static void send_row(select_run_t *s, const value_t *vals)
 {
     sql_exec_ctx_t *x = s->x;
     arena_t *ra = s->rowa_ok ? &s->rowa : x->arena; /* the sink copies the cells at once */
@@ -1819,7 +1819,7 @@ static int top_seq_qsort(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void top_free(xsel_t *s)
+static void top_free(select_run_t *s)
 {
     if (!s->top)
         return;
@@ -1832,7 +1832,7 @@ static void top_free(xsel_t *s)
 
 /* Moves the heap's rows into s->osort: in arrival order (the heap outgrew its budget: the sort goes on there,
  * stable) or in sorted order (the end of a LIMIT sort). */
-static int top_flush(xsel_t *s, bool sorted)
+static int top_flush(select_run_t *s, bool sorted)
 {
     if (s->topn > 1)
         qsort(s->top, s->topn, sizeof *s->top, sorted ? top_cmp_qsort : top_seq_qsort);
@@ -1846,7 +1846,7 @@ static int top_flush(xsel_t *s, bool sorted)
 }
 
 /* Offers a row (order key + payload in k) to the LIMIT heap. */
-static int top_add(xsel_t *s, const buf_t *k, size_t kl)
+static int top_add(select_run_t *s, const buf_t *k, size_t kl)
 {
     xtop_t t = {.klen = kl, .plen = k->len - kl, .seq = s->topseq++};
     if (s->topn == s->topk) {
@@ -1883,7 +1883,7 @@ static int top_add(xsel_t *s, const buf_t *k, size_t kl)
 
 /* A row past DISTINCT: straight out (streaming), into the ORDER BY sort, or kept.  okey: its order key when
  * already computed (rows read back from the DISTINCT sort have no source row any more).  1 = LIMIT reached. */
-static int out_row_unique(xsel_t *s, const value_t *row, const value_t *vals, const uint8_t *okey, size_t oklen)
+static int out_row_unique(select_run_t *s, const value_t *row, const value_t *vals, const uint8_t *okey, size_t oklen)
 {
     s->total++;
     if (s->streaming) {
@@ -1939,7 +1939,7 @@ static int out_row_unique(xsel_t *s, const value_t *row, const value_t *vals, co
 
 /* A finished output row: DISTINCT first.  While the key set fits tmp_table_size it decides alone; after that,
  * rows with keys it does not hold go to s->dsort and are de-duplicated when read back (distinct_drain). */
-static int out_row(xsel_t *s, const value_t *row, value_t *vals)
+static int out_row(select_run_t *s, const value_t *row, value_t *vals)
 {
     if (s->sel->distinct) {
         buf_t k;
@@ -1985,7 +1985,7 @@ static int out_row(xsel_t *s, const value_t *row, value_t *vals)
 }
 
 /* The DISTINCT rows that went to disk: sorted by key, the first of each key goes on. */
-static int distinct_drain(xsel_t *s)
+static int distinct_drain(select_run_t *s)
 {
     if (!s->dsort)
         return 0;
@@ -2021,7 +2021,7 @@ static int distinct_drain(xsel_t *s)
 
 static int on_row(void *arg, const value_t *row)
 {
-    xsel_t *s = arg;
+    select_run_t *s = arg;
     arena_reset(&s->rowa);
     if (s->aggregate) {
         buf_t k;
@@ -2146,9 +2146,9 @@ static int cmp_out(const void *a, const void *b)
 }
 
 /* sql_type_infer()'s view of a bound column: its catalog type (nullable under the inner side of a LEFT JOIN). */
-static int xsel_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
+static int select_run_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
 {
-    const xsel_t *s = u;
+    const select_run_t *s = u;
     uint32_t slot = (uint32_t)col->slot;
     for (uint32_t k = 0; k < s->q.nsrc; k++) {
         const xsrc_t *src = &s->q.src[k];
@@ -2198,9 +2198,9 @@ static bool col_outside_agg(const sql_expr_t *e)
 }
 
 /* The static type of a select item (false: only its values will tell). */
-static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
+static bool select_run_infer(const select_run_t *s, const sql_expr_t *e, sql_rtype_t *rt)
 {
-    sql_typeinf_env_t env = {.column = xsel_col_type, .user = (void *)s, .conn_coll = s->x->conn_coll,
+    sql_typeinf_env_t env = {.column = select_run_col_type, .user = (void *)s, .conn_coll = s->x->conn_coll,
                              .div_precision_increment = s->x->div_precision_increment};
     if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX) && e->nargs == 1 &&
         e->args[0]->kind == SQL_E_COLUMN) {
@@ -2218,7 +2218,7 @@ static bool xsel_infer(const xsel_t *s, const sql_expr_t *e, sql_rtype_t *rt)
 }
 
 /* Result column metadata of item i. */
-static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
+static void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
 {
     int slot = s->items[i].src_col;
     if (slot >= 0) {
@@ -2244,7 +2244,7 @@ static void item_col(xsel_t *s, uint32_t i, const value_t *first, res_col_t *c)
     const sql_expr_t *e = s->items[i].expr;
     sql_rtype_t rt;
     sql_col_meta_t m;
-    bool known = xsel_infer(s, e, &rt);
+    bool known = select_run_infer(s, e, &rt);
     if (known) {
         sql_rtype_meta(&rt, &m);
         goto fill;
@@ -2314,7 +2314,7 @@ fill:
 
 /* Sets up items (with * expanded), binds everything, decides streaming vs sorting. */
 /* First step of preparing a SELECT: its tables opened (metadata locks, catalog references) and how it locks. */
-static int xsel_open(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
+static int select_run_open(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
 {
     memset(s, 0, sizeof *s);
     s->x = x;
@@ -2371,7 +2371,7 @@ static bool expr_needs(const sql_expr_t *e, bool *need, uint32_t width)
 
 /* The columns of each source the bound SELECT reads (xsrc_t.need), so an index holding them all can be read
  * alone.  Left NULL (everything) when some expression hides what it reads. */
-static void xsel_need(xsel_t *s)
+static void select_run_need(select_run_t *s)
 {
     const sql_select_t *sel = s->sel;
     bool *need = arena_calloc(s->x->arena, s->q.width + 1);
@@ -2390,7 +2390,7 @@ static void xsel_need(xsel_t *s)
 }
 
 /* Second step: the select items (* expanded) and every clause bound to the opened sources. */
-static int xsel_bind(xsel_t *s)
+static int select_run_bind(select_run_t *s)
 {
     sql_exec_ctx_t *x = s->x;
     const sql_select_t *sel = s->sel;
@@ -2475,12 +2475,12 @@ static int xsel_bind(xsel_t *s)
         return rc;
     s->norder = sel->norder_by;
     s->aggregate = s->ngroup > 0 || s->q.nagg > 0;
-    xsel_need(s);
+    select_run_need(s);
     return 0;
 }
 
 /* Last step: the evaluation context, and LIMIT / OFFSET (which may be parameters). */
-static int xsel_limits(xsel_t *s)
+static int select_run_limits(select_run_t *s)
 {
     sql_exec_ctx_t *x = s->x;
     const sql_select_t *sel = s->sel;
@@ -2504,18 +2504,18 @@ static int xsel_limits(xsel_t *s)
     return 0;
 }
 
-static int xsel_prepare(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
+static int select_run_prepare(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member)
 {
-    int rc = xsel_open(s, x, sel, member);
+    int rc = select_run_open(s, x, sel, member);
     if (rc == 0)
-        rc = xsel_bind(s);
+        rc = select_run_bind(s);
     if (rc == 0)
-        rc = xsel_limits(s);
+        rc = select_run_limits(s);
     return rc;
 }
 
 /* Does ORDER BY follow an index of the single source (after the columns WHERE fixes)?  Returns its number. */
-static int order_index(xsel_t *s, bool *desc)
+static int order_index(select_run_t *s, bool *desc)
 {
     if (s->q.nsrc != 1 || s->aggregate || !s->norder || s->q.src[0].is_virtual)
         return -1;
@@ -2586,7 +2586,7 @@ struct sql_plan {
     uint64_t *src_id, *src_version;
     xpath_t *paths;
     /* SELECT */
-    bool *need;                /* xsel_t.need */
+    bool *need;                /* select_run_t.need */
     xitem_t *items;
     uint32_t nitems;
     xorder_t *order, *group;
@@ -2696,13 +2696,13 @@ void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where)
 }
 
 /* Binds s (opened) into x's plan: what binding allocates goes to the plan's arena. */
-static int plan_bind(xsel_t *s)
+static int plan_bind(select_run_t *s)
 {
     sql_exec_ctx_t *x = s->x;
     sql_plan_t *p = x->plan;
     arena_t *stmt_arena = x->arena;
     x->arena = &p->mem;
-    int rc = xsel_bind(s);
+    int rc = select_run_bind(s);
     if (rc == 0) {
         for (uint32_t i = 0; i < s->nitems; i++) /* names of * items point into the table definition */
             s->items[i].name = arena_strdup(&p->mem, s->items[i].name);
@@ -2726,10 +2726,10 @@ static int plan_bind(xsel_t *s)
     return rc;
 }
 
-/* xsel_prepare for a prepared statement's top SELECT: the plan reused when it still matches, else rebuilt. */
-static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
+/* select_run_prepare for a prepared statement's top SELECT: the plan reused when it still matches, else rebuilt. */
+static int select_run_prepare_planned(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel)
 {
-    int rc = xsel_open(s, x, sel, false);
+    int rc = select_run_open(s, x, sel, false);
     if (rc)
         return rc;
     sql_plan_t *p = x->plan;
@@ -2750,7 +2750,7 @@ static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t
     } else if (!sel->union_next && xplan_begin(x, sel, &s->q)) {
         rc = plan_bind(s);
     } else {
-        rc = xsel_bind(s);
+        rc = select_run_bind(s);
     }
     if (rc == 0 && s->q.paths) {
         s->plan_oix_set = true;
@@ -2758,11 +2758,11 @@ static int xsel_prepare_planned(xsel_t *s, sql_exec_ctx_t *x, const sql_select_t
         s->plan_odesc = p->odesc;
     }
     if (rc == 0)
-        rc = xsel_limits(s);
+        rc = select_run_limits(s);
     return rc;
 }
 
-static void xsel_free(xsel_t *s)
+static void select_run_free(select_run_t *s)
 {
     xquery_release(&s->q);
     mem_free(s->outs);
@@ -2785,7 +2785,7 @@ static void xsel_free(xsel_t *s)
 }
 
 /* Sort_range when the rows of the first table come through an index range, else Sort_scan (MariaDB). */
-static void sort_stats(xsel_t *s, uint64_t rows)
+static void sort_stats(select_run_t *s, uint64_t rows)
 {
     s->x->stats.sort_rows += rows;
     bool range = false;
@@ -2804,7 +2804,7 @@ static void sort_stats(xsel_t *s, uint64_t rows)
 }
 
 /* One group's output row: the items, HAVING, then out_row.  0, 1 (LIMIT reached) or an error. */
-static int group_emit(xsel_t *s, xgroup_t *g)
+static int group_emit(select_run_t *s, xgroup_t *g)
 {
     s->ngroups_out++;
     s->xe.group = g;
@@ -2829,7 +2829,7 @@ static int key_cmp(const uint8_t *a, size_t al, const buf_t *b)
 
 /* The groups in key order: the in-memory ones (sorted) merged with those read back from s->gsort, which are
  * built one at a time in their own arena (a spilled group's key is never one of the in-memory groups'). */
-static int groups_emit(xsel_t *s)
+static int groups_emit(select_run_t *s)
 {
     extsort_t *gs = s->gsort;
     int rc = 0;
@@ -2893,7 +2893,7 @@ static int groups_emit(xsel_t *s)
 }
 
 /* Reads the sorted rows back into s->outs (INSERT ... SELECT, subqueries and UNION members keep their rows). */
-static int sorted_collect(xsel_t *s)
+static int sorted_collect(select_run_t *s)
 {
     const uint8_t *k, *p;
     size_t kl, pl;
@@ -2914,8 +2914,8 @@ static int sorted_collect(xsel_t *s)
     return 0;
 }
 
-/* Runs a prepared xsel: rows go to the sink, or into s->outs when collect_only. */
-static int xsel_run(xsel_t *s)
+/* Runs a prepared SELECT: rows go to the sink, or into s->outs when collect_only. */
+static int select_run_run(select_run_t *s)
 {
     sql_exec_ctx_t *x = s->x;
     xmap_init(&s->distinct, s->ga);
@@ -2988,7 +2988,7 @@ static int xsel_run(xsel_t *s)
     return 0;
 }
 
-static int xsel_send(xsel_t *s, const value_t *first)
+static int select_run_send(select_run_t *s, const value_t *first)
 {
     sql_exec_ctx_t *x = s->x;
     s->cols = arena_calloc(x->arena, sizeof(res_col_t) * (s->nitems + 1));
@@ -3019,11 +3019,11 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dfl
     xmap_init(&seen, x->arena);
     int rc = 0;
     for (const sql_select_t *m = first; m && !rc; m = m->union_next) {
-        xsel_t s;
-        rc = xsel_prepare(&s, x, m, true);
+        select_run_t s;
+        rc = select_run_prepare(&s, x, m, true);
         if (!rc) {
             s.collect_only = true;
-            rc = xsel_run(&s);
+            rc = select_run_run(&s);
         }
         if (!rc) {
             const value_t *fv = s.nout > s.offset ? s.outs[s.offset].vals : NULL;
@@ -3034,7 +3034,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dfl
                 uknown = arena_calloc(x->arena, sizeof(bool) * (ncols + 1));
                 for (uint32_t i = 0; i < ncols; i++) {
                     item_col(&s, i, fv ? &fv[i] : NULL, &cols[i]);
-                    uknown[i] = xsel_infer(&s, s.items[i].expr, &urt[i]);
+                    uknown[i] = select_run_infer(&s, s.items[i].expr, &urt[i]);
                 }
             } else if (s.nitems != ncols) {
                 rc = diag_push_msg(x->diag, DIAG_ERROR, 1222, "The used SELECT statements have a different number of columns");
@@ -3073,7 +3073,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dfl
                         u->flags &= (uint16_t)~COLF_NOT_NULL;
                     /* MariaDB types a union column as COALESCE types its arguments */
                     sql_rtype_t mt, two[2];
-                    if (uknown[i] && xsel_infer(&s, s.items[i].expr, &mt)) {
+                    if (uknown[i] && select_run_infer(&s, s.items[i].expr, &mt)) {
                         two[0] = urt[i];
                         two[1] = mt;
                         uknown[i] = sql_rtype_aggregate(x->conn_coll, two, 2, &urt[i]);
@@ -3105,7 +3105,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dfl
             }
             rows[n++] = s.outs[i].vals;
         }
-        xsel_free(&s);
+        select_run_free(&s);
     }
     xmap_free(&seen);
     if (rc)
@@ -3243,7 +3243,7 @@ static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
     int rc = union_rows(x, sel, x->limit_selects ? x->select_limit : UINT64_MAX, &rows, &n, &ncols, &cols);
     if (rc)
         return rc;
-    xsel_t s;
+    select_run_t s;
     memset(&s, 0, sizeof s);
     s.x = x;
     s.nitems = ncols;
@@ -3258,7 +3258,7 @@ static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
 }
 
 /* Sends the rows of the finished ORDER BY sort, after OFFSET and up to LIMIT, one row in memory at a time. */
-static int send_sorted(xsel_t *s)
+static int send_sorted(select_run_t *s)
 {
     value_t *vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
     const uint8_t *k, *p;
@@ -3269,7 +3269,7 @@ static int send_sorted(xsel_t *s)
         arena_reset(&s->rowa);
         xrow_unpack(&s->rowa, p, vals, s->nitems);
         if (i == 0 && !s->cols_sent)
-            xsel_send(s, vals);
+            select_run_send(s, vals);
         if (i >= s->offset) {
             if (i - s->offset >= s->limit)
                 break;
@@ -3280,7 +3280,7 @@ static int send_sorted(xsel_t *s)
     if (n < 0)
         return xsort_err(s, n);
     if (i == 0 && !s->cols_sent)
-        xsel_send(s, NULL);
+        select_run_send(s, NULL);
     return 0;
 }
 
@@ -3288,8 +3288,8 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
 {
     if (sel->union_next)
         return union_send(x, sel);
-    xsel_t s;
-    int rc = x->plan ? xsel_prepare_planned(&s, x, sel) : xsel_prepare(&s, x, sel, false);
+    select_run_t s;
+    int rc = x->plan ? select_run_prepare_planned(&s, x, sel) : select_run_prepare(&s, x, sel, false);
     if (rc)
         goto out;
     if (x->limit_selects && !sel->limit.count && x->select_limit < s.limit)
@@ -3298,7 +3298,7 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
     s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
     for (uint32_t i = 0; i < s.nitems; i++)
         item_col(&s, i, NULL, &s.cols[i]);
-    rc = xsel_run(&s);
+    rc = select_run_run(&s);
     if (rc)
         goto out;
     if (!s.streaming && s.osorted) {
@@ -3306,7 +3306,7 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
             goto out;
     } else if (!s.streaming) {
         if (!s.cols_sent)
-            xsel_send(&s, s.nout ? s.outs[0].vals : NULL);
+            select_run_send(&s, s.nout ? s.outs[0].vals : NULL);
         for (uint64_t i = s.offset; i < s.nout && i - s.offset < s.limit; i++)
             send_row(&s, s.outs[i].vals);
     }
@@ -3316,7 +3316,7 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
                                          : (s.streaming ? s.sent : (s.nout > s.offset ? MIN(s.nout - s.offset, s.limit) : 0));
     x->row_count = -1;
 out:
-    xsel_free(&s);
+    select_run_free(&s);
     return rc;
 }
 
@@ -3324,12 +3324,12 @@ int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows
 {
     if (sel->union_next)
         return union_rows(x, sel, UINT64_MAX, rows, nrows, ncols, NULL);
-    xsel_t s;
-    int rc = xsel_prepare(&s, x, sel, false);
+    select_run_t s;
+    int rc = select_run_prepare(&s, x, sel, false);
     if (rc)
         goto out;
     s.collect_only = true;
-    if ((rc = xsel_run(&s)) != 0)
+    if ((rc = select_run_run(&s)) != 0)
         goto out;
     uint64_t n = s.nout > s.offset ? MIN(s.nout - s.offset, s.limit) : 0;
     value_t **r = arena_alloc(x->arena, sizeof(value_t *) * (n + 1));
@@ -3339,22 +3339,22 @@ int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows
     *nrows = n;
     *ncols = s.nitems;
 out:
-    xsel_free(&s);
+    select_run_free(&s);
     return rc;
 }
 
 int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
                                 int *ncols)
 {
-    xsel_t s;
-    int rc = xsel_prepare(&s, x, sel, true);
+    select_run_t s;
+    int rc = select_run_prepare(&s, x, sel, true);
     if (rc == 0) {
         res_col_t *c = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
         uint32_t *w = widths ? arena_calloc(x->arena, sizeof(uint32_t) * (s.nitems + 1)) : NULL;
         for (uint32_t i = 0; i < s.nitems; i++) {
             item_col(&s, i, NULL, &c[i]);
             sql_rtype_t rt;
-            if (w && s.items[i].src_col < 0 && xsel_infer(&s, s.items[i].expr, &rt))
+            if (w && s.items[i].src_col < 0 && select_run_infer(&s, s.items[i].expr, &rt))
                 w[i] = rt.type == MYSQL_TYPE_NEWDECIMAL ? rt.prec : rt.width;
         }
         *cols = c;
@@ -3362,7 +3362,7 @@ int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_
             *widths = w;
         *ncols = (int)s.nitems;
     }
-    xsel_free(&s);
+    select_run_free(&s);
     return rc;
 }
 
@@ -3373,7 +3373,7 @@ int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t *
 
 /* ---------------------------------------------------------------- evaluation callbacks */
 
-static int xcb_sysvar_get(void *u, sql_var_scope_t scope, const char *comp, const char *name, value_t *out, diag_t *d)
+static int exec_eval_sysvar_get(void *u, sql_var_scope_t scope, const char *comp, const char *name, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
@@ -3382,7 +3382,7 @@ static int xcb_sysvar_get(void *u, sql_var_scope_t scope, const char *comp, cons
     return cb->sysvar_get(xe->x->cb_user, scope, comp, name, out, d);
 }
 
-static int xcb_uservar_get(void *u, const char *name, value_t *out)
+static int exec_eval_uservar_get(void *u, const char *name, value_t *out)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
@@ -3393,14 +3393,14 @@ static int xcb_uservar_get(void *u, const char *name, value_t *out)
     return cb->uservar_get(xe->x->cb_user, name, out);
 }
 
-static int xcb_uservar_set(void *u, const char *name, const value_t *v)
+static int exec_eval_uservar_set(void *u, const char *name, const value_t *v)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     return cb && cb->uservar_set ? cb->uservar_set(xe->x->cb_user, name, v) : 0;
 }
 
-static int xcb_session_fn(void *u, sql_session_fn_t fn, value_t *out)
+static int exec_eval_session_fn(void *u, sql_session_fn_t fn, value_t *out)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
@@ -3411,14 +3411,14 @@ static int xcb_session_fn(void *u, sql_session_fn_t fn, value_t *out)
     return cb->session_fn(xe->x->cb_user, fn, out);
 }
 
-static int xcb_set_last_insert_id(void *u, uint64_t id)
+static int exec_eval_set_last_insert_id(void *u, uint64_t id)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     return cb && cb->set_last_insert_id ? cb->set_last_insert_id(xe->x->cb_user, id) : 0;
 }
 
-static int xcb_param_get(void *u, uint32_t index, value_t *out)
+static int exec_eval_param_get(void *u, uint32_t index, value_t *out)
 {
     xeval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
@@ -3429,7 +3429,7 @@ static int xcb_param_get(void *u, uint32_t index, value_t *out)
     return cb->param_get(xe->x->cb_user, index, out);
 }
 
-static int xcb_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
+static int exec_eval_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     const xquery_t *oq = xe->x->outer_q;
@@ -3489,7 +3489,7 @@ static int subq_rows(xeval_t *xe, const sql_select_t *sub, xsubq_t **out)
     return 0;
 }
 
-static int xcb_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
+static int exec_eval_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     xsubq_t *r;
@@ -3554,7 +3554,7 @@ static int xcb_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t 
     return 0;
 }
 
-static int xcb_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
+static int exec_eval_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     if (!xe->q || !xe->group)
@@ -3567,7 +3567,7 @@ static int xcb_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t 
     return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
 }
 
-static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
+static int exec_eval_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     if (!xe->values_row || !xe->values_t) {
@@ -3581,14 +3581,14 @@ static int xcb_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *
     return 0;
 }
 
-static int xcb_sleep(void *u, double secs)
+static int exec_eval_sleep(void *u, double secs)
 {
     xeval_t *xe = u;
     const sql_exec_ctx_t *x = xe->x;
     return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
 }
 
-static int xcb_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
+static int exec_eval_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
 {
     xeval_t *xe = u;
     const sql_exec_ctx_t *x = xe->x;
@@ -3598,18 +3598,18 @@ static int xcb_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, dou
 }
 
 static const sql_eval_cb_t xcb = {
-    .sleep = xcb_sleep,
-    .user_lock = xcb_user_lock,
-    .sysvar_get = xcb_sysvar_get,
-    .uservar_get = xcb_uservar_get,
-    .uservar_set = xcb_uservar_set,
-    .session_fn = xcb_session_fn,
-    .set_last_insert_id = xcb_set_last_insert_id,
-    .param_get = xcb_param_get,
-    .column_get = xcb_column_get,
-    .aggregate_get = xcb_aggregate_get,
-    .values_get = xcb_values_get,
-    .subquery_eval = xcb_subquery_eval,
+    .sleep = exec_eval_sleep,
+    .user_lock = exec_eval_user_lock,
+    .sysvar_get = exec_eval_sysvar_get,
+    .uservar_get = exec_eval_uservar_get,
+    .uservar_set = exec_eval_uservar_set,
+    .session_fn = exec_eval_session_fn,
+    .set_last_insert_id = exec_eval_set_last_insert_id,
+    .param_get = exec_eval_param_get,
+    .column_get = exec_eval_column_get,
+    .aggregate_get = exec_eval_aggregate_get,
+    .values_get = exec_eval_values_get,
+    .subquery_eval = exec_eval_subquery_eval,
 };
 
 void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
@@ -3696,10 +3696,10 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
     if (!sel->from) {
         /* MariaDB: "No tables used" */
     }
-    xsel_t s;
-    int rc = xsel_prepare(&s, x, sel, true);
+    select_run_t s;
+    int rc = select_run_prepare(&s, x, sel, true);
     if (rc) {
-        xsel_free(&s);
+        select_run_free(&s);
         return rc;
     }
     static const char *const names[] = {"id", "select_type", "table", "type", "possible_keys", "key", "key_len",
@@ -3806,7 +3806,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
             break;
     }
     x->sink->rows_end(x->sink, x->more);
-    xsel_free(&s);
+    select_run_free(&s);
     x->row_count = -1;
     return 0;
 }
