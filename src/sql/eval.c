@@ -1242,6 +1242,8 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     int rc;
     if ((int)e->nargs < def->minargs || (def->maxargs >= 0 && (int)e->nargs > def->maxargs))
         return sql_error_paramcount(ctx->diag, e->func.name);
+    if ((def->flags & SQL_FNF_SESSION) && !ctx->cb) /* evaluated outside a session (a unit, a tool) */
+        return need_cb(ctx, NULL, def->name);
     if (def->flags & SQL_FNF_LAZY)
         return def->eval(ctx, e, NULL, false, out);
 

@@ -168,6 +168,35 @@ TEST(test_misrouted_call_refused)
     arena_destroy(&a);
 }
 
+/* A function whose value comes from the session (SQL_FNF_SESSION) says so when there is none; the others
+ * need no callbacks. */
+TEST(test_session_flag)
+{
+    arena_t a;
+    arena_init(&a, 4096);
+    for (int i = 1; i < SQL_FN__COUNT; i++) {
+        if (sql_fn_defs[i].flags & SQL_FNF_AGGREGATE || i == SQL_FN_VALUES)
+            continue; /* the executor's, not the session's */
+        char text[256], q[300];
+        snprintf(q, sizeof q, "SELECT %s", call_text(text, sizeof text, (sql_fn_t)i));
+        diag_t d;
+        diag_init(&d, 8);
+        sql_stmt_list_t l;
+        REQUIRE(sql_parse(&a, q, strlen(q), &l, &d) == 0);
+        sql_eval_ctx_t ctx;
+        sql_eval_ctx_init(&ctx, &a, &d, NULL, NULL);
+        value_t v;
+        int rc = sql_expr_eval(&ctx, l.stmts[0]->select->items[0].expr, &v);
+        bool needs = rc == -ER_NOT_SUPPORTED_YET;
+        if (needs != !!(sql_fn_defs[i].flags & SQL_FNF_SESSION))
+            printf("  %s: %s\n", q, needs ? "needs a session, not flagged" : "flagged SESSION, needs none");
+        CHECK_EQ_INT(needs, !!(sql_fn_defs[i].flags & SQL_FNF_SESSION));
+        diag_free(&d);
+        arena_reset(&a);
+    }
+    arena_destroy(&a);
+}
+
 /* 1582 for a count outside the row's [min, max], before any argument is evaluated. */
 TEST(test_paramcount)
 {
@@ -196,4 +225,4 @@ TEST(test_paramcount)
     arena_destroy(&a);
 }
 
-UNIT_MAIN(test_rows_complete, test_rows_routed, test_misrouted_call_refused, test_paramcount)
+UNIT_MAIN(test_rows_complete, test_rows_routed, test_misrouted_call_refused, test_session_flag, test_paramcount)
