@@ -682,8 +682,6 @@ int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *ou
 /* DATE_ADD, TIMESTAMPADD, TIMESTAMPDIFF ...: functions that need their INTERVAL or unit argument unevaluated. */
 int sql_eval_date_add_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     switch (e->func.fn) {
     case SQL_FN_DATE_ADD: case SQL_FN_ADDDATE:
         return date_add(ctx, e->args[0], e->args[1], false, out);

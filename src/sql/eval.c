@@ -1028,9 +1028,6 @@ static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_
  * current database. */
 int sql_eval_unknown_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
-    (void)out;
     const char *nm = e->func.name;
     if (e->src && e->src_len) {
         size_t l = 0;
@@ -1049,8 +1046,6 @@ int sql_eval_unknown_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t 
 /* IF, IFNULL, COALESCE: only the branch taken is evaluated; the result in the collation of all branches. */
 int sql_eval_control_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     sql_fn_t fn = e->func.fn;
     int rc = 0;
     switch (fn) {
@@ -1082,8 +1077,6 @@ int sql_eval_control_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t 
 /* RAND([seed]): MySQL's generator, seeded per statement or by the argument. */
 int sql_eval_rand_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     if (e->func.fn != SQL_FN_RAND)
         return sql_fn_unrouted(ctx, e);
     if (e->nargs == 1) {
@@ -1104,8 +1097,6 @@ int sql_eval_rand_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *ar
 /* NOW() and the other clocks: the statement's time (SYSDATE: the wall clock), fsp from the argument. */
 int sql_eval_clock_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     sql_fn_t fn = e->func.fn;
     int rc = 0;
     switch (fn) {
@@ -1162,8 +1153,6 @@ int sql_eval_clock_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a
 /* Functions whose value the session knows (through sql_eval_cb_t). */
 int sql_eval_session_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     sql_fn_t fn = e->func.fn;
     int rc = 0;
     switch (fn) {
@@ -1212,8 +1201,6 @@ int sql_eval_session_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t 
 /* An aggregate call: the executor drives the accumulators (agg.h) and hands back the group's result. */
 int sql_eval_aggregate_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     if (!(sql_fn_defs[e->func.fn].flags & SQL_FNF_AGGREGATE))
         return sql_fn_unrouted(ctx, e);
     if (ctx->cb && ctx->cb->aggregate_get)
@@ -1224,8 +1211,6 @@ int sql_eval_aggregate_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_
 /* VALUES(col) in ON DUPLICATE KEY UPDATE: the column's value in the row that was to be inserted. */
 int sql_eval_values_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
-    (void)args;
-    (void)any_null;
     if (e->func.fn != SQL_FN_VALUES)
         return sql_fn_unrouted(ctx, e);
     if (e->nargs != 1 || e->args[0]->kind != SQL_E_COLUMN)

@@ -719,20 +719,18 @@ int sql_type_aggregate_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql
     if (!call_args(env, e, &c))
         return 0;
     sql_fn_t fn = e->func.fn;
-    sql_rtype_t *a = c.a;
-    uint32_t n = c.n;
     switch (fn) {
     case SQL_FN_SUM: case SQL_FN_AVG: {
-        if (n != 1)
+        if (c.n != 1)
             return false;
         sql_rtype_t t;
-        if (is_string_type(a[0].type) || is_real_type(a[0].type) || a[0].type == SQL_TYPE_NULL) {
-            if (fn == SQL_FN_AVG && is_string_type(a[0].type))
+        if (is_string_type(c.a[0].type) || is_real_type(c.a[0].type) || c.a[0].type == SQL_TYPE_NULL) {
+            if (fn == SQL_FN_AVG && is_string_type(c.a[0].type))
                 return false; /* MariaDB's length here depends on the string's */
-            *out = rt_double(fn == SQL_FN_AVG ? MIN(a[0].len + 4, 23u) : 23, DEC_NOT_FIXED_DOUBLE, true);
+            *out = rt_double(fn == SQL_FN_AVG ? MIN(c.a[0].len + 4, 23u) : 23, DEC_NOT_FIXED_DOUBLE, true);
             return true;
         }
-        if (!as_number(&a[0], &t))
+        if (!as_number(&c.a[0], &t))
             return false;
         if (fn == SQL_FN_SUM) {
             *out = rt_decimal(num_prec(&t) + 22, is_dec_type(t.type) ? t.dec : 0, false, true);
@@ -744,10 +742,10 @@ int sql_type_aggregate_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql
         return true;
     }
     case SQL_FN_MIN: case SQL_FN_MAX:
-        if (n != 1 || a[0].type == SQL_TYPE_BIT || a[0].type == SQL_TYPE_ENUM || a[0].type == SQL_TYPE_SET ||
-            (a[0].flags & (SQL_FLAG_ENUM | SQL_FLAG_SET)))
+        if (c.n != 1 || c.a[0].type == SQL_TYPE_BIT || c.a[0].type == SQL_TYPE_ENUM || c.a[0].type == SQL_TYPE_SET ||
+            (c.a[0].flags & (SQL_FLAG_ENUM | SQL_FLAG_SET)))
             return false;
-        *out = a[0];
+        *out = c.a[0];
         out->nullable = true;
         out->flags = 0;
         if (is_real_type(out->type))
@@ -774,48 +772,45 @@ int sql_type_control_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
     if (!call_args(env, e, &c))
         return 0;
     sql_fn_t fn = e->func.fn;
-    sql_rtype_t *a = c.a;
-    uint32_t n = c.n;
-    bool anynull = c.anynull;
     switch (fn) {
     case SQL_FN_COALESCE: case SQL_FN_IFNULL: case SQL_FN_GREATEST: case SQL_FN_LEAST: {
-        if (!aggregate(env, a, n, out))
+        if (!aggregate(env, c.a, c.n, out))
             return false;
         bool all_null = true, anyn = false;
-        for (uint32_t i = 0; i < n; i++) {
-            all_null = all_null && a[i].nullable;
-            anyn = anyn || a[i].nullable;
+        for (uint32_t i = 0; i < c.n; i++) {
+            all_null = all_null && c.a[i].nullable;
+            anyn = anyn || c.a[i].nullable;
         }
-        out->nullable = fn == SQL_FN_COALESCE ? all_null : fn == SQL_FN_IFNULL ? a[n - 1].nullable : anyn;
+        out->nullable = fn == SQL_FN_COALESCE ? all_null : fn == SQL_FN_IFNULL ? c.a[c.n - 1].nullable : anyn;
         if ((fn == SQL_FN_GREATEST || fn == SQL_FN_LEAST) && is_real_type(out->type))
             out->len = 23;
         if ((fn == SQL_FN_GREATEST || fn == SQL_FN_LEAST) && out->type == SQL_TYPE_VAR_STRING) {
-            for (uint32_t i = 0; i < n; i++)
-                if (!is_string_type(a[i].type) && a[i].type != SQL_TYPE_NULL)
+            for (uint32_t i = 0; i < c.n; i++)
+                if (!is_string_type(c.a[i].type) && c.a[i].type != SQL_TYPE_NULL)
                     return false; /* compared as numbers or dates, returned as ...: MariaDB's rules vary */
         }
         return true;
     }
     case SQL_FN_IF: {
-        if (n != 3)
+        if (c.n != 3)
             return false;
-        if (a[1].type == SQL_TYPE_NULL || a[2].type == SQL_TYPE_NULL) {
-            *out = a[1].type == SQL_TYPE_NULL ? a[2] : a[1];
+        if (c.a[1].type == SQL_TYPE_NULL || c.a[2].type == SQL_TYPE_NULL) {
+            *out = c.a[1].type == SQL_TYPE_NULL ? c.a[2] : c.a[1];
             out->nullable = true;
             out->flags = 0;
             if (is_string_type(out->type))
                 out->dec = DEC_NOT_FIXED_STRING;
             return true;
         }
-        if (!aggregate(env, &a[1], 2, out))
+        if (!aggregate(env, &c.a[1], 2, out))
             return false;
-        out->nullable = anynull; /* MariaDB counts the condition too: IF(nullable > 0, 'a', 'b') may be NULL */
+        out->nullable = c.anynull; /* MariaDB counts the condition too: IF(nullable > 0, 'a', 'b') may be NULL */
         return true;
     }
     case SQL_FN_NULLIF:
-        if (n != 2 || is_string_type(a[0].type) != is_string_type(a[1].type))
+        if (c.n != 2 || is_string_type(c.a[0].type) != is_string_type(c.a[1].type))
             return false; /* compared as numbers, MariaDB types the result so too */
-        *out = a[0];
+        *out = c.a[0];
         out->nullable = true;
         out->flags = 0;
         if (is_string_type(out->type)) {
@@ -839,86 +834,83 @@ int sql_type_numeric_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
     if (!call_args(env, e, &c))
         return 0;
     sql_fn_t fn = e->func.fn;
-    sql_rtype_t *a = c.a;
-    uint32_t n = c.n;
-    bool anynull = c.anynull;
     switch (fn) {
     case SQL_FN_ABS:
-        if (is_int_type(a[0].type)) {
-            *out = rt_int(a[0].prec, a[0].unsig, a[0].nullable);
-            out->len = a[0].len;
+        if (is_int_type(c.a[0].type)) {
+            *out = rt_int(c.a[0].prec, c.a[0].unsig, c.a[0].nullable);
+            out->len = c.a[0].len;
             out->type = out->len <= 9 ? SQL_TYPE_LONG : SQL_TYPE_LONGLONG;
             return true;
         }
-        if (is_dec_type(a[0].type)) {
-            *out = a[0];
+        if (is_dec_type(c.a[0].type)) {
+            *out = c.a[0];
             return true;
         }
-        if (is_real_type(a[0].type) || is_string_type(a[0].type)) {
-            *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, a[0].nullable);
+        if (is_real_type(c.a[0].type) || is_string_type(c.a[0].type)) {
+            *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, c.a[0].nullable);
             return true;
         }
         return false;
     case SQL_FN_SIGN:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, c.anynull);
         return true;
     case SQL_FN_MOD: {
         sql_expr_t m = *e;
         m.kind = SQL_E_BINARY;
         m.op = SQL_OP_MOD;
-        return n == 2 && infer_arith(env, &m, out);
+        return c.n == 2 && infer_arith(env, &m, out);
     }
     case SQL_FN_ROUND: case SQL_FN_TRUNCATE: {
         bool trunc = fn == SQL_FN_TRUNCATE;
-        if (a[0].type == SQL_TYPE_YEAR)
-            as_number(&a[0], &a[0]);
-        if (is_int_type(a[0].type) && (n == 1 || trunc || a[1].type != SQL_TYPE_NULL)) {
+        if (c.a[0].type == SQL_TYPE_YEAR)
+            as_number(&c.a[0], &c.a[0]);
+        if (is_int_type(c.a[0].type) && (c.n == 1 || trunc || c.a[1].type != SQL_TYPE_NULL)) {
             int64_t places = 0;
-            if (n == 2 && !const_int_arg(e->args[1], &places))
+            if (c.n == 2 && !const_int_arg(e->args[1], &places))
                 return false;
             if (places < 0)
                 return false;
-            *out = a[0];
-            out->nullable = anynull;
+            *out = c.a[0];
+            out->nullable = c.anynull;
             return true;
         }
-        if (is_dec_type(a[0].type)) {
+        if (is_dec_type(c.a[0].type)) {
             int64_t places = 0;
-            if (n == 2 && !const_int_arg(e->args[1], &places)) {
-                *out = a[0];
-                out->nullable = anynull;
+            if (c.n == 2 && !const_int_arg(e->args[1], &places)) {
+                *out = c.a[0];
+                out->nullable = c.anynull;
                 return true;
             }
             if (places < 0)
                 return false;
-            if (places >= a[0].dec) { /* nothing to round: the argument's type */
-                *out = a[0];
-                out->nullable = anynull;
+            if (places >= c.a[0].dec) { /* nothing to round: the argument's type */
+                *out = c.a[0];
+                out->nullable = c.anynull;
                 return true;
             }
             uint32_t sc = (uint32_t)places;
-            uint32_t ip = int_part(&a[0]);
-            *out = rt_decimal(ip + (trunc ? 0 : 1) + sc, sc, a[0].unsig, anynull);
+            uint32_t ip = int_part(&c.a[0]);
+            *out = rt_decimal(ip + (trunc ? 0 : 1) + sc, sc, c.a[0].unsig, c.anynull);
             return true;
         }
         return false;
     }
     case SQL_FN_FLOOR: case SQL_FN_CEIL: case SQL_FN_CEILING:
-        if (a[0].type == SQL_TYPE_YEAR)
-            as_number(&a[0], &a[0]);
-        if (is_int_type(a[0].type)) {
-            *out = a[0];
+        if (c.a[0].type == SQL_TYPE_YEAR)
+            as_number(&c.a[0], &c.a[0]);
+        if (is_int_type(c.a[0].type)) {
+            *out = c.a[0];
             return true;
         }
-        if (is_dec_type(a[0].type)) {
-            uint32_t p = int_part(&a[0]) + (a[0].dec ? 1 : 0);
+        if (is_dec_type(c.a[0].type)) {
+            uint32_t p = int_part(&c.a[0]) + (c.a[0].dec ? 1 : 0);
             if (p < 1)
                 p = 1;
             if (p > 18)
-                *out = rt_decimal(p, 0, a[0].unsig, a[0].nullable);
+                *out = rt_decimal(p, 0, c.a[0].unsig, c.a[0].nullable);
             else {
-                *out = rt_fixed_int(p > 9 ? SQL_TYPE_LONGLONG : SQL_TYPE_LONG, p + (a[0].unsig ? 0 : 1), a[0].unsig,
-                                    a[0].nullable);
+                *out = rt_fixed_int(p > 9 ? SQL_TYPE_LONGLONG : SQL_TYPE_LONG, p + (c.a[0].unsig ? 0 : 1), c.a[0].unsig,
+                                    c.a[0].nullable);
             }
             return true;
         }
@@ -928,15 +920,15 @@ int sql_type_numeric_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
         *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, true);
         return true;
     case SQL_FN_SIN: case SQL_FN_COS: case SQL_FN_TAN: case SQL_FN_ATAN: case SQL_FN_DEGREES: case SQL_FN_RADIANS:
-        if (fn == SQL_FN_ATAN && n == 2)
+        if (fn == SQL_FN_ATAN && c.n == 2)
             return false;
-        *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, fn == SQL_FN_TAN || anynull);
+        *out = rt_double(23, DEC_NOT_FIXED_DOUBLE, fn == SQL_FN_TAN || c.anynull);
         return true;
     case SQL_FN_CRC32:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 10, true, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 10, true, c.anynull);
         return true;
     case SQL_FN_BIT_COUNT:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, c.anynull);
         return true;
     case SQL_FN_INET_ATON:
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, true, true);
@@ -946,19 +938,19 @@ int sql_type_numeric_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_r
         return true;
     /* ---- string lengths and positions */
     case SQL_FN_LENGTH: case SQL_FN_OCTET_LENGTH: case SQL_FN_CHAR_LENGTH: case SQL_FN_CHARACTER_LENGTH:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 10, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 10, false, c.anynull);
         return true;
     case SQL_FN_BIT_LENGTH:
-        *out = rt_fixed_int(SQL_TYPE_LONGLONG, 11, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONGLONG, 11, false, c.anynull);
         return true;
     case SQL_FN_INSTR: case SQL_FN_LOCATE:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 11, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 11, false, c.anynull);
         return true;
     case SQL_FN_ASCII: case SQL_FN_FIELD: case SQL_FN_FIND_IN_SET:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 3, false, fn == SQL_FN_FIELD ? false : anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 3, false, fn == SQL_FN_FIELD ? false : c.anynull);
         return true;
     case SQL_FN_STRCMP:
-        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, anynull);
+        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, c.anynull);
         return true;
     default:
         return -1;
@@ -973,53 +965,49 @@ int sql_type_string_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
     if (!call_args(env, e, &c))
         return 0;
     sql_fn_t fn = e->func.fn;
-    sql_rtype_t *a = c.a;
-    uint32_t n = c.n;
-    bool anynull = c.anynull;
-    uint16_t conn = c.conn;
     switch (fn) {
     case SQL_FN_CONCAT: case SQL_FN_CONCAT_WS: {
         uint32_t len = 0;
         uint16_t coll = 0;
         bool bin = false;
-        for (uint32_t i = 0; i < n; i++) {
-            if (is_blob_type(a[i].type))
+        for (uint32_t i = 0; i < c.n; i++) {
+            if (is_blob_type(c.a[i].type))
                 return false;
             if (fn == SQL_FN_CONCAT_WS && i == 0)
                 continue;
-            len += str_len(&a[i]);
+            len += str_len(&c.a[i]);
         }
-        if (fn == SQL_FN_CONCAT_WS && n > 2)
-            len += str_len(&a[0]) * (n - 2);
-        for (uint32_t i = 0; i < n; i++) {
-            if (!is_string_type(a[i].type))
+        if (fn == SQL_FN_CONCAT_WS && c.n > 2)
+            len += str_len(&c.a[0]) * (c.n - 2);
+        for (uint32_t i = 0; i < c.n; i++) {
+            if (!is_string_type(c.a[i].type))
                 continue;
-            if (a[i].coll == COLL_BINARY)
+            if (c.a[i].coll == COLL_BINARY)
                 bin = true;
-            else if (!coll || value_coll_mbmaxlen(a[i].coll) > value_coll_mbmaxlen(coll))
-                coll = a[i].coll;
+            else if (!coll || value_coll_mbmaxlen(c.a[i].coll) > value_coll_mbmaxlen(coll))
+                coll = c.a[i].coll;
         }
         if (bin) {
             len = 0;
-            for (uint32_t i = fn == SQL_FN_CONCAT_WS ? 1 : 0; i < n; i++)
-                len += str_len(&a[i]) * (is_string_type(a[i].type) && a[i].coll != COLL_BINARY ? value_coll_mbmaxlen(a[i].coll) : 1);
-            if (fn == SQL_FN_CONCAT_WS && n > 2)
-                len += str_len(&a[0]) * (n - 2);
+            for (uint32_t i = fn == SQL_FN_CONCAT_WS ? 1 : 0; i < c.n; i++)
+                len += str_len(&c.a[i]) * (is_string_type(c.a[i].type) && c.a[i].coll != COLL_BINARY ? value_coll_mbmaxlen(c.a[i].coll) : 1);
+            if (fn == SQL_FN_CONCAT_WS && c.n > 2)
+                len += str_len(&c.a[0]) * (c.n - 2);
         }
         /* nullable whatever the arguments: a result over max_allowed_packet is NULL */
-        *out = rt_string(len, bin ? COLL_BINARY : coll ? coll : conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(len, bin ? COLL_BINARY : coll ? coll : c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     }
     default:
         break;
     }
     /* string functions of one string argument (its collation, or the connection's for a number) */
-    for (uint32_t i = 0; i < n; i++)
-        if (is_blob_type(a[i].type))
+    for (uint32_t i = 0; i < c.n; i++)
+        if (is_blob_type(c.a[i].type))
             return false;
-    uint16_t c0 = n && is_string_type(a[0].type) ? a[0].coll : conn;
-    uint32_t l0 = n ? str_len(&a[0]) : 0;
-    uint32_t b0 = n && is_string_type(a[0].type) && a[0].coll != COLL_BINARY ? l0 * value_coll_mbmaxlen(a[0].coll) : l0;
+    uint16_t c0 = c.n && is_string_type(c.a[0].type) ? c.a[0].coll : c.conn;
+    uint32_t l0 = c.n ? str_len(&c.a[0]) : 0;
+    uint32_t b0 = c.n && is_string_type(c.a[0].type) && c.a[0].coll != COLL_BINARY ? l0 * value_coll_mbmaxlen(c.a[0].coll) : l0;
     int64_t k;
     switch (fn) {
     case SQL_FN_UPPER: case SQL_FN_UCASE: case SQL_FN_LOWER: case SQL_FN_LCASE: case SQL_FN_REVERSE:
@@ -1030,95 +1018,95 @@ int sql_type_string_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
         *out = rt_string(l0, c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_LEFT: case SQL_FN_RIGHT:
-        if (n != 2 || !const_int_arg(e->args[1], &k))
+        if (c.n != 2 || !const_int_arg(e->args[1], &k))
             return false;
         *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN((int64_t)l0, k), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SUBSTRING: case SQL_FN_SUBSTR: case SQL_FN_MID: {
         /* MariaDB works on the byte length here (a VARCHAR(20) utf8mb4 from position 2 is 79 long) */
-        if (n < 2 || !const_int_arg(e->args[1], &k))
+        if (c.n < 2 || !const_int_arg(e->args[1], &k))
             return false;
-        uint32_t ml = l0 * (is_string_type(a[0].type) && a[0].coll != COLL_BINARY ? value_coll_mbmaxlen(a[0].coll) : 1);
+        uint32_t ml = l0 * (is_string_type(c.a[0].type) && c.a[0].coll != COLL_BINARY ? value_coll_mbmaxlen(c.a[0].coll) : 1);
         if (k < 0)
             ml = (uint64_t)(-k) > ml ? 0 : (uint32_t)(-k);
         else if (k > 0)
             ml -= (uint32_t)MIN((uint64_t)(k - 1), (uint64_t)ml);
-        if (n == 3) {
+        if (c.n == 3) {
             int64_t l;
             if (!const_int_arg(e->args[2], &l))
                 return false;
             ml = l <= 0 ? 0 : (uint32_t)MIN((int64_t)ml, l);
         }
         *out = rt_string(ml, c0, DEC_NOT_FIXED_STRING, true);
-        out->nullable = anynull;
+        out->nullable = c.anynull;
         return true;
     }
     case SQL_FN_REPEAT:
-        if (n != 2 || !const_int_arg(e->args[1], &k))
+        if (c.n != 2 || !const_int_arg(e->args[1], &k))
             return false;
         *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN((uint64_t)l0 * (uint64_t)k, 16777216ull), c0,
                          DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_LPAD: case SQL_FN_RPAD:
-        if (n != 3 || !const_int_arg(e->args[1], &k))
+        if (c.n != 3 || !const_int_arg(e->args[1], &k))
             return false;
         *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN(k, 16777216), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_REPLACE: {
-        if (n != 3)
+        if (c.n != 3)
             return false;
-        uint32_t to = str_len(&a[2]);
+        uint32_t to = str_len(&c.a[2]);
         uint64_t len = l0 + (to > 1 ? (uint64_t)l0 * (to - 1) : 0);
         *out = rt_string((uint32_t)MIN(len, 16777216ull), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     }
     case SQL_FN_INSERT:
-        if (n != 4)
+        if (c.n != 4)
             return false;
-        *out = rt_string(l0 + str_len(&a[3]), c0, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(l0 + str_len(&c.a[3]), c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SPACE:
         if (!const_int_arg(e->args[0], &k))
             return false;
-        *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN(k, 16777216), conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(k <= 0 ? 0 : (uint32_t)MIN(k, 16777216), c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_QUOTE:
         *out = rt_string(l0 * 2 + 2, c0, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_HEX: {
-        uint32_t l = is_string_type(a[0].type) ? l0 * (a[0].coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(a[0].coll)) * 2
+        uint32_t l = is_string_type(c.a[0].type) ? l0 * (c.a[0].coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(c.a[0].coll)) * 2
                                                : 16;
-        *out = rt_string(l, conn, 0, true);
+        *out = rt_string(l, c.conn, 0, true);
         return true;
     }
     case SQL_FN_UNHEX:
         *out = rt_string((b0 + 1) / 2, COLL_BINARY, 0, true);
         return true;
     case SQL_FN_CHAR:
-        *out = rt_string(4 * n, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(4 * c.n, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SHA2: {
         int64_t bits = 256;
-        if (n == 2 && !const_int_arg(e->args[1], &bits))
+        if (c.n == 2 && !const_int_arg(e->args[1], &bits))
             return false;
         uint32_t l = bits == 224 ? 56 : bits == 384 ? 96 : bits == 512 ? 128 : 64;
-        *out = rt_string(l, conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(l, c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     }
     case SQL_FN_MD5:
-        *out = rt_string(32, conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(32, c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SHA1: case SQL_FN_SHA:
-        *out = rt_string(40, conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(40, c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_PASSWORD:
-        *out = rt_string(41, conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(41, c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_CONV: case SQL_FN_BIN: case SQL_FN_OCT:
-        *out = rt_string(65, conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(65, c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_INET_NTOA:
-        *out = rt_string(31, conn, 0, true);
+        *out = rt_string(31, c.conn, 0, true);
         return true;
     case SQL_FN_CHARSET: case SQL_FN_COLLATION:
         *out = rt_string(64, COLL_UTF8MB3_GENERAL_CI, DEC_NOT_FIXED_STRING, true);
@@ -1126,12 +1114,12 @@ int sql_type_string_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
     case SQL_FN_ELT: {
         uint32_t len = 0;
         uint16_t coll = 0;
-        for (uint32_t i = 1; i < n; i++) {
-            len = MAX(len, str_len(&a[i]));
-            if (is_string_type(a[i].type) && !coll)
-                coll = a[i].coll;
+        for (uint32_t i = 1; i < c.n; i++) {
+            len = MAX(len, str_len(&c.a[i]));
+            if (is_string_type(c.a[i].type) && !coll)
+                coll = c.a[i].coll;
         }
-        *out = rt_string(len, coll ? coll : conn, DEC_NOT_FIXED_STRING, true);
+        *out = rt_string(len, coll ? coll : c.conn, DEC_NOT_FIXED_STRING, true);
         return true;
     }
     default:
@@ -1147,30 +1135,27 @@ int sql_type_temporal_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_
     if (!call_args(env, e, &c))
         return 0;
     sql_fn_t fn = e->func.fn;
-    sql_rtype_t *a = c.a;
-    uint32_t n = c.n;
-    uint16_t conn = c.conn;
     /* a BLOB argument: MariaDB's lengths depend on it; no rule */
-    for (uint32_t i = 0; i < n; i++)
-        if (is_blob_type(a[i].type))
+    for (uint32_t i = 0; i < c.n; i++)
+        if (is_blob_type(c.a[i].type))
             return false;
     switch (fn) {
     case SQL_FN_DAYNAME: case SQL_FN_MONTHNAME:
-        *out = rt_string(9, conn, 0, true);
+        *out = rt_string(9, c.conn, 0, true);
         return true;
     case SQL_FN_DATE_FORMAT: case SQL_FN_TIME_FORMAT: case SQL_FN_FROM_UNIXTIME: {
         size_t fl;
         const char *f;
-        if (fn == SQL_FN_FROM_UNIXTIME && n == 1) {
-            uint8_t fsp = is_dec_type(a[0].type) ? (uint8_t)MIN(a[0].dec, 6) : 0;
-            if (!is_int_type(a[0].type) && !is_dec_type(a[0].type))
+        if (fn == SQL_FN_FROM_UNIXTIME && c.n == 1) {
+            uint8_t fsp = is_dec_type(c.a[0].type) ? (uint8_t)MIN(c.a[0].dec, 6) : 0;
+            if (!is_int_type(c.a[0].type) && !is_dec_type(c.a[0].type))
                 return false;
             *out = rt_temporal(SQL_TYPE_DATETIME, fsp, true);
             return true;
         }
-        if (n != 2 || !(f = const_str_arg(e->args[1], &fl)))
+        if (c.n != 2 || !(f = const_str_arg(e->args[1], &fl)))
             return false;
-        *out = rt_string(date_format_len(f, fl), conn, 0, true);
+        *out = rt_string(date_format_len(f, fl), c.conn, 0, true);
         return true;
     }
     /* ---- dates */
@@ -1178,71 +1163,71 @@ int sql_type_temporal_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_
         *out = rt_temporal(SQL_TYPE_DATE, 0, true);
         return true;
     case SQL_FN_TIME:
-        if (!is_temporal_type(a[0].type))
+        if (!is_temporal_type(c.a[0].type))
             return false;
-        *out = rt_temporal(SQL_TYPE_TIME, temporal_fsp(&a[0]), true);
+        *out = rt_temporal(SQL_TYPE_TIME, temporal_fsp(&c.a[0]), true);
         return true;
     case SQL_FN_TIMESTAMP:
-        if (n != 1 || !is_temporal_type(a[0].type))
+        if (c.n != 1 || !is_temporal_type(c.a[0].type))
             return false;
-        *out = rt_temporal(SQL_TYPE_DATETIME, temporal_fsp(&a[0]), true);
+        *out = rt_temporal(SQL_TYPE_DATETIME, temporal_fsp(&c.a[0]), true);
         return true;
     case SQL_FN_CONVERT_TZ:
-        if (!is_temporal_type(a[0].type) || a[0].type == SQL_TYPE_TIME)
+        if (!is_temporal_type(c.a[0].type) || c.a[0].type == SQL_TYPE_TIME)
             return false;
-        *out = rt_temporal(SQL_TYPE_DATETIME, temporal_fsp(&a[0]), true);
+        *out = rt_temporal(SQL_TYPE_DATETIME, temporal_fsp(&c.a[0]), true);
         return true;
     case SQL_FN_TIMEDIFF:
-        if (!is_temporal_type(a[0].type) || !is_temporal_type(a[1].type))
+        if (!is_temporal_type(c.a[0].type) || !is_temporal_type(c.a[1].type))
             return false;
-        *out = rt_temporal(SQL_TYPE_TIME, (uint8_t)MAX(a[0].dec, a[1].dec), true);
+        *out = rt_temporal(SQL_TYPE_TIME, (uint8_t)MAX(c.a[0].dec, c.a[1].dec), true);
         return true;
     case SQL_FN_SEC_TO_TIME:
-        if (!is_int_type(a[0].type))
+        if (!is_int_type(c.a[0].type))
             return false;
         *out = rt_temporal(SQL_TYPE_TIME, 0, true);
         return true;
     case SQL_FN_MAKETIME:
-        if (!is_int_type(a[2].type))
+        if (!is_int_type(c.a[2].type))
             return false;
         *out = rt_temporal(SQL_TYPE_TIME, 0, true);
         return true;
     case SQL_FN_ADDTIME: case SQL_FN_SUBTIME: {
-        if (!is_temporal_type(a[0].type) || a[0].type == SQL_TYPE_DATE)
+        if (!is_temporal_type(c.a[0].type) || c.a[0].type == SQL_TYPE_DATE)
             return false;
         uint8_t f1;
-        if (is_temporal_type(a[1].type))
-            f1 = a[1].dec;
+        if (is_temporal_type(c.a[1].type))
+            f1 = c.a[1].dec;
         else if (e->args[1]->kind == SQL_E_LITERAL && e->args[1]->lit.type == VAL_STRING &&
                  !memchr(e->args[1]->lit.s.ptr, '.', e->args[1]->lit.s.len))
             f1 = 0;
         else
             return false;
-        *out = rt_temporal(a[0].type == SQL_TYPE_TIME ? SQL_TYPE_TIME : SQL_TYPE_DATETIME, (uint8_t)MAX(a[0].dec, f1), true);
+        *out = rt_temporal(c.a[0].type == SQL_TYPE_TIME ? SQL_TYPE_TIME : SQL_TYPE_DATETIME, (uint8_t)MAX(c.a[0].dec, f1), true);
         return true;
     }
     case SQL_FN_DATE_ADD: case SQL_FN_DATE_SUB: case SQL_FN_ADDDATE: case SQL_FN_SUBDATE:
-        if (n != 2)
+        if (c.n != 2)
             return false;
         if (e->args[1]->kind == SQL_E_INTERVAL)
-            return typeinf_date_add(&a[0], e->args[1]->interval_unit, out);
+            return typeinf_date_add(&c.a[0], e->args[1]->interval_unit, out);
         if (fn == SQL_FN_ADDDATE || fn == SQL_FN_SUBDATE)
-            return typeinf_date_add(&a[0], "DAY", out);
+            return typeinf_date_add(&c.a[0], "DAY", out);
         return false;
     case SQL_FN_STR_TO_DATE: {
         size_t fl;
-        const char *f = n == 2 ? const_str_arg(e->args[1], &fl) : NULL;
+        const char *f = c.n == 2 ? const_str_arg(e->args[1], &fl) : NULL;
         return f && str_to_date_type(f, fl, out);
     }
     case SQL_FN_UNIX_TIMESTAMP:
-        if (n == 1 && temporal_fsp(&a[0]))
+        if (c.n == 1 && temporal_fsp(&c.a[0]))
             return false;
-        if (n == 1 && !is_temporal_type(a[0].type))
+        if (c.n == 1 && !is_temporal_type(c.a[0].type))
             return false;
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 17, false, true);
         return true;
     case SQL_FN_TIME_TO_SEC:
-        if (!is_temporal_type(a[0].type) || a[0].dec)
+        if (!is_temporal_type(c.a[0].type) || c.a[0].dec)
             return false;
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 17, false, true);
         return true;
