@@ -1259,9 +1259,13 @@ int sql_type_temporal_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_
     return 0;
 }
 
+/* A call's type by its row's rule; a wrong argument count has none (evaluation raises 1582). */
 static bool infer_func(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
 {
-    return sql_fn_defs[e->func.fn].type(env, e, out) > 0;
+    const sql_fn_def_t *def = &sql_fn_defs[e->func.fn];
+    if ((int)e->nargs < def->minargs || (def->maxargs >= 0 && (int)e->nargs > def->maxargs))
+        return false;
+    return def->type(env, e, out) > 0;
 }
 
 static bool infer_cast(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
