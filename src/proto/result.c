@@ -35,6 +35,8 @@ static uint16_t conn_warnings(conn_t *c)
 void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info)
 {
     buf_t *track = c->sess && (c->caps & CLIENT_SESSION_TRACK) ? &c->sess->track : NULL;
+    if (track)
+        session_track_transaction(c->sess);
     if (track && track->len)
         status |= SERVER_SESSION_STATE_CHANGED;
     conn_pk_begin(c);
@@ -315,6 +317,7 @@ static void sink_row(res_sink_t *s, const res_cell_t *cells)
 static void sink_rows_end(res_sink_t *s, bool more)
 {
     conn_t *c = (conn_t *)((char *)s - offsetof(conn_t, sink));
+    session_result_set_sent(c->sess);
     uint16_t st = session_status_flags(c->sess) | (more ? SERVER_MORE_RESULTS_EXISTS : 0);
     conn_send_end(c, st, conn_warnings(c));
     c->in_result = false;

@@ -137,6 +137,8 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     ss->read_only = false;
+    ss->did_read = ss->did_write = ss->snapshot = ss->result_set = false;
+    ss->trk_events++;
     table_undo_clear(&ss->undo);
     table_undo_clear(&ss->trx_undo);
     savepoints_drop_from(ss, 0);
@@ -228,6 +230,50 @@ bool sql_exec_in_trans(const sql_exec_session_t *ss)
     return ss && (ss->explicit_begin || (ss->trx && ss->state == SQLX_TRX_EXPLICIT));
 }
 
+bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss) { return sql_exec_in_trans(ss) && ss->read_only; }
+
+void sql_exec_note_result_set(sql_exec_session_t *ss)
+{
+    if (sql_exec_in_trans(ss)) {
+        ss->result_set = true;
+        ss->trk_events++;
+    }
+}
+
+void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
+{
+    memcpy(out, "________", 9);
+    if (!sql_exec_in_trans(ss))
+        return;
+    out[0] = ss->explicit_begin ? 'T' : 'I';
+    if (ss->did_read || ss->snapshot)
+        out[2] = 'R';
+    if (ss->did_write)
+        out[4] = 'W';
+    if (ss->result_set)
+        out[6] = 'S';
+}
+
+/* A statement opened table t of a real database (after its metadata lock).  With autocommit off or after BEGIN
+ * this registers the transaction, as MariaDB's engine does when it locks a table: from here on the session is
+ * in a transaction, even if the statement then fails; the access is recorded for the tracker's state. */
+int xtable_used(sql_exec_ctx_t *x, bool write)
+{
+    sql_exec_session_t *ss = x->ss;
+    if (!ss || x->ddl || (x->autocommit && !ss->explicit_begin))
+        return 0; /* DDL runs in a transaction of its own, committed before it returns */
+    engine_trx_t *trx;
+    int rc = xtrx(x, &trx);
+    if (rc)
+        return rc;
+    if (write)
+        ss->did_write = true;
+    else
+        ss->did_read = true;
+    ss->trk_events++;
+    return 0;
+}
+
 int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
 {
     sql_exec_session_t *ss = x->ss;
@@ -239,6 +285,10 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
         }
         ss->state = x->autocommit && !ss->explicit_begin ? SQLX_TRX_STMT : SQLX_TRX_EXPLICIT;
         ss->wrote = false;
+        if (!ss->explicit_begin) { /* BEGIN took its access and counted itself */
+            ss->read_only = x->tx_read_only;
+            ss->trx_seq++;
+        }
         static const engine_isolation_t iso[] = {ENGINE_ISO_READ_UNCOMMITTED, ENGINE_ISO_READ_COMMITTED,
                                                  ENGINE_ISO_REPEATABLE_READ, ENGINE_ISO_SERIALIZABLE};
         engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
@@ -274,6 +324,8 @@ int sql_exec_begin(sql_exec_ctx_t *x, bool read_only)
     int rc = commit_open(x); /* BEGIN commits what is open, as MySQL does */
     x->ss->explicit_begin = true;
     x->ss->read_only = read_only;
+    x->ss->trx_seq++;
+    x->ss->trk_events++;
     return rc;
 }
 
@@ -281,8 +333,10 @@ int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_
 {
     int rc = sql_exec_begin(x, read_only);
     engine_trx_t *trx;
-    if (rc == 0 && (rc = xtrx(x, &trx)) == 0)
+    if (rc == 0 && (rc = xtrx(x, &trx)) == 0) {
         sql_commit_snapshot(trx, file, cap, pos);
+        x->ss->snapshot = true;
+    }
     return rc;
 }
 
@@ -562,7 +616,7 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     const char *db = xdb(x, n->db);
     if (!db)
         return NULL;
-    if (x->ss->read_only && sql_exec_in_trans(x->ss)) {
+    if (sql_exec_in_trans(x->ss) ? x->ss->read_only : x->tx_read_only) {
         const char *rdb = db, *rname = n->name;
         if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
             diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
@@ -581,6 +635,10 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
+    else if (xtable_used(x, true) != 0) {
+        catalog_table_release(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -1239,7 +1297,11 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquer
     if (!t)
         return -x->diag->error_code;
     catalog_table_release(t);
-    if ((rc = xquery_from(q, x, from)) != 0)
+    /* the target is opened again to be scanned: that is the write's own access, not a read of the tracker's */
+    bool did_read = x->ss->did_read;
+    rc = xquery_from(q, x, from);
+    x->ss->did_read = did_read;
+    if (rc)
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
@@ -3334,7 +3396,8 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    if (is_ddl(st->kind) && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
+    x->ddl = is_ddl(st->kind);
+    if (x->ddl && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -3395,7 +3458,7 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (rc < 0)
             return rc;
         if (x->db && strcmp(x->db, d->name) == 0)
-            x->db_dropped = true;
+            x->db_dropped = x->ss->db_dropped = true;
         pend_ok(x, n, NULL);
         return 0;
     }
@@ -3477,6 +3540,7 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     sql_exec_session_t *ss = x->ss;
     x->pend_ok = false;
     x->pend_insert_id = 0;
+    ss->db_dropped = false;
     x->row_count = -1;
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;

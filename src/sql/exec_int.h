@@ -115,6 +115,9 @@ const char *xdb(sql_exec_ctx_t *x, const char *db);
 /* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (sql/mdl.h);
  * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
 int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
+/* After a table of a real database was opened for reading or writing: registers the multi-statement transaction
+ * (autocommit off or after BEGIN) and records the access for the session tracker (exec.c). */
+int xtable_used(sql_exec_ctx_t *x, bool write);
 bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);

@@ -509,6 +509,11 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
         s->t = catalog_table_get(sql_exec_catalog(), rdb, rname);
         if (!s->t)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
+        int trc = xtable_used(x, false);
+        if (trc) {
+            catalog_table_release(s->t);
+            return trc;
+        }
     }
     for (uint32_t i = 0; i < q->nsrc; i++)
         if (strcmp(q->src[i].alias, s->alias) == 0 && strcmp(q->src[i].db, s->db) == 0) {
