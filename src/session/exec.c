@@ -1593,6 +1593,13 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     if (sql_exec_handles(st))
         return sqlx_run(x, st, sink, more);
     x->s->row_count = -1; /* a result set: ROW_COUNT() is -1 afterwards, as after SELECT */
+    if (sh->what == SQL_SHOW_VARIABLES || sh->what == SQL_SHOW_ENGINES || sh->what == SQL_SHOW_CHARSET ||
+        sh->what == SQL_SHOW_COLLATION || sh->what == SQL_SHOW_DATABASES) {
+        /* information_schema scans in MariaDB: SERVER_QUERY_NO_INDEX_USED */
+        if (!x->s->sqlx)
+            x->s->sqlx = sql_exec_session_new();
+        ((sql_exec_session_t *)x->s->sqlx)->no_index_used = true;
+    }
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -2419,7 +2426,9 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             break;
         }
         blocking_bind_state(&s->proc_state);
+        s->more_results = i + 1 < list.n;
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
+        s->more_results = false;
         blocking_bind_state(NULL);
         if (rc) {
             if (rc < 0) /* not yet answered */

@@ -348,7 +348,8 @@ void session_begin_statement(session_t *s)
 {
     diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
                          sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
-    const sql_exec_session_t *ss = s->sqlx;
+    sql_exec_session_t *ss = s->sqlx;
+    sql_exec_stmt_begin(ss);
     s->trk_seen = ss ? ss->trk_events : 0;
     s->trk_touched = false;
 }
@@ -372,6 +373,10 @@ uint16_t session_status_flags(session_t *s)
         st |= SERVER_STATUS_IN_TRANS_READONLY;
     if (ss && ss->db_dropped)
         st |= SERVER_STATUS_DB_DROPPED;
+    if (ss && ss->no_index_used)
+        st |= SERVER_STATUS_NO_INDEX_USED;
+    if (s->more_results) /* in every packet of a statement that is not the last, column EOF included */
+        st |= SERVER_MORE_RESULTS_EXISTS;
     return st;
 }
 

@@ -129,6 +129,7 @@ struct session {
     uint64_t next_seq;
     int8_t begin_access;    /* the access clause of the open START TRANSACTION (sql_access_t) */
     bool locked_tables;     /* LOCK TABLES is in effect (until UNLOCK TABLES) */
+    bool more_results;      /* another statement of the same COM_QUERY follows (SERVER_MORE_RESULTS_EXISTS) */
     /* session_track_transaction_info: the mode the last OK reported under, and what it reported */
     int8_t trk_mode;        /* 0 OFF, 1 STATE, 2 CHARACTERISTICS */
     char trk_state[9];      /* "" when not reported yet */

@@ -230,6 +230,12 @@ bool sql_exec_in_trans(const sql_exec_session_t *ss)
     return ss && (ss->explicit_begin || (ss->trx && ss->state == SQLX_TRX_EXPLICIT));
 }
 
+void sql_exec_stmt_begin(sql_exec_session_t *ss)
+{
+    if (ss)
+        ss->db_dropped = ss->no_index_used = false;
+}
+
 bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss) { return sql_exec_in_trans(ss) && ss->read_only; }
 
 void sql_exec_note_result_set(sql_exec_session_t *ss)
@@ -3540,7 +3546,7 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     sql_exec_session_t *ss = x->ss;
     x->pend_ok = false;
     x->pend_insert_id = 0;
-    ss->db_dropped = false;
+    sql_exec_stmt_begin(ss);
     x->row_count = -1;
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;

@@ -70,7 +70,9 @@ typedef struct sql_exec_session {
     uint64_t trx_seq;     /* counts transactions begun (one-shot SET TRANSACTION characteristics end with theirs) */
     uint64_t trk_events;  /* counts what the transaction tracker reacts to: a transaction begun or ended, a table or
                              a result set in one (the session reports a changed state only after such an event) */
-    bool db_dropped;      /* the current statement dropped the current database (SERVER_STATUS_DB_DROPPED) */
+    /* what the current statement did, for its OK / EOF (cleared by sql_exec_stmt_begin) */
+    bool db_dropped;      /* dropped the current database (SERVER_STATUS_DB_DROPPED) */
+    bool no_index_used;   /* read a table by a full scan (SERVER_QUERY_NO_INDEX_USED) */
     /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
      * back to the savepoint's mark (the engine has no savepoints of its own) */
     table_undo_t trx_undo;
@@ -209,6 +211,8 @@ int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name);
 int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name);
 /* Is a transaction open across statements (SERVER_STATUS_IN_TRANS, @@in_transaction)? */
 bool sql_exec_in_trans(const sql_exec_session_t *ss);
+/* A statement begins: what the previous one did (db_dropped, no_index_used) is forgotten. */
+void sql_exec_stmt_begin(sql_exec_session_t *ss);
 /* Is the open transaction READ ONLY (SERVER_STATUS_IN_TRANS_READONLY)? */
 bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss);
 /* A result set went to the client: recorded in the open transaction ('S' of the tracker's state). */

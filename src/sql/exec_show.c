@@ -689,6 +689,10 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
 
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
+    /* MariaDB answers these from an information_schema table it scans in full: SERVER_QUERY_NO_INDEX_USED */
+    if (sh->what == SQL_SHOW_DATABASES || sh->what == SQL_SHOW_TABLES || sh->what == SQL_SHOW_TABLE_STATUS ||
+        sh->what == SQL_SHOW_COLUMNS || sh->what == SQL_SHOW_INDEX)
+        x->ss->no_index_used = true;
     switch (sh->what) {
     case SQL_SHOW_DATABASES:
         return show_databases(x, sh);
