@@ -42,6 +42,23 @@ typedef struct exec_ctx {
     int row_n;
 } exec_ctx_t;
 
+/* Session variables a QUERY event carries (MariaDB's SESSION_VARIABLE_IN_BINLOG): reading one keeps a statement
+ * safe for statement-based replication; reading any other variable makes it unsafe. */
+static bool sysvar_in_binlog(const sysvar_def_t *def, sysvar_scope_t sc)
+{
+    static const char *const logged[] = {"auto_increment_increment", "auto_increment_offset", "character_set_client",
+                                         "collation_connection", "collation_server", "collation_database",
+                                         "foreign_key_checks", "unique_checks", "sql_auto_is_null", "sql_mode",
+                                         "time_zone", "lc_time_names", "pseudo_thread_id", "timestamp",
+                                         "insert_id", "last_insert_id", "rand_seed1", "rand_seed2"};
+    if (sc == SYSVAR_GLOBAL)
+        return false;
+    for (size_t i = 0; i < ARRAY_LEN(logged); i++)
+        if (strcasecmp(sysvar_real(def)->name, logged[i]) == 0)
+            return true;
+    return false;
+}
+
 static int cb_sysvar_get(void *user, sql_var_scope_t scope, const char *component, const char *name, value_t *out,
                          diag_t *d)
 {
@@ -53,11 +70,13 @@ static int cb_sysvar_get(void *user, sql_var_scope_t scope, const char *componen
         snprintf(full, sizeof full, "%s%s%s", component ? component : "", component ? "." : "", name);
         return diag_error(d, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
+    sysvar_scope_t sc = scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    if (s->sqlx && !sysvar_in_binlog(def, sc)) /* the statement is unsafe for statement-based replication */
+        sql_exec_note(s->sqlx, SQLX_NOTE_UNSAFE);
     if (def->target == SYSVAR_WARNING_COUNT || def->target == SYSVAR_ERROR_COUNT) {
         *out = value_uint(def->target == SYSVAR_WARNING_COUNT ? s->prev_warn_count : s->prev_error_count);
         return 0;
     }
-    sysvar_scope_t sc = scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
     sysvar_value_t v;
     int rc = sysvar_get(&s->srv->vars, &s->vars, def, sc, &s->arena, &v, d);
     if (rc)
@@ -589,10 +608,8 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         s->row_count = c->row_count;
         if (c->row_count < 0)
             s->found_rows = c->found_rows;
-        if (c->db_dropped) {
-            mem_free(s->db);
-            s->db = NULL;
-        }
+        if (c->db_dropped)
+            session_db_gone(s);
     }
     const sql_exec_stats_t *st = &c->stats;
     if (st->sort_merge_passes)
@@ -630,6 +647,15 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
+/* A transaction begins with this access clause; the characteristics tracker reports it whatever it said before
+ * (MariaDB sends the item at every START TRANSACTION). */
+static void sqlx_begin_noted(session_t *s, sql_access_t access)
+{
+    s->begin_access = (int8_t)access;
+    mem_free(s->trk_chars);
+    s->trk_chars = NULL;
+}
+
 static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, sql_access_t access)
 {
     x->s->snap_valid = false;
@@ -638,7 +664,7 @@ static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, sql_access_t access)
     if (k != SQL_STMT_BEGIN)
         return k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
     /* READ ONLY / READ WRITE as written, else tx_read_only (or SET TRANSACTION's) */
-    x->s->begin_access = (int8_t)access;
+    sqlx_begin_noted(x->s, access);
     return sql_exec_begin(&c, access ? access == SQL_ACCESS_READ_ONLY : c.tx_read_only);
 }
 
@@ -651,7 +677,7 @@ static int sqlx_begin_snapshot(exec_ctx_t *x, sql_access_t access)
         return sqlx_txn_ro(x, SQL_STMT_BEGIN, access);
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    s->begin_access = (int8_t)access;
+    sqlx_begin_noted(s, access);
     int rc = sql_exec_begin_snapshot(&c, access ? access == SQL_ACCESS_READ_ONLY : c.tx_read_only, s->snap_file,
                                      sizeof s->snap_file, &s->snap_pos);
     s->snap_valid = rc == 0 && s->snap_file[0];
@@ -917,6 +943,7 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     if (rc == 0 && sc == SYSVAR_GLOBAL)
         server_apply_global(s->srv, def);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
+        s->trk_touched = true; /* the transaction tracker reports its state after any SET autocommit */
         /* autocommit going from 0 to 1 commits the open transaction (BEGIN's too), as in MariaDB */
         if (!autocommit_was && sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) && session_in_trans(s))
             rc = sqlx_txn(x, SQL_STMT_COMMIT);
@@ -2236,9 +2263,10 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             sink->ok(sink, 0, 0, NULL, more);
             return 0;
         }
+        sql_access_t access = (sql_access_t)s->begin_access;
         int rc = sqlx_txn(x, st->kind);
-        if (rc == 0 && st->txn.chain) /* AND CHAIN: a new transaction begins at once */
-            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, SQL_ACCESS_NONE);
+        if (rc == 0 && st->txn.chain) /* AND CHAIN: a new transaction begins at once, with the same access */
+            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, access);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);

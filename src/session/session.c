@@ -354,6 +354,25 @@ void session_begin_statement(session_t *s)
     s->trk_touched = false;
 }
 
+static void session_track_transaction(session_t *s);
+
+void session_db_gone(session_t *s)
+{
+    if (!s->db)
+        return;
+    mem_free(s->db);
+    s->db = NULL;
+    session_track_schema(s);
+}
+
+void session_track_pending(session_t *s)
+{
+    const sql_exec_session_t *ss = s->sqlx;
+    if (ss && ss->db_dropped && s->db && !sql_exec_db_exists(s->db))
+        session_db_gone(s);
+    session_track_transaction(s);
+}
+
 bool session_in_trans(const session_t *s) { return sql_exec_in_trans(s->sqlx); }
 
 uint16_t session_status_flags(session_t *s)
@@ -383,7 +402,7 @@ uint16_t session_status_flags(session_t *s)
 void session_result_set_sent(session_t *s)
 {
     if (s && s->sqlx)
-        sql_exec_note_result_set(s->sqlx);
+        sql_exec_note(s->sqlx, SQLX_NOTE_RESULT_SET);
 }
 
 /* One-shot characteristics (SET TRANSACTION without scope) last until a transaction begun after them ends. */
@@ -433,7 +452,7 @@ static void track_put_text(session_t *s, uint8_t type, const void *p, size_t n)
  * TRANSACTION, LOCK TABLES, turned the tracker on) and the result differs from what the last OK reported.  A
  * result set's EOF reports nothing, so a change it ended on may never be reported.
  */
-void session_track_transaction(session_t *s)
+static void session_track_transaction(session_t *s)
 {
     session_next_trx_expire(s);
     const sql_exec_session_t *ss = s->sqlx;
@@ -447,12 +466,21 @@ void session_track_transaction(session_t *s)
             mem_free(s->trk_chars);
             s->trk_chars = NULL;
         }
+        if (s->trk_mode == 0 && sql_exec_in_trans(ss)) { /* it did not see this transaction begin (MariaDB) */
+            s->trk_blind = true;
+            s->trk_blind_seq = ss->trx_seq;
+        }
         s->trk_mode = (int8_t)mode;
     }
     if (mode < 1)
         return;
     char st[9];
-    sql_exec_trx_state_string(s->sqlx, st);
+    if (s->trk_blind && !(sql_exec_in_trans(ss) && ss->trx_seq == s->trk_blind_seq))
+        s->trk_blind = false;
+    if (s->trk_blind)
+        memcpy(st, "________", sizeof st);
+    else
+        sql_exec_trx_state_string(s->sqlx, st);
     if (s->locked_tables)
         st[7] = 'L';
     if (strcmp(st, s->trk_state) != 0) {

@@ -136,6 +136,8 @@ struct session {
     char *trk_chars;        /* characteristics statement text, NULL when not reported yet */
     uint64_t trk_seen;      /* the executor's trk_events when the current statement began */
     bool trk_touched;       /* the statement changed what the tracker reports (SET TRANSACTION, LOCK TABLES) */
+    bool trk_blind;         /* turned on inside transaction trk_blind_seq, which it then reports as none */
+    uint64_t trk_blind_seq;
     bool snap_valid;        /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the binlog position of its view */
     char snap_file[128];    /* (Binlog_snapshot_file / _position while the transaction lasts) */
     uint64_t snap_pos;
@@ -211,9 +213,12 @@ uint16_t session_status_flags(session_t *s);
 bool session_in_trans(const session_t *s);
 /* A result set is complete: recorded for the transaction tracker (called by the protocol before its EOF). */
 void session_result_set_sent(session_t *s);
-/* Before an OK is encoded: appends the transaction tracker's entries (state, characteristics) that changed since
- * the last OK, when session_track_transaction_info asks for them. */
-void session_track_transaction(session_t *s);
+/* Before an OK is encoded: settles what the statement changed that the OK must report (a current database that
+ * was dropped is left, SESSION_TRACK_SCHEMA ""), and appends the transaction tracker's entries (state,
+ * characteristics) that changed since the last OK when session_track_transaction_info asks for them. */
+void session_track_pending(session_t *s);
+/* The current database was dropped: the session has none from now on (tracked as the schema ""). */
+void session_db_gone(session_t *s);
 /* Ends the one-shot characteristics of SET TRANSACTION once a transaction begun after them has ended. */
 void session_next_trx_expire(session_t *s);
 /* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and

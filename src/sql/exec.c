@@ -137,7 +137,7 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     ss->read_only = false;
-    ss->did_read = ss->did_write = ss->snapshot = ss->result_set = false;
+    ss->did_read = ss->did_write = ss->snapshot = ss->result_set = ss->unsafe = false;
     ss->trk_events++;
     table_undo_clear(&ss->undo);
     table_undo_clear(&ss->trx_undo);
@@ -238,12 +238,15 @@ void sql_exec_stmt_begin(sql_exec_session_t *ss)
 
 bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss) { return sql_exec_in_trans(ss) && ss->read_only; }
 
-void sql_exec_note_result_set(sql_exec_session_t *ss)
+void sql_exec_note(sql_exec_session_t *ss, sql_exec_note_t what)
 {
-    if (sql_exec_in_trans(ss)) {
+    if (!sql_exec_in_trans(ss))
+        return;
+    if (what == SQLX_NOTE_RESULT_SET)
         ss->result_set = true;
-        ss->trk_events++;
-    }
+    else
+        ss->unsafe = true;
+    ss->trk_events++;
 }
 
 void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
@@ -256,6 +259,8 @@ void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
         out[2] = 'R';
     if (ss->did_write)
         out[4] = 'W';
+    if (ss->unsafe)
+        out[5] = 's';
     if (ss->result_set)
         out[6] = 'S';
 }
@@ -266,8 +271,8 @@ void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
 int xtable_used(sql_exec_ctx_t *x, bool write)
 {
     sql_exec_session_t *ss = x->ss;
-    if (!ss || x->ddl || (x->autocommit && !ss->explicit_begin))
-        return 0; /* DDL runs in a transaction of its own, committed before it returns */
+    if (!ss || x->no_trx || (x->autocommit && !ss->explicit_begin))
+        return 0; /* DDL runs in a transaction of its own, committed before it returns; PREPARE in none */
     engine_trx_t *trx;
     int rc = xtrx(x, &trx);
     if (rc)
@@ -1289,6 +1294,16 @@ static int cmp_match(const void *a, const void *b)
 }
 
 /* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
+/* The FROM of a single-table UPDATE / DELETE: the target opened to be scanned and bound, which is the write's
+ * own access and not a read of the transaction tracker's. */
+static int xquery_from_target(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+{
+    bool did_read = x->ss->did_read;
+    int rc = xquery_from(q, x, from);
+    x->ss->did_read = did_read;
+    return rc;
+}
+
 static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquery_t *q, const sql_from_t *from,
                        sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
 {
@@ -1303,11 +1318,7 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquer
     if (!t)
         return -x->diag->error_code;
     catalog_table_release(t);
-    /* the target is opened again to be scanned: that is the write's own access, not a read of the tracker's */
-    bool did_read = x->ss->did_read;
-    rc = xquery_from(q, x, from);
-    x->ss->did_read = did_read;
-    if (rc)
+    if ((rc = xquery_from_target(q, x, from)) != 0)
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
@@ -1535,7 +1546,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     memset(&q, 0, sizeof q);
     int rc;
     /* bind the SET list against the table first (1054 before anything runs) */
-    if ((rc = xquery_from(&q, x, up->tables)) != 0)
+    if ((rc = xquery_from_target(&q, x, up->tables)) != 0)
         goto out0;
     for (uint32_t i = 0; i < up->nset && !xplan_valid(x, st, &q); i++) {
         if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
@@ -3402,8 +3413,8 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    x->ddl = is_ddl(st->kind);
-    if (x->ddl && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
+    x->no_trx = is_ddl(st->kind);
+    if (x->no_trx && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -3464,7 +3475,8 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (rc < 0)
             return rc;
         if (x->db && strcmp(x->db, d->name) == 0)
-            x->db_dropped = x->ss->db_dropped = true;
+            x->db_dropped = true;
+        x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
         pend_ok(x, n, NULL);
         return 0;
     }
@@ -3611,6 +3623,7 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
     *ncols = 0;
     if (!g_cat)
         return 0;
+    x->no_trx = true; /* describing opens the tables, but as MariaDB's PREPARE it begins no transaction */
     if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         diag_t scratch;
         diag_init(&scratch, 4);

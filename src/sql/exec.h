@@ -66,12 +66,13 @@ typedef struct sql_exec_session {
     bool did_read;        /* a table was opened for reading ('R') */
     bool did_write;       /* a table was opened for writing ('W'), whether or not rows changed */
     bool snapshot;        /* WITH CONSISTENT SNAPSHOT ('R' too) */
-    bool result_set;      /* a result set was sent ('S'; sql_exec_note_result_set) */
+    bool result_set;      /* a result set was sent ('S'; sql_exec_note) */
+    bool unsafe;          /* a statement the binary log cannot replay as text ran ('s'; sql_exec_note) */
     uint64_t trx_seq;     /* counts transactions begun (one-shot SET TRANSACTION characteristics end with theirs) */
     uint64_t trk_events;  /* counts what the transaction tracker reacts to: a transaction begun or ended, a table or
                              a result set in one (the session reports a changed state only after such an event) */
     /* what the current statement did, for its OK / EOF (cleared by sql_exec_stmt_begin) */
-    bool db_dropped;      /* dropped the current database (SERVER_STATUS_DB_DROPPED) */
+    bool db_dropped;      /* dropped a database (SERVER_STATUS_DB_DROPPED) */
     bool no_index_used;   /* read a table by a full scan (SERVER_QUERY_NO_INDEX_USED) */
     /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
      * back to the savepoint's mark (the engine has no savepoints of its own) */
@@ -180,7 +181,8 @@ typedef struct sql_exec_ctx {
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
     bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
-    bool ddl;                  /* the statement is DDL (commits what is open; registers no transaction) */
+    bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
+                                  no transaction (xtable_used) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
@@ -215,10 +217,14 @@ bool sql_exec_in_trans(const sql_exec_session_t *ss);
 void sql_exec_stmt_begin(sql_exec_session_t *ss);
 /* Is the open transaction READ ONLY (SERVER_STATUS_IN_TRANS_READONLY)? */
 bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss);
-/* A result set went to the client: recorded in the open transaction ('S' of the tracker's state). */
-void sql_exec_note_result_set(sql_exec_session_t *ss);
+/* What the session saw a statement do, recorded in the open transaction for the tracker's state. */
+typedef enum sql_exec_note {
+    SQLX_NOTE_RESULT_SET, /* a result set went to the client ('S') */
+    SQLX_NOTE_UNSAFE,     /* it read a system variable the binary log does not carry ('s') */
+} sql_exec_note_t;
+void sql_exec_note(sql_exec_session_t *ss, sql_exec_note_t what);
 /* The session tracker's transaction state (MariaDB's session_track_transaction_info): 8 characters and a NUL,
- * "T" explicit / "I" implicit / "_", then "_R" (reads), "_W" (writes), "_", "S" (result sets) and "_" (the
+ * "T" explicit / "I" implicit / "_", then "_R" (reads), "_W" (writes), "s" (unsafe), "S" (result sets) and "_" (the
  * eighth, 'L' for LOCK TABLES, is the session's to set). */
 void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9]);
 
