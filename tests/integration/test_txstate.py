@@ -82,6 +82,18 @@ def read_answer(c, binary=False):
             return out
 
 
+def wait_running(o, c, prefix):
+    """Waits (asking on connection o) until connection c runs a statement that starts with prefix."""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        _, rows = o.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %d AND INFO LIKE '%s%%'"
+                          % (c.connection_id, prefix))
+        if rows[0][0] == b'1':
+            return
+        time.sleep(0.05)
+    raise AssertionError('connection %d never ran %s' % (c.connection_id, prefix))
+
+
 def run_script(server, steps, caps=CAPS):
     """Runs steps on server; returns [(step, answer)].  A step is a SQL text (COM_QUERY on the main
     connection) or a tuple: ('ps', sql, params) prepare + execute (binary protocol), ('other', sql) on a second
@@ -149,25 +161,13 @@ def run_script(server, steps, caps=CAPS):
                 out.append((step, [ok_record('OK', c.ok_packet)]))
             elif kind == 'kill_query':
                 c.command(rawclient.COM_QUERY, step[1].encode())
-                deadline = time.time() + 20
-                while time.time() < deadline:
-                    _, rows = o.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                                      "WHERE ID = %d AND INFO LIKE 'SELECT SLEEP%%'" % c.connection_id)
-                    if rows[0][0] == b'1':
-                        break
-                    time.sleep(0.05)
+                wait_running(o, c, 'SELECT SLEEP')
                 o.query('KILL QUERY %d' % c.connection_id)
                 # the ERR alone: MariaDB sends SLEEP's column definitions before it is interrupted, strata not
                 out.append((step, read_answer(c)[-1:]))
             elif kind == 'deadlock':
                 c.command(rawclient.COM_QUERY, step[1].encode())
-                deadline = time.time() + 20
-                while time.time() < deadline:  # the main connection waits for the row lock
-                    _, rows = o.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %d "
-                                      "AND INFO LIKE 'UPDATE%%'" % c.connection_id)
-                    if rows[0][0] == b'1':
-                        break
-                    time.sleep(0.05)
+                wait_running(o, c, 'UPDATE')  # the main connection waits for the row lock
                 time.sleep(0.3)
                 res = {}
                 t = threading.Thread(target=lambda: res.setdefault('main', read_answer(c)))
@@ -297,6 +297,21 @@ EXPLICIT = [
     'DELETE FROM t WHERE a = 99',    # and the one after it is not
     'COMMIT',
     'SET autocommit=1',
+    'SET TRANSACTION READ ONLY',     # an autocommit statement is the next transaction too
+    'INSERT INTO t VALUES (9, 9)',
+    'INSERT INTO t VALUES (9, 9)',
+    'DELETE FROM t WHERE a = 9',
+    'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',  # the next transaction reads committed rows
+    'BEGIN',
+    'SELECT b FROM t WHERE a = 2',
+    ('other', 'UPDATE t SET b = 200 WHERE a = 2'),
+    'SELECT b FROM t WHERE a = 2',
+    'COMMIT',
+    'BEGIN',                         # and the one after it is REPEATABLE READ again
+    'SELECT b FROM t WHERE a = 2',
+    ('other', 'UPDATE t SET b = 300 WHERE a = 2'),
+    'SELECT b FROM t WHERE a = 2',
+    'COMMIT',
 ]
 
 OTHER_BITS = [
@@ -371,29 +386,14 @@ def tracking(mode):
     return ['SET session_track_transaction_info = %s' % mode]
 
 
-def test_status_autocommit_off(request, strata, mariadb):
+SCRIPTS = {'autocommit_off': AUTOCOMMIT_OFF, 'explicit': EXPLICIT, 'other_bits': OTHER_BITS,
+           'binary_reset_change_user': PROTOCOL, 'lock_wait_kill_deadlock': LOCKS}
+
+
+@pytest.mark.parametrize('script', sorted(SCRIPTS))
+def test_status_word(request, strata, mariadb, script):
     need_both(request)
-    compare(strata, mariadb, AUTOCOMMIT_OFF)
-
-
-def test_status_explicit_transactions(request, strata, mariadb):
-    need_both(request)
-    compare(strata, mariadb, EXPLICIT)
-
-
-def test_status_other_bits(request, strata, mariadb):
-    need_both(request)
-    compare(strata, mariadb, OTHER_BITS)
-
-
-def test_status_binary_protocol_reset_change_user(request, strata, mariadb):
-    need_both(request)
-    compare(strata, mariadb, PROTOCOL)
-
-
-def test_status_lock_wait_kill_deadlock(request, strata, mariadb):
-    need_both(request)
-    compare(strata, mariadb, LOCKS)
+    compare(strata, mariadb, SCRIPTS[script])
 
 
 @pytest.mark.parametrize('mode', ['STATE', 'CHARACTERISTICS'])
