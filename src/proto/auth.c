@@ -13,6 +13,7 @@
 
 #include "proto/auth.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 static void sha1(const void *p, size_t n, uint8_t out[20])
 {
@@ -117,10 +118,7 @@ struct auth_cache {
 
 static unsigned cache_hash(const char *k)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 16777619u;
-    return h % CACHE_BUCKETS;
+    return (unsigned)(hash_str(k) % CACHE_BUCKETS);
 }
 
 auth_cache_t *auth_cache_new(void)

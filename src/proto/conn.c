@@ -185,6 +185,7 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
     if (act != AUTH_OK) {
         log_warn("Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
                  auth_session_used_password(c->auth));
+        session_qlog_connect(s, NULL, NULL, true, auth_session_used_password(c->auth));
         status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
         status_inc(&s->stat, STATUS_ACCESS_DENIED_ERRORS);
         conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, auth_session_used_password(c->auth));
@@ -251,10 +252,15 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         }
     }
     conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    const char *via = c->tls ? "SSL/TLS" : c->peer.is_unix ? "Socket" : "TCP/IP";
     if (c->change_user) {
         c->change_user = false;
+        char line[1400];
+        int n = snprintf(line, sizeof line, "%s@%s on %s using %s", s->user, s->host, s->db ? s->db : "", via);
+        session_qlog_general(s, "Change user", line, n < 0 ? 0 : MIN((size_t)n, sizeof line - 1));
         return 0;
     }
+    session_qlog_connect(s, s->db, via, false, NULL);
     if (c->comp_algo != PCOMP_NONE) {
         /* The login OK goes out plain; everything after it is compressed. */
         if (conn_flush(c) != 0)
@@ -440,6 +446,7 @@ static int conn_command(conn_t *c)
     int rc = 0;
     switch (cmd) {
     case COM_QUIT:
+        session_qlog_general(s, "Quit", "", 0);
         rc = -1;
         break;
     case COM_PING:
@@ -450,6 +457,7 @@ static int conn_command(conn_t *c)
         session_query(s, arg, alen, &c->sink);
         break;
     case COM_INIT_DB:
+        session_qlog_general(s, "Init DB", arg, alen);
         session_init_db(s, arg, alen, &c->sink);
         break;
     case COM_STATISTICS:
@@ -490,6 +498,7 @@ static int conn_command(conn_t *c)
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
         break;
     case COM_FIELD_LIST:
+        session_qlog_general(s, "Field List", arg, strnlen(arg, alen));
         /* No tables yet: an empty field list. */
         if (c->caps & CLIENT_DEPRECATE_EOF)
             conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL), c->obuf.data[c->pk_start + 4] = 0xfe;
@@ -576,6 +585,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->sess->fd = fd;
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
+    snprintf(c->sess->ip, sizeof c->sess->ip, "%s", peer->is_unix ? "" : peer->addr);
     c->sess->port = peer->is_unix ? 0 : peer->port;
     conn_gen_scramble(c->scramble);
     if (conn_host_cached(c) && server_host_blocked(srv, peer->addr)) {

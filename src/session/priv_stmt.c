@@ -16,6 +16,9 @@
  *   SHOW COLUMNS / INDEX   some privilege on the table (1142 "SELECT command denied")
  *   SHOW CREATE TABLE      some privilege on the table (1142 "SHOW command denied")
  *   EXPLAIN                as the statement explained
+ *   ANALYZE / OPTIMIZE / REPAIR TABLE   SELECT and INSERT on each table (1142 names the missing ones: "SELECT, INSERT")
+ *   CHECK TABLE            some privilege on each table (1142 "CHECK TABLE command denied")
+ *   CHECKSUM TABLE         SELECT on each table
  * information_schema is readable by everyone (the executor filters its rows by priv_db_visible/table_visible).
  *
  * Unqualified column names in statements with several tables are attributed to the table that has the column
@@ -360,6 +363,19 @@ static int check_table_any(walk_t *w, const sql_name_t *n, const char *db_given,
     return priv_deny_table_cmd(w->s, cmd, db, n->name);
 }
 
+/* ANALYZE / OPTIMIZE / REPAIR TABLE: SELECT and INSERT, the message naming every one missing. */
+static int check_select_insert(walk_t *w, const sql_name_t *n)
+{
+    const char *db = n->db ? n->db : w->cur_db;
+    if (!db)
+        return no_db(w);
+    uint64_t have = priv_table(w->s, db, n->name, NULL);
+    bool sel = have & PRIV_SELECT, ins = have & PRIV_INSERT;
+    if (sel && ins)
+        return 0;
+    return priv_deny_table_cmd(w->s, !sel && !ins ? "SELECT, INSERT" : !sel ? "SELECT" : "INSERT", db, n->name);
+}
+
 int priv_check_stmt(session_t *s, const sql_stmt_t *st)
 {
     walk_t w = {.s = s, .cur_db = s->db};
@@ -408,6 +424,20 @@ int priv_check_stmt(session_t *s, const sql_stmt_t *st)
         return rc;
     case SQL_STMT_ALTER_TABLE:
         return check_table(&w, &st->alter_table->table, PRIV_ALTER);
+    case SQL_STMT_ANALYZE_TABLE:
+    case SQL_STMT_OPTIMIZE_TABLE:
+    case SQL_STMT_REPAIR_TABLE:
+        for (uint32_t i = 0; i < st->tables.n && !rc; i++)
+            rc = check_select_insert(&w, &st->tables.tables[i]);
+        return rc;
+    case SQL_STMT_CHECK_TABLE:
+        for (uint32_t i = 0; i < st->tables.n && !rc; i++)
+            rc = check_table_any(&w, &st->tables.tables[i], NULL, "CHECK TABLE");
+        return rc;
+    case SQL_STMT_CHECKSUM_TABLE:
+        for (uint32_t i = 0; i < st->tables.n && !rc; i++)
+            rc = check_table(&w, &st->tables.tables[i], PRIV_SELECT);
+        return rc;
     case SQL_STMT_CREATE_INDEX:
     case SQL_STMT_DROP_INDEX:
         return check_table(&w, &st->index.table, PRIV_INDEX);

@@ -511,6 +511,7 @@ typedef struct sql_table_list {    /* DROP TABLE / TRUNCATE / DROP VIEW / ANALYZ
     bool temporary;
     bool cascade;                  /* RESTRICT / CASCADE: accepted, no effect */
     bool local;                    /* ANALYZE/OPTIMIZE/REPAIR LOCAL | NO_WRITE_TO_BINLOG */
+    bool persistent;               /* ANALYZE TABLE ... PERSISTENT FOR ... */
     const char *options;           /* CHECK TABLE ... FOR UPGRADE|QUICK|FAST|MEDIUM|EXTENDED|CHANGED, CHECKSUM
                                     * QUICK|EXTENDED, REPAIR QUICK|EXTENDED|USE_FRM (last word, upper-cased) */
     sql_name_t *tables;
