@@ -493,7 +493,7 @@ static void session_track_transaction(session_t *s)
     buf_t b;
     buf_init(&b);
     trk_chars_text(s, &b);
-    if (!s->trk_chars || strlen(s->trk_chars) != b.len || memcmp(s->trk_chars, b.data, b.len) != 0) {
+    if (!s->trk_chars || strlen(s->trk_chars) != b.len || (b.len && memcmp(s->trk_chars, b.data, b.len) != 0)) {
         track_put_text(s, SESSION_TRACK_TRANSACTION_CHARACTERISTICS, b.data, b.len);
         mem_free(s->trk_chars);
         s->trk_chars = mem_strndup(b.len ? (const char *)b.data : "", b.len);
