@@ -25,9 +25,9 @@ static void sha256(const void *p, size_t n, uint8_t out[32])
     ASSERT(EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL) == 1);
 }
 
-void auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN])
+int auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN])
 {
-    password_random_chars(out, AUTH_SCRAMBLE_LEN, PASSWORD_SCRAMBLE_CHARS);
+    return password_random_chars(out, AUTH_SCRAMBLE_LEN, PASSWORD_SCRAMBLE_CHARS);
 }
 
 size_t auth_native_response(const char *pw, size_t pw_len, const uint8_t scramble[AUTH_SCRAMBLE_LEN],

@@ -669,6 +669,28 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
     return rc;
 }
 
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_SHOW_FIELDS);
+    *n = 0;
+    if (!s->db)
+        return diag_error(&s->diag, ER_NO_DB_ERROR);
+    char *t = arena_strndup(&s->arena, table, tlen);
+    char *w = arena_strndup(&s->arena, wild ? wild : "", wild ? wlen : 0);
+    uint64_t colgrants = 0;
+    /* some privilege on the table or one of its columns, as SHOW COLUMNS (MariaDB: "SELECT command denied") */
+    if (!priv_table(s, s->db, t, &colgrants) && !colgrants)
+        return priv_deny_table_cmd(s, "SELECT", s->db, t);
+    exec_ctx_t x = {.s = s};
+    sql_exec_ctx_t c;
+    sqlx_ctx(&x, &c, NULL, false);
+    int rc = sql_exec_field_list(&c, t, w, cols, defaults, n);
+    sqlx_done(&x, &c, rc);
+    return rc < 0 ? rc : 0;
+}
+
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
 /* A transaction begins with this access clause; the characteristics tracker reports it whatever it said before
  * (MariaDB sends the item at every START TRANSACTION). */
@@ -1940,6 +1962,29 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 }
 
 static bool stmt_uses_tables(const sql_stmt_t *st);
+/* The error MariaDB keeps in the statement once a parameter's long data passed max_allowed_packet. */
+static const char long_data_too_long_msg[] = "Parameter of prepared statement which is set through "
+                                             "mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
+
+void session_stmt_long_data(session_t *s, sess_stmt_t *p, uint32_t param, const uint8_t *data, size_t n)
+{
+    if (param >= p->nparams || p->long_data_too_long)
+        return;
+    uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    buf_t *b = &p->long_data[param];
+    if ((uint64_t)b->len + n > limit) {
+        /* Nothing more is kept (the client may go on sending); the EXECUTE reports it. */
+        p->long_data_too_long = true;
+        for (uint32_t i = 0; i < p->nparams; i++) {
+            p->has_long_data[i] = false;
+            buf_free(&p->long_data[i]);
+            buf_init(&p->long_data[i]);
+        }
+        return;
+    }
+    p->has_long_data[param] = true;
+    buf_append(b, data, n);
+}
 
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
@@ -1948,6 +1993,11 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
         diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
+    if (p->long_data_too_long) {
+        diag_push_msg(&s->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, long_data_too_long_msg);
+        sink->error(sink);
+        return;
+    }
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
     /* MariaDB logs the text with the parameters in place; strata logs the prepared text (with its ?) */
     session_qlog_general(s, "Execute", p->text, p->text_len);
@@ -1980,6 +2030,7 @@ void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
     status_inc(&s->stat, STATUS_COM_STMT_RESET);
     session_qlog_general(s, "Reset stmt", "", 0);
+    p->long_data_too_long = false;
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
@@ -2363,9 +2414,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (!db)
                 return diag_error(&s->diag, ER_NO_DB_ERROR);
             int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
-            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
-                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
-            if (prc)
+            if (!prc)
+                prc = priv_check_table(s, db, n->name, PRIV_SELECT); /* a column grant will do */
+            if (prc < 0)
                 return prc;
         }
         {

@@ -76,6 +76,7 @@ typedef struct sess_stmt {
     uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
     buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
     bool *has_long_data;
+    bool long_data_too_long; /* some parameter's data passed max_allowed_packet: every EXECUTE fails until RESET */
     int ncols;
     res_col_t *cols;
     char *db;              /* the current database at PREPARE: executions run in it, as MariaDB's do (NULL: none) */
@@ -220,6 +221,9 @@ void session_clear_state(session_t *s);
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
 void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+/* COM_STMT_SEND_LONG_DATA: appends to a parameter's data, up to max_allowed_packet bytes in all for it; past that
+ * the data is dropped and every EXECUTE fails with MariaDB's 1105 until COM_STMT_RESET. */
+void session_stmt_long_data(session_t *s, sess_stmt_t *st, uint32_t param, const uint8_t *data, size_t n);
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
 /* The SERVER_STATUS_* word of the next OK / EOF, computed from the session's state at the time it is sent:
@@ -258,6 +262,11 @@ void server_apply_semisync(server_t *srv);
 bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);
 /* After a command: a transaction that ended gives its slot back; one that stays open is marked idle. */
 void session_admission_after(session_t *s);
+
+/* COM_FIELD_LIST: table's column definitions (names matching the LIKE pattern wild) and defaults (NULL: none),
+ * in the statement arena.  0, or an error in s->diag (1046, 1142, 1146). */
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n);
 
 /* The general and slow query logs (session/querylog.c over monitor/qlog.h). */
 /* Opens or closes both logs to match general_log(_file), slow_query_log(_file) and log_output; 0 or -errno. */

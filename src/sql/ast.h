@@ -730,7 +730,7 @@ typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE e
 /* ---------------------------------------------------------------- statements */
 
 typedef enum sql_stmt_kind {
-#define STMT(id) SQL_STMT_##id,
+#define STMT(id, privileges) SQL_STMT_##id,
 #include "sql/statements.def"
 #undef STMT
     SQL_STMT__COUNT

@@ -101,6 +101,39 @@ def test_send_long_data_and_reset(c):
     assert c.execute(st, ['ab', 'cd'])[1] == [(2, b'<cd>')]
 
 
+LONG_DATA_TOO_LONG = (1105, 'HY000', "Parameter of prepared statement which is set through mysql_send_long_data() "
+                      "is longer than 'max_allowed_packet' bytes")
+
+
+@pytest.mark.fresh_opts('--max-allowed-packet=1048576')
+def test_send_long_data_capped_at_max_allowed_packet(fresh_target):
+    """A parameter's long data may total max_allowed_packet bytes; one byte more and the statement fails at
+    EXECUTE with MariaDB's 1105, every EXECUTE, until COM_STMT_RESET.  The server keeps nothing past the cap."""
+    cl = RawClient.connect(port=fresh_target.port)
+    st = cl.prepare('SELECT LENGTH(?), ?')
+
+    def outcome(*a, **k):
+        try:
+            return cl.execute(st, *a, **k)[1]
+        except ServerError as e:
+            return (e.code, e.sqlstate, e.message)
+    for total, want in ((1048576, [(1048576, b'x')]), (1048577, LONG_DATA_TOO_LONG)):
+        for _ in range(2):
+            cl.send_long_data(st, 0, b'a' * 500000)
+        cl.send_long_data(st, 0, b'a' * (total - 1000000))
+        assert outcome([None, 'x'], long_data=(0,)) == want
+        cl.stmt_reset(st)
+    # 64 MiB sent in all: still refused, and the error sticks across executions until the reset
+    for _ in range(64):
+        cl.send_long_data(st, 0, b'b' * 1000000)
+    assert outcome([None, 'x'], long_data=(0,)) == LONG_DATA_TOO_LONG
+    assert outcome(['abc', 'x']) == LONG_DATA_TOO_LONG
+    cl.stmt_reset(st)
+    assert outcome(['abc', 'x']) == [(3, b'x')]
+    assert cl.query('SELECT 1')[1] == [(b'1',)]
+    cl.close()
+
+
 def test_stmt_close(c):
     st = c.prepare('SELECT 1')
     c.stmt_close(st)  # no answer
