@@ -160,6 +160,7 @@ typedef struct binlog_trx {
     uint32_t nmapped, capmapped;
     size_t rows_at;         /* offset in ev of the open rows event, or SIZE_MAX */
     size_t last_rows_at;    /* offset of the last closed rows event of the statement, or SIZE_MAX */
+    size_t maps_at;         /* offset where the statement's next TABLE_MAP goes (after its maps), or SIZE_MAX */
     int rows_type;
     uint64_t rows_table;
     uint32_t nevents;
@@ -173,7 +174,9 @@ void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind);
 /* DDL: the statement as a QUERY event (db may be NULL or ""). A DDL trx holds exactly one query. */
 void binlog_trx_query(binlog_trx_t *t, const char *db, const char *query, size_t len);
 /* Row statements: optional ANNOTATE_ROWS with the statement text, then rows; stmt_end closes the statement
- * (sets STMT_END_F on its last rows event).  TABLE_MAP is written before the first row of a table in a stmt. */
+ * (sets STMT_END_F on its last rows event).  Every TABLE_MAP of a statement comes before its first rows event
+ * (a MariaDB replica refuses a TABLE_MAP after a rows event without STMT_END_F): a table first touched after
+ * rows of another (a multi-table UPDATE or DELETE) has its map moved in front of them. */
 void binlog_trx_stmt_begin(binlog_trx_t *t, const char *query, size_t len);
 int binlog_trx_write_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *after);
 int binlog_trx_update_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *before,

@@ -3442,6 +3442,30 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     }
 }
 
+/*
+ * CREATE TABLE ... SELECT is logged as MariaDB logs it in row format: the new table's definition as a CREATE
+ * TABLE without the SELECT (SHOW CREATE TABLE's text), then the rows it was filled with as row events.  The
+ * statement's own text would make a replica run the SELECT again, and logged after the rows (as other DDL is,
+ * once done) it would reach the replica after rows for a table it does not have yet.  So the definition goes
+ * to the binlog here, before the statement's rows transaction commits.
+ */
+static int log_ctas_create(sql_exec_ctx_t *x, const sql_create_table_t *ct)
+{
+    const char *db = xdb(x, ct->table.db);
+    cat_table_t *t = db ? catalog_table_get(g_cat, db, ct->table.name) : NULL;
+    if (!t)
+        return 0; /* nothing was created */
+    const char *def = exec_show_create_table_text(x->arena, t, 0) + strlen("CREATE TABLE ");
+    catalog_table_release(t);
+    const char *text = arena_printf(x->arena, "CREATE %sTABLE %s%s", ct->or_replace ? "OR REPLACE " : "",
+                                    ct->if_not_exists ? "IF NOT EXISTS " : "", def);
+    int rc = sql_commit_ddl(db, text, strlen(text), x->thread_id, x->sql_mode); /* in the table's database */
+    if (rc)
+        return diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written "
+                                                                 "to the binary log");
+    return 0;
+}
+
 /* SET @x = (SELECT ...): the value is the one item of `SELECT e`, read as a SELECT reads (exec_select_rows) */
 static int eval_dispatch(sql_exec_ctx_t *x, const sql_expr_t *e, value_t *out)
 {
@@ -3486,6 +3510,9 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
+    bool ctas = log_ddl && st->kind == SQL_STMT_CREATE_TABLE && st->create_table->as_select;
+    if (rc == 0 && ctas)
+        rc = log_ctas_create(x, st->create_table);
     if (rc == 0)
         binrow_stmt_end(ss->bl);
     else
@@ -3521,7 +3548,7 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     }
     if (!ss->trx)
         mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
-    if (rc == 0 && log_ddl && st->src && st->src_len) {
+    if (rc == 0 && log_ddl && !ctas && st->src && st->src_len) {
         int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
         if (brc) {
             char msg[160];

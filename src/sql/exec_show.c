@@ -325,7 +325,7 @@ static void ident_q(buf_t *b, const char *s, char q)
 }
 
 /* `mode`: SQL_SHOW_CREATE_* flags (exec.h) */
-static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
+char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode)
 {
     char q = (mode & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`';
     buf_t b;
@@ -711,7 +711,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Create Table", 1024, false, false);
         value_t *r = vt_row(&v);
         r[0] = S(t->name);
-        r[1] = S(create_text(x->arena, t, x->show_create));
+        r[1] = S(exec_show_create_table_text(x->arena, t, x->show_create));
         catalog_table_release(t);
         return vt_send(&v, -1, NULL, NULL);
     }
