@@ -247,6 +247,34 @@ def test_sysbench_prepare_reaches_a_mariadb_replica(fresh_strata, fresh_mariadb)
     assert table_contents(r, 'sbtest') == table_contents(p, 'sbtest')
 
 
+@pytest.mark.only('strata')
+def test_statements_logged_other_than_as_sent_reach_a_mariadb_replica(fresh_strata, fresh_mariadb):
+    """DROP TABLE of a TEMPORARY and a real table logs the real one only; CREATE TABLE ... SELECT (into another
+    database too) logs the new table's definition, then its rows; a multi-table UPDATE maps both tables first."""
+    primary, rep = fresh_strata, fresh_mariadb
+    p = start_primary(primary)
+    rep.start(['--server-id=2'])
+    r = rep.connect()
+    attach(r, primary)
+    run(p, 'CREATE DATABASE d1')
+    run(p, 'CREATE DATABASE d2')
+    run(p, 'USE d1')
+    run(p, 'CREATE TABLE real1 (a INT PRIMARY KEY, b VARCHAR(10))')
+    run(p, "INSERT INTO real1 VALUES (1, 'x'), (2, 'y')")
+    run(p, 'CREATE TEMPORARY TABLE tmp1 (a INT)')
+    run(p, 'CREATE TABLE keep1 (a INT)')
+    run(p, 'CREATE TABLE gone1 (a INT)')
+    run(p, 'DROP TABLE gone1, tmp1')
+    run(p, 'CREATE TABLE d2.copy1 AS SELECT a, b FROM real1')
+    run(p, 'CREATE TABLE IF NOT EXISTS copy2 SELECT a * 10 AS a FROM real1 WHERE a > 1')
+    run(p, "UPDATE real1 JOIN d2.copy1 ON real1.a = copy1.a SET real1.b = 'u', copy1.b = 'v'")
+    st = wait_caught_up(r, run(p, 'SELECT @@gtid_binlog_pos')[0][0])
+    assert st['Last_SQL_Errno'] == 0, st
+    for db in ('d1', 'd2'):
+        assert table_contents(r, db) == table_contents(p, db), db
+    assert sorted(table_contents(r, 'd1')) == ['copy2', 'keep1', 'real1']
+
+
 # ---- a new replica gets the whole history ------------------------------------------------------------------
 
 def history_opts(kind):
