@@ -22,7 +22,12 @@
 
 void conn_pk_begin(conn_t *c) { c->pk_start = packet_begin(&c->obuf); }
 
-void conn_pk_end(conn_t *c) { packet_end(&c->obuf, c->pk_start, &c->seq); }
+void conn_pk_end(conn_t *c)
+{
+    if (c->sess) /* the statement meter's Bytes_sent (header included) */
+        c->sess->bytes_out += c->obuf.len - c->pk_start;
+    packet_end(&c->obuf, c->pk_start, &c->seq);
+}
 
 static uint16_t conn_warnings(conn_t *c)
 {
@@ -244,6 +249,8 @@ static void sink_row(res_sink_t *s, const res_cell_t *cells)
 {
     conn_t *c = (conn_t *)((char *)s - offsetof(conn_t, sink));
     buf_t *b = &c->obuf;
+    if (c->sess)
+        c->sess->rows_out++;
     conn_pk_begin(c);
     if (!c->binary_rows) {
         for (int i = 0; i < c->ncols; i++) {

@@ -74,6 +74,10 @@ typedef struct sql_exec_stats {
     uint64_t tmp_files;          /* Created_tmp_files (global) */
     uint64_t plan_hits;          /* a prepared statement's plan reused */
     uint64_t plan_rebinds;       /* Com_stmt_reprepare: a prepared plan bound again after its tables changed */
+    uint64_t rows_examined;      /* rows read from tables (the slow log's Rows_examined) */
+    uint64_t lock_us;            /* time waiting for metadata locks (its Lock_time) */
+    uint64_t full_scans;         /* Select_scan: 1 when a first table was read by a full scan */
+    uint64_t full_joins;         /* Select_full_join: 1 when a later table of a join was */
 } sql_exec_stats_t;
 
 /* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply
@@ -105,6 +109,9 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    bool limit_selects;        /* a client's statement: select_limit applies (internal contexts leave it off) */
+    uint64_t select_limit;     /* @@sql_select_limit: rows of a top-level SELECT / UNION without LIMIT */
+    bool div_zero_error;       /* set during a strict INSERT: x/0 in its SELECT / subqueries is error 1365 */
     unsigned show_create;      /* SQL_SHOW_CREATE_* below: how sql_mode shapes SHOW CREATE TABLE */
     uint64_t sql_mode;         /* @@sql_mode (its bits), which the binlog's QUERY events of DDL carry */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
