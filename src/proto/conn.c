@@ -485,14 +485,28 @@ static int conn_command(conn_t *c)
         session_reset(s);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
         break;
-    case COM_FIELD_LIST:
-        session_qlog_general(s, "Field List", arg, strnlen(arg, alen));
-        /* No tables yet: an empty field list. */
+    case COM_FIELD_LIST: {
+        /* table NUL [wildcard]: a column definition per column, each followed by its default (lenenc, 0xfb:
+         * none), then EOF (or an OK marked 0xfe with CLIENT_DEPRECATE_EOF) */
+        size_t tlen = strnlen(arg, alen);
+        const char *wild = tlen < alen ? arg + tlen + 1 : "";
+        size_t wlen = tlen < alen ? alen - tlen - 1 : 0;
+        session_qlog_general(s, "Field List", arg, tlen);
+        res_col_t *cols = NULL;
+        res_cell_t *defs = NULL;
+        int n = 0;
+        if (session_field_list(s, arg, tlen, wild, wlen, &cols, &defs, &n) != 0) {
+            const diag_cond_t *e = s->diag.error;
+            conn_send_err(c, e->code, e->sqlstate, e->msg);
+            break;
+        }
+        conn_send_field_list(c, cols, defs, n);
         if (c->caps & CLIENT_DEPRECATE_EOF)
             conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL), c->obuf.data[c->pk_start + 4] = 0xfe;
         else
             conn_send_eof(c, session_status_flags(s), 0);
         break;
+    }
     case COM_PROCESS_INFO:
         session_query(s, "SHOW PROCESSLIST", 16, &c->sink);
         break;

@@ -651,6 +651,28 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
     return rc;
 }
 
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_SHOW_FIELDS);
+    *n = 0;
+    if (!s->db)
+        return diag_error(&s->diag, ER_NO_DB_ERROR);
+    char *t = arena_strndup(&s->arena, table, tlen);
+    char *w = arena_strndup(&s->arena, wild ? wild : "", wild ? wlen : 0);
+    uint64_t colgrants = 0;
+    /* some privilege on the table or one of its columns, as SHOW COLUMNS (MariaDB: "SELECT command denied") */
+    if (!priv_table(s, s->db, t, &colgrants) && !colgrants)
+        return priv_deny_table_cmd(s, "SELECT", s->db, t);
+    exec_ctx_t x = {.s = s};
+    sql_exec_ctx_t c;
+    sqlx_ctx(&x, &c, NULL, false);
+    int rc = sql_exec_field_list(&c, t, w, cols, defaults, n);
+    sqlx_done(&x, &c, rc);
+    return rc < 0 ? rc : 0;
+}
+
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
 static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
 {

@@ -224,6 +224,11 @@ bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t
 /* After a command: a transaction that ended gives its slot back; one that stays open is marked idle. */
 void session_admission_after(session_t *s);
 
+/* COM_FIELD_LIST: table's column definitions (names matching the LIKE pattern wild) and defaults (NULL: none),
+ * in the statement arena.  0, or an error in s->diag (1046, 1142, 1146). */
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n);
+
 /* The general and slow query logs (session/querylog.c over monitor/qlog.h). */
 /* Opens or closes both logs to match general_log(_file), slow_query_log(_file) and log_output; 0 or -errno. */
 int session_qlog_configure(server_t *srv);

@@ -177,6 +177,11 @@ bool sql_expr_has_subquery(const sql_expr_t *e);
  * transaction, metadata locks and read view a SELECT of it would have; nothing is sent to the sink.  The value
  * is in x->arena.  1242 when a scalar subquery gives more than one row, as in a SELECT. */
 int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out);
+/* COM_FIELD_LIST: the column definitions of table (in the current database) whose names match the LIKE
+ * pattern wild (NULL or "": all), with each column's default as mysql_list_fields() shows it (SHOW COLUMNS'
+ * text, the type's zero for a NOT NULL column without one, NULL for a nullable one), in x->arena.  0, or an error pushed (1046, 1146, 1205). */
+int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, res_col_t **cols,
+                        res_cell_t **defaults, int *n);
 /* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 

@@ -527,6 +527,76 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
     return rc;
 }
 
+/* COM_FIELD_LIST's default of a NOT NULL column without DEFAULT: the type's zero, as MariaDB's default record
+ * holds it (0, 0.00, '', 0000-00-00 00:00:00.000, the first ENUM member, zero bytes of BINARY and BIT). */
+static res_cell_t implicit_default(const cat_column_t *c, arena_t *a)
+{
+    const rc_col_t *r = &c->rc;
+    res_cell_t d = {.null = false, .p = "", .len = 0};
+    const char *frac = r->scale ? arena_printf(a, ".%.*s", (int)r->scale, "000000") : "";
+    switch ((sqlt_t)r->type) {
+    case SQLT_TINYINT: case SQLT_SMALLINT: case SQLT_MEDIUMINT: case SQLT_INT: case SQLT_BIGINT:
+    case SQLT_FLOAT: case SQLT_DOUBLE:
+        d.p = "0";
+        break;
+    case SQLT_DECIMAL:
+        d.p = r->scale ? arena_printf(a, "0.%.*s", (int)r->scale, "000000000000000000000000000000") : "0";
+        break;
+    case SQLT_DATE: d.p = "0000-00-00"; break;
+    case SQLT_DATETIME: case SQLT_TIMESTAMP: d.p = arena_printf(a, "0000-00-00 00:00:00%s", frac); break;
+    case SQLT_TIME: d.p = arena_printf(a, "00:00:00%s", frac); break;
+    case SQLT_YEAR: d.p = "0000"; break;
+    case SQLT_ENUM: d.p = c->nelems ? c->elems[0] : ""; break;
+    case SQLT_BINARY:
+    case SQLT_BIT: {
+        size_t n = r->type == SQLT_BIT ? (r->len + 7) / 8 : r->len;
+        d.p = arena_calloc(a, n ? n : 1);
+        d.len = n;
+        return d;
+    }
+    default: /* CHAR, VARCHAR, TEXT, BLOB, SET: empty */
+        break;
+    }
+    d.len = strlen(d.p);
+    return d;
+}
+
+int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, res_col_t **cols,
+                        res_cell_t **defaults, int *n)
+{
+    *n = 0;
+    const char *db = xdb(x, NULL);
+    if (!db)
+        return -x->diag->error_code;
+    const char *rdb = db, *rname = table;
+    xtmp_map(x, &rdb, &rname);
+    /* a catalog reference, not a metadata lock: no transaction is left holding one after the command */
+    cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
+    if (!t)
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, db, table);
+    *cols = arena_calloc(x->arena, sizeof(res_col_t) * (t->ncols + 1));
+    *defaults = arena_calloc(x->arena, sizeof(res_cell_t) * (t->ncols + 1));
+    for (uint32_t i = 0; i < t->ncols; i++) {
+        const cat_column_t *c = &t->cols[i];
+        if (wild && *wild && !sql_like_match(COLL_UTF8MB3_GENERAL_CI, c->name, strlen(c->name), wild, strlen(wild), '\\'))
+            continue;
+        xcol_meta_results(x, &(*cols)[*n], t, i, db, table, c->name);
+        const char *d = default_shown(c, false, x->arena);
+        res_cell_t *out = &(*defaults)[*n];
+        if (d)
+            *out = (res_cell_t){.null = false, .p = arena_strdup(x->arena, d), .len = strlen(d)};
+        else if (!c->rc.nullable && !c->auto_increment)
+            *out = implicit_default(c, x->arena);
+        else if (!c->rc.nullable)
+            *out = (res_cell_t){.null = false, .p = "0", .len = 1};
+        else
+            *out = (res_cell_t){.null = true};
+        (*n)++;
+    }
+    catalog_table_release(t);
+    return 0;
+}
+
 static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     const char *db;
