@@ -2556,6 +2556,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             sink->error(sink);
             break;
         }
+        session_set_info(s, st->src, st->src_len); /* SHOW PROCESSLIST's Info: this statement's own text */
         blocking_bind_state(&s->proc_state);
         session_meter_begin(s);
         s->more_results = i + 1 < list.n;
