@@ -235,6 +235,15 @@ int priv_check_column(session_t *s, const char *db, const char *table, const cha
                       s->priv_host, column, table);
 }
 
+uint64_t priv_column(session_t *s, const char *db, const char *table, const char *column)
+{
+    uint64_t have = priv_table(s, db, table, NULL);
+    const acl_privs_t *p = privs_get(s);
+    if (p)
+        have |= acl_privs_column(p, db, table, column);
+    return have;
+}
+
 bool priv_table_visible(session_t *s, const char *db, const char *table)
 {
     if (!strcasecmp(db, "information_schema"))
