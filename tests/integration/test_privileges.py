@@ -708,3 +708,26 @@ def test_column_metadata_follows_column_grants(target, users, unique):
         assert rows(root, q)[0] == ('a', 'select,insert,update,references')
     finally:
         run(root, 'DROP DATABASE IF EXISTS %s' % db)
+
+
+def test_denial_names_the_client_host(target, unique):
+    """1142 and 1143 name the client's host, 1044 the account's host pattern (MariaDB 10.11)."""
+    root = target.connect()
+    db, u = unique('hd'), unique('hu')
+    ok(root, 'CREATE DATABASE %s' % db)
+    try:
+        ok(root, 'CREATE TABLE %s.t (a INT, b INT)' % db)
+        ok(root, "CREATE USER '%s'@'%%'" % u)
+        ok(root, "GRANT SELECT (a) ON %s.t TO '%s'@'%%'" % (db, u))
+        c = target.connect(user=u, password='')
+        assert run(c, 'SELECT * FROM %s.t' % db) == (
+            1142, "SELECT command denied to user '%s'@'localhost' for table `%s`.`t`" % (u, db))
+        assert run(c, 'SELECT b FROM %s.t' % db) == (
+            1143, "SELECT command denied to user '%s'@'localhost' for column 'b' in table 't'" % u)
+        assert run(c, 'CREATE DATABASE %s_x' % db) == (
+            1044, "Access denied for user '%s'@'%%' to database '%s_x'" % (u, db))
+        c.close()
+    finally:
+        run(root, "DROP USER IF EXISTS '%s'@'%%'" % u)
+        run(root, 'DROP DATABASE IF EXISTS %s' % db)
+        root.close()
