@@ -221,11 +221,16 @@ int mdl_no_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeou
         return 0;
     }
     uint64_t deadline = deadline_of(timeout_us);
+    /* While it waits it holds back new readers too, as MariaDB's ALTER waiting for its first EXCLUSIVE does */
     l->nowrite_waiting++;
+    l->excl_waiting++;
     while (l->excl || l->nowrite || l->writers > own_shared(s, l, true))
         if ((rc = wait_step(deadline, kill)) != 0)
             break;
     l->nowrite_waiting--;
+    l->excl_waiting--;
+    if (rc == 0)
+        pthread_cond_broadcast(&g_m.cond); /* readers held back by our waiting may go */
     if (rc == 0) {
         l->nowrite = true;
         add(s, l, MDL_NO_WRITE);
