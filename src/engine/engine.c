@@ -233,6 +233,16 @@ static void trees_remove(engine_t *e, uint64_t id)
     pthread_rwlock_unlock(&e->trees_mu);
 }
 
+/* A tree's directory entry (16 bytes: space, root, flags) into v; k gets its key. */
+static int dir_entry_get(engine_t *e, uint64_t id, uint8_t k[8], buf_t *v)
+{
+    key_be64(k, id);
+    int rc = btree_get(e->dir, k, 8, v);
+    if (rc == 0 && v->len != 16)
+        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v->len);
+    return rc;
+}
+
 /* The handle of a tree, loaded from the directory on first use. */
 static int tree_get(engine_t *e, uint64_t id, btree_t **out)
 {
@@ -242,12 +252,9 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
         return 0;
     }
     uint8_t k[8];
-    key_be64(k, id);
     buf_t v;
     buf_init(&v);
-    int rc = btree_get(e->dir, k, 8, &v);
-    if (rc == 0 && v.len != 16)
-        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v.len);
+    int rc = dir_entry_get(e, id, k, &v);
     if (rc == 0) {
         pthread_mutex_lock(&e->ddl);
         t = trees_find(e, id);
@@ -1663,12 +1670,9 @@ struct engine_bulk {
 static int dir_set_flags(engine_t *e, engine_tree_id_t id, uint32_t flags)
 {
     uint8_t k[8];
-    key_be64(k, id);
     buf_t v;
     buf_init(&v);
-    int rc = btree_get(e->dir, k, 8, &v);
-    if (rc == 0 && v.len != 16)
-        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v.len);
+    int rc = dir_entry_get(e, id, k, &v);
     if (rc == 0) {
         wr32(v.data + 12, flags);
         mtr_t m;
