@@ -233,6 +233,16 @@ static void trees_remove(engine_t *e, uint64_t id)
     pthread_rwlock_unlock(&e->trees_mu);
 }
 
+/* A tree's directory entry (16 bytes: space, root, flags) into v; k gets its key. */
+static int dir_entry_get(engine_t *e, uint64_t id, uint8_t k[8], buf_t *v)
+{
+    key_be64(k, id);
+    int rc = btree_get(e->dir, k, 8, v);
+    if (rc == 0 && v->len != 16)
+        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v->len);
+    return rc;
+}
+
 /* The handle of a tree, loaded from the directory on first use. */
 static int tree_get(engine_t *e, uint64_t id, btree_t **out)
 {
@@ -242,12 +252,9 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
         return 0;
     }
     uint8_t k[8];
-    key_be64(k, id);
     buf_t v;
     buf_init(&v);
-    int rc = btree_get(e->dir, k, 8, &v);
-    if (rc == 0 && v.len != 16)
-        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v.len);
+    int rc = dir_entry_get(e, id, k, &v);
     if (rc == 0) {
         pthread_mutex_lock(&e->ddl);
         t = trees_find(e, id);
@@ -1080,6 +1087,8 @@ static int open_directory(engine_t *e, bool created)
     return rc == STRATA_ENOTFOUND ? 0 : rc;
 }
 
+static int drop_unfinished(engine_t *e);
+
 int engine_open(const engine_opts_t *opts, engine_t **out)
 {
     int rc = 0;
@@ -1204,7 +1213,8 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         log_note("engine: recovery replayed %llu redo groups (%llu bytes) in %llu ms",
                  (unsigned long long)r.applied, (unsigned long long)(end - r.ckpt_lsn),
                  (unsigned long long)(time_mono_us() - t0) / 1000);
-    if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r))) {
+    if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r)) ||
+        (rc = drop_unfinished(e))) {
         rctx_free(&r);
         goto fail;
     }
@@ -1579,7 +1589,8 @@ int engine_trx_rollback(engine_trx_t *t)
 
 /* ---------------------------------------------------------------- trees */
 
-int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree)
+/* Creates a tree and its directory entry with the given flags, durable at return. */
+static int tree_create(engine_t *e, uint32_t space_id, uint32_t flags, engine_tree_id_t *tree)
 {
     int rc = log_free_check(e);
     if (rc)
@@ -1595,7 +1606,7 @@ int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine
         key_be64(k, id);
         wr32(v, space_id);
         wr64(v + 4, root);
-        wr32(v + 12, 0);
+        wr32(v + 12, flags);
         rc = btree_write(e->dir, &m, BT_INSERT, k, 8, v, 16, 0, NULL, NULL, NULL);
         if (rc)
             log_error("engine: tree %llu created but not entered in the directory (%d)", (unsigned long long)id, rc);
@@ -1609,6 +1620,12 @@ int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine
     }
     pthread_mutex_unlock(&e->ddl);
     return rc;
+}
+
+int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree)
+{
+    (void)trx;
+    return tree_create(e, space_id, 0, tree);
 }
 
 int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
@@ -1631,6 +1648,120 @@ int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
     if (!rc)
         trees_remove(e, tree);
     pthread_mutex_unlock(&e->ddl);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- bulk load (engine.h)
+ *
+ * The tree of a bulk load is entered in the directory with DIR_FLAG_BUILDING, which engine_bulk_finish clears
+ * once every page of the load is durable; a start-up finds a tree still marked only after a crash during its
+ * build and drops it (drop_unfinished), so no half-built tree outlives the crash.  The pages go through the
+ * buffer pool and the redo log as full page images (btree.c), one mtr per page, with the log-space check between
+ * pages: a build is bounded by neither the pool nor the log. */
+
+#define DIR_FLAG_BUILDING 1u
+
+struct engine_bulk {
+    engine_t *e;
+    engine_tree_id_t id;
+    btree_bulk_t b;
+};
+
+static int dir_set_flags(engine_t *e, engine_tree_id_t id, uint32_t flags)
+{
+    uint8_t k[8];
+    buf_t v;
+    buf_init(&v);
+    int rc = dir_entry_get(e, id, k, &v);
+    if (rc == 0) {
+        wr32(v.data + 12, flags);
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        rc = btree_write(e->dir, &m, BT_UPDATE, k, 8, v.data, 16, 0, NULL, NULL, NULL);
+        uint64_t lsn = mtr_commit(&m);
+        if (!rc)
+            rc = redo_flush(e->redo, lsn, true);
+    }
+    buf_free(&v);
+    return rc;
+}
+
+int engine_bulk_begin(engine_t *e, uint32_t space_id, engine_bulk_t **out)
+{
+    engine_bulk_t *b = mem_calloc(1, sizeof *b);
+    b->e = e;
+    btree_t *t;
+    int rc = tree_create(e, space_id, DIR_FLAG_BUILDING, &b->id);
+    if (!rc && (rc = tree_get(e, b->id, &t)) != 0)
+        engine_tree_drop(NULL, e, b->id);
+    if (rc) {
+        mem_free(b);
+        return rc;
+    }
+    /* leaves 15/16 full, as InnoDB's sorted index build leaves room for later inserts */
+    btree_bulk_init(&b->b, t, 94, rb_log_check, e);
+    *out = b;
+    return 0;
+}
+
+engine_tree_id_t engine_bulk_tree(const engine_bulk_t *b) { return b->id; }
+
+int engine_bulk_add(engine_bulk_t *b, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    return btree_bulk_add(&b->b, key, klen, val, vlen);
+}
+
+int engine_bulk_finish(engine_bulk_t *b)
+{
+    engine_t *e = b->e;
+    int rc = btree_bulk_finish(&b->b);
+    if (!rc)
+        rc = redo_flush(e->redo, redo_current_lsn(e->redo), true);
+    if (!rc)
+        rc = dir_set_flags(e, b->id, 0);
+    if (rc) {
+        engine_bulk_abort(b);
+        return rc;
+    }
+    btree_bulk_free(&b->b);
+    mem_free(b);
+    return 0;
+}
+
+void engine_bulk_abort(engine_bulk_t *b)
+{
+    btree_bulk_free(&b->b);
+    int rc = engine_tree_drop(NULL, b->e, b->id);
+    if (rc)
+        log_error("engine: tree %llu of a failed bulk load not dropped (%d); dropped at the next start",
+                  (unsigned long long)b->id, rc);
+    mem_free(b);
+}
+
+/* Start-up: drops the trees a crash left half-built (still marked DIR_FLAG_BUILDING). */
+static int drop_unfinished(engine_t *e)
+{
+    uint64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    btree_cur_t c;
+    btree_cur_init(&c, e->dir);
+    int rc = btree_cur_seek(&c, NULL, 0, BT_FIRST);
+    for (; rc == 0; rc = btree_cur_next(&c)) {
+        if (c.key.len != 8 || c.val.len != 16 || !(rd32(c.val.data + 12) & DIR_FLAG_BUILDING))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            ids = mem_realloc(ids, cap * sizeof *ids);
+        }
+        ids[n++] = be64_key(c.key.data);
+    }
+    btree_cur_free(&c);
+    rc = rc == STRATA_ENOTFOUND ? 0 : rc;
+    for (size_t i = 0; i < n && !rc; i++) {
+        log_note("engine: dropping tree %llu, whose build a crash interrupted", (unsigned long long)ids[i]);
+        rc = engine_tree_drop(NULL, e, ids[i]);
+    }
+    mem_free(ids);
     return rc;
 }
 
