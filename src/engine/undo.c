@@ -342,6 +342,39 @@ uint64_t undo_spill_capacity(undo_sys_t *u)
     return cap;
 }
 
+int undo_spill_reserve(undo_sys_t *u, uint64_t bytes)
+{
+    int rc = 0;
+    pthread_mutex_lock(&u->mu);
+    if (!u->have)
+        rc = lfg_create_locked(u, UNDO_DEFAULT_LFG, UNDO_DEFAULT_FILE, MIN(GROW_MIN, u->max_bytes), 0, true);
+    uint64_t end = (u->reset_ok ? UNDO_FILE_HDR : u->append) + bytes + UNDO_SPILL_SLACK;
+    if (!rc && end > u->size) {
+        if (!u->autoextend || end > u->max_bytes + UNDO_FILE_HDR) {
+            rc = ENGINE_ELOGFULL;
+        } else {
+            /* Ahead by a step where the disk allows it, else just what is needed. */
+            uint64_t want = MIN(MAX(end, u->size + GROW_MIN), u->max_bytes + UNDO_FILE_HDR);
+            if ((rc = file_grow(u->fd, u->size, want)) == -ENOSPC && want > end)
+                rc = file_grow(u->fd, u->size, want = end);
+            if (rc) {
+                static uint64_t last_us; /* under mu; once per 10 s: every change of a big trx lands here */
+                uint64_t now = time_mono_us();
+                if (now - last_us > 10000000) {
+                    last_us = now;
+                    log_error("engine: cannot extend undo file '%s' to %llu bytes: %s", u->full,
+                              (unsigned long long)want, strerror(-rc));
+                }
+                rc = rc == -ENOSPC || rc == -EDQUOT ? ENGINE_ENOSPC : rc;
+            } else {
+                u->size = want;
+            }
+        }
+    }
+    pthread_mutex_unlock(&u->mu);
+    return rc;
+}
+
 int undo_spill_begin(undo_sys_t *u, bool *restarted)
 {
     int rc = 0;
