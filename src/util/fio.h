@@ -56,6 +56,7 @@ int fio_fdatasync(fio_class_t c, int fd);
 int fio_fsync_dir(fio_class_t c, const char *dir);
 /* Allocates [off, off+len) on disk: posix_fallocate, or zero writes where the file system has no fallocate. */
 int fio_allocate(fio_class_t c, int fd, uint64_t off, uint64_t len);
+/* ftruncate; a cut (len not above the size) is never failed by the seam, only growth. */
 int fio_ftruncate(fio_class_t c, int fd, uint64_t len);
 /* Replaces path with data, atomically: path.tmp written and synced, renamed over path, directory synced. */
 int fio_replace_file(fio_class_t c, const char *dir, const char *path, const void *data, size_t len, mode_t mode);
