@@ -102,6 +102,7 @@ struct fsys {
     pthread_mutex_t segmu;   /* the segment hash (not segment contents) */
     seg_t *segh[SEG_BUCKETS];
     bool created;
+    _Atomic int sync_err;    /* the first failed fdatasync of a data file: sticky (fsys_sync_all) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -541,9 +542,15 @@ int fsys_page_write(void *ctx, page_id_t id, const uint8_t *buf)
     return rc;
 }
 
+/* A failed fdatasync is never retried into a success: the kernel may have dropped the dirty pages it could not
+ * write and report the next fsync clean, and a checkpoint would then name pages that are not on disk.  So the
+ * first failure sticks: every later checkpoint fails, the log keeps everything since the last good one, the
+ * engine refuses changes once the log is full, and the next start recovers from that checkpoint. */
 int fsys_sync_all(fsys_t *fs)
 {
-    int rc = 0;
+    int rc = fs->sync_err;
+    if (rc)
+        return rc;
     pthread_rwlock_rdlock(&fs->tbl);
     for (uint32_t i = 0; i < fs->nspaces; i++) {
         space_t *sp = fs->spaces[i];
@@ -551,6 +558,7 @@ int fsys_sync_all(fsys_t *fs)
             int src = fio_fdatasync(FIO_DATA, sp->files[j]->fd);
             if (src && !rc) {
                 rc = src;
+                fs->sync_err = src;
                 log_error("engine: fsync of '%s' failed: %s", sp->files[j]->full, strerror(-src));
             }
         }

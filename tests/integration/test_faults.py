@@ -6,6 +6,7 @@ docs/faults.md has the policy these tests hold the server to."""
 import os
 import signal
 import subprocess
+import time
 
 import pymysql
 import pytest
@@ -289,3 +290,40 @@ def test_startup_fault_from_environment(fresh_strata, monkeypatch):
     s.stderr_f.close()
     s.start()
     crash_and_check(s, want)
+
+
+@needs_seam
+@pytest.mark.only('strata')
+def test_data_fsync_eio_is_never_retried_into_a_checkpoint(fresh_strata):
+    """After a failed fdatasync of a data file no checkpoint succeeds any more (the pages may be gone), even once
+    the disk answers again; the log keeps everything and a restart recovers every acknowledged row."""
+    s = fresh_strata
+    s.start(['--skip-log-bin'])
+    c = s.connect()
+    run(c, 'CREATE DATABASE f')
+    # a data file made whole up front: the inserts below never grow one (growing syncs too)
+    run(c, "CREATE TABLESPACE ts_f ADD DATAFILE 'f1.dat' INITIAL_SIZE 96M EXTENT_SIZE 1M ENGINE=NDB")
+    run(c, 'CREATE TABLE f.t (id INT PRIMARY KEY, b LONGBLOB) ENGINE=NDB TABLESPACE ts_f STORAGE DISK')
+    want, _ = fill(c, 0, 50)
+    arm(c, 'data:sync:1:EIO')
+    more, errs = fill(c, 100, 20, 1 << 20)  # 20 MiB of redo: past the quarter of the log that starts checkpoints
+    assert not errs  # commits only need the redo
+    want |= more
+
+    def failed_checkpoints():
+        return s.log_text().count('engine: checkpoint failed')
+    deadline = time.time() + 30
+    while failed_checkpoints() == 0 and time.time() < deadline:
+        time.sleep(0.2)
+    assert failed_checkpoints() > 0
+    arm(c, '')  # the rule fired once; the next fdatasync would succeed
+    n = failed_checkpoints()
+    more, errs = fill(c, 200, 5)
+    want |= more
+    deadline = time.time() + 30
+    while failed_checkpoints() == n and time.time() < deadline:
+        time.sleep(0.2)
+    assert failed_checkpoints() > n, 'a checkpoint succeeded after a failed fdatasync'
+    assert ids(c) == want
+    c.close()
+    crash_and_check(s, want, extra=['--skip-log-bin'])
