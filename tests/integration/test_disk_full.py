@@ -175,3 +175,25 @@ def test_full_data_file_reused_after_delete_and_drop(small_fs, fresh_strata):
     b_ok |= more
     c.close()
     test_faults.crash_and_check(s, b_ok, table='df.b')
+
+
+@pytest.mark.only('strata')
+@pytest.mark.fresh_opts(start=False)
+def test_binlog_full_then_purge_binary_logs(fresh_target, small_dir):
+    """The binlog's disk fills; PURGE BINARY LOGS gives space back and commits go through again, no restart."""
+    s = fresh_target
+    s.start(['--log-bin=%s/sb' % small_dir, '--max-binlog-size=262144'])
+    c = s.connect()
+    run(c, 'CREATE DATABASE df')
+    run(c, 'CREATE TABLE df.t (id INT PRIMARY KEY, b MEDIUMBLOB)')
+    ok, errors = insert_until_full(c, 'df.t', 0, 30000, 500)
+    assert ok and errors and all(e[0] == 1021 and 'binary log' in e[1] for e in errors), errors[:3]
+    last = run(c, 'SHOW BINARY LOGS')[-1][0]
+    run(c, "PURGE BINARY LOGS TO '%s'" % last)
+    assert len(run(c, 'SHOW BINARY LOGS')) == 1
+    more, errors = insert_until_full(c, 'df.t', 1000, 30000, 5)
+    assert not errors and len(more) == 5
+    ok |= more
+    assert {r[0] for r in run(c, 'SELECT id FROM df.t')} == ok
+    c.close()
+    test_faults.crash_and_check(s, ok, table='df.t')
