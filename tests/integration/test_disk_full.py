@@ -89,16 +89,7 @@ def small_fs(tmp_path):
 
 
 def insert_until_full(c, table, first, size, limit):
-    ok, errors = set(), []
-    for i in range(first, first + limit):
-        try:
-            run(c, 'INSERT INTO %s VALUES (%%s, REPEAT(%%s, %%s))' % table, (i, 'z', size))
-            ok.add(i)
-        except pymysql.err.OperationalError as e:
-            errors.append(e.args)
-            if len(errors) >= 3:
-                break
-    return ok, errors
+    return test_faults.fill(c, first, limit, size, table=table, stop_after=3)
 
 
 @pytest.mark.only('strata')

@@ -29,6 +29,11 @@ needs_seam = pytest.mark.skipif(not binary_has_seam(conftest.strata_exe()),
                                 reason='the fault seam is only in test builds (make SAN=1)')
 
 
+def seam_test(f):
+    """A strata-only test that needs the fault seam."""
+    return needs_seam(pytest.mark.only('strata')(f))
+
+
 def test_release_build_has_no_fault_switch():
     release = os.path.join(ROOT, 'build', 'stratad')
     test_build = os.path.join(ROOT, 'build-san', 'stratad')
@@ -76,6 +81,16 @@ def setup_table(c, ddl='CREATE TABLE f.t (id INT PRIMARY KEY, b LONGBLOB)'):
     run(c, ddl)
 
 
+def start_with_rows(s, extra=(), n=10, size=4000, ddl='CREATE TABLE f.t (id INT PRIMARY KEY, b LONGBLOB)'):
+    """Starts s, makes f.t with n rows; returns (connection, the rows' ids)."""
+    s.start(list(extra))
+    c = s.connect()
+    setup_table(c, ddl)
+    want, errs = fill(c, 0, n, size)
+    assert not errs, errs
+    return c, want
+
+
 def fill(c, first, n, size=4000, table='f.t', stop_after=None):
     """Autocommit inserts; returns (ids acknowledged, errors).  Stops after stop_after errors."""
     ok, errs = set(), []
@@ -90,8 +105,7 @@ def fill(c, first, n, size=4000, table='f.t', stop_after=None):
     return ok, errs
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_debug_fault_variable(fresh_strata):
     s = fresh_strata
     s.start()
@@ -106,15 +120,10 @@ def test_debug_fault_variable(fresh_strata):
     c.close()
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_binlog_write_enospc_then_recovers(fresh_strata):
     s = fresh_strata
-    s.start()
-    c = s.connect()
-    setup_table(c)
-    want, errs = fill(c, 0, 20)
-    assert not errs
+    c, want = start_with_rows(s, (), n=20)
     arm(c, 'binlog:write:1+:ENOSPC')
     ok, errs = fill(c, 100, 5)
     assert not ok and len(errs) == 5
@@ -128,14 +137,10 @@ def test_binlog_write_enospc_then_recovers(fresh_strata):
     crash_and_check(s, want)
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_binlog_fsync_eio(fresh_strata):
     s = fresh_strata
-    s.start()
-    c = s.connect()
-    setup_table(c)
-    want, _ = fill(c, 0, 10)
+    c, want = start_with_rows(s, (), n=10)
     arm(c, 'binlog:sync:1:EIO')
     ok, errs = fill(c, 100, 3)
     assert errs and errs[0][0] in (1026, 1030, 1180), errs  # the group whose fsync failed is not acknowledged
@@ -145,16 +150,11 @@ def test_binlog_fsync_eio(fresh_strata):
     crash_and_check(s, want, maybe={100, 101, 102})
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 @pytest.mark.parametrize('size', [4000, 1 << 20])
 def test_data_file_cannot_grow(fresh_strata, size):
     s = fresh_strata
-    s.start(['--skip-log-bin', '--max-allowed-packet=64M'])
-    c = s.connect()
-    setup_table(c)
-    want, errs = fill(c, 0, 5, size)
-    assert not errs
+    c, want = start_with_rows(s, ['--skip-log-bin', '--max-allowed-packet=64M'], n=5, size=size)
     arm(c, 'data:write:1+:ENOSPC')
     ok, errs = fill(c, 100, 10000 if size < 65536 else 40, size, stop_after=3)
     assert errs, 'the data file never had to grow'
@@ -169,15 +169,11 @@ def test_data_file_cannot_grow(fresh_strata, size):
     crash_and_check(s, want)
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_undo_file_cannot_be_created(fresh_strata):
     # the 64 MiB log spills a transaction's undo past 4 MiB, so the UPDATE below needs the undo file
     s = fresh_strata
-    s.start(['--skip-log-bin'])
-    c = s.connect()
-    setup_table(c)
-    want, _ = fill(c, 0, 3000, 2000)
+    c, want = start_with_rows(s, ['--skip-log-bin'], n=3000, size=2000)
     arm(c, 'undo:open:1+:ENOSPC')
     run(c, 'BEGIN')
     with pytest.raises(pymysql.err.MySQLError) as e:
@@ -193,14 +189,10 @@ def test_undo_file_cannot_be_created(fresh_strata):
     crash_and_check(s, want)
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_redo_fsync_eio_keeps_reads(fresh_strata):
     s = fresh_strata
-    s.start(['--skip-log-bin'])
-    c = s.connect()
-    setup_table(c)
-    want, _ = fill(c, 0, 10)
+    c, want = start_with_rows(s, ['--skip-log-bin'], n=10)
     arm(c, 'redo:sync:1+:EIO')
     ok, errs = fill(c, 100, 3)
     assert not ok and errs and all(e[0] == 1180 and 'Input/output error' in e[1] for e in errs), errs
@@ -210,14 +202,10 @@ def test_redo_fsync_eio_keeps_reads(fresh_strata):
     crash_and_check(s, want, maybe={100, 101, 102}, extra=['--skip-log-bin'])
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_temp_file_enospc_in_a_sort(fresh_strata):
     s = fresh_strata
-    s.start(['--skip-log-bin'])
-    c = s.connect()
-    setup_table(c, 'CREATE TABLE f.t (id INT PRIMARY KEY, b VARCHAR(2000))')
-    want, _ = fill(c, 0, 3000, 1000)
+    c, want = start_with_rows(s, ['--skip-log-bin'], n=3000, size=1000, ddl='CREATE TABLE f.t (id INT PRIMARY KEY, b VARCHAR(2000))')
     run(c, 'SET SESSION sort_buffer_size = 65536')
     q = 'SELECT id FROM f.t ORDER BY b DESC, id DESC LIMIT 1 OFFSET 2990'
     arm(c, 'temp:write:1+:ENOSPC')
@@ -230,8 +218,7 @@ def test_temp_file_enospc_in_a_sort(fresh_strata):
     crash_and_check(s, want, extra=['--skip-log-bin'])
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_accounts_file_enospc(fresh_strata):
     s = fresh_strata
     s.start()
@@ -252,14 +239,10 @@ def test_accounts_file_enospc(fresh_strata):
     c.close()
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_kill_at_binlog_fsync_point(fresh_strata):
     s = fresh_strata
-    s.start()
-    c = s.connect()
-    setup_table(c)
-    want, _ = fill(c, 0, 5)
+    c, want = start_with_rows(s, (), n=5)
     arm(c, 'point:binlog.before_fsync:3:KILL')
     ok, errs = fill(c, 100, 5)
     assert ok == {100, 101} and errs, (ok, errs)  # the third commit's fsync never happened: the server is gone
@@ -271,14 +254,10 @@ def test_kill_at_binlog_fsync_point(fresh_strata):
     crash_and_check(s, want, maybe={102})
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_startup_fault_from_environment(fresh_strata, monkeypatch):
     s = fresh_strata
-    s.start()
-    c = s.connect()
-    setup_table(c)
-    want, _ = fill(c, 0, 3)
+    c, want = start_with_rows(s, (), n=3)
     c.close()
     assert s.stop() == 0
     monkeypatch.setenv('STRATA_FAULT', 'redo:open:1:EIO')
@@ -292,8 +271,7 @@ def test_startup_fault_from_environment(fresh_strata, monkeypatch):
     crash_and_check(s, want)
 
 
-@needs_seam
-@pytest.mark.only('strata')
+@seam_test
 def test_data_fsync_eio_is_never_retried_into_a_checkpoint(fresh_strata):
     """After a failed fdatasync of a data file no checkpoint succeeds any more (the pages may be gone), even once
     the disk answers again; the log keeps everything and a restart recovers every acknowledged row."""
