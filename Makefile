@@ -20,7 +20,7 @@ CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic
-LDLIBS  += -lzstd -lz -lssl -lcrypto -lm
+LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm
 
 LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monitor/qlog.h"
 #include "net/net.h"
 #include "proto/proto.h"
 #include "proto/auth.h"
@@ -304,6 +305,13 @@ int main(int argc, char **argv)
         .socket_path = sock,
         .workers = workers > 0 ? workers : (int)MAX(8, ncpu * 4),
     };
+    if (session_qlog_check_output(sysvar_global_int(&g_srv.vars, SYSVAR_LOG_OUTPUT)) != 0) {
+        log_error("Aborting: log_output=TABLE is not supported (strata has no mysql.general_log / slow_log tables); "
+                  "use FILE");
+        goto out;
+    }
+    session_qlog_configure(&g_srv); /* a log that cannot be opened is turned off and reported */
+    g_srv.qlog_ready = true;
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
         goto out;
@@ -328,8 +336,10 @@ int main(int argc, char **argv)
         int sig = 0;
         if (sigwait(&sigs, &sig) != 0)
             continue;
-        if (sig == SIGHUP)
-            continue; /* FLUSH-like reopen of logs, later */
+        if (sig == SIGHUP) {
+            session_qlog_flush(&g_srv, true, true); /* as FLUSH LOGS does for the query logs */
+            continue;
+        }
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
@@ -356,6 +366,7 @@ out:
         binlog_close(g_srv.binlog);
     if (auth_srv.cache)
         auth_cache_free(auth_srv.cache);
+    qlog_close_all();
     server_free(&g_srv);
     config_free(&cfg);
     log_close();

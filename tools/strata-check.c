@@ -7,7 +7,8 @@
  *   2. pages: reads every page of every data file directly and verifies checksum, magic, version, page id and
  *      type (all-zero pages, never written, are fine)
  *   3. trees: for every tree of the directory, key order within and across pages, separator bounds, levels,
- *      leaf links both ways, overflow chains
+ *      leaf links both ways, overflow chains; every page a tree reaches allocated in its own segment's extents
+ *      (engine/verify.c, shared with CHECK TABLE)
  *   4. extents: every descriptor's used count equals its bitmap; every page a tree uses is allocated, in an
  *      extent owned by that tree; extents owned by no tree are faults; allocated pages no tree reaches are
  *      reported as leaked (a crash between writing a large value's overflow pages and its row leaves some)
@@ -161,20 +162,14 @@ static void collect_allocations(ctx_t *c, engine_t *e)
     qsort(c->a, c->n, sizeof(alloc_t), cmp_alloc);
 }
 
-static void on_page(void *ctx, page_id_t id, page_type_t type)
+/* engine_tree_check's callbacks: faults printed; every page reached marked, so that what is left unmarked
+ * is allocated but unreachable (leaked). */
+static void on_fault(void *ctx, const char *msg) { fault(ctx, "%s", msg); }
+
+static void on_page(void *ctx, uint64_t id)
 {
-    ctx_t *c = ctx;
-    alloc_t *a = find_alloc(c, id);
-    if (!a)
-        fault(c, "tree %llu uses page %u:%u:%u, which is not allocated", (unsigned long long)c->tree,
-              page_id_space(id), page_id_file(id), page_id_pgno(id));
-    else if (a->owner != c->tree)
-        fault(c, "tree %llu uses page %u:%u:%u of segment %llu", (unsigned long long)c->tree, page_id_space(id),
-              page_id_file(id), page_id_pgno(id), (unsigned long long)a->owner);
-    else if (a->seen)
-        fault(c, "page %u:%u:%u reached twice in tree %llu", page_id_space(id), page_id_file(id), page_id_pgno(id),
-              (unsigned long long)c->tree);
-    else
+    alloc_t *a = find_alloc(ctx, id);
+    if (a)
         a->seen = true;
 }
 
@@ -399,16 +394,12 @@ int main(int argc, char **argv)
         if (engine_verify(e, on_tree, &trees))
             fault(&c, "B+tree structure check failed (see the log above)");
         collect_allocations(&c, e);
-        btree_t *t;
+        /* each tree against the extents: the same check CHECK TABLE makes online (engine/verify.c) */
+        engine_check_report_t rep = {.fault = on_fault, .page = on_page, .ctx = &c};
         uint64_t dir_id = engine_dir_tree_id();
-        c.tree = dir_id;
-        if (engine_tree_handle(e, dir_id, &t) == 0 && btree_walk(t, on_page, &c))
-            fault(&c, "tree directory cannot be walked");
-        for (size_t i = 0; i < trees.n; i++) {
-            c.tree = trees.ids[i];
-            if (engine_tree_handle(e, trees.ids[i], &t) || btree_walk(t, on_page, &c))
-                fault(&c, "tree %llu cannot be walked", (unsigned long long)trees.ids[i]);
-        }
+        engine_tree_check(e, dir_id, &rep, NULL);
+        for (size_t i = 0; i < trees.n; i++)
+            engine_tree_check(e, trees.ids[i], &rep, NULL);
         uint64_t leaked = 0;
         for (size_t i = 0; i < c.n; i++) {
             if (c.a[i].seen)

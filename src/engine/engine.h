@@ -290,4 +290,14 @@ typedef void (*engine_verify_cb)(void *ctx, uint64_t tree, uint32_t space, int r
                                  int64_t owned_pages);
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx);
 
+/* One tree, online (engine/verify.c): structure, every page it reaches allocated in an extent of its own
+ * segment and reached once, the segment owning at least those pages.  fault gets one sentence per problem;
+ * page (may be NULL) every page reached.  *rows (may be NULL): the tree's entries.  0 or STRATA_ECORRUPT. */
+typedef struct engine_check_report {
+    void (*fault)(void *ctx, const char *msg);
+    void (*page)(void *ctx, uint64_t page_id);
+    void *ctx;
+} engine_check_report_t;
+int engine_tree_check(engine_t *e, uint64_t tree, const engine_check_report_t *r, uint64_t *rows);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "proto/auth.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 static void sha1(const void *p, size_t n, uint8_t out[20])
 {
@@ -24,9 +25,9 @@ static void sha256(const void *p, size_t n, uint8_t out[32])
     ASSERT(EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL) == 1);
 }
 
-void auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN])
+int auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN])
 {
-    password_random_chars(out, AUTH_SCRAMBLE_LEN, PASSWORD_SCRAMBLE_CHARS);
+    return password_random_chars(out, AUTH_SCRAMBLE_LEN, PASSWORD_SCRAMBLE_CHARS);
 }
 
 size_t auth_native_response(const char *pw, size_t pw_len, const uint8_t scramble[AUTH_SCRAMBLE_LEN],
@@ -117,10 +118,7 @@ struct auth_cache {
 
 static unsigned cache_hash(const char *k)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 16777619u;
-    return h % CACHE_BUCKETS;
+    return (unsigned)(hash_str(k) % CACHE_BUCKETS);
 }
 
 auth_cache_t *auth_cache_new(void)

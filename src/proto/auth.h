@@ -52,8 +52,9 @@
 /* --- client responses and their checks (stored forms: util/password.h) ----------------------------------- */
 
 /* 20 random bytes in 0x21..0x7e (printable ASCII) except '$', from OpenSSL's RNG.  Never contains NUL, so
- * clients that treat the scramble as a C string (libmysql does) read all 20 bytes. */
-void auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN]);
+ * clients that treat the scramble as a C string (libmysql does) read all 20 bytes.  The one generator of login
+ * scrambles (greeting, auth switch).  0, or -1 when the RNG fails: the connection must then be refused. */
+int auth_scramble_generate(uint8_t out[AUTH_SCRAMBLE_LEN]);
 
 /* Client side.  mysql_native_password: SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))); 0 bytes for "".
  * caching_sha2_password: SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + scramble); 0 bytes for "".

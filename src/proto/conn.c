@@ -16,7 +16,6 @@
  * SSLRequest: the first 32 bytes of HandshakeResponse41 with CLIENT_SSL; TLS starts right after it.
  */
 #include <errno.h>
-#include <openssl/rand.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -182,9 +181,14 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         c->phase = PH_AUTH;
         return 0;
     }
-    if (act != AUTH_OK) {
+    acl_account_t acc;
+    /* The password was checked against the account as found when the exchange began; the account must still
+     * exist now (not dropped or renamed meanwhile), since its options below (REQUIRE SSL, ACCOUNT LOCK,
+     * MAX_USER_CONNECTIONS) and its grants are read from it.  Gone: the same 1045 as a wrong password. */
+    if (act != AUTH_OK || acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) != 0) {
         log_warn("Access denied for user '%s'@'%s' (using password: %s)", s->user, s->host,
                  auth_session_used_password(c->auth));
+        session_qlog_connect(s, NULL, NULL, true, auth_session_used_password(c->auth));
         status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
         status_inc(&s->stat, STATUS_ACCESS_DENIED_ERRORS);
         conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, auth_session_used_password(c->auth));
@@ -197,38 +201,35 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
     }
     mem_free(c->auth);
     c->auth = NULL;
-    acl_account_t acc;
-    if (acl_get(c->srv->acl, s->priv_user, s->priv_host, &acc) == 0) {
-        /* REQUIRE SSL before ACCOUNT LOCK: MariaDB answers 1045 for a locked REQUIRE SSL account without TLS. */
-        if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
-            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-            conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
-            return -1;
-        }
-        if (acc.flags & ACL_FLAG_LOCKED) {
-            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-            conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
-            return -1;
-        }
-        if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
-            acl_connection_leave(c->srv->acl, c->acct);
-            mem_free(c->acct);
-            c->acct = NULL;
-        }
-        uint32_t limit = 0;
-        uint32_t global = (uint32_t)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_USER_CONNECTIONS);
-        if (acl_connection_enter(c->srv->acl, &acc, global, &limit) != 0) {
-            status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
-            if (acc.max_user_connections)
-                conn_send_err_code(c, ER_USER_LIMIT_REACHED, s->user, "max_user_connections", (long)limit);
-            else
-                conn_send_err_code(c, ER_TOO_MANY_USER_CONNECTIONS, s->user);
-            return -1;
-        }
-        c->acct = mem_alloc(sizeof acc);
-        memcpy(c->acct, &acc, sizeof acc);
-        priv_session_login(s, acc.default_role); /* issue 7: privileges of the new account */
+    /* REQUIRE SSL before ACCOUNT LOCK: MariaDB answers 1045 for a locked REQUIRE SSL account without TLS. */
+    if ((acc.flags & ACL_FLAG_REQUIRE_SSL) && !c->tls) {
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        conn_send_err_code(c, ER_ACCESS_DENIED_ERROR, s->user, s->host, "YES");
+        return -1;
     }
+    if (acc.flags & ACL_FLAG_LOCKED) {
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        conn_send_err_code(c, ER_ACCOUNT_HAS_BEEN_LOCKED);
+        return -1;
+    }
+    if (c->acct) { /* COM_CHANGE_USER: the old account's connection ends */
+        acl_connection_leave(c->srv->acl, c->acct);
+        mem_free(c->acct);
+        c->acct = NULL;
+    }
+    uint32_t limit = 0;
+    uint32_t global = (uint32_t)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_USER_CONNECTIONS);
+    if (acl_connection_enter(c->srv->acl, &acc, global, &limit) != 0) {
+        status_global_inc(&c->srv->status, STATUS_ABORTED_CONNECTS);
+        if (acc.max_user_connections)
+            conn_send_err_code(c, ER_USER_LIMIT_REACHED, s->user, "max_user_connections", (long)limit);
+        else
+            conn_send_err_code(c, ER_TOO_MANY_USER_CONNECTIONS, s->user);
+        return -1;
+    }
+    c->acct = mem_alloc(sizeof acc);
+    memcpy(c->acct, &acc, sizeof acc);
+    priv_session_login(s, acc.default_role); /* privileges of the new account */
     int max_conn = (int)sysvar_global_int(&c->srv->vars, SYSVAR_MAX_CONNECTIONS);
     if (!c->change_user && max_conn > 0 && !priv_has_global(s, PRIV_SUPER | PRIV_CONNECTION_ADMIN) &&
         c->srv->nsessions >= max_conn) {
@@ -251,10 +252,15 @@ static int conn_auth_step(conn_t *c, enum auth_action act, buf_t *out)
         }
     }
     conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
+    const char *via = c->tls ? "SSL/TLS" : c->peer.is_unix ? "Socket" : "TCP/IP";
     if (c->change_user) {
         c->change_user = false;
+        char line[1400];
+        int n = snprintf(line, sizeof line, "%s@%s on %s using %s", s->user, s->host, s->db ? s->db : "", via);
+        session_qlog_general(s, "Change user", line, n < 0 ? 0 : MIN((size_t)n, sizeof line - 1));
         return 0;
     }
+    session_qlog_connect(s, s->db, via, false, NULL);
     if (c->comp_algo != PCOMP_NONE) {
         /* The login OK goes out plain; everything after it is compressed. */
         if (conn_flush(c) != 0)
@@ -336,18 +342,6 @@ static int conn_change_user(conn_t *c, const uint8_t *arg, size_t alen)
 }
 
 /* ---- handshake ---- */
-
-static void conn_gen_scramble(uint8_t s[20])
-{
-    if (RAND_bytes(s, 20) != 1)
-        for (int i = 0; i < 20; i++)
-            s[i] = (uint8_t)rand();
-    for (int i = 0; i < 20; i++) {
-        s[i] = (uint8_t)((s[i] & 0x7f) % 94 + 33); /* printable, never NUL or '$' */
-        if (s[i] == '$')
-            s[i] = '%';
-    }
-}
 
 static void conn_send_greeting(conn_t *c)
 {
@@ -440,6 +434,7 @@ static int conn_command(conn_t *c)
     int rc = 0;
     switch (cmd) {
     case COM_QUIT:
+        session_qlog_general(s, "Quit", "", 0);
         rc = -1;
         break;
     case COM_PING:
@@ -450,6 +445,7 @@ static int conn_command(conn_t *c)
         session_query(s, arg, alen, &c->sink);
         break;
     case COM_INIT_DB:
+        session_qlog_general(s, "Init DB", arg, alen);
         session_init_db(s, arg, alen, &c->sink);
         break;
     case COM_STATISTICS:
@@ -489,13 +485,28 @@ static int conn_command(conn_t *c)
         session_reset(s);
         conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL);
         break;
-    case COM_FIELD_LIST:
-        /* No tables yet: an empty field list. */
+    case COM_FIELD_LIST: {
+        /* table NUL [wildcard]: a column definition per column, each followed by its default (lenenc, 0xfb:
+         * none), then EOF (or an OK marked 0xfe with CLIENT_DEPRECATE_EOF) */
+        size_t tlen = strnlen(arg, alen);
+        const char *wild = tlen < alen ? arg + tlen + 1 : "";
+        size_t wlen = tlen < alen ? alen - tlen - 1 : 0;
+        session_qlog_general(s, "Field List", arg, tlen);
+        res_col_t *cols = NULL;
+        res_cell_t *defs = NULL;
+        int n = 0;
+        if (session_field_list(s, arg, tlen, wild, wlen, &cols, &defs, &n) != 0) {
+            const diag_cond_t *e = s->diag.error;
+            conn_send_err(c, e->code, e->sqlstate, e->msg);
+            break;
+        }
+        conn_send_field_list(c, cols, defs, n);
         if (c->caps & CLIENT_DEPRECATE_EOF)
             conn_send_ok(c, 0, 0, session_status_flags(s), 0, NULL), c->obuf.data[c->pk_start + 4] = 0xfe;
         else
             conn_send_eof(c, session_status_flags(s), 0);
         break;
+    }
     case COM_PROCESS_INFO:
         session_query(s, "SHOW PROCESSLIST", 16, &c->sink);
         break;
@@ -576,8 +587,16 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->sess->fd = fd;
     c->id = c->sess->id;
     snprintf(c->sess->host, sizeof c->sess->host, "%s", peer->addr);
+    snprintf(c->sess->ip, sizeof c->sess->ip, "%s", peer->is_unix ? "" : peer->addr);
     c->sess->port = peer->is_unix ? 0 : peer->port;
-    conn_gen_scramble(c->scramble);
+    if (auth_scramble_generate(c->scramble) != 0) {
+        /* No random scramble, no login: a predictable one would let a recorded response be replayed. */
+        log_error("Refused a connection from %s: the random number generator failed", peer->addr);
+        status_global_inc(&srv->status, STATUS_ABORTED_CONNECTS);
+        session_free(c->sess);
+        mem_free(c);
+        return NULL;
+    }
     if (conn_host_cached(c) && server_host_blocked(srv, peer->addr)) {
         /* max_connect_errors: blocked until FLUSH HOSTS, answered in place of the greeting as MariaDB does. */
         c->seq = 0;

@@ -74,6 +74,7 @@ void conn_send_err(conn_t *c, int code, const char *sqlstate, const char *msg);
 void conn_send_err_code(conn_t *c, int code, ...);
 void conn_sink_init(conn_t *c);
 void conn_send_coldefs(conn_t *c, const res_col_t *cols, int n);
+void conn_send_field_list(conn_t *c, const res_col_t *cols, const res_cell_t *defaults, int n);
 void conn_stmt_sink_init(conn_t *c);
 int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
 /* Replication source (dump.c): 0 to go on, -1 to close the connection. */

@@ -22,7 +22,12 @@
 
 void conn_pk_begin(conn_t *c) { c->pk_start = packet_begin(&c->obuf); }
 
-void conn_pk_end(conn_t *c) { packet_end(&c->obuf, c->pk_start, &c->seq); }
+void conn_pk_end(conn_t *c)
+{
+    if (c->sess) /* the statement meter's Bytes_sent (header included) */
+        c->sess->bytes_out += c->obuf.len - c->pk_start;
+    packet_end(&c->obuf, c->pk_start, &c->seq);
+}
 
 static uint16_t conn_warnings(conn_t *c)
 {
@@ -112,9 +117,9 @@ static void put_lenenc_cstr(buf_t *b, const char *s)
     buf_put_lenenc_str(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-static void conn_send_coldef(conn_t *c, const res_col_t *col)
+/* The body of a column definition packet (the caller frames it). */
+static void conn_put_coldef(conn_t *c, const res_col_t *col)
 {
-    conn_pk_begin(c);
     buf_t *b = &c->obuf;
     buf_put_lenenc_str(b, "def", 3);
     put_lenenc_cstr(b, col->schema);
@@ -129,7 +134,28 @@ static void conn_send_coldef(conn_t *c, const res_col_t *col)
     buf_put_u16(b, col->flags & ~0x8000); /* NUM_FLAG stays inside the server, as in MariaDB */
     buf_put_u8(b, col->decimals);
     buf_put_u16(b, 0);
+}
+
+static void conn_send_coldef(conn_t *c, const res_col_t *col)
+{
+    conn_pk_begin(c);
+    conn_put_coldef(c, col);
     conn_pk_end(c);
+}
+
+/* COM_FIELD_LIST's answer: each column definition with the column's default after it (lenenc text, 0xfb for
+ * none), as mysql_list_fields() reads it; the caller sends the end. */
+void conn_send_field_list(conn_t *c, const res_col_t *cols, const res_cell_t *defaults, int n)
+{
+    for (int i = 0; i < n; i++) {
+        conn_pk_begin(c);
+        conn_put_coldef(c, &cols[i]);
+        if (!defaults[i].null)
+            buf_put_lenenc_str(&c->obuf, defaults[i].p, defaults[i].len);
+        else
+            buf_put_u8(&c->obuf, 0xfb);
+        conn_pk_end(c);
+    }
 }
 
 /* Column definitions of a result set or a prepared statement's parameters/columns, with the EOF after them
@@ -244,6 +270,8 @@ static void sink_row(res_sink_t *s, const res_cell_t *cells)
 {
     conn_t *c = (conn_t *)((char *)s - offsetof(conn_t, sink));
     buf_t *b = &c->obuf;
+    if (c->sess)
+        c->sess->rows_out++;
     conn_pk_begin(c);
     if (!c->binary_rows) {
         for (int i = 0; i < c->ncols; i++) {

@@ -200,10 +200,8 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         if (!pcur_ok(&cur))
             return stmt_malformed(c);
         sess_stmt_t *st = session_stmt_find(s, id);
-        if (st && param < st->nparams) { /* no answer, even on error (as MySQL) */
-            st->has_long_data[param] = true;
-            buf_append(&st->long_data[param], data, n);
-        }
+        if (st) /* no answer, even on error (as MySQL) */
+            session_stmt_long_data(s, st, param, data, n);
         return 0;
     }
     case COM_STMT_FETCH:
@@ -231,7 +229,8 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen)
         return 0;
     }
     value_t *params = NULL;
-    if (st->nparams) {
+    /* A statement whose long data overflowed fails before its parameters are read (some are not in the packet). */
+    if (st->nparams && !st->long_data_too_long) {
         params = arena_calloc(&s->arena, sizeof(value_t) * st->nparams);
         size_t nb = (st->nparams + 7) / 8;
         const uint8_t *nulls = pcur_get_bytes(&cur, nb);

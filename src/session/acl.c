@@ -55,6 +55,7 @@
 #include "util/diag.h"
 #include "util/fio.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 #define ACL_MAGIC "STRACCT\0"
 #define ACL_FORMAT_VERSION 2
@@ -2205,10 +2206,7 @@ uint64_t acl_version(acl_t *acl)
 
 static unsigned conn_hash(const char *k)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (; *k; k++)
-        h = (h ^ (uint8_t)*k) * 16777619u;
-    return h % CONN_BUCKETS;
+    return (unsigned)(hash_str(k) % CONN_BUCKETS);
 }
 
 /* The entry for key, created if `create`; NULL if absent.  Called with cmu held. */

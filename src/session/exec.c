@@ -316,6 +316,12 @@ static const char *result_text(session_t *s, const value_t *v, uint16_t rcoll, s
     return value_to_text(&s->arena, v, len);
 }
 
+/* ERROR_FOR_DIVISION_BY_ZERO (bit 26 of sql_mode) is not set: x/0 is NULL without warning 1365. */
+static bool session_div_zero_off(session_t *s)
+{
+    return (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 26)) == 0;
+}
+
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
@@ -323,6 +329,7 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    ev->div_zero_off = session_div_zero_off(s); /* SELECT 1/0 without a table: 1365 only with the mode */
     ev->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
 }
 
@@ -535,7 +542,9 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
-    c->div_zero_off = (mode & (1ll << 26)) == 0; /* ERROR_FOR_DIVISION_BY_ZERO */
+    c->limit_selects = true;
+    c->select_limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT);
+    c->div_zero_off = session_div_zero_off(s);
     /* 2 ANSI_QUOTES, 13 NO_KEY_OPTIONS, 14 NO_TABLE_OPTIONS, 15 NO_FIELD_OPTIONS; 8..12 POSTGRESQL..MAXDB and
      * 18 ANSI drop table and key options as well (MariaDB's foreign_db_mode), NO_FIELD_OPTIONS key options */
     c->sql_mode = (uint64_t)mode;
@@ -612,6 +621,20 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_COM_STMT_REPREPARE, st->plan_rebinds);
     if (st->plan_hits)
         status_add(&s->stat, STATUS_STRATA_PREPARED_PLAN_HITS, st->plan_hits);
+    stmt_meter_t *m = &s->meter; /* the slow log's facts of this statement */
+    m->rows_examined += st->rows_examined;
+    m->lock_us += st->lock_us;
+    m->merge_passes += st->sort_merge_passes;
+    m->full_scan |= st->full_scans > 0;
+    m->full_join |= st->full_joins > 0;
+    m->tmp_table |= st->tmp_tables > 0;
+    m->tmp_table_on_disk |= st->tmp_disk_tables > 0;
+    m->filesort |= st->sort_rows > 0;
+    m->priority_queue |= st->sort_priority_queue_sorts > 0;
+    if (st->full_scans)
+        status_add(&s->stat, STATUS_SELECT_SCAN, st->full_scans);
+    if (st->full_joins)
+        status_add(&s->stat, STATUS_SELECT_FULL_JOIN, st->full_joins);
     s->in_trans = sql_exec_in_trans(s->sqlx);
     session_update_status_flags(s);
 }
@@ -626,6 +649,28 @@ static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool 
     int rc = sql_exec_stmt(&c, st);
     sqlx_done(x, &c, rc);
     return rc;
+}
+
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n)
+{
+    session_begin_statement(s);
+    status_inc(&s->stat, STATUS_COM_SHOW_FIELDS);
+    *n = 0;
+    if (!s->db)
+        return diag_error(&s->diag, ER_NO_DB_ERROR);
+    char *t = arena_strndup(&s->arena, table, tlen);
+    char *w = arena_strndup(&s->arena, wild ? wild : "", wild ? wlen : 0);
+    uint64_t colgrants = 0;
+    /* some privilege on the table or one of its columns, as SHOW COLUMNS (MariaDB: "SELECT command denied") */
+    if (!priv_table(s, s->db, t, &colgrants) && !colgrants)
+        return priv_deny_table_cmd(s, "SELECT", s->db, t);
+    exec_ctx_t x = {.s = s};
+    sql_exec_ctx_t c;
+    sqlx_ctx(&x, &c, NULL, false);
+    int rc = sql_exec_field_list(&c, t, w, cols, defaults, n);
+    sqlx_done(&x, &c, rc);
+    return rc < 0 ? rc : 0;
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
@@ -745,7 +790,9 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
     bool emit = true;
     uint64_t count = UINT64_MAX, offset = 0;
     int rc = 0;
-    if (sel->limit.count && (rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
+    if (!sel->limit.count)
+        count = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT); /* a top-level SELECT */
+    else if ((rc = exec_limit_value(x, &ev, sel->limit.count, &count)) != 0)
         return rc;
     if (sel->limit.offset && (rc = exec_limit_value(x, &ev, sel->limit.offset, &offset)) != 0)
         return rc;
@@ -911,6 +958,10 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     const sysvar_def_t *def = sysvar_find(it->name);
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
     int rc;
+    int64_t old_output = sysvar_global_int(&s->srv->vars, SYSVAR_LOG_OUTPUT);
+    if ((def->target == SYSVAR_GENERAL_LOG_FILE || def->target == SYSVAR_SLOW_QUERY_LOG_FILE) && text &&
+        it->value->kind != SQL_E_DEFAULT && session_qlog_check_path(s->srv, text) != 0)
+        return diag_error(&s->diag, ER_WRONG_VALUE_FOR_VAR, def->name, text);
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
     } else {
@@ -919,8 +970,16 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
             rc = sysvar_set_int(&s->srv->vars, &s->vars, def, sc, v.type == VAL_INT ? v.i : (int64_t)v.u, v.type == VAL_UINT, &s->diag);
         else if (v.type == VAL_DOUBLE)
             rc = sysvar_set_double(&s->srv->vars, &s->vars, def, sc, v.d, &s->diag);
+        else if (v.type == VAL_DECIMAL && sysvar_real(def)->type == SV_T_DOUBLE) /* long_query_time = 0.5 */
+            rc = sysvar_set_double(&s->srv->vars, &s->vars, def, sc, value_to_double(&v, NULL), &s->diag);
         else
             rc = sysvar_set_text(&s->srv->vars, &s->vars, def, sc, text, &s->diag);
+    }
+    if (rc == 0 && def->target == SYSVAR_LOG_OUTPUT &&
+        session_qlog_check_output(sysvar_global_int(&s->srv->vars, SYSVAR_LOG_OUTPUT)) != 0) {
+        /* TABLE: no log tables to write (see session/querylog.c); the old value stays */
+        sysvar_global_set_int(&s->srv->vars, SYSVAR_LOG_OUTPUT, old_output);
+        return diag_error(&s->diag, ER_WRONG_VALUE_FOR_VAR, def->name, text ? text : "TABLE");
     }
     if (rc == 0 && sc != SYSVAR_GLOBAL)
         session_track_var(s, sysvar_real(def)->name);
@@ -1862,6 +1921,7 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
 {
     session_begin_statement(s);
     status_inc(&s->stat, STATUS_COM_STMT_PREPARE);
+    session_qlog_general(s, "Prepare", sql, len);
     sess_stmt_t *p = stmt_prepare(s, sql, len);
     if (!p) {
         sink->error(sink);
@@ -1870,14 +1930,50 @@ void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t 
     sink->prepared(sink, p->id, p->cols, p->ncols, p->nparams);
 }
 
+static bool stmt_uses_tables(const sql_stmt_t *st);
+/* The error MariaDB keeps in the statement once a parameter's long data passed max_allowed_packet. */
+static const char long_data_too_long_msg[] = "Parameter of prepared statement which is set through "
+                                             "mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
+
+void session_stmt_long_data(session_t *s, sess_stmt_t *p, uint32_t param, const uint8_t *data, size_t n)
+{
+    if (param >= p->nparams || p->long_data_too_long)
+        return;
+    uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    buf_t *b = &p->long_data[param];
+    if ((uint64_t)b->len + n > limit) {
+        /* Nothing more is kept (the client may go on sending); the EXECUTE reports it. */
+        p->long_data_too_long = true;
+        for (uint32_t i = 0; i < p->nparams; i++) {
+            p->has_long_data[i] = false;
+            buf_free(&p->long_data[i]);
+            buf_init(&p->long_data[i]);
+        }
+        return;
+    }
+    p->has_long_data[param] = true;
+    buf_append(b, data, n);
+}
+
 void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, res_sink_t *sink)
 {
     session_begin_statement(s);
+    if (p->stmt && stmt_uses_tables(p->stmt))
+        diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
+    if (p->long_data_too_long) {
+        diag_push_msg(&s->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, long_data_too_long_msg);
+        sink->error(sink);
+        return;
+    }
     exec_ctx_t x = {.s = s, .params = params, .nparams = p->nparams, .param_types = p->param_types, .plan = p->plan};
+    /* MariaDB logs the text with the parameters in place; strata logs the prepared text (with its ?) */
+    session_qlog_general(s, "Execute", p->text, p->text_len);
     blocking_bind_state(&s->proc_state);
+    session_meter_begin(s);
     int rc = stmt_run(&x, p, sink, false);
+    session_meter_end(s, p->stmt);
     blocking_bind_state(NULL);
     if (rc) {
         if (!diag_failed(&s->diag))
@@ -1893,6 +1989,7 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
 void session_stmt_close(session_t *s, uint32_t id)
 {
     status_inc(&s->stat, STATUS_COM_STMT_CLOSE);
+    session_qlog_general(s, "Close stmt", "", 0);
     sess_stmt_t *p = session_stmt_find(s, id);
     if (p)
         stmt_unlink(s, p);
@@ -1901,6 +1998,8 @@ void session_stmt_close(session_t *s, uint32_t id)
 void session_stmt_reset(session_t *s, sess_stmt_t *p)
 {
     status_inc(&s->stat, STATUS_COM_STMT_RESET);
+    session_qlog_general(s, "Reset stmt", "", 0);
+    p->long_data_too_long = false;
     for (uint32_t i = 0; i < p->nparams; i++) {
         p->has_long_data[i] = false;
         buf_reset(&p->long_data[i]);
@@ -2209,6 +2308,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         if ((st->flush.what & (SQL_FLUSH_BINARY_LOGS | SQL_FLUSH_LOGS)) && s->srv->binlog &&
             binlog_rotate(s->srv->binlog) != 0)
             return diag_error(&s->diag, ER_ERROR_ON_WRITE, "binary log", 0, "rotation failed (see the error log)");
+        if (st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_GENERAL_LOGS | SQL_FLUSH_SLOW_LOGS))
+            session_qlog_flush(s->srv, st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_GENERAL_LOGS),
+                               st->flush.what & (SQL_FLUSH_LOGS | SQL_FLUSH_SLOW_LOGS));
         if (st->flush.what & SQL_FLUSH_STATUS)
             status_flush(&s->srv->status, &s->stat);
         if (st->flush.what & SQL_FLUSH_HOSTS)
@@ -2286,9 +2388,9 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (!db)
                 return diag_error(&s->diag, ER_NO_DB_ERROR);
             int prc = priv_check_db(s, db, PRIV_LOCK_TABLES);
-            if (!prc && (prc = priv_check_table(s, db, n->name, PRIV_SELECT)) == PRIV_COLUMNS)
-                prc = priv_deny_table(s, db, n->name, PRIV_SELECT);
-            if (prc)
+            if (!prc)
+                prc = priv_check_table(s, db, n->name, PRIV_SELECT); /* a column grant will do */
+            if (prc < 0)
                 return prc;
         }
         sink->ok(sink, 0, 0, NULL, more);
@@ -2359,6 +2461,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     s->state = SESS_QUERY;
     s->state_since_us = time_wall_us();
     session_set_info(s, sql, len);
+    session_qlog_general(s, "Query", sql, len); /* before it runs, as MariaDB logs it */
     exec_ctx_t x = {.s = s};
     s->prev_warn_count = s->diag.warn_count;
     s->prev_error_count = s->diag.error_count;
@@ -2413,13 +2516,14 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             break;
         }
         blocking_bind_state(&s->proc_state);
+        session_meter_begin(s);
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
         blocking_bind_state(NULL);
-        if (rc) {
-            if (rc < 0) /* not yet answered */
-                sink->error(sink);
+        if (rc < 0) /* not yet answered */
+            sink->error(sink);
+        session_meter_end(s, st); /* after the answer, whose bytes it counts */
+        if (rc)
             break;
-        }
         if (i + 1 < list.n && sess_parse_mode(s) != mode) {
             /* a SET changed how text is read: the statements after it are read again under the new sql_mode
              * (MySQL parses a multi-statement text one statement at a time) */

@@ -82,9 +82,9 @@ int priv_check_db_access(session_t *s, const char *db);
  * on at least one column of it. */
 uint64_t priv_table(session_t *s, const char *db, const char *table, uint64_t *columns);
 /* All of `need` on the table: 0; PRIV_COLUMNS when what is missing is granted on some columns; else 1142
- * "<CMD> command denied to user 'u'@'h' for table `db`.`t`" naming the first missing privilege. */
+ * "<CMD> command denied to user 'u'@'h' for table `db`.`t`" naming every missing privilege. */
 int priv_check_table(session_t *s, const char *db, const char *table, uint64_t need);
-/* Pushes 1142 for the first (lowest) privilege of `missing` on db.table. */
+/* Pushes 1142 naming every privilege of `missing` on db.table, in privileges.def order. */
 int priv_deny_table(session_t *s, const char *db, const char *table, uint64_t missing);
 /* The same with the statement named as MariaDB does for it ("SHOW", "DROP, ALTER"). */
 int priv_deny_table_cmd(session_t *s, const char *command, const char *db, const char *table);
@@ -92,6 +92,8 @@ int priv_deny_table_cmd(session_t *s, const char *command, const char *db, const
  * statement needs, checked before it runs (and at each EXECUTE of a prepared statement).  0 or -ER_x. */
 struct sql_stmt;
 int priv_check_stmt(session_t *s, const struct sql_stmt *st);
+/* Whether statement kind `kind` (sql_stmt_kind_t) has a privilege rule (statements.def); a unit test walks it. */
+bool priv_stmt_has_rule(int kind);
 /* All of `need` on one column (table-level grants count): 0, else 1143. */
 int priv_check_column(session_t *s, const char *db, const char *table, const char *column, uint64_t need);
 /* SHOW DATABASES / information_schema filtering: any privilege on the database or on something in it (or

@@ -317,6 +317,7 @@ void session_free(session_t *s)
     arena_destroy(&s->arena);
     mem_free(s->db);
     mem_free(s->info);
+    mem_free(s->slow_log_db);
     pthread_mutex_destroy(&s->info_lock);
     mem_free(s);
 }
@@ -423,6 +424,7 @@ void session_statistics(session_t *s, res_sink_t *sink)
 {
     server_t *srv = s->srv;
     status_inc(&s->stat, STATUS_COM_ADMIN_COMMANDS);
+    session_qlog_general(s, "Statistics", "", 0);
     uint64_t up = (time_wall_us() - srv->start_us) / 1000000;
     char line[256];
     uint64_t q = status_sess_total(&srv->status, STATUS_QUESTIONS);
@@ -627,6 +629,8 @@ void server_apply_semisync(server_t *srv)
 
 void server_apply_global(server_t *srv, const sysvar_def_t *def)
 {
+    if (srv->qlog_ready && session_qlog_var(sysvar_real(def)->id))
+        session_qlog_configure(srv);
     switch (sysvar_real(def)->id) {
     case SYSVAR_RPL_SEMI_SYNC_MASTER_ENABLED: case SYSVAR_RPL_SEMI_SYNC_MASTER_TIMEOUT:
     case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_NO_SLAVE: case SYSVAR_RPL_SEMI_SYNC_MASTER_WAIT_POINT:

@@ -67,6 +67,7 @@ typedef struct sess_stmt {
     uint16_t *param_types; /* from the last COM_STMT_EXECUTE that bound types */
     buf_t *long_data;      /* COM_STMT_SEND_LONG_DATA per parameter */
     bool *has_long_data;
+    bool long_data_too_long; /* some parameter's data passed max_allowed_packet: every EXECUTE fails until RESET */
     int ncols;
     res_col_t *cols;
     char *db;              /* the current database at PREPARE: executions run in it, as MariaDB's do (NULL: none) */
@@ -75,11 +76,23 @@ typedef struct sess_stmt {
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
 
+/* What one statement cost, for the slow log (session/querylog.c): set at its start, summed from the executor's
+ * calls (sql_exec_stats_t) while it runs. */
+typedef struct stmt_meter {
+    uint64_t start_wall_us, start_mono_us;
+    uint64_t rows_out0, bytes_out0; /* session rows_out / bytes_out at the start */
+    uint64_t rows_examined;         /* rows read from tables */
+    uint64_t lock_us;               /* waiting for metadata locks */
+    uint64_t merge_passes;
+    bool full_scan, full_join, tmp_table, tmp_table_on_disk, filesort, priority_queue;
+} stmt_meter_t;
+
 struct session {
     server_t *srv;
     uint32_t id;
     char user[520];      /* as the client gave it (USER()) */
     char host[264];      /* client host ("localhost" or IP) */
+    char ip[64];         /* client IP, "" for the Unix socket (the slow log's "@ host [ip]") */
     uint16_t port;       /* client port (TCP), 0 for the Unix socket */
     char priv_user[520]; /* the account matched (CURRENT_USER()) */
     char priv_host[264];
@@ -124,6 +137,10 @@ struct session {
     session_t *prev, *next; /* server registry */
     void *proto_conn;       /* the protocol connection (for KILL: shutdown of its socket) */
     int fd;
+    uint64_t rows_out;      /* result rows the protocol encoded (all statements), for the statement meter */
+    uint64_t bytes_out;     /* bytes of packets the protocol framed, the same */
+    stmt_meter_t meter;     /* the running statement's */
+    char *slow_log_db;      /* the database of this session's last slow-log record ("use db;" when it changes) */
 };
 
 struct server {
@@ -143,6 +160,7 @@ struct server {
     binlog_t *binlog;       /* NULL with --skip-log-bin */
     pthread_mutex_t hosts_lock;
     struct host_errors *hosts; /* hosts with interrupted handshakes (max_connect_errors), under hosts_lock */
+    bool qlog_ready;        /* the query logs follow their variables (set after start-up configured them) */
 };
 
 int server_init(server_t *srv);
@@ -179,6 +197,9 @@ void session_clear_state(session_t *s);
 void session_stmt_prepare(session_t *s, const char *sql, size_t len, res_sink_t *sink);
 sess_stmt_t *session_stmt_find(session_t *s, uint32_t id);
 void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, res_sink_t *sink);
+/* COM_STMT_SEND_LONG_DATA: appends to a parameter's data, up to max_allowed_packet bytes in all for it; past that
+ * the data is dropped and every EXECUTE fails with MariaDB's 1105 until COM_STMT_RESET. */
+void session_stmt_long_data(session_t *s, sess_stmt_t *st, uint32_t param, const uint8_t *data, size_t n);
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
 uint16_t session_status_flags(session_t *s);
@@ -202,5 +223,31 @@ void server_apply_semisync(server_t *srv);
 bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t len);
 /* After a command: a transaction that ended gives its slot back; one that stays open is marked idle. */
 void session_admission_after(session_t *s);
+
+/* COM_FIELD_LIST: table's column definitions (names matching the LIKE pattern wild) and defaults (NULL: none),
+ * in the statement arena.  0, or an error in s->diag (1046, 1142, 1146). */
+int session_field_list(session_t *s, const char *table, size_t tlen, const char *wild, size_t wlen,
+                       res_col_t **cols, res_cell_t **defaults, int *n);
+
+/* The general and slow query logs (session/querylog.c over monitor/qlog.h). */
+/* Opens or closes both logs to match general_log(_file), slow_query_log(_file) and log_output; 0 or -errno. */
+int session_qlog_configure(server_t *srv);
+/* Does SET GLOBAL of this variable reconfigure the logs? */
+bool session_qlog_var(sysvar_id_t id);
+/* SET GLOBAL general_log_file / slow_query_log_file: can the file be written (relative to the data directory)?
+ * 0, or -1 (MariaDB's 1231). */
+int session_qlog_check_path(server_t *srv, const char *path);
+/* log_output bits that cannot be honoured (TABLE): -1, else 0. */
+int session_qlog_check_output(int64_t bits);
+/* FLUSH [GENERAL | SLOW] LOGS: reopen. */
+void session_qlog_flush(server_t *srv, bool general, bool slow);
+/* A general-log record of this session's command (nothing when the log is closed or sql_log_off). */
+void session_qlog_general(session_t *s, const char *command, const char *arg, size_t len);
+/* The login's record: "user@host on db using via" or MariaDB's access-denied text. */
+void session_qlog_connect(session_t *s, const char *db, const char *via, bool denied, const char *used_password);
+/* Around each statement: start its meter; after it, Slow_queries and the slow log. */
+void session_meter_begin(session_t *s);
+struct sql_stmt;
+void session_meter_end(session_t *s, const struct sql_stmt *st);
 
 #endif

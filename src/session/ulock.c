@@ -16,6 +16,7 @@
 #include "session/ulock.h"
 #include "util/blocking.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 enum { ULOCK_BUCKETS = 256 };
 
@@ -44,10 +45,7 @@ static struct {
 
 static uint32_t hash(const char *k, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)k[i]) * 16777619u;
-    return h % ULOCK_BUCKETS;
+    return (uint32_t)(hash_bytes(k, n) % ULOCK_BUCKETS);
 }
 
 /* The entry of a name (mu held), created when `create`. */

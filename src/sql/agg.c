@@ -10,6 +10,7 @@
 
 #include "sql/rowcodec.h"
 #include "sql/sql_int.h"
+#include "util/hash.h"
 
 typedef __int128 i128;
 
@@ -167,12 +168,9 @@ static void key_append(buf_t *b, const value_t *v)
     buf_append(b, "\0", 1);
 }
 
-static uint64_t fnv(const char *s, size_t n)
+static uint64_t distinct_hash(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h | 1; /* 0 marks an empty slot */
+    return hash_bytes(s, n) | 1; /* 0 marks an empty slot */
 }
 
 /* Inserts the key; returns true if it was new. */
@@ -201,7 +199,7 @@ static bool distinct_insert(sql_agg_t *g, const char *k, size_t n)
         g->hklen = nl;
         g->hcap = ncap;
     }
-    uint64_t h = fnv(k, n);
+    uint64_t h = distinct_hash(k, n);
     uint32_t j = (uint32_t)(h & (g->hcap - 1));
     while (g->hashes[j]) {
         if (g->hashes[j] == h && g->hklen[j] == n && memcmp(g->hkeys[j], k, n) == 0)

@@ -10,7 +10,7 @@
 #include "sql/typeinf.h"
 
 static const char *const stmt_names[] = {
-#define STMT(id) #id,
+#define STMT(id, privileges) #id,
 #include "sql/statements.def"
 #undef STMT
 };

@@ -511,6 +511,7 @@ typedef struct sql_table_list {    /* DROP TABLE / TRUNCATE / DROP VIEW / ANALYZ
     bool temporary;
     bool cascade;                  /* RESTRICT / CASCADE: accepted, no effect */
     bool local;                    /* ANALYZE/OPTIMIZE/REPAIR LOCAL | NO_WRITE_TO_BINLOG */
+    bool persistent;               /* ANALYZE TABLE ... PERSISTENT FOR ... */
     const char *options;           /* CHECK TABLE ... FOR UPGRADE|QUICK|FAST|MEDIUM|EXTENDED|CHANGED, CHECKSUM
                                     * QUICK|EXTENDED, REPAIR QUICK|EXTENDED|USE_FRM (last word, upper-cased) */
     sql_name_t *tables;
@@ -729,7 +730,7 @@ typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE e
 /* ---------------------------------------------------------------- statements */
 
 typedef enum sql_stmt_kind {
-#define STMT(id) SQL_STMT_##id,
+#define STMT(id, privileges) SQL_STMT_##id,
 #include "sql/statements.def"
 #undef STMT
     SQL_STMT__COUNT

@@ -12,6 +12,8 @@
  *                             catalog_autoinc_persist (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); at load the
  *                             counter is the larger of this and the largest value in the data + 1
  *   'D' db                    [1][varint default collation]
+ *   'S' id(8, big-endian)     the table's optimizer statistics, written by ANALYZE TABLE; the value is
+ *                             sql/stats.c's (catalog_aux_put/get), deleted with the table
  *   'T' db 0x00 table         table record:
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
@@ -623,11 +625,17 @@ int catalog_open(engine_t *e, const char *datadir, catalog_t **out)
     return 0;
 }
 
+/* Key of a per-table record: kind, then the table id big-endian. */
+static void key_aux(buf_t *key, uint8_t kind, uint64_t id)
+{
+    buf_append_byte(key, kind);
+    for (int i = 7; i >= 0; i--)
+        buf_append_byte(key, (uint8_t)(id >> (8 * i)));
+}
+
 static void autoinc_record(sys_op_t *op, const cat_table_t *t)
 {
-    buf_append_byte(&op->key, 'A');
-    for (int i = 7; i >= 0; i--)
-        buf_append_byte(&op->key, (uint8_t)(t->id >> (8 * i)));
+    key_aux(&op->key, 'A', t->id);
     buf_append_byte(&op->val, CAT_REC_VERSION);
     rc_put_varint(&op->val, atomic_load(&t->ctr->auto_inc));
 }
@@ -641,6 +649,34 @@ int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t)
     int rc = sys_commit(c, &op, 1);
     buf_free(&op.key);
     buf_free(&op.val);
+    return rc;
+}
+
+int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len)
+{
+    sys_op_t op = {0};
+    buf_init(&op.key);
+    buf_init(&op.val);
+    key_aux(&op.key, kind, table_id);
+    buf_append(&op.val, val, len);
+    int rc = sys_commit(c, &op, 1);
+    buf_free(&op.key);
+    buf_free(&op.val);
+    return rc;
+}
+
+int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out)
+{
+    buf_t key;
+    buf_init(&key);
+    key_aux(&key, kind, table_id);
+    engine_trx_t *trx;
+    int rc = engine_trx_begin(c->e, &trx);
+    if (rc == 0) {
+        rc = engine_get(trx, c->sys, key.data, key.len, out);
+        engine_trx_rollback(trx);
+    }
+    buf_free(&key);
     return rc;
 }
 
@@ -1002,13 +1038,18 @@ static int table_drop_locked(catalog_t *c, const char *db, const char *name, boo
     *found = t != NULL;
     if (!t)
         return 0;
-    sys_op_t op = {.del = true};
-    buf_init(&op.key);
-    buf_init(&op.val);
-    key_table(&op.key, db, name);
-    int rc = sys_commit(c, &op, 1);
-    buf_free(&op.key);
-    buf_free(&op.val);
+    sys_op_t ops[2] = {{.del = true}, {.del = true}};
+    for (int k = 0; k < 2; k++) {
+        buf_init(&ops[k].key);
+        buf_init(&ops[k].val);
+    }
+    key_table(&ops[0].key, db, name);
+    key_aux(&ops[1].key, CAT_AUX_STATS, t->id);
+    int rc = sys_commit(c, ops, 2);
+    for (int k = 0; k < 2; k++) {
+        buf_free(&ops[k].key);
+        buf_free(&ops[k].val);
+    }
     if (rc) {
         catalog_table_release(t);
         return engine_err(d, rc, name);

@@ -148,6 +148,12 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
  * all of them.  After a crash a counter is the largest value in the data + 1 (or the last saved, if larger). */
 int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
 
+/* Records other modules keep per table in the catalog's tree (durable at return, deleted with the table):
+ * CAT_AUX_STATS is sql/stats.c's.  get: 0, STRATA_ENOTFOUND or an engine error. */
+#define CAT_AUX_STATS 'S'
+int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len);
+int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
+
 /* ---- helpers for building definitions (into any arena) ---- */
 const cat_index_t *cat_table_pk(const cat_table_t *t);       /* NULL without a primary key */
 int cat_table_col(const cat_table_t *t, const char *name);  /* column index or -1 (case-insensitive) */

@@ -125,3 +125,97 @@ int coll_cmp(coll_kind_t k, const char *a, size_t an, const char *b, size_t bn)
         return -pad_rest(k, coll_byte_weights(k), y, bn, j);
     return 0;
 }
+
+/* ---------------------------------------------------------------- coercibility */
+
+const char *coll_deriv_name(coll_deriv_t d)
+{
+    static const char *const names[] = {"EXPLICIT", "NONE", "IMPLICIT", "SYSCONST", "COERCIBLE", "NUMERIC",
+                                        "IGNORABLE"};
+    return (unsigned)d < sizeof names / sizeof names[0] ? names[d] : "NONE";
+}
+
+static bool cs_same(uint16_t a, uint16_t b) { return strcmp(value_coll_charset(a), value_coll_charset(b)) == 0; }
+static bool cs_unicode(uint16_t c) { return strncmp(value_coll_charset(c), "utf8", 4) == 0; }
+static bool cs_supplement(uint16_t c) { return strcmp(value_coll_charset(c), "utf8mb4") == 0; }
+static bool coll_binsort(uint16_t c) { return c == COLL_BINARY || !value_coll_is_ci(c); }
+
+/* May r's strings be converted into l's character set without loss, given their derivations?  Unicode holds
+ * everything (utf8mb4 holds utf8mb3), and an ASCII-only operand fits any character set. */
+static bool left_is_superset(const coll_dt_t *l, const coll_dt_t *r)
+{
+    if (cs_unicode(l->coll) &&
+        (l->deriv < r->deriv ||
+         (l->deriv == r->deriv &&
+          (!cs_unicode(r->coll) || (cs_supplement(l->coll) && !cs_supplement(r->coll))))))
+        return true;
+    return r->ascii && (l->deriv < r->deriv || (l->deriv == r->deriv && !l->ascii));
+}
+
+/* acc := aggregate(acc, b); false when they have no common collation (acc is then NONE). */
+static bool aggregate2(coll_dt_t *acc, const coll_dt_t *b, unsigned flags)
+{
+    if (!acc->coll || !b->coll || !cs_same(acc->coll, b->coll)) {
+        if (acc->coll == COLL_BINARY) {
+            if (b->deriv < acc->deriv)
+                *acc = *b;
+        } else if (b->coll == COLL_BINARY) {
+            if (b->deriv <= acc->deriv)
+                *acc = *b;
+        } else if ((flags & COLL_AGG_SUPERSET) && acc->coll && b->coll && left_is_superset(acc, b)) {
+        } else if ((flags & COLL_AGG_SUPERSET) && acc->coll && b->coll && left_is_superset(b, acc)) {
+            *acc = *b;
+        } else if ((flags & COLL_AGG_COERCIBLE) && acc->deriv < b->deriv && b->deriv >= COLL_DERIV_SYSCONST) {
+        } else if ((flags & COLL_AGG_COERCIBLE) && b->deriv < acc->deriv && acc->deriv >= COLL_DERIV_SYSCONST) {
+            *acc = *b;
+        } else {
+            *acc = (coll_dt_t){.coll = COLL_BINARY, .deriv = COLL_DERIV_NONE, .ascii = acc->ascii && b->ascii};
+            return false;
+        }
+        return true;
+    }
+    bool ascii = acc->ascii && b->ascii;
+    if (b->deriv < acc->deriv) {
+        *acc = *b;
+    } else if (b->deriv == acc->deriv && b->coll != acc->coll) {
+        if (acc->deriv == COLL_DERIV_EXPLICIT) {
+            *acc = (coll_dt_t){.coll = 0, .deriv = COLL_DERIV_NONE};
+            return false;
+        }
+        if (coll_binsort(acc->coll) && coll_binsort(b->coll))
+            return false;
+        if (!coll_binsort(acc->coll)) {
+            if (coll_binsort(b->coll)) {
+                *acc = *b;
+            } else {
+                int bin = value_charset_bin_coll(acc->coll); /* two _ci of one charset: its _bin, NONE */
+                acc->coll = bin > 0 ? (uint16_t)bin : acc->coll;
+                acc->deriv = COLL_DERIV_NONE;
+            }
+        }
+    }
+    acc->ascii = ascii;
+    return true;
+}
+
+bool coll_aggregate(const coll_dt_t *dts, uint32_t n, unsigned flags, uint16_t conn_coll, coll_dt_t *out)
+{
+    bool unknown_cs = false;
+    *out = dts[0];
+    for (uint32_t i = 1; i < n; i++) {
+        if (!aggregate2(out, &dts[i], flags)) {
+            if (out->deriv == COLL_DERIV_NONE && out->coll == COLL_BINARY) {
+                unknown_cs = true; /* an EXPLICIT collation further on may still decide */
+                continue;
+            }
+            return false;
+        }
+    }
+    if (unknown_cs && out->deriv != COLL_DERIV_EXPLICIT)
+        return false;
+    if ((flags & COLL_AGG_DISALLOW_NONE) && out->deriv == COLL_DERIV_NONE)
+        return false;
+    if ((flags & COLL_AGG_NUMERIC) && out->deriv == COLL_DERIV_NUMERIC)
+        *out = (coll_dt_t){.coll = conn_coll ? conn_coll : COLL_DEFAULT, .deriv = COLL_DERIV_COERCIBLE, .ascii = true};
+    return true;
+}

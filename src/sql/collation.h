@@ -78,4 +78,53 @@ static inline uint32_t coll_weight_next(coll_kind_t k, const uint8_t *bw, const 
  * collation's plain memcmp. */
 int coll_cmp(coll_kind_t k, const char *a, size_t an, const char *b, size_t bn);
 
+/*
+ * Coercibility (MySQL's "derivation"): how strongly an operand holds on to its collation when operands of
+ * different collations meet.  The numbers are MySQL's and what COERCIBILITY() returns; a lower number wins.
+ *   EXPLICIT   0  x COLLATE c
+ *   NONE       1  a mix of two collations that had no winner (CONCAT(ci_col, unicode_ci_col))
+ *   IMPLICIT   2  a column, a user or routine variable, CAST / CONVERT ... USING
+ *   SYSCONST   3  USER(), VERSION(), DATABASE(), system variables
+ *   COERCIBLE  4  a string literal, a placeholder, a string function over no strings (HEX(1))
+ *   NUMERIC    5  a number or temporal meeting strings
+ *   IGNORABLE  6  NULL
+ */
+typedef enum coll_deriv {
+    COLL_DERIV_EXPLICIT,
+    COLL_DERIV_NONE,
+    COLL_DERIV_IMPLICIT,
+    COLL_DERIV_SYSCONST,
+    COLL_DERIV_COERCIBLE,
+    COLL_DERIV_NUMERIC,
+    COLL_DERIV_IGNORABLE,
+} coll_deriv_t;
+
+/* An operand's collation with its coercibility and repertoire (MariaDB's DTCollation).  coll 0 with NONE: two
+ * EXPLICIT collations clashed. */
+typedef struct coll_dt {
+    uint16_t coll;
+    uint8_t deriv; /* coll_deriv_t */
+    bool ascii;    /* repertoire: every character is ASCII (a literal 'abc', a number, an ascii column) */
+} coll_dt_t;
+
+/* Conversions an aggregation may make (MariaDB's MY_COLL_* flags). */
+#define COLL_AGG_SUPERSET 1u      /* convert to a superset: latin1/utf8mb3 -> utf8mb4, ASCII -> anything */
+#define COLL_AGG_COERCIBLE 2u     /* convert a SYSCONST/COERCIBLE operand to the other side's character set */
+#define COLL_AGG_NUMERIC 4u       /* only numbers: the result is collation_connection, COERCIBLE */
+#define COLL_AGG_DISALLOW_NONE 8u /* a NONE result is an error (comparisons need one collation) */
+#define COLL_AGG_FOR_RESULT (COLL_AGG_SUPERSET | COLL_AGG_COERCIBLE | COLL_AGG_NUMERIC) /* CONCAT, CASE, ... */
+#define COLL_AGG_FOR_CMP (COLL_AGG_SUPERSET | COLL_AGG_COERCIBLE | COLL_AGG_DISALLOW_NONE) /* =, IN, LIKE, ... */
+
+/* MySQL's name of a derivation in 1267/1270 messages ("IMPLICIT"). */
+const char *coll_deriv_name(coll_deriv_t d);
+
+/*
+ * Aggregates the n operands' collations into *out by MySQL's table (same collation: the strongest derivation;
+ * different derivations: the stronger wins, with a character set conversion where `flags` allow it; equal
+ * derivations of one character set: its _bin collation wins, else NONE; binary beats a character string of
+ * equal or weaker derivation).  conn_coll: the result of an aggregation of numbers only (COLL_AGG_NUMERIC).
+ * Returns false when the operands cannot be aggregated (the caller reports 1267 / 1270 / 1271).
+ */
+bool coll_aggregate(const coll_dt_t *dts, uint32_t n, unsigned flags, uint16_t conn_coll, coll_dt_t *out);
+
 #endif

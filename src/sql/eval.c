@@ -170,7 +170,9 @@ static value_t to_str(sql_eval_ctx_t *ctx, const value_t *v)
         return *v;
     size_t n;
     const char *s = value_to_text(ctx->arena, v, &n);
-    return value_str(s, n, COLL_DEFAULT);
+    value_t r = value_str(s, n, COLL_DEFAULT);
+    value_set_deriv(&r, COLL_DERIV_NUMERIC, true); /* a number as text gives way to every string */
+    return r;
 }
 
 /* ---------------------------------------------------------------- decimals as scaled 128-bit integers */
@@ -510,18 +512,65 @@ as_double: {
     }
 }
 
-/* ---------------------------------------------------------------- the collation of a comparison */
+/* ---------------------------------------------------------------- collation derivation */
 
-static bool is_literal_expr(const sql_expr_t *e) { return e->kind == SQL_E_LITERAL || e->kind == SQL_E_PARAM; }
+/*
+ * Every operation that takes several strings (comparisons, CONCAT, CASE, IN, LIKE, ...) first brings them to one
+ * collation by MySQL's coercibility table (collation.h, coll_aggregate): each operand's value carries its
+ * collation and coercibility (value_t.deriv, set where values are made: literals COERCIBLE, columns IMPLICIT,
+ * COLLATE EXPLICIT, USER() SYSCONST, ...), the operands are aggregated, 1267 / 1270 / 1271 are raised with
+ * MariaDB's operation name when they do not aggregate, and strings of another character set are converted to
+ * the winner's.  Function results carry the aggregate's collation and coercibility on (coll_stamp).
+ */
 
-/* v in collation `coll`, its bytes converted when the character sets differ (latin1 / UTF-8).  Returns false,
- * leaving v alone, when a character does not fit. */
-static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
+/* What an operand brings to an aggregation: numbers and temporals are NUMERIC (ASCII), NULL IGNORABLE. */
+static coll_dt_t value_dt(const value_t *v)
 {
-    if (v->type != VAL_STRING || v->coll == COLL_BINARY || coll == COLL_BINARY)
+    if (v->type == VAL_NULL && (v->deriv & 0x7F)) /* the NULL of a string function: its collation (coll_stamp) */
+        return (coll_dt_t){.coll = v->coll, .deriv = (uint8_t)value_deriv(v), .ascii = value_deriv_ascii(v)};
+    if (v->type == VAL_NULL)
+        return (coll_dt_t){.coll = COLL_BINARY, .deriv = COLL_DERIV_IGNORABLE, .ascii = true};
+    if (v->type != VAL_STRING)
+        return (coll_dt_t){.coll = COLL_LATIN1_SWEDISH_CI, .deriv = COLL_DERIV_NUMERIC, .ascii = true};
+    int d = value_deriv(v);
+    return (coll_dt_t){.coll = v->coll, .deriv = (uint8_t)d,
+                       .ascii = value_deriv_ascii(v) || d == COLL_DERIV_NUMERIC || v->coll == COLL_ASCII_GENERAL_CI};
+}
+
+static bool bytes_ascii(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] >= 0x80)
+            return false;
+    return true;
+}
+
+/* A string made by the statement's text (a literal, a ?): COERCIBLE, ASCII when its bytes are. */
+static void mark_coercible(value_t *v)
+{
+    if (v->type == VAL_STRING)
+        value_set_deriv(v, COLL_DERIV_COERCIBLE, bytes_ascii(v->s.ptr, v->s.len));
+}
+
+static int coll_error(sql_eval_ctx_t *ctx, const char *op, const coll_dt_t *d, uint32_t n)
+{
+#define COLL_ARG(i) value_coll_name(d[i].coll), coll_deriv_name((coll_deriv_t)d[i].deriv)
+    if (n == 2)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_2COLLATIONS, COLL_ARG(0), COLL_ARG(1), op);
+    if (n == 3)
+        return diag_error(ctx->diag, ER_CANT_AGGREGATE_3COLLATIONS, COLL_ARG(0), COLL_ARG(1), COLL_ARG(2), op);
+#undef COLL_ARG
+    return diag_error(ctx->diag, ER_CANT_AGGREGATE_NCOLLATIONS, op);
+}
+
+/* v in collation `coll`: the bytes converted when the character sets differ (binary on either side: the bytes
+ * as they are).  False, v unchanged, when a character does not fit. */
+static bool str_to_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
+{
+    if (v->type != VAL_STRING || v->coll == coll)
         return true;
-    if (value_coll_mbmaxlen(v->coll) != value_coll_mbmaxlen(coll) &&
-        (value_coll_mbmaxlen(v->coll) == 1 || value_coll_mbmaxlen(coll) == 1)) {
+    if (v->coll != COLL_BINARY && coll != COLL_BINARY &&
+        strcmp(value_coll_charset(v->coll), value_coll_charset(coll)) != 0) {
         size_t n, bad;
         const char *cv = sql_str_convert(ctx->arena, v->s.ptr, v->s.len, v->coll, coll, &n, &bad);
         if (bad != SIZE_MAX)
@@ -534,69 +583,215 @@ static bool str_in_coll(sql_eval_ctx_t *ctx, value_t *v, uint16_t coll)
 }
 
 /*
- * Two strings of different character sets (latin1 and UTF-8) compare in one collation, derived as MariaDB does:
- * a column against a literal (or ?) takes the column's collation, the literal converted to its character set
- * (`latin1_col = 'ä'` is latin1_swedish_ci, where 'ä' = '\'); when a character of the literal does not fit,
- * comparisons report 1267 first (coll_check), and functions compare in UTF-8.  Anything else compares in the
- * UTF-8 collation (the superset), the latin1 side converted.  An explicit COLLATE on one side decides for both.
+ * Brings the operands vs[0..n) to one collation: aggregates their collations under `flags`, raises 1267 / 1270 /
+ * 1271 for operation `op`, and converts every string among vs to the result (*out).  Non-strings are left
+ * alone (they take part as NUMERIC / IGNORABLE).
  */
-void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b)
+static int coll_unify(sql_eval_ctx_t *ctx, const char *op, value_t *vs, uint32_t n, unsigned flags, coll_dt_t *out)
 {
-    if (a->type != VAL_STRING || b->type != VAL_STRING || a->coll == COLL_BINARY || b->coll == COLL_BINARY)
+    coll_dt_t stack[8] = {{0}}, *dts = n <= 8 ? stack : arena_alloc(ctx->arena, n * sizeof *dts);
+    for (uint32_t i = 0; i < n; i++)
+        dts[i] = value_dt(&vs[i]);
+    if (!coll_aggregate(dts, n, flags, ctx->conn_coll, out))
+        return coll_error(ctx, op, dts, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!str_to_coll(ctx, &vs[i], out->coll))
+            return coll_error(ctx, op, dts, n);
+    return 0;
+}
+
+/* A function's string result takes the aggregate's collation (its bytes are in that charset already) and
+ * coercibility; so does its NULL, which COLLATION() and later aggregations still see (MariaDB types it so). */
+static void coll_stamp(value_t *out, const coll_dt_t *dt)
+{
+    if (out->type != VAL_STRING && out->type != VAL_NULL)
         return;
-    if (eb->kind == SQL_E_COLLATE && ea->kind != SQL_E_COLLATE) {
-        str_in_coll(ctx, a, b->coll);
-        return;
-    }
-    if (ea->kind == SQL_E_COLLATE && eb->kind != SQL_E_COLLATE) {
-        str_in_coll(ctx, b, a->coll);
-        return;
-    }
-    bool sa = value_coll_mbmaxlen(a->coll) == 1, sb = value_coll_mbmaxlen(b->coll) == 1;
-    if (sa == sb)
-        return;
-    if (ea->kind == SQL_E_COLUMN && is_literal_expr(eb) && str_in_coll(ctx, b, a->coll))
-        return;
-    if (eb->kind == SQL_E_COLUMN && is_literal_expr(ea) && str_in_coll(ctx, a, b->coll))
-        return;
-    if (sa)
-        str_in_coll(ctx, a, b->coll);
-    else
-        str_in_coll(ctx, b, a->coll);
+    if (out->coll != COLL_BINARY || dt->coll == COLL_BINARY)
+        out->coll = dt->coll;
+    value_set_deriv(out, dt->deriv, dt->ascii);
+}
+
+int sql_coll_of_cmp(uint16_t col_coll, const value_t *v)
+{
+    coll_dt_t d[2] = {{.coll = col_coll, .deriv = COLL_DERIV_IMPLICIT, .ascii = col_coll == COLL_ASCII_GENERAL_CI},
+                      value_dt(v)}, out;
+    return coll_aggregate(d, 2, COLL_AGG_FOR_CMP, 0, &out) ? out.coll : -1;
+}
+
+int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b)
+{
+    if (a->type != VAL_STRING || b->type != VAL_STRING)
+        return 0;
+    value_t vs[2] = {*a, *b};
+    coll_dt_t dt;
+    int rc = coll_unify(ctx, op, vs, 2, COLL_AGG_FOR_CMP, &dt);
+    *a = vs[0];
+    *b = vs[1];
+    return rc;
 }
 
 /*
- * MariaDB refuses a comparison of a column with a literal of the other character set that does not fit the
- * column's (1267 for two operands, 1270 for three, 1271 beyond: `latin1_col = '日本'`).  es/vs are the
- * operands (expressions and values) in order; returns 0 or the error.  Other operand mixes never fail here.
+ * Functions whose string arguments are aggregated before the function runs: args first, first+step, ... (at
+ * most max of them; 0: all).  cmp: the arguments are compared (one collation needed, NONE is an error); else
+ * the result is a string in the aggregate's collation.  Functions not listed that return strings made from no
+ * string argument (HEX, CHAR, DATE_FORMAT, ...) are COERCIBLE in collation_connection; single-string functions
+ * (UPPER, SUBSTRING, ...) keep their argument's collation and coercibility.
  */
-static int coll_check(sql_eval_ctx_t *ctx, const char *op, uint32_t n, const sql_expr_t *const *es, const value_t *vs)
+static const struct coll_rule {
+    sql_fn_t fn;
+    const char *op;
+    uint8_t first, step, max;
+    bool cmp;    /* compared: one collation needed */
+    bool strict; /* a NONE result is an error too (the function compares while it builds its result) */
+} coll_rules[] = {
+    {SQL_FN_CONCAT, "concat", 0, 1, 0, false, false},       {SQL_FN_CONCAT_WS, "concat_ws", 0, 1, 0, false, false},
+    {SQL_FN_REPLACE, "replace", 0, 1, 3, false, true},     {SQL_FN_LPAD, "lpad", 0, 2, 2, false, false},
+    {SQL_FN_RPAD, "rpad", 0, 2, 2, false, false},           {SQL_FN_INSERT, "insert", 0, 3, 2, false, false},
+    {SQL_FN_SUBSTRING_INDEX, "substring_index", 0, 1, 2, false, true},
+    {SQL_FN_TRIM, "trim", 0, 1, 2, false, true},           {SQL_FN_ELT, "elt", 1, 1, 0, false, false},
+    {SQL_FN_GREATEST, "greatest", 0, 1, 0, false, false},   {SQL_FN_LEAST, "least", 0, 1, 0, false, false},
+    {SQL_FN_INSTR, "instr", 0, 1, 2, true, false},          {SQL_FN_LOCATE, "locate", 0, 1, 2, true, false},
+    {SQL_FN_STRCMP, "strcmp", 0, 1, 2, true, false},        {SQL_FN_FIND_IN_SET, "find_in_set", 0, 1, 2, true, false},
+    {SQL_FN_FIELD, "field", 0, 1, 0, true, false},          {SQL_FN_NULLIF, "nullif", 0, 1, 2, true, false},
+};
+
+static const struct coll_rule *coll_rule_of(sql_fn_t fn)
 {
-    int col = -1;
-    for (uint32_t i = 0; i < n && col < 0; i++)
-        if (es[i]->kind == SQL_E_COLUMN && vs[i].type == VAL_STRING && vs[i].coll != COLL_BINARY &&
-            value_coll_mbmaxlen(vs[i].coll) == 1)
-            col = (int)i;
-    if (col < 0)
-        return 0;
-    bool bad = false;
-    for (uint32_t i = 0; i < n && !bad; i++) {
-        if (!is_literal_expr(es[i]) || vs[i].type != VAL_STRING || vs[i].coll == COLL_BINARY ||
-            value_coll_mbmaxlen(vs[i].coll) == 1)
-            continue;
-        size_t len, at;
-        sql_str_convert(ctx->arena, vs[i].s.ptr, vs[i].s.len, vs[i].coll, vs[col].coll, &len, &at);
-        bad = at != SIZE_MAX;
+    for (size_t i = 0; i < ARRAY_LEN(coll_rules); i++)
+        if (coll_rules[i].fn == fn)
+            return &coll_rules[i];
+    return NULL;
+}
+
+/*
+ * The collation an expression would bring without evaluating it, for the branches of CASE / IF / COALESCE
+ * that are not taken (MariaDB aggregates all branches before it reads a row): literals, NULL, the current
+ * row's columns, COLLATE and CONVERT ... USING over those.  False when it cannot be known without evaluating.
+ */
+static bool expr_static_dt(sql_eval_ctx_t *ctx, const sql_expr_t *e, coll_dt_t *dt)
+{
+    switch (e->kind) {
+    case SQL_E_LITERAL: {
+        value_t v = e->lit;
+        if (v.type == VAL_STRING) {
+            if (e->lit_conn && ctx->conn_coll)
+                v.coll = ctx->conn_coll;
+            mark_coercible(&v);
+        }
+        *dt = value_dt(&v);
+        return true;
     }
-    if (!bad)
+    case SQL_E_COLUMN:
+        if (e->slot < 0 || !ctx->row || ctx->row[e->slot].type == VAL_NULL)
+            return false;
+        *dt = value_dt(&ctx->row[e->slot]);
+        return true;
+    case SQL_E_COLLATE: case SQL_E_CONVERT_USING:
+        if (e->cast.coll < 0)
+            return false;
+        *dt = (coll_dt_t){.coll = (uint16_t)e->cast.coll,
+                          .deriv = e->kind == SQL_E_COLLATE ? COLL_DERIV_EXPLICIT : COLL_DERIV_IMPLICIT};
+        return true;
+    case SQL_E_FUNC: {
+        if (e->func.fn == SQL_FN_DATABASE || e->func.fn == SQL_FN_SCHEMA || e->func.fn == SQL_FN_USER ||
+            e->func.fn == SQL_FN_CURRENT_USER || e->func.fn == SQL_FN_VERSION) {
+            *dt = (coll_dt_t){.coll = COLL_UTF8MB3_GENERAL_CI, .deriv = COLL_DERIV_SYSCONST};
+            return true;
+        }
+        /* the string functions whose result is the aggregate of their string arguments */
+        const struct coll_rule *r = coll_rule_of(e->func.fn);
+        static const sql_fn_t same[] = {SQL_FN_UPPER, SQL_FN_UCASE, SQL_FN_LOWER, SQL_FN_LCASE, SQL_FN_LTRIM,
+                                        SQL_FN_RTRIM, SQL_FN_REVERSE};
+        bool one = false;
+        for (size_t i = 0; i < ARRAY_LEN(same); i++)
+            one |= e->func.fn == same[i];
+        if ((!r || r->cmp) && !one)
+            return false;
+        uint32_t first = r ? r->first : 0, step = r ? r->step : 1, max = r ? r->max : 1;
+        coll_dt_t ds[8];
+        uint32_t k = 0;
+        for (uint32_t i = first; i < e->nargs && (!max || k < max) && k < 8; i += step)
+            if (!expr_static_dt(ctx, e->args[i], &ds[k++]))
+                return false;
+        return k && coll_aggregate(ds, k, COLL_AGG_FOR_RESULT, ctx->conn_coll, dt);
+    }
+    default:
+        return false;
+    }
+}
+
+/*
+ * The value of the branch taken (`taken` of branches[0..n)) in the collation of all the branches, as CASE,
+ * IF, IFNULL and COALESCE give it (`op` names the function in 1267).  Branches whose collation is unknown
+ * without evaluating them are left out.
+ */
+static int coll_branches(sql_eval_ctx_t *ctx, const char *op, const sql_expr_t *const *branches, uint32_t n,
+                         int taken, value_t *out)
+{
+    if (n < 2)
         return 0;
-#define COLL_ARG(i) value_coll_name(vs[i].coll), is_literal_expr(es[i]) ? "COERCIBLE" : "IMPLICIT"
-    if (n == 2)
-        return diag_error(ctx->diag, ER_CANT_AGGREGATE_2COLLATIONS, COLL_ARG(0), COLL_ARG(1), op);
-    if (n == 3)
-        return diag_error(ctx->diag, ER_CANT_AGGREGATE_3COLLATIONS, COLL_ARG(0), COLL_ARG(1), COLL_ARG(2), op);
-#undef COLL_ARG
-    return diag_error(ctx->diag, ER_CANT_AGGREGATE_NCOLLATIONS, op);
+    coll_dt_t stack[8] = {{0}}, *dts = n <= 8 ? stack : arena_alloc(ctx->arena, n * sizeof *dts);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((int)i == taken) {
+            dts[k++] = value_dt(out);
+        } else if (branches[i] && expr_static_dt(ctx, branches[i], &dts[k])) {
+            k++;
+        }
+    }
+    bool any_str = false;
+    for (uint32_t i = 0; i < k; i++)
+        any_str |= dts[i].deriv < COLL_DERIV_NUMERIC;
+    if (!any_str) { /* numbers and NULLs: not a string CASE; its NULL is a number's */
+        bool any_num = false;
+        for (uint32_t i = 0; i < k; i++)
+            any_num |= dts[i].deriv == COLL_DERIV_NUMERIC;
+        if (out->type == VAL_NULL && any_num) {
+            out->coll = COLL_BINARY;
+            value_set_deriv(out, COLL_DERIV_NUMERIC, true);
+        }
+        return 0;
+    }
+    coll_dt_t dt;
+    if (!coll_aggregate(dts, k, COLL_AGG_FOR_RESULT, ctx->conn_coll, &dt))
+        return coll_error(ctx, op, dts, k);
+    for (uint32_t i = 0; i < n; i++) {
+        /* a literal branch not taken must still fit the result's character set */
+        value_t lit;
+        if ((int)i != taken && branches[i] && branches[i]->kind == SQL_E_LITERAL &&
+            branches[i]->lit.type == VAL_STRING && sql_expr_eval(ctx, branches[i], &lit) == 0 &&
+            !str_to_coll(ctx, &lit, dt.coll))
+            return coll_error(ctx, op, dts, k);
+    }
+    if (out->type != VAL_STRING && out->type != VAL_NULL)
+        *out = to_str(ctx, out); /* a number in a string CASE is a string */
+    if (!str_to_coll(ctx, out, dt.coll))
+        return coll_error(ctx, op, dts, k);
+    coll_stamp(out, &dt);
+    return 0;
+}
+
+/* Aggregates a function's arguments a[] by its rule (converting the strings among them); *dt is the result's
+ * collation.  Returns 1 when the function has no rule. */
+static int coll_fn_args(sql_eval_ctx_t *ctx, const struct coll_rule *r, value_t *a, uint32_t nargs, coll_dt_t *dt)
+{
+    value_t stack[8], *vs = nargs <= 8 ? stack : arena_alloc(ctx->arena, nargs * sizeof *vs);
+    uint32_t n = 0;
+    bool all_str = true;
+    for (uint32_t i = r->first; i < nargs && (!r->max || n < r->max); i += r->step) {
+        vs[n++] = a[i];
+        all_str &= a[i].type == VAL_STRING || a[i].type == VAL_NULL;
+    }
+    if (!n || (r->cmp && (n < 2 || !all_str)) || ((r->fn == SQL_FN_GREATEST || r->fn == SQL_FN_LEAST) && !all_str))
+        return 1; /* compared as numbers / temporals */
+    unsigned flags = r->cmp ? COLL_AGG_FOR_CMP : COLL_AGG_FOR_RESULT | (r->strict ? COLL_AGG_DISALLOW_NONE : 0);
+    int rc = coll_unify(ctx, r->op, vs, n, flags, dt);
+    if (rc)
+        return rc;
+    n = 0;
+    for (uint32_t i = r->first; i < nargs && (!r->max || n < r->max); i += r->step)
+        a[i] = vs[n++];
+    return r->cmp ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- LIKE */
@@ -764,7 +959,9 @@ static int session(sql_eval_ctx_t *ctx, sql_session_fn_t fn, value_t *out)
     int rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->session_fn : NULL, "session function");
     if (rc)
         return rc;
-    return ctx->cb->session_fn(ctx->user, fn, out);
+    if ((rc = ctx->cb->session_fn(ctx->user, fn, out)) == 0 && out->type == VAL_STRING)
+        value_set_deriv(out, COLL_DERIV_SYSCONST, false); /* USER(), DATABASE(), VERSION() */
+    return rc;
 }
 
 /* ROUND/TRUNCATE of a decimal to d places */
@@ -864,6 +1061,8 @@ static int eval_user_lock(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_
     return ctx->cb->user_lock(ctx->user, fn, name, len, timeout, out, d);
 }
 
+static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, bool any_null, value_t *out);
+
 static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
@@ -898,7 +1097,9 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if ((rc = sql_expr_eval(ctx, e->args[0], &c)))
             return rc;
         bool t = c.type != VAL_NULL && value_to_bool(&c, ctx->diag);
-        return sql_expr_eval(ctx, e->args[t ? 1 : 2], out);
+        if ((rc = sql_expr_eval(ctx, e->args[t ? 1 : 2], out)))
+            return rc;
+        return coll_branches(ctx, "if", (const sql_expr_t *const *)e->args + 1, 2, t ? 0 : 1, out);
     }
     case SQL_FN_IFNULL:
     case SQL_FN_COALESCE:
@@ -906,7 +1107,8 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             if ((rc = sql_expr_eval(ctx, e->args[i], out)))
                 return rc;
             if (out->type != VAL_NULL)
-                return 0;
+                return coll_branches(ctx, fn == SQL_FN_IFNULL ? "ifnull" : "coalesce",
+                                     (const sql_expr_t *const *)e->args, e->nargs, (int)i, out);
         }
         *out = value_null();
         return 0;
@@ -1039,6 +1241,32 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if (a[i].type == VAL_NULL)
             any_null = true;
     }
+    const struct coll_rule *cr = coll_rule_of(fn);
+    coll_dt_t dt;
+    int agg = cr ? coll_fn_args(ctx, cr, a, e->nargs, &dt) : 1;
+    if (agg < 0)
+        return agg;
+    if ((rc = eval_strict_fn(ctx, e, a, any_null, out)) != 0)
+        return rc;
+    if (agg == 0) {
+        coll_stamp(out, &dt);
+    } else if (out->type == VAL_STRING && !out->deriv) {
+        /* no rule: the coercibility of the arguments (UPPER(col) is IMPLICIT, HEX(1) COERCIBLE) */
+        coll_dt_t stack[8] = {{0}}, *dts = e->nargs <= 8 ? stack : arena_alloc(ctx->arena, e->nargs * sizeof *dts);
+        for (uint32_t i = 0; i < e->nargs; i++)
+            dts[i] = value_dt(&a[i]);
+        if (!e->nargs || !coll_aggregate(dts, e->nargs, COLL_AGG_FOR_RESULT, ctx->conn_coll, &dt))
+            dt = (coll_dt_t){.deriv = COLL_DERIV_COERCIBLE};
+        value_set_deriv(out, dt.deriv, dt.ascii);
+    }
+    return 0;
+}
+
+/* A function whose arguments a[0..e->nargs) are evaluated (and aggregated by coll_rules). */
+static int eval_strict_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *a, bool any_null, value_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    int rc = 0;
     diag_t *dg = ctx->diag;
 
     if (fn >= SQL_FN_DATEDIFF && fn <= SQL_FN_WEEK) { /* datefn.c (functions.def order) */
@@ -1097,9 +1325,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         return 0;
     case SQL_FN_NULLIF: {
         if (a[0].type == VAL_NULL || a[1].type == VAL_NULL) { *out = a[0]; return 0; }
-        value_t x = a[0], y = a[1];
-        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &y);
-        *out = value_compare(&x, &y, dg) == 0 ? value_null() : a[0];
+        *out = value_compare(&a[0], &a[1], dg) == 0 ? value_null() : a[0];
         return 0;
     }
     case SQL_FN_GREATEST:
@@ -1144,9 +1370,7 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         uint32_t best = 0;
         for (uint32_t i = 1; i < e->nargs; i++) {
-            value_t x = a[i], y = a[best];
-            sql_eval_coll_agree(ctx, e->args[i], &x, e->args[best], &y);
-            int c = all_str || !any_dbl ? value_compare(&x, &y, dg)
+            int c = all_str || !any_dbl ? value_compare(&a[i], &a[best], dg)
                                         : (value_to_double(&a[i], dg) < value_to_double(&a[best], dg) ? -1 : value_to_double(&a[i], dg) > value_to_double(&a[best], dg));
             if ((fn == SQL_FN_GREATEST && c > 0) || (fn == SQL_FN_LEAST && c < 0))
                 best = i;
@@ -1167,6 +1391,19 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         return 0;
     }
+    case SQL_FN_CHARSET: case SQL_FN_COLLATION: {
+        /* a NULL keeps the collation of the expression that made it (CONCAT(col, NULL)); NULL itself is binary */
+        coll_dt_t d = value_dt(&a[0]);
+        uint16_t c = a[0].type == VAL_STRING || (a[0].type == VAL_NULL && d.deriv != COLL_DERIV_IGNORABLE)
+                   ? d.coll : COLL_BINARY; /* numbers and temporals: binary */
+        const char *n = fn == SQL_FN_CHARSET ? value_coll_charset(c) : value_coll_name(c);
+        *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
+        value_set_deriv(out, COLL_DERIV_SYSCONST, true);
+        return 0;
+    }
+    case SQL_FN_COERCIBILITY:
+        *out = value_int(value_dt(&a[0]).deriv);
+        return 0;
     case SQL_FN_GET_LOCK: case SQL_FN_RELEASE_LOCK: case SQL_FN_RELEASE_ALL_LOCKS: case SQL_FN_IS_FREE_LOCK:
     case SQL_FN_IS_USED_LOCK:
         return eval_user_lock(ctx, e, a, out);
@@ -1302,7 +1539,8 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         /* INSTR(str, sub) / LOCATE(sub, str[, pos]) */
         value_t s = to_str(ctx, fn == SQL_FN_INSTR ? &a[0] : &a[1]);
         value_t sub = to_str(ctx, fn == SQL_FN_INSTR ? &a[1] : &a[0]);
-        sql_eval_coll_agree(ctx, e->args[fn == SQL_FN_INSTR ? 0 : 1], &s, e->args[fn == SQL_FN_INSTR ? 1 : 0], &sub);
+        if ((rc = sql_eval_coll_cmp(ctx, fn == SQL_FN_INSTR ? "instr" : "locate", &s, &sub)))
+            return rc;
         int64_t pos = fn == SQL_FN_LOCATE && e->nargs == 3 ? value_to_int(&a[2], dg) : 1;
         uint16_t coll = s.coll == COLL_BINARY || sub.coll == COLL_BINARY ? COLL_BINARY : s.coll;
         int64_t nc = (int64_t)char_count(&s);
@@ -1619,18 +1857,6 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = value_str(hex, dl * 2, COLL_DEFAULT);
         return 0;
     }
-    case SQL_FN_CHARSET: {
-        const char *n = a[0].type == VAL_STRING ? value_coll_name(a[0].coll) : "binary";
-        const char *u = strchr(n, '_');
-        char *r = arena_strndup(ctx->arena, n, u ? (size_t)(u - n) : strlen(n));
-        *out = value_str(r, strlen(r), COLL_UTF8MB3_GENERAL_CI);
-        return 0;
-    }
-    case SQL_FN_COLLATION: {
-        const char *n = a[0].type == VAL_STRING ? value_coll_name(a[0].coll) : "binary";
-        *out = value_str(n, strlen(n), COLL_UTF8MB3_GENERAL_CI);
-        return 0;
-    }
     case SQL_FN_SLEEP: {
         double secs = value_to_double(&a[0], dg);
         int interrupted = secs > 0 && ctx->cb && ctx->cb->sleep ? ctx->cb->sleep(ctx->user, secs) : 0;
@@ -1915,6 +2141,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             out->s.len = n;
             out->coll = ctx->conn_coll;
         }
+        mark_coercible(out);
         return 0;
     case SQL_E_COLUMN:
         if (e->slot >= 0 && ctx->row) {
@@ -1929,23 +2156,33 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
     case SQL_E_SYSVAR:
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->sysvar_get : NULL, "system variables")))
             return rc;
-        return ctx->cb->sysvar_get(ctx->user, e->var.scope, e->var.component, e->var.name, out, ctx->diag);
+        if ((rc = ctx->cb->sysvar_get(ctx->user, e->var.scope, e->var.component, e->var.name, out, ctx->diag)) == 0 &&
+            out->type == VAL_STRING)
+            value_set_deriv(out, COLL_DERIV_SYSCONST, false);
+        return rc;
     case SQL_E_USERVAR:
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->uservar_get : NULL, "user variables")))
             return rc;
-        if ((rc = ctx->cb->uservar_get(ctx->user, e->var.name, out)) == 0 && out->type == VAL_STRING && !out->dec)
-            out->dec = VAL_DEC_QUIET; /* converted to a number without warnings, as MariaDB does */
+        if ((rc = ctx->cb->uservar_get(ctx->user, e->var.name, out)) == 0 && out->type == VAL_STRING) {
+            if (!out->dec)
+                out->dec = VAL_DEC_QUIET; /* converted to a number without warnings, as MariaDB does */
+            value_set_deriv(out, COLL_DERIV_IMPLICIT, false);
+        }
         return rc;
     case SQL_E_ASSIGN:
         if ((rc = sql_expr_eval(ctx, e->args[0], out)))
             return rc;
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->uservar_set : NULL, "user variables")))
             return rc;
+        if (out->type == VAL_STRING)
+            value_set_deriv(out, COLL_DERIV_IMPLICIT, false);
         return ctx->cb->uservar_set(ctx->user, e->var.name, out);
     case SQL_E_PARAM:
         if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->param_get : NULL, "placeholders")))
             return rc;
-        return ctx->cb->param_get(ctx->user, e->param_index, out);
+        if ((rc = ctx->cb->param_get(ctx->user, e->param_index, out)) == 0)
+            mark_coercible(out);
+        return rc;
     case SQL_E_UNARY:
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
@@ -2000,6 +2237,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         case SQL_OP_BINARY:
             *out = to_str(ctx, &a);
             out->coll = COLL_BINARY;
+            value_set_deriv(out, COLL_DERIV_IMPLICIT, false); /* BINARY x is CAST(x AS BINARY) */
             return 0;
         default:
             *out = a;
@@ -2031,17 +2269,14 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return rc;
         if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
             op == SQL_OP_GE || op == SQL_OP_NSEQ) {
-            value_t vs[2] = {a, b};
-            if ((rc = coll_check(ctx, op_text(op), 2, (const sql_expr_t *const *)e->args, vs)))
+            if ((rc = sql_eval_coll_cmp(ctx, op_text(op), &a, &b)))
                 return rc;
         }
         if (op == SQL_OP_NSEQ) {
-            if (a.type == VAL_NULL || b.type == VAL_NULL) {
+            if (a.type == VAL_NULL || b.type == VAL_NULL)
                 *out = value_int(a.type == VAL_NULL && b.type == VAL_NULL);
-            } else {
-                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
+            else
                 *out = value_int(value_compare(&a, &b, ctx->diag) == 0);
-            }
             return 0;
         }
         if (a.type == VAL_NULL || b.type == VAL_NULL) {
@@ -2050,16 +2285,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
             op == SQL_OP_GE) {
-            /* an explicit COLLATE on either side decides the comparison's collation, else the derivation */
-            if (a.type == VAL_STRING && b.type == VAL_STRING) {
-                if (a.coll == COLL_BINARY || b.coll == COLL_BINARY) {
-                    if (e->args[1]->kind == SQL_E_COLLATE && e->args[0]->kind != SQL_E_COLLATE)
-                        a.coll = b.coll;
-                    else if (e->args[0]->kind == SQL_E_COLLATE && e->args[1]->kind != SQL_E_COLLATE)
-                        b.coll = a.coll;
-                }
-                sql_eval_coll_agree(ctx, e->args[0], &a, e->args[1], &b);
-            }
+            /* strings are in one collation already (sql_eval_coll_cmp) */
         } else if (op != SQL_OP_XOR) {
             hex_as_number(e->args[0], &a);
             hex_as_number(e->args[1], &b);
@@ -2112,13 +2338,11 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        value_t s = to_str(ctx, &a), p = to_str(ctx, &b);
-        value_t vs[2] = {s, p};
-        if ((rc = coll_check(ctx, "like", 2, (const sql_expr_t *const *)e->args, vs)))
+        value_t vs[2] = {to_str(ctx, &a), to_str(ctx, &b)};
+        coll_dt_t dt;
+        if ((rc = coll_unify(ctx, "like", vs, 2, COLL_AGG_FOR_CMP, &dt)))
             return rc;
-        sql_eval_coll_agree(ctx, e->args[0], &s, e->args[1], &p);
-        uint16_t coll = s.coll == COLL_BINARY || p.coll == COLL_BINARY ? COLL_BINARY : s.coll;
-        bool m = sql_like_match(coll, s.s.ptr, s.s.len, p.s.ptr, p.s.len, esc);
+        bool m = sql_like_match(dt.coll, vs[0].s.ptr, vs[0].s.len, vs[1].s.ptr, vs[1].s.len, esc);
         *out = value_int(m != e->negated);
         return 0;
     }
@@ -2153,26 +2377,35 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        if (e->args[0]->kind == SQL_E_COLUMN && a.type == VAL_STRING && e->nargs <= 65) {
-            /* the literals of the list must fit a latin1 column (1267 / 1270 / 1271); one item is '=' */
-            value_t vs[65];
+        value_t *vs = NULL;
+        if (a.type == VAL_STRING) {
+            /* a string against the list: all of it in one collation first (one item is '=') */
+            vs = arena_alloc(ctx->arena, e->nargs * sizeof *vs);
             vs[0] = a;
-            for (uint32_t i = 1; i < e->nargs; i++)
-                if (!is_literal_expr(e->args[i]) || (rc = sql_expr_eval(ctx, e->args[i], &vs[i])))
-                    vs[i] = value_null();
-            if ((rc = coll_check(ctx, e->nargs == 2 ? "=" : "in", e->nargs, (const sql_expr_t *const *)e->args, vs)))
+            bool all_str = true;
+            for (uint32_t i = 1; i < e->nargs; i++) {
+                if ((rc = sql_expr_eval(ctx, e->args[i], &vs[i])))
+                    return rc;
+                all_str &= vs[i].type == VAL_STRING || vs[i].type == VAL_NULL;
+            }
+            coll_dt_t dt;
+            if (all_str && (rc = coll_unify(ctx, e->nargs == 2 ? "=" : "in", vs, e->nargs, COLL_AGG_FOR_CMP, &dt)))
                 return rc;
+            a = vs[0];
         }
         bool saw_null = false;
         for (uint32_t i = 1; i < e->nargs; i++) {
-            if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
+            if (vs)
+                b = vs[i];
+            else if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
                 return rc;
             if (b.type == VAL_NULL) {
                 saw_null = true;
                 continue;
             }
             value_t x = a;
-            sql_eval_coll_agree(ctx, e->args[0], &x, e->args[i], &b);
+            if ((rc = sql_eval_coll_cmp(ctx, "=", &x, &b)))
+                return rc;
             if (value_compare(&x, &b, ctx->diag) == 0) {
                 *out = value_int(!e->negated);
                 return 0;
@@ -2190,11 +2423,15 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
         value_t vs[3] = {a, b, c};
-        if ((rc = coll_check(ctx, "between", 3, (const sql_expr_t *const *)e->args, vs)))
-            return rc;
-        value_t al = a, ah = a;
-        sql_eval_coll_agree(ctx, e->args[0], &al, e->args[1], &b);
-        sql_eval_coll_agree(ctx, e->args[0], &ah, e->args[2], &c);
+        coll_dt_t dt;
+        if (a.type == VAL_STRING && (b.type == VAL_STRING || b.type == VAL_NULL) &&
+            (c.type == VAL_STRING || c.type == VAL_NULL)) {
+            if ((rc = coll_unify(ctx, "between", vs, 3, COLL_AGG_FOR_CMP, &dt)))
+                return rc;
+            b = vs[1];
+            c = vs[2];
+        }
+        value_t al = vs[0], ah = vs[0];
         int lo = b.type == VAL_NULL ? -1 : value_compare(&al, &b, ctx->diag) >= 0;
         int hi = c.type == VAL_NULL ? -1 : value_compare(&ah, &c, ctx->diag) <= 0;
         int t = (lo == 0 || hi == 0) ? 0 : (lo < 0 || hi < 0) ? -1 : 1;
@@ -2207,24 +2444,55 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         const sql_expr_t *operand = e->args[0];
         if (operand && (rc = sql_expr_eval(ctx, operand, &a)))
             return rc;
+        /* the results: THEN ..., ELSE, aggregated as one (MariaDB's 'case') */
+        uint32_t nthen = e->nargs / 2;
+        const sql_expr_t **res = arena_alloc(ctx->arena, (nthen + 1) * sizeof *res);
+        for (uint32_t i = 0; i < nthen; i++)
+            res[i] = e->args[2 + 2 * i];
+        res[nthen] = e->else_expr;
+        value_t *whens = NULL;
+        if (operand && a.type == VAL_STRING) {
+            /* CASE x WHEN y ...: x and every WHEN are compared in one collation */
+            whens = arena_alloc(ctx->arena, (nthen + 1) * sizeof *whens);
+            whens[0] = a;
+            bool all_str = true;
+            for (uint32_t i = 0; i < nthen; i++) {
+                if ((rc = sql_expr_eval(ctx, e->args[1 + 2 * i], &whens[1 + i])))
+                    return rc;
+                all_str &= whens[1 + i].type == VAL_STRING || whens[1 + i].type == VAL_NULL;
+            }
+            coll_dt_t dt;
+            if (all_str && (rc = coll_unify(ctx, "case", whens, nthen + 1, COLL_AGG_FOR_CMP, &dt)))
+                return rc;
+            a = whens[0];
+        }
+        int taken = (int)nthen;
         for (uint32_t i = 1; i + 1 < e->nargs; i += 2) {
-            if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
+            if (whens)
+                b = whens[1 + i / 2];
+            else if ((rc = sql_expr_eval(ctx, e->args[i], &b)))
                 return rc;
             bool hit;
             if (operand) {
                 value_t x = a;
-                sql_eval_coll_agree(ctx, operand, &x, e->args[i], &b);
+                if ((rc = sql_eval_coll_cmp(ctx, "case", &x, &b)))
+                    return rc;
                 hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&x, &b, ctx->diag) == 0;
             }
             else
                 hit = truth(ctx, &b) == 1;
-            if (hit)
-                return sql_expr_eval(ctx, e->args[i + 1], out);
+            if (hit) {
+                taken = (int)(i / 2);
+                break;
+            }
         }
-        if (e->else_expr)
-            return sql_expr_eval(ctx, e->else_expr, out);
-        *out = value_null();
-        return 0;
+        if (res[taken]) {
+            if ((rc = sql_expr_eval(ctx, res[taken], out)))
+                return rc;
+        } else {
+            *out = value_null();
+        }
+        return coll_branches(ctx, "case", res, nthen + 1, taken, out);
     }
     case SQL_E_FUNC:
         return eval_func(ctx, e, out);
@@ -2235,7 +2503,9 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = a;
             return 0;
         }
-        return eval_cast(ctx, e, &a, out);
+        if ((rc = eval_cast(ctx, e, &a, out)) == 0 && out->type == VAL_STRING)
+            value_set_deriv(out, COLL_DERIV_IMPLICIT, false); /* CAST(x AS CHAR) is as strong as a column */
+        return rc;
     case SQL_E_CONVERT_USING:
     case SQL_E_COLLATE:
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
@@ -2265,7 +2535,13 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             out->s.ptr = p;
             out->s.len = n;
         }
+        if (e->kind == SQL_E_COLLATE && a.type == VAL_STRING && out->coll != COLL_BINARY &&
+            strcmp(value_coll_charset(out->coll), value_coll_charset((uint16_t)e->cast.coll)) != 0)
+            return diag_error(ctx->diag, ER_COLLATION_CHARSET_MISMATCH, value_coll_name((uint16_t)e->cast.coll),
+                              value_coll_charset(out->coll));
         out->coll = (uint16_t)e->cast.coll;
+        value_set_deriv(out, e->kind == SQL_E_COLLATE ? COLL_DERIV_EXPLICIT : COLL_DERIV_IMPLICIT,
+                        value_deriv_ascii(out));
         return 0;
     case SQL_E_DEFAULT:
         if (e->nargs == 1 && ctx->cb && ctx->cb->default_get)

@@ -18,6 +18,7 @@
 #include "sql/collation.h"
 #include "sql/commit.h"
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "util/util.h"
 
 static catalog_t *g_cat;
@@ -53,6 +54,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_shutdown();
     catalog_close(g_cat);
     g_cat = NULL;
     g_eng = NULL;
@@ -159,7 +161,9 @@ int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
 {
     if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
         return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    uint64_t t0 = time_mono_us();
     int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    x->stats.lock_us += time_mono_us() - t0;
     return rc ? mdl_err(x, rc) : 0;
 }
 
@@ -177,7 +181,7 @@ static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
         }                                                                           \
     } while (0)
     switch (st->kind) {
-    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW:
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW: case SQL_STMT_OPTIMIZE_TABLE:
         for (uint32_t i = 0; i < st->tables.n; i++)
             ADD(st->tables.tables[i].db, st->tables.tables[i].name);
         break;
@@ -1027,6 +1031,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     cat_table_t *t = I.t;
     xeval_init(&I.xe, x);
     I.xe.ev.div_zero_error = x->strict && !ins->ignore && !x->div_zero_off;
+    x->div_zero_error = I.xe.ev.div_zero_error; /* and in its SELECT and subqueries (xeval_init), as MariaDB */
     single_def(&I.q, x, t, I.db);
     /* the column list */
     if (ins->nset) {
@@ -1142,6 +1147,7 @@ static int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                             (unsigned long long)I.dups, x->diag->warn_count);
     pend_ok(x, I.affected, info);
 out:
+    x->div_zero_error = false;
     if (I.have_sq)
         xquery_release(&I.sq);
     buf_free(&I.dup.pk);
@@ -1332,6 +1338,8 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     sql_expr_t *where = upd ? st->update->where : st->del->where;
     xquery_t q;
     xmulti_t M = {.x = x, .q = &q};
+    /* a strict UPDATE fails on x/0 anywhere in it (WHERE, SET, subqueries); MariaDB's DELETE only warns */
+    x->div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
     int rc = xquery_from(&q, x, from);
     if (rc)
         goto out;
@@ -1380,7 +1388,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         goto out;
     xeval_t xe;
     xeval_init(&xe, x);
-    xe.ev.div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
+    xe.ev.div_zero_error = x->div_zero_error;
     uint64_t matched = 0, changed = 0;
     buf_t store;
     buf_init(&store);
@@ -1451,6 +1459,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     else
         pend_ok(x, changed, NULL);
 out:
+    x->div_zero_error = false;
     if (q.cur_pk)
         for (uint32_t i = 0; i < q.nsrc; i++)
             buf_free(&q.cur_pk[i]);
@@ -1477,14 +1486,15 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             goto out0;
     }
     xquery_release(&q);
+    bool strict = x->strict && !up->ignore;
+    x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (xeval_init) */
     if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
         goto out;
     cat_table_t *t = D.t;
     engine_trx_t *trx;
     if ((rc = xtrx(x, &trx)) != 0)
         goto out;
-    bool strict = x->strict && !up->ignore;
-    D.xe.ev.div_zero_error = strict && !x->div_zero_off;
+    D.xe.ev.div_zero_error = x->div_zero_error;
     uint64_t changed = 0;
     int ai = cat_table_autoinc_col(t);
     bool *assigned = arena_calloc(x->arena, t->ncols + 1);
@@ -1551,6 +1561,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)D.n,
                                      (unsigned long long)changed, x->diag->warn_count));
 out:
+    x->div_zero_error = false;
     mem_free(D.m);
 out0:
     xquery_release(&q);
@@ -1929,15 +1940,18 @@ static int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_colum
         c->rc.coll = COLL_BINARY;
     }
     if (st == SQLT_VARCHAR || st == SQLT_VARBINARY) {
-        /* a row holds at most 65535 bytes: longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
+        /* a row holds at most 65535 bytes, of which MariaDB leaves a VARCHAR 65532 (length bytes and NULL bit):
+         * longer is 1074 in strict mode, else a TEXT / BLOB with note 1246 */
         uint32_t mb = st == SQLT_VARBINARY ? 1 : value_coll_mbmaxlen(c->rc.coll);
         uint64_t bytes = (uint64_t)c->rc.len * (mb ? mb : 1);
-        if (bytes > 65535) {
+        if (bytes > 65532) {
             if (x->strict)
-                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65535 / (mb ? mb : 1)));
+                return diag_error(x->diag, ER_TOO_BIG_FIELDLENGTH, c->name, (unsigned long)(65532 / (mb ? mb : 1)));
             bool bin = st == SQLT_VARBINARY;
             diag_note(x->diag, ER_AUTO_CONVERT, c->name, bin ? "VARBINARY" : "VARCHAR", bin ? "BLOB" : "TEXT");
-            st = bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT) : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT);
+            st = bytes <= 65535      ? (bin ? SQLT_BLOB : SQLT_TEXT)
+                 : bytes <= 16777215 ? (bin ? SQLT_MEDIUMBLOB : SQLT_MEDIUMTEXT)
+                                     : (bin ? SQLT_LONGBLOB : SQLT_LONGTEXT); /* the smallest that holds it */
             c->rc.type = (uint8_t)st;
             c->rc.len = 0;
         }
@@ -2978,6 +2992,18 @@ out:
     return rc;
 }
 
+/* OPTIMIZE TABLE: the table copied into new trees, as a copying ALTER TABLE with no change (the old trees'
+ * extents go back to the tablespace when the catalog drops them). */
+int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn)
+{
+    sql_alter_table_t at;
+    memset(&at, 0, sizeof at);
+    at.table = *tn;
+    int rc = alter_rebuild(x, &at);
+    x->pend_ok = false; /* the statement answers with its own result set */
+    return rc;
+}
+
 /* ---------------------------------------------------------------- key format step 1 -> 2 at start-up */
 
 /*
@@ -3315,7 +3341,8 @@ bool sql_exec_handles(const sql_stmt_t *st)
     case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
     case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_TABLESPACE:
     case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE: case SQL_STMT_CREATE_LOGFILE_GROUP:
-    case SQL_STMT_DROP_LOGFILE_GROUP:
+    case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE:
+    case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE: case SQL_STMT_CHECKSUM_TABLE:
         return true;
     case SQL_STMT_SHOW:
         return exec_show_handles(&st->show);
@@ -3327,10 +3354,11 @@ bool sql_exec_handles(const sql_stmt_t *st)
     }
 }
 
+/* Statements that end the open transaction first (MariaDB's implicit commit; CHECKSUM TABLE does not). */
 static bool is_ddl(sql_stmt_kind_t k)
 {
     return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
-           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN;
+           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN && k != SQL_STMT_CHECKSUM_TABLE;
 }
 
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -3411,6 +3439,9 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return exec_show_stmt(x, &st->show);
     case SQL_STMT_EXPLAIN:
         return exec_explain(x, st->explain.stmt);
+    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
+    case SQL_STMT_CHECKSUM_TABLE:
+        return exec_maint(x, st);
     default:
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
     }
@@ -3439,6 +3470,8 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
     case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
         return true;
+    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
+        return !st->tables.local; /* as MariaDB: whatever each table's outcome; CHECK and CHECKSUM never */
     default:
         return false;
     }

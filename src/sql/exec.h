@@ -74,6 +74,10 @@ typedef struct sql_exec_stats {
     uint64_t tmp_files;          /* Created_tmp_files (global) */
     uint64_t plan_hits;          /* a prepared statement's plan reused */
     uint64_t plan_rebinds;       /* Com_stmt_reprepare: a prepared plan bound again after its tables changed */
+    uint64_t rows_examined;      /* rows read from tables (the slow log's Rows_examined) */
+    uint64_t lock_us;            /* time waiting for metadata locks (its Lock_time) */
+    uint64_t full_scans;         /* Select_scan: 1 when a first table was read by a full scan */
+    uint64_t full_joins;         /* Select_full_join: 1 when a later table of a join was */
 } sql_exec_stats_t;
 
 /* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply
@@ -105,6 +109,9 @@ typedef struct sql_exec_ctx {
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
     bool div_zero_off;         /* ERROR_FOR_DIVISION_BY_ZERO not in sql_mode */
+    bool limit_selects;        /* a client's statement: select_limit applies (internal contexts leave it off) */
+    uint64_t select_limit;     /* @@sql_select_limit: rows of a top-level SELECT / UNION without LIMIT */
+    bool div_zero_error;       /* set during a strict INSERT: x/0 in its SELECT / subqueries is error 1365 */
     unsigned show_create;      /* SQL_SHOW_CREATE_* below: how sql_mode shapes SHOW CREATE TABLE */
     uint64_t sql_mode;         /* @@sql_mode (its bits), which the binlog's QUERY events of DDL carry */
     uint32_t autoinc_increment, autoinc_offset; /* @@auto_increment_increment / _offset (0 taken as 1) */
@@ -170,6 +177,11 @@ bool sql_expr_has_subquery(const sql_expr_t *e);
  * transaction, metadata locks and read view a SELECT of it would have; nothing is sent to the sink.  The value
  * is in x->arena.  1242 when a scalar subquery gives more than one row, as in a SELECT. */
 int sql_exec_eval(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e, value_t *out);
+/* COM_FIELD_LIST: the column definitions of table (in the current database) whose names match the LIKE
+ * pattern wild (NULL or "": all), with each column's default as mysql_list_fields() shows it (SHOW COLUMNS'
+ * text, the type's zero for a NOT NULL column without one, NULL for a nullable one), in x->arena.  0, or an error pushed (1046, 1146, 1205). */
+int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, res_col_t **cols,
+                        res_cell_t **defaults, int *n);
 /* Result columns a statement will produce (COM_STMT_PREPARE); *ncols 0 when none. */
 int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 

@@ -130,5 +130,9 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
 bool exec_show_handles(const sql_show_t *sh);
+/* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */
+int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Copies a table into new trees (OPTIMIZE TABLE; exec.c's ALTER TABLE rebuild with no change). */
+int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
 
 #endif

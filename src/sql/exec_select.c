@@ -21,10 +21,12 @@
 #include <strings.h>
 
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "sql/extsort.h"
 #include "sql/typeinf.h"
 #include "sql/tz.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 /* ---------------------------------------------------------------- values and keys */
 
@@ -195,14 +197,6 @@ typedef struct xmap {
     uint32_t kcap;
     arena_t *a;
 } xmap_t;
-
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
 
 static void xmap_init(xmap_t *m, arena_t *a)
 {
@@ -691,6 +685,7 @@ typedef struct xpath {
     uint32_t neq;            /* leading index columns bound to points */
     bool range;              /* and a range on the next */
     bool point;              /* neq covers a unique index: at most one row per point */
+    uint64_t est_rows;       /* rows the path is expected to read, from the table's statistics; 0: none */
     xcond_t *conds;          /* per table column */
 } xpath_t;
 
@@ -861,6 +856,30 @@ static bool col_indexable(const cat_column_t *c)
     return t != SQLT_ENUM && t != SQLT_SET && t != SQLT_BIT;
 }
 
+/*
+ * Rows a candidate path is expected to read, from the table's statistics (ANALYZE TABLE, sql/stats.h): a unique
+ * point 1 per point; neq leading columns bound to points: rows / distinct values of that prefix, per point of an
+ * IN list; a range after them (or alone): a third of that (System R's guess for an open range).
+ */
+static uint64_t path_estimate(const cat_table_t *t, uint32_t ix, uint32_t neq, bool range, bool uniq, uint32_t points,
+                              uint64_t rows)
+{
+    uint64_t est = rows;
+    if (uniq)
+        est = 1;
+    else if (neq && !stats_rows_per_key(sql_exec_catalog(), t, ix, neq, &est))
+        est = rows / 10;
+    if (!uniq && range)
+        est /= 3;
+    est *= points ? points : 1;
+    return est ? est : 1;
+}
+
+/*
+ * The access path of source si: among the indexes whose leading columns WHERE binds, the one expected to read
+ * the fewest rows when the table has statistics (path_estimate), else by a fixed preference: a unique point,
+ * then more bound columns, then a range, then the primary key.
+ */
 static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_t *p, arena_t *a)
 {
     const cat_table_t *t = q->src[si].t;
@@ -870,16 +889,23 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
         return;
     p->conds = arena_calloc(a, sizeof(xcond_t) * (t->ncols + 1));
     collect_conds(q, si, where, p->conds, a);
+    uint64_t rows = 0;
+    bool have_stats = stats_table_rows(sql_exec_catalog(), t, &rows);
+    if (have_stats)
+        p->est_rows = rows ? rows : 1; /* a full scan */
     int best = 0;
+    uint64_t best_est = UINT64_MAX;
     for (uint32_t ix = 0; ix < t->nidx; ix++) {
         const cat_index_t *x = &t->idx[ix];
-        uint32_t neq = 0;
+        uint32_t neq = 0, points = 1;
         bool in_used = false, range = false;
         for (uint32_t k = 0; k < x->ncols; k++) {
             const xcond_t *c = &p->conds[x->cols[k].col];
             if (!col_indexable(&t->cols[x->cols[k].col]))
                 break;
             if (c->eq || (c->in && !in_used)) {
+                if (c->in && !c->eq)
+                    points = c->nin;
                 in_used |= c->in && !c->eq;
                 neq++;
                 continue;
@@ -894,12 +920,16 @@ static void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where,
         for (uint32_t k = 0; k < x->ncols && uniq; k++)
             uniq = x->cols[k].prefix == 0;
         int score = uniq ? (x->kind == CAT_IDX_PRIMARY ? 1000 : 900) : (int)neq * 10 + (range ? 5 : 0) + (x->kind == CAT_IDX_PRIMARY ? 2 : 0);
-        if (score > best) {
+        uint64_t est = have_stats ? path_estimate(t, ix, neq, !full && range, uniq, points, rows) : 0;
+        bool better = have_stats ? est < best_est || (est == best_est && score > best) : score > best;
+        if (better) {
             best = score;
+            best_est = est;
             p->index = (int)ix;
             p->neq = neq;
             p->range = !full && range;
             p->point = uniq;
+            p->est_rows = est;
         }
     }
 }
@@ -923,27 +953,33 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
 }
 
 /*
- * A string search value in the index column's character set: the key is made of the column's weights.  A UTF-8
- * value for a latin1 column is in the column's order only when it is a literal (or ?) whose characters all
- * fit (eval.c derives the comparison's collation that way); else false and the caller scans.
+ * A string search value in the index column's character set: the key is made of the column's weights.  The
+ * comparison runs in the collation MySQL's coercibility rules give the column against the value
+ * (sql_coll_of_cmp); the index serves it when that is the column's collation, or, for equality, a binary-sorting
+ * collation of the same character set (the index finds a superset, which the WHERE / ON filters).  Else false
+ * and the caller scans.
  */
-static bool key_in_coll(xeval_t *xe, const cat_column_t *c, const sql_expr_t *ex, value_t *v)
+static bool key_in_coll(xeval_t *xe, const cat_column_t *c, value_t *v, bool for_range)
 {
     uint16_t cc = c->rc.coll;
-    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type) || cc == COLL_BINARY || v->coll == COLL_BINARY)
+    if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type))
         return true;
-    bool col1 = value_coll_mbmaxlen(cc) == 1, val1 = value_coll_mbmaxlen(v->coll) == 1;
-    if (col1 != val1) {
-        if (col1 && ex->kind != SQL_E_LITERAL && ex->kind != SQL_E_PARAM)
-            return false;
+    int cmp = sql_coll_of_cmp(cc, v);
+    if (cmp < 0)
+        return false; /* no common collation: the evaluation reports 1267 */
+    if (cmp != cc && (for_range || value_coll_is_ci((uint16_t)cmp) ||
+                      (cmp != COLL_BINARY && strcmp(value_coll_charset((uint16_t)cmp), value_coll_charset(cc)) != 0)))
+        return false;
+    if (v->coll != COLL_BINARY && cc != COLL_BINARY &&
+        strcmp(value_coll_charset(v->coll), value_coll_charset(cc)) != 0) {
         size_t n, bad;
         const char *cv = sql_str_convert(xe->x->arena, v->s.ptr, v->s.len, v->coll, cc, &n, &bad);
         if (bad != SIZE_MAX)
             return false;
         v->s.ptr = cv;
         v->s.len = n;
-        v->coll = cc;
     }
+    v->coll = cc;
     return true;
 }
 
@@ -988,7 +1024,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 n = 0;
                 goto done;
             }
-            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->eq, &v)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, &v, false)) {
                 rc = 1;
                 goto fail;
             }
@@ -1010,7 +1046,7 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
                 goto fail;
             if (v.type == VAL_NULL)
                 continue;
-            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, c->in[j], &v)) {
+            if (!key_compatible(col, &v, false) || !key_in_coll(xe, col, &v, false)) {
                 rc = 1;
                 for (uint32_t z = 0; z < m; z++) { /* the ranges made for the values before this one */
                     buf_free(&nrg[z].lo);
@@ -1103,8 +1139,8 @@ static int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath
             n = 0; /* col > NULL is never true */
             goto done;
         }
-        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, c->lo, &lo))) ||
-            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, c->hi, &hi)))) {
+        if ((c->lo && (!key_compatible(col, &lo, true) || !key_in_coll(xe, col, &lo, true))) ||
+            (c->hi && (!key_compatible(col, &hi, true) || !key_in_coll(xe, col, &hi, true)))) {
             rc = 1;
             goto fail;
         }
@@ -1200,6 +1236,8 @@ static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
     const xsrc_t *s = &L->q->src[si];
     if (si == 0)
         L->q->rows_read++;
+    if (!s->is_virtual)
+        L->q->x->stats.rows_examined++;
     for (uint32_t c = 0; c < s->t->ncols; c++) {
         sqlt_t ty = (sqlt_t)s->t->cols[c].rc.type;
         L->row[s->base + c] = (ty == SQLT_ENUM || ty == SQLT_SET || ty == SQLT_FLOAT || ty == SQLT_YEAR ||
@@ -1381,6 +1419,12 @@ static int loop_level(xloop_t *L, uint32_t si)
             ix = L->order_index;
             desc = L->order_desc;
         }
+        /* once per statement, however often a nested loop or a subquery comes back here; information_schema
+         * and other computed tables are not scans of stored data */
+        if (!s->is_virtual && si == 0)
+            q->x->stats.full_scans = 1;
+        else if (!s->is_virtual)
+            q->x->stats.full_joins = 1;
         rc = scan_range(L, si, ix, NULL, NULL, desc, false, &matched);
     }
 end:
@@ -3286,7 +3330,7 @@ static int xsel_send(xsel_t *s, const value_t *first)
 
 /* ---------------------------------------------------------------- UNION */
 
-static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***rows_out, uint64_t *n_out,
+static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit, value_t ***rows_out, uint64_t *n_out,
                       uint32_t *ncols_out, res_col_t **cols_out)
 {
     /* a UNION DISTINCT removes duplicates among the members up to it (MySQL: it overrides any UNION ALL to its
@@ -3500,7 +3544,7 @@ static int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, value_t ***r
     }
     xeval_t xe;
     xeval_init(&xe, x);
-    uint64_t limit = UINT64_MAX, offset = 0;
+    uint64_t limit = dflt_limit, offset = 0;
     value_t v;
     if (first->union_limit.count) {
         if ((rc = xeval(&xe, first->union_limit.count, NULL, &v)) != 0)
@@ -3527,7 +3571,7 @@ static int union_send(sql_exec_ctx_t *x, const sql_select_t *sel)
     uint64_t n;
     uint32_t ncols;
     res_col_t *cols;
-    int rc = union_rows(x, sel, &rows, &n, &ncols, &cols);
+    int rc = union_rows(x, sel, x->limit_selects ? x->select_limit : UINT64_MAX, &rows, &n, &ncols, &cols);
     if (rc)
         return rc;
     xsel_t s;
@@ -3579,6 +3623,8 @@ int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel)
     int rc = x->plan ? xsel_prepare_planned(&s, x, sel) : xsel_prepare(&s, x, sel, false);
     if (rc)
         goto out;
+    if (x->limit_selects && !sel->limit.count && x->select_limit < s.limit)
+        s.limit = x->select_limit; /* @@sql_select_limit: the statement's own LIMIT wins */
     /* column metadata needs a first value only for expressions; streaming sends columns before rows */
     s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (s.nitems + 1));
     for (uint32_t i = 0; i < s.nitems; i++)
@@ -3608,7 +3654,7 @@ out:
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols)
 {
     if (sel->union_next)
-        return union_rows(x, sel, rows, nrows, ncols, NULL);
+        return union_rows(x, sel, UINT64_MAX, rows, nrows, ncols, NULL);
     xsel_t s;
     int rc = xsel_prepare(&s, x, sel, false);
     if (rc)
@@ -3904,6 +3950,7 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     sql_eval_ctx_init(&xe->ev, x->arena, x->diag, &xcb, xe);
     xe->ev.strict = x->strict;
     xe->ev.div_zero_off = x->div_zero_off;
+    xe->ev.div_zero_error = x->div_zero_error;
     if (x->div_precision_increment)
         xe->ev.div_precision_increment = x->div_precision_increment;
     if (x->max_allowed_packet)
@@ -4051,16 +4098,16 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
                 v[6] = kl;
                 if (!p.range && !multi)
                     v[7] = consts ? "const" : "func";
-                est = p.point && !multi ? 1 : 10;
+                est = p.est_rows ? p.est_rows : p.point && !multi ? 1 : 10;
             } else if (i == 0 && oix >= 0) {
                 v[3] = "index";
                 v[5] = t->idx[oix].name;
                 snprintf(kl, sizeof kl, "%u", key_len_of(t, (uint32_t)oix, t->idx[oix].ncols));
                 v[6] = kl;
-                est = 1000;
+                est = p.est_rows ? p.est_rows : 1000;
             } else {
                 v[3] = "ALL";
-                est = 1000;
+                est = p.est_rows ? p.est_rows : 1000;
             }
             snprintf(rows, sizeof rows, "%llu", (unsigned long long)est);
             v[8] = rows;

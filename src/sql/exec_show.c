@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "sql/exec_int.h"
+#include "sql/stats.h"
 #include "util/util.h"
 
 /* issue 7: rows the account may see (the session's filter; everything without one). */
@@ -454,9 +455,13 @@ static uint64_t table_bytes(const cat_table_t *t, bool data)
     return total;
 }
 
-/* Rows of a table for statistics (SHOW INDEX Cardinality, TABLE_ROWS): counted up to a cap, then the cap. */
+/* Rows of a table for statistics (SHOW INDEX Cardinality, TABLE_ROWS): the last ANALYZE's count (sql/stats.h);
+ * never analyzed: counted up to a cap, then the cap. */
 static uint64_t table_rows(sql_exec_ctx_t *x, const cat_table_t *t)
 {
+    uint64_t rows;
+    if (stats_table_rows(sql_exec_catalog(), t, &rows))
+        return rows;
     engine_trx_t *trx;
     if (engine_trx_begin(catalog_engine(sql_exec_catalog()), &trx) != 0)
         return 0;
@@ -469,6 +474,14 @@ static uint64_t table_rows(sql_exec_ctx_t *x, const cat_table_t *t)
     }
     engine_trx_rollback(trx);
     return n;
+}
+
+/* Cardinality of column k of index ix (distinct values of the prefix ending there) from the last ANALYZE;
+ * without statistics, what the caller shows instead. */
+static uint64_t index_cardinality(const cat_table_t *t, uint32_t ix, uint32_t k, uint64_t fallback)
+{
+    uint64_t d;
+    return stats_index_distinct(sql_exec_catalog(), t, ix, k + 1, &d) ? d : fallback;
 }
 
 static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
@@ -514,6 +527,76 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
     return rc;
 }
 
+/* COM_FIELD_LIST's default of a NOT NULL column without DEFAULT: the type's zero, as MariaDB's default record
+ * holds it (0, 0.00, '', 0000-00-00 00:00:00.000, the first ENUM member, zero bytes of BINARY and BIT). */
+static res_cell_t implicit_default(const cat_column_t *c, arena_t *a)
+{
+    const rc_col_t *r = &c->rc;
+    res_cell_t d = {.null = false, .p = "", .len = 0};
+    const char *frac = r->scale ? arena_printf(a, ".%.*s", (int)r->scale, "000000") : "";
+    switch ((sqlt_t)r->type) {
+    case SQLT_TINYINT: case SQLT_SMALLINT: case SQLT_MEDIUMINT: case SQLT_INT: case SQLT_BIGINT:
+    case SQLT_FLOAT: case SQLT_DOUBLE:
+        d.p = "0";
+        break;
+    case SQLT_DECIMAL:
+        d.p = r->scale ? arena_printf(a, "0.%.*s", (int)r->scale, "000000000000000000000000000000") : "0";
+        break;
+    case SQLT_DATE: d.p = "0000-00-00"; break;
+    case SQLT_DATETIME: case SQLT_TIMESTAMP: d.p = arena_printf(a, "0000-00-00 00:00:00%s", frac); break;
+    case SQLT_TIME: d.p = arena_printf(a, "00:00:00%s", frac); break;
+    case SQLT_YEAR: d.p = "0000"; break;
+    case SQLT_ENUM: d.p = c->nelems ? c->elems[0] : ""; break;
+    case SQLT_BINARY:
+    case SQLT_BIT: {
+        size_t n = r->type == SQLT_BIT ? (r->len + 7) / 8 : r->len;
+        d.p = arena_calloc(a, n ? n : 1);
+        d.len = n;
+        return d;
+    }
+    default: /* CHAR, VARCHAR, TEXT, BLOB, SET: empty */
+        break;
+    }
+    d.len = strlen(d.p);
+    return d;
+}
+
+int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, res_col_t **cols,
+                        res_cell_t **defaults, int *n)
+{
+    *n = 0;
+    const char *db = xdb(x, NULL);
+    if (!db)
+        return -x->diag->error_code;
+    const char *rdb = db, *rname = table;
+    xtmp_map(x, &rdb, &rname);
+    /* a catalog reference, not a metadata lock: no transaction is left holding one after the command */
+    cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
+    if (!t)
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, db, table);
+    *cols = arena_calloc(x->arena, sizeof(res_col_t) * (t->ncols + 1));
+    *defaults = arena_calloc(x->arena, sizeof(res_cell_t) * (t->ncols + 1));
+    for (uint32_t i = 0; i < t->ncols; i++) {
+        const cat_column_t *c = &t->cols[i];
+        if (wild && *wild && !sql_like_match(COLL_UTF8MB3_GENERAL_CI, c->name, strlen(c->name), wild, strlen(wild), '\\'))
+            continue;
+        xcol_meta_results(x, &(*cols)[*n], t, i, db, table, c->name);
+        const char *d = default_shown(c, false, x->arena);
+        res_cell_t *out = &(*defaults)[*n];
+        if (d)
+            *out = (res_cell_t){.null = false, .p = arena_strdup(x->arena, d), .len = strlen(d)};
+        else if (!c->rc.nullable && !c->auto_increment)
+            *out = implicit_default(c, x->arena);
+        else if (!c->rc.nullable)
+            *out = (res_cell_t){.null = false, .p = "0", .len = 1};
+        else
+            *out = (res_cell_t){.null = true};
+        (*n)++;
+    }
+    catalog_table_release(t);
+    return 0;
+}
+
 static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     const char *db;
@@ -549,7 +632,7 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
             r[3] = U(k + 1);
             r[4] = S(c->name);
             r[5] = S(ix->cols[k].desc ? "D" : "A");
-            r[6] = U(rows);
+            r[6] = U(index_cardinality(t, ord[o], k, rows));
             r[7] = ix->cols[k].prefix ? U(ix->cols[k].prefix) : value_null();
             r[8] = value_null();
             r[9] = S(c->rc.nullable ? "YES" : "");
@@ -562,6 +645,22 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
     int rc = vt_send(&v, -1, NULL, sh->where);
     catalog_table_release(t);
     return rc;
+}
+
+/* DATA_FREE: the free extents of the table's tablespace, in bytes (InnoDB shows its tablespace's free space);
+ * what OPTIMIZE TABLE and DROP give back shows here. */
+static uint64_t table_data_free(const cat_table_t *t)
+{
+    engine_file_info_t *f;
+    size_t n;
+    uint64_t free = 0;
+    if (engine_files(catalog_engine(sql_exec_catalog()), &f, &n) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (f[i].space_id == t->space_id && strcmp(f[i].file_type, "UNDO LOG") != 0)
+            free += f[i].free_extents * f[i].extent_size;
+    engine_files_free(f);
+    return free;
 }
 
 static void status_cols(vt_t *v, bool is)
@@ -606,7 +705,7 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     r[k++] = U(data);
     r[k++] = U(0);
     r[k++] = U(table_bytes(t, false));
-    r[k++] = U(0);
+    r[k++] = U(table_data_free(t));
     r[k++] = cat_table_autoinc_col(t) >= 0 ? U(atomic_load(&t->ctr->auto_inc)) : value_null();
     r[k++] = S(ct);
     r[k++] = value_null();
@@ -871,7 +970,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                         r[k++] = U(k2 + 1);
                         r[k++] = S(t->cols[ix->cols[k2].col].name);
                         r[k++] = S("A");
-                        r[k++] = U(0);
+                        r[k++] = U(index_cardinality(t, ord[i2], k2, 0));
                         r[k++] = ix->cols[k2].prefix ? U(ix->cols[k2].prefix) : value_null();
                         r[k++] = value_null();
                         r[k++] = S(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");

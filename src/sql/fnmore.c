@@ -322,10 +322,8 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
                 continue;
             bool eq;
             if (all_str) {
-                value_t x = a[0], y = a[i];
-                sql_eval_coll_agree(ctx, e->args[0], &x, e->args[i], &y);
-                eq = value_collate_cmp(x.coll == COLL_BINARY || y.coll == COLL_BINARY ? COLL_BINARY : x.coll,
-                                       x.s.ptr, x.s.len, y.s.ptr, y.s.len) == 0;
+                /* all in one collation (eval.c's coll_rules) */
+                eq = value_collate_cmp(a[0].coll, a[0].s.ptr, a[0].s.len, a[i].s.ptr, a[i].s.len) == 0;
             }
             else
                 eq = value_to_double(&a[0], dg) == value_to_double(&a[i], dg);
@@ -434,7 +432,9 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
     }
     case SQL_FN_STRCMP: {
         value_t x = text_of(ctx, &a[0]), y = text_of(ctx, &a[1]);
-        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &y);
+        int rc = sql_eval_coll_cmp(ctx, "strcmp", &x, &y);
+        if (rc)
+            return rc;
         uint16_t coll = x.coll == COLL_BINARY || y.coll == COLL_BINARY ? COLL_BINARY : x.coll;
         int c = value_collate_cmp(coll, x.s.ptr, x.s.len, y.s.ptr, y.s.len);
         *out = value_int(c < 0 ? -1 : c > 0);
@@ -442,7 +442,9 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
     }
     case SQL_FN_FIND_IN_SET: {
         value_t x = text_of(ctx, &a[0]), set = text_of(ctx, &a[1]);
-        sql_eval_coll_agree(ctx, e->args[0], &x, e->args[1], &set);
+        int rc = sql_eval_coll_cmp(ctx, "find_in_set", &x, &set);
+        if (rc)
+            return rc;
         if (memchr(x.s.ptr, ',', x.s.len)) { *out = value_int(0); return 0; }
         *out = value_int(0);
         if (!set.s.len)

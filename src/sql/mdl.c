@@ -12,6 +12,7 @@
 #include "sql/mdl.h"
 #include "util/blocking.h"
 #include "util/util.h"
+#include "util/hash.h"
 
 enum { MDL_BUCKETS = 1024, MDL_IDLE_MAX = 4096 };
 
@@ -35,10 +36,7 @@ static struct {
 
 static uint32_t hash(const char *k, size_t n)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)k[i]) * 16777619u;
-    return h % MDL_BUCKETS;
+    return (uint32_t)(hash_bytes(k, n) % MDL_BUCKETS);
 }
 
 /* Finds or creates the entry (mu held); takes a reference. */

@@ -30,6 +30,7 @@ typedef struct parser {
     uint32_t nparams, capparams;
     const char *stmt_start;
     int depth;
+    bool len_over_u32;        /* the last paren_len() read a length beyond 4294967295 (1439 for strings) */
 } parser_t;
 
 #define MAX_DEPTH 200
@@ -2182,6 +2183,7 @@ static int32_t paren_len(parser_t *p)
     if (p->tok.type != TK_INT)
         syntax_error(p);
     int64_t v = strtoll(p->tok.text, NULL, 10);
+    p->len_over_u32 = v > (int64_t)UINT32_MAX;
     if (v > INT32_MAX)
         v = INT32_MAX;
     next(p);
@@ -2229,6 +2231,16 @@ static void if_not_exists(parser_t *p, bool *flag)
         expect_word(p, "NOT");
         expect_word(p, "EXISTS");
         *flag = true;
+    }
+}
+
+/* IF NOT EXISTS of a CREATE: it contradicts OR REPLACE (MariaDB: 1221 for every object kind). */
+static void create_if_not_exists(parser_t *p, bool or_replace, bool *flag)
+{
+    if_not_exists(p, flag);
+    if (or_replace && *flag) {
+        diag_error(p->d, ER_WRONG_USAGE, "OR REPLACE", "IF NOT EXISTS");
+        longjmp(p->fail, 1);
     }
 }
 
@@ -2340,9 +2352,17 @@ static void type_resolve_coll(parser_t *p, sql_type_t *t)
     type_binary_kind(t);
 }
 
+/* A precision or scale in a type: an integer, saturated at INT32_MAX (DECIMAL(4294967296) is 1426, not 0). */
+static int32_t type_size_value(parser_t *p)
+{
+    uint64_t v = uint_value(p);
+    return v > INT32_MAX ? INT32_MAX : (int32_t)v;
+}
+
 static void data_type(parser_t *p, sql_type_t *t)
 {
     memset(t, 0, sizeof *t);
+    p->len_over_u32 = false;
     t->len = -1;
     t->scale = -1;
     t->coll = -1;
@@ -2380,20 +2400,22 @@ static void data_type(parser_t *p, sql_type_t *t)
         t->len = 10;
         t->scale = 0;
         if (accept_punct(p, '(')) {
-            t->len = (int32_t)uint_value(p);
+            t->len = type_size_value(p);
             if (accept_punct(p, ','))
-                t->scale = (int32_t)uint_value(p);
+                t->scale = type_size_value(p);
             expect_punct(p, ')');
         }
     } else if (accept_word(p, "FLOAT") || accept_word(p, "FLOAT4")) {
         t->kind = SQL_T_FLOAT;
         if (accept_punct(p, '(')) {
-            int32_t m = (int32_t)uint_value(p);
+            int32_t m = type_size_value(p);
             if (accept_punct(p, ',')) {
                 t->len = m;
-                t->scale = (int32_t)uint_value(p);
+                t->scale = type_size_value(p);
             } else if (m > 24) {
-                t->kind = SQL_T_DOUBLE; /* FLOAT(p): precision in bits */
+                t->kind = SQL_T_DOUBLE; /* FLOAT(p): precision in bits, at most 53 (column_def: 1063) */
+                if (m > 53)
+                    t->len = m;
             }
             expect_punct(p, ')');
         }
@@ -2401,9 +2423,9 @@ static void data_type(parser_t *p, sql_type_t *t)
         t->kind = SQL_T_DOUBLE;
         accept_word(p, "PRECISION");
         if (accept_punct(p, '(')) {
-            t->len = (int32_t)uint_value(p);
+            t->len = type_size_value(p);
             expect_punct(p, ',');
-            t->scale = (int32_t)uint_value(p);
+            t->scale = type_size_value(p);
             expect_punct(p, ')');
         }
     } else if (accept_word(p, "BIT")) {
@@ -2689,6 +2711,19 @@ static void column_def(parser_t *p, sql_column_def_t *c)
     if ((t->kind == SQL_T_DECIMAL || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) && t->scale > t->len &&
         t->len >= 0) {
         diag_error(p->d, ER_M_BIGGER_THAN_D, c->name);
+        longjmp(p->fail, 1);
+    }
+    if ((t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) && t->scale > 30) {
+        snprintf(msg, sizeof msg, "Too big scale specified for '%s'. Maximum is 30", c->name);
+        diag_push_msg(p->d, DIAG_ERROR, ER_TOO_BIG_SCALE, msg);
+        longjmp(p->fail, 1);
+    }
+    if (t->kind == SQL_T_DOUBLE && t->scale < 0 && t->len > 53) { /* FLOAT(54) */
+        diag_error(p->d, ER_WRONG_FIELD_SPEC, c->name);
+        longjmp(p->fail, 1);
+    }
+    if (p->len_over_u32 && (t->kind == SQL_T_VARCHAR || t->kind == SQL_T_VARBINARY || sql_type_blob_max(t->kind))) {
+        diag_error(p->d, ER_TOO_BIG_DISPLAYWIDTH, c->name, 4294967295ul);
         longjmp(p->fail, 1);
     }
     if ((t->kind >= SQL_T_TINYINT && t->kind <= SQL_T_BIGINT) || t->kind == SQL_T_FLOAT || t->kind == SQL_T_DOUBLE) {
@@ -3001,7 +3036,7 @@ static void create_table_stmt(parser_t *p, sql_stmt_t *st, bool or_replace, bool
     ct->or_replace = or_replace;
     ct->temporary = temporary;
     ct->opts.coll = -1;
-    if_not_exists(p, &ct->if_not_exists);
+    create_if_not_exists(p, or_replace, &ct->if_not_exists);
     ct->table = table_name(p);
     if (accept_word(p, "LIKE")) {
         ct->like = table_name(p);
@@ -3146,7 +3181,7 @@ static void index_stmt_create(parser_t *p, sql_stmt_t *st, bool or_replace, sql_
     st->kind = SQL_STMT_CREATE_INDEX;
     is->or_replace = or_replace;
     is->index.kind = kind;
-    if_not_exists(p, &is->index.if_not_exists);
+    create_if_not_exists(p, or_replace, &is->index.if_not_exists);
     is->index.name = ident(p);
     index_type_opt(p, &is->index);
     expect_word(p, "ON");
@@ -3794,6 +3829,31 @@ static void table_maint_stmt(parser_t *p, sql_stmt_t *st, sql_stmt_kind_t kind, 
     do *(sql_name_t *)vec_push(p, &v, sizeof(sql_name_t)) = table_name(p); while (accept_punct(p, ','));
     st->tables.tables = v.items;
     st->tables.n = v.n;
+    if (kind == SQL_STMT_ANALYZE_TABLE && accept_word(p, "PERSISTENT")) {
+        /* PERSISTENT FOR ALL | FOR [COLUMNS (c, ... | ALL)] [INDEXES (i, ... | ALL)]: MariaDB's
+         * engine-independent statistics; strata keeps one kind of statistics, computed for every index */
+        expect_word(p, "FOR");
+        st->tables.persistent = true;
+        if (!accept_word(p, "ALL")) {
+            bool any = false;
+            for (int k = 0; k < 2; k++) {
+                if (!accept_word(p, k ? "INDEXES" : "COLUMNS"))
+                    continue;
+                any = true;
+                expect_punct(p, '(');
+                if (!accept_punct(p, ')')) {
+                    do
+                        if (!accept_word(p, "ALL"))
+                            (void)ident(p);
+                    while (accept_punct(p, ','));
+                    expect_punct(p, ')');
+                }
+            }
+            if (!any)
+                syntax_error(p);
+        }
+        return;
+    }
     while (p->tok.type == TK_WORD && !at_end(p)) {
         if (accept_word(p, "FOR")) {
             expect_word(p, "UPGRADE");
@@ -3819,8 +3879,7 @@ static void view_stmt(parser_t *p, sql_stmt_t *st, sql_view_stmt_t *v)
     st->view = v;
     expect_word(p, "VIEW");
     bool ine = false;
-    if (is_word(p, "IF"))
-        if_not_exists(p, &ine);
+    create_if_not_exists(p, v->or_replace, &ine);
     v->name = table_name(p);
     if (accept_punct(p, '(')) {
         vec_t c = {0};
@@ -4009,7 +4068,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
             st->kind = SQL_STMT_CREATE_DATABASE;
             st->database.or_replace = or_replace;
             st->database.coll = -1;
-            if_not_exists(p, &st->database.if_not_exists);
+            create_if_not_exists(p, or_replace, &st->database.if_not_exists);
             st->database.name = ident(p);
             database_options(p, &st->database);
             return;
@@ -4027,7 +4086,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         if (accept_word(p, "ROLE")) {
             st->kind = SQL_STMT_CREATE_ROLE;
             st->user.or_replace = or_replace;
-            if_not_exists(p, &st->user.if_not_exists);
+            create_if_not_exists(p, or_replace, &st->user.if_not_exists);
             st->user.users = alloc(p, sizeof *st->user.users);
             st->user.users[0].user.user = role_name(p);
             st->user.nusers = 1;
@@ -4037,7 +4096,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         expect_word(p, "USER");
         st->kind = SQL_STMT_CREATE_USER;
         st->user.or_replace = or_replace;
-        if (accept_word(p, "IF")) { expect_word(p, "NOT"); expect_word(p, "EXISTS"); st->user.if_not_exists = true; }
+        create_if_not_exists(p, or_replace, &st->user.if_not_exists);
         user_list_stmt(p, st, true);
         return;
     }

@@ -133,6 +133,10 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
 /* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
+/* The collation a comparison of a column of collation `col_coll` (IMPLICIT) with the string value v runs in, by
+ * MySQL's coercibility rules (eval.c); -1 when they have none (the comparison fails with 1267). */
+int sql_coll_of_cmp(uint16_t col_coll, const value_t *v);
+
 /*
  * LIKE matching under a collation (case-insensitive for _ci), `%` and `_` over characters, `esc` the escape
  * character ('\\' by default; -1 for none).  For SHOW ... LIKE 'pattern' (use COLL_UTF8MB3_GENERAL_CI).

@@ -81,9 +81,9 @@ int sql_eval_date_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
 int sql_eval_date_more(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
 /* fnmore.c: the functions from MID on in functions.def (arguments evaluated); 1 = not ours. */
 int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out);
-/* Two strings about to be compared, brought to one collation the way MariaDB derives it (a column against a
- * literal of the other character set: the column's; else the UTF-8 one); ea / eb are their expressions. */
-void sql_eval_coll_agree(sql_eval_ctx_t *ctx, const sql_expr_t *ea, value_t *a, const sql_expr_t *eb, value_t *b);
+/* Two values about to be compared, brought to one collation by MySQL's coercibility rules when both are
+ * strings (eval.c); 1267 for operation `op` when they have none. */
+int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 

@@ -24,8 +24,12 @@ typedef struct sctx {
 
 /* ---------------------------------------------------------------- messages */
 
+/* A value as error messages quote it; a non-finite double (binary-protocol parameters carry them) as "0", the
+ * text MariaDB's conversion gives it. */
 static const char *short_text(sctx_t *c, const value_t *v)
 {
+    if (v->type == VAL_DOUBLE && !isfinite(v->d))
+        return "0";
     size_t n;
     const char *s = value_to_text(c->a, v, &n);
     if (!s)
@@ -146,7 +150,16 @@ static int store_int(sctx_t *c, const value_t *in, value_t *out)
     switch (in->type) {
     case VAL_INT: v = in->i; break;
     case VAL_UINT: v = (__int128)in->u; break;
-    case VAL_DOUBLE: v = round_double_i128(in->d); break;
+    case VAL_DOUBLE:
+        if (isnan(in->d)) {
+            /* MariaDB casts NaN as x86 does, to 0x8000000000000000, and keeps the column's low bits without a
+             * warning: INT64_MIN for BIGINT, 2^63 for BIGINT UNSIGNED, 0 for the narrower types */
+            bool big = t->kind == SQL_T_BIGINT;
+            *out = t->is_unsigned ? value_uint(big ? (uint64_t)1 << 63 : 0) : value_int(big ? INT64_MIN : 0);
+            return 0;
+        }
+        v = round_double_i128(in->d);
+        break;
     case VAL_DECIMAL: v = dec_text_i128(in->s.ptr, in->s.len); break;
     case VAL_STRING: {
         size_t used;
@@ -349,7 +362,7 @@ static int store_decimal(sctx_t *c, const value_t *in, value_t *out)
 static int store_float(sctx_t *c, const value_t *in, value_t *out)
 {
     const sql_type_t *t = c->col->type;
-    int rc;
+    int rc, text_rc = 0;
     double d;
     if (in->type == VAL_STRING) {
         size_t used;
@@ -369,6 +382,13 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
             memcpy(buf, in->s.ptr, k);
             buf[k] = 0;
             d = strtod(buf, NULL);
+            if (isinf(d)) {
+                /* MariaDB reads an overflowing string as +-DBL_MAX with its own 1264 (an error when strict, but
+                 * it goes on), then range-checks that against the column as any number: a second 1264 for
+                 * FLOAT, DOUBLE(M,D), UNSIGNED */
+                text_rc = e_1264(c);
+                d = d > 0 ? DBL_MAX : -DBL_MAX;
+            }
         }
     } else {
         d = value_to_double(in, NULL);
@@ -388,6 +408,8 @@ static int store_float(sctx_t *c, const value_t *in, value_t *out)
             return rc;
         d = isnan(d) ? 0 : (t->is_unsigned && d < 0) ? 0 : d > 0 ? maxv : -maxv;
     }
+    if (text_rc < 0)
+        return text_rc;
     if (t->kind == SQL_T_FLOAT)
         d = (double)(float)d;
     *out = value_double(d);
@@ -468,6 +490,13 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
     if (in->type == VAL_STRING) {
         s = in->s.ptr;
         n = in->s.len;
+    } else if (in->type == VAL_DOUBLE && !isfinite(in->d)) {
+        /* MariaDB has no text for inf / nan: '0', truncated (1406 when strict) */
+        if (c->strict)
+            return e_code(c, ER_DATA_TOO_LONG, true);
+        e_code(c, WARN_DATA_TRUNCATED, false);
+        *out = value_str("0", 1, coll);
+        return 0;
     } else {
         s = value_to_text(c->a, in, &n);
     }
@@ -848,9 +877,18 @@ static int store_time(sctx_t *c, const value_t *in, value_t *out)
     }
     case VAL_INT: case VAL_UINT: case VAL_DECIMAL: case VAL_DOUBLE: {
         size_t n;
+        /* a number beyond what a 64-bit [-]HHHMMSS can hold is out of range (MariaDB's Sec6 saturates) */
+        double d = value_to_double(in, NULL);
+        if (isnan(d))
+            break; /* not a time: 1265 */
+        if (!(fabs(d) < 1e18)) {
+            ok = over = true;
+            v.t.neg = d < 0;
+            break;
+        }
         const char *s = value_to_text(c->a, in, &n);
         ok = value_parse_time(s, n, &v);
-        if (ok && llabs(value_to_int(in, NULL)) > 8385959)
+        if (ok && fabs(trunc(d)) > 8385959) /* the fraction does not count: 838:59:59.99 fits */
             over = true;
         break;
     }
@@ -867,7 +905,7 @@ static int store_time(sctx_t *c, const value_t *in, value_t *out)
         e_code(c, ER_WARN_DATA_OUT_OF_RANGE, false);
         v.t.hour = 838;
         v.t.minute = v.t.second = 59;
-        v.t.usec = 0;
+        v.t.usec = 999999; /* the maximum, cut to the column's fsp below: 838:59:59.99 for TIME(2) */
     }
     int fsp = t->scale < 0 ? 0 : t->scale;
     uint32_t div = 1;

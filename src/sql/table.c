@@ -378,14 +378,20 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
     return rc;
 }
 
-/* The change is made: its row images go to the binlog row log (issue 5). */
+/*
+ * The change is made: its row images go to the binlog row log.  The row encoder refuses only values that
+ * sql_value_store() never produces (a NULL in a NOT NULL column, DECIMAL text out of its precision, a string
+ * longer than its column), so a refusal is a bug in the SQL layer: a defensive branch, logged, and the
+ * statement fails instead of committing a row the binlog does not have.
+ */
 static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, const value_t *a, const value_t *b)
 {
     if (!u || !u->bl)
         return 0;
     int rc = kind == 0 ? binrow_insert(u->bl, t, a) : kind == 1 ? binrow_update(u->bl, t, a, b) : binrow_delete(u->bl, t, a);
-    if (rc == 0)
+    if (!NEVER(rc != 0))
         return 0;
+    log_error("executor: the row encoder refused a row of %s.%s (%d)", t->db, t->name, rc);
     char msg[200];
     snprintf(msg, sizeof msg, "a row of %s.%s cannot be written in the row format", t->db, t->name);
     return diag_error(d, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);

@@ -58,6 +58,21 @@ bool value_coll_is_ci(uint16_t coll)
     return c && c->ci;
 }
 
+const char *value_coll_charset(uint16_t coll)
+{
+    const coll_info_t *c = coll_find(coll);
+    return c ? c->charset : "binary";
+}
+
+int value_charset_bin_coll(uint16_t coll)
+{
+    const coll_info_t *c = coll_find(coll);
+    for (size_t i = 0; c && i < ARRAY_LEN(colls); i++)
+        if (!colls[i].ci && strcmp(colls[i].charset, c->charset) == 0)
+            return colls[i].id;
+    return -1;
+}
+
 uint32_t value_coll_mbmaxlen(uint16_t coll)
 {
     const coll_info_t *c = coll_find(coll);
@@ -187,6 +202,10 @@ static double str_to_double(const char *s, size_t n, diag_t *d)
         memcpy(buf, s, k);
         buf[k] = 0;
         r = strtod(buf, NULL);
+        if (isinf(r)) { /* MariaDB's strtod saturates at +-DBL_MAX and calls the text truncated */
+            r = r > 0 ? DBL_MAX : -DBL_MAX;
+            used = 0;
+        }
     }
     if (used != n)
         warn_truncated(d, "DOUBLE", s, n, used);
@@ -380,20 +399,48 @@ value_t value_decimal(arena_t *a, const char *text, size_t len)
     return v;
 }
 
+static size_t real_digits(double d, bool is_float, char digits[24], int *exp10, bool *neg);
+
+/*
+ * A double as plain decimal text from its shortest exact digits (1e34 is 1 and 34 zeros, as MariaDB's
+ * double2decimal gives it, not the binary value's 9999999999999999455752309870428160), so the DECIMAL
+ * range checks see the whole number.  Infinities and NaN (binary-protocol parameters) are 0, as MariaDB
+ * stores them; text beyond the double range never gets here as inf (str_to_double saturates).  Fraction
+ * digits past 80 are dropped: no DECIMAL keeps them.
+ */
 static value_t decimal_from_double(arena_t *a, double d)
 {
-    char buf[64];
-    value_format_double(d, buf, sizeof buf);
-    if (strchr(buf, 'e')) {
-        snprintf(buf, sizeof buf, "%.*f", 10, d);
-        /* strip trailing zeros */
-        char *e = buf + strlen(buf) - 1;
-        while (*e == '0')
-            *e-- = 0;
-        if (*e == '.')
-            *e = 0;
+    if (!isfinite(d) || d == 0)
+        return value_decimal(a, "0", 1);
+    char digits[24];
+    int exp10;
+    bool neg;
+    size_t nd = real_digits(d, false, digits, &exp10, &neg);
+    int decpt = exp10 + 1;
+    if (decpt < -80)
+        return value_decimal(a, "0", 1);
+    size_t cap = (size_t)(decpt > 0 ? decpt : 1) + nd + (decpt < 0 ? (size_t)-decpt : 0) + 4;
+    char *o = arena_alloc(a, cap);
+    size_t k = 0;
+    if (neg)
+        o[k++] = '-';
+    if (decpt <= 0) {
+        o[k++] = '0';
+        o[k++] = '.';
+        for (int i = 0; i < -decpt; i++)
+            o[k++] = '0';
+        memcpy(o + k, digits, nd);
+        k += nd;
+    } else {
+        for (int i = 0; i < decpt; i++)
+            o[k++] = i < (int)nd ? digits[i] : '0';
+        if ((int)nd > decpt) {
+            o[k++] = '.';
+            for (size_t i = (size_t)decpt; i < nd; i++)
+                o[k++] = digits[i];
+        }
     }
-    return value_decimal(a, buf, strlen(buf));
+    return value_decimal(a, o, k);
 }
 
 value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
@@ -633,30 +680,10 @@ static size_t format_real(double d, char *out, size_t cap, bool is_float)
         return (size_t)snprintf(out, cap, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
     if (d == 0)
         return (size_t)snprintf(out, cap, "0");
-    /* DOUBLE: the shortest digits that read back exactly; FLOAT: 6 significant digits (FLT_DIG) */
-    char e[40];
-    int prec;
-    if (is_float) {
-        snprintf(e, sizeof e, "%.*e", 5, d);
-    } else {
-        for (prec = 1; prec <= 17; prec++) {
-            snprintf(e, sizeof e, "%.*e", prec - 1, d);
-            if (strtod(e, NULL) == d)
-                break;
-        }
-    }
-    /* e = "[-]D.DDDDe[+-]XX": pull digits and exponent */
-    bool neg = e[0] == '-';
     char digits[24];
-    size_t nd = 0;
-    const char *p = e + neg;
-    for (; *p && *p != 'e'; p++)
-        if (isdigit((unsigned char)*p))
-            digits[nd++] = *p;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    int exp10 = atoi(p + 1);
+    int exp10;
+    bool neg;
+    size_t nd = real_digits(d, is_float, digits, &exp10, &neg);
     int decpt = exp10 + 1;
     /* MariaDB prints exponent form below 1e-15 and for integers of 16+ digits (checked on 10.11) */
     bool use_exp = exp10 < -15 || (exp10 >= 15 && (int)nd <= decpt);
@@ -695,6 +722,37 @@ static size_t format_real(double d, char *out, size_t cap, bool is_float)
     if (cap)
         out[o < cap ? o : cap - 1] = 0;
     return o;
+}
+
+/*
+ * The significant digits of a finite, non-zero d (no trailing zeros, NUL-terminated) and its decimal exponent:
+ * d = 0.DIGITS * 10^(exp10 + 1).  DOUBLE: the shortest digits that read back exactly; FLOAT: 6 significant
+ * digits (FLT_DIG).
+ */
+static size_t real_digits(double d, bool is_float, char digits[24], int *exp10, bool *neg)
+{
+    char e[40];
+    if (is_float) {
+        snprintf(e, sizeof e, "%.*e", 5, d);
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(e, sizeof e, "%.*e", prec - 1, d);
+            if (strtod(e, NULL) == d)
+                break;
+        }
+    }
+    /* e = "[-]D.DDDDe[+-]XX": pull digits and exponent */
+    *neg = e[0] == '-';
+    size_t nd = 0;
+    const char *p = e + *neg;
+    for (; *p && *p != 'e'; p++)
+        if (isdigit((unsigned char)*p))
+            digits[nd++] = *p;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    digits[nd] = 0;
+    *exp10 = atoi(p + 1);
+    return nd;
 }
 
 static size_t format_temporal(const value_t *v, char *b, size_t cap)

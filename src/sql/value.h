@@ -62,6 +62,8 @@ typedef struct value {
     value_type_t type;
     uint16_t coll; /* strings: collation id */
     uint8_t dec;   /* decimals (see value_type) */
+    uint8_t deriv; /* strings: coercibility (collation.h) + 1, 0 for IMPLICIT (what a value read from a column
+                      is); | VAL_DERIV_ASCII when every character is known to be ASCII (a literal 'abc') */
     union {
         int64_t i;
         uint64_t u;
@@ -74,6 +76,16 @@ typedef struct value {
         sql_time_t t;
     };
 } value_t;
+
+#define VAL_DERIV_ASCII 0x80u
+
+/* The coercibility of a string value and whether its repertoire is ASCII (value_t.deriv). */
+static inline int value_deriv(const value_t *v) { return (v->deriv & 0x7F) ? (v->deriv & 0x7F) - 1 : 2; }
+static inline bool value_deriv_ascii(const value_t *v) { return (v->deriv & VAL_DERIV_ASCII) != 0; }
+static inline void value_set_deriv(value_t *v, int deriv, bool ascii)
+{
+    v->deriv = (uint8_t)((deriv + 1) | (ascii ? VAL_DERIV_ASCII : 0));
+}
 
 /* Constructors (strings are not copied). */
 static inline value_t value_null(void) { value_t v = {.type = VAL_NULL}; return v; }
@@ -141,6 +153,8 @@ const char *value_coll_name(uint16_t coll);
 int value_coll_by_name(const char *name, size_t len);       /* -1 if unknown */
 int value_charset_default_coll(const char *cs, size_t len); /* "utf8mb4" -> 45; -1 if unknown */
 uint32_t value_coll_mbmaxlen(uint16_t coll);
+const char *value_coll_charset(uint16_t coll);              /* 45 -> "utf8mb4" */
+int value_charset_bin_coll(uint16_t coll);                  /* the _bin collation of coll's charset; -1: none */
 
 /* Decimal helpers (value.c).  Scale of a canonical decimal text. */
 int value_decimal_scale(const char *s, size_t n);

@@ -75,6 +75,18 @@ int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg)
     return level == DIAG_ERROR ? -code : 0;
 }
 
+void diag_push_condition(diag_t *d, enum diag_level level, int code, const char *msg)
+{
+    bool had_error = d->error_code != 0 && !d->stale;
+    diag_push_msg(d, level, code, msg);
+    if (level == DIAG_ERROR && !had_error) {
+        mem_free(d->error_slot.msg);
+        d->error_slot.msg = NULL;
+        d->error_code = 0;
+        d->error = NULL;
+    }
+}
+
 int diag_push(diag_t *d, enum diag_level level, int code, ...)
 {
     char msg[512];

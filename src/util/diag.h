@@ -47,6 +47,9 @@ static inline bool diag_failed(const diag_t *d) { return !d->stale && d->error_c
 /* Formats errors.def's message for `code` with the arguments.  Returns -code for errors so callers can
  * `return diag_error(d, ER_X, ...)`, and 0 for notes and warnings. */
 int diag_push(diag_t *d, enum diag_level level, int code, ...);
+/* A condition that does not fail the statement, whatever its level: CHECKSUM TABLE of a missing table lists an
+ * Error-level 1146 in SHOW WARNINGS and @@error_count, and still answers with its result set. */
+void diag_push_condition(diag_t *d, enum diag_level level, int code, const char *msg);
 int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg);
 #define diag_error(d, code, ...) diag_push((d), DIAG_ERROR, (code), ##__VA_ARGS__)
 #define diag_warn(d, code, ...) diag_push((d), DIAG_WARNING, (code), ##__VA_ARGS__)

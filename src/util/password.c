@@ -86,19 +86,33 @@ enum password_plugin password_plugin_from_name(const char *name)
 
 /* --- random strings ---------------------------------------------------------------------------------- */
 
-/* n random bytes from `alphabet`, by rejection sampling so every character is equally likely. */
-void password_random_chars(uint8_t *out, size_t n, const char *alphabet)
+static int rng_openssl(uint8_t *out, int n) { return RAND_bytes(out, n) == 1 ? 0 : -1; }
+
+static password_rng_fn rng = rng_openssl;
+
+password_rng_fn password_set_rng(password_rng_fn fn)
+{
+    password_rng_fn old = rng;
+    rng = fn ? fn : rng_openssl;
+    return old;
+}
+
+/* n random bytes from `alphabet`, by rejection sampling so every character is equally likely.  There is no
+ * weaker fallback: without the RNG there is no value fit for a scramble or a salt. */
+int password_random_chars(uint8_t *out, size_t n, const char *alphabet)
 {
     size_t alen = strlen(alphabet);
     unsigned limit = 256 - 256 % alen;
     size_t i = 0;
     while (i < n) {
         uint8_t r[64];
-        ASSERT(RAND_bytes(r, sizeof r) == 1);
+        if (rng(r, sizeof r) != 0)
+            return -1;
         for (size_t j = 0; j < sizeof r && i < n; j++)
             if (r[j] < limit)
                 out[i++] = (uint8_t)alphabet[r[j] % alen];
     }
+    return 0;
 }
 
 /* Printable ASCII 0x21..0x7e without '$'. */
@@ -269,7 +283,7 @@ void password_sha2_hash(const char *pw, size_t pw_len, const uint8_t *salt, unsi
     if (salt)
         memcpy(s, salt, sizeof s);
     else
-        password_random_chars(s, sizeof s, salt_alphabet);
+        ASSERT(password_random_chars(s, sizeof s, salt_alphabet) == 0); /* no salt: no safe stored form */
     if (rounds < 1000 || rounds % 1000 || rounds > 0xfff * 1000)
         rounds = PASSWORD_SHA2_ROUNDS;
     snprintf(out, 8, "$A$%03X$", rounds / 1000);

@@ -61,8 +61,13 @@ bool password_sha2_verify(const char *stored, const char *pw, size_t pw_len);
 /* Whether `s` is a well-formed stored form for the plugin ("" is, and means: no password). */
 bool password_stored_valid(enum password_plugin p, const char *s, size_t len);
 
-/* n random characters of `alphabet` from OpenSSL's RNG, uniformly (rejection sampling). */
-void password_random_chars(uint8_t *out, size_t n, const char *alphabet);
+/* n random characters of `alphabet` from OpenSSL's RNG, uniformly (rejection sampling).  0, or -1 when the RNG
+ * fails (nothing weaker is substituted). */
+int password_random_chars(uint8_t *out, size_t n, const char *alphabet);
+/* The byte source behind it (RAND_bytes): 0 when out[0..n) is filled.  Unit tests swap in a failing one;
+ * NULL restores OpenSSL's.  Returns the previous source. */
+typedef int (*password_rng_fn)(uint8_t *out, int n);
+password_rng_fn password_set_rng(password_rng_fn fn);
 /* Printable ASCII 0x21..0x7e without '$' (login scrambles). */
 extern const char PASSWORD_SCRAMBLE_CHARS[];
 /* Constant-time comparison, so checks do not leak how many bytes matched. */

@@ -8,6 +8,8 @@ the table-level tests need (a GRANT on a table needs the table).
 import pymysql
 import pytest
 
+import rawclient
+
 ACCESS_1227 = 'Access denied; you need (at least one of) the %s privilege(s) for this operation'
 
 
@@ -392,6 +394,46 @@ def test_account_options(target, users, unique):
         run(root, 'DROP USER IF EXISTS %s' % acct)
 
 
+@pytest.mark.parametrize('options', ['', 'REQUIRE SSL ACCOUNT LOCK'])
+@pytest.mark.parametrize('change', ['DROP USER %(a)s', "RENAME USER %(a)s TO '%(n)s_b'@'localhost'"])
+def test_account_vanishing_mid_login(target, users, unique, change, options):
+    """The account is dropped (or renamed) while the client holds its answer to the auth switch: the password is
+    right, but the account whose REQUIRE SSL / ACCOUNT LOCK / limits apply is gone.  With those options both
+    servers refuse (MariaDB checks them on the account as first read); without, see DIFFERENCES."""
+    root = users.root
+    name = unique('vm')
+    acct = "'%s'@'localhost'" % name
+    try:
+        ok(root, "CREATE USER %s IDENTIFIED BY 'pw' %s" % (acct, options))
+        c = rawclient.RawClient.open(unix=target.socket)
+        answer = c.auth_response
+
+        def answer_after_change(plugin, password, salt):
+            if getattr(c, 'auth_switched_to', None):  # the switch came: the server is waiting for us
+                ok(root, change % {'a': acct, 'n': name})
+            return answer(plugin, password, salt)
+        c.auth_response = answer_after_change
+        try:
+            # a client plugin the account does not use: the server switches to mysql_native_password
+            c.handshake(name, 'pw', plugin='caching_sha2_password')
+            err = None
+        except rawclient.ServerError as e:
+            err = e
+        assert c.auth_switched_to == 'mysql_native_password'
+        if options or target.differs('login_of_vanished_account_refused'):
+            assert err is not None and (err.code, err.sqlstate, err.message) == (
+                1045, '28000', "Access denied for user '%s'@'localhost' (using password: YES)" % name)
+        else:  # MariaDB: logged in with the account as first read, and no grants
+            assert err is None
+            with pytest.raises(rawclient.ServerError) as ei:
+                c.query('SHOW GRANTS')
+            assert ei.value.code == 1141
+        c.close()
+    finally:
+        run(root, 'DROP USER IF EXISTS %s' % acct)
+        run(root, "DROP USER IF EXISTS '%s_b'@'localhost'" % name)
+
+
 @pytest.fixture
 def tdb(target, unique):
     """A scratch database with tables t(a, b) and x(a), dropped afterwards."""
@@ -480,3 +522,154 @@ def test_no_database_names_leak(target, users, tdb):
     assert rows(c, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '%s'" % tdb) == ['x']
     assert rows(c, "SELECT TABLE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = '%s'" % tdb) == ['x']
     c.close()
+
+
+@pytest.fixture
+def two_dbs(target, unique):
+    """Databases d1 (t(a PRIMARY KEY, b, KEY kb(b)), s(a, b), x(a)) and an empty d2, dropped afterwards."""
+    root = target.connect()
+    d1, d2 = unique('pa'), unique('pb')
+    for sql in ('CREATE DATABASE %s' % d1, 'CREATE DATABASE %s' % d2,
+                'CREATE TABLE %s.t (a INT PRIMARY KEY, b INT, KEY kb (b))' % d1, 'CREATE TABLE %s.s (a INT, b INT)' % d1,
+                'CREATE TABLE %s.x (a INT)' % d1, 'INSERT INTO %s.t VALUES (1, 2), (3, 4)' % d1,
+                'INSERT INTO %s.s VALUES (1, 2), (5, 6)' % d1, 'INSERT INTO %s.x VALUES (1)' % d1):
+        ok(root, sql)
+    yield d1, d2
+    for d in (d1, d2):
+        run(root, 'DROP DATABASE IF EXISTS %s' % d)
+    root.close()
+
+
+# (grants, [(statement, expected)]): expected is None for success, else (errno, command, db, table) for 1142 or
+# (errno, column, table) for 1143.  {d1} / {d2} are the databases, {u} the account.
+STATEMENT_PRIVILEGE_CASES = [
+    (['GRANT ALTER ON {d1}.t TO {u}'], [
+        ('ALTER TABLE {d1}.t RENAME TO {d2}.t', (1142, 'DROP', 'd1', 't')),
+        ('ALTER TABLE {d1}.t RENAME TO {d1}.t9', (1142, 'DROP', 'd1', 't')),
+        ('ALTER TABLE {d1}.t ADD c INT, RENAME TO {d1}.t8', (1142, 'DROP', 'd1', 't')),
+        ('ALTER TABLE {d1}.t ADD INDEX i (a)', None)]),
+    (['GRANT DROP ON {d1}.t TO {u}'], [
+        ('RENAME TABLE {d1}.t TO {d1}.t2', (1142, 'ALTER', 'd1', 't')),
+        ('ALTER TABLE {d1}.t RENAME TO {d1}.t2', (1142, 'ALTER', 'd1', 't'))]),
+    (['GRANT ALTER, DROP ON {d1}.t TO {u}'], [
+        ('ALTER TABLE {d1}.t RENAME TO {d2}.t', (1142, 'INSERT, CREATE', 'd2', 't'))]),
+    (['GRANT ALTER, DROP ON {d1}.t TO {u}', 'GRANT CREATE ON {d2}.* TO {u}'], [
+        ('ALTER TABLE {d1}.t RENAME TO {d2}.t', (1142, 'INSERT', 'd2', 't'))]),
+    (['GRANT ALTER, DROP ON {d1}.t TO {u}', 'GRANT INSERT ON {d2}.* TO {u}'], [
+        ('ALTER TABLE {d1}.t RENAME TO {d2}.t', (1142, 'CREATE', 'd2', 't'))]),
+    (['GRANT ALTER ON {d1}.* TO {u}'], [
+        ('USE {d1}', None),
+        ('ALTER TABLE t RENAME TO t7', (1142, 'DROP', 'd1', 't')),
+        ('ALTER TABLE t RENAME t7', (1142, 'DROP', 'd1', 't'))]),
+    (['GRANT ALTER, DROP, CREATE, INSERT ON {d1}.* TO {u}'], [
+        ('RENAME TABLE {d1}.t TO {d1}.t2, {d1}.s TO {d2}.s', (1142, 'INSERT, CREATE', 'd2', 's'))]),
+    (['GRANT CREATE ON {d1}.* TO {u}'], [
+        ('CREATE TABLE {d1}.n LIKE {d1}.s', (1142, 'SELECT', 'd1', 's')),
+        ('CREATE TABLE {d1}.n AS SELECT * FROM {d1}.s', (1142, 'INSERT', 'd1', 'n')),
+        ('CREATE TABLE {d1}.n AS SELECT 1', (1142, 'INSERT', 'd1', 'n'))]),
+    (['GRANT CREATE, INSERT ON {d1}.* TO {u}'], [
+        ('CREATE TABLE {d1}.n AS SELECT * FROM {d1}.s', (1142, 'SELECT', 'd1', 's'))]),
+    (['GRANT CREATE, INSERT ON {d1}.* TO {u}', 'GRANT SELECT (a) ON {d1}.s TO {u}'], [
+        ('CREATE TABLE {d1}.n AS SELECT a, b FROM {d1}.s', (1143, 'b', 's')),
+        ('CREATE TABLE {d1}.n LIKE {d1}.s', None)]),
+    (['GRANT DELETE ON {d1}.x TO {u}'], [
+        ('TRUNCATE {d1}.x', (1142, 'DROP', 'd1', 'x'))]),
+    (['GRANT SELECT ON {d1}.x TO {u}'], [
+        ('REPLACE INTO {d1}.t VALUES (1, 5)', (1142, 'INSERT, DELETE', 'd1', 't')),
+        ('INSERT INTO {d1}.t VALUES (1, 5) ON DUPLICATE KEY UPDATE b = 6', (1142, 'INSERT, UPDATE', 'd1', 't'))]),
+    (['GRANT INSERT ON {d1}.t TO {u}'], [
+        ('INSERT INTO {d1}.t VALUES (1, 5) ON DUPLICATE KEY UPDATE b = 6', (1142, 'UPDATE', 'd1', 't')),
+        ('REPLACE INTO {d1}.t VALUES (1, 5)', (1142, 'DELETE', 'd1', 't'))]),
+    (['GRANT INSERT ON {d1}.t TO {u}', 'GRANT UPDATE (b) ON {d1}.t TO {u}'], [
+        ('INSERT INTO {d1}.t VALUES (1, 5) ON DUPLICATE KEY UPDATE b = a', (1143, 'a', 't')),
+        ('INSERT INTO {d1}.t VALUES (1, 5) ON DUPLICATE KEY UPDATE b = VALUES(b)', (1143, 'b', 't'))]),
+    (['GRANT INSERT ON {d1}.x TO {u}', 'GRANT SELECT (a) ON {d1}.s TO {u}'], [
+        ('INSERT INTO {d1}.x SELECT b FROM {d1}.s', (1143, 'b', 's')),
+        ('INSERT INTO {d1}.x SELECT a FROM {d1}.s WHERE b = 1', (1143, 'b', 's')),
+        ('INSERT INTO {d1}.x SELECT a FROM {d1}.s', None)]),
+    (['GRANT LOCK TABLES ON {d1}.* TO {u}'], [
+        ('LOCK TABLES {d1}.t READ', (1142, 'SELECT', 'd1', 't'))]),
+    (['GRANT LOCK TABLES ON {d1}.* TO {u}', 'GRANT SELECT (a) ON {d1}.t TO {u}'], [
+        ('LOCK TABLES {d1}.t READ', None), ('UNLOCK TABLES', None)]),
+    # multi-table UPDATE: a table read only in a join needs SELECT, and so do the columns read anywhere
+    (['GRANT UPDATE ON {d1}.t TO {u}'], [
+        ('UPDATE {d1}.t JOIN {d1}.s ON t.a = s.a SET t.b = 1', (1142, 'SELECT', 'd1', 's')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = 1', (1142, 'SELECT', 'd1', 's'))]),
+    (['GRANT UPDATE ON {d1}.t TO {u}', 'GRANT SELECT ON {d1}.s TO {u}'], [
+        ('UPDATE {d1}.t JOIN {d1}.s ON t.a = s.a SET t.b = 1', (1143, 'a', 't')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = s.b', None)]),
+    (['GRANT UPDATE, SELECT (b) ON {d1}.t TO {u}', 'GRANT SELECT ON {d1}.s TO {u}'], [
+        ('UPDATE {d1}.t JOIN {d1}.s ON t.a = s.a SET t.b = 1', (1143, 'a', 't')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = 1 WHERE t.a = 1', (1143, 'a', 't')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = t.a + 1', (1143, 'a', 't')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = (SELECT MAX(a) FROM {d1}.x)', (1142, 'SELECT', 'd1', 'x')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = 7', None)]),
+    (['GRANT UPDATE ON {d1}.t TO {u}', 'GRANT SELECT (a) ON {d1}.s TO {u}'], [
+        ('UPDATE {d1}.t, {d1}.s SET t.b = s.b', (1143, 'b', 's')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = s.a', None)]),
+    (['GRANT UPDATE (b) ON {d1}.t TO {u}', 'GRANT SELECT ON {d1}.s TO {u}'], [
+        ('UPDATE {d1}.t JOIN {d1}.s ON t.b = s.b SET t.b = 1', (1143, 'b', 't')),
+        ('UPDATE {d1}.t, {d1}.s SET t.b = 7', None)]),
+    # multi-table DELETE: every table named needs SELECT, targets too
+    (['GRANT DELETE ON {d1}.t TO {u}'], [
+        ('USE {d1}', None),
+        ('DELETE t FROM {d1}.t JOIN {d1}.s ON t.a = s.a', (1142, 'SELECT', 'd1', 't')),
+        ('DELETE t FROM {d1}.t, {d1}.s', (1142, 'SELECT', 'd1', 't'))]),
+    (['GRANT DELETE ON {d1}.t TO {u}', 'GRANT SELECT ON {d1}.s TO {u}'], [
+        ('USE {d1}', None),
+        ('DELETE t FROM {d1}.t JOIN {d1}.s USING (a)', (1142, 'SELECT', 'd1', 't')),
+        ('DELETE t, s FROM {d1}.t, {d1}.s WHERE 0', (1142, 'SELECT', 'd1', 't')),
+        ('DELETE FROM {d1}.t WHERE a = 9', (1143, 'a', 't'))]),
+    (['GRANT DELETE, SELECT ON {d1}.t TO {u}', 'GRANT SELECT (a) ON {d1}.s TO {u}'], [
+        ('USE {d1}', None),
+        ('DELETE t FROM {d1}.t JOIN {d1}.s ON t.a = s.b WHERE 0', (1143, 'b', 's')),
+        ('DELETE t FROM {d1}.t JOIN {d1}.s ON t.a = s.a WHERE 0', None),
+        ('DELETE t FROM {d1}.t, {d1}.s WHERE 0', None)]),
+    # SELECT: join conditions, GROUP BY, ORDER BY, subqueries in every position, COUNT(*) with column grants
+    (['GRANT SELECT (b) ON {d1}.t TO {u}', 'GRANT SELECT ON {d1}.s TO {u}'], [
+        ('SELECT t.b FROM {d1}.t JOIN {d1}.s ON t.a = s.a', (1143, 'a', 't')),
+        ('SELECT t.b FROM {d1}.t GROUP BY t.a', (1143, 'a', 't')),
+        ('SELECT t.b FROM {d1}.t ORDER BY t.a', (1143, 'a', 't')),
+        ('SELECT COUNT(*) FROM {d1}.t', None),
+        ('SELECT b FROM {d1}.t WHERE EXISTS (SELECT 1 FROM {d1}.x)', (1142, 'SELECT', 'd1', 'x')),
+        ('SELECT (SELECT a FROM {d1}.t LIMIT 1)', (1143, 'a', 't')),
+        ('SELECT b FROM {d1}.t WHERE b IN (SELECT a FROM {d1}.t)', (1143, 'a', 't')),
+        ('SELECT b FROM (SELECT a, b FROM {d1}.t) dt', (1143, 'a', 't')),
+        ('SHOW CREATE TABLE {d1}.t', (1142, 'SHOW', 'd1', 't')),
+        ('SHOW COLUMNS FROM {d1}.x', (1142, 'SELECT', 'd1', 'x'))]),
+    (['GRANT INSERT (a) ON {d1}.t TO {u}'], [
+        ('SELECT COUNT(*) FROM {d1}.t', (1142, 'SELECT', 'd1', 't')),
+        ('SHOW CREATE TABLE {d1}.t', (1142, 'SHOW', 'd1', 't'))]),
+]
+
+
+@pytest.mark.parametrize('case', range(len(STATEMENT_PRIVILEGE_CASES)))
+def test_statement_privileges(target, unique, two_dbs, case):
+    """Each statement needs every privilege MariaDB asks for: RENAME in ALTER TABLE, LIKE / SELECT in CREATE
+    TABLE, ON DUPLICATE KEY UPDATE and REPLACE, INSERT ... SELECT, LOCK TABLES, the tables and columns a
+    multi-table UPDATE / DELETE reads, the columns of joins, groupings and subqueries; 1142 names every missing
+    privilege.  A table read only in a join is not readable through the affected-row count."""
+    d1, d2 = two_dbs
+    root = target.connect()
+    name = unique('sp')
+    acct = "'%s'@'localhost'" % name
+    grants, statements = STATEMENT_PRIVILEGE_CASES[case]
+    try:
+        ok(root, 'CREATE USER %s' % acct)
+        for g in grants:
+            ok(root, g.format(d1=d1, d2=d2, u=acct))
+        c = target.connect(user=name, password='')
+        dbs = {'d1': d1, 'd2': d2}
+        for sql, want in statements:
+            sql = sql.format(d1=d1, d2=d2)
+            if want and want[0] == 1142:
+                want = (1142, "%s command denied to user '%s'@'localhost' for table `%s`.`%s`" % (
+                    want[1], name, dbs[want[2]], want[3]))
+            elif want:
+                want = (1143, "SELECT command denied to user '%s'@'localhost' for column '%s' in table '%s'" % (
+                    name, want[1], want[2]))
+            assert run(c, sql) == want, sql
+        c.close()
+    finally:
+        run(root, 'DROP USER IF EXISTS %s' % acct)
+        root.close()

@@ -34,9 +34,50 @@ TEST(test_scramble)
         }
     }
     uint8_t a[20], b[20];
-    auth_scramble_generate(a);
-    auth_scramble_generate(b);
+    CHECK(auth_scramble_generate(a) == 0);
+    CHECK(auth_scramble_generate(b) == 0);
     CHECK(memcmp(a, b, 20) != 0);
+}
+
+static int rng_broken(uint8_t *out, int n)
+{
+    memset(out, 'A', (size_t)n);
+    return -1;
+}
+
+static int rng_counter_state;
+static int rng_counter(uint8_t *out, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = (uint8_t)rng_counter_state++;
+    return 0;
+}
+
+TEST(test_scramble_rng_failure)
+{
+    /* The RNG failing fails the scramble: there is no fallback to a weaker source. */
+    password_rng_fn old = password_set_rng(rng_broken);
+    uint8_t s[AUTH_SCRAMBLE_LEN];
+    CHECK(auth_scramble_generate(s) == -1);
+    /* Rejection sampling: fed each byte value in turn, ten full cycles give each of the 93 characters exactly
+     * 20 times (a `% 93` of every byte would favour the first 70). */
+    password_set_rng(rng_counter);
+    uint8_t big[186 * 10];
+    CHECK(password_random_chars(big, sizeof big, PASSWORD_SCRAMBLE_CHARS) == 0);
+    unsigned counts[256] = {0};
+    for (size_t i = 0; i < sizeof big; i++)
+        counts[big[i]]++;
+    unsigned lo = ~0u, hi = 0;
+    for (int c = 0x21; c <= 0x7e; c++) {
+        if (c == '$')
+            continue;
+        lo = counts[c] < lo ? counts[c] : lo;
+        hi = counts[c] > hi ? counts[c] : hi;
+    }
+    CHECK(counts['$'] == 0);
+    CHECK(lo == 20 && hi == 20);
+    password_set_rng(old);
+    CHECK(auth_scramble_generate(s) == 0);
 }
 
 TEST(test_native_hash)
@@ -441,6 +482,6 @@ TEST(test_session_sha2_rsa)
     EVP_PKEY_free(key);
 }
 
-UNIT_MAIN(test_scramble, test_native_hash, test_native_response, test_sha256_crypt, test_sha2_stored,
+UNIT_MAIN(test_scramble, test_scramble_rng_failure, test_native_hash, test_native_response, test_sha256_crypt, test_sha2_stored,
           test_sha2_response, test_cache, test_session_native, test_session_switch, test_session_sha2,
           test_session_sha2_rsa)

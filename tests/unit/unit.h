@@ -1,7 +1,9 @@
 /*
  * A unit-test harness in one header.  Each tests/unit/test_*.c defines tests with TEST(name) { ... } and ends
  * with UNIT_MAIN(test_a, test_b, ...).  CHECK(x) records a failure and goes on; REQUIRE(x) stops that test.
- * The binary prints one line per failing check and ends with "N passed, N failed"; it exits non-zero on failure.
+ * SKIP("why") ends a test that cannot run here (a tool not installed); it counts as skipped, never as passed.
+ * The binary prints one line per failing check and ends with "N passed, N failed, N skipped"; it exits non-zero
+ * on failure.
  */
 #ifndef STRATA_UNIT_H
 #define STRATA_UNIT_H
@@ -11,6 +13,14 @@
 #include <string.h>
 
 static int unit_failed_checks;
+static int unit_skipped_now __attribute__((unused));
+
+#define SKIP(why)                                                                  \
+    do {                                                                           \
+        printf("SKIP %s: %s\n", __func__, why);                                    \
+        unit_skipped_now = 1;                                                      \
+        return;                                                                    \
+    } while (0)
 
 #define TEST(name) static void name(void)
 #define CHECK(x)                                                                   \
@@ -58,7 +68,7 @@ typedef struct {
     {                                                                                       \
         void (*fns[])(void) = {__VA_ARGS__};                                                \
         const char *names = #__VA_ARGS__;                                                   \
-        int passed = 0, failed = 0;                                                         \
+        int passed = 0, failed = 0, skipped = 0;                                            \
         size_t n = sizeof fns / sizeof fns[0];                                              \
         const char *p = names;                                                              \
         for (size_t i = 0; i < n; i++) {                                                    \
@@ -73,8 +83,11 @@ typedef struct {
                 continue;                                                                   \
             }                                                                               \
             int before = unit_failed_checks;                                                \
+            unit_skipped_now = 0;                                                           \
             fns[i]();                                                                       \
-            if (unit_failed_checks == before) {                                             \
+            if (unit_failed_checks == before && unit_skipped_now) {                         \
+                skipped++;                                                                  \
+            } else if (unit_failed_checks == before) {                                      \
                 passed++;                                                                   \
             } else {                                                                        \
                 failed++;                                                                   \
@@ -82,7 +95,7 @@ typedef struct {
             }                                                                               \
             p = e;                                                                          \
         }                                                                                   \
-        printf("%d passed, %d failed\n", passed, failed);                                   \
+        printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);              \
         return failed ? 1 : 0;                                                              \
     }
 
