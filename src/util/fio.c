@@ -213,7 +213,7 @@ typedef struct {
 } fault_rule_t;
 
 static const char *const class_names[FIO__CLASSES] = {"data", "undo", "redo", "binlog", "temp",
-                                                       "accounts", "catalog", "tls", "other"};
+                                                       "accounts", "catalog", "tls", "qlog", "other"};
 static const char *const op_names[FIO__OPS] = {"open", "write", "read", "sync"};
 
 static pthread_mutex_t fault_mu = PTHREAD_MUTEX_INITIALIZER;

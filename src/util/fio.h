@@ -13,7 +13,7 @@
  * fails the Nth matching call counted from when the rule was set (N+: the Nth and every later one; *: all) with
  * ACTION = ENOSPC or EIO, or stops the process there (EXIT: _exit(99); KILL: SIGKILL to itself), or for a named
  * point, ON (the point reports that it was hit and its caller takes its test-only branch).  CLASS is one of
- * data undo redo binlog temp accounts catalog tls other or `any`; OP is open write read sync or `any`.
+ * data undo redo binlog temp accounts catalog tls qlog other or `any`; OP is open write read sync or `any`.
  * Rules are separated by commas; the environment variable STRATA_FAULT sets them at start-up and, in test
  * builds only, SET GLOBAL debug_fault = '...' replaces them at run time ('' clears them).
  *
@@ -38,6 +38,7 @@ typedef enum fio_class {
     FIO_ACCOUNTS, /* the account store */
     FIO_CATALOG,  /* the catalog id file */
     FIO_TLS,      /* generated certificates and keys */
+    FIO_QLOG,     /* the general and slow query logs */
     FIO_OTHER,    /* pid file and the like */
     FIO__CLASSES
 } fio_class_t;

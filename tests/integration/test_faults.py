@@ -305,3 +305,23 @@ def test_data_fsync_eio_is_never_retried_into_a_checkpoint(fresh_strata):
     assert ids(c) == want
     c.close()
     crash_and_check(s, want, extra=['--skip-log-bin'])
+
+
+@seam_test
+def test_query_log_write_enospc_closes_the_log_only(fresh_strata):
+    s = fresh_strata
+    c, want = start_with_rows(s, (), n=3)
+    path = os.path.join(s.base, 'general.log')
+    run(c, "SET GLOBAL general_log_file = %s", (path,))
+    run(c, 'SET GLOBAL general_log = ON')
+    arm(c, 'qlog:write:1+:ENOSPC')
+    assert run(c, "SELECT 'not logged'") == (('not logged',),)  # the statement does not fail
+    assert 'the log is closed' in s.log_text()
+    arm(c, '')
+    run(c, 'FLUSH LOGS')
+    run(c, "SELECT 'logged again'")
+    with open(path) as f:
+        text = f.read()
+    assert 'logged again' in text and 'not logged' not in text
+    c.close()
+    crash_and_check(s, want)
