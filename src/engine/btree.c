@@ -922,6 +922,30 @@ static int mark_cell(btree_t *t, mtr_t *m, bframe_t *leaf, uint32_t s, uint64_t 
     return 0;
 }
 
+int btree_unmark(btree_t *t, const void *key, size_t klen, uint64_t trx_id, uint64_t prev_trx)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    mtr_t m;
+    mtr_start(&m, t->bp, t->redo);
+    bframe_t *leaf;
+    bool exact;
+    int rc = descend_leaf_x(t, &m, key, klen, &leaf);
+    if (!rc) {
+        uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+        uint8_t *c = exact ? cellp(leaf->data, s) : NULL;
+        if (c && (c[2] & CELL_DELMARK) && rd64(c + 8) == trx_id) {
+            mtr_modify(&m, leaf);
+            c[2] &= (uint8_t)~CELL_DELMARK;
+            wr64(c + 8, prev_trx);
+        } else {
+            rc = STRATA_ENOTFOUND;
+        }
+    }
+    mtr_commit(&m);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
 int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
                  bt_del_t how, uint64_t trx_id)
 {

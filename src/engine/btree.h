@@ -64,6 +64,10 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
 /* STRATA_ENOTFOUND when there is no live cell (PHYSICAL also removes a marked one; PURGE needs the mark). */
 int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
                  bt_del_t how, uint64_t trx_id);
+/* Takes back a delete mark set by trx_id (the rollback of a DELETE, which kept the value): the cell is live again
+ * with prev_trx as its writer, changed in place, so it needs no page.  STRATA_ENOTFOUND when the key's cell is
+ * not marked by trx_id. */
+int btree_unmark(btree_t *t, const void *key, size_t klen, uint64_t trx_id, uint64_t prev_trx);
 /* The live value (delete-marked cells are absent). */
 int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
 /* The raw cell: its value, writer and state (ABSENT gives STRATA_ENOTFOUND). */

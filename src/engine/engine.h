@@ -12,7 +12,7 @@
  *
  * Status convention (util.h): 0 success, negative error.  Engine-specific codes below; the SQL layer maps them:
  *   ENGINE_EDUPKEY  -> ER_DUP_ENTRY (1062)        ENGINE_EFULL   -> ER_RECORD_FILE_FULL (1114)
- *   ENGINE_ENOSPC   -> ER_DISK_FULL / 1021        STRATA_ENOTFOUND: no such key / cursor ran off the end
+ *   ENGINE_ENOSPC   -> ER_RECORD_FILE_FULL (1114) STRATA_ENOTFOUND: no such key / cursor ran off the end
  *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
  *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
  *

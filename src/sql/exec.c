@@ -343,10 +343,12 @@ static int commit_open(sql_exec_ctx_t *x)
         if (rc == BINLOG_EDISKFULL) {
             rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
         } else if (rc) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
-                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
-            rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
+            /* an operating-system error of the engine (a redo write or fsync that failed): its errno */
+            bool os = rc < 0 && rc > -4096;
+            rc = diag_error(x->diag, ER_ERROR_DURING_COMMIT, os ? -rc : rc,
+                            os                  ? strerror(-rc)
+                            : rc == STRATA_EIO ? "binary log write failed, see the error log"
+                                               : "engine error");
         }
     }
     trx_end(ss);
