@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "binlog/binlog.h"
+#include "session/exec_repl.h"
 #include "session/acl.h"
 #include "session/priv.h"
 #include "repl/semisync.h"
@@ -165,11 +166,14 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
     server_t *srv = arg;
     (void)sess;
     sysvar_id_t id = def->target;
-    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
+    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS &&
+        id != SYSVAR_GTID_SLAVE_POS)
         return false;
     buf_t b;
     buf_init(&b);
-    if (srv->binlog) {
+    if (id == SYSVAR_GTID_SLAVE_POS || id == SYSVAR_GTID_CURRENT_POS) {
+        exec_repl_gtid_pos(srv, id == SYSVAR_GTID_CURRENT_POS, &b);
+    } else if (srv->binlog) {
         binlog_gtid_set_t set;
         memset(&set, 0, sizeof set);
         binlog_gtid_state(srv->binlog, &set);
@@ -181,6 +185,17 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
     out->len = b.len;
     buf_free(&b);
     return true;
+}
+
+/* SET GLOBAL gtid_slave_pos replaces the replica's stored position (refused while it replicates). */
+static int server_sysvar_check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                               const sysvar_value_t *nv, diag_t *d)
+{
+    (void)arg;
+    (void)sess;
+    if (def->id != SYSVAR_GTID_SLAVE_POS || scope != SYSVAR_GLOBAL)
+        return 0;
+    return exec_repl_set_gtid_slave_pos(nv->kind == SYSVAR_V_STR ? nv->s : "", nv->kind == SYSVAR_V_STR ? nv->len : 0, d);
 }
 
 /* SET GLOBAL of variables the engine acts on at run time (start-up values are passed in engine_opts_t). */
@@ -204,6 +219,7 @@ int server_init(server_t *srv)
     status_set_compute(&srv->status, session_status_compute, srv);
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     sysvar_store_set_hook(&srv->vars, server_sysvar_hook, srv);
+    sysvar_store_set_check(&srv->vars, server_sysvar_check, srv);
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     pthread_mutex_init(&srv->hosts_lock, NULL);
