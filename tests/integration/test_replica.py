@@ -68,7 +68,7 @@ def workload(p, n0, n):
     run(p, 'BEGIN')
     run(p, 'UPDATE rp.types SET vc = CONCAT(vc, \'-u\'), en = \'c\' WHERE id %% 3 = 0 AND id >= %d' % n0)
     run(p, 'DELETE FROM rp.types WHERE id %% 7 = 0 AND id >= %d' % n0)
-    run(p, 'INSERT INTO rp.kv VALUES (%d, NULL)' % n0)
+    run(p, 'INSERT INTO rp.kv (k) VALUES (%d)' % n0)
     run(p, 'COMMIT')
 
 
