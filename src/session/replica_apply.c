@@ -218,7 +218,7 @@ static int rows_error(int rc, const diag_t *d, const binlog_event_t *ev, const c
         snprintf(err, cap, "Error executing row event: '%s'", d->error ? d->error->msg : "no such table");
         return no;
     }
-    char msg[400];
+    char msg[600];
     if (no == ER_KEY_NOT_FOUND)
         snprintf(msg, sizeof msg, "Can't find record in '%s'", strchr(table, '.') ? strchr(table, '.') + 1 : table);
     else
