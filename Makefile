@@ -20,7 +20,10 @@ CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic
-LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm
+LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb
+# MariaDB Connector/C (libmariadb-dev): only the replica's connection to its source includes it, so its headers
+# (my_global.h, errmsg.h ...) never shadow anything elsewhere.
+MARIADB_CFLAGS := $(shell mariadb_config --include 2>/dev/null || echo -I/usr/include/mariadb)
 
 LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -35,6 +38,8 @@ all: $(BUILD)/stratad $(TOOL_BINS) $(UNIT_BINS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/src/repl/replica.o: CFLAGS += $(MARIADB_CFLAGS)
 
 $(BUILD)/libstrata.a: $(LIB_OBJS)
 	@rm -f $@

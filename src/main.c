@@ -25,6 +25,7 @@
 #include "proto/auth.h"
 #include "proto/tls.h"
 #include "binlog/binlog.h"
+#include "session/exec_repl.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
@@ -318,6 +319,11 @@ int main(int argc, char **argv)
     }
     pcfg.net = net;
     server_apply_semisync(&g_srv);
+    /* after recovery and the listeners: the replica's SQL thread applies through the same tables clients use */
+    if (session_replica_open(&g_srv, sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_SLAVE_START) != 0) != 0) {
+        log_error("Aborting: the replica configuration cannot be read");
+        goto out;
+    }
     if (admit_start(&g_srv) != 0) {
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;
@@ -343,6 +349,7 @@ int main(int argc, char **argv)
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
+    session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
     server_kill_all(&g_srv);
     admit_stop(); /* parked waiters are admitted and see the kill */
     net_stop(net);
@@ -351,6 +358,7 @@ int main(int argc, char **argv)
     log_note("stratad: Shutdown complete");
     rc = 0;
 out:
+    session_replica_close(&g_srv);
     if (net)
         net_stop(net);
     /* after the connections: their transactions are rolled back by then */

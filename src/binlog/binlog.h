@@ -437,6 +437,22 @@ int binlog_event_info(const binlog_event_t *ev, buf_t *out);
 int binlog_event_gtid(const binlog_event_t *ev, binlog_gtid_t *g, uint8_t *flags2, uint64_t *commit_id);
 int binlog_event_xid(const binlog_event_t *ev, uint64_t *xid);
 int binlog_event_gtid_list(const binlog_event_t *ev, binlog_gtid_set_t *out);
+/* A QUERY event's body: the database, the statement and the session context it was logged under (status
+ * variables MariaDB 10.11 and strata write; decoding stops at the first code it does not know, keeping what it
+ * read).  Pointers into the event. */
+typedef struct binlog_query {
+    uint32_t thread_id;
+    uint16_t error_code;
+    const char *db;
+    size_t db_len;
+    const char *text;
+    size_t len;
+    bool has_flags2, has_sql_mode, has_charset;
+    uint32_t flags2;
+    uint64_t sql_mode;
+    uint16_t charset_client, collation_connection, collation_server;
+} binlog_query_t;
+int binlog_event_query(const binlog_event_t *ev, binlog_query_t *q);
 
 /* GTID_EVENT flags2 (MariaDB). */
 enum {

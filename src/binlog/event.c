@@ -336,6 +336,60 @@ static inline const uint8_t *body(const binlog_event_t *ev, size_t *n)
     return ev->data + BINLOG_HEADER_LEN;
 }
 
+int binlog_event_query(const binlog_event_t *ev, binlog_query_t *q)
+{
+    size_t n;
+    const uint8_t *b = body(ev, &n);
+    memset(q, 0, sizeof *q);
+    if (ev->type != BINLOG_EV_QUERY || n < 13)
+        return STRATA_ECORRUPT;
+    size_t dl = b[8], sl = rd16(b + 11);
+    if (13 + sl + dl + 1 > n)
+        return STRATA_ECORRUPT;
+    q->thread_id = rd32(b);
+    q->error_code = rd16(b + 9);
+    /* status variables: code byte, then a value whose size the code fixes (MariaDB's Q_* codes) */
+    const uint8_t *p = b + 13, *sv_end = p + sl;
+    while (p < sv_end) {
+        uint8_t code = *p++;
+        size_t left = (size_t)(sv_end - p), need;
+        switch (code) {
+        case 0: need = 4; if (left >= need) { q->has_flags2 = true; q->flags2 = rd32(p); } break;     /* FLAGS2 */
+        case 1: need = 8; if (left >= need) { q->has_sql_mode = true; q->sql_mode = rd64(p); } break; /* SQL_MODE */
+        case 2: need = left ? (size_t)p[0] + 2 : 1; break;          /* CATALOG (old): len, bytes, NUL */
+        case 3: need = 4; break;                                    /* AUTO_INCREMENT increment, offset */
+        case 4: need = 6; if (left >= need) {                       /* CHARSET */
+                q->has_charset = true;
+                q->charset_client = rd16(p);
+                q->collation_connection = rd16(p + 2);
+                q->collation_server = rd16(p + 4);
+            } break;
+        case 5: case 6: need = left ? (size_t)p[0] + 1 : 1; break;  /* TIME_ZONE, CATALOG_NZ: len, bytes */
+        case 7: case 8: need = 2; break;                            /* LC_TIME_NAMES, CHARSET_DATABASE */
+        case 9: need = 8; break;                                    /* TABLE_MAP_FOR_UPDATE */
+        case 10: need = 4; break;                                   /* MASTER_DATA_WRITTEN */
+        case 11:                                                    /* INVOKER: user, host */
+            need = left ? (size_t)p[0] + 1 : 1;
+            if (left > need)
+                need += (size_t)p[need] + 1;
+            break;
+        case 13: need = 3; break;                                   /* MICROSECONDS */
+        case 128: need = 3; break;                                  /* HRNOW */
+        case 129: need = 8; break;                                  /* XID */
+        case 130: need = 1; break;                                  /* GTID_FLAGS3 */
+        default: need = SIZE_MAX; break;
+        }
+        if (need == SIZE_MAX || need > left)
+            break;
+        p += need;
+    }
+    q->db = (const char *)b + 13 + sl;
+    q->db_len = dl;
+    q->text = q->db + dl + 1;
+    q->len = n - (13 + sl + dl + 1);
+    return 0;
+}
+
 int binlog_event_gtid(const binlog_event_t *ev, binlog_gtid_t *g, uint8_t *flags2, uint64_t *commit_id)
 {
     size_t n;

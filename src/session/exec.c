@@ -15,6 +15,7 @@
 
 #include "binlog/binlog.h"
 #include "util/blocking.h"
+#include "session/exec_repl.h"
 #include "session/acl.h"
 #include "session/exec_grant.h" /* issue 7: privilege statements */
 #include "session/priv.h"
@@ -667,11 +668,37 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_SELECT_FULL_JOIN, st->full_joins);
 }
 
+/* read_only: statements that change tables or databases are refused (1290) unless the account has READ_ONLY
+ * ADMIN (MariaDB 10.11) or the session is the replica's SQL thread.  CREATE TEMPORARY TABLE is allowed. */
+static int read_only_check(session_t *s, const sql_stmt_t *st)
+{
+    if (!sysvar_global_int(&s->srv->vars, SYSVAR_READ_ONLY) || s->system_thread)
+        return 0;
+    switch (st->kind) {
+    case SQL_STMT_CREATE_TABLE:
+        if (st->create_table->temporary)
+            return 0;
+        /* fall through */
+    case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
+    case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE: case SQL_STMT_CREATE_INDEX:
+    case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE:
+    case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_VIEW: case SQL_STMT_DROP_VIEW:
+        break;
+    default:
+        return 0;
+    }
+    if (priv_has_global(s, PRIV_READ_ONLY_ADMIN))
+        return 0;
+    return diag_error(&s->diag, ER_OPTION_PREVENTS_STATEMENT, "--read-only");
+}
+
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     int prc = priv_check_stmt(x->s, st); /* issue 7: privileges first, at every execution */
     if (prc)
         return prc < 0 ? prc : -x->s->diag.error_code;
+    if ((prc = read_only_check(x->s, st)) != 0)
+        return prc;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, sink, more);
     int rc = sql_exec_stmt(&c, st);
@@ -1719,6 +1746,8 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_master_status(x, sink, more);
     case SQL_SHOW_BINLOG_EVENTS:
         return priv_check_global(x->s, PRIV_BINLOG_MONITOR) ?: exec_show_binlog_events(x, sh, sink, more);
+    case SQL_SHOW_SLAVE_STATUS:
+        return exec_repl_show_status(x->s, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }
@@ -2402,6 +2431,11 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_STMT_PURGE_BINARY_LOGS:
     case SQL_STMT_RESET_MASTER:
         return exec_purge(x, st, sink, more);
+    case SQL_STMT_CHANGE_MASTER:
+    case SQL_STMT_START_SLAVE:
+    case SQL_STMT_STOP_SLAVE:
+    case SQL_STMT_RESET_SLAVE:
+        return exec_repl_stmt(x->s, st, sink, more);
     case SQL_STMT_PREPARE:
         return exec_prepare_sql(x, st, sink, more);
     case SQL_STMT_EXECUTE:

@@ -98,6 +98,8 @@ void priv_session_login(session_t *s, const char *default_role)
 
 uint64_t priv_global(session_t *s)
 {
+    if (s->system_thread)
+        return ~0ull;
     const acl_privs_t *p = privs_get(s);
     return p ? acl_privs_global(p) : 0;
 }
@@ -119,6 +121,8 @@ int priv_check_global(session_t *s, uint64_t any_of)
 
 uint64_t priv_db(session_t *s, const char *db)
 {
+    if (s->system_thread)
+        return ~0ull;
     const acl_privs_t *p = privs_get(s);
     return p ? acl_privs_global(p) | acl_privs_db(p, db) : 0;
 }
@@ -140,7 +144,7 @@ static uint64_t db_level_bits(void) { return priv_all_at(PL_D) | PRIV_GRANT_OPTI
 
 bool priv_db_visible(session_t *s, const char *db)
 {
-    if (!strcasecmp(db, "information_schema"))
+    if (!strcasecmp(db, "information_schema") || s->system_thread)
         return true;
     const acl_privs_t *p = privs_get(s);
     if (!p)
@@ -153,7 +157,7 @@ bool priv_db_visible(session_t *s, const char *db)
 
 int priv_check_db_access(session_t *s, const char *db)
 {
-    if (!strcasecmp(db, "information_schema"))
+    if (!strcasecmp(db, "information_schema") || s->system_thread)
         return 0;
     const acl_privs_t *p = privs_get(s);
     if (p && ((acl_privs_global(p) & db_level_bits()) || acl_privs_db(p, db) || acl_privs_db_has_tables(p, db)))
@@ -163,7 +167,12 @@ int priv_check_db_access(session_t *s, const char *db)
 
 uint64_t priv_table(session_t *s, const char *db, const char *table, uint64_t *columns)
 {
-    const acl_privs_t *p = privs_get(s);
+    const acl_privs_t *p = s->system_thread ? NULL : privs_get(s);
+    if (s->system_thread) {
+        if (columns)
+            *columns = 0;
+        return ~0ull;
+    }
     if (!p) {
         if (columns)
             *columns = 0;

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "binlog/binlog.h"
+#include "session/exec_repl.h"
 #include "session/acl.h"
 #include "session/priv.h"
 #include "repl/semisync.h"
@@ -174,11 +175,14 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
         out->d = (double)out->u;
         return true;
     }
-    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
+    if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS &&
+        id != SYSVAR_GTID_SLAVE_POS)
         return false;
     buf_t b;
     buf_init(&b);
-    if (srv->binlog) {
+    if (id == SYSVAR_GTID_SLAVE_POS || id == SYSVAR_GTID_CURRENT_POS) {
+        exec_repl_gtid_pos(srv, id == SYSVAR_GTID_CURRENT_POS, &b);
+    } else if (srv->binlog) {
         binlog_gtid_set_t set;
         memset(&set, 0, sizeof set);
         binlog_gtid_state(srv->binlog, &set);
@@ -192,6 +196,8 @@ static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysv
     return true;
 }
 
+/* SET GLOBAL gtid_slave_pos replaces the replica's stored position (refused while it replicates). */
+
 /* SET GLOBAL of variables the engine acts on at run time (start-up values are passed in engine_opts_t). */
 static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
 {
@@ -202,20 +208,26 @@ static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
         engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
 }
 
-#ifdef STRATA_FAULTS
-/* Test builds: SET GLOBAL debug_fault arms the fault-injection rules, refusing text that does not parse. */
+/* SET checks the server owns: gtid_slave_pos (only while the replica is stopped, and a valid GTID list) and, in
+ * test builds, debug_fault (the fault-injection rules; text that does not parse is refused). */
 static int server_sysvar_check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
                                const sysvar_value_t *v, diag_t *d)
 {
-    char err[256];
-    if (def->id != SYSVAR_DEBUG_FAULT)
-        return 0;
-    if (fault_set(v->kind == SYSVAR_V_STR ? v->s : "", err, sizeof err) == 0)
-        return 0;
-    log_warn("debug_fault: %s", err);
-    return diag_error(d, ER_WRONG_VALUE_FOR_VAR, def->name, v->kind == SYSVAR_V_STR ? v->s : "NULL");
-}
+    (void)arg;
+    (void)sess;
+    if (def->id == SYSVAR_GTID_SLAVE_POS && scope == SYSVAR_GLOBAL)
+        return exec_repl_set_gtid_slave_pos(v->kind == SYSVAR_V_STR ? v->s : "", v->kind == SYSVAR_V_STR ? v->len : 0, d);
+#ifdef STRATA_FAULTS
+    if (def->id == SYSVAR_DEBUG_FAULT) {
+        char err[256];
+        if (fault_set(v->kind == SYSVAR_V_STR ? v->s : "", err, sizeof err) == 0)
+            return 0;
+        log_warn("debug_fault: %s", err);
+        return diag_error(d, ER_WRONG_VALUE_FOR_VAR, def->name, v->kind == SYSVAR_V_STR ? v->s : "NULL");
+    }
 #endif
+    return 0;
+}
 
 int server_init(server_t *srv)
 {
@@ -228,9 +240,7 @@ int server_init(server_t *srv)
     status_set_compute(&srv->status, session_status_compute, srv);
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     sysvar_store_set_hook(&srv->vars, server_sysvar_hook, srv);
-#ifdef STRATA_FAULTS
     sysvar_store_set_check(&srv->vars, server_sysvar_check, srv);
-#endif
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     pthread_mutex_init(&srv->hosts_lock, NULL);

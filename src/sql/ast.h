@@ -722,6 +722,23 @@ typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
 
 /* ---------------------------------------------------------------- binlog (issue 5) */
 
+/* CHANGE MASTER TO / CHANGE REPLICATION SOURCE TO: the options as written, SOURCE_* spelled MASTER_*; the
+ * session checks names and values.  START / STOP SLAVE | REPLICA [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL]. */
+typedef struct sql_repl_opt {
+    const char *name;      /* upper case: "MASTER_HOST", "MASTER_PORT", "MASTER_USE_GTID", ... */
+    const char *str;       /* a string or word value (MASTER_USE_GTID = slave_pos), else NULL */
+    const char *num;       /* a number's text, else NULL */
+} sql_repl_opt_t;
+
+enum { SQL_REPL_IO_THREAD = 1, SQL_REPL_SQL_THREAD = 2 };
+
+typedef struct sql_repl_stmt {
+    sql_repl_opt_t *opts;  /* CHANGE MASTER */
+    uint32_t nopts;
+    unsigned threads;      /* START / STOP: SQL_REPL_* bits, 0 = both */
+    bool all;              /* RESET SLAVE ALL */
+} sql_repl_stmt_t;
+
 typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE expr */
     const char *to_log;            /* NULL when BEFORE */
     sql_expr_t *before;
@@ -775,6 +792,7 @@ struct sql_stmt {
         sql_role_stmt_t role;               /* SET_ROLE / SET_DEFAULT_ROLE (CREATE/DROP ROLE use `user`) */
         sql_purge_t purge;                  /* PURGE_BINARY_LOGS */
         uint64_t reset_master_to;           /* RESET_MASTER [TO n] (0: not given) */
+        sql_repl_stmt_t repl;               /* CHANGE_MASTER / START_SLAVE / STOP_SLAVE / RESET_SLAVE */
         sql_view_stmt_t *view;              /* CREATE_VIEW (DROP_VIEW uses `tables`) */
     };
     sql_expr_t **do_list;

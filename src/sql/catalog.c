@@ -12,6 +12,9 @@
  *                             catalog_autoinc_persist (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); at load the
  *                             counter is the larger of this and the largest value in the data + 1
  *   'D' db                    [1][varint default collation]
+ *   'R' domain(8, big-endian) [1][varint server_id][varint seq_no]: the replica's last applied GTID in that
+ *                             domain (gtid_slave_pos), written in the transaction that applied it
+ *   'Q' 0(8)                  [1][str source file][varint position]: the source position it applied up to
  *   'S' id(8, big-endian)     the table's optimizer statistics, written by ANALYZE TABLE; the value is
  *                             sql/stats.c's (catalog_aux_put/get), deleted with the table
  *   'T' db 0x00 table         table record:
@@ -677,6 +680,49 @@ int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out)
         engine_trx_rollback(trx);
     }
     buf_free(&key);
+    return rc;
+}
+
+int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t id, const void *val, size_t len)
+{
+    buf_t key;
+    buf_init(&key);
+    key_aux(&key, kind, id);
+    int rc = val ? engine_put(trx, c->sys, key.data, key.len, val, len) : engine_delete(trx, c->sys, key.data, key.len);
+    if (rc == STRATA_ENOTFOUND && !val)
+        rc = 0;
+    buf_free(&key);
+    return rc;
+}
+
+int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
+                     void *arg)
+{
+    engine_trx_t *trx;
+    engine_cursor_t *cur = NULL;
+    int rc = engine_trx_begin(c->e, &trx);
+    if (rc)
+        return rc;
+    rc = engine_cursor_open(trx, c->sys, &cur);
+    if (rc == 0)
+        rc = engine_cursor_seek(cur, &kind, 1, ENGINE_SEEK_GE);
+    while (rc == 0) {
+        size_t kl, vl;
+        const uint8_t *k = engine_cursor_key(cur, &kl);
+        if (kl != 9 || k[0] != kind)
+            break;
+        uint64_t id = 0;
+        for (int i = 1; i < 9; i++)
+            id = id << 8 | k[i];
+        const void *v = engine_cursor_value(cur, &vl);
+        fn(arg, id, v, vl);
+        rc = engine_cursor_next(cur);
+    }
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0;
+    if (cur)
+        engine_cursor_close(cur);
+    engine_trx_rollback(trx);
     return rc;
 }
 

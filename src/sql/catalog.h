@@ -153,6 +153,14 @@ int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
 #define CAT_AUX_STATS 'S'
 int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len);
 int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
+/* The same records written inside the caller's transaction trx (val NULL: delete), so that they commit or roll
+ * back with its rows: the replica's applied position (CAT_AUX_REPL_GTID per domain, CAT_AUX_REPL_FILE id 0). */
+#define CAT_AUX_REPL_GTID 'R'
+#define CAT_AUX_REPL_FILE 'Q'
+int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t id, const void *val, size_t len);
+/* Calls fn for every record of a kind, in id order; 0 or an engine error. */
+int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
+                     void *arg);
 
 /* ---- helpers for building definitions (into any arena) ---- */
 const cat_index_t *cat_table_pk(const cat_table_t *t);       /* NULL without a primary key */

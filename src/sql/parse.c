@@ -3926,6 +3926,94 @@ static bool view_prefix(parser_t *p, sql_view_stmt_t *v)
     }
 }
 
+/* ---------------------------------------------------------------- replication (replica side) */
+
+/* CHANGE MASTER ['conn'] TO opt = value, ... | CHANGE REPLICATION SOURCE TO ...; START | STOP SLAVE | REPLICA
+ * [IO_THREAD | SQL_THREAD [, ...]]; RESET SLAVE | REPLICA [ALL].  false when the statement is none of these. */
+static bool repl_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_repl_stmt_t *r = &st->repl;
+    if (is_word(p, "CHANGE") && (tok_is_word(peek2(p), "MASTER") || tok_is_word(peek2(p), "REPLICATION"))) {
+        next(p);
+        if (accept_word(p, "REPLICATION"))
+            expect_word(p, "SOURCE");
+        else
+            expect_word(p, "MASTER");
+        if (p->tok.type == TK_STRING && string_lit(p, NULL)[0]) /* a named connection: only the default one */
+            syntax_error(p);
+        expect_word(p, "TO");
+        st->kind = SQL_STMT_CHANGE_MASTER;
+        vec_t v = {0};
+        do {
+            if (p->tok.type != TK_WORD)
+                syntax_error(p);
+            sql_repl_opt_t *o = vec_push(p, &v, sizeof *o);
+            const char *w = p->tok.text;
+            size_t wl = p->tok.text_len;
+            if (wl > 7 && strncasecmp(w, "SOURCE_", 7) == 0) { /* MySQL 8's spelling of the same option */
+                char *n = arena_alloc(p->a, wl + 1);
+                memcpy(n, "MASTER_", 7);
+                memcpy(n + 7, w + 7, wl - 7);
+                n[wl] = 0;
+                o->name = upper_dup(p, n, wl);
+            } else {
+                o->name = upper_dup(p, w, wl);
+            }
+            next(p);
+            expect_punct(p, '=');
+            if (p->tok.type == TK_STRING) {
+                o->str = string_lit(p, NULL);
+            } else if (p->tok.type == TK_INT || p->tok.type == TK_DECIMAL) {
+                o->num = arena_strndup(p->a, p->tok.start, p->tok.len);
+                next(p);
+            } else if (accept_punct(p, '(')) { /* IGNORE_SERVER_IDS = (1, 2): kept as text for the session */
+                buf_t b;
+                buf_init(&b);
+                while (!accept_punct(p, ')')) {
+                    if (p->tok.type != TK_INT)
+                        syntax_error(p);
+                    buf_printf(&b, "%s%.*s", b.len ? "," : "", (int)p->tok.len, p->tok.start);
+                    next(p);
+                    if (!is_punct(p, ')'))
+                        expect_punct(p, ',');
+                }
+                o->str = arena_strndup(p->a, b.len ? (const char *)b.data : "", b.len);
+                buf_free(&b);
+            } else if (p->tok.type == TK_WORD) {
+                o->str = lower_dup(p, p->tok.text, p->tok.text_len);
+                next(p);
+            } else {
+                syntax_error(p);
+            }
+        } while (accept_punct(p, ','));
+        r->opts = v.items;
+        r->nopts = v.n;
+        return true;
+    }
+    bool start = is_word(p, "START"), stop = is_word(p, "STOP"), reset = is_word(p, "RESET");
+    if (!(start || stop || reset) || !(tok_is_word(peek2(p), "SLAVE") || tok_is_word(peek2(p), "REPLICA")))
+        return false;
+    next(p);
+    next(p);
+    if (reset) {
+        st->kind = SQL_STMT_RESET_SLAVE;
+        r->all = accept_word(p, "ALL");
+        return true;
+    }
+    st->kind = start ? SQL_STMT_START_SLAVE : SQL_STMT_STOP_SLAVE;
+    if (is_word(p, "IO_THREAD") || is_word(p, "SQL_THREAD")) {
+        do {
+            if (accept_word(p, "IO_THREAD"))
+                r->threads |= SQL_REPL_IO_THREAD;
+            else {
+                expect_word(p, "SQL_THREAD");
+                r->threads |= SQL_REPL_SQL_THREAD;
+            }
+        } while (accept_punct(p, ','));
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- statements */
 
 static void flush_stmt(parser_t *p, sql_stmt_t *st)
@@ -4035,6 +4123,8 @@ static void statement(parser_t *p, sql_stmt_t *st)
         else { expect_word(p, "BEFORE"); st->purge.before = expr(p); }
         return;
     }
+    if (repl_stmt(p, st))
+        return;
     if (is_word(p, "RESET") && tok_is_word(peek2(p), "MASTER")) {
         next(p);
         next(p);

@@ -1,0 +1,152 @@
+/*
+ * strata as a replica (DESIGN.md decision 10): follows a MariaDB 10.11 or strata source by GTID or by file and
+ * position, as MariaDB's replica does, with MariaDB's statements and SHOW SLAVE STATUS.
+ *
+ *   IO thread   connects through MariaDB Connector/C (auth plugins, TLS), sets the variables a MariaDB replica
+ *               sets, COM_REGISTER_SLAVE, COM_BINLOG_DUMP; reads events, checks each (header, length, CRC32),
+ *               and cuts the stream into event groups (one source transaction: GTID ... XID / COMMIT, or a
+ *               standalone DDL).  Only whole groups are queued: a group cut by a disconnect is discarded and
+ *               fetched again after the reconnect (MASTER_CONNECT_RETRY seconds apart, by GTID or position).
+ *   SQL thread  takes groups in order and hands each to the applier (replica_apply_ops_t, supplied by the
+ *               session layer), which applies it and writes its position in the same engine transaction.  A
+ *               group that cannot be applied stops the SQL thread with MariaDB's error in Last_SQL_Errno; the
+ *               group stays queued, so START SLAVE retries it.
+ *
+ * There is no relay log: the queue lives in memory (bounded; the IO thread waits when it is full), and the
+ * position that survives a crash is the applied one, so a restart re-fetches whatever was queued.
+ *
+ * Thread states (replica_io_state_t, replica_sql_state_t), changed under the replica's mutex:
+ *
+ *   IO:  STOPPED --START--> CONNECTING --dump started--> RUNNING --error/EOF--> CONNECTING (after the retry
+ *        wait) ...; STOP from any state -> STOPPED; a fatal error (1236, equal server ids) -> STOPPED.
+ *   SQL: STOPPED --START--> RUNNING --STOP or apply error--> STOPPED.
+ *
+ * The configuration (CHANGE MASTER) is stored in <datadir>/replica.info, written atomically (tmp, fsync,
+ * rename, fsync of the directory); the format is drawn at the top of replica.c.
+ */
+#ifndef STRATA_REPL_REPLICA_H
+#define STRATA_REPL_REPLICA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "binlog/binlog.h"
+#include "util/buf.h"
+
+typedef enum replica_gtid_mode {
+    REPLICA_GTID_NO = 0,      /* file and position */
+    REPLICA_GTID_SLAVE_POS,   /* from gtid_slave_pos */
+    REPLICA_GTID_CURRENT_POS, /* from gtid_current_pos (gtid_slave_pos and this server's own binlog) */
+} replica_gtid_mode_t;
+
+typedef struct replica_config {
+    char host[256];
+    uint32_t port;
+    char user[128];
+    char password[128];
+    replica_gtid_mode_t use_gtid;
+    char log_file[256];        /* MASTER_LOG_FILE / MASTER_LOG_POS: where file/position mode starts */
+    uint64_t log_pos;
+    uint32_t connect_retry;    /* seconds between connection attempts */
+    uint32_t heartbeat_ms;     /* MASTER_HEARTBEAT_PERIOD (0: none) */
+    bool ssl;                  /* MASTER_SSL */
+    bool ssl_verify;           /* MASTER_SSL_VERIFY_SERVER_CERT */
+    char ssl_ca[256], ssl_capath[256], ssl_cert[256], ssl_key[256], ssl_cipher[256], ssl_crl[256],
+        ssl_crlpath[256];
+} replica_config_t;
+
+typedef enum replica_io_state { REPLICA_IO_STOPPED = 0, REPLICA_IO_CONNECTING, REPLICA_IO_RUNNING } replica_io_state_t;
+typedef enum replica_sql_state { REPLICA_SQL_STOPPED = 0, REPLICA_SQL_RUNNING } replica_sql_state_t;
+
+/* One source transaction as received: its events back to back, each a whole v4 event with its CRC32. */
+typedef struct replica_group {
+    struct replica_group *next;
+    binlog_gtid_t gtid;
+    bool has_gtid;
+    uint8_t flags2;            /* the GTID event's (BINLOG_GTID_FL_*) */
+    uint32_t when;             /* the source's timestamp of its events (its commit time) */
+    char log_file[256];        /* the source position just past the group */
+    uint64_t end_pos;
+    buf_t ev;
+    uint32_t nev;
+} replica_group_t;
+
+/* Iterates a group's events: *off starts at 0; 1 = *ev filled, 0 = end. */
+int replica_group_next(const replica_group_t *g, size_t *off, binlog_event_t *ev);
+
+/* The applier (the session layer's src/session/replica_apply.c).  Calls come from the SQL thread only, except
+ * save_pos/load (under the replica's admin lock, threads stopped). */
+typedef struct replica_apply_ops {
+    void *arg;
+    /* Applies g and makes g's position (its GTID, and log_file/end_pos) durable in the same engine transaction.
+     * 0, or a MariaDB error number with the message in err. */
+    int (*apply)(void *arg, const replica_group_t *g, char *err, size_t cap);
+    /* Replaces the stored position (SET GLOBAL gtid_slave_pos; RESET SLAVE clears the file position). */
+    int (*save_pos)(void *arg, const binlog_gtid_set_t *gtid, const char *file, uint64_t pos);
+    /* Reads the stored position (start-up). */
+    int (*load_pos)(void *arg, binlog_gtid_set_t *gtid, char *file, size_t cap, uint64_t *pos);
+    /* This server's gtid_binlog_pos (for MASTER_USE_GTID = current_pos and gtid_current_pos). */
+    void (*binlog_pos)(void *arg, binlog_gtid_set_t *out);
+    /* The applier's SQL thread ended (frees its per-thread state). */
+    void (*thread_end)(void *arg);
+} replica_apply_ops_t;
+
+typedef struct replica replica_t;
+
+/* Loads <datadir>/replica.info and the stored position; starts both threads when configured unless
+ * skip_start.  0 or an error (logged). */
+int replica_open(const char *datadir, uint32_t server_id, const replica_apply_ops_t *ops, bool skip_start,
+                 replica_t **out);
+/* Stops the threads (the SQL thread finishes the group it is applying) and frees. */
+void replica_close(replica_t *r);
+
+/* CHANGE MASTER TO: which fields of c to take (REPLICA_SET_* bits); saved before return.  0 or a MariaDB error
+ * number (1198 while a thread runs). */
+enum {
+    REPLICA_SET_HOST = 1 << 0, REPLICA_SET_PORT = 1 << 1, REPLICA_SET_USER = 1 << 2, REPLICA_SET_PASSWORD = 1 << 3,
+    REPLICA_SET_USE_GTID = 1 << 4, REPLICA_SET_LOG_FILE = 1 << 5, REPLICA_SET_LOG_POS = 1 << 6,
+    REPLICA_SET_CONNECT_RETRY = 1 << 7, REPLICA_SET_HEARTBEAT = 1 << 8, REPLICA_SET_SSL = 1 << 9,
+    REPLICA_SET_SSL_VERIFY = 1 << 10, REPLICA_SET_SSL_CA = 1 << 11, REPLICA_SET_SSL_CAPATH = 1 << 12,
+    REPLICA_SET_SSL_CERT = 1 << 13, REPLICA_SET_SSL_KEY = 1 << 14, REPLICA_SET_SSL_CIPHER = 1 << 15,
+    REPLICA_SET_SSL_CRL = 1 << 16, REPLICA_SET_SSL_CRLPATH = 1 << 17,
+};
+int replica_change(replica_t *r, const replica_config_t *c, uint32_t set);
+
+/* START / STOP SLAVE [IO_THREAD | SQL_THREAD] (threads: REPLICA_THREAD_* bits).  0, or a MariaDB error (1200
+ * when not configured); *note gets 1254 / 1255 when every named thread was already running / stopped. */
+enum { REPLICA_THREAD_IO = 1, REPLICA_THREAD_SQL = 2, REPLICA_THREAD_BOTH = 3 };
+int replica_start(replica_t *r, unsigned threads, int *note);
+int replica_stop(replica_t *r, unsigned threads, int *note);
+/* RESET SLAVE [ALL]: forgets the received events, the errors and the file position (ALL: the configuration
+ * too).  gtid_slave_pos is kept, as in MariaDB.  0 or 1198. */
+int replica_reset(replica_t *r, bool all);
+
+/* gtid_slave_pos: the last applied GTID per domain. */
+void replica_gtid_slave_pos(replica_t *r, binlog_gtid_set_t *out);
+/* SET GLOBAL gtid_slave_pos: 0, 1198 while a thread runs, or -1 (could not be stored). */
+int replica_set_gtid_slave_pos(replica_t *r, const binlog_gtid_set_t *pos);
+
+/* SHOW SLAVE STATUS, as one snapshot. */
+typedef struct replica_status {
+    bool configured;
+    replica_config_t cfg;
+    const char *io_state;        /* Slave_IO_State */
+    const char *io_running;      /* "Yes", "No", "Connecting" */
+    bool sql_running;
+    char master_log_file[256];   /* what the IO thread read up to */
+    uint64_t read_master_log_pos;
+    char exec_log_file[256];     /* what the SQL thread applied up to (Relay_Master_Log_File) */
+    uint64_t exec_master_log_pos;
+    uint64_t queued_bytes;       /* Relay_Log_Space: events received and not yet applied */
+    int64_t seconds_behind;      /* -1: NULL */
+    uint32_t last_io_errno, last_sql_errno;
+    char last_io_error[512], last_sql_error[512];
+    uint32_t master_server_id;
+    char gtid_io_pos[512];       /* the GTIDs received (Gtid_IO_Pos) */
+    const char *sql_state;       /* Slave_SQL_Running_State */
+    uint64_t ddl_groups, nontrans_groups, trans_groups;
+    uint64_t lag_ms;             /* the same lag in milliseconds (Strata_replica_lag_ms), 0 when NULL */
+} replica_status_t;
+void replica_status(replica_t *r, replica_status_t *st);
+
+#endif

@@ -1,0 +1,343 @@
+/*
+ * The replica's applier (replica_apply_ops_t, src/repl/replica.h) and its position store.
+ *
+ * A group of row events (GTID, TABLE_MAP, WRITE/UPDATE/DELETE_ROWS v1/v2, XID or COMMIT) is applied in one
+ * engine transaction through sql/binapply.c, the re-apply code crash recovery uses; the group's GTID (catalog
+ * record 'R' per domain, MariaDB's mysql.gtid_slave_pos) and source position ('Q') are written in that same
+ * transaction, so a crash keeps both or neither: nothing applied twice, nothing lost.
+ *
+ * A group of QUERY events (DDL, or statements a MIXED/STATEMENT source logged) runs through this layer's own
+ * statement path (session_query) in the SQL thread's session, under the event's database, sql_mode and
+ * character set; that session is a system thread (every privilege, read_only does not apply, sql_log_bin=0).
+ * DDL commits on its own, so its position is written right after it: a crash between the two runs the DDL
+ * again at restart (it then fails with 1050 / 1051 ... and stops the SQL thread, never silently).  A group
+ * that mixes statement events with row events is refused (1105), not half applied.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "session/exec_repl.h"
+#include "sql/binapply.h"
+#include "sql/commit.h"
+#include "sql/exec.h"
+#include "sql/rowcodec.h"
+#include "util/util.h"
+
+typedef struct applier {
+    server_t *srv;
+    session_t *s;     /* the SQL thread's session (created at its first statement) */
+    binapply_t *ap;
+} applier_t;
+
+static applier_t g_applier;
+static replica_t *g_replica;
+
+replica_t *session_replica(void) { return g_replica; }
+
+/* ---------------------------------------------------------------- position records */
+
+static int pos_write(catalog_t *cat, engine_trx_t *trx, const replica_group_t *g)
+{
+    int rc = 0;
+    buf_t v;
+    buf_init(&v);
+    if (g->has_gtid) {
+        buf_append_byte(&v, 1);
+        rc_put_varint(&v, g->gtid.server);
+        rc_put_varint(&v, g->gtid.seq);
+        rc = catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_GTID, g->gtid.domain, v.data, v.len);
+    }
+    if (rc == 0 && g->log_file[0]) {
+        buf_reset(&v);
+        buf_append_byte(&v, 1);
+        rc_put_varint(&v, strlen(g->log_file));
+        buf_append_str(&v, g->log_file);
+        rc_put_varint(&v, g->end_pos);
+        rc = catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_FILE, 0, v.data, v.len);
+    }
+    buf_free(&v);
+    return rc;
+}
+
+typedef struct load_arg {
+    binlog_gtid_set_t *set;
+    uint64_t *ids;
+    uint32_t n;
+} load_arg_t;
+
+static void load_gtid(void *arg, uint64_t id, const void *val, size_t len)
+{
+    load_arg_t *l = arg;
+    const uint8_t *p = val, *end = p + len;
+    uint64_t server, seq;
+    if (len < 1 || p[0] != 1)
+        return;
+    p++;
+    if (rc_get_varint(&p, end, &server) != 0 || rc_get_varint(&p, end, &seq) != 0)
+        return;
+    if (l->set)
+        binlog_gtid_set_update(l->set, (binlog_gtid_t){.domain = (uint32_t)id, .server = (uint32_t)server, .seq = seq});
+    if (l->ids && l->n < 1024)
+        l->ids[l->n++] = id;
+}
+
+static int apply_load_pos(void *arg, binlog_gtid_set_t *gtid, char *file, size_t cap, uint64_t *pos)
+{
+    (void)arg;
+    catalog_t *cat = sql_exec_catalog();
+    load_arg_t l = {.set = gtid};
+    int rc = catalog_aux_scan(cat, CAT_AUX_REPL_GTID, load_gtid, &l);
+    buf_t v;
+    buf_init(&v);
+    file[0] = 0;
+    *pos = 0;
+    if (rc == 0 && catalog_aux_get(cat, CAT_AUX_REPL_FILE, 0, &v) == 0 && v.len > 1 && v.data[0] == 1) {
+        const uint8_t *p = v.data + 1, *end = v.data + v.len;
+        uint64_t n;
+        if (rc_get_varint(&p, end, &n) == 0 && n < cap && (size_t)(end - p) >= n) {
+            memcpy(file, p, n);
+            file[n] = 0;
+            p += n;
+            rc_get_varint(&p, end, pos);
+        }
+    }
+    buf_free(&v);
+    return rc;
+}
+
+static int apply_save_pos(void *arg, const binlog_gtid_set_t *gtid, const char *file, uint64_t pos)
+{
+    (void)arg;
+    catalog_t *cat = sql_exec_catalog();
+    uint64_t ids[1024];
+    load_arg_t l = {.ids = ids};
+    int rc = catalog_aux_scan(cat, CAT_AUX_REPL_GTID, load_gtid, &l);
+    engine_trx_t *trx = NULL;
+    if (rc == 0)
+        rc = engine_trx_begin(catalog_engine(cat), &trx);
+    for (uint32_t i = 0; rc == 0 && i < l.n; i++)
+        rc = catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_GTID, ids[i], NULL, 0);
+    for (uint32_t i = 0; rc == 0 && i < gtid->n; i++) {
+        replica_group_t g = {.gtid = gtid->v[i], .has_gtid = true};
+        rc = pos_write(cat, trx, &g);
+    }
+    if (rc == 0) {
+        replica_group_t g = {.end_pos = pos};
+        snprintf(g.log_file, sizeof g.log_file, "%s", file);
+        rc = file[0] ? pos_write(cat, trx, &g) : catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_FILE, 0, NULL, 0);
+    }
+    if (trx)
+        rc = rc ? (engine_trx_rollback(trx), rc) : engine_trx_commit(trx);
+    return rc;
+}
+
+static void apply_binlog_pos(void *arg, binlog_gtid_set_t *out)
+{
+    applier_t *a = arg;
+    if (a->srv->binlog)
+        binlog_gtid_state(a->srv->binlog, out);
+}
+
+/* ---------------------------------------------------------------- applying */
+
+/* Collects the statement's outcome; rows of a result set are dropped. */
+typedef struct capture_sink {
+    res_sink_t sink;
+    bool failed;
+} capture_sink_t;
+
+static void cap_columns(res_sink_t *s, const res_col_t *c, int n) { (void)s; (void)c; (void)n; }
+static void cap_row(res_sink_t *s, const res_cell_t *c) { (void)s; (void)c; }
+static void cap_rows_end(res_sink_t *s, bool more) { (void)s; (void)more; }
+static void cap_ok(res_sink_t *s, uint64_t a, uint64_t l, const char *i, bool m) { (void)s; (void)a; (void)l; (void)i; (void)m; }
+static void cap_error(res_sink_t *s) { ((capture_sink_t *)s)->failed = true; }
+static void cap_raw(res_sink_t *s, const char *p, size_t n) { (void)s; (void)p; (void)n; }
+
+static session_t *applier_session(applier_t *a)
+{
+    if (!a->s) {
+        session_t *s = session_new(a->srv);
+        s->system_thread = true; /* every privilege; read_only does not apply (MariaDB's replication thread) */
+        snprintf(s->user, sizeof s->user, "system user");
+        snprintf(s->priv_user, sizeof s->priv_user, "system user");
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, 0); /* log_slave_updates=OFF */
+        a->s = s;
+    }
+    return a->s;
+}
+
+/* One QUERY event through the session.  0, or the error number with MariaDB's Last_SQL_Error text in err. */
+static int run_query(applier_t *a, const binlog_event_t *ev, char *err, size_t cap)
+{
+    binlog_query_t q;
+    if (binlog_event_query(ev, &q) != 0) {
+        snprintf(err, cap, "Relay log read failure: a malformed Query event");
+        return 1594;
+    }
+    session_t *s = applier_session(a);
+    mem_free(s->db);
+    s->db = q.db_len ? mem_strndup(q.db, q.db_len) : NULL; /* as logged, even if it is gone: names then fail */
+    if (q.has_sql_mode)
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, (int64_t)q.sql_mode);
+    if (q.has_charset)
+        session_set_client_collation(s, q.charset_client);
+    capture_sink_t cs = {.sink = {.columns = cap_columns, .row = cap_row, .rows_end = cap_rows_end, .ok = cap_ok,
+                                  .error = cap_error, .raw = cap_raw}};
+    session_begin_statement(s);
+    session_query(s, q.text, q.len, &cs.sink);
+    arena_reset(&s->arena);
+    if (!cs.failed)
+        return 0;
+    int no = s->diag.error ? s->diag.error->code : ER_UNKNOWN_ERROR;
+    snprintf(err, cap, "Error '%s' on query. Default database: '%.*s'. Query: '%.*s'",
+             s->diag.error ? s->diag.error->msg : "unknown error", (int)q.db_len, q.db, (int)MIN(q.len, 200), q.text);
+    return no;
+}
+
+static bool is_rows_event(int type)
+{
+    return type == BINLOG_EV_TABLE_MAP || (type >= BINLOG_EV_WRITE_ROWS_V1 && type <= BINLOG_EV_DELETE_ROWS_V1) ||
+           (type >= BINLOG_EV_WRITE_ROWS_V2 && type <= BINLOG_EV_DELETE_ROWS_V2);
+}
+
+static bool is_txn_query(const binlog_event_t *ev)
+{
+    binlog_query_t q;
+    if (binlog_event_query(ev, &q) != 0)
+        return false;
+    return (q.len == 5 && !strncasecmp(q.text, "BEGIN", 5)) || (q.len == 6 && !strncasecmp(q.text, "COMMIT", 6));
+}
+
+/* MariaDB's Last_SQL_Error for a rows event that failed. */
+static int rows_error(int rc, const diag_t *d, const binlog_event_t *ev, const char *table, const replica_group_t *g,
+                      char *err, size_t cap)
+{
+    int no = rc == STRATA_ENOTFOUND ? ER_KEY_NOT_FOUND : d->error ? d->error->code : rc < 0 && rc > -10000 ? -rc : ER_UNKNOWN_ERROR;
+    if (no == ER_NO_SUCH_TABLE) {
+        snprintf(err, cap, "Error executing row event: '%s'", d->error ? d->error->msg : "no such table");
+        return no;
+    }
+    char msg[600];
+    if (no == ER_KEY_NOT_FOUND)
+        snprintf(msg, sizeof msg, "Can't find record in '%s'", strchr(table, '.') ? strchr(table, '.') + 1 : table);
+    else
+        snprintf(msg, sizeof msg, "%s", d->error ? d->error->msg : "the row event cannot be applied");
+    snprintf(err, cap, "Could not execute %s event on table %s; %s, Error_code: %d; the event's master log %s, "
+             "end_log_pos %u", binlog_event_type_name(ev->type), table, msg, no, g->log_file, ev->next_pos);
+    return no;
+}
+
+static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t cap)
+{
+    catalog_t *cat = sql_exec_catalog();
+    if (!a->ap)
+        a->ap = binapply_new(cat);
+    engine_trx_t *trx = NULL;
+    int rc = engine_trx_begin(catalog_engine(cat), &trx);
+    diag_t d;
+    diag_init(&d, 8);
+    char table[520] = "";
+    size_t off = 0;
+    binlog_event_t ev;
+    while (rc == 0 && replica_group_next(g, &off, &ev)) {
+        if (ev.type == BINLOG_EV_TABLE_MAP) {
+            binlog_table_t t;
+            static _Thread_local binlog_col_t cols[4096];
+            char db[256] = "", name[256] = "";
+            if (binlog_table_map_decode(&ev, &t, cols, 4096, db, name) == 0)
+                snprintf(table, sizeof table, "%s.%s", db, name);
+        }
+        if (ev.type == BINLOG_EV_GTID || is_rows_event(ev.type)) {
+            rc = binapply_event(a->ap, trx, &ev, &d);
+            if (rc) {
+                rc = rows_error(rc, &d, &ev, table, g, err, cap);
+                break;
+            }
+        }
+    }
+    if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
+        snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
+    if (rc == 0) {
+        rc = sql_commit_trx(trx, NULL, NULL);
+        trx = NULL;
+        if (rc)
+            snprintf(err, cap, "Error during COMMIT (engine error %d)", rc), rc = ER_ERROR_DURING_COMMIT;
+    }
+    if (trx)
+        engine_trx_rollback(trx);
+    diag_free(&d);
+    return rc;
+}
+
+/* Statement events: each through the session; the position after the last, in its own transaction. */
+static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size_t cap)
+{
+    size_t off = 0;
+    binlog_event_t ev;
+    int rc = 0;
+    while (rc == 0 && replica_group_next(g, &off, &ev))
+        if (ev.type == BINLOG_EV_QUERY)
+            rc = run_query(a, &ev, err, cap);
+    if (rc)
+        return rc;
+    catalog_t *cat = sql_exec_catalog();
+    engine_trx_t *trx;
+    if ((rc = engine_trx_begin(catalog_engine(cat), &trx)) == 0) {
+        rc = pos_write(cat, trx, g);
+        rc = rc ? (engine_trx_rollback(trx), rc) : engine_trx_commit(trx);
+    }
+    if (rc)
+        snprintf(err, cap, "the replica position could not be written (engine error %d)", rc), rc = ER_UNKNOWN_ERROR;
+    return rc;
+}
+
+static int apply_group(void *arg, const replica_group_t *g, char *err, size_t cap)
+{
+    applier_t *a = arg;
+    bool rows = false, stmts = false;
+    size_t off = 0;
+    binlog_event_t ev;
+    while (replica_group_next(g, &off, &ev)) {
+        if (is_rows_event(ev.type))
+            rows = true;
+        else if (ev.type == BINLOG_EV_QUERY && !is_txn_query(&ev))
+            stmts = true;
+    }
+    if (rows && stmts) {
+        snprintf(err, cap, "A transaction of both statement and row events (GTID %u-%u-%llu) is not supported by "
+                 "this replica", g->gtid.domain, g->gtid.server, (unsigned long long)g->gtid.seq);
+        return ER_UNKNOWN_ERROR;
+    }
+    return stmts ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+}
+
+static void apply_thread_end(void *arg)
+{
+    applier_t *a = arg;
+    if (a->s) {
+        session_free(a->s);
+        a->s = NULL;
+    }
+    binapply_free(a->ap);
+    a->ap = NULL;
+}
+
+int session_replica_open(server_t *srv, bool skip_start)
+{
+    if (!sql_exec_catalog())
+        return 0;
+    g_applier = (applier_t){.srv = srv};
+    replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
+                               .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
+                               .thread_end = apply_thread_end};
+    uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
+    return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
+}
+
+void session_replica_close(server_t *srv)
+{
+    (void)srv;
+    replica_close(g_replica);
+    g_replica = NULL;
+}
