@@ -1198,7 +1198,7 @@ int sql_eval_session_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t 
     }
 }
 
-/* An aggregate call: the executor drives the accumulators (agg.h) and hands back the group's result. */
+/* An aggregate call: the executor drives the accumulators (exec_agg.c) and hands back the group's result. */
 int sql_eval_aggregate_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
 {
     if (!(sql_fn_defs[e->func.fn].flags & SQL_FNF_AGGREGATE))

@@ -319,7 +319,7 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
                 continue;
             bool eq;
             if (all_str) {
-                /* all in one collation (eval.c's coll_rules) */
+                /* all in one collation (the row's collation rule in functions.def) */
                 eq = value_collate_cmp(a[0].coll, a[0].s.ptr, a[0].s.len, a[i].s.ptr, a[i].s.len) == 0;
             }
             else
