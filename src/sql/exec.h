@@ -198,6 +198,9 @@ typedef struct sql_exec_ctx {
 
 enum { SQL_COLPRIV_SELECT = 1, SQL_COLPRIV_INSERT = 2, SQL_COLPRIV_UPDATE = 4, SQL_COLPRIV_REFERENCES = 8 };
 
+/* ALTER TABLE / CREATE INDEX / DROP INDEX: are the ALGORITHM= and LOCK= clauses ones strata can honour for
+ * the change?  0, or 1846 pushed. */
+int sql_exec_alter_clauses(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
 bool sql_exec_handles(const sql_stmt_t *st);
 /* The same for a SELECT: one with FROM, a UNION, or subqueries. */
