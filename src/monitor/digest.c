@@ -207,7 +207,7 @@ static void digest_hex(const char *text, size_t n, char out[33])
 
 void digest_record(const digest_stmt_t *s)
 {
-    if (!ready)
+    if (!ready || capacity == 0)
         return;
     uint64_t h = key_hash(s);
     shard_t *sh = &shards[h & (DIGEST_SHARDS - 1)];
@@ -222,7 +222,7 @@ void digest_record(const digest_stmt_t *s)
     pthread_rwlock_wrlock(&sh->lock);
     e = find(sh, h, s);
     if (!e) {
-        if (atomic_fetch_add(&used, 1) >= capacity) {
+        if (atomic_fetch_add(&used, 1) + 1 >= capacity) { /* the lost row takes one of the capacity's slots */
             atomic_fetch_sub(&used, 1);
             pthread_rwlock_unlock(&sh->lock);
             atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);

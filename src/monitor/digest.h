@@ -4,9 +4,11 @@
  * sums of what its executions cost.  The session normalizes the text (sql/sql.h sql_digest_text) and hands the
  * facts of each statement to digest_record().
  *
- * Bounded: at most `capacity` rows (performance_schema_digests_size), allocated as they appear.  When the table
- * is full a new digest is counted in the row whose SCHEMA_NAME and DIGEST are NULL, as MySQL and MariaDB do, and
- * in digest_lost() (Performance_schema_digest_lost): nothing is dropped silently.
+ * Bounded: at most `capacity` rows (performance_schema_digests_size) counting the row of lost digests, so
+ * capacity - 1 digests, allocated as they appear (MariaDB's sizing: its lost row is slot 0 of the array).  When
+ * the table is full a new digest is counted in the row whose SCHEMA_NAME and DIGEST are NULL, as MySQL and
+ * MariaDB do, and in digest_lost() (Performance_schema_digest_lost): nothing is dropped silently.  A capacity
+ * of 0 turns recording off, as performance_schema_digests_size=0 does in MariaDB.
  *
  * Concurrency: rows live in DIGEST_SHARDS shards picked by the hash of (schema, text), each behind its own
  * rwlock.  Recording takes the shard's lock shared and adds into the row with relaxed atomics, so sessions
@@ -57,7 +59,7 @@ typedef struct digest_row {
     uint64_t first_seen_us, last_seen_us;
 } digest_row_t;
 
-/* Sets the number of rows the table may hold (start-up: performance_schema_digests_size); 0 disables recording. */
+/* Sets the number of rows the table may hold, the lost row included (start-up: performance_schema_digests_size). */
 void digest_init(size_t capacity);
 /* Frees every row (shutdown). */
 void digest_shutdown(void);

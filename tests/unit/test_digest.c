@@ -35,7 +35,7 @@ static void ensure_init(void)
 {
     static bool done;
     if (!done)
-        digest_init(4); /* a capacity of 4 rows */
+        digest_init(5); /* 5 rows: 4 digests and the lost row */
     done = true;
 }
 
@@ -84,7 +84,7 @@ TEST(test_capacity_and_lost)
     digest_truncate();
     uint64_t lost0 = digest_lost();
     char text[32];
-    for (int i = 0; i < 10; i++) { /* capacity 4 (main) */
+    for (int i = 0; i < 10; i++) { /* 4 fit */
         snprintf(text, sizeof text, "SELECT %d ", i);
         rec("d", text, 10, 0);
     }
