@@ -19,6 +19,7 @@
  * does.  The DIGEST hash itself is strata's (MD5 of this text), not MariaDB's MD5 of its token array.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,16 +82,26 @@ static const keyword_t *kw_find(const char *s, size_t n)
     return bsearch(up, keywords, ARRAY_LEN(keywords), sizeof keywords[0], kw_cmp);
 }
 
-/* The keywords after which an expression starts (MariaDB's gen_lex_token list), by printed name. */
-static bool kw_starts_expr(const char *p)
+/* The keywords after which an expression starts (MariaDB's gen_lex_token list), by printed name; looked up
+ * once per keyword of the table, on first use. */
+static bool kw_start_flags[ARRAY_LEN(keywords)];
+static pthread_once_t kw_once = PTHREAD_ONCE_INIT;
+
+static void kw_flags_init(void)
 {
     static const char *const list[] = {"AND", "AT", "BETWEEN", "CASE", "DEFAULT", "DIV", "ELSEIF", "ENDS", "EVERY",
                                        "IF", "INTERVAL", "LIKE", "MOD", "NOT", "OR", "RETURN", "RLIKE", "SELECT",
                                        "STARTS", "UNTIL", "WHEN", "WHILE", "XOR"};
-    for (size_t i = 0; i < ARRAY_LEN(list); i++)
-        if (strcmp(p, list[i]) == 0)
-            return true;
-    return false;
+    for (size_t k = 0; k < ARRAY_LEN(keywords); k++)
+        for (size_t i = 0; i < ARRAY_LEN(list); i++)
+            if (strcmp(keywords[k].printed, list[i]) == 0)
+                kw_start_flags[k] = true;
+}
+
+static bool kw_starts_expr(const keyword_t *k)
+{
+    pthread_once(&kw_once, kw_flags_init);
+    return kw_start_flags[k - keywords];
 }
 
 static const dtok_t *last(const digest_t *d, uint32_t k)
@@ -234,7 +245,7 @@ static void add_word(digest_t *d, sql_lexer_t *lx, const sql_tok_t *t)
     if (k && k->kind == KW_FUNCTION && !(t->start + t->len < lx->end && t->start[t->len] == '('))
         k = NULL;
     if (k)
-        push_word(d, k->printed, kw_starts_expr(k->printed));
+        push_word(d, k->printed, kw_starts_expr(k));
     else
         push(d, (dtok_t){.kind = DT_IDENT, .s = t->text, .n = t->text_len});
 }
