@@ -1118,13 +1118,19 @@ int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq)
     return rc;
 }
 
-/* Is file f's start state at or before pos in every domain of pos? (also: domains pos does not name must not have
- * moved past what the file starts with; they are the replica's to skip, so they are not checked.) */
+/* May a replica at pos start reading at file f?  Only if f holds every transaction the replica lacks: in each
+ * domain f's start state names, the replica must be at or past that state (MariaDB's contains_all_slave_gtid).  A
+ * domain of f's start state that pos does not name at all means the replica needs that domain from its very
+ * first transaction, which is in an earlier file (so an empty pos, a new replica, starts at a file with an empty
+ * start state: the first file ever written, or an error when it was purged).  Domains pos names that f's start
+ * state lacks are not checked: the primary's transactions of that domain, if any, all follow f's start. */
 static bool start_at_or_before(const bl_file_t *f, const binlog_gtid_set_t *pos)
 {
-    for (uint32_t i = 0; i < pos->n; i++)
-        if (binlog_gtid_set_domain_seq(&f->start, pos->v[i].domain) > binlog_gtid_set_domain_seq(pos, pos->v[i].domain))
+    for (uint32_t i = 0; i < f->start.n; i++) {
+        uint32_t d = f->start.v[i].domain;
+        if (!binlog_gtid_set_has_domain(pos, d) || binlog_gtid_set_domain_seq(&f->start, d) > binlog_gtid_set_domain_seq(pos, d))
             return false;
+    }
     return true;
 }
 

@@ -56,6 +56,10 @@ void binlog_gtid_set_copy(binlog_gtid_set_t *dst, const binlog_gtid_set_t *src);
 void binlog_gtid_set_update(binlog_gtid_set_t *s, binlog_gtid_t g); /* record g as the last for its (domain,server) */
 /* The highest seq seen in domain d (0 if none). */
 uint64_t binlog_gtid_set_domain_seq(const binlog_gtid_set_t *s, uint32_t domain);
+/* Does s hold a GTID of (domain, server)?  Its seq in *seq. */
+bool binlog_gtid_set_find(const binlog_gtid_set_t *s, uint32_t domain, uint32_t server, uint64_t *seq);
+/* Does s name domain d at all? */
+bool binlog_gtid_set_has_domain(const binlog_gtid_set_t *s, uint32_t domain);
 /* "0-1-5,1-1-3" (domain order), the text of gtid_binlog_state; gtid_binlog_pos keeps one per domain (last). */
 void binlog_gtid_set_format(const binlog_gtid_set_t *s, bool one_per_domain, buf_t *out);
 int binlog_gtid_parse(const char *s, binlog_gtid_t *g); /* "d-s-n" */
@@ -156,6 +160,7 @@ typedef struct binlog_trx {
     uint32_t nmapped, capmapped;
     size_t rows_at;         /* offset in ev of the open rows event, or SIZE_MAX */
     size_t last_rows_at;    /* offset of the last closed rows event of the statement, or SIZE_MAX */
+    size_t maps_at;         /* offset where the statement's next TABLE_MAP goes (after its maps), or SIZE_MAX */
     int rows_type;
     uint64_t rows_table;
     uint32_t nevents;
@@ -169,7 +174,9 @@ void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind);
 /* DDL: the statement as a QUERY event (db may be NULL or ""). A DDL trx holds exactly one query. */
 void binlog_trx_query(binlog_trx_t *t, const char *db, const char *query, size_t len);
 /* Row statements: optional ANNOTATE_ROWS with the statement text, then rows; stmt_end closes the statement
- * (sets STMT_END_F on its last rows event).  TABLE_MAP is written before the first row of a table in a stmt. */
+ * (sets STMT_END_F on its last rows event).  Every TABLE_MAP of a statement comes before its first rows event
+ * (a MariaDB replica refuses a TABLE_MAP after a rows event without STMT_END_F): a table first touched after
+ * rows of another (a multi-table UPDATE or DELETE) has its map moved in front of them. */
 void binlog_trx_stmt_begin(binlog_trx_t *t, const char *query, size_t len);
 int binlog_trx_write_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *after);
 int binlog_trx_update_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *before,
@@ -334,9 +341,10 @@ void binlog_gtid_state(binlog_t *bl, binlog_gtid_set_t *out);
 /* The file holding GTID g (O(log files), index only); STRATA_ENOTFOUND if purged or never written. */
 int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq);
 /* Where a replica connecting with GTID position `pos` (one GTID per domain, its gtid_slave_pos) must start
- * reading: the newest file whose start state is at or before pos in every domain pos names (binary search on
- * the index, no file opened).  The dump thread then skips that file's transactions the replica already has.
- * STRATA_ENOTFOUND if the GTIDs the replica needs were purged (ER_MASTER_HAS_PURGED_REQUIRED_GTIDS). */
+ * reading: the newest file whose start state pos has reached in every domain of that state; a domain pos does
+ * not name counts as "needs all of it", so an empty pos starts at a file with an empty start state (binary
+ * search on the index, no file opened).  The dump thread then skips that file's transactions the replica
+ * already has.  STRATA_ENOTFOUND if the transactions the replica needs were purged. */
 int binlog_gtid_start_file(binlog_t *bl, const binlog_gtid_set_t *pos, uint32_t *seq);
 /* BINLOG_GTID_POS(file, pos): the GTID state at that position.  File boundaries come from the index; a position
  * inside a file reads that one file up to pos. */

@@ -55,6 +55,24 @@ uint64_t binlog_gtid_set_domain_seq(const binlog_gtid_set_t *s, uint32_t domain)
     return m;
 }
 
+bool binlog_gtid_set_find(const binlog_gtid_set_t *s, uint32_t domain, uint32_t server, uint64_t *seq)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].domain == domain && s->v[i].server == server) {
+            *seq = s->v[i].seq;
+            return true;
+        }
+    return false;
+}
+
+bool binlog_gtid_set_has_domain(const binlog_gtid_set_t *s, uint32_t domain)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->v[i].domain == domain)
+            return true;
+    return false;
+}
+
 void binlog_gtid_set_format(const binlog_gtid_set_t *s, bool one_per_domain, buf_t *out)
 {
     bool first = true;

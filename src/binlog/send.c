@@ -52,25 +52,60 @@ static bool file_exists(binlog_t *bl, uint32_t seq)
     return e;
 }
 
+/* Where file seq ends: its size if closed, the write position if it is the active file. */
+static uint64_t file_end(binlog_t *bl, uint32_t seq)
+{
+    pthread_mutex_lock(&bl->mu);
+    bl_file_t *f = bl_file_by_seq(bl, seq);
+    uint64_t size = f ? f->size : 0;
+    bool active = seq == bl->active_seq;
+    pthread_mutex_unlock(&bl->mu);
+    if (active) {
+        char an[BL_NAME_MAX];
+        binlog_master_status(bl, an, sizeof an, &size);
+    }
+    return size;
+}
+
+/*
+ * Is every GTID of the replica's position one of ours (MariaDB's check_slave_start_position)?  A GTID whose
+ * (domain, server) our state holds at that sequence number or later is in our history (strata writes no gaps
+ * within a domain, so there is no "hole" to refuse under the replica's gtid_strict_mode, and both modes answer
+ * the same).  A domain we never had is another primary's: it is accepted, and the replica's entry just skips
+ * what it has should that domain ever appear.  Anything else (ahead of us, or a server of the domain we never
+ * logged) is a replica we cannot serve: MariaDB's two texts, the second when our binlog holds higher sequence
+ * numbers of that domain, meaning the replica has diverged.
+ */
+static int gtid_position_check(binlog_t *bl, const binlog_gtid_set_t *pos, char *err, size_t errcap)
+{
+    binlog_gtid_set_t st = {0};
+    binlog_gtid_state(bl, &st);
+    int rc = 0;
+    for (uint32_t i = 0; i < pos->n && rc == 0; i++) {
+        binlog_gtid_t g = pos->v[i];
+        uint64_t have;
+        if ((binlog_gtid_set_find(&st, g.domain, g.server, &have) && have >= g.seq) ||
+            !binlog_gtid_set_has_domain(&st, g.domain))
+            continue;
+        bool diverged = binlog_gtid_set_domain_seq(&st, g.domain) >= g.seq;
+        snprintf(err, errcap, "Error: connecting slave requested to start from GTID %u-%u-%llu, which is not in the "
+                              "master's binlog%s", g.domain, g.server, (unsigned long long)g.seq,
+                 diverged ? ". Since the master's binlog contains GTIDs with higher sequence numbers, it probably "
+                            "means that the slave has diverged due to executing extra erroneous transactions" : "");
+        rc = STRATA_ENOTFOUND;
+    }
+    binlog_gtid_set_free(&st);
+    return rc;
+}
+
 int binlog_sender_open(binlog_t *bl, const char *file, uint64_t pos, const binlog_gtid_set_t *gtid_pos,
                        binlog_sender_t **out, char *err, size_t errcap)
 {
     *out = NULL;
     uint32_t seq;
     if (gtid_pos) {
-        binlog_gtid_set_t st = {0};
-        binlog_gtid_state(bl, &st);
-        for (uint32_t i = 0; i < gtid_pos->n; i++) {
-            binlog_gtid_t g = gtid_pos->v[i];
-            uint64_t have = binlog_gtid_set_domain_seq(&st, g.domain);
-            if (g.seq > have) { /* the replica is ahead of us in this domain: not our history */
-                snprintf(err, errcap, "Error: connecting slave requested to start from GTID %u-%u-%llu, which is "
-                                      "not in the master's binlog", g.domain, g.server, (unsigned long long)g.seq);
-                binlog_gtid_set_free(&st);
-                return STRATA_ENOTFOUND;
-            }
-        }
-        binlog_gtid_set_free(&st);
+        if (gtid_position_check(bl, gtid_pos, err, errcap) != 0)
+            return STRATA_ENOTFOUND;
         if (binlog_gtid_start_file(bl, gtid_pos, &seq) != 0) {
             snprintf(err, errcap, "Could not find GTID state requested by slave in any binlog files. Probably the "
                                   "slave state is too old and required binlog files have been purged.");
@@ -84,6 +119,11 @@ int binlog_sender_open(binlog_t *bl, const char *file, uint64_t pos, const binlo
         }
     } else if (binlog_file_seq(bl, file, &seq) != 0 || !file_exists(bl, seq)) {
         snprintf(err, errcap, "Could not find first log file name in binary log index file");
+        return STRATA_ENOTFOUND;
+    } else if (pos > file_end(bl, seq)) { /* MariaDB's text, with the positions it has read by then */
+        snprintf(err, errcap, "Client requested master to start replication from impossible position; the first "
+                              "event '%s' at %llu, the last event read from '%s' at 4, the last byte read from '%s' "
+                              "at 4.", file, (unsigned long long)pos, file, file);
         return STRATA_ENOTFOUND;
     }
     binlog_sender_t *s = mem_calloc(1, sizeof *s);

@@ -19,6 +19,7 @@ void binlog_trx_init(binlog_trx_t *t, binlog_trx_kind_t kind)
     t->kind = kind;
     t->rows_at = SIZE_MAX;
     t->last_rows_at = SIZE_MAX;
+    t->maps_at = SIZE_MAX;
     binlog_query_ctx_default(&t->qctx);
 }
 
@@ -40,6 +41,7 @@ void binlog_trx_reset(binlog_trx_t *t, binlog_trx_kind_t kind)
     t->nevents = 0;
     t->rows_at = SIZE_MAX;
     t->last_rows_at = SIZE_MAX;
+    t->maps_at = SIZE_MAX;
 }
 
 bool binlog_trx_empty(const binlog_trx_t *t)
@@ -81,6 +83,7 @@ void binlog_trx_stmt_end(binlog_trx_t *t)
         wr16(f, (uint16_t)(rd16(f) | BINLOG_ROWS_STMT_END));
     }
     t->last_rows_at = SIZE_MAX;
+    t->maps_at = SIZE_MAX;
     t->nmapped = 0;
 }
 
@@ -92,6 +95,28 @@ static bool is_mapped(binlog_trx_t *t, uint64_t id)
     return false;
 }
 
+/* Appends tb's TABLE_MAP to the statement's maps: at the end when the statement has no rows event yet, else
+ * moved in front of its first rows event (events are not sealed before commit, so they may move). */
+static void map_add(binlog_trx_t *t, const binlog_table_t *tb)
+{
+    size_t at = t->ev.len;
+    if (t->maps_at == SIZE_MAX)
+        t->maps_at = at;
+    binlog_ev_table_map(&t->ev, 0, 0, tb);
+    t->nevents++;
+    size_t m = t->ev.len - at;
+    if (t->maps_at < at) {
+        uint8_t *map = mem_alloc(m);
+        memcpy(map, t->ev.data + at, m);
+        memmove(t->ev.data + t->maps_at + m, t->ev.data + t->maps_at, at - t->maps_at);
+        memcpy(t->ev.data + t->maps_at, map, m);
+        mem_free(map);
+        if (t->last_rows_at != SIZE_MAX && t->last_rows_at >= t->maps_at)
+            t->last_rows_at += m;
+    }
+    t->maps_at += m;
+}
+
 /* Makes sure an open rows event of `type` for table tb can take `need` more bytes. */
 static void rows_prepare(binlog_trx_t *t, const binlog_table_t *tb, int type, size_t need)
 {
@@ -100,8 +125,7 @@ static void rows_prepare(binlog_trx_t *t, const binlog_table_t *tb, int type, si
         rows_close(t);
     if (!is_mapped(t, tb->id)) {
         rows_close(t);
-        binlog_ev_table_map(&t->ev, 0, 0, tb);
-        t->nevents++;
+        map_add(t, tb);
         if (t->nmapped == t->capmapped) {
             t->capmapped = t->capmapped ? 2 * t->capmapped : 4;
             t->mapped = mem_realloc(t->mapped, t->capmapped * sizeof *t->mapped);
@@ -175,5 +199,6 @@ void binlog_trx_rollback_to(binlog_trx_t *t, binlog_trx_mark_t m)
     t->nevents = m.nevents;
     t->rows_at = SIZE_MAX;
     t->last_rows_at = SIZE_MAX;
+    t->maps_at = SIZE_MAX;
     t->nmapped = 0;
 }

@@ -160,12 +160,15 @@ int conn_binlog_dump(conn_t *c, const uint8_t *arg, size_t alen)
     bool bad, gtid = gtid_start(s, &gset, &bad);
     char err[800];
     binlog_sender_t *snd = NULL;
-    int rc = bad ? STRATA_EPROTO : binlog_sender_open(bl, file, pos, gtid ? &gset : NULL, &snd, err, sizeof err);
+    if (bad) { /* MariaDB answers an unreadable @slave_connect_state with 1941, not 1236 */
+        binlog_gtid_set_free(&gset);
+        conn_send_err_code(c, ER_INCORRECT_GTID_STATE);
+        return 0;
+    }
+    int rc = binlog_sender_open(bl, file, pos, gtid ? &gset : NULL, &snd, err, sizeof err);
     binlog_gtid_set_free(&gset);
     if (rc) {
-        char msg[1000];
-        snprintf(msg, sizeof msg, "%s", bad ? "Failed to parse GTID position @slave_connect_state" : err);
-        conn_send_err(c, ER_MASTER_FATAL_ERROR_READING_BINLOG, "HY000", msg);
+        conn_send_err(c, ER_MASTER_FATAL_ERROR_READING_BINLOG, "HY000", err);
         return 0;
     }
     if (gtid) {

@@ -36,14 +36,21 @@ static uint16_t conn_warnings(conn_t *c)
 }
 
 /* With CLIENT_SESSION_TRACK, the state changes the session recorded since the last OK follow the info string:
- * lenenc length of all entries, each entry u8 type | lenenc data (session/track.c draws them). */
-void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info)
+ * lenenc length of all entries, each entry u8 type | lenenc data (session/session.c draws them).  header is
+ * 0x00, or 0xFE for the OK that ends a result set under CLIENT_DEPRECATE_EOF. */
+static void send_ok(conn_t *c, uint8_t header, uint64_t affected, uint64_t last_id, uint16_t status,
+                    uint16_t warnings, const char *info)
 {
+    if (c->sess) {
+        session_track_pending(c->sess);
+        if (!(c->caps & CLIENT_SESSION_TRACK))
+            buf_reset(&c->sess->track); /* a client that did not ask is told nothing, and nothing piles up */
+    }
     buf_t *track = c->sess && (c->caps & CLIENT_SESSION_TRACK) ? &c->sess->track : NULL;
     if (track && track->len)
         status |= SERVER_SESSION_STATE_CHANGED;
     conn_pk_begin(c);
-    buf_put_u8(&c->obuf, 0x00);
+    buf_put_u8(&c->obuf, header);
     buf_put_lenenc_int(&c->obuf, affected);
     buf_put_lenenc_int(&c->obuf, last_id);
     buf_put_u16(&c->obuf, status);
@@ -61,6 +68,11 @@ void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t statu
     conn_pk_end(c);
 }
 
+void conn_send_ok(conn_t *c, uint64_t affected, uint64_t last_id, uint16_t status, uint16_t warnings, const char *info)
+{
+    send_ok(c, 0x00, affected, last_id, status, warnings, info);
+}
+
 void conn_send_eof(conn_t *c, uint16_t status, uint16_t warnings)
 {
     conn_pk_begin(c);
@@ -73,17 +85,10 @@ void conn_send_eof(conn_t *c, uint16_t status, uint16_t warnings)
 /* The end of a result set: EOF, or an OK with the 0xFE header under CLIENT_DEPRECATE_EOF. */
 static void conn_send_end(conn_t *c, uint16_t status, uint16_t warnings)
 {
-    if (!(c->caps & CLIENT_DEPRECATE_EOF)) {
+    if (!(c->caps & CLIENT_DEPRECATE_EOF))
         conn_send_eof(c, status, warnings);
-        return;
-    }
-    conn_pk_begin(c);
-    buf_put_u8(&c->obuf, 0xfe);
-    buf_put_lenenc_int(&c->obuf, 0);
-    buf_put_lenenc_int(&c->obuf, 0);
-    buf_put_u16(&c->obuf, status);
-    buf_put_u16(&c->obuf, warnings);
-    conn_pk_end(c);
+    else
+        send_ok(c, 0xfe, 0, 0, status, warnings, NULL);
 }
 
 void conn_send_err(conn_t *c, int code, const char *sqlstate, const char *msg)
@@ -343,6 +348,7 @@ static void sink_row(res_sink_t *s, const res_cell_t *cells)
 static void sink_rows_end(res_sink_t *s, bool more)
 {
     conn_t *c = (conn_t *)((char *)s - offsetof(conn_t, sink));
+    session_result_set_sent(c->sess);
     uint16_t st = session_status_flags(c->sess) | (more ? SERVER_MORE_RESULTS_EXISTS : 0);
     conn_send_end(c, st, conn_warnings(c));
     c->in_result = false;

@@ -42,6 +42,23 @@ typedef struct exec_ctx {
     int row_n;
 } exec_ctx_t;
 
+/* Session variables a QUERY event carries (MariaDB's SESSION_VARIABLE_IN_BINLOG): reading one keeps a statement
+ * safe for statement-based replication; reading any other variable makes it unsafe. */
+static bool sysvar_in_binlog(const sysvar_def_t *def, sysvar_scope_t sc)
+{
+    static const char *const logged[] = {"auto_increment_increment", "auto_increment_offset", "character_set_client",
+                                         "collation_connection", "collation_server", "collation_database",
+                                         "foreign_key_checks", "unique_checks", "sql_auto_is_null", "sql_mode",
+                                         "time_zone", "lc_time_names", "pseudo_thread_id", "timestamp",
+                                         "insert_id", "last_insert_id", "rand_seed1", "rand_seed2"};
+    if (sc == SYSVAR_GLOBAL)
+        return false;
+    for (size_t i = 0; i < ARRAY_LEN(logged); i++)
+        if (strcasecmp(sysvar_real(def)->name, logged[i]) == 0)
+            return true;
+    return false;
+}
+
 static int cb_sysvar_get(void *user, sql_var_scope_t scope, const char *component, const char *name, value_t *out,
                          diag_t *d)
 {
@@ -53,11 +70,13 @@ static int cb_sysvar_get(void *user, sql_var_scope_t scope, const char *componen
         snprintf(full, sizeof full, "%s%s%s", component ? component : "", component ? "." : "", name);
         return diag_error(d, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
+    sysvar_scope_t sc = scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    if (s->sqlx && !sysvar_in_binlog(def, sc)) /* the statement is unsafe for statement-based replication */
+        sql_exec_note(s->sqlx, SQLX_NOTE_UNSAFE);
     if (def->target == SYSVAR_WARNING_COUNT || def->target == SYSVAR_ERROR_COUNT) {
         *out = value_uint(def->target == SYSVAR_WARNING_COUNT ? s->prev_warn_count : s->prev_error_count);
         return 0;
     }
-    sysvar_scope_t sc = scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
     sysvar_value_t v;
     int rc = sysvar_get(&s->srv->vars, &s->vars, def, sc, &s->arena, &v, d);
     if (rc)
@@ -391,7 +410,6 @@ static void trs_end(text_rs_t *r, bool more)
 
 /* ------------------------------------------------------------------ the SQL executor (tables) */
 
-static void session_update_status_flags(session_t *s);
 
 /* The SQL_PARSE_* flags of the session's sql_mode (a SET: bit i = the i-th name of its list in sysvar.def:
  * 1 PIPES_AS_CONCAT, 2 ANSI_QUOTES, 20 NO_BACKSLASH_ESCAPES, 29 HIGH_NOT_PRECEDENCE). */
@@ -573,7 +591,11 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;
     c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
-    c->isolation = (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION); /* enum index: RU, RC, RR, SER */
+    session_next_trx_expire(s);
+    /* enum index: RU, RC, RR, SER; SET TRANSACTION's one-shot values first */
+    c->isolation = s->next_iso >= 0 ? s->next_iso : (int)sysvar_session_int(&s->vars, SYSVAR_TX_ISOLATION);
+    c->tx_read_only = s->next_access ? s->next_access == SQL_ACCESS_READ_ONLY
+                                     : sysvar_session_int(&s->vars, SYSVAR_TX_READ_ONLY) != 0;
     int64_t lwt = sysvar_session_int(&s->vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT); /* 0: do not wait (MariaDB) */
     c->lock_wait_us = lwt > 0 ? (uint64_t)lwt * 1000000 : 1;
     const char *rcs = sysvar_session_str(&s->vars, SYSVAR_CHARACTER_SET_RESULTS);
@@ -606,10 +628,8 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         s->row_count = c->row_count;
         if (c->row_count < 0)
             s->found_rows = c->found_rows;
-        if (c->db_dropped) {
-            mem_free(s->db);
-            s->db = NULL;
-        }
+        if (c->db_dropped)
+            session_db_gone(s);
     }
     const sql_exec_stats_t *st = &c->stats;
     if (st->sort_merge_passes)
@@ -648,8 +668,6 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_SELECT_SCAN, st->full_scans);
     if (st->full_joins)
         status_add(&s->stat, STATUS_SELECT_FULL_JOIN, st->full_joins);
-    s->in_trans = sql_exec_in_trans(s->sqlx);
-    session_update_status_flags(s);
 }
 
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
@@ -687,34 +705,44 @@ int session_field_list(session_t *s, const char *table, size_t tlen, const char 
 }
 
 /* BEGIN / COMMIT / ROLLBACK through the executor's transaction (when it runs). */
-static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, bool read_only)
+/* A transaction begins with this access clause; the characteristics tracker reports it whatever it said before
+ * (MariaDB sends the item at every START TRANSACTION). */
+static void sqlx_begin_noted(session_t *s, sql_access_t access)
+{
+    s->begin_access = (int8_t)access;
+    mem_free(s->trk_chars);
+    s->trk_chars = NULL;
+}
+
+static int sqlx_txn_ro(exec_ctx_t *x, sql_stmt_kind_t k, sql_access_t access)
 {
     x->s->snap_valid = false;
-    if (!sql_exec_catalog())
-        return 0;
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = k == SQL_STMT_BEGIN ? sql_exec_begin(&c, read_only) : k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
-    x->s->in_trans = sql_exec_in_trans(x->s->sqlx);
-    return rc;
+    if (k != SQL_STMT_BEGIN)
+        return k == SQL_STMT_COMMIT ? sql_exec_commit(&c) : sql_exec_rollback(&c);
+    /* READ ONLY / READ WRITE as written, else tx_read_only (or SET TRANSACTION's) */
+    sqlx_begin_noted(x->s, access);
+    return sql_exec_begin(&c, access ? access == SQL_ACCESS_READ_ONLY : c.tx_read_only);
 }
 
 /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the view and its binlog position (Binlog_snapshot_file/_position). */
-static int sqlx_begin_snapshot(exec_ctx_t *x, bool read_only)
+static int sqlx_begin_snapshot(exec_ctx_t *x, sql_access_t access)
 {
     session_t *s = x->s;
     s->snap_valid = false;
     if (!sql_exec_catalog())
-        return 0;
+        return sqlx_txn_ro(x, SQL_STMT_BEGIN, access);
     sql_exec_ctx_t c;
     sqlx_ctx(x, &c, NULL, false);
-    int rc = sql_exec_begin_snapshot(&c, read_only, s->snap_file, sizeof s->snap_file, &s->snap_pos);
+    sqlx_begin_noted(s, access);
+    int rc = sql_exec_begin_snapshot(&c, access ? access == SQL_ACCESS_READ_ONLY : c.tx_read_only, s->snap_file,
+                                     sizeof s->snap_file, &s->snap_pos);
     s->snap_valid = rc == 0 && s->snap_file[0];
-    s->in_trans = sql_exec_in_trans(s->sqlx);
     return rc;
 }
 
-static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k) { return sqlx_txn_ro(x, k, false); }
+static int sqlx_txn(exec_ctx_t *x, sql_stmt_kind_t k) { return sqlx_txn_ro(x, k, SQL_ACCESS_NONE); }
 
 /* SAVEPOINT / ROLLBACK TO / RELEASE SAVEPOINT (the executor keeps the undo marks). */
 static int sqlx_savepoint(exec_ctx_t *x, const sql_stmt_t *st)
@@ -869,19 +897,6 @@ static int exec_select(exec_ctx_t *x, const sql_select_t *sel, res_sink_t *sink,
 
 /* ------------------------------------------------------------------ SET */
 
-static void session_update_status_flags(session_t *s)
-{
-    uint16_t st = s->status & ~(SERVER_STATUS_AUTOCOMMIT | SERVER_STATUS_IN_TRANS | SERVER_STATUS_NO_BACKSLASH_ESCAPES);
-    if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
-        st |= SERVER_STATUS_AUTOCOMMIT;
-    /* clients escape strings by it (libmariadb, pymysql double quotes instead of backslashing them) */
-    if (session_parse_mode(s) & SQL_PARSE_NO_BACKSLASH_ESCAPES)
-        st |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
-    if (s->in_trans)
-        st |= SERVER_STATUS_IN_TRANS;
-    s->status = st;
-}
-
 /* A SET value.  One holding a subquery (SET @x = (SELECT ...)) is evaluated by the executor as the one item of
  * `SELECT value` would be (tables opened and locked, the privilege checks of that SELECT first); any other by
  * the session's evaluator. */
@@ -970,6 +985,7 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     session_t *s = x->s;
     const sysvar_def_t *def = sysvar_find(it->name);
     sysvar_scope_t sc = it->scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : it->scope == SQL_SCOPE_SESSION ? SYSVAR_SESSION : SYSVAR_NONE;
+    bool autocommit_was = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     int rc;
     int64_t old_output = sysvar_global_int(&s->srv->vars, SYSVAR_LOG_OUTPUT);
     if ((def->target == SYSVAR_GENERAL_LOG_FILE || def->target == SYSVAR_SLOW_QUERY_LOG_FILE) && text &&
@@ -999,15 +1015,11 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     if (rc == 0 && sc == SYSVAR_GLOBAL)
         server_apply_global(s->srv, def);
     if (rc == 0 && def->target == SYSVAR_AUTOCOMMIT && sc != SYSVAR_GLOBAL) {
-        /* SET autocommit=1 commits an open transaction, as in MySQL. */
-        if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT)) {
-            s->in_trans = false;
+        s->trk_touched = true; /* the transaction tracker reports its state after any SET autocommit */
+        /* autocommit going from 0 to 1 commits the open transaction (BEGIN's too), as in MariaDB */
+        if (!autocommit_was && sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) && session_in_trans(s))
             rc = sqlx_txn(x, SQL_STMT_COMMIT);
-        }
-        session_update_status_flags(s);
     }
-    if (rc == 0 && def->target == SYSVAR_SQL_MODE && sc != SYSVAR_GLOBAL)
-        session_update_status_flags(s); /* SERVER_STATUS_NO_BACKSLASH_ESCAPES */
     return rc;
 }
 
@@ -1103,8 +1115,20 @@ static int exec_set_transaction(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t 
     static const char *iso[] = {NULL, "READ-UNCOMMITTED", "READ-COMMITTED", "REPEATABLE-READ", "SERIALIZABLE"};
     sysvar_scope_t sc = st->txn.scope == SQL_SCOPE_GLOBAL ? SYSVAR_GLOBAL : SYSVAR_SESSION;
     int rc = 0;
-    if (st->txn.scope == SQL_SCOPE_DEFAULT && s->in_trans)
+    if (st->txn.scope == SQL_SCOPE_DEFAULT && session_in_trans(s))
         return diag_error(&s->diag, ER_CANT_CHANGE_TX_CHARACTERISTICS);
+    if (st->txn.scope == SQL_SCOPE_DEFAULT) {
+        /* without GLOBAL or SESSION: the next transaction only (session_next_trx_expire ends it) */
+        session_next_trx_expire(s);
+        if (st->txn.isolation != SQL_ISO_NONE)
+            s->next_iso = (int8_t)(st->txn.isolation - SQL_ISO_READ_UNCOMMITTED);
+        if (st->txn.access != SQL_ACCESS_NONE)
+            s->next_access = (int8_t)st->txn.access;
+        s->next_seq = s->sqlx ? ((sql_exec_session_t *)s->sqlx)->trx_seq : 0;
+        s->trk_touched = true;
+        sink->ok(sink, 0, 0, NULL, more);
+        return 0;
+    }
     if (st->txn.isolation != SQL_ISO_NONE)
         rc = sysvar_set_by_name(&s->srv->vars, &s->vars, "transaction_isolation", sc, iso[st->txn.isolation], &s->diag);
     if (!rc && st->txn.access != SQL_ACCESS_NONE)
@@ -1668,6 +1692,13 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     if (sql_exec_handles(st))
         return sqlx_run(x, st, sink, more);
     x->s->row_count = -1; /* a result set: ROW_COUNT() is -1 afterwards, as after SELECT */
+    if (sh->what == SQL_SHOW_VARIABLES || sh->what == SQL_SHOW_ENGINES || sh->what == SQL_SHOW_CHARSET ||
+        sh->what == SQL_SHOW_COLLATION || sh->what == SQL_SHOW_DATABASES) {
+        /* information_schema scans in MariaDB: SERVER_QUERY_NO_INDEX_USED */
+        if (!x->s->sqlx)
+            x->s->sqlx = sql_exec_session_new();
+        ((sql_exec_session_t *)x->s->sqlx)->no_index_used = true;
+    }
     switch (sh->what) {
     case SQL_SHOW_VARIABLES: return exec_show_variables(x, sh, sink, more);
     case SQL_SHOW_STATUS: return exec_show_status(x, sh, sink, more);
@@ -2331,10 +2362,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
     case SQL_STMT_BEGIN: {
-        bool ro = st->txn.access == SQL_ACCESS_READ_ONLY;
-        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x, ro) : sqlx_txn_ro(x, st->kind, ro);
-        s->in_trans = true;
-        session_update_status_flags(s);
+        int rc = st->txn.consistent_snapshot ? sqlx_begin_snapshot(x, st->txn.access)
+                                             : sqlx_txn_ro(x, st->kind, st->txn.access);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);
@@ -2349,13 +2378,10 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             sink->ok(sink, 0, 0, NULL, more);
             return 0;
         }
+        sql_access_t access = (sql_access_t)s->begin_access;
         int rc = sqlx_txn(x, st->kind);
-        s->in_trans = false;
-        if (rc == 0 && st->txn.chain) { /* AND CHAIN: a new transaction begins at once, with the same access */
-            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, false);
-            s->in_trans = true;
-        }
-        session_update_status_flags(s);
+        if (rc == 0 && st->txn.chain) /* AND CHAIN: a new transaction begins at once, with the same access */
+            rc = sqlx_txn_ro(x, SQL_STMT_BEGIN, access);
         if (rc)
             return rc;
         sink->ok(sink, 0, 0, NULL, more);
@@ -2406,11 +2432,26 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             if (prc < 0)
                 return prc;
         }
+        {
+            /* LOCK TABLES commits the open transaction (MariaDB); the locks themselves are the metadata locks
+             * every statement takes, so only the state remains ('L' of the transaction tracker) */
+            int rc = session_in_trans(s) ? sqlx_txn(x, SQL_STMT_COMMIT) : 0;
+            if (rc)
+                return rc;
+            s->locked_tables = s->trk_touched = true;
+        }
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
-    case SQL_STMT_UNLOCK_TABLES:
+    case SQL_STMT_UNLOCK_TABLES: {
+        /* UNLOCK TABLES commits only when LOCK TABLES was in effect */
+        int rc = s->locked_tables && session_in_trans(s) ? sqlx_txn(x, SQL_STMT_COMMIT) : 0;
+        if (rc)
+            return rc;
+        s->trk_touched = s->locked_tables;
+        s->locked_tables = false;
         sink->ok(sink, 0, 0, NULL, more);
         return 0;
+    }
     default:
         if (sql_exec_handles(st))
             return sqlx_run(x, st, sink, more);
@@ -2528,9 +2569,12 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
             sink->error(sink);
             break;
         }
+        session_set_info(s, st->src, st->src_len); /* SHOW PROCESSLIST's Info: this statement's own text */
         blocking_bind_state(&s->proc_state);
         session_meter_begin(s);
+        s->more_results = i + 1 < list.n;
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
+        s->more_results = false;
         blocking_bind_state(NULL);
         if (rc < 0) /* not yet answered */
             sink->error(sink);
@@ -2579,4 +2623,12 @@ void session_clear_state(session_t *s)
         mem_free(u->data);
         mem_free(u);
     }
+    s->next_iso = -1; /* what was set for the next transaction, and what the tracker reported */
+    s->next_access = SQL_ACCESS_NONE;
+    s->begin_access = SQL_ACCESS_NONE;
+    s->locked_tables = false;
+    s->trk_mode = 0;
+    s->trk_state[0] = 0;
+    mem_free(s->trk_chars);
+    s->trk_chars = NULL;
 }

@@ -87,7 +87,7 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
          * mariadb-dump --master-data --single-transaction relies on them (and crashes on an empty file name). */
         char name[256] = "";
         uint64_t pos = 0;
-        if (s && s->snap_valid && s->in_trans) {
+        if (s && s->snap_valid && session_in_trans(s)) {
             snprintf(name, sizeof name, "%s", s->snap_file);
             pos = s->snap_pos;
         } else if (srv->binlog) {
@@ -163,13 +163,21 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
 }
 
-/* Variables computed from the binary log: gtid_binlog_pos, gtid_binlog_state, gtid_current_pos. */
+/* Variables computed from the binary log (gtid_binlog_pos, gtid_binlog_state, gtid_current_pos) and from the
+ * session's transaction (in_transaction). */
 static bool server_sysvar_compute(void *arg, const sysvar_def_t *def, const sysvar_session_t *sess, arena_t *a,
                                   sysvar_value_t *out)
 {
     server_t *srv = arg;
-    (void)sess;
     sysvar_id_t id = def->target;
+    if (id == SYSVAR_IN_TRANSACTION) { /* the executor's transaction, as SERVER_STATUS_IN_TRANS */
+        const session_t *s = sess ? sess->owner : NULL;
+        out->kind = SYSVAR_V_UINT;
+        out->u = s && session_in_trans(s);
+        out->i = (int64_t)out->u;
+        out->d = (double)out->u;
+        return true;
+    }
     if (id != SYSVAR_GTID_BINLOG_POS && id != SYSVAR_GTID_BINLOG_STATE && id != SYSVAR_GTID_CURRENT_POS)
         return false;
     buf_t b;
@@ -232,11 +240,9 @@ session_t *session_new(server_t *srv)
     s->id = atomic_fetch_add(&srv->next_id, 1);
     s->connect_us = time_wall_us();
     s->state = SESS_CONNECT;
-    s->status = SERVER_STATUS_AUTOCOMMIT;
     s->fd = -1;
+    s->next_iso = -1;
     sysvar_session_init(&s->vars, &srv->vars, s);
-    if (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 20)) /* NO_BACKSLASH_ESCAPES (bit of sysvar.def) */
-        s->status |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
     status_session_init(&s->stat, &srv->status, s);
     diag_init(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT));
     arena_init(&s->arena, 8192);
@@ -349,9 +355,157 @@ void session_begin_statement(session_t *s)
 {
     diag_begin_statement(&s->diag, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ERROR_COUNT),
                          sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
+    sql_exec_session_t *ss = s->sqlx;
+    sql_exec_stmt_begin(ss);
+    s->trk_seen = ss ? ss->trk_events : 0;
+    s->trk_touched = false;
 }
 
-uint16_t session_status_flags(session_t *s) { return s ? s->status : SERVER_STATUS_AUTOCOMMIT; }
+static void session_track_transaction(session_t *s);
+
+void session_db_gone(session_t *s)
+{
+    if (!s->db)
+        return;
+    mem_free(s->db);
+    s->db = NULL;
+    session_track_schema(s);
+}
+
+void session_track_pending(session_t *s)
+{
+    const sql_exec_session_t *ss = s->sqlx;
+    if (ss && ss->db_dropped && s->db && !sql_exec_db_exists(s->db))
+        session_db_gone(s);
+    session_track_transaction(s);
+}
+
+bool session_in_trans(const session_t *s) { return sql_exec_in_trans(s->sqlx); }
+
+uint16_t session_status_flags(session_t *s)
+{
+    if (!s)
+        return SERVER_STATUS_AUTOCOMMIT;
+    const sql_exec_session_t *ss = s->sqlx;
+    uint16_t st = 0;
+    if (sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT))
+        st |= SERVER_STATUS_AUTOCOMMIT;
+    /* clients escape strings by it (libmariadb, pymysql double quotes instead of backslashing them) */
+    if (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 20)) /* NO_BACKSLASH_ESCAPES (bit of sysvar.def) */
+        st |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
+    if (sql_exec_in_trans(ss))
+        st |= SERVER_STATUS_IN_TRANS;
+    if (sql_exec_in_trans_read_only(ss))
+        st |= SERVER_STATUS_IN_TRANS_READONLY;
+    if (ss && ss->db_dropped)
+        st |= SERVER_STATUS_DB_DROPPED;
+    if (ss && ss->no_index_used)
+        st |= SERVER_STATUS_NO_INDEX_USED;
+    if (s->more_results) /* in every packet of a statement that is not the last, column EOF included */
+        st |= SERVER_MORE_RESULTS_EXISTS;
+    return st;
+}
+
+void session_result_set_sent(session_t *s)
+{
+    if (s && s->sqlx)
+        sql_exec_note(s->sqlx, SQLX_NOTE_RESULT_SET);
+}
+
+/* One-shot characteristics (SET TRANSACTION without scope) last until a transaction begun after them ends. */
+void session_next_trx_expire(session_t *s)
+{
+    const sql_exec_session_t *ss = s->sqlx;
+    if ((s->next_iso >= 0 || s->next_access) && ss && ss->trx_seq != s->next_seq && !sql_exec_in_trans(ss)) {
+        s->next_iso = -1;
+        s->next_access = SQL_ACCESS_NONE;
+    }
+}
+
+/* The characteristics tracker's text: the statements that would give the next (or the open) transaction its
+ * characteristics, as MariaDB writes them ("" when they are the session's defaults). */
+static void trk_chars_text(session_t *s, buf_t *b)
+{
+    static const char *const iso[] = {"READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"};
+    const sql_exec_session_t *ss = s->sqlx;
+    if (s->next_iso >= 0)
+        buf_printf(b, "SET TRANSACTION ISOLATION LEVEL %s;", iso[s->next_iso & 3]);
+    if (ss && ss->explicit_begin) {
+        int acc = s->begin_access ? s->begin_access : s->next_access;
+        buf_printf(b, "%sSTART TRANSACTION%s", b->len ? " " : "", ss->snapshot ? " WITH CONSISTENT SNAPSHOT" : "");
+        if (acc)
+            buf_printf(b, "%s%s", ss->snapshot ? ", " : " ", acc == SQL_ACCESS_READ_ONLY ? "READ ONLY" : "READ WRITE");
+        buf_append_str(b, ";");
+    } else if (s->next_access) {
+        buf_printf(b, "%sSET TRANSACTION %s;", b->len ? " " : "",
+                   s->next_access == SQL_ACCESS_READ_ONLY ? "READ ONLY" : "READ WRITE");
+    }
+}
+
+/* One tracker entry: u8 type | lenenc (lenenc text), as the schema entry. */
+static void track_put_text(session_t *s, uint8_t type, const void *p, size_t n)
+{
+    buf_t e;
+    buf_init(&e);
+    buf_put_lenenc_str(&e, p, n);
+    buf_put_u8(&s->track, type);
+    buf_put_lenenc_str(&s->track, e.data, e.len);
+    buf_free(&e);
+}
+
+/*
+ * As MariaDB's tracker, an OK reports the transaction state (and characteristics) only when the statement did
+ * something the tracker follows (began or ended a transaction, used a table or sent a result set in one, SET
+ * TRANSACTION, LOCK TABLES, turned the tracker on) and the result differs from what the last OK reported.  A
+ * result set's EOF reports nothing, so a change it ended on may never be reported.
+ */
+static void session_track_transaction(session_t *s)
+{
+    session_next_trx_expire(s);
+    const sql_exec_session_t *ss = s->sqlx;
+    int mode = (int)sysvar_session_int(&s->vars, SYSVAR_SESSION_TRACK_TRANSACTION_INFO);
+    if (mode == s->trk_mode && !s->trk_touched && (ss ? ss->trk_events : 0) == s->trk_seen)
+        return;
+    if (mode != s->trk_mode) { /* what the client was last told no longer holds for a tracker turned off */
+        if (mode < 1)
+            s->trk_state[0] = 0;
+        if (mode < 2) {
+            mem_free(s->trk_chars);
+            s->trk_chars = NULL;
+        }
+        if (s->trk_mode == 0 && sql_exec_in_trans(ss)) { /* it did not see this transaction begin (MariaDB) */
+            s->trk_blind = true;
+            s->trk_blind_seq = ss->trx_seq;
+        }
+        s->trk_mode = (int8_t)mode;
+    }
+    if (mode < 1)
+        return;
+    char st[9];
+    if (s->trk_blind && !(sql_exec_in_trans(ss) && ss->trx_seq == s->trk_blind_seq))
+        s->trk_blind = false;
+    if (s->trk_blind)
+        memcpy(st, "________", sizeof st);
+    else
+        sql_exec_trx_state_string(s->sqlx, st);
+    if (s->locked_tables)
+        st[7] = 'L';
+    if (strcmp(st, s->trk_state) != 0) {
+        track_put_text(s, SESSION_TRACK_TRANSACTION_STATE, st, 8);
+        memcpy(s->trk_state, st, sizeof st);
+    }
+    if (mode < 2)
+        return;
+    buf_t b;
+    buf_init(&b);
+    trk_chars_text(s, &b);
+    if (!s->trk_chars || strlen(s->trk_chars) != b.len || (b.len && memcmp(s->trk_chars, b.data, b.len) != 0)) {
+        track_put_text(s, SESSION_TRACK_TRANSACTION_CHARACTERISTICS, b.data, b.len);
+        mem_free(s->trk_chars);
+        s->trk_chars = mem_strndup(b.len ? (const char *)b.data : "", b.len);
+    }
+    buf_free(&b);
+}
 
 void session_reset(session_t *s)
 {
@@ -359,14 +513,10 @@ void session_reset(session_t *s)
     s->last_insert_id = 0;
     s->found_rows = 0;
     s->row_count = 0;
-    s->in_trans = false;
-    s->status = SERVER_STATUS_AUTOCOMMIT;
     sql_exec_session_free(s->sqlx); /* COM_RESET_CONNECTION rolls back, as MySQL */
     s->sqlx = NULL;
     session_clear_state(s);
     sysvar_session_reset(&s->vars);
-    if (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (1ll << 20)) /* NO_BACKSLASH_ESCAPES */
-        s->status |= SERVER_STATUS_NO_BACKSLASH_ESCAPES;
 }
 
 void session_set_client_collation(session_t *s, unsigned coll_id)
@@ -549,7 +699,7 @@ bool session_admission_needed(session_t *s, uint8_t cmd, const char *arg, size_t
         admit_set_idle(&s->admit, false);
         return false;
     }
-    if (s->in_trans)
+    if (session_in_trans(s))
         return false;
     bool autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     if (cmd == 0x17) { /* COM_STMT_EXECUTE: u32 statement id */
@@ -597,7 +747,7 @@ void session_admission_after(session_t *s)
 {
     if (s->admit.state != ADMIT_HOLDING)
         return;
-    if (s->in_trans)
+    if (session_in_trans(s))
         admit_set_idle(&s->admit, true);
     else
         admit_leave(&s->admit);

@@ -39,6 +39,15 @@ enum {
     SERVER_SESSION_STATE_CHANGED = 16384,
 };
 
+/* Session state tracker entry types (the OK packet's session-state info, MySQL's enum_session_state_type). */
+enum {
+    SESSION_TRACK_SYSTEM_VARIABLES = 0,
+    SESSION_TRACK_SCHEMA = 1,
+    SESSION_TRACK_STATE_CHANGE = 2,
+    SESSION_TRACK_TRANSACTION_CHARACTERISTICS = 4,
+    SESSION_TRACK_TRANSACTION_STATE = 5,
+};
+
 typedef struct server server_t;
 typedef struct session session_t;
 typedef struct acl acl_t;
@@ -104,7 +113,6 @@ struct session {
     uint64_t connect_us;
     diag_t diag;
     arena_t arena;       /* per statement */
-    uint16_t status;     /* SERVER_STATUS_* */
     bool multi_statements;
     bool tls;
     bool compressed;
@@ -127,7 +135,23 @@ struct session {
     sess_stmt_t *stmts;
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
-    bool in_trans;
+    /* Transactions: whether one is open, and how, is the executor's (sqlx, sql/exec.h); the session keeps what
+     * only it knows.  SET TRANSACTION without GLOBAL/SESSION sets the next transaction's characteristics
+     * (next_iso, next_access) until a transaction begun after it ends (its trx_seq passes next_seq). */
+    int8_t next_iso;        /* tx_isolation enum index for the next transaction, -1: none */
+    int8_t next_access;     /* sql_access_t for the next transaction, 0: none */
+    uint64_t next_seq;
+    int8_t begin_access;    /* the access clause of the open START TRANSACTION (sql_access_t) */
+    bool locked_tables;     /* LOCK TABLES is in effect (until UNLOCK TABLES) */
+    bool more_results;      /* another statement of the same COM_QUERY follows (SERVER_MORE_RESULTS_EXISTS) */
+    /* session_track_transaction_info: the mode the last OK reported under, and what it reported */
+    int8_t trk_mode;        /* 0 OFF, 1 STATE, 2 CHARACTERISTICS */
+    char trk_state[9];      /* "" when not reported yet */
+    char *trk_chars;        /* characteristics statement text, NULL when not reported yet */
+    uint64_t trk_seen;      /* the executor's trk_events when the current statement began */
+    bool trk_touched;       /* the statement changed what the tracker reports (SET TRANSACTION, LOCK TABLES) */
+    bool trk_blind;         /* turned on inside transaction trk_blind_seq, which it then reports as none */
+    uint64_t trk_blind_seq;
     bool snap_valid;        /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the binlog position of its view */
     char snap_file[128];    /* (Binlog_snapshot_file / _position while the transaction lasts) */
     uint64_t snap_pos;
@@ -204,7 +228,22 @@ void session_stmt_execute(session_t *s, sess_stmt_t *st, const value_t *params, 
 void session_stmt_long_data(session_t *s, sess_stmt_t *st, uint32_t param, const uint8_t *data, size_t n);
 void session_stmt_close(session_t *s, uint32_t id);
 void session_stmt_reset(session_t *s, sess_stmt_t *st);
+/* The SERVER_STATUS_* word of the next OK / EOF, computed from the session's state at the time it is sent:
+ * autocommit, sql_mode, the executor's transaction (IN_TRANS, IN_TRANS_READONLY), what the current statement
+ * did (DB_DROPPED). */
 uint16_t session_status_flags(session_t *s);
+/* Is a transaction open across statements (SERVER_STATUS_IN_TRANS, @@in_transaction)? */
+bool session_in_trans(const session_t *s);
+/* A result set is complete: recorded for the transaction tracker (called by the protocol before its EOF). */
+void session_result_set_sent(session_t *s);
+/* Before an OK is encoded: settles what the statement changed that the OK must report (a current database that
+ * was dropped is left, SESSION_TRACK_SCHEMA ""), and appends the transaction tracker's entries (state,
+ * characteristics) that changed since the last OK when session_track_transaction_info asks for them. */
+void session_track_pending(session_t *s);
+/* The current database was dropped: the session has none from now on (tracked as the schema ""). */
+void session_db_gone(session_t *s);
+/* Ends the one-shot characteristics of SET TRANSACTION once a transaction begun after them has ended. */
+void session_next_trx_expire(session_t *s);
 /* A statement begins: the diagnostics area goes stale (see util/diag.h) under the session's max_error_count and
  * sql_notes. */
 void session_begin_statement(session_t *s);

@@ -738,7 +738,7 @@ typedef enum sql_stmt_kind {
 
 struct sql_stmt {
     sql_stmt_kind_t kind;
-    const char *src;        /* this statement's text (within the parsed buffer), without the ';' */
+    const char *src;        /* this statement's text as MariaDB keeps it (parse.c, stmt_text_start) */
     size_t src_len;
     uint32_t nparams;       /* number of `?` placeholders */
     sql_expr_t **params;    /* the placeholder nodes, by index */

@@ -139,6 +139,8 @@ static void trx_end(sql_exec_session_t *ss)
     ss->state = SQLX_TRX_NONE;
     ss->wrote = false;
     ss->read_only = false;
+    ss->did_read = ss->did_write = ss->snapshot = ss->result_set = ss->unsafe = false;
+    ss->trk_events++;
     table_undo_clear(&ss->undo);
     table_undo_clear(&ss->trx_undo);
     savepoints_drop_from(ss, 0);
@@ -232,6 +234,61 @@ bool sql_exec_in_trans(const sql_exec_session_t *ss)
     return ss && (ss->explicit_begin || (ss->trx && ss->state == SQLX_TRX_EXPLICIT));
 }
 
+void sql_exec_stmt_begin(sql_exec_session_t *ss)
+{
+    if (ss)
+        ss->db_dropped = ss->no_index_used = false;
+}
+
+bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss) { return sql_exec_in_trans(ss) && ss->read_only; }
+
+void sql_exec_note(sql_exec_session_t *ss, sql_exec_note_t what)
+{
+    if (!sql_exec_in_trans(ss))
+        return;
+    if (what == SQLX_NOTE_RESULT_SET)
+        ss->result_set = true;
+    else
+        ss->unsafe = true;
+    ss->trk_events++;
+}
+
+void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
+{
+    memcpy(out, "________", 9);
+    if (!sql_exec_in_trans(ss))
+        return;
+    out[0] = ss->explicit_begin ? 'T' : 'I';
+    if (ss->did_read || ss->snapshot)
+        out[2] = 'R';
+    if (ss->did_write)
+        out[4] = 'W';
+    if (ss->unsafe)
+        out[5] = 's';
+    if (ss->result_set)
+        out[6] = 'S';
+}
+
+/* A statement opened table t of a real database (after its metadata lock).  With autocommit off or after BEGIN
+ * this registers the transaction, as MariaDB's engine does when it locks a table: from here on the session is
+ * in a transaction, even if the statement then fails; the access is recorded for the tracker's state. */
+int xtable_used(sql_exec_ctx_t *x, bool write)
+{
+    sql_exec_session_t *ss = x->ss;
+    if (!ss || x->no_trx || (x->autocommit && !ss->explicit_begin))
+        return 0; /* DDL runs in a transaction of its own, committed before it returns; PREPARE in none */
+    engine_trx_t *trx;
+    int rc = xtrx(x, &trx);
+    if (rc)
+        return rc;
+    if (write)
+        ss->did_write = true;
+    else
+        ss->did_read = true;
+    ss->trk_events++;
+    return 0;
+}
+
 int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
 {
     sql_exec_session_t *ss = x->ss;
@@ -243,6 +300,10 @@ int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
         }
         ss->state = x->autocommit && !ss->explicit_begin ? SQLX_TRX_STMT : SQLX_TRX_EXPLICIT;
         ss->wrote = false;
+        if (!ss->explicit_begin) { /* BEGIN took its access and counted itself */
+            ss->read_only = x->tx_read_only;
+            ss->trx_seq++;
+        }
         static const engine_isolation_t iso[] = {ENGINE_ISO_READ_UNCOMMITTED, ENGINE_ISO_READ_COMMITTED,
                                                  ENGINE_ISO_REPEATABLE_READ, ENGINE_ISO_SERIALIZABLE};
         engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
@@ -278,6 +339,8 @@ int sql_exec_begin(sql_exec_ctx_t *x, bool read_only)
     int rc = commit_open(x); /* BEGIN commits what is open, as MySQL does */
     x->ss->explicit_begin = true;
     x->ss->read_only = read_only;
+    x->ss->trx_seq++;
+    x->ss->trk_events++;
     return rc;
 }
 
@@ -285,8 +348,10 @@ int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_
 {
     int rc = sql_exec_begin(x, read_only);
     engine_trx_t *trx;
-    if (rc == 0 && (rc = xtrx(x, &trx)) == 0)
+    if (rc == 0 && (rc = xtrx(x, &trx)) == 0) {
         sql_commit_snapshot(trx, file, cap, pos);
+        x->ss->snapshot = true;
+    }
     return rc;
 }
 
@@ -566,7 +631,7 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     const char *db = xdb(x, n->db);
     if (!db)
         return NULL;
-    if (x->ss->read_only && sql_exec_in_trans(x->ss)) {
+    if (sql_exec_in_trans(x->ss) ? x->ss->read_only : x->tx_read_only) {
         const char *rdb = db, *rname = n->name;
         if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
             diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
@@ -585,6 +650,10 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
+    else if (xtable_used(x, true) != 0) {
+        catalog_table_release(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -1231,6 +1300,16 @@ static int cmp_match(const void *a, const void *b)
 }
 
 /* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
+/* The FROM of a single-table UPDATE / DELETE: the target opened to be scanned and bound, which is the write's
+ * own access and not a read of the transaction tracker's. */
+static int xquery_from_target(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+{
+    bool did_read = x->ss->did_read;
+    int rc = xquery_from(q, x, from);
+    x->ss->did_read = did_read;
+    return rc;
+}
+
 static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquery_t *q, const sql_from_t *from,
                        sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
 {
@@ -1245,7 +1324,7 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquer
     if (!t)
         return -x->diag->error_code;
     catalog_table_release(t);
-    if ((rc = xquery_from(q, x, from)) != 0)
+    if ((rc = xquery_from_target(q, x, from)) != 0)
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
@@ -1476,7 +1555,7 @@ static int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     memset(&q, 0, sizeof q);
     int rc;
     /* bind the SET list against the table first (1054 before anything runs) */
-    if ((rc = xquery_from(&q, x, up->tables)) != 0)
+    if ((rc = xquery_from_target(&q, x, up->tables)) != 0)
         goto out0;
     for (uint32_t i = 0; i < up->nset && !xplan_valid(x, st, &q); i++) {
         if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
@@ -3365,7 +3444,8 @@ static bool is_ddl(sql_stmt_kind_t k)
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    if (is_ddl(st->kind) && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
+    x->no_trx = is_ddl(st->kind);
+    if (x->no_trx && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
     case SQL_STMT_SELECT:
@@ -3427,6 +3507,7 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
             return rc;
         if (x->db && strcmp(x->db, d->name) == 0)
             x->db_dropped = true;
+        x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
         pend_ok(x, n, NULL);
         return 0;
     }
@@ -3450,8 +3531,37 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
  * TEMPORARY table is not logged: temporary tables stay on this server in ROW format, as in MariaDB). */
-static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
+/*
+ * DROP TABLE naming TEMPORARY tables (which are not logged) beside others: the QUERY text names only the
+ * others, as MariaDB writes it ("DROP TABLE `t1` generated by server"), each with its database since the
+ * statement may name several.  NULL when every table is TEMPORARY.
+ */
+static const char *drop_text_without_temporary(sql_exec_ctx_t *x, const sql_table_list_t *l)
 {
+    buf_t b;
+    buf_init(&b);
+    buf_append_str(&b, l->if_exists ? "DROP TABLE IF EXISTS " : "DROP TABLE ");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
+        if (!db || xtmp_map(x, &db, &name))
+            continue;
+        if (n++)
+            buf_append_byte(&b, ',');
+        exec_ident_quote(&b, db, '`');
+        buf_append_byte(&b, '.');
+        exec_ident_quote(&b, name, '`');
+    }
+    buf_append_str(&b, " /* generated by server */");
+    const char *text = n ? arena_strndup(x->arena, (const char *)b.data, b.len) : NULL;
+    buf_free(&b);
+    return text;
+}
+
+/* Is st logged as a QUERY event once it succeeds, and with what text (*text, else the statement's own)? */
+static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **text)
+{
+    *text = NULL;
     switch (st->kind) {
     case SQL_STMT_CREATE_TABLE:
         return !st->create_table->temporary;
@@ -3461,8 +3571,10 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
             return false;
         for (uint32_t i = 0; i < l->n; i++) {
             const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
-            if (xtmp_map(x, &db, &name))
-                return false;
+            if (xtmp_map(x, &db, &name)) {
+                *text = st->kind == SQL_STMT_DROP_TABLE ? drop_text_without_temporary(x, l) : NULL;
+                return *text != NULL;
+            }
         }
         return true;
     }
@@ -3476,6 +3588,30 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st)
     default:
         return false;
     }
+}
+
+/*
+ * CREATE TABLE ... SELECT is logged as MariaDB logs it in row format: the new table's definition as a CREATE
+ * TABLE without the SELECT (SHOW CREATE TABLE's text), then the rows it was filled with as row events.  The
+ * statement's own text would make a replica run the SELECT again, and logged after the rows (as other DDL is,
+ * once done) it would reach the replica after rows for a table it does not have yet.  So the definition goes
+ * to the binlog here, before the statement's rows transaction commits.
+ */
+static int log_ctas_create(sql_exec_ctx_t *x, const sql_create_table_t *ct)
+{
+    const char *db = xdb(x, ct->table.db);
+    cat_table_t *t = db ? catalog_table_get(g_cat, db, ct->table.name) : NULL;
+    if (!t)
+        return 0; /* nothing was created */
+    const char *def = exec_show_create_table_text(x->arena, t, 0) + strlen("CREATE TABLE ");
+    catalog_table_release(t);
+    const char *text = arena_printf(x->arena, "CREATE %sTABLE %s%s", ct->or_replace ? "OR REPLACE " : "",
+                                    ct->if_not_exists ? "IF NOT EXISTS " : "", def);
+    int rc = sql_commit_ddl(db, text, strlen(text), x->thread_id, x->sql_mode); /* in the table's database */
+    if (rc)
+        return diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, "the statement is done but could not be written "
+                                                                 "to the binary log");
+    return 0;
 }
 
 /* SET @x = (SELECT ...): the value is the one item of `SELECT e`, read as a SELECT reads (exec_select_rows) */
@@ -3513,15 +3649,20 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     sql_exec_session_t *ss = x->ss;
     x->pend_ok = false;
     x->pend_insert_id = 0;
+    sql_exec_stmt_begin(ss);
     x->row_count = -1;
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
-    bool log_ddl = !eval && logging && ddl_logged(x, st);
+    const char *ddl_text = NULL;
+    bool log_ddl = !eval && logging && ddl_logged(x, st, &ddl_text);
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
+    bool ctas = log_ddl && st->kind == SQL_STMT_CREATE_TABLE && st->create_table->as_select;
+    if (rc == 0 && ctas)
+        rc = log_ctas_create(x, st->create_table);
     if (rc == 0)
         binrow_stmt_end(ss->bl);
     else
@@ -3557,8 +3698,9 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     }
     if (!ss->trx)
         mdl_release_all(&ss->mdl); /* no transaction open: the statement's metadata locks end with it */
-    if (rc == 0 && log_ddl && st->src && st->src_len) {
-        int brc = sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
+    if (rc == 0 && log_ddl && !ctas && (ddl_text || (st->src && st->src_len))) {
+        int brc = ddl_text ? sql_commit_ddl(x->db, ddl_text, strlen(ddl_text), x->thread_id, x->sql_mode)
+                           : sql_commit_ddl(x->db, st->src, st->src_len, x->thread_id, x->sql_mode);
         if (brc) {
             char msg[160];
             snprintf(msg, sizeof msg, "the statement is done but could not be written to the binary log (%d)", brc);
@@ -3577,6 +3719,7 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
     *ncols = 0;
     if (!g_cat)
         return 0;
+    x->no_trx = true; /* describing opens the tables, but as MariaDB's PREPARE it begins no transaction */
     if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         diag_t scratch;
         diag_init(&scratch, 4);

@@ -34,7 +34,19 @@ catalog_t *sql_exec_catalog(void);
 /* For session_set_db / USE: does the database exist?  (information_schema etc. included.) */
 bool sql_exec_db_exists(const char *db);
 
-/* Per-connection executor state. */
+/*
+ * Per-connection executor state.  Its transaction fields are the one source of truth for what the session
+ * reports (SERVER_STATUS_IN_TRANS / _IN_TRANS_READONLY, @@in_transaction, the session tracker's transaction
+ * state):
+ *
+ *     NONE --BEGIN--> (explicit_begin, no trx) --first table--> EXPLICIT --COMMIT/ROLLBACK/DDL/deadlock--> NONE
+ *     NONE --table, autocommit=0--> EXPLICIT (implicit: 'I') --COMMIT/ROLLBACK/DDL/SET autocommit=1--> NONE
+ *     NONE --table, autocommit=1--> STMT --end of the statement--> NONE
+ *
+ * As in MariaDB, a transaction is open across statements (sql_exec_in_trans) from BEGIN on, or, with autocommit
+ * off, from the first statement that opens a table (its engine transaction begins there, before any row or
+ * column definition is sent); a statement without tables (SELECT 1, SET, DO) starts none.
+ */
 typedef enum sql_exec_trx_state {
     SQLX_TRX_NONE = 0,    /* no engine transaction */
     SQLX_TRX_STMT,        /* an implicit one, for the current autocommit statement */
@@ -49,7 +61,19 @@ typedef struct sql_exec_session {
     table_undo_t undo;    /* the current statement's changes */
     struct binrow_log *bl; /* the transaction's binlog events (sql/binrow.h), committed by sql/commit.c */
     mdl_set_t mdl;        /* metadata locks held until the transaction ends (sql/mdl.h) */
-    bool read_only;       /* START TRANSACTION READ ONLY: writes fail with 1792 */
+    bool read_only;       /* READ ONLY transaction (START TRANSACTION READ ONLY, tx_read_only): writes fail with 1792 */
+    /* what the open multi-statement transaction did, for the session tracker's state string (cleared at its end) */
+    bool did_read;        /* a table was opened for reading ('R') */
+    bool did_write;       /* a table was opened for writing ('W'), whether or not rows changed */
+    bool snapshot;        /* WITH CONSISTENT SNAPSHOT ('R' too) */
+    bool result_set;      /* a result set was sent ('S'; sql_exec_note) */
+    bool unsafe;          /* a statement the binary log cannot replay as text ran ('s'; sql_exec_note) */
+    uint64_t trx_seq;     /* counts transactions begun (one-shot SET TRANSACTION characteristics end with theirs) */
+    uint64_t trk_events;  /* counts what the transaction tracker reacts to: a transaction begun or ended, a table or
+                             a result set in one (the session reports a changed state only after such an event) */
+    /* what the current statement did, for its OK / EOF (cleared by sql_exec_stmt_begin) */
+    bool db_dropped;      /* dropped a database (SERVER_STATUS_DB_DROPPED) */
+    bool no_index_used;   /* read a table by a full scan (SERVER_QUERY_NO_INDEX_USED) */
     /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
      * back to the savepoint's mark (the engine has no savepoints of its own) */
     table_undo_t trx_undo;
@@ -125,6 +149,7 @@ typedef struct sql_exec_ctx {
                                   are converted to its charset); 0 = NULL/binary: sent as they are */
     uint16_t conn_coll;        /* collation_connection: plain string literals are in it (0: utf8mb4) */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
+    bool tx_read_only;         /* a transaction this statement begins is READ ONLY (tx_read_only or SET TRANSACTION) */
     uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
@@ -166,6 +191,8 @@ typedef struct sql_exec_ctx {
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
     bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
+    bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
+                                  no transaction (xtable_used) */
 } sql_exec_ctx_t;
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
@@ -199,7 +226,21 @@ int sql_exec_rollback(sql_exec_ctx_t *x);
 int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name);
 int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name);
 int sql_exec_release_savepoint(sql_exec_ctx_t *x, const char *name);
-/* Is an engine transaction open across statements (SERVER_STATUS_IN_TRANS)? */
+/* Is a transaction open across statements (SERVER_STATUS_IN_TRANS, @@in_transaction)? */
 bool sql_exec_in_trans(const sql_exec_session_t *ss);
+/* A statement begins: what the previous one did (db_dropped, no_index_used) is forgotten. */
+void sql_exec_stmt_begin(sql_exec_session_t *ss);
+/* Is the open transaction READ ONLY (SERVER_STATUS_IN_TRANS_READONLY)? */
+bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss);
+/* What the session saw a statement do, recorded in the open transaction for the tracker's state. */
+typedef enum sql_exec_note {
+    SQLX_NOTE_RESULT_SET, /* a result set went to the client ('S') */
+    SQLX_NOTE_UNSAFE,     /* it read a system variable the binary log does not carry ('s') */
+} sql_exec_note_t;
+void sql_exec_note(sql_exec_session_t *ss, sql_exec_note_t what);
+/* The session tracker's transaction state (MariaDB's session_track_transaction_info): 8 characters and a NUL,
+ * "T" explicit / "I" implicit / "_", then "_R" (reads), "_W" (writes), "s" (unsafe), "S" (result sets) and "_" (the
+ * eighth, 'L' for LOCK TABLES, is the session's to set). */
+void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9]);
 
 #endif

@@ -115,6 +115,9 @@ const char *xdb(sql_exec_ctx_t *x, const char *db);
 /* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (sql/mdl.h);
  * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
 int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
+/* After a table of a real database was opened for reading or writing: registers the multi-statement transaction
+ * (autocommit off or after BEGIN) and records the access for the session tracker (exec.c). */
+int xtable_used(sql_exec_ctx_t *x, bool write);
 bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
@@ -126,6 +129,10 @@ int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t *
 int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
                                 int *ncols);
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
+/* Appends `s` (q is the quote: '`', or '"' under ANSI_QUOTES), the quote doubled inside. */
+void exec_ident_quote(buf_t *b, const char *s, char q);
+/* SHOW CREATE TABLE's text of t (mode: SQL_SHOW_CREATE_* flags), in arena a. */
+char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
 int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);

@@ -503,6 +503,11 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
         s->t = catalog_table_get(sql_exec_catalog(), rdb, rname);
         if (!s->t)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
+        int trc = xtable_used(x, false);
+        if (trc) {
+            catalog_table_release(s->t);
+            return trc;
+        }
     }
     for (uint32_t i = 0; i < q->nsrc; i++)
         if (strcmp(q->src[i].alias, s->alias) == 0 && strcmp(q->src[i].db, s->db) == 0) {
@@ -1463,6 +1468,10 @@ static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dm
     /* an ORDER BY index is used only when the outer access path is that index or a full scan */
     if (order_index >= 0 && L.paths[0].index >= 0 && L.paths[0].index != order_index)
         L.order_index = -1;
+    /* a table read by a full scan, not in an index's order: SERVER_QUERY_NO_INDEX_USED, as MariaDB's JT_ALL */
+    for (uint32_t i = 0; i < q->nsrc && x->ss; i++)
+        if (L.paths[i].index < 0 && !(i == 0 && L.order_index >= 0))
+            x->ss->no_index_used = true;
     if (q->nsrc == 0) {
         /* SELECT without FROM (in a UNION or a subquery): one row when WHERE holds */
         int rc = where ? xeval_bool(&L.xe, where, L.row) : 1;

@@ -315,7 +315,7 @@ static const char *extra_of(const cat_column_t *c, arena_t *a)
 /* ---------------------------------------------------------------- SHOW CREATE TABLE */
 
 /* `name` (or "name" under ANSI_QUOTES: q is the quote), the quote doubled inside */
-static void ident_q(buf_t *b, const char *s, char q)
+void exec_ident_quote(buf_t *b, const char *s, char q)
 {
     buf_append_byte(b, (uint8_t)q);
     for (; *s; s++) {
@@ -327,19 +327,19 @@ static void ident_q(buf_t *b, const char *s, char q)
 }
 
 /* `mode`: SQL_SHOW_CREATE_* flags (exec.h) */
-static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
+char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode)
 {
     char q = (mode & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`';
     buf_t b;
     buf_init(&b);
     buf_append_str(&b, "CREATE TABLE ");
-    ident_q(&b, t->name, q);
+    exec_ident_quote(&b, t->name, q);
     buf_append_str(&b, " (\n");
     for (uint32_t i = 0; i < t->ncols; i++) {
         const cat_column_t *c = &t->cols[i];
         sqlt_t ty = (sqlt_t)c->rc.type;
         buf_append_str(&b, "  ");
-        ident_q(&b, c->name, q);
+        exec_ident_quote(&b, c->name, q);
         buf_append_byte(&b, ' ');
         buf_append_str(&b, type_text(a, c));
         if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && c->rc.coll != COLL_BINARY && c->rc.coll != t->coll)
@@ -372,13 +372,13 @@ static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
             buf_append_str(&b, "PRIMARY KEY (");
         } else {
             buf_append_str(&b, x->kind == CAT_IDX_UNIQUE ? "UNIQUE KEY " : "KEY ");
-            ident_q(&b, x->name, q);
+            exec_ident_quote(&b, x->name, q);
             buf_append_str(&b, " (");
         }
         for (uint32_t k = 0; k < x->ncols; k++) {
             if (k)
                 buf_append_byte(&b, ',');
-            ident_q(&b, t->cols[x->cols[k].col].name, q);
+            exec_ident_quote(&b, t->cols[x->cols[k].col].name, q);
             if (x->cols[k].prefix)
                 buf_printf(&b, "(%u)", x->cols[k].prefix);
             if (x->cols[k].desc)
@@ -403,7 +403,7 @@ static char *create_text(arena_t *a, const cat_table_t *t, unsigned mode)
         buf_printf(&b, " COMMENT=%s", quote_str(a, t->comment));
     if (t->tablespace) {
         buf_append_str(&b, " TABLESPACE ");
-        ident_q(&b, t->tablespace, q);
+        exec_ident_quote(&b, t->tablespace, q);
     }
 done:;
     char *r = arena_strndup(a, (const char *)b.data, b.len);
@@ -789,6 +789,10 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
 
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
+    /* MariaDB answers these from an information_schema table it scans in full: SERVER_QUERY_NO_INDEX_USED */
+    if (sh->what == SQL_SHOW_DATABASES || sh->what == SQL_SHOW_TABLES || sh->what == SQL_SHOW_TABLE_STATUS ||
+        sh->what == SQL_SHOW_COLUMNS || sh->what == SQL_SHOW_INDEX)
+        x->ss->no_index_used = true;
     switch (sh->what) {
     case SQL_SHOW_DATABASES:
         return show_databases(x, sh);
@@ -811,7 +815,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Create Table", 1024, false, false);
         value_t *r = vt_row(&v);
         r[0] = S(t->name);
-        r[1] = S(create_text(x->arena, t, x->show_create));
+        r[1] = S(exec_show_create_table_text(x->arena, t, x->show_create));
         catalog_table_release(t);
         return vt_send(&v, -1, NULL, NULL);
     }
@@ -828,7 +832,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         r[0] = S(db);
         buf_t qn; /* the name quoted as SHOW CREATE TABLE quotes (ANSI_QUOTES: "db") */
         buf_init(&qn);
-        ident_q(&qn, db, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`');
+        exec_ident_quote(&qn, db, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`');
         r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s%.*s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
                               sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", (int)qn.len, (const char *)qn.data,
                               charset_of(coll), value_coll_name(coll)));

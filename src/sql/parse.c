@@ -4350,6 +4350,38 @@ static void statement(parser_t *p, sql_stmt_t *st)
     syntax_error(p);
 }
 
+/*
+ * A statement's text is what MariaDB keeps as its query (the binlog's QUERY and ANNOTATE_ROWS text, SHOW
+ * PROCESSLIST's Info): from the end of the previous ';' (or the start of the text), whitespace skipped, up to
+ * the ';' that ends it (spaces before it included), or to the end of the text without trailing whitespace for
+ * the last one.  Leading and trailing comments, an executable comment's closing star-slash and the spaces before
+ * the ';' all belong to it; the span of its first and last tokens would lose them, and a replica re-parsing a
+ * text cut inside a comment fails (1064).
+ */
+static bool is_space_byte(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static const char *stmt_text_start(const char *from, const char *first_token)
+{
+    while (from < first_token && is_space_byte(*from))
+        from++;
+    return from;
+}
+
+/* The length of the statement from start to end (its ';' or the end of the text).  The last statement (nothing
+ * but ';' and whitespace after end) loses its trailing whitespace, as MariaDB trims the whole text's tail. */
+static size_t stmt_text_len(const char *start, const char *end, const char *text_end)
+{
+    for (const char *q = end; q < text_end; q++)
+        if (*q != ';' && !is_space_byte(*q))
+            return (size_t)(end - start);
+    while (end > start && is_space_byte(end[-1]))
+        end--;
+    return (size_t)(end - start);
+}
+
 int sql_parse(arena_t *a, const char *text, size_t len, sql_stmt_list_t *out, diag_t *d)
 {
     return sql_parse_mode(a, text, len, 0, out, d);
@@ -4378,11 +4410,11 @@ int sql_parse_mode(arena_t *a, const char *text, size_t len, unsigned mode, sql_
         p->params = NULL;
         p->nparams = p->capparams = 0;
         p->depth = 0;
-        st->src = p->tok.start;
+        st->src = stmt_text_start(p->prev_end, p->tok.start);
         statement(p, st);
         if (!at_end(p))
             syntax_error(p);
-        st->src_len = (size_t)(p->prev_end - st->src);
+        st->src_len = stmt_text_len(st->src, p->tok.type == TK_EOF ? text + len : p->tok.start, text + len);
         st->nparams = p->nparams;
         st->params = p->params;
         *(sql_stmt_t **)vec_push(p, &stmts, sizeof(sql_stmt_t *)) = st;

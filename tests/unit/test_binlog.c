@@ -629,6 +629,50 @@ TEST(test_durable_waiters)
     binlog_close(bl);
 }
 
+/* A multi-table statement: every TABLE_MAP before the first rows event, STMT_END_F on the last rows event only
+ * (a MariaDB replica's IO thread refuses a TABLE_MAP after a rows event without STMT_END_F). */
+TEST(test_statement_maps_come_before_its_rows)
+{
+    binlog_col_t cols[1] = {binlog_col(BINLOG_T_LONG, 0, 0, false)};
+    binlog_table_t ta = {7, "db", "a", 1, cols}, tb = {8, "db", "b", 1, cols};
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    binlog_value_t v = {.i = 1};
+    binlog_trx_stmt_begin(&t, "update a join b ...", 19);
+    CHECK_EQ_INT(binlog_trx_update_row(&t, &ta, &v, &v), 0);
+    CHECK_EQ_INT(binlog_trx_update_row(&t, &tb, &v, &v), 0);
+    CHECK_EQ_INT(binlog_trx_update_row(&t, &ta, &v, &v), 0);
+    binlog_trx_stmt_begin(&t, "insert into b ...", 17); /* the next statement maps b again, after its ANNOTATE */
+    CHECK_EQ_INT(binlog_trx_write_row(&t, &tb, &v), 0);
+    binlog_trx_stmt_end(&t);
+    static const int want[] = {BINLOG_EV_ANNOTATE_ROWS, BINLOG_EV_TABLE_MAP, BINLOG_EV_TABLE_MAP,
+                               BINLOG_EV_UPDATE_ROWS_V1, BINLOG_EV_UPDATE_ROWS_V1, BINLOG_EV_UPDATE_ROWS_V1,
+                               BINLOG_EV_ANNOTATE_ROWS, BINLOG_EV_TABLE_MAP, BINLOG_EV_WRITE_ROWS_V1};
+    static const uint64_t want_table[] = {0, 7, 8, 7, 8, 7, 0, 8, 8};
+    static const int want_end[] = {0, 0, 0, 0, 0, 1, 0, 0, 1};
+    size_t at = 0;
+    int k = 0;
+    while (at + BINLOG_HEADER_LEN <= t.ev.len && k < (int)ARRAY_LEN(want)) {
+        const uint8_t *e = t.ev.data + at;
+        uint32_t size = (uint32_t)e[9] | (uint32_t)e[10] << 8 | (uint32_t)e[11] << 16 | (uint32_t)e[12] << 24;
+        CHECK_EQ_INT(e[4], want[k]);
+        if (e[4] == BINLOG_EV_TABLE_MAP || e[4] == BINLOG_EV_UPDATE_ROWS_V1 || e[4] == BINLOG_EV_WRITE_ROWS_V1) {
+            uint64_t id = 0;
+            for (int i = 0; i < 6; i++)
+                id |= (uint64_t)e[BINLOG_HEADER_LEN + i] << (8 * i);
+            CHECK_EQ_INT((int)id, (int)want_table[k]);
+        }
+        if (e[4] == BINLOG_EV_UPDATE_ROWS_V1 || e[4] == BINLOG_EV_WRITE_ROWS_V1)
+            CHECK_EQ_INT(e[BINLOG_HEADER_LEN + 6] & 1, want_end[k]); /* flags: STMT_END_F */
+        REQUIRE(size >= BINLOG_HEADER_LEN);
+        at += size;
+        k++;
+    }
+    CHECK_EQ_INT(k, (int)ARRAY_LEN(want));
+    CHECK_EQ_INT((int)at, (int)t.ev.len);
+    binlog_trx_free(&t);
+}
+
 /* ---- crash recovery ---- */
 
 static void commit_rows(binlog_t *bl, int n, uint64_t xid0)
@@ -1612,7 +1656,7 @@ TEST(test_cleanup)
     rmdir(g_dir);
 }
 
-UNIT_MAIN(test_events_match_mariadb_bytes, test_edge_values_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
+UNIT_MAIN(test_events_match_mariadb_bytes, test_statement_maps_come_before_its_rows, test_edge_values_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
           test_group_commit_fsyncs, test_durable_waiters, test_crash_recovery, test_rotate_purge_3500_files,
           test_rotation_at_max_size, test_unreadable_reported_once, test_compressed_files,
           test_corrupt_event_stops_reader, test_kill9_cycles, test_expiry_hooks_background_compression,

@@ -93,6 +93,37 @@ TEST(test_syntax_errors_match_mariadb)
     }
 }
 
+/* A statement's text (what the binlog logs) runs from after the previous ';' to its own ';', or to the end of the
+ * text for the last one: comments on either side and an executable comment's closing belong to it. */
+TEST(test_statement_text_through_its_last_byte)
+{
+    static const struct {
+        const char *text;
+        const char *want[3];
+    } cases[] = {
+        {"CREATE TABLE t (a INT) /*! ENGINE = innodb */", {"CREATE TABLE t (a INT) /*! ENGINE = innodb */"}},
+        {"CREATE TABLE t (a INT) /*!40101 ENGINE=InnoDB */; CREATE TABLE u (a INT) -- c\n",
+         {"CREATE TABLE t (a INT) /*!40101 ENGINE=InnoDB */", "CREATE TABLE u (a INT) -- c"}},
+        {"  /* lead */ DO 1 # hash", {"/* lead */ DO 1 # hash"}},
+        {"DO 1 /*M!100100 , 2 */ ;  /* c2 */ DO 3 ; \n", {"DO 1 /*M!100100 , 2 */ ", "/* c2 */ DO 3"}},
+        {"/*!40101 DO 1 */", {"/*!40101 DO 1 */"}},
+        {"DO 1; -- only a comment after", {"DO 1"}},
+        {"DO 1;\t\n  ", {"DO 1"}},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        pr_t p;
+        pr_parse(&p, cases[i].text);
+        REQUIRE(p.rc == 0);
+        uint32_t n = 0;
+        while (n < 3 && cases[i].want[n])
+            n++;
+        CHECK_EQ_INT(p.l.n, n);
+        for (uint32_t k = 0; k < n && k < p.l.n; k++)
+            CHECK_EQ_STR(arena_strndup(&p.a, p.l.stmts[k]->src, p.l.stmts[k]->src_len), cases[i].want[k]);
+        pr_free(&p);
+    }
+}
+
 TEST(test_limit_ident_is_undeclared_variable)
 {
     pr_t p;
@@ -109,7 +140,7 @@ TEST(test_multi_statements_and_spans)
     REQUIRE(p.rc == 0);
     REQUIRE(p.l.n == 3);
     CHECK_EQ_INT(p.l.stmts[0]->kind, SQL_STMT_SELECT);
-    CHECK(p.l.stmts[0]->src_len == 8 && memcmp(p.l.stmts[0]->src, "select 1", 8) == 0);
+    CHECK(p.l.stmts[0]->src_len == 9 && memcmp(p.l.stmts[0]->src, "select 1 ", 9) == 0); /* up to its ';' */
     CHECK_EQ_INT(p.l.stmts[1]->kind, SQL_STMT_SET);
     CHECK(p.l.stmts[1]->src_len == 10 && memcmp(p.l.stmts[1]->src, "SET @a = 2", 10) == 0);
     CHECK_EQ_INT(p.l.stmts[2]->nparams, 2);
@@ -453,6 +484,6 @@ TEST(test_account_and_admin_statements)
     }
 }
 
-UNIT_MAIN(test_syntax_errors_match_mariadb, test_limit_ident_is_undeclared_variable, test_multi_statements_and_spans,
+UNIT_MAIN(test_syntax_errors_match_mariadb, test_statement_text_through_its_last_byte, test_limit_ident_is_undeclared_variable, test_multi_statements_and_spans,
           test_comments_and_executable_comments, test_literals, test_precedence, test_parse_modes, test_select_clauses,
           test_set_statements, test_show_statements, test_account_and_admin_statements)
