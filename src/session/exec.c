@@ -428,6 +428,15 @@ static bool sqlx_visible(void *user, const char *db, const char *table)
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
 }
 
+static unsigned sqlx_column_privs(void *user, const char *db, const char *table, const char *column)
+{
+    if (!strcasecmp(db, "information_schema"))
+        return SQL_COLPRIV_SELECT;
+    uint64_t p = priv_column(user, db, table, column);
+    return (p & PRIV_SELECT ? SQL_COLPRIV_SELECT : 0) | (p & PRIV_INSERT ? SQL_COLPRIV_INSERT : 0) |
+           (p & PRIV_UPDATE ? SQL_COLPRIV_UPDATE : 0) | (p & PRIV_REFERENCES ? SQL_COLPRIV_REFERENCES : 0);
+}
+
 static const char *charset_description(const char *cs);
 
 typedef struct is_nv {
@@ -604,7 +613,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
-    c->visible = sqlx_visible; /* issue 7 */
+    c->visible = sqlx_visible;
+    c->column_privs = sqlx_column_privs;
     c->session_table = sqlx_session_table;
     c->session_table_truncate = sqlx_session_table_truncate;
     c->visible_user = s;

@@ -200,9 +200,10 @@ int priv_check_table(session_t *s, const char *db, const char *table, uint64_t n
 int priv_deny_table_cmd(session_t *s, const char *command, const char *db, const char *table)
 {
     char msg[1024];
-    /* MariaDB 10.11 quotes the table as `db`.`t` (errors.def keeps MySQL's older 'table' form). */
+    /* MariaDB 10.11 quotes the table as `db`.`t` (errors.def keeps MySQL's older 'table' form), and names the
+     * account's user at the client's host ('localhost' or the IP), not the account's host pattern */
     snprintf(msg, sizeof msg, "%s command denied to user '%s'@'%s' for table `%s`.`%s`", command, s->priv_user,
-             s->priv_host, db, table);
+             s->host, db, table);
     return diag_push_msg(&s->diag, DIAG_ERROR, ER_TABLEACCESS_DENIED_ERROR, msg);
 }
 
@@ -232,7 +233,16 @@ int priv_check_column(session_t *s, const char *db, const char *table, const cha
     if (!missing)
         return 0;
     return diag_error(&s->diag, ER_COLUMNACCESS_DENIED_ERROR, priv_command(lowest_bit(missing)), s->priv_user,
-                      s->priv_host, column, table);
+                      s->host, column, table);
+}
+
+uint64_t priv_column(session_t *s, const char *db, const char *table, const char *column)
+{
+    uint64_t have = priv_table(s, db, table, NULL);
+    const acl_privs_t *p = privs_get(s);
+    if (p)
+        have |= acl_privs_column(p, db, table, column);
+    return have;
 }
 
 bool priv_table_visible(session_t *s, const char *db, const char *table)

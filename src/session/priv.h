@@ -94,6 +94,8 @@ struct sql_stmt;
 int priv_check_stmt(session_t *s, const struct sql_stmt *st);
 /* Whether statement kind `kind` (sql_stmt_kind_t) has a privilege rule (statements.def); a unit test walks it. */
 bool priv_stmt_has_rule(int kind);
+/* The privileges held on one column: the table's (global | database | table level) and the column's grants. */
+uint64_t priv_column(session_t *s, const char *db, const char *table, const char *column);
 /* All of `need` on one column (table-level grants count): 0, else 1143. */
 int priv_check_column(session_t *s, const char *db, const char *table, const char *column, uint64_t need);
 /* SHOW DATABASES / information_schema filtering: any privilege on the database or on something in it (or

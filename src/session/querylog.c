@@ -174,6 +174,7 @@ void session_meter_end(session_t *s, const struct sql_stmt *st)
     stmt_meter_t *m = &s->meter;
     uint64_t query_us = time_mono_us() - m->start_mono_us;
     session_digest_record(s, st, query_us);
+    m->start_mono_us = 0; /* no statement runs: status words after it carry no SERVER_QUERY_WAS_SLOW */
     double lqt = sysvar_session_double(&s->vars, SYSVAR_LONG_QUERY_TIME);
     bool slow = (double)query_us / 1e6 > lqt;
     bool no_index = m->full_scans && sysvar_session_int(&s->vars, SYSVAR_LOG_QUERIES_NOT_USING_INDEXES);

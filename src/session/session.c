@@ -403,6 +403,10 @@ uint16_t session_status_flags(session_t *s)
         st |= SERVER_STATUS_NO_INDEX_USED;
     if (s->more_results) /* in every packet of a statement that is not the last, column EOF included */
         st |= SERVER_MORE_RESULTS_EXISTS;
+    /* a statement running for longer than long_query_time says so in its end packet, slow log on or off */
+    if (s->meter.start_mono_us &&
+        (double)(time_mono_us() - s->meter.start_mono_us) / 1e6 > sysvar_session_double(&s->vars, SYSVAR_LONG_QUERY_TIME))
+        st |= SERVER_QUERY_WAS_SLOW;
     return st;
 }
 

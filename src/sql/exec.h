@@ -157,6 +157,10 @@ typedef struct sql_exec_ctx {
      * information_schema rows; NULL = everything.  Statement privileges are checked by the session before
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);
+    /* which of SELECT, INSERT, UPDATE, REFERENCES (SQL_COLPRIV_*) the account holds on a column: COLUMNS and
+     * STATISTICS rows, SHOW COLUMNS / INDEX show the columns with any, and COLUMNS.PRIVILEGES lists them; NULL =
+     * all of them */
+    unsigned (*column_privs)(void *user, const char *db, const char *table, const char *column);
     void *visible_user;
     /* information_schema tables whose rows the session knows (PROCESSLIST, ENGINES, CHARACTER_SETS, COLLATIONS):
      * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
@@ -194,6 +198,8 @@ typedef struct sql_exec_ctx {
     bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
                                   no transaction (xtable_used) */
 } sql_exec_ctx_t;
+
+enum { SQL_COLPRIV_SELECT = 1, SQL_COLPRIV_INSERT = 2, SQL_COLPRIV_UPDATE = 4, SQL_COLPRIV_REFERENCES = 8 };
 
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
 bool sql_exec_handles(const sql_stmt_t *st);

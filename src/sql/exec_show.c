@@ -19,6 +19,23 @@
 /* issue 7: rows the account may see (the session's filter; everything without one). */
 #define XVISIBLE(x, db, table) (!(x)->visible || (x)->visible((x)->visible_user, (db), (table)))
 
+/* The account's SQL_COLPRIV_* on a column (every one without a callback: unit tests, the server itself). */
+static unsigned col_privs(sql_exec_ctx_t *x, const char *db, const char *table, const char *col)
+{
+    return x->column_privs ? x->column_privs(x->visible_user, db, table, col) : 15u;
+}
+
+/* COLUMNS.PRIVILEGES / SHOW FULL COLUMNS: the privileges held on the column, MariaDB's words and order. */
+static const char *col_privs_text(unsigned p, arena_t *a)
+{
+    char buf[48] = "";
+    static const char *const names[] = {"select", "insert", "update", "references"};
+    for (int i = 0; i < 4; i++)
+        if (p & (1u << i))
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", names[i]);
+    return arena_strdup(a, buf);
+}
+
 /* ---------------------------------------------------------------- virtual tables */
 
 typedef struct vt {
@@ -507,6 +524,9 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
     }
     for (uint32_t i = 0; i < t->ncols; i++) {
         const cat_column_t *c = &t->cols[i];
+        unsigned cp = col_privs(x, db, sh->table.name, c->name);
+        if (!cp) /* columns the account holds no privilege on are not shown, as in MariaDB */
+            continue;
         value_t *r = vt_row(&v);
         int k = 0;
         r[k++] = S(c->name);
@@ -519,7 +539,7 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
         r[k++] = S(default_shown(c, false, x->arena));
         r[k++] = S(extra_of(c, x->arena));
         if (sh->full) {
-            r[k++] = S("select,insert,update,references");
+            r[k++] = S(col_privs_text(cp, x->arena));
             r[k++] = S(c->comment);
         }
     }
@@ -626,6 +646,8 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
         const cat_index_t *ix = &t->idx[ord[o]];
         for (uint32_t k = 0; k < ix->ncols; k++) {
             const cat_column_t *c = &t->cols[ix->cols[k].col];
+            if (!col_privs(x, db, sh->table.name, c->name))
+                continue;
             value_t *r = vt_row(&v);
             r[0] = S(t->name);
             r[1] = U(ix->kind == CAT_IDX_KEY);
@@ -925,6 +947,9 @@ static void is_tables(vt_t *v, bool columns, bool stats)
             if (columns) {
                 for (uint32_t c = 0; c < t->ncols; c++) {
                     const cat_column_t *cc = &t->cols[c];
+                    unsigned cp = col_privs(x, dbs[d], names[i], cc->name);
+                    if (!cp)
+                        continue;
                     sqlt_t ty = (sqlt_t)cc->rc.type;
                     bool str = sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET;
                     bool bin = cc->rc.coll == COLL_BINARY;
@@ -954,7 +979,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     r[k++] = S(type_text(x->arena, cc));
                     r[k++] = S(col_key(t, c));
                     r[k++] = S(extra_of(cc, x->arena));
-                    r[k++] = S("select,insert,update,references");
+                    r[k++] = S(col_privs_text(cp, x->arena));
                     r[k++] = S(cc->comment);
                     r[k++] = S("NEVER");
                     r[k++] = value_null();
@@ -964,6 +989,8 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                 for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
                     const cat_index_t *ix = &t->idx[ord[i2]];
                     for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
+                        if (!col_privs(x, dbs[d], names[i], t->cols[ix->cols[k2].col].name))
+                            continue;
                         value_t *r = vt_row(v);
                         int k = 0;
                         r[k++] = S("def");

@@ -673,3 +673,61 @@ def test_statement_privileges(target, unique, two_dbs, case):
     finally:
         run(root, 'DROP USER IF EXISTS %s' % acct)
         root.close()
+
+
+def test_column_metadata_follows_column_grants(target, users, unique):
+    """information_schema.COLUMNS / STATISTICS, SHOW [FULL] COLUMNS and SHOW INDEX show only the columns the
+    account holds a privilege on, and COLUMNS.PRIVILEGES lists those privileges (MariaDB's answers)."""
+    root = users.root
+    db = unique('cg')
+    ok(root, 'CREATE DATABASE %s' % db)
+    try:
+        ok(root, 'CREATE TABLE %s.t (a INT PRIMARY KEY, b INT, c INT, KEY kb (b), KEY kc (c))' % db)
+        u = users('cgu')
+        ok(root, "GRANT SELECT (a, b), UPDATE (b) ON %s.t TO '%s'@'localhost'" % (db, u))
+        c = target.connect(user=u, password='')
+        q = "SELECT COLUMN_NAME, PRIVILEGES FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '%s' ORDER BY 1" % db
+        assert rows(c, q) == [('a', 'select'), ('b', 'select,update')]
+        assert [r[0] for r in rows(c, 'SHOW COLUMNS FROM %s.t' % db)] == ['a', 'b']
+        with c.cursor() as cur:
+            cur.execute('SHOW FULL COLUMNS FROM %s.t' % db)
+            assert [(r[0], r[7]) for r in cur.fetchall()] == [('a', 'select'), ('b', 'select,update')]
+            cur.execute('SHOW INDEX FROM %s.t' % db)
+            assert [(r[2], r[4]) for r in cur.fetchall()] == [('PRIMARY', 'a'), ('kb', 'b')]
+        q = ("SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '%s' "
+             "ORDER BY 1" % db)
+        assert rows(c, q) == [('kb', 'b'), ('PRIMARY', 'a')]
+        c.close()
+        v = users('cgt')
+        ok(root, "GRANT INSERT ON %s.t TO '%s'@'localhost'" % (db, v))
+        ok(root, "GRANT SELECT (a) ON %s.t TO '%s'@'localhost'" % (db, v))
+        c = target.connect(user=v, password='')
+        q = "SELECT COLUMN_NAME, PRIVILEGES FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '%s' ORDER BY 1" % db
+        assert rows(c, q) == [('a', 'select,insert'), ('b', 'insert'), ('c', 'insert')]
+        c.close()
+        assert rows(root, q)[0] == ('a', 'select,insert,update,references')
+    finally:
+        run(root, 'DROP DATABASE IF EXISTS %s' % db)
+
+
+def test_denial_names_the_client_host(target, unique):
+    """1142 and 1143 name the client's host, 1044 the account's host pattern (MariaDB 10.11)."""
+    root = target.connect()
+    db, u = unique('hd'), unique('hu')
+    ok(root, 'CREATE DATABASE %s' % db)
+    try:
+        ok(root, 'CREATE TABLE %s.t (a INT, b INT)' % db)
+        ok(root, "CREATE USER '%s'@'%%'" % u)
+        ok(root, "GRANT SELECT (a) ON %s.t TO '%s'@'%%'" % (db, u))
+        c = target.connect(user=u, password='')
+        assert run(c, 'SELECT * FROM %s.t' % db) == (
+            1142, "SELECT command denied to user '%s'@'localhost' for table `%s`.`t`" % (u, db))
+        assert run(c, 'SELECT b FROM %s.t' % db) == (
+            1143, "SELECT command denied to user '%s'@'localhost' for column 'b' in table 't'" % u)
+        assert run(c, 'CREATE DATABASE %s_x' % db) == (
+            1044, "Access denied for user '%s'@'%%' to database '%s_x'" % (u, db))
+        c.close()
+    finally:
+        run(root, "DROP USER IF EXISTS '%s'@'%%'" % u)
+        run(root, 'DROP DATABASE IF EXISTS %s' % db)
+        root.close()

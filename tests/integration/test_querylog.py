@@ -252,3 +252,19 @@ def test_unwritable_log_file_refused(fresh_target):
         assert e.value.args[0] == 1231
     assert srv.query('SELECT @@general_log_file')[0][0] == before
     assert srv.query('SELECT 1')[0][0] == 1
+
+
+def test_query_was_slow_status_flag(target):
+    """SERVER_QUERY_WAS_SLOW (0x0800) in the end packet of a statement over long_query_time, log on or off."""
+    from rawclient import RawClient
+    c = RawClient.connect(port=target.port)
+    try:
+        c.query_results('SET SESSION long_query_time = 0.1')
+        slow = c.query_results('SELECT SLEEP(0.25)')[-1]
+        fast = c.query_results('SELECT 1')[-1]
+        ok_slow = c.query_results('DO SLEEP(0.25)')[-1]
+        assert slow.status & 0x0800
+        assert not fast.status & 0x0800
+        assert ok_slow.ok.status & 0x0800
+    finally:
+        c.close()
