@@ -1,7 +1,7 @@
 # strata build.  `make` builds build/stratad and the tools; `make test` runs every test (see tests/run).
 # Sources are found by wildcard: a new file under src/<box>/ joins libstrata.a, a new tests/unit/test_*.c
 # becomes a unit-test binary, a new tools/*.c a tool, a new tests/fuzz/fuzz_*.c a libFuzzer target.
-#   make SAN=1          ASan+UBSan build into build-san/
+#   make SAN=1          ASan+UBSan build into build-san/, with the fault-injection seam (util/fio.h)
 #   make fuzz           libFuzzer targets into build-fuzz/ (clang)
 
 CC      ?= cc
@@ -12,6 +12,11 @@ OPT     ?= -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 else
 BUILD   ?= build
 OPT     ?= -O2
+endif
+# The fault-injection seam (util/fio.h) is compiled into test builds only: SAN=1 has it, the release build not.
+FAULTS  ?= $(SAN)
+ifeq ($(FAULTS),1)
+CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic

@@ -29,6 +29,8 @@ import benchlib  # noqa: E402
 
 WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs",
              "semisync"]
+# Run only when named (too long for the default run and CI): bench/run prepare-large
+NAMED_ONLY = ["prepare-large"]
 NOT_SUPPORTED = "not supported yet"
 CURRENT_CHILD = None  # the workload process running now, killed (its process group) on interrupt
 
@@ -465,6 +467,16 @@ def plan(o, which):
         if len(st) > 1:
             inv[-1].derived.append(Metric("semisync/hold", "semi-sync TPS, %d thr / %d thr" % (st[-1], st[0]),
                                           "higher", ratio=("semisync/%d/semi" % st[-1], "semisync/%d/semi" % st[0])))
+    if "prepare-large" in which:
+        inv.append(Invocation(
+            "9. sysbench prepare at scale: %d tables x %s rows (multi-row INSERTs, then CREATE INDEX)"
+            % (o.large_tables, f"{o.large_size:,}"), "prepare-large",
+            ["--tables", str(o.large_tables), "--table-size", str(o.large_size)],
+            [Metric("prepare-large/s", "sysbench prepare %dx%s: wall time s" % (o.large_tables, f"{o.large_size:,}"),
+                    "lower"),
+             Metric("prepare-large/hwm-mib", "  server peak resident memory over it: MiB", "lower"),
+             Metric("prepare-large/rss-mib", "  server resident memory after it: MiB", "lower")],
+            special="pid", timeout=7200))
     if "recovery" in which:
         inv.append(Invocation(
             "6. crash recovery", "recovery",
@@ -929,6 +941,8 @@ def options():
     p.add_argument("--semisync-time", type=int, default=5, help="semisync workload: seconds per run")
     p.add_argument("--conn-time", type=int, default=3)
     p.add_argument("--recovery-threads", type=int, default=16)
+    p.add_argument("--large-tables", type=int, default=4, help="prepare-large: tables")
+    p.add_argument("--large-size", type=int, default=1000000, help="prepare-large: rows per table")
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
     p.add_argument("--start-timeout", type=int, default=60)
     p.add_argument("--max-restarts", type=int, default=3,
@@ -945,14 +959,15 @@ def options():
             if getattr(o, k) == p.get_default(k):
                 setattr(o, k, v)
     for w in o.workloads:
-        if w not in WORKLOADS and w != "all":
-            p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS)))
+        if w not in WORKLOADS + NAMED_ONLY and w != "all":
+            p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS + NAMED_ONLY)))
     return o
 
 
 def main():
     o = options()
-    which = WORKLOADS if not o.workloads or "all" in o.workloads else [w for w in WORKLOADS if w in o.workloads]
+    which = WORKLOADS if not o.workloads or "all" in o.workloads else \
+        [w for w in WORKLOADS + NAMED_ONLY if w in o.workloads]
     # bench/RESULTS.md only from a full run of the real pair; anything else writes only where --results says.
     real = (os.path.abspath(o.stratad) == os.path.join(REPO, "build", "stratad") and
             [x.strip() for x in o.servers.split(",")] == ["mariadb", "strata"])

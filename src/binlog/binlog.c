@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/fio.h"
 #include "util/blocking.h"
 
 static uint32_t now_s(void)
@@ -336,18 +337,13 @@ static int do_sync(binlog_t *bl, bool force)
         return 0;
     bl->groups_unsynced = 0;
     __atomic_add_fetch(&bl->n_fsyncs, 1, __ATOMIC_RELAXED);
-    return fdatasync(bl->fd) ? -errno : 0;
+    int rc = FAULT_POINT("binlog.before_fsync");
+    if (rc < 0)
+        return rc;
+    return fio_fdatasync(FIO_BINLOG, bl->fd);
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) ? -errno : 0;
-    close(fd);
-    return rc;
-}
+static int fsync_dir(const char *dir) { return fio_fsync_dir(FIO_BINLOG, dir); }
 
 /* ---- files: create, close, rotate (writer role held) ---------------------------------------------------------- */
 
@@ -356,10 +352,10 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     char name[BL_NAME_MAX], path[BL_PATH_MAX + 64];
     binlog_file_name(bl, seq, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", bl->dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    int fd = fio_open(FIO_BINLOG, path, O_WRONLY | O_CREAT | O_TRUNC, 0640);
     if (fd < 0) {
-        log_error("binlog: cannot create '%s': %s", path, strerror(errno));
-        return -errno;
+        log_error("binlog: cannot create '%s': %s", path, strerror(-fd));
+        return fd == -ENOSPC || fd == -EDQUOT ? BINLOG_EDISKFULL : fd;
     }
     binlog_count_open(bl);
     uint32_t t = now_s();
@@ -378,10 +374,12 @@ static int file_create(binlog_t *bl, uint32_t seq, bool at_startup)
     binlog_file_name(bl, ck, ckname, sizeof ckname);
     binlog_ev_checkpoint(&b, t, bl->opt.server_id, ckname);
     uint64_t end = binlog_events_seal(b.data + 4, b.len - 4, 4, 0, 0);
-    int rc = 0;
-    if (pwrite(fd, b.data, b.len, 0) != (ssize_t)b.len || (bl->opt.sync && (fdatasync(fd) || fsync_dir(bl->dir)))) {
-        rc = STRATA_EIO;
-        log_error("binlog: cannot write '%s': %s", path, strerror(errno));
+    int rc = fio_pwrite(FIO_BINLOG, fd, b.data, b.len, 0);
+    if (!rc && bl->opt.sync && !(rc = fio_fdatasync(FIO_BINLOG, fd)))
+        rc = fsync_dir(bl->dir);
+    if (rc) {
+        log_error("binlog: cannot write '%s': %s", path, strerror(-rc));
+        rc = rc == -ENOSPC || rc == -EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
         close(fd);
         unlink(path);
         goto out;
@@ -431,9 +429,9 @@ static int file_close(binlog_t *bl, bool rotate)
     int rc = 0;
     uint8_t clear = 0;
     /* the cleared IN_USE flag needs no sync of its own: the index's CLOSED flag is what recovery trusts */
-    if (pwrite(bl->fd, b.data, b.len, (off_t)bl->wpos) != (ssize_t)b.len || do_sync(bl, true) ||
-        pwrite(bl->fd, &clear, 1, BINLOG_FDE_FLAGS_OFFSET) != 1) {
-        log_error("binlog: cannot close binlog file %u: %s", bl->active_seq, strerror(errno));
+    if ((rc = fio_pwrite(FIO_BINLOG, bl->fd, b.data, b.len, (int64_t)bl->wpos)) || (rc = do_sync(bl, true)) ||
+        (rc = fio_pwrite(FIO_BINLOG, bl->fd, &clear, 1, BINLOG_FDE_FLAGS_OFFSET))) {
+        log_error("binlog: cannot close binlog file %u: %s", bl->active_seq, strerror(-rc));
         rc = STRATA_EIO;
     }
     close(bl->fd);
@@ -579,21 +577,19 @@ static void leader_run(binlog_t *bl)
     binlog_pos_t gstart = {bl->active_seq, bl->wpos}, gend = {bl->active_seq, pos};
     int rc = 0;
     bool retryable = false;
-    ssize_t wr = pwrite(bl->fd, b->data, b->len, (off_t)bl->wpos);
-    if (wr != (ssize_t)b->len) {
-        int err = wr < 0 ? errno : ENOSPC; /* a short write is the disk filling up */
-        rc = err == ENOSPC || err == EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
-        log_error("binlog: write of %zu bytes to binlog file %u failed: %s%s", b->len, bl->active_seq,
-                  wr < 0 ? strerror(err) : "short write (disk full)",
+    int err = fio_pwrite(FIO_BINLOG, bl->fd, b->data, b->len, (int64_t)bl->wpos);
+    if (err) {
+        rc = err == -ENOSPC || err == -EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
+        log_error("binlog: write of %zu bytes to binlog file %u failed: %s%s", b->len, bl->active_seq, strerror(-err),
                   rc == BINLOG_EDISKFULL ? "; the group's transactions are rolled back, later commits try again" : "");
         /* the torn bytes go; if they cannot, recovery truncates the tail at the next start */
-        retryable = rc == BINLOG_EDISKFULL && ftruncate(bl->fd, (off_t)bl->wpos) == 0;
+        retryable = rc == BINLOG_EDISKFULL && fio_ftruncate(FIO_BINLOG, bl->fd, bl->wpos) == 0;
     }
     if (rc == 0 && before)
         before(harg, gstart, gend);
-    if (rc == 0 && do_sync(bl, false)) {
+    if (rc == 0 && (err = do_sync(bl, false))) {
         rc = STRATA_EIO;
-        log_error("binlog: fdatasync of binlog file %u failed: %s", bl->active_seq, strerror(errno));
+        log_error("binlog: fdatasync of binlog file %u failed: %s", bl->active_seq, strerror(-err));
     }
     if (rc == 0 && after)
         after(harg, gstart, gend);
@@ -1344,8 +1340,9 @@ static void reconcile_dir(binlog_t *bl)
             if ((uint64_t)st.st_size == f->disk_size || (f->flags & BL_F_UNREADABLE))
                 continue;
             uint8_t h[4] = {0};
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            ssize_t n = fd >= 0 ? pread(fd, h, 4, 0) : -1;
+            int fd = fio_open(FIO_BINLOG, path, O_RDONLY, 0);
+            size_t got = 0;
+            ssize_t n = fd >= 0 && !fio_pread(FIO_BINLOG, fd, h, 4, 0, &got) ? (ssize_t)got : -1;
             if (fd >= 0) {
                 binlog_count_open(bl);
                 close(fd);
@@ -1416,7 +1413,7 @@ static void reconcile_dir(binlog_t *bl)
 /* No state log: build the index from MySQL's <basename>.index by reading each listed file once. */
 static void rebuild_from_text_index(binlog_t *bl)
 {
-    FILE *fp = fopen(bl->index_path, "r");
+    FILE *fp = fio_fopen_read(FIO_BINLOG, bl->index_path);
     if (!fp)
         return;
     log_note("binlog: %s is missing; rebuilding it from %s (reads each listed file once)", bl->state_path,
@@ -1504,11 +1501,11 @@ static int recover(binlog_t *bl, binlog_recovery_t *rec)
     if (sc.error) /* a bad event before the end that is not a torn tail: keep the bytes, say so */
         log_error("binlog: recovery of '%s' stopped early: %s", path, sc.why);
     if (crashed && !(last->flags & BL_F_COMPRESSED)) { /* clear IN_USE: the file is closed now */
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        int fd = fio_open(FIO_BINLOG, path, O_WRONLY, 0);
         if (fd >= 0) {
             binlog_count_open(bl);
             uint8_t z = 0;
-            if (pwrite(fd, &z, 1, BINLOG_FDE_FLAGS_OFFSET) != 1 || fdatasync(fd))
+            if (fio_pwrite(FIO_BINLOG, fd, &z, 1, BINLOG_FDE_FLAGS_OFFSET) || fio_fdatasync(FIO_BINLOG, fd))
                 log_warn("binlog: cannot clear the in-use flag of '%s'", path);
             close(fd);
         }

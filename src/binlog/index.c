@@ -26,18 +26,11 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/fio.h"
 
 static const char STATE_MAGIC[8] = {'S', 'T', 'R', 'B', 'L', 'I', 'X', '1'};
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) ? -errno : 0;
-    close(fd);
-    return rc;
-}
+static int fsync_dir(const char *dir) { return fio_fsync_dir(FIO_BINLOG, dir); }
 
 static void put_gtid(buf_t *b, binlog_gtid_t g)
 {
@@ -103,13 +96,14 @@ static int state_append(binlog_t *bl, const buf_t *b)
 {
     if (bl->state_fd < 0)
         return STRATA_EIO;
-    ssize_t w = pwrite(bl->state_fd, b->data, b->len, (off_t)bl->state_size);
-    if (w != (ssize_t)b->len) {
-        log_error("binlog: cannot append to %s: %s", bl->state_path, strerror(w < 0 ? errno : ENOSPC));
+    int rc = fio_pwrite(FIO_BINLOG, bl->state_fd, b->data, b->len, (int64_t)bl->state_size);
+    if (rc) {
+        log_error("binlog: cannot append to %s: %s", bl->state_path, strerror(-rc));
         return STRATA_EIO;
     }
-    if (bl->opt.sync && fdatasync(bl->state_fd)) { /* sync_binlog=0 promises no durability, here neither */
-        log_error("binlog: fsync %s: %s", bl->state_path, strerror(errno));
+    /* sync_binlog=0 promises no durability, here neither */
+    if (bl->opt.sync && (rc = fio_fdatasync(FIO_BINLOG, bl->state_fd))) {
+        log_error("binlog: fsync %s: %s", bl->state_path, strerror(-rc));
         return STRATA_EIO;
     }
     bl->state_size += b->len;
@@ -137,10 +131,10 @@ static int state_replace(binlog_t *bl, const buf_t *b, uint64_t nrec)
     char tmp[BL_PATH_MAX + 64];
     snprintf(tmp, sizeof tmp, "%s.tmp", bl->state_path);
     int rc = STRATA_EIO;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    int fd = fio_open(FIO_BINLOG, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0640);
     if (fd < 0)
         goto out;
-    if (write(fd, b->data, b->len) != (ssize_t)b->len || fsync(fd)) {
+    if (fio_pwrite(FIO_BINLOG, fd, b->data, b->len, 0) || fio_fsync(FIO_BINLOG, fd)) {
         close(fd);
         goto out;
     }
@@ -294,13 +288,14 @@ int bl_state_load(binlog_t *bl, bool *existed)
 {
     int rc = 0;
     *existed = false;
-    int fd = open(bl->state_path, O_RDWR | O_CLOEXEC);
+    int fd = fio_open(FIO_BINLOG, bl->state_path, O_RDWR, 0);
     if (fd < 0)
-        return errno == ENOENT ? 0 : -errno;
+        return fd == -ENOENT ? 0 : fd;
     *existed = true;
     off_t sz = lseek(fd, 0, SEEK_END);
     uint8_t *p = mem_alloc((size_t)sz + 1);
-    if (pread(fd, p, (size_t)sz, 0) != sz) {
+    size_t got = 0;
+    if (fio_pread(FIO_BINLOG, fd, p, (size_t)sz, 0, &got) || got != (size_t)sz) {
         rc = STRATA_EIO;
         goto out;
     }
@@ -395,10 +390,8 @@ int bl_state_load(binlog_t *bl, bool *existed)
     if (off != (size_t)sz) {
         log_warn("binlog: %s: cutting %lld bytes of an incomplete record at offset %zu", bl->state_path,
                  (long long)(sz - (off_t)off), off);
-        if (ftruncate(fd, (off_t)off) || fdatasync(fd)) {
-            rc = -errno;
+        if ((rc = fio_ftruncate(FIO_BINLOG, fd, off)) || (rc = fio_fdatasync(FIO_BINLOG, fd)))
             goto out;
-        }
     }
     bl->state_fd = fd;
     fd = -1;
@@ -431,9 +424,11 @@ int bl_text_index_append(binlog_t *bl, uint32_t seq)
     pthread_mutex_lock(&bl->text_mu);
     pthread_mutex_unlock(&bl->mu);
     int rc = STRATA_EIO;
-    int fd = open(bl->index_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    int fd = fio_open(FIO_BINLOG, bl->index_path, O_WRONLY | O_APPEND | O_CREAT, 0640);
     if (fd >= 0) {
-        rc = write(fd, line, (size_t)n) == n && (!bl->opt.sync || fdatasync(fd) == 0) ? 0 : STRATA_EIO;
+        rc = !fio_pwrite(FIO_BINLOG, fd, line, (size_t)n, -1) && (!bl->opt.sync || !fio_fdatasync(FIO_BINLOG, fd))
+                 ? 0
+                 : STRATA_EIO;
         close(fd);
     }
     pthread_mutex_unlock(&bl->text_mu);
@@ -455,9 +450,9 @@ int bl_text_index_rewrite(binlog_t *bl)
     pthread_mutex_lock(&bl->text_mu);
     pthread_mutex_unlock(&bl->mu);
     int rc = STRATA_EIO;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    int fd = fio_open(FIO_BINLOG, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0640);
     if (fd >= 0) {
-        if (write(fd, b.data, b.len) == (ssize_t)b.len && (!bl->opt.sync || fdatasync(fd) == 0) &&
+        if (!fio_pwrite(FIO_BINLOG, fd, b.data, b.len, 0) && (!bl->opt.sync || !fio_fdatasync(FIO_BINLOG, fd)) &&
             rename(tmp, bl->index_path) == 0)
             rc = 0;
         close(fd);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "binlog/binlog_priv.h"
+#include "util/fio.h"
 
 enum { READER_CHUNK = 64 * 1024 };
 
@@ -61,12 +62,16 @@ static const char *magic_reason(const uint8_t *h, ssize_t n)
 static int reader_setup(binlog_reader_t *r, const char *path, uint64_t pos, bool compressed_hint)
 {
     uint8_t h[4];
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0)
-        return rfail(r, -errno, "cannot open binlog file '%s': %s", r->name, strerror(errno));
+    r->fd = fio_open(FIO_BINLOG, path, O_RDONLY, 0);
+    if (r->fd < 0) {
+        int rc = r->fd;
+        r->fd = -1;
+        return rfail(r, rc, "cannot open binlog file '%s': %s", r->name, strerror(-rc));
+    }
     if (r->bl)
         binlog_count_open(r->bl);
-    ssize_t n = pread(r->fd, h, 4, 0);
+    size_t got = 0;
+    ssize_t n = fio_pread(FIO_BINLOG, r->fd, h, 4, 0, &got) ? -1 : (ssize_t)got;
     if (n == 4 && binlog_zfile_is(h, 4)) {
         int rc = binlog_zfile_open(r->fd, &r->z);
         r->fd = -1;
@@ -187,10 +192,12 @@ static int reader_fill(binlog_reader_t *r, size_t need, uint64_t limit)
         if (off >= limit)
             return 0;
         size_t n = (size_t)MIN((uint64_t)(r->cap - r->len), limit - off);
-        ssize_t got = r->z ? binlog_zfile_pread(r->z, r->buf + r->len, n, off) : pread(r->fd, r->buf + r->len, n, (off_t)off);
+        size_t pgot = 0;
+        int prc = r->z ? 0 : fio_pread(FIO_BINLOG, r->fd, r->buf + r->len, n, (int64_t)off, &pgot);
+        ssize_t got = r->z ? binlog_zfile_pread(r->z, r->buf + r->len, n, off) : prc ? -1 : (ssize_t)pgot;
         if (got < 0)
             return rfail(r, STRATA_EIO, "binlog file '%s' at position %llu: read error (%s)", r->name,
-                         (unsigned long long)off, r->z ? "decompression failed" : strerror(errno));
+                         (unsigned long long)off, r->z ? "decompression failed" : strerror(-prc));
         if (got == 0)
             return 0;
         r->len += (size_t)got;

@@ -21,6 +21,7 @@
 #include <zstd.h>
 
 #include "binlog/binlog_int.h"
+#include "util/fio.h"
 
 enum { BINLOG_ZFRAME = 64 * 1024, ZLEVEL = 3 };
 #define SKIPPABLE_MAGIC 0x184D2A5Eu
@@ -43,20 +44,13 @@ bool binlog_zfile_is(const uint8_t *h, size_t n)
     return n >= 4 && rd32(h) == ZSTD_FRAME_MAGIC;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+static int write_all(int fd, const void *p, size_t n) { return fio_pwrite(FIO_BINLOG, fd, p, n, -1); }
+
+/* pread of exactly n bytes: true when they were all read. */
+static bool pread_exact(int fd, void *p, size_t n, off_t off)
 {
-    const uint8_t *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    size_t got = 0;
+    return fio_pread(FIO_BINLOG, fd, p, n, off, &got) == 0 && got == n;
 }
 
 int binlog_zfile_compress(const char *src, const char *dst, uint64_t *out_size, uint64_t *opened)
@@ -70,34 +64,25 @@ int binlog_zfile_compress(const char *src, const char *dst, uint64_t *out_size, 
     ZSTD_CCtx *cctx = ZSTD_createCCtx();
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, ZLEVEL);
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-    in = open(src, O_RDONLY | O_CLOEXEC);
+    in = fio_open(FIO_BINLOG, src, O_RDONLY, 0);
     if (in < 0) {
-        rc = -errno;
+        rc = in;
         goto out;
     }
     if (opened)
         (*opened)++;
-    out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+    out = fio_open(FIO_BINLOG, dst, O_WRONLY | O_CREAT | O_TRUNC, 0640);
     if (out < 0) {
-        rc = -errno;
+        rc = out;
         goto out;
     }
     uint64_t total = 0;
     uint32_t nframes = 0;
     for (;;) {
         size_t got = 0;
-        while (got < BINLOG_ZFRAME) {
-            ssize_t r = read(in, pb + got, BINLOG_ZFRAME - got);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0) {
-                rc = -errno;
-                goto out;
-            }
-            if (r == 0)
-                break;
-            got += (size_t)r;
-        }
+        if ((rc = fio_pread(FIO_BINLOG, in, pb, BINLOG_ZFRAME, -1, &got)))
+            goto out;
+        rc = STRATA_EIO;
         if (got == 0)
             break;
         size_t c = ZSTD_compress2(cctx, cb, cb_cap, pb, got);
@@ -124,7 +109,7 @@ int binlog_zfile_compress(const char *src, const char *dst, uint64_t *out_size, 
     int w = write_all(out, tail.data, tail.len);
     total += tail.len;
     buf_free(&tail);
-    if (w || fsync(out))
+    if (w || (rc = fio_fsync(FIO_BINLOG, out)))
         goto out;
     *out_size = total;
     rc = 0;
@@ -147,7 +132,7 @@ int binlog_zfile_open(int fd, binlog_zfile_t **out)
     *out = NULL;
     uint8_t foot[9];
     off_t sz = lseek(fd, 0, SEEK_END);
-    if (sz < 17 || pread(fd, foot, 9, sz - 9) != 9 || rd32(foot + 5) != SEEKABLE_MAGIC || (foot[4] & 0x7c)) {
+    if (sz < 17 || !pread_exact(fd, foot, 9, sz - 9) || rd32(foot + 5) != SEEKABLE_MAGIC || (foot[4] & 0x7c)) {
         close(fd);
         return STRATA_ECORRUPT;
     }
@@ -165,7 +150,7 @@ int binlog_zfile_open(int fd, binlog_zfile_t **out)
     z->cached = -1;
     z->coff = mem_alloc((n + 1) * sizeof(uint64_t));
     z->poff = mem_alloc((n + 1) * sizeof(uint64_t));
-    if (pread(fd, t, (size_t)tsz, sz - (off_t)tsz) != (ssize_t)tsz || rd32(t) != SKIPPABLE_MAGIC ||
+    if (!pread_exact(fd, t, (size_t)tsz, sz - (off_t)tsz) || rd32(t) != SKIPPABLE_MAGIC ||
         rd32(t + 4) != tsz - 8)
         goto bad;
     z->coff[0] = z->poff[0] = 0;
@@ -205,7 +190,7 @@ static int load_frame(binlog_zfile_t *z, uint32_t i)
         z->pcap = p;
         z->pbuf = mem_realloc(z->pbuf, p);
     }
-    if (pread(z->fd, z->cbuf, c, (off_t)z->coff[i]) != (ssize_t)c)
+    if (!pread_exact(z->fd, z->cbuf, c, (off_t)z->coff[i]))
         return STRATA_EIO;
     size_t d = ZSTD_decompressDCtx(z->dctx, z->pbuf, p, z->cbuf, c);
     if (ZSTD_isError(d) || d != p) {

@@ -922,6 +922,30 @@ static int mark_cell(btree_t *t, mtr_t *m, bframe_t *leaf, uint32_t s, uint64_t 
     return 0;
 }
 
+int btree_unmark(btree_t *t, const void *key, size_t klen, uint64_t trx_id, uint64_t prev_trx)
+{
+    pthread_rwlock_rdlock(&t->lock);
+    mtr_t m;
+    mtr_start(&m, t->bp, t->redo);
+    bframe_t *leaf;
+    bool exact;
+    int rc = descend_leaf_x(t, &m, key, klen, &leaf);
+    if (!rc) {
+        uint32_t s = lower_bound(leaf->data, key, klen, &exact);
+        uint8_t *c = exact ? cellp(leaf->data, s) : NULL;
+        if (c && (c[2] & CELL_DELMARK) && rd64(c + 8) == trx_id) {
+            mtr_modify(&m, leaf);
+            c[2] &= (uint8_t)~CELL_DELMARK;
+            wr64(c + 8, prev_trx);
+        } else {
+            rc = STRATA_ENOTFOUND;
+        }
+    }
+    mtr_commit(&m);
+    pthread_rwlock_unlock(&t->lock);
+    return rc;
+}
+
 int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
                  bt_del_t how, uint64_t trx_id)
 {
@@ -1635,5 +1659,199 @@ out:
     pthread_rwlock_unlock(&t->lock);
     mem_free(v.refs);
     mem_free(moved);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- bottom-up load (btree.h)
+ *
+ * Keys arrive sorted, so every page is filled once, left to right, and never split: a level's page is written
+ * when the next cell would pass its fill mark, and its first key goes up as the separator of the level above
+ * (the key of slot 0 of an internal page is ignored and stored empty).  A leaf's next link must name the page
+ * that follows it, so that page's id is allocated in the same mtr that writes the leaf.  The root page keeps its
+ * id: at the end the top level's single page is copied into it, the one change that makes the loaded levels
+ * reachable. */
+
+void btree_bulk_init(btree_bulk_t *b, btree_t *t, uint32_t fill_pct, int (*between)(void *ctx), void *ctx)
+{
+    memset(b, 0, sizeof *b);
+    b->t = t;
+    fill_pct = fill_pct < 50 ? 50 : fill_pct > 100 ? 100 : fill_pct;
+    b->leaf_fill = (uint32_t)((uint64_t)capacity(t->ps) * fill_pct / 100);
+    b->between = between;
+    b->ctx = ctx;
+    buf_init(&b->last);
+    for (int i = 0; i < BTREE_BULK_MAX_LEVELS; i++) {
+        buf_init(&b->lv[i].first);
+        b->lv[i].id = b->lv[i].prev = PAGE_ID_NONE;
+    }
+}
+
+void btree_bulk_free(btree_bulk_t *b)
+{
+    for (int i = 0; i < BTREE_BULK_MAX_LEVELS; i++) {
+        mem_free(b->lv[i].page);
+        buf_free(&b->lv[i].first);
+    }
+    buf_free(&b->last);
+    memset(b, 0, sizeof *b);
+}
+
+static void bulk_key_set(buf_t *b, const void *key, size_t klen)
+{
+    buf_reset(b);
+    buf_append(b, key, klen);
+}
+
+static btree_bulk_level_t *bulk_level(btree_bulk_t *b, int L)
+{
+    btree_bulk_level_t *lv = &b->lv[L];
+    if (!lv->page) {
+        lv->page = mem_alloc(b->t->ps);
+        node_init(lv->page, b->t->ps, PAGE_ID_NONE, b->t->id, (uint16_t)L);
+        if (L >= b->nlv)
+            b->nlv = L + 1;
+    }
+    return lv;
+}
+
+static int bulk_add_sep(btree_bulk_t *b, int L, const void *key, size_t klen, page_id_t child);
+
+/* Writes level L's page (last: no page follows it on this level) and hands its separator to level L + 1. */
+static int bulk_write_page(btree_bulk_t *b, int L, bool last)
+{
+    btree_t *t = b->t;
+    btree_bulk_level_t *lv = &b->lv[L];
+    int rc = b->between ? b->between(b->ctx) : 0;
+    if (rc)
+        return rc;
+    uint32_t need = (lv->id == PAGE_ID_NONE) + (L == 0 && !last);
+    mtr_t m;
+    mtr_start(&m, t->bp, t->redo);
+    page_id_t next = PAGE_ID_NONE;
+    bframe_t *f;
+    if (need && (rc = seg_reserve(t->fs, &m, t->id, need)))
+        goto out;
+    if (lv->id == PAGE_ID_NONE && (rc = seg_alloc_page(t->fs, &m, t->id, &lv->id)))
+        goto out;
+    if (L == 0 && !last && (rc = seg_alloc_page(t->fs, &m, t->id, &next)))
+        goto out;
+    if ((rc = mtr_fix_new(&m, lv->id, &f)))
+        goto out;
+    if (L == 0) {
+        wr64(lv->page + BT_PREV, lv->prev);
+        wr64(lv->page + BT_NEXT, next);
+    }
+    memcpy(f->data, lv->page, t->ps);
+    wr64(f->data + PAGE_OFF_ID, lv->id);
+out:
+    mtr_commit(&m);
+    if (rc)
+        return rc;
+    page_id_t id = lv->id;
+    lv->prev = id;
+    lv->id = next;
+    lv->written++;
+    b->pages++;
+    node_init(lv->page, t->ps, PAGE_ID_NONE, t->id, (uint16_t)L);
+    if (L + 1 >= BTREE_BULK_MAX_LEVELS)
+        return CORRUPT("btree %llu: bulk load deeper than %d levels", (unsigned long long)t->id, BTREE_BULK_MAX_LEVELS);
+    rc = bulk_add_sep(b, L + 1, lv->first.data, lv->first.len, id);
+    buf_reset(&lv->first);
+    return rc;
+}
+
+/* Makes room for a cell of len bytes on level L: writes the page first when the cell would pass limit. */
+static int bulk_room(btree_bulk_t *b, int L, uint32_t len, uint32_t limit)
+{
+    btree_bulk_level_t *lv = bulk_level(b, L);
+    if (nsl(lv->page) > 0 && (used(lv->page, b->t->ps) + len + 2 > limit || !node_fits(lv->page, len)))
+        return bulk_write_page(b, L, false);
+    return 0;
+}
+
+static int bulk_add_sep(btree_bulk_t *b, int L, const void *key, size_t klen, page_id_t child)
+{
+    int rc = bulk_room(b, L, (uint32_t)(NODE_HDR + klen), capacity(b->t->ps));
+    if (rc)
+        return rc;
+    btree_bulk_level_t *lv = &b->lv[L];
+    uint8_t cell[NODE_HDR + ENGINE_MAX_KEY];
+    uint32_t n = nsl(lv->page), kl = n ? (uint32_t)klen : 0;
+    wr16(cell, (uint16_t)kl);
+    wr64(cell + 2, child);
+    memcpy(cell + NODE_HDR, key, kl);
+    node_insert_at(lv->page, b->t->ps, n, cell, NODE_HDR + kl);
+    if (n == 0)
+        bulk_key_set(&lv->first, key, klen);
+    return 0;
+}
+
+int btree_bulk_add(btree_bulk_t *b, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    btree_t *t = b->t;
+    if (klen > t->max_key || vlen > ENGINE_MAX_VALUE)
+        return ENGINE_EINVAL;
+    if (b->any) {
+        int r = kcmp(key, klen, b->last.data, b->last.len);
+        if (r <= 0)
+            return r == 0 ? ENGINE_EDUPKEY : ENGINE_EINVAL;
+    }
+    bool ovf = LEAF_HDR + klen + vlen > t->max_inline;
+    uint32_t len = (uint32_t)(LEAF_HDR + klen + (ovf ? 8 : vlen));
+    page_id_t first = PAGE_ID_NONE;
+    uint32_t allocated = 0;
+    int rc = 0;
+    if (ovf && (rc = ovf_write_chunked(t, val, vlen, &first, &allocated)))
+        return rc;
+    if ((rc = bulk_room(b, 0, len, b->leaf_fill)))
+        return rc;
+    btree_bulk_level_t *lv = &b->lv[0];
+    uint8_t *cell = mem_alloc(len);
+    leaf_cell(cell, key, klen, vlen, val, ovf, first, 0);
+    uint32_t n = nsl(lv->page);
+    node_insert_at(lv->page, t->ps, n, cell, len);
+    mem_free(cell);
+    if (n == 0)
+        bulk_key_set(&lv->first, key, klen);
+    bulk_key_set(&b->last, key, klen);
+    b->any = true;
+    b->rows++;
+    return 0;
+}
+
+int btree_bulk_finish(btree_bulk_t *b)
+{
+    btree_t *t = b->t;
+    if (!b->any)
+        return 0;
+    int rc = 0;
+    for (int L = 0; L < b->nlv && !rc; L++) {
+        btree_bulk_level_t *lv = &b->lv[L];
+        if (L < b->nlv - 1 || lv->written > 0) {
+            rc = bulk_write_page(b, L, true);
+            continue;
+        }
+        /* the top level's only page becomes the root */
+        if (b->between && (rc = b->between(b->ctx)))
+            break;
+        mtr_t m;
+        mtr_start(&m, t->bp, t->redo);
+        bframe_t *f;
+        if (!(rc = mtr_fix(&m, t->root, LATCH_X, &f)) && !(rc = check_node(t, f))) {
+            if (lvl(f->data) != 0 || nsl(f->data) != 0)
+                rc = ENGINE_EINVAL; /* a bulk load goes into an empty tree only */
+        }
+        if (!rc) {
+            mtr_modify(&m, f);
+            uint64_t lsn = page_lsn(f->data);
+            memcpy(f->data, lv->page, t->ps);
+            wr64(f->data + PAGE_OFF_ID, t->root);
+            wr64(f->data + BT_PREV, PAGE_ID_NONE);
+            wr64(f->data + BT_NEXT, PAGE_ID_NONE);
+            page_set_lsn(f->data, lsn);
+        }
+        mtr_commit(&m);
+        break;
+    }
     return rc;
 }

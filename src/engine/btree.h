@@ -64,6 +64,10 @@ int btree_write(btree_t *t, mtr_t *outer, bt_mode_t mode, const void *key, size_
 /* STRATA_ENOTFOUND when there is no live cell (PHYSICAL also removes a marked one; PURGE needs the mark). */
 int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *old, const bt_hook_t *hook,
                  bt_del_t how, uint64_t trx_id);
+/* Takes back a delete mark set by trx_id (the rollback of a DELETE, which kept the value): the cell is live again
+ * with prev_trx as its writer, changed in place, so it needs no page.  STRATA_ENOTFOUND when the key's cell is
+ * not marked by trx_id. */
+int btree_unmark(btree_t *t, const void *key, size_t klen, uint64_t trx_id, uint64_t prev_trx);
 /* The live value (delete-marked cells are absent). */
 int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
 /* The raw cell: its value, writer and state (ABSENT gives STRATA_ENOTFOUND). */
@@ -101,6 +105,43 @@ int btree_cur_prev(btree_cur_t *c);
  * ENGINE_EFULL: no room left in dst_file. */
 int btree_move_extent(btree_t *t, uint32_t file, uint32_t ext, uint32_t dst_file, uint32_t max_pages,
                       int (*between)(void *ctx), void *ctx, uint32_t *moved, bool *emptied);
+
+/* Bottom-up load of an empty tree from keys in strictly increasing order (index builds: the keys come out of a
+ * sort).  Each level has one page being filled in private memory; a full page is written whole, in its own mtr
+ * (so it is logged as a full page image), its first key pushed as a separator into the level above, and a leaf
+ * linked to the next leaf by the page id allocated for that one.  btree_bulk_finish writes the partial pages of
+ * every level and copies the top one into the root, whose id never changes: until then the tree as readers see
+ * it is still the empty root, so a crash or btree_bulk_abort leaves allocated pages nothing reaches (the caller
+ * drops the tree).  No tree latch is taken: nobody may use the tree before finish returns.  Leaves are filled to
+ * fill_pct percent of the page (the rest for later inserts), internal pages full.  Cells carry trx id 0. */
+#define BTREE_BULK_MAX_LEVELS 24
+typedef struct {
+    uint8_t *page;           /* the page being filled (mem_alloc'd), NULL before the first cell */
+    buf_t first;             /* its first key: the separator its parent gets */
+    page_id_t id;            /* id allocated for it, PAGE_ID_NONE until needed */
+    page_id_t prev;          /* the page written before it on this level (leaves link to it) */
+    uint64_t written;        /* pages written on this level */
+} btree_bulk_level_t;
+
+typedef struct {
+    btree_t *t;
+    btree_bulk_level_t lv[BTREE_BULK_MAX_LEVELS];
+    int nlv;
+    uint32_t leaf_fill;      /* bytes of a leaf's capacity filled before starting the next */
+    buf_t last;              /* the previous key (order check) */
+    bool any;
+    uint64_t rows, pages;
+    int (*between)(void *ctx); /* before each page write, no latch held (the engine's log-space check) */
+    void *ctx;
+} btree_bulk_t;
+
+void btree_bulk_init(btree_bulk_t *b, btree_t *t, uint32_t fill_pct, int (*between)(void *ctx), void *ctx);
+/* ENGINE_EINVAL: key not above the previous one, or too long; ENGINE_EFULL / ENGINE_ENOSPC from allocation. */
+int btree_bulk_add(btree_bulk_t *b, const void *key, size_t klen, const void *val, size_t vlen);
+/* Writes what is left and publishes the levels under the root. */
+int btree_bulk_finish(btree_bulk_t *b);
+/* Frees the builder's memory (after finish, or instead of it: the written pages are left to the tree's drop). */
+void btree_bulk_free(btree_bulk_t *b);
 
 /* One page's structure from its bytes alone (node or overflow page); 0 or STRATA_ECORRUPT, nothing reported. */
 int btree_page_check(const uint8_t *p, uint32_t ps);

@@ -41,6 +41,7 @@
 #include "engine/space.h"
 #include "engine/undo.h"
 #include "engine/vstore.h"
+#include "util/blocking.h"
 #include "util/util.h"
 
 #define ENGINE_DIR_TREE 1ull
@@ -49,7 +50,10 @@
 #define UNDO_HDR 31
 #define LOCK_WAIT_DEFAULT_US (50ull * 1000000)
 #define RB_SKIP_MAX 64
-enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3 };
+/* Undo record ops (docs/engine.md): the key was absent (undo deletes it); had a value (undo puts it back); was
+ * delete-marked with a value (undo puts it back marked); or was live and the change only delete-marked it (undo
+ * clears the mark: the cell kept its value, so the record carries none and the rollback needs no space). */
+enum { UNDO_OP_DELETE = 1, UNDO_OP_PUT = 2, UNDO_OP_PUT_MARKED = 3, UNDO_OP_UNMARK = 4 };
 enum { USER_NEXT_TRX = 0, USER_SPILL_MANIFEST = 1, USER_SPILL_END = 2, USER_COMMIT_TAG = 3 };
 
 /* Commit tags (engine_trx_commit_tagged): a NOTE record "CTAG" + u64 tag in the COMMIT's mini-transaction.  The
@@ -78,6 +82,7 @@ struct engine_trx {
     buf_t undo;         /* undo records back to back */
     size_t *offs;
     size_t nundo, capundo;
+    size_t undo_reserved_at; /* undo.len when the undo file's room was last checked (undo_room_reserve) */
     lock_owner_t lo;
     pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     engine_isolation_t iso;
@@ -233,6 +238,16 @@ static void trees_remove(engine_t *e, uint64_t id)
     pthread_rwlock_unlock(&e->trees_mu);
 }
 
+/* A tree's directory entry (16 bytes: space, root, flags) into v; k gets its key. */
+static int dir_entry_get(engine_t *e, uint64_t id, uint8_t k[8], buf_t *v)
+{
+    key_be64(k, id);
+    int rc = btree_get(e->dir, k, 8, v);
+    if (rc == 0 && v->len != 16)
+        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v->len);
+    return rc;
+}
+
 /* The handle of a tree, loaded from the directory on first use. */
 static int tree_get(engine_t *e, uint64_t id, btree_t **out)
 {
@@ -242,12 +257,9 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
         return 0;
     }
     uint8_t k[8];
-    key_be64(k, id);
     buf_t v;
     buf_init(&v);
-    int rc = btree_get(e->dir, k, 8, &v);
-    if (rc == 0 && v.len != 16)
-        rc = CORRUPT("engine: directory entry of tree %llu is %zu bytes", (unsigned long long)id, v.len);
+    int rc = dir_entry_get(e, id, k, &v);
     if (rc == 0) {
         pthread_mutex_lock(&e->ddl);
         t = trees_find(e, id);
@@ -751,14 +763,16 @@ static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
 static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old, uint64_t old_trx)
 {
     undo_ctx_t *u = ctx;
-    bool existed = before != BT_BEFORE_ABSENT;
-    size_t vlen = existed ? old->len : 0;
+    bool existed = before != BT_BEFORE_ABSENT, unmark = u->is_delete && before == BT_BEFORE_PRESENT;
+    size_t vlen = existed && !unmark ? old->len : 0;
     uint8_t *rec = mem_alloc(UNDO_HDR + u->klen + vlen);
     wr64(rec, u->trx->id);
     wr64(rec + 8, u->tree);
     wr64(rec + 16, existed ? old_trx : 0);
-    rec[24] = before == BT_BEFORE_PRESENT ? UNDO_OP_PUT : before == BT_BEFORE_DELMARKED ? UNDO_OP_PUT_MARKED
-                                                                                      : UNDO_OP_DELETE;
+    rec[24] = unmark                         ? UNDO_OP_UNMARK
+              : before == BT_BEFORE_PRESENT   ? UNDO_OP_PUT
+              : before == BT_BEFORE_DELMARKED ? UNDO_OP_PUT_MARKED
+                                              : UNDO_OP_DELETE;
     wr16(rec + 25, (uint16_t)u->klen);
     wr32(rec + 27, (uint32_t)vlen);
     if (u->klen)
@@ -774,7 +788,30 @@ static void undo_hook(void *ctx, mtr_t *m, bt_before_t before, const buf_t *old,
      * sees no row, which is right. */
     if (existed || u->is_delete)
         vstore_push(u->trx->e->vs, &u->trx->vsl, u->trx->id, u->tree, u->key, u->klen, before,
-                    existed ? old->data : NULL, vlen, existed ? old_trx : 0, u->is_delete);
+                    existed ? old->data : NULL, existed ? old->len : 0, existed ? old_trx : 0, u->is_delete);
+}
+
+/* Before one step of a rollback, which must never fail for want of log: waits until the log has room for the
+ * step's compensation (at most a path of page images, the value's overflow pages, and slack), checkpointing to make
+ * it.  The checkpoints this needs only write pages and undo into space already allocated (undo_room_reserve), so
+ * the wait ends unless the disk fails (EIO); the server keeps serving reads meanwhile. */
+static void rollback_log_room(engine_t *e, uint32_t vlen)
+{
+    uint64_t cap = redo_capacity(e->redo), ps = fsys_page_size(e->fs);
+    uint64_t need = (12 + vlen / (ps / 2)) * (ps + 64);
+    uint64_t last_log = 0;
+    while (redo_used(e->redo) + need > cap) {
+        if (checkpoint(e, 0) == 0 && redo_used(e->redo) + need <= cap)
+            break;
+        uint64_t now = time_mono_us();
+        if (now - last_log > 10000000) {
+            log_error("engine: a rollback waits for room in the redo log (checkpoints fail; see above)");
+            last_log = now;
+        }
+        blocking_begin();
+        usleep(100000);
+        blocking_end();
+    }
 }
 
 /* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
@@ -789,12 +826,19 @@ static int trx_undo_all(engine_t *e, engine_trx_t *t)
         int rc = tree_get(e, tree, &bt);
         if (rc == STRATA_ENOTFOUND)
             continue; /* the tree was dropped since */
+        rollback_log_room(e, vl);
         if (!rc) {
             if (r[24] == UNDO_OP_DELETE) {
                 rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
                 if (rc == STRATA_ENOTFOUND)
                     rc = 0;
+            } else if (r[24] == UNDO_OP_UNMARK) {
+                /* No page needed.  Not marked by us: undone already (recovery applies undo twice). */
+                rc = btree_unmark(bt, r + UNDO_HDR, kl, t->id, prev_trx);
+                if (rc == STRATA_ENOTFOUND)
+                    rc = 0;
             } else {
+                /* An UPDATE's old value goes back, which may need pages (docs/faults.md). */
                 rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, prev_trx, NULL, NULL,
                                  NULL);
                 if (!rc && r[24] == UNDO_OP_PUT_MARKED)
@@ -859,7 +903,7 @@ static void rtrx_add_undo(rctx_t *r, const uint8_t *p, uint32_t n)
 {
     /* The lengths inside must add up: recovery reads key and old value through them. */
     if (n < UNDO_HDR || (uint64_t)UNDO_HDR + rd16(p + 25) + rd32(p + 27) != n || p[24] < UNDO_OP_DELETE ||
-        p[24] > UNDO_OP_PUT_MARKED) {
+        p[24] > UNDO_OP_UNMARK || (p[24] == UNDO_OP_UNMARK && rd32(p + 27))) {
         r->bad_undo++;
         return;
     }
@@ -1017,11 +1061,22 @@ static int recover_rollback(engine_t *e, rctx_t *r)
             for (size_t i = 0; i < t->nundo; i++) {
                 const uint8_t *u = t->undo.data + t->offs[i];
                 uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
-                bt_before_t before = u[24] == UNDO_OP_PUT ? BT_BEFORE_PRESENT
-                                     : u[24] == UNDO_OP_PUT_MARKED ? BT_BEFORE_DELMARKED : BT_BEFORE_ABSENT;
+                bt_before_t before = u[24] == UNDO_OP_PUT || u[24] == UNDO_OP_UNMARK ? BT_BEFORE_PRESENT
+                                     : u[24] == UNDO_OP_PUT_MARKED                  ? BT_BEFORE_DELMARKED
+                                                                                    : BT_BEFORE_ABSENT;
                 lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, LOCK_X, 0);
-                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before, u + UNDO_HDR + kl, vl,
-                            rd64(u + 16), true);
+                /* A delete's record has no value: older views find it in the marked cell, which kept it. */
+                buf_t kept;
+                buf_init(&kept);
+                btree_t *bt;
+                uint64_t wr;
+                bt_before_t st;
+                if (u[24] == UNDO_OP_UNMARK && !tree_get(e, rd64(u + 8), &bt))
+                    btree_get_ex(bt, u + UNDO_HDR, kl, &kept, &wr, &st);
+                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before,
+                            u[24] == UNDO_OP_UNMARK ? kept.data : u + UNDO_HDR + kl,
+                            u[24] == UNDO_OP_UNMARK ? kept.len : vl, rd64(u + 16), true);
+                buf_free(&kept);
             }
             log_note("engine: transaction %llu was prepared at the crash; it waits for XA COMMIT or ROLLBACK",
                      (unsigned long long)t->id);
@@ -1079,6 +1134,8 @@ static int open_directory(engine_t *e, bool created)
     btree_cur_free(&c);
     return rc == STRATA_ENOTFOUND ? 0 : rc;
 }
+
+static int drop_unfinished(engine_t *e);
 
 int engine_open(const engine_opts_t *opts, engine_t **out)
 {
@@ -1204,7 +1261,8 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         log_note("engine: recovery replayed %llu redo groups (%llu bytes) in %llu ms",
                  (unsigned long long)r.applied, (unsigned long long)(end - r.ckpt_lsn),
                  (unsigned long long)(time_mono_us() - t0) / 1000);
-    if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r))) {
+    if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r)) ||
+        (rc = drop_unfinished(e))) {
         rctx_free(&r);
         goto fail;
     }
@@ -1579,7 +1637,8 @@ int engine_trx_rollback(engine_trx_t *t)
 
 /* ---------------------------------------------------------------- trees */
 
-int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree)
+/* Creates a tree and its directory entry with the given flags, durable at return. */
+static int tree_create(engine_t *e, uint32_t space_id, uint32_t flags, engine_tree_id_t *tree)
 {
     int rc = log_free_check(e);
     if (rc)
@@ -1595,7 +1654,7 @@ int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine
         key_be64(k, id);
         wr32(v, space_id);
         wr64(v + 4, root);
-        wr32(v + 12, 0);
+        wr32(v + 12, flags);
         rc = btree_write(e->dir, &m, BT_INSERT, k, 8, v, 16, 0, NULL, NULL, NULL);
         if (rc)
             log_error("engine: tree %llu created but not entered in the directory (%d)", (unsigned long long)id, rc);
@@ -1609,6 +1668,12 @@ int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine
     }
     pthread_mutex_unlock(&e->ddl);
     return rc;
+}
+
+int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine_tree_id_t *tree)
+{
+    (void)trx;
+    return tree_create(e, space_id, 0, tree);
 }
 
 int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
@@ -1634,6 +1699,120 @@ int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree)
     return rc;
 }
 
+/* ---------------------------------------------------------------- bulk load (engine.h)
+ *
+ * The tree of a bulk load is entered in the directory with DIR_FLAG_BUILDING, which engine_bulk_finish clears
+ * once every page of the load is durable; a start-up finds a tree still marked only after a crash during its
+ * build and drops it (drop_unfinished), so no half-built tree outlives the crash.  The pages go through the
+ * buffer pool and the redo log as full page images (btree.c), one mtr per page, with the log-space check between
+ * pages: a build is bounded by neither the pool nor the log. */
+
+#define DIR_FLAG_BUILDING 1u
+
+struct engine_bulk {
+    engine_t *e;
+    engine_tree_id_t id;
+    btree_bulk_t b;
+};
+
+static int dir_set_flags(engine_t *e, engine_tree_id_t id, uint32_t flags)
+{
+    uint8_t k[8];
+    buf_t v;
+    buf_init(&v);
+    int rc = dir_entry_get(e, id, k, &v);
+    if (rc == 0) {
+        wr32(v.data + 12, flags);
+        mtr_t m;
+        mtr_start(&m, e->bp, e->redo);
+        rc = btree_write(e->dir, &m, BT_UPDATE, k, 8, v.data, 16, 0, NULL, NULL, NULL);
+        uint64_t lsn = mtr_commit(&m);
+        if (!rc)
+            rc = redo_flush(e->redo, lsn, true);
+    }
+    buf_free(&v);
+    return rc;
+}
+
+int engine_bulk_begin(engine_t *e, uint32_t space_id, engine_bulk_t **out)
+{
+    engine_bulk_t *b = mem_calloc(1, sizeof *b);
+    b->e = e;
+    btree_t *t;
+    int rc = tree_create(e, space_id, DIR_FLAG_BUILDING, &b->id);
+    if (!rc && (rc = tree_get(e, b->id, &t)) != 0)
+        engine_tree_drop(NULL, e, b->id);
+    if (rc) {
+        mem_free(b);
+        return rc;
+    }
+    /* leaves 15/16 full, as InnoDB's sorted index build leaves room for later inserts */
+    btree_bulk_init(&b->b, t, 94, rb_log_check, e);
+    *out = b;
+    return 0;
+}
+
+engine_tree_id_t engine_bulk_tree(const engine_bulk_t *b) { return b->id; }
+
+int engine_bulk_add(engine_bulk_t *b, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    return btree_bulk_add(&b->b, key, klen, val, vlen);
+}
+
+int engine_bulk_finish(engine_bulk_t *b)
+{
+    engine_t *e = b->e;
+    int rc = btree_bulk_finish(&b->b);
+    if (!rc)
+        rc = redo_flush(e->redo, redo_current_lsn(e->redo), true);
+    if (!rc)
+        rc = dir_set_flags(e, b->id, 0);
+    if (rc) {
+        engine_bulk_abort(b);
+        return rc;
+    }
+    btree_bulk_free(&b->b);
+    mem_free(b);
+    return 0;
+}
+
+void engine_bulk_abort(engine_bulk_t *b)
+{
+    btree_bulk_free(&b->b);
+    int rc = engine_tree_drop(NULL, b->e, b->id);
+    if (rc)
+        log_error("engine: tree %llu of a failed bulk load not dropped (%d); dropped at the next start",
+                  (unsigned long long)b->id, rc);
+    mem_free(b);
+}
+
+/* Start-up: drops the trees a crash left half-built (still marked DIR_FLAG_BUILDING). */
+static int drop_unfinished(engine_t *e)
+{
+    uint64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    btree_cur_t c;
+    btree_cur_init(&c, e->dir);
+    int rc = btree_cur_seek(&c, NULL, 0, BT_FIRST);
+    for (; rc == 0; rc = btree_cur_next(&c)) {
+        if (c.key.len != 8 || c.val.len != 16 || !(rd32(c.val.data + 12) & DIR_FLAG_BUILDING))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            ids = mem_realloc(ids, cap * sizeof *ids);
+        }
+        ids[n++] = be64_key(c.key.data);
+    }
+    btree_cur_free(&c);
+    rc = rc == STRATA_ENOTFOUND ? 0 : rc;
+    for (size_t i = 0; i < n && !rc; i++) {
+        log_note("engine: dropping tree %llu, whose build a crash interrupted", (unsigned long long)ids[i]);
+        rc = engine_tree_drop(NULL, e, ids[i]);
+    }
+    mem_free(ids);
+    return rc;
+}
+
 int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint64_t *extents)
 {
     uint32_t ext = 0;
@@ -1646,6 +1825,41 @@ int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint6
 }
 
 /* ---------------------------------------------------------------- rows */
+
+/* A transaction whose undo may be spilled (invariant 5: at least 1/16 of the log) makes sure, before its change,
+ * that the undo file already holds room for what the next checkpoint would spill: every such transaction's undo
+ * not yet in the file, this change's record, and a step ahead (so that the check runs once per UNDO_ROOM_STEP of
+ * undo, not per row).  A full disk then fails the change (1021) before anything is changed, and the checkpoint, and
+ * so the log tail and every rollback, never wait for space. */
+#define UNDO_ROOM_STEP (512u << 10)
+static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
+{
+    uint64_t big = redo_capacity(e->redo) / 16;
+    if ((!t->spilled && t->undo.len + add < big) || t->undo.len + add < t->undo_reserved_at + UNDO_ROOM_STEP)
+        return 0;
+    uint64_t need = add + UNDO_SPILL_REC_OVERHEAD + 2 * UNDO_ROOM_STEP;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *x = e->active; x; x = x->next) {
+        pthread_mutex_lock(&x->mu);
+        if (x->spilled || x->undo.len >= big) {
+            size_t from = MIN(x->nspilled, x->nundo);
+            need += x->undo.len - (from < x->nundo ? x->offs[from] : x->undo.len) +
+                    (uint64_t)(x->nundo - from) * UNDO_SPILL_REC_OVERHEAD;
+        }
+        pthread_mutex_unlock(&x->mu);
+    }
+    pthread_mutex_unlock(&e->trx_mu);
+    int rc = undo_spill_reserve(e->undo, need);
+    if (rc) {
+        /* The file may hold only the spill of transactions that have ended: after a checkpoint that names no
+         * spill the next one starts the file over (undo.h), so one checkpoint can make the room. */
+        checkpoint(e, 0);
+        rc = undo_spill_reserve(e->undo, need);
+    }
+    if (!rc)
+        t->undo_reserved_at = t->undo.len + add;
+    return rc;
+}
 
 static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, const void *key, size_t klen,
                      const void *val, size_t vlen, bool del)
@@ -1663,6 +1877,8 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     if (t->undo.len + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR + UNDO_SPILL_SLACK >
         undo_spill_capacity(e->undo))
         return ENGINE_ELOGFULL;
+    if ((rc = undo_room_reserve(e, t, UNDO_HDR + klen + vlen)))
+        return rc;
     /* A key that may be new: the insert-intention check against other transactions' gap locks, then its X lock;
      * the insert counts as in flight (lock.h) until the tree holds it. */
     bool ins = !del && mode != BT_UPDATE;

@@ -12,7 +12,7 @@
  *
  * Status convention (util.h): 0 success, negative error.  Engine-specific codes below; the SQL layer maps them:
  *   ENGINE_EDUPKEY  -> ER_DUP_ENTRY (1062)        ENGINE_EFULL   -> ER_RECORD_FILE_FULL (1114)
- *   ENGINE_ENOSPC   -> ER_DISK_FULL / 1021        STRATA_ENOTFOUND: no such key / cursor ran off the end
+ *   ENGINE_ENOSPC   -> ER_RECORD_FILE_FULL (1114) STRATA_ENOTFOUND: no such key / cursor ran off the end
  *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
  *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
  *
@@ -200,6 +200,22 @@ int engine_tree_create(engine_trx_t *trx, engine_t *e, uint32_t space_id, engine
 int engine_tree_drop(engine_trx_t *trx, engine_t *e, engine_tree_id_t tree);
 /* Pages and extents the tree holds now (for information_schema.TABLES DATA_LENGTH). */
 int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint64_t *extents);
+
+/* ---- bulk load: a new tree filled from sorted entries (index builds) ----
+ * engine_bulk_begin creates an empty tree, marked in the directory as being built; engine_bulk_add appends
+ * entries in strictly increasing key order (ENGINE_EDUPKEY for a key equal to the previous one, ENGINE_EINVAL
+ * for a smaller one), with no transaction, undo or row lock: nobody may use the tree before the load finishes,
+ * and the entries carry trx id 0 (visible to every read view).  Pages are written as they fill, bottom-up,
+ * through the buffer pool and the redo log, so memory stays a few pages whatever the size.  engine_bulk_finish
+ * makes the tree complete and durable and clears the mark: engine_bulk_tree() is then an ordinary tree.  On
+ * error, or by engine_bulk_abort, the tree is dropped; a tree still marked at start-up (the server died during
+ * the load) is dropped by engine_open.  Both free b. */
+typedef struct engine_bulk engine_bulk_t;
+int engine_bulk_begin(engine_t *e, uint32_t space_id, engine_bulk_t **out);
+engine_tree_id_t engine_bulk_tree(const engine_bulk_t *b);
+int engine_bulk_add(engine_bulk_t *b, const void *key, size_t klen, const void *val, size_t vlen);
+int engine_bulk_finish(engine_bulk_t *b);
+void engine_bulk_abort(engine_bulk_t *b);
 
 /* ---- rows ---- */
 /* Fails with ENGINE_EDUPKEY when the key exists. */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "engine/page.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define REDO_MAGIC "STRATAREDO\0\0"
@@ -73,42 +74,16 @@ struct redo {
     redo_stats_t st;
 };
 
-static int pwrite_all(int fd, const void *p, size_t n, off_t off)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        b += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
+static int pwrite_all(int fd, const void *p, size_t n, off_t off) { return fio_pwrite(FIO_REDO, fd, p, n, off); }
 
+/* Past the end of the file reads as zeros (a sparse log's never-written tail). */
 static int pread_all(int fd, void *p, size_t n, off_t off)
 {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t r = pread(fd, b, n, off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (r == 0) {
-            memset(b, 0, n);
-            return 0;
-        }
-        b += r;
-        n -= (size_t)r;
-        off += r;
-    }
-    return 0;
+    size_t got = 0;
+    int rc = fio_pread(FIO_REDO, fd, p, n, off, &got);
+    if (!rc && got < n)
+        memset((uint8_t *)p + got, 0, n - got);
+    return rc;
 }
 
 /* Reads or writes [lsn, lsn+n) of the circular area, in two pieces when it wraps. */
@@ -158,8 +133,8 @@ static int write_ckpt(redo_t *r, const redo_ckpt_t *c)
         wr64(b + 40 + 8 * i, c->user[i]);
     wr32(b + 4, crc32c(0, b + 8, 72));
     int rc = pwrite_all(r->fd, b, sizeof b, 4096 * (1 + (seq & 1)));
-    if (!rc && fdatasync(r->fd))
-        rc = -errno;
+    if (!rc)
+        rc = fio_fdatasync(FIO_REDO, r->fd);
     if (!rc)
         r->ckpt_seq = seq;
     return rc;
@@ -168,9 +143,9 @@ static int write_ckpt(redo_t *r, const redo_ckpt_t *c)
 static int create_file(const char *path, uint64_t cap, uint32_t page_size, bool sparse)
 {
     int rc = 0;
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    int fd = fio_open(FIO_REDO, path, O_RDWR | O_CREAT | O_EXCL, 0640);
     if (fd < 0)
-        return -errno;
+        return fd;
     uint8_t *blk = mem_calloc(1, 1 << 20);
     memcpy(blk, REDO_MAGIC, 12);
     wr32(blk + 12, 1);
@@ -186,21 +161,17 @@ static int create_file(const char *path, uint64_t cap, uint32_t page_size, bool 
     if ((rc = write_ckpt(&tmp, &c)))
         goto out;
     if (sparse) {
-        if (ftruncate(fd, (off_t)(REDO_HDR_SIZE + cap)))
-            rc = -errno;
+        rc = fio_ftruncate(FIO_REDO, fd, REDO_HDR_SIZE + cap);
     } else {
         /* Large writes, never small blocks: 1 MiB at a time. */
         memset(blk, 0, 1 << 20);
-        int frc = posix_fallocate(fd, REDO_HDR_SIZE, (off_t)cap);
-        if (frc && frc != EOPNOTSUPP && frc != EINVAL) {
-            rc = -frc;
+        if ((rc = fio_allocate(FIO_REDO, fd, REDO_HDR_SIZE, cap)))
             goto out;
-        }
         for (uint64_t off = 0; off < cap && !rc; off += 1 << 20)
             rc = pwrite_all(fd, blk, (size_t)MIN((uint64_t)1 << 20, cap - off), (off_t)(REDO_HDR_SIZE + off));
     }
-    if (!rc && fsync(fd))
-        rc = -errno;
+    if (!rc)
+        rc = fio_fsync(FIO_REDO, fd);
 out:
     mem_free(blk);
     close(fd);
@@ -227,10 +198,10 @@ int redo_open(const char *path, uint64_t capacity, uint32_t page_size, bool spar
     pthread_mutex_init(&r->mu, NULL);
     buf_init(&r->pending);
     buf_init(&r->spare);
-    r->fd = open(path, O_RDWR | O_CLOEXEC);
+    r->fd = fio_open(FIO_REDO, path, O_RDWR, 0);
     if (r->fd < 0) {
-        rc = -errno;
-        log_error("redo: cannot open '%s': %s", path, strerror(errno));
+        rc = r->fd;
+        log_error("redo: cannot open '%s': %s", path, strerror(-rc));
         goto fail;
     }
     uint8_t h[40];
@@ -405,8 +376,8 @@ static void lead(redo_t *r, bool sync)
     int rc = 0;
     if (out.len)
         rc = circ_io(r, start, out.data, out.len, true);
-    if (!rc && sync && fdatasync(r->fd))
-        rc = -errno;
+    if (!rc && sync)
+        rc = fio_fdatasync(FIO_REDO, r->fd);
 
     pthread_mutex_lock(&r->mu);
     buf_reset(&out);

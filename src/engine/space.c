@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define CTL_NAME "strata.ctl"
@@ -101,6 +102,7 @@ struct fsys {
     pthread_mutex_t segmu;   /* the segment hash (not segment contents) */
     seg_t *segh[SEG_BUCKETS];
     bool created;
+    _Atomic int sync_err;    /* the first failed fdatasync of a data file: sticky (fsys_sync_all) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -206,51 +208,25 @@ static void fh_format(const fsys_t *fs, uint8_t *buf, const space_t *sp, const d
     snprintf((char *)buf + FH_NAME, 64, "%s", sp->name);
 }
 
-static int pwrite_full(int fd, const void *p, size_t n, off_t off)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        b += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
+static int pwrite_full(int fd, const void *p, size_t n, off_t off) { return fio_pwrite(FIO_DATA, fd, p, n, off); }
 
-/* Extends fd to `bytes` with fallocate, or with 1 MiB writes where the file system has no fallocate. */
-static int file_extend(int fd, uint64_t from, uint64_t bytes)
-{
-    int rc = posix_fallocate(fd, (off_t)from, (off_t)(bytes - from));
-    if (rc == 0)
-        return 0;
-    if (rc != EOPNOTSUPP && rc != EINVAL)
-        return -rc;
-    uint8_t *z = mem_calloc(1, 1 << 20);
-    for (uint64_t off = from; off < bytes && !rc; off += 1 << 20)
-        rc = pwrite_full(fd, z, (size_t)MIN((uint64_t)1 << 20, bytes - off), (off_t)off);
-    mem_free(z);
-    return rc;
-}
+/* Extends fd to `bytes` (fallocate, or zero writes where the file system has none). */
+static int file_extend(int fd, uint64_t from, uint64_t bytes) { return fio_allocate(FIO_DATA, fd, from, bytes - from); }
 
 /* Creates a data file: allocated in one go, header and XDES pages written, synced. */
 static int dfile_create(fsys_t *fs, space_t *sp, dfile_t *f)
 {
     int rc = 0;
     uint8_t *pg = NULL;
-    f->fd = open(f->full, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    f->fd = fio_open(FIO_DATA, f->full, O_RDWR | O_CREAT | O_EXCL, 0640);
     if (f->fd < 0) {
-        rc = -errno;
-        if (errno == EEXIST)
+        rc = f->fd;
+        f->fd = -1;
+        if (rc == -EEXIST)
             log_error("engine: data file '%s' already exists; remove it or choose another name", f->full);
         else
-            log_error("engine: cannot create data file '%s': %s", f->full, strerror(errno));
-        return rc;
+            log_error("engine: cannot create data file '%s': %s", f->full, strerror(-rc));
+        return rc == -ENOSPC ? ENGINE_ENOSPC : rc;
     }
     uint64_t t0 = time_mono_us();
     if ((rc = file_extend(f->fd, 0, (uint64_t)f->size_pages * fs->ps))) {
@@ -269,10 +245,8 @@ static int dfile_create(fsys_t *fs, space_t *sp, dfile_t *f)
         if ((rc = pwrite_full(f->fd, pg, fs->ps, (off_t)(g * fs->dpp * sp->ep + 1) * fs->ps)))
             goto fail;
     }
-    if (fsync(f->fd)) {
-        rc = -errno;
+    if ((rc = fio_fsync(FIO_DATA, f->fd)))
         goto fail;
-    }
     log_note("engine: created data file '%s' (%llu bytes) in %llu ms", f->full,
              (unsigned long long)f->size_pages * fs->ps, (unsigned long long)(time_mono_us() - t0) / 1000);
     mem_free(pg);
@@ -282,7 +256,7 @@ fail:
     close(f->fd);
     f->fd = -1;
     unlink(f->full);
-    return rc;
+    return rc == -ENOSPC ? ENGINE_ENOSPC : rc;
 }
 
 static dfile_t *dfile_new(fsys_t *fs, space_t *sp, uint32_t file_no, const char *path, uint64_t initial, uint64_t max,
@@ -375,26 +349,11 @@ static int ctl_write(fsys_t *fs)
     }
     pthread_rwlock_unlock(&fs->tbl);
     buf_printf(&b, "crc %08x\n", crc32c(0, b.data, b.len));
-    char *path = resolve(fs, CTL_NAME), *tmp = resolve(fs, CTL_NAME ".tmp");
-    int rc = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0 || pwrite_full(fd, b.data, b.len, 0) || fsync(fd))
-        rc = -errno;
-    if (fd >= 0)
-        close(fd);
-    if (!rc && rename(tmp, path))
-        rc = -errno;
-    if (!rc) {
-        int dfd = open(fs->datadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
+    char *path = resolve(fs, CTL_NAME);
+    int rc = fio_replace_file(FIO_DATA, fs->datadir, path, b.data, b.len, 0640);
     if (rc)
         log_error("engine: cannot write control file '%s': %s", path, strerror(-rc));
     mem_free(path);
-    mem_free(tmp);
     buf_free(&b);
     return rc;
 }
@@ -402,7 +361,7 @@ static int ctl_write(fsys_t *fs)
 static int ctl_read(fsys_t *fs, const char *path)
 {
     int rc = 0;
-    FILE *fp = fopen(path, "r");
+    FILE *fp = fio_fopen_read(FIO_DATA, path);
     if (!fp) {
         log_error("engine: cannot read control file '%s': %s", path, strerror(errno));
         return -errno;
@@ -473,11 +432,12 @@ int fsys_open(const char *datadir, uint32_t page_size, bool create, uint64_t sys
             space_t *sp = fs->spaces[i];
             for (uint32_t j = 0; sp && j < sp->nfiles; j++) {
                 dfile_t *f = sp->files[j];
-                f->fd = open(f->full, O_RDWR | O_CLOEXEC);
+                f->fd = fio_open(FIO_DATA, f->full, O_RDWR, 0);
                 if (f->fd < 0) {
-                    rc = -errno;
+                    rc = f->fd;
+                    f->fd = -1;
                     log_error("engine: data file '%s' of tablespace '%s' cannot be opened: %s", f->full, sp->name,
-                              strerror(errno));
+                              strerror(-rc));
                     goto fail;
                 }
             }
@@ -559,25 +519,14 @@ int fsys_page_read(void *ctx, page_id_t id, uint8_t *buf)
     dfile_t *f = file_get(fs, page_id_space(id), page_id_file(id));
     if (!f)
         return STRATA_ENOTFOUND;
-    size_t n = fs->ps;
+    size_t got = 0;
     off_t off = (off_t)page_id_pgno(id) * fs->ps;
-    uint8_t *b = buf;
-    while (n) {
-        ssize_t r = pread(f->fd, b, n, off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            log_error("engine: read of '%s' at %lld failed: %s", f->full, (long long)off, strerror(errno));
-            return -errno;
-        }
-        if (r == 0) {
-            memset(b, 0, n); /* beyond the end: a page never written */
-            break;
-        }
-        b += r;
-        n -= (size_t)r;
-        off += r;
+    int rc = fio_pread(FIO_DATA, f->fd, buf, fs->ps, off, &got);
+    if (rc) {
+        log_error("engine: read of '%s' at %lld failed: %s", f->full, (long long)off, strerror(-rc));
+        return rc;
     }
+    memset(buf + got, 0, fs->ps - got); /* beyond the end: a page never written */
     return 0;
 }
 
@@ -593,17 +542,26 @@ int fsys_page_write(void *ctx, page_id_t id, const uint8_t *buf)
     return rc;
 }
 
+/* A failed fdatasync is never retried into a success: the kernel may have dropped the dirty pages it could not
+ * write and report the next fsync clean, and a checkpoint would then name pages that are not on disk.  So the
+ * first failure sticks: every later checkpoint fails, the log keeps everything since the last good one, the
+ * engine refuses changes once the log is full, and the next start recovers from that checkpoint. */
 int fsys_sync_all(fsys_t *fs)
 {
-    int rc = 0;
+    int rc = fs->sync_err;
+    if (rc)
+        return rc;
     pthread_rwlock_rdlock(&fs->tbl);
     for (uint32_t i = 0; i < fs->nspaces; i++) {
         space_t *sp = fs->spaces[i];
-        for (uint32_t j = 0; sp && j < sp->nfiles; j++)
-            if (fdatasync(sp->files[j]->fd) && !rc) {
-                rc = -errno;
-                log_error("engine: fsync of '%s' failed: %s", sp->files[j]->full, strerror(errno));
+        for (uint32_t j = 0; sp && j < sp->nfiles; j++) {
+            int src = fio_fdatasync(FIO_DATA, sp->files[j]->fd);
+            if (src && !rc) {
+                rc = src;
+                fs->sync_err = src;
+                log_error("engine: fsync of '%s' failed: %s", sp->files[j]->full, strerror(-src));
             }
+        }
     }
     pthread_rwlock_unlock(&fs->tbl);
     return rc;
@@ -923,8 +881,8 @@ static int space_grow(fsys_t *fs, mtr_t *outer, space_t *sp, uint32_t extents)
     if (new_ext <= f->n_ext)
         return ENGINE_EFULL;
     int rc = file_extend(f->fd, (uint64_t)f->size_pages * fs->ps, new_ext * ext_bytes);
-    if (!rc && fdatasync(f->fd))
-        rc = -errno;
+    if (!rc)
+        rc = fio_fdatasync(FIO_DATA, f->fd);
     if (rc) {
         log_error("engine: cannot extend '%s': %s", f->full, strerror(-rc));
         return rc == -ENOSPC ? ENGINE_ENOSPC : rc;

@@ -15,6 +15,7 @@
 
 #include "engine/engine.h"
 #include "engine/page.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define CTL_NAME "strata_undo.ctl"
@@ -54,49 +55,14 @@ static char *resolve(const undo_sys_t *u, const char *path)
     return s;
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, off_t off)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = pwrite(fd, b, n, off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        b += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
+static int pwrite_all(int fd, const void *p, size_t n, off_t off) { return fio_pwrite(FIO_UNDO, fd, p, n, off); }
 
+/* A read past the end of the file is corruption: every byte read was written and synced before. */
 static int pread_all(int fd, void *p, size_t n, off_t off)
 {
-    uint8_t *b = p;
-    while (n) {
-        ssize_t r = pread(fd, b, n, off);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        if (r == 0)
-            return STRATA_ECORRUPT;
-        b += r;
-        n -= (size_t)r;
-        off += r;
-    }
-    return 0;
-}
-
-static void fsync_dir(const char *dir)
-{
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
+    size_t got = 0;
+    int rc = fio_pread(FIO_UNDO, fd, p, n, off, &got);
+    return rc ? rc : got < n ? STRATA_ECORRUPT : 0;
 }
 
 /* ---------------------------------------------------------------- control file */
@@ -112,28 +78,18 @@ static int ctl_write(undo_sys_t *u)
                    u->path);
     }
     buf_printf(&b, "crc %08x\n", crc32c(0, b.data, b.len));
-    char *path = resolve(u, CTL_NAME), *tmp = resolve(u, CTL_NAME ".tmp");
-    int rc = 0;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-    if (fd < 0 || pwrite_all(fd, b.data, b.len, 0) || fsync(fd))
-        rc = -errno;
-    if (fd >= 0)
-        close(fd);
-    if (!rc && rename(tmp, path))
-        rc = -errno;
-    if (!rc)
-        fsync_dir(u->datadir);
+    char *path = resolve(u, CTL_NAME);
+    int rc = fio_replace_file(FIO_UNDO, u->datadir, path, b.data, b.len, 0640);
     if (rc)
         log_error("engine: cannot write '%s': %s", path, strerror(-rc));
     mem_free(path);
-    mem_free(tmp);
     buf_free(&b);
     return rc;
 }
 
 static int ctl_read(undo_sys_t *u, const char *path)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = fio_fopen_read(FIO_UNDO, path);
     if (!fp) {
         log_error("engine: cannot read '%s': %s", path, strerror(errno));
         return -errno;
@@ -183,31 +139,20 @@ static int ctl_read(undo_sys_t *u, const char *path)
 
 /* ---------------------------------------------------------------- files */
 
-static int file_grow(int fd, uint64_t from, uint64_t to)
-{
-    int rc = posix_fallocate(fd, (off_t)from, (off_t)(to - from));
-    if (rc == 0)
-        return 0;
-    if (rc != EOPNOTSUPP && rc != EINVAL)
-        return -rc;
-    uint8_t *z = mem_calloc(1, 1 << 20);
-    for (uint64_t off = from; off < to && !rc; off += 1 << 20)
-        rc = pwrite_all(fd, z, (size_t)MIN((uint64_t)1 << 20, to - off), (off_t)off);
-    mem_free(z);
-    return rc;
-}
+static int file_grow(int fd, uint64_t from, uint64_t to) { return fio_allocate(FIO_UNDO, fd, from, to - from); }
 
 static int file_create(undo_sys_t *u)
 {
     int rc = 0;
-    u->fd = open(u->full, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    u->fd = fio_open(FIO_UNDO, u->full, O_RDWR | O_CREAT | O_EXCL, 0640);
     if (u->fd < 0) {
-        rc = -errno;
-        if (errno == EEXIST)
+        rc = u->fd;
+        u->fd = -1;
+        if (rc == -EEXIST)
             log_error("engine: undo file '%s' already exists; remove it or choose another name", u->full);
         else
-            log_error("engine: cannot create undo file '%s': %s", u->full, strerror(errno));
-        return rc;
+            log_error("engine: cannot create undo file '%s': %s", u->full, strerror(-rc));
+        return rc == -ENOSPC ? ENGINE_ENOSPC : rc;
     }
     uint64_t t0 = time_mono_us();
     uint8_t hdr[UNDO_FILE_HDR];
@@ -220,11 +165,8 @@ static int file_create(undo_sys_t *u)
     wr32(hdr + 40, crc32c(0, hdr, 40));
     if ((rc = file_grow(u->fd, 0, u->size)) || (rc = pwrite_all(u->fd, hdr, sizeof hdr, 0)))
         goto fail;
-    if (fsync(u->fd)) {
-        rc = -errno;
+    if ((rc = fio_fsync(FIO_UNDO, u->fd)) || (rc = fio_fsync_dir(FIO_UNDO, u->datadir)))
         goto fail;
-    }
-    fsync_dir(u->datadir);
     log_note("engine: created undo file '%s' (%llu bytes) in %llu ms", u->full, (unsigned long long)u->size,
              (unsigned long long)(time_mono_us() - t0) / 1000);
     return 0;
@@ -238,11 +180,13 @@ fail:
 
 static int file_open(undo_sys_t *u)
 {
-    u->fd = open(u->full, O_RDWR | O_CLOEXEC);
+    u->fd = fio_open(FIO_UNDO, u->full, O_RDWR, 0);
     if (u->fd < 0) {
+        int rc = u->fd;
+        u->fd = -1;
         log_error("engine: undo file '%s' of logfile group '%s' cannot be opened: %s", u->full, u->name,
-                  strerror(errno));
-        return -errno;
+                  strerror(-rc));
+        return rc;
     }
     uint8_t hdr[44];
     struct stat st;
@@ -398,6 +342,39 @@ uint64_t undo_spill_capacity(undo_sys_t *u)
     return cap;
 }
 
+int undo_spill_reserve(undo_sys_t *u, uint64_t bytes)
+{
+    int rc = 0;
+    pthread_mutex_lock(&u->mu);
+    if (!u->have)
+        rc = lfg_create_locked(u, UNDO_DEFAULT_LFG, UNDO_DEFAULT_FILE, MIN(GROW_MIN, u->max_bytes), 0, true);
+    uint64_t end = (u->reset_ok ? UNDO_FILE_HDR : u->append) + bytes + UNDO_SPILL_SLACK;
+    if (!rc && end > u->size) {
+        if (!u->autoextend || end > u->max_bytes + UNDO_FILE_HDR) {
+            rc = ENGINE_ELOGFULL;
+        } else {
+            /* Ahead by a step where the disk allows it, else just what is needed. */
+            uint64_t want = MIN(MAX(end, u->size + GROW_MIN), u->max_bytes + UNDO_FILE_HDR);
+            if ((rc = file_grow(u->fd, u->size, want)) == -ENOSPC && want > end)
+                rc = file_grow(u->fd, u->size, want = end);
+            if (rc) {
+                static uint64_t last_us; /* under mu; once per 10 s: every change of a big trx lands here */
+                uint64_t now = time_mono_us();
+                if (now - last_us > 10000000) {
+                    last_us = now;
+                    log_error("engine: cannot extend undo file '%s' to %llu bytes: %s", u->full,
+                              (unsigned long long)want, strerror(-rc));
+                }
+                rc = rc == -ENOSPC || rc == -EDQUOT ? ENGINE_ENOSPC : rc;
+            } else {
+                u->size = want;
+            }
+        }
+    }
+    pthread_mutex_unlock(&u->mu);
+    return rc;
+}
+
 int undo_spill_begin(undo_sys_t *u, bool *restarted)
 {
     int rc = 0;
@@ -488,10 +465,8 @@ int undo_spill_manifest(undo_sys_t *u, const undo_manifest_ent_t *ents, size_t n
     int rc = rec_append_locked(u, REC_MANIFEST, NULL, 0, b.data, b.len);
     if (!rc)
         rc = wbuf_flush_locked(u);
-    if (!rc && fdatasync(u->fd)) {
-        rc = -errno;
-        log_error("engine: fsync of undo file '%s' failed: %s", u->full, strerror(errno));
-    }
+    if (!rc && (rc = fio_fdatasync(FIO_UNDO, u->fd)))
+        log_error("engine: fsync of undo file '%s' failed: %s", u->full, strerror(-rc));
     *end = u->append;
     pthread_mutex_unlock(&u->mu);
     buf_free(&b);

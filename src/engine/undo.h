@@ -80,6 +80,10 @@ int undo_files(undo_sys_t *u, undo_file_info_t **out, size_t *n);
 /* ---- spill (the checkpointer is the only writer; recovery the only reader) ---- */
 /* The most a transaction's undo may hold when it can spill (the file's room, or max_bytes). */
 uint64_t undo_spill_capacity(undo_sys_t *u);
+/* Makes sure the next checkpoint's spill of `bytes` (records and their overhead) has room already allocated in the
+ * undo file (creating the default group's file if there is none), so that a checkpoint never needs disk space it
+ * cannot get.  ENGINE_ENOSPC when the file system is full, ENGINE_ELOGFULL past the file's limit. */
+int undo_spill_reserve(undo_sys_t *u, uint64_t bytes);
 /* Starts a checkpoint's spill; creates the default group if there is none.  *restarted: the spill starts over
  * at the beginning of the file (the last checkpoint named none), so everything must be written again. */
 int undo_spill_begin(undo_sys_t *u, bool *restarted);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "monitor/qlog.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 typedef struct qlog_file {
@@ -44,26 +45,21 @@ void qlog_set_identity(const char *version, unsigned port, const char *socket)
     pthread_mutex_unlock(&g_ident.mu);
 }
 
+/* 0, or -1 with errno set (the callers report errno). */
 static int write_all(int fd, const char *p, size_t n)
 {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    int rc = fio_pwrite(FIO_QLOG, fd, p, n, -1);
+    if (rc)
+        errno = -rc;
+    return rc ? -1 : 0;
 }
 
 /* Opens path and writes the header (f->mu held).  0 or -errno. */
 static int file_open_locked(qlog_file_t *f, const char *path)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0660);
+    int fd = fio_open(FIO_QLOG, path, O_WRONLY | O_CREAT | O_APPEND, 0660);
     if (fd < 0)
-        return -errno;
+        return fd;
     buf_t h;
     buf_init(&h);
     pthread_mutex_lock(&g_ident.mu);

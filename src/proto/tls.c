@@ -41,6 +41,7 @@
 #include <openssl/x509v3.h>
 
 #include "proto/tls.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define TLS_KEY_BITS 2048
@@ -77,15 +78,7 @@ static bool file_exists(const char *dir, const char *name)
     return ok;
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) < 0 ? -errno : 0;
-    close(fd);
-    return rc;
-}
+static int fsync_dir(const char *dir) { return fio_fsync_dir(FIO_TLS, dir); }
 
 enum pem_kind { PEM_PRIVATE, PEM_PUBLIC, PEM_CERT };
 
@@ -98,9 +91,9 @@ static int pem_write_file(const char *dir, const char *name, enum pem_kind kind,
     char *tmp = mem_alloc(tn);
     snprintf(tmp, tn, "%s.tmp", path);
     FILE *f = NULL;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    int fd = fio_open(FIO_TLS, tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
     if (fd < 0) {
-        log_error("TLS: cannot create %s: %s", tmp, strerror(errno));
+        log_error("TLS: cannot create %s: %s", tmp, strerror(-fd));
         goto fail;
     }
     fchmod(fd, mode); /* the umask must not widen or narrow what we mean */
@@ -116,7 +109,7 @@ static int pem_write_file(const char *dir, const char *name, enum pem_kind kind,
         ok = PEM_write_PUBKEY(f, obj);
     else
         ok = PEM_write_X509(f, obj);
-    if (!ok || fflush(f) != 0 || fsync(fileno(f)) != 0) {
+    if (!ok || fflush(f) != 0 || fio_fsync(FIO_TLS, fileno(f)) != 0) {
         log_ssl_errors("writing a PEM file");
         goto fail;
     }

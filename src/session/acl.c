@@ -53,6 +53,7 @@
 #include "session/acl.h"
 #include "session/priv.h"
 #include "util/diag.h"
+#include "util/fio.h"
 #include "util/util.h"
 #include "util/hash.h"
 
@@ -773,15 +774,7 @@ fail:
     return rc;
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int rc = fsync(fd) < 0 ? -errno : 0;
-    close(fd);
-    return rc;
-}
+static int fsync_dir(const char *dir) { return fio_fsync_dir(FIO_ACCOUNTS, dir); }
 
 /* Writes the table as the new file (temp, fsync, rename, fsync dir).  0 or -errno. */
 static int table_persist(acl_t *acl, const table_t *t, uint64_t generation)
@@ -790,24 +783,15 @@ static int table_persist(acl_t *acl, const table_t *t, uint64_t generation)
     buf_init(&b);
     table_serialize(t, generation, &b);
     int rc = 0;
-    int fd = open(acl->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = fio_open(FIO_ACCOUNTS, acl->tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) {
-        rc = -errno;
+        rc = fd;
+        log_error("accounts: cannot write %s: %s", acl->tmp_path, strerror(-rc));
         goto out;
     }
-    size_t off = 0;
-    while (off < b.len) {
-        ssize_t w = write(fd, b.data + off, b.len - off);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (!rc && fsync(fd) < 0)
-        rc = -errno;
+    rc = fio_pwrite(FIO_ACCOUNTS, fd, b.data, b.len, 0);
+    if (!rc)
+        rc = fio_fsync(FIO_ACCOUNTS, fd);
     if (close(fd) < 0 && !rc)
         rc = -errno;
     if (!rc && rename(acl->tmp_path, acl->path) < 0)
@@ -832,24 +816,18 @@ out:
 
 static int read_file(const char *path, uint8_t **data, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = fio_open(FIO_ACCOUNTS, path, O_RDONLY, 0);
     if (fd < 0)
-        return -errno;
+        return fd;
     buf_t b;
     buf_init(&b);
     int rc = 0;
     for (;;) {
         buf_reserve(&b, 65536);
-        ssize_t r = read(fd, b.data + b.len, b.cap - b.len);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
+        size_t got = 0;
+        if ((rc = fio_pread(FIO_ACCOUNTS, fd, b.data + b.len, b.cap - b.len, -1, &got)) || !got)
             break;
-        }
-        if (r == 0)
-            break;
-        b.len += (size_t)r;
+        b.len += got;
     }
     close(fd);
     if (rc) {

@@ -1344,8 +1344,11 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         pthread_mutex_unlock(&t->info_lock);
         bool busy = t == s || t->state == SESS_QUERY;
         const char *ps = atomic_load(&t->proc_state);
+        unsigned pg = busy ? atomic_load(&t->proc_progress) : 0;
+        char progress[16];
+        snprintf(progress, sizeof progress, "%u.%03u", pg / 1000, pg % 1000);
         const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? (ps ? ps : "starting") : "",
-                               busy ? info : NULL, "0.000"};
+                               busy ? info : NULL, progress};
         if (t == s)
             vals[6] = "starting";
         trs_row(&rs, vals);
@@ -2025,10 +2028,12 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
     /* MariaDB logs the text with the parameters in place; strata logs the prepared text (with its ?) */
     session_qlog_general(s, "Execute", p->text, p->text_len);
     blocking_bind_state(&s->proc_state);
+    blocking_bind_progress(&s->proc_progress);
     session_meter_begin(s);
     int rc = stmt_run(&x, p, sink, false);
     session_meter_end(s, p->stmt);
     blocking_bind_state(NULL);
+    blocking_bind_progress(NULL);
     if (rc) {
         if (!diag_failed(&s->diag))
             diag_error(&s->diag, ER_UNKNOWN_ERROR);
@@ -2581,11 +2586,13 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
         }
         session_set_info(s, st->src, st->src_len); /* SHOW PROCESSLIST's Info: this statement's own text */
         blocking_bind_state(&s->proc_state);
+        blocking_bind_progress(&s->proc_progress);
         session_meter_begin(s);
         s->more_results = i + 1 < list.n;
         rc = exec_stmt(&x, st, sink, i + 1 < list.n);
         s->more_results = false;
         blocking_bind_state(NULL);
+        blocking_bind_progress(NULL);
         if (rc < 0) /* not yet answered */
             sink->error(sink);
         session_meter_end(s, st); /* after the answer, whose bytes it counts */

@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 #include "sql/catalog.h"
 #include "sql/exec.h"
+#include "util/fio.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
 static bool engine_status(status_func_t which, uint64_t *num)
@@ -206,6 +207,21 @@ static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
         engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
 }
 
+#ifdef STRATA_FAULTS
+/* Test builds: SET GLOBAL debug_fault arms the fault-injection rules, refusing text that does not parse. */
+static int server_sysvar_check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
+                               const sysvar_value_t *v, diag_t *d)
+{
+    char err[256];
+    if (def->id != SYSVAR_DEBUG_FAULT)
+        return 0;
+    if (fault_set(v->kind == SYSVAR_V_STR ? v->s : "", err, sizeof err) == 0)
+        return 0;
+    log_warn("debug_fault: %s", err);
+    return diag_error(d, ER_WRONG_VALUE_FOR_VAR, def->name, v->kind == SYSVAR_V_STR ? v->s : "NULL");
+}
+#endif
+
 int server_init(server_t *srv)
 {
     memset(srv, 0, sizeof *srv);
@@ -217,6 +233,9 @@ int server_init(server_t *srv)
     status_set_compute(&srv->status, session_status_compute, srv);
     sysvar_store_set_compute(&srv->vars, server_sysvar_compute, srv);
     sysvar_store_set_hook(&srv->vars, server_sysvar_hook, srv);
+#ifdef STRATA_FAULTS
+    sysvar_store_set_check(&srv->vars, server_sysvar_check, srv);
+#endif
     atomic_init(&srv->next_id, 1);
     pthread_mutex_init(&srv->sessions_lock, NULL);
     pthread_mutex_init(&srv->hosts_lock, NULL);

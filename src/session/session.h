@@ -124,6 +124,7 @@ struct session {
     pthread_mutex_t info_lock; /* guards info for SHOW PROCESSLIST readers */
     char *info;          /* current statement text (truncated), mem_alloc'd */
     uint64_t state_since_us;
+    _Atomic(unsigned) proc_progress;  /* PROCESSLIST Progress, thousandths of a percent (util/blocking.h) */
     _Atomic(const char *) proc_state; /* PROCESSLIST State while a statement waits (util/blocking.h), else NULL */
     uint64_t last_insert_id;
     uint64_t found_rows;

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "sql/catalog.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define CAT_REC_VERSION 1
@@ -495,7 +496,7 @@ static int id_file_read(const char *datadir, engine_tree_id_t *id)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", datadir, CAT_ID_FILE);
-    FILE *f = fopen(path, "r");
+    FILE *f = fio_fopen_read(FIO_CATALOG, path);
     if (!f)
         return errno == ENOENT ? STRATA_ENOTFOUND : STRATA_EIO;
     unsigned long long v;
@@ -512,28 +513,13 @@ static int id_file_read(const char *datadir, engine_tree_id_t *id)
 
 static int id_file_write(const char *datadir, engine_tree_id_t id)
 {
-    char path[4096], tmp[4200];
+    char path[4096], line[64];
     snprintf(path, sizeof path, "%s/%s", datadir, CAT_ID_FILE);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0640);
-    if (fd < 0)
-        return STRATA_EIO;
-    char line[64];
     int n = snprintf(line, sizeof line, "strata-catalog 1 %llu\n", (unsigned long long)id);
-    int rc = 0;
-    if (write(fd, line, (size_t)n) != n || fsync(fd) != 0)
-        rc = STRATA_EIO;
-    close(fd);
-    if (!rc && rename(tmp, path) != 0)
-        rc = STRATA_EIO;
-    if (!rc) {
-        int dfd = open(datadir, O_RDONLY | O_DIRECTORY);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
-    return rc;
+    int rc = fio_replace_file(FIO_CATALOG, datadir, path, line, (size_t)n, 0640);
+    if (rc)
+        log_error("catalog: cannot write %s: %s", path, strerror(-rc));
+    return rc ? STRATA_EIO : 0;
 }
 
 static int catalog_load(catalog_t *c)

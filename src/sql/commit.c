@@ -24,6 +24,7 @@
 #include "sql/binapply.h"
 #include "sql/commit.h"
 #include "sql/exec.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 static struct {
@@ -38,7 +39,6 @@ static struct {
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
-    bool test_no_redo_sync; /* STRATA_TEST_NO_REDO_SYNC=1: the checkpointer never syncs the redo (tests only) */
     /* the turnstile: engine commits in binlog order (commit_ordered below) */
     pthread_mutex_t turn_mu;
     uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
@@ -297,7 +297,7 @@ static void checkpoint_once_locked(void)
     }
     bool stop = g_c.stop && g_c.inflight[old];
     pthread_mutex_unlock(&g_c.mu);
-    if (g_c.test_no_redo_sync)
+    if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
         return;
     if (stop || engine_log_sync(g_c.e, engine_log_lsn(g_c.e)) != 0)
         return;
@@ -496,10 +496,6 @@ int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
     g_c.e = e;
     g_c.bl = bl;
     g_c.stop = false;
-    const char *t = getenv("STRATA_TEST_NO_REDO_SYNC");
-    g_c.test_no_redo_sync = t && *t == '1';
-    if (g_c.test_no_redo_sync)
-        log_warn("commit: STRATA_TEST_NO_REDO_SYNC is set: the redo is never synced for the binlog (tests only)");
     g_c.turn_done = 0;
     g_c.pending = NULL;
     uint64_t *settled;

@@ -19,8 +19,8 @@
  * Without a binlog (--skip-log-bin) or for a transaction that logged nothing, the engine commits alone
  * (engine_trx_commit: durable per innodb_flush_log_at_trx_commit).
  *
- * Test switch: STRATA_TEST_NO_REDO_SYNC=1 in the environment at start-up stops the checkpointer from syncing the
- * redo, so that a crash test must go through the re-apply (tests only).
+ * Test builds only (util/fio.h): the fault point commit.skip_redo_sync (STRATA_FAULT=point:commit.skip_redo_sync:*:ON)
+ * stops the checkpointer from syncing the redo, so that a crash test must go through the re-apply.
  */
 #ifndef STRATA_SQL_COMMIT_H
 #define STRATA_SQL_COMMIT_H

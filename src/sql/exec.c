@@ -151,7 +151,9 @@ static void trx_end(sql_exec_session_t *ss)
 /* Metadata lock errors as MySQL's: 1205 after lock_wait_timeout, 1317 on KILL QUERY. */
 static int mdl_err(sql_exec_ctx_t *x, int rc)
 {
-    return rc == MDL_KILLED ? diag_error(x->diag, ER_QUERY_INTERRUPTED) : diag_error(x->diag, ER_LOCK_WAIT_TIMEOUT);
+    return rc == MDL_KILLED     ? diag_error(x->diag, ER_QUERY_INTERRUPTED)
+           : rc == MDL_DEADLOCK ? diag_error(x->diag, ER_LOCK_DEADLOCK)
+                                : diag_error(x->diag, ER_LOCK_WAIT_TIMEOUT);
 }
 
 static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
@@ -159,13 +161,25 @@ static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
     return x->lock_wait_timeout_us ? x->lock_wait_timeout_us : 86400ull * 1000000u;
 }
 
-int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name)
+static int xmdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write)
 {
     if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
         return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
     uint64_t t0 = time_mono_us();
-    int rc = mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
+    int rc = write ? mdl_shared_write(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query)
+                   : mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
     x->stats.lock_us += time_mono_us() - t0;
+    return rc ? mdl_err(x, rc) : 0;
+}
+
+int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name) { return xmdl_lock(x, db, name, false); }
+
+/* An index build's NO_WRITE becomes EXCLUSIVE to publish the new definition (readers leave first). */
+int xmdl_upgrade(sql_exec_ctx_t *x)
+{
+    if (!x->ss)
+        return 0;
+    int rc = mdl_upgrade(&x->ss->mdl, mdl_timeout(x), x->kill_query);
     return rc ? mdl_err(x, rc) : 0;
 }
 
@@ -209,6 +223,11 @@ static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
 #undef ADD
     if (!n)
         return 0;
+    if ((st->kind == SQL_STMT_CREATE_INDEX || st->kind == SQL_STMT_ALTER_TABLE) && n == 1) {
+        /* index builds and table copies let readers in; they upgrade to EXCLUSIVE to publish (xmdl_upgrade) */
+        int rc = mdl_no_write(&x->ss->mdl, dbs[0], names[0], mdl_timeout(x), x->kill_query);
+        return rc ? mdl_err(x, rc) : 0;
+    }
     int rc = mdl_exclusive(&x->ss->mdl, dbs, names, n, mdl_timeout(x), x->kill_query);
     return rc ? mdl_err(x, rc) : 0;
 }
@@ -324,10 +343,12 @@ static int commit_open(sql_exec_ctx_t *x)
         if (rc == BINLOG_EDISKFULL) {
             rc = diag_error(x->diag, ER_DISK_FULL, "binary log", 28, "No space left on device");
         } else if (rc) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "Got error %d \"%s\" during COMMIT", rc,
-                     rc == STRATA_EIO ? "binary log write failed, see the error log" : "engine error");
-            rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ERROR_DURING_COMMIT, msg);
+            /* an operating-system error of the engine (a redo write or fsync that failed): its errno */
+            bool os = rc < 0 && rc > -4096;
+            rc = diag_error(x->diag, ER_ERROR_DURING_COMMIT, os ? -rc : rc,
+                            os                  ? strerror(-rc)
+                            : rc == STRATA_EIO ? "binary log write failed, see the error log"
+                                               : "engine error");
         }
     }
     trx_end(ss);
@@ -645,7 +666,7 @@ static cat_table_t *open_write(sql_exec_ctx_t *x, const sql_name_t *n, const cha
     const char *rdb = db, *rname = n->name;
     xtmp_map(x, &rdb, &rname);
     *dbout = db;
-    if (xmdl_shared(x, rdb, rname) != 0)
+    if (xmdl_lock(x, rdb, rname, true) != 0)
         return NULL;
     cat_table_t *t = catalog_table_get(g_cat, rdb, rname);
     if (!t)
@@ -2350,76 +2371,6 @@ static int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
 
 /* ---------------------------------------------------------------- indexes, TRUNCATE, DROP, RENAME */
 
-/* Fills a new secondary index tree from the table's rows (unique indexes checked). */
-static int index_build(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix)
-{
-    engine_trx_t *trx;
-    int rc = engine_trx_begin(g_eng, &trx);
-    if (rc)
-        return table_engine_err(x->diag, t, rc);
-    table_scan_t sc;
-    buf_t key, prefix;
-    buf_init(&key);
-    buf_init(&prefix);
-    rc = table_scan_open(&sc, trx, t, -1, NULL, NULL, false, x->arena);
-    while (rc == 0 && (rc = table_scan_next(&sc)) == 0) {
-        table_index_key(t, ix, sc.row, &sc.pk, &key);
-        if (t->idx[ix].kind == CAT_IDX_UNIQUE) {
-            /* a duplicate has the same index-column prefix: it sits next to this entry */
-            size_t plen = key.len - sc.pk.len;
-            bool has_null = false;
-            for (uint32_t k = 0; k < t->idx[ix].ncols; k++)
-                has_null |= sc.row[t->idx[ix].cols[k].col].type == VAL_NULL;
-            if (!has_null) {
-                engine_cursor_t *cur;
-                if (engine_cursor_open(trx, t->idx[ix].tree, &cur) == 0) {
-                    int f = engine_cursor_seek(cur, key.data, plen, ENGINE_SEEK_GE);
-                    size_t kl = 0;
-                    const uint8_t *k = f == 0 ? engine_cursor_key(cur, &kl) : NULL;
-                    bool dup = k && kl >= plen && memcmp(k, key.data, plen) == 0;
-                    engine_cursor_close(cur);
-                    if (dup) {
-                        /* format MySQL's message through table_insert's duplicate path */
-                        diag_t tmp;
-                        diag_init(&tmp, 4);
-                        rc = -ER_DUP_ENTRY;
-                        buf_t vals;
-                        buf_init(&vals);
-                        for (uint32_t c = 0; c < t->idx[ix].ncols; c++) {
-                            if (c)
-                                buf_append_byte(&vals, '-');
-                            value_append_text(&vals, &sc.row[t->idx[ix].cols[c].col]);
-                        }
-                        buf_append_byte(&vals, 0);
-                        diag_error(x->diag, ER_DUP_ENTRY, (const char *)vals.data, t->idx[ix].name);
-                        buf_free(&vals);
-                        diag_free(&tmp);
-                        break;
-                    }
-                }
-            }
-        }
-        rc = engine_insert(trx, t->idx[ix].tree, key.data, key.len, "", 0);
-        if (rc) {
-            rc = table_engine_err(x->diag, t, rc);
-            break;
-        }
-    }
-    table_scan_close(&sc);
-    buf_free(&key);
-    buf_free(&prefix);
-    if (rc == STRATA_ENOTFOUND)
-        rc = 0;
-    else if (rc < -10000)
-        rc = table_engine_err(x->diag, t, rc);
-    if (rc) {
-        engine_trx_rollback(trx);
-        return rc;
-    }
-    rc = engine_trx_commit(trx);
-    return rc ? table_engine_err(x->diag, t, rc) : 0;
-}
-
 static int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index_def_t *d, bool if_not_exists)
 {
     const char *db;
@@ -2448,13 +2399,10 @@ static int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index
     }
     uint32_t ix = nt->nidx - 1;
     nt->idx[ix].key_version = RC_KEY_VERSION;
-    if ((rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[ix].tree)) != 0) {
-        catalog_table_release(t);
-        return table_engine_err(x->diag, nt, rc);
-    }
-    if ((rc = index_build(x, nt, ix)) == 0)
+    /* readers go on while the index is built; writers wait, and the new definition needs the table alone */
+    if ((rc = exec_index_build(x, nt, &ix, 1)) == 0 && (rc = xmdl_upgrade(x)) == 0)
         rc = catalog_table_replace(g_cat, nt, x->diag);
-    if (rc)
+    if (rc && nt->idx[ix].tree)
         engine_tree_drop(NULL, g_eng, nt->idx[ix].tree);
     catalog_table_release(t);
     return rc;
@@ -2789,6 +2737,59 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bo
     return rc;
 }
 
+static void alter_drop_trees(cat_table_t *nt)
+{
+    if (nt->tree)
+        engine_tree_drop(NULL, g_eng, nt->tree);
+    for (uint32_t i = 0; i < nt->nidx; i++)
+        if (nt->idx[i].tree && nt->idx[i].tree != nt->tree)
+            engine_tree_drop(NULL, g_eng, nt->idx[i].tree);
+    nt->tree = 0;
+    for (uint32_t i = 0; i < nt->nidx; i++)
+        nt->idx[i].tree = 0;
+}
+
+/* The trees of a rebuilt table: the rows copied into a new clustered tree (the primary key, if any, checked as
+ * they go in), then every secondary index built from them by sorting (idxbuild.c), not entry by entry.  On
+ * failure no new tree is left. */
+static int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool ignore, uint64_t *nrows)
+{
+    cat_table_t *nt = A->nt;
+    nt->tree = 0;
+    uint32_t nsec = 0, *sec = arena_alloc(x->arena, sizeof(uint32_t) * (nt->nidx + 1));
+    bool unique = false;
+    for (uint32_t i = 0; i < nt->nidx; i++) {
+        nt->idx[i].tree = 0;
+        nt->idx[i].key_version = RC_KEY_VERSION;
+        if (nt->idx[i].kind != CAT_IDX_PRIMARY)
+            sec[nsec++] = i;
+        unique |= nt->idx[i].kind == CAT_IDX_UNIQUE;
+    }
+    int rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
+    if (rc)
+        return table_engine_err(x->diag, old, rc);
+    if (nt->has_pk)
+        nt->idx[0].tree = nt->tree;
+    if (ignore && unique) {
+        /* ALTER IGNORE keeps the first of duplicate rows: the copy must see each UNIQUE index as it inserts */
+        for (uint32_t i = 0; i < nsec && !rc; i++)
+            rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[sec[i]].tree);
+        if (rc || (rc = alter_copy(x, old, A, ignore, nrows)) != 0)
+            alter_drop_trees(nt);
+        return rc < -10000 ? table_engine_err(x->diag, old, rc) : rc;
+    }
+    /* the copy writes the clustered tree only: the definition it inserts through has no secondary index */
+    uint32_t nidx = nt->nidx;
+    nt->nidx = nt->has_pk ? 1 : 0;
+    rc = alter_copy(x, old, A, ignore, nrows);
+    nt->nidx = nidx;
+    if (!rc && nsec)
+        rc = exec_index_build(x, nt, sec, nsec);
+    if (rc)
+        alter_drop_trees(nt);
+    return rc;
+}
+
 /*
  * Whether MariaDB 10.11 (InnoDB) would do this ALTER with ALGORITHM=COPY, the only one whose OK reports the
  * rows copied ("Records: n"): a column whose stored type changes, or a new column whose DEFAULT is not
@@ -3023,28 +3024,12 @@ static int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
         if (rc)
             goto out;
     }
-    /* new trees, rows copied, then the definition swapped (the catalog drops the old trees) */
-    nt->tree = 0;
-    for (uint32_t i = 0; i < nt->nidx; i++)
-        nt->idx[i].tree = 0;
-    rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
-    for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
-        nt->idx[i].key_version = RC_KEY_VERSION;
-        if (nt->idx[i].kind == CAT_IDX_PRIMARY)
-            nt->idx[i].tree = nt->tree;
-        else
-            rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[i].tree);
-    }
-    if (rc) {
-        rc = table_engine_err(x->diag, old, rc);
-        goto drop_new;
-    }
     uint64_t nrows = 0;
     uint64_t ai_before = atomic_load(&old->ctr->auto_inc);
     bool copy = alter_is_copy(old, &A);
-    if ((rc = alter_copy(x, old, &A, at->ignore, &nrows)) != 0)
-        goto drop_new;
-    if ((rc = catalog_table_replace(g_cat, nt, x->diag)) != 0)
+    if ((rc = alter_new_trees(x, old, &A, at->ignore, &nrows)) != 0)
+        goto out;
+    if ((rc = xmdl_upgrade(x)) != 0 || (rc = catalog_table_replace(g_cat, nt, x->diag)) != 0)
         goto drop_new;
     /* counters: hidden row ids continue after the copied rows; AUTO_INCREMENT never goes back */
     if (atomic_load(&old->ctr->row_id) <= nrows)
@@ -3062,11 +3047,7 @@ static int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                                    x->diag->warn_count));
     goto out;
 drop_new:
-    if (nt->tree)
-        engine_tree_drop(NULL, g_eng, nt->tree);
-    for (uint32_t i = 0; i < nt->nidx; i++)
-        if (nt->idx[i].tree && nt->idx[i].tree != nt->tree)
-            engine_tree_drop(NULL, g_eng, nt->idx[i].tree);
+    alter_drop_trees(nt);
 out:
     catalog_table_release(old);
     return rc;
@@ -3184,28 +3165,9 @@ static int keys_upgrade_table(const char *db, const char *name)
         A.src = arena_alloc(&mem, sizeof(int) * (nt->ncols + 1));
         for (uint32_t i = 0; i < nt->ncols; i++)
             A.src[i] = (int)i;
-        nt->tree = 0;
-        for (uint32_t i = 0; i < nt->nidx; i++)
-            nt->idx[i].tree = 0;
-        rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->tree);
-        for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
-            if (nt->idx[i].kind == CAT_IDX_PRIMARY)
-                nt->idx[i].tree = nt->tree;
-            else
-                rc = engine_tree_create(NULL, g_eng, nt->space_id, &nt->idx[i].tree);
-        }
         uint64_t nrows = 0;
-        if (rc)
-            rc = table_engine_err(&d, old, rc);
-        else if ((rc = alter_copy(&x, old, &A, false, &nrows)) == 0)
-            rc = catalog_table_replace(g_cat, nt, &d);
-        if (rc) {
-            if (nt->tree)
-                engine_tree_drop(NULL, g_eng, nt->tree);
-            for (uint32_t i = 0; i < nt->nidx; i++)
-                if (nt->idx[i].tree && nt->idx[i].tree != nt->tree)
-                    engine_tree_drop(NULL, g_eng, nt->idx[i].tree);
-        }
+        if ((rc = alter_new_trees(&x, old, &A, false, &nrows)) == 0 && (rc = catalog_table_replace(g_cat, nt, &d)) != 0)
+            alter_drop_trees(nt);
     }
     catalog_table_release(old);
     if (rc) {
@@ -3277,6 +3239,13 @@ static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (!alter_in_place(at))
         return alter_rebuild(x, at);
     int rc = 0;
+    /* only ADD INDEX works under the NO_WRITE lock (create_index upgrades to publish); the rest needs the table
+     * alone from the start */
+    bool only_add = !(at->opts.set & SQL_TOPT_AUTO_INCREMENT);
+    for (uint32_t i = 0; i < at->nactions; i++)
+        only_add &= at->actions[i].kind == SQL_ALTER_ADD_INDEX;
+    if (!only_add && (rc = xmdl_upgrade(x)) != 0)
+        return rc;
     for (uint32_t i = 0; i < at->nactions && !rc; i++) {
         const sql_alter_action_t *a = &at->actions[i];
         switch (a->kind) {

@@ -115,6 +115,8 @@ const char *xdb(sql_exec_ctx_t *x, const char *db);
 /* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (sql/mdl.h);
  * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
 int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
+/* An index build's NO_WRITE lock becomes EXCLUSIVE to publish the new definition (no-op without one). */
+int xmdl_upgrade(sql_exec_ctx_t *x);
 /* After a table of a real database was opened for reading or writing: registers the multi-statement transaction
  * (autocommit off or after BEGIN) and records the access for the session tracker (exec.c). */
 int xtable_used(sql_exec_ctx_t *x, bool write);
@@ -145,5 +147,11 @@ bool exec_show_handles(const sql_show_t *sh);
 int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* Copies a table into new trees (OPTIMIZE TABLE; exec.c's ALTER TABLE rebuild with no change). */
 int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
+
+/* ---- index builds (idxbuild.c) ---- */
+/* Builds the secondary indexes ixs[0..n) of t from its rows (a read view's), each sorted and loaded bottom-up into
+ * a new tree whose id goes into t->idx[ixs[i]].tree; 1062 for a duplicate of a UNIQUE one, 1317 when killed.  The
+ * caller keeps writers out and publishes the trees; on failure none is left. */
+int exec_index_build(sql_exec_ctx_t *x, cat_table_t *t, const uint32_t *ixs, uint32_t n);
 
 #endif

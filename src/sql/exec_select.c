@@ -2921,6 +2921,8 @@ struct sql_plan {
     uint32_t nsrc;
     uint64_t *src_id, *src_version;
     xpath_t *paths;
+    const sql_expr_t *where;   /* the WHERE the paths were chosen for (the statement's tree, kept with it) */
+    uint64_t stats_gen;        /* stats_generation() when they were chosen */
     /* SELECT */
     bool *need;                /* xsel_t.need */
     xitem_t *items;
@@ -2992,7 +2994,14 @@ bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q)
 {
     if (!xplan_valid(x, key, q))
         return false;
-    q->paths = x->plan->paths;
+    sql_plan_t *p = x->plan;
+    if (p->stats_gen != stats_generation()) {
+        /* ANALYZE published new statistics: the binding stands, the access paths are chosen again */
+        p->stats_gen = stats_generation();
+        for (uint32_t i = 0; i < p->nsrc; i++)
+            choose_path(q, i, p->where, &p->paths[i], &p->mem);
+    }
+    q->paths = p->paths;
     x->stats.plan_hits++;
     return true;
 }
@@ -3022,6 +3031,8 @@ void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where)
     p->src_id = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
     p->src_version = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
     p->paths = arena_calloc(&p->mem, sizeof(xpath_t) * (p->nsrc + 1));
+    p->where = where;
+    p->stats_gen = stats_generation();
     for (uint32_t i = 0; i < p->nsrc; i++) {
         p->src_id[i] = q->src[i].t->id;
         p->src_version[i] = q->src[i].t->version;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sql/extsort.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define REC_HDR 8
@@ -136,11 +137,11 @@ static int tmpfile_open(extsort_t *s, int *fd)
     size_t n = strlen(s->tmpdir) + 32;
     char *path = mem_alloc(n);
     snprintf(path, n, "%s/strata-sort-XXXXXX", s->tmpdir);
-    int f = mkostemp(path, O_CLOEXEC);
-    int rc = 0;
+    int rc = fault_check(FIO_TEMP, FIO_OPEN);
+    int f = rc ? -1 : mkostemp(path, O_CLOEXEC);
     if (f < 0) {
-        rc = -errno;
-        log_error("extsort: cannot create a temporary file in %s: %s", s->tmpdir, strerror(errno));
+        rc = rc ? rc : -errno;
+        log_error("extsort: cannot create a temporary file in %s: %s", s->tmpdir, strerror(-rc));
     } else {
         unlink(path); /* gone with the process, whatever happens */
         s->files_created++;
@@ -152,16 +153,10 @@ static int tmpfile_open(extsort_t *s, int *fd)
 
 static int wr_flush(wr_t *w)
 {
-    size_t done = 0;
-    while (done < w->len) {
-        ssize_t k = pwrite(w->fd, w->buf + done, w->len - done, (off_t)(w->off + done));
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            log_error("extsort: writing a temporary file: %s", strerror(errno));
-            return -errno;
-        }
-        done += (size_t)k;
+    int rc = fio_pwrite(FIO_TEMP, w->fd, w->buf, w->len, (int64_t)w->off);
+    if (rc) {
+        log_error("extsort: writing a temporary file: %s", strerror(-rc));
+        return rc;
     }
     w->off += w->len;
     w->len = 0;
@@ -290,12 +285,11 @@ static int rd_fill(extsort_rd_t *r, size_t n)
         size_t want = (size_t)MIN((uint64_t)(r->cap - r->have), r->end - r->pos);
         if (want == 0)
             return 1;
-        ssize_t k = pread(r->fd, r->buf + r->have, want, (off_t)r->pos);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            log_error("extsort: reading a temporary file: %s", strerror(errno));
-            return -errno;
+        size_t k = 0;
+        int rc = fio_pread(FIO_TEMP, r->fd, r->buf + r->have, want, (int64_t)r->pos, &k);
+        if (rc) {
+            log_error("extsort: reading a temporary file: %s", strerror(-rc));
+            return rc;
         }
         if (k == 0) {
             log_error("extsort: a temporary file is shorter than written");

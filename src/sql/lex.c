@@ -176,7 +176,18 @@ static bool read_quoted(sql_lexer_t *lx, sql_tok_t *t, bool escapes)
 {
     char q = *lx->pos;
     const char *p = lx->pos + 1;
-    char *o = arena_alloc(lx->arena, (size_t)(lx->end - p) + 1);
+    /* The decoded text is never longer than the quoted span: find its end first, so that a statement with many
+     * literals (a multi-row INSERT) allocates the size of each, not of the rest of the statement for each. */
+    const char *e = p;
+    while (e < lx->end) {
+        if (*e == '\\' && escapes && e + 1 < lx->end)
+            e += 2;
+        else if (*e == q && !(e + 1 < lx->end && e[1] == q))
+            break;
+        else
+            e += *e == q ? 2 : 1;
+    }
+    char *o = arena_alloc(lx->arena, (size_t)(e - p) + 1);
     size_t oi = 0;
     while (p < lx->end) {
         char c = *p;

@@ -1,6 +1,6 @@
 /*
- * Metadata locks (mdl.h): a table of locked names (chained hash, one mutex), each with a count of SHARED
- * holders, an EXCLUSIVE holder flag and a count of EXCLUSIVE waiters; one condition variable for every waiter
+ * Metadata locks (mdl.h): a table of locked names (chained hash, one mutex), each with counts of shared
+ * (READ + WRITE) and WRITE holders, NO_WRITE and EXCLUSIVE holder flags and counts of their waiters; one condition variable for every waiter
  * (waits are rare: only around DDL), woken by broadcast when a lock is released.  An entry nobody holds or waits
  * for stays in the table, idle, for the next statement on that table (no allocation per statement), up to
  * MDL_IDLE_MAX idle entries; past that it is freed.
@@ -20,7 +20,10 @@ struct mdl_lock {
     struct mdl_lock *next;
     char *key; /* "db\0name" */
     size_t klen;
-    uint32_t shared;
+    uint32_t shared;      /* READ and WRITE holders */
+    uint32_t writers;     /* of which WRITE */
+    bool nowrite;         /* a NO_WRITE holder */
+    uint32_t nowrite_waiting;
     bool excl;
     uint32_t excl_waiting;
     uint32_t refs; /* holders and waiters that point here */
@@ -86,23 +89,38 @@ static void unref(mdl_lock_t *l)
     mem_free(l);
 }
 
-static bool holds(const mdl_set_t *s, const mdl_lock_t *l)
+/* The index of l in s, or -1. */
+static int held_at(const mdl_set_t *s, const mdl_lock_t *l)
 {
     for (uint32_t i = 0; i < s->n; i++)
         if (s->held[i] == l)
-            return true;
-    return false;
+            return (int)i;
+    return -1;
 }
 
-static void add(mdl_set_t *s, mdl_lock_t *l, bool excl)
+static bool holds(const mdl_set_t *s, const mdl_lock_t *l) { return held_at(s, l) >= 0; }
+
+static void add(mdl_set_t *s, mdl_lock_t *l, mdl_mode_t mode)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 8;
         s->held = mem_realloc(s->held, s->cap * sizeof *s->held);
-        s->exclusive = mem_realloc(s->exclusive, s->cap * sizeof *s->exclusive);
+        s->mode = mem_realloc(s->mode, s->cap * sizeof *s->mode);
     }
     s->held[s->n] = l;
-    s->exclusive[s->n++] = excl;
+    s->mode[s->n++] = (uint8_t)mode;
+}
+
+/* Gives up what entry i of s holds on its lock (mu held; the entry itself stays). */
+static void drop_mode(mdl_set_t *s, uint32_t i)
+{
+    mdl_lock_t *l = s->held[i];
+    switch ((mdl_mode_t)s->mode[i]) {
+    case MDL_WRITE: l->writers--; /* fall through */
+    case MDL_READ: l->shared--; break;
+    case MDL_NO_WRITE: l->nowrite = false; break;
+    case MDL_EXCLUSIVE: l->excl = false; break;
+    }
 }
 
 /* Waits on the shared condition for up to 100 ms (mu held); MDL_TIMEOUT / MDL_KILLED or 0 to look again. */
@@ -133,26 +151,120 @@ static uint64_t deadline_of(uint64_t timeout_us)
     return timeout_us > UINT64_MAX - now ? UINT64_MAX : now + timeout_us;
 }
 
-int mdl_shared(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill)
+static int shared_lock(mdl_set_t *s, const char *db, const char *name, bool write, uint64_t timeout_us,
+                       _Atomic bool *kill)
 {
     pthread_mutex_lock(&g_m.mu);
     mdl_lock_t *l = lookup(db, name);
-    if (holds(s, l)) {
+    int at = held_at(s, l), rc = 0;
+    if (at >= 0 && (!write || s->mode[at] != MDL_READ)) {
         unref(l);
         pthread_mutex_unlock(&g_m.mu);
         return 0;
     }
     uint64_t deadline = deadline_of(timeout_us);
-    int rc = 0;
-    while (l->excl || l->excl_waiting)
-        if ((rc = wait_step(deadline, kill)) != 0)
+    for (;;) {
+        bool blocked = at < 0 && (l->excl || l->excl_waiting);
+        if (write && (l->nowrite || l->nowrite_waiting || l->excl || l->excl_waiting)) {
+            if (at >= 0) { /* raising a READ past a DDL that waits for, or will wait for, this very READ */
+                rc = MDL_DEADLOCK;
+                break;
+            }
+            blocked = true;
+        }
+        if (!blocked || (rc = wait_step(deadline, kill)) != 0)
             break;
-    if (rc == 0) {
+    }
+    if (rc == 0 && at >= 0) {
+        s->mode[at] = MDL_WRITE;
+        l->writers++;
+        unref(l);
+    } else if (rc == 0) {
         l->shared++;
-        add(s, l, false);
+        l->writers += write;
+        add(s, l, write ? MDL_WRITE : MDL_READ);
     } else {
         unref(l);
     }
+    pthread_mutex_unlock(&g_m.mu);
+    return rc;
+}
+
+int mdl_shared(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill)
+{
+    return shared_lock(s, db, name, false, timeout_us, kill);
+}
+
+int mdl_shared_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill)
+{
+    return shared_lock(s, db, name, true, timeout_us, kill);
+}
+
+/* Shared entries of s on l (a session's own READ/WRITE do not block its DDL). */
+static uint32_t own_shared(const mdl_set_t *s, const mdl_lock_t *l, bool writers_only)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->held[i] == l && (s->mode[i] == MDL_WRITE || (!writers_only && s->mode[i] == MDL_READ)))
+            n++;
+    return n;
+}
+
+int mdl_no_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill)
+{
+    pthread_mutex_lock(&g_m.mu);
+    mdl_lock_t *l = lookup(db, name);
+    int at = held_at(s, l), rc = 0;
+    if (at >= 0 && s->mode[at] >= MDL_NO_WRITE) {
+        unref(l);
+        pthread_mutex_unlock(&g_m.mu);
+        return 0;
+    }
+    uint64_t deadline = deadline_of(timeout_us);
+    /* While it waits it holds back new readers too, as MariaDB's ALTER waiting for its first EXCLUSIVE does */
+    l->nowrite_waiting++;
+    l->excl_waiting++;
+    while (l->excl || l->nowrite || l->writers > own_shared(s, l, true))
+        if ((rc = wait_step(deadline, kill)) != 0)
+            break;
+    l->nowrite_waiting--;
+    l->excl_waiting--;
+    if (rc == 0)
+        pthread_cond_broadcast(&g_m.cond); /* readers held back by our waiting may go */
+    if (rc == 0) {
+        l->nowrite = true;
+        add(s, l, MDL_NO_WRITE);
+    } else {
+        unref(l);
+        pthread_cond_broadcast(&g_m.cond); /* writers held back by our waiting may go */
+    }
+    pthread_mutex_unlock(&g_m.mu);
+    return rc;
+}
+
+int mdl_upgrade(mdl_set_t *s, uint64_t timeout_us, _Atomic bool *kill)
+{
+    pthread_mutex_lock(&g_m.mu);
+    uint64_t deadline = deadline_of(timeout_us);
+    int rc = 0;
+    for (uint32_t i = 0; i < s->n && !rc; i++) {
+        if (s->mode[i] != MDL_NO_WRITE)
+            continue;
+        mdl_lock_t *l = s->held[i];
+        l->excl_waiting++;
+        pthread_cond_broadcast(&g_m.cond); /* a reader about to write must see it and give up (MDL_DEADLOCK) */
+        while (l->shared > own_shared(s, l, false))
+            if ((rc = wait_step(deadline, kill)) != 0)
+                break;
+        l->excl_waiting--;
+        if (rc == 0) {
+            l->nowrite = false;
+            l->excl = true;
+            s->mode[i] = MDL_EXCLUSIVE;
+        }
+    }
+    if (rc)
+        pthread_cond_broadcast(&g_m.cond);
     pthread_mutex_unlock(&g_m.mu);
     return rc;
 }
@@ -173,8 +285,10 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
         for (uint32_t i = 0; i < n && free_all; i++) {
             mdl_lock_t *l = want[i];
             bool mine = holds(s, l);
-            /* a name this session holds SHARED alone can be upgraded; two entries for one name count once */
-            free_all = !l->excl && l->shared <= (mine ? 1u : 0u);
+            /* a name this session holds shared alone can be upgraded; two entries for one name count once */
+            int at = held_at(s, l);
+            free_all = !l->excl && (!l->nowrite || (at >= 0 && s->mode[at] == MDL_NO_WRITE)) &&
+                       l->shared <= (mine ? own_shared(s, l, false) : 0u);
         }
         if (free_all)
             break;
@@ -187,15 +301,15 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
         if (rc == 0 && !l->excl) {
             if (holds(s, l)) { /* upgrade in place */
                 for (uint32_t k = 0; k < s->n; k++)
-                    if (s->held[k] == l && !s->exclusive[k]) {
-                        s->exclusive[k] = true;
-                        l->shared--;
+                    if (s->held[k] == l && s->mode[k] != MDL_EXCLUSIVE) {
+                        drop_mode(s, k);
+                        s->mode[k] = MDL_EXCLUSIVE;
                     }
                 l->excl = true;
                 unref(l);
             } else {
                 l->excl = true;
-                add(s, l, true);
+                add(s, l, MDL_EXCLUSIVE);
             }
         } else {
             unref(l); /* duplicate name in the list, or failure */
@@ -214,12 +328,8 @@ void mdl_release_all(mdl_set_t *s)
         return;
     pthread_mutex_lock(&g_m.mu);
     for (uint32_t i = 0; i < s->n; i++) {
-        mdl_lock_t *l = s->held[i];
-        if (s->exclusive[i])
-            l->excl = false;
-        else
-            l->shared--;
-        unref(l);
+        drop_mode(s, i);
+        unref(s->held[i]);
     }
     s->n = 0;
     pthread_cond_broadcast(&g_m.cond);
@@ -230,9 +340,9 @@ void mdl_set_free(mdl_set_t *s)
 {
     mdl_release_all(s);
     mem_free(s->held);
-    mem_free(s->exclusive);
+    mem_free(s->mode);
     s->held = NULL;
-    s->exclusive = NULL;
+    s->mode = NULL;
     s->cap = 0;
 }
 

@@ -10,6 +10,20 @@
  * DDL acquires all its names together and never holds one while waiting for another, so two DDLs cannot
  * deadlock each other.
  *
+ * Readers and writers are told apart (MariaDB's MDL_SHARED_READ / MDL_SHARED_WRITE): an index build or table
+ * copy takes NO_WRITE (MDL_SHARED_NO_WRITE) for its long part, which lets readers in and keeps writers out, and
+ * upgrades it to EXCLUSIVE only to publish the new definition (mdl_upgrade).  A waiting NO_WRITE holds back new
+ * writers, a waiting EXCLUSIVE everybody.  A session that holds a name for reading and asks to write it while
+ * another session holds it NO_WRITE can never get it (that DDL must upgrade past this reader): it gets
+ * MDL_DEADLOCK at once (ER_LOCK_DEADLOCK; MariaDB's deadlock detector makes the DML the victim too).
+ *
+ * Compatibility (held across, requested down; + = granted):
+ *                 READ  WRITE  NO_WRITE  EXCLUSIVE
+ *    READ          +     +       +          -
+ *    WRITE         +     +       -          -
+ *    NO_WRITE      +     -       -          -
+ *    EXCLUSIVE     -     -       -          -
+ *
  * Thread-safety: one mutex for the table of names; a session's mdl_set_t is its own.
  */
 #ifndef STRATA_SQL_MDL_H
@@ -21,15 +35,23 @@
 
 typedef struct mdl_lock mdl_lock_t;
 
+typedef enum mdl_mode { MDL_READ = 0, MDL_WRITE = 1, MDL_NO_WRITE = 2, MDL_EXCLUSIVE = 3 } mdl_mode_t;
+
 typedef struct mdl_set {
     mdl_lock_t **held;
-    bool *exclusive;
+    uint8_t *mode;       /* mdl_mode_t of each held name */
     uint32_t n, cap;
 } mdl_set_t;
 
-enum { MDL_TIMEOUT = 1, MDL_KILLED = 2 };
+enum { MDL_TIMEOUT = 1, MDL_KILLED = 2, MDL_DEADLOCK = 3 };
 /* 0, MDL_TIMEOUT (after timeout_us) or MDL_KILLED (*kill became true; it is cleared). */
 int mdl_shared(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill);
+/* A shared lock for a statement that changes the table (a READ held already is raised); MDL_DEADLOCK above. */
+int mdl_shared_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill);
+/* NO_WRITE on one name: waits for the writers holding it to finish. */
+int mdl_no_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeout_us, _Atomic bool *kill);
+/* Every NO_WRITE of s becomes EXCLUSIVE, once the readers are gone. */
+int mdl_upgrade(mdl_set_t *s, uint64_t timeout_us, _Atomic bool *kill);
 int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names, uint32_t n, uint64_t timeout_us,
                   _Atomic bool *kill);
 void mdl_release_all(mdl_set_t *s);

@@ -10,6 +10,7 @@
  * A record of another version is ignored (the table then has no statistics until the next ANALYZE).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -185,6 +186,13 @@ static int count_rows(engine_trx_t *trx, const cat_table_t *t, uint64_t *rows)
     return rc == STRATA_ENOTFOUND ? 0 : rc;
 }
 
+static _Atomic uint64_t g_generation;
+
+uint64_t stats_generation(void)
+{
+    return atomic_load_explicit(&g_generation, memory_order_acquire);
+}
+
 int stats_analyze(catalog_t *c, const cat_table_t *t)
 {
     stats_entry_t e = {.table_id = t->id, .present = true};
@@ -217,6 +225,7 @@ int stats_analyze(catalog_t *c, const cat_table_t *t)
     pthread_mutex_lock(&g_lock);
     cache_put(&e);
     pthread_mutex_unlock(&g_lock);
+    atomic_fetch_add_explicit(&g_generation, 1, memory_order_release);
     return 0;
 }
 

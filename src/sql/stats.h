@@ -30,6 +30,9 @@ bool stats_index_distinct(catalog_t *c, const cat_table_t *t, uint32_t ix, uint3
 /* Rows one lookup of the first n columns of index ix is expected to match (rows / distinct, at least 1); false
  * when unknown. */
 bool stats_rows_per_key(catalog_t *c, const cat_table_t *t, uint32_t ix, uint32_t n, uint64_t *rows);
+/* Increases with every ANALYZE that published statistics: access paths chosen at an older value may no longer be
+ * the cheapest (prepared plans choose theirs again). */
+uint64_t stats_generation(void);
 /* Frees the cache (server shutdown). */
 void stats_shutdown(void);
 

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <math.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -123,7 +124,8 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
     case ENGINE_EFULL: return diag_error(d, ER_RECORD_FILE_FULL, t ? t->name : "?");
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
-    case ENGINE_ENOSPC: return diag_error(d, ER_DISK_FULL, t ? t->name : "?", 28, "No space left on device");
+    /* A data or undo file that cannot grow for a full disk: MariaDB's InnoDB says the table is full (1114). */
+    case ENGINE_ENOSPC: return diag_error(d, ER_RECORD_FILE_FULL, t ? t->name : "?");
     case ENGINE_ELOGFULL:
         /* As MySQL Cluster reports running out of undo space (its temporary error 1501 through 1297). */
         return diag_push_msg(d, DIAG_ERROR, 1297,
@@ -131,6 +133,11 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
                              "group's undo file (or strata's bound for the default one); commit in smaller "
                              "transactions or CREATE LOGFILE GROUP with a larger UNDOFILE' from InnoDB");
     default: {
+        /* An operating-system error (EIO, ENOSPC of a file that does not grow...): MariaDB's 1030 with the errno. */
+        if (rc == -ENOSPC || rc == -EDQUOT)
+            return diag_error(d, ER_DISK_FULL, t ? t->name : "?", -rc, strerror(-rc));
+        if (rc < 0 && rc > -4096)
+            return diag_error(d, ER_GET_ERRNO, -rc, strerror(-rc), "InnoDB");
         char msg[128];
         snprintf(msg, sizeof msg, "Got error %d from storage engine", rc);
         return diag_push_msg(d, DIAG_ERROR, ER_UNKNOWN_ERROR, msg);

@@ -8,6 +8,7 @@ static void (*hook_begin)(void *);
 static void (*hook_end)(void *);
 static void *hook_arg;
 static _Thread_local _Atomic(const char *) *state_slot;
+static _Thread_local _Atomic(unsigned) *progress_slot;
 
 void blocking_set_hooks(void (*begin)(void *arg), void (*end)(void *arg), void *arg)
 {
@@ -38,4 +39,15 @@ const char *blocking_set_state(const char *state)
     if (!state_slot)
         return NULL;
     return atomic_exchange(state_slot, state);
+}
+
+void blocking_bind_progress(_Atomic(unsigned) *slot)
+{
+    progress_slot = slot;
+}
+
+void blocking_set_progress(unsigned milli_pct)
+{
+    if (progress_slot)
+        atomic_store(progress_slot, milli_pct);
 }

@@ -16,5 +16,9 @@ void blocking_end(void);
  * there for its duration.  blocking_set_state returns the previous state to put back (NULL without a slot). */
 void blocking_bind_state(_Atomic(const char *) *slot);
 const char *blocking_set_state(const char *state);
+/* SHOW PROCESSLIST's Progress beside it (MariaDB's thd_progress_report): thousandths of a percent done of a long
+ * statement (0..100000), in a slot bound the same way; 0 when the statement reports none. */
+void blocking_bind_progress(_Atomic(unsigned) *slot);
+void blocking_set_progress(unsigned milli_pct);
 
 #endif

@@ -1,6 +1,6 @@
 """One fsync per commit group (docs/binlog.md): with sync_binlog=1 a commit syncs only the binary log, and after a
 crash the transactions whose redo was lost are re-applied from the binlog's row events.  The test switch
-STRATA_TEST_NO_REDO_SYNC=1 (read at start-up, tests only) stops the checkpointer from ever syncing the redo, so the
+STRATA_FAULT=point:commit.skip_redo_sync:*:ON (the test build's fault seam, util/fio.h) stops the checkpointer from ever syncing the redo, so the
 recovery MUST re-apply: acknowledged inserts, updates, deletes, multi-row transactions, a table without a primary
 key and a table of every column type, then kill -9; after the restart every table must equal what the clients saw
 acknowledged, the binlog and the table must agree, and strata-check must find no fault."""
@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import conftest
+import test_faults
 from sqlutil import binlog_insert_ids
 
 TABLES = {
@@ -108,10 +109,11 @@ def reapplied(s):
     return int(m[-1]) if m else 0
 
 
+@pytest.mark.skipif(not test_faults.binary_has_seam(conftest.strata_exe()), reason='needs the test build (make SAN=1)')
 @pytest.mark.only('strata')
 def test_crash_reapply_from_binlog(fresh_strata, monkeypatch):
     s = fresh_strata
-    monkeypatch.setenv('STRATA_TEST_NO_REDO_SYNC', '1')
+    monkeypatch.setenv('STRATA_FAULT', 'point:commit.skip_redo_sync:*:ON')
     s.start()
     c = s.connect()
     create(c)
@@ -148,7 +150,7 @@ def test_crash_reapply_from_binlog(fresh_strata, monkeypatch):
     checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
     r = subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    monkeypatch.delenv('STRATA_TEST_NO_REDO_SYNC')
+    monkeypatch.delenv('STRATA_FAULT')
     s.start()
     c = s.connect()
     assert snapshot(c) == have

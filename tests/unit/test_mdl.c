@@ -33,7 +33,7 @@ TEST(test_exclusive_waits_and_times_out)
     CHECK_EQ_INT(d.n, 0);
     /* the same session upgrades its own shared lock */
     CHECK_EQ_INT(mdl_exclusive(&a, dbs, names, 1, 1000, NULL), 0);
-    CHECK(a.exclusive[0]);
+    CHECK(a.mode[0] == MDL_EXCLUSIVE);
     mdl_set_t b = {0};
     CHECK_EQ_INT(mdl_shared(&b, "d", "t", 50000, NULL), MDL_TIMEOUT); /* exclusive held: shared waits */
     mdl_release_all(&a);

@@ -369,6 +369,7 @@ TEST(test_session_checks)
     session_t *s = session_new(&srv);
     snprintf(s->priv_user, sizeof s->priv_user, "w");
     snprintf(s->priv_host, sizeof s->priv_host, "localhost");
+    snprintf(s->host, sizeof s->host, "localhost"); /* the client's host, which 1142/1143 name */
     priv_session_login(s, NULL);
 
     CHECK_EQ_INT(priv_check_global(s, PRIV_SHUTDOWN), -ER_SPECIFIC_ACCESS_DENIED_ERROR);

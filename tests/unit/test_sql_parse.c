@@ -484,6 +484,31 @@ TEST(test_account_and_admin_statements)
     }
 }
 
+/* A multi-row INSERT of many string literals parses in memory proportional to its text (each literal's decoded
+ * copy is the size of that literal, not of the rest of the statement), with escapes and doubled quotes decoded. */
+TEST(test_many_literals_bounded_memory)
+{
+    buf_t q;
+    buf_init(&q);
+    buf_append_str(&q, "INSERT INTO t (a, b) VALUES ");
+    for (int i = 0; i < 5000; i++)
+        buf_printf(&q, "%s(%d, 'row-%d-abcdefghijklmnopqrstuvwxyz0123456789')", i ? "," : "", i, i);
+    buf_append_str(&q, ",(1, 'it''s \\'quoted\\' \\\\ x'),(2, '')");
+    buf_append_byte(&q, 0);
+    pr_t p;
+    sql_stmt_t *st = one(&p, (const char *)q.data);
+    REQUIRE(st && st->kind == SQL_STMT_INSERT);
+    CHECK(p.a.total < 40 * q.len); /* was quadratic: about 5000 x 200 KiB */
+    const sql_insert_t *ins = st->insert;
+    REQUIRE(ins->nrows == 5002);
+    const value_t *v = &ins->rows[5000].vals[1]->lit;
+    CHECK(v->s.len == 17 && memcmp(v->s.ptr, "it's 'quoted' \\ x", 17) == 0);
+    CHECK_EQ_INT((int)ins->rows[5001].vals[1]->lit.s.len, 0);
+    pr_free(&p);
+    buf_free(&q);
+}
+
 UNIT_MAIN(test_syntax_errors_match_mariadb, test_statement_text_through_its_last_byte, test_limit_ident_is_undeclared_variable, test_multi_statements_and_spans,
           test_comments_and_executable_comments, test_literals, test_precedence, test_parse_modes, test_select_clauses,
-          test_set_statements, test_show_statements, test_account_and_admin_statements)
+          test_set_statements, test_show_statements, test_account_and_admin_statements,
+          test_many_literals_bounded_memory)
