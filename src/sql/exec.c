@@ -2451,6 +2451,9 @@ out:
 static int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
 {
     const char *db;
+    const char *vdb = xdb(x, tn->db);
+    if (vdb && strcasecmp(vdb, "performance_schema") == 0)
+        return exec_perfschema_truncate(x, tn->name);
     cat_table_t *t = open_write(x, tn, &db);
     if (!t)
         return -x->diag->error_code;

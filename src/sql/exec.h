@@ -166,6 +166,9 @@ typedef struct sql_exec_ctx {
      * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
      * NULL when the session has none (unit tests): the tables are then empty. */
     void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
+    /* TRUNCATE TABLE of a performance_schema table the session keeps (events_statements_summary_by_digest):
+     * empties it.  NULL when the session has none. */
+    void (*session_table_truncate)(void *user, const char *table);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     sql_plan_t *plan;          /* executing a prepared statement: its plan cache (NULL: bind every time) */
