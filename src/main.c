@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monitor/digest.h"
 #include "monitor/qlog.h"
 #include "net/net.h"
 #include "proto/proto.h"
@@ -312,6 +313,7 @@ int main(int argc, char **argv)
         goto out;
     }
     session_qlog_configure(&g_srv); /* a log that cannot be opened is turned off and reported */
+    session_digest_init(&g_srv);
     g_srv.qlog_ready = true;
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
@@ -375,6 +377,7 @@ out:
     if (auth_srv.cache)
         auth_cache_free(auth_srv.cache);
     qlog_close_all();
+    digest_shutdown();
     server_free(&g_srv);
     config_free(&cfg);
     log_close();

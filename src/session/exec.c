@@ -414,7 +414,7 @@ static void trs_end(text_rs_t *r, bool more)
 
 /* The SQL_PARSE_* flags of the session's sql_mode (a SET: bit i = the i-th name of its list in sysvar.def:
  * 1 PIPES_AS_CONCAT, 2 ANSI_QUOTES, 20 NO_BACKSLASH_ESCAPES, 29 HIGH_NOT_PRECEDENCE). */
-static unsigned sess_parse_mode(session_t *s)
+unsigned session_parse_mode(session_t *s)
 {
     int64_t m = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     return ((m & (1ll << 1)) ? SQL_PARSE_PIPES_AS_CONCAT : 0u) | ((m & (1ll << 2)) ? SQL_PARSE_ANSI_QUOTES : 0u) |
@@ -470,6 +470,14 @@ static int is_status_row(void *arg, const status_def_t *def, const char *value, 
     return 0;
 }
 
+/* TRUNCATE of the performance_schema tables the session keeps (sql/exec.h session_table_truncate). */
+static void sqlx_session_table_truncate(void *user, const char *table)
+{
+    (void)user;
+    if (strcmp(table, "events_statements_summary_by_digest") == 0)
+        session_digest_truncate();
+}
+
 /* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
 static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
 {
@@ -479,6 +487,8 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
         sysvar_show(&s->srv->vars, &s->vars, table[0] == 'G' ? SYSVAR_GLOBAL : SYSVAR_SESSION, NULL, is_var_row, &nv);
     } else if (strcmp(table, "SESSION_STATUS") == 0 || strcmp(table, "GLOBAL_STATUS") == 0) {
         status_show(&s->srv->status, &s->stat, table[0] == 'G', NULL, is_status_row, &nv);
+    } else if (strcmp(table, "events_statements_summary_by_digest") == 0) {
+        session_digest_rows(row, arg);
     } else if (strcmp(table, "ENGINES") == 0) {
         const char *v[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES",
                             "YES", "YES"};
@@ -607,6 +617,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->visible = sqlx_visible;
     c->column_privs = sqlx_column_privs;
     c->session_table = sqlx_session_table;
+    c->session_table_truncate = sqlx_session_table_truncate;
     c->visible_user = s;
     c->sink = sink;
     c->more = more;
@@ -652,16 +663,18 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_COM_STMT_REPREPARE, st->plan_rebinds);
     if (st->plan_hits)
         status_add(&s->stat, STATUS_STRATA_PREPARED_PLAN_HITS, st->plan_hits);
-    stmt_meter_t *m = &s->meter; /* the slow log's facts of this statement */
+    stmt_meter_t *m = &s->meter; /* the slow log's and the digest's facts of this statement */
     m->rows_examined += st->rows_examined;
     m->lock_us += st->lock_us;
     m->merge_passes += st->sort_merge_passes;
-    m->full_scan |= st->full_scans > 0;
-    m->full_join |= st->full_joins > 0;
-    m->tmp_table |= st->tmp_tables > 0;
-    m->tmp_table_on_disk |= st->tmp_disk_tables > 0;
-    m->filesort |= st->sort_rows > 0;
-    m->priority_queue |= st->sort_priority_queue_sorts > 0;
+    m->full_scans += st->full_scans;
+    m->full_joins += st->full_joins;
+    m->tmp_tables += st->tmp_tables;
+    m->tmp_disk_tables += st->tmp_disk_tables;
+    m->sort_rows += st->sort_rows;
+    m->sort_range += st->sort_range;
+    m->sort_scan += st->sort_scan;
+    m->priority_queue_sorts += st->sort_priority_queue_sorts;
     if (st->full_scans)
         status_add(&s->stat, STATUS_SELECT_SCAN, st->full_scans);
     if (st->full_joins)
@@ -1911,7 +1924,7 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     p->text = arena_strndup(&p->arena, sql, len);
     p->text_len = len;
     sql_stmt_list_t list;
-    if (sql_parse_mode(&p->arena, p->text, len, sess_parse_mode(s), &list, &s->diag) != 0) /* PREPARE's sql_mode */
+    if (sql_parse_mode(&p->arena, p->text, len, session_parse_mode(s), &list, &s->diag) != 0) /* PREPARE's sql_mode */
         goto fail;
     if (list.n != 1) {
         diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), list.n ? list.stmts[1]->src : "", 1);
@@ -2559,7 +2572,7 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
     diag_init(&scratch, s->diag.max);
     sql_stmt_list_t list;
     sql = client_text(s, &s->arena, sql, &len);
-    unsigned mode = sess_parse_mode(s);
+    unsigned mode = session_parse_mode(s);
     int rc = sql_parse_mode(&s->arena, sql, len, mode, &list, &scratch);
     if (rc) {
         /* A syntax error replaces the previous statement's conditions. */
@@ -2619,10 +2632,10 @@ void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
         session_meter_end(s, st); /* after the answer, whose bytes it counts */
         if (rc)
             break;
-        if (i + 1 < list.n && sess_parse_mode(s) != mode) {
+        if (i + 1 < list.n && session_parse_mode(s) != mode) {
             /* a SET changed how text is read: the statements after it are read again under the new sql_mode
              * (MySQL parses a multi-statement text one statement at a time) */
-            mode = sess_parse_mode(s);
+            mode = session_parse_mode(s);
             const char *rest = list.stmts[i + 1]->src;
             sql_stmt_list_t again;
             reparsed = true;

@@ -173,10 +173,11 @@ void session_meter_end(session_t *s, const struct sql_stmt *st)
 {
     stmt_meter_t *m = &s->meter;
     uint64_t query_us = time_mono_us() - m->start_mono_us;
+    session_digest_record(s, st, query_us);
     m->start_mono_us = 0; /* no statement runs: status words after it carry no SERVER_QUERY_WAS_SLOW */
     double lqt = sysvar_session_double(&s->vars, SYSVAR_LONG_QUERY_TIME);
     bool slow = (double)query_us / 1e6 > lqt;
-    bool no_index = m->full_scan && sysvar_session_int(&s->vars, SYSVAR_LOG_QUERIES_NOT_USING_INDEXES);
+    bool no_index = m->full_scans && sysvar_session_int(&s->vars, SYSVAR_LOG_QUERIES_NOT_USING_INDEXES);
     if (!slow && !no_index)
         return;
     if (m->rows_examined < (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MIN_EXAMINED_ROW_LIMIT))
@@ -212,13 +213,13 @@ void session_meter_end(session_t *s, const struct sql_stmt *st)
         /* query_plan (bit 1) or full (bit 5) of log_slow_verbosity's SET (innodb,query_plan,explain,engine,
          * warnings,full) */
         .query_plan = (verbosity & (2 | 32)) != 0,
-        .full_scan = m->full_scan,
-        .full_join = m->full_join,
-        .tmp_table = m->tmp_table,
-        .tmp_table_on_disk = m->tmp_table_on_disk,
-        .filesort = m->filesort,
+        .full_scan = m->full_scans > 0,
+        .full_join = m->full_joins > 0,
+        .tmp_table = m->tmp_tables > 0,
+        .tmp_table_on_disk = m->tmp_disk_tables > 0,
+        .filesort = m->sort_rows > 0,
         .filesort_on_disk = m->merge_passes > 0,
-        .priority_queue = m->priority_queue,
+        .priority_queue = m->priority_queue_sorts > 0,
         .merge_passes = m->merge_passes,
         .text = st->src,
         .len = st->src_len,

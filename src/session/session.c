@@ -14,6 +14,7 @@
 #include "session/acl.h"
 #include "session/priv.h"
 #include "repl/semisync.h"
+#include "monitor/digest.h"
 #include "session/session.h"
 #include "engine/engine.h"
 #include "sql/catalog.h"
@@ -98,6 +99,10 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
             buf_append_str(out, name);
         else
             *num = pos;
+        return true;
+    }
+    if (which == STATUS_PERFORMANCE_SCHEMA_DIGEST_LOST) {
+        *num = digest_lost();
         return true;
     }
     if (engine_status(which, num))
@@ -334,6 +339,7 @@ void session_free(session_t *s)
     mem_free(s->db);
     mem_free(s->info);
     mem_free(s->slow_log_db);
+    session_digest_free(s);
     pthread_mutex_destroy(&s->info_lock);
     mem_free(s);
 }

@@ -85,15 +85,16 @@ typedef struct sess_stmt {
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
 
-/* What one statement cost, for the slow log (session/querylog.c): set at its start, summed from the executor's
- * calls (sql_exec_stats_t) while it runs. */
+/* What one statement cost, for the slow log and the digest summary (session/querylog.c, digest.c): set at its
+ * start, summed from the executor's calls (sql_exec_stats_t, same names) while it runs. */
 typedef struct stmt_meter {
     uint64_t start_wall_us, start_mono_us;
     uint64_t rows_out0, bytes_out0; /* session rows_out / bytes_out at the start */
     uint64_t rows_examined;         /* rows read from tables */
     uint64_t lock_us;               /* waiting for metadata locks */
     uint64_t merge_passes;
-    bool full_scan, full_join, tmp_table, tmp_table_on_disk, filesort, priority_queue;
+    uint64_t full_scans, full_joins, tmp_tables, tmp_disk_tables, sort_rows, sort_range, sort_scan,
+        priority_queue_sorts;
 } stmt_meter_t;
 
 struct session {
@@ -167,6 +168,7 @@ struct session {
     uint64_t bytes_out;     /* bytes of packets the protocol framed, the same */
     stmt_meter_t meter;     /* the running statement's */
     char *slow_log_db;      /* the database of this session's last slow-log record ("use db;" when it changes) */
+    struct digest_cache *digest_cache; /* the digest texts of its last statements (session/digest.c), NULL at first */
 };
 
 struct server {
@@ -290,5 +292,21 @@ void session_qlog_connect(session_t *s, const char *db, const char *via, bool de
 void session_meter_begin(session_t *s);
 struct sql_stmt;
 void session_meter_end(session_t *s, const struct sql_stmt *st);
+
+/* The SQL_PARSE_* flags (sql/sql.h) of the session's sql_mode. */
+unsigned session_parse_mode(session_t *s);
+
+/* Statement digests (session/digest.c over monitor/digest.h). */
+/* Start-up: sizes the summary from performance_schema_digests_size, or leaves it off with performance_schema. */
+void session_digest_init(server_t *srv);
+/* After a statement: its digest text (the session keeps the last few, so a prepared statement or a repeated
+ * text is not normalized again), its meter and diagnostics added to its row. */
+void session_digest_record(session_t *s, const struct sql_stmt *st, uint64_t query_us);
+/* performance_schema.events_statements_summary_by_digest: one row(arg, vals) per row, vals in the table's
+ * column order (sql/exec_show.c exec_perfschema); and its TRUNCATE. */
+void session_digest_rows(void (*row)(void *arg, const char *const *vals), void *arg);
+void session_digest_truncate(void);
+/* Frees the session's digest cache (session_free). */
+void session_digest_free(session_t *s);
 
 #endif

@@ -523,11 +523,19 @@ typedef struct sql_rename_table {
     uint32_t n;
 } sql_rename_table_t;
 
+/* ALTER TABLE / CREATE INDEX / DROP INDEX: the ALGORITHM= and LOCK= clauses (DEFAULT when absent) */
+typedef enum { SQL_ALGORITHM_DEFAULT = 0, SQL_ALGORITHM_COPY, SQL_ALGORITHM_INPLACE, SQL_ALGORITHM_NOCOPY,
+               SQL_ALGORITHM_INSTANT } sql_alter_algorithm_t;
+typedef enum { SQL_ALTER_LOCK_DEFAULT = 0, SQL_ALTER_LOCK_NONE, SQL_ALTER_LOCK_SHARED,
+               SQL_ALTER_LOCK_EXCLUSIVE } sql_alter_lock_t;
+
 typedef struct sql_index_stmt {    /* CREATE [UNIQUE] INDEX i ON t (...) / DROP INDEX i ON t */
     sql_name_t table;
     sql_index_def_t index;         /* DROP: index.name only ("PRIMARY" for DROP INDEX `PRIMARY`) */
     bool if_exists;                /* DROP INDEX IF EXISTS */
     bool or_replace;
+    sql_alter_algorithm_t algorithm;
+    sql_alter_lock_t lock;
 } sql_index_stmt_t;
 
 typedef enum sql_alter_kind {
@@ -565,6 +573,8 @@ typedef struct sql_alter_action {
 typedef struct sql_alter_table {
     sql_name_t table;
     bool ignore;
+    sql_alter_algorithm_t algorithm;
+    sql_alter_lock_t lock;
     sql_alter_action_t *actions;
     uint32_t nactions;
     sql_table_options_t opts;  /* table options among the actions (ENGINE=, AUTO_INCREMENT=, ...) */

@@ -223,8 +223,11 @@ static int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
 #undef ADD
     if (!n)
         return 0;
-    if ((st->kind == SQL_STMT_CREATE_INDEX || st->kind == SQL_STMT_ALTER_TABLE) && n == 1) {
-        /* index builds and table copies let readers in; they upgrade to EXCLUSIVE to publish (xmdl_upgrade) */
+    bool exclusive = st->kind == SQL_STMT_CREATE_INDEX ? st->index.lock == SQL_ALTER_LOCK_EXCLUSIVE
+                   : st->kind == SQL_STMT_ALTER_TABLE && st->alter_table->lock == SQL_ALTER_LOCK_EXCLUSIVE;
+    if ((st->kind == SQL_STMT_CREATE_INDEX || st->kind == SQL_STMT_ALTER_TABLE) && n == 1 && !exclusive) {
+        /* index builds and table copies let readers in; they upgrade to EXCLUSIVE to publish (xmdl_upgrade).
+         * LOCK=EXCLUSIVE keeps readers out too: the plain exclusive lock below */
         int rc = mdl_no_write(&x->ss->mdl, dbs[0], names[0], mdl_timeout(x), x->kill_query);
         return rc ? mdl_err(x, rc) : 0;
     }
@@ -2447,6 +2450,9 @@ out:
 static int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
 {
     const char *db;
+    const char *vdb = xdb(x, tn->db);
+    if (vdb && strcasecmp(vdb, "performance_schema") == 0)
+        return exec_perfschema_truncate(x, tn->name);
     cat_table_t *t = open_write(x, tn, &db);
     if (!t)
         return -x->diag->error_code;
@@ -3022,7 +3028,7 @@ static int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     }
     uint64_t nrows = 0;
     uint64_t ai_before = atomic_load(&old->ctr->auto_inc);
-    bool copy = alter_is_copy(old, &A);
+    bool copy = at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A); /* rows copied: reported */
     if ((rc = alter_new_trees(x, old, &A, at->ignore, &nrows)) != 0)
         goto out;
     if ((rc = xmdl_upgrade(x)) != 0 || (rc = catalog_table_replace(g_cat, nt, x->diag)) != 0)
@@ -3229,10 +3235,52 @@ static bool alter_in_place(const sql_alter_table_t *at)
     return !(at->opts.set & (SQL_TOPT_CHARSET | SQL_TOPT_COLLATE | SQL_TOPT_COMMENT | SQL_TOPT_ENGINE));
 }
 
+static const char *const algorithm_names[] = {"DEFAULT", "COPY", "INPLACE", "NOCOPY", "INSTANT"};
+
+/* ALGORITHM= / LOCK= of a DDL against what strata will do for it: an index build sorts and loads the new tree
+ * while readers go on (MariaDB's NOCOPY with LOCK=SHARED), DROP INDEX and renames change the definition only, and
+ * everything else copies the table with writes held back (COPY, LOCK=SHARED).  A clause that asks for less
+ * than that is refused with MariaDB's 1846 naming what would work; none is accepted and then ignored. */
+static int alter_clauses_check(sql_exec_ctx_t *x, bool copies, bool adds_index, bool drops_index,
+                               sql_alter_algorithm_t alg, sql_alter_lock_t lock)
+{
+    if (copies && alg != SQL_ALGORITHM_DEFAULT && alg != SQL_ALGORITHM_COPY)
+        return diag_error(x->diag, ER_ALTER_OPERATION_NOT_SUPPORTED_REASON,
+                          arena_printf(x->arena, "ALGORITHM=%s", algorithm_names[alg]),
+                          "strata copies the table for this change", "ALGORITHM=COPY");
+    if (copies && lock == SQL_ALTER_LOCK_NONE)
+        return diag_error(x->diag, ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, "LOCK=NONE",
+                          "COPY algorithm requires a lock", "LOCK=SHARED");
+    if (!copies && alg == SQL_ALGORITHM_INSTANT && (adds_index || drops_index))
+        return diag_error(x->diag, ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, "ALGORITHM=INSTANT",
+                          adds_index ? "ADD INDEX" : "DROP INDEX", "ALGORITHM=NOCOPY");
+    if (!copies && adds_index && lock == SQL_ALTER_LOCK_NONE)
+        return diag_error(x->diag, ER_ALTER_OPERATION_NOT_SUPPORTED_REASON, "LOCK=NONE",
+                          "strata builds an index with writes held back while readers go on", "LOCK=SHARED");
+    return 0;
+}
+
+int sql_exec_alter_clauses(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (st->kind == SQL_STMT_CREATE_INDEX || st->kind == SQL_STMT_DROP_INDEX)
+        return alter_clauses_check(x, st->index.algorithm == SQL_ALGORITHM_COPY, st->kind == SQL_STMT_CREATE_INDEX,
+                                   st->kind == SQL_STMT_DROP_INDEX, st->index.algorithm, st->index.lock);
+    if (st->kind != SQL_STMT_ALTER_TABLE)
+        return 0;
+    const sql_alter_table_t *at = st->alter_table;
+    bool adds = false, drops = false;
+    for (uint32_t i = 0; i < at->nactions; i++) {
+        adds |= at->actions[i].kind == SQL_ALTER_ADD_INDEX;
+        drops |= at->actions[i].kind == SQL_ALTER_DROP_INDEX;
+    }
+    bool copies = !alter_in_place(at) || at->algorithm == SQL_ALGORITHM_COPY;
+    return alter_clauses_check(x, copies, adds, drops, at->algorithm, at->lock);
+}
+
 static int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_alter_table_t *at = st->alter_table;
-    if (!alter_in_place(at))
+    if (!alter_in_place(at) || at->algorithm == SQL_ALGORITHM_COPY) /* ALGORITHM=COPY: the copy it asks for */
         return alter_rebuild(x, at);
     int rc = 0;
     /* only ADD INDEX works under the NO_WRITE lock (create_index upgrades to publish); the rest needs the table
@@ -3410,6 +3458,8 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
     x->no_trx = is_ddl(st->kind);
+    if ((rc = sql_exec_alter_clauses(x, st)) != 0) /* before the implicit commit, as MariaDB refuses them */
+        return rc;
     if (x->no_trx && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
     switch (st->kind) {
@@ -3440,6 +3490,14 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         pend_ok(x, 0, NULL);
         return 0;
     case SQL_STMT_CREATE_INDEX:
+        if (st->index.algorithm == SQL_ALGORITHM_COPY) {
+            /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
+            sql_alter_action_t add = {.kind = SQL_ALTER_ADD_INDEX, .index = st->index.index,
+                                      .if_not_exists = st->index.index.if_not_exists};
+            sql_alter_table_t at = {.table = st->index.table, .algorithm = SQL_ALGORITHM_COPY,
+                                    .lock = st->index.lock, .actions = &add, .nactions = 1};
+            return alter_rebuild(x, &at);
+        }
         if ((rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists)) == 0)
             pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
         return rc;

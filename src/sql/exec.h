@@ -166,6 +166,9 @@ typedef struct sql_exec_ctx {
      * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
      * NULL when the session has none (unit tests): the tables are then empty. */
     void (*session_table)(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg);
+    /* TRUNCATE TABLE of a performance_schema table the session keeps (events_statements_summary_by_digest):
+     * empties it.  NULL when the session has none. */
+    void (*session_table_truncate)(void *user, const char *table);
     res_sink_t *sink;
     bool more;                 /* another result follows (multi-statement) */
     sql_plan_t *plan;          /* executing a prepared statement: its plan cache (NULL: bind every time) */
@@ -198,6 +201,9 @@ typedef struct sql_exec_ctx {
 
 enum { SQL_COLPRIV_SELECT = 1, SQL_COLPRIV_INSERT = 2, SQL_COLPRIV_UPDATE = 4, SQL_COLPRIV_REFERENCES = 8 };
 
+/* ALTER TABLE / CREATE INDEX / DROP INDEX: are the ALGORITHM= and LOCK= clauses ones strata can honour for
+ * the change?  0, or 1846 pushed. */
+int sql_exec_alter_clauses(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* Does this statement go to the executor (needs tables)?  SELECT with FROM, DML, DDL, table SHOWs. */
 bool sql_exec_handles(const sql_stmt_t *st);
 /* The same for a SELECT: one with FROM, a UNION, or subqueries. */

@@ -207,6 +207,10 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
 int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
+/* performance_schema tables as rows (events_statements_summary_by_digest, from the session): fills s or returns
+ * 1146; and their TRUNCATE (0 or 1146). */
+int exec_perfschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
+int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name);
 bool exec_show_handles(const sql_show_t *sh);
 /* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */
 int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);

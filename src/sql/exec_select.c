@@ -481,8 +481,8 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
     s->alias = f->alias ? f->alias : f->table.name;
     s->join = join;
     s->on = on;
-    if (strcasecmp(db, "information_schema") == 0) {
-        int rc = exec_infoschema(x, f->table.name, s);
+    if (strcasecmp(db, "information_schema") == 0 || strcasecmp(db, "performance_schema") == 0) {
+        int rc = db[0] == 'i' || db[0] == 'I' ? exec_infoschema(x, f->table.name, s) : exec_perfschema(x, f->table.name, s);
         if (rc)
             return rc;
     } else {

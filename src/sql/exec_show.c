@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "monitor/digest.h"
 #include "sql/exec_int.h"
 #include "sql/stats.h"
 #include "util/util.h"
@@ -1033,13 +1034,74 @@ static void vt_session_row(void *arg, const char *const *vals)
     vt_t *v = arg;
     value_t *r = vt_row(v);
     for (uint32_t i = 0; i < v->t->ncols; i++) {
-        if (!vals[i])
+        if (!vals[i]) {
             r[i] = value_null();
-        else if (v->t->cols[i].rc.type == SQLT_BIGINT)
+        } else if (v->t->cols[i].rc.type == SQLT_BIGINT) {
             r[i] = U(strtoull(vals[i], NULL, 10));
-        else
+        } else if (v->t->cols[i].rc.type == SQLT_TIMESTAMP) { /* "YYYY-MM-DD HH:MM:SS" */
+            value_t t = {.type = VAL_TIMESTAMP};
+            if (sscanf(vals[i], "%u-%u-%u %u:%u:%u", &t.t.year, &t.t.month, &t.t.day, &t.t.hour, &t.t.minute,
+                       &t.t.second) != 6)
+                memset(&t.t, 0, sizeof t.t);
+            r[i] = t;
+        } else {
             r[i] = S(arena_strdup(v->x->arena, vals[i]));
+        }
     }
+}
+
+/* ---------------------------------------------------------------- performance_schema */
+
+#define PFS_DIGEST_TABLE "events_statements_summary_by_digest"
+
+/* events_statements_summary_by_digest with MariaDB 10.11's columns (types, NULL-ability, order), then strata's
+ * QUANTILE_95 and QUANTILE_99 (MySQL 8's names).  Rows come from the session (monitor/digest.h); the sums'
+ * names are monitor/digest.h's DIGEST_SUMS list, the one the session fills them from. */
+int exec_perfschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
+{
+    if (strcmp(name, PFS_DIGEST_TABLE) != 0)
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, "performance_schema", name);
+    vt_t v;
+    vt_init(&v, x, PFS_DIGEST_TABLE);
+    v.t->db = "performance_schema";
+    v.t->engine = "PERFORMANCE_SCHEMA";
+    vt_col(&v, "SCHEMA_NAME", 64, false, true);
+    vt_col(&v, "DIGEST", 32, false, true);
+    vt_col(&v, "DIGEST_TEXT", 0, false, true);
+    v.t->cols[v.t->ncols - 1].rc.type = SQLT_LONGTEXT;
+    v.t->cols[v.t->ncols - 1].rc.len = 4294967295u;
+    static const char *const timers[] = {"COUNT_STAR", "SUM_TIMER_WAIT", "MIN_TIMER_WAIT", "AVG_TIMER_WAIT",
+                                         "MAX_TIMER_WAIT"};
+    for (size_t i = 0; i < ARRAY_LEN(timers); i++)
+        vt_col(&v, timers[i], 0, true, false);
+#define PFS_SUM_COL(n) vt_col(&v, "SUM_" #n, 0, true, false);
+    DIGEST_SUMS(PFS_SUM_COL)
+#undef PFS_SUM_COL
+    for (int i = 0; i < 2; i++) {
+        vt_col(&v, i ? "LAST_SEEN" : "FIRST_SEEN", 0, false, false);
+        cat_column_t *c = &v.t->cols[v.t->ncols - 1];
+        c->rc.type = SQLT_TIMESTAMP;
+        c->rc.coll = COLL_BINARY;
+        c->display_width = 19;
+    }
+    vt_col(&v, "QUANTILE_95", 0, true, false);
+    vt_col(&v, "QUANTILE_99", 0, true, false);
+    if (x->session_table)
+        x->session_table(x->visible_user, PFS_DIGEST_TABLE, vt_session_row, &v);
+    s->t = v.t;
+    s->is_virtual = true;
+    s->vrows = v.rows;
+    s->nvrows = v.n;
+    return 0;
+}
+
+int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name)
+{
+    if (strcmp(name, PFS_DIGEST_TABLE) != 0)
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, "performance_schema", name);
+    if (x->session_table_truncate)
+        x->session_table_truncate(x->visible_user, PFS_DIGEST_TABLE);
+    return 0;
 }
 
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)

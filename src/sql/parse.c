@@ -2261,6 +2261,28 @@ static const char *opt_word(parser_t *p)
     syntax_error(p);
 }
 
+/* ALGORITHM [=] DEFAULT|COPY|INPLACE|NOCOPY|INSTANT or LOCK [=] DEFAULT|NONE|SHARED|EXCLUSIVE, after the keyword
+ * (is_lock says which); an unknown word is MariaDB's 1800 / 1801. */
+static void alter_algorithm_or_lock(parser_t *p, bool is_lock, sql_alter_algorithm_t *alg, sql_alter_lock_t *lock)
+{
+    static const char *const algs[] = {"DEFAULT", "COPY", "INPLACE", "NOCOPY", "INSTANT"};
+    static const char *const locks[] = {"DEFAULT", "NONE", "SHARED", "EXCLUSIVE"};
+    accept_punct(p, '=');
+    const char *w = opt_word(p);
+    const char *const *names = is_lock ? locks : algs;
+    int n = is_lock ? 4 : 5;
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(w, names[i]) == 0) {
+            if (is_lock)
+                *lock = (sql_alter_lock_t)i;
+            else
+                *alg = (sql_alter_algorithm_t)i;
+            return;
+        }
+    diag_error(p->d, is_lock ? ER_UNKNOWN_ALTER_LOCK : ER_UNKNOWN_ALTER_ALGORITHM, w);
+    longjmp(p->fail, 1);
+}
+
 static sql_order_item_t *order_list(parser_t *p, uint32_t *n)
 {
     vec_t v = {0};
@@ -3188,10 +3210,13 @@ static void index_stmt_create(parser_t *p, sql_stmt_t *st, bool or_replace, sql_
     is->table = table_name(p);
     index_col_list(p, &is->index);
     index_options(p, &is->index);
-    /* ALGORITHM / LOCK */
     for (;;) {
-        if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) { accept_punct(p, '='); opt_word(p); }
-        else break;
+        if (accept_word(p, "ALGORITHM"))
+            alter_algorithm_or_lock(p, false, &is->algorithm, &is->lock);
+        else if (accept_word(p, "LOCK"))
+            alter_algorithm_or_lock(p, true, &is->algorithm, &is->lock);
+        else
+            break;
     }
 }
 
@@ -3343,9 +3368,10 @@ static void alter_table_stmt(parser_t *p, sql_stmt_t *st, bool ignore)
             uint32_t n;
             order_list(p, &n);
             push_action(p, &v, SQL_ALTER_ORDER_BY);
-        } else if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) {
-            accept_punct(p, '=');
-            opt_word(p);
+        } else if (accept_word(p, "ALGORITHM")) {
+            alter_algorithm_or_lock(p, false, &at->algorithm, &at->lock);
+        } else if (accept_word(p, "LOCK")) {
+            alter_algorithm_or_lock(p, true, &at->algorithm, &at->lock);
         } else if (table_option(p, &at->opts)) {
             while (table_option(p, &at->opts))
                 ;
@@ -4244,11 +4270,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
             if (accept_word(p, "PRIMARY")) st->index.index.name = "PRIMARY";
             else st->index.index.name = ident(p);
             expect_word(p, "ON");
-            st->index.table = table_name(p);
-            for (;;) {
-                if (accept_word(p, "ALGORITHM") || accept_word(p, "LOCK")) { accept_punct(p, '='); opt_word(p); }
-                else break;
-            }
+            st->index.table = table_name(p); /* (MariaDB 10.11 takes no ALGORITHM= / LOCK= here: 1064) */
             return;
         }
         if (accept_word(p, "VIEW")) {

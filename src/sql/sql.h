@@ -50,6 +50,14 @@ int sql_parse_mode(arena_t *a, const char *text, size_t len, unsigned mode, sql_
  */
 int sql_parse_expr(arena_t *a, const char *text, size_t len, sql_expr_t **out, diag_t *d);
 
+/*
+ * A statement's digest text as MariaDB prints it in events_statements_summary_by_digest.DIGEST_TEXT (digest.c:
+ * literals as ?, lists collapsed, keywords uppercased, identifiers backquoted, comments dropped), read under the
+ * SQL_PARSE_* flags `mode`; max_bytes is performance_schema_max_digest_length (MariaDB's token-array budget:
+ * what does not fit is left out).  The text is allocated in `a`; its length in *out_len.
+ */
+char *sql_digest_text(arena_t *a, const char *text, size_t len, unsigned mode, size_t max_bytes, size_t *out_len);
+
 /* ---------------------------------------------------------------- evaluation */
 
 typedef enum sql_session_fn {

@@ -80,7 +80,7 @@ TEST(test_defaults)
     CHECK_EQ_STR(txt("collation_connection", SYSVAR_SESSION), "utf8mb4_general_ci");
     CHECK_EQ_STR(txt("version", SYSVAR_GLOBAL), STRATA_VERSION_STRING);
     CHECK_EQ_STR(txt("time_zone", SYSVAR_SESSION), "SYSTEM");
-    CHECK_EQ_STR(txt("performance_schema", SYSVAR_GLOBAL), "OFF");
+    CHECK_EQ_STR(txt("performance_schema", SYSVAR_GLOBAL), "ON"); /* strata records digests by default */
     CHECK_EQ_STR(txt("max_user_connections", SYSVAR_GLOBAL), "0");
     CHECK_EQ_STR(txt("tls_version", SYSVAR_GLOBAL), "TLSv1.2,TLSv1.3");
     CHECK_EQ_STR(txt("binlog_checksum", SYSVAR_GLOBAL), "CRC32");
