@@ -154,6 +154,22 @@ static void file_append_locked(qlog_file_t *f, const buf_t *rec)
     }
 }
 
+/* Takes the log's mutex and starts a record with its time when the second changed since the previous record:
+ * fmt holds the time's place (%s), other is written otherwise.  The caller appends and unlocks. */
+static void record_begin(qlog_file_t *f, buf_t *r, const char *fmt, const char *other)
+{
+    time_t now = time(NULL);
+    pthread_mutex_lock(&f->mu);
+    if (now != f->last_sec) {
+        char ts[32];
+        fmt_time(now, ts);
+        buf_printf(r, fmt, ts);
+        f->last_sec = now;
+    } else {
+        buf_append_str(r, other);
+    }
+}
+
 void qlog_general(uint32_t thread_id, const char *command, const char *arg, size_t len)
 {
     qlog_file_t *f = &g_logs[QLOG_GENERAL];
@@ -161,16 +177,7 @@ void qlog_general(uint32_t thread_id, const char *command, const char *arg, size
         return;
     buf_t r;
     buf_init(&r);
-    time_t now = time(NULL);
-    pthread_mutex_lock(&f->mu);
-    if (now != f->last_sec) {
-        char ts[32];
-        fmt_time(now, ts);
-        buf_printf(&r, "%s\t", ts);
-        f->last_sec = now;
-    } else {
-        buf_append_str(&r, "\t\t");
-    }
+    record_begin(f, &r, "%s\t", "\t\t");
     buf_printf(&r, "%6u %s\t", thread_id, command);
     if (arg && len)
         buf_append(&r, arg, len);
@@ -189,14 +196,7 @@ void qlog_slow(const qlog_slow_t *e)
         return;
     buf_t r;
     buf_init(&r);
-    time_t now = time(NULL);
-    pthread_mutex_lock(&f->mu);
-    if (now != f->last_sec) {
-        char ts[32];
-        fmt_time(now, ts);
-        buf_printf(&r, "# Time: %s\n", ts);
-        f->last_sec = now;
-    }
+    record_begin(f, &r, "# Time: %s\n", "");
     buf_printf(&r, "# User@Host: %s[%s] @ %s [%s]\n", e->priv_user, e->user, e->host, e->ip);
     buf_printf(&r, "# Thread_id: %u  Schema: %s  QC_hit: No\n", e->thread_id, e->db);
     buf_printf(&r, "# Query_time: %.6f  Lock_time: %.6f  Rows_sent: %llu  Rows_examined: %llu\n",
