@@ -572,6 +572,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->cb = &exec_cb;
     c->cb_user = x;
     c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
+    c->group_concat_max_len = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_GROUP_CONCAT_MAX_LEN);
     c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     c->db = x->plan ? sql_plan_db(x->plan, s->db) : s->db;
     c->plan = x->plan;

@@ -128,6 +128,7 @@ typedef struct sql_exec_ctx {
     const sql_eval_cb_t *cb;   /* the session's evaluation callbacks (variables, session functions, params) */
     void *cb_user;
     uint32_t div_precision_increment;
+    uint64_t group_concat_max_len; /* @@group_concat_max_len (0: MariaDB's default, 1 MiB) */
     uint64_t max_allowed_packet; /* bounds strings functions build (0: the evaluator's default) */
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */

@@ -82,6 +82,18 @@ static value_t dec_from_scaled(arena_t *a, __int128 v, int scale)
     return r;
 }
 
+/* @@group_concat_max_len's default (MariaDB 10.11's), when the caller gives none. */
+#define GC_DEFAULT_MAX 1048576u
+
+/* The length of p cut to at most max bytes without splitting a UTF-8 character (the result's charset). */
+static size_t gc_cut_len(const uint8_t *p, uint64_t max)
+{
+    size_t n = (size_t)max;
+    while (n > 0 && (p[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
 /* GROUP_CONCAT keeps sort keys beside its values: ORDER BY's, or DISTINCT's when there is no ORDER BY. */
 static bool gc_sorts(const sql_expr_t *e)
 {
@@ -118,6 +130,8 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
         if (!added)
             goto done;
     }
+    if (e->func.fn == SQL_FN_GROUP_CONCAT)
+        g->concat_max = src->concat_max ? src->concat_max : GC_DEFAULT_MAX;
     if (e->func.fn == SQL_FN_GROUP_CONCAT && gc_sorts(e)) {
         /* kept as records (u32 key length, key, u32 text length, text), sorted when the result is read; without
          * ORDER BY, DISTINCT's keys order them (MariaDB reads its tree of distinct values in order) */
@@ -133,10 +147,21 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
         buf_append(&g->concat, key->data, key->len);
         buf_append(&g->concat, &tl, 4);
         buf_append(&g->concat, text.data, text.len);
-    } else if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+    } else if (e->func.fn == SQL_FN_GROUP_CONCAT && !g->cut_item) {
         if (g->any)
             buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
         buf_append(&g->concat, text.data, text.len);
+        g->items++;
+        if (g->concat.len > g->concat_max) {
+            /* cut here, and keep nothing more of this group: MariaDB's warning names the value cut */
+            g->concat.len = gc_cut_len(g->concat.data, g->concat_max);
+            g->cut_item = g->items;
+            g->cut_warned = true;
+            if (src->diag)
+                diag_warn(src->diag, ER_CUT_VALUE_GROUP_CONCAT, (unsigned)g->cut_item);
+        }
+    } else if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+        g->items++;
     }
     g->any = true;
     g->count++;
@@ -255,8 +280,9 @@ static int gc_cmp(const void *pa, const void *pb)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* GROUP_CONCAT(... ORDER BY ...): the group's records sorted by key (ties in arrival order), joined. */
-static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const sql_agg_t *g)
+/* GROUP_CONCAT(... ORDER BY ...): the group's records sorted by key (ties in arrival order), joined and cut at
+ * the group's limit (the value cut in is remembered for the warning). */
+static value_t gc_sorted(arena_t *a, const sql_expr_t *e, sql_agg_t *g)
 {
     uint32_t n = 0;
     for (size_t p = 0; p + 4 <= g->concat.len; n++) {
@@ -280,20 +306,26 @@ static value_t gc_sorted(arena_t *a, const sql_expr_t *e, const sql_agg_t *g)
     qsort(it, n, sizeof *it, gc_cmp);
     buf_t b;
     buf_init(&b);
-    for (uint32_t i = 0; i < n && b.len < 1024; i++) {
+    uint64_t max = g->concat_max ? g->concat_max : GC_DEFAULT_MAX;
+    for (uint32_t i = 0; i < n; i++) {
         if (i)
             buf_append_str(&b, e->func.separator ? e->func.separator : ",");
         buf_append(&b, it[i].text, it[i].tlen);
+        if (b.len > max) {
+            b.len = gc_cut_len(b.data, max);
+            g->cut_item = i + 1;
+            break;
+        }
     }
     char *s = arena_alloc(a, b.len + 1);
     if (b.len)
         memcpy(s, b.data, b.len);
-    value_t r = value_str(s, MIN(b.len, (size_t)1024), COLL_DEFAULT);
+    value_t r = value_str(s, b.len, COLL_DEFAULT);
     buf_free(&b);
     return r;
 }
 
-value_t sql_agg_result(const sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint32_t div_precision_increment)
+value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint32_t div_precision_increment, diag_t *d)
 {
     switch (e->func.fn) {
     case SQL_FN_COUNT:
@@ -337,12 +369,18 @@ value_t sql_agg_result(const sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint
     case SQL_FN_GROUP_CONCAT: {
         if (!g->any)
             return value_null();
-        if (gc_sorts(e))
-            return gc_sorted(a, e, g);
+        if (gc_sorts(e)) {
+            value_t r = gc_sorted(a, e, g);
+            if (g->cut_item && !g->cut_warned && d) { /* once, however often the result is read */
+                g->cut_warned = true;
+                diag_warn(d, ER_CUT_VALUE_GROUP_CONCAT, (unsigned)g->cut_item);
+            }
+            return r;
+        }
         char *p = arena_alloc(a, g->concat.len + 1);
         if (g->concat.len)
             memcpy(p, g->concat.data, g->concat.len);
-        return value_str(p, MIN(g->concat.len, (size_t)1024), COLL_DEFAULT);
+        return value_str(p, g->concat.len, COLL_DEFAULT);
     }
     default:
         return value_null();

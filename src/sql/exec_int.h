@@ -29,7 +29,7 @@ uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added);
  *
  *   sql_agg_init(&g);                            // zeroed memory is not enough: it owns a buffer
  *   for each row of the group: sql_agg_add(&g, call, &src);   // src evaluates call's arguments in that row
- *   v = sql_agg_result(&g, call, arena, div_precision_increment);   // may be called more than once
+ *   v = sql_agg_result(&g, call, arena, div_precision_increment, diag);   // may be called more than once
  *   sql_agg_free(&g);
  *
  * NULL arguments are skipped (COUNT(a, b) and GROUP_CONCAT skip a row when any argument is NULL); DISTINCT
@@ -42,8 +42,10 @@ uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added);
  *   AVG(x)   integers and DECIMALs only: DECIMAL, scale + div_precision_increment (at most 30);  otherwise
  *            DOUBLE;  no rows: NULL
  *   MIN / MAX            the argument's own value (value_compare: collation-aware);  no rows: NULL
- *   GROUP_CONCAT         VAL_STRING, cut at 1024 bytes (MariaDB: @@group_concat_max_len, warning 1260);
- *                        ORDER BY keys sorted when the result is read (ties in arrival order);  no rows: NULL
+ *   GROUP_CONCAT         VAL_STRING cut at @@group_concat_max_len bytes (src->concat_max; at a character
+ *                        boundary) with warning 1260 naming the value cut, once per group; unsorted values
+ *                        stop being kept once cut (memory bounded); ORDER BY keys sorted when the result is
+ *                        read (ties in arrival order);  no rows: NULL
  *   BIT_AND / BIT_OR / BIT_XOR   VAL_UINT (BIT_AND of no rows = 18446744073709551615, the others 0)
  *   STD / STDDEV / STDDEV_POP / VARIANCE / VAR_POP / STDDEV_SAMP / VAR_SAMP   VAL_DOUBLE by Welford's method,
  *            shown with the argument's decimals + 4 for exact arguments;  NULL: no rows, or one row for _SAMP
@@ -58,6 +60,10 @@ typedef struct sql_agg {
     value_t best;             /* MIN / MAX */
     uint64_t bits;
     buf_t concat;             /* GROUP_CONCAT: the text, or with ORDER BY (u32 key length, key, u32 length, text)s */
+    uint64_t concat_max;      /* GROUP_CONCAT: @@group_concat_max_len when the group began */
+    uint32_t items;           /* GROUP_CONCAT: values joined so far (unsorted) */
+    uint32_t cut_item;        /* GROUP_CONCAT: the value the result was cut in (1-based), 0: not cut */
+    bool cut_warned;          /* its warning 1260 was pushed */
     xmap_t distinct;
     bool distinct_init;
     double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
@@ -70,11 +76,13 @@ typedef struct sql_agg_src {
     void *arg;
     arena_t *arena;           /* the group's memory */
     diag_t *diag;             /* conversion warnings */
+    uint64_t concat_max;      /* GROUP_CONCAT's @@group_concat_max_len (0: MariaDB's default, 1 MiB) */
 } sql_agg_src_t;
 
 void sql_agg_init(sql_agg_t *g);
 int sql_agg_add(sql_agg_t *g, const sql_expr_t *call, const sql_agg_src_t *src);
-value_t sql_agg_result(const sql_agg_t *g, const sql_expr_t *call, arena_t *a, uint32_t div_precision_increment);
+value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *call, arena_t *a, uint32_t div_precision_increment,
+                       diag_t *d);
 void sql_agg_free(sql_agg_t *g);
 
 /* ---- evaluation: the session's callbacks wrapped with the executor's (columns, aggregates, VALUES()) ---- */

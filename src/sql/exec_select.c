@@ -2111,7 +2111,7 @@ static int on_row(void *arg, const value_t *row)
             buf_free(&lk);
             xgroup_t *g = s->groups[gi];
             agg_row_t ar = {&s->xe, row};
-            sql_agg_src_t src = {agg_row_eval, &ar, s->ga, s->x->diag};
+            sql_agg_src_t src = {agg_row_eval, &ar, s->ga, s->x->diag, s->x->group_concat_max_len};
             for (uint32_t i = 0; i < s->q.nagg; i++) {
                 int rc = sql_agg_add(&g->aggs[i], s->q.aggs[i], &src);
                 if (rc) {
@@ -2888,7 +2888,7 @@ static int groups_emit(select_run_t *s)
         buf_reset(&key);
         buf_append(&key, k, kl);
         agg_row_t ar = {&s->xe, row};
-        sql_agg_src_t src = {agg_row_eval, &ar, &ga, s->x->diag};
+        sql_agg_src_t src = {agg_row_eval, &ar, &ga, s->x->diag, s->x->group_concat_max_len};
         do {
             arena_reset(&s->rowa);
             xrow_unpack(&s->rowa, p + 4, row, s->q.width);
@@ -3581,7 +3581,7 @@ static int exec_eval_aggregate_get(void *u, const sql_expr_t *e, value_t *out, d
         return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
     for (uint32_t i = 0; i < xe->q->nagg; i++)
         if (xe->q->aggs[i] == e) {
-            *out = sql_agg_result(&xe->group->aggs[i], e, xe->ev.arena, xe->x->div_precision_increment);
+            *out = sql_agg_result(&xe->group->aggs[i], e, xe->ev.arena, xe->x->div_precision_increment, xe->x->diag);
             return 0;
         }
     return diag_error(d, ER_INVALID_GROUP_FUNC_USE);

@@ -8,7 +8,14 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sql/exec_int.h"
 #include "sql/sql.h"
+
+/* The accumulators' argument source: the item's arguments evaluated without a row (no columns). */
+static int fuzz_agg_eval(void *arg, const sql_expr_t *e, value_t *out)
+{
+    return sql_expr_eval(arg, e, out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -48,12 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t j = 0; j < st->select->nitems; j++) {
                 value_t v;
                 diag_clear(&d);
-                if (sql_expr_is_aggregate(st->select->items[j].expr)) {
+                const sql_expr_t *item = st->select->items[j].expr;
+                if (sql_expr_is_aggregate(item)) {
                     sql_agg_t g;
-                    sql_agg_init(&g, st->select->items[j].expr, NULL);
-                    sql_agg_add(&g, &ctx);
-                    sql_agg_add(&g, &ctx);
-                    sql_agg_result(&g, &ctx, &v);
+                    sql_agg_init(&g);
+                    sql_agg_src_t src = {fuzz_agg_eval, &ctx, &a, &d, 8};
+                    sql_agg_add(&g, item, &src);
+                    sql_agg_add(&g, item, &src);
+                    sql_agg_result(&g, item, &a, 4, &d);
                     sql_agg_free(&g);
                     continue;
                 }
