@@ -471,10 +471,18 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     e->func.fn = sql_fn_lookup(e->func.name);
     next(p);
     vec_t args = {0};
+    bool aggregate = (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE) != 0;
+    /* MariaDB's grammar: DISTINCT only in COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT, ALL only in aggregates */
+    bool distinct_ok = e->func.fn == SQL_FN_COUNT || e->func.fn == SQL_FN_SUM || e->func.fn == SQL_FN_AVG ||
+                       e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT;
+    if ((is_word(p, "DISTINCT") && !distinct_ok) || (is_word(p, "ALL") && !aggregate))
+        syntax_error(p);
     if (accept_word(p, "DISTINCT"))
         e->func.distinct = true;
     else
         accept_word(p, "ALL");
+    /* aggregates take one argument but COUNT(DISTINCT x, ...) and GROUP_CONCAT(x, ...): a second one is 1064 */
+    bool one_arg = aggregate && e->func.fn != SQL_FN_GROUP_CONCAT && !(e->func.fn == SQL_FN_COUNT && e->func.distinct);
     if (is_punct(p, '*') && (e->func.fn == SQL_FN_COUNT)) {
         next(p);
         e->func.star = true;
@@ -523,8 +531,12 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
             e->func.name = "LOCATE";
             e->func.fn = SQL_FN_LOCATE;
         } else {
-            while (accept_punct(p, ','))
+            while (is_punct(p, ',')) {
+                if (one_arg)
+                    syntax_error(p);
+                next(p);
                 push_arg(p, &args, expr(p));
+            }
         }
         if (e->func.fn == SQL_FN_GROUP_CONCAT) {
             if (accept_word(p, "ORDER")) {
@@ -547,6 +559,11 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     }
     if (e->func.fn == SQL_FN_IF && args.n != 3)
         syntax_error(p); /* IF(a, b, c) is grammar in MariaDB, not a function call: 1064, not 1582 */
+    /* aggregates and SUBSTRING are grammar too: no argument is 1064 */
+    if (aggregate && !e->func.star && args.n == 0)
+        syntax_error(p);
+    if ((e->func.fn == SQL_FN_SUBSTRING || e->func.fn == SQL_FN_SUBSTR) && args.n < 2)
+        syntax_error(p);
     expect_punct(p, ')');
     set_args(p, e, &args);
     finish(p, e);
