@@ -380,6 +380,12 @@ static void sink_raw(res_sink_t *s, const char *p, size_t n)
     conn_pk_end(c);
 }
 
+static int sink_flush(res_sink_t *s)
+{
+    conn_t *c = (conn_t *)((char *)s - offsetof(conn_t, sink));
+    return conn_flush(c);
+}
+
 void conn_sink_init(conn_t *c)
 {
     c->sink.columns = sink_columns;
@@ -388,4 +394,5 @@ void conn_sink_init(conn_t *c)
     c->sink.ok = sink_ok;
     c->sink.error = sink_error;
     c->sink.raw = sink_raw;
+    c->sink.flush = sink_flush;
 }

@@ -2295,6 +2295,11 @@ static void ls_prepared(res_sink_t *k, uint32_t id, const res_col_t *cols, int n
     logged_sink_t *l = (logged_sink_t *)k;
     l->real->prepared(l->real, id, cols, ncols, nparams);
 }
+static int ls_flush(res_sink_t *k)
+{
+    logged_sink_t *l = (logged_sink_t *)k;
+    return l->real->flush ? l->real->flush(l->real) : 0;
+}
 static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char *info, bool more)
 {
     logged_sink_t *l = (logged_sink_t *)k;
@@ -2319,6 +2324,7 @@ static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t 
     l->base.rows_end = ls_rows_end;
     l->base.ok = ls_ok;
     l->base.error = ls_error;
+    l->base.flush = ls_flush;
     l->real = real;
     l->s = s;
     l->st = st;
@@ -2385,6 +2391,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             return prc;
     }
         sink->ok(sink, 0, 0, NULL, false);
+        if (sink->flush)
+            sink->flush(sink); /* the OK before the server closes every connection (CI saw 2013 without it) */
         if (s->srv->request_shutdown)
             s->srv->request_shutdown(s->srv);
         return 0;

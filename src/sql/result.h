@@ -62,6 +62,9 @@ struct res_sink {
     void (*error)(res_sink_t *s);
     /* Raw string reply (COM_STATISTICS). */
     void (*raw)(res_sink_t *s, const char *p, size_t n);
+    /* Send what is buffered now (NULL: nothing is buffered).  SHUTDOWN's OK must reach the client before the
+     * server closes every connection. */
+    int (*flush)(res_sink_t *s);
     /* COM_STMT_PREPARE's answer. */
     void (*prepared)(res_sink_t *s, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams);
     /* Binary protocol rows for what follows (COM_STMT_EXECUTE) or text rows. */
