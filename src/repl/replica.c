@@ -35,6 +35,7 @@
 #include <mysql.h>
 
 #include "repl/replica.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define INFO_FILE "replica.info"
@@ -475,6 +476,8 @@ static int io_enqueue(replica_t *r, replica_group_t *g)
 static int io_read_stream(replica_t *r, MYSQL *m)
 {
     replica_group_t *g = NULL;
+    char g_file[256] = ""; /* where g began: a cut group is fetched again from there (file/position mode) */
+    uint64_t g_pos = 0;
     int rc = 0;
     for (;;) {
         unsigned long len = mysql_net_read_packet(m);
@@ -503,6 +506,10 @@ static int io_read_stream(replica_t *r, MYSQL *m)
         }
         pthread_mutex_lock(&r->mu);
         r->last_heard_us = time_wall_us();
+        if ((!g || ev.type == BINLOG_EV_GTID) && ev.type != BINLOG_EV_ROTATE) {
+            snprintf(g_file, sizeof g_file, "%s", r->io_file);
+            g_pos = r->io_pos;
+        }
         if (ev.next_pos)
             r->io_pos = ev.next_pos;
         pthread_mutex_unlock(&r->mu);
@@ -556,8 +563,13 @@ static int io_read_stream(replica_t *r, MYSQL *m)
             }
             break;
         }
+        bool crossed = g->ev.len < (1u << 20) && g->ev.len + ev.size >= (1u << 20);
         buf_append(&g->ev, ev.data, ev.size);
         g->nev++;
+        if (crossed && FAULT_POINT("replica.io_group_cut")) { /* test builds: the connection lost mid-group */
+            io_set_error(r, 2013, "error reading packet from server: Lost connection (replica.io_group_cut)");
+            goto out;
+        }
         bool end = ev.type == BINLOG_EV_XID ||
                    (ev.type == BINLOG_EV_QUERY && ((g->flags2 & BINLOG_GTID_FL_STANDALONE) ||
                                                    query_is(&ev, "COMMIT") || query_is(&ev, "ROLLBACK")));
@@ -574,7 +586,13 @@ static int io_read_stream(replica_t *r, MYSQL *m)
         }
     }
 out:
-    group_free(g); /* a group cut by the disconnect is fetched again */
+    if (g) { /* a group cut by the disconnect is fetched again: by GTID from io_gtid, else from where it began */
+        pthread_mutex_lock(&r->mu);
+        snprintf(r->io_file, sizeof r->io_file, "%s", g_file);
+        r->io_pos = g_pos;
+        pthread_mutex_unlock(&r->mu);
+        group_free(g);
+    }
     return rc;
 }
 
@@ -961,21 +979,23 @@ void replica_status(replica_t *r, replica_status_t *st)
     st->ddl_groups = r->ddl_groups;
     st->nontrans_groups = r->nontrans_groups;
     st->trans_groups = r->trans_groups;
-    /* Lag: the source's commit time of the group being applied (or of the oldest queued one).  Caught up with
-     * a live source it is 0; caught up with a source that is not answering it is the time since the source
-     * was last heard from (the events it may have meanwhile are unknown, so never 0). */
+    /* Lag: now minus the source's commit time of the group being applied (or of the oldest queued one), which
+     * stays true while the source is away.  Caught up with a connected source it is 0.  Caught up while the
+     * IO thread is not connected, or connected to a source silent for two heartbeat periods (stopped, cut
+     * off), it is unknown: the source may have committed anything meanwhile, so NULL (as MariaDB shows a
+     * replica that is not connected), never 0. */
     uint64_t now_us = time_wall_us();
     int64_t lag_ms = -1;
     if (st->sql_running) {
         uint32_t when = r->sql_busy ? r->busy_when : r->head ? r->head->when : 0;
-        if (when)
+        if (when) {
             lag_ms = (int64_t)(now_us / 1000) - (int64_t)when * 1000 - r->clock_diff * 1000;
-        else if (r->io_state == REPLICA_IO_RUNNING)
+            if (lag_ms < 0)
+                lag_ms = 0;
+        } else if (r->io_state == REPLICA_IO_RUNNING &&
+                   (!r->cfg.heartbeat_ms || now_us - MIN(now_us, r->last_heard_us) <= 2000ull * r->cfg.heartbeat_ms)) {
             lag_ms = 0;
-        else
-            lag_ms = r->last_heard_us ? (int64_t)((now_us - MIN(now_us, r->last_heard_us)) / 1000) : 0;
-        if (lag_ms < 0)
-            lag_ms = 0;
+        }
     }
     st->seconds_behind = lag_ms < 0 ? -1 : lag_ms / 1000;
     st->lag_ms = lag_ms < 0 ? 0 : (uint64_t)lag_ms;

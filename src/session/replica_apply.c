@@ -22,6 +22,7 @@
 #include "sql/commit.h"
 #include "sql/exec.h"
 #include "sql/rowcodec.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 typedef struct applier {
@@ -258,11 +259,15 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     }
     if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
         snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
+    if (rc == 0 && FAULT_POINT("replica.rows_before_commit")) /* test builds: KILL inside the transaction */
+        snprintf(err, cap, "replica.rows_before_commit"), rc = ER_UNKNOWN_ERROR;
     if (rc == 0) {
         rc = sql_commit_trx(trx, NULL, NULL);
         trx = NULL;
         if (rc)
             snprintf(err, cap, "Error during COMMIT (engine error %d)", rc), rc = ER_ERROR_DURING_COMMIT;
+        else
+            (void)FAULT_POINT("replica.rows_after_commit"); /* test builds: KILL between commit and next event */
     }
     if (trx)
         engine_trx_rollback(trx);
@@ -270,17 +275,25 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     return rc;
 }
 
-/* Statement events: each through the session; the position after the last, in its own transaction. */
+/* The catalog commit hook while a statement group runs: the group's position rides in every transaction the
+ * statements commit (a DDL's catalog change, a DML statement's rows). */
+static int pos_hook(void *arg, engine_trx_t *trx) { return pos_write(sql_exec_catalog(), trx, arg); }
+
+/* Statement events: each through the session, with the position written inside what they commit (pos_hook),
+ * then once more in its own transaction for statements that commit nothing in the engine. */
 static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size_t cap)
 {
     size_t off = 0;
     binlog_event_t ev;
     int rc = 0;
+    catalog_commit_hook_set(pos_hook, (void *)g);
     while (rc == 0 && replica_group_next(g, &off, &ev))
         if (ev.type == BINLOG_EV_QUERY)
             rc = run_query(a, &ev, err, cap);
+    catalog_commit_hook_set(NULL, NULL);
     if (rc)
         return rc;
+    (void)FAULT_POINT("replica.query_before_pos"); /* test builds: KILL after the statements' own commits */
     catalog_t *cat = sql_exec_catalog();
     engine_trx_t *trx;
     if ((rc = engine_trx_begin(catalog_engine(cat), &trx)) == 0) {

@@ -785,7 +785,28 @@ uint16_t catalog_db_coll(catalog_t *c, const char *db)
     return coll;
 }
 
-/* One engine transaction: puts and deletes (del) of system-tree records, committed together. */
+/* The calling thread's commit hook (catalog_commit_hook_set); hold > 0 while a DDL makes catalog commits that
+ * are not its last (the hook then waits for the last one). */
+static _Thread_local struct {
+    catalog_commit_hook_fn fn;
+    void *arg;
+    int hold;
+} tl_hook;
+
+void catalog_commit_hook_set(catalog_commit_hook_fn fn, void *arg)
+{
+    tl_hook.fn = fn;
+    tl_hook.arg = arg;
+    tl_hook.hold = 0;
+}
+
+int catalog_commit_hook_run(engine_trx_t *trx)
+{
+    return tl_hook.fn && tl_hook.hold == 0 ? tl_hook.fn(tl_hook.arg, trx) : 0;
+}
+
+/* One engine transaction: puts and deletes (del) of system-tree records, committed together (with what the
+ * thread's commit hook adds). */
 static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
 {
     engine_trx_t *trx;
@@ -801,6 +822,8 @@ static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
             rc = engine_put(trx, c->sys, ops[i].key.data, ops[i].key.len, ops[i].val.data, ops[i].val.len);
         }
     }
+    if (rc == 0)
+        rc = catalog_commit_hook_run(trx);
     if (rc) {
         engine_trx_rollback(trx);
         return rc;
@@ -1153,12 +1176,14 @@ int catalog_db_drop(catalog_t *c, const char *db, bool if_exists, diag_t *d, uin
     const char **names;
     uint32_t n;
     catalog_table_list(c, db, &a, &names, &n);
+    tl_hook.hold++; /* the database's own record is the last commit */
     for (uint32_t i = 0; i < n && !rc; i++) {
         bool found;
         rc = table_drop_locked(c, db, names[i], &found, d);
         if (!rc && found && ntables)
             (*ntables)++;
     }
+    tl_hook.hold--;
     if (rc)
         goto out;
     sys_op_t op = {.del = true};

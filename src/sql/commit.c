@@ -143,6 +143,11 @@ static void leave(int ep)
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
 {
+    int hrc = catalog_commit_hook_run(trx); /* a replicated statement's position commits with its rows */
+    if (hrc) {
+        engine_trx_rollback(trx);
+        return hrc;
+    }
     if (!g_c.bl || !blt || binlog_trx_empty(blt))
         return engine_trx_commit(trx);
     uint64_t xid = engine_trx_id(trx), plsn = 0;
