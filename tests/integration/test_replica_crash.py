@@ -137,7 +137,7 @@ def big_transaction(p, table, first, nrows, chunk=500):
     run(p, 'COMMIT')
 
 
-def setup(primary, replica, extra=''):
+def follow_with_table(primary, replica, extra=''):
     p = primary.connect()
     run(p, 'CREATE DATABASE rc')
     run(p, 'CREATE TABLE rc.t (id INT PRIMARY KEY, n INT, pad VARCHAR(200))')
@@ -153,7 +153,7 @@ def setup(primary, replica, extra=''):
 @needs_seam
 @pytest.mark.only('strata')
 def test_kill_inside_large_transaction_being_applied(source, replica):
-    p, r = setup(source, replica)
+    p, r = follow_with_table(source, replica)
     arm(r, 'point:replica.rows_before_commit:1:KILL')
     big_transaction(p, 'rc.t', 1000, 20000)  # ~4 MB of row events
     wait_dead(replica)
@@ -165,7 +165,7 @@ def test_kill_inside_large_transaction_being_applied(source, replica):
 @needs_seam
 @pytest.mark.only('strata')
 def test_kill_between_commit_and_next_event(source, replica):
-    p, r = setup(source, replica)
+    p, r = follow_with_table(source, replica)
     for k in range(3):
         arm(r, 'point:replica.rows_after_commit:1:KILL')
         run(p, 'BEGIN')
@@ -197,7 +197,7 @@ DDL_STEPS = [
 def test_kill_during_ddl(source, replica):
     """The crash comes after the DDL's catalog change committed, before the applier's own position write: the
     position must have committed with the DDL, else the restart runs it again (1050, 1060, 1146, ...)."""
-    p, r = setup(source, replica)
+    p, r = follow_with_table(source, replica)
     for ddl in DDL_STEPS:
         arm(r, 'point:replica.query_before_pos:1:KILL')
         run(p, ddl)
@@ -222,7 +222,7 @@ def test_kill_after_statement_logged_dml(fresh_mariadb, replica):
     fresh_mariadb.start([o for o in PRIMARY_OPTS if not o.startswith('--binlog-format')] +
                         ['--binlog-format=STATEMENT'])
     replication_user(fresh_mariadb.connect())
-    p, r = setup(fresh_mariadb, replica)
+    p, r = follow_with_table(fresh_mariadb, replica)
     for k, stmt in enumerate(['INSERT INTO rc.t VALUES (5000, 1, \'s\')', 'UPDATE rc.t SET n = n + 10 WHERE id < 20',
                               'DELETE FROM rc.t WHERE id = 5000']):
         arm(r, 'point:replica.query_before_pos:1:KILL')
@@ -244,7 +244,7 @@ def test_large_transaction_half_received(source, replica, mode):
     if mode == 'file_pos':
         f, pos = run(source.connect(), 'SHOW MASTER STATUS')[0][:2]
         extra = ", MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d" % (f, pos)
-    p, r = setup(source, replica, extra)
+    p, r = follow_with_table(source, replica, extra)
     arm(r, 'point:replica.io_group_cut:1:KILL')
     big_transaction(p, 'rc.t', 1000, 30000)  # ~6 MB
     wait_dead(replica)
@@ -307,7 +307,7 @@ def test_kill9_source_mid_transaction(source, replica):
     """kill -9 of the source while a transaction is open on it, one is being committed and a writer commits a
     stream of small ones; the source restarts on the same port and the replica reconnects by itself.  While the
     source is down Seconds_Behind_Master is never 0."""
-    p, r = setup(source, replica, ', MASTER_HEARTBEAT_PERIOD=1')
+    p, r = follow_with_table(source, replica, ', MASTER_HEARTBEAT_PERIOD=1')
     stop = threading.Event()
 
     def writer():
@@ -392,7 +392,7 @@ def test_source_rotated_and_purged(fresh_mariadb, replica):
     try:
         mrep.start(['--server-id=3'])
         late.start(['--server-id=4'])
-        p, r = setup(primary, replica)
+        p, r = follow_with_table(primary, replica)
         m = mrep.connect()
         follow(m, primary)
         run(m, 'STOP SLAVE')
@@ -458,7 +458,7 @@ def test_seconds_behind_master(fresh_mariadb, replica):
     primary = fresh_mariadb
     primary.start(PRIMARY_OPTS)
     replication_user(primary.connect())
-    p, r = setup(primary, replica, ', MASTER_HEARTBEAT_PERIOD=1')
+    p, r = follow_with_table(primary, replica, ', MASTER_HEARTBEAT_PERIOD=1')
     assert sbm(r) == 0
     run(r, 'STOP SLAVE SQL_THREAD')
     assert sbm(r) is None
