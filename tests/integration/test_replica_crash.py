@@ -511,3 +511,33 @@ def test_seconds_behind_master(fresh_mariadb, replica):
     primary.start(primary.extra)
     converge(replica, primary)
     assert sbm(r) == 0
+
+
+@pytest.mark.only('strata')
+def test_row_lock_wait_timeout_in_applier(fresh_mariadb, replica):
+    """A local transaction holding a row longer than innodb_lock_wait_timeout stops the SQL thread with
+    MariaDB's 1205 (not an unknown error); nothing is half applied, and START SLAVE applies the transaction."""
+    primary = fresh_mariadb
+    primary.start(PRIMARY_OPTS)
+    replication_user(primary.connect())
+    p, r = follow_with_table(primary, replica)
+    run(r, 'SET GLOBAL innodb_lock_wait_timeout = 1')
+    run(r, 'STOP SLAVE')
+    run(r, 'START SLAVE')  # the applier's session takes the new global
+    holder = replica.connect()
+    run(holder, 'BEGIN')
+    run(holder, 'SELECT * FROM rc.t WHERE id = 50 FOR UPDATE')
+    run(p, 'BEGIN')
+    run(p, 'UPDATE rc.t SET n = -1 WHERE id = 10')
+    run(p, 'UPDATE rc.t SET n = -1 WHERE id = 50')
+    run(p, 'COMMIT')
+    t0 = time.time()
+    while slave_status(r)[1]['Slave_SQL_Running'] == 'Yes':
+        assert time.time() - t0 < 60, slave_status(r)[1]
+        time.sleep(0.2)
+    st = slave_status(r)[1]
+    assert st['Last_SQL_Errno'] == 1205 and 'Lock wait timeout exceeded' in st['Last_SQL_Error'], st
+    assert run(r, 'SELECT n FROM rc.t WHERE id = 10')[0][0] == 10  # rolled back whole
+    run(holder, 'COMMIT')
+    run(r, 'START SLAVE')
+    converge(replica, primary)
