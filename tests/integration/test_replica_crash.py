@@ -125,7 +125,7 @@ def converge(replica, primary, timeout=120):
 
 
 def rows_sql(table, first, n, pad=180):
-    return 'INSERT INTO %s VALUES %s' % (table, ', '.join(
+    return 'INSERT INTO %s (id, n, pad) VALUES %s' % (table, ', '.join(
         "(%d, %d, REPEAT('%s', %d))" % (i, i % 97, chr(97 + i % 26), pad) for i in range(first, first + n)))
 
 
@@ -212,6 +212,15 @@ def test_kill_during_ddl(source, replica):
         converge(replica, source)
         r = replica.connect()
     assert 'rd' not in [d for (d,) in run(r, 'SHOW DATABASES')]
+    # and at random moments while the replica rebuilds a table of 20,000 rows for an ALTER
+    big_transaction(p, 'rc.t', 10000, 20000)
+    converge(replica, source)
+    rnd = random.Random(141)
+    for k in range(4):
+        run(p, 'ALTER TABLE rc.t ADD COLUMN c%d INT DEFAULT %d' % (k, k))
+        time.sleep(rnd.uniform(0.0, 0.8))
+        crash(replica)
+        converge(replica, source)
 
 
 @needs_seam
