@@ -187,7 +187,7 @@ typedef struct sql_exec_ctx {
     bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
     sql_exec_stats_t stats;    /* added to the session's status counters after the statement */
     /* private to the executor */
-    bool pend_ok;              /* an OK to send once the statement's transaction is settled */
+    bool exec_pend_ok;              /* an OK to send once the statement's transaction is settled */
     uint64_t pend_affected;
     uint64_t pend_insert_id;   /* the OK's insert id when no value was generated (INSERT: explicit id) */
     const char *pend_info;
