@@ -2,7 +2,7 @@
  * The executor's entry points (exec.h): the process-wide catalog, result-column metadata of table columns,
  * and statement dispatch: each statement kind on tables goes to its handler in exec/ (DML, SELECT) or ddl/.
  *
- * Statement life: the statement's work runs in the session's engine transaction (begun on demand, xtrx); its
+ * Statement life: the statement's work runs in the session's engine transaction (begun on demand, exec_trx); its
  * OK is held back (exec_pend_ok) until an autocommit statement has committed, so a failed commit is reported as
  * the statement's error rather than after an OK.  On error the statement's changes are undone (statement undo
  * log) or the whole implicit transaction rolled back.
@@ -32,10 +32,10 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
         exec_engine = e;
         table_set_engine(e);
         /* temporary tables of connections that were open at a crash or shutdown */
-        if (catalog_db_exists(exec_cat, XTMP_DB)) {
+        if (catalog_db_exists(exec_cat, EXEC_TEMP_DB)) {
             diag_t d;
             diag_init(&d, 4);
-            catalog_db_drop(exec_cat, XTMP_DB, true, &d, NULL);
+            catalog_db_drop(exec_cat, EXEC_TEMP_DB, true, &d, NULL);
             diag_free(&d);
         }
         /* indexes written by an older strata (rowcodec.h RC_KEY_VERSION) */
@@ -71,7 +71,7 @@ bool sql_exec_db_exists(const char *db)
 
 /* ---------------------------------------------------------------- helpers */
 
-const char *xdb(sql_exec_ctx_t *x, const char *db)
+const char *exec_db_name(sql_exec_ctx_t *x, const char *db)
 {
     if (db)
         return db;
@@ -111,7 +111,7 @@ static bool col_in_index(const cat_table_t *t, uint32_t col, int kind, bool firs
     return false;
 }
 
-void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+void column_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
                const char *name)
 {
     const cat_column_t *cc = &t->cols[col];
@@ -230,10 +230,10 @@ void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
     c->flags = f;
 }
 
-void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+void column_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
                        const char *table_alias, const char *name)
 {
-    xcol_meta(c, t, col, db, table_alias, name);
+    column_meta(c, t, col, db, table_alias, name);
     const cat_column_t *cc = &t->cols[col];
     sqlt_t ty = (sqlt_t)cc->rc.type;
     bool text = (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && cc->rc.coll != COLL_BINARY;
@@ -248,16 +248,16 @@ void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, ui
     c->charset = x->result_coll;
 }
 
-const cat_table_t *exec_single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)
+const cat_table_t *exec_single_def(query_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)
 {
     memset(q, 0, sizeof *q);
     q->x = x;
-    q->src = arena_calloc(x->arena, sizeof(xsrc_t));
+    q->src = arena_calloc(x->arena, sizeof(query_source_t));
     q->src[0].db = db;
     q->src[0].name = t->name;
     q->src[0].alias = t->name;
     q->src[0].t = t;
-    q->src[0].is_virtual = true; /* not released by xquery_release: the caller owns the reference */
+    q->src[0].is_virtual = true; /* not released by query_release: the caller owns the reference */
     q->nsrc = 1;
     q->width = t->ncols;
     return t;
@@ -266,12 +266,12 @@ const cat_table_t *exec_single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *
 /* Opens a table for writing: 1146 when missing, 1044 for the virtual schemas. */
 cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char **dbout)
 {
-    const char *db = xdb(x, n->db);
+    const char *db = exec_db_name(x, n->db);
     if (!db)
         return NULL;
     if (sql_exec_in_trans(x->ss) ? x->ss->read_only : x->tx_read_only) {
         const char *rdb = db, *rname = n->name;
-        if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
+        if (!exec_temp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
             diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
             return NULL;
         }
@@ -281,14 +281,14 @@ cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char 
         return NULL;
     }
     const char *rdb = db, *rname = n->name;
-    xtmp_map(x, &rdb, &rname);
+    exec_temp_map(x, &rdb, &rname);
     *dbout = db;
-    if (xmdl_lock(x, rdb, rname, true) != 0)
+    if (exec_mdl_lock(x, rdb, rname, true) != 0)
         return NULL;
     cat_table_t *t = catalog_table_get(exec_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
-    else if (xtable_used(x, true) != 0) {
+    else if (exec_table_used(x, true) != 0) {
         catalog_table_release(t);
         return NULL;
     }
@@ -391,7 +391,7 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return rc;
     case SQL_STMT_RENAME_TABLE:
         for (uint32_t i = 0; i < st->rename_table.n; i++) {
-            const char *db = xdb(x, st->rename_table.from[i].db), *ndb = xdb(x, st->rename_table.to[i].db);
+            const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
             if (!db || !ndb)
                 return -ER_NO_DB_ERROR;
             if ((rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag)) != 0)
@@ -476,8 +476,8 @@ static const char *drop_text_without_temporary(sql_exec_ctx_t *x, const sql_tabl
     buf_append_str(&b, l->if_exists ? "DROP TABLE IF EXISTS " : "DROP TABLE ");
     uint32_t n = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
-        if (!db || xtmp_map(x, &db, &name))
+        const char *db = exec_db_name(x, l->tables[i].db), *name = l->tables[i].name;
+        if (!db || exec_temp_map(x, &db, &name))
             continue;
         if (n++)
             buf_append_byte(&b, ',');
@@ -503,8 +503,8 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
         if (l->temporary)
             return false;
         for (uint32_t i = 0; i < l->n; i++) {
-            const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
-            if (xtmp_map(x, &db, &name)) {
+            const char *db = exec_db_name(x, l->tables[i].db), *name = l->tables[i].name;
+            if (exec_temp_map(x, &db, &name)) {
                 *text = st->kind == SQL_STMT_DROP_TABLE ? drop_text_without_temporary(x, l) : NULL;
                 return *text != NULL;
             }
@@ -532,7 +532,7 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
  */
 static int log_ctas_create(sql_exec_ctx_t *x, const sql_create_table_t *ct)
 {
-    const char *db = xdb(x, ct->table.db);
+    const char *db = exec_db_name(x, ct->table.db);
     cat_table_t *t = db ? catalog_table_get(exec_cat, db, ct->table.name) : NULL;
     if (!t)
         return 0; /* nothing was created */

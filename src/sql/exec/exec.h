@@ -197,7 +197,7 @@ typedef struct sql_exec_ctx {
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
     bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
     bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
-                                  no transaction (xtable_used) */
+                                  no transaction (exec_table_used) */
 } sql_exec_ctx_t;
 
 enum { SQL_COLPRIV_SELECT = 1, SQL_COLPRIV_INSERT = 2, SQL_COLPRIV_UPDATE = 4, SQL_COLPRIV_REFERENCES = 8 };
