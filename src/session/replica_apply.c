@@ -2,26 +2,27 @@
  * The replica's applier (replica_apply_ops_t, src/repl/replica.h) and its position store.
  *
  * A group of row events (GTID, TABLE_MAP, WRITE/UPDATE/DELETE_ROWS v1/v2, XID or COMMIT) is applied in one
- * engine transaction through sql/binapply.c, the re-apply code crash recovery uses; the group's GTID (catalog
+ * engine transaction through access/binapply.c, the re-apply code crash recovery uses; the group's GTID (catalog
  * record 'R' per domain, MariaDB's mysql.gtid_slave_pos) and source position ('Q') are written in that same
  * transaction, so a crash keeps both or neither: nothing applied twice, nothing lost.
  *
  * A group of QUERY events (DDL, or statements a MIXED/STATEMENT source logged) runs through this layer's own
  * statement path (session_query) in the SQL thread's session, under the event's database, sql_mode and
  * character set; that session is a system thread (every privilege, read_only does not apply, sql_log_bin=0).
- * DDL commits on its own, so its position is written right after it: a crash between the two runs the DDL
- * again at restart (it then fails with 1050 / 1051 ... and stops the SQL thread, never silently).  A group
- * that mixes statement events with row events is refused (1105), not half applied.
+ * Those statements commit on their own (a DDL's catalog change, a DML statement's rows), so while they run the
+ * catalog's commit hook writes the group's position inside each of those commits (pos_hook): a crash keeps
+ * the statement's effect and its position together here too.  A group that mixes statement events with row
+ * events is refused (1105), not half applied.
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "session/exec_repl.h"
-#include "sql/binapply.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
-#include "sql/rowcodec.h"
+#include "access/binapply.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
+#include "access/rowcodec.h"
 #include "util/fio.h"
 #include "util/util.h"
 
