@@ -800,6 +800,8 @@ void catalog_commit_hook_set(catalog_commit_hook_fn fn, void *arg)
     tl_hook.hold = 0;
 }
 
+void catalog_commit_hook_hold(bool hold) { tl_hook.hold += hold ? 1 : -1; }
+
 int catalog_commit_hook_run(engine_trx_t *trx)
 {
     return tl_hook.fn && tl_hook.hold == 0 ? tl_hook.fn(tl_hook.arg, trx) : 0;
@@ -828,7 +830,10 @@ static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
         engine_trx_rollback(trx);
         return rc;
     }
-    return engine_trx_commit(trx);
+    rc = engine_trx_commit(trx);
+    if (rc == 0)
+        (void)FAULT_POINT("catalog.after_commit"); /* test builds: KILL between the commits of one DDL */
+    return rc;
 }
 
 static int engine_err(diag_t *d, int rc, const char *what)
@@ -1176,14 +1181,14 @@ int catalog_db_drop(catalog_t *c, const char *db, bool if_exists, diag_t *d, uin
     const char **names;
     uint32_t n;
     catalog_table_list(c, db, &a, &names, &n);
-    tl_hook.hold++; /* the database's own record is the last commit */
+    catalog_commit_hook_hold(true); /* the database's own record is the last commit */
     for (uint32_t i = 0; i < n && !rc; i++) {
         bool found;
         rc = table_drop_locked(c, db, names[i], &found, d);
         if (!rc && found && ntables)
             (*ntables)++;
     }
-    tl_hook.hold--;
+    catalog_commit_hook_hold(false);
     if (rc)
         goto out;
     sys_op_t op = {.del = true};

@@ -161,11 +161,16 @@ int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t 
 /* A function run inside every catalog commit the calling thread makes while it is set (fn NULL: none), with that
  * commit's transaction, before it commits: what fn writes commits with the definition change or not at all.
  * The replica's applier sets it around a replicated statement to write its position there, so that a DDL and
- * the position it moves to survive a crash together.  A DDL made of several catalog commits (DROP DATABASE's
- * tables, then the database) runs fn only in the last one.  sql_commit_trx runs it too (catalog_commit_hook_run)
- * for the transaction of a replicated DML statement.  A non-zero return rolls the commit back. */
+ * the position it moves to survive a crash together.  sql_commit_trx runs it too (catalog_commit_hook_run) for
+ * the transaction of a replicated DML statement.  A non-zero return rolls the commit back.
+ * A DDL made of several catalog commits holds the hook (hold true ... false, nested) around the commits that
+ * are not its last: DROP DATABASE around its tables' drops (the hook runs with the database's own record),
+ * DROP TABLE and RENAME TABLE of several tables around all but the last table, CREATE OR REPLACE around its drop.  A crash in between leaves the
+ * position before the statement (it then runs again: DROP DATABASE drops what is left, the others fail
+ * visibly), never past a statement half done. */
 typedef int (*catalog_commit_hook_fn)(void *arg, engine_trx_t *trx);
 void catalog_commit_hook_set(catalog_commit_hook_fn fn, void *arg);
+void catalog_commit_hook_hold(bool hold);
 int catalog_commit_hook_run(engine_trx_t *trx);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),

@@ -189,6 +189,10 @@ DDL_STEPS = [
     'DROP TABLE rc.n2',
     'CREATE DATABASE rd',
     'DROP DATABASE rd',  # with two tables: several catalog commits, the position rides with the last
+    'CREATE TABLE rc.m1 (a INT PRIMARY KEY)',
+    'CREATE TABLE rc.m2 (a INT PRIMARY KEY)',
+    'RENAME TABLE rc.m1 TO rc.r1, rc.m2 TO rc.r2',  # one commit per pair: the position rides with the last
+    'DROP TABLE rc.r1, rc.r2',
 ]
 
 
@@ -265,6 +269,46 @@ def test_large_transaction_half_received(source, replica, mode):
     converge(replica, source)
     st = slave_status(r)[1]
     assert st['Using_Gtid'] == ('No' if mode == 'file_pos' else 'Slave_Pos'), st
+
+
+@needs_seam
+@pytest.mark.only('strata')
+def test_kill_between_the_commits_of_one_ddl(source, replica):
+    """DROP DATABASE drops each table in a commit of its own and the database last; killed after the first
+    table's commit, the replica has not moved its position, runs the DROP DATABASE again and drops the rest.
+    DROP TABLE of several tables killed the same way fails visibly (1051) when it runs again, never leaving a
+    table the source dropped behind a position that says it was dropped."""
+    p, r = follow_with_table(source, replica)
+    run(p, 'CREATE DATABASE rd2')
+    for t in ('x', 'y', 'z'):
+        run(p, 'CREATE TABLE rd2.%s (a INT PRIMARY KEY)' % t)
+        run(p, 'INSERT INTO rd2.%s VALUES (1), (2)' % t)
+    converge(replica, source)
+    arm(r, 'point:catalog.after_commit:1:KILL')
+    run(p, 'DROP DATABASE rd2')
+    wait_dead(replica)
+    crash(replica)
+    converge(replica, source)
+    r = replica.connect()
+    run(p, 'CREATE TABLE rc.m1 (a INT PRIMARY KEY)')
+    run(p, 'CREATE TABLE rc.m2 (a INT PRIMARY KEY)')
+    converge(replica, source)
+    arm(r, 'point:catalog.after_commit:1:KILL')
+    run(p, 'DROP TABLE rc.m1, rc.m2')
+    wait_dead(replica)
+    crash(replica)
+    r = replica.connect()
+    t0 = time.time()
+    while slave_status(r)[1]['Slave_SQL_Running'] == 'Yes':
+        assert time.time() - t0 < 60, slave_status(r)[1]
+        time.sleep(0.1)
+    st = slave_status(r)[1]
+    assert st['Last_SQL_Errno'] == 1051 and 'm1' in st['Last_SQL_Error'], st
+    assert [t for (t,) in run(r, 'SHOW TABLES FROM rc')] == ['m2', 't']
+    run(r, 'SET sql_log_bin = 0')
+    run(r, 'CREATE TABLE rc.m1 (a INT PRIMARY KEY)')  # the operator's fix; START SLAVE runs it again
+    run(r, 'START SLAVE')
+    converge(replica, source)
 
 
 # ---------------------------------------------------------------------------------------------- random moments

@@ -635,7 +635,10 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         cat_table_t *old = catalog_table_get(exec_cat, db, ct->table.name);
         if (old) {
             catalog_table_release(old);
-            if ((rc = catalog_table_drop(exec_cat, db, ct->table.name, false, x->diag)) != 0)
+            catalog_commit_hook_hold(true); /* a replica's position rides with the create (catalog.h) */
+            rc = catalog_table_drop(exec_cat, db, ct->table.name, false, x->diag);
+            catalog_commit_hook_hold(false);
+            if (rc != 0)
                 return rc;
         }
     }

@@ -126,7 +126,12 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     int rc = 0;
     buf_t missing;
     buf_init(&missing);
+    bool held = tl->n > 1; /* one commit per table: a replica's position rides with the last (catalog.h) */
+    if (held)
+        catalog_commit_hook_hold(true);
     for (uint32_t i = 0; i < tl->n; i++) {
+        if (held && i == tl->n - 1)
+            catalog_commit_hook_hold(held = false);
         const char *db = exec_db_name(x, tl->tables[i].db);
         if (!db) {
             rc = -ER_NO_DB_ERROR;
@@ -162,6 +167,8 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             break;
         rc = 0;
     }
+    if (held)
+        catalog_commit_hook_hold(false);
     if (!rc && missing.len) {
         buf_append_byte(&missing, 0);
         if (tl->if_exists)

@@ -389,16 +389,26 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if ((rc = truncate_table(x, &st->tables.tables[0])) == 0)
             exec_pend_ok(x, 0, NULL);
         return rc;
-    case SQL_STMT_RENAME_TABLE:
-        for (uint32_t i = 0; i < st->rename_table.n; i++) {
+    case SQL_STMT_RENAME_TABLE: {
+        rc = 0;
+        bool held = st->rename_table.n > 1; /* one commit per pair: a replica's position rides with the last */
+        if (held)
+            catalog_commit_hook_hold(true);
+        for (uint32_t i = 0; i < st->rename_table.n && rc == 0; i++) {
+            if (held && i == st->rename_table.n - 1)
+                catalog_commit_hook_hold(held = false);
             const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
-            if (!db || !ndb)
-                return -ER_NO_DB_ERROR;
-            if ((rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag)) != 0)
-                return rc;
+            rc = !db || !ndb ? -ER_NO_DB_ERROR
+                             : catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb,
+                                                    st->rename_table.to[i].name, x->diag);
         }
+        if (held)
+            catalog_commit_hook_hold(false);
+        if (rc)
+            return rc;
         exec_pend_ok(x, 0, NULL);
         return 0;
+    }
     case SQL_STMT_CREATE_INDEX:
         if (st->index.algorithm == SQL_ALGORITHM_COPY) {
             /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
