@@ -11,10 +11,21 @@
 #include "sql/parser/parser_int.h"
 
 static const char *const stmt_names[] = {
-#define STMT(id, privileges) #id,
+#define STMT(id, privileges, handler, com, flags) #id,
 #include "sql/parser/statements.def"
 #undef STMT
 };
+
+static const unsigned stmt_flags[] = {
+#define STMT(id, privileges, handler, com, flags) flags,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+
+unsigned sql_stmt_flags(sql_stmt_kind_t k)
+{
+    return (unsigned)k < ARRAY_LEN(stmt_flags) ? stmt_flags[k] : 0;
+}
 
 const char *sql_stmt_kind_name(sql_stmt_kind_t k)
 {
