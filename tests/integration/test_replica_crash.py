@@ -124,6 +124,17 @@ def converge(replica, primary, timeout=120):
     return tables
 
 
+def sql_thread_stopped(r, timeout=60):
+    """Waits for the SQL thread to stop (an apply error); returns SHOW SLAVE STATUS."""
+    t0 = time.time()
+    while True:
+        st = slave_status(r)[1]
+        if st['Slave_SQL_Running'] != 'Yes':
+            return st
+        assert time.time() - t0 < timeout, st
+        time.sleep(0.1)
+
+
 def rows_sql(table, first, n, pad=180):
     return 'INSERT INTO %s (id, n, pad) VALUES %s' % (table, ', '.join(
         "(%d, %d, REPEAT('%s', %d))" % (i, i % 97, chr(97 + i % 26), pad) for i in range(first, first + n)))
@@ -299,11 +310,7 @@ def test_kill_between_the_commits_of_one_ddl(source, replica):
     wait_dead(replica)
     crash(replica)
     r = replica.connect()
-    t0 = time.time()
-    while slave_status(r)[1]['Slave_SQL_Running'] == 'Yes':
-        assert time.time() - t0 < 60, slave_status(r)[1]
-        time.sleep(0.1)
-    st = slave_status(r)[1]
+    st = sql_thread_stopped(r)
     assert st['Last_SQL_Errno'] == 1051 and 'm1' in st['Last_SQL_Error'], st
     assert [t for (t,) in run(r, 'SHOW TABLES FROM rc')] == ['t']
     run(r, 'STOP SLAVE')  # the operator sees the tables are right and moves the position past the statement
@@ -586,11 +593,7 @@ def test_row_lock_wait_timeout_in_applier(fresh_mariadb, replica):
     run(p, 'UPDATE rc.t SET n = -1 WHERE id = 10')
     run(p, 'UPDATE rc.t SET n = -1 WHERE id = 50')
     run(p, 'COMMIT')
-    t0 = time.time()
-    while slave_status(r)[1]['Slave_SQL_Running'] == 'Yes':
-        assert time.time() - t0 < 60, slave_status(r)[1]
-        time.sleep(0.2)
-    st = slave_status(r)[1]
+    st = sql_thread_stopped(r)
     assert st['Last_SQL_Errno'] == 1205 and 'Lock wait timeout exceeded' in st['Last_SQL_Error'], st
     assert run(r, 'SELECT n FROM rc.t WHERE id = 10')[0][0] == 10  # rolled back whole
     run(holder, 'COMMIT')
