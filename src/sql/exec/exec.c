@@ -53,6 +53,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_auto_stop();
     stats_shutdown();
     catalog_close(exec_cat);
     exec_cat = NULL;
