@@ -337,7 +337,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
 
 int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_select_stmt(x, st->select); }
 int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
-int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_explain(x, st->explain.stmt); }
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_explain(x, st->explain.stmt, st->explain.analyze);
+}
 
 int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
