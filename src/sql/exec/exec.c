@@ -339,7 +339,7 @@ int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_s
 int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
 int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
-    return exec_explain(x, st->explain.stmt, st->explain.analyze);
+    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions);
 }
 
 int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)

@@ -53,7 +53,7 @@ static uint32_t key_len_of(const cat_table_t *t, uint32_t ix, uint32_t ncols)
  * passing its conditions: strata estimates no selectivity, 100.00) and r_filtered (the share of rows read that
  * went on: the join's ON at inner tables, WHERE at the last one, where strata evaluates it).
  */
-int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze)
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions)
 {
     const sql_select_t *sel = NULL;
     sql_select_t tmp;
@@ -95,12 +95,22 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze)
     }
     /* ANALYZE: r_rows, filtered, r_filtered go between rows and Extra */
     static const char *const names[] = {"id", "select_type", "table", "type", "possible_keys", "key", "key_len",
-                                        "ref", "rows", "r_rows", "filtered", "r_filtered", "Extra"};
-    static const int explain_cols[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 12};
-    int ncols = analyze ? 13 : 10;
-    res_col_t cols[13];
+                                        "ref", "rows", "r_rows", "filtered", "r_filtered", "Extra", "partitions"};
+    /* the columns shown, in order: EXPLAIN's ten, EXTENDED's filtered, PARTITIONS' partitions (NULL: strata has
+     * no partitioning), ANALYZE's three */
+    int shown[14], ncols = 0;
+    for (int i = 0; i <= 12; i++) {
+        if ((i == 9 || i == 11) && !analyze)
+            continue;
+        if (i == 10 && !analyze && !extended)
+            continue;
+        shown[ncols++] = i;
+        if (i == 2 && partitions)
+            shown[ncols++] = 13;
+    }
+    res_col_t cols[14];
     for (int k = 0; k < ncols; k++) {
-        int i = analyze ? k : explain_cols[k];
+        int i = shown[k];
         bool num = i == 0 || i == 8;
         bool dbl = i >= 9 && i <= 11;
         memset(&cols[k], 0, sizeof cols[k]);
@@ -194,14 +204,14 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze)
             buf_free(&ex);
         }
         char r_rows[32], r_filtered[32];
-        const char *w[13];
+        const char *w[14];
         for (int k = 0; k < 9; k++)
             w[k] = v[k];
-        w[9] = w[10] = w[11] = NULL;
+        w[9] = w[11] = w[13] = NULL;
+        w[10] = s.q.nsrc ? "100.00" : NULL;
         w[12] = v[9];
         if (analyze && s.q.nsrc) {
             uint64_t scans = s.q.an_scans[i], read = s.q.an_read[i], passed = s.q.an_passed[i];
-            w[10] = "100.00";
             if (scans) {
                 snprintf(r_rows, sizeof r_rows, "%.2f", (double)read / (double)scans);
                 w[9] = r_rows;
@@ -209,9 +219,9 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze)
                 w[11] = r_filtered;
             }
         }
-        res_cell_t cells[13];
+        res_cell_t cells[14];
         for (int k = 0; k < ncols; k++) {
-            const char *c = analyze ? w[k] : w[explain_cols[k]];
+            const char *c = w[shown[k]];
             cells[k].null = c == NULL;
             cells[k].p = c ? c : "";
             cells[k].len = c ? strlen(c) : 0;
