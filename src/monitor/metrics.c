@@ -203,7 +203,7 @@ static int put_variable(void *arg, const sysvar_def_t *def, const char *value, s
     (void)len;
     buf_t *out = arg;
     double v;
-    if (def->target != def->id || !metrics_parse_value(value, &v)) /* an alias repeats its target */
+    if (!metrics_parse_value(value, &v)) /* aliases too: SHOW GLOBAL VARIABLES lists them, so does the exporter */
         return 0;
     char name[160];
     snprintf(name, sizeof name, "mysql_global_variables_%s", def->name);
