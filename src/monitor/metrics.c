@@ -340,9 +340,12 @@ static void render_strata(server_t *srv, engine_t *eng, buf_t *out)
 
 void metrics_render(server_t *srv, engine_t *eng, buf_t *out)
 {
+    uint64_t t0 = time_mono_us();
     put_gauge(out, "mysql_up", "Whether the MySQL server is up.", 1);
     render_status(srv, out);
     render_variables(srv, out);
     render_replica(out);
     render_strata(srv, eng, out);
+    put_gauge(out, "strata_metrics_render_seconds", "Time this exposition took to build, in the server.",
+              (double)(time_mono_us() - t0) / 1e6);
 }
