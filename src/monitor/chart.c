@@ -89,7 +89,7 @@ void chart_svg(buf_t *out, const char *title, const char *unit, const chart_poin
         if (g == 4)
             buf_append_str(out, "now");
         else if (ago >= 120)
-            buf_printf(out, "-%.0f min", ago / 60);
+            buf_printf(out, "-%.3g min", ago / 60);
         else
             buf_printf(out, "-%.0f s", ago);
         buf_append_str(out, "</text>");
