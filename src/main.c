@@ -138,7 +138,7 @@ static bool bind_is_loopback(const char *addr)
 }
 
 /*
- * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
+ * The binary log is on unless --skip-log-bin (on by default).  --log-bin=NAME names the files
  * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
  */
 static int open_binlog(const config_t *cfg, const char *datadir)

@@ -1,5 +1,5 @@
 /*
- * The commit path (issue 5; DESIGN.md decisions 2 and 3): a transaction that changed rows commits with the binary
+ * The commit path (DESIGN.md decisions 2 and 3): a transaction that changed rows commits with the binary
  * log as the durable record.  With sync_binlog=1 (docs/binlog.md, "one fsync per commit group"):
  *
  *   1. binlog_commit(GTID ... XID)                  binlog group commit: one write + one fsync per group; the

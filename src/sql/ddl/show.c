@@ -16,7 +16,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 
-/* issue 7: rows the account may see (the session's filter; everything without one). */
+/* Rows the account may see (the session's filter; everything without one). */
 #define XVISIBLE(x, db, table) (!(x)->visible || (x)->visible((x)->visible_user, (db), (table)))
 
 /* The account's SQL_COLPRIV_* on a column (every one without a callback: unit tests, the server itself). */
@@ -777,7 +777,7 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     }
     catalog_table_list(sql_exec_catalog(), db, x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++) {
-        if (!XVISIBLE(x, db, names[i])) /* issue 7 */
+        if (!XVISIBLE(x, db, names[i]))
             continue;
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, names[i]);
         if (!t)
@@ -804,7 +804,7 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     uint32_t n;
     catalog_db_list(sql_exec_catalog(), x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++)
-        if (XVISIBLE(x, names[i], NULL)) /* issue 7 */
+        if (XVISIBLE(x, names[i], NULL))
             vt_row(&v)[0] = show_text(names[i]);
     return vt_send(&v, 0, sh->like, sh->where);
 }
@@ -939,7 +939,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
         uint32_t n;
         catalog_table_list(cat, dbs[d], x->arena, &names, &n);
         for (uint32_t i = 0; i < n; i++) {
-            if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7 */
+            if (!XVISIBLE(x, dbs[d], names[i]))
                 continue;
             cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
             if (!t)
@@ -1150,7 +1150,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
         uint32_t n;
         catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &n);
         for (uint32_t i = 0; i < n; i++) {
-            if (!XVISIBLE(x, dbs[i], NULL)) /* issue 7 */
+            if (!XVISIBLE(x, dbs[i], NULL))
                 continue;
             uint16_t coll = catalog_db_is_virtual(dbs[i]) ? COLL_UTF8MB3_GENERAL_CI : catalog_db_coll(sql_exec_catalog(), dbs[i]);
             value_t *r = vt_row(&v);
@@ -1260,7 +1260,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
-                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                if (!XVISIBLE(x, dbs[d], names[i])) /* only tables the account may see */
                     continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)
@@ -1303,7 +1303,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
-                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                if (!XVISIBLE(x, dbs[d], names[i])) /* only tables the account may see */
                     continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)

@@ -154,7 +154,7 @@ typedef struct sql_exec_ctx {
     uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
-    /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
+    /* which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
      * information_schema rows; NULL = everything.  Statement privileges are checked by the session before
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);

@@ -39,11 +39,11 @@ typedef enum sql_expr_kind {
     SQL_E_CONVERT_USING, /* arg[0] + cast.coll: CONVERT(x USING cs) */
     SQL_E_COLLATE,   /* arg[0] COLLATE cast.coll */
     SQL_E_ROW,       /* (a, b, ...) or ROW(a, b) */
-    SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery (milestone B) */
+    SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery */
     SQL_E_EXISTS,    /* sub */
     SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values); DEFAULT(col): nargs 1, args[0] the column */
     SQL_E_INTERVAL,  /* arg[0] + interval unit (DATE_ADD(x, INTERVAL n unit), x + INTERVAL n unit) */
-    SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL (milestone B) */
+    SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL */
 } sql_expr_kind_t;
 
 typedef enum sql_op {
@@ -122,7 +122,7 @@ struct sql_expr {
     int32_t slot;                    /* SQL_E_COLUMN: executor's bound row slot, -1 unbound */
     const char *lit_text;            /* SQL_E_LITERAL string: name MySQL gives the column */
     uint32_t lit_text_len;
-    /* milestone B */
+
     bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
     bool lit_conn;                   /* SQL_E_LITERAL: a '...' string without introducer: it is in
                                         collation_connection when evaluated (sql_eval_ctx_t.conn_coll) */
@@ -160,7 +160,7 @@ struct sql_order_item {
     bool desc;
 };
 
-/* FROM clause (milestone B): a tree of table references. */
+/* FROM clause: a tree of table references. */
 typedef enum sql_from_kind { SQL_FROM_TABLE, SQL_FROM_JOIN, SQL_FROM_DERIVED } sql_from_kind_t;
 typedef enum sql_join_kind { SQL_JOIN_INNER, SQL_JOIN_LEFT, SQL_JOIN_RIGHT, SQL_JOIN_CROSS, SQL_JOIN_STRAIGHT } sql_join_kind_t;
 typedef struct sql_from sql_from_t;
@@ -196,7 +196,7 @@ struct sql_select {
     sql_select_item_t *items;
     uint32_t nitems;
     bool from_dual;           /* FROM DUAL was written */
-    sql_from_t *from;         /* NULL: no FROM (milestone A always) */
+    sql_from_t *from;         /* NULL: no FROM */
     sql_expr_t *where;
     sql_expr_t **group_by;
     uint32_t ngroup_by;
@@ -207,7 +207,7 @@ struct sql_select {
     sql_lock_mode_t lock;
     sql_select_t *union_next; /* UNION chain: this member, then union_next ... */
     bool union_all;           /* the UNION between this member and union_next is ALL */
-    /* milestone B */
+
     bool with_rollup;         /* GROUP BY ... WITH ROLLUP */
     bool *group_desc;         /* GROUP BY x DESC (per group_by item; NULL when none written) */
     bool lock_nowait, lock_skip_locked;
@@ -299,7 +299,7 @@ typedef struct sql_user_spec {
     bool has_auth;
 } sql_user_spec_t;
 
-/* Account options after the user list of CREATE/ALTER USER and GRANT (issue 7); zero = not given. */
+/* Account options after the user list of CREATE/ALTER USER and GRANT; zero = not given. */
 typedef struct sql_account_opts {
     uint8_t lock;                        /* 1 ACCOUNT LOCK, 2 ACCOUNT UNLOCK */
     uint8_t require;                     /* 1 REQUIRE NONE, 2 REQUIRE SSL, 3 X509/CIPHER/ISSUER/SUBJECT */
@@ -308,7 +308,7 @@ typedef struct sql_account_opts {
 } sql_account_opts_t;
 
 typedef struct sql_user_stmt {           /* CREATE / ALTER / DROP USER */
-    sql_account_opts_t opts;             /* CREATE / ALTER (issue 7) */
+    sql_account_opts_t opts;             /* CREATE / ALTER */
     bool if_exists;                      /* DROP / ALTER IF EXISTS */
     bool if_not_exists;                  /* CREATE IF NOT EXISTS */
     bool or_replace;                     /* CREATE OR REPLACE USER */
@@ -379,7 +379,7 @@ typedef struct sql_lock_tables {
     uint32_t n;
 } sql_lock_tables_t;
 
-/* ---------------------------------------------------------------- column types (milestone B) */
+/* ---------------------------------------------------------------- column types */
 
 typedef enum sql_type_kind {
     SQL_T_TINYINT, SQL_T_SMALLINT, SQL_T_MEDIUMINT, SQL_T_INT, SQL_T_BIGINT,
@@ -589,7 +589,7 @@ typedef struct sql_database_stmt { /* CREATE / DROP / ALTER DATABASE|SCHEMA */
     const char *comment;
 } sql_database_stmt_t;
 
-/* CREATE|DROP LOGFILE GROUP, CREATE|ALTER|DROP TABLESPACE (MySQL Cluster disk-data syntax, issue 3). */
+/* CREATE|DROP LOGFILE GROUP, CREATE|ALTER|DROP TABLESPACE (MySQL Cluster disk-data syntax). */
 enum {
     SQL_TS_INITIAL_SIZE = 1 << 0, SQL_TS_UNDO_BUFFER_SIZE = 1 << 1, SQL_TS_EXTENT_SIZE = 1 << 2,
     SQL_TS_AUTOEXTEND_SIZE = 1 << 3, SQL_TS_MAX_SIZE = 1 << 4, SQL_TS_REDO_BUFFER_SIZE = 1 << 5,
@@ -624,7 +624,7 @@ typedef struct sql_view_stmt {     /* CREATE [OR REPLACE] [ALGORITHM=..] [DEFINE
     const char *check_option;      /* "CASCADED" / "LOCAL" or NULL */
 } sql_view_stmt_t;
 
-/* ---------------------------------------------------------------- DML (milestone B) */
+/* ---------------------------------------------------------------- DML */
 
 typedef struct sql_assign {        /* col = expr in SET lists and ON DUPLICATE KEY UPDATE */
     sql_expr_t *col;               /* a SQL_E_COLUMN */
@@ -687,7 +687,7 @@ typedef struct sql_explain {       /* EXPLAIN [EXTENDED|PARTITIONS|FORMAT=x] stm
     bool extended, partitions, analyze;
 } sql_explain_t;
 
-/* ---------------------------------------------------------------- privileges (issue 7) */
+/* ---------------------------------------------------------------- privileges */
 
 typedef struct sql_priv {
     const char *name;              /* upper-cased, words joined by one space: "SELECT", "ALL", "GRANT OPTION",
@@ -720,7 +720,7 @@ typedef struct sql_grant {         /* GRANT / REVOKE (stmt kind says which) */
     bool with_admin_option;        /* GRANT role TO u WITH ADMIN OPTION */
     bool revoke_all;               /* REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users */
     bool admin_option_for;         /* REVOKE ADMIN OPTION FOR role FROM ... */
-    sql_account_opts_t opts;       /* GRANT ... REQUIRE / WITH MAX_USER_CONNECTIONS (issue 7) */
+    sql_account_opts_t opts;       /* GRANT ... REQUIRE / WITH MAX_USER_CONNECTIONS */
 } sql_grant_t;
 
 typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
@@ -730,7 +730,7 @@ typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
     bool has_user;
 } sql_role_stmt_t;
 
-/* ---------------------------------------------------------------- binlog (issue 5) */
+/* ---------------------------------------------------------------- binlog */
 
 /* CHANGE MASTER TO / CHANGE REPLICATION SOURCE TO: the options as written, SOURCE_* spelled MASTER_*; the
  * session checks names and values.  START / STOP SLAVE | REPLICA [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL]. */
@@ -786,7 +786,7 @@ struct sql_stmt {
         sql_kill_t kill;
         sql_expr_t *do_expr;          /* DO (first expression; do_list has all) */
         sql_lock_tables_t lock;       /* LOCK_TABLES */
-        /* milestone B */
+
         sql_create_table_t *create_table;   /* CREATE_TABLE */
         sql_table_list_t tables;            /* DROP_TABLE / TRUNCATE (n == 1) */
         sql_rename_table_t rename_table;    /* RENAME_TABLE */
