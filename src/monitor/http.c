@@ -113,7 +113,9 @@ int http_start(const http_options_t *o, const http_ops_t *ops, http_server_t **o
     *out = NULL;
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* epoll, not select(): with thousands of SQL connections open, an HTTP socket's descriptor is above
+     * FD_SETSIZE, which select() cannot watch */
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
     if (inet_pton(AF_INET, o->address, &v4->sin_addr) == 1) {
