@@ -500,3 +500,17 @@ def test_tls_with_the_server_certificate(fresh_strata):
 def http_client_errors():
     import http.client
     return http.client.HTTPException
+
+
+def test_ipv6_address(fresh_strata):
+    """monitor_http_address ::1 binds IPv6 loopback only; root@localhost logs in from there."""
+    import http.client
+    port = conftest.free_port()
+    fresh_strata.start(['--monitor-http-port=%d' % port, '--monitor-http-address=::1'])
+    c = http.client.HTTPConnection('::1', port, timeout=30)
+    c.request('GET', '/metrics', headers={'Authorization': 'Basic ' + base64.b64encode(b'root:').decode()})
+    r = c.getresponse()
+    assert r.status == 200 and b'mysql_up 1' in r.read()
+    c.close()
+    with pytest.raises(OSError):
+        http_get(port, '/metrics', 'root')  # nothing on 127.0.0.1
