@@ -453,6 +453,43 @@ def chromium_dump(port, path, user='root', password=''):
     return r.stdout, console
 
 
+def png_pixels(path):
+    """(width, height, rows of RGB(A) bytes) of an 8-bit, non-interlaced PNG (what Chromium writes)."""
+    import struct
+    import zlib
+    data = open(path, 'rb').read()
+    assert data[:8] == b'\x89PNG\r\n\x1a\n'
+    pos, idat, w = 8, b'', 0
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b'IHDR':
+            w, h, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b'IDAT':
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
 @pytest.mark.skipif(not CHROMIUM, reason='Debian chromium not installed (scripts/deps)')
 def test_pages_load_in_chromium(mon):
     stop = threading.Event()
@@ -476,6 +513,19 @@ def test_pages_load_in_chromium(mon):
             assert 'could not load' not in dom, path
         charts = re.findall(r'<svg[^>]*class="chart"', chromium_dump(mon.port, '/')[0])
         assert len(charts) >= 10
+        # the screenshot shows the series lines: pixels of their colour (#1f6feb) in the chart area
+        shot = os.path.join(tempfile.mkdtemp(prefix='itest-shot-'), 'overview.png')
+        prof = tempfile.mkdtemp(prefix='itest-chromium-')
+        subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+                        '--user-data-dir=' + prof, '--window-size=1400,1100', '--virtual-time-budget=5000',
+                        '--screenshot=' + shot, 'http://root:@127.0.0.1:%d/' % mon.port],
+                       capture_output=True, timeout=120)
+        shutil.rmtree(prof, ignore_errors=True)
+        w, h, bpp, rows = png_pixels(shot)
+        blue = sum(1 for row in rows for x in range(0, w * bpp, bpp)
+                   if abs(row[x] - 0x1f) < 40 and abs(row[x + 1] - 0x6f) < 40 and abs(row[x + 2] - 0xeb) < 40)
+        assert blue > 50, 'no series drawn in %s (%d pixels of its colour)' % (shot, blue)
+        shutil.rmtree(os.path.dirname(shot), ignore_errors=True)
     finally:
         stop.set()
         t.join()
