@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "monitor/digest.h"
+#include "monitor/http_site.h"
 #include "monitor/qlog.h"
 #include "net/net.h"
 #include "proto/proto.h"
@@ -30,6 +31,7 @@
 #include "acl/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
+#include "access/stats.h"
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
 #include "util/config.h"
@@ -57,6 +59,12 @@ static void raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* innodb_stats_auto_recalc, read by the statistics thread before each recalculation. */
+static bool stats_auto_recalc_on(void)
+{
+    return sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_STATS_AUTO_RECALC) != 0;
 }
 
 static void request_shutdown(server_t *srv)
@@ -290,6 +298,10 @@ int main(int argc, char **argv)
     }
     if (open_binlog(&cfg, datadir) != 0)
         goto out;
+    /* after recovery: what recovery re-applied is not a reason to recount */
+    if (stats_auto_start(sql_exec_catalog(), stats_auto_recalc_on) != 0)
+        log_warn("innodb_stats_auto_recalc: the statistics thread did not start; statistics change only with "
+                    "ANALYZE TABLE");
     auth_srv.cache = auth_cache_new();
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;
@@ -330,6 +342,13 @@ int main(int argc, char **argv)
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;
     }
+    /* the dashboard and /metrics, on their own threads, once everything they read exists */
+    monitor_http_cfg_t mcfg = {.srv = &g_srv, .engine = g_engine, .cert_path = tls ? tls->cert_path : NULL,
+                               .key_path = tls ? tls->key_path : NULL};
+    if (monitor_http_start(&mcfg) != 0) {
+        log_error("Aborting: the monitoring HTTP server (monitor_http_port) cannot start");
+        goto out;
+    }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
         fprintf(pf, "%d\n", (int)getpid());
@@ -351,6 +370,7 @@ int main(int argc, char **argv)
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
+    monitor_http_stop(); /* no request reads the sessions or the engine past here */
     session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
     server_kill_all(&g_srv);
     admit_stop(); /* parked waiters are admitted and see the kill */
@@ -360,6 +380,7 @@ int main(int argc, char **argv)
     log_note("stratad: Shutdown complete");
     rc = 0;
 out:
+    monitor_http_stop();
     session_replica_close(&g_srv);
     if (net)
         net_stop(net);
