@@ -9,6 +9,12 @@
  * or before P had entered before P was read, hence before the flip, so it was counted in the old epoch and has
  * finished.
  *
+ * Nobody polls.  Committers waiting for the group fsync are woken by the group's leader (binlog.c), each with its
+ * own signal; committers waiting for their turn by their predecessor (the turnstile).  The two drains that wait
+ * for committers to leave (the checkpointer's epoch flip, sql_commit_snapshot's gate) sleep on drain_cv, which
+ * leave() signals only when the count such a drain waits for reaches zero; RESET MASTER's wait for the turnstile
+ * sleeps on turn_cv, signalled when the turnstile passes the order it waits for.
+ *
  * Commit order.  Every transaction written to the binlog commits in the engine in binlog order (the turnstile
  * below, keyed by binlog_commit_result_t.order), tagged with its binlog end position (engine_trx_commit_tagged).
  * The redo log being a prefix after a crash, the engine's commit tag S then says exactly which binlog
@@ -18,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "repl/semisync.h"
 #include "sql/binapply.h"
@@ -36,6 +41,8 @@ static struct {
     int epoch;
     int gate;               /* sql_commit_snapshot in progress: new commits wait on gate_cond */
     pthread_cond_t gate_cond;
+    int drains;             /* threads in drain_wait: leave() signals drain_cv when a count reaches zero */
+    pthread_cond_t drain_cv;
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
@@ -43,9 +50,11 @@ static struct {
     pthread_mutex_t turn_mu;
     uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
     struct turn_waiter *pending; /* early arrivals, sorted by order */
+    uint64_t drain_order;        /* turn_drain waits for turn_done >= this (0: nobody waits) */
+    pthread_cond_t turn_cv;
     uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
 } g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
-         .turn_mu = PTHREAD_MUTEX_INITIALIZER};
+         .drain_cv = PTHREAD_COND_INITIALIZER, .turn_mu = PTHREAD_MUTEX_INITIALIZER, .turn_cv = PTHREAD_COND_INITIALIZER};
 
 binlog_t *sql_commit_binlog(void) { return g_c.bl; }
 
@@ -69,6 +78,14 @@ typedef struct turn_waiter {
     struct turn_waiter *next;
 } turn_waiter_t;
 
+/* The engine commit of `order` is done; wakes a turn_drain that waited for it.  Under turn_mu. */
+static void turn_advance(uint64_t order)
+{
+    g_c.turn_done = order;
+    if (g_c.drain_order && order >= g_c.drain_order)
+        pthread_cond_signal(&g_c.turn_cv);
+}
+
 static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 {
     if (order == 0) /* nothing was written to the binlog: no place in its order */
@@ -91,14 +108,14 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     pthread_mutex_unlock(&g_c.turn_mu);
     int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
     pthread_mutex_lock(&g_c.turn_mu);
-    g_c.turn_done = order;
+    turn_advance(order);
     while (g_c.pending && g_c.pending->order == g_c.turn_done + 1) {
         turn_waiter_t *h = g_c.pending;
         g_c.pending = h->next;
         pthread_mutex_unlock(&g_c.turn_mu);
         int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
         pthread_mutex_lock(&g_c.turn_mu);
-        g_c.turn_done = h->order;
+        turn_advance(h->order);
         h->rc = hrc;
         h->done = true;
         pthread_cond_signal(&h->cv);
@@ -107,17 +124,17 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     return rc;
 }
 
-/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER only: polls). */
+/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER, which holds the binlog's
+ * writer role: one drain at a time). */
 static void turn_drain(uint64_t order)
 {
-    for (;;) {
-        pthread_mutex_lock(&g_c.turn_mu);
-        bool done = g_c.turn_done >= order;
-        pthread_mutex_unlock(&g_c.turn_mu);
-        if (done)
-            return;
-        usleep(500);
-    }
+    pthread_mutex_lock(&g_c.turn_mu);
+    ASSERT(g_c.drain_order == 0);
+    g_c.drain_order = order;
+    while (g_c.turn_done < order)
+        pthread_cond_wait(&g_c.turn_cv, &g_c.turn_mu);
+    g_c.drain_order = 0;
+    pthread_mutex_unlock(&g_c.turn_mu);
 }
 
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
@@ -137,8 +154,19 @@ static int enter(void)
 static void leave(int ep)
 {
     pthread_mutex_lock(&g_c.mu);
-    g_c.inflight[ep]--;
+    if (--g_c.inflight[ep] == 0 && g_c.drains)
+        pthread_cond_broadcast(&g_c.drain_cv); /* only the drains (at most two threads) wait on it */
     pthread_mutex_unlock(&g_c.mu);
+}
+
+/* Waits under g_c.mu until no committer counted in epoch `ep` (-1: in either) is inside; with or_stop, also ends
+ * when the server stops (the checkpointer then reports nothing). */
+static void drain_wait(int ep, bool or_stop)
+{
+    g_c.drains++;
+    while (!(or_stop && g_c.stop) && (ep < 0 ? g_c.inflight[0] + g_c.inflight[1] : g_c.inflight[ep]))
+        pthread_cond_wait(&g_c.drain_cv, &g_c.mu);
+    g_c.drains--;
 }
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
@@ -207,11 +235,7 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
      * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
     pthread_mutex_lock(&g_c.mu);
     g_c.gate++;
-    while (g_c.inflight[0] + g_c.inflight[1]) {
-        pthread_mutex_unlock(&g_c.mu);
-        usleep(200);
-        pthread_mutex_lock(&g_c.mu);
-    }
+    drain_wait(-1, false);
     pthread_mutex_unlock(&g_c.mu);
     engine_trx_open_view(trx);
     file[0] = 0;
@@ -290,11 +314,7 @@ static void checkpoint_once_locked(void)
     }
     int old = g_c.epoch;
     g_c.epoch = 1 - old;
-    while (g_c.inflight[old] && !g_c.stop) {
-        pthread_mutex_unlock(&g_c.mu);
-        usleep(1000);
-        pthread_mutex_lock(&g_c.mu);
-    }
+    drain_wait(old, true);
     bool stop = g_c.stop && g_c.inflight[old];
     pthread_mutex_unlock(&g_c.mu);
     if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
@@ -524,6 +544,7 @@ void sql_commit_stop(void)
     pthread_mutex_lock(&g_c.mu);
     g_c.stop = true;
     pthread_cond_broadcast(&g_c.cond);
+    pthread_cond_broadcast(&g_c.drain_cv);
     pthread_mutex_unlock(&g_c.mu);
     if (g_c.running)
         pthread_join(g_c.thread, NULL);
