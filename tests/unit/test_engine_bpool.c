@@ -155,16 +155,20 @@ typedef struct {
     bpool_t *bp;
     unsigned seed;
     int errors;
+    uint32_t npages, iters;
+    uint32_t *increments; /* what the pages must count at the end: catches a page cached twice */
+    bool skewed;          /* half the fixes go to the first eighth of the pages */
 } worker_t;
 
-static uint32_t increments[200]; /* what the pages must count at the end: catches a page cached twice */
+static uint32_t increments[200];
 
 /* Each page holds a counter in two places; writers bump both under X, readers check they agree under S. */
 static void *worker(void *arg)
 {
     worker_t *w = arg;
-    for (int i = 0; i < 4000; i++) {
-        uint32_t pg = rand_r(&w->seed) % 200;
+    for (uint32_t i = 0; i < w->iters; i++) {
+        uint32_t range = w->skewed && rand_r(&w->seed) % 2 ? w->npages / 8 : w->npages;
+        uint32_t pg = rand_r(&w->seed) % range;
         bool wr = rand_r(&w->seed) % 4 == 0;
         bframe_t *f;
         if (bpool_fix(w->bp, page_id_make(0, 0, pg), wr ? LATCH_X : LATCH_S, &f)) {
@@ -178,7 +182,7 @@ static void *worker(void *arg)
         if (wr) {
             wr32(f->data + 100, rd32(f->data + 100) + 1);
             wr32(f->data + 8000, rd32(f->data + 8000) + 1);
-            __atomic_add_fetch(&increments[pg], 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&w->increments[pg], 1, __ATOMIC_RELAXED);
             bpool_set_dirty(w->bp, f);
         }
         bpool_unfix(w->bp, f, wr ? LATCH_X : LATCH_S);
@@ -186,29 +190,37 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Runs nt workers over the first npages pages of bp, then checks every page's counter: 0 or the first error. */
+static int run_workers(bpool_t *bp, int nt, uint32_t npages, uint32_t iters, bool skewed, uint32_t *counts)
+{
+    pthread_t th[16];
+    worker_t w[16];
+    int bad = 0;
+    for (int i = 0; i < nt; i++) {
+        w[i] = (worker_t){.bp = bp, .seed = (unsigned)i * 31 + 1, .npages = npages, .iters = iters,
+                          .increments = counts, .skewed = skewed};
+        pthread_create(&th[i], NULL, worker, &w[i]);
+    }
+    for (int i = 0; i < nt; i++) {
+        pthread_join(th[i], NULL);
+        bad += w[i].errors;
+    }
+    for (uint32_t pg = 0; pg < npages; pg++) {
+        bframe_t *f;
+        if (bpool_fix(bp, page_id_make(0, 0, pg), LATCH_S, &f))
+            return -1;
+        bad += rd32(f->data + 100) != counts[pg];
+        bpool_unfix(bp, f, LATCH_S);
+    }
+    return bad;
+}
+
 TEST(test_bpool_threads)
 {
     tio_t t = {.fd = scratch_fd()};
     bpool_io_t io = {.read = t_read, .write = t_write, .ctx = &t};
     bpool_t *bp = bpool_create(25, PS, &io);
-    pthread_t th[4];
-    worker_t w[4];
-    for (int i = 0; i < 4; i++) {
-        w[i] = (worker_t){.bp = bp, .seed = (unsigned)i * 31 + 1};
-        pthread_create(&th[i], NULL, worker, &w[i]);
-    }
-    for (int i = 0; i < 4; i++) {
-        pthread_join(th[i], NULL);
-        CHECK_EQ_INT(w[i].errors, 0);
-    }
-    int lost = 0;
-    for (uint32_t pg = 0; pg < 200; pg++) {
-        bframe_t *f;
-        REQUIRE(bpool_fix(bp, page_id_make(0, 0, pg), LATCH_S, &f) == 0);
-        lost += rd32(f->data + 100) != increments[pg];
-        bpool_unfix(bp, f, LATCH_S);
-    }
-    CHECK_EQ_INT(lost, 0);
+    CHECK_EQ_INT(run_workers(bp, 4, 200, 4000, false, increments), 0);
     bpool_destroy(bp);
     close(t.fd);
 }
@@ -219,39 +231,6 @@ TEST(test_bpool_threads)
 #define PART_PAGES 4096
 static uint32_t part_increments[PART_PAGES];
 
-typedef struct {
-    bpool_t *bp;
-    unsigned seed;
-    int errors;
-} pworker_t;
-
-static void *part_worker(void *arg)
-{
-    pworker_t *w = arg;
-    for (int i = 0; i < 6000; i++) {
-        /* half the fixes go to a hot eighth of the pages, the rest anywhere */
-        uint32_t pg = rand_r(&w->seed) % (rand_r(&w->seed) % 2 ? PART_PAGES / 8 : PART_PAGES);
-        bool wr = rand_r(&w->seed) % 3 == 0;
-        bframe_t *f;
-        if (bpool_fix(w->bp, page_id_make(0, 0, pg), wr ? LATCH_X : LATCH_S, &f)) {
-            w->errors++;
-            continue;
-        }
-        if (page_is_zero(f->data, PS) && wr)
-            page_init(f->data, PS, page_id_make(0, 0, pg), PAGE_TYPE_BTREE, 0);
-        if (rd32(f->data + 100) != rd32(f->data + 8000))
-            w->errors++;
-        if (wr) {
-            wr32(f->data + 100, rd32(f->data + 100) + 1);
-            wr32(f->data + 8000, rd32(f->data + 8000) + 1);
-            __atomic_add_fetch(&part_increments[pg], 1, __ATOMIC_RELAXED);
-            bpool_set_dirty(w->bp, f);
-        }
-        bpool_unfix(w->bp, f, wr ? LATCH_X : LATCH_S);
-    }
-    return NULL;
-}
-
 TEST(test_bpool_partitions_threads)
 {
     tio_t t = {.fd = scratch_fd()};
@@ -260,28 +239,10 @@ TEST(test_bpool_partitions_threads)
     bpool_stats_t st;
     bpool_stats(bp, &st);
     CHECK(st.partitions > 1);
-    enum { NT = 8 };
-    pthread_t th[NT];
-    pworker_t w[NT];
-    for (int i = 0; i < NT; i++) {
-        w[i] = (pworker_t){.bp = bp, .seed = (unsigned)i * 7 + 3};
-        pthread_create(&th[i], NULL, part_worker, &w[i]);
-    }
-    for (int i = 0; i < NT; i++) {
-        pthread_join(th[i], NULL);
-        CHECK_EQ_INT(w[i].errors, 0);
-    }
+    CHECK_EQ_INT(run_workers(bp, 8, PART_PAGES, 6000, true, part_increments), 0);
     bpool_stats(bp, &st);
     CHECK(st.evictions > 0);
     CHECK_EQ_INT(st.free_frames + st.young + st.old, 1024); /* every frame in exactly one list of one partition */
-    int lost = 0;
-    for (uint32_t pg = 0; pg < PART_PAGES; pg++) {
-        bframe_t *f;
-        REQUIRE(bpool_fix(bp, page_id_make(0, 0, pg), LATCH_S, &f) == 0);
-        lost += rd32(f->data + 100) != part_increments[pg];
-        bpool_unfix(bp, f, LATCH_S);
-    }
-    CHECK_EQ_INT(lost, 0);
     CHECK_EQ_INT(bpool_flush_all(bp), 0);
     bpool_stats(bp, &st);
     CHECK_EQ_INT(st.dirty, 0);
