@@ -74,6 +74,7 @@ struct lock_sys {
     lock_tree_t *trees[TREE_BUCKETS];
     _Atomic uint64_t epoch[EPOCH_BUCKETS];
     _Atomic uint64_t waits, deadlocks, wakeups;
+    uint64_t search_stamp; /* deadlock searches so far (under every partition) */
 };
 
 lock_sys_t *lock_sys_create(void)
@@ -415,20 +416,30 @@ static uint32_t blockers_of(const lock_owner_t *w, lock_owner_t **out)
     return n;
 }
 
-/* Does some chain of waits starting at w's blockers lead back to me? */
-static bool reaches(const lock_owner_t *w, const lock_owner_t *me, int *steps)
+/* Does some chain of waits starting at me's blockers lead back to me?  Each waiting owner is visited once (marked
+ * with this search's stamp): a cycle of others that does not pass through me (two requests that registered their
+ * waits at once and have not searched yet) ends the walk instead of looping.  Under every partition. */
+static bool reaches(lock_sys_t *ls, lock_owner_t *me)
 {
-    if (++*steps > DEADLOCK_STEPS)
-        return false;
-    lock_owner_t *b[MAX_BLOCKERS];
-    uint32_t n = blockers_of(w, b);
-    for (uint32_t i = 0; i < n; i++) {
-        if (b[i] == me)
-            return true;
-        if (b[i]->wait != LOCK_WAIT_NONE && reaches(b[i], me, steps))
-            return true;
+    uint64_t stamp = ++ls->search_stamp;
+    lock_owner_t **stack = NULL;
+    uint32_t n = 0, cap = 0;
+    bool found = false;
+    me->visit = stamp;
+    push_owner(&stack, &n, &cap, me);
+    for (int steps = 0; n && !found && steps < DEADLOCK_STEPS; steps++) {
+        lock_owner_t *b[MAX_BLOCKERS];
+        uint32_t nb = blockers_of(stack[--n], b);
+        for (uint32_t i = 0; i < nb && !found; i++) {
+            found = b[i] == me;
+            if (!found && b[i]->wait != LOCK_WAIT_NONE && b[i]->visit != stamp) {
+                b[i]->visit = stamp;
+                push_owner(&stack, &n, &cap, b[i]);
+            }
+        }
     }
-    return false;
+    mem_free(stack);
+    return found;
 }
 
 static bool can_go(const lock_owner_t *o)
@@ -475,8 +486,7 @@ static bool deadlocked(lock_sys_t *ls, lock_owner_t *o)
 {
     for (int i = 0; i < LOCK_PARTS; i++)
         pthread_mutex_lock(&ls->parts[i].mu);
-    int steps = 0;
-    bool dead = reaches(o, o, &steps);
+    bool dead = reaches(ls, o);
     if (dead)
         o->wait = LOCK_WAIT_NONE; /* a victim waits for nobody: a concurrent search must not count it */
     for (int i = LOCK_PARTS - 1; i >= 0; i--)

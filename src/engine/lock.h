@@ -75,6 +75,7 @@ typedef struct lock_owner {
      * the waiter's; taken inside the waker's partition mutex, a leaf) */
     pthread_mutex_t wmu;
     bool woken;
+    uint64_t visit;              /* the last deadlock search that reached this owner (under every partition) */
     pthread_cond_t cond;
 } lock_owner_t;
 
