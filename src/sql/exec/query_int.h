@@ -268,4 +268,16 @@ int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
+/* Handlers named by statements.def (exec/exec.c dispatches through its table). */
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
 #endif
