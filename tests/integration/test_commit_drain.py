@@ -5,6 +5,7 @@ checkpointer (waits for an epoch of committers).  They sleep until the last comm
 a lost wake-up shows as a statement that never returns, a drain that does not wait as a snapshot whose rows and
 binlog position disagree.  Run side by side with MariaDB, same binlog options."""
 import bisect
+import contextlib
 import threading
 import time
 
@@ -23,45 +24,45 @@ def status(c, name):
     return q(c, "SHOW STATUS LIKE '%s'" % name)[0][1]
 
 
-def start_writers(s, n, stop):
-    """n connections inserting one row per autocommit transaction until stop is set."""
-    errors = []
-
-    def run(i):
-        c = s.connect()
-        c.autocommit(True)
-        try:
-            while not stop.is_set():
-                q(c, 'INSERT INTO d.t (w) VALUES (%d)' % i)
-        except Exception as e:  # noqa: BLE001 - reported by the test
-            errors.append(repr(e))
-        finally:
-            c.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    return threads, errors
-
-
-def setup_table(s):
+@contextlib.contextmanager
+def committing(s, n=6):
+    """Starts s with the binlog on, makes d.t, and keeps n connections inserting one row per autocommit
+    transaction until the block ends; yields (a connection of its own, the writers' errors)."""
+    s.start(BINLOG_OPTS)
     c = s.connect()
     c.autocommit(True)
     q(c, 'CREATE DATABASE IF NOT EXISTS d')
     q(c, 'CREATE TABLE d.t (id INT AUTO_INCREMENT PRIMARY KEY, w INT) ENGINE=InnoDB')
     q(c, 'RESET MASTER')
-    return c
+    stop = threading.Event()
+    errors = []
+
+    def run(i):
+        w = s.connect()
+        w.autocommit(True)
+        try:
+            while not stop.is_set():
+                q(w, 'INSERT INTO d.t (w) VALUES (%d)' % i)
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            errors.append(repr(e))
+        finally:
+            w.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    try:
+        yield c, errors
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
 
 
 @pytest.mark.fresh_opts(start=False)
 def test_consistent_snapshot_under_commits(fresh_target):
-    s = fresh_target
-    s.start(BINLOG_OPTS)
-    c = setup_table(s)
-    stop = threading.Event()
-    threads, errors = start_writers(s, 6, stop)
     samples = []
-    try:
+    with committing(fresh_target) as (c, errors):
         end = time.monotonic() + 3
         while time.monotonic() < end:
             t0 = time.monotonic()
@@ -71,10 +72,6 @@ def test_consistent_snapshot_under_commits(fresh_target):
             q(c, 'COMMIT')
             samples.append((f, p, n, time.monotonic() - t0))
             time.sleep(0.01)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(60)
     assert not errors, errors
     assert len(samples) >= 10
     files = {f for f, _, _, _ in samples}
@@ -90,23 +87,14 @@ def test_consistent_snapshot_under_commits(fresh_target):
 
 @pytest.mark.fresh_opts(start=False)
 def test_reset_master_and_flush_under_commits(fresh_target):
-    s = fresh_target
-    s.start(BINLOG_OPTS)
-    c = setup_table(s)
-    stop = threading.Event()
-    threads, errors = start_writers(s, 6, stop)
     took = []
-    try:
+    with committing(fresh_target) as (c, errors):
         time.sleep(0.3)
         for sql in ('RESET MASTER', 'FLUSH BINARY LOGS', 'RESET MASTER', 'FLUSH BINARY LOGS', 'RESET MASTER'):
             t0 = time.monotonic()
             q(c, sql)
             took.append((sql, time.monotonic() - t0))
             time.sleep(0.2)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(60)
     assert not errors, errors
     assert all(dt < 5.0 for _, dt in took), took
     # the server goes on committing and logging after the resets
