@@ -270,13 +270,14 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     return rc;
 }
 
-/* Statement events: each through the session; the position after the last, in its own transaction. */
+/* Statement events: each through the session; the position after the last, in its own transaction.  A
+ * filtered group (g->skip, no events) records its position only. */
 static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size_t cap)
 {
     size_t off = 0;
     binlog_event_t ev;
     int rc = 0;
-    while (rc == 0 && replica_group_next(g, &off, &ev))
+    while (rc == 0 && !g->skip && replica_group_next(g, &off, &ev))
         if (ev.type == BINLOG_EV_QUERY)
             rc = run_query(a, &ev, err, cap);
     if (rc)
@@ -309,7 +310,13 @@ static int apply_group(void *arg, const replica_group_t *g, char *err, size_t ca
                  "this replica", g->gtid.domain, g->gtid.server, (unsigned long long)g->gtid.seq);
         return ER_UNKNOWN_ERROR;
     }
-    return stmts ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+    return stmts || g->skip ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+}
+
+static bool apply_semi_sync_enabled(void *arg)
+{
+    applier_t *a = arg;
+    return sysvar_global_int(&a->srv->vars, SYSVAR_RPL_SEMI_SYNC_SLAVE_ENABLED) != 0;
 }
 
 static void apply_thread_end(void *arg)
@@ -330,7 +337,7 @@ int session_replica_open(server_t *srv, bool skip_start)
     g_applier = (applier_t){.srv = srv};
     replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
-                               .thread_end = apply_thread_end};
+                               .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
     return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
 }
