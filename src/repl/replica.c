@@ -663,17 +663,17 @@ static int io_read_stream(replica_t *r, MYSQL *m, const replica_config_t *c)
         binlog_event_t ev;
         const char *why = "";
         bool ack = false;
-        if (semi && p[0] == 0) { /* 0x00 0xef flag event */
+        unsigned long hdr = 1; /* 0x00, or with semi-sync 0x00 0xef flag */
+        if (semi && p[0] == 0) {
             if (len < 3 || p[1] != 0xef) {
                 io_set_error(r, 1595, "Relay log write failure: could not queue event from master (a semi-sync "
                              "packet without its 0xef header)");
                 break;
             }
             ack = (p[2] & 0x01) != 0;
-            p += 2;
-            len -= 2;
+            hdr = 3;
         }
-        if (p[0] != 0 || binlog_event_parse(p + 1, len - 1, &ev, &why) != 0 || ev.size != len - 1) {
+        if (p[0] != 0 || binlog_event_parse(p + hdr, len - hdr, &ev, &why) != 0 || ev.size != len - hdr) {
             io_set_error(r, 1595, "Relay log write failure: could not queue event from master (%s)",
                          p[0] ? "unexpected packet" : why);
             break;
