@@ -27,11 +27,11 @@
 #include "proto/tls.h"
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
@@ -179,7 +179,7 @@ static int open_binlog(const config_t *cfg, const char *datadir)
     if (rec.crashed)
         log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
                  "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
-    /* the engine's prepared transactions commit if the binlog has them, else roll back (sql/commit.h) */
+    /* the engine's prepared transactions commit if the binlog has them, else roll back (commit/commit.h) */
     int rrc = sql_commit_start(g_engine, g_srv.binlog, &rec);
     binlog_recovery_free(&rec);
     if (rrc != 0)

@@ -16,18 +16,18 @@
 #include "binlog/binlog.h"
 #include "util/blocking.h"
 #include "session/exec_repl.h"
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "session/exec_grant.h" /* issue 7: privilege statements */
-#include "session/priv.h"
+#include "acl/priv.h"
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
 #include "session/ulock.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
 #include "sql/sql.h"
-#include "sql/store.h"
-#include "sql/tz.h"
+#include "sql/value/store.h"
+#include "sql/value/tz.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
 
@@ -345,7 +345,7 @@ static bool session_div_zero_off(session_t *s)
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
-    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* NOW() in @@time_zone (sql/tz.h) */
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* NOW() in @@time_zone (sql/value/tz.h) */
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
@@ -422,7 +422,7 @@ unsigned session_parse_mode(session_t *s)
            ((m & (1ll << 29)) ? SQL_PARSE_HIGH_NOT_PRECEDENCE : 0u);
 }
 
-/* A statement context for the executor (sql/exec.h) from the session's state. */
+/* A statement context for the executor (sql/exec/exec.h) from the session's state. */
 /* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
 static bool sqlx_visible(void *user, const char *db, const char *table)
 {
@@ -470,7 +470,7 @@ static int is_status_row(void *arg, const status_def_t *def, const char *value, 
     return 0;
 }
 
-/* TRUNCATE of the performance_schema tables the session keeps (sql/exec.h session_table_truncate). */
+/* TRUNCATE of the performance_schema tables the session keeps (sql/exec/exec.h session_table_truncate). */
 static void sqlx_session_table_truncate(void *user, const char *table)
 {
     (void)user;
@@ -478,7 +478,7 @@ static void sqlx_session_table_truncate(void *user, const char *table)
         session_digest_truncate();
 }
 
-/* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
+/* The rows of the information_schema tables the session knows (sql/exec/exec.h session_table). */
 static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
 {
     session_t *s = user;
@@ -597,7 +597,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->no_auto_value_on_zero = (mode & (1ll << 19)) != 0; /* NO_AUTO_VALUE_ON_ZERO */
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
                        ((mode & (1ll << 23)) ? SQL_STORE_NO_ZERO_IN_DATE : 0));
-    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/tz.h) */
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/value/tz.h) */
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;

@@ -11,14 +11,14 @@
 
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
-#include "session/acl.h"
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "acl/priv.h"
 #include "repl/semisync.h"
 #include "monitor/digest.h"
 #include "session/session.h"
 #include "engine/engine.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
 #include "util/fio.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */

@@ -11,9 +11,9 @@
 #ifndef STRATA_SQL_SQL_H
 #define STRATA_SQL_SQL_H
 
-#include "sql/ast.h"
-#include "sql/value.h"
-#include "sql/store.h"
+#include "sql/parser/ast.h"
+#include "sql/value/value.h"
+#include "sql/value/store.h"
 #include "util/diag.h"
 
 /* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the external sort (sql/extsort.h): random records against a reference sort, several runs and
+ * Unit tests of the external sort (sql/exec/extsort.h): random records against a reference sort, several runs and
  * intermediate merge passes, stability with ties, keys built by the executor's xkey_append (ASC / DESC,
  * NULLs), temporary files unlinked at once, errors from a bad tmpdir.
  */
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sql/exec_int.h"
-#include "sql/extsort.h"
+#include "sql/exec/exec_int.h"
+#include "sql/exec/extsort.h"
 #include "unit.h"
 #include "util/util.h"
 
