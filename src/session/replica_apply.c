@@ -12,6 +12,11 @@
  * DDL commits on its own, so its position is written right after it: a crash between the two runs the DDL
  * again at restart (it then fails with 1050 / 1051 ... and stops the SQL thread, never silently).  A group
  * that mixes statement events with row events is refused (1105), not half applied.
+ *
+ * log_slave_updates: the applied transaction goes to this server's binlog under the source's GTID and timestamp
+ * (sql_commit_gtid_override), so replicas of this one follow the same GTIDs: a row group's own TABLE_MAP,
+ * ANNOTATE_ROWS and rows events are logged as received, in the commit of the rows; statement groups run with
+ * sql_log_bin on.  Recovery's re-apply of such a transaction writes its position too (commit/commit.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +31,7 @@
 
 typedef struct applier {
     server_t *srv;
+    bool log_updates; /* log_slave_updates (start-up only) */
     session_t *s;     /* the SQL thread's session (created at its first statement) */
     binapply_t *ap;
 } applier_t;
@@ -42,14 +48,9 @@ static int pos_write(catalog_t *cat, engine_trx_t *trx, const replica_group_t *g
     int rc = 0;
     buf_t v;
     buf_init(&v);
-    if (g->has_gtid) {
-        buf_append_byte(&v, 1);
-        rc_put_varint(&v, g->gtid.server);
-        rc_put_varint(&v, g->gtid.seq);
-        rc = catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_GTID, g->gtid.domain, v.data, v.len);
-    }
+    if (g->has_gtid)
+        rc = catalog_repl_gtid_put(cat, trx, g->gtid.domain, g->gtid.server, g->gtid.seq);
     if (rc == 0 && g->log_file[0]) {
-        buf_reset(&v);
         buf_append_byte(&v, 1);
         rc_put_varint(&v, strlen(g->log_file));
         buf_append_str(&v, g->log_file);
@@ -161,7 +162,7 @@ static session_t *applier_session(applier_t *a)
         s->system_thread = true; /* every privilege; read_only does not apply (MariaDB's replication thread) */
         snprintf(s->user, sizeof s->user, "system user");
         snprintf(s->priv_user, sizeof s->priv_user, "system user");
-        sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, 0); /* log_slave_updates=OFF */
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, a->log_updates); /* log_slave_updates */
         a->s = s;
     }
     return a->s;
@@ -240,7 +241,13 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     char table[520] = "";
     size_t off = 0;
     binlog_event_t ev;
+    binlog_trx_t blt;
+    binlog_trx_init(&blt, BINLOG_TRX_ROWS);
     while (rc == 0 && replica_group_next(g, &off, &ev)) {
+        if (a->log_updates && a->srv->binlog && (is_rows_event(ev.type) || ev.type == BINLOG_EV_ANNOTATE_ROWS)) {
+            buf_append(&blt.ev, ev.data, ev.size); /* the binlog seals positions, server id, time and CRC */
+            blt.nevents++;
+        }
         if (ev.type == BINLOG_EV_TABLE_MAP) {
             binlog_table_t t;
             static _Thread_local binlog_col_t cols[4096];
@@ -259,13 +266,17 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
         snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
     if (rc == 0) {
-        rc = sql_commit_trx(trx, NULL, NULL);
+        if (g->has_gtid)
+            sql_commit_gtid_override(&g->gtid, g->when);
+        rc = sql_commit_trx(trx, &blt, NULL);
+        sql_commit_gtid_override(NULL, 0);
         trx = NULL;
         if (rc)
             snprintf(err, cap, "Error during COMMIT (engine error %d)", rc), rc = ER_ERROR_DURING_COMMIT;
     }
     if (trx)
         engine_trx_rollback(trx);
+    binlog_trx_free(&blt);
     diag_free(&d);
     return rc;
 }
@@ -277,9 +288,12 @@ static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size
     size_t off = 0;
     binlog_event_t ev;
     int rc = 0;
+    if (a->log_updates && g->has_gtid)
+        sql_commit_gtid_override(&g->gtid, g->when);
     while (rc == 0 && !g->skip && replica_group_next(g, &off, &ev))
         if (ev.type == BINLOG_EV_QUERY)
             rc = run_query(a, &ev, err, cap);
+    sql_commit_gtid_override(NULL, 0);
     if (rc)
         return rc;
     catalog_t *cat = sql_exec_catalog();
@@ -334,7 +348,8 @@ int session_replica_open(server_t *srv, bool skip_start)
 {
     if (!sql_exec_catalog())
         return 0;
-    g_applier = (applier_t){.srv = srv};
+    g_applier = (applier_t){.srv = srv,
+                            .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
     replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
                                .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
