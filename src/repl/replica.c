@@ -94,6 +94,7 @@ struct replica {
     char ack_file[256];       /* the last applied group that asked for an ACK: its source position */
     uint64_t ack_pos;
     uint64_t acks_sent;       /* Rpl_semi_sync_slave_send_ack */
+    uint64_t heartbeats;      /* Slave_received_heartbeats */
     int wake[2];              /* pipe: the SQL thread wakes the IO thread waiting to send an ACK */
 };
 
@@ -396,7 +397,9 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
     MYSQL *m = mysql_init(NULL);
     if (!m)
         return 2008; /* CR_OUT_OF_MEMORY */
-    unsigned timeout = 60, read_timeout = c->heartbeat_ms ? c->heartbeat_ms * 2 / 1000 + 5 : 60;
+    /* a read that waits slave_net_timeout seconds gives up and reconnects: with heartbeats (MariaDB's default
+     * period is half of it) only a source that went silent gets there */
+    unsigned timeout = 60, read_timeout = r->ops.net_timeout ? r->ops.net_timeout(r->ops.arg) : 60;
     unsigned long max_packet = 1ul << 30;
     mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
@@ -698,7 +701,12 @@ static int io_read_stream(replica_t *r, MYSQL *m, const replica_config_t *c)
             }
             continue;
         }
-        case BINLOG_EV_FORMAT_DESCRIPTION: case BINLOG_EV_HEARTBEAT: case BINLOG_EV_GTID_LIST:
+        case BINLOG_EV_HEARTBEAT:
+            pthread_mutex_lock(&r->mu);
+            r->heartbeats++;
+            pthread_mutex_unlock(&r->mu);
+            continue;
+        case BINLOG_EV_FORMAT_DESCRIPTION: case BINLOG_EV_GTID_LIST:
         case BINLOG_EV_BINLOG_CHECKPOINT: case BINLOG_EV_STOP:
             continue; /* stream bookkeeping, nothing to apply */
         case BINLOG_EV_START_ENCRYPTION:
@@ -1014,6 +1022,8 @@ int replica_start(replica_t *r, unsigned threads, const replica_until_t *until, 
             snprintf(r->io_file, sizeof r->io_file, "%s", r->exec_file[0] ? r->exec_file : r->cfg.log_file);
             r->io_pos = r->exec_file[0] ? r->exec_pos : r->cfg.log_pos;
         }
+        if (!r->last_heard_us) /* the lag's floor while the source is not reached: since we began to ask */
+            r->last_heard_us = time_wall_us();
         r->io_stop = false;
         r->io_state = REPLICA_IO_CONNECTING;
         r->io_step = "Connecting to master";
@@ -1246,18 +1256,22 @@ void replica_status(replica_t *r, replica_status_t *st)
     st->nontrans_groups = r->nontrans_groups;
     st->trans_groups = r->trans_groups;
     /* Lag: the source's commit time of the group being applied (or of the oldest queued one).  Caught up with
-     * a live source it is 0; caught up with a source that is not answering it is the time since the source
-     * was last heard from (the events it may have meanwhile are unknown, so never 0). */
+     * a live source it is 0; caught up with a source that is not answering (disconnected, or connected but
+     * silent for two heartbeat periods) it is the time since the source was last heard from (the events it may
+     * have meanwhile are unknown, so never 0). */
     uint64_t now_us = time_wall_us();
+    uint64_t silent_us = r->last_heard_us ? now_us - MIN(now_us, r->last_heard_us) : 0;
+    bool live = r->io_state == REPLICA_IO_RUNNING &&
+                (!r->cfg.heartbeat_ms || silent_us <= (uint64_t)r->cfg.heartbeat_ms * 2000u);
     int64_t lag_ms = -1;
     if (st->sql_running) {
         uint32_t when = r->sql_busy ? r->busy_when : r->head ? r->head->when : 0;
         if (when)
             lag_ms = (int64_t)(now_us / 1000) - (int64_t)when * 1000 - r->clock_diff * 1000;
-        else if (r->io_state == REPLICA_IO_RUNNING)
+        else if (live)
             lag_ms = 0;
         else
-            lag_ms = r->last_heard_us ? (int64_t)((now_us - MIN(now_us, r->last_heard_us)) / 1000) : 0;
+            lag_ms = (int64_t)(silent_us / 1000);
         if (lag_ms < 0)
             lag_ms = 0;
     }
@@ -1275,6 +1289,7 @@ void replica_status(replica_t *r, replica_status_t *st)
     st->until_log_pos = r->until.log_pos;
     st->semi_sync = r->semi && r->io_state == REPLICA_IO_RUNNING;
     st->acks_sent = r->acks_sent;
+    st->heartbeats = r->heartbeats;
     pthread_mutex_unlock(&r->mu);
 }
 

@@ -104,6 +104,8 @@ typedef struct replica_apply_ops {
     int (*load_pos)(void *arg, binlog_gtid_set_t *gtid, char *file, size_t cap, uint64_t *pos);
     /* This server's gtid_binlog_pos (for MASTER_USE_GTID = current_pos and gtid_current_pos). */
     void (*binlog_pos)(void *arg, binlog_gtid_set_t *out);
+    /* slave_net_timeout in seconds: a read that waits longer reconnects (read when the IO thread connects). */
+    uint32_t (*net_timeout)(void *arg);
     /* rpl_semi_sync_slave_enabled (read when the IO thread connects, as in MariaDB). */
     bool (*semi_sync_enabled)(void *arg);
     /* The applier's SQL thread ended (frees its per-thread state). */
@@ -185,6 +187,7 @@ typedef struct replica_status {
     uint64_t until_log_pos;
     bool semi_sync;              /* Rpl_semi_sync_slave_status: the IO thread runs with semi-sync */
     uint64_t acks_sent;          /* Rpl_semi_sync_slave_send_ack */
+    uint64_t heartbeats;         /* Slave_received_heartbeats */
 } replica_status_t;
 void replica_status(replica_t *r, replica_status_t *st);
 

@@ -309,7 +309,8 @@ int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
 bool exec_repl_status(int which, uint64_t *num, buf_t *out)
 {
     if (which != STATUS_RPL_SEMI_SYNC_SLAVE_STATUS && which != STATUS_RPL_SEMI_SYNC_SLAVE_SEND_ACK &&
-        which != STATUS_SLAVE_RUNNING && which != STATUS_STRATA_REPLICA_LAG_MS)
+        which != STATUS_SLAVE_RUNNING && which != STATUS_STRATA_REPLICA_LAG_MS &&
+        which != STATUS_SLAVE_HEARTBEAT_PERIOD && which != STATUS_SLAVE_RECEIVED_HEARTBEATS)
         return false;
     replica_status_t st;
     bool have = session_replica() != NULL;
@@ -320,6 +321,10 @@ bool exec_repl_status(int which, uint64_t *num, buf_t *out)
     switch (which) {
     case STATUS_RPL_SEMI_SYNC_SLAVE_STATUS: buf_append_str(out, st.semi_sync ? "ON" : "OFF"); break;
     case STATUS_RPL_SEMI_SYNC_SLAVE_SEND_ACK: *num = st.acks_sent; break;
+    case STATUS_SLAVE_HEARTBEAT_PERIOD: /* MariaDB's "%.3f" seconds */
+        buf_printf(out, "%u.%03u", st.cfg.heartbeat_ms / 1000, st.cfg.heartbeat_ms % 1000);
+        break;
+    case STATUS_SLAVE_RECEIVED_HEARTBEATS: *num = st.heartbeats; break;
     case STATUS_SLAVE_RUNNING:
         buf_append_str(out, have && !strcmp(st.io_running, "Yes") && st.sql_running ? "ON" : "OFF");
         break;

@@ -327,6 +327,12 @@ static int apply_group(void *arg, const replica_group_t *g, char *err, size_t ca
     return stmts || g->skip ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
 }
 
+static uint32_t apply_net_timeout(void *arg)
+{
+    applier_t *a = arg;
+    return (uint32_t)sysvar_global_int(&a->srv->vars, SYSVAR_SLAVE_NET_TIMEOUT);
+}
+
 static bool apply_semi_sync_enabled(void *arg)
 {
     applier_t *a = arg;
@@ -352,7 +358,7 @@ int session_replica_open(server_t *srv, bool skip_start)
                             .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
     replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
-                               .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
+                               .net_timeout = apply_net_timeout, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
     return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
 }
