@@ -474,7 +474,9 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
         snprintf(q, sizeof q, "SET @slave_connect_state='%s'", state);
         no = io_query(m, q, NULL, 0);
         if (!no)
-            no = io_query(m, "SET @slave_gtid_strict_mode=0", NULL, 0);
+            no = io_query(m, r->ops.gtid_strict && r->ops.gtid_strict(r->ops.arg) ? "SET @slave_gtid_strict_mode=1"
+                                                                                 : "SET @slave_gtid_strict_mode=0",
+                          NULL, 0);
         if (!no)
             no = io_query(m, "SET @slave_gtid_ignore_duplicates=0", NULL, 0);
     }

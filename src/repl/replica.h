@@ -106,6 +106,8 @@ typedef struct replica_apply_ops {
     void (*binlog_pos)(void *arg, binlog_gtid_set_t *out);
     /* slave_net_timeout in seconds: a read that waits longer reconnects (read when the IO thread connects). */
     uint32_t (*net_timeout)(void *arg);
+    /* gtid_strict_mode (the source is told, @slave_gtid_strict_mode, when the IO thread connects). */
+    bool (*gtid_strict)(void *arg);
     /* rpl_semi_sync_slave_enabled (read when the IO thread connects, as in MariaDB). */
     bool (*semi_sync_enabled)(void *arg);
     /* The applier's SQL thread ended (frees its per-thread state). */

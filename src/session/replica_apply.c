@@ -307,9 +307,39 @@ static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size
     return rc;
 }
 
+/* gtid_strict_mode with log_slave_updates: a GTID that is not past its domain's last in this server's binlog would
+ * log the domain out of order; refused with 1950, as MariaDB does, before anything is applied. */
+static int strict_check(applier_t *a, const replica_group_t *g, char *err, size_t cap)
+{
+    if (!a->log_updates || !a->srv->binlog || !g->has_gtid || g->skip ||
+        !sysvar_global_int(&a->srv->vars, SYSVAR_GTID_STRICT_MODE))
+        return 0;
+    binlog_gtid_set_t st = {0};
+    binlog_gtid_state(a->srv->binlog, &st);
+    binlog_gtid_t last = {0};
+    for (uint32_t i = 0; i < st.n; i++)
+        if (st.v[i].domain == g->gtid.domain && st.v[i].seq >= last.seq)
+            last = st.v[i];
+    binlog_gtid_set_free(&st);
+    if (!last.seq || g->gtid.seq > last.seq)
+        return 0;
+    snprintf(err, cap, errors_format(ER_GTID_STRICT_OUT_OF_ORDER), g->gtid.domain, g->gtid.server,
+             (unsigned long long)g->gtid.seq, last.domain, last.server, (unsigned long long)last.seq);
+    return ER_GTID_STRICT_OUT_OF_ORDER;
+}
+
+static bool apply_gtid_strict(void *arg)
+{
+    applier_t *a = arg;
+    return sysvar_global_int(&a->srv->vars, SYSVAR_GTID_STRICT_MODE) != 0;
+}
+
 static int apply_group(void *arg, const replica_group_t *g, char *err, size_t cap)
 {
     applier_t *a = arg;
+    int src = strict_check(a, g, err, cap);
+    if (src)
+        return src;
     bool rows = false, stmts = false;
     size_t off = 0;
     binlog_event_t ev;
@@ -358,7 +388,7 @@ int session_replica_open(server_t *srv, bool skip_start)
                             .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
     replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
-                               .net_timeout = apply_net_timeout, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
+                               .net_timeout = apply_net_timeout, .gtid_strict = apply_gtid_strict, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
     return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
 }
