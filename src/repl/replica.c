@@ -137,6 +137,19 @@ bool replica_id_list_has(const replica_id_list_t *l, uint32_t id)
     return false;
 }
 
+bool replica_id_list_add(replica_id_list_t *l, uint32_t id)
+{
+    if (replica_id_list_has(l, id))
+        return true;
+    if (l->n == REPLICA_MAX_IDS)
+        return false;
+    uint32_t i = l->n++;
+    for (; i > 0 && l->v[i - 1] > id; i--)
+        l->v[i] = l->v[i - 1];
+    l->v[i] = id;
+    return true;
+}
+
 static void id_list_format(const replica_id_list_t *l, const char *sep, char *out, size_t cap)
 {
     size_t o = 0;
@@ -154,15 +167,7 @@ static void id_list_parse(const char *s, replica_id_list_t *l)
         unsigned long v = strtoul(s, &end, 10);
         if (end == s)
             break;
-        uint32_t id = (uint32_t)v, i = l->n;
-        if (!replica_id_list_has(l, id) && l->n < REPLICA_MAX_IDS) {
-            while (i > 0 && l->v[i - 1] > id) {
-                l->v[i] = l->v[i - 1];
-                i--;
-            }
-            l->v[i] = id;
-            l->n++;
-        }
+        replica_id_list_add(l, (uint32_t)v);
         s = *end == ',' ? end + 1 : end;
     }
 }

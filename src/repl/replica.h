@@ -47,6 +47,8 @@ typedef struct replica_id_list {
     uint32_t v[REPLICA_MAX_IDS];
 } replica_id_list_t;
 bool replica_id_list_has(const replica_id_list_t *l, uint32_t id);
+/* Inserts id in order (nothing if present); false when the list is full. */
+bool replica_id_list_add(replica_id_list_t *l, uint32_t id);
 
 enum { REPLICA_MAX_DELAY = 2147483647 }; /* MASTER_DELAY's maximum (MariaDB's) */
 

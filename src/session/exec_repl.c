@@ -44,17 +44,8 @@ static int opt_ids(session_t *s, const sql_repl_opt_t *o, replica_id_list_t *l)
         unsigned long long v = strtoull(p, &end, 10);
         if (end == p || v > UINT32_MAX)
             return diag_error(&s->diag, ER_WRONG_ARGUMENTS, o->name);
-        uint32_t id = (uint32_t)v, i = l->n;
-        if (!replica_id_list_has(l, id)) { /* kept sorted and without duplicates, as MariaDB shows them */
-            if (l->n == REPLICA_MAX_IDS)
-                return diag_error(&s->diag, ER_WRONG_ARGUMENTS, o->name);
-            while (i > 0 && l->v[i - 1] > id) {
-                l->v[i] = l->v[i - 1];
-                i--;
-            }
-            l->v[i] = id;
-            l->n++;
-        }
+        if (!replica_id_list_add(l, (uint32_t)v)) /* sorted, without duplicates, as MariaDB shows them */
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, o->name);
         p = *end == ',' ? end + 1 : end;
     }
     return 0;

@@ -2,8 +2,13 @@
 applies from its source A goes to B's own binlog under A's GTIDs, so a MariaDB replica C chained behind B follows
 (A -> strata B -> MariaDB C, rows equal on C, the same gtid_binlog_pos on A and B), with A a MariaDB 10.11 or a
 strata primary.  Without log_slave_updates B's binlog holds none of A's transactions."""
+import re
+import signal
+
 import pytest
 
+import conftest
+import test_faults
 from conftest import new_server
 from sqlutil import run
 from test_replica import (PRIMARY_OPTS, TYPES_DDL, caught_up, follow, replication_user, same_tables, slave_status,
@@ -75,3 +80,36 @@ def test_no_log_slave_updates(chain):
     assert run(pb, 'SELECT @@log_slave_updates') == ((0,),)
     assert run(pb, 'SELECT @@gtid_binlog_pos') == (('',),)
     assert run(pb, 'SELECT * FROM rp.kv') == ((1, 'a'),)
+
+
+@pytest.mark.skipif(not test_faults.binary_has_seam(conftest.strata_exe()), reason='needs the test build (make SAN=1)')
+@pytest.mark.only('strata')
+def test_log_slave_updates_crash_reapply(chain, monkeypatch):
+    """kill -9 of a logging replica whose engine commits were never synced (commit.skip_redo_sync): recovery
+    re-applies them from B's binlog, positions included, so B then neither applies one twice (1062) nor loses
+    one."""
+    a = chain('mariadb', PRIMARY_OPTS)
+    monkeypatch.setenv('STRATA_FAULT', 'point:commit.skip_redo_sync:*:ON')
+    b = chain('strata', ['--server-id=2', '--log-slave-updates'])
+    monkeypatch.delenv('STRATA_FAULT')
+    pa = a.connect()
+    replication_user(pa)
+    run(pa, 'CREATE DATABASE rp')
+    run(pa, TYPES_DDL)
+    run(pa, 'CREATE TABLE rp.kv (k INT PRIMARY KEY, v VARCHAR(20))')
+    pb = b.connect()
+    follow(pb, a)
+    caught_up(pb, pa)
+    workload(pa, 1, 30)
+    caught_up(pb, pa)
+    pb.close()
+    b.proc.send_signal(signal.SIGKILL)
+    b.proc.wait()
+    b.stderr_f.close()
+    b.start(b.extra)
+    assert re.findall(r're-applied (\d+) transaction', b.log_text()), 'nothing was re-applied'
+    workload(pa, 100, 5)
+    pb = b.connect()
+    caught_up(pb, pa)
+    same_tables(pa, pb, ['rp.types', 'rp.kv'])
+    assert run(pb, 'SELECT @@gtid_binlog_pos') == run(pa, 'SELECT @@gtid_binlog_pos')
