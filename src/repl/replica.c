@@ -46,7 +46,7 @@
 
 #define INFO_FILE "replica.info"
 #define INFO_MAGIC "strata-replica 1"
-enum { QUEUE_MAX_BYTES = 64 << 20, DEFAULT_CONNECT_RETRY = 60, DEFAULT_HEARTBEAT_MS = 30000 };
+enum { QUEUE_MAX_BYTES = 64 << 20, DEFAULT_CONNECT_RETRY = 60, DEFAULT_HEARTBEAT_MS = 30000, SYNC_EVERY = 64 };
 
 struct replica {
     char *datadir;
@@ -89,7 +89,9 @@ struct replica {
 
     /* semi-sync, replica side */
     bool semi;                /* the IO thread's connection runs with semi-sync */
-    uint32_t ack_pending;     /* queued groups that asked for an ACK */
+    uint32_t ack_pending;     /* groups that asked for an ACK, queued or applied and not yet synced */
+    uint32_t ack_unsynced;    /* of those, applied: their ACK goes at the next sync */
+    uint32_t unsynced;        /* groups applied since the last sync (ops.sync) */
     uint64_t ack_ready, ack_sent; /* ACK generations: the SQL thread bumps ready, the IO thread sends up to it */
     char ack_file[256];       /* the last applied group that asked for an ACK: its source position */
     uint64_t ack_pos;
@@ -893,6 +895,33 @@ static bool delay_wait(replica_t *r, const replica_group_t *g)
     return !r->sql_stop;
 }
 
+/* Under mu: makes the groups applied since the last call durable (ops.sync, one redo sync for all of them) and
+ * hands the ACK of the last one that asked for it to the IO thread.  0, or -1 when the sync failed (the SQL
+ * thread stops; what was not synced is fetched again after a restart). */
+static int sql_sync(replica_t *r)
+{
+    if (!r->unsynced)
+        return 0;
+    pthread_mutex_unlock(&r->mu);
+    int rc = r->ops.sync ? r->ops.sync(r->ops.arg) : 0;
+    pthread_mutex_lock(&r->mu);
+    r->unsynced = 0;
+    if (rc) {
+        r->last_sql_errno = 1180; /* ER_ERROR_DURING_COMMIT */
+        snprintf(r->last_sql_error, sizeof r->last_sql_error, "Got error %d during COMMIT (the redo log sync)", rc);
+        log_error("replica SQL thread: %s; the SQL thread stops", r->last_sql_error);
+        return -1;
+    }
+    if (r->ack_unsynced) {
+        r->ack_pending -= r->ack_unsynced;
+        r->ack_unsynced = 0;
+        r->ack_ready++;
+        if (write(r->wake[1], "", 1) < 0) { /* full: the IO thread has wake-ups pending anyway */
+        }
+    }
+    return 0;
+}
+
 static void *sql_main(void *arg)
 {
     replica_t *r = arg;
@@ -944,21 +973,23 @@ static void *sql_main(void *arg)
             r->trans_groups++;
         else
             r->nontrans_groups++;
-        if (g->need_ack) { /* durable here: the IO thread acknowledges it */
-            r->ack_pending--;
+        r->unsynced++;
+        if (g->need_ack) { /* acknowledged once durable, at the next sync */
+            r->ack_unsynced++;
             snprintf(r->ack_file, sizeof r->ack_file, "%s", g->log_file);
             r->ack_pos = g->end_pos;
-            r->ack_ready++;
-            if (write(r->wake[1], "", 1) < 0) { /* full: the IO thread has wake-ups pending anyway */
-            }
         }
         group_free(g);
         pthread_cond_signal(&r->io_cond);
+        /* one sync for whatever the queue held: when it runs dry, or every SYNC_EVERY groups */
+        if ((!r->head || r->unsynced >= SYNC_EVERY) && sql_sync(r) != 0)
+            break;
         if (until_reached(r, NULL)) {
             until_stop(r);
             break;
         }
     }
+    sql_sync(r);
     r->sql_state = REPLICA_SQL_STOPPED;
     if (write(r->wake[1], "", 1) < 0) { /* an IO thread waiting to ACK stops waiting for this thread */
     }

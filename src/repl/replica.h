@@ -100,6 +100,10 @@ typedef struct replica_apply_ops {
     /* Applies g and makes g's position (its GTID, and log_file/end_pos) durable in the same engine transaction.
      * 0, or a MariaDB error number with the message in err. */
     int (*apply)(void *arg, const replica_group_t *g, char *err, size_t cap);
+    /* Makes every group apply returned 0 for durable (apply may commit without waiting for the disk: a crash
+     * then loses a group together with its position, and it is fetched again).  Called once for a run of groups,
+     * before their semi-sync ACK.  0 or an error.  NULL: apply's commits are durable. */
+    int (*sync)(void *arg);
     /* Replaces the stored position (SET GLOBAL gtid_slave_pos; RESET SLAVE clears the file position). */
     int (*save_pos)(void *arg, const binlog_gtid_set_t *gtid, const char *file, uint64_t pos);
     /* Reads the stored position (start-up). */

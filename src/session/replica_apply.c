@@ -32,6 +32,7 @@
 typedef struct applier {
     server_t *srv;
     bool log_updates; /* log_slave_updates (start-up only) */
+    uint64_t unsynced_lsn; /* the last engine commit apply_rows made without waiting for the redo sync */
     session_t *s;     /* the SQL thread's session (created at its first statement) */
     binapply_t *ap;
 } applier_t;
@@ -266,10 +267,17 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
         snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
     if (rc == 0) {
-        if (g->has_gtid)
-            sql_commit_gtid_override(&g->gtid, g->when);
-        rc = sql_commit_trx(trx, &blt, NULL);
-        sql_commit_gtid_override(NULL, 0);
+        if (binlog_trx_empty(&blt)) { /* engine only: durable at the SQL thread's next sync (apply_sync) */
+            uint64_t lsn = 0;
+            rc = engine_trx_commit_nosync(trx, &lsn);
+            if (lsn > a->unsynced_lsn)
+                a->unsynced_lsn = lsn;
+        } else { /* log_slave_updates: the binlog's group commit makes it durable */
+            if (g->has_gtid)
+                sql_commit_gtid_override(&g->gtid, g->when);
+            rc = sql_commit_trx(trx, &blt, NULL);
+            sql_commit_gtid_override(NULL, 0);
+        }
         trx = NULL;
         if (rc)
             snprintf(err, cap, "Error during COMMIT (engine error %d)", rc), rc = ER_ERROR_DURING_COMMIT;
@@ -357,6 +365,14 @@ static int apply_group(void *arg, const replica_group_t *g, char *err, size_t ca
     return stmts || g->skip ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
 }
 
+static int apply_sync(void *arg)
+{
+    applier_t *a = arg;
+    uint64_t lsn = a->unsynced_lsn;
+    a->unsynced_lsn = 0;
+    return lsn ? engine_log_sync(catalog_engine(sql_exec_catalog()), lsn) : 0;
+}
+
 static uint32_t apply_net_timeout(void *arg)
 {
     applier_t *a = arg;
@@ -386,7 +402,7 @@ int session_replica_open(server_t *srv, bool skip_start)
         return 0;
     g_applier = (applier_t){.srv = srv,
                             .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
-    replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
+    replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .sync = apply_sync, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
                                .net_timeout = apply_net_timeout, .gtid_strict = apply_gtid_strict, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
