@@ -216,3 +216,36 @@ def test_heartbeat(pair):
     st = slave_status(r)[1]
     assert st['Slave_IO_Running'] == 'Yes' and st['Seconds_Behind_Master'] == 0, st
     assert run(r, "SHOW GLOBAL STATUS LIKE 'Slave_running'") == (('Slave_running', 'ON'),)
+
+
+@pytest.mark.only('strata')
+def test_apply_syncs_once_per_run(fresh_strata):
+    """Transactions that wait in the queue are applied with one redo sync for the run, not one each (a crash
+    loses the unsynced ones with their position: they are fetched again)."""
+    primary = new_server('strata')
+    primary.prepare()
+    primary.start([])
+    try:
+        fresh_strata.start(['--server-id=2'])
+        p, r = primary.connect(), fresh_strata.connect()
+        replication_user(p)
+        run(p, 'CREATE DATABASE rc')
+        run(p, 'CREATE TABLE rc.t (id INT PRIMARY KEY)')
+        follow_port(r, primary.port)
+        caught_up(r, p)
+        run(r, 'STOP SLAVE SQL_THREAD')
+        for i in range(300):
+            run(p, 'INSERT INTO rc.t VALUES (%d)' % i)
+        t0 = time.time()
+        while slave_status(r)[1]['Gtid_IO_Pos'] != run(p, 'SELECT @@gtid_binlog_pos')[0][0]:
+            assert time.time() - t0 < 30
+            time.sleep(0.05)
+        f0 = int(run(r, "SHOW GLOBAL STATUS LIKE 'Innodb_data_fsyncs'")[0][1])
+        run(r, 'START SLAVE SQL_THREAD')
+        caught_up(r, p)
+        f1 = int(run(r, "SHOW GLOBAL STATUS LIKE 'Innodb_data_fsyncs'")[0][1])
+        assert run(r, 'SELECT COUNT(*) FROM rc.t') == ((300,),)
+        assert f1 - f0 <= 30, (f0, f1)  # 300 transactions: a sync per 64 at most, not one each
+    finally:
+        primary.stop()
+        primary.check_clean_stop()
