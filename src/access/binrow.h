@@ -1,5 +1,5 @@
 /*
- * binrow: the SQL layer's side of the binary log (issue 5).  A session's changes become row events as they are
+ * binrow: the SQL layer's side of the binary log.  A session's changes become row events as they are
  * made: table.c calls binrow_insert/update/delete after each successful row change (through the statement undo
  * log, which carries the session's binrow_log_t), and the executor brackets statements and transactions:
  *

@@ -4,7 +4,7 @@
  *
  * An account is (user, host pattern) with an auth plugin and the plugin's stored form of the password, a locked
  * flag, REQUIRE SSL, MAX_USER_CONNECTIONS, its global privileges and default role.  Database, table and column
- * grants and role edges are kept beside the accounts in the same file (issue 7; see "grants" below).
+ * grants and role edges are kept beside the accounts in the same file (see "grants" below).
  *
  * Identity: user names compare case-sensitively, host patterns case-insensitively (hosts are stored lowercased,
  * as MariaDB does).  Logins match in MySQL's order: accounts sorted by host specificity (no wildcard first, then

@@ -1,5 +1,5 @@
 /*
- * Semi-synchronous replication, source side (seed 003; DESIGN.md decision 2).  A commit whose events end at
+ * Semi-synchronous replication, source side (DESIGN.md decision 2).  A commit whose events end at
  * binlog position P is acknowledged to its client only once a semi-sync replica has confirmed it holds P, or
  * after rpl_semi_sync_master_timeout, when the source falls back to asynchronous replication until a replica
  * catches up again (MariaDB's semantics and variable names).

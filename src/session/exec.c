@@ -17,7 +17,7 @@
 #include "util/blocking.h"
 #include "session/exec_repl.h"
 #include "acl/acl.h"
-#include "session/exec_grant.h" /* issue 7: privilege statements */
+#include "session/exec_grant.h" /* privilege statements */
 #include "acl/priv.h"
 #include "session/session.h"
 #include "session/status.h"
@@ -165,7 +165,7 @@ static int cb_session_fn(void *user, sql_session_fn_t fn, value_t *out)
         *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
         break;
     }
-    case SQL_SFN_CURRENT_ROLE: /* issue 7 */
+    case SQL_SFN_CURRENT_ROLE:
         *out = s->role[0] ? value_str(s->role, strlen(s->role), COLL_UTF8MB3_GENERAL_CI) : value_null();
         break;
     case SQL_SFN_CONNECTION_ID: *out = value_uint(s->id); break;
@@ -423,7 +423,7 @@ unsigned session_parse_mode(session_t *s)
 }
 
 /* A statement context for the executor (sql/exec/exec.h) from the session's state. */
-/* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
+/* The executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
 static bool sqlx_visible(void *user, const char *db, const char *table)
 {
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
@@ -513,7 +513,7 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
     } else if (strcmp(table, "PROCESSLIST") == 0) {
         server_t *srv = s->srv;
         uint64_t now = time_wall_us();
-        bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+        bool all = priv_has_global(s, PRIV_PROCESS); /* without PROCESS, only one's own threads */
         pthread_mutex_lock(&srv->sessions_lock);
         for (session_t *t = srv->sessions; t; t = t->next) {
             if (!all && t != s && strcmp(t->user, s->user) != 0)
@@ -708,7 +708,7 @@ static int read_only_check(session_t *s, const sql_stmt_t *st)
 
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
-    int prc = priv_check_stmt(x->s, st); /* issue 7: privileges first, at every execution */
+    int prc = priv_check_stmt(x->s, st); /* privileges first, at every execution */
     if (prc)
         return prc < 0 ? prc : -x->s->diag.error_code;
     if ((prc = read_only_check(x->s, st)) != 0)
@@ -982,7 +982,7 @@ static int set_value_text(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *e
     return 0;
 }
 
-/* issue 7: SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
+/* SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
 static uint64_t set_global_privs(const char *name)
 {
     static const char *const conn[] = {"max_connections", "max_user_connections", "max_connect_errors",
@@ -1012,7 +1012,7 @@ static int set_sysvar_check(exec_ctx_t *x, const sql_set_item_t *it)
         snprintf(full, sizeof full, "%s%s%s", it->component ? it->component : "", it->component ? "." : "", it->name);
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
-    if (it->scope == SQL_SCOPE_GLOBAL) /* issue 7: the privilege MariaDB asks for this variable */
+    if (it->scope == SQL_SCOPE_GLOBAL) /* the privilege MariaDB asks for this variable */
         return priv_check_global(s, set_global_privs(def->name));
     return 0;
 }
@@ -1355,7 +1355,7 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     rs.cols[8].type = MYSQL_TYPE_NEWDECIMAL, rs.cols[8].charset = CHARSET_BINARY, rs.cols[8].decimals = 3, rs.cols[8].flags = COLF_NOT_NULL | COLF_NUM;
     uint64_t now = time_wall_us();
     trs_start(&rs);
-    bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+    bool all = priv_has_global(s, PRIV_PROCESS); /* without PROCESS, only one's own threads */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
         if (!all && t != s && strcmp(t->user, s->user) != 0)
@@ -1395,7 +1395,7 @@ static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     for (size_t i = 0; i < ARRAY_LEN(dbs); i++) {
         if (sh->like && !sysvar_like(sh->like, dbs[i]))
             continue;
-        if (!priv_db_visible(x->s, dbs[i])) /* issue 7 */
+        if (!priv_db_visible(x->s, dbs[i]))
             continue;
         static const char *names[] = {"Database"};
         const char *vals[1] = {dbs[i]};
@@ -1493,7 +1493,7 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     return 0;
 }
 
-/* SHOW GRANTS (issue 7: exec_grant.c). */
+/* SHOW GRANTS (exec_grant.c). */
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     return exec_grant_show(x->s, sh, sink, more);
@@ -1505,7 +1505,7 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     const char *user, *host;
     stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
-        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0) /* issue 7 */
+        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0)
         return -s->diag.error_code;
     buf_t out;
     buf_init(&out);
@@ -1547,7 +1547,7 @@ static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
     text_rs_t rs = {.s = s, .sink = sink};
     trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
     trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
-    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    /* strata's own columns after MariaDB's two: files are compressed when closed. */
     trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
     trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
     binlogs_arg_t a = {&rs, &s->arena};
@@ -1556,7 +1556,7 @@ static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
     return 0;
 }
 
-/* SHOW ENGINE INNODB|ALL STATUS|MUTEX (seed 000's monitoring script snapshots the STATUS every 10 s).  strata's
+/* SHOW ENGINE INNODB|ALL STATUS|MUTEX (monitoring scripts snapshot the STATUS every few seconds).  strata's
  * one engine answers for InnoDB: one row (Type, Name, Status) whose text has the InnoDB monitor's section
  * headings over the engine's counters; MUTEX has no rows (no instrumented mutexes).  Needs PROCESS, as in
  * MariaDB; any other engine name is 1286, except ALL (every engine: here, the one). */
@@ -1690,7 +1690,7 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
 static int exec_purge(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    /* issue 7: PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
+    /* PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
     int prc = priv_check_global(s, st->kind == SQL_STMT_RESET_MASTER ? PRIV_RELOAD : PRIV_SUPER | PRIV_BINLOG_ADMIN);
     if (prc)
         return prc;
@@ -1753,7 +1753,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
-    /* issue 7: binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
+    /* binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
     case SQL_SHOW_BINARY_LOGS:
         return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_binlogs(x, sink, more);
     case SQL_SHOW_MASTER_STATUS:
@@ -1775,7 +1775,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
     const sql_user_stmt_t *u = &st->user;
     size_t n = u->nusers;
     int rc;
-    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7: ALTER USER of oneself too (MariaDB) */
+    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* ALTER USER of oneself too (MariaDB) */
         return rc;
     if (st->kind == SQL_STMT_DROP_USER) {
         acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
@@ -1795,7 +1795,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             specs[i].password = sp->password;
             specs[i].password_len = sp->password ? strlen(sp->password) : 0;
             specs[i].auth_string = sp->auth_string;
-            /* issue 7: account options (they follow the user list and apply to every account in it) */
+            /* account options (they follow the user list and apply to every account in it) */
             if ((rc = exec_grant_account_opts(s, &u->opts, &specs[i])) != 0)
                 return rc;
         }
@@ -1821,7 +1821,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
 static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    int prc = priv_check_global(s, PRIV_CREATE_USER); /* issue 7 */
+    int prc = priv_check_global(s, PRIV_CREATE_USER);
     if (prc)
         return prc;
     for (uint32_t i = 0; i < st->rename_user.n; i++) {
@@ -1842,7 +1842,7 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
     const char *user, *host;
     stmt_account(s, sp->has_user ? &sp->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
-        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0) /* issue 7 */
+        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0)
         return -s->diag.error_code;
     const char *password = NULL, *hash = NULL;
     const sql_expr_t *e = sp->value;
@@ -2156,65 +2156,31 @@ static int exec_deallocate(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink
 
 /* ------------------------------------------------------------------ dispatch */
 
-/* The Com_* counter a statement bumps (-1: none, or counted where it is carried out). */
+/* The Com_* counter of each statement kind (statements.def's com column; NONE: none, or counted where it is
+ * carried out). */
+enum { STATUS_COM_NONE = -1 };
+static const int stmt_com[SQL_STMT__COUNT] = {
+#define STMT(id, privileges, handler, com, flags) [SQL_STMT_##id] = STATUS_COM_##com,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+
+/* The Com_* counter a statement bumps: its kind's, refined by its form where MariaDB counts forms apart. */
 static int stmt_com_counter(const sql_stmt_t *st)
 {
     switch (st->kind) {
-    case SQL_STMT_EMPTY: return STATUS_COM_EMPTY_QUERY;
-    case SQL_STMT_SELECT: return STATUS_COM_SELECT;
-    case SQL_STMT_SET:
-    case SQL_STMT_SET_PASSWORD:
-    case SQL_STMT_SET_TRANSACTION: return STATUS_COM_SET_OPTION;
-    case SQL_STMT_CREATE_USER: return STATUS_COM_CREATE_USER;
-    case SQL_STMT_ALTER_USER: return STATUS_COM_ALTER_USER;
-    case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
-    case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
-    case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
-    /* issue 7 */
     case SQL_STMT_GRANT:
         return st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_GRANT_ROLE : STATUS_COM_GRANT;
     case SQL_STMT_REVOKE:
         return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
                : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
                                                     : STATUS_COM_REVOKE;
-    /* statements on tables (the executor) */
     case SQL_STMT_INSERT: return st->insert->select ? STATUS_COM_INSERT_SELECT : STATUS_COM_INSERT;
     case SQL_STMT_REPLACE: return st->insert->select ? STATUS_COM_REPLACE_SELECT : STATUS_COM_REPLACE;
     case SQL_STMT_UPDATE: return st->update->multi ? STATUS_COM_UPDATE_MULTI : STATUS_COM_UPDATE;
     case SQL_STMT_DELETE: return st->del->multi ? STATUS_COM_DELETE_MULTI : STATUS_COM_DELETE;
-    case SQL_STMT_CREATE_TABLE: return STATUS_COM_CREATE_TABLE;
-    case SQL_STMT_DROP_TABLE: return STATUS_COM_DROP_TABLE;
-    case SQL_STMT_TRUNCATE: return STATUS_COM_TRUNCATE;
-    case SQL_STMT_RENAME_TABLE: return STATUS_COM_RENAME_TABLE;
-    case SQL_STMT_CREATE_INDEX: return STATUS_COM_CREATE_INDEX;
-    case SQL_STMT_DROP_INDEX: return STATUS_COM_DROP_INDEX;
-    case SQL_STMT_ALTER_TABLE: return STATUS_COM_ALTER_TABLE;
-    case SQL_STMT_CREATE_DATABASE: return STATUS_COM_CREATE_DB;
-    case SQL_STMT_DROP_DATABASE: return STATUS_COM_DROP_DB;
-    case SQL_STMT_ALTER_DATABASE: return STATUS_COM_ALTER_DB;
-    case SQL_STMT_CREATE_VIEW: return STATUS_COM_CREATE_VIEW;
-    case SQL_STMT_DROP_VIEW: return STATUS_COM_DROP_VIEW;
-    case SQL_STMT_ANALYZE_TABLE: return STATUS_COM_ANALYZE;
-    case SQL_STMT_OPTIMIZE_TABLE: return STATUS_COM_OPTIMIZE;
-    case SQL_STMT_CHECK_TABLE: return STATUS_COM_CHECK;
-    case SQL_STMT_REPAIR_TABLE: return STATUS_COM_REPAIR;
-    case SQL_STMT_CHECKSUM_TABLE: return STATUS_COM_CHECKSUM;
-    case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
-    case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
-    case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
-    case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
-    case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
     case SQL_STMT_ROLLBACK: return st->txn.savepoint ? STATUS_COM_ROLLBACK_TO_SAVEPOINT : STATUS_COM_ROLLBACK;
-    case SQL_STMT_SAVEPOINT: return STATUS_COM_SAVEPOINT;
-    case SQL_STMT_RELEASE_SAVEPOINT: return STATUS_COM_RELEASE_SAVEPOINT;
-    case SQL_STMT_PREPARE: return STATUS_COM_PREPARE_SQL;
-    case SQL_STMT_EXECUTE: return STATUS_COM_EXECUTE_SQL;
-    case SQL_STMT_DEALLOCATE: return STATUS_COM_DEALLOC_SQL;
-    case SQL_STMT_DO: return STATUS_COM_DO;
-    case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
-    case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
     case SQL_STMT_PURGE_BINARY_LOGS: return st->purge.to_log ? STATUS_COM_PURGE : STATUS_COM_PURGE_BEFORE_DATE;
-    case SQL_STMT_RESET_MASTER: return STATUS_COM_RESET;
     case SQL_STMT_SHOW:
         switch (st->show.what) {
         case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
@@ -2248,7 +2214,8 @@ static int stmt_com_counter(const sql_stmt_t *st)
         case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
         default: return -1;
         }
-    default: return -1;
+    default:
+        return (unsigned)st->kind < SQL_STMT__COUNT ? stmt_com[st->kind] : -1;
     }
 }
 
@@ -2364,7 +2331,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         logged_sink_t ls;
         return exec_rename_user(x, st, logged_sink(&ls, s, st, sink), more);
     }
-    /* issue 7: privilege statements (exec_grant.c) */
+    /* privilege statements (exec_grant.c) */
     case SQL_STMT_GRANT:
     case SQL_STMT_REVOKE:
     case SQL_STMT_CREATE_ROLE:
@@ -2386,7 +2353,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return diag_failed(&s->diag) ? 1 : 0;
     }
     case SQL_STMT_SHUTDOWN: {
-        int prc = priv_check_global(s, PRIV_SHUTDOWN); /* issue 7 */
+        int prc = priv_check_global(s, PRIV_SHUTDOWN);
         if (prc)
             return prc;
     }
@@ -2397,7 +2364,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             s->srv->request_shutdown(s->srv);
         return 0;
     case SQL_STMT_FLUSH: {
-        /* issue 7: every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
+        /* every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
         int prc = priv_check_global(s, PRIV_RELOAD);
         if (prc)
             return prc;
@@ -2478,7 +2445,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_LOCK_TABLES:
-        /* issue 7: LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
+        /* LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
         for (uint32_t i = 0; i < st->lock.n; i++) {
             const sql_name_t *n = &st->lock.tables[i].table;
             const char *db = n->db ? n->db : s->db;

@@ -569,7 +569,7 @@ int session_set_db(session_t *s, const char *db, size_t len)
 {
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
-    int rc = priv_check_db_access(s, name); /* issue 7: 1044 before 1049, as MariaDB */
+    int rc = priv_check_db_access(s, name); /* 1044 before 1049, as MariaDB */
     if (rc)
         return rc;
     /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */

@@ -20,11 +20,11 @@
 
 /* ---------------------------------------------------------------- FROM and binding */
 
-static void push_source(xquery_t *q, xsrc_t *s)
+static void push_source(query_t *q, query_source_t *s)
 {
-    xsrc_t *ns = arena_alloc(q->x->arena, sizeof(xsrc_t) * (q->nsrc + 1));
+    query_source_t *ns = arena_alloc(q->x->arena, sizeof(query_source_t) * (q->nsrc + 1));
     if (q->nsrc)
-        memcpy(ns, q->src, sizeof(xsrc_t) * q->nsrc);
+        memcpy(ns, q->src, sizeof(query_source_t) * q->nsrc);
     s->base = q->width;
     ns[q->nsrc] = *s;
     q->src = ns;
@@ -33,7 +33,7 @@ static void push_source(xquery_t *q, xsrc_t *s)
 }
 
 /* A column definition that describes a result column (derived tables: names and metadata). */
-void xcol_from_res(cat_column_t *c, const res_col_t *r)
+void column_from_result(cat_column_t *c, const res_col_t *r)
 {
     memset(c, 0, sizeof *c);
     c->name = r->name;
@@ -109,7 +109,7 @@ static bool expr_has_aggregate(const sql_expr_t *e)
     return expr_has_aggregate(e->else_expr);
 }
 
-static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
+static int add_derived(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
     if (!f->alias)
@@ -131,7 +131,7 @@ static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, c
     t->ncols = nc;
     t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (nc + 1));
     for (uint32_t i = 0; i < nc; i++) {
-        xcol_from_res(&t->cols[i], &cols[i < (uint32_t)ncols ? i : 0]);
+        column_from_result(&t->cols[i], &cols[i < (uint32_t)ncols ? i : 0]);
         for (uint32_t k = 0; k < i; k++)
             if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
                 return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
@@ -140,13 +140,13 @@ static int add_derived(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, c
                      !f->derived->distinct && !f->derived->limit.count && (uint32_t)ncols == nc;
     for (uint32_t i = 0; mergeable && i < f->derived->nitems; i++)
         mergeable = !expr_has_aggregate(f->derived->items[i].expr);
-    xsrc_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
+    query_source_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
                 .join = join, .on = on, .dcols = mergeable ? cols : NULL};
     push_source(q, &s);
     return 0;
 }
 
-static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
+static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
     if (f->kind == SQL_FROM_DERIVED)
@@ -167,7 +167,7 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
             return rc;
         if (f->nusing || f->natural) {
             /* USING (c, ...) / NATURAL: equalities between the new source and the first earlier one having c */
-            xsrc_t *ns = &q->src[before];
+            query_source_t *ns = &q->src[before];
             uint32_t n = f->natural ? ns->t->ncols : f->nusing;
             sql_expr_t *cond = (sql_expr_t *)ns->on;
             for (uint32_t i = 0; i < n; i++) {
@@ -228,8 +228,8 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
         }
         return 0;
     }
-    xsrc_t *s = arena_calloc(x->arena, sizeof *s);
-    const char *db = xdb(x, f->table.db);
+    query_source_t *s = arena_calloc(x->arena, sizeof *s);
+    const char *db = exec_db_name(x, f->table.db);
     if (!db)
         return -ER_NO_DB_ERROR;
     s->db = db;
@@ -243,14 +243,14 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
             return rc;
     } else {
         const char *rdb = db, *rname = f->table.name;
-        xtmp_map(x, &rdb, &rname);
-        int mrc = xmdl_shared(x, rdb, rname);
+        exec_temp_map(x, &rdb, &rname);
+        int mrc = exec_mdl_shared(x, rdb, rname);
         if (mrc)
             return mrc;
         s->t = catalog_table_get(sql_exec_catalog(), rdb, rname);
         if (!s->t)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
-        int trc = xtable_used(x, false);
+        int trc = exec_table_used(x, false);
         if (trc) {
             catalog_table_release(s->t);
             return trc;
@@ -262,9 +262,9 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
                 catalog_table_release(s->t);
             return diag_error(x->diag, ER_NONUNIQ_TABLE, s->alias);
         }
-    xsrc_t *ns = arena_alloc(x->arena, sizeof(xsrc_t) * (q->nsrc + 1));
+    query_source_t *ns = arena_alloc(x->arena, sizeof(query_source_t) * (q->nsrc + 1));
     if (q->nsrc)
-        memcpy(ns, q->src, sizeof(xsrc_t) * q->nsrc);
+        memcpy(ns, q->src, sizeof(query_source_t) * q->nsrc);
     s->base = q->width;
     ns[q->nsrc] = *s;
     q->src = ns;
@@ -273,14 +273,14 @@ static int add_source(xquery_t *q, const sql_from_t *f, sql_join_kind_t join, co
     return 0;
 }
 
-int xquery_from(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
 {
     memset(q, 0, sizeof *q);
     q->x = x;
     return add_source(q, from, SQL_JOIN_INNER, NULL);
 }
 
-void xquery_release(xquery_t *q)
+void query_release(query_t *q)
 {
     for (uint32_t i = 0; i < q->nsrc; i++)
         if (!q->src[i].is_virtual)
@@ -291,7 +291,7 @@ void xquery_release(xquery_t *q)
     q->aggs = NULL;
 }
 
-int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
+int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
 {
     if (!e)
         return 0;
@@ -299,11 +299,11 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
     if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS)
         return 0; /* bound when it runs (subquery_eval) */
     if ((e->kind == SQL_E_IN && e->sub) || e->kind == SQL_E_QUANTIFIED)
-        return e->nargs ? xbind(q, e->args[0], clause, allow_agg) : 0;
+        return e->nargs ? bind_expr(q, e->args[0], clause, allow_agg) : 0;
     if (e->kind == SQL_E_COLUMN) {
         int found = -1;
         for (uint32_t i = 0; i < q->nsrc; i++) {
-            const xsrc_t *s = &q->src[i];
+            const query_source_t *s = &q->src[i];
             if (e->col.table && strcmp(e->col.table, s->alias) != 0)
                 continue;
             if (e->col.db && strcmp(e->col.db, s->db) != 0)
@@ -337,9 +337,9 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
         }
         if (found < 0 && x->outer_q) {
             /* a correlated reference: left unbound, read from the outer row by name (exec_eval_column_get) */
-            const xquery_t *oq = x->outer_q;
+            const query_t *oq = x->outer_q;
             for (uint32_t i = 0; i < oq->nsrc; i++) {
-                const xsrc_t *s = &oq->src[i];
+                const query_source_t *s = &oq->src[i];
                 if (e->col.table && strcmp(e->col.table, s->alias) != 0)
                     continue;
                 if (cat_table_col(s->t, e->col.name) >= 0) {
@@ -370,30 +370,30 @@ int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
         if (!dup)
             q->aggs[q->nagg++] = e;
         for (uint32_t i = 0; i < e->nargs; i++) {
-            int rc = xbind(q, e->args[i], clause, false);
+            int rc = bind_expr(q, e->args[i], clause, false);
             if (rc)
                 return rc;
         }
         for (uint32_t i = 0; i < e->nagg_order; i++) { /* GROUP_CONCAT(... ORDER BY ...) */
-            int rc = xbind(q, e->agg_order[i].expr, clause, false);
+            int rc = bind_expr(q, e->agg_order[i].expr, clause, false);
             if (rc)
                 return rc;
         }
         return 0;
     }
     for (uint32_t i = 0; i < e->nargs; i++) {
-        int rc = xbind(q, e->args[i], clause, allow_agg);
+        int rc = bind_expr(q, e->args[i], clause, allow_agg);
         if (rc)
             return rc;
     }
     if (e->kind == SQL_E_CASE && e->else_expr)
-        return xbind(q, e->else_expr, clause, allow_agg);
+        return bind_expr(q, e->else_expr, clause, allow_agg);
     return 0;
 }
 
 /* Highest source index an expression reads (-1 none); *pure false when it can't be evaluated early (variables
  * assigned, aggregates, RAND()...). */
-int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure)
+int expr_max_src(const query_t *q, const sql_expr_t *e, bool *pure)
 {
     if (!e)
         return -1;

@@ -18,7 +18,7 @@
 /* ---- ALTER TABLE that changes columns or the primary key: a rebuild into new trees ---- */
 
 
-static void alter_insert_col(xalter_t *A, uint32_t pos, const cat_column_t *c, int src)
+static void alter_insert_col(alter_run_t *A, uint32_t pos, const cat_column_t *c, int src)
 {
     cat_table_t *t = A->nt;
     if (t->ncols + 1 > A->cap) {
@@ -41,7 +41,7 @@ static void alter_insert_col(xalter_t *A, uint32_t pos, const cat_column_t *c, i
                 t->idx[i].cols[k].col++;
 }
 
-static void alter_remove_col(xalter_t *A, uint32_t pos)
+static void alter_remove_col(alter_run_t *A, uint32_t pos)
 {
     cat_table_t *t = A->nt;
     memmove(&t->cols[pos], &t->cols[pos + 1], sizeof(cat_column_t) * (t->ncols - pos - 1));
@@ -68,7 +68,7 @@ static void alter_remove_col(xalter_t *A, uint32_t pos)
 }
 
 /* Moves column `from` to the position FIRST / AFTER name asks for. */
-static int alter_position(xalter_t *A, uint32_t from, const sql_column_def_t *cd)
+static int alter_position(alter_run_t *A, uint32_t from, const sql_column_def_t *cd)
 {
     if (!cd->first && !cd->after)
         return (int)from;
@@ -103,7 +103,7 @@ static int alter_position(xalter_t *A, uint32_t from, const sql_column_def_t *cd
 }
 
 /* Copies every row of old into the new trees of nt, converting columns; batches of rows per transaction. */
-static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool ignore, uint64_t *nrows)
+static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A, bool ignore, uint64_t *nrows)
 {
     cat_table_t *nt = A->nt;
     cat_counters_t tmpctr;
@@ -231,7 +231,7 @@ void alter_drop_trees(cat_table_t *nt)
 /* The trees of a rebuilt table: the rows copied into a new clustered tree (the primary key, if any, checked as
  * they go in), then every secondary index built from them by sorting (idxbuild.c), not entry by entry.  On
  * failure no new tree is left. */
-int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool ignore, uint64_t *nrows)
+int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A, bool ignore, uint64_t *nrows)
 {
     cat_table_t *nt = A->nt;
     nt->tree = 0;
@@ -276,7 +276,7 @@ int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool
  * NULL, defaults, comments, indexes, table options and widening a VARCHAR within its length-byte class are
  * INSTANT or INPLACE there, and report 0.
  */
-static bool alter_is_copy(const cat_table_t *old, const xalter_t *A)
+static bool alter_is_copy(const cat_table_t *old, const alter_run_t *A)
 {
     const cat_table_t *nt = A->nt;
     for (uint32_t j = 0; j < nt->ncols; j++) {
@@ -315,7 +315,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     if (!old)
         return -x->diag->error_code;
     int rc = 0;
-    xalter_t A = {.x = x};
+    alter_run_t A = {.x = x};
     A.nt = cat_table_copy(x->arena, old);
     cat_table_t *nt = A.nt;
     A.cap = nt->ncols;
@@ -473,7 +473,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
         case SQL_ALTER_RENAME:
-            new_db = xdb(x, a->new_name.db);
+            new_db = exec_db_name(x, a->new_name.db);
             new_name = a->new_name.name;
             break;
         case SQL_ALTER_CONVERT_CHARSET: {
@@ -508,7 +508,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     bool copy = at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A); /* rows copied: reported */
     if ((rc = alter_new_trees(x, old, &A, at->ignore, &nrows)) != 0)
         goto out;
-    if ((rc = xmdl_upgrade(x)) != 0 || (rc = catalog_table_replace(exec_cat, nt, x->diag)) != 0)
+    if ((rc = exec_mdl_upgrade(x)) != 0 || (rc = catalog_table_replace(exec_cat, nt, x->diag)) != 0)
         goto drop_new;
     /* counters: hidden row ids continue after the copied rows; AUTO_INCREMENT never goes back */
     if (atomic_load(&old->ctr->row_id) <= nrows)
@@ -626,7 +626,7 @@ int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool only_add = !(at->opts.set & SQL_TOPT_AUTO_INCREMENT);
     for (uint32_t i = 0; i < at->nactions; i++)
         only_add &= at->actions[i].kind == SQL_ALTER_ADD_INDEX;
-    if (!only_add && (rc = xmdl_upgrade(x)) != 0)
+    if (!only_add && (rc = exec_mdl_upgrade(x)) != 0)
         return rc;
     for (uint32_t i = 0; i < at->nactions && !rc; i++) {
         const sql_alter_action_t *a = &at->actions[i];
@@ -638,8 +638,8 @@ int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             rc = drop_index(x, &at->table, a->name, a->if_exists);
             break;
         case SQL_ALTER_RENAME: {
-            const char *db = xdb(x, at->table.db);
-            const char *ndb = xdb(x, a->new_name.db);
+            const char *db = exec_db_name(x, at->table.db);
+            const char *ndb = exec_db_name(x, a->new_name.db);
             if (!db || !ndb)
                 return -ER_NO_DB_ERROR;
             rc = catalog_table_rename(exec_cat, db, at->table.name, ndb, a->new_name.name, x->diag);

@@ -188,9 +188,9 @@ int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, ar
         return rc;
     sql_exec_ctx_t x2 = *x;
     x2.arena = a;
-    xeval_t xe;
-    xeval_init(&xe, &x2);
-    return xeval(&xe, e, NULL, out);
+    row_eval_t xe;
+    row_eval_init(&xe, &x2);
+    return row_eval(&xe, e, NULL, out);
 }
 
 int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
@@ -214,10 +214,10 @@ int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
         buf_free(&b);
         return 0;
     }
-    xeval_t xe;
-    xeval_init(&xe, x);
+    row_eval_t xe;
+    row_eval_init(&xe, x);
     value_t v;
-    int rc = xeval(&xe, e, NULL, &v);
+    int rc = row_eval(&xe, e, NULL, &v);
     if (rc)
         return rc;
     if (v.type == VAL_NULL) {
@@ -514,7 +514,7 @@ static void ctas_source_default(sql_exec_ctx_t *x, const res_col_t *r, cat_colum
 int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_create_table_t *ct = st->create_table;
-    const char *db = xdb(x, ct->table.db);
+    const char *db = exec_db_name(x, ct->table.db);
     if (!db)
         return -ER_NO_DB_ERROR;
     if (catalog_db_is_virtual(db))
@@ -523,7 +523,7 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     char *real = NULL;
     if (ct->temporary) {
         const char *mdb = db, *mname = ct->table.name;
-        if (xtmp_map(x, &mdb, &mname)) {
+        if (exec_temp_map(x, &mdb, &mname)) {
             if (ct->if_not_exists) {
                 diag_note(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
                 exec_pend_ok(x, 0, NULL);
@@ -531,26 +531,26 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             }
             return diag_error(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
         }
-        if (!catalog_db_exists(exec_cat, XTMP_DB)) {
+        if (!catalog_db_exists(exec_cat, EXEC_TEMP_DB)) {
             diag_t d;
             diag_init(&d, 4);
-            catalog_db_create(exec_cat, XTMP_DB, COLL_DEFAULT, true, &d);
+            catalog_db_create(exec_cat, EXEC_TEMP_DB, COLL_DEFAULT, true, &d);
             diag_free(&d);
         }
         static _Atomic uint64_t tmp_seq;
         real = arena_printf(x->arena, "t%llu_%s", (unsigned long long)atomic_fetch_add(&tmp_seq, 1), ct->table.name);
-        db = XTMP_DB;
+        db = EXEC_TEMP_DB;
     }
     int rc = ddl_begin(x);
     if (rc)
         return rc;
     cat_table_t *def = NULL;
     if (ct->like.name) {
-        const char *ldb = xdb(x, ct->like.db);
+        const char *ldb = exec_db_name(x, ct->like.db);
         if (!ldb)
             return -ER_NO_DB_ERROR;
         const char *sdb = ldb, *sname = ct->like.name;
-        xtmp_map(x, &sdb, &sname);
+        exec_temp_map(x, &sdb, &sname);
         cat_table_t *src = catalog_table_get(exec_cat, sdb, sname);
         if (!src)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, ldb, ct->like.name);
@@ -594,7 +594,7 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (declared)
                 continue;
             cat_column_t *cc = &c[nc];
-            xcol_from_res(cc, &cols[i]);
+            column_from_result(cc, &cols[i]);
             if (widths[i] && sqlt_is_int((sqlt_t)cc->rc.type))
                 cc->display_width = widths[i];
             if (widths[i] && cc->rc.type == SQLT_DECIMAL && widths[i] >= cc->rc.scale)
@@ -647,7 +647,7 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (rc < 0)
         return rc;
     if (real) {
-        xtmp_t *t = mem_calloc(1, sizeof *t);
+        temp_table_t *t = mem_calloc(1, sizeof *t);
         t->db = mem_strdup(user_db);
         t->name = mem_strdup(ct->table.name);
         t->real = mem_strdup(real);

@@ -195,7 +195,7 @@ static int check_one(maint_out_t *o, const cat_table_t *t, const char *option)
 static int checksum_one(sql_exec_ctx_t *x, const cat_table_t *t, uint64_t *sum)
 {
     engine_trx_t *trx;
-    int rc = xtrx(x, &trx); /* the statement's read view: inside a transaction, what it sees */
+    int rc = exec_trx(x, &trx); /* the statement's read view: inside a transaction, what it sees */
     if (rc)
         return rc;
     table_scan_t sc;
@@ -282,7 +282,7 @@ static int maint_one(maint_out_t *o, const sql_stmt_t *st, const sql_name_t *n, 
         if (rc)
             return rc;
         const char *rdb = db, *rname = n->name;
-        xtmp_map(x, &rdb, &rname);
+        exec_temp_map(x, &rdb, &rname);
         cat_table_t *nt = catalog_table_get(sql_exec_catalog(), rdb, rname);
         if (!nt)
             return diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
@@ -302,14 +302,14 @@ int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st)
     int rc = 0;
     for (uint32_t i = 0; i < st->tables.n && !rc; i++) {
         const sql_name_t *n = &st->tables.tables[i];
-        const char *db = xdb(x, n->db);
+        const char *db = exec_db_name(x, n->db);
         if (!db)
             return -ER_NO_DB_ERROR;
         o.table = arena_printf(x->arena, "%s.%s", db, n->name);
         const char *rdb = db, *rname = n->name;
-        xtmp_map(x, &rdb, &rname);
+        exec_temp_map(x, &rdb, &rname);
         /* OPTIMIZE holds the EXCLUSIVE lock already (exec.c ddl_mdl) and copies through its own reference */
-        if (st->kind != SQL_STMT_OPTIMIZE_TABLE && !catalog_db_is_virtual(rdb) && (rc = xmdl_shared(x, rdb, rname)) != 0)
+        if (st->kind != SQL_STMT_OPTIMIZE_TABLE && !catalog_db_is_virtual(rdb) && (rc = exec_mdl_shared(x, rdb, rname)) != 0)
             return rc;
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
         rc = maint_one(&o, st, n, db, t);

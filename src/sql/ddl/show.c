@@ -16,7 +16,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 
-/* issue 7: rows the account may see (the session's filter; everything without one). */
+/* Rows the account may see (the session's filter; everything without one). */
 #define XVISIBLE(x, db, table) (!(x)->visible || (x)->visible((x)->visible_user, (db), (table)))
 
 /* The account's SQL_COLPRIV_* on a column (every one without a callback: unit tests, the server itself). */
@@ -93,8 +93,8 @@ static value_t *vt_row(vt_t *v)
     return r;
 }
 
-static value_t S(const char *s) { return s ? value_str(s, strlen(s), COLL_UTF8MB3_GENERAL_CI) : value_null(); }
-static value_t U(uint64_t u) { return value_uint(u); }
+static value_t show_text(const char *s) { return s ? value_str(s, strlen(s), COLL_UTF8MB3_GENERAL_CI) : value_null(); }
+static value_t show_uint(uint64_t u) { return value_uint(u); }
 
 typedef struct vt_send {
     sql_exec_ctx_t *x;
@@ -130,7 +130,7 @@ static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
     vt_send_t s = {.x = x, .n = v->t->ncols};
     s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (v->t->ncols + 1));
     for (uint32_t i = 0; i < v->t->ncols; i++) {
-        xcol_meta(&s.cols[i], v->t, i, "", "", v->t->cols[i].name);
+        column_meta(&s.cols[i], v->t, i, "", "", v->t->cols[i].name);
         s.cols[i].schema = s.cols[i].table = s.cols[i].org_table = "";
         s.cols[i].flags &= (uint16_t)~(COLF_NO_DEFAULT);
         if (!v->t->cols[i].rc.nullable)
@@ -147,17 +147,17 @@ static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
     }
     int rc = 0;
     if (where) {
-        xquery_t q;
+        query_t q;
         memset(&q, 0, sizeof q);
         q.x = x;
-        q.src = arena_calloc(x->arena, sizeof(xsrc_t));
-        q.src[0] = (xsrc_t){.db = "", .name = v->t->name, .alias = v->t->name, .t = v->t, .is_virtual = true,
+        q.src = arena_calloc(x->arena, sizeof(query_source_t));
+        q.src[0] = (query_source_t){.db = "", .name = v->t->name, .alias = v->t->name, .t = v->t, .is_virtual = true,
                             .vrows = v->rows, .nvrows = v->n};
         q.nsrc = 1;
         q.width = v->t->ncols;
-        if ((rc = xbind(&q, where, "WHERE", false)) == 0)
-            rc = xquery_run(&q, where, vt_send_row, &s, -1, false);
-        xquery_release(&q);
+        if ((rc = bind_expr(&q, where, "WHERE", false)) == 0)
+            rc = query_run(&q, where, vt_send_row, &s, -1, false);
+        query_release(&q);
     } else {
         for (uint64_t i = 0; i < v->n && !rc; i++)
             rc = vt_send_row(&s, v->rows[i]);
@@ -444,12 +444,12 @@ bool exec_show_handles(const sql_show_t *sh)
 
 static cat_table_t *show_table(sql_exec_ctx_t *x, const sql_show_t *sh, const char **dbout)
 {
-    const char *db = xdb(x, sh->table.db ? sh->table.db : sh->db);
+    const char *db = exec_db_name(x, sh->table.db ? sh->table.db : sh->db);
     if (!db)
         return NULL;
     *dbout = db;
     const char *rdb = db, *rname = sh->table.name;
-    xtmp_map(x, &rdb, &rname);
+    exec_temp_map(x, &rdb, &rname);
     cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, sh->table.name);
@@ -529,18 +529,18 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
             continue;
         value_t *r = vt_row(&v);
         int k = 0;
-        r[k++] = S(c->name);
-        r[k++] = S(type_text(x->arena, c));
+        r[k++] = show_text(c->name);
+        r[k++] = show_text(type_text(x->arena, c));
         if (sh->full)
             r[k++] = sqlt_is_string((sqlt_t)c->rc.type) || c->rc.type == SQLT_ENUM || c->rc.type == SQLT_SET
-                         ? S(value_coll_name(c->rc.coll)) : value_null();
-        r[k++] = S(c->rc.nullable ? "YES" : "NO");
-        r[k++] = S(col_key(t, i));
-        r[k++] = S(default_shown(c, false, x->arena));
-        r[k++] = S(extra_of(c, x->arena));
+                         ? show_text(value_coll_name(c->rc.coll)) : value_null();
+        r[k++] = show_text(c->rc.nullable ? "YES" : "NO");
+        r[k++] = show_text(col_key(t, i));
+        r[k++] = show_text(default_shown(c, false, x->arena));
+        r[k++] = show_text(extra_of(c, x->arena));
         if (sh->full) {
-            r[k++] = S(col_privs_text(cp, x->arena));
-            r[k++] = S(c->comment);
+            r[k++] = show_text(col_privs_text(cp, x->arena));
+            r[k++] = show_text(c->comment);
         }
     }
     int rc = vt_send(&v, 0, sh->like, sh->where);
@@ -586,11 +586,11 @@ int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, 
                         res_cell_t **defaults, int *n)
 {
     *n = 0;
-    const char *db = xdb(x, NULL);
+    const char *db = exec_db_name(x, NULL);
     if (!db)
         return -x->diag->error_code;
     const char *rdb = db, *rname = table;
-    xtmp_map(x, &rdb, &rname);
+    exec_temp_map(x, &rdb, &rname);
     /* a catalog reference, not a metadata lock: no transaction is left holding one after the command */
     cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
     if (!t)
@@ -601,7 +601,7 @@ int sql_exec_field_list(sql_exec_ctx_t *x, const char *table, const char *wild, 
         const cat_column_t *c = &t->cols[i];
         if (wild && *wild && !sql_like_match(COLL_UTF8MB3_GENERAL_CI, c->name, strlen(c->name), wild, strlen(wild), '\\'))
             continue;
-        xcol_meta_results(x, &(*cols)[*n], t, i, db, table, c->name);
+        column_meta_results(x, &(*cols)[*n], t, i, db, table, c->name);
         const char *d = default_shown(c, false, x->arena);
         res_cell_t *out = &(*defaults)[*n];
         if (d)
@@ -649,20 +649,20 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
             if (!col_privs(x, db, sh->table.name, c->name))
                 continue;
             value_t *r = vt_row(&v);
-            r[0] = S(t->name);
-            r[1] = U(ix->kind == CAT_IDX_KEY);
-            r[2] = S(ix->name);
-            r[3] = U(k + 1);
-            r[4] = S(c->name);
-            r[5] = S(ix->cols[k].desc ? "D" : "A");
-            r[6] = U(index_cardinality(t, ord[o], k, rows));
-            r[7] = ix->cols[k].prefix ? U(ix->cols[k].prefix) : value_null();
+            r[0] = show_text(t->name);
+            r[1] = show_uint(ix->kind == CAT_IDX_KEY);
+            r[2] = show_text(ix->name);
+            r[3] = show_uint(k + 1);
+            r[4] = show_text(c->name);
+            r[5] = show_text(ix->cols[k].desc ? "D" : "A");
+            r[6] = show_uint(index_cardinality(t, ord[o], k, rows));
+            r[7] = ix->cols[k].prefix ? show_uint(ix->cols[k].prefix) : value_null();
             r[8] = value_null();
-            r[9] = S(c->rc.nullable ? "YES" : "");
-            r[10] = S("BTREE");
-            r[11] = S("");
-            r[12] = S(ix->comment ? ix->comment : "");
-            r[13] = S("NO");
+            r[9] = show_text(c->rc.nullable ? "YES" : "");
+            r[10] = show_text("BTREE");
+            r[11] = show_text("");
+            r[12] = show_text(ix->comment ? ix->comment : "");
+            r[13] = show_text("NO");
         }
     }
     int rc = vt_send(&v, -1, NULL, sh->where);
@@ -718,32 +718,32 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     localtime_r(&tt, &tm);
     strftime(ct, 32, "%Y-%m-%d %H:%M:%S", &tm);
     int k = 0;
-    r[k++] = S(t->name);
-    r[k++] = S(t->engine);
-    r[k++] = U(10);
-    r[k++] = S("Dynamic");
+    r[k++] = show_text(t->name);
+    r[k++] = show_text(t->engine);
+    r[k++] = show_uint(10);
+    r[k++] = show_text("Dynamic");
     uint64_t rows = table_rows(v->x, t), data = table_bytes(t, true);
-    r[k++] = U(rows);
-    r[k++] = U(rows ? data / rows : 0);
-    r[k++] = U(data);
-    r[k++] = U(0);
-    r[k++] = U(table_bytes(t, false));
-    r[k++] = U(table_data_free(t));
-    r[k++] = cat_table_autoinc_col(t) >= 0 ? U(atomic_load(&t->ctr->auto_inc)) : value_null();
-    r[k++] = S(ct);
+    r[k++] = show_uint(rows);
+    r[k++] = show_uint(rows ? data / rows : 0);
+    r[k++] = show_uint(data);
+    r[k++] = show_uint(0);
+    r[k++] = show_uint(table_bytes(t, false));
+    r[k++] = show_uint(table_data_free(t));
+    r[k++] = cat_table_autoinc_col(t) >= 0 ? show_uint(atomic_load(&t->ctr->auto_inc)) : value_null();
+    r[k++] = show_text(ct);
     r[k++] = value_null();
     r[k++] = value_null();
-    r[k++] = S(value_coll_name(t->coll));
+    r[k++] = show_text(value_coll_name(t->coll));
     r[k++] = value_null();
-    r[k++] = S("");
-    r[k++] = S(t->comment ? t->comment : "");
-    r[k++] = U(0);
-    r[k++] = S("N");
+    r[k++] = show_text("");
+    r[k++] = show_text(t->comment ? t->comment : "");
+    r[k++] = show_uint(0);
+    r[k++] = show_text("N");
 }
 
 static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
 {
-    const char *db = xdb(x, sh->db);
+    const char *db = exec_db_name(x, sh->db);
     if (!db)
         return -ER_NO_DB_ERROR;
     if (!sql_exec_db_exists(db))
@@ -769,15 +769,15 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
                                                 "VIEWS"};
         for (size_t i = 0; i < ARRAY_LEN(is_tables); i++) {
             value_t *r = vt_row(&v);
-            r[0] = S(is_tables[i]);
+            r[0] = show_text(is_tables[i]);
             if (sh->full)
-                r[1] = S("SYSTEM VIEW");
+                r[1] = show_text("SYSTEM VIEW");
         }
         return vt_send(&v, 0, sh->like, sh->where);
     }
     catalog_table_list(sql_exec_catalog(), db, x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++) {
-        if (!XVISIBLE(x, db, names[i])) /* issue 7 */
+        if (!XVISIBLE(x, db, names[i]))
             continue;
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, names[i]);
         if (!t)
@@ -786,9 +786,9 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
         if (status) {
             status_row(&v, r, t);
         } else {
-            r[0] = S(names[i]);
+            r[0] = show_text(names[i]);
             if (sh->full)
-                r[1] = S("BASE TABLE");
+                r[1] = show_text("BASE TABLE");
         }
         catalog_table_release(t);
     }
@@ -804,8 +804,8 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     uint32_t n;
     catalog_db_list(sql_exec_catalog(), x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++)
-        if (XVISIBLE(x, names[i], NULL)) /* issue 7 */
-            vt_row(&v)[0] = S(names[i]);
+        if (XVISIBLE(x, names[i], NULL))
+            vt_row(&v)[0] = show_text(names[i]);
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
@@ -836,8 +836,8 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Table", 64, false, false);
         vt_col(&v, "Create Table", 1024, false, false);
         value_t *r = vt_row(&v);
-        r[0] = S(t->name);
-        r[1] = S(exec_show_create_table_text(x->arena, t, x->show_create));
+        r[0] = show_text(t->name);
+        r[1] = show_text(exec_show_create_table_text(x->arena, t, x->show_create));
         catalog_table_release(t);
         return vt_send(&v, -1, NULL, NULL);
     }
@@ -851,11 +851,11 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_col(&v, "Database", 64, false, false);
         vt_col(&v, "Create Database", 1024, false, false);
         value_t *r = vt_row(&v);
-        r[0] = S(db);
+        r[0] = show_text(db);
         buf_t qn; /* the name quoted as SHOW CREATE TABLE quotes (ANSI_QUOTES: "db") */
         buf_init(&qn);
         exec_ident_quote(&qn, db, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`');
-        r[1] = S(arena_printf(x->arena, "CREATE DATABASE %s%.*s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
+        r[1] = show_text(arena_printf(x->arena, "CREATE DATABASE %s%.*s /*!40100 DEFAULT CHARACTER SET %s COLLATE %s */",
                               sh->if_not_exists ? "/*!32312 IF NOT EXISTS*/ " : "", (int)qn.len, (const char *)qn.data,
                               charset_of(coll), value_coll_name(coll)));
         buf_free(&qn);
@@ -882,7 +882,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
                                          "Database Collation"};
         bool events = sh->what == SQL_SHOW_EVENTS;
         if (events) {
-            const char *db = xdb(x, sh->db);
+            const char *db = exec_db_name(x, sh->db);
             if (!db)
                 return -ER_NO_DB_ERROR;
             if (!sql_exec_db_exists(db))
@@ -912,10 +912,10 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
             catalog_table_list(sql_exec_catalog(), dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
                 value_t *r = vt_row(&v);
-                r[0] = S(dbs[d]);
-                r[1] = S(names[i]);
-                r[2] = U(0);
-                r[3] = U(0);
+                r[0] = show_text(dbs[d]);
+                r[1] = show_text(names[i]);
+                r[2] = show_uint(0);
+                r[3] = show_uint(0);
             }
         }
         return vt_send(&v, 1, sh->like, sh->where);
@@ -939,7 +939,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
         uint32_t n;
         catalog_table_list(cat, dbs[d], x->arena, &names, &n);
         for (uint32_t i = 0; i < n; i++) {
-            if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7 */
+            if (!XVISIBLE(x, dbs[d], names[i]))
                 continue;
             cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
             if (!t)
@@ -955,33 +955,33 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                     bool bin = cc->rc.coll == COLL_BINARY;
                     value_t *r = vt_row(v);
                     int k = 0;
-                    r[k++] = S("def");
-                    r[k++] = S(t->db);
-                    r[k++] = S(t->name);
-                    r[k++] = S(cc->name);
-                    r[k++] = U(c + 1);
+                    r[k++] = show_text("def");
+                    r[k++] = show_text(t->db);
+                    r[k++] = show_text(t->name);
+                    r[k++] = show_text(cc->name);
+                    r[k++] = show_uint(c + 1);
                     const char *dflt = default_shown(cc, true, x->arena);
-                    r[k++] = S(cc->auto_increment ? NULL : dflt);
-                    r[k++] = S(cc->rc.nullable ? "YES" : "NO");
-                    r[k++] = S(sqlt_name(ty));
+                    r[k++] = show_text(cc->auto_increment ? NULL : dflt);
+                    r[k++] = show_text(cc->rc.nullable ? "YES" : "NO");
+                    r[k++] = show_text(sqlt_name(ty));
                     /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
                     uint64_t lob = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
                                  : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
                                  : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215
                                  : ty == SQLT_LONGTEXT || ty == SQLT_LONGBLOB ? 4294967295ULL : 0;
-                    r[k++] = lob ? U(lob) : str ? U(cc->rc.len) : value_null();
-                    r[k++] = lob ? U(lob) : str ? U((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
-                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
-                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? U(cc->rc.scale) : value_null();
-                    r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? U(cc->rc.scale) : value_null();
-                    r[k++] = str && !bin ? S(charset_of(cc->rc.coll)) : value_null();
-                    r[k++] = str && !bin ? S(value_coll_name(cc->rc.coll)) : value_null();
-                    r[k++] = S(type_text(x->arena, cc));
-                    r[k++] = S(col_key(t, c));
-                    r[k++] = S(extra_of(cc, x->arena));
-                    r[k++] = S(col_privs_text(cp, x->arena));
-                    r[k++] = S(cc->comment);
-                    r[k++] = S("NEVER");
+                    r[k++] = lob ? show_uint(lob) : str ? show_uint(cc->rc.len) : value_null();
+                    r[k++] = lob ? show_uint(lob) : str ? show_uint((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
+                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
+                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(cc->rc.scale) : value_null();
+                    r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? show_uint(cc->rc.scale) : value_null();
+                    r[k++] = str && !bin ? show_text(charset_of(cc->rc.coll)) : value_null();
+                    r[k++] = str && !bin ? show_text(value_coll_name(cc->rc.coll)) : value_null();
+                    r[k++] = show_text(type_text(x->arena, cc));
+                    r[k++] = show_text(col_key(t, c));
+                    r[k++] = show_text(extra_of(cc, x->arena));
+                    r[k++] = show_text(col_privs_text(cp, x->arena));
+                    r[k++] = show_text(cc->comment);
+                    r[k++] = show_text("NEVER");
                     r[k++] = value_null();
                 }
             } else if (stats) {
@@ -993,35 +993,35 @@ static void is_tables(vt_t *v, bool columns, bool stats)
                             continue;
                         value_t *r = vt_row(v);
                         int k = 0;
-                        r[k++] = S("def");
-                        r[k++] = S(t->db);
-                        r[k++] = S(t->name);
-                        r[k++] = U(ix->kind == CAT_IDX_KEY);
-                        r[k++] = S(t->db);
-                        r[k++] = S(ix->name);
-                        r[k++] = U(k2 + 1);
-                        r[k++] = S(t->cols[ix->cols[k2].col].name);
-                        r[k++] = S("A");
-                        r[k++] = U(index_cardinality(t, ord[i2], k2, 0));
-                        r[k++] = ix->cols[k2].prefix ? U(ix->cols[k2].prefix) : value_null();
+                        r[k++] = show_text("def");
+                        r[k++] = show_text(t->db);
+                        r[k++] = show_text(t->name);
+                        r[k++] = show_uint(ix->kind == CAT_IDX_KEY);
+                        r[k++] = show_text(t->db);
+                        r[k++] = show_text(ix->name);
+                        r[k++] = show_uint(k2 + 1);
+                        r[k++] = show_text(t->cols[ix->cols[k2].col].name);
+                        r[k++] = show_text("A");
+                        r[k++] = show_uint(index_cardinality(t, ord[i2], k2, 0));
+                        r[k++] = ix->cols[k2].prefix ? show_uint(ix->cols[k2].prefix) : value_null();
                         r[k++] = value_null();
-                        r[k++] = S(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");
-                        r[k++] = S("BTREE");
-                        r[k++] = S("");
-                        r[k++] = S(ix->comment ? ix->comment : "");
+                        r[k++] = show_text(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");
+                        r[k++] = show_text("BTREE");
+                        r[k++] = show_text("");
+                        r[k++] = show_text(ix->comment ? ix->comment : "");
                     }
                 }
             } else {
                 value_t *r = vt_row(v);
-                r[0] = S("def");
-                r[1] = S(t->db);
-                r[2] = S("BASE TABLE");
+                r[0] = show_text("def");
+                r[1] = show_text(t->db);
+                r[2] = show_text("BASE TABLE");
                 status_row(v, r + 3, t);
                 /* status_row writes the name first: move it to TABLE_NAME's place */
                 value_t name = r[3];
                 memmove(r + 2, r + 3, sizeof(value_t));
                 r[2] = name;
-                r[3] = S("BASE TABLE");
+                r[3] = show_text("BASE TABLE");
             }
             catalog_table_release(t);
         }
@@ -1037,7 +1037,7 @@ static void vt_session_row(void *arg, const char *const *vals)
         if (!vals[i]) {
             r[i] = value_null();
         } else if (v->t->cols[i].rc.type == SQLT_BIGINT) {
-            r[i] = U(strtoull(vals[i], NULL, 10));
+            r[i] = show_uint(strtoull(vals[i], NULL, 10));
         } else if (v->t->cols[i].rc.type == SQLT_TIMESTAMP) { /* "YYYY-MM-DD HH:MM:SS" */
             value_t t = {.type = VAL_TIMESTAMP};
             if (sscanf(vals[i], "%u-%u-%u %u:%u:%u", &t.t.year, &t.t.month, &t.t.day, &t.t.hour, &t.t.minute,
@@ -1045,7 +1045,7 @@ static void vt_session_row(void *arg, const char *const *vals)
                 memset(&t.t, 0, sizeof t.t);
             r[i] = t;
         } else {
-            r[i] = S(arena_strdup(v->x->arena, vals[i]));
+            r[i] = show_text(arena_strdup(v->x->arena, vals[i]));
         }
     }
 }
@@ -1057,7 +1057,7 @@ static void vt_session_row(void *arg, const char *const *vals)
 /* events_statements_summary_by_digest with MariaDB 10.11's columns (types, NULL-ability, order), then strata's
  * QUANTILE_95 and QUANTILE_99 (MySQL 8's names).  Rows come from the session (monitor/digest.h); the sums'
  * names are monitor/digest.h's DIGEST_SUMS list, the one the session fills them from. */
-int exec_perfschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
+int exec_perfschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
 {
     if (strcmp(name, PFS_DIGEST_TABLE) != 0)
         return diag_error(x->diag, ER_NO_SUCH_TABLE, "performance_schema", name);
@@ -1104,7 +1104,7 @@ int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name)
     return 0;
 }
 
-int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
+int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
 {
     vt_t v;
     static const struct { const char *name; const char *cols; const char *num; } sess_tables[] = {
@@ -1150,16 +1150,16 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
         uint32_t n;
         catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &n);
         for (uint32_t i = 0; i < n; i++) {
-            if (!XVISIBLE(x, dbs[i], NULL)) /* issue 7 */
+            if (!XVISIBLE(x, dbs[i], NULL))
                 continue;
             uint16_t coll = catalog_db_is_virtual(dbs[i]) ? COLL_UTF8MB3_GENERAL_CI : catalog_db_coll(sql_exec_catalog(), dbs[i]);
             value_t *r = vt_row(&v);
-            r[0] = S("def");
-            r[1] = S(dbs[i]);
-            r[2] = S(charset_of(coll));
-            r[3] = S(value_coll_name(coll));
+            r[0] = show_text("def");
+            r[1] = show_text(dbs[i]);
+            r[2] = show_text(charset_of(coll));
+            r[3] = show_text(value_coll_name(coll));
             r[4] = value_null();
-            r[5] = S("");
+            r[5] = show_text("");
         }
     } else if (strcasecmp(name, "TABLES") == 0) {
         vt_init(&v, x, "TABLES");
@@ -1217,27 +1217,27 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                 value_t *r = vt_row(&v);
                 for (size_t k = 0; k < ARRAY_LEN(cn); k++)
                     r[k] = value_null();
-                r[0] = U(undo ? 1000000000ull + f[i].logfile_group_number : (uint64_t)f[i].space_id * 1000 + f[i].file_no);
-                r[1] = S(arena_strdup(x->arena, f[i].file_name));
-                r[2] = S(f[i].file_type);
+                r[0] = show_uint(undo ? 1000000000ull + f[i].logfile_group_number : (uint64_t)f[i].space_id * 1000 + f[i].file_no);
+                r[1] = show_text(arena_strdup(x->arena, f[i].file_name));
+                r[2] = show_text(f[i].file_type);
                 if (!undo)
-                    r[3] = S(arena_strdup(x->arena, f[i].tablespace_name));
-                r[4] = S("def");
+                    r[3] = show_text(arena_strdup(x->arena, f[i].tablespace_name));
+                r[4] = show_text("def");
                 if (f[i].logfile_group_name[0]) /* data files too, as MySQL Cluster: mariadb-dump's USE LOGFILE GROUP */
-                    r[7] = S(arena_strdup(x->arena, f[i].logfile_group_name));
+                    r[7] = show_text(arena_strdup(x->arena, f[i].logfile_group_name));
                 if (f[i].logfile_group_number)
-                    r[8] = U(f[i].logfile_group_number);
-                r[9] = S("InnoDB");
-                r[13] = U(f[i].free_extents);
-                r[14] = U(f[i].total_extents);
-                r[15] = U(f[i].extent_size);
-                r[16] = U(f[i].initial_size);
-                r[17] = f[i].maximum_size ? U(f[i].maximum_size) : value_null();
-                r[18] = f[i].autoextend ? U(undo ? 0 : f[i].extent_size) : U(0);
-                r[31] = U(undo ? f[i].free_extents * 4 : f[i].free_extents * f[i].extent_size);
-                r[36] = S(f[i].status ? f[i].status : "NORMAL");
+                    r[8] = show_uint(f[i].logfile_group_number);
+                r[9] = show_text("InnoDB");
+                r[13] = show_uint(f[i].free_extents);
+                r[14] = show_uint(f[i].total_extents);
+                r[15] = show_uint(f[i].extent_size);
+                r[16] = show_uint(f[i].initial_size);
+                r[17] = f[i].maximum_size ? show_uint(f[i].maximum_size) : value_null();
+                r[18] = f[i].autoextend ? show_uint(undo ? 0 : f[i].extent_size) : show_uint(0);
+                r[31] = show_uint(undo ? f[i].free_extents * 4 : f[i].free_extents * f[i].extent_size);
+                r[36] = show_text(f[i].status ? f[i].status : "NORMAL");
                 if (undo)
-                    r[37] = S(arena_printf(x->arena, "UNDO_BUFFER_SIZE=%llu", (unsigned long long)f[i].undo_buffer_size));
+                    r[37] = show_text(arena_printf(x->arena, "UNDO_BUFFER_SIZE=%llu", (unsigned long long)f[i].undo_buffer_size));
             }
             engine_files_free(f);
         }
@@ -1260,7 +1260,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
-                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                if (!XVISIBLE(x, dbs[d], names[i])) /* only tables the account may see */
                     continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)
@@ -1268,14 +1268,14 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                 value_t *r = vt_row(&v);
                 for (size_t k = 0; k < ARRAY_LEN(cn); k++)
                     r[k] = value_null();
-                r[0] = S("def");
-                r[1] = S(t->db);
-                r[2] = S(t->name);
-                r[8] = U(0);
-                r[9] = U(table_bytes(t, true));
-                r[10] = U(table_bytes(t, false));
-                r[11] = S("");
-                r[13] = t->tablespace ? S(arena_strdup(x->arena, t->tablespace)) : value_null();
+                r[0] = show_text("def");
+                r[1] = show_text(t->db);
+                r[2] = show_text(t->name);
+                r[8] = show_uint(0);
+                r[9] = show_uint(table_bytes(t, true));
+                r[10] = show_uint(table_bytes(t, false));
+                r[11] = show_text("");
+                r[13] = t->tablespace ? show_text(arena_strdup(x->arena, t->tablespace)) : value_null();
                 catalog_table_release(t);
             }
         }
@@ -1303,7 +1303,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
             uint32_t n;
             catalog_table_list(cat, dbs[d], x->arena, &names, &n);
             for (uint32_t i = 0; i < n; i++) {
-                if (!XVISIBLE(x, dbs[d], names[i])) /* issue 7: only tables the account may see */
+                if (!XVISIBLE(x, dbs[d], names[i])) /* only tables the account may see */
                     continue;
                 cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
                 if (!t)
@@ -1315,24 +1315,24 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s)
                     const char *cname = arena_strdup(x->arena, id->name);
                     if (!kcu) {
                         value_t *r = vt_row(&v);
-                        r[0] = S("def");
-                        r[1] = S(t->db);
-                        r[2] = S(cname);
-                        r[3] = S(t->db);
-                        r[4] = S(t->name);
-                        r[5] = S(id->kind == CAT_IDX_PRIMARY ? "PRIMARY KEY" : "UNIQUE");
+                        r[0] = show_text("def");
+                        r[1] = show_text(t->db);
+                        r[2] = show_text(cname);
+                        r[3] = show_text(t->db);
+                        r[4] = show_text(t->name);
+                        r[5] = show_text(id->kind == CAT_IDX_PRIMARY ? "PRIMARY KEY" : "UNIQUE");
                         continue;
                     }
                     for (uint32_t k = 0; k < id->ncols; k++) {
                         value_t *r = vt_row(&v);
-                        r[0] = S("def");
-                        r[1] = S(t->db);
-                        r[2] = S(cname);
-                        r[3] = S("def");
-                        r[4] = S(t->db);
-                        r[5] = S(t->name);
-                        r[6] = S(arena_strdup(x->arena, t->cols[id->cols[k].col].name));
-                        r[7] = U(k + 1);
+                        r[0] = show_text("def");
+                        r[1] = show_text(t->db);
+                        r[2] = show_text(cname);
+                        r[3] = show_text("def");
+                        r[4] = show_text(t->db);
+                        r[5] = show_text(t->name);
+                        r[6] = show_text(arena_strdup(x->arena, t->cols[id->cols[k].col].name));
+                        r[7] = show_uint(k + 1);
                         r[8] = r[9] = r[10] = r[11] = value_null();
                     }
                 }

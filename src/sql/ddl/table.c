@@ -45,7 +45,7 @@ int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index_def_t 
     uint32_t ix = nt->nidx - 1;
     nt->idx[ix].key_version = RC_KEY_VERSION;
     /* readers go on while the index is built; writers wait, and the new definition needs the table alone */
-    if ((rc = exec_index_build(x, nt, &ix, 1)) == 0 && (rc = xmdl_upgrade(x)) == 0)
+    if ((rc = exec_index_build(x, nt, &ix, 1)) == 0 && (rc = exec_mdl_upgrade(x)) == 0)
         rc = catalog_table_replace(exec_cat, nt, x->diag);
     if (rc && nt->idx[ix].tree)
         engine_tree_drop(NULL, exec_engine, nt->idx[ix].tree);
@@ -93,7 +93,7 @@ out:
 int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
 {
     const char *db;
-    const char *vdb = xdb(x, tn->db);
+    const char *vdb = exec_db_name(x, tn->db);
     if (vdb && strcasecmp(vdb, "performance_schema") == 0)
         return exec_perfschema_truncate(x, tn->name);
     cat_table_t *t = exec_open_write(x, tn, &db);
@@ -127,20 +127,20 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     buf_t missing;
     buf_init(&missing);
     for (uint32_t i = 0; i < tl->n; i++) {
-        const char *db = xdb(x, tl->tables[i].db);
+        const char *db = exec_db_name(x, tl->tables[i].db);
         if (!db) {
             rc = -ER_NO_DB_ERROR;
             break;
         }
         const char *rdb = db, *rname = tl->tables[i].name;
-        bool is_tmp = xtmp_map(x, &rdb, &rname);
+        bool is_tmp = exec_temp_map(x, &rdb, &rname);
         if (is_tmp) {
             if ((rc = catalog_table_drop(exec_cat, rdb, rname, true, x->diag)) < 0)
                 break;
             rc = 0;
-            for (xtmp_t **pp = &x->ss->tmp; *pp; pp = &(*pp)->next)
+            for (temp_table_t **pp = &x->ss->tmp; *pp; pp = &(*pp)->next)
                 if (strcmp((*pp)->real, rname) == 0) {
-                    xtmp_t *dead = *pp;
+                    temp_table_t *dead = *pp;
                     *pp = dead->next;
                     mem_free(dead->db);
                     mem_free(dead->name);

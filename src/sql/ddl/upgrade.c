@@ -111,7 +111,7 @@ static int keys_upgrade_table(const char *db, const char *name)
         rc = catalog_table_replace(exec_cat, nt, &d);
     } else {
         how = "the table was rebuilt";
-        xalter_t A = {.x = &x, .nt = nt};
+        alter_run_t A = {.x = &x, .nt = nt};
         A.src = arena_alloc(&mem, sizeof(int) * (nt->ncols + 1));
         for (uint32_t i = 0; i < nt->ncols; i++)
             A.src[i] = (int)i;

@@ -3,7 +3,7 @@
  * BIT_AND/OR/XOR and STD/VARIANCE, with DISTINCT, as the executor drives them per group (exec_select.c).
  * Exact sums of integers and decimals use a 128-bit integer scaled to the largest scale seen, as MariaDB's
  * DECIMAL arithmetic would; a DOUBLE or string argument turns the sum into a double for good.  DISTINCT keys
- * and GROUP_CONCAT's ORDER BY keys are the executor's sort keys (xkey_append), so "distinct" and "order" are
+ * and GROUP_CONCAT's ORDER BY keys are the executor's sort keys (key_append_value), so "distinct" and "order" are
  * the collation's, as in GROUP BY.
  */
 #include <math.h>
@@ -22,7 +22,7 @@ void sql_agg_free(sql_agg_t *g)
 {
     buf_free(&g->concat);
     if (g->distinct_init)
-        xmap_free(&g->distinct);
+        keymap_free(&g->distinct);
 }
 
 
@@ -118,15 +118,15 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
             goto done;
         value_append_text(&text, &a);
         if (e->func.distinct)
-            xkey_append(&dkey, &a, false);
+            key_append_value(&dkey, &a, false);
     }
     if (e->func.distinct) {
         bool added;
         if (!g->distinct_init) {
-            xmap_init(&g->distinct, src->arena);
+            keymap_init(&g->distinct, src->arena);
             g->distinct_init = true;
         }
-        xmap_put(&g->distinct, dkey.data, dkey.len, &added);
+        keymap_put(&g->distinct, dkey.data, dkey.len, &added);
         if (!added)
             goto done;
     }
@@ -139,7 +139,7 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
             value_t kv;
             if ((rc = src->eval(src->arg, e->agg_order[k].expr, &kv)) != 0)
                 goto done;
-            xkey_append(&okey, &kv, e->agg_order[k].desc);
+            key_append_value(&okey, &kv, e->agg_order[k].desc);
         }
         const buf_t *key = e->nagg_order ? &okey : &dkey;
         uint32_t kl = (uint32_t)key->len, tl = (uint32_t)text.len;
@@ -191,13 +191,13 @@ int sql_agg_add(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t *src)
     if (e->func.distinct) {
         buf_t k;
         buf_init(&k);
-        xkey_append(&k, &v, false);
+        key_append_value(&k, &v, false);
         if (!g->distinct_init) {
-            xmap_init(&g->distinct, ga);
+            keymap_init(&g->distinct, ga);
             g->distinct_init = true;
         }
         bool added;
-        xmap_put(&g->distinct, k.data, k.len, &added);
+        keymap_put(&g->distinct, k.data, k.len, &added);
         buf_free(&k);
         if (!added)
             return 0;
@@ -245,7 +245,7 @@ int sql_agg_add(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t *src)
     case SQL_FN_MIN: case SQL_FN_MAX: {
         int c = first ? 0 : value_compare(&v, &g->best, NULL);
         if (first || (fn == SQL_FN_MIN ? c < 0 : c > 0))
-            g->best = xvalue_copy(ga, &v);
+            g->best = value_copy_into(ga, &v);
         break;
     }
     case SQL_FN_BIT_AND: case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR: {

@@ -22,7 +22,7 @@
 
 static int exec_eval_sysvar_get(void *u, sql_var_scope_t scope, const char *comp, const char *name, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     if (!cb || !cb->sysvar_get)
         return diag_error(d, ER_NOT_SUPPORTED_YET, "system variables here");
@@ -31,7 +31,7 @@ static int exec_eval_sysvar_get(void *u, sql_var_scope_t scope, const char *comp
 
 static int exec_eval_uservar_get(void *u, const char *name, value_t *out)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     if (!cb || !cb->uservar_get) {
         *out = value_null();
@@ -42,14 +42,14 @@ static int exec_eval_uservar_get(void *u, const char *name, value_t *out)
 
 static int exec_eval_uservar_set(void *u, const char *name, const value_t *v)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     return cb && cb->uservar_set ? cb->uservar_set(xe->x->cb_user, name, v) : 0;
 }
 
 static int exec_eval_session_fn(void *u, sql_session_fn_t fn, value_t *out)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     if (!cb || !cb->session_fn) {
         *out = value_null();
@@ -60,14 +60,14 @@ static int exec_eval_session_fn(void *u, sql_session_fn_t fn, value_t *out)
 
 static int exec_eval_set_last_insert_id(void *u, uint64_t id)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     return cb && cb->set_last_insert_id ? cb->set_last_insert_id(xe->x->cb_user, id) : 0;
 }
 
 static int exec_eval_param_get(void *u, uint32_t index, value_t *out)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_eval_cb_t *cb = xe->x->cb;
     if (!cb || !cb->param_get) {
         *out = value_null();
@@ -78,11 +78,11 @@ static int exec_eval_param_get(void *u, uint32_t index, value_t *out)
 
 static int exec_eval_column_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
-    const xquery_t *oq = xe->x->outer_q;
+    row_eval_t *xe = u;
+    const query_t *oq = xe->x->outer_q;
     if (oq && xe->x->outer_row) {
         for (uint32_t i = 0; i < oq->nsrc; i++) {
-            const xsrc_t *s = &oq->src[i];
+            const query_source_t *s = &oq->src[i];
             if (col->col.table && strcmp(col->col.table, s->alias) != 0)
                 continue;
             int c = cat_table_col(s->t, col->col.name);
@@ -97,18 +97,18 @@ static int exec_eval_column_get(void *u, const sql_expr_t *col, value_t *out, di
 
 /* ---- subqueries: uncorrelated ones run once per statement (cached), correlated ones per outer row ---- */
 
-typedef struct xsubq {
-    struct xsubq *next;
+typedef struct subquery_rows {
+    struct subquery_rows *next;
     const sql_select_t *sub;
     value_t **rows;
     uint64_t n;
     uint32_t ncols;
-} xsubq_t;
+} subquery_rows_t;
 
-static int subq_rows(xeval_t *xe, const sql_select_t *sub, xsubq_t **out)
+static int subq_rows(row_eval_t *xe, const sql_select_t *sub, subquery_rows_t **out)
 {
     sql_exec_ctx_t *x = xe->x;
-    for (xsubq_t *c = x->subq_cache; c; c = c->next)
+    for (subquery_rows_t *c = x->subq_cache; c; c = c->next)
         if (c->sub == sub) {
             *out = c;
             return 0;
@@ -119,7 +119,7 @@ static int subq_rows(xeval_t *xe, const sql_select_t *sub, xsubq_t **out)
     x->outer_q = xe->q;
     x->outer_row = xe->ev.row;
     x->saw_outer_ref = false;
-    xsubq_t *r = arena_calloc(x->arena, sizeof *r);
+    subquery_rows_t *r = arena_calloc(x->arena, sizeof *r);
     r->sub = sub;
     int rc = exec_select_rows(x, sub, &r->rows, &r->n, &r->ncols);
     bool correlated = x->saw_outer_ref;
@@ -138,8 +138,8 @@ static int subq_rows(xeval_t *xe, const sql_select_t *sub, xsubq_t **out)
 
 static int exec_eval_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
-    xsubq_t *r;
+    row_eval_t *xe = u;
+    subquery_rows_t *r;
     int rc = subq_rows(xe, e->sub, &r);
     if (rc)
         return rc;
@@ -203,7 +203,7 @@ static int exec_eval_subquery_eval(void *u, const sql_expr_t *e, value_t *out, d
 
 static int exec_eval_aggregate_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     if (!xe->q || !xe->group)
         return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
     for (uint32_t i = 0; i < xe->q->nagg; i++)
@@ -216,7 +216,7 @@ static int exec_eval_aggregate_get(void *u, const sql_expr_t *e, value_t *out, d
 
 static int exec_eval_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     if (!xe->values_row || !xe->values_t) {
         *out = value_null();
         return 0;
@@ -230,14 +230,14 @@ static int exec_eval_values_get(void *u, const sql_expr_t *col, value_t *out, di
 
 static int exec_eval_sleep(void *u, double secs)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_exec_ctx_t *x = xe->x;
     return x->cb && x->cb->sleep ? x->cb->sleep(x->cb_user, secs) : 0;
 }
 
 static int exec_eval_user_lock(void *u, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d)
 {
-    xeval_t *xe = u;
+    row_eval_t *xe = u;
     const sql_exec_ctx_t *x = xe->x;
     if (!x->cb || !x->cb->user_lock)
         return diag_error(d, ER_NOT_SUPPORTED_YET, "user-level locks");
@@ -259,7 +259,7 @@ static const sql_eval_cb_t xcb = {
     .subquery_eval = exec_eval_subquery_eval,
 };
 
-void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
+void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x)
 {
     memset(xe, 0, sizeof *xe);
     xe->x = x;
@@ -274,16 +274,16 @@ void xeval_init(xeval_t *xe, sql_exec_ctx_t *x)
     xe->ev.conn_coll = x->conn_coll;
 }
 
-int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)
+int row_eval(row_eval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)
 {
     xe->ev.row = row;
     return sql_expr_eval(&xe->ev, e, out);
 }
 
-int xeval_bool(xeval_t *xe, const sql_expr_t *e, const value_t *row)
+int row_eval_bool(row_eval_t *xe, const sql_expr_t *e, const value_t *row)
 {
     value_t v;
-    int rc = xeval(xe, e, row, &v);
+    int rc = row_eval(xe, e, row, &v);
     if (rc)
         return rc;
     return v.type != VAL_NULL && value_to_bool(&v, xe->x->diag);

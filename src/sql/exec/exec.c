@@ -2,7 +2,7 @@
  * The executor's entry points (exec.h): the process-wide catalog, result-column metadata of table columns,
  * and statement dispatch: each statement kind on tables goes to its handler in exec/ (DML, SELECT) or ddl/.
  *
- * Statement life: the statement's work runs in the session's engine transaction (begun on demand, xtrx); its
+ * Statement life: the statement's work runs in the session's engine transaction (begun on demand, exec_trx); its
  * OK is held back (exec_pend_ok) until an autocommit statement has committed, so a failed commit is reported as
  * the statement's error rather than after an OK.  On error the statement's changes are undone (statement undo
  * log) or the whole implicit transaction rolled back.
@@ -32,10 +32,10 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
         exec_engine = e;
         table_set_engine(e);
         /* temporary tables of connections that were open at a crash or shutdown */
-        if (catalog_db_exists(exec_cat, XTMP_DB)) {
+        if (catalog_db_exists(exec_cat, EXEC_TEMP_DB)) {
             diag_t d;
             diag_init(&d, 4);
-            catalog_db_drop(exec_cat, XTMP_DB, true, &d, NULL);
+            catalog_db_drop(exec_cat, EXEC_TEMP_DB, true, &d, NULL);
             diag_free(&d);
         }
         /* indexes written by an older strata (rowcodec.h RC_KEY_VERSION) */
@@ -71,7 +71,7 @@ bool sql_exec_db_exists(const char *db)
 
 /* ---------------------------------------------------------------- helpers */
 
-const char *xdb(sql_exec_ctx_t *x, const char *db)
+const char *exec_db_name(sql_exec_ctx_t *x, const char *db)
 {
     if (db)
         return db;
@@ -111,7 +111,7 @@ static bool col_in_index(const cat_table_t *t, uint32_t col, int kind, bool firs
     return false;
 }
 
-void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+void column_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
                const char *name)
 {
     const cat_column_t *cc = &t->cols[col];
@@ -230,10 +230,10 @@ void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
     c->flags = f;
 }
 
-void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+void column_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
                        const char *table_alias, const char *name)
 {
-    xcol_meta(c, t, col, db, table_alias, name);
+    column_meta(c, t, col, db, table_alias, name);
     const cat_column_t *cc = &t->cols[col];
     sqlt_t ty = (sqlt_t)cc->rc.type;
     bool text = (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && cc->rc.coll != COLL_BINARY;
@@ -248,16 +248,16 @@ void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, ui
     c->charset = x->result_coll;
 }
 
-const cat_table_t *exec_single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)
+const cat_table_t *exec_single_def(query_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db)
 {
     memset(q, 0, sizeof *q);
     q->x = x;
-    q->src = arena_calloc(x->arena, sizeof(xsrc_t));
+    q->src = arena_calloc(x->arena, sizeof(query_source_t));
     q->src[0].db = db;
     q->src[0].name = t->name;
     q->src[0].alias = t->name;
     q->src[0].t = t;
-    q->src[0].is_virtual = true; /* not released by xquery_release: the caller owns the reference */
+    q->src[0].is_virtual = true; /* not released by query_release: the caller owns the reference */
     q->nsrc = 1;
     q->width = t->ncols;
     return t;
@@ -266,12 +266,12 @@ const cat_table_t *exec_single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *
 /* Opens a table for writing: 1146 when missing, 1044 for the virtual schemas. */
 cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char **dbout)
 {
-    const char *db = xdb(x, n->db);
+    const char *db = exec_db_name(x, n->db);
     if (!db)
         return NULL;
     if (sql_exec_in_trans(x->ss) ? x->ss->read_only : x->tx_read_only) {
         const char *rdb = db, *rname = n->name;
-        if (!xtmp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
+        if (!exec_temp_map(x, &rdb, &rname)) { /* TEMPORARY tables stay writable, as in MySQL */
             diag_error(x->diag, ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION);
             return NULL;
         }
@@ -281,14 +281,14 @@ cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char 
         return NULL;
     }
     const char *rdb = db, *rname = n->name;
-    xtmp_map(x, &rdb, &rname);
+    exec_temp_map(x, &rdb, &rname);
     *dbout = db;
-    if (xmdl_lock(x, rdb, rname, true) != 0)
+    if (exec_mdl_lock(x, rdb, rname, true) != 0)
         return NULL;
     cat_table_t *t = catalog_table_get(exec_cat, rdb, rname);
     if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
-    else if (xtable_used(x, true) != 0) {
+    else if (exec_table_used(x, true) != 0) {
         catalog_table_release(t);
         return NULL;
     }
@@ -332,134 +332,135 @@ bool sql_exec_select_handles(const sql_select_t *sel)
     return false;
 }
 
+/* ---- the handlers statements.def names that are written here ---- */
+
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_select_stmt(x, st->select); }
+int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_explain(x, st->explain.stmt); }
+
+int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    int rc = truncate_table(x, &st->tables.tables[0]);
+    if (rc == 0)
+        exec_pend_ok(x, 0, NULL);
+    return rc;
+}
+
+int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    for (uint32_t i = 0; i < st->rename_table.n; i++) {
+        const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
+        if (!db || !ndb)
+            return -ER_NO_DB_ERROR;
+        int rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag);
+        if (rc != 0)
+            return rc;
+    }
+    exec_pend_ok(x, 0, NULL);
+    return 0;
+}
+
+int exec_create_index(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (st->index.algorithm == SQL_ALGORITHM_COPY) {
+        /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
+        sql_alter_action_t add = {.kind = SQL_ALTER_ADD_INDEX, .index = st->index.index,
+                                  .if_not_exists = st->index.index.if_not_exists};
+        sql_alter_table_t at = {.table = st->index.table, .algorithm = SQL_ALGORITHM_COPY,
+                                .lock = st->index.lock, .actions = &add, .nactions = 1};
+        return alter_rebuild(x, &at);
+    }
+    int rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists);
+    if (rc == 0)
+        exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
+    return rc;
+}
+
+int exec_drop_index(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    int rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists);
+    if (rc == 0)
+        exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
+    return rc;
+}
+
+int exec_create_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_database_stmt_t *d = &st->database;
+    int rc;
+    if (d->or_replace) {
+        uint32_t n;
+        if (catalog_db_exists(exec_cat, d->name) && (rc = catalog_db_drop(exec_cat, d->name, false, x->diag, &n)) < 0)
+            return rc;
+    }
+    rc = catalog_db_create(exec_cat, d->name, d->coll >= 0 ? (uint16_t)d->coll : COLL_DEFAULT, d->if_not_exists, x->diag);
+    if (rc < 0)
+        return rc;
+    exec_pend_ok(x, rc == 1 ? 0 : 1, NULL);
+    return 0;
+}
+
+int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_database_stmt_t *d = &st->database;
+    if (catalog_db_is_virtual(d->name))
+        return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
+    uint32_t n = 0;
+    int rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
+    if (rc < 0)
+        return rc;
+    if (x->db && strcmp(x->db, d->name) == 0)
+        x->db_dropped = true;
+    x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
+    exec_pend_ok(x, n, NULL);
+    return 0;
+}
+
+int exec_alter_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    (void)st;
+    exec_pend_ok(x, 1, NULL);
+    return 0;
+}
+
+/* The executor's statements, from statements.def's handler column (SESSION: not the executor's). */
+typedef int exec_handler_t(sql_exec_ctx_t *x, const sql_stmt_t *st);
+#define SESSION NULL
+static exec_handler_t *const exec_handlers[SQL_STMT__COUNT] = {
+#define STMT(id, privileges, handler, com, flags) [SQL_STMT_##id] = handler,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+#undef SESSION
+
 bool sql_exec_handles(const sql_stmt_t *st)
 {
-    if (!exec_cat)
+    if (!exec_cat || (unsigned)st->kind >= SQL_STMT__COUNT || !exec_handlers[st->kind])
         return false;
-    switch (st->kind) {
+    switch (st->kind) { /* the forms the executor leaves to the session */
     case SQL_STMT_SELECT:
         return sql_exec_select_handles(st->select);
-    case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
-    case SQL_STMT_CREATE_TABLE: case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE:
-    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
-    case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_TABLESPACE:
-    case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE: case SQL_STMT_CREATE_LOGFILE_GROUP:
-    case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE:
-    case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE: case SQL_STMT_CHECKSUM_TABLE:
-        return true;
     case SQL_STMT_SHOW:
         return exec_show_handles(&st->show);
     case SQL_STMT_EXPLAIN:
         return st->explain.stmt && (st->explain.stmt->kind == SQL_STMT_SELECT || st->explain.stmt->kind == SQL_STMT_UPDATE ||
                                     st->explain.stmt->kind == SQL_STMT_DELETE) && !st->explain.format;
     default:
-        return false;
+        return true;
     }
-}
-
-/* Statements that end the open transaction first (MariaDB's implicit commit; CHECKSUM TABLE does not). */
-static bool is_ddl(sql_stmt_kind_t k)
-{
-    return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
-           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN && k != SQL_STMT_CHECKSUM_TABLE;
 }
 
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    x->no_trx = is_ddl(st->kind);
+    x->no_trx = (sql_stmt_flags(st->kind) & STMT_F_IMPLICIT_COMMIT) != 0;
     if ((rc = sql_exec_alter_clauses(x, st)) != 0) /* before the implicit commit, as MariaDB refuses them */
         return rc;
     if (x->no_trx && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
-    switch (st->kind) {
-    case SQL_STMT_SELECT:
-        return exec_select_stmt(x, st->select);
-    case SQL_STMT_INSERT: case SQL_STMT_REPLACE:
-        return exec_insert(x, st);
-    case SQL_STMT_UPDATE:
-        return exec_update(x, st);
-    case SQL_STMT_DELETE:
-        return exec_delete(x, st);
-    case SQL_STMT_CREATE_TABLE:
-        return exec_create_table(x, st);
-    case SQL_STMT_DROP_TABLE:
-        return exec_drop_table(x, st);
-    case SQL_STMT_TRUNCATE:
-        if ((rc = truncate_table(x, &st->tables.tables[0])) == 0)
-            exec_pend_ok(x, 0, NULL);
-        return rc;
-    case SQL_STMT_RENAME_TABLE:
-        for (uint32_t i = 0; i < st->rename_table.n; i++) {
-            const char *db = xdb(x, st->rename_table.from[i].db), *ndb = xdb(x, st->rename_table.to[i].db);
-            if (!db || !ndb)
-                return -ER_NO_DB_ERROR;
-            if ((rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag)) != 0)
-                return rc;
-        }
-        exec_pend_ok(x, 0, NULL);
-        return 0;
-    case SQL_STMT_CREATE_INDEX:
-        if (st->index.algorithm == SQL_ALGORITHM_COPY) {
-            /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
-            sql_alter_action_t add = {.kind = SQL_ALTER_ADD_INDEX, .index = st->index.index,
-                                      .if_not_exists = st->index.index.if_not_exists};
-            sql_alter_table_t at = {.table = st->index.table, .algorithm = SQL_ALGORITHM_COPY,
-                                    .lock = st->index.lock, .actions = &add, .nactions = 1};
-            return alter_rebuild(x, &at);
-        }
-        if ((rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists)) == 0)
-            exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
-        return rc;
-    case SQL_STMT_DROP_INDEX:
-        if ((rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists)) == 0)
-            exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
-        return rc;
-    case SQL_STMT_ALTER_TABLE:
-        return exec_alter_table(x, st);
-    case SQL_STMT_CREATE_DATABASE: {
-        const sql_database_stmt_t *d = &st->database;
-        if (d->or_replace) {
-            uint32_t n;
-            if (catalog_db_exists(exec_cat, d->name) && (rc = catalog_db_drop(exec_cat, d->name, false, x->diag, &n)) < 0)
-                return rc;
-        }
-        rc = catalog_db_create(exec_cat, d->name, d->coll >= 0 ? (uint16_t)d->coll : COLL_DEFAULT, d->if_not_exists, x->diag);
-        if (rc < 0)
-            return rc;
-        exec_pend_ok(x, rc == 1 ? 0 : 1, NULL);
-        return 0;
-    }
-    case SQL_STMT_DROP_DATABASE: {
-        const sql_database_stmt_t *d = &st->database;
-        if (catalog_db_is_virtual(d->name))
-            return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
-        uint32_t n = 0;
-        rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
-        if (rc < 0)
-            return rc;
-        if (x->db && strcmp(x->db, d->name) == 0)
-            x->db_dropped = true;
-        x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
-        exec_pend_ok(x, n, NULL);
-        return 0;
-    }
-    case SQL_STMT_ALTER_DATABASE:
-        exec_pend_ok(x, 1, NULL);
-        return 0;
-    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
-    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP:
-        return exec_tablespace(x, st);
-    case SQL_STMT_SHOW:
-        return exec_show_stmt(x, &st->show);
-    case SQL_STMT_EXPLAIN:
-        return exec_explain(x, st->explain.stmt);
-    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
-    case SQL_STMT_CHECKSUM_TABLE:
-        return exec_maint(x, st);
-    default:
+    if ((unsigned)st->kind >= SQL_STMT__COUNT || !exec_handlers[st->kind])
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
-    }
+    return exec_handlers[st->kind](x, st);
 }
 
 /* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
@@ -476,8 +477,8 @@ static const char *drop_text_without_temporary(sql_exec_ctx_t *x, const sql_tabl
     buf_append_str(&b, l->if_exists ? "DROP TABLE IF EXISTS " : "DROP TABLE ");
     uint32_t n = 0;
     for (uint32_t i = 0; i < l->n; i++) {
-        const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
-        if (!db || xtmp_map(x, &db, &name))
+        const char *db = exec_db_name(x, l->tables[i].db), *name = l->tables[i].name;
+        if (!db || exec_temp_map(x, &db, &name))
             continue;
         if (n++)
             buf_append_byte(&b, ',');
@@ -495,6 +496,8 @@ static const char *drop_text_without_temporary(sql_exec_ctx_t *x, const sql_tabl
 static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **text)
 {
     *text = NULL;
+    if (!(sql_stmt_flags(st->kind) & STMT_F_LOGGED))
+        return false;
     switch (st->kind) {
     case SQL_STMT_CREATE_TABLE:
         return !st->create_table->temporary;
@@ -503,23 +506,18 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
         if (l->temporary)
             return false;
         for (uint32_t i = 0; i < l->n; i++) {
-            const char *db = xdb(x, l->tables[i].db), *name = l->tables[i].name;
-            if (xtmp_map(x, &db, &name)) {
+            const char *db = exec_db_name(x, l->tables[i].db), *name = l->tables[i].name;
+            if (exec_temp_map(x, &db, &name)) {
                 *text = st->kind == SQL_STMT_DROP_TABLE ? drop_text_without_temporary(x, l) : NULL;
                 return *text != NULL;
             }
         }
         return true;
     }
-    case SQL_STMT_RENAME_TABLE: case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE:
-    case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE:
-    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
-    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
-        return true;
     case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
         return !st->tables.local; /* as MariaDB: whatever each table's outcome; CHECK and CHECKSUM never */
     default:
-        return false;
+        return true;
     }
 }
 
@@ -532,7 +530,7 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
  */
 static int log_ctas_create(sql_exec_ctx_t *x, const sql_create_table_t *ct)
 {
-    const char *db = xdb(x, ct->table.db);
+    const char *db = exec_db_name(x, ct->table.db);
     cat_table_t *t = db ? catalog_table_get(exec_cat, db, ct->table.name) : NULL;
     if (!t)
         return 0; /* nothing was created */

@@ -21,8 +21,9 @@
 #include "sql/parser/ast.h"
 #include "access/catalog.h"
 #include "access/mdl.h"
-#include "sql/result.h"
-#include "sql/sql.h"
+#include "sql/exec/result.h"
+#include "sql/parser/parser.h"
+#include "sql/expr/expr.h"
 #include "access/table.h"
 
 /* Opens the catalog over an open engine (main.c, at start-up); 0 or an error (logged). */
@@ -154,7 +155,7 @@ typedef struct sql_exec_ctx {
     uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */
     sql_exec_session_t *ss;    /* the connection's state (transaction) */
     _Atomic bool *kill_query;  /* KILL QUERY: long scans stop with 1317 when it becomes true (and clear it) */
-    /* issue 7: which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
+    /* which databases (table NULL) and tables the account may see, for SHOW DATABASES / SHOW TABLES /
      * information_schema rows; NULL = everything.  Statement privileges are checked by the session before
      * sql_exec_stmt (session/priv_stmt.c). */
     bool (*visible)(void *user, const char *db, const char *table);
@@ -197,7 +198,7 @@ typedef struct sql_exec_ctx {
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
     bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
     bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
-                                  no transaction (xtable_used) */
+                                  no transaction (exec_table_used) */
 } sql_exec_ctx_t;
 
 enum { SQL_COLPRIV_SELECT = 1, SQL_COLPRIV_INSERT = 2, SQL_COLPRIV_UPDATE = 4, SQL_COLPRIV_REFERENCES = 8 };

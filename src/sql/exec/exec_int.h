@@ -10,19 +10,19 @@
 #include "sql/exec/exec.h"
 
 /* ---- a byte-string hash map (exec_select.c): keys copied into an arena, their index returned ---- */
-typedef struct xmap {
+typedef struct keymap {
     uint32_t *slots;          /* index+1 into keys, 0 empty */
     uint32_t cap, n;
     const uint8_t **kp;
     size_t *kl;
     uint32_t kcap;
     arena_t *a;
-} xmap_t;
+} keymap_t;
 
-void xmap_init(xmap_t *m, arena_t *a);
-void xmap_free(xmap_t *m);
+void keymap_init(keymap_t *m, arena_t *a);
+void keymap_free(keymap_t *m);
 /* The key's index; *added when it was not there yet. */
-uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added);
+uint32_t keymap_put(keymap_t *m, const uint8_t *k, size_t n, bool *added);
 
 /*
  * ---- aggregate accumulators (exec_agg.c): one sql_agg_t per aggregate call per group ----
@@ -64,7 +64,7 @@ typedef struct sql_agg {
     uint32_t items;           /* GROUP_CONCAT: values joined so far (unsorted) */
     uint32_t cut_item;        /* GROUP_CONCAT: the value the result was cut in (1-based), 0: not cut */
     bool cut_warned;          /* its warning 1260 was pushed */
-    xmap_t distinct;
+    keymap_t distinct;
     bool distinct_init;
     double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
     int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
@@ -86,25 +86,25 @@ value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *call, arena_t *a, uint32_
 void sql_agg_free(sql_agg_t *g);
 
 /* ---- evaluation: the session's callbacks wrapped with the executor's (columns, aggregates, VALUES()) ---- */
-typedef struct xquery xquery_t;
-typedef struct xgroup xgroup_t;
+typedef struct query query_t;
+typedef struct group group_t;
 
-typedef struct xeval {
+typedef struct row_eval {
     sql_exec_ctx_t *x;
     sql_eval_ctx_t ev;
-    xquery_t *q;              /* aggregates: the query whose current group is read */
-    xgroup_t *group;
+    query_t *q;              /* aggregates: the query whose current group is read */
+    group_t *group;
     const value_t *values_row;/* VALUES(col) in ON DUPLICATE KEY UPDATE: the row that failed to insert */
     const cat_table_t *values_t;
-} xeval_t;
+} row_eval_t;
 
-void xeval_init(xeval_t *xe, sql_exec_ctx_t *x);
-int xeval(xeval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out);
+void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x);
+int row_eval(row_eval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out);
 /* WHERE-style truth: 1 true, 0 false/NULL, < 0 error. */
-int xeval_bool(xeval_t *xe, const sql_expr_t *e, const value_t *row);
+int row_eval_bool(row_eval_t *xe, const sql_expr_t *e, const value_t *row);
 
 /* ---- a FROM source ---- */
-typedef struct xsrc {
+typedef struct query_source {
     const char *db, *name, *alias;
     cat_table_t *t;           /* catalog reference (released at the end) or a virtual table's definition */
     bool is_virtual;
@@ -120,11 +120,11 @@ typedef struct xsrc {
      * its select items' column definitions, which its columns keep; NULL otherwise */
     const res_col_t *dcols;
     const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
-} xsrc_t;
+} query_source_t;
 
-typedef struct xquery {
+typedef struct query {
     sql_exec_ctx_t *x;
-    xsrc_t *src;
+    query_source_t *src;
     uint32_t nsrc;
     uint32_t width;           /* slots in the combined row */
     const char *clause;       /* for 1054 messages: "SELECT", "WHERE", "ORDER BY" ... (MariaDB 10.11 names) */
@@ -139,65 +139,65 @@ typedef struct xquery {
     bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of every table source are X-locked, re-read */
     bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
-    const struct xpath *paths;/* a prepared plan's access paths (nsrc entries); NULL: chosen at every run */
-    bool aggs_shared;         /* aggs belongs to a prepared plan (xquery_release leaves it) */
-} xquery_t;
+    const struct access_path *paths;/* a prepared plan's access paths (nsrc entries); NULL: chosen at every run */
+    bool aggs_shared;         /* aggs belongs to a prepared plan (query_release leaves it) */
+} query_t;
 
 /* Prepared statements' plans (x->plan, exec_select.c), keyed by the statement part they were bound for:
- * xplan_valid: is the plan bound for key over q's sources as they are now (same table definitions, database)?
- * xplan_reuse: that, and then q reads through the plan's access paths (the statement's tree is still bound).
- * xplan_begin: before binding q for key (false: no plan, or q can't have one: bind as usual); xplan_end after
+ * plan_cache_valid: is the plan bound for key over q's sources as they are now (same table definitions, database)?
+ * plan_cache_reuse: that, and then q reads through the plan's access paths (the statement's tree is still bound).
+ * plan_cache_begin: before binding q for key (false: no plan, or q can't have one: bind as usual); plan_cache_end after
  * binding succeeded: chooses and keeps the access paths for where. */
-bool xplan_valid(const sql_exec_ctx_t *x, const void *key, const xquery_t *q);
-bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q);
-bool xplan_begin(sql_exec_ctx_t *x, const void *key, xquery_t *q);
-void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where);
+bool plan_cache_valid(const sql_exec_ctx_t *x, const void *key, const query_t *q);
+bool plan_cache_reuse(sql_exec_ctx_t *x, const void *key, query_t *q);
+bool plan_cache_begin(sql_exec_ctx_t *x, const void *key, query_t *q);
+void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where);
 
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
-int xquery_from(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
-void xquery_release(xquery_t *q);
+int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
+void query_release(query_t *q);
 /* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
-int xbind(xquery_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
+int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
 
 /* Row callback of a scan: 0 go on, 1 stop (LIMIT reached), < 0 error. */
-typedef int (*xrow_fn)(void *arg, const value_t *row);
+typedef int (*query_row_fn)(void *arg, const value_t *row);
 /* Runs the nested loops over q's sources with WHERE, calling fn for each combined row (output-domain values).
  * order_src_index: when >= 0 the outer source is read in this index's order (desc: backwards). */
-int xquery_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, void *arg, int order_index, bool order_desc);
+int query_run(query_t *q, const sql_expr_t *where, query_row_fn fn, void *arg, int order_index, bool order_desc);
 
 /* The access path chosen for a single table (UPDATE / DELETE reuse it): scans matching rows, giving the stored
  * values, the output values and the clustered key. */
-typedef int (*xdml_fn)(void *arg, const buf_t *pk, const value_t *stored, const value_t *out);
-int xquery_scan_dml(xquery_t *q, const sql_expr_t *where, xdml_fn fn, void *arg, int order_index, bool order_desc);
+typedef int (*query_dml_fn)(void *arg, const buf_t *pk, const value_t *stored, const value_t *out);
+int query_scan_dml(query_t *q, const sql_expr_t *where, query_dml_fn fn, void *arg, int order_index, bool order_desc);
 
 /* ---- helpers ---- */
-value_t xvalue_copy(arena_t *a, const value_t *v);
+value_t value_copy_into(arena_t *a, const value_t *v);
 /* Appends a memcomparable encoding of any value (sort / group / distinct keys). */
-void xkey_append(buf_t *b, const value_t *v, bool desc);
+void key_append_value(buf_t *b, const value_t *v, bool desc);
 /* Result column metadata of a table column. */
-void xcol_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+void column_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
                const char *name);
 /* Metadata as the client sees it: strings in character_set_results (charset and length), as MariaDB sends. */
-void xcol_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+void column_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
                        const char *table_alias, const char *name);
 /* A column definition describing a result column (CREATE TABLE ... SELECT, derived tables). */
-void xcol_from_res(cat_column_t *c, const res_col_t *r);
+void column_from_result(cat_column_t *c, const res_col_t *r);
 /* The session's engine transaction for a statement (begins one when none is open). */
-int xtrx(sql_exec_ctx_t *x, engine_trx_t **out);
+int exec_trx(sql_exec_ctx_t *x, engine_trx_t **out);
 /* The database of a name (its own or the current one); pushes 1046 when neither. */
-const char *xdb(sql_exec_ctx_t *x, const char *db);
+const char *exec_db_name(sql_exec_ctx_t *x, const char *db);
 
 /* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
-#define XTMP_DB "#sql_tmp"
+#define EXEC_TEMP_DB "#sql_tmp"
 /* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (access/mdl.h);
  * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
-int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
+int exec_mdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
 /* An index build's NO_WRITE lock becomes EXCLUSIVE to publish the new definition (no-op without one). */
-int xmdl_upgrade(sql_exec_ctx_t *x);
+int exec_mdl_upgrade(sql_exec_ctx_t *x);
 /* After a table of a real database was opened for reading or writing: registers the multi-statement transaction
  * (autocommit off or after BEGIN) and records the access for the session tracker (exec.c). */
-int xtable_used(sql_exec_ctx_t *x, bool write);
-bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name);
+int exec_table_used(sql_exec_ctx_t *x, bool write);
+bool exec_temp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
@@ -214,10 +214,10 @@ void exec_ident_quote(buf_t *b, const char *s, char q);
 char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
 int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
-int exec_infoschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
+int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
 /* performance_schema tables as rows (events_statements_summary_by_digest, from the session): fills s or returns
  * 1146; and their TRUNCATE (0 or 1146). */
-int exec_perfschema(sql_exec_ctx_t *x, const char *name, xsrc_t *s);
+int exec_perfschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
 int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name);
 bool exec_show_handles(const sql_show_t *sh);
 /* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */

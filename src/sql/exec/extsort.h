@@ -11,7 +11,7 @@
  *   while ((rc = extsort_next(&s, &key, &klen, &pay, &plen)) == 1) ...   // pointers valid until the next call
  *   extsort_free(&s);
  *
- * Keys are memcomparable (the executor's xkey_append: NULL first, DESC = bytes inverted), so this module knows
+ * Keys are memcomparable (the executor's key_append_value: NULL first, DESC = bytes inverted), so this module knows
  * nothing of SQL values.  Descending order is the caller's business (inverted key bytes) and stays stable.
  *
  * How it bounds memory: records are kept in memory until they (plus a pointer per record) exceed the budget;

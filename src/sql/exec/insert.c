@@ -18,7 +18,7 @@
 
 /* ---------------------------------------------------------------- INSERT / REPLACE */
 
-typedef struct xins {
+typedef struct insert_run {
     sql_exec_ctx_t *x;
     cat_table_t *t;
     const char *db;
@@ -26,8 +26,8 @@ typedef struct xins {
     bool replace, ignore;
     int *colmap;             /* value position -> column */
     uint32_t nvals;
-    xquery_t q;              /* the table alone, for ON DUPLICATE KEY UPDATE */
-    xeval_t xe;
+    query_t q;              /* the table alone, for ON DUPLICATE KEY UPDATE */
+    row_eval_t xe;
     engine_trx_t *trx;
     uint64_t records, dups, affected, rowno;
     bool first_id_set;
@@ -47,17 +47,17 @@ typedef struct xins {
     /* INSERT ... SELECT ... ON DUPLICATE KEY UPDATE naming the SELECT's columns: q also holds the SELECT's
      * sources (slots from the table's width on), the SELECT gives their values as nextra hidden items after its
      * own, and extra_slot[j] is where the j-th goes in the row the assignments read */
-    xquery_t sq;             /* the SELECT's FROM, for names only */
+    query_t sq;             /* the SELECT's FROM, for names only */
     bool have_sq;
     uint32_t nextra;
     int32_t *extra_slot;
     const value_t *extra_vals; /* the current SELECT row's hidden items */
-} xins_t;
+} insert_run_t;
 
 int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
 
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
-static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, value_t *row)
+static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_default, value_t *row)
 {
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
@@ -149,7 +149,7 @@ static int ins_build(xins_t *I, const value_t *vals, const bool *is_default, val
 }
 
 /* ON DUPLICATE KEY UPDATE on the row whose key is I->dup.pk. */
-static int ins_on_dup(xins_t *I, const value_t *newrow)
+static int ins_on_dup(insert_run_t *I, const value_t *newrow)
 {
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
@@ -164,7 +164,7 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (I->q.width + 1)); /* the row, then the SELECT's */
     value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     for (uint32_t c = 0; c < t->ncols; c++) {
-        oldc[c] = xvalue_copy(x->arena, &old[c]);
+        oldc[c] = value_copy_into(x->arena, &old[c]);
         nw[c] = oldc[c];
         ev[c] = table_value_out(&t->cols[c], &oldc[c], x->arena);
     }
@@ -181,7 +181,7 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
         if (as->value->kind == SQL_E_DEFAULT)
             rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict);
         else
-            rc = xeval(&I->xe, as->value, ev, &v);
+            rc = row_eval(&I->xe, as->value, ev, &v);
         if (rc)
             return rc;
         if ((rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, x->strict && !I->ignore, I->rowno)) != 0)
@@ -212,7 +212,7 @@ static int ins_on_dup(xins_t *I, const value_t *newrow)
     return 0;
 }
 
-static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
+static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
 {
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
@@ -263,7 +263,7 @@ static int ins_row(xins_t *I, const value_t *vals, const bool *is_default)
         buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
         value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
         for (uint32_t c = 0; c < t->ncols; c++)
-            oldc[c] = xvalue_copy(x->arena, &old[c]);
+            oldc[c] = value_copy_into(x->arena, &old[c]);
         rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
         buf_free(&pk);
         if (rc)
@@ -301,14 +301,14 @@ static bool has_values_fn(const sql_expr_t *e)
 
 /* Binds an ON DUPLICATE KEY UPDATE value in q (the table and the SELECT's sources); VALUES(col) names a column
  * of the table alone (tq). */
-static int odku_bind(xquery_t *tq, xquery_t *q, sql_expr_t *e, const char *clause)
+static int odku_bind(query_t *tq, query_t *q, sql_expr_t *e, const char *clause)
 {
     if (!e)
         return 0;
     if (!has_values_fn(e))
-        return xbind(q, e, clause, false);
+        return bind_expr(q, e, clause, false);
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_VALUES)
-        return xbind(tq, e, clause, false);
+        return bind_expr(tq, e, clause, false);
     int rc = 0;
     for (uint32_t i = 0; i < e->nargs && !rc; i++)
         rc = odku_bind(tq, q, e->args[i], clause);
@@ -318,7 +318,7 @@ static int odku_bind(xquery_t *tq, xquery_t *q, sql_expr_t *e, const char *claus
 }
 
 /* The SELECT's column references an assignment reads (slot past the table's columns): one hidden item each. */
-static void odku_extras(xins_t *I, const sql_expr_t *e, sql_select_item_t *items, uint32_t base)
+static void odku_extras(insert_run_t *I, const sql_expr_t *e, sql_select_item_t *items, uint32_t base)
 {
     if (!e)
         return;
@@ -327,7 +327,7 @@ static void odku_extras(xins_t *I, const sql_expr_t *e, sql_select_item_t *items
             if (I->extra_slot[j] == e->slot)
                 return;
         for (uint32_t i = 1; i < I->q.nsrc; i++) {
-            const xsrc_t *src = &I->q.src[i];
+            const query_source_t *src = &I->q.src[i];
             if ((uint32_t)e->slot < src->base || (uint32_t)e->slot >= src->base + src->t->ncols)
                 continue;
             /* the same column, named by its source's alias (unique in a FROM) */
@@ -379,25 +379,25 @@ static uint32_t count_columns(const sql_expr_t *e)
  * hidden item per SELECT column the assignments read.  A UNION's first member names the columns, which read as
  * NULL (what MariaDB gives).
  */
-static int odku_prepare(xins_t *I, const sql_select_t **selp)
+static int odku_prepare(insert_run_t *I, const sql_select_t **selp)
 {
     sql_exec_ctx_t *x = I->x;
     const sql_insert_t *ins = I->ins;
     const sql_select_t *sel = ins->select;
     int rc = 0;
     for (uint32_t i = 0; i < ins->non_dup && !rc; i++)
-        rc = xbind(&I->q, ins->on_dup[i].col, "UPDATE", false);
+        rc = bind_expr(&I->q, ins->on_dup[i].col, "UPDATE", false);
     if (rc)
         return rc;
     bool grouped = sel && (sel->ngroup_by || sel->having);
     for (uint32_t i = 0; sel && i < sel->nitems && !grouped; i++)
         grouped = has_aggregate(sel->items[i].expr);
-    xquery_t tq = I->q;
+    query_t tq = I->q;
     if (sel && ins->non_dup && sel->from && !grouped) {
-        if ((rc = xquery_from(&I->sq, x, sel->from)) != 0)
+        if ((rc = bind_from(&I->sq, x, sel->from)) != 0)
             return rc;
         I->have_sq = true;
-        xsrc_t *src = arena_calloc(x->arena, sizeof(xsrc_t) * (I->sq.nsrc + 1));
+        query_source_t *src = arena_calloc(x->arena, sizeof(query_source_t) * (I->sq.nsrc + 1));
         src[0] = I->q.src[0];
         for (uint32_t i = 0; i < I->sq.nsrc; i++) {
             src[i + 1] = I->sq.src[i];
@@ -433,7 +433,7 @@ static int odku_prepare(xins_t *I, const sql_select_t **selp)
 int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_insert_t *ins = st->insert;
-    xins_t I;
+    insert_run_t I;
     memset(&I, 0, sizeof I);
     I.x = x;
     I.ins = ins;
@@ -446,9 +446,9 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (!I.t)
         return -x->diag->error_code;
     cat_table_t *t = I.t;
-    xeval_init(&I.xe, x);
+    row_eval_init(&I.xe, x);
     I.xe.ev.div_zero_error = x->strict && !ins->ignore && !x->div_zero_off;
-    x->div_zero_error = I.xe.ev.div_zero_error; /* and in its SELECT and subqueries (xeval_init), as MariaDB */
+    x->div_zero_error = I.xe.ev.div_zero_error; /* and in its SELECT and subqueries (row_eval_init), as MariaDB */
     exec_single_def(&I.q, x, t, I.db);
     /* the column list */
     if (ins->nset) {
@@ -507,7 +507,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             goto out;
         }
     }
-    if ((rc = xtrx(x, &I.trx)) != 0)
+    if ((rc = exec_trx(x, &I.trx)) != 0)
         goto out;
     if (ins->select) {
         for (uint64_t r = 0; r < nsrows && !rc; r++) {
@@ -521,7 +521,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (ins->set[i].value->kind == SQL_E_DEFAULT)
                 defs[i] = true;
             else
-                rc = xeval(&I.xe, ins->set[i].value, NULL, &vals[i]);
+                rc = row_eval(&I.xe, ins->set[i].value, NULL, &vals[i]);
         }
         if (!rc)
             rc = ins_row(&I, vals, defs);
@@ -541,7 +541,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 if (row->vals[i]->kind == SQL_E_DEFAULT)
                     defs[i] = true;
                 else
-                    rc = xeval(&I.xe, row->vals[i], NULL, &vals[i]);
+                    rc = row_eval(&I.xe, row->vals[i], NULL, &vals[i]);
             }
             if (!rc)
                 rc = ins_row(&I, vals, defs);
@@ -566,7 +566,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 out:
     x->div_zero_error = false;
     if (I.have_sq)
-        xquery_release(&I.sq);
+        query_release(&I.sq);
     buf_free(&I.dup.pk);
     buf_free(&I.store);
     catalog_table_release(t);

@@ -20,27 +20,27 @@
 
 /* ---------------------------------------------------------------- nested loops */
 
-typedef struct xloop {
-    xquery_t *q;
-    xeval_t xe;
+typedef struct join_loop {
+    query_t *q;
+    row_eval_t xe;
     const sql_expr_t *where;
-    xpath_t *paths;
+    access_path_t *paths;
     value_t *row;             /* the combined row (output domain) */
-    xrow_fn fn;
+    query_row_fn fn;
     void *fn_arg;
-    xdml_fn dml;              /* single-table DML: stored values and key */
+    query_dml_fn dml;              /* single-table DML: stored values and key */
     int order_index;
     bool order_desc;
     engine_trx_t *trx;
     uint64_t emitted;
     bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
     bool rejected;            /* loop_emit: the WHERE rejected that row */
-} xloop_t;
+} join_loop_t;
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
-static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
+static void fill_row(join_loop_t *L, uint32_t si, const value_t *stored)
 {
-    const xsrc_t *s = &L->q->src[si];
+    const query_source_t *s = &L->q->src[si];
     if (si == 0)
         L->q->rows_read++;
     if (!s->is_virtual)
@@ -54,19 +54,19 @@ static void fill_row(xloop_t *L, uint32_t si, const value_t *stored)
     }
 }
 
-static void null_row(xloop_t *L, uint32_t si)
+static void null_row(join_loop_t *L, uint32_t si)
 {
-    const xsrc_t *s = &L->q->src[si];
+    const query_source_t *s = &L->q->src[si];
     for (uint32_t c = 0; c < s->t->ncols; c++)
         L->row[s->base + c] = value_null();
 }
 
-static int loop_level(xloop_t *L, uint32_t si);
+static int loop_level(join_loop_t *L, uint32_t si);
 
 /* One candidate row of source si: ON check, then the next level or the consumer. 1 = stop. */
-static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *stored, bool *matched)
+static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t *stored, bool *matched)
 {
-    const xsrc_t *s = &L->q->src[si];
+    const query_source_t *s = &L->q->src[si];
     int rc;
     if ((++L->emitted & 1023) == 0 && L->q->x->kill_query && atomic_exchange(L->q->x->kill_query, false))
         return diag_error(L->q->x->diag, ER_QUERY_INTERRUPTED);
@@ -96,13 +96,13 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
         /* the values stay valid for the statement: the buffer is kept in the arena-owned list below */
         value_t *copy = arena_alloc(L->q->x->arena, sizeof(value_t) * (s->t->ncols + 1));
         for (uint32_t c = 0; c < s->t->ncols; c++)
-            copy[c] = xvalue_copy(L->q->x->arena, &fresh[c]);
+            copy[c] = value_copy_into(L->q->x->arena, &fresh[c]);
         buf_free(store);
         stored = copy;
     }
     fill_row(L, si, stored);
     if (s->on) {
-        rc = xeval_bool(&L->xe, s->on, L->row);
+        rc = row_eval_bool(&L->xe, s->on, L->row);
         if (rc <= 0)
             return rc;
     }
@@ -110,7 +110,7 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
     if (si + 1 < L->q->nsrc)
         return loop_level(L, si + 1);
     if (L->where) {
-        rc = xeval_bool(&L->xe, L->where, L->row);
+        rc = row_eval_bool(&L->xe, L->where, L->row);
         L->rejected = rc == 0;
         if (rc <= 0)
             return rc;
@@ -120,10 +120,10 @@ static int loop_emit(xloop_t *L, uint32_t si, const buf_t *pk, const value_t *st
     return L->fn(L->fn_arg, L->row);
 }
 
-static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const buf_t *hi, bool desc, bool point,
+static int scan_range(join_loop_t *L, uint32_t si, int index, const buf_t *lo, const buf_t *hi, bool desc, bool point,
                       bool *matched)
 {
-    xquery_t *q = L->q;
+    query_t *q = L->q;
     table_scan_t sc;
     int rc = table_scan_open(&sc, L->trx, q->src[si].t, index, lo, hi, desc, q->x->arena);
     if (rc == 0 && q->locking)
@@ -161,10 +161,10 @@ static int scan_range(xloop_t *L, uint32_t si, int index, const buf_t *lo, const
     return rc;
 }
 
-static int loop_level(xloop_t *L, uint32_t si)
+static int loop_level(join_loop_t *L, uint32_t si)
 {
-    xquery_t *q = L->q;
-    xsrc_t *s = &q->src[si];
+    query_t *q = L->q;
+    query_source_t *s = &q->src[si];
     bool matched = false;
     int rc = 0;
     if (s->is_virtual) {
@@ -172,9 +172,9 @@ static int loop_level(xloop_t *L, uint32_t si)
             rc = loop_emit(L, si, NULL, s->vrows[i], &matched);
         goto end;
     }
-    xpath_t *p = &L->paths[si];
+    access_path_t *p = &L->paths[si];
     if (p->index >= 0) {
-        xrange_t *r;
+        key_range_t *r;
         uint32_t nr;
         rc = build_ranges(&L->xe, q, si, p, L->row, &r, &nr);
         if (rc == 0) {
@@ -240,7 +240,7 @@ end:
         if (si + 1 < q->nsrc)
             return loop_level(L, si + 1);
         if (L->where) {
-            rc = xeval_bool(&L->xe, L->where, L->row);
+            rc = row_eval_bool(&L->xe, L->where, L->row);
             if (rc <= 0)
                 return rc;
         }
@@ -251,19 +251,19 @@ end:
     return rc;
 }
 
-static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dml, void *arg, int order_index,
+static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_dml_fn dml, void *arg, int order_index,
                     bool order_desc)
 {
-    xloop_t L = {.q = q, .where = where, .fn = fn, .dml = dml, .fn_arg = arg, .order_index = order_index,
+    join_loop_t L = {.q = q, .where = where, .fn = fn, .dml = dml, .fn_arg = arg, .order_index = order_index,
                  .order_desc = order_desc};
     sql_exec_ctx_t *x = q->x;
-    xeval_init(&L.xe, x);
+    row_eval_init(&L.xe, x);
     L.xe.q = q;
     L.row = arena_calloc(x->arena, sizeof(value_t) * (q->width + 1));
     if (q->paths) {
-        L.paths = (xpath_t *)q->paths; /* a prepared plan's (loop_level does not write them) */
+        L.paths = (access_path_t *)q->paths; /* a prepared plan's (loop_level does not write them) */
     } else {
-        L.paths = arena_calloc(x->arena, sizeof(xpath_t) * q->nsrc);
+        L.paths = arena_calloc(x->arena, sizeof(access_path_t) * q->nsrc);
         for (uint32_t i = 0; i < q->nsrc; i++)
             choose_path(q, i, where, &L.paths[i], x->arena);
     }
@@ -276,25 +276,25 @@ static int loop_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, xdml_fn dm
             x->ss->no_index_used = true;
     if (q->nsrc == 0) {
         /* SELECT without FROM (in a UNION or a subquery): one row when WHERE holds */
-        int rc = where ? xeval_bool(&L.xe, where, L.row) : 1;
+        int rc = where ? row_eval_bool(&L.xe, where, L.row) : 1;
         if (rc <= 0)
             return rc;
         rc = fn ? fn(arg, L.row) : 0;
         return rc > 0 ? 0 : rc;
     }
-    int rc = xtrx(x, &L.trx);
+    int rc = exec_trx(x, &L.trx);
     if (rc)
         return rc;
     rc = loop_level(&L, 0);
     return rc > 0 ? 0 : rc;
 }
 
-int xquery_run(xquery_t *q, const sql_expr_t *where, xrow_fn fn, void *arg, int order_index, bool order_desc)
+int query_run(query_t *q, const sql_expr_t *where, query_row_fn fn, void *arg, int order_index, bool order_desc)
 {
     return loop_run(q, where, fn, NULL, arg, order_index, order_desc);
 }
 
-int xquery_scan_dml(xquery_t *q, const sql_expr_t *where, xdml_fn fn, void *arg, int order_index, bool order_desc)
+int query_scan_dml(query_t *q, const sql_expr_t *where, query_dml_fn fn, void *arg, int order_index, bool order_desc)
 {
     return loop_run(q, where, NULL, fn, arg, order_index, order_desc);
 }

@@ -18,7 +18,7 @@
 
 /* ---------------------------------------------------------------- UPDATE / DELETE */
 
-typedef struct xmatch {
+typedef struct dml_match {
     uint8_t *pk;
     size_t pklen;
     value_t *stored;          /* copies */
@@ -26,30 +26,30 @@ typedef struct xmatch {
     uint8_t *key;             /* ORDER BY key */
     size_t klen;
     uint64_t rowno;           /* its position in the scan (warnings say "at row N" with it, as MariaDB) */
-} xmatch_t;
+} dml_match_t;
 
-typedef struct xdml {
+typedef struct dml_run {
     sql_exec_ctx_t *x;
     cat_table_t *t;
-    xmatch_t *m;
+    dml_match_t *m;
     uint64_t n, cap;
     const sql_order_item_t *order;
     uint32_t norder;
-    xeval_t xe;
+    row_eval_t xe;
     uint64_t limit;           /* stop collecting early when no ORDER BY */
-    const xquery_t *q;
-} xdml_t;
+    const query_t *q;
+} dml_run_t;
 
 static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const value_t *out)
 {
-    xdml_t *D = arg;
+    dml_run_t *D = arg;
     sql_exec_ctx_t *x = D->x;
     const cat_table_t *t = D->t;
     if (D->n == D->cap) {
         D->cap = D->cap ? D->cap * 2 : 16;
-        D->m = mem_realloc(D->m, sizeof(xmatch_t) * D->cap);
+        D->m = mem_realloc(D->m, sizeof(dml_match_t) * D->cap);
     }
-    xmatch_t *m = &D->m[D->n++];
+    dml_match_t *m = &D->m[D->n++];
     memset(m, 0, sizeof *m);
     m->rowno = D->q ? D->q->rows_read : D->n;
     m->pk = arena_alloc(x->arena, pk->len + 1);
@@ -58,20 +58,20 @@ static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const 
     m->stored = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     m->out = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     for (uint32_t c = 0; c < t->ncols; c++) {
-        m->stored[c] = xvalue_copy(x->arena, &stored[c]);
-        m->out[c] = xvalue_copy(x->arena, &out[c]);
+        m->stored[c] = value_copy_into(x->arena, &stored[c]);
+        m->out[c] = value_copy_into(x->arena, &out[c]);
     }
     if (D->norder) {
         buf_t k;
         buf_init(&k);
         for (uint32_t i = 0; i < D->norder; i++) {
             value_t v;
-            int rc = xeval(&D->xe, D->order[i].expr, m->out, &v);
+            int rc = row_eval(&D->xe, D->order[i].expr, m->out, &v);
             if (rc) {
                 buf_free(&k);
                 return rc;
             }
-            xkey_append(&k, &v, D->order[i].desc);
+            key_append_value(&k, &v, D->order[i].desc);
         }
         m->key = arena_alloc(x->arena, k.len + 1);
         if (k.len)
@@ -86,7 +86,7 @@ static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const 
 
 static int cmp_match(const void *a, const void *b)
 {
-    const xmatch_t *x = a, *y = b;
+    const dml_match_t *x = a, *y = b;
     size_t n = MIN(x->klen, y->klen);
     int r = memcmp(x->key, y->key, n);
     return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
@@ -95,15 +95,15 @@ static int cmp_match(const void *a, const void *b)
 /* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
 /* The FROM of a single-table UPDATE / DELETE: the target opened to be scanned and bound, which is the write's
  * own access and not a read of the transaction tracker's. */
-static int xquery_from_target(xquery_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+static int bind_from_target(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
 {
     bool did_read = x->ss->did_read;
-    int rc = xquery_from(q, x, from);
+    int rc = bind_from(q, x, from);
     x->ss->did_read = did_read;
     return rc;
 }
 
-static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquery_t *q, const sql_from_t *from,
+static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, dml_run_t *D, query_t *q, const sql_from_t *from,
                        sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
 {
     memset(D, 0, sizeof *D);
@@ -117,33 +117,33 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquer
     if (!t)
         return -x->diag->error_code;
     catalog_table_release(t);
-    if ((rc = xquery_from_target(q, x, from)) != 0)
+    if ((rc = bind_from_target(q, x, from)) != 0)
         return rc;
     q->locking = true;
     D->t = q->src[0].t;
-    if (!xplan_reuse(x, st, q)) { /* a prepared statement's plan holds the binding and the access path */
-        bool plan = xplan_begin(x, st, q);
-        if ((rc = xbind(q, where, "WHERE", false)) != 0)
+    if (!plan_cache_reuse(x, st, q)) { /* a prepared statement's plan holds the binding and the access path */
+        bool plan = plan_cache_begin(x, st, q);
+        if ((rc = bind_expr(q, where, "WHERE", false)) != 0)
             return rc;
         for (uint32_t i = 0; i < norder; i++)
-            if ((rc = xbind(q, order[i].expr, "ORDER BY", false)) != 0)
+            if ((rc = bind_expr(q, order[i].expr, "ORDER BY", false)) != 0)
                 return rc;
         if (plan)
-            xplan_end(x, q, where);
+            plan_cache_end(x, q, where);
     }
     D->order = order;
     D->norder = norder;
-    xeval_init(&D->xe, x);
+    row_eval_init(&D->xe, x);
     if (limit->count) {
         value_t v;
-        if ((rc = xeval(&D->xe, limit->count, NULL, &v)) != 0)
+        if ((rc = row_eval(&D->xe, limit->count, NULL, &v)) != 0)
             return rc;
         D->limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }
     if (D->limit == 0)
         return 0;
     D->q = q;
-    if ((rc = xquery_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
+    if ((rc = query_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
         return rc;
     if (norder) {
         if (D->n > 1) /* qsort must not see a NULL base (UBSan) */
@@ -156,24 +156,24 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, xdml_t *D, xquer
 
 /* ---- multi-table UPDATE / DELETE: the join is read first, then each target row is changed once ---- */
 
-typedef struct xmrow {
+typedef struct multi_row {
     int src;
     uint8_t *pk;
     size_t pklen;
     value_t *combined;        /* the joined row it matched (UPDATE evaluates its SET list on it) */
-} xmrow_t;
+} multi_row_t;
 
-typedef struct xmulti {
+typedef struct multi_dml {
     sql_exec_ctx_t *x;
-    xquery_t *q;
+    query_t *q;
     bool *is_target;
-    xmrow_t *rows;
+    multi_row_t *rows;
     uint64_t n, cap;
-} xmulti_t;
+} multi_dml_t;
 
 static int multi_collect(void *arg, const value_t *row)
 {
-    xmulti_t *M = arg;
+    multi_dml_t *M = arg;
     sql_exec_ctx_t *x = M->x;
     for (uint32_t si = 0; si < M->q->nsrc; si++) {
         if (!M->is_target[si] || !M->q->cur_pk[si].len)
@@ -187,16 +187,16 @@ static int multi_collect(void *arg, const value_t *row)
             continue;
         if (M->n == M->cap) {
             M->cap = M->cap ? M->cap * 2 : 16;
-            M->rows = mem_realloc(M->rows, sizeof(xmrow_t) * M->cap);
+            M->rows = mem_realloc(M->rows, sizeof(multi_row_t) * M->cap);
         }
-        xmrow_t *r = &M->rows[M->n++];
+        multi_row_t *r = &M->rows[M->n++];
         r->src = (int)si;
         r->pklen = M->q->cur_pk[si].len;
         r->pk = arena_alloc(x->arena, r->pklen);
         memcpy(r->pk, M->q->cur_pk[si].data, r->pklen);
         r->combined = arena_alloc(x->arena, sizeof(value_t) * (M->q->width + 1));
         for (uint32_t c = 0; c < M->q->width; c++)
-            r->combined[c] = xvalue_copy(x->arena, &row[c]);
+            r->combined[c] = value_copy_into(x->arena, &row[c]);
     }
     return 0;
 }
@@ -206,11 +206,11 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool upd = st->kind == SQL_STMT_UPDATE;
     const sql_from_t *from = upd ? st->update->tables : st->del->from;
     sql_expr_t *where = upd ? st->update->where : st->del->where;
-    xquery_t q;
-    xmulti_t M = {.x = x, .q = &q};
+    query_t q;
+    multi_dml_t M = {.x = x, .q = &q};
     /* a strict UPDATE fails on x/0 anywhere in it (WHERE, SET, subqueries); MariaDB's DELETE only warns */
     x->div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
-    int rc = xquery_from(&q, x, from);
+    int rc = bind_from(&q, x, from);
     if (rc)
         goto out;
     q.cur_pk = arena_calloc(x->arena, sizeof(buf_t) * q.nsrc);
@@ -218,14 +218,14 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         buf_init(&q.cur_pk[i]);
     M.is_target = arena_calloc(x->arena, q.nsrc + 1);
     for (uint32_t k = 0; k < q.nsrc; k++)
-        if (q.src[k].on && (rc = xbind(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0)
+        if (q.src[k].on && (rc = bind_expr(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0)
             goto out;
-    if ((rc = xbind(&q, where, "WHERE", false)) != 0)
+    if ((rc = bind_expr(&q, where, "WHERE", false)) != 0)
         goto out;
     if (upd) {
         for (uint32_t i = 0; i < st->update->nset && !rc; i++) {
-            if ((rc = xbind(&q, st->update->set[i].col, "SET", false)) == 0)
-                rc = xbind(&q, st->update->set[i].value, "SET", false);
+            if ((rc = bind_expr(&q, st->update->set[i].col, "SET", false)) == 0)
+                rc = bind_expr(&q, st->update->set[i].value, "SET", false);
             for (uint32_t k = 0; k < q.nsrc && !rc; k++) {
                 int slot = st->update->set[i].col->slot;
                 if ((uint32_t)slot >= q.src[k].base && (uint32_t)slot < q.src[k].base + q.src[k].t->ncols)
@@ -251,20 +251,20 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             rc = diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", q.src[k].db);
             goto out;
         }
-    if ((rc = xquery_run(&q, where, multi_collect, &M, -1, false)) != 0)
+    if ((rc = query_run(&q, where, multi_collect, &M, -1, false)) != 0)
         goto out;
     engine_trx_t *trx;
-    if ((rc = xtrx(x, &trx)) != 0)
+    if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
-    xeval_t xe;
-    xeval_init(&xe, x);
+    row_eval_t xe;
+    row_eval_init(&xe, x);
     xe.ev.div_zero_error = x->div_zero_error;
     uint64_t matched = 0, changed = 0;
     buf_t store;
     buf_init(&store);
     for (uint64_t i = 0; i < M.n && !rc; i++) {
-        xmrow_t *r = &M.rows[i];
-        const xsrc_t *src = &q.src[r->src];
+        multi_row_t *r = &M.rows[i];
+        const query_source_t *src = &q.src[r->src];
         cat_table_t *t = src->t;
         if ((rc = engine_lock_row(trx, t->tree, r->pk, r->pklen)) != 0) {
             rc = table_engine_err(x->diag, t, rc);
@@ -282,7 +282,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         }
         value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
         for (uint32_t c = 0; c < t->ncols; c++)
-            old[c] = xvalue_copy(x->arena, &cur[c]);
+            old[c] = value_copy_into(x->arena, &cur[c]);
         buf_t pk = {r->pk, r->pklen, r->pklen};
         matched++;
         if (!upd) {
@@ -302,7 +302,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (st->update->set[a].value->kind == SQL_E_DEFAULT)
                 rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict && !st->update->ignore);
             else
-                rc = xeval(&xe, st->update->set[a].value, r->combined, &v);
+                rc = row_eval(&xe, st->update->set[a].value, r->combined, &v);
             if (!rc)
                 rc = table_value_store(t, c, &v, &nw[c], x->arena, x->diag, x->strict && !st->update->ignore, matched);
             if (!rc)
@@ -334,7 +334,7 @@ out:
         for (uint32_t i = 0; i < q.nsrc; i++)
             buf_free(&q.cur_pk[i]);
     mem_free(M.rows);
-    xquery_release(&q);
+    query_release(&q);
     return rc;
 }
 
@@ -343,26 +343,26 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     const sql_update_t *up = st->update;
     if (up->multi)
         return exec_multi_dml(x, st);
-    xdml_t D;
-    xquery_t q;
+    dml_run_t D;
+    query_t q;
     memset(&q, 0, sizeof q);
     int rc;
     /* bind the SET list against the table first (1054 before anything runs) */
-    if ((rc = xquery_from_target(&q, x, up->tables)) != 0)
+    if ((rc = bind_from_target(&q, x, up->tables)) != 0)
         goto out0;
-    for (uint32_t i = 0; i < up->nset && !xplan_valid(x, st, &q); i++) {
-        if ((rc = xbind(&q, up->set[i].col, "SET", false)) != 0 ||
-            (rc = xbind(&q, up->set[i].value, "SET", false)) != 0)
+    for (uint32_t i = 0; i < up->nset && !plan_cache_valid(x, st, &q); i++) {
+        if ((rc = bind_expr(&q, up->set[i].col, "SET", false)) != 0 ||
+            (rc = bind_expr(&q, up->set[i].value, "SET", false)) != 0)
             goto out0;
     }
-    xquery_release(&q);
+    query_release(&q);
     bool strict = x->strict && !up->ignore;
-    x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (xeval_init) */
+    x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (row_eval_init) */
     if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
         goto out;
     cat_table_t *t = D.t;
     engine_trx_t *trx;
-    if ((rc = xtrx(x, &trx)) != 0)
+    if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
     D.xe.ev.div_zero_error = x->div_zero_error;
     uint64_t changed = 0;
@@ -371,7 +371,7 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     for (uint32_t i = 0; i < up->nset; i++)
         assigned[up->set[i].col->slot] = true;
     for (uint64_t r = 0; r < D.n && !rc; r++) {
-        xmatch_t *m = &D.m[r];
+        dml_match_t *m = &D.m[r];
         value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
         value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
         memcpy(nw, m->stored, sizeof(value_t) * t->ncols);
@@ -382,7 +382,7 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (up->set[i].value->kind == SQL_E_DEFAULT)
                 rc = col_default_value(x, &t->cols[c], &v, x->arena, strict);
             else
-                rc = xeval(&D.xe, up->set[i].value, ev, &v);
+                rc = row_eval(&D.xe, up->set[i].value, ev, &v);
             if (rc)
                 break;
             if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
@@ -434,7 +434,7 @@ out:
     x->div_zero_error = false;
     mem_free(D.m);
 out0:
-    xquery_release(&q);
+    query_release(&q);
     return rc;
 }
 
@@ -443,14 +443,14 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     const sql_delete_t *del = st->del;
     if (del->multi)
         return exec_multi_dml(x, st);
-    xdml_t D;
-    xquery_t q;
+    dml_run_t D;
+    query_t q;
     memset(&q, 0, sizeof q);
     int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
     if (rc)
         goto out;
     engine_trx_t *trx;
-    if ((rc = xtrx(x, &trx)) != 0)
+    if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
     for (uint64_t r = 0; r < D.n && !rc; r++) {
         buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
@@ -463,6 +463,6 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     exec_pend_ok(x, D.n, NULL);
 out:
     mem_free(D.m);
-    xquery_release(&q);
+    query_release(&q);
     return rc;
 }

@@ -10,100 +10,100 @@
 #include "sql/exec/extsort.h"
 #include "sql/expr/typeinf.h"
 
-void xrow_pack(buf_t *b, const value_t *v, uint32_t n);
+void row_pack(buf_t *b, const value_t *v, uint32_t n);
 
-const uint8_t *xrow_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n);
+const uint8_t *row_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n);
 
-size_t xrow_size(const value_t *v, uint32_t n);
+size_t row_packed_size(const value_t *v, uint32_t n);
 
-int64_t xmap_find(const xmap_t *m, const uint8_t *k, size_t n);
+int64_t keymap_find(const keymap_t *m, const uint8_t *k, size_t n);
 
-int expr_max_src(const xquery_t *q, const sql_expr_t *e, bool *pure);
+int expr_max_src(const query_t *q, const sql_expr_t *e, bool *pure);
 
-typedef struct xor_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
+typedef struct or_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
     const sql_expr_t *lo, *hi;
-} xor_range_t;
+} or_range_t;
 
-typedef struct xcond {       /* what WHERE says about one column of the source being read */
+typedef struct column_cond {       /* what WHERE says about one column of the source being read */
     const sql_expr_t *eq;    /* col = eq */
     const sql_expr_t *const *in; /* col IN (in[0..nin-1]) */
     uint32_t nin;
     const sql_expr_t *lo, *hi;
-    const xor_range_t *ors;  /* col BETWEEN a AND b OR col = c OR col > d ...: one range per disjunct */
+    const or_range_t *ors;  /* col BETWEEN a AND b OR col = c OR col > d ...: one range per disjunct */
     uint32_t nors;
-} xcond_t;
+} column_cond_t;
 
-typedef struct xpath {
+typedef struct access_path {
     int index;               /* -1: full scan of the clustered tree */
     uint32_t neq;            /* leading index columns bound to points */
     bool range;              /* and a range on the next */
     bool point;              /* neq covers a unique index: at most one row per point */
     uint64_t est_rows;       /* rows the path is expected to read, from the table's statistics; 0: none */
-    xcond_t *conds;          /* per table column */
-} xpath_t;
+    column_cond_t *conds;          /* per table column */
+} access_path_t;
 
-int src_col(const xquery_t *q, uint32_t si, const sql_expr_t *e);
+int src_col(const query_t *q, uint32_t si, const sql_expr_t *e);
 
-void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_t *p, arena_t *a);
+void choose_path(const query_t *q, uint32_t si, const sql_expr_t *where, access_path_t *p, arena_t *a);
 
-typedef struct xrange {
+typedef struct key_range {
     buf_t lo, hi;
     bool has_lo, has_hi;
-} xrange_t;
+} key_range_t;
 
-int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, const value_t *row,
-                        xrange_t **out, uint32_t *nr);
+int build_ranges(row_eval_t *xe, const query_t *q, uint32_t si, const access_path_t *p, const value_t *row,
+                        key_range_t **out, uint32_t *nr);
 
-void free_ranges(xrange_t *r, uint32_t n);
+void free_ranges(key_range_t *r, uint32_t n);
 
 /* One GROUP BY group. */
-struct xgroup {
+struct group {
     value_t *rep;             /* the group's first row (combined, copied) */
     sql_agg_t *aggs;            /* one accumulator per aggregate call (exec_agg.c) */
     buf_t key;
 };
 
-typedef struct xitem {
+typedef struct select_col {
     sql_expr_t *expr;
     const char *name;
     const char *alias;        /* AS name, NULL if none */
     int src_col;              /* slot of a plain column reference, else -1 */
-} xitem_t;
+} select_col_t;
 
-typedef struct xorder {
+typedef struct order_term {
     int item;                 /* ORDER BY / GROUP BY an item (alias or position), else -1 */
     sql_expr_t *expr;
     bool desc;
-} xorder_t;
+} order_term_t;
 
-typedef struct xout {         /* one output row waiting for sort / distinct / limit */
+typedef struct out_row {         /* one output row waiting for sort / distinct / limit */
     value_t *vals;
     uint8_t *key;
     size_t klen;
-} xout_t;
+} out_row_t;
 
 typedef struct select_run {
     sql_exec_ctx_t *x;
     const sql_select_t *sel;
-    xquery_t q;
-    xitem_t *items;
+    query_t q;
+    select_col_t *items;
     uint32_t nitems;
-    xorder_t *order;
+    order_term_t *order;
     uint32_t norder;
-    xorder_t *group;
+    order_term_t *group;
     uint32_t ngroup;
     bool aggregate;           /* GROUP BY or aggregate functions */
     bool need_sort;
     uint64_t limit, offset;
     /* collected rows */
-    xout_t *outs;
+    out_row_t *outs;
     uint64_t nout, capout;
-    xmap_t distinct;
+    keymap_t distinct;
     /* groups */
-    xgroup_t **groups;
+    group_t **groups;
     uint64_t ngroups, capgroups;
-    xmap_t gmap;
-    xeval_t xe;
+    keymap_t gmap;
+    row_eval_t xe;
     uint64_t sent, skipped, total;
     bool streaming;
     res_col_t *cols;
@@ -113,10 +113,10 @@ typedef struct select_run {
     /* memory of large results (extsort.h) */
     arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */
     bool rowa_ok;
-    extsort_t *osort;         /* ORDER BY: key = order key, payload = the items' values (xrow_pack) */
+    extsort_t *osort;         /* ORDER BY: key = order key, payload = the items' values (row_pack) */
     bool osorted;             /* osort is finished and the rows are read from it, not from outs */
     /* ORDER BY ... LIMIT n: only the first OFFSET + n rows are kept, in a max-heap (MariaDB's priority queue) */
-    struct xtop *top;         /* NULL: no LIMIT, or the heap outgrew sort_buffer_size (rows went to osort) */
+    struct topn_entry *top;         /* NULL: no LIMIT, or the heap outgrew sort_buffer_size (rows went to osort) */
     uint64_t topk, topn, topcap, topseq;
     size_t topmem;
     extsort_t *gsort;         /* GROUP BY rows whose group is not in memory: key = group key, payload = u32
@@ -173,14 +173,14 @@ struct sql_plan {
     char *cur_db;              /* sql_plan_db()'s copy: the executions' current database */
     uint32_t nsrc;
     uint64_t *src_id, *src_version;
-    xpath_t *paths;
+    access_path_t *paths;
     const sql_expr_t *where;   /* the WHERE the paths were chosen for (the statement's tree, kept with it) */
     uint64_t stats_gen;        /* stats_generation() when they were chosen */
     /* SELECT */
     bool *need;                /* select_run_t.need */
-    xitem_t *items;
+    select_col_t *items;
     uint32_t nitems;
-    xorder_t *order, *group;
+    order_term_t *order, *group;
     uint32_t norder, ngroup;
     const sql_expr_t **aggs;
     uint32_t nagg;
@@ -198,12 +198,12 @@ extern engine_t *exec_engine;
 typedef struct sql_exec_tmp {
     struct sql_exec_tmp *next;
     char *db, *name;          /* as the connection names it */
-    char *real;               /* its table in XTMP_DB */
-} xtmp_t;
+    char *real;               /* its table in EXEC_TEMP_DB */
+} temp_table_t;
 
 void exec_trx_end(sql_exec_session_t *ss);
 
-int xmdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write);
+int exec_mdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write);
 
 int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
@@ -213,7 +213,7 @@ int ddl_begin(sql_exec_ctx_t *x);
 
 void exec_pend_ok(sql_exec_ctx_t *x, uint64_t affected, const char *info);
 
-const cat_table_t *exec_single_def(xquery_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db);
+const cat_table_t *exec_single_def(query_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db);
 
 cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char **dbout);
 
@@ -249,16 +249,16 @@ int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn);
 
 int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
-typedef struct xalter {
+typedef struct alter_run {
     sql_exec_ctx_t *x;
     cat_table_t *nt;          /* the new definition (statement arena) */
     int *src;                 /* new column -> old column, -1 for added columns */
     uint32_t cap, idxcap;
-} xalter_t;
+} alter_run_t;
 
 void alter_drop_trees(cat_table_t *nt);
 
-int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, xalter_t *A, bool ignore, uint64_t *nrows);
+int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A, bool ignore, uint64_t *nrows);
 
 int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at);
 
@@ -267,5 +267,17 @@ int sql_exec_keys_upgrade(void);
 int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+/* Handlers named by statements.def (exec/exec.c dispatches through its table). */
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Row buffers and keys: values copied out of a row's scratch memory, rows packed into bytes for sorts and
- * spills (xrow_pack / xrow_unpack), memcomparable keys of any value (xkey_append) for sort, group and distinct
+ * spills (row_pack / row_unpack), memcomparable keys of any value (key_append_value) for sort, group and distinct
  * keys, and the arena-backed byte-string hash map GROUP BY and DISTINCT keep their keys in (seeded hash, util/hash.h).
  */
 #include <math.h>
@@ -19,7 +19,7 @@
 
 /* ---------------------------------------------------------------- values and keys */
 
-value_t xvalue_copy(arena_t *a, const value_t *v)
+value_t value_copy_into(arena_t *a, const value_t *v)
 {
     value_t r = *v;
     if ((v->type == VAL_STRING || v->type == VAL_DECIMAL) && v->s.len) {
@@ -35,7 +35,7 @@ value_t xvalue_copy(arena_t *a, const value_t *v)
 /* Values as bytes for a sort's payload (a temporary file of this process, so host byte order):
  *   u8 type, u16 coll, u8 dec, then  INT/UINT/DOUBLE: 8 bytes;  STRING/DECIMAL: u32 length + bytes;
  *   DATE/DATETIME/TIMESTAMP/TIME: 7 x u32 (year month day hour minute second usec) + u8 neg;  NULL: nothing. */
-void xrow_pack(buf_t *b, const value_t *v, uint32_t n)
+void row_pack(buf_t *b, const value_t *v, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint8_t h[4] = {(uint8_t)v[i].type, (uint8_t)(v[i].coll & 0xff), (uint8_t)(v[i].coll >> 8), v[i].dec};
@@ -64,8 +64,8 @@ void xrow_pack(buf_t *b, const value_t *v, uint32_t n)
     }
 }
 
-/* The reverse of xrow_pack; strings are copied into a.  Returns the position after the values. */
-const uint8_t *xrow_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n)
+/* The reverse of row_pack; strings are copied into a.  Returns the position after the values. */
+const uint8_t *row_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         memset(&v[i], 0, sizeof v[i]);
@@ -109,7 +109,7 @@ const uint8_t *xrow_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n)
 }
 
 /* Bytes a kept copy of n values takes (the in-memory budgets of GROUP BY and DISTINCT count these). */
-size_t xrow_size(const value_t *v, uint32_t n)
+size_t row_packed_size(const value_t *v, uint32_t n)
 {
     size_t z = sizeof(value_t) * n;
     for (uint32_t i = 0; i < n; i++)
@@ -118,7 +118,7 @@ size_t xrow_size(const value_t *v, uint32_t n)
     return z;
 }
 
-void xkey_append(buf_t *b, const value_t *v, bool desc)
+void key_append_value(buf_t *b, const value_t *v, bool desc)
 {
     size_t start = b->len;
     rc_col_t c = {.nullable = true};
@@ -178,13 +178,13 @@ void xkey_append(buf_t *b, const value_t *v, bool desc)
 
 /* ---------------------------------------------------------------- a tiny byte-string hash map */
 
-void xmap_init(xmap_t *m, arena_t *a)
+void keymap_init(keymap_t *m, arena_t *a)
 {
     memset(m, 0, sizeof *m);
     m->a = a;
 }
 
-void xmap_free(xmap_t *m)
+void keymap_free(keymap_t *m)
 {
     mem_free(m->slots);
     mem_free(m->kp);
@@ -192,7 +192,7 @@ void xmap_free(xmap_t *m)
 }
 
 /* The key's index, or -1 when absent. */
-int64_t xmap_find(const xmap_t *m, const uint8_t *k, size_t n)
+int64_t keymap_find(const keymap_t *m, const uint8_t *k, size_t n)
 {
     if (!m->cap)
         return -1;
@@ -207,7 +207,7 @@ int64_t xmap_find(const xmap_t *m, const uint8_t *k, size_t n)
 }
 
 /* Returns the key's index; *added when new. */
-uint32_t xmap_put(xmap_t *m, const uint8_t *k, size_t n, bool *added)
+uint32_t keymap_put(keymap_t *m, const uint8_t *k, size_t n, bool *added)
 {
     if ((m->n + 1) * 2 > m->cap) {
         uint32_t nc = m->cap ? m->cap * 2 : 64;

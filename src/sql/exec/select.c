@@ -29,14 +29,14 @@
 
 /* An accumulator's arguments evaluated in one row of the group (sql_agg_src_t). */
 typedef struct agg_row {
-    xeval_t *xe;
+    row_eval_t *xe;
     const value_t *row;
 } agg_row_t;
 
 static int agg_row_eval(void *arg, const sql_expr_t *e, value_t *out)
 {
     agg_row_t *r = arg;
-    return xeval(r->xe, e, r->row, out);
+    return row_eval(r->xe, e, r->row, out);
 }
 
 /* ---------------------------------------------------------------- the SELECT pipeline */
@@ -47,7 +47,7 @@ static int agg_row_eval(void *arg, const sql_expr_t *e, value_t *out)
 
 #define XSORT_BUFFER_DEFAULT 2097152u  /* sort_buffer_size's default */
 #define XTMP_TABLE_DEFAULT 16777216u   /* tmp_table_size's default */
-#define XMAP_ENTRY_OVERHEAD 48u        /* a key's slot, pointers and length in xmap_t */
+#define XMAP_ENTRY_OVERHEAD 48u        /* a key's slot, pointers and length in keymap_t */
 
 static size_t sort_budget(const sql_exec_ctx_t *x)
 {
@@ -59,7 +59,7 @@ static size_t tmp_budget(const sql_exec_ctx_t *x)
     return x->tmp_table_size ? (size_t)x->tmp_table_size : XTMP_TABLE_DEFAULT;
 }
 
-static extsort_t *xsort_new(select_run_t *s)
+static extsort_t *sort_new(select_run_t *s)
 {
     extsort_t *e = mem_alloc(sizeof *e);
     extsort_init(e, sort_budget(s->x), s->x->tmpdir);
@@ -67,7 +67,7 @@ static extsort_t *xsort_new(select_run_t *s)
 }
 
 /* Frees a sorter, adding what it did to the statement's status counters. */
-static void xsort_done(select_run_t *s, extsort_t **e)
+static void sort_done(select_run_t *s, extsort_t **e)
 {
     if (!*e)
         return;
@@ -79,7 +79,7 @@ static void xsort_done(select_run_t *s, extsort_t **e)
 }
 
 /* An extsort failure (negative errno or STRATA_E*) as MySQL reports a temporary file it cannot write: 1026. */
-static int xsort_err(select_run_t *s, int rc)
+static int sort_error(select_run_t *s, int rc)
 {
     int e = rc < 0 && rc > -10000 ? -rc : EIO;
     return diag_error(s->x->diag, ER_ERROR_ON_WRITE, s->x->tmpdir ? s->x->tmpdir : "/tmp", e, strerror(e));
@@ -100,10 +100,10 @@ static int item_by_name(select_run_t *s, const sql_expr_t *e)
     return -1;
 }
 
-static int resolve_orders(select_run_t *s, const sql_order_item_t *ob, sql_expr_t **gb, uint32_t n, xorder_t **out,
+static int resolve_orders(select_run_t *s, const sql_order_item_t *ob, sql_expr_t **gb, uint32_t n, order_term_t **out,
                           const char *clause)
 {
-    xorder_t *o = arena_calloc(s->x->arena, sizeof(xorder_t) * (n + 1));
+    order_term_t *o = arena_calloc(s->x->arena, sizeof(order_term_t) * (n + 1));
     for (uint32_t i = 0; i < n; i++) {
         sql_expr_t *e = ob ? ob[i].expr : gb[i];
         o[i].desc = ob ? ob[i].desc : false;
@@ -115,7 +115,7 @@ static int resolve_orders(select_run_t *s, const sql_order_item_t *ob, sql_expr_
         }
         if (o[i].item < 0) {
             o[i].expr = e;
-            int rc = xbind(&s->q, e, clause, ob != NULL);
+            int rc = bind_expr(&s->q, e, clause, ob != NULL);
             if (rc)
                 return rc;
         }
@@ -128,7 +128,7 @@ static int resolve_orders(select_run_t *s, const sql_order_item_t *ob, sql_expr_
 static int eval_items(select_run_t *s, const value_t *row, value_t *vals)
 {
     for (uint32_t i = 0; i < s->nitems; i++) {
-        int rc = xeval(&s->xe, s->items[i].expr, row, &vals[i]);
+        int rc = row_eval(&s->xe, s->items[i].expr, row, &vals[i]);
         if (rc)
             return rc;
     }
@@ -141,7 +141,7 @@ static value_t sort_value(select_run_t *s, const sql_expr_t *e, value_t v)
     if (!e || e->kind != SQL_E_COLUMN || e->slot < 0 || v.type != VAL_STRING)
         return v;
     for (uint32_t k = 0; k < s->q.nsrc; k++) {
-        const xsrc_t *src = &s->q.src[k];
+        const query_source_t *src = &s->q.src[k];
         if ((uint32_t)e->slot < src->base || (uint32_t)e->slot >= src->base + src->t->ncols || src->is_virtual)
             continue;
         const cat_column_t *c = &src->t->cols[(uint32_t)e->slot - src->base];
@@ -179,12 +179,12 @@ static int order_key(select_run_t *s, const value_t *row, const value_t *vals, b
             e = s->items[s->order[i].item].expr;
         } else {
             e = s->order[i].expr;
-            int rc = xeval(&s->xe, e, row, &v);
+            int rc = row_eval(&s->xe, e, row, &v);
             if (rc)
                 return rc;
         }
         v = sort_value(s, e, v);
-        xkey_append(k, &v, s->order[i].desc);
+        key_append_value(k, &v, s->order[i].desc);
     }
     return 0;
 }
@@ -257,13 +257,13 @@ void send_row(select_run_t *s, const value_t *vals)
 }
 
 /* One row in the LIMIT heap: key + payload in one allocation, seq = arrival (ties keep the earlier row). */
-typedef struct xtop {
+typedef struct topn_entry {
     uint8_t *rec;
     size_t klen, plen;
     uint64_t seq;
-} xtop_t;
+} topn_entry_t;
 
-static int top_cmp(const xtop_t *a, const xtop_t *b)
+static int top_cmp(const topn_entry_t *a, const topn_entry_t *b)
 {
     int r = memcmp(a->rec, b->rec, MIN(a->klen, b->klen));
     if (r == 0)
@@ -271,7 +271,7 @@ static int top_cmp(const xtop_t *a, const xtop_t *b)
     return r ? r : (a->seq < b->seq ? -1 : a->seq > b->seq);
 }
 
-static void top_down(xtop_t *h, uint64_t n, uint64_t i)
+static void top_down(topn_entry_t *h, uint64_t n, uint64_t i)
 {
     for (;;) {
         uint64_t l = 2 * i + 1, r = l + 1, m = i;
@@ -281,7 +281,7 @@ static void top_down(xtop_t *h, uint64_t n, uint64_t i)
             m = r;
         if (m == i)
             return;
-        xtop_t t = h[i];
+        topn_entry_t t = h[i];
         h[i] = h[m];
         h[m] = t;
         i = m;
@@ -291,7 +291,7 @@ static void top_down(xtop_t *h, uint64_t n, uint64_t i)
 static int top_cmp_qsort(const void *a, const void *b) { return top_cmp(a, b); }
 static int top_seq_qsort(const void *a, const void *b)
 {
-    const xtop_t *x = a, *y = b;
+    const topn_entry_t *x = a, *y = b;
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -313,18 +313,18 @@ static int top_flush(select_run_t *s, bool sorted)
     if (s->topn > 1)
         qsort(s->top, s->topn, sizeof *s->top, sorted ? top_cmp_qsort : top_seq_qsort);
     if (!s->osort)
-        s->osort = xsort_new(s);
+        s->osort = sort_new(s);
     int rc = 0;
     for (uint64_t i = 0; i < s->topn && !rc; i++)
         rc = extsort_add(s->osort, s->top[i].rec, s->top[i].klen, s->top[i].rec + s->top[i].klen, s->top[i].plen);
     top_free(s);
-    return rc ? xsort_err(s, rc) : 0;
+    return rc ? sort_error(s, rc) : 0;
 }
 
 /* Offers a row (order key + payload in k) to the LIMIT heap. */
 static int top_add(select_run_t *s, const buf_t *k, size_t kl)
 {
-    xtop_t t = {.klen = kl, .plen = k->len - kl, .seq = s->topseq++};
+    topn_entry_t t = {.klen = kl, .plen = k->len - kl, .seq = s->topseq++};
     if (s->topn == s->topk) {
         t.rec = (uint8_t *)k->data; /* compared in place: copied only if it goes in */
         if (top_cmp(&t, &s->top[0]) >= 0)
@@ -338,20 +338,20 @@ static int top_add(select_run_t *s, const buf_t *k, size_t kl)
     } else {
         if (s->topn == s->topcap) {
             s->topcap = MIN(s->topk, s->topcap * 2);
-            s->top = mem_realloc(s->top, sizeof(xtop_t) * s->topcap);
+            s->top = mem_realloc(s->top, sizeof(topn_entry_t) * s->topcap);
         }
         t.rec = mem_alloc(k->len ? k->len : 1);
         memcpy(t.rec, k->data, k->len);
         uint64_t i = s->topn++;
         s->top[i] = t;
         while (i > 0 && top_cmp(&s->top[(i - 1) / 2], &s->top[i]) < 0) {
-            xtop_t x = s->top[i];
+            topn_entry_t x = s->top[i];
             s->top[i] = s->top[(i - 1) / 2];
             s->top[(i - 1) / 2] = x;
             i = (i - 1) / 2;
         }
     }
-    s->topmem += k->len + sizeof(xtop_t);
+    s->topmem += k->len + sizeof(topn_entry_t);
     if (s->topmem > sort_budget(s->x))
         return top_flush(s, false); /* too big for a priority queue: an ordinary (external) sort */
     return 0;
@@ -385,14 +385,14 @@ static int out_row_unique(select_run_t *s, const value_t *row, const value_t *va
             rc = order_key(s, row, vals, &k);
         size_t kl = k.len;
         if (rc == 0) {
-            xrow_pack(&k, vals, s->nitems);
+            row_pack(&k, vals, s->nitems);
             if (s->top) {
                 rc = top_add(s, &k, kl);
             } else {
                 if (!s->osort)
-                    s->osort = xsort_new(s);
+                    s->osort = sort_new(s);
                 if ((rc = extsort_add(s->osort, k.data, kl, k.data + kl, k.len - kl)) != 0)
-                    rc = xsort_err(s, rc);
+                    rc = sort_error(s, rc);
             }
         }
         buf_free(&k);
@@ -402,12 +402,12 @@ static int out_row_unique(select_run_t *s, const value_t *row, const value_t *va
     }
     if (s->nout == s->capout) {
         s->capout = s->capout ? s->capout * 2 : 64;
-        s->outs = mem_realloc(s->outs, sizeof(xout_t) * s->capout);
+        s->outs = mem_realloc(s->outs, sizeof(out_row_t) * s->capout);
     }
-    xout_t *o = &s->outs[s->nout++];
+    out_row_t *o = &s->outs[s->nout++];
     o->vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
     for (uint32_t i = 0; i < s->nitems; i++)
-        o->vals[i] = xvalue_copy(s->ga, &vals[i]);
+        o->vals[i] = value_copy_into(s->ga, &vals[i]);
     o->key = NULL;
     o->klen = 0;
     return 0;
@@ -421,14 +421,14 @@ static int out_row(select_run_t *s, const value_t *row, value_t *vals)
         buf_t k;
         buf_init(&k);
         for (uint32_t i = 0; i < s->nitems; i++)
-            xkey_append(&k, &vals[i], false);
+            key_append_value(&k, &vals[i], false);
         if (!s->dsort) {
             bool added;
-            xmap_put(&s->distinct, k.data, k.len, &added);
+            keymap_put(&s->distinct, k.data, k.len, &added);
             if (added) {
                 s->dmem += k.len + XMAP_ENTRY_OVERHEAD;
                 if (s->dmem > tmp_budget(s->x)) {
-                    s->dsort = xsort_new(s);
+                    s->dsort = sort_new(s);
                     s->x->stats.tmp_disk_tables++;
                 }
             }
@@ -437,7 +437,7 @@ static int out_row(select_run_t *s, const value_t *row, value_t *vals)
                 return 0;
         } else {
             int rc = 0;
-            if (xmap_find(&s->distinct, k.data, k.len) < 0) {
+            if (keymap_find(&s->distinct, k.data, k.len) < 0) {
                 buf_t pay;
                 buf_init(&pay);
                 uint32_t ol = 0;
@@ -447,9 +447,9 @@ static int out_row(select_run_t *s, const value_t *row, value_t *vals)
                     memcpy(pay.data, &ol, 4);
                 }
                 if (rc == 0) {
-                    xrow_pack(&pay, vals, s->nitems);
+                    row_pack(&pay, vals, s->nitems);
                     if ((rc = extsort_add(s->dsort, k.data, k.len, pay.data, pay.len)) != 0)
-                        rc = xsort_err(s, rc);
+                        rc = sort_error(s, rc);
                 }
                 buf_free(&pay);
             }
@@ -467,7 +467,7 @@ static int distinct_drain(select_run_t *s)
         return 0;
     int rc = extsort_finish(s->dsort);
     if (rc)
-        return xsort_err(s, rc);
+        return sort_error(s, rc);
     buf_t last;
     buf_init(&last);
     bool have = false;
@@ -484,14 +484,14 @@ static int distinct_drain(select_run_t *s)
         arena_reset(&s->rowa);
         uint32_t ol;
         memcpy(&ol, p, 4);
-        xrow_unpack(&s->rowa, p + 4 + ol, vals, s->nitems);
+        row_unpack(&s->rowa, p + 4 + ol, vals, s->nitems);
         rc = out_row_unique(s, NULL, vals, s->need_sort ? p + 4 : NULL, ol);
         if (rc)
             break;
     }
     buf_free(&last);
     if (n < 0)
-        return xsort_err(s, n);
+        return sort_error(s, n);
     return rc < 0 ? rc : 0;
 }
 
@@ -507,13 +507,13 @@ static int on_row(void *arg, const value_t *row)
             value_t v;
             cut[i] = k.len;
             const sql_expr_t *ge = s->group[i].item >= 0 ? s->items[s->group[i].item].expr : s->group[i].expr;
-            int rc = xeval(&s->xe, ge, row, &v);
+            int rc = row_eval(&s->xe, ge, row, &v);
             if (rc) {
                 buf_free(&k);
                 return rc;
             }
             v = sort_value(s, ge, v);
-            xkey_append(&k, &v, s->sel->group_desc && s->sel->group_desc[i]); /* GROUP BY x DESC (MariaDB) */
+            key_append_value(&k, &v, s->sel->group_desc && s->sel->group_desc[i]); /* GROUP BY x DESC (MariaDB) */
         }
         /* WITH ROLLUP: the row also counts in one super-aggregate group per level; their keys are the prefix
          * of the level's columns and 0xFF, which sorts after every group under that prefix */
@@ -530,32 +530,32 @@ static int on_row(void *arg, const value_t *row)
             bool added = false;
             int64_t gi;
             if (!s->gsort) {
-                gi = xmap_put(&s->gmap, lk.data, lk.len, &added);
-            } else if ((gi = xmap_find(&s->gmap, lk.data, lk.len)) < 0) {
+                gi = keymap_put(&s->gmap, lk.data, lk.len, &added);
+            } else if ((gi = keymap_find(&s->gmap, lk.data, lk.len)) < 0) {
                 /* over tmp_table_size: a row of a group not in memory is sorted aside with its level */
                 buf_t pay;
                 buf_init(&pay);
                 uint32_t l32 = (uint32_t)lv;
                 buf_append(&pay, &l32, 4);
-                xrow_pack(&pay, row, s->q.width);
+                row_pack(&pay, row, s->q.width);
                 int rc = extsort_add(s->gsort, lk.data, lk.len, pay.data, pay.len);
                 buf_free(&pay);
                 buf_free(&lk);
                 if (rc) {
                     buf_free(&k);
-                    return xsort_err(s, rc);
+                    return sort_error(s, rc);
                 }
                 continue;
             }
             if (added) {
                 if (s->ngroups == s->capgroups) {
                     s->capgroups = s->capgroups ? s->capgroups * 2 : 16;
-                    s->groups = mem_realloc(s->groups, sizeof(xgroup_t *) * s->capgroups);
+                    s->groups = mem_realloc(s->groups, sizeof(group_t *) * s->capgroups);
                 }
-                xgroup_t *g = arena_calloc(s->ga, sizeof *g);
+                group_t *g = arena_calloc(s->ga, sizeof *g);
                 g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
                 for (uint32_t i = 0; i < s->q.width; i++)
-                    g->rep[i] = xvalue_copy(s->ga, &row[i]);
+                    g->rep[i] = value_copy_into(s->ga, &row[i]);
                 /* a super-aggregate row shows NULL for the columns rolled up */
                 for (uint32_t j = (uint32_t)lv; j < s->ngroup; j++) {
                     const sql_expr_t *ge = s->group[j].item >= 0 ? s->items[s->group[j].item].expr : s->group[j].expr;
@@ -568,15 +568,15 @@ static int on_row(void *arg, const value_t *row)
                 buf_init(&g->key);
                 buf_append(&g->key, lk.data, lk.len);
                 s->groups[s->ngroups++] = g;
-                s->gmem += sizeof *g + xrow_size(g->rep, s->q.width) + sizeof(value_t) * (s->nitems + 1) +
-                           sizeof(sql_agg_t) * (s->q.nagg + 1) + 2 * lk.len + XMAP_ENTRY_OVERHEAD + sizeof(xgroup_t *);
+                s->gmem += sizeof *g + row_packed_size(g->rep, s->q.width) + sizeof(value_t) * (s->nitems + 1) +
+                           sizeof(sql_agg_t) * (s->q.nagg + 1) + 2 * lk.len + XMAP_ENTRY_OVERHEAD + sizeof(group_t *);
                 if (s->gmem > tmp_budget(s->x)) {
-                    s->gsort = xsort_new(s);
+                    s->gsort = sort_new(s);
                     s->x->stats.tmp_disk_tables++;
                 }
             }
             buf_free(&lk);
-            xgroup_t *g = s->groups[gi];
+            group_t *g = s->groups[gi];
             agg_row_t ar = {&s->xe, row};
             sql_agg_src_t src = {agg_row_eval, &ar, s->ga, s->x->diag, s->x->group_concat_max_len};
             for (uint32_t i = 0; i < s->q.nagg; i++) {
@@ -598,7 +598,7 @@ static int on_row(void *arg, const value_t *row)
         value_t *ext = arena_alloc(&s->rowa, sizeof(value_t) * (s->q.width + s->nitems + 1));
         memcpy(ext, row, sizeof(value_t) * s->q.width);
         memcpy(ext + s->q.width, vals, sizeof(value_t) * s->nitems);
-        rc = xeval_bool(&s->xe, s->sel->having, ext);
+        rc = row_eval_bool(&s->xe, s->sel->having, ext);
         if (rc <= 0)
             return rc;
     }
@@ -607,7 +607,7 @@ static int on_row(void *arg, const value_t *row)
 
 static int cmp_group(const void *a, const void *b)
 {
-    const xgroup_t *x = *(xgroup_t *const *)a, *y = *(xgroup_t *const *)b;
+    const group_t *x = *(group_t *const *)a, *y = *(group_t *const *)b;
     size_t n = MIN(x->key.len, y->key.len);
     int r = memcmp(x->key.data, y->key.data, n);
     return r ? r : (x->key.len < y->key.len ? -1 : x->key.len > y->key.len);
@@ -615,7 +615,7 @@ static int cmp_group(const void *a, const void *b)
 
 int cmp_out(const void *a, const void *b)
 {
-    const xout_t *x = a, *y = b;
+    const out_row_t *x = a, *y = b;
     size_t n = MIN(x->klen, y->klen);
     int r = memcmp(x->key, y->key, n);
     return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
@@ -627,12 +627,12 @@ static int select_run_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
     const select_run_t *s = u;
     uint32_t slot = (uint32_t)col->slot;
     for (uint32_t k = 0; k < s->q.nsrc; k++) {
-        const xsrc_t *src = &s->q.src[k];
+        const query_source_t *src = &s->q.src[k];
         if (slot < src->base || slot >= src->base + src->t->ncols)
             continue;
         const cat_column_t *cc = &src->t->cols[slot - src->base];
         res_col_t c;
-        xcol_meta(&c, src->t, slot - src->base, "", "", "");
+        column_meta(&c, src->t, slot - src->base, "", "", "");
         memset(out, 0, sizeof *out);
         out->type = c.type;
         out->coll = c.charset;
@@ -699,7 +699,7 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
     int slot = s->items[i].src_col;
     if (slot >= 0) {
         for (uint32_t k = 0; k < s->q.nsrc; k++) {
-            const xsrc_t *src = &s->q.src[k];
+            const query_source_t *src = &s->q.src[k];
             if ((uint32_t)slot >= src->base && (uint32_t)slot < src->base + src->t->ncols) {
                 if (src->dcols) {
                     /* a merged derived table's column is its select item (already in the results' charset) */
@@ -710,7 +710,7 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
                         c->flags &= (uint16_t)~COLF_NOT_NULL;
                     return;
                 }
-                xcol_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
+                column_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
                 if (src->join == SQL_JOIN_LEFT && k > 0)
                     c->flags &= (uint16_t)~COLF_NOT_NULL;
                 return;
@@ -730,13 +730,13 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
         !e->func.distinct) {
         int as = e->args[0]->slot;
         for (uint32_t k = 0; k < s->q.nsrc; k++) {
-            const xsrc_t *src = &s->q.src[k];
+            const query_source_t *src = &s->q.src[k];
             if ((uint32_t)as < src->base || (uint32_t)as >= src->base + src->t->ncols)
                 continue;
             const cat_column_t *cc = &src->t->cols[(uint32_t)as - src->base];
             sqlt_t ty = (sqlt_t)cc->rc.type;
             if (e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX) {
-                xcol_meta_results(s->x, c, src->t, (uint32_t)as - src->base, "", "", s->items[i].name);
+                column_meta_results(s->x, c, src->t, (uint32_t)as - src->base, "", "", s->items[i].name);
                 c->schema = c->table = c->org_table = c->org_name = "";
                 c->flags &= (uint16_t)(COLF_UNSIGNED | COLF_BINARY | COLF_NUM | COLF_ZEROFILL | COLF_BLOB);
                 if (sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET)
@@ -804,7 +804,7 @@ static int select_run_open(select_run_t *s, sql_exec_ctx_t *x, const sql_select_
     if (!sel->from) {
         memset(&s->q, 0, sizeof s->q);
         s->q.x = x;
-    } else if ((rc = xquery_from(&s->q, x, sel->from)) != 0) {
+    } else if ((rc = bind_from(&s->q, x, sel->from)) != 0) {
         return rc;
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;
@@ -845,7 +845,7 @@ static bool expr_needs(const sql_expr_t *e, bool *need, uint32_t width)
     return expr_needs(e->else_expr, need, width);
 }
 
-/* The columns of each source the bound SELECT reads (xsrc_t.need), so an index holding them all can be read
+/* The columns of each source the bound SELECT reads (query_source_t.need), so an index holding them all can be read
  * alone.  Left NULL (everything) when some expression hides what it reads. */
 static void select_run_need(select_run_t *s)
 {
@@ -882,13 +882,13 @@ static int select_run_bind(select_run_t *s)
             n++;
         }
     }
-    s->items = arena_calloc(x->arena, sizeof(xitem_t) * (n + 1));
+    s->items = arena_calloc(x->arena, sizeof(select_col_t) * (n + 1));
     for (uint32_t i = 0; i < sel->nitems; i++) {
         sql_expr_t *e = sel->items[i].expr;
         if (e->kind == SQL_E_STAR) {
             bool any = false;
             for (uint32_t k = 0; k < s->q.nsrc; k++) {
-                const xsrc_t *src = &s->q.src[k];
+                const query_source_t *src = &s->q.src[k];
                 if (e->col.table && strcmp(e->col.table, src->alias) != 0)
                     continue;
                 any = true;
@@ -908,7 +908,7 @@ static int select_run_bind(select_run_t *s)
                     ce->slot = (int32_t)(src->base + c);
                     ce->src = ce->col.name;
                     ce->src_len = (uint32_t)strlen(ce->col.name);
-                    xitem_t *it = &s->items[s->nitems++];
+                    select_col_t *it = &s->items[s->nitems++];
                     it->expr = ce;
                     it->name = src->t->cols[c].name;
                     it->src_col = ce->slot;
@@ -920,9 +920,9 @@ static int select_run_bind(select_run_t *s)
                                                e->col.table ? e->col.table : "*"));
             continue;
         }
-        if ((rc = xbind(&s->q, e, "SELECT", true)) != 0)
+        if ((rc = bind_expr(&s->q, e, "SELECT", true)) != 0)
             return rc;
-        xitem_t *it = &s->items[s->nitems++];
+        select_col_t *it = &s->items[s->nitems++];
         it->expr = e;
         /* a column reference is named by its column (u.name -> name), as MariaDB does */
         it->name = !sel->items[i].alias && e->kind == SQL_E_COLUMN ? e->col.name : sql_item_name(x->arena, &sel->items[i]);
@@ -930,9 +930,9 @@ static int select_run_bind(select_run_t *s)
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
     for (uint32_t k = 0; k < s->q.nsrc; k++)
-        if (s->q.src[k].on && (rc = xbind(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
+        if (s->q.src[k].on && (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
             return rc;
-    if ((rc = xbind(&s->q, sel->where, "WHERE", false)) != 0)
+    if ((rc = bind_expr(&s->q, sel->where, "WHERE", false)) != 0)
         return rc;
     if ((rc = resolve_orders(s, NULL, sel->group_by, sel->ngroup_by, &s->group, "GROUP BY")) != 0)
         return rc;
@@ -942,7 +942,7 @@ static int select_run_bind(select_run_t *s)
         s->q.nalias = s->nitems;
         for (uint32_t i = 0; i < s->nitems; i++)
             s->q.alias_names[i] = s->items[i].alias;
-        rc = xbind(&s->q, sel->having, "HAVING", true);
+        rc = bind_expr(&s->q, sel->having, "HAVING", true);
         s->q.alias_names = NULL;
         if (rc)
             return rc;
@@ -962,18 +962,18 @@ static int select_run_limits(select_run_t *s)
     const sql_select_t *sel = s->sel;
     int rc;
     s->limit = UINT64_MAX;
-    xeval_init(&s->xe, x);
+    row_eval_init(&s->xe, x);
     s->xe.q = &s->q;
-    s->xe.ev.arena = &s->rowa; /* what is kept beyond a row is copied (xvalue_copy, xrow_pack) */
+    s->xe.ev.arena = &s->rowa; /* what is kept beyond a row is copied (value_copy_into, row_pack) */
     if (sel->limit.count) {
         value_t v;
-        if ((rc = xeval(&s->xe, sel->limit.count, NULL, &v)) != 0)
+        if ((rc = row_eval(&s->xe, sel->limit.count, NULL, &v)) != 0)
             return rc;
         s->limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }
     if (sel->limit.offset) {
         value_t v;
-        if ((rc = xeval(&s->xe, sel->limit.offset, NULL, &v)) != 0)
+        if ((rc = row_eval(&s->xe, sel->limit.offset, NULL, &v)) != 0)
             return rc;
         s->offset = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }
@@ -1007,7 +1007,7 @@ int order_index(select_run_t *s, bool *desc)
     if (s->norder > 64)
         return -1;
     /* prefer the index the WHERE picks; ORDER BY must then follow it past the equality-bound columns */
-    xpath_t p;
+    access_path_t p;
     choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t ix = 0; ix < t->nidx; ix++) {
@@ -1064,7 +1064,7 @@ static int plan_bind(select_run_t *s)
         p->aggs = arena_alloc(&p->mem, sizeof(*p->aggs) * (p->nagg + 1));
         if (p->nagg)
             memcpy(p->aggs, s->q.aggs, sizeof(*p->aggs) * p->nagg);
-        xplan_end(x, &s->q, s->sel->where);
+        plan_cache_end(x, &s->q, s->sel->where);
         p->odesc = false;
         p->oix = order_index(s, &p->odesc);
     }
@@ -1079,7 +1079,7 @@ static int select_run_prepare_planned(select_run_t *s, sql_exec_ctx_t *x, const 
     if (rc)
         return rc;
     sql_plan_t *p = x->plan;
-    if (!sel->union_next && xplan_reuse(x, sel, &s->q)) {
+    if (!sel->union_next && plan_cache_reuse(x, sel, &s->q)) {
         s->items = p->items;
         s->nitems = p->nitems;
         s->order = p->order;
@@ -1093,7 +1093,7 @@ static int select_run_prepare_planned(select_run_t *s, sql_exec_ctx_t *x, const 
         s->need = p->need;
         for (uint32_t i = 0; i < s->q.nsrc; i++)
             s->q.src[i].need = p->need ? p->need + s->q.src[i].base : NULL;
-    } else if (!sel->union_next && xplan_begin(x, sel, &s->q)) {
+    } else if (!sel->union_next && plan_cache_begin(x, sel, &s->q)) {
         rc = plan_bind(s);
     } else {
         rc = select_run_bind(s);
@@ -1110,21 +1110,21 @@ static int select_run_prepare_planned(select_run_t *s, sql_exec_ctx_t *x, const 
 
 void select_run_free(select_run_t *s)
 {
-    xquery_release(&s->q);
+    query_release(&s->q);
     mem_free(s->outs);
     for (uint64_t i = 0; i < s->ngroups; i++) {
-        xgroup_t *g = s->groups[i];
+        group_t *g = s->groups[i];
         for (uint32_t k = 0; k < s->q.nagg; k++)
             sql_agg_free(&g->aggs[k]);
         buf_free(&g->key);
     }
     mem_free(s->groups);
-    xmap_free(&s->distinct);
-    xmap_free(&s->gmap);
+    keymap_free(&s->distinct);
+    keymap_free(&s->gmap);
     top_free(s);
-    xsort_done(s, &s->osort);
-    xsort_done(s, &s->gsort);
-    xsort_done(s, &s->dsort);
+    sort_done(s, &s->osort);
+    sort_done(s, &s->gsort);
+    sort_done(s, &s->dsort);
     if (s->rowa_ok)
         arena_destroy(&s->rowa);
     s->rowa_ok = false;
@@ -1136,7 +1136,7 @@ static void sort_stats(select_run_t *s, uint64_t rows)
     s->x->stats.sort_rows += rows;
     bool range = false;
     if (s->q.nsrc && !s->q.src[0].is_virtual) {
-        xpath_t p;
+        access_path_t p;
         if (s->q.paths)
             p = s->q.paths[0];
         else
@@ -1150,7 +1150,7 @@ static void sort_stats(select_run_t *s, uint64_t rows)
 }
 
 /* One group's output row: the items, HAVING, then out_row.  0, 1 (LIMIT reached) or an error. */
-static int group_emit(select_run_t *s, xgroup_t *g)
+static int group_emit(select_run_t *s, group_t *g)
 {
     s->ngroups_out++;
     s->xe.group = g;
@@ -1158,7 +1158,7 @@ static int group_emit(select_run_t *s, xgroup_t *g)
     int rc = eval_items(s, g->rep, vals);
     if (rc == 0 && s->sel->having) {
         memcpy(g->rep + s->q.width, vals, sizeof(value_t) * s->nitems);
-        rc = xeval_bool(&s->xe, s->sel->having, g->rep);
+        rc = row_eval_bool(&s->xe, s->sel->having, g->rep);
         rc = rc < 0 ? rc : rc == 0 ? 2 : 0;
     }
     if (rc == 0)
@@ -1180,7 +1180,7 @@ static int groups_emit(select_run_t *s)
     extsort_t *gs = s->gsort;
     int rc = 0;
     if (gs && (rc = extsort_finish(gs)) != 0)
-        return xsort_err(s, rc);
+        return sort_error(s, rc);
     const uint8_t *k = NULL, *p = NULL;
     size_t kl = 0, pl = 0;
     int have = gs ? extsort_next(gs, &k, &kl, &p, &pl) : 0;
@@ -1197,12 +1197,12 @@ static int groups_emit(select_run_t *s)
             continue;
         }
         arena_reset(&ga);
-        xgroup_t g;
+        group_t g;
         memset(&g, 0, sizeof g);
         uint32_t lv;
         memcpy(&lv, p, 4);
         g.rep = arena_calloc(&ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
-        xrow_unpack(&ga, p + 4, g.rep, s->q.width);
+        row_unpack(&ga, p + 4, g.rep, s->q.width);
         for (uint32_t j = lv; j < s->ngroup; j++) {
             const sql_expr_t *ge = s->group[j].item >= 0 ? s->items[s->group[j].item].expr : s->group[j].expr;
             if (ge->kind == SQL_E_COLUMN && ge->slot >= 0)
@@ -1217,7 +1217,7 @@ static int groups_emit(select_run_t *s)
         sql_agg_src_t src = {agg_row_eval, &ar, &ga, s->x->diag, s->x->group_concat_max_len};
         do {
             arena_reset(&s->rowa);
-            xrow_unpack(&s->rowa, p + 4, row, s->q.width);
+            row_unpack(&s->rowa, p + 4, row, s->q.width);
             for (uint32_t a = 0; a < s->q.nagg && rc == 0; a++)
                 rc = sql_agg_add(&g.aggs[a], s->q.aggs[a], &src);
             if (rc)
@@ -1234,7 +1234,7 @@ static int groups_emit(select_run_t *s)
     arena_destroy(&ga);
     buf_free(&key);
     if (rc == 0 && have < 0)
-        rc = xsort_err(s, have);
+        rc = sort_error(s, have);
     return rc < 0 ? rc : 0;
 }
 
@@ -1246,16 +1246,16 @@ static int sorted_collect(select_run_t *s)
     int n;
     uint64_t cnt = 0;
     s->capout = s->nout + 1;
-    s->outs = mem_realloc(s->outs, sizeof(xout_t) * s->capout);
+    s->outs = mem_realloc(s->outs, sizeof(out_row_t) * s->capout);
     while ((n = extsort_next(s->osort, &k, &kl, &p, &pl)) == 1 && cnt < s->nout) {
-        xout_t *o = &s->outs[cnt++];
+        out_row_t *o = &s->outs[cnt++];
         o->vals = arena_alloc(s->ga, sizeof(value_t) * (s->nitems + 1));
-        xrow_unpack(s->ga, p, o->vals, s->nitems);
+        row_unpack(s->ga, p, o->vals, s->nitems);
         o->key = NULL;
         o->klen = 0;
     }
     if (n < 0)
-        return xsort_err(s, n);
+        return sort_error(s, n);
     s->nout = cnt;
     return 0;
 }
@@ -1264,8 +1264,8 @@ static int sorted_collect(select_run_t *s)
 int select_run_run(select_run_t *s)
 {
     sql_exec_ctx_t *x = s->x;
-    xmap_init(&s->distinct, s->ga);
-    xmap_init(&s->gmap, s->ga);
+    keymap_init(&s->distinct, s->ga);
+    keymap_init(&s->gmap, s->ga);
     bool desc = s->plan_odesc;
     int oix = s->plan_oix_set ? s->plan_oix : order_index(s, &desc);
     s->need_sort = s->norder > 0 && oix < 0;
@@ -1275,9 +1275,9 @@ int select_run_run(select_run_t *s)
          * outgrows sort_buffer_size turns into an ordinary sort (top_add) */
         s->topk = s->offset + s->limit;
         s->topcap = MIN(s->topk, 64u);
-        s->top = mem_alloc(sizeof(xtop_t) * s->topcap);
+        s->top = mem_alloc(sizeof(topn_entry_t) * s->topcap);
     }
-    int rc = xquery_run(&s->q, s->sel->where, on_row, s, oix, desc);
+    int rc = query_run(&s->q, s->sel->where, on_row, s, oix, desc);
     if (rc)
         return rc;
     if (s->aggregate) {
@@ -1285,9 +1285,9 @@ int select_run_run(select_run_t *s)
             /* aggregates over no rows: one row (COUNT 0, SUM NULL) */
             if (s->capgroups == 0) {
                 s->capgroups = 1;
-                s->groups = mem_realloc(s->groups, sizeof(xgroup_t *));
+                s->groups = mem_realloc(s->groups, sizeof(group_t *));
             }
-            xgroup_t *g = arena_calloc(s->ga, sizeof *g);
+            group_t *g = arena_calloc(s->ga, sizeof *g);
             g->rep = arena_calloc(s->ga, sizeof(value_t) * (s->q.width + s->nitems + 1));
             g->aggs = arena_alloc(s->ga, sizeof(sql_agg_t) * (s->q.nagg + 1));
             for (uint32_t i = 0; i < s->q.nagg; i++)
@@ -1319,7 +1319,7 @@ int select_run_run(select_run_t *s)
         }
         if (s->osort) {
             if ((rc = extsort_finish(s->osort)) != 0)
-                return xsort_err(s, rc);
+                return sort_error(s, rc);
             /* Sort_rows: the rows the sort returns (MariaDB counts OFFSET + LIMIT at most) */
             sort_stats(s, s->topk ? MIN(s->osort->rows, s->topk) : s->osort->rows);
             if (s->collect_only) {
@@ -1353,7 +1353,7 @@ static int send_sorted(select_run_t *s)
     uint64_t i = 0;
     while ((n = extsort_next(s->osort, &k, &kl, &p, &pl)) == 1) {
         arena_reset(&s->rowa);
-        xrow_unpack(&s->rowa, p, vals, s->nitems);
+        row_unpack(&s->rowa, p, vals, s->nitems);
         if (i == 0 && !s->cols_sent)
             select_run_send(s, vals);
         if (i >= s->offset) {
@@ -1364,7 +1364,7 @@ static int send_sorted(select_run_t *s)
         i++;
     }
     if (n < 0)
-        return xsort_err(s, n);
+        return sort_error(s, n);
     if (i == 0 && !s->cols_sent)
         select_run_send(s, NULL);
     return 0;

@@ -21,28 +21,28 @@
 /* ---------------------------------------------------------------- TEMPORARY tables */
 
 
-bool xtmp_map(sql_exec_ctx_t *x, const char **db, const char **name)
+bool exec_temp_map(sql_exec_ctx_t *x, const char **db, const char **name)
 {
     if (!x->ss || !*db || !*name)
         return false;
-    for (xtmp_t *t = x->ss->tmp; t; t = t->next)
+    for (temp_table_t *t = x->ss->tmp; t; t = t->next)
         if (strcmp(t->db, *db) == 0 && strcmp(t->name, *name) == 0) {
-            *db = XTMP_DB;
+            *db = EXEC_TEMP_DB;
             *name = t->real;
             return true;
         }
     return false;
 }
 
-static void xtmp_drop_all(sql_exec_session_t *ss)
+static void exec_temp_drop_all(sql_exec_session_t *ss)
 {
     while (ss->tmp) {
-        xtmp_t *t = ss->tmp;
+        temp_table_t *t = ss->tmp;
         ss->tmp = t->next;
         if (exec_cat) {
             diag_t d;
             diag_init(&d, 4);
-            catalog_table_drop(exec_cat, XTMP_DB, t->real, true, &d);
+            catalog_table_drop(exec_cat, EXEC_TEMP_DB, t->real, true, &d);
             diag_free(&d);
         }
         mem_free(t->db);
@@ -64,7 +64,7 @@ typedef struct sql_exec_savepoint {
     char *name;
     uint32_t undo_n;         /* trx_undo records before it */
     binlog_trx_mark_t bl;    /* the binlog events before it */
-} xsavepoint_t;
+} savepoint_t;
 
 static void savepoints_drop_from(sql_exec_session_t *ss, uint32_t i)
 {
@@ -102,7 +102,7 @@ static uint64_t mdl_timeout(const sql_exec_ctx_t *x)
     return x->lock_wait_timeout_us ? x->lock_wait_timeout_us : 86400ull * 1000000u;
 }
 
-int xmdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write)
+int exec_mdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write)
 {
     if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
         return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
@@ -113,10 +113,10 @@ int xmdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write)
     return rc ? mdl_err(x, rc) : 0;
 }
 
-int xmdl_shared(sql_exec_ctx_t *x, const char *db, const char *name) { return xmdl_lock(x, db, name, false); }
+int exec_mdl_shared(sql_exec_ctx_t *x, const char *db, const char *name) { return exec_mdl_lock(x, db, name, false); }
 
 /* An index build's NO_WRITE becomes EXCLUSIVE to publish the new definition (readers leave first). */
-int xmdl_upgrade(sql_exec_ctx_t *x)
+int exec_mdl_upgrade(sql_exec_ctx_t *x)
 {
     if (!x->ss)
         return 0;
@@ -131,8 +131,8 @@ int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
     uint32_t n = 0;
 #define ADD(d, nm)                                                                  \
     do {                                                                            \
-        const char *_d = xdb(x, (d)), *_n = (nm);                                   \
-        if (_d && _n && n < 64 && !xtmp_map(x, &_d, &_n) && !catalog_db_is_virtual(_d)) { \
+        const char *_d = exec_db_name(x, (d)), *_n = (nm);                                   \
+        if (_d && _n && n < 64 && !exec_temp_map(x, &_d, &_n) && !catalog_db_is_virtual(_d)) { \
             dbs[n] = _d;                                                            \
             names[n++] = _n;                                                        \
         }                                                                           \
@@ -167,7 +167,7 @@ int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
     bool exclusive = st->kind == SQL_STMT_CREATE_INDEX ? st->index.lock == SQL_ALTER_LOCK_EXCLUSIVE
                    : st->kind == SQL_STMT_ALTER_TABLE && st->alter_table->lock == SQL_ALTER_LOCK_EXCLUSIVE;
     if ((st->kind == SQL_STMT_CREATE_INDEX || st->kind == SQL_STMT_ALTER_TABLE) && n == 1 && !exclusive) {
-        /* index builds and table copies let readers in; they upgrade to EXCLUSIVE to publish (xmdl_upgrade).
+        /* index builds and table copies let readers in; they upgrade to EXCLUSIVE to publish (exec_mdl_upgrade).
          * LOCK=EXCLUSIVE keeps readers out too: the plain exclusive lock below */
         int rc = mdl_no_write(&x->ss->mdl, dbs[0], names[0], mdl_timeout(x), x->kill_query);
         return rc ? mdl_err(x, rc) : 0;
@@ -183,7 +183,7 @@ void sql_exec_session_free(sql_exec_session_t *ss)
     if (ss->trx)
         engine_trx_rollback(ss->trx);
     exec_trx_end(ss);
-    xtmp_drop_all(ss);
+    exec_temp_drop_all(ss);
     table_undo_free(&ss->undo);
     table_undo_free(&ss->trx_undo);
     mem_free(ss->sp);
@@ -235,13 +235,13 @@ void sql_exec_trx_state_string(const sql_exec_session_t *ss, char out[9])
 /* A statement opened table t of a real database (after its metadata lock).  With autocommit off or after BEGIN
  * this registers the transaction, as MariaDB's engine does when it locks a table: from here on the session is
  * in a transaction, even if the statement then fails; the access is recorded for the tracker's state. */
-int xtable_used(sql_exec_ctx_t *x, bool write)
+int exec_table_used(sql_exec_ctx_t *x, bool write)
 {
     sql_exec_session_t *ss = x->ss;
     if (!ss || x->no_trx || (x->autocommit && !ss->explicit_begin))
         return 0; /* DDL runs in a transaction of its own, committed before it returns; PREPARE in none */
     engine_trx_t *trx;
-    int rc = xtrx(x, &trx);
+    int rc = exec_trx(x, &trx);
     if (rc)
         return rc;
     if (write)
@@ -252,7 +252,7 @@ int xtable_used(sql_exec_ctx_t *x, bool write)
     return 0;
 }
 
-int xtrx(sql_exec_ctx_t *x, engine_trx_t **out)
+int exec_trx(sql_exec_ctx_t *x, engine_trx_t **out)
 {
     sql_exec_session_t *ss = x->ss;
     if (!ss->trx) {
@@ -313,7 +313,7 @@ int sql_exec_begin_snapshot(sql_exec_ctx_t *x, bool read_only, char *file, size_
 {
     int rc = sql_exec_begin(x, read_only);
     engine_trx_t *trx;
-    if (rc == 0 && (rc = xtrx(x, &trx)) == 0) {
+    if (rc == 0 && (rc = exec_trx(x, &trx)) == 0) {
         sql_commit_snapshot(trx, file, cap, pos);
         x->ss->snapshot = true;
     }
@@ -343,7 +343,7 @@ int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name)
         ss->capsp = ss->capsp ? 2 * ss->capsp : 4;
         ss->sp = mem_realloc(ss->sp, ss->capsp * sizeof *ss->sp);
     }
-    ss->sp[ss->nsp++] = (xsavepoint_t){mem_strdup(name), ss->trx_undo.n, binrow_savepoint(ss->bl)};
+    ss->sp[ss->nsp++] = (savepoint_t){mem_strdup(name), ss->trx_undo.n, binrow_savepoint(ss->bl)};
     return 0;
 }
 
@@ -353,7 +353,7 @@ int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name)
     int i = savepoint_find(ss, name);
     if (i < 0)
         return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
-    xsavepoint_t *p = &ss->sp[i];
+    savepoint_t *p = &ss->sp[i];
     int rc = ss->trx ? table_undo_apply_from(ss->trx, &ss->trx_undo, p->undo_n) : 0;
     binrow_rollback_to(ss->bl, p->bl);
     savepoints_drop_from(ss, (uint32_t)i + 1); /* later savepoints go, this one stays */

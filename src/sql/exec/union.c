@@ -34,8 +34,8 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
     res_col_t *cols = NULL;
     sql_rtype_t *urt = NULL; /* the union's static column types, while every member's are known */
     bool *uknown = NULL;
-    xmap_t seen;
-    xmap_init(&seen, x->arena);
+    keymap_t seen;
+    keymap_init(&seen, x->arena);
     int rc = 0;
     for (const sql_select_t *m = first; m && !rc; m = m->union_next) {
         select_run_t s;
@@ -108,9 +108,9 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
                 buf_t k;
                 buf_init(&k);
                 for (uint32_t c = 0; c < ncols; c++)
-                    xkey_append(&k, &s.outs[i].vals[c], false);
+                    key_append_value(&k, &s.outs[i].vals[c], false);
                 bool added;
-                xmap_put(&seen, k.data, k.len, &added);
+                keymap_put(&seen, k.data, k.len, &added);
                 buf_free(&k);
                 if (!added)
                     continue;
@@ -126,7 +126,7 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
         }
         select_run_free(&s);
     }
-    xmap_free(&seen);
+    keymap_free(&seen);
     if (rc)
         return rc;
     for (uint32_t c = 0; first->union_next && c < ncols; c++) {
@@ -212,12 +212,12 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
                 return diag_error(x->diag, ER_BAD_FIELD_ERROR, nm, "ORDER BY");
             }
         }
-        xout_t *o = mem_alloc(sizeof(xout_t) * (n + 1));
+        out_row_t *o = mem_alloc(sizeof(out_row_t) * (n + 1));
         for (uint64_t r = 0; r < n; r++) {
             buf_t k;
             buf_init(&k);
             for (uint32_t i = 0; i < no; i++)
-                xkey_append(&k, &rows[r][pos[i]], first->union_order_by[i].desc);
+                key_append_value(&k, &rows[r][pos[i]], first->union_order_by[i].desc);
             o[r].vals = rows[r];
             o[r].key = arena_alloc(x->arena, k.len + 1);
             if (k.len)
@@ -230,17 +230,17 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
             rows[r] = o[r].vals;
         mem_free(o);
     }
-    xeval_t xe;
-    xeval_init(&xe, x);
+    row_eval_t xe;
+    row_eval_init(&xe, x);
     uint64_t limit = dflt_limit, offset = 0;
     value_t v;
     if (first->union_limit.count) {
-        if ((rc = xeval(&xe, first->union_limit.count, NULL, &v)) != 0)
+        if ((rc = row_eval(&xe, first->union_limit.count, NULL, &v)) != 0)
             return rc;
         limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }
     if (first->union_limit.offset) {
-        if ((rc = xeval(&xe, first->union_limit.offset, NULL, &v)) != 0)
+        if ((rc = row_eval(&xe, first->union_limit.offset, NULL, &v)) != 0)
             return rc;
         offset = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
     }

@@ -10,6 +10,7 @@
 #ifndef STRATA_SQL_AST_H
 #define STRATA_SQL_AST_H
 
+#include "sql/value/types.h"
 #include "sql/value/value.h"
 
 typedef struct sql_expr sql_expr_t;
@@ -39,11 +40,11 @@ typedef enum sql_expr_kind {
     SQL_E_CONVERT_USING, /* arg[0] + cast.coll: CONVERT(x USING cs) */
     SQL_E_COLLATE,   /* arg[0] COLLATE cast.coll */
     SQL_E_ROW,       /* (a, b, ...) or ROW(a, b) */
-    SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery (milestone B) */
+    SQL_E_SUBQUERY,  /* sub: (SELECT ...) scalar subquery */
     SQL_E_EXISTS,    /* sub */
     SQL_E_DEFAULT,   /* DEFAULT (in SET / INSERT values); DEFAULT(col): nargs 1, args[0] the column */
     SQL_E_INTERVAL,  /* arg[0] + interval unit (DATE_ADD(x, INTERVAL n unit), x + INTERVAL n unit) */
-    SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL (milestone B) */
+    SQL_E_QUANTIFIED,/* arg[0] op ANY|SOME|ALL (sub): op a comparison, quant_all true for ALL */
 } sql_expr_kind_t;
 
 typedef enum sql_op {
@@ -122,7 +123,7 @@ struct sql_expr {
     int32_t slot;                    /* SQL_E_COLUMN: executor's bound row slot, -1 unbound */
     const char *lit_text;            /* SQL_E_LITERAL string: name MySQL gives the column */
     uint32_t lit_text_len;
-    /* milestone B */
+
     bool quant_all;                  /* SQL_E_QUANTIFIED: ALL (else ANY/SOME) */
     bool lit_conn;                   /* SQL_E_LITERAL: a '...' string without introducer: it is in
                                         collation_connection when evaluated (sql_eval_ctx_t.conn_coll) */
@@ -160,7 +161,7 @@ struct sql_order_item {
     bool desc;
 };
 
-/* FROM clause (milestone B): a tree of table references. */
+/* FROM clause: a tree of table references. */
 typedef enum sql_from_kind { SQL_FROM_TABLE, SQL_FROM_JOIN, SQL_FROM_DERIVED } sql_from_kind_t;
 typedef enum sql_join_kind { SQL_JOIN_INNER, SQL_JOIN_LEFT, SQL_JOIN_RIGHT, SQL_JOIN_CROSS, SQL_JOIN_STRAIGHT } sql_join_kind_t;
 typedef struct sql_from sql_from_t;
@@ -196,7 +197,7 @@ struct sql_select {
     sql_select_item_t *items;
     uint32_t nitems;
     bool from_dual;           /* FROM DUAL was written */
-    sql_from_t *from;         /* NULL: no FROM (milestone A always) */
+    sql_from_t *from;         /* NULL: no FROM */
     sql_expr_t *where;
     sql_expr_t **group_by;
     uint32_t ngroup_by;
@@ -207,7 +208,7 @@ struct sql_select {
     sql_lock_mode_t lock;
     sql_select_t *union_next; /* UNION chain: this member, then union_next ... */
     bool union_all;           /* the UNION between this member and union_next is ALL */
-    /* milestone B */
+
     bool with_rollup;         /* GROUP BY ... WITH ROLLUP */
     bool *group_desc;         /* GROUP BY x DESC (per group_by item; NULL when none written) */
     bool lock_nowait, lock_skip_locked;
@@ -299,7 +300,7 @@ typedef struct sql_user_spec {
     bool has_auth;
 } sql_user_spec_t;
 
-/* Account options after the user list of CREATE/ALTER USER and GRANT (issue 7); zero = not given. */
+/* Account options after the user list of CREATE/ALTER USER and GRANT; zero = not given. */
 typedef struct sql_account_opts {
     uint8_t lock;                        /* 1 ACCOUNT LOCK, 2 ACCOUNT UNLOCK */
     uint8_t require;                     /* 1 REQUIRE NONE, 2 REQUIRE SSL, 3 X509/CIPHER/ISSUER/SUBJECT */
@@ -308,7 +309,7 @@ typedef struct sql_account_opts {
 } sql_account_opts_t;
 
 typedef struct sql_user_stmt {           /* CREATE / ALTER / DROP USER */
-    sql_account_opts_t opts;             /* CREATE / ALTER (issue 7) */
+    sql_account_opts_t opts;             /* CREATE / ALTER */
     bool if_exists;                      /* DROP / ALTER IF EXISTS */
     bool if_not_exists;                  /* CREATE IF NOT EXISTS */
     bool or_replace;                     /* CREATE OR REPLACE USER */
@@ -378,48 +379,6 @@ typedef struct sql_lock_tables {
     sql_lock_table_t *tables;
     uint32_t n;
 } sql_lock_tables_t;
-
-/* ---------------------------------------------------------------- column types (milestone B) */
-
-typedef enum sql_type_kind {
-    SQL_T_TINYINT, SQL_T_SMALLINT, SQL_T_MEDIUMINT, SQL_T_INT, SQL_T_BIGINT,
-    SQL_T_DECIMAL, SQL_T_FLOAT, SQL_T_DOUBLE, SQL_T_BIT,
-    SQL_T_CHAR, SQL_T_VARCHAR, SQL_T_BINARY, SQL_T_VARBINARY,
-    SQL_T_TINYTEXT, SQL_T_TEXT, SQL_T_MEDIUMTEXT, SQL_T_LONGTEXT,
-    SQL_T_TINYBLOB, SQL_T_BLOB, SQL_T_MEDIUMBLOB, SQL_T_LONGBLOB,
-    SQL_T_DATE, SQL_T_DATETIME, SQL_T_TIMESTAMP, SQL_T_TIME, SQL_T_YEAR,
-    SQL_T_ENUM, SQL_T_SET,
-} sql_type_kind_t;
-
-/*
- * A column type as written, with MySQL's defaults filled in by the parser:
- *   integers: len = display width (default 4/6/9/11/20, one less when UNSIGNED... as MariaDB shows them)
- *   DECIMAL:  len = precision (default 10), scale (default 0)
- *   FLOAT/DOUBLE: len/scale -1 unless (M,D) given; FLOAT(p) with p > 24 becomes DOUBLE
- *   BIT:      len = bits (default 1)
- *   CHAR/BINARY: len = characters/bytes (default 1); VARCHAR/VARBINARY: len required
- *   TEXT/BLOB(n): len = n as written or -1 (TEXT(n) picks the smallest TEXT type holding n, as MySQL)
- *   DATETIME/TIMESTAMP/TIME: scale = fsp (default 0); YEAR: len 4
- *   ENUM/SET: elems (unquoted, as written)
- * Binary string types and BLOBs have coll = COLL_BINARY; CHAR BINARY / BYTE / ASCII / UNICODE are mapped.
- * coll = -1 means "the table's default collation" (the executor resolves it at CREATE time).
- */
-typedef struct sql_type {
-    sql_type_kind_t kind;
-    int32_t len;
-    int32_t scale;
-    bool is_unsigned;
-    bool zerofill;
-    bool is_bool;          /* written BOOL/BOOLEAN (TINYINT(1)) */
-    bool is_json;          /* written JSON (LONGTEXT; MariaDB adds a CHECK (json_valid)) */
-    bool is_serial;        /* written SERIAL (BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE) */
-    const char *charset;   /* CHARACTER SET as written (NULL if not) */
-    const char *collation; /* COLLATE as written (NULL if not) */
-    int32_t coll;          /* resolved collation id, or -1 */
-    const char **elems;    /* ENUM / SET values */
-    uint32_t *elem_lens;
-    uint32_t nelems;
-} sql_type_t;
 
 typedef enum sql_nullability { SQL_NULL_UNSPECIFIED = 0, SQL_NULL_NOT_NULL, SQL_NULL_NULL } sql_nullability_t;
 
@@ -589,7 +548,7 @@ typedef struct sql_database_stmt { /* CREATE / DROP / ALTER DATABASE|SCHEMA */
     const char *comment;
 } sql_database_stmt_t;
 
-/* CREATE|DROP LOGFILE GROUP, CREATE|ALTER|DROP TABLESPACE (MySQL Cluster disk-data syntax, issue 3). */
+/* CREATE|DROP LOGFILE GROUP, CREATE|ALTER|DROP TABLESPACE (MySQL Cluster disk-data syntax). */
 enum {
     SQL_TS_INITIAL_SIZE = 1 << 0, SQL_TS_UNDO_BUFFER_SIZE = 1 << 1, SQL_TS_EXTENT_SIZE = 1 << 2,
     SQL_TS_AUTOEXTEND_SIZE = 1 << 3, SQL_TS_MAX_SIZE = 1 << 4, SQL_TS_REDO_BUFFER_SIZE = 1 << 5,
@@ -624,7 +583,7 @@ typedef struct sql_view_stmt {     /* CREATE [OR REPLACE] [ALGORITHM=..] [DEFINE
     const char *check_option;      /* "CASCADED" / "LOCAL" or NULL */
 } sql_view_stmt_t;
 
-/* ---------------------------------------------------------------- DML (milestone B) */
+/* ---------------------------------------------------------------- DML */
 
 typedef struct sql_assign {        /* col = expr in SET lists and ON DUPLICATE KEY UPDATE */
     sql_expr_t *col;               /* a SQL_E_COLUMN */
@@ -687,7 +646,7 @@ typedef struct sql_explain {       /* EXPLAIN [EXTENDED|PARTITIONS|FORMAT=x] stm
     bool extended, partitions, analyze;
 } sql_explain_t;
 
-/* ---------------------------------------------------------------- privileges (issue 7) */
+/* ---------------------------------------------------------------- privileges */
 
 typedef struct sql_priv {
     const char *name;              /* upper-cased, words joined by one space: "SELECT", "ALL", "GRANT OPTION",
@@ -720,7 +679,7 @@ typedef struct sql_grant {         /* GRANT / REVOKE (stmt kind says which) */
     bool with_admin_option;        /* GRANT role TO u WITH ADMIN OPTION */
     bool revoke_all;               /* REVOKE ALL [PRIVILEGES], GRANT OPTION FROM users */
     bool admin_option_for;         /* REVOKE ADMIN OPTION FOR role FROM ... */
-    sql_account_opts_t opts;       /* GRANT ... REQUIRE / WITH MAX_USER_CONNECTIONS (issue 7) */
+    sql_account_opts_t opts;       /* GRANT ... REQUIRE / WITH MAX_USER_CONNECTIONS */
 } sql_grant_t;
 
 typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
@@ -730,7 +689,7 @@ typedef struct sql_role_stmt {     /* SET ROLE / SET DEFAULT ROLE */
     bool has_user;
 } sql_role_stmt_t;
 
-/* ---------------------------------------------------------------- binlog (issue 5) */
+/* ---------------------------------------------------------------- binlog */
 
 /* CHANGE MASTER TO / CHANGE REPLICATION SOURCE TO: the options as written, SOURCE_* spelled MASTER_*; the
  * session checks names and values.  START / STOP SLAVE | REPLICA [IO_THREAD | SQL_THREAD], RESET SLAVE [ALL]. */
@@ -758,11 +717,19 @@ typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE e
 /* ---------------------------------------------------------------- statements */
 
 typedef enum sql_stmt_kind {
-#define STMT(id, privileges) SQL_STMT_##id,
+#define STMT(id, privileges, handler, com, flags) SQL_STMT_##id,
 #include "sql/parser/statements.def"
 #undef STMT
     SQL_STMT__COUNT
 } sql_stmt_kind_t;
+
+/* statements.def's flags column */
+enum {
+    STMT_F_IMPLICIT_COMMIT = 1, /* an executor statement that ends the open transaction first (DDL) */
+    STMT_F_LOGGED = 2,          /* a QUERY event in the binary log once it succeeded */
+};
+/* A kind's flags (STMT_F_*). */
+unsigned sql_stmt_flags(sql_stmt_kind_t k);
 
 struct sql_stmt {
     sql_stmt_kind_t kind;
@@ -787,7 +754,7 @@ struct sql_stmt {
         sql_kill_t kill;
         sql_expr_t *do_expr;          /* DO (first expression; do_list has all) */
         sql_lock_tables_t lock;       /* LOCK_TABLES */
-        /* milestone B */
+
         sql_create_table_t *create_table;   /* CREATE_TABLE */
         sql_table_list_t tables;            /* DROP_TABLE / TRUNCATE (n == 1) */
         sql_rename_table_t rename_table;    /* RENAME_TABLE */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/sql_int.h"
+#include "sql/parser/parser_int.h"
 
 typedef struct parser {
     arena_t *a;
@@ -1776,7 +1776,7 @@ static void auth_option(parser_t *p, sql_user_spec_t *s)
 static uint64_t uint_value(parser_t *p);
 
 /* Tail options of CREATE/ALTER USER: REQUIRE, WITH limits, PASSWORD EXPIRE, ACCOUNT.  Those the account store
- * keeps (ACCOUNT LOCK/UNLOCK, REQUIRE NONE/SSL, MAX_USER_CONNECTIONS) go into *o (issue 7); the rest is
+ * keeps (ACCOUNT LOCK/UNLOCK, REQUIRE NONE/SSL, MAX_USER_CONNECTIONS) go into *o; the rest is
  * accepted and ignored. */
 static void user_tail_options(parser_t *p, sql_account_opts_t *o)
 {
@@ -2183,7 +2183,6 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
     syntax_error(p);
 }
 
-/* ---------------------------------------------------------------- milestone B: shared pieces */
 
 static uint64_t uint_value(parser_t *p)
 {
@@ -3799,7 +3798,7 @@ on:
             if (accept_word(p, "GRANT")) { expect_word(p, "OPTION"); g->with_grant_option = true; }
             else if (accept_word(p, "ADMIN")) { expect_word(p, "OPTION"); g->with_admin_option = true; }
             else {
-                /* resource limits: MAX_QUERIES_PER_HOUR n ... (MAX_USER_CONNECTIONS kept, issue 7) */
+                /* resource limits: MAX_QUERIES_PER_HOUR n ... (MAX_USER_CONNECTIONS kept) */
                 do {
                     if (p->tok.type != TK_WORD) syntax_error(p);
                     bool muc = is_word(p, "MAX_USER_CONNECTIONS");

@@ -40,7 +40,7 @@ const char *sql_plan_db(sql_plan_t *p, const char *db)
     if (!db)
         return NULL;
     if (!p->cur_db || strcmp(p->cur_db, db) != 0) {
-        /* a different database invalidates the plan (xplan_valid), so nothing bound points at the old copy */
+        /* a different database invalidates the plan (plan_cache_valid), so nothing bound points at the old copy */
         mem_free(p->cur_db);
         p->cur_db = mem_strdup(db);
     }
@@ -49,19 +49,19 @@ const char *sql_plan_db(sql_plan_t *p, const char *db)
 
 /* Can q's sources be planned once?  Base tables only: virtual ones are rebuilt (and USING / NATURAL rewritten)
  * at every opening. */
-static bool plan_cacheable(const xquery_t *q)
+static bool plan_cacheable(const query_t *q)
 {
     if (q->x->outer_q || !q->nsrc)
         return false;
     for (uint32_t i = 0; i < q->nsrc; i++) {
-        const xsrc_t *src = &q->src[i];
+        const query_source_t *src = &q->src[i];
         if (src->is_virtual || src->hidden || src->lead)
             return false;
     }
     return true;
 }
 
-bool xplan_valid(const sql_exec_ctx_t *x, const void *key, const xquery_t *q)
+bool plan_cache_valid(const sql_exec_ctx_t *x, const void *key, const query_t *q)
 {
     const sql_plan_t *p = x->plan;
     const char *db = x->db;
@@ -73,9 +73,9 @@ bool xplan_valid(const sql_exec_ctx_t *x, const void *key, const xquery_t *q)
     return true;
 }
 
-bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q)
+bool plan_cache_reuse(sql_exec_ctx_t *x, const void *key, query_t *q)
 {
-    if (!xplan_valid(x, key, q))
+    if (!plan_cache_valid(x, key, q))
         return false;
     sql_plan_t *p = x->plan;
     if (p->stats_gen != stats_generation()) {
@@ -89,7 +89,7 @@ bool xplan_reuse(sql_exec_ctx_t *x, const void *key, xquery_t *q)
     return true;
 }
 
-bool xplan_begin(sql_exec_ctx_t *x, const void *key, xquery_t *q)
+bool plan_cache_begin(sql_exec_ctx_t *x, const void *key, query_t *q)
 {
     sql_plan_t *p = x->plan;
     if (!p)
@@ -107,13 +107,13 @@ bool xplan_begin(sql_exec_ctx_t *x, const void *key, xquery_t *q)
     return true;
 }
 
-void xplan_end(sql_exec_ctx_t *x, xquery_t *q, const sql_expr_t *where)
+void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where)
 {
     sql_plan_t *p = x->plan;
     p->nsrc = q->nsrc;
     p->src_id = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
     p->src_version = arena_alloc(&p->mem, sizeof(uint64_t) * (p->nsrc + 1));
-    p->paths = arena_calloc(&p->mem, sizeof(xpath_t) * (p->nsrc + 1));
+    p->paths = arena_calloc(&p->mem, sizeof(access_path_t) * (p->nsrc + 1));
     p->where = where;
     p->stats_gen = stats_generation();
     for (uint32_t i = 0; i < p->nsrc; i++) {

@@ -101,15 +101,15 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
         if (s.q.nsrc == 0) {
             v[9] = "No tables used";
         } else {
-            const xsrc_t *src = &s.q.src[i];
+            const query_source_t *src = &s.q.src[i];
             const cat_table_t *t = src->t;
             v[2] = src->alias;
-            xpath_t p;
+            access_path_t p;
             choose_path(&s.q, i, sel->where, &p, x->arena);
             buf_t pk;
             buf_init(&pk);
             for (uint32_t ix = 0; ix < t->nidx && p.conds; ix++) {
-                const xcond_t *c = &p.conds[t->idx[ix].cols[0].col];
+                const column_cond_t *c = &p.conds[t->idx[ix].cols[0].col];
                 if (c->eq || c->in || c->lo || c->hi || c->nors) {
                     if (pk.len)
                         buf_append_byte(&pk, ',');
@@ -127,7 +127,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
                 const cat_index_t *ix = &t->idx[p.index];
                 bool consts = true;
                 for (uint32_t k = 0; k < p.neq; k++) {
-                    const xcond_t *c = &p.conds[ix->cols[k].col];
+                    const column_cond_t *c = &p.conds[ix->cols[k].col];
                     bool pure = true;
                     if (c->eq && expr_max_src(&s.q, c->eq, &pure) >= 0)
                         consts = false;

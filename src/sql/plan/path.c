@@ -39,17 +39,17 @@ static void split_and(const sql_expr_t *e, const sql_expr_t ***list, uint32_t *n
 }
 
 /* The column of source si an expression is, or -1. */
-int src_col(const xquery_t *q, uint32_t si, const sql_expr_t *e)
+int src_col(const query_t *q, uint32_t si, const sql_expr_t *e)
 {
     if (e->kind != SQL_E_COLUMN || e->slot < 0)
         return -1;
-    const xsrc_t *s = &q->src[si];
+    const query_source_t *s = &q->src[si];
     if ((uint32_t)e->slot < s->base || (uint32_t)e->slot >= s->base + s->t->ncols)
         return -1;
     return (int)((uint32_t)e->slot - s->base);
 }
 
-static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
+static bool avail(const query_t *q, uint32_t si, const sql_expr_t *e)
 {
     bool pure = true;
     int m = expr_max_src(q, e, &pure);
@@ -58,7 +58,7 @@ static bool avail(const xquery_t *q, uint32_t si, const sql_expr_t *e)
 
 /* Is e `column op value` (either way round) with the value known before source si is read?  Gives the column,
  * the operator as seen from the column's side and the value. */
-static bool col_cmp(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, sql_op_t *op, const sql_expr_t **val)
+static bool col_cmp(const query_t *q, uint32_t si, const sql_expr_t *e, int *col, sql_op_t *op, const sql_expr_t **val)
 {
     sql_op_t o = e->op;
     const sql_expr_t *l = e->args[0], *v = e->args[1];
@@ -78,7 +78,7 @@ static bool col_cmp(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *co
 
 /* Adds the ranges of e, a disjunct of an OR, on column *col of source si (-1: not settled yet).  False when e is
  * not a comparison of one column with values known before si is read, or names another column. */
-static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *col, xor_range_t **r, uint32_t *n,
+static bool or_ranges(const query_t *q, uint32_t si, const sql_expr_t *e, int *col, or_range_t **r, uint32_t *n,
                       uint32_t *cap, arena_t *a)
 {
     if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2)
@@ -119,18 +119,18 @@ static bool or_ranges(const xquery_t *q, uint32_t si, const sql_expr_t *e, int *
     uint32_t add = pts ? npts : 1;
     if (*n + add > *cap) {
         uint32_t nc = MAX(*cap * 2, *n + add + 4);
-        xor_range_t *nr = arena_alloc(a, sizeof *nr * nc);
+        or_range_t *nr = arena_alloc(a, sizeof *nr * nc);
         if (*n)
             memcpy(nr, *r, sizeof *nr * *n);
         *r = nr;
         *cap = nc;
     }
     for (uint32_t k = 0; k < add; k++)
-        (*r)[(*n)++] = pts ? (xor_range_t){pts[k], pts[k]} : (xor_range_t){lo, hi};
+        (*r)[(*n)++] = pts ? (or_range_t){pts[k], pts[k]} : (or_range_t){lo, hi};
     return true;
 }
 
-static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *where, xcond_t *conds, arena_t *a)
+static void collect_conds(const query_t *q, uint32_t si, const sql_expr_t *where, column_cond_t *conds, arena_t *a)
 {
     const sql_expr_t **list = NULL;
     uint32_t n = 0;
@@ -142,7 +142,7 @@ static void collect_conds(const xquery_t *q, uint32_t si, const sql_expr_t *wher
         int c;
         if (e->kind == SQL_E_BINARY && e->op == SQL_OP_OR && e->nargs == 2) {
             /* every disjunct a range of the same column: a union of ranges (MariaDB's range access over OR) */
-            xor_range_t *r = NULL;
+            or_range_t *r = NULL;
             uint32_t n = 0, cap = 0;
             c = -1;
             if (or_ranges(q, si, e, &c, &r, &n, &cap, a) && !conds[c].ors) {
@@ -213,14 +213,14 @@ static uint64_t path_estimate(const cat_table_t *t, uint32_t ix, uint32_t neq, b
  * the fewest rows when the table has statistics (path_estimate), else by a fixed preference: a unique point,
  * then more bound columns, then a range, then the primary key.
  */
-void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_t *p, arena_t *a)
+void choose_path(const query_t *q, uint32_t si, const sql_expr_t *where, access_path_t *p, arena_t *a)
 {
     const cat_table_t *t = q->src[si].t;
     memset(p, 0, sizeof *p);
     p->index = -1;
     if (q->src[si].is_virtual)
         return;
-    p->conds = arena_calloc(a, sizeof(xcond_t) * (t->ncols + 1));
+    p->conds = arena_calloc(a, sizeof(column_cond_t) * (t->ncols + 1));
     collect_conds(q, si, where, p->conds, a);
     uint64_t rows = 0;
     bool have_stats = stats_table_rows(sql_exec_catalog(), t, &rows);
@@ -233,7 +233,7 @@ void choose_path(const xquery_t *q, uint32_t si, const sql_expr_t *where, xpath_
         uint32_t neq = 0, points = 1;
         bool in_used = false, range = false;
         for (uint32_t k = 0; k < x->ncols; k++) {
-            const xcond_t *c = &p->conds[x->cols[k].col];
+            const column_cond_t *c = &p->conds[x->cols[k].col];
             if (!col_indexable(&t->cols[x->cols[k].col]))
                 break;
             if (c->eq || (c->in && !in_used)) {
@@ -292,7 +292,7 @@ static bool key_compatible(const cat_column_t *c, const value_t *v, bool for_ran
  * collation of the same character set (the index finds a superset, which the WHERE / ON filters).  Else false
  * and the caller scans.
  */
-static bool key_in_coll(xeval_t *xe, const cat_column_t *c, value_t *v, bool for_range)
+static bool key_in_coll(row_eval_t *xe, const cat_column_t *c, value_t *v, bool for_range)
 {
     uint16_t cc = c->rc.coll;
     if (v->type != VAL_STRING || !sqlt_is_string((sqlt_t)c->rc.type))
@@ -319,7 +319,7 @@ static bool key_in_coll(xeval_t *xe, const cat_column_t *c, value_t *v, bool for
 
 static int cmp_range(const void *a, const void *b)
 {
-    const xrange_t *x = a, *y = b;
+    const key_range_t *x = a, *y = b;
     size_t n = MIN(x->lo.len, y->lo.len);
     int r = n ? memcmp(x->lo.data, y->lo.data, n) : 0; /* (an open low end has no buffer at all) */
     return r ? r : (x->lo.len < y->lo.len ? -1 : x->lo.len > y->lo.len);
@@ -329,25 +329,25 @@ static int cmp_range(const void *a, const void *b)
  * Builds the key ranges of a path for the current outer row.  *nr 0 with rc 0 means "no row can match" (col =
  * NULL); rc 1 means "fall back to a full scan" (a value not comparable in index order).
  */
-int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, const value_t *row,
-                        xrange_t **out, uint32_t *nr)
+int build_ranges(row_eval_t *xe, const query_t *q, uint32_t si, const access_path_t *p, const value_t *row,
+                        key_range_t **out, uint32_t *nr)
 {
     const cat_table_t *t = q->src[si].t;
     const cat_index_t *ix = &t->idx[p->index];
     arena_t *a = xe->x->arena;
-    xrange_t *r = arena_calloc(a, sizeof *r);
+    key_range_t *r = arena_calloc(a, sizeof *r);
     uint32_t n = 1;
     buf_init(&r[0].lo);
     buf_init(&r[0].hi);
     r[0].has_lo = r[0].has_hi = true;
     int rc = 0;
     for (uint32_t k = 0; k < p->neq; k++) {
-        const xcond_t *c = &p->conds[ix->cols[k].col];
+        const column_cond_t *c = &p->conds[ix->cols[k].col];
         rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
         const cat_column_t *col = &t->cols[ix->cols[k].col];
         if (c->eq) {
             value_t v;
-            if ((rc = xeval(xe, c->eq, row, &v)) != 0)
+            if ((rc = row_eval(xe, c->eq, row, &v)) != 0)
                 goto fail;
             if (v.type == VAL_NULL) {
                 n = 0;
@@ -367,11 +367,11 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
             continue;
         }
         /* IN: one range per (distinct, non-NULL) value */
-        xrange_t *nrg = arena_calloc(a, sizeof *nrg * (n * c->nin + 1));
+        key_range_t *nrg = arena_calloc(a, sizeof *nrg * (n * c->nin + 1));
         uint32_t m = 0;
         for (uint32_t j = 0; j < c->nin; j++) {
             value_t v;
-            if ((rc = xeval(xe, c->in[j], row, &v)) != 0)
+            if ((rc = row_eval(xe, c->in[j], row, &v)) != 0)
                 goto fail;
             if (v.type == VAL_NULL)
                 continue;
@@ -384,7 +384,7 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
                 goto fail;
             }
             for (uint32_t i = 0; i < n; i++) {
-                xrange_t *d = &nrg[m++];
+                key_range_t *d = &nrg[m++];
                 buf_init(&d->lo);
                 buf_init(&d->hi);
                 d->has_lo = d->has_hi = true;
@@ -412,17 +412,17 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
     if (p->range && p->conds[ix->cols[p->neq].col].nors) {
         /* a union of ranges on the next column: each prefix so far times each disjunct */
         uint32_t k = p->neq;
-        const xcond_t *c = &p->conds[ix->cols[k].col];
+        const column_cond_t *c = &p->conds[ix->cols[k].col];
         rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
         const cat_column_t *col = &t->cols[ix->cols[k].col];
-        xrange_t *nrg = arena_calloc(a, sizeof *nrg * ((size_t)n * c->nors + 1));
+        key_range_t *nrg = arena_calloc(a, sizeof *nrg * ((size_t)n * c->nors + 1));
         uint32_t m = 0;
         for (uint32_t j = 0; j < c->nors && rc == 0; j++) {
             value_t lo = value_null(), hi = value_null();
-            const xor_range_t *o = &c->ors[j];
-            if (o->lo && (rc = xeval(xe, o->lo, row, &lo)) != 0)
+            const or_range_t *o = &c->ors[j];
+            if (o->lo && (rc = row_eval(xe, o->lo, row, &lo)) != 0)
                 break;
-            if (o->hi && (rc = o->hi == o->lo ? (hi = lo, 0) : xeval(xe, o->hi, row, &hi)) != 0)
+            if (o->hi && (rc = o->hi == o->lo ? (hi = lo, 0) : row_eval(xe, o->hi, row, &hi)) != 0)
                 break;
             if ((o->lo && lo.type == VAL_NULL) || (o->hi && hi.type == VAL_NULL))
                 continue; /* this disjunct is never true */
@@ -432,7 +432,7 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
                 break;
             }
             for (uint32_t i = 0; i < n && rc == 0; i++) {
-                xrange_t *d = &nrg[m++];
+                key_range_t *d = &nrg[m++];
                 buf_init(&d->lo);
                 buf_init(&d->hi);
                 d->has_lo = d->has_hi = true;
@@ -456,13 +456,13 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
             goto fail;
     } else if (p->range) {
         uint32_t k = p->neq;
-        const xcond_t *c = &p->conds[ix->cols[k].col];
+        const column_cond_t *c = &p->conds[ix->cols[k].col];
         rc_col_t rcol = table_index_rc(t, (uint32_t)p->index, k);
         const cat_column_t *col = &t->cols[ix->cols[k].col];
         value_t lo = value_null(), hi = value_null();
-        if (c->lo && (rc = xeval(xe, c->lo, row, &lo)) != 0)
+        if (c->lo && (rc = row_eval(xe, c->lo, row, &lo)) != 0)
             goto fail;
-        if (c->hi && (rc = xeval(xe, c->hi, row, &hi)) != 0)
+        if (c->hi && (rc = row_eval(xe, c->hi, row, &hi)) != 0)
             goto fail;
         if ((c->lo && lo.type == VAL_NULL) || (c->hi && hi.type == VAL_NULL)) {
             n = 0; /* col > NULL is never true */
@@ -500,7 +500,7 @@ int build_ranges(xeval_t *xe, const xquery_t *q, uint32_t si, const xpath_t *p, 
         qsort(r, n, sizeof *r, cmp_range);
         uint32_t w = 1;
         for (uint32_t i = 1; i < n; i++) {
-            xrange_t *cur = &r[w - 1];
+            key_range_t *cur = &r[w - 1];
             size_t ml = MIN(r[i].lo.len, cur->hi.len);
             if (ml == 0 || memcmp(r[i].lo.data, cur->hi.data, ml) <= 0) {
                 size_t mh = MIN(r[i].hi.len, cur->hi.len);
@@ -532,7 +532,7 @@ fail:
     return rc;
 }
 
-void free_ranges(xrange_t *r, uint32_t n)
+void free_ranges(key_range_t *r, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         buf_free(&r[i].lo);
