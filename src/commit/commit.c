@@ -454,8 +454,8 @@ static int reapply_one(engine_t *e, binlog_t *bl, binapply_t *ap, const binlog_r
     /* A transaction of another server is one a replica applied and logged (log_slave_updates): the applier wrote
      * its GTID as the replica's position in the same engine transaction, and so does its re-apply, or the replica
      * would fetch it again and apply it twice. */
-    if (rc == 0 && t->gtid.server != binlog_server_id(bl) && sql_exec_catalog())
-        rc = catalog_repl_gtid_put(sql_exec_catalog(), trx, t->gtid.domain, t->gtid.server, t->gtid.seq);
+    if (rc == 0 && t->gtid.server != binlog_server_id(bl) && commit_state.cat)
+        rc = catalog_repl_gtid_put(commit_state.cat, trx, t->gtid.domain, t->gtid.server, t->gtid.seq);
     if (rc == 0)
         rc = engine_trx_commit_tagged(trx, pos_tag(t->end), NULL);
     else if (trx)
