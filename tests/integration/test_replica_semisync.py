@@ -10,7 +10,17 @@ import time
 import pytest
 
 from sqlutil import run
-from test_replica import PRIMARY_OPTS, caught_up, follow, fresh_strata2, replication_user, slave_status  # noqa: F401
+from conftest import new_server
+from test_replica import PRIMARY_OPTS, caught_up, follow, replication_user, slave_status
+
+
+@pytest.fixture
+def fresh_strata2():
+    s = new_server('strata')
+    s.prepare()
+    yield s
+    s.stop()
+    s.check_clean_stop()
 
 
 def master_status(c):

@@ -3,11 +3,13 @@ promoted with STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only=0, and the old p
 follows it with MASTER_USE_GTID=current_pos: nothing lost, nothing applied twice, the same GTID positions
 everywhere.  strata <-> strata, MariaDB 10.11 -> strata, strata -> MariaDB 10.11.  Also gtid_strict_mode on a
 replica that logs: a transaction whose GTID would put its domain out of order stops the SQL thread with 1950."""
+import time
+
 import pytest
 
 from conftest import new_server
 from sqlutil import run
-from test_replica import caught_up, follow, replication_user, same_tables, slave_status, workload, TYPES_DDL
+from test_replica import TYPES_DDL, caught_up, follow, replication_user, same_tables, slave_status, workload
 from test_replication import REPL_PW, REPL_USER
 
 MARIADB_OPTS = ['--log-bin=mb', '--binlog-format=ROW', '--character-set-server=utf8mb4',
@@ -85,7 +87,6 @@ def test_strict_mode_out_of_order(servers):
     run(pb, 'CREATE TABLE rp.local (a INT PRIMARY KEY)')  # B's own GTID 0-2-N, past A's 0-1-(N-1)
     run(pb, 'START SLAVE')
     run(pa, "INSERT INTO rp.kv VALUES (1, 'a')")
-    import time
     t0 = time.time()
     while slave_status(pb)[1]['Slave_SQL_Running'] == 'Yes':
         assert time.time() - t0 < 20
