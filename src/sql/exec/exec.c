@@ -53,6 +53,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_auto_stop();
     stats_shutdown();
     catalog_close(exec_cat);
     exec_cat = NULL;
@@ -336,7 +337,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
 
 int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_select_stmt(x, st->select); }
 int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
-int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_explain(x, st->explain.stmt); }
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions);
+}
 
 int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {

@@ -109,6 +109,7 @@ typedef struct select_run {
     res_col_t *cols;
     bool cols_sent;
     bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
+    bool discard;             /* ANALYZE: run the whole query, send no row */
     arena_t *ga;              /* group / output storage */
     /* memory of large results (extsort.h) */
     arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */
