@@ -72,6 +72,32 @@ def workload(p, n0, n):
     run(p, 'COMMIT')
 
 
+def server_maker():
+    """For fixtures of several servers: (make, stop_all).  make(kind, opts) prepares and starts a fresh server;
+    stop_all() stops them, newest first, with the clean-stop check."""
+    made = []
+
+    def make(kind, opts):
+        s = new_server(kind)
+        s.prepare()
+        s.start(opts)
+        made.append(s)
+        return s
+
+    def stop_all():
+        for s in reversed(made):
+            s.stop()
+            s.check_clean_stop()
+    return make, stop_all
+
+
+def replica_pair(request):
+    """Fixture body (params: the primary's kind): a fresh primary and a fresh strata replica (server_id 2)."""
+    make, stop_all = server_maker()
+    yield make(request.param, PRIMARY_OPTS if request.param == 'mariadb' else []), make('strata', ['--server-id=2'])
+    stop_all()
+
+
 @pytest.fixture
 def fresh_strata2(request):
     s = new_server('strata')

@@ -9,26 +9,16 @@ import pytest
 
 import conftest
 import test_faults
-from conftest import new_server
 from sqlutil import run
-from test_replica import (PRIMARY_OPTS, TYPES_DDL, caught_up, follow, replication_user, same_tables, slave_status,
-                          workload)
+from test_replica import (PRIMARY_OPTS, TYPES_DDL, caught_up, follow, replication_user, same_tables, server_maker,
+                          slave_status, workload)
 
 
 @pytest.fixture
-def chain(request):
-    servers = []
-
-    def make(kind, opts):
-        s = new_server(kind)
-        s.prepare()
-        s.start(opts)
-        servers.append(s)
-        return s
+def chain():
+    make, stop_all = server_maker()
     yield make
-    for s in reversed(servers):
-        s.stop()
-        s.check_clean_stop()
+    stop_all()
 
 
 @pytest.mark.only('strata')

@@ -9,23 +9,11 @@ import time
 import pymysql
 import pytest
 
-from conftest import new_server
 from sqlutil import run
-from test_replica import PRIMARY_OPTS, caught_up, follow, replication_user, slave_status
+from test_replica import PRIMARY_OPTS, caught_up, follow, replica_pair, replication_user, slave_status
 
 
-@pytest.fixture(params=['mariadb', 'strata'])
-def pair(request):
-    """(primary, replica): a fresh primary of the parameter's kind and a fresh strata replica, both started."""
-    primary, rep = new_server(request.param), new_server('strata')
-    for s in (primary, rep):
-        s.prepare()
-    primary.start(PRIMARY_OPTS if request.param == 'mariadb' else [])
-    rep.start(['--server-id=2'])
-    yield primary, rep
-    for s in (rep, primary):
-        s.stop()
-        s.check_clean_stop()
+pair = pytest.fixture(params=['mariadb', 'strata'])(replica_pair)  # (primary, strata replica)
 
 
 def attach(primary, rep, extra=''):

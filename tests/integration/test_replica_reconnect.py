@@ -12,7 +12,7 @@ import pytest
 
 from conftest import new_server
 from sqlutil import run
-from test_replica import PRIMARY_OPTS, caught_up, replication_user, same_tables, slave_status
+from test_replica import caught_up, replica_pair, replication_user, same_tables, slave_status
 from test_replication import REPL_PW, REPL_USER
 
 
@@ -96,17 +96,7 @@ class Relay:
         self.cut()
 
 
-@pytest.fixture(params=['mariadb', 'strata'])
-def pair(request):
-    primary, rep = new_server(request.param), new_server('strata')
-    for s in (primary, rep):
-        s.prepare()
-    primary.start(PRIMARY_OPTS if request.param == 'mariadb' else [])
-    rep.start(['--server-id=2'])
-    yield primary, rep
-    for s in (rep, primary):
-        s.stop()
-        s.check_clean_stop()
+pair = pytest.fixture(params=['mariadb', 'strata'])(replica_pair)  # (primary, strata replica)
 
 
 def follow_port(r, port, extra=''):

@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from conftest import new_server
 from sqlutil import run
-from test_replica import TYPES_DDL, caught_up, follow, replication_user, same_tables, slave_status, workload
+from test_replica import TYPES_DDL, caught_up, follow, replication_user, same_tables, server_maker, slave_status, workload
 from test_replication import REPL_PW, REPL_USER
 
 MARIADB_OPTS = ['--log-bin=mb', '--binlog-format=ROW', '--character-set-server=utf8mb4',
@@ -19,18 +18,9 @@ STRATA_OPTS = ['--log-slave-updates', '--gtid-strict-mode=ON']
 
 @pytest.fixture
 def servers():
-    made = []
-
-    def make(kind, sid):
-        s = new_server(kind)
-        s.prepare()
-        s.start((MARIADB_OPTS if kind == 'mariadb' else STRATA_OPTS) + ['--server-id=%d' % sid])
-        made.append(s)
-        return s
-    yield make
-    for s in reversed(made):
-        s.stop()
-        s.check_clean_stop()
+    make, stop_all = server_maker()
+    yield lambda kind, sid: make(kind, (MARIADB_OPTS if kind == 'mariadb' else STRATA_OPTS) + ['--server-id=%d' % sid])
+    stop_all()
 
 
 TABLES = ['rp.types', 'rp.kv']
