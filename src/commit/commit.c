@@ -141,6 +141,31 @@ static void turn_drain(uint64_t order)
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
 static bool lazy_redo(void) { return commit_state.bl && binlog_sync_setting(commit_state.bl) == 1; }
 
+/* sql_commit_gtid_override: the GTID and timestamp the calling thread's next commits are logged under. */
+static _Thread_local struct {
+    bool on;
+    binlog_gtid_t gtid;
+    uint32_t when;
+} tl_override;
+
+void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when)
+{
+    tl_override.on = g != NULL;
+    if (g)
+        tl_override.gtid = *g;
+    tl_override.when = when;
+}
+
+static void override_apply(binlog_trx_t *t)
+{
+    if (!tl_override.on)
+        return;
+    t->domain = tl_override.gtid.domain;
+    t->server_id = tl_override.gtid.server;
+    t->gtid_seq = tl_override.gtid.seq;
+    t->when = tl_override.when;
+}
+
 static int enter(void)
 {
     pthread_mutex_lock(&commit_state.mu);
@@ -210,6 +235,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
         }
     }
     blt->xid = xid;
+    override_apply(blt);
     binlog_commit_result_t r, *rr = res ? res : &r;
     rc = binlog_commit(commit_state.bl, blt, rr);
     if (rc) {
@@ -264,6 +290,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     t.thread_id = thread_id;
     t.qctx.sql_mode = sql_mode;
     binlog_trx_query(&t, db, query, len);
+    override_apply(&t);
     binlog_commit_result_t r;
     rc = binlog_commit(commit_state.bl, &t, &r);
     binlog_trx_free(&t);
@@ -444,6 +471,11 @@ static int reapply_one(engine_t *e, binlog_t *bl, binapply_t *ap, const binlog_r
         if (ev.pos + ev.size >= t->end.offset)
             break;
     }
+    /* A transaction of another server is one a replica applied and logged (log_slave_updates): the applier wrote
+     * its GTID as the replica's position in the same engine transaction, and so does its re-apply, or the replica
+     * would fetch it again and apply it twice. */
+    if (rc == 0 && t->gtid.server != binlog_server_id(bl) && commit_state.cat)
+        rc = catalog_repl_gtid_put(commit_state.cat, trx, t->gtid.domain, t->gtid.server, t->gtid.seq);
     if (rc == 0)
         rc = engine_trx_commit_tagged(trx, pos_tag(t->end), NULL);
     else if (trx)

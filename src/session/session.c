@@ -107,6 +107,8 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
     if (engine_status(which, num))
         return true;
+    if (exec_repl_status((int)which, num, out))
+        return true;
     if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {
         repl_semisync_stats_t rs;
         repl_semisync_get_stats(&rs);
