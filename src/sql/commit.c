@@ -468,6 +468,7 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
             }
             rc = reapply_one(e, bl, ap, t);
             n += rc == 0;
+            (void)FAULT_POINT("recovery.reapplied"); /* test builds: a crash between two re-applied transactions */
         }
         if (ap) {
             uint64_t ins, upd, del;

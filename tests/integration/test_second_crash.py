@@ -1,0 +1,132 @@
+"""Second crashes: the server is stopped (SIGKILL through the test build's fault points, util/fio.h) while it
+recovers from a first crash, and started again; nothing acknowledged is lost, nothing uncommitted comes back.
+
+Points (docs/faults.md): engine.recovery_scan (each redo group of the recovery scan), engine.recovery_started
+(the new log run has begun, the interrupted transactions' undo is not yet carried into it), engine.recovery_carried
+(right after recovery's first checkpoint, the one that carries that undo), engine.recovery_rolled_back (between
+two rollbacks of interrupted transactions), recovery.reapplied (between two binlog transactions re-applied for
+commits whose redo was lost)."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import conftest
+import test_faults
+from sqlutil import binlog_insert_ids, run
+
+pytestmark = [pytest.mark.only('strata'),
+              pytest.mark.skipif(not test_faults.binary_has_seam(conftest.strata_exe()),
+                                 reason='needs the test build (make SAN=1)')]
+
+
+def kill9(s):
+    s.proc.send_signal(signal.SIGKILL)
+    s.proc.wait()
+    s.stderr_f.close()
+
+
+def start_and_die(s, monkeypatch, spec, extra=()):
+    """Starts s with STRATA_FAULT=spec; it must die at the point (SIGKILL) before it serves."""
+    monkeypatch.setenv('STRATA_FAULT', spec)
+    s.start(list(extra), wait=False)
+    try:
+        rc = s.proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        s.proc.kill()
+        s.proc.wait()
+        pytest.fail('the server did not stop at %s\n%s' % (spec, s.tail()))
+    s.stderr_f.close()
+    assert rc == -signal.SIGKILL, 'exit status %s at %s\n%s' % (rc, spec, s.tail())
+    monkeypatch.delenv('STRATA_FAULT')
+
+
+def strata_check(s):
+    checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
+    r = subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+
+
+def table(c, t='s.t'):
+    return sorted(run(c, 'SELECT id, v FROM %s' % t))
+
+
+def interrupted_transaction(s):
+    """Committed rows, then a transaction that changes many of them and inserts more, left open at a kill -9
+    after its redo is durable.  Returns the committed contents."""
+    s.start()
+    c = s.connect()
+    run(c, 'CREATE DATABASE s')
+    run(c, 'CREATE TABLE s.t (id INT PRIMARY KEY, v VARCHAR(200))')
+    for i in range(200):
+        run(c, 'INSERT INTO s.t VALUES (%s, %s)', (i, 'committed%d' % i))
+    want = table(c)
+    u = s.connect()
+    run(u, 'BEGIN')
+    run(u, "UPDATE s.t SET v = CONCAT('uncommitted', REPEAT('x', 150)) WHERE id % 2 = 0")
+    run(u, 'DELETE FROM s.t WHERE id % 5 = 1')
+    for i in range(1000, 1300):
+        run(u, 'INSERT INTO s.t VALUES (%s, %s)', (i, 'uncommitted'))
+    # a later commit, and the binlog checkpointer's round, make the open transaction's redo durable
+    run(c, 'CREATE TABLE s.other (id INT PRIMARY KEY)')
+    run(c, 'INSERT INTO s.other VALUES (1)')
+    time.sleep(2)
+    kill9(s)
+    return want
+
+
+@pytest.mark.parametrize('points', [
+    ['point:engine.recovery_started:1:KILL'],
+    ['point:engine.recovery_carried:1:KILL'],
+    ['point:engine.recovery_started:1:KILL', 'point:engine.recovery_carried:1:KILL',
+     'point:engine.recovery_rolled_back:1:KILL'],
+    ['point:engine.recovery_scan:2:KILL', 'point:engine.recovery_scan:5:KILL'],
+], ids=['started', 'carried', 'each-point', 'scan'])
+def test_crash_during_recovery_of_an_interrupted_transaction(fresh_strata, monkeypatch, points):
+    s = fresh_strata
+    want = interrupted_transaction(s)
+    for spec in points:
+        start_and_die(s, monkeypatch, spec)
+    s.start()
+    c = s.connect()
+    have = table(c)
+    assert not [r for r in have if r[1].startswith('uncommitted')], 'an interrupted transaction came back'
+    assert have == want
+    assert run(c, 'SELECT id FROM s.other') == ((1,),)
+    c.close()
+    assert s.stop() == 0
+    strata_check(s)
+    s.start()
+
+
+def test_crash_during_binlog_reapply(fresh_strata, monkeypatch):
+    """Commits whose redo was never synced (commit.skip_redo_sync) are re-applied from the binlog at start-up;
+    the server is killed between two re-applied transactions, twice, then starts for good."""
+    s = fresh_strata
+    monkeypatch.setenv('STRATA_FAULT', 'point:commit.skip_redo_sync:*:ON')
+    s.start()
+    c = s.connect()
+    run(c, 'CREATE DATABASE s')
+    run(c, 'CREATE TABLE s.t (id INT PRIMARY KEY, v VARCHAR(200))')
+    for i in range(300):
+        run(c, 'INSERT INTO s.t VALUES (%s, %s)', (i, 'v%d' % i))
+    run(c, "UPDATE s.t SET v = 'updated' WHERE id % 3 = 0")
+    run(c, 'DELETE FROM s.t WHERE id % 7 = 0')
+    want = table(c)
+    c.close()
+    kill9(s)
+    for spec in ('point:commit.skip_redo_sync:*:ON,point:recovery.reapplied:20:KILL',
+                 'point:commit.skip_redo_sync:*:ON,point:recovery.reapplied:50:KILL'):
+        start_and_die(s, monkeypatch, spec)
+    s.start()
+    assert 're-applied' in s.log_text()
+    c = s.connect()
+    assert table(c) == want
+    with c.cursor() as cur:
+        assert binlog_insert_ids(cur, 's', 't') == set(range(300))
+    c.close()
+    assert s.stop() == 0
+    strata_check(s)
+    s.start()
