@@ -17,6 +17,11 @@
  *   'Q' 0(8)                  [1][str source file][varint position]: the source position it applied up to
  *   'S' id(8, big-endian)     the table's optimizer statistics, written by ANALYZE TABLE; the value is
  *                             sql/stats.c's (catalog_aux_put/get), deleted with the table
+ *   'L' seq(8, big-endian)    [1][varint thread id][varint sql_mode][str db][str statement]: a DDL statement
+ *                             whose catalog change is committed and whose binlog QUERY event may not be written
+ *                             yet; put by every catalog commit of that statement (catalog_ddl_pending_set), in
+ *                             the same engine transaction, deleted with the QUERY event's engine commit
+ *                             (sql/commit.c), settled at recovery
  *   'T' db 0x00 table         table record:
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
@@ -785,13 +790,46 @@ uint16_t catalog_db_coll(catalog_t *c, const char *db)
     return coll;
 }
 
-/* One engine transaction: puts and deletes (del) of system-tree records, committed together. */
+/* The DDL statement this thread runs, while its binlog event is owed (catalog_ddl_pending_set). */
+static _Thread_local struct {
+    bool set, written;
+    uint64_t seq;
+    uint8_t *rec;
+    size_t len;
+} tl_ddl;
+
+void catalog_ddl_pending_set(uint64_t seq, const void *rec, size_t len)
+{
+    catalog_ddl_pending_clear();
+    tl_ddl.rec = mem_alloc(len ? len : 1);
+    memcpy(tl_ddl.rec, rec, len);
+    tl_ddl.len = len;
+    tl_ddl.seq = seq;
+    tl_ddl.set = true;
+}
+
+bool catalog_ddl_pending_written(uint64_t *seq)
+{
+    *seq = tl_ddl.seq;
+    return tl_ddl.set && tl_ddl.written;
+}
+
+void catalog_ddl_pending_clear(void)
+{
+    mem_free(tl_ddl.rec);
+    memset(&tl_ddl, 0, sizeof tl_ddl);
+}
+
+/* One engine transaction: puts and deletes (del) of system-tree records, committed together; with the running
+ * DDL statement's 'L' record when one is set. */
 static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
 {
     engine_trx_t *trx;
     int rc = engine_trx_begin(c->e, &trx);
     if (rc)
         return rc;
+    if (tl_ddl.set)
+        rc = catalog_aux_put_trx(c, trx, CAT_AUX_DDL_LOG, tl_ddl.seq, tl_ddl.rec, tl_ddl.len);
     for (int i = 0; i < n && !rc; i++) {
         if (ops[i].del) {
             rc = engine_delete(trx, c->sys, ops[i].key.data, ops[i].key.len);
@@ -805,7 +843,10 @@ static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
         engine_trx_rollback(trx);
         return rc;
     }
-    return engine_trx_commit(trx);
+    rc = engine_trx_commit(trx);
+    if (rc == 0 && tl_ddl.set)
+        tl_ddl.written = true;
+    return rc;
 }
 
 static int engine_err(diag_t *d, int rc, const char *what)

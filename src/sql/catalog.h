@@ -158,6 +158,14 @@ int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
 #define CAT_AUX_REPL_GTID 'R'
 #define CAT_AUX_REPL_FILE 'Q'
 int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t id, const void *val, size_t len);
+/* A DDL statement owes its binlog QUERY event from its first catalog commit on: while set (per thread), every
+ * catalog commit also puts rec as record CAT_AUX_DDL_LOG seq in its own transaction, so after a crash the
+ * record is there exactly when some catalog change of the statement is (sql/commit.c writes and settles it).
+ * written: some commit included it (*seq receives it). */
+#define CAT_AUX_DDL_LOG 'L'
+void catalog_ddl_pending_set(uint64_t seq, const void *rec, size_t len);
+bool catalog_ddl_pending_written(uint64_t *seq);
+void catalog_ddl_pending_clear(void);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg);

@@ -51,6 +51,13 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
  * Does nothing without a binlog.  sql_mode: the session's @@sql_mode bits, which the event carries (a replica
  * reads the text under it: ANSI_QUOTES ...). */
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+/* Catalog change and QUERY event, both or neither.  Called before a DDL statement runs, with the text
+ * sql_commit_ddl will log: from the statement's first catalog commit on, the catalog holds a note that the
+ * event is owed (catalog_ddl_pending_set), and sql_commit_ddl deletes it in the engine commit it makes in the
+ * event's binlog order; a recovery finding the note writes the event unless the binlog has it already.
+ * sql_commit_ddl_abandon: the statement failed (deletes the note if one was written). */
+void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+void sql_commit_ddl_abandon(void);
 
 
 #endif

@@ -183,7 +183,7 @@ static void remember(pfile_t *f, const void *p, size_t n, int64_t off)
 static void power_loss(const char *why)
 {
     int nfiles = 0;
-    size_t bytes = 0;
+    size_t bytes = 0, cut = 0;
     for (pfile_t *f = files; f; f = f->next) {
         if (!f->tracked || f->fd < 0)
             continue;
@@ -194,6 +194,8 @@ static void power_loss(const char *why)
             bytes += j->len;
         }
         if (touched) {
+            if (fstat(f->fd, &st) == 0 && st.st_size > f->synced_size)
+                cut += (size_t)(st.st_size - f->synced_size);
             real_ftruncate(f->fd, f->synced_size);
             nfiles++;
         }
@@ -205,8 +207,8 @@ static void power_loss(const char *why)
         snprintf(torn, sizeof torn, "%s at %lld (%zu of %zu bytes new)", last.f->path, (long long)last.off, keep,
                  last.len);
     }
-    say("powerloss: %s: %d file(s) back to their last sync, %zu byte(s) of unsynced writes thrown away, torn: %s\n",
-        why, nfiles, bytes, torn);
+    say("powerloss: %s: %d file(s) back to their last sync, %zu byte(s) of unsynced overwrites taken back, %zu "
+        "byte(s) of unsynced growth cut, torn: %s\n", why, nfiles, bytes, cut, torn);
     _exit(86);
 }
 
