@@ -130,3 +130,56 @@ def test_crash_during_binlog_reapply(fresh_strata, monkeypatch):
     assert s.stop() == 0
     strata_check(s)
     s.start()
+
+
+def binlog_statements(c):
+    """The Info of every QUERY event in the server's binlog files."""
+    out = []
+    with c.cursor() as cur:
+        cur.execute('SHOW BINARY LOGS')
+        for (name, *_rest) in cur.fetchall():
+            cur.execute('SHOW BINLOG EVENTS IN %s', (name,))
+            out += [r[5] for r in cur.fetchall() if r[2] == 'Query']
+    return out
+
+
+DDL_CASES = {
+    # statement, then a query whose answer says whether the catalog has the change
+    'create': ('CREATE TABLE d.n (id INT PRIMARY KEY)',
+               "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'n'"),
+    'alter': ('ALTER TABLE d.t ADD COLUMN extra INT',
+              "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'd' AND COLUMN_NAME = 'extra'"),
+    'drop': ('DROP TABLE d.t',
+             "SELECT COUNT(*) = 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 't'"),
+    'database': ('CREATE DATABASE d2',
+                 "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'd2'"),
+}
+
+
+@pytest.mark.parametrize('point', ['commit.ddl_before_binlog', 'commit.ddl_after_binlog'])
+@pytest.mark.parametrize('case', sorted(DDL_CASES))
+def test_ddl_catalog_and_binlog_agree_after_a_crash(fresh_strata, point, case):
+    """A kill between a DDL's catalog change and its QUERY event (or between the event and the engine commit
+    that settles it): after the restart the catalog and the binlog both have the statement, once."""
+    stmt, probe = DDL_CASES[case]
+    s = fresh_strata
+    s.start()
+    c = s.connect()
+    run(c, 'CREATE DATABASE d')
+    run(c, 'CREATE TABLE d.t (id INT PRIMARY KEY)')
+    run(c, 'INSERT INTO d.t VALUES (1)')
+    run(c, "SET GLOBAL debug_fault = %s", ('point:%s:1:KILL' % point,))
+    with pytest.raises(Exception):
+        run(c, stmt)
+    s.proc.wait(timeout=30)
+    s.stderr_f.close()
+    s.start()
+    c = s.connect()
+    in_catalog = run(c, probe)[0][0]
+    logged = [q for q in binlog_statements(c) if q.endswith(stmt)]
+    assert in_catalog == 1, 'the catalog lost a DDL whose catalog change was committed'
+    assert len(logged) == 1, 'the DDL is in the catalog, but %d times in the binlog' % len(logged)
+    c.close()
+    assert s.stop() == 0
+    strata_check(s)
+    s.start()
