@@ -140,6 +140,8 @@ static bool bind_is_loopback(const char *addr)
  * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
  * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
  */
+static uint64_t account_generation(void *acl) { return acl_generation(acl); }
+
 static int open_binlog(const config_t *cfg, const char *datadir)
 {
     const config_item_t *lb = config_get(cfg, "log_bin");
@@ -288,6 +290,7 @@ int main(int argc, char **argv)
         log_error("Aborting: the catalog in '%s' can't be used", datadir);
         goto out;
     }
+    sql_commit_set_accounts(account_generation, g_srv.acl); /* recovery settles account statements' events */
     if (open_binlog(&cfg, datadir) != 0)
         goto out;
     auth_srv.cache = auth_cache_new();

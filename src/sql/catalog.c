@@ -814,6 +814,8 @@ bool catalog_ddl_pending_written(uint64_t *seq)
     return tl_ddl.set && tl_ddl.written;
 }
 
+int catalog_ddl_pending_commit(catalog_t *c) { return tl_ddl.set ? sys_commit(c, NULL, 0) : 0; }
+
 void catalog_ddl_pending_clear(void)
 {
     mem_free(tl_ddl.rec);

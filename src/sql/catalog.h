@@ -166,6 +166,8 @@ int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t 
 void catalog_ddl_pending_set(uint64_t seq, const void *rec, size_t len);
 bool catalog_ddl_pending_written(uint64_t *seq);
 void catalog_ddl_pending_clear(void);
+/* Commits the note alone, now (a statement whose change is not in the catalog: accounts). */
+int catalog_ddl_pending_commit(catalog_t *c);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg);

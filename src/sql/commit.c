@@ -225,17 +225,22 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
     pthread_mutex_unlock(&g_c.mu);
 }
 
-/* ---- DDL: catalog and binlog agree ----
- * The note a DDL statement leaves in the catalog (record 'L', sql/catalog.c) while its QUERY event is owed:
- *     [1 version][varint thread id][varint sql_mode][varint db length][db][varint statement length][statement]
+/* ---- DDL and account statements: their change and the binlog agree ----
+ * The note such a statement leaves in the catalog (record 'L', sql/catalog.c) while its QUERY event is owed:
+ *     [1 version][varint thread id][varint sql_mode][varint accounts generation][varint db length][db]
+ *     [varint statement length][statement]
+ * accounts generation: 0 for DDL (the note commits with the catalog change, so the change is there); for an
+ * account statement, the account file's generation before it (the note commits first: the change happened
+ * exactly when the file's generation is past it; account statements that log are serialised).
  */
 static void ddl_note_encode(buf_t *b, const char *db, const char *query, size_t len, uint32_t thread_id,
-                            uint64_t sql_mode)
+                            uint64_t sql_mode, uint64_t acct_gen)
 {
     size_t dl = db ? strlen(db) : 0;
     buf_append_byte(b, 1);
     rc_put_varint(b, thread_id);
     rc_put_varint(b, sql_mode);
+    rc_put_varint(b, acct_gen);
     rc_put_varint(b, dl);
     buf_append(b, db ? db : "", dl);
     rc_put_varint(b, len);
@@ -243,7 +248,7 @@ static void ddl_note_encode(buf_t *b, const char *db, const char *query, size_t 
 }
 
 typedef struct {
-    uint64_t seq, thread_id, sql_mode;
+    uint64_t seq, thread_id, sql_mode, acct_gen;
     char *db;
     char *text;
     size_t len;
@@ -255,7 +260,7 @@ static int ddl_note_decode(const uint8_t *p, size_t n, ddl_note_t *out)
     uint64_t dl, ql;
     memset(out, 0, sizeof *out);
     if (n < 1 || *p++ != 1 || rc_get_varint(&p, e, &out->thread_id) < 0 || rc_get_varint(&p, e, &out->sql_mode) < 0 ||
-        rc_get_varint(&p, e, &dl) < 0 || dl > (uint64_t)(e - p))
+        rc_get_varint(&p, e, &out->acct_gen) < 0 || rc_get_varint(&p, e, &dl) < 0 || dl > (uint64_t)(e - p))
         return STRATA_ECORRUPT;
     out->db = mem_alloc(dl + 1);
     memcpy(out->db, p, dl);
@@ -273,16 +278,41 @@ static int ddl_note_decode(const uint8_t *p, size_t n, ddl_note_t *out)
 }
 
 static uint64_t g_ddl_seq; /* atomic: the notes' keys (none survives a start, so they may start over) */
+static uint64_t (*g_acct_gen)(void *arg);
+static void *g_acct_arg;
+
+static void note_set(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode,
+                     uint64_t acct_gen)
+{
+    buf_t b;
+    buf_init(&b);
+    ddl_note_encode(&b, db, query, len, thread_id, sql_mode, acct_gen);
+    catalog_ddl_pending_set(__atomic_add_fetch(&g_ddl_seq, 1, __ATOMIC_RELAXED), b.data, b.len);
+    buf_free(&b);
+}
 
 void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
-    if (!g_c.bl)
-        return;
-    buf_t b;
-    buf_init(&b);
-    ddl_note_encode(&b, db, query, len, thread_id, sql_mode);
-    catalog_ddl_pending_set(__atomic_add_fetch(&g_ddl_seq, 1, __ATOMIC_RELAXED), b.data, b.len);
-    buf_free(&b);
+    if (g_c.bl)
+        note_set(db, query, len, thread_id, sql_mode, 0);
+}
+
+void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg)
+{
+    g_acct_gen = generation;
+    g_acct_arg = arg;
+}
+
+int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    catalog_t *cat = sql_exec_catalog();
+    if (!g_c.bl || !g_acct_gen || !cat)
+        return 0;
+    note_set(db, query, len, thread_id, sql_mode, g_acct_gen(g_acct_arg));
+    int rc = catalog_ddl_pending_commit(cat);
+    if (rc)
+        catalog_ddl_pending_clear();
+    return rc;
 }
 
 /* An engine transaction deleting note seq, for the caller to commit (NULL if it cannot begin). */
@@ -650,7 +680,9 @@ static int settle_ddl(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec, u
     bool *used = mem_calloc(rec && rec->n ? rec->n : 1, sizeof *used);
     uint32_t logged = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (bl && !ddl_in_binlog(bl, rec, tag, &v[i], used)) {
+        if (v[i].acct_gen && (!g_acct_gen || g_acct_gen(g_acct_arg) <= v[i].acct_gen)) {
+            /* an account statement that never reached the account file: neither has it */
+        } else if (bl && !ddl_in_binlog(bl, rec, tag, &v[i], used)) {
             if ((rc = sql_commit_ddl(v[i].db[0] ? v[i].db : NULL, v[i].text, v[i].len, (uint32_t)v[i].thread_id,
                                      v[i].sql_mode)))
                 break;

@@ -58,6 +58,12 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
  * sql_commit_ddl_abandon: the statement failed (deletes the note if one was written). */
 void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
 void sql_commit_ddl_abandon(void);
+/* The same for an account statement (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles), whose change goes to
+ * the account file and not the catalog: the note is committed now, naming the file's generation, and recovery
+ * writes the event only if the file moved past it.  The caller serialises these statements from here to its
+ * sql_commit_ddl / sql_commit_ddl_abandon.  generation: the account store's, registered at start-up. */
+int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg);
 
 
 #endif

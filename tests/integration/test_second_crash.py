@@ -11,6 +11,7 @@ import signal
 import subprocess
 import time
 
+import pymysql
 import pytest
 
 import conftest
@@ -183,3 +184,45 @@ def test_ddl_catalog_and_binlog_agree_after_a_crash(fresh_strata, point, case):
     assert s.stop() == 0
     strata_check(s)
     s.start()
+
+
+def grants(c, user):
+    """SHOW GRANTS FOR user@'%' as one string, or None for no such account."""
+    try:
+        return ' '.join(r[0] for r in run(c, "SHOW GRANTS FOR %s@'%%'", (user,)))
+    except pymysql.err.MySQLError:
+        return None
+
+
+ACCOUNT_CASES = {
+    # statement, then whether the account store has its change
+    'create_user': ("CREATE USER 'crash'@'%' IDENTIFIED BY 'pw'", lambda c: grants(c, 'crash') is not None),
+    'grant': ("GRANT SELECT ON d.* TO 'old'@'%'", lambda c: 'ON `d`.*' in (grants(c, 'old') or '')),
+    'drop_user': ("DROP USER 'old'@'%'", lambda c: grants(c, 'old') is None),
+}
+
+
+@pytest.mark.parametrize('point', ['accounts:write:1:KILL', 'point:commit.ddl_before_binlog:1:KILL',
+                                   'point:commit.ddl_after_binlog:1:KILL'])
+@pytest.mark.parametrize('case', sorted(ACCOUNT_CASES))
+def test_account_statement_and_binlog_agree_after_a_crash(fresh_strata, point, case):
+    """A kill before the account file is written (neither), between it and the QUERY event, or after the event:
+    the account store has the change exactly when the binlog has the statement (once)."""
+    stmt, probe = ACCOUNT_CASES[case]
+    s = fresh_strata
+    s.start()
+    c = s.connect()
+    run(c, 'CREATE DATABASE d')
+    run(c, "CREATE USER 'old'@'%'")
+    run(c, "SET GLOBAL debug_fault = %s", (point,))
+    with pytest.raises(Exception):
+        run(c, stmt)
+    s.proc.wait(timeout=30)
+    s.stderr_f.close()
+    s.start()
+    c = s.connect()
+    changed = int(probe(c))
+    logged = [q for q in binlog_statements(c) if q.endswith(stmt)]
+    assert len(logged) == changed, 'account store changed: %s, statement in the binlog %d times' % (changed, len(logged))
+    assert changed == (0 if point.startswith('accounts') else 1)
+    c.close()
