@@ -769,6 +769,8 @@ void catalog_close(catalog_t *c)
 engine_t *catalog_engine(catalog_t *c) { return c->e; }
 uint64_t catalog_version(catalog_t *c) { return atomic_load(&c->version); }
 
+cat_table_t *catalog_table_from_record(const void *p, size_t n) { return table_from_record(p, n, NULL); }
+
 /* ---------------------------------------------------------------- databases */
 
 bool catalog_db_exists(catalog_t *c, const char *db)

@@ -168,6 +168,9 @@ bool catalog_ddl_pending_written(uint64_t *seq);
 void catalog_ddl_pending_clear(void);
 /* Commits the note alone, now (a statement whose change is not in the catalog: accounts). */
 int catalog_ddl_pending_commit(catalog_t *c);
+/* A table record's value decoded on its own (tools and the fuzz target): NULL when it does not parse, else a
+ * table to give back with catalog_table_release. */
+cat_table_t *catalog_table_from_record(const void *p, size_t n);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg);

@@ -277,6 +277,17 @@ static int ddl_note_decode(const uint8_t *p, size_t n, ddl_note_t *out)
     return 0;
 }
 
+int sql_commit_ddl_note_check(const void *p, size_t n)
+{
+    ddl_note_t x;
+    int rc = ddl_note_decode(p, n, &x);
+    if (rc == 0) {
+        mem_free(x.db);
+        mem_free(x.text);
+    }
+    return rc;
+}
+
 static uint64_t g_ddl_seq; /* atomic: the notes' keys (none survives a start, so they may start over) */
 static uint64_t (*g_acct_gen)(void *arg);
 static void *g_acct_arg;

@@ -64,6 +64,8 @@ void sql_commit_ddl_abandon(void);
  * sql_commit_ddl / sql_commit_ddl_abandon.  generation: the account store's, registered at start-up. */
 int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
 void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg);
+/* Decodes a DDL note's value (the fuzz target): 0 or STRATA_ECORRUPT. */
+int sql_commit_ddl_note_check(const void *p, size_t n);
 
 
 #endif
