@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the account file (session/acl.c draws the format): the input is written as accounts.dat
+ * libFuzzer target for the account file (acl/acl.c draws the format): the input is written as accounts.dat
  * of a scratch data directory and opened the way the server opens it at start-up (acl_open: header, CRC,
  * records, fields, grantees that must exist, the version-1 migration).  A file that opens is then asked what the
  * server asks it at a login.  The first input byte, when 1, repairs the header's length and CRC first, so that
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "util/util.h"
 
 static char dir[64], path[128];

@@ -1,7 +1,7 @@
 /*
- * libFuzzer target for the catalog's records as they come out of the system tree (sql/catalog.c draws the
+ * libFuzzer target for the catalog's records as they come out of the system tree (access/catalog.c draws the
  * formats): a table record, or the note a DDL or account statement leaves while its binlog event is owed
- * (sql/commit.c).  The first input byte chooses which.  A table record that decodes is then read the way the
+ * (commit/commit.c).  The first input byte chooses which.  A table record that decodes is then read the way the
  * executor reads a definition: every column and its enum/set elements, every index and the columns it names
  * (which must exist), the primary key and the AUTO_INCREMENT column, so a decoder that lets an index name a
  * column past the end shows up as an ASan report.
@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sql/catalog.h"
-#include "sql/commit.h"
+#include "access/catalog.h"
+#include "commit/commit.h"
 #include "util/util.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -17,6 +17,7 @@ from sqlutil import run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Text that only the fault seam puts in a binary: the variable, the environment switch, the rule words, the points.
 SEAM_STRINGS = [b'debug_fault', b'STRATA_FAULT', b'STRATA_TEST_NO_REDO_SYNC', b'commit.skip_redo_sync',
+                b'engine.recovery_carried', b'commit.ddl_before_binlog',
                 b'binlog.before_fsync', b'CLASS:OP:N:ACTION']
 
 
