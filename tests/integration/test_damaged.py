@@ -3,12 +3,11 @@ file.  The error log names the damage; a damaged table fails with MariaDB's 1877
 served; a damaged account store or catalog makes the server refuse to start with a message that names the file
 and the way out, and the way out works."""
 import os
-import subprocess
 
 import pymysql
 import pytest
 
-import conftest
+import test_faults
 from sqlutil import run
 
 pytestmark = pytest.mark.only('strata')  # damaging InnoDB's files is another test
@@ -35,9 +34,7 @@ def pages_with(path, marker):
     return [i for i in range(len(data) // PAGE) if marker in data[i * PAGE:(i + 1) * PAGE] and data[i * PAGE + 7] == 3]
 
 
-def checker(s):
-    exe = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
-    return subprocess.run([exe, s.datadir], capture_output=True, text=True, timeout=300)
+checker = test_faults.run_checker
 
 
 def expect_1877(c, sql):

@@ -19,6 +19,7 @@ import pymysql
 import pytest
 
 import conftest
+import test_faults
 from sqlutil import binlog_insert_ids
 
 CUT_STATUS = 86  # the shim's _exit status at a power loss
@@ -163,10 +164,7 @@ def make_tables(s):
     c.close()
 
 
-def strata_check(s):
-    checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
-    r = subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+strata_check = test_faults.strata_check
 
 
 OPTS = ['--innodb-buffer-pool-size=2M']  # a small pool: dirty pages are written (unsynced) between checkpoints

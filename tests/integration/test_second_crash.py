@@ -44,25 +44,39 @@ def start_and_die(s, monkeypatch, spec, extra=()):
     monkeypatch.delenv('STRATA_FAULT')
 
 
-def strata_check(s):
-    checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
-    r = subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+strata_check = test_faults.strata_check
 
 
 def table(c, t='s.t'):
     return sorted(run(c, 'SELECT id, v FROM %s' % t))
 
 
-def interrupted_transaction(s):
-    """Committed rows, then a transaction that changes many of them and inserts more, left open at a kill -9
-    after its redo is durable.  Returns the committed contents."""
+def make_table(s, rows, value):
+    """Starts s and makes s.t with ids 0..rows-1; returns a connection."""
     s.start()
     c = s.connect()
     run(c, 'CREATE DATABASE s')
     run(c, 'CREATE TABLE s.t (id INT PRIMARY KEY, v VARCHAR(200))')
-    for i in range(200):
-        run(c, 'INSERT INTO s.t VALUES (%s, %s)', (i, 'committed%d' % i))
+    for i in range(rows):
+        run(c, 'INSERT INTO s.t VALUES (%s, %s)', (i, value % i))
+    return c
+
+
+def killed_in(s, c, rule, stmt):
+    """Arms rule (a KILL), runs stmt, which the kill interrupts, and starts s again; returns a new connection."""
+    run(c, "SET GLOBAL debug_fault = %s", (rule,))
+    with pytest.raises(pymysql.err.MySQLError):
+        run(c, stmt)
+    s.proc.wait(timeout=30)
+    s.stderr_f.close()
+    s.start()
+    return s.connect()
+
+
+def interrupted_transaction(s):
+    """Committed rows, then a transaction that changes many of them and inserts more, left open at a kill -9
+    after its redo is durable.  Returns the committed contents."""
+    c = make_table(s, 200, 'committed%d')
     want = table(c)
     u = s.connect()
     run(u, 'BEGIN')
@@ -107,12 +121,7 @@ def test_crash_during_binlog_reapply(fresh_strata, monkeypatch):
     the server is killed between two re-applied transactions, twice, then starts for good."""
     s = fresh_strata
     monkeypatch.setenv('STRATA_FAULT', 'point:commit.skip_redo_sync:*:ON')
-    s.start()
-    c = s.connect()
-    run(c, 'CREATE DATABASE s')
-    run(c, 'CREATE TABLE s.t (id INT PRIMARY KEY, v VARCHAR(200))')
-    for i in range(300):
-        run(c, 'INSERT INTO s.t VALUES (%s, %s)', (i, 'v%d' % i))
+    c = make_table(s, 300, 'v%d')
     run(c, "UPDATE s.t SET v = 'updated' WHERE id % 3 = 0")
     run(c, 'DELETE FROM s.t WHERE id % 7 = 0')
     want = table(c)
@@ -169,13 +178,7 @@ def test_ddl_catalog_and_binlog_agree_after_a_crash(fresh_strata, point, case):
     run(c, 'CREATE DATABASE d')
     run(c, 'CREATE TABLE d.t (id INT PRIMARY KEY)')
     run(c, 'INSERT INTO d.t VALUES (1)')
-    run(c, "SET GLOBAL debug_fault = %s", ('point:%s:1:KILL' % point,))
-    with pytest.raises(Exception):
-        run(c, stmt)
-    s.proc.wait(timeout=30)
-    s.stderr_f.close()
-    s.start()
-    c = s.connect()
+    c = killed_in(s, c, 'point:%s:1:KILL' % point, stmt)
     in_catalog = run(c, probe)[0][0]
     logged = [q for q in binlog_statements(c) if q.endswith(stmt)]
     assert in_catalog == 1, 'the catalog lost a DDL whose catalog change was committed'
@@ -214,13 +217,7 @@ def test_account_statement_and_binlog_agree_after_a_crash(fresh_strata, point, c
     c = s.connect()
     run(c, 'CREATE DATABASE d')
     run(c, "CREATE USER 'old'@'%'")
-    run(c, "SET GLOBAL debug_fault = %s", (point,))
-    with pytest.raises(Exception):
-        run(c, stmt)
-    s.proc.wait(timeout=30)
-    s.stderr_f.close()
-    s.start()
-    c = s.connect()
+    c = killed_in(s, c, point, stmt)
     changed = int(probe(c))
     logged = [q for q in binlog_statements(c) if q.endswith(stmt)]
     assert len(logged) == changed, 'account store changed: %s, statement in the binlog %d times' % (changed, len(logged))
