@@ -624,6 +624,7 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         }
         if (query_only) {
             atomic_store(&t->kill_query, true);
+            mdl_kick(&t->kill_query); /* a metadata-lock wait sleeps until woken: wake it to see the kill */
         } else {
             atomic_store(&t->killed, true);
             if (t != s && t->fd >= 0)
