@@ -9,6 +9,12 @@
  * or before P had entered before P was read, hence before the flip, so it was counted in the old epoch and has
  * finished.
  *
+ * Nobody polls.  Committers waiting for the group fsync are woken by the group's leader (binlog.c), each with its
+ * own signal; committers waiting for their turn by their predecessor (the turnstile).  The two drains that wait
+ * for committers to leave (the checkpointer's epoch flip, sql_commit_snapshot's gate) sleep on drain_cv, which
+ * leave() signals only when the count such a drain waits for reaches zero; RESET MASTER's wait for the turnstile
+ * sleeps on turn_cv, signalled when the turnstile passes the order it waits for.
+ *
  * Commit order.  Every transaction written to the binlog commits in the engine in binlog order (the turnstile
  * below, keyed by binlog_commit_result_t.order), tagged with its binlog end position (engine_trx_commit_tagged).
  * The redo log being a prefix after a crash, the engine's commit tag S then says exactly which binlog
@@ -18,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "repl/semisync.h"
 #include "access/binapply.h"
+#include "access/rowcodec.h"
 #include "commit/commit.h"
 #include "access/catalog.h"
 #include "util/fio.h"
@@ -37,6 +43,8 @@ static struct {
     int epoch;
     int gate;               /* sql_commit_snapshot in progress: new commits wait on gate_cond */
     pthread_cond_t gate_cond;
+    int drains;             /* threads in drain_wait: leave() signals drain_cv when a count reaches zero */
+    pthread_cond_t drain_cv;
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
@@ -44,9 +52,11 @@ static struct {
     pthread_mutex_t turn_mu;
     uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
     struct turn_waiter *pending; /* early arrivals, sorted by order */
+    uint64_t drain_order;        /* turn_drain waits for turn_done >= this (0: nobody waits) */
+    pthread_cond_t turn_cv;
     uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
 } commit_state = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
-         .turn_mu = PTHREAD_MUTEX_INITIALIZER};
+         .drain_cv = PTHREAD_COND_INITIALIZER, .turn_mu = PTHREAD_MUTEX_INITIALIZER, .turn_cv = PTHREAD_COND_INITIALIZER};
 
 binlog_t *sql_commit_binlog(void) { return commit_state.bl; }
 
@@ -70,6 +80,14 @@ typedef struct turn_waiter {
     struct turn_waiter *next;
 } turn_waiter_t;
 
+/* The engine commit of `order` is done; wakes a turn_drain that waited for it.  Under turn_mu. */
+static void turn_advance(uint64_t order)
+{
+    commit_state.turn_done = order;
+    if (commit_state.drain_order && order >= commit_state.drain_order)
+        pthread_cond_signal(&commit_state.turn_cv);
+}
+
 static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 {
     if (order == 0) /* nothing was written to the binlog: no place in its order */
@@ -92,14 +110,14 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     pthread_mutex_unlock(&commit_state.turn_mu);
     int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
     pthread_mutex_lock(&commit_state.turn_mu);
-    commit_state.turn_done = order;
+    turn_advance(order);
     while (commit_state.pending && commit_state.pending->order == commit_state.turn_done + 1) {
         turn_waiter_t *h = commit_state.pending;
         commit_state.pending = h->next;
         pthread_mutex_unlock(&commit_state.turn_mu);
         int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
         pthread_mutex_lock(&commit_state.turn_mu);
-        commit_state.turn_done = h->order;
+        turn_advance(h->order);
         h->rc = hrc;
         h->done = true;
         pthread_cond_signal(&h->cv);
@@ -108,21 +126,46 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     return rc;
 }
 
-/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER only: polls). */
+/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER, which holds the binlog's
+ * writer role: one drain at a time). */
 static void turn_drain(uint64_t order)
 {
-    for (;;) {
-        pthread_mutex_lock(&commit_state.turn_mu);
-        bool done = commit_state.turn_done >= order;
-        pthread_mutex_unlock(&commit_state.turn_mu);
-        if (done)
-            return;
-        usleep(500);
-    }
+    pthread_mutex_lock(&commit_state.turn_mu);
+    ASSERT(commit_state.drain_order == 0);
+    commit_state.drain_order = order;
+    while (commit_state.turn_done < order)
+        pthread_cond_wait(&commit_state.turn_cv, &commit_state.turn_mu);
+    commit_state.drain_order = 0;
+    pthread_mutex_unlock(&commit_state.turn_mu);
 }
 
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
 static bool lazy_redo(void) { return commit_state.bl && binlog_sync_setting(commit_state.bl) == 1; }
+
+/* sql_commit_gtid_override: the GTID and timestamp the calling thread's next commits are logged under. */
+static _Thread_local struct {
+    bool on;
+    binlog_gtid_t gtid;
+    uint32_t when;
+} tl_override;
+
+void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when)
+{
+    tl_override.on = g != NULL;
+    if (g)
+        tl_override.gtid = *g;
+    tl_override.when = when;
+}
+
+static void override_apply(binlog_trx_t *t)
+{
+    if (!tl_override.on)
+        return;
+    t->domain = tl_override.gtid.domain;
+    t->server_id = tl_override.gtid.server;
+    t->gtid_seq = tl_override.gtid.seq;
+    t->when = tl_override.when;
+}
 
 static int enter(void)
 {
@@ -138,8 +181,19 @@ static int enter(void)
 static void leave(int ep)
 {
     pthread_mutex_lock(&commit_state.mu);
-    commit_state.inflight[ep]--;
+    if (--commit_state.inflight[ep] == 0 && commit_state.drains)
+        pthread_cond_broadcast(&commit_state.drain_cv); /* only the drains (at most two threads) wait on it */
     pthread_mutex_unlock(&commit_state.mu);
+}
+
+/* Waits under commit_state.mu until no committer counted in epoch `ep` (-1: in either) is inside; with or_stop, also ends
+ * when the server stops (the checkpointer then reports nothing). */
+static void drain_wait(int ep, bool or_stop)
+{
+    commit_state.drains++;
+    while (!(or_stop && commit_state.stop) && (ep < 0 ? commit_state.inflight[0] + commit_state.inflight[1] : commit_state.inflight[ep]))
+        pthread_cond_wait(&commit_state.drain_cv, &commit_state.mu);
+    commit_state.drains--;
 }
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
@@ -187,6 +241,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
         }
     }
     blt->xid = xid;
+    override_apply(blt);
     binlog_commit_result_t r, *rr = res ? res : &r;
     rc = binlog_commit(commit_state.bl, blt, rr);
     if (rc) {
@@ -213,11 +268,7 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
      * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
     pthread_mutex_lock(&commit_state.mu);
     commit_state.gate++;
-    while (commit_state.inflight[0] + commit_state.inflight[1]) {
-        pthread_mutex_unlock(&commit_state.mu);
-        usleep(200);
-        pthread_mutex_lock(&commit_state.mu);
-    }
+    drain_wait(-1, false);
     pthread_mutex_unlock(&commit_state.mu);
     engine_trx_open_view(trx);
     file[0] = 0;
@@ -230,10 +281,142 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
     pthread_mutex_unlock(&commit_state.mu);
 }
 
+/* ---- DDL and account statements: their change and the binlog agree ----
+ * The note such a statement leaves in the catalog (record 'L', access/catalog.c) while its QUERY event is owed:
+ *     [1 version][varint thread id][varint sql_mode][varint accounts generation][varint db length][db]
+ *     [varint statement length][statement]
+ * accounts generation: 0 for DDL (the note commits with the catalog change, so the change is there); for an
+ * account statement, the account file's generation before it (the note commits first: the change happened
+ * exactly when the file's generation is past it; account statements that log are serialised).
+ */
+static void ddl_note_encode(buf_t *b, const char *db, const char *query, size_t len, uint32_t thread_id,
+                            uint64_t sql_mode, uint64_t acct_gen)
+{
+    size_t dl = db ? strlen(db) : 0;
+    buf_append_byte(b, 1);
+    rc_put_varint(b, thread_id);
+    rc_put_varint(b, sql_mode);
+    rc_put_varint(b, acct_gen);
+    rc_put_varint(b, dl);
+    buf_append(b, db ? db : "", dl);
+    rc_put_varint(b, len);
+    buf_append(b, query, len);
+}
+
+typedef struct {
+    uint64_t seq, thread_id, sql_mode, acct_gen;
+    char *db;
+    char *text;
+    size_t len;
+} ddl_note_t;
+
+static int ddl_note_decode(const uint8_t *p, size_t n, ddl_note_t *out)
+{
+    const uint8_t *e = p + n;
+    uint64_t dl, ql;
+    memset(out, 0, sizeof *out);
+    if (n < 1 || *p++ != 1 || rc_get_varint(&p, e, &out->thread_id) < 0 || rc_get_varint(&p, e, &out->sql_mode) < 0 ||
+        rc_get_varint(&p, e, &out->acct_gen) < 0 || rc_get_varint(&p, e, &dl) < 0 || dl > (uint64_t)(e - p))
+        return STRATA_ECORRUPT;
+    out->db = mem_alloc(dl + 1);
+    memcpy(out->db, p, dl);
+    out->db[dl] = 0;
+    p += dl;
+    if (rc_get_varint(&p, e, &ql) < 0 || ql != (uint64_t)(e - p)) {
+        mem_free(out->db);
+        return STRATA_ECORRUPT;
+    }
+    out->text = mem_alloc(ql + 1);
+    memcpy(out->text, p, ql);
+    out->text[ql] = 0;
+    out->len = ql;
+    return 0;
+}
+
+int sql_commit_ddl_note_check(const void *p, size_t n)
+{
+    ddl_note_t x;
+    int rc = ddl_note_decode(p, n, &x);
+    if (rc == 0) {
+        mem_free(x.db);
+        mem_free(x.text);
+    }
+    return rc;
+}
+
+static uint64_t g_ddl_seq; /* atomic: the notes' keys (none survives a start, so they may start over) */
+static uint64_t (*g_acct_gen)(void *arg);
+static void *g_acct_arg;
+
+static void note_set(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode,
+                     uint64_t acct_gen)
+{
+    buf_t b;
+    buf_init(&b);
+    ddl_note_encode(&b, db, query, len, thread_id, sql_mode, acct_gen);
+    catalog_ddl_pending_set(__atomic_add_fetch(&g_ddl_seq, 1, __ATOMIC_RELAXED), b.data, b.len);
+    buf_free(&b);
+}
+
+void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    if (commit_state.bl)
+        note_set(db, query, len, thread_id, sql_mode, 0);
+}
+
+void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg)
+{
+    g_acct_gen = generation;
+    g_acct_arg = arg;
+}
+
+int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    catalog_t *cat = commit_state.cat;
+    if (!commit_state.bl || !g_acct_gen || !cat)
+        return 0;
+    note_set(db, query, len, thread_id, sql_mode, g_acct_gen(g_acct_arg));
+    int rc = catalog_ddl_pending_commit(cat);
+    if (rc)
+        catalog_ddl_pending_clear();
+    return rc;
+}
+
+/* An engine transaction deleting note seq, for the caller to commit (NULL if it cannot begin). */
+static engine_trx_t *ddl_note_delete_trx(uint64_t seq)
+{
+    engine_trx_t *trx = NULL;
+    catalog_t *cat = commit_state.cat;
+    if (!cat || engine_trx_begin(commit_state.e, &trx))
+        return NULL;
+    if (catalog_aux_put_trx(cat, trx, CAT_AUX_DDL_LOG, seq, NULL, 0)) {
+        engine_trx_rollback(trx);
+        return NULL;
+    }
+    return trx;
+}
+
+void sql_commit_ddl_abandon(void)
+{
+    uint64_t seq;
+    if (catalog_ddl_pending_written(&seq)) {
+        /* Failed after a catalog change: the statement reports its error and the binlog does not get it (as
+         * when the binlog write itself fails). */
+        engine_trx_t *trx = ddl_note_delete_trx(seq);
+        if (trx)
+            engine_trx_commit(trx);
+    }
+    catalog_ddl_pending_clear();
+}
+
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
     if (!commit_state.bl)
         return 0;
+    uint64_t note;
+    bool noted = catalog_ddl_pending_written(&note);
+    catalog_ddl_pending_clear();
+    (void)FAULT_POINT("commit.ddl_before_binlog"); /* test builds: a crash between the catalog and the event */
     /* The statement's catalog change, and with it every engine commit before it, is durable before its QUERY
      * event: recovery never re-applies a transaction against a definition older than the one it was logged
      * with (docs/binlog.md). */
@@ -245,11 +428,19 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     t.thread_id = thread_id;
     t.qctx.sql_mode = sql_mode;
     binlog_trx_query(&t, db, query, len);
+    override_apply(&t);
     binlog_commit_result_t r;
     rc = binlog_commit(commit_state.bl, &t, &r);
     binlog_trx_free(&t);
-    if (rc == 0) /* its turn in the commit order, with nothing to commit in the engine */
-        commit_ordered(r.order, NULL, 0);
+    /* Its turn in the commit order: the note's deletion, tagged with the event's end, so that while the note
+     * survives a crash the engine's tag is below the event and recovery looks for it in the binlog. */
+    engine_trx_t *del = noted ? ddl_note_delete_trx(note) : NULL;
+    if (rc == 0) {
+        (void)FAULT_POINT("commit.ddl_after_binlog"); /* test builds: a crash between the event and the note */
+        commit_ordered(r.order, del, pos_tag(r.end));
+    } else if (del) {
+        engine_trx_commit(del);
+    }
     if (rc == 0 && repl_semisync_active())
         repl_semisync_wait(r.end);
     return rc;
@@ -296,11 +487,7 @@ static void checkpoint_once_locked(void)
     }
     int old = commit_state.epoch;
     commit_state.epoch = 1 - old;
-    while (commit_state.inflight[old] && !commit_state.stop) {
-        pthread_mutex_unlock(&commit_state.mu);
-        usleep(1000);
-        pthread_mutex_lock(&commit_state.mu);
-    }
+    drain_wait(old, true);
     bool stop = commit_state.stop && commit_state.inflight[old];
     pthread_mutex_unlock(&commit_state.mu);
     if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
@@ -429,6 +616,11 @@ static int reapply_one(engine_t *e, binlog_t *bl, binapply_t *ap, const binlog_r
         if (ev.pos + ev.size >= t->end.offset)
             break;
     }
+    /* A transaction of another server is one a replica applied and logged (log_slave_updates): the applier wrote
+     * its GTID as the replica's position in the same engine transaction, and so does its re-apply, or the replica
+     * would fetch it again and apply it twice. */
+    if (rc == 0 && t->gtid.server != binlog_server_id(bl) && commit_state.cat)
+        rc = catalog_repl_gtid_put(commit_state.cat, trx, t->gtid.domain, t->gtid.server, t->gtid.seq);
     if (rc == 0)
         rc = engine_trx_commit_tagged(trx, pos_tag(t->end), NULL);
     else if (trx)
@@ -474,6 +666,7 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
             }
             rc = reapply_one(e, bl, ap, t);
             n += rc == 0;
+            (void)FAULT_POINT("recovery.reapplied"); /* test builds: a crash between two re-applied transactions */
         }
         if (ap) {
             uint64_t ins, upd, del;
@@ -497,6 +690,91 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
     return 0;
 }
 
+static void collect_note(void *arg, uint64_t seq, const void *val, size_t len)
+{
+    buf_t *notes = arg;
+    ddl_note_t n;
+    if (ddl_note_decode(val, len, &n)) {
+        CORRUPT("catalog: DDL note %llu does not parse", (unsigned long long)seq);
+        return;
+    }
+    n.seq = seq;
+    buf_append(notes, &n, sizeof n);
+}
+
+/* Does the binlog hold, past the engine's tag, a DDL event for note n that no earlier note was matched with? */
+static bool ddl_in_binlog(binlog_t *bl, const binlog_recovery_t *rec, uint64_t tag, const ddl_note_t *n,
+                          bool *used)
+{
+    for (uint32_t i = 0; rec && i < rec->n; i++) {
+        const binlog_recovered_trx_t *t = &rec->trx[i];
+        if (t->xid || used[i] || pos_tag(t->end) <= tag)
+            continue;
+        char name[256];
+        binlog_file_name(bl, t->end.file, name, sizeof name);
+        binlog_reader_t *r = NULL;
+        if (binlog_reader_open(bl, name, t->start.offset, &r))
+            continue;
+        binlog_event_t ev;
+        bool same = false;
+        while (!same && binlog_reader_next(r, &ev) > 0 && ev.pos < t->end.offset) {
+            binlog_query_t q;
+            if (ev.type == BINLOG_EV_QUERY && binlog_event_query(&ev, &q) == 0)
+                same = q.len == n->len && memcmp(q.text, n->text, n->len) == 0 && q.db_len == strlen(n->db) &&
+                       memcmp(q.db, n->db, q.db_len) == 0;
+        }
+        binlog_reader_close(r);
+        if (same) {
+            used[i] = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* DDL statements whose catalog change survived the crash and whose QUERY event may not have: each one's note
+ * is looked for among the binlog's DDL events past the engine's tag at the crash (the note's deletion was
+ * tagged with its event: a note that survives means the tag is below its event, if the event exists); found,
+ * the note goes; not found, the event is written now, then the note goes.  Catalog and binlog then agree. */
+static int settle_ddl(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec, uint64_t tag)
+{
+    catalog_t *cat = commit_state.cat;
+    if (!cat)
+        return 0;
+    buf_t notes;
+    buf_init(&notes);
+    int rc = catalog_aux_scan(cat, CAT_AUX_DDL_LOG, collect_note, &notes);
+    size_t n = notes.len / sizeof(ddl_note_t);
+    ddl_note_t *v = (ddl_note_t *)notes.data;
+    bool *used = mem_calloc(rec && rec->n ? rec->n : 1, sizeof *used);
+    uint32_t logged = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (v[i].acct_gen && (!g_acct_gen || g_acct_gen(g_acct_arg) <= v[i].acct_gen)) {
+            /* an account statement that never reached the account file: neither has it */
+        } else if (bl && !ddl_in_binlog(bl, rec, tag, &v[i], used)) {
+            if ((rc = sql_commit_ddl(v[i].db[0] ? v[i].db : NULL, v[i].text, v[i].len, (uint32_t)v[i].thread_id,
+                                     v[i].sql_mode)))
+                break;
+            log_note("recovery: DDL statement in the catalog but not in the binary log, written to it now: %.200s",
+                     v[i].text);
+            logged++;
+        }
+        engine_trx_t *del = ddl_note_delete_trx(v[i].seq);
+        rc = del ? engine_trx_commit(del) : STRATA_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mem_free(v[i].db);
+        mem_free(v[i].text);
+    }
+    if (n && rc == 0)
+        log_note("recovery: %zu DDL statement(s) interrupted by the crash settled, %u written to the binary log", n,
+                 logged);
+    mem_free(used);
+    buf_free(&notes);
+    (void)e;
+    return rc;
+}
+
 int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_recovery_t *rec)
 {
     commit_state.e = e;
@@ -508,8 +786,11 @@ int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_rec
     uint64_t *settled;
     uint32_t nsettled;
     settle_prepared(e, rec, bl != NULL, &settled, &nsettled);
+    uint64_t tag = engine_commit_tag(e); /* before the re-apply moves it */
     int rc = bl ? reapply_lost(e, bl, rec, settled, nsettled) : 0;
     mem_free(settled);
+    if (rc == 0)
+        rc = settle_ddl(e, bl, rec, tag);
     if (rc) {
         log_error("recovery: the engine cannot be brought up to the binary log; refusing to start");
         return -1;
@@ -531,6 +812,7 @@ void sql_commit_stop(void)
     pthread_mutex_lock(&commit_state.mu);
     commit_state.stop = true;
     pthread_cond_broadcast(&commit_state.cond);
+    pthread_cond_broadcast(&commit_state.drain_cv);
     pthread_mutex_unlock(&commit_state.mu);
     if (commit_state.running)
         pthread_join(commit_state.thread, NULL);
