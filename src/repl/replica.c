@@ -1322,7 +1322,7 @@ void replica_status(replica_t *r, replica_status_t *st)
     int64_t lag_ms = -1;
     if (st->sql_running) {
         uint32_t when = r->sql_busy ? r->busy_when : r->head ? r->head->when : 0;
-        if (when) {
+        if (when)
             lag_ms = (int64_t)(now_us / 1000) - (int64_t)when * 1000 - r->clock_diff * 1000;
         else if (live)
             lag_ms = 0;
@@ -1330,7 +1330,6 @@ void replica_status(replica_t *r, replica_status_t *st)
             lag_ms = (int64_t)(silent_us / 1000);
         if (lag_ms < 0)
             lag_ms = 0;
-        }
     }
     st->seconds_behind = lag_ms < 0 ? -1 : lag_ms / 1000;
     st->lag_ms = lag_ms < 0 ? 0 : (uint64_t)lag_ms;
