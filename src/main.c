@@ -27,6 +27,7 @@
 #include "proto/tls.h"
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
+#include "session/monitor.h"
 #include "session/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
@@ -330,6 +331,10 @@ int main(int argc, char **argv)
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;
     }
+    if (session_monitor_start(&g_srv) != 0) { /* after the catalog, binlog and replica it reads */
+        log_error("Aborting: cannot start the monitor's history sampler");
+        goto out;
+    }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
         fprintf(pf, "%d\n", (int)getpid());
@@ -351,6 +356,7 @@ int main(int argc, char **argv)
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
+    session_monitor_stop(); /* its pass ends before the tables it writes go */
     session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
     server_kill_all(&g_srv);
     admit_stop(); /* parked waiters are admitted and see the kill */
@@ -360,6 +366,7 @@ int main(int argc, char **argv)
     log_note("stratad: Shutdown complete");
     rc = 0;
 out:
+    session_monitor_stop();
     session_replica_close(&g_srv);
     if (net)
         net_stop(net);

@@ -19,6 +19,7 @@
 #include "engine/engine.h"
 #include "sql/catalog.h"
 #include "sql/exec.h"
+#include "monitor/history.h"
 #include "util/fio.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
@@ -211,6 +212,8 @@ static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
     engine_t *eng = cat ? catalog_engine(cat) : NULL;
     if (eng && def->id == SYSVAR_STRATA_REBALANCE)
         engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
+    if (def->id == SYSVAR_MONITOR_INTERVAL)
+        history_kick(); /* the sampler waits for the new interval, not the old one */
 }
 
 /* SET checks the server owns: gtid_slave_pos (only while the replica is stopped, and a valid GTID list) and, in
