@@ -9,8 +9,8 @@
  *      them the first time a server is seen);
  *   3. evaluate the advice rules over the history (advice.h), replace the server's rows of strata_monitor.advice,
  *      and notify (error log, webhook) the rules that started or stopped firing.
- * This server only, once a minute: a digest snapshot (the digests whose COUNT_STAR moved since the last one),
- * and the maintenance: rows older than 7 days become 5-minute averages in status_history_5min, digest
+ * This server only, once a minute: a digest snapshot (the digests whose COUNT_STAR moved since the last one);
+ * and every sixth pass (once a minute at the default interval) the maintenance: rows older than 7 days become 5-minute averages in status_history_5min, digest
  * snapshots older than 24 h go, and while the schema is over monitor_history_max_size the oldest rows go
  * (5-minute rows first, a day at a time; then full-resolution rows, an hour at a time).
  *
@@ -40,7 +40,7 @@
 #define KEEP_FULL_SECONDS (7 * 86400)
 #define KEEP_DIGEST_SECONDS 86400
 #define DIGEST_EVERY 60
-#define MAINT_EVERY 60
+#define MAINT_EVERY 6 /* passes: once a minute at the default interval */
 #define INSERT_BATCH 32768 /* bytes of VALUES per INSERT */
 
 /* ---------------------------------------------------------------- samples and per-server state */
@@ -107,7 +107,8 @@ static struct {
     server_state_t **fleet;
     size_t nfleet;
     bool schema_ready;
-    int64_t last_digest, last_maint;
+    int64_t last_digest;
+    uint64_t maint_due; /* passes until the next maintenance */
     digest_set_t snap;        /* counts at the last digest snapshot */
     digest_set_t cur_digests; /* counts now */
     digest_set_t win_digests; /* counts at the snapshot a dominating-statement window starts from */
@@ -516,6 +517,14 @@ static void digest_snapshot(int64_t now)
                    (unsigned long long)d->rows_examined, (unsigned long long)d->rows_sent,
                    (unsigned long long)d->errors, (unsigned long long)d->no_index_used);
     }
+    /* the row of all statements (schema and digest ''): written at every snapshot, so a window always finds the
+     * snapshot it starts from, even one taken before any statement ran */
+    uint64_t all = 0;
+    for (size_t i = 0; i < H.cur_digests.n; i++)
+        all += H.cur_digests.d[i].count;
+    buf_t *b = ins_row(&in);
+    sql_quote(b, HISTORY_LOCAL);
+    buf_printf(b, ",%lld,'','','(all statements)',%llu,0,0,0,0,0)", (long long)now, (unsigned long long)all);
     ins_end(&in);
     /* what was written is now the reference */
     digest_set_clear(&H.snap);
@@ -1073,7 +1082,6 @@ static void maintain(int64_t now, const history_config_t *cfg)
         log_note("monitor: %s takes %.0f bytes, over monitor_history_max_size=%llu: the oldest history was "
                  "deleted", HISTORY_SCHEMA, bytes, (unsigned long long)cfg->max_size);
     }
-    H.last_maint = now;
 }
 
 /* ---------------------------------------------------------------- the thread */
@@ -1087,8 +1095,11 @@ static void pass(const history_config_t *cfg)
     fleet_refresh();
     for (size_t i = 0; i < H.nfleet; i++)
         fleet_server_pass(H.fleet[i], now, cfg);
-    if (!H.last_maint || now - H.last_maint >= MAINT_EVERY || schema_bytes() > (double)cfg->max_size)
+    if (H.maint_due == 0) {
         maintain(now, cfg);
+        H.maint_due = MAINT_EVERY;
+    }
+    H.maint_due--;
     atomic_fetch_add(&H.passes, 1);
 }
 
@@ -1122,6 +1133,9 @@ static void *sampler_main(void *arg)
         pthread_mutex_unlock(&H.lock);
         if (stop)
             break;
+        uint64_t interval = cfg.interval;
+        H.ops.config(H.ops.arg, &cfg); /* a webhook or size bound SET while waiting applies to this pass */
+        cfg.interval = interval;
         pass(&cfg);
         uint64_t now = time_wall_us();
         next_us = (next_us ? next_us : now) + cfg.interval * 1000000;

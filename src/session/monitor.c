@@ -245,7 +245,7 @@ static void monitor_config(void *arg, history_config_t *out)
     (void)arg;
     out->interval = (uint64_t)sysvar_global_int(&M.srv->vars, SYSVAR_MONITOR_INTERVAL);
     out->max_size = (uint64_t)sysvar_global_int(&M.srv->vars, SYSVAR_MONITOR_HISTORY_MAX_SIZE);
-    if (sysvar_global_str(&M.srv->vars, SYSVAR_MONITOR_ALERT_WEBHOOK, out->webhook, sizeof out->webhook) != 0)
+    if (sysvar_global_str(&M.srv->vars, SYSVAR_MONITOR_ALERT_WEBHOOK, out->webhook, sizeof out->webhook) < 0)
         out->webhook[0] = 0;
 }
 
