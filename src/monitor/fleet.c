@@ -68,6 +68,10 @@ static void replica_lag(MYSQL *m, history_num_fn num, void *arg)
     mysql_free_result(res);
 }
 
+void fleet_library_init(void) { mysql_library_init(0, NULL, NULL); }
+void fleet_thread_begin(void) { mysql_thread_init(); }
+void fleet_thread_end(void) { mysql_thread_end(); }
+
 int fleet_sample(const fleet_server_t *s, history_num_fn status, history_text_fn vars, void *arg, char *err,
                  size_t cap)
 {

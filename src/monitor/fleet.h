@@ -20,6 +20,11 @@ typedef struct fleet_server {
 /* status gets every numeric status variable (ON/OFF as 1/0), vars every variable as text, then gauges
  * Strata_up (1) and Strata_replica_lag_seconds when the server is a replica.  0, or -1 with the client's
  * message in err (the server is then recorded as Strata_up 0 by the caller). */
+/* Connector/C's process set-up (before any thread uses it; idempotent) and the sampler thread's own. */
+void fleet_library_init(void);
+void fleet_thread_begin(void);
+void fleet_thread_end(void);
+
 int fleet_sample(const fleet_server_t *s, history_num_fn status, history_text_fn vars, void *arg, char *err,
                  size_t cap);
 

@@ -118,6 +118,9 @@ static struct {
     advice_copy_t *advice;
     size_t nadvice;
     _Atomic uint64_t passes;
+    double last_pass_ms; /* the previous pass's duration, sampled as Strata_monitor_pass_ms */
+    char **alerts;       /* JSON bodies waiting for the pass's commit */
+    size_t nalerts;
 } H = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
        .advice_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -343,6 +346,12 @@ static bool schema_create(void)
             return false;
     return true;
 }
+
+/* A server's writes of one pass are one transaction: one commit (one redo sync) per pass rather than one per
+ * statement, and its row locks, on strata_monitor rows only, last the few milliseconds of the pass.  Nothing
+ * waits on the network inside it. */
+static void trx_begin(void) { sql_exec("BEGIN", 5, NULL, NULL); }
+static void trx_commit(void) { sql_exec("COMMIT", 6, NULL, NULL); }
 
 /* ---------------------------------------------------------------- writing a sample */
 
@@ -726,9 +735,9 @@ static size_t curl_discard(char *p, size_t size, size_t n, void *arg)
     return size * n;
 }
 
-/* POSTs one alert as JSON to monitor_alert_webhook (3 s at most); failures go to the error log. */
-static void webhook_post(const char *url, const char *state, const char *server, const advice_rule_t *rule,
-                         const advice_result_t *r, const char *window, int64_t ts)
+/* An alert as JSON, queued: alerts are POSTed after the pass's transaction commits (alerts_send). */
+static void alert_queue(const char *state, const char *server, const advice_rule_t *rule, const advice_result_t *r,
+                        const char *window, int64_t ts)
 {
     buf_t b;
     buf_init(&b);
@@ -749,26 +758,36 @@ static void webhook_post(const char *url, const char *state, const char *server,
     buf_append_str(&b, ",\"suggested_value\":");
     json_str(&b, r ? r->suggested : "");
     buf_printf(&b, ",\"ts\":%lld}", (long long)ts);
-    CURL *c = curl_easy_init();
-    if (c) {
-        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)b.data);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)b.len);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 3000L);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_discard);
-        CURLcode rc = curl_easy_perform(c);
-        long status = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        if (rc != CURLE_OK || status < 200 || status >= 300)
-            log_warn("monitor: alert webhook %s failed: %s (HTTP %ld)", url,
-                     rc != CURLE_OK ? curl_easy_strerror(rc) : "refused", status);
-        curl_slist_free_all(h);
-        curl_easy_cleanup(c);
+    buf_append_byte(&b, 0);
+    H.alerts = mem_realloc(H.alerts, (H.nalerts + 1) * sizeof *H.alerts);
+    H.alerts[H.nalerts++] = (char *)b.data; /* the buffer's bytes are the string; freed by alerts_send */
+}
+
+/* POSTs the queued alerts to monitor_alert_webhook (3 s at most each); failures go to the error log. */
+static void alerts_send(const char *url)
+{
+    for (size_t i = 0; i < H.nalerts; i++) {
+        CURL *c = url[0] ? curl_easy_init() : NULL;
+        if (c) {
+            struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+            curl_easy_setopt(c, CURLOPT_URL, url);
+            curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+            curl_easy_setopt(c, CURLOPT_POSTFIELDS, H.alerts[i]);
+            curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 3000L);
+            curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+            curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_discard);
+            CURLcode rc = curl_easy_perform(c);
+            long status = 0;
+            curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+            if (rc != CURLE_OK || status < 200 || status >= 300)
+                log_warn("monitor: alert webhook %s failed: %s (HTTP %ld)", url,
+                         rc != CURLE_OK ? curl_easy_strerror(rc) : "refused", status);
+            curl_slist_free_all(h);
+            curl_easy_cleanup(c);
+        }
+        mem_free(H.alerts[i]);
     }
-    buf_free(&b);
+    H.nalerts = 0;
 }
 
 static bool was_firing(const server_state_t *st, const char *rule)
@@ -847,8 +866,7 @@ static void evaluate(server_state_t *st, const history_config_t *cfg)
             else
                 log_note("monitor: advice %s on %s no longer applies", rule->name, st->key);
             if (cfg->webhook[0])
-                webhook_post(cfg->webhook, on ? "firing" : "resolved", st->key, rule, on ? &r : NULL, window,
-                             st->cur.ts);
+                alert_queue(on ? "firing" : "resolved", st->key, rule, on ? &r : NULL, window, st->cur.ts);
         }
         if (!on)
             continue;
@@ -899,7 +917,10 @@ static void local_pass(int64_t now, const history_config_t *cfg)
     if (!st->loaded)
         vars_load(st);
     rotate_sample(st, now);
+    trx_begin();
     H.ops.status(H.ops.arg, sample_add, &st->cur);
+    if (H.last_pass_ms > 0)
+        sample_add(&st->cur, "Strata_monitor_pass_ms", H.last_pass_ms);
     sample_sort(&st->cur);
     add_interval_gauges(st);
     sample_sort(&st->cur);
@@ -914,6 +935,8 @@ static void local_pass(int64_t now, const history_config_t *cfg)
     if (!H.last_digest || now - H.last_digest >= DIGEST_EVERY)
         digest_snapshot(now);
     evaluate(st, cfg);
+    trx_commit();
+    alerts_send(cfg->webhook);
 }
 
 typedef struct fleet_pass {
@@ -933,6 +956,7 @@ static void fleet_server_pass(server_state_t *st, int64_t now, const history_con
     vars_begin(&fp.vp, st);
     char err[256];
     int rc = fleet_sample(&st->addr, fleet_status, fleet_var, &fp, err, sizeof err);
+    trx_begin(); /* after the network: the variables still buffered are written in it */
     ins_end(&fp.vp.in);
     if (rc != 0) {
         if (strcmp(err, st->last_error) != 0)
@@ -941,6 +965,7 @@ static void fleet_server_pass(server_state_t *st, int64_t now, const history_con
         sample_clear(&st->cur);
         sample_add(&st->cur, "Strata_up", 0);
         write_sample(st);
+        trx_commit();
         return;
     }
     st->last_error[0] = 0;
@@ -949,6 +974,8 @@ static void fleet_server_pass(server_state_t *st, int64_t now, const history_con
     sample_sort(&st->cur);
     write_sample(st);
     evaluate(st, cfg);
+    trx_commit();
+    alerts_send(cfg->webhook);
 }
 
 static void fleet_row(void *arg, int n, const char *const *cells)
@@ -1088,6 +1115,7 @@ static void maintain(int64_t now, const history_config_t *cfg)
 
 static void pass(const history_config_t *cfg)
 {
+    uint64_t t0 = time_mono_us();
     int64_t now = (int64_t)(time_wall_us() / 1000000);
     if (!H.schema_ready && !(H.schema_ready = schema_create()))
         return;
@@ -1100,6 +1128,7 @@ static void pass(const history_config_t *cfg)
         H.maint_due = MAINT_EVERY;
     }
     H.maint_due--;
+    H.last_pass_ms = (double)(time_mono_us() - t0) / 1000.0;
     atomic_fetch_add(&H.passes, 1);
 }
 
@@ -1107,6 +1136,7 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     uint64_t next_us = 0;
+    fleet_thread_begin();
     for (;;) {
         history_config_t cfg;
         memset(&cfg, 0, sizeof cfg);
@@ -1142,6 +1172,7 @@ static void *sampler_main(void *arg)
         if (next_us <= now) /* a pass longer than the interval: the next starts now, none are queued */
             next_us = now;
     }
+    fleet_thread_end();
     return NULL;
 }
 
@@ -1149,7 +1180,8 @@ int history_start(const history_ops_t *ops)
 {
     H.ops = *ops;
     H.stop = H.kick = false;
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+    curl_global_init(CURL_GLOBAL_DEFAULT); /* both before the thread: neither library's set-up is thread-safe */
+    fleet_library_init();
     if (pthread_create(&H.thread, NULL, sampler_main, NULL) != 0) {
         curl_global_cleanup();
         return -1;
@@ -1175,6 +1207,9 @@ void history_stop(void)
     }
     mem_free(H.fleet);
     H.fleet = NULL;
+    alerts_send("");
+    mem_free(H.alerts);
+    H.alerts = NULL;
     H.nfleet = 0;
     digest_set_free(&H.snap);
     digest_set_free(&H.cur_digests);
