@@ -172,20 +172,6 @@ static bool rule_tmp_disk_tables(const advice_ctx_t *c, advice_result_t *r)
     return true;
 }
 
-static bool rule_sort_merge_passes(const advice_ctx_t *c, advice_result_t *r)
-{
-    double passes = delta(c, "Sort_merge_passes"), scans = delta(c, "Sort_scan"), ranges = delta(c, "Sort_range");
-    double sbs = var_num(c, "sort_buffer_size");
-    double sorts = (KNOWN(scans) ? scans : 0) + (KNOWN(ranges) ? ranges : 0);
-    if (!KNOWN(passes) || !KNOWN(sbs) || passes < 5 || passes < sorts * 0.1)
-        return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f merge passes for %.0f sorts: sorts spill to disk", passes, sorts);
-    set_var(r->current, sizeof r->current, "sort_buffer_size", sbs);
-    set_var(r->suggested, sizeof r->suggested, "sort_buffer_size", sbs * 4);
-    return true;
-}
-
 static bool rule_table_open_cache(const advice_ctx_t *c, advice_result_t *r)
 {
     double opened = delta(c, "Opened_tables"), open = gauge(c, "Open_tables"), cache = var_num(c, "table_open_cache");
@@ -196,33 +182,6 @@ static bool rule_table_open_cache(const advice_ctx_t *c, advice_result_t *r)
              opened, open, cache);
     set_var(r->current, sizeof r->current, "table_open_cache", cache);
     set_var(r->suggested, sizeof r->suggested, "table_open_cache", cache * 2);
-    return true;
-}
-
-static bool rule_aborted_connects(const advice_ctx_t *c, advice_result_t *r)
-{
-    double aborted = delta(c, "Aborted_connects"), conns = delta(c, "Connections");
-    if (!KNOWN(aborted) || !KNOWN(conns) || aborted < 10 || aborted < conns * 0.1)
-        return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence,
-             "%.0f of %.0f connection attempts failed (bad passwords, unknown users, handshake timeouts)", aborted,
-             conns);
-    snprintf(r->current, sizeof r->current, "%.0f%% failed", conns > 0 ? aborted * 100 / conns : 100);
-    snprintf(r->suggested, sizeof r->suggested, "fix the clients' credentials; see the error log for their hosts");
-    return true;
-}
-
-static bool rule_semisync_fallbacks(const advice_ctx_t *c, advice_result_t *r)
-{
-    double falls = delta(c, "Rpl_semi_sync_master_no_times"), tmo = var_num(c, "rpl_semi_sync_master_timeout");
-    if (!KNOWN(falls) || !KNOWN(tmo) || falls < 1)
-        return false;
-    r->severity = ADVICE_CRITICAL;
-    snprintf(r->evidence, sizeof r->evidence,
-             "semi-synchronous replication fell back to asynchronous %.0f times (no ACK within the timeout)", falls);
-    set_var(r->current, sizeof r->current, "rpl_semi_sync_master_timeout", tmo);
-    set_var(r->suggested, sizeof r->suggested, "rpl_semi_sync_master_timeout", tmo * 2);
     return true;
 }
 
@@ -330,68 +289,6 @@ static bool rule_purge_held_back(const advice_ctx_t *c, advice_result_t *r)
     return true;
 }
 
-static bool rule_slow_queries(const advice_ctx_t *c, advice_result_t *r)
-{
-    double slow = delta(c, "Slow_queries"), q = delta(c, "Questions"), lqt = var_num(c, "long_query_time");
-    if (!KNOWN(slow) || !KNOWN(q) || q < 100 || slow < q * 0.05)
-        return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f of %.0f statements ran longer than long_query_time", slow, q);
-    snprintf(r->current, sizeof r->current, "long_query_time=%g", KNOWN(lqt) ? lqt : 10);
-    snprintf(r->suggested, sizeof r->suggested, "slow_query_log=ON and pt-query-digest the slow log");
-    return true;
-}
-
-static bool rule_full_scans(const advice_ctx_t *c, advice_result_t *r)
-{
-    double scans = delta(c, "Select_scan"), selects = delta(c, "Com_select");
-    if (!KNOWN(scans) || !KNOWN(selects) || selects < 100 || scans < selects * 0.5)
-        return false;
-    r->severity = ADVICE_NOTE;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f of %.0f SELECTs scanned a whole table", scans, selects);
-    snprintf(r->current, sizeof r->current, "%.0f%% full scans", scans * 100 / selects);
-    snprintf(r->suggested, sizeof r->suggested, "log_queries_not_using_indexes=ON and index what they filter on");
-    return true;
-}
-
-static bool rule_full_joins(const advice_ctx_t *c, advice_result_t *r)
-{
-    double joins = delta(c, "Select_full_join");
-    if (!KNOWN(joins) || joins < 10)
-        return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f joins read a table without an index", joins);
-    snprintf(r->current, sizeof r->current, "Select_full_join +%.0f", joins);
-    snprintf(r->suggested, sizeof r->suggested, "an index on the join columns (slow log, log_slow_verbosity=query_plan)");
-    return true;
-}
-
-static bool rule_thread_cache(const advice_ctx_t *c, advice_result_t *r)
-{
-    double created = delta(c, "Threads_created"), conns = delta(c, "Connections");
-    double tcs = var_num(c, "thread_cache_size");
-    if (!KNOWN(created) || !KNOWN(conns) || !KNOWN(tcs) || conns < 100 || created < conns * 0.1)
-        return false;
-    r->severity = ADVICE_NOTE;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f threads created for %.0f connections", created, conns);
-    set_var(r->current, sizeof r->current, "thread_cache_size", tcs);
-    set_var(r->suggested, sizeof r->suggested, "thread_cache_size", fmax(tcs * 2, 16));
-    return true;
-}
-
-static bool rule_binlog_cache(const advice_ctx_t *c, advice_result_t *r)
-{
-    double disk = delta(c, "Binlog_cache_disk_use"), use = delta(c, "Binlog_cache_use");
-    double size = var_num(c, "binlog_cache_size");
-    if (!KNOWN(disk) || !KNOWN(use) || !KNOWN(size) || use < 10 || disk < use * 0.1)
-        return false;
-    r->severity = ADVICE_NOTE;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f of %.0f transactions' binlog caches spilled to disk", disk, use);
-    set_var(r->current, sizeof r->current, "binlog_cache_size", size);
-    set_var(r->suggested, sizeof r->suggested, "binlog_cache_size", size * 4);
-    return true;
-}
-
 static bool rule_row_lock_waits(const advice_ctx_t *c, advice_result_t *r)
 {
     double waits = delta(c, "Innodb_row_lock_waits"), ms = delta(c, "Innodb_row_lock_time");
@@ -404,41 +301,86 @@ static bool rule_row_lock_waits(const advice_ctx_t *c, advice_result_t *r)
     return true;
 }
 
-static bool rule_deadlocks(const advice_ctx_t *c, advice_result_t *r)
+/* ---------------------------------------------------------------- counting rules
+ * The rules of one shape: a counter grew by at least `min` in the window and, when `base` is given, by at least
+ * `share` of base (the sum of the counters listed, at least `min_base`); the suggestion is `var` times `factor`
+ * (at least `floor`), or a sentence when no variable fixes it. */
+typedef struct count_rule {
+    const char *counter;
+    const char *base[2];
+    double min, min_base, share;
+    const char *var;
+    double factor, floor;
+    advice_severity_t severity;
+    const char *evidence; /* printf format of (count, base) */
+    const char *advice;   /* the suggestion when var is NULL */
+} count_rule_t;
+
+static bool count_rule(const advice_ctx_t *c, advice_result_t *r, const count_rule_t *k)
 {
-    double dl = delta(c, "Innodb_deadlocks");
-    if (!KNOWN(dl) || dl < 5)
+    double n = delta(c, k->counter), base = 0;
+    for (int i = 0; i < 2 && k->base[i]; i++) {
+        double b = delta(c, k->base[i]);
+        base += KNOWN(b) ? b : 0;
+    }
+    double v = k->var ? var_num(c, k->var) : 0;
+    if (!KNOWN(n) || !KNOWN(v) || n < k->min || base < k->min_base || n < base * k->share || n == 0)
         return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f deadlocks: transactions lock the same rows in different orders", dl);
-    snprintf(r->current, sizeof r->current, "Innodb_deadlocks +%.0f", dl);
-    snprintf(r->suggested, sizeof r->suggested, "take row locks in one order (innodb_print_all_deadlocks shows them)");
+    r->severity = k->severity;
+    snprintf(r->evidence, sizeof r->evidence, k->evidence, n, base);
+    if (k->var) {
+        set_var(r->current, sizeof r->current, k->var, v);
+        set_var(r->suggested, sizeof r->suggested, k->var, fmax(v * k->factor, k->floor));
+    } else {
+        if (k->base[0] && base > 0)
+            snprintf(r->current, sizeof r->current, "%.1f%% of %s", n * 100 / base, k->base[0]);
+        else
+            snprintf(r->current, sizeof r->current, "%s +%.0f", k->counter, n);
+        snprintf(r->suggested, sizeof r->suggested, "%s", k->advice);
+    }
     return true;
 }
 
-static bool rule_digest_lost(const advice_ctx_t *c, advice_result_t *r)
-{
-    double lost = delta(c, "Performance_schema_digest_lost"), size = var_num(c, "performance_schema_digests_size");
-    if (!KNOWN(lost) || !KNOWN(size) || lost < 1)
-        return false;
-    r->severity = ADVICE_NOTE;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f statements found the digest table full", lost);
-    set_var(r->current, sizeof r->current, "performance_schema_digests_size", size);
-    set_var(r->suggested, sizeof r->suggested, "performance_schema_digests_size", fmax(size * 2, 1000));
-    return true;
-}
+#define COUNT_RULE(fn, ...)                                                                                     \
+    static bool fn(const advice_ctx_t *c, advice_result_t *r)                                                 \
+    {                                                                                                         \
+        static const count_rule_t k = {__VA_ARGS__};                                                          \
+        return count_rule(c, r, &k);                                                                          \
+    }
 
-static bool rule_redo_log_waits(const advice_ctx_t *c, advice_result_t *r)
-{
-    double waits = delta(c, "Innodb_log_waits"), size = var_num(c, "innodb_log_file_size");
-    if (!KNOWN(waits) || !KNOWN(size) || waits < 10)
-        return false;
-    r->severity = ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "%.0f times a commit waited for redo log space", waits);
-    set_var(r->current, sizeof r->current, "innodb_log_file_size", size);
-    set_var(r->suggested, sizeof r->suggested, "innodb_log_file_size", size * 2);
-    return true;
-}
+COUNT_RULE(rule_sort_merge_passes, .counter = "Sort_merge_passes", .base = {"Sort_scan", "Sort_range"}, .min = 5,
+           .share = 0.1, .var = "sort_buffer_size", .factor = 4, .severity = ADVICE_WARNING,
+           .evidence = "%.0f merge passes for %.0f sorts: sorts spill to disk")
+COUNT_RULE(rule_aborted_connects, .counter = "Aborted_connects", .base = {"Connections"}, .min = 10, .share = 0.1,
+           .severity = ADVICE_WARNING,
+           .evidence = "%.0f of %.0f connection attempts failed (bad passwords, unknown users, handshake timeouts)",
+           .advice = "fix the clients' credentials; the error log names their hosts")
+COUNT_RULE(rule_semisync_fallbacks, .counter = "Rpl_semi_sync_master_no_times", .min = 1,
+           .var = "rpl_semi_sync_master_timeout", .factor = 2, .severity = ADVICE_CRITICAL,
+           .evidence = "semi-synchronous replication fell back to asynchronous %.0f times (no ACK within the timeout)")
+COUNT_RULE(rule_slow_queries, .counter = "Slow_queries", .base = {"Questions"}, .min_base = 100, .share = 0.05,
+           .severity = ADVICE_WARNING, .evidence = "%.0f of %.0f statements ran longer than long_query_time",
+           .advice = "slow_query_log=ON and pt-query-digest the slow log")
+COUNT_RULE(rule_full_scans, .counter = "Select_scan", .base = {"Com_select"}, .min_base = 100, .share = 0.5,
+           .severity = ADVICE_NOTE, .evidence = "%.0f of %.0f SELECTs scanned a whole table",
+           .advice = "log_queries_not_using_indexes=ON and index what they filter on")
+COUNT_RULE(rule_full_joins, .counter = "Select_full_join", .min = 10, .severity = ADVICE_WARNING,
+           .evidence = "%.0f joins read a table without an index",
+           .advice = "an index on the join columns (slow log, log_slow_verbosity=query_plan)")
+COUNT_RULE(rule_thread_cache, .counter = "Threads_created", .base = {"Connections"}, .min_base = 100, .share = 0.1,
+           .var = "thread_cache_size", .factor = 2, .floor = 16, .severity = ADVICE_NOTE,
+           .evidence = "%.0f threads created for %.0f connections")
+COUNT_RULE(rule_binlog_cache, .counter = "Binlog_cache_disk_use", .base = {"Binlog_cache_use"}, .min_base = 10,
+           .share = 0.1, .var = "binlog_cache_size", .factor = 4, .severity = ADVICE_NOTE,
+           .evidence = "%.0f of %.0f transactions' binlog caches spilled to disk")
+COUNT_RULE(rule_deadlocks, .counter = "Innodb_deadlocks", .min = 5, .severity = ADVICE_WARNING,
+           .evidence = "%.0f deadlocks: transactions lock the same rows in different orders",
+           .advice = "take row locks in one order (innodb_print_all_deadlocks shows them)")
+COUNT_RULE(rule_digest_lost, .counter = "Performance_schema_digest_lost", .min = 1,
+           .var = "performance_schema_digests_size", .factor = 2, .floor = 1000, .severity = ADVICE_NOTE,
+           .evidence = "%.0f statements found the digest table full")
+COUNT_RULE(rule_redo_log_waits, .counter = "Innodb_log_waits", .min = 10, .var = "innodb_log_file_size",
+           .factor = 2, .severity = ADVICE_WARNING, .evidence = "%.0f times a commit waited for redo log space")
 
 const advice_rule_t advice_rules[] = {
     {"buffer_pool_hit_rate", ADVICE_HOUR, "innodb_buffer_pool_size", rule_buffer_pool_hit_rate,
