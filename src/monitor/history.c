@@ -157,7 +157,8 @@ static void sample_add(void *arg, const char *name, double v)
 
 static void sample_sort(sample_t *s)
 {
-    qsort(s->p, s->n, sizeof *s->p, point_cmp);
+    if (s->n > 1) /* qsort must not see a NULL base (UBSan) */
+        qsort(s->p, s->n, sizeof *s->p, point_cmp);
     /* a name twice (a fleet server's status listed twice): keep the first */
     size_t w = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -260,6 +261,12 @@ static digest_count_t *digest_set_add(digest_set_t *s, const char *schema, const
 static int digest_cmp(const void *a, const void *b)
 {
     return strcmp(((const digest_count_t *)a)->key, ((const digest_count_t *)b)->key);
+}
+
+static void digest_set_sort(digest_set_t *s)
+{
+    if (s->n > 1) /* qsort must not see a NULL base (UBSan) */
+        qsort(s->d, s->n, sizeof *s->d, digest_cmp);
 }
 
 static const digest_count_t *digest_set_find(const digest_set_t *s, const char *key)
@@ -575,7 +582,7 @@ static bool digest_window_start(int64_t start, int64_t restart)
                        ".digest_history WHERE server = '" HISTORY_LOCAL "' AND ts <= %lld AND ts >= %lld GROUP BY "
                        "schema_name, digest", (long long)ts, (long long)restart);
         ok = sql_exec((const char *)b.data, b.len, load_digest_row, &H.win_digests) == 0;
-        qsort(H.win_digests.d, H.win_digests.n, sizeof *H.win_digests.d, digest_cmp);
+        digest_set_sort(&H.win_digests);
         H.win_digests_ts = ok ? (int64_t)ts : 0;
     }
     buf_free(&b);
@@ -931,7 +938,7 @@ static void local_pass(int64_t now, const history_config_t *cfg)
     ins_end(&vp.in);
     digest_set_clear(&H.cur_digests);
     digest_scan(digest_collect, &H.cur_digests);
-    qsort(H.cur_digests.d, H.cur_digests.n, sizeof *H.cur_digests.d, digest_cmp);
+    digest_set_sort(&H.cur_digests);
     if (!H.last_digest || now - H.last_digest >= DIGEST_EVERY)
         digest_snapshot(now);
     evaluate(st, cfg);
