@@ -26,7 +26,7 @@ LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lcurl
 # (my_global.h, errmsg.h ...) never shadow anything elsewhere.
 MARIADB_CFLAGS := $(shell mariadb_config --include 2>/dev/null || echo -I/usr/include/mariadb)
 
-LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+LIB_SRCS  := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)

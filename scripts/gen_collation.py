@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates src/sql/coll_tables.c: the sort weights of utf8mb4/utf8mb3_general_ci and latin1_swedish_ci.
+"""Generates src/sql/value/coll_tables.c: the sort weights of utf8mb4/utf8mb3_general_ci and latin1_swedish_ci.
 
-Usage: python3 scripts/gen_collation.py [/usr/share/unicode] > src/sql/coll_tables.c
+Usage: python3 scripts/gen_collation.py [/usr/share/unicode] > src/sql/value/coll_tables.c
 (Debian's unicode-data package provides UnicodeData.txt and DerivedAge.txt; the build needs neither, the
 generated file is checked in.)
 
@@ -113,7 +113,7 @@ def emit(out, gw, lw):
               ' * Sort weights of utf8mb4_general_ci / utf8mb3_general_ci (one uint16 per BMP code point, as a\n'
               ' * page table: NULL pages weigh every code point as itself) and latin1_swedish_ci (one byte per\n'
               ' * byte).  The rule and its exceptions are in the generator; collation.h has the readers.\n */\n')
-    out.write('#include "sql/collation.h"\n\n')
+    out.write('#include "sql/value/collation.h"\n\n')
     pages = []
     for hi in range(256):
         page = gw[hi * 256:(hi + 1) * 256]

@@ -28,11 +28,11 @@
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
 #include "session/monitor.h"
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
 #include "util/config.h"
 #include "util/util.h"
 
@@ -138,7 +138,7 @@ static bool bind_is_loopback(const char *addr)
 }
 
 /*
- * The binary log is on unless --skip-log-bin (issue 5: on by default).  --log-bin=NAME names the files
+ * The binary log is on unless --skip-log-bin (on by default).  --log-bin=NAME names the files
  * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
  */
 static int open_binlog(const config_t *cfg, const char *datadir)
@@ -180,7 +180,7 @@ static int open_binlog(const config_t *cfg, const char *datadir)
     if (rec.crashed)
         log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
                  "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
-    /* the engine's prepared transactions commit if the binlog has them, else roll back (sql/commit.h) */
+    /* the engine's prepared transactions commit if the binlog has them, else roll back (commit/commit.h) */
     int rrc = sql_commit_start(g_engine, g_srv.binlog, &rec);
     binlog_recovery_free(&rec);
     if (rrc != 0)

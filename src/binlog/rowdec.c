@@ -1,7 +1,7 @@
 /*
  * Decoding row events: the inverse of rows.c and trx.c (TABLE_MAP + WRITE/UPDATE/DELETE_ROWS with full images)
  * into typed values, one callback per row change.  Crash recovery re-applies binlog transactions the engine lost
- * with it (sql/binapply.c), and a replica's applier can use it the same way.  Formats: event.c's header comment
+ * with it (access/binapply.c), and a replica's applier can use it the same way.  Formats: event.c's header comment
  * (event bodies) and rows.c (values); TABLE_MAP metadata per type is binlog_col_map()'s.
  *
  * Limits: every column must be present in both images (binlog_row_image=FULL, what strata and MariaDB's default

@@ -171,7 +171,7 @@ int engine_trx_rollback(engine_trx_t *t);
  * and let the binlog leader make a whole group durable with one engine_log_sync(max LSN of the group). */
 int engine_trx_commit_nosync(engine_trx_t *t, uint64_t *commit_lsn);
 int engine_log_sync(engine_t *e, uint64_t lsn);
-/* Commit tags: the binlog's one-fsync commit (sql/commit.h) commits in binlog order without syncing, each commit
+/* Commit tags: the binlog's one-fsync commit (commit/commit.h) commits in binlog order without syncing, each commit
  * tagged with its binlog position (tag != 0).  The tag is logged in the COMMIT's own redo group, so it is durable
  * exactly when the commit is.  engine_commit_tag() is the tag of the last tagged commit in log order: after a
  * crash, that of the last one that survived (checkpoints keep it).  The caller commits in tag order, so every

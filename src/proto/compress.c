@@ -1,7 +1,7 @@
 /*
  * The MySQL compressed protocol (frame format drawn in compress.h).
  *
- * Why this is cheap where MySQL 5.6 was not (seed 000, "SHOW WARNINGS can stall your MySQL server if compressed
+ * Why this is cheap where MySQL 5.6 was not (the "SHOW WARNINGS can stall your MySQL server if compressed
  * protocol is used"): MySQL called compress2() per frame, which sets up and tears down a whole deflate state
  * (about 270 KB at level 6: window, hash chains, pending buffer) for every answer, plus a malloc'd copy of the
  * packet; with 30 threads flooding short answers that was mostly mmap/munmap and page faults in the kernel.  Here:

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "proto/proto_int.h"
-#include "session/acl.h"
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "acl/priv.h"
 
 /* Largest packet accepted before authentication (a handshake response with connection attributes). */
 #define CONN_PREAUTH_MAX_PACKET (64u * 1024)

@@ -27,7 +27,7 @@
 #include "binlog/binlog.h"
 #include "proto/proto_int.h"
 #include "repl/semisync.h"
-#include "session/priv.h"
+#include "acl/priv.h"
 #include "util/blocking.h"
 
 int conn_register_slave(conn_t *c, const uint8_t *arg, size_t alen)

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "proto/proto_int.h"
-#include "sql/value.h"
+#include "sql/value/value.h"
 
 static void sink_prepared(res_sink_t *s, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams)
 {

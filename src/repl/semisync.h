@@ -1,5 +1,5 @@
 /*
- * Semi-synchronous replication, source side (seed 003; DESIGN.md decision 2).  A commit whose events end at
+ * Semi-synchronous replication, source side (DESIGN.md decision 2).  A commit whose events end at
  * binlog position P is acknowledged to its client only once a semi-sync replica has confirmed it holds P, or
  * after rpl_semi_sync_master_timeout, when the source falls back to asynchronous replication until a replica
  * catches up again (MariaDB's semantics and variable names).
@@ -7,7 +7,7 @@
  * Waiters are kept in a queue ordered by position and each has its own condition variable: an ACK for P wakes
  * exactly the committers at or below P, one signal each, never a broadcast (MySQL woke every waiter at every ACK:
  * 6,000 -> 300 TRX/s at 3,000 connections).  The dump threads (src/proto/dump.c) report ACKs and replica
- * arrivals and departures; the commit path (src/sql/commit.c) waits.
+ * arrivals and departures; the commit path (src/commit/commit.c) waits.
  *
  * Thread-safety: one mutex; waiters sleep on their own condition variable under it.
  */

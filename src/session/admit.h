@@ -1,10 +1,10 @@
 /*
- * Transaction admission (DESIGN.md decision 1; seed 003): at most strata_max_active_transactions write
+ * Transaction admission (DESIGN.md decision 1): at most strata_max_active_transactions write
  * transactions run at once; a session that wants to start one past that waits in a FIFO *as state* (its
  * connection is parked, it holds no thread) and is resumed when a running transaction ends.
  *
  * Why: at 3,000 connections doing short write transactions on the same rows, letting all of them open a
- * transaction fills the lock tables with waiters and deadlocks (the throughput collapse of seed 003).  Admitting
+ * transaction fills the lock tables with waiters and deadlocks (the throughput collapse operators report at thousands of connections).  Admitting
  * a bounded number keeps the contention of a 64-client run whatever the number of clients.
  *
  * A session holds its slot from the statement that starts its transaction until the transaction ends (COMMIT,

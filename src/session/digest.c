@@ -19,7 +19,7 @@
 #include "monitor/digest.h"
 #include "session/session.h"
 #include "sql/sql.h"
-#include "sql/tz.h"
+#include "sql/value/tz.h"
 #include "util/util.h"
 
 #define DIGEST_CACHE 4

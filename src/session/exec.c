@@ -17,18 +17,18 @@
 #include "util/blocking.h"
 #include "session/exec_repl.h"
 #include "session/monitor.h"
-#include "session/acl.h"
-#include "session/exec_grant.h" /* issue 7: privilege statements */
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "session/exec_grant.h" /* privilege statements */
+#include "acl/priv.h"
 #include "session/session.h"
 #include "session/status.h"
 #include "session/sysvar.h"
 #include "session/ulock.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
 #include "sql/sql.h"
-#include "sql/store.h"
-#include "sql/tz.h"
+#include "sql/value/store.h"
+#include "sql/value/tz.h"
 
 /* ------------------------------------------------------------------ evaluation callbacks */
 
@@ -166,7 +166,7 @@ static int cb_session_fn(void *user, sql_session_fn_t fn, value_t *out)
         *out = value_str(t, strlen(t), COLL_UTF8MB3_GENERAL_CI);
         break;
     }
-    case SQL_SFN_CURRENT_ROLE: /* issue 7 */
+    case SQL_SFN_CURRENT_ROLE:
         *out = s->role[0] ? value_str(s->role, strlen(s->role), COLL_UTF8MB3_GENERAL_CI) : value_null();
         break;
     case SQL_SFN_CONNECTION_ID: *out = value_uint(s->id); break;
@@ -346,7 +346,7 @@ static bool session_div_zero_off(session_t *s)
 static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
 {
     session_t *s = x->s;
-    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* NOW() in @@time_zone (sql/tz.h) */
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* NOW() in @@time_zone (sql/value/tz.h) */
     sql_eval_ctx_init(ev, &s->arena, &s->diag, &exec_cb, x);
     ev->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
@@ -423,8 +423,8 @@ unsigned session_parse_mode(session_t *s)
            ((m & (1ll << 29)) ? SQL_PARSE_HIGH_NOT_PRECEDENCE : 0u);
 }
 
-/* A statement context for the executor (sql/exec.h) from the session's state. */
-/* issue 7: the executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
+/* A statement context for the executor (sql/exec/exec.h) from the session's state. */
+/* The executor's row filter for SHOW DATABASES / SHOW TABLES / information_schema. */
 static bool sqlx_visible(void *user, const char *db, const char *table)
 {
     return table ? priv_table_visible(user, db, table) : priv_db_visible(user, db);
@@ -471,7 +471,7 @@ static int is_status_row(void *arg, const status_def_t *def, const char *value, 
     return 0;
 }
 
-/* TRUNCATE of the performance_schema tables the session keeps (sql/exec.h session_table_truncate). */
+/* TRUNCATE of the performance_schema tables the session keeps (sql/exec/exec.h session_table_truncate). */
 static void sqlx_session_table_truncate(void *user, const char *table)
 {
     (void)user;
@@ -479,7 +479,7 @@ static void sqlx_session_table_truncate(void *user, const char *table)
         session_digest_truncate();
 }
 
-/* The rows of the information_schema tables the session knows (sql/exec.h session_table). */
+/* The rows of the information_schema tables the session knows (sql/exec/exec.h session_table). */
 static void sqlx_session_table(void *user, const char *table, void (*row)(void *arg, const char *const *vals), void *arg)
 {
     session_t *s = user;
@@ -514,7 +514,7 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
     } else if (strcmp(table, "PROCESSLIST") == 0) {
         server_t *srv = s->srv;
         uint64_t now = time_wall_us();
-        bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+        bool all = priv_has_global(s, PRIV_PROCESS); /* without PROCESS, only one's own threads */
         pthread_mutex_lock(&srv->sessions_lock);
         for (session_t *t = srv->sessions; t; t = t->next) {
             if (!all && t != s && strcmp(t->user, s->user) != 0)
@@ -598,7 +598,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->no_auto_value_on_zero = (mode & (1ll << 19)) != 0; /* NO_AUTO_VALUE_ON_ZERO */
     sql_store_set_mode(((mode & (1ll << 24)) ? SQL_STORE_NO_ZERO_DATE : 0) | /* 23 NO_ZERO_IN_DATE, 24 NO_ZERO_DATE */
                        ((mode & (1ll << 23)) ? SQL_STORE_NO_ZERO_IN_DATE : 0));
-    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/tz.h) */
+    sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/value/tz.h) */
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
     c->thread_id = s->id;
@@ -709,7 +709,7 @@ static int read_only_check(session_t *s, const sql_stmt_t *st)
 
 static int sqlx_run(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
-    int prc = priv_check_stmt(x->s, st); /* issue 7: privileges first, at every execution */
+    int prc = priv_check_stmt(x->s, st); /* privileges first, at every execution */
     if (prc)
         return prc < 0 ? prc : -x->s->diag.error_code;
     if ((prc = read_only_check(x->s, st)) != 0)
@@ -983,7 +983,7 @@ static int set_value_text(exec_ctx_t *x, const sql_stmt_t *st, sql_eval_ctx_t *e
     return 0;
 }
 
-/* issue 7: SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
+/* SET GLOBAL needs SUPER, or for some variables one of MariaDB 10.11's narrower privileges. */
 static uint64_t set_global_privs(const char *name)
 {
     static const char *const conn[] = {"max_connections", "max_user_connections", "max_connect_errors",
@@ -1013,7 +1013,7 @@ static int set_sysvar_check(exec_ctx_t *x, const sql_set_item_t *it)
         snprintf(full, sizeof full, "%s%s%s", it->component ? it->component : "", it->component ? "." : "", it->name);
         return diag_error(&s->diag, ER_UNKNOWN_SYSTEM_VARIABLE, full);
     }
-    if (it->scope == SQL_SCOPE_GLOBAL) /* issue 7: the privilege MariaDB asks for this variable */
+    if (it->scope == SQL_SCOPE_GLOBAL) /* the privilege MariaDB asks for this variable */
         return priv_check_global(s, set_global_privs(def->name));
     return 0;
 }
@@ -1356,7 +1356,7 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     rs.cols[8].type = MYSQL_TYPE_NEWDECIMAL, rs.cols[8].charset = CHARSET_BINARY, rs.cols[8].decimals = 3, rs.cols[8].flags = COLF_NOT_NULL | COLF_NUM;
     uint64_t now = time_wall_us();
     trs_start(&rs);
-    bool all = priv_has_global(s, PRIV_PROCESS); /* issue 7: without PROCESS, only one's own threads */
+    bool all = priv_has_global(s, PRIV_PROCESS); /* without PROCESS, only one's own threads */
     pthread_mutex_lock(&srv->sessions_lock);
     for (session_t *t = srv->sessions; t; t = t->next) {
         if (!all && t != s && strcmp(t->user, s->user) != 0)
@@ -1396,7 +1396,7 @@ static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     for (size_t i = 0; i < ARRAY_LEN(dbs); i++) {
         if (sh->like && !sysvar_like(sh->like, dbs[i]))
             continue;
-        if (!priv_db_visible(x->s, dbs[i])) /* issue 7 */
+        if (!priv_db_visible(x->s, dbs[i]))
             continue;
         static const char *names[] = {"Database"};
         const char *vals[1] = {dbs[i]};
@@ -1494,7 +1494,7 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
     return 0;
 }
 
-/* SHOW GRANTS (issue 7: exec_grant.c). */
+/* SHOW GRANTS (exec_grant.c). */
 static int exec_show_grants(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
 {
     return exec_grant_show(x->s, sh, sink, more);
@@ -1506,7 +1506,7 @@ static int exec_show_create_user(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
     const char *user, *host;
     stmt_account(s, sh->has_user ? &sh->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
-        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0) /* issue 7 */
+        exec_grant_check_mysql_db(s, PRIV_SELECT) != 0)
         return -s->diag.error_code;
     buf_t out;
     buf_init(&out);
@@ -1548,7 +1548,7 @@ static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
     text_rs_t rs = {.s = s, .sink = sink};
     trs_col(&rs, "Log_name", 255, MYSQL_TYPE_VAR_STRING);
     trs_col(&rs, "File_size", 20, MYSQL_TYPE_LONGLONG);
-    /* strata's own columns after MariaDB's two: files are compressed when closed (issue 5). */
+    /* strata's own columns after MariaDB's two: files are compressed when closed. */
     trs_col(&rs, "Compressed", 3, MYSQL_TYPE_VAR_STRING);
     trs_col(&rs, "Disk_size", 20, MYSQL_TYPE_LONGLONG);
     binlogs_arg_t a = {&rs, &s->arena};
@@ -1557,7 +1557,7 @@ static int exec_show_binlogs(exec_ctx_t *x, res_sink_t *sink, bool more)
     return 0;
 }
 
-/* SHOW ENGINE INNODB|ALL STATUS|MUTEX (seed 000's monitoring script snapshots the STATUS every 10 s).  strata's
+/* SHOW ENGINE INNODB|ALL STATUS|MUTEX (monitoring scripts snapshot the STATUS every few seconds).  strata's
  * one engine answers for InnoDB: one row (Type, Name, Status) whose text has the InnoDB monitor's section
  * headings over the engine's counters; MUTEX has no rows (no instrumented mutexes).  Needs PROCESS, as in
  * MariaDB; any other engine name is 1286, except ALL (every engine: here, the one). */
@@ -1691,7 +1691,7 @@ static int exec_show_binlog_events(exec_ctx_t *x, const sql_show_t *sh, res_sink
 static int exec_purge(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    /* issue 7: PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
+    /* PURGE needs SUPER or BINLOG ADMIN, RESET MASTER RELOAD (MariaDB 10.11) */
     int prc = priv_check_global(s, st->kind == SQL_STMT_RESET_MASTER ? PRIV_RELOAD : PRIV_SUPER | PRIV_BINLOG_ADMIN);
     if (prc)
         return prc;
@@ -1754,7 +1754,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
     case SQL_SHOW_GRANTS: return exec_show_grants(x, sh, sink, more);
     case SQL_SHOW_CREATE_USER: return exec_show_create_user(x, sh, sink, more);
-    /* issue 7: binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
+    /* binlog statements need BINLOG MONITOR (REPLICATION CLIENT), or SUPER where MariaDB accepts it */
     case SQL_SHOW_BINARY_LOGS:
         return priv_check_global(x->s, PRIV_SUPER | PRIV_BINLOG_MONITOR) ?: exec_show_binlogs(x, sink, more);
     case SQL_SHOW_MASTER_STATUS:
@@ -1778,7 +1778,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
     const sql_user_stmt_t *u = &st->user;
     size_t n = u->nusers;
     int rc;
-    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* issue 7: ALTER USER of oneself too (MariaDB) */
+    if ((rc = priv_check_global(s, PRIV_CREATE_USER)) != 0) /* ALTER USER of oneself too (MariaDB) */
         return rc;
     if (st->kind == SQL_STMT_DROP_USER) {
         acl_user_name_t *names = arena_calloc(&s->arena, sizeof *names * (n ? n : 1));
@@ -1798,7 +1798,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
             specs[i].password = sp->password;
             specs[i].password_len = sp->password ? strlen(sp->password) : 0;
             specs[i].auth_string = sp->auth_string;
-            /* issue 7: account options (they follow the user list and apply to every account in it) */
+            /* account options (they follow the user list and apply to every account in it) */
             if ((rc = exec_grant_account_opts(s, &u->opts, &specs[i])) != 0)
                 return rc;
         }
@@ -1824,7 +1824,7 @@ static int exec_user_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink,
 static int exec_rename_user(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
-    int prc = priv_check_global(s, PRIV_CREATE_USER); /* issue 7 */
+    int prc = priv_check_global(s, PRIV_CREATE_USER);
     if (prc)
         return prc;
     for (uint32_t i = 0; i < st->rename_user.n; i++) {
@@ -1845,7 +1845,7 @@ static int exec_set_password(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *si
     const char *user, *host;
     stmt_account(s, sp->has_user ? &sp->user : NULL, &user, &host);
     if ((strcmp(user, s->priv_user) || strcasecmp(host ? host : "%", s->priv_host)) &&
-        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0) /* issue 7 */
+        exec_grant_check_mysql_db(s, PRIV_UPDATE) != 0)
         return -s->diag.error_code;
     const char *password = NULL, *hash = NULL;
     const sql_expr_t *e = sp->value;
@@ -2173,7 +2173,7 @@ static int stmt_com_counter(const sql_stmt_t *st)
     case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
     case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
     case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
-    /* issue 7 */
+
     case SQL_STMT_GRANT:
         return st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_GRANT_ROLE : STATUS_COM_GRANT;
     case SQL_STMT_REVOKE:
@@ -2367,7 +2367,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         logged_sink_t ls;
         return exec_rename_user(x, st, logged_sink(&ls, s, st, sink), more);
     }
-    /* issue 7: privilege statements (exec_grant.c) */
+    /* privilege statements (exec_grant.c) */
     case SQL_STMT_GRANT:
     case SQL_STMT_REVOKE:
     case SQL_STMT_CREATE_ROLE:
@@ -2389,7 +2389,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return diag_failed(&s->diag) ? 1 : 0;
     }
     case SQL_STMT_SHUTDOWN: {
-        int prc = priv_check_global(s, PRIV_SHUTDOWN); /* issue 7 */
+        int prc = priv_check_global(s, PRIV_SHUTDOWN);
         if (prc)
             return prc;
     }
@@ -2400,7 +2400,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
             s->srv->request_shutdown(s->srv);
         return 0;
     case SQL_STMT_FLUSH: {
-        /* issue 7: every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
+        /* every FLUSH needs RELOAD; FLUSH PRIVILEGES has nothing to reload (grants are live). */
         int prc = priv_check_global(s, PRIV_RELOAD);
         if (prc)
             return prc;
@@ -2481,7 +2481,7 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return 0;
     }
     case SQL_STMT_LOCK_TABLES:
-        /* issue 7: LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
+        /* LOCK TABLES on the database and SELECT on each table (MariaDB's order: 1044, then 1142) */
         for (uint32_t i = 0; i < st->lock.n; i++) {
             const sql_name_t *n = &st->lock.tables[i].table;
             const char *db = n->db ? n->db : s->db;

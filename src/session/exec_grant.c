@@ -19,11 +19,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "session/exec_grant.h"
-#include "session/priv.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
+#include "acl/priv.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
 #include "util/util.h"
 
 #define ER_ACCESS_DENIED_NO_PASSWORD 1698 /* "Access denied for user '%s'@'%s'" (not in errors.def yet) */

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "session/session.h"
 #include "sql/sql.h"
 

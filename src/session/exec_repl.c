@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "session/exec_repl.h"
-#include "session/priv.h"
+#include "acl/priv.h"
 #include "util/util.h"
 
 static int no_replica(session_t *s) { return diag_error(&s->diag, ER_MASTER_INFO); }

@@ -1,7 +1,7 @@
 /*
  * Session-internal: strata as a replica (src/repl/replica.h) seen from SQL.  exec_repl.c answers CHANGE MASTER,
  * START / STOP / RESET SLAVE, SHOW SLAVE STATUS and gtid_slave_pos; replica_apply.c is the applier the SQL
- * thread calls (row events through sql/binapply.c, QUERY events through this layer's own statement path) and
+ * thread calls (row events through access/binapply.c, QUERY events through this layer's own statement path) and
  * the position store (the catalog's 'R'/'Q' records, written in the applied transaction).
  */
 #ifndef STRATA_SESSION_EXEC_REPL_H

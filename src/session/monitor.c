@@ -21,8 +21,8 @@
 #include "repl/replica.h"
 #include "session/exec_repl.h"
 #include "session/monitor.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
 #include "util/util.h"
 
 static struct {

@@ -9,13 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session/acl.h"
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "acl/priv.h"
 #include "session/session.h"
 
 #define PRIV(id, bit, name, levels) {name, 1ull << (bit), levels},
 const priv_def_t priv_defs[] = {
-#include "session/privileges.def"
+#include "acl/privileges.def"
 };
 #undef PRIV
 const size_t priv_ndefs = ARRAY_LEN(priv_defs);
@@ -26,7 +26,7 @@ static const struct {
 } priv_aliases[] = {
 #define PRIV(id, bit, name, levels)
 #define PRIV_ALIAS(name, id) {name, PRIV_##id},
-#include "session/privileges.def"
+#include "acl/privileges.def"
 #undef PRIV
 };
 

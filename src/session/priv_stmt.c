@@ -1,7 +1,7 @@
 /*
  * Privilege checks for the statements the SQL executor runs (tables, databases), made by the session before
  * the executor sees the statement -- and again at every EXECUTE of a prepared statement, since both paths go
- * through here.  Each statement kind has a rule, named by its row in sql/statements.def (NONE, OWN or RULE:
+ * through here.  Each statement kind has a rule, named by its row in sql/parser/statements.def (NONE, OWN or RULE:
  * rule_<ID> below), so there is no default that lets a statement through.  The rules and messages are
  * MariaDB 10.11's (docs/accounts.md has the table):
  *
@@ -22,11 +22,11 @@
  */
 #include <string.h>
 
-#include "session/priv.h"
+#include "acl/priv.h"
 #include "session/session.h"
-#include "sql/ast.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
+#include "sql/parser/ast.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
 #include "util/util.h"
 
 typedef struct tref {
@@ -610,7 +610,7 @@ static int rule_own(walk_t *w, const sql_stmt_t *st)
 #define PRIV_RULE_RULE(id) rule_##id
 static const stmt_rule_fn stmt_rules[SQL_STMT__COUNT] = {
 #define STMT(id, priv) [SQL_STMT_##id] = PRIV_RULE_##priv(id),
-#include "sql/statements.def"
+#include "sql/parser/statements.def"
 #undef STMT
 };
 

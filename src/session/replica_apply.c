@@ -2,7 +2,7 @@
  * The replica's applier (replica_apply_ops_t, src/repl/replica.h) and its position store.
  *
  * A group of row events (GTID, TABLE_MAP, WRITE/UPDATE/DELETE_ROWS v1/v2, XID or COMMIT) is applied in one
- * engine transaction through sql/binapply.c, the re-apply code crash recovery uses; the group's GTID (catalog
+ * engine transaction through access/binapply.c, the re-apply code crash recovery uses; the group's GTID (catalog
  * record 'R' per domain, MariaDB's mysql.gtid_slave_pos) and source position ('Q') are written in that same
  * transaction, so a crash keeps both or neither: nothing applied twice, nothing lost.
  *
@@ -18,10 +18,10 @@
 #include <strings.h>
 
 #include "session/exec_repl.h"
-#include "sql/binapply.h"
-#include "sql/commit.h"
-#include "sql/exec.h"
-#include "sql/rowcodec.h"
+#include "access/binapply.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
+#include "access/rowcodec.h"
 #include "util/util.h"
 
 typedef struct applier {

@@ -11,14 +11,14 @@
 
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
-#include "session/acl.h"
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "acl/priv.h"
 #include "repl/semisync.h"
 #include "monitor/digest.h"
 #include "session/session.h"
 #include "engine/engine.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
 #include "monitor/history.h"
 #include "util/fio.h"
 
@@ -570,7 +570,7 @@ int session_set_db(session_t *s, const char *db, size_t len)
 {
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)len, db);
-    int rc = priv_check_db_access(s, name); /* issue 7: 1044 before 1049, as MariaDB */
+    int rc = priv_check_db_access(s, name); /* 1044 before 1049, as MariaDB */
     if (rc)
         return rc;
     /* The executor's catalog knows the databases (information_schema and the other virtual ones included). */

@@ -17,7 +17,7 @@
 #include "session/status.h"
 #include "session/sysvar.h"
 #include "sql/result.h"
-#include "sql/value.h"
+#include "sql/value/value.h"
 #include "util/diag.h"
 #include "util/util.h"
 
@@ -80,7 +80,7 @@ typedef struct sess_stmt {
     int ncols;
     res_col_t *cols;
     char *db;              /* the current database at PREPARE: executions run in it, as MariaDB's do (NULL: none) */
-    struct sql_plan *plan; /* its bound plan, reused while its tables do not change (sql/exec.h); NULL: none */
+    struct sql_plan *plan; /* its bound plan, reused while its tables do not change (sql/exec/exec.h); NULL: none */
 } sess_stmt_t;
 
 enum session_cmd_state { SESS_SLEEP = 0, SESS_QUERY, SESS_CONNECT, SESS_KILLED_STATE };
@@ -136,7 +136,7 @@ struct session {
     sess_stmt_t *stmts;
     uint32_t next_stmt_id;
     uint32_t prev_warn_count, prev_error_count; /* the previous statement's, for @@warning_count */
-    /* Transactions: whether one is open, and how, is the executor's (sqlx, sql/exec.h); the session keeps what
+    /* Transactions: whether one is open, and how, is the executor's (sqlx, sql/exec/exec.h); the session keeps what
      * only it knows.  SET TRANSACTION without GLOBAL/SESSION sets the next transaction's characteristics
      * (next_iso, next_access) until a transaction begun after it ends (its trx_seq passes next_seq). */
     int8_t next_iso;        /* tx_isolation enum index for the next transaction, -1: none */
@@ -304,7 +304,7 @@ void session_digest_init(server_t *srv);
  * text is not normalized again), its meter and diagnostics added to its row. */
 void session_digest_record(session_t *s, const struct sql_stmt *st, uint64_t query_us);
 /* performance_schema.events_statements_summary_by_digest: one row(arg, vals) per row, vals in the table's
- * column order (sql/exec_show.c exec_perfschema); and its TRUNCATE. */
+ * column order (sql/ddl/show.c exec_perfschema); and its TRUNCATE. */
 void session_digest_rows(void (*row)(void *arg, const char *const *vals), void *arg);
 void session_digest_truncate(void);
 /* Frees the session's digest cache (session_free). */

@@ -11,9 +11,9 @@
 #ifndef STRATA_SQL_SQL_H
 #define STRATA_SQL_SQL_H
 
-#include "sql/ast.h"
-#include "sql/value.h"
-#include "sql/store.h"
+#include "sql/parser/ast.h"
+#include "sql/value/value.h"
+#include "sql/value/store.h"
 #include "util/diag.h"
 
 /* The server version the parser emulates for executable comments: slash-star-bang NNNNN ... runs when NNNNN <= this. */
@@ -69,7 +69,7 @@ typedef enum sql_session_fn {
     SQL_SFN_FOUND_ROWS,
     SQL_SFN_ROW_COUNT,
     SQL_SFN_VERSION,
-    SQL_SFN_CURRENT_ROLE,  /* the active role or NULL (issue 7) */
+    SQL_SFN_CURRENT_ROLE,  /* the active role or NULL */
 } sql_session_fn_t;
 
 /*
@@ -97,9 +97,8 @@ typedef struct sql_eval_cb {
      * RELEASE_ALL_LOCKS() (name NULL), IS_FREE_LOCK(name), IS_USED_LOCK(name): fn says which; out is the
      * function's value.  The name is checked already (a string of 1..192 bytes). */
     int (*user_lock)(void *user, sql_fn_t fn, const char *name, size_t len, double timeout, value_t *out, diag_t *d);
-    /* BINLOG_GTID_POS(file, pos): the GTID state at that binlog position as text, or NULL (issue 5). */
+    /* BINLOG_GTID_POS(file, pos): the GTID state at that binlog position as text, or NULL. */
     int (*binlog_gtid_pos)(void *user, const char *file, size_t len, uint64_t pos, value_t *out);
-    /* ---- milestone B (NULL: the construct fails with ER_NOT_SUPPORTED_YET) ---- */
     /*
      * A subquery node: SQL_E_SUBQUERY (scalar), SQL_E_EXISTS, SQL_E_IN with e->sub (args[0] is the left operand)
      * and SQL_E_QUANTIFIED (args[0] op ANY/ALL (e->sub)).  The executor runs e->sub and sets out (NULL/0/1 for

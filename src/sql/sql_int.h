@@ -99,7 +99,7 @@ extern const sql_fn_def_t sql_fn_defs[SQL_FN__COUNT];
 
 /* The evaluators and type rules the rows name. */
 #define FN(id, name, mn, mx, eval, type, coll, flags) sql_fn_eval_t eval; sql_fn_type_t type;
-#include "sql/functions.def"
+#include "sql/parser/functions.def"
 #undef FN
 
 sql_fn_t sql_fn_lookup(const char *upper_name);

@@ -13,7 +13,7 @@
 #include <openssl/pem.h>
 
 #include "proto/auth.h"
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "util/diag.h"
 #include "util/util.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/rowcodec.h"
+#include "access/rowcodec.h"
 #include "sql/sql.h"
 
 static int sgn(int x) { return x < 0 ? -1 : x > 0; }

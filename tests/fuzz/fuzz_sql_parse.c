@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sql/exec_int.h"
+#include "sql/exec/exec_int.h"
 #include "sql/sql.h"
 
 /* The accumulators' argument source: the item's arguments evaluated without a row (no columns). */

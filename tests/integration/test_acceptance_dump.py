@@ -560,7 +560,7 @@ def test_dump_view_mariadb_to_strata(fresh_mariadb, fresh_strata):
 def test_dump_timestamp_non_utc_time_zone(fresh_strata, fresh_mariadb):
     """Both servers at time_zone +03:00: a TIMESTAMP written there reads the same after a strata dump restored into
     MariaDB and a MariaDB dump restored into strata (mariadb-dump reads and writes TIMESTAMPs in UTC: SET
-    TIME_ZONE='+00:00'; strata keeps them in the server's zone and converts for the session, sql/tz.h)."""
+    TIME_ZONE='+00:00'; strata keeps them in the server's zone and converts for the session, sql/value/tz.h)."""
     s, m = fresh_strata, fresh_mariadb
     s.start()
     m.start()

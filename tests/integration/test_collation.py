@@ -123,7 +123,7 @@ def test_collation_matches_mariadb(strata, mariadb, charset, coll, points, enc):
 
 
 def test_generated_table_is_current():
-    """src/sql/coll_tables.c is what scripts/gen_collation.py makes of the Unicode data (Debian's unicode-data)."""
+    """src/sql/value/coll_tables.c is what scripts/gen_collation.py makes of the Unicode data (Debian's unicode-data)."""
     import os
     import subprocess
     import sys
@@ -132,5 +132,5 @@ def test_generated_table_is_current():
         pytest.skip('unicode-data is not installed')
     out = subprocess.run([sys.executable, os.path.join(root, 'scripts', 'gen_collation.py')], check=True,
                          capture_output=True, text=True).stdout
-    with open(os.path.join(root, 'src', 'sql', 'coll_tables.c'), encoding='utf-8') as f:
-        assert out == f.read(), 'src/sql/coll_tables.c is stale: run scripts/gen_collation.py > src/sql/coll_tables.c'
+    with open(os.path.join(root, 'src', 'sql', 'value', 'coll_tables.c'), encoding='utf-8') as f:
+        assert out == f.read(), 'src/sql/value/coll_tables.c is stale: run scripts/gen_collation.py > src/sql/value/coll_tables.c'

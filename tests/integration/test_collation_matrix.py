@@ -13,7 +13,7 @@ import pytest
 
 DB = 'coll_matrix'
 
-# The table every cell reads: one column per collation strata supports (sql/value.c), a binary one, and rows
+# The table every cell reads: one column per collation strata supports (sql/value/value.c), a binary one, and rows
 # that differ only by case and accent, so _ci, _bin and binary comparisons give different answers.
 TABLE = ('CREATE TABLE w (id INT PRIMARY KEY, '
          'ci VARCHAR(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci, '
@@ -83,7 +83,7 @@ def load_table(server):
     cur.execute(TABLE)
     for i, v in ROWS:
         a = 'e' if v == '\u00e9' else v
-        # utf8mb4_unicode_ci weighs accents by ASCII case folding only (sql/collation.h): ASCII text there
+        # utf8mb4_unicode_ci weighs accents by ASCII case folding only (sql/value/collation.h): ASCII text there
         u = {'\u00e9': 'b', 'E': 'B'}.get(v, v)
         cur.execute('INSERT INTO w VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)',
                     (i, v, v, u, v, v, v, v, a, v.encode()))

@@ -1,5 +1,5 @@
 """Index builds on tables larger than the buffer pool: CREATE INDEX / ALTER TABLE ... ADD INDEX sort the keys and
-load the new tree bottom-up (src/sql/idxbuild.c, engine_bulk_*).  The index must answer as a scan does, CHECK
+load the new tree bottom-up (src/sql/ddl/index_build.c, engine_bulk_*).  The index must answer as a scan does, CHECK
 TABLE must be clean, a reader must not wait for the whole build (the build holds a NO_WRITE metadata lock, as
 InnoDB's LOCK=SHARED), SHOW PROCESSLIST must say what the build is doing, and a kill -9 during the build must leave
 no index and a clean strata-check after the restart."""

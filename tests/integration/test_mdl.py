@@ -1,4 +1,4 @@
-"""Metadata locks (src/sql/mdl.h): DDL waits for the transactions that used the table, statements wait behind a
+"""Metadata locks (src/access/mdl.h): DDL waits for the transactions that used the table, statements wait behind a
 waiting DDL, lock_wait_timeout ends a wait with 1205 and KILL QUERY with 1317.  Every test runs against MariaDB
 too: the expectations are InnoDB's MDL behaviour.  The first test is the reason MDL exists: without it a
 transaction's committed insert could land in a table ALTER TABLE had already copied, and be lost."""

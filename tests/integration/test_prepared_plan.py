@@ -1,4 +1,4 @@
-"""Prepared statements keep their bound plan (src/sql/exec_select.c "prepared plans"): each execution reuses it
+"""Prepared statements keep their bound plan (src/sql/exec/select.c "prepared plans"): each execution reuses it
 while the tables it reads are the same definitions, and binds again (Com_stmt_reprepare) when DDL changed them.
 Every scenario runs on strata and on MariaDB with the same expectations; the column-shifting ones would return
 or change the wrong column if a stale plan were reused.  Statements run in the database that was current at

@@ -1,6 +1,6 @@
 """SAVEPOINT, ROLLBACK TO SAVEPOINT, RELEASE SAVEPOINT and START TRANSACTION READ ONLY, against MariaDB too.
 The engine has no savepoints of its own: the executor keeps the undo records of the statements after a savepoint
-(sql/exec.c) and the binlog events are cut back with them, so what was rolled back to a savepoint is neither in the
+(sql/exec/exec.c) and the binlog events are cut back with them, so what was rolled back to a savepoint is neither in the
 table nor in the binary log."""
 import pymysql
 import pytest

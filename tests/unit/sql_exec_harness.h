@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "sql/exec.h"
+#include "sql/exec/exec.h"
 #include "sql/sql.h"
 #include "unit.h"
 #include "util/util.h"

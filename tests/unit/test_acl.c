@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session/acl.h"
+#include "acl/acl.h"
 #include "unit.h"
 #include "util/diag.h"
 #include "util/util.h"

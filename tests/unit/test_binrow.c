@@ -1,10 +1,10 @@
 /*
- * Unit tests of sql/binrow.c: catalog columns as TABLE_MAP columns, stored values as binlog values, the statement
+ * Unit tests of access/binrow.c: catalog columns as TABLE_MAP columns, stored values as binlog values, the statement
  * brackets (a failed statement's events are dropped, a successful one's kept with STMT_END_F), TEMPORARY tables
  * not logged.  The encoded events are parsed back with the binlog module's own event checker.
  */
 #include "binlog/binlog.h"
-#include "sql/binrow.h"
+#include "access/binrow.h"
 #include "unit.h"
 
 static cat_column_t col(const char *name, sqlt_t type, uint32_t len, uint8_t scale, uint16_t coll, bool nullable)

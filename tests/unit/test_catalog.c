@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "sql/catalog.h"
+#include "access/catalog.h"
 #include "unit.h"
 #include "util/util.h"
 

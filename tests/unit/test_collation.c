@@ -5,8 +5,8 @@
  */
 #include <string.h>
 
-#include "sql/collation.h"
-#include "sql/rowcodec.h"
+#include "sql/value/collation.h"
+#include "access/rowcodec.h"
 #include "sql/sql.h"
 #include "unit.h"
 

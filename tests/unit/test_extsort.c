@@ -1,6 +1,6 @@
 /*
- * Unit tests of the external sort (sql/extsort.h): random records against a reference sort, several runs and
- * intermediate merge passes, stability with ties, keys built by the executor's xkey_append (ASC / DESC,
+ * Unit tests of the external sort (sql/exec/extsort.h): random records against a reference sort, several runs and
+ * intermediate merge passes, stability with ties, keys built by the executor's key_append_value (ASC / DESC,
  * NULLs), temporary files unlinked at once, errors from a bad tmpdir.
  */
 #include <dirent.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sql/exec_int.h"
-#include "sql/extsort.h"
+#include "sql/exec/exec_int.h"
+#include "sql/exec/extsort.h"
 #include "unit.h"
 #include "util/util.h"
 
@@ -233,8 +233,8 @@ TEST(test_extsort_sql_keys)
         value_t b = bn[i] ? value_null() : value_int(bv[i]);
         buf_t k;
         buf_init(&k);
-        xkey_append(&k, &a, false);
-        xkey_append(&k, &b, true);
+        key_append_value(&k, &a, false);
+        key_append_value(&k, &b, true);
         REQUIRE(extsort_add(&s, k.data, k.len, &i, sizeof i) == 0);
         buf_free(&k);
     }
@@ -279,7 +279,7 @@ TEST(test_extsort_sql_strings)
             value_t v = value_str(words[i], strlen(words[i]), COLL_UTF8MB4_GENERAL_CI);
             buf_t k;
             buf_init(&k);
-            xkey_append(&k, &v, desc);
+            key_append_value(&k, &v, desc);
             CHECK_EQ_INT(extsort_add(&s, k.data, k.len, words[i], strlen(words[i])), 0);
             buf_free(&k);
         }

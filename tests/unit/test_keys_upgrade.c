@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "sql/catalog.h"
-#include "sql/exec.h"
-#include "sql/rowcodec.h"
+#include "access/catalog.h"
+#include "sql/exec/exec.h"
+#include "access/rowcodec.h"
 #include "sql/sql.h"
 #include "unit.h"
 #include "util/util.h"

@@ -1,11 +1,11 @@
 /*
- * Unit tests of sql/mdl.c: shared locks coexist, exclusive waits for them and blocks new shared requests while
+ * Unit tests of access/mdl.c: shared locks coexist, exclusive waits for them and blocks new shared requests while
  * waiting, timeouts and kills, re-entry, a multi-name exclusive that takes all names at once.
  */
 #include <pthread.h>
 #include <unistd.h>
 
-#include "sql/mdl.h"
+#include "access/mdl.h"
 #include "unit.h"
 #include "util/util.h"
 

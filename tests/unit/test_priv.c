@@ -12,10 +12,10 @@
 
 #include <zlib.h>
 
-#include "session/acl.h"
-#include "session/priv.h"
+#include "acl/acl.h"
+#include "acl/priv.h"
 #include "session/session.h"
-#include "sql/ast.h"
+#include "sql/parser/ast.h"
 #include "unit.h"
 #include "util/diag.h"
 #include "util/util.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/rowcodec.h"
+#include "access/rowcodec.h"
 #include "unit.h"
 
 static uint64_t rng = 88172645463325252ull;

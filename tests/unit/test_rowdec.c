@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "binlog/binlog.h"
-#include "sql/binrow.h"
+#include "access/binrow.h"
 #include "unit.h"
 
 typedef struct got {

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "sql/exec_int.h"
+#include "sql/exec/exec_int.h"
 #include "unit.h"
 
 typedef struct {

@@ -1,5 +1,5 @@
 /*
- * The function table (src/sql/functions.def, sql_fn_defs): every row is complete and consistent, every name
+ * The function table (src/sql/parser/functions.def, sql_fn_defs): every row is complete and consistent, every name
  * finds its own row, and every row reaches an evaluator and a type rule that know it.  A call of each function
  * is parsed from SQL, so the parser's name lookup is walked too; the call is then evaluated without session
  * callbacks (functions that need them fail with their own error, which is fine: only "not implemented by the
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sql/sql_int.h"
-#include "sql/typeinf.h"
+#include "sql/expr/typeinf.h"
 #include "unit.h"
 
 /* Calls whose arguments need a shape (a unit, an INTERVAL, a column); the others get `1` for each argument. */

@@ -1,5 +1,5 @@
 /*
- * Static type inference (sql/typeinf.h) against MariaDB 10.11: every case of sql_typeinf_cases.h is an
+ * Static type inference (sql/expr/typeinf.h) against MariaDB 10.11: every case of sql_typeinf_cases.h is an
  * expression over the table below whose column-definition MariaDB sent (type, length, decimals, UNSIGNED,
  * NOT NULL); the inference must give the same.  Plus what is deliberately unknown, the column-definition
  * fields (sql_rtype_meta) and the DECIMAL formatting of values (sql_rtype_format).
@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "sql/sql.h"
-#include "sql/typeinf.h"
+#include "sql/expr/typeinf.h"
 #include "unit.h"
 #include "sql_typeinf_cases.h"
 

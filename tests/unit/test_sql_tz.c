@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sql/tz.h"
+#include "sql/value/tz.h"
 #include "unit.h"
 
 static sql_time_t mk(unsigned y, unsigned mo, unsigned d, unsigned h, unsigned mi, unsigned s)

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "sql/catalog.h"
-#include "sql/table.h"
+#include "access/catalog.h"
+#include "access/table.h"
 #include "unit.h"
 #include "util/util.h"
 

@@ -1,0 +1,178 @@
+/*
+ * The catalog: which databases and tables exist and what they look like (columns, indexes, options, and the
+ * engine trees holding their rows).  It lives IN the engine, in one system tree, so a DDL commits with the
+ * engine's redo and the catalog and the data never disagree after kill -9; it is loaded whole at start and
+ * cached in memory.
+ *
+ * Table definitions are immutable once published: a reader takes a reference (catalog_table_get) and may use it
+ * for a whole statement while DDL publishes a new version beside it; the last release frees the old one.  Only
+ * the auto-increment and hidden-row-id counters change in place (atomics, shared by versions of one table).
+ *
+ * Names: database and table names are case-sensitive (lower_case_table_names=0, as MariaDB on Linux); column
+ * and index names are not.  information_schema, performance_schema and mysql are reserved: they exist (as
+ * virtual schemas served by the executor) and cannot be created or dropped.
+ */
+#ifndef STRATA_SQL_CATALOG_H
+#define STRATA_SQL_CATALOG_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "access/rowcodec.h"
+#include "util/arena.h"
+#include "util/diag.h"
+
+#define CAT_NAME_MAX 64
+
+/* Column default kinds. */
+typedef enum cat_default {
+    CAT_DEF_NONE = 0,   /* no DEFAULT clause (NOT NULL column: "no default"; nullable: NULL) */
+    CAT_DEF_NULL,       /* DEFAULT NULL */
+    CAT_DEF_VALUE,      /* DEFAULT 'text' (default_text, as the literal's text) */
+    CAT_DEF_NOW,        /* DEFAULT CURRENT_TIMESTAMP[(fsp)] */
+    CAT_DEF_EXPR,       /* DEFAULT (expr) calling a function or computing (uuid(), curdate(), (1 + 1)): default_text
+                           is the expression as MariaDB shows it, evaluated for each row that takes the default */
+} cat_default_t;
+
+typedef struct cat_column {
+    const char *name;
+    rc_col_t rc;            /* type, unsigned, nullable, collation, length, scale (prefix unused) */
+    uint32_t display_width; /* INT(11): 0 when not given */
+    bool zerofill;
+    bool auto_increment;
+    bool on_update_now;     /* ON UPDATE CURRENT_TIMESTAMP */
+    bool explicit_coll;     /* CHARACTER SET / COLLATE written on the column */
+    bool invisible;         /* INVISIBLE: left out of SELECT * and of an INSERT without a column list */
+    cat_default_t def;
+    const char *default_text;
+    const char *comment;    /* "" when none */
+    const char **elems;     /* ENUM / SET members, in order */
+    uint32_t nelems;
+} cat_column_t;
+
+typedef enum cat_index_kind { CAT_IDX_PRIMARY = 0, CAT_IDX_UNIQUE, CAT_IDX_KEY } cat_index_kind_t;
+
+typedef struct cat_index_col {
+    uint32_t col;       /* index into the table's columns */
+    uint32_t prefix;    /* prefix length in characters, 0 = whole column */
+    bool desc;
+} cat_index_col_t;
+
+typedef struct cat_index {
+    const char *name;       /* "PRIMARY" for the primary key */
+    cat_index_kind_t kind;
+    cat_index_col_t *cols;
+    uint32_t ncols;
+    engine_tree_id_t tree;  /* secondary indexes: their own tree; PRIMARY: the table's clustered tree */
+    uint8_t key_version;    /* RC_KEY_VERSION at creation */
+    const char *comment;
+} cat_index_t;
+
+/* Counters shared by every version of one table (DDL replaces the definition, not these). */
+typedef struct cat_counters {
+    _Atomic uint64_t auto_inc; /* next AUTO_INCREMENT value */
+    _Atomic uint64_t row_id;   /* next hidden row id (tables without a primary key) */
+    _Atomic int refs;
+} cat_counters_t;
+
+typedef struct cat_table {
+    const char *db, *name;
+    uint64_t id;
+    cat_column_t *cols;
+    uint32_t ncols;
+    cat_index_t *idx;       /* idx[0] is the PRIMARY KEY when has_pk */
+    uint32_t nidx;
+    bool has_pk;            /* else rows are keyed by a hidden 8-byte big-endian row id */
+    engine_tree_id_t tree;  /* the clustered tree (rows) */
+    const char *engine;     /* as the user named it ("InnoDB" by default) */
+    uint16_t coll;          /* table default collation */
+    const char *comment;
+    const char *tablespace; /* NULL: the default tablespace */
+    uint32_t space_id;
+    uint64_t auto_inc_start;/* AUTO_INCREMENT=n table option (1 when not given) */
+    int64_t create_time;    /* unix seconds */
+    uint64_t version;       /* catalog version that published this definition */
+    /* private */
+    _Atomic int refs;
+    cat_counters_t *ctr;
+    arena_t mem;
+} cat_table_t;
+
+typedef struct catalog catalog_t;
+
+/* Opens (creating on a fresh datadir) and loads the catalog.  datadir holds the file naming the system tree. */
+int catalog_open(engine_t *e, const char *datadir, catalog_t **out);
+void catalog_close(catalog_t *c);
+engine_t *catalog_engine(catalog_t *c);
+/* Increases with every DDL; a plan or cached metadata made at version v is stale when this differs. */
+uint64_t catalog_version(catalog_t *c);
+
+/* ---- databases ---- */
+bool catalog_db_is_virtual(const char *db);            /* information_schema, performance_schema, mysql */
+bool catalog_db_exists(catalog_t *c, const char *db);  /* virtual schemas included */
+/* Default collation of a database (COLL_DEFAULT if unknown). */
+uint16_t catalog_db_coll(catalog_t *c, const char *db);
+int catalog_db_create(catalog_t *c, const char *db, uint16_t coll, bool if_not_exists, diag_t *d);
+/* Drops the database and every table in it; *ntables (may be NULL) receives how many were dropped. */
+int catalog_db_drop(catalog_t *c, const char *db, bool if_exists, diag_t *d, uint32_t *ntables);
+/* Sorted names of every database (virtual ones included) into a; n receives the count. */
+int catalog_db_list(catalog_t *c, arena_t *a, const char ***names, uint32_t *n);
+
+/* ---- tables ---- */
+/* A reference to the current definition, or NULL (no error pushed).  Release it when done. */
+cat_table_t *catalog_table_get(catalog_t *c, const char *db, const char *name);
+void catalog_table_release(cat_table_t *t);
+/* Sorted table names of db into a. */
+int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***names, uint32_t *n);
+/*
+ * Creates a table from def (built by the caller anywhere, e.g. in a statement arena; the catalog keeps its own
+ * copy).  Creates the clustered tree and a tree per secondary index in def->space_id, then commits the
+ * definition.  Checks: database exists (1049), name free (1050, or a note with if_not_exists and returns 1),
+ * at least one column (1113), duplicate column (1060) and key names (1061), key columns exist (1072), one
+ * auto-increment column that leads a key (1075), one primary key (1068).
+ */
+int catalog_table_create(catalog_t *c, const cat_table_t *def, bool if_not_exists, diag_t *d);
+/* Drops a table and its trees (1051 unless if_exists). */
+int catalog_table_drop(catalog_t *c, const char *db, const char *name, bool if_exists, diag_t *d);
+/*
+ * Publishes a changed definition of an existing table (same db/name/id): CREATE/DROP INDEX, TRUNCATE (new
+ * trees), ALTER.  Trees named in the new definition that the old one lacks must already exist (the caller built
+ * them); trees the old one had and the new one lacks are dropped after the commit.
+ */
+int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d);
+int catalog_table_rename(catalog_t *c, const char *db, const char *name, const char *new_db, const char *new_name,
+                         diag_t *d);
+/* Saves a table's AUTO_INCREMENT counter now (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); catalog_close saves
+ * all of them.  After a crash a counter is the largest value in the data + 1 (or the last saved, if larger). */
+int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
+
+/* Records other modules keep per table in the catalog's tree (durable at return, deleted with the table):
+ * CAT_AUX_STATS is access/stats.c's.  get: 0, STRATA_ENOTFOUND or an engine error. */
+#define CAT_AUX_STATS 'S'
+int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len);
+int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
+/* The same records written inside the caller's transaction trx (val NULL: delete), so that they commit or roll
+ * back with its rows: the replica's applied position (CAT_AUX_REPL_GTID per domain, CAT_AUX_REPL_FILE id 0). */
+#define CAT_AUX_REPL_GTID 'R'
+#define CAT_AUX_REPL_FILE 'Q'
+int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t id, const void *val, size_t len);
+/* Calls fn for every record of a kind, in id order; 0 or an engine error. */
+int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
+                     void *arg);
+
+/* ---- helpers for building definitions (into any arena) ---- */
+const cat_index_t *cat_table_pk(const cat_table_t *t);       /* NULL without a primary key */
+int cat_table_col(const cat_table_t *t, const char *name);  /* column index or -1 (case-insensitive) */
+int cat_table_index(const cat_table_t *t, const char *name); /* index number or -1 (case-insensitive) */
+/* The column an AUTO_INCREMENT applies to, or -1. */
+int cat_table_autoinc_col(const cat_table_t *t);
+/* Deep copy of t into arena a (the result is a plain definition, not registered). */
+cat_table_t *cat_table_copy(arena_t *a, const cat_table_t *t);
+
+/* Column type names and wire types (catalog.c owns the table). */
+const char *sqlt_name(sqlt_t t);            /* "int", "varchar", ... as SHOW CREATE TABLE writes them */
+sqlt_t sqlt_by_name(const char *name);      /* SQLT_NONE when unknown */
+
+#endif

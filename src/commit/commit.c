@@ -1,0 +1,536 @@
+/*
+ * The commit path: two-phase commit between the engine and the binary log, recovery of the engine from the
+ * binlog, and the checkpointer that reports engine durability to the binlog (commit.h has the protocol).
+ *
+ * Checkpoint safety.  binlog_engine_checkpoint(P) promises that every transaction ending at or before P has a
+ * durable engine COMMIT.  Committers between binlog write and the end of their engine commit are counted in one
+ * of two epochs.  The checkpointer reads P = binlog_durable_pos(), flips the epoch, waits until the old epoch's
+ * count is zero, syncs the redo log to its end and only then reports P: a transaction whose binlog events end at
+ * or before P had entered before P was read, hence before the flip, so it was counted in the old epoch and has
+ * finished.
+ *
+ * Commit order.  Every transaction written to the binlog commits in the engine in binlog order (the turnstile
+ * below, keyed by binlog_commit_result_t.order), tagged with its binlog end position (engine_trx_commit_tagged).
+ * The redo log being a prefix after a crash, the engine's commit tag S then says exactly which binlog
+ * transactions survived in the engine: those ending at or before S.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "repl/semisync.h"
+#include "access/binapply.h"
+#include "commit/commit.h"
+#include "sql/exec/exec.h"
+#include "util/fio.h"
+#include "util/util.h"
+
+static struct {
+    engine_t *e;
+    binlog_t *bl;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    uint64_t inflight[2];
+    int epoch;
+    int gate;               /* sql_commit_snapshot in progress: new commits wait on gate_cond */
+    pthread_cond_t gate_cond;
+    bool stop, running;
+    pthread_t thread;
+    binlog_pos_t reported;
+    /* the turnstile: engine commits in binlog order (commit_ordered below) */
+    pthread_mutex_t turn_mu;
+    uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
+    struct turn_waiter *pending; /* early arrivals, sorted by order */
+    uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
+} g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
+         .turn_mu = PTHREAD_MUTEX_INITIALIZER};
+
+binlog_t *sql_commit_binlog(void) { return g_c.bl; }
+
+/* The engine's commit tag of a binlog position: file sequence in the high 24 bits, offset in the low 40. */
+static uint64_t pos_tag(binlog_pos_t p) { return (uint64_t)p.file << 40 | (p.offset & ((1ull << 40) - 1)); }
+
+/*
+ * The turnstile.  A committer whose predecessor in binlog order is not done queues itself (sorted by order) and
+ * sleeps on its own condition variable.  The one whose turn it is commits, then commits every queued successor
+ * that continues the sequence on their behalf (their threads are parked; a trx belongs to one thread at a time)
+ * and wakes each with one signal.  So a group's engine commits run back to back in one thread instead of as a
+ * chain of wake-ups, and nobody is woken who cannot proceed.  trx NULL: a DDL's place in the order (nothing to
+ * commit in the engine).
+ */
+typedef struct turn_waiter {
+    uint64_t order, tag;
+    engine_trx_t *trx;
+    int rc;
+    bool done;
+    pthread_cond_t cv;
+    struct turn_waiter *next;
+} turn_waiter_t;
+
+static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
+{
+    if (order == 0) /* nothing was written to the binlog: no place in its order */
+        return trx ? engine_trx_commit(trx) : 0;
+    turn_waiter_t w = {.order = order, .tag = tag, .trx = trx};
+    pthread_mutex_lock(&g_c.turn_mu);
+    if (g_c.turn_done + 1 < order) {
+        pthread_cond_init(&w.cv, NULL);
+        turn_waiter_t **pp = &g_c.pending;
+        while (*pp && (*pp)->order < order)
+            pp = &(*pp)->next;
+        w.next = *pp;
+        *pp = &w;
+        while (!w.done)
+            pthread_cond_wait(&w.cv, &g_c.turn_mu);
+        pthread_mutex_unlock(&g_c.turn_mu);
+        pthread_cond_destroy(&w.cv);
+        return w.rc;
+    }
+    pthread_mutex_unlock(&g_c.turn_mu);
+    int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
+    pthread_mutex_lock(&g_c.turn_mu);
+    g_c.turn_done = order;
+    while (g_c.pending && g_c.pending->order == g_c.turn_done + 1) {
+        turn_waiter_t *h = g_c.pending;
+        g_c.pending = h->next;
+        pthread_mutex_unlock(&g_c.turn_mu);
+        int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
+        pthread_mutex_lock(&g_c.turn_mu);
+        g_c.turn_done = h->order;
+        h->rc = hrc;
+        h->done = true;
+        pthread_cond_signal(&h->cv);
+    }
+    pthread_mutex_unlock(&g_c.turn_mu);
+    return rc;
+}
+
+/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER only: polls). */
+static void turn_drain(uint64_t order)
+{
+    for (;;) {
+        pthread_mutex_lock(&g_c.turn_mu);
+        bool done = g_c.turn_done >= order;
+        pthread_mutex_unlock(&g_c.turn_mu);
+        if (done)
+            return;
+        usleep(500);
+    }
+}
+
+/* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
+static bool lazy_redo(void) { return g_c.bl && binlog_sync_setting(g_c.bl) == 1; }
+
+static int enter(void)
+{
+    pthread_mutex_lock(&g_c.mu);
+    while (g_c.gate)
+        pthread_cond_wait(&g_c.gate_cond, &g_c.mu);
+    int ep = g_c.epoch;
+    g_c.inflight[ep]++;
+    pthread_mutex_unlock(&g_c.mu);
+    return ep;
+}
+
+static void leave(int ep)
+{
+    pthread_mutex_lock(&g_c.mu);
+    g_c.inflight[ep]--;
+    pthread_mutex_unlock(&g_c.mu);
+}
+
+int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
+{
+    if (!g_c.bl || !blt || binlog_trx_empty(blt))
+        return engine_trx_commit(trx);
+    uint64_t xid = engine_trx_id(trx), plsn = 0;
+    uint8_t xb[8];
+    for (int i = 0; i < 8; i++)
+        xb[i] = (uint8_t)(xid >> (8 * i));
+    int ep = enter();
+    int rc = 0;
+    /* sync_binlog=1: the binlog is the durable record (recovery re-applies from it what the redo lost), so the
+     * transaction goes to the binlog without PREPARE nor redo sync.  Otherwise the binlog cannot be trusted to
+     * survive, and the engine's side must be durable (prepared) before the binlog write, as before. */
+    if (lazy_redo()) {
+        /* A definition this transaction may have been logged against must be durable before its events are: the
+         * first commit after a catalog change syncs the redo (which holds the catalog) once.  DDL itself syncs
+         * before its QUERY event (sql_commit_ddl); this covers a transaction that reaches the binlog between the
+         * DDL's catalog change and its QUERY event (exec.c releases the metadata lock in between). */
+        catalog_t *cat = sql_exec_catalog();
+        uint64_t v = cat ? catalog_version(cat) : 0;
+        if (v != __atomic_load_n(&g_c.synced_catalog, __ATOMIC_ACQUIRE)) {
+            rc = engine_log_sync(g_c.e, engine_log_lsn(g_c.e));
+            if (rc) {
+                engine_trx_rollback(trx);
+                leave(ep);
+                return rc;
+            }
+            __atomic_store_n(&g_c.synced_catalog, v, __ATOMIC_RELEASE);
+        }
+    } else {
+        rc = engine_trx_prepare(trx, xb, sizeof xb, &plsn);
+        if (rc == 0)
+            rc = engine_log_sync(g_c.e, plsn);
+        if (rc) {
+            engine_trx_rollback(trx);
+            leave(ep);
+            return rc;
+        }
+    }
+    blt->xid = xid;
+    binlog_commit_result_t r, *rr = res ? res : &r;
+    rc = binlog_commit(g_c.bl, blt, rr);
+    if (rc) {
+        /* not in the binlog: the trx must not commit */
+        engine_trx_rollback(trx);
+        leave(ep);
+        return rc;
+    }
+    /* semi-sync (repl/semisync.h): AFTER_SYNC waits for the replica before the commit is visible here,
+     * AFTER_COMMIT (MariaDB's default) after; either way before the client hears of it */
+    bool semi = repl_semisync_active(), after_sync = semi && repl_semisync_after_sync();
+    if (after_sync)
+        repl_semisync_wait(rr->end);
+    rc = commit_ordered(rr->order, trx, pos_tag(rr->end));
+    leave(ep);
+    if (semi && !after_sync)
+        repl_semisync_wait(rr->end);
+    return rc;
+}
+
+void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *pos)
+{
+    /* Every transaction in the binlog is committed in the engine once it has left (leave), and none that has
+     * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
+    pthread_mutex_lock(&g_c.mu);
+    g_c.gate++;
+    while (g_c.inflight[0] + g_c.inflight[1]) {
+        pthread_mutex_unlock(&g_c.mu);
+        usleep(200);
+        pthread_mutex_lock(&g_c.mu);
+    }
+    pthread_mutex_unlock(&g_c.mu);
+    engine_trx_open_view(trx);
+    file[0] = 0;
+    *pos = 0;
+    if (g_c.bl)
+        binlog_master_status(g_c.bl, file, cap, pos);
+    pthread_mutex_lock(&g_c.mu);
+    if (--g_c.gate == 0)
+        pthread_cond_broadcast(&g_c.gate_cond);
+    pthread_mutex_unlock(&g_c.mu);
+}
+
+int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    if (!g_c.bl)
+        return 0;
+    /* The statement's catalog change, and with it every engine commit before it, is durable before its QUERY
+     * event: recovery never re-applies a transaction against a definition older than the one it was logged
+     * with (docs/binlog.md). */
+    int rc = engine_log_sync(g_c.e, engine_log_lsn(g_c.e));
+    if (rc)
+        return rc;
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_DDL);
+    t.thread_id = thread_id;
+    t.qctx.sql_mode = sql_mode;
+    binlog_trx_query(&t, db, query, len);
+    binlog_commit_result_t r;
+    rc = binlog_commit(g_c.bl, &t, &r);
+    binlog_trx_free(&t);
+    if (rc == 0) /* its turn in the commit order, with nothing to commit in the engine */
+        commit_ordered(r.order, NULL, 0);
+    if (rc == 0 && repl_semisync_active())
+        repl_semisync_wait(r.end);
+    return rc;
+}
+
+/* RESET MASTER: positions start over, so the engine's tag must too (else new positions would compare below it):
+ * 1 is below every position's tag (file >= 1) and, unlike 0, still says "tagged".
+ * Every transaction written before the reset finishes its engine commit first. */
+static void on_binlog_reset(void *arg, uint64_t last_order)
+{
+    (void)arg;
+    turn_drain(last_order);
+    if (engine_commit_tag_set(g_c.e, 1) != 0)
+        log_error("commit: RESET MASTER could not reset the engine's commit tag");
+}
+
+/* ---- checkpointer ---- */
+
+static pthread_mutex_t g_ckpt_run = PTHREAD_MUTEX_INITIALIZER; /* one checkpoint_once at a time */
+
+static void checkpoint_once_locked(void);
+
+/* The checkpointer's round, also run on demand (PURGE BINARY LOGS, binlog_set_checkpoint_hook). */
+static void checkpoint_once(void)
+{
+    pthread_mutex_lock(&g_ckpt_run);
+    checkpoint_once_locked();
+    pthread_mutex_unlock(&g_ckpt_run);
+}
+
+static void on_purge(void *arg)
+{
+    (void)arg;
+    checkpoint_once();
+}
+
+static void checkpoint_once_locked(void)
+{
+    binlog_pos_t p = binlog_durable_pos(g_c.bl);
+    pthread_mutex_lock(&g_c.mu);
+    if (binlog_pos_cmp(p, g_c.reported) <= 0) {
+        pthread_mutex_unlock(&g_c.mu);
+        return;
+    }
+    int old = g_c.epoch;
+    g_c.epoch = 1 - old;
+    while (g_c.inflight[old] && !g_c.stop) {
+        pthread_mutex_unlock(&g_c.mu);
+        usleep(1000);
+        pthread_mutex_lock(&g_c.mu);
+    }
+    bool stop = g_c.stop && g_c.inflight[old];
+    pthread_mutex_unlock(&g_c.mu);
+    if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
+        return;
+    if (stop || engine_log_sync(g_c.e, engine_log_lsn(g_c.e)) != 0)
+        return;
+    binlog_engine_checkpoint(g_c.bl, p);
+    pthread_mutex_lock(&g_c.mu);
+    g_c.reported = p;
+    pthread_mutex_unlock(&g_c.mu);
+}
+
+static void *checkpointer(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_c.mu);
+    while (!g_c.stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&g_c.cond, &g_c.mu, &ts);
+        if (g_c.stop)
+            break;
+        pthread_mutex_unlock(&g_c.mu);
+        checkpoint_once();
+        pthread_mutex_lock(&g_c.mu);
+    }
+    pthread_mutex_unlock(&g_c.mu);
+    return NULL;
+}
+
+/* ---- recovery ---- */
+
+typedef struct prepared {
+    uint64_t *ids;
+    uint64_t *xids; /* 0 when the XID is not one of ours */
+    uint32_t n, cap;
+} prepared_t;
+
+static void collect(void *ctx, uint64_t trx_id, const void *xid, size_t len)
+{
+    prepared_t *p = ctx;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 16;
+        p->ids = mem_realloc(p->ids, p->cap * sizeof *p->ids);
+        p->xids = mem_realloc(p->xids, p->cap * sizeof *p->xids);
+    }
+    uint64_t x = 0;
+    if (len == 8)
+        for (int i = 0; i < 8; i++)
+            x |= (uint64_t)((const uint8_t *)xid)[i] << (8 * i);
+    p->ids[p->n] = trx_id;
+    p->xids[p->n++] = x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Commits the prepared transactions the binlog has (their XIDs, sorted, into *settled) and rolls back the others. */
+static uint32_t settle_prepared(engine_t *e, const binlog_recovery_t *rec, bool have_binlog, uint64_t **settled,
+                                uint32_t *nsettled)
+{
+    prepared_t p = {0};
+    *settled = NULL;
+    *nsettled = 0;
+    engine_xa_recover(e, collect, &p);
+    if (p.n == 0)
+        return 0;
+    uint32_t nx = rec ? rec->n : 0;
+    uint64_t *in_binlog = mem_calloc(nx ? nx : 1, sizeof *in_binlog);
+    for (uint32_t i = 0; i < nx; i++)
+        in_binlog[i] = rec->trx[i].xid;
+    qsort(in_binlog, nx, sizeof *in_binlog, cmp_u64);
+    *settled = mem_calloc(p.n, sizeof **settled);
+    uint32_t committed = 0, rolled = 0;
+    for (uint32_t i = 0; i < p.n; i++) {
+        bool found = p.xids[i] && nx && bsearch(&p.xids[i], in_binlog, nx, sizeof *in_binlog, cmp_u64);
+        int rc = found ? engine_xa_commit(e, p.ids[i]) : engine_xa_rollback(e, p.ids[i]);
+        if (rc)
+            log_error("recovery: could not %s prepared transaction %llu (%d)", found ? "commit" : "roll back",
+                      (unsigned long long)p.ids[i], rc);
+        if (found)
+            (*settled)[committed++] = p.xids[i];
+        else
+            rolled++;
+    }
+    qsort(*settled, committed, sizeof **settled, cmp_u64);
+    *nsettled = committed;
+    if (!have_binlog && p.n)
+        log_warn("recovery: %u prepared transactions found but the binary log is off (--skip-log-bin): rolled back",
+                 p.n);
+    else
+        log_note("recovery: %u prepared transactions: %u committed (in the binary log), %u rolled back (not in it)",
+                 p.n, committed, rolled);
+    mem_free(in_binlog);
+    mem_free(p.ids);
+    mem_free(p.xids);
+    return p.n;
+}
+
+/* Re-applies one binlog transaction [t->start, t->end) from its row events, committed with its tag. */
+static int reapply_one(engine_t *e, binlog_t *bl, binapply_t *ap, const binlog_recovered_trx_t *t)
+{
+    char name[256];
+    binlog_file_name(bl, t->end.file, name, sizeof name);
+    binlog_reader_t *r = NULL;
+    engine_trx_t *trx = NULL;
+    diag_t d;
+    diag_init(&d, 8);
+    int rc = binlog_reader_open(bl, name, t->start.offset, &r);
+    if (rc == 0)
+        rc = engine_trx_begin(e, &trx);
+    binlog_event_t ev;
+    while (rc == 0) {
+        int n = binlog_reader_next(r, &ev);
+        if (n <= 0) {
+            rc = n < 0 ? n : STRATA_ECORRUPT; /* the file ends inside a transaction binlog_open listed whole */
+            break;
+        }
+        if (ev.pos >= t->end.offset)
+            break;
+        rc = binapply_event(ap, trx, &ev, &d);
+        if (ev.pos + ev.size >= t->end.offset)
+            break;
+    }
+    if (rc == 0)
+        rc = engine_trx_commit_tagged(trx, pos_tag(t->end), NULL);
+    else if (trx)
+        engine_trx_rollback(trx);
+    if (rc)
+        log_error("recovery: binlog transaction %u-%u-%llu (%s, %llu..%llu) cannot be re-applied (%d%s%s)",
+                  t->gtid.domain, t->gtid.server, (unsigned long long)t->gtid.seq, name,
+                  (unsigned long long)t->start.offset, (unsigned long long)t->end.offset, rc,
+                  d.error ? ": " : "", d.error ? d.error->msg : "");
+    if (r)
+        binlog_reader_close(r);
+    diag_free(&d);
+    return rc;
+}
+
+/*
+ * The binlog transactions since the engine checkpoint that the engine lost (their redo was not synced at commit):
+ * those ending after the engine's commit tag that were not settled as prepared.  Re-applied in binlog order, each
+ * committed with its own tag (so a crash in the middle resumes after the last one that survived), then the redo
+ * is synced and the binlog told that the engine holds everything it has.
+ */
+static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec, const uint64_t *settled,
+                        uint32_t nsettled)
+{
+    uint64_t tag = engine_commit_tag(e);
+    uint32_t n = 0;
+    int rc = 0;
+    if (tag == 0) {
+        /* never tagged: a new data directory, or one of a server that synced the redo before every binlog write */
+        log_note("recovery: the engine has no commit tag yet (new, or written before one-fsync commits): nothing to "
+                 "re-apply");
+    } else if (rec) {
+        binapply_t *ap = NULL;
+        uint64_t t0 = time_mono_us();
+        for (uint32_t i = 0; i < rec->n && rc == 0; i++) {
+            const binlog_recovered_trx_t *t = &rec->trx[i];
+            if (!t->xid || pos_tag(t->end) <= tag ||
+                (nsettled && bsearch(&t->xid, settled, nsettled, sizeof *settled, cmp_u64)))
+                continue;
+            if (!ap && !(ap = binapply_new(sql_exec_catalog()))) {
+                rc = STRATA_ENOMEM;
+                break;
+            }
+            rc = reapply_one(e, bl, ap, t);
+            n += rc == 0;
+        }
+        if (ap) {
+            uint64_t ins, upd, del;
+            binapply_counts(ap, &ins, &upd, &del);
+            log_note("recovery: re-applied %u transaction(s) from the binary log that the engine had lost (%llu "
+                     "rows inserted, %llu updated, %llu deleted) in %llu ms", n, (unsigned long long)ins,
+                     (unsigned long long)upd, (unsigned long long)del,
+                     (unsigned long long)(time_mono_us() - t0) / 1000);
+            binapply_free(ap);
+        }
+    }
+    if (rc)
+        return rc;
+    /* From now on "tagged": 1 is below every position's tag, so a crash before the first tagged commit is durable
+     * re-applies everything after the binlog's engine checkpoint. */
+    if (tag == 0 && (rc = engine_commit_tag_set(e, 1)))
+        return rc;
+    if ((rc = engine_log_sync(e, engine_log_lsn(e))))
+        return rc;
+    binlog_engine_checkpoint(bl, binlog_durable_pos(bl));
+    return 0;
+}
+
+int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
+{
+    g_c.e = e;
+    g_c.bl = bl;
+    g_c.stop = false;
+    g_c.turn_done = 0;
+    g_c.pending = NULL;
+    uint64_t *settled;
+    uint32_t nsettled;
+    settle_prepared(e, rec, bl != NULL, &settled, &nsettled);
+    int rc = bl ? reapply_lost(e, bl, rec, settled, nsettled) : 0;
+    mem_free(settled);
+    if (rc) {
+        log_error("recovery: the engine cannot be brought up to the binary log; refusing to start");
+        return -1;
+    }
+    if (!bl)
+        return 0;
+    binlog_set_reset_hook(bl, on_binlog_reset, NULL);
+    binlog_set_checkpoint_hook(bl, on_purge, NULL);
+    if (pthread_create(&g_c.thread, NULL, checkpointer, NULL) != 0) {
+        log_error("commit: cannot start the binlog checkpointer thread");
+        return -1;
+    }
+    g_c.running = true;
+    return 0;
+}
+
+void sql_commit_stop(void)
+{
+    pthread_mutex_lock(&g_c.mu);
+    g_c.stop = true;
+    pthread_cond_broadcast(&g_c.cond);
+    pthread_mutex_unlock(&g_c.mu);
+    if (g_c.running)
+        pthread_join(g_c.thread, NULL);
+    g_c.running = false;
+    if (g_c.bl) {
+        binlog_set_reset_hook(g_c.bl, NULL, NULL);
+        binlog_set_checkpoint_hook(g_c.bl, NULL, NULL);
+    }
+    g_c.bl = NULL;
+}

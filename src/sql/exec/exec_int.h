@@ -1,0 +1,234 @@
+/*
+ * Internals shared by the executor's files (exec.c: context, transactions, DDL, DML; exec_select.c: FROM,
+ * access paths, joins, grouping, sorting; exec_agg.c: the aggregate accumulators GROUP BY drives;
+ * exec_show.c: SHOW and information_schema).  Nothing outside
+ * src/sql/exec*.c includes this.
+ */
+#ifndef STRATA_SQL_EXEC_INT_H
+#define STRATA_SQL_EXEC_INT_H
+
+#include "sql/exec/exec.h"
+
+/* ---- a byte-string hash map (exec_select.c): keys copied into an arena, their index returned ---- */
+typedef struct keymap {
+    uint32_t *slots;          /* index+1 into keys, 0 empty */
+    uint32_t cap, n;
+    const uint8_t **kp;
+    size_t *kl;
+    uint32_t kcap;
+    arena_t *a;
+} keymap_t;
+
+void keymap_init(keymap_t *m, arena_t *a);
+void keymap_free(keymap_t *m);
+/* The key's index; *added when it was not there yet. */
+uint32_t keymap_put(keymap_t *m, const uint8_t *k, size_t n, bool *added);
+
+/*
+ * ---- aggregate accumulators (exec_agg.c): one sql_agg_t per aggregate call per group ----
+ *
+ *   sql_agg_init(&g);                            // zeroed memory is not enough: it owns a buffer
+ *   for each row of the group: sql_agg_add(&g, call, &src);   // src evaluates call's arguments in that row
+ *   v = sql_agg_result(&g, call, arena, div_precision_increment, diag);   // may be called more than once
+ *   sql_agg_free(&g);
+ *
+ * NULL arguments are skipped (COUNT(a, b) and GROUP_CONCAT skip a row when any argument is NULL); DISTINCT
+ * keeps the keys seen.  What outlives a row (MIN/MAX's value, DISTINCT keys) is copied into src->arena, the
+ * group's memory; GROUP_CONCAT's text is malloc'd (sql_agg_free).
+ *
+ * Result types (MariaDB's):
+ *   COUNT(*) / COUNT(x) / COUNT(DISTINCT x, ...)   VAL_INT, 0 for no rows
+ *   SUM(x)   integers and DECIMALs only: DECIMAL at the largest scale seen;  otherwise DOUBLE;   no rows: NULL
+ *   AVG(x)   integers and DECIMALs only: DECIMAL, scale + div_precision_increment (at most 30);  otherwise
+ *            DOUBLE;  no rows: NULL
+ *   MIN / MAX            the argument's own value (value_compare: collation-aware);  no rows: NULL
+ *   GROUP_CONCAT         VAL_STRING cut at @@group_concat_max_len bytes (src->concat_max; at a character
+ *                        boundary) with warning 1260 naming the value cut, once per group; unsorted values
+ *                        stop being kept once cut (memory bounded); ORDER BY keys sorted when the result is
+ *                        read (ties in arrival order);  no rows: NULL
+ *   BIT_AND / BIT_OR / BIT_XOR   VAL_UINT (BIT_AND of no rows = 18446744073709551615, the others 0)
+ *   STD / STDDEV / STDDEV_POP / VARIANCE / VAR_POP / STDDEV_SAMP / VAR_SAMP   VAL_DOUBLE by Welford's method,
+ *            shown with the argument's decimals + 4 for exact arguments;  NULL: no rows, or one row for _SAMP
+ */
+typedef struct sql_agg {
+    uint64_t count;
+    bool any;                 /* a non-NULL value was seen */
+    bool exact;               /* SUM/AVG over integers/decimals only */
+    __int128 isum;            /* exact sum, scaled by 10^scale */
+    int scale;
+    double dsum;
+    value_t best;             /* MIN / MAX */
+    uint64_t bits;
+    buf_t concat;             /* GROUP_CONCAT: the text, or with ORDER BY (u32 key length, key, u32 length, text)s */
+    uint64_t concat_max;      /* GROUP_CONCAT: @@group_concat_max_len when the group began */
+    uint32_t items;           /* GROUP_CONCAT: values joined so far (unsorted) */
+    uint32_t cut_item;        /* GROUP_CONCAT: the value the result was cut in (1-based), 0: not cut */
+    bool cut_warned;          /* its warning 1260 was pushed */
+    keymap_t distinct;
+    bool distinct_init;
+    double wmean, wm2;        /* STD / VARIANCE: Welford's running mean and sum of squared deviations */
+    int vdec;                 /* their result's decimals: the argument's + 4, -1 once a DOUBLE was seen */
+} sql_agg_t;
+
+/* Where an accumulator's arguments come from: eval gives an expression's value in the current row. */
+typedef struct sql_agg_src {
+    int (*eval)(void *arg, const sql_expr_t *e, value_t *out);
+    void *arg;
+    arena_t *arena;           /* the group's memory */
+    diag_t *diag;             /* conversion warnings */
+    uint64_t concat_max;      /* GROUP_CONCAT's @@group_concat_max_len (0: MariaDB's default, 1 MiB) */
+} sql_agg_src_t;
+
+void sql_agg_init(sql_agg_t *g);
+int sql_agg_add(sql_agg_t *g, const sql_expr_t *call, const sql_agg_src_t *src);
+value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *call, arena_t *a, uint32_t div_precision_increment,
+                       diag_t *d);
+void sql_agg_free(sql_agg_t *g);
+
+/* ---- evaluation: the session's callbacks wrapped with the executor's (columns, aggregates, VALUES()) ---- */
+typedef struct query query_t;
+typedef struct group group_t;
+
+typedef struct row_eval {
+    sql_exec_ctx_t *x;
+    sql_eval_ctx_t ev;
+    query_t *q;              /* aggregates: the query whose current group is read */
+    group_t *group;
+    const value_t *values_row;/* VALUES(col) in ON DUPLICATE KEY UPDATE: the row that failed to insert */
+    const cat_table_t *values_t;
+} row_eval_t;
+
+void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x);
+int row_eval(row_eval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out);
+/* WHERE-style truth: 1 true, 0 false/NULL, < 0 error. */
+int row_eval_bool(row_eval_t *xe, const sql_expr_t *e, const value_t *row);
+
+/* ---- a FROM source ---- */
+typedef struct query_source {
+    const char *db, *name, *alias;
+    cat_table_t *t;           /* catalog reference (released at the end) or a virtual table's definition */
+    bool is_virtual;
+    value_t **vrows;          /* virtual tables: materialised rows */
+    uint64_t nvrows;
+    uint32_t base;            /* first slot of this source in the combined row */
+    sql_join_kind_t join;     /* how it joins the sources before it (the first: INNER) */
+    const sql_expr_t *on;
+    /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
+     * not again (hidden, on the later one); NULL when the source has none */
+    bool *lead, *hidden;
+    /* a derived table MariaDB merges into the outer query (no GROUP BY, aggregates, DISTINCT, LIMIT, UNION):
+     * its select items' column definitions, which its columns keep; NULL otherwise */
+    const res_col_t *dcols;
+    const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
+} query_source_t;
+
+typedef struct query {
+    sql_exec_ctx_t *x;
+    query_source_t *src;
+    uint32_t nsrc;
+    uint32_t width;           /* slots in the combined row */
+    const char *clause;       /* for 1054 messages: "SELECT", "WHERE", "ORDER BY" ... (MariaDB 10.11 names) */
+    /* aggregates */
+    const sql_expr_t **aggs;
+    uint32_t nagg, capagg;
+    bool bind_error;
+    /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
+    const char **alias_names;
+    uint32_t nalias;
+    uint64_t rows_read;       /* rows of the first source read so far (MariaDB's "at row N" in warnings) */
+    bool locking;             /* UPDATE / DELETE / FOR UPDATE: rows of every table source are X-locked, re-read */
+    bool lock_shared;         /* FOR SHARE / LOCK IN SHARE MODE: S locks instead */
+    buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
+    const struct access_path *paths;/* a prepared plan's access paths (nsrc entries); NULL: chosen at every run */
+    bool aggs_shared;         /* aggs belongs to a prepared plan (query_release leaves it) */
+} query_t;
+
+/* Prepared statements' plans (x->plan, exec_select.c), keyed by the statement part they were bound for:
+ * plan_cache_valid: is the plan bound for key over q's sources as they are now (same table definitions, database)?
+ * plan_cache_reuse: that, and then q reads through the plan's access paths (the statement's tree is still bound).
+ * plan_cache_begin: before binding q for key (false: no plan, or q can't have one: bind as usual); plan_cache_end after
+ * binding succeeded: chooses and keeps the access paths for where. */
+bool plan_cache_valid(const sql_exec_ctx_t *x, const void *key, const query_t *q);
+bool plan_cache_reuse(sql_exec_ctx_t *x, const void *key, query_t *q);
+bool plan_cache_begin(sql_exec_ctx_t *x, const void *key, query_t *q);
+void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where);
+
+/* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
+int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
+void query_release(query_t *q);
+/* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
+int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
+
+/* Row callback of a scan: 0 go on, 1 stop (LIMIT reached), < 0 error. */
+typedef int (*query_row_fn)(void *arg, const value_t *row);
+/* Runs the nested loops over q's sources with WHERE, calling fn for each combined row (output-domain values).
+ * order_src_index: when >= 0 the outer source is read in this index's order (desc: backwards). */
+int query_run(query_t *q, const sql_expr_t *where, query_row_fn fn, void *arg, int order_index, bool order_desc);
+
+/* The access path chosen for a single table (UPDATE / DELETE reuse it): scans matching rows, giving the stored
+ * values, the output values and the clustered key. */
+typedef int (*query_dml_fn)(void *arg, const buf_t *pk, const value_t *stored, const value_t *out);
+int query_scan_dml(query_t *q, const sql_expr_t *where, query_dml_fn fn, void *arg, int order_index, bool order_desc);
+
+/* ---- helpers ---- */
+value_t value_copy_into(arena_t *a, const value_t *v);
+/* Appends a memcomparable encoding of any value (sort / group / distinct keys). */
+void key_append_value(buf_t *b, const value_t *v, bool desc);
+/* Result column metadata of a table column. */
+void column_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *db, const char *table_alias,
+               const char *name);
+/* Metadata as the client sees it: strings in character_set_results (charset and length), as MariaDB sends. */
+void column_meta_results(sql_exec_ctx_t *x, res_col_t *c, const cat_table_t *t, uint32_t col, const char *db,
+                       const char *table_alias, const char *name);
+/* A column definition describing a result column (CREATE TABLE ... SELECT, derived tables). */
+void column_from_result(cat_column_t *c, const res_col_t *r);
+/* The session's engine transaction for a statement (begins one when none is open). */
+int exec_trx(sql_exec_ctx_t *x, engine_trx_t **out);
+/* The database of a name (its own or the current one); pushes 1046 when neither. */
+const char *exec_db_name(sql_exec_ctx_t *x, const char *db);
+
+/* TEMPORARY tables: (db, name) of this connection's temporary table -> the real table; false when none. */
+#define EXEC_TEMP_DB "#sql_tmp"
+/* A SHARED metadata lock on a table the statement reads or writes, until the transaction ends (access/mdl.h);
+ * 0 or -ER_* pushed (1205 lock_wait_timeout, 1317 KILL QUERY). */
+int exec_mdl_shared(sql_exec_ctx_t *x, const char *db, const char *name);
+/* An index build's NO_WRITE lock becomes EXCLUSIVE to publish the new definition (no-op without one). */
+int exec_mdl_upgrade(sql_exec_ctx_t *x);
+/* After a table of a real database was opened for reading or writing: registers the multi-statement transaction
+ * (autocommit off or after BEGIN) and records the access for the session tracker (exec.c). */
+int exec_table_used(sql_exec_ctx_t *x, bool write);
+bool exec_temp_map(sql_exec_ctx_t *x, const char **db, const char **name);
+
+int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
+int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
+int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
+/* As exec_select_describe, plus per column what CREATE TABLE ... SELECT needs beyond the column definition:
+ * an integer expression's display width when it is not its length (YEAR(d) is int(5) of length 4), a DECIMAL
+ * expression's precision (-d is decimal(10,2) of length 13); 0 otherwise.  Arena array. */
+int exec_select_describe_widths(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, uint32_t **widths,
+                                int *ncols);
+int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
+/* Appends `s` (q is the quote: '`', or '"' under ANSI_QUOTES), the quote doubled inside. */
+void exec_ident_quote(buf_t *b, const char *s, char q);
+/* SHOW CREATE TABLE's text of t (mode: SQL_SHOW_CREATE_* flags), in arena a. */
+char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
+/* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
+int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
+/* performance_schema tables as rows (events_statements_summary_by_digest, from the session): fills s or returns
+ * 1146; and their TRUNCATE (0 or 1146). */
+int exec_perfschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
+int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name);
+bool exec_show_handles(const sql_show_t *sh);
+/* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */
+int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Copies a table into new trees (OPTIMIZE TABLE; exec.c's ALTER TABLE rebuild with no change). */
+int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
+
+/* ---- index builds (idxbuild.c) ---- */
+/* Builds the secondary indexes ixs[0..n) of t from its rows (a read view's), each sorted and loaded bottom-up into
+ * a new tree whose id goes into t->idx[ixs[i]].tree; 1062 for a duplicate of a UNIQUE one, 1317 when killed.  The
+ * caller keeps writers out and publishes the trees; on failure none is left. */
+int exec_index_build(sql_exec_ctx_t *x, cat_table_t *t, const uint32_t *ixs, uint32_t n);
+
+#endif

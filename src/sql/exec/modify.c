@@ -1,0 +1,468 @@
+/*
+ * UPDATE and DELETE, single- and multi-table: the matching rows are collected through the access path the
+ * planner chose (locking them), then changed; a multi-table statement reads its join first and changes each
+ * target row once.  ORDER BY and LIMIT apply to the single-table forms.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "access/binrow.h"
+#include "sql/value/collation.h"
+#include "commit/commit.h"
+#include "sql/exec/exec_int.h"
+#include "access/stats.h"
+#include "util/util.h"
+#include "sql/exec/query_int.h"
+
+/* ---------------------------------------------------------------- UPDATE / DELETE */
+
+typedef struct dml_match {
+    uint8_t *pk;
+    size_t pklen;
+    value_t *stored;          /* copies */
+    value_t *out;
+    uint8_t *key;             /* ORDER BY key */
+    size_t klen;
+    uint64_t rowno;           /* its position in the scan (warnings say "at row N" with it, as MariaDB) */
+} dml_match_t;
+
+typedef struct dml_run {
+    sql_exec_ctx_t *x;
+    cat_table_t *t;
+    dml_match_t *m;
+    uint64_t n, cap;
+    const sql_order_item_t *order;
+    uint32_t norder;
+    row_eval_t xe;
+    uint64_t limit;           /* stop collecting early when no ORDER BY */
+    const query_t *q;
+} dml_run_t;
+
+static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const value_t *out)
+{
+    dml_run_t *D = arg;
+    sql_exec_ctx_t *x = D->x;
+    const cat_table_t *t = D->t;
+    if (D->n == D->cap) {
+        D->cap = D->cap ? D->cap * 2 : 16;
+        D->m = mem_realloc(D->m, sizeof(dml_match_t) * D->cap);
+    }
+    dml_match_t *m = &D->m[D->n++];
+    memset(m, 0, sizeof *m);
+    m->rowno = D->q ? D->q->rows_read : D->n;
+    m->pk = arena_alloc(x->arena, pk->len + 1);
+    memcpy(m->pk, pk->data, pk->len);
+    m->pklen = pk->len;
+    m->stored = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    m->out = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        m->stored[c] = value_copy_into(x->arena, &stored[c]);
+        m->out[c] = value_copy_into(x->arena, &out[c]);
+    }
+    if (D->norder) {
+        buf_t k;
+        buf_init(&k);
+        for (uint32_t i = 0; i < D->norder; i++) {
+            value_t v;
+            int rc = row_eval(&D->xe, D->order[i].expr, m->out, &v);
+            if (rc) {
+                buf_free(&k);
+                return rc;
+            }
+            key_append_value(&k, &v, D->order[i].desc);
+        }
+        m->key = arena_alloc(x->arena, k.len + 1);
+        if (k.len)
+            memcpy(m->key, k.data, k.len);
+        m->klen = k.len;
+        buf_free(&k);
+    } else if (D->n >= D->limit) {
+        return 1;
+    }
+    return 0;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+    const dml_match_t *x = a, *y = b;
+    size_t n = MIN(x->klen, y->klen);
+    int r = memcmp(x->key, y->key, n);
+    return r ? r : (x->klen < y->klen ? -1 : x->klen > y->klen);
+}
+
+/* Binds and collects the rows a single-table UPDATE / DELETE touches, in ORDER BY order, LIMIT applied. */
+/* The FROM of a single-table UPDATE / DELETE: the target opened to be scanned and bound, which is the write's
+ * own access and not a read of the transaction tracker's. */
+static int bind_from_target(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
+{
+    bool did_read = x->ss->did_read;
+    int rc = bind_from(q, x, from);
+    x->ss->did_read = did_read;
+    return rc;
+}
+
+static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, dml_run_t *D, query_t *q, const sql_from_t *from,
+                       sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
+{
+    memset(D, 0, sizeof *D);
+    D->x = x;
+    D->limit = UINT64_MAX;
+    int rc;
+    if (from->kind != SQL_FROM_TABLE)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "multi-table UPDATE/DELETE");
+    const char *db;
+    cat_table_t *t = exec_open_write(x, &from->table, &db);
+    if (!t)
+        return -x->diag->error_code;
+    catalog_table_release(t);
+    if ((rc = bind_from_target(q, x, from)) != 0)
+        return rc;
+    q->locking = true;
+    D->t = q->src[0].t;
+    if (!plan_cache_reuse(x, st, q)) { /* a prepared statement's plan holds the binding and the access path */
+        bool plan = plan_cache_begin(x, st, q);
+        if ((rc = bind_expr(q, where, "WHERE", false)) != 0)
+            return rc;
+        for (uint32_t i = 0; i < norder; i++)
+            if ((rc = bind_expr(q, order[i].expr, "ORDER BY", false)) != 0)
+                return rc;
+        if (plan)
+            plan_cache_end(x, q, where);
+    }
+    D->order = order;
+    D->norder = norder;
+    row_eval_init(&D->xe, x);
+    if (limit->count) {
+        value_t v;
+        if ((rc = row_eval(&D->xe, limit->count, NULL, &v)) != 0)
+            return rc;
+        D->limit = v.type == VAL_NULL ? 0 : value_to_uint(&v, NULL);
+    }
+    if (D->limit == 0)
+        return 0;
+    D->q = q;
+    if ((rc = query_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
+        return rc;
+    if (norder) {
+        if (D->n > 1) /* qsort must not see a NULL base (UBSan) */
+            qsort(D->m, D->n, sizeof *D->m, cmp_match);
+        if (D->n > D->limit)
+            D->n = D->limit;
+    }
+    return 0;
+}
+
+/* ---- multi-table UPDATE / DELETE: the join is read first, then each target row is changed once ---- */
+
+typedef struct multi_row {
+    int src;
+    uint8_t *pk;
+    size_t pklen;
+    value_t *combined;        /* the joined row it matched (UPDATE evaluates its SET list on it) */
+} multi_row_t;
+
+typedef struct multi_dml {
+    sql_exec_ctx_t *x;
+    query_t *q;
+    bool *is_target;
+    multi_row_t *rows;
+    uint64_t n, cap;
+} multi_dml_t;
+
+static int multi_collect(void *arg, const value_t *row)
+{
+    multi_dml_t *M = arg;
+    sql_exec_ctx_t *x = M->x;
+    for (uint32_t si = 0; si < M->q->nsrc; si++) {
+        if (!M->is_target[si] || !M->q->cur_pk[si].len)
+            continue;
+        /* once per target row (the join may meet it several times) */
+        bool seen = false;
+        for (uint64_t i = 0; i < M->n && !seen; i++)
+            seen = M->rows[i].src == (int)si && M->rows[i].pklen == M->q->cur_pk[si].len &&
+                   memcmp(M->rows[i].pk, M->q->cur_pk[si].data, M->rows[i].pklen) == 0;
+        if (seen)
+            continue;
+        if (M->n == M->cap) {
+            M->cap = M->cap ? M->cap * 2 : 16;
+            M->rows = mem_realloc(M->rows, sizeof(multi_row_t) * M->cap);
+        }
+        multi_row_t *r = &M->rows[M->n++];
+        r->src = (int)si;
+        r->pklen = M->q->cur_pk[si].len;
+        r->pk = arena_alloc(x->arena, r->pklen);
+        memcpy(r->pk, M->q->cur_pk[si].data, r->pklen);
+        r->combined = arena_alloc(x->arena, sizeof(value_t) * (M->q->width + 1));
+        for (uint32_t c = 0; c < M->q->width; c++)
+            r->combined[c] = value_copy_into(x->arena, &row[c]);
+    }
+    return 0;
+}
+
+static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    bool upd = st->kind == SQL_STMT_UPDATE;
+    const sql_from_t *from = upd ? st->update->tables : st->del->from;
+    sql_expr_t *where = upd ? st->update->where : st->del->where;
+    query_t q;
+    multi_dml_t M = {.x = x, .q = &q};
+    /* a strict UPDATE fails on x/0 anywhere in it (WHERE, SET, subqueries); MariaDB's DELETE only warns */
+    x->div_zero_error = upd && x->strict && !st->update->ignore && !x->div_zero_off;
+    int rc = bind_from(&q, x, from);
+    if (rc)
+        goto out;
+    q.cur_pk = arena_calloc(x->arena, sizeof(buf_t) * q.nsrc);
+    for (uint32_t i = 0; i < q.nsrc; i++)
+        buf_init(&q.cur_pk[i]);
+    M.is_target = arena_calloc(x->arena, q.nsrc + 1);
+    for (uint32_t k = 0; k < q.nsrc; k++)
+        if (q.src[k].on && (rc = bind_expr(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0)
+            goto out;
+    if ((rc = bind_expr(&q, where, "WHERE", false)) != 0)
+        goto out;
+    if (upd) {
+        for (uint32_t i = 0; i < st->update->nset && !rc; i++) {
+            if ((rc = bind_expr(&q, st->update->set[i].col, "SET", false)) == 0)
+                rc = bind_expr(&q, st->update->set[i].value, "SET", false);
+            for (uint32_t k = 0; k < q.nsrc && !rc; k++) {
+                int slot = st->update->set[i].col->slot;
+                if ((uint32_t)slot >= q.src[k].base && (uint32_t)slot < q.src[k].base + q.src[k].t->ncols)
+                    M.is_target[k] = true;
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < st->del->ntargets && !rc; i++) {
+            bool found = false;
+            for (uint32_t k = 0; k < q.nsrc; k++)
+                if (strcmp(q.src[k].alias, st->del->targets[i].name) == 0) {
+                    M.is_target[k] = true;
+                    found = true;
+                }
+            if (!found)
+                rc = diag_error(x->diag, ER_UNKNOWN_TABLE, st->del->targets[i].name, "MULTI DELETE");
+        }
+    }
+    if (rc)
+        goto out;
+    for (uint32_t k = 0; k < q.nsrc; k++)
+        if (M.is_target[k] && (q.src[k].is_virtual || catalog_db_is_virtual(q.src[k].db))) {
+            rc = diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", q.src[k].db);
+            goto out;
+        }
+    if ((rc = query_run(&q, where, multi_collect, &M, -1, false)) != 0)
+        goto out;
+    engine_trx_t *trx;
+    if ((rc = exec_trx(x, &trx)) != 0)
+        goto out;
+    row_eval_t xe;
+    row_eval_init(&xe, x);
+    xe.ev.div_zero_error = x->div_zero_error;
+    uint64_t matched = 0, changed = 0;
+    buf_t store;
+    buf_init(&store);
+    for (uint64_t i = 0; i < M.n && !rc; i++) {
+        multi_row_t *r = &M.rows[i];
+        const query_source_t *src = &q.src[r->src];
+        cat_table_t *t = src->t;
+        if ((rc = engine_lock_row(trx, t->tree, r->pk, r->pklen)) != 0) {
+            rc = table_engine_err(x->diag, t, rc);
+            break;
+        }
+        value_t *cur = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        rc = table_get_latest(trx, t, r->pk, r->pklen, &store, cur);
+        if (rc == STRATA_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc) {
+            rc = table_engine_err(x->diag, t, rc);
+            break;
+        }
+        value_t *old = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        for (uint32_t c = 0; c < t->ncols; c++)
+            old[c] = value_copy_into(x->arena, &cur[c]);
+        buf_t pk = {r->pk, r->pklen, r->pklen};
+        matched++;
+        if (!upd) {
+            rc = table_delete(trx, t, &pk, old, &x->ss->undo, x->diag);
+            x->ss->wrote = true;
+            changed++;
+            continue;
+        }
+        value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        memcpy(nw, old, sizeof(value_t) * t->ncols);
+        for (uint32_t a = 0; a < st->update->nset && !rc; a++) {
+            int slot = st->update->set[a].col->slot;
+            if ((uint32_t)slot < src->base || (uint32_t)slot >= src->base + t->ncols)
+                continue;
+            uint32_t c = (uint32_t)slot - src->base;
+            value_t v;
+            if (st->update->set[a].value->kind == SQL_E_DEFAULT)
+                rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict && !st->update->ignore);
+            else
+                rc = row_eval(&xe, st->update->set[a].value, r->combined, &v);
+            if (!rc)
+                rc = table_value_store(t, c, &v, &nw[c], x->arena, x->diag, x->strict && !st->update->ignore, matched);
+            if (!rc)
+                r->combined[slot] = table_value_out(&t->cols[c], &nw[c], x->arena);
+        }
+        if (rc)
+            break;
+        bool ch = false;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            ch |= !exec_same_stored(&old[c], &nw[c]);
+        if (!ch)
+            continue;
+        rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
+        x->ss->wrote = true;
+        changed++;
+    }
+    buf_free(&store);
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)changed;
+    if (upd)
+        exec_pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u",
+                                         (unsigned long long)matched, (unsigned long long)changed, x->diag->warn_count));
+    else
+        exec_pend_ok(x, changed, NULL);
+out:
+    x->div_zero_error = false;
+    if (q.cur_pk)
+        for (uint32_t i = 0; i < q.nsrc; i++)
+            buf_free(&q.cur_pk[i]);
+    mem_free(M.rows);
+    query_release(&q);
+    return rc;
+}
+
+int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_update_t *up = st->update;
+    if (up->multi)
+        return exec_multi_dml(x, st);
+    dml_run_t D;
+    query_t q;
+    memset(&q, 0, sizeof q);
+    int rc;
+    /* bind the SET list against the table first (1054 before anything runs) */
+    if ((rc = bind_from_target(&q, x, up->tables)) != 0)
+        goto out0;
+    for (uint32_t i = 0; i < up->nset && !plan_cache_valid(x, st, &q); i++) {
+        if ((rc = bind_expr(&q, up->set[i].col, "SET", false)) != 0 ||
+            (rc = bind_expr(&q, up->set[i].value, "SET", false)) != 0)
+            goto out0;
+    }
+    query_release(&q);
+    bool strict = x->strict && !up->ignore;
+    x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (row_eval_init) */
+    if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
+        goto out;
+    cat_table_t *t = D.t;
+    engine_trx_t *trx;
+    if ((rc = exec_trx(x, &trx)) != 0)
+        goto out;
+    D.xe.ev.div_zero_error = x->div_zero_error;
+    uint64_t changed = 0;
+    int ai = cat_table_autoinc_col(t);
+    bool *assigned = arena_calloc(x->arena, t->ncols + 1);
+    for (uint32_t i = 0; i < up->nset; i++)
+        assigned[up->set[i].col->slot] = true;
+    for (uint64_t r = 0; r < D.n && !rc; r++) {
+        dml_match_t *m = &D.m[r];
+        value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        memcpy(nw, m->stored, sizeof(value_t) * t->ncols);
+        memcpy(ev, m->out, sizeof(value_t) * t->ncols);
+        for (uint32_t i = 0; i < up->nset && !rc; i++) {
+            int c = up->set[i].col->slot;
+            value_t v;
+            if (up->set[i].value->kind == SQL_E_DEFAULT)
+                rc = col_default_value(x, &t->cols[c], &v, x->arena, strict);
+            else
+                rc = row_eval(&D.xe, up->set[i].value, ev, &v);
+            if (rc)
+                break;
+            if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, m->rowno);
+            } else {
+                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, m->rowno);
+            }
+            if (rc)
+                break;
+            ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
+        }
+        if (rc)
+            break;
+        bool ch = false;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            ch |= !exec_same_stored(&m->stored[c], &nw[c]);
+        if (!ch)
+            continue;
+        for (uint32_t c = 0; c < t->ncols; c++)
+            if (t->cols[c].on_update_now && !assigned[c]) {
+                value_t now;
+                table_value_default(&(cat_column_t){.def = CAT_DEF_NOW, .default_text = arena_printf(x->arena, "%u",
+                                    t->cols[c].rc.scale)}, &now, x->arena, x->diag, false);
+                table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
+            }
+        buf_t pk = {m->pk, m->pklen, m->pklen};
+        /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
+        table_dup_t dup;
+        buf_init(&dup.pk);
+        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+        buf_free(&dup.pk);
+        x->ss->wrote = true;
+        if (rc == TABLE_DUP) {
+            rc = 0;
+            continue;
+        }
+        if (rc)
+            break;
+        if (ai >= 0 && assigned[ai] && nw[ai].type != VAL_NULL)
+            table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
+        changed++;
+    }
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)changed;
+    exec_pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)D.n,
+                                     (unsigned long long)changed, x->diag->warn_count));
+out:
+    x->div_zero_error = false;
+    mem_free(D.m);
+out0:
+    query_release(&q);
+    return rc;
+}
+
+int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_delete_t *del = st->del;
+    if (del->multi)
+        return exec_multi_dml(x, st);
+    dml_run_t D;
+    query_t q;
+    memset(&q, 0, sizeof q);
+    int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
+    if (rc)
+        goto out;
+    engine_trx_t *trx;
+    if ((rc = exec_trx(x, &trx)) != 0)
+        goto out;
+    for (uint64_t r = 0; r < D.n && !rc; r++) {
+        buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
+        rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
+        x->ss->wrote = true;
+    }
+    if (rc)
+        goto out;
+    x->row_count = (int64_t)D.n;
+    exec_pend_ok(x, D.n, NULL);
+out:
+    mem_free(D.m);
+    query_release(&q);
+    return rc;
+}

@@ -1,0 +1,271 @@
+/*
+ * What the binder, the planner and the executor's files share about one SELECT being run: the row buffers and
+ * keys (exec/rowkeys.c), access paths and ranges (plan/path.c), the SELECT pipeline's state (exec/select.c),
+ * UNION (exec/union.c).  Internal to the SQL layer: nothing outside src/sql includes it.
+ */
+#ifndef STRATA_SQL_QUERY_INT_H
+#define STRATA_SQL_QUERY_INT_H
+
+#include "sql/exec/exec_int.h"
+#include "sql/exec/extsort.h"
+#include "sql/expr/typeinf.h"
+
+void row_pack(buf_t *b, const value_t *v, uint32_t n);
+
+const uint8_t *row_unpack(arena_t *a, const uint8_t *p, value_t *v, uint32_t n);
+
+size_t row_packed_size(const value_t *v, uint32_t n);
+
+int64_t keymap_find(const keymap_t *m, const uint8_t *k, size_t n);
+
+int expr_max_src(const query_t *q, const sql_expr_t *e, bool *pure);
+
+typedef struct or_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
+    const sql_expr_t *lo, *hi;
+} or_range_t;
+
+typedef struct column_cond {       /* what WHERE says about one column of the source being read */
+    const sql_expr_t *eq;    /* col = eq */
+    const sql_expr_t *const *in; /* col IN (in[0..nin-1]) */
+    uint32_t nin;
+    const sql_expr_t *lo, *hi;
+    const or_range_t *ors;  /* col BETWEEN a AND b OR col = c OR col > d ...: one range per disjunct */
+    uint32_t nors;
+} column_cond_t;
+
+typedef struct access_path {
+    int index;               /* -1: full scan of the clustered tree */
+    uint32_t neq;            /* leading index columns bound to points */
+    bool range;              /* and a range on the next */
+    bool point;              /* neq covers a unique index: at most one row per point */
+    uint64_t est_rows;       /* rows the path is expected to read, from the table's statistics; 0: none */
+    column_cond_t *conds;          /* per table column */
+} access_path_t;
+
+int src_col(const query_t *q, uint32_t si, const sql_expr_t *e);
+
+void choose_path(const query_t *q, uint32_t si, const sql_expr_t *where, access_path_t *p, arena_t *a);
+
+typedef struct key_range {
+    buf_t lo, hi;
+    bool has_lo, has_hi;
+} key_range_t;
+
+int build_ranges(row_eval_t *xe, const query_t *q, uint32_t si, const access_path_t *p, const value_t *row,
+                        key_range_t **out, uint32_t *nr);
+
+void free_ranges(key_range_t *r, uint32_t n);
+
+/* One GROUP BY group. */
+struct group {
+    value_t *rep;             /* the group's first row (combined, copied) */
+    sql_agg_t *aggs;            /* one accumulator per aggregate call (exec_agg.c) */
+    buf_t key;
+};
+
+typedef struct select_col {
+    sql_expr_t *expr;
+    const char *name;
+    const char *alias;        /* AS name, NULL if none */
+    int src_col;              /* slot of a plain column reference, else -1 */
+} select_col_t;
+
+typedef struct order_term {
+    int item;                 /* ORDER BY / GROUP BY an item (alias or position), else -1 */
+    sql_expr_t *expr;
+    bool desc;
+} order_term_t;
+
+typedef struct out_row {         /* one output row waiting for sort / distinct / limit */
+    value_t *vals;
+    uint8_t *key;
+    size_t klen;
+} out_row_t;
+
+typedef struct select_run {
+    sql_exec_ctx_t *x;
+    const sql_select_t *sel;
+    query_t q;
+    select_col_t *items;
+    uint32_t nitems;
+    order_term_t *order;
+    uint32_t norder;
+    order_term_t *group;
+    uint32_t ngroup;
+    bool aggregate;           /* GROUP BY or aggregate functions */
+    bool need_sort;
+    uint64_t limit, offset;
+    /* collected rows */
+    out_row_t *outs;
+    uint64_t nout, capout;
+    keymap_t distinct;
+    /* groups */
+    group_t **groups;
+    uint64_t ngroups, capgroups;
+    keymap_t gmap;
+    row_eval_t xe;
+    uint64_t sent, skipped, total;
+    bool streaming;
+    res_col_t *cols;
+    bool cols_sent;
+    bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
+    arena_t *ga;              /* group / output storage */
+    /* memory of large results (extsort.h) */
+    arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */
+    bool rowa_ok;
+    extsort_t *osort;         /* ORDER BY: key = order key, payload = the items' values (row_pack) */
+    bool osorted;             /* osort is finished and the rows are read from it, not from outs */
+    /* ORDER BY ... LIMIT n: only the first OFFSET + n rows are kept, in a max-heap (MariaDB's priority queue) */
+    struct topn_entry *top;         /* NULL: no LIMIT, or the heap outgrew sort_buffer_size (rows went to osort) */
+    uint64_t topk, topn, topcap, topseq;
+    size_t topmem;
+    extsort_t *gsort;         /* GROUP BY rows whose group is not in memory: key = group key, payload = u32
+                                 rollup level + the combined row */
+    size_t gmem;              /* bytes the in-memory groups hold */
+    extsort_t *dsort;         /* DISTINCT rows with a key first seen once the key set was full: key = the
+                                 distinct key, payload = u32 order key length + order key + the values */
+    size_t dmem;              /* bytes the DISTINCT key set holds */
+    uint64_t ngroups_out;     /* groups produced (in memory + read back) */
+    bool *need;               /* slots the query reads (select_run_need); NULL: all */
+    bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
+    int plan_oix;             /* its number (-1: none) */
+    bool plan_odesc;          /* read backwards */
+} select_run_t;
+
+void send_columns(select_run_t *s);
+
+void send_row(select_run_t *s, const value_t *vals);
+
+int cmp_out(const void *a, const void *b);
+
+bool select_run_infer(const select_run_t *s, const sql_expr_t *e, sql_rtype_t *rt);
+
+void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c);
+
+int select_run_prepare(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member);
+
+int order_index(select_run_t *s, bool *desc);
+
+void select_run_free(select_run_t *s);
+
+int select_run_run(select_run_t *s);
+
+int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit, value_t ***rows_out, uint64_t *n_out,
+                      uint32_t *ncols_out, res_col_t **cols_out);
+
+int union_send(sql_exec_ctx_t *x, const sql_select_t *sel);
+
+/*
+ * A prepared statement keeps the bound form of its SELECT: the items with * expanded, GROUP BY / ORDER BY
+ * resolved, the aggregates, each source's access path and the ORDER BY index.  Binding writes column slots into
+ * the statement's own tree, which lives as long as the statement; the plan holds in its arena what binding built
+ * beside the tree.  Every execution still opens its tables (metadata locks, catalog references) and reuses the
+ * plan when each source is the same definition (table id and catalog version) as at binding, under the same
+ * current database; else it binds again (Com_stmt_reprepare) and the plan is replaced.  Cached: a single SELECT
+ * over base tables (no UNION, derived or information_schema tables, USING / NATURAL joins); subqueries are bound
+ * when they run, as without a plan.
+ */
+struct sql_plan {
+    arena_t mem;
+    bool valid;
+    const void *key;           /* the SELECT (sql_select_t) or DML statement (sql_stmt_t) it was bound for */
+    char *db;                  /* the current database when bound (NULL: none) */
+    char *cur_db;              /* sql_plan_db()'s copy: the executions' current database */
+    uint32_t nsrc;
+    uint64_t *src_id, *src_version;
+    access_path_t *paths;
+    const sql_expr_t *where;   /* the WHERE the paths were chosen for (the statement's tree, kept with it) */
+    uint64_t stats_gen;        /* stats_generation() when they were chosen */
+    /* SELECT */
+    bool *need;                /* select_run_t.need */
+    select_col_t *items;
+    uint32_t nitems;
+    order_term_t *order, *group;
+    uint32_t norder, ngroup;
+    const sql_expr_t **aggs;
+    uint32_t nagg;
+    bool aggregate;
+    int oix;
+    bool odesc;
+};
+
+/* ---- statements: what exec/ (transactions, DML, dispatch) and ddl/ share ---- */
+
+extern catalog_t *exec_cat;
+
+extern engine_t *exec_engine;
+
+typedef struct sql_exec_tmp {
+    struct sql_exec_tmp *next;
+    char *db, *name;          /* as the connection names it */
+    char *real;               /* its table in EXEC_TEMP_DB */
+} temp_table_t;
+
+void exec_trx_end(sql_exec_session_t *ss);
+
+int exec_mdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool write);
+
+int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+int exec_commit_open(sql_exec_ctx_t *x);
+
+int ddl_begin(sql_exec_ctx_t *x);
+
+void exec_pend_ok(sql_exec_ctx_t *x, uint64_t affected, const char *info);
+
+const cat_table_t *exec_single_def(query_t *q, sql_exec_ctx_t *x, cat_table_t *t, const char *db);
+
+cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char **dbout);
+
+bool exec_same_stored(const value_t *a, const value_t *b);
+
+int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+const char *ddl_engine_name(sql_exec_ctx_t *x, const char *name, const char *table, int *rc);
+
+int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
+
+int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c);
+
+int add_index(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d, const char *forced_name);
+
+int ddl_cant_drop(sql_exec_ctx_t *x, bool note, const char *what, const char *name);
+
+int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t *cd, cat_column_t *c);
+
+int col_default(sql_exec_ctx_t *x, const sql_column_def_t *cd, cat_column_t *c);
+
+int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index_def_t *d, bool if_not_exists);
+
+int drop_index(sql_exec_ctx_t *x, const sql_name_t *tn, const char *name, bool if_exists);
+
+int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn);
+
+int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+typedef struct alter_run {
+    sql_exec_ctx_t *x;
+    cat_table_t *nt;          /* the new definition (statement arena) */
+    int *src;                 /* new column -> old column, -1 for added columns */
+    uint32_t cap, idxcap;
+} alter_run_t;
+
+void alter_drop_trees(cat_table_t *nt);
+
+int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A, bool ignore, uint64_t *nrows);
+
+int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at);
+
+int sql_exec_keys_upgrade(void);
+
+int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+#endif
