@@ -146,7 +146,7 @@ static int open_binlog(const config_t *cfg, const char *datadir)
     const config_item_t *lb = config_get(cfg, "log_bin");
     if (lb && lb->negated) {
         sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
-        return sql_commit_start(g_engine, NULL, NULL);
+        return sql_commit_start(g_engine, sql_exec_catalog(), NULL, NULL);
     }
     char path[PATH_MAX];
     const char *name = lb && lb->value && *lb->value ? lb->value : "strata-bin";
@@ -181,7 +181,7 @@ static int open_binlog(const config_t *cfg, const char *datadir)
         log_note("binlog: recovered after a crash (%u transactions in the last file, %llu bytes of incomplete tail "
                  "removed)", rec.n, (unsigned long long)rec.truncated_bytes);
     /* the engine's prepared transactions commit if the binlog has them, else roll back (commit/commit.h) */
-    int rrc = sql_commit_start(g_engine, g_srv.binlog, &rec);
+    int rrc = sql_commit_start(g_engine, sql_exec_catalog(), g_srv.binlog, &rec);
     binlog_recovery_free(&rec);
     if (rrc != 0)
         return -1;

@@ -23,13 +23,14 @@
 #include "repl/semisync.h"
 #include "access/binapply.h"
 #include "commit/commit.h"
-#include "sql/exec/exec.h"
+#include "access/catalog.h"
 #include "util/fio.h"
 #include "util/util.h"
 
 static struct {
     engine_t *e;
     binlog_t *bl;
+    catalog_t *cat;           /* the definitions binlog re-apply and the redo-sync rule read */
     pthread_mutex_t mu;
     pthread_cond_t cond;
     uint64_t inflight[2];
@@ -44,10 +45,10 @@ static struct {
     uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
     struct turn_waiter *pending; /* early arrivals, sorted by order */
     uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
-} g_c = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
+} commit_state = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
          .turn_mu = PTHREAD_MUTEX_INITIALIZER};
 
-binlog_t *sql_commit_binlog(void) { return g_c.bl; }
+binlog_t *sql_commit_binlog(void) { return commit_state.bl; }
 
 /* The engine's commit tag of a binlog position: file sequence in the high 24 bits, offset in the low 40. */
 static uint64_t pos_tag(binlog_pos_t p) { return (uint64_t)p.file << 40 | (p.offset & ((1ull << 40) - 1)); }
@@ -74,36 +75,36 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     if (order == 0) /* nothing was written to the binlog: no place in its order */
         return trx ? engine_trx_commit(trx) : 0;
     turn_waiter_t w = {.order = order, .tag = tag, .trx = trx};
-    pthread_mutex_lock(&g_c.turn_mu);
-    if (g_c.turn_done + 1 < order) {
+    pthread_mutex_lock(&commit_state.turn_mu);
+    if (commit_state.turn_done + 1 < order) {
         pthread_cond_init(&w.cv, NULL);
-        turn_waiter_t **pp = &g_c.pending;
+        turn_waiter_t **pp = &commit_state.pending;
         while (*pp && (*pp)->order < order)
             pp = &(*pp)->next;
         w.next = *pp;
         *pp = &w;
         while (!w.done)
-            pthread_cond_wait(&w.cv, &g_c.turn_mu);
-        pthread_mutex_unlock(&g_c.turn_mu);
+            pthread_cond_wait(&w.cv, &commit_state.turn_mu);
+        pthread_mutex_unlock(&commit_state.turn_mu);
         pthread_cond_destroy(&w.cv);
         return w.rc;
     }
-    pthread_mutex_unlock(&g_c.turn_mu);
+    pthread_mutex_unlock(&commit_state.turn_mu);
     int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
-    pthread_mutex_lock(&g_c.turn_mu);
-    g_c.turn_done = order;
-    while (g_c.pending && g_c.pending->order == g_c.turn_done + 1) {
-        turn_waiter_t *h = g_c.pending;
-        g_c.pending = h->next;
-        pthread_mutex_unlock(&g_c.turn_mu);
+    pthread_mutex_lock(&commit_state.turn_mu);
+    commit_state.turn_done = order;
+    while (commit_state.pending && commit_state.pending->order == commit_state.turn_done + 1) {
+        turn_waiter_t *h = commit_state.pending;
+        commit_state.pending = h->next;
+        pthread_mutex_unlock(&commit_state.turn_mu);
         int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
-        pthread_mutex_lock(&g_c.turn_mu);
-        g_c.turn_done = h->order;
+        pthread_mutex_lock(&commit_state.turn_mu);
+        commit_state.turn_done = h->order;
         h->rc = hrc;
         h->done = true;
         pthread_cond_signal(&h->cv);
     }
-    pthread_mutex_unlock(&g_c.turn_mu);
+    pthread_mutex_unlock(&commit_state.turn_mu);
     return rc;
 }
 
@@ -111,9 +112,9 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 static void turn_drain(uint64_t order)
 {
     for (;;) {
-        pthread_mutex_lock(&g_c.turn_mu);
-        bool done = g_c.turn_done >= order;
-        pthread_mutex_unlock(&g_c.turn_mu);
+        pthread_mutex_lock(&commit_state.turn_mu);
+        bool done = commit_state.turn_done >= order;
+        pthread_mutex_unlock(&commit_state.turn_mu);
         if (done)
             return;
         usleep(500);
@@ -121,29 +122,29 @@ static void turn_drain(uint64_t order)
 }
 
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
-static bool lazy_redo(void) { return g_c.bl && binlog_sync_setting(g_c.bl) == 1; }
+static bool lazy_redo(void) { return commit_state.bl && binlog_sync_setting(commit_state.bl) == 1; }
 
 static int enter(void)
 {
-    pthread_mutex_lock(&g_c.mu);
-    while (g_c.gate)
-        pthread_cond_wait(&g_c.gate_cond, &g_c.mu);
-    int ep = g_c.epoch;
-    g_c.inflight[ep]++;
-    pthread_mutex_unlock(&g_c.mu);
+    pthread_mutex_lock(&commit_state.mu);
+    while (commit_state.gate)
+        pthread_cond_wait(&commit_state.gate_cond, &commit_state.mu);
+    int ep = commit_state.epoch;
+    commit_state.inflight[ep]++;
+    pthread_mutex_unlock(&commit_state.mu);
     return ep;
 }
 
 static void leave(int ep)
 {
-    pthread_mutex_lock(&g_c.mu);
-    g_c.inflight[ep]--;
-    pthread_mutex_unlock(&g_c.mu);
+    pthread_mutex_lock(&commit_state.mu);
+    commit_state.inflight[ep]--;
+    pthread_mutex_unlock(&commit_state.mu);
 }
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
 {
-    if (!g_c.bl || !blt || binlog_trx_empty(blt))
+    if (!commit_state.bl || !blt || binlog_trx_empty(blt))
         return engine_trx_commit(trx);
     uint64_t xid = engine_trx_id(trx), plsn = 0;
     uint8_t xb[8];
@@ -159,21 +160,21 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
          * first commit after a catalog change syncs the redo (which holds the catalog) once.  DDL itself syncs
          * before its QUERY event (sql_commit_ddl); this covers a transaction that reaches the binlog between the
          * DDL's catalog change and its QUERY event (exec.c releases the metadata lock in between). */
-        catalog_t *cat = sql_exec_catalog();
+        catalog_t *cat = commit_state.cat;
         uint64_t v = cat ? catalog_version(cat) : 0;
-        if (v != __atomic_load_n(&g_c.synced_catalog, __ATOMIC_ACQUIRE)) {
-            rc = engine_log_sync(g_c.e, engine_log_lsn(g_c.e));
+        if (v != __atomic_load_n(&commit_state.synced_catalog, __ATOMIC_ACQUIRE)) {
+            rc = engine_log_sync(commit_state.e, engine_log_lsn(commit_state.e));
             if (rc) {
                 engine_trx_rollback(trx);
                 leave(ep);
                 return rc;
             }
-            __atomic_store_n(&g_c.synced_catalog, v, __ATOMIC_RELEASE);
+            __atomic_store_n(&commit_state.synced_catalog, v, __ATOMIC_RELEASE);
         }
     } else {
         rc = engine_trx_prepare(trx, xb, sizeof xb, &plsn);
         if (rc == 0)
-            rc = engine_log_sync(g_c.e, plsn);
+            rc = engine_log_sync(commit_state.e, plsn);
         if (rc) {
             engine_trx_rollback(trx);
             leave(ep);
@@ -182,7 +183,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
     }
     blt->xid = xid;
     binlog_commit_result_t r, *rr = res ? res : &r;
-    rc = binlog_commit(g_c.bl, blt, rr);
+    rc = binlog_commit(commit_state.bl, blt, rr);
     if (rc) {
         /* not in the binlog: the trx must not commit */
         engine_trx_rollback(trx);
@@ -205,33 +206,33 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
 {
     /* Every transaction in the binlog is committed in the engine once it has left (leave), and none that has
      * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
-    pthread_mutex_lock(&g_c.mu);
-    g_c.gate++;
-    while (g_c.inflight[0] + g_c.inflight[1]) {
-        pthread_mutex_unlock(&g_c.mu);
+    pthread_mutex_lock(&commit_state.mu);
+    commit_state.gate++;
+    while (commit_state.inflight[0] + commit_state.inflight[1]) {
+        pthread_mutex_unlock(&commit_state.mu);
         usleep(200);
-        pthread_mutex_lock(&g_c.mu);
+        pthread_mutex_lock(&commit_state.mu);
     }
-    pthread_mutex_unlock(&g_c.mu);
+    pthread_mutex_unlock(&commit_state.mu);
     engine_trx_open_view(trx);
     file[0] = 0;
     *pos = 0;
-    if (g_c.bl)
-        binlog_master_status(g_c.bl, file, cap, pos);
-    pthread_mutex_lock(&g_c.mu);
-    if (--g_c.gate == 0)
-        pthread_cond_broadcast(&g_c.gate_cond);
-    pthread_mutex_unlock(&g_c.mu);
+    if (commit_state.bl)
+        binlog_master_status(commit_state.bl, file, cap, pos);
+    pthread_mutex_lock(&commit_state.mu);
+    if (--commit_state.gate == 0)
+        pthread_cond_broadcast(&commit_state.gate_cond);
+    pthread_mutex_unlock(&commit_state.mu);
 }
 
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
-    if (!g_c.bl)
+    if (!commit_state.bl)
         return 0;
     /* The statement's catalog change, and with it every engine commit before it, is durable before its QUERY
      * event: recovery never re-applies a transaction against a definition older than the one it was logged
      * with (docs/binlog.md). */
-    int rc = engine_log_sync(g_c.e, engine_log_lsn(g_c.e));
+    int rc = engine_log_sync(commit_state.e, engine_log_lsn(commit_state.e));
     if (rc)
         return rc;
     binlog_trx_t t;
@@ -240,7 +241,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     t.qctx.sql_mode = sql_mode;
     binlog_trx_query(&t, db, query, len);
     binlog_commit_result_t r;
-    rc = binlog_commit(g_c.bl, &t, &r);
+    rc = binlog_commit(commit_state.bl, &t, &r);
     binlog_trx_free(&t);
     if (rc == 0) /* its turn in the commit order, with nothing to commit in the engine */
         commit_ordered(r.order, NULL, 0);
@@ -256,7 +257,7 @@ static void on_binlog_reset(void *arg, uint64_t last_order)
 {
     (void)arg;
     turn_drain(last_order);
-    if (engine_commit_tag_set(g_c.e, 1) != 0)
+    if (engine_commit_tag_set(commit_state.e, 1) != 0)
         log_error("commit: RESET MASTER could not reset the engine's commit tag");
 }
 
@@ -282,47 +283,47 @@ static void on_purge(void *arg)
 
 static void checkpoint_once_locked(void)
 {
-    binlog_pos_t p = binlog_durable_pos(g_c.bl);
-    pthread_mutex_lock(&g_c.mu);
-    if (binlog_pos_cmp(p, g_c.reported) <= 0) {
-        pthread_mutex_unlock(&g_c.mu);
+    binlog_pos_t p = binlog_durable_pos(commit_state.bl);
+    pthread_mutex_lock(&commit_state.mu);
+    if (binlog_pos_cmp(p, commit_state.reported) <= 0) {
+        pthread_mutex_unlock(&commit_state.mu);
         return;
     }
-    int old = g_c.epoch;
-    g_c.epoch = 1 - old;
-    while (g_c.inflight[old] && !g_c.stop) {
-        pthread_mutex_unlock(&g_c.mu);
+    int old = commit_state.epoch;
+    commit_state.epoch = 1 - old;
+    while (commit_state.inflight[old] && !commit_state.stop) {
+        pthread_mutex_unlock(&commit_state.mu);
         usleep(1000);
-        pthread_mutex_lock(&g_c.mu);
+        pthread_mutex_lock(&commit_state.mu);
     }
-    bool stop = g_c.stop && g_c.inflight[old];
-    pthread_mutex_unlock(&g_c.mu);
+    bool stop = commit_state.stop && commit_state.inflight[old];
+    pthread_mutex_unlock(&commit_state.mu);
     if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
         return;
-    if (stop || engine_log_sync(g_c.e, engine_log_lsn(g_c.e)) != 0)
+    if (stop || engine_log_sync(commit_state.e, engine_log_lsn(commit_state.e)) != 0)
         return;
-    binlog_engine_checkpoint(g_c.bl, p);
-    pthread_mutex_lock(&g_c.mu);
-    g_c.reported = p;
-    pthread_mutex_unlock(&g_c.mu);
+    binlog_engine_checkpoint(commit_state.bl, p);
+    pthread_mutex_lock(&commit_state.mu);
+    commit_state.reported = p;
+    pthread_mutex_unlock(&commit_state.mu);
 }
 
 static void *checkpointer(void *arg)
 {
     (void)arg;
-    pthread_mutex_lock(&g_c.mu);
-    while (!g_c.stop) {
+    pthread_mutex_lock(&commit_state.mu);
+    while (!commit_state.stop) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += 1;
-        pthread_cond_timedwait(&g_c.cond, &g_c.mu, &ts);
-        if (g_c.stop)
+        pthread_cond_timedwait(&commit_state.cond, &commit_state.mu, &ts);
+        if (commit_state.stop)
             break;
-        pthread_mutex_unlock(&g_c.mu);
+        pthread_mutex_unlock(&commit_state.mu);
         checkpoint_once();
-        pthread_mutex_lock(&g_c.mu);
+        pthread_mutex_lock(&commit_state.mu);
     }
-    pthread_mutex_unlock(&g_c.mu);
+    pthread_mutex_unlock(&commit_state.mu);
     return NULL;
 }
 
@@ -462,7 +463,7 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
             if (!t->xid || pos_tag(t->end) <= tag ||
                 (nsettled && bsearch(&t->xid, settled, nsettled, sizeof *settled, cmp_u64)))
                 continue;
-            if (!ap && !(ap = binapply_new(sql_exec_catalog()))) {
+            if (!ap && !(ap = binapply_new(commit_state.cat))) {
                 rc = STRATA_ENOMEM;
                 break;
             }
@@ -491,13 +492,14 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
     return 0;
 }
 
-int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
+int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_recovery_t *rec)
 {
-    g_c.e = e;
-    g_c.bl = bl;
-    g_c.stop = false;
-    g_c.turn_done = 0;
-    g_c.pending = NULL;
+    commit_state.e = e;
+    commit_state.cat = cat;
+    commit_state.bl = bl;
+    commit_state.stop = false;
+    commit_state.turn_done = 0;
+    commit_state.pending = NULL;
     uint64_t *settled;
     uint32_t nsettled;
     settle_prepared(e, rec, bl != NULL, &settled, &nsettled);
@@ -511,26 +513,26 @@ int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec)
         return 0;
     binlog_set_reset_hook(bl, on_binlog_reset, NULL);
     binlog_set_checkpoint_hook(bl, on_purge, NULL);
-    if (pthread_create(&g_c.thread, NULL, checkpointer, NULL) != 0) {
+    if (pthread_create(&commit_state.thread, NULL, checkpointer, NULL) != 0) {
         log_error("commit: cannot start the binlog checkpointer thread");
         return -1;
     }
-    g_c.running = true;
+    commit_state.running = true;
     return 0;
 }
 
 void sql_commit_stop(void)
 {
-    pthread_mutex_lock(&g_c.mu);
-    g_c.stop = true;
-    pthread_cond_broadcast(&g_c.cond);
-    pthread_mutex_unlock(&g_c.mu);
-    if (g_c.running)
-        pthread_join(g_c.thread, NULL);
-    g_c.running = false;
-    if (g_c.bl) {
-        binlog_set_reset_hook(g_c.bl, NULL, NULL);
-        binlog_set_checkpoint_hook(g_c.bl, NULL, NULL);
+    pthread_mutex_lock(&commit_state.mu);
+    commit_state.stop = true;
+    pthread_cond_broadcast(&commit_state.cond);
+    pthread_mutex_unlock(&commit_state.mu);
+    if (commit_state.running)
+        pthread_join(commit_state.thread, NULL);
+    commit_state.running = false;
+    if (commit_state.bl) {
+        binlog_set_reset_hook(commit_state.bl, NULL, NULL);
+        binlog_set_checkpoint_hook(commit_state.bl, NULL, NULL);
     }
-    g_c.bl = NULL;
+    commit_state.bl = NULL;
 }

@@ -27,11 +27,12 @@
 
 #include "binlog/binlog.h"
 #include "engine/engine.h"
+#include "access/catalog.h"
 
 /* At start-up, after engine_open, the catalog and binlog_open (bl and rec may be NULL without a binlog): settles
  * the engine's prepared transactions against rec, re-applies the binlog transactions the engine lost, syncs, and
  * starts the checkpointer.  0 or an error (logged; the server must not start). */
-int sql_commit_start(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec);
+int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_recovery_t *rec);
 /* Stops the checkpointer (before engine_close / binlog_close). */
 void sql_commit_stop(void);
 /* The binlog the commit path writes to, NULL when off. */

@@ -16,7 +16,7 @@
 #include "session/admit.h"
 #include "session/status.h"
 #include "session/sysvar.h"
-#include "sql/result.h"
+#include "sql/exec/result.h"
 #include "sql/value/value.h"
 #include "util/diag.h"
 #include "util/util.h"

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sql/sql_int.h"
+#include "sql/expr/expr_int.h"
+#include "sql/parser/parser_int.h"
 #include "sql/expr/typeinf.h"
 #include "unit.h"
 

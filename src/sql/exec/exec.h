@@ -21,8 +21,9 @@
 #include "sql/parser/ast.h"
 #include "access/catalog.h"
 #include "access/mdl.h"
-#include "sql/result.h"
-#include "sql/sql.h"
+#include "sql/exec/result.h"
+#include "sql/parser/parser.h"
+#include "sql/expr/expr.h"
 #include "access/table.h"
 
 /* Opens the catalog over an open engine (main.c, at start-up); 0 or an error (logged). */

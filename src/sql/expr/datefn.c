@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/sql_int.h"
+#include "sql/expr/expr_int.h"
 
 static int64_t d_from_civil(int64_t y, unsigned m, unsigned d)
 {

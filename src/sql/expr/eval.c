@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "sql/value/collation.h"
-#include "sql/sql_int.h"
+#include "sql/expr/expr_int.h"
 #include "sql/value/store.h"
 #include "sql/value/tz.h"
 #include "util/password.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "sql/sql_int.h"
+#include "sql/expr/expr_int.h"
 
 static value_t text_of(sql_eval_ctx_t *ctx, const value_t *v)
 {

@@ -17,7 +17,7 @@
 #ifndef STRATA_SQL_TYPEINF_H
 #define STRATA_SQL_TYPEINF_H
 
-#include "sql/sql.h"
+#include "sql/expr/expr.h"
 
 typedef struct sql_rtype {
     uint8_t type;      /* SQL_TYPE_* (VAR_STRING for strings, BLOB when over 65535 bytes; NULL for NULL) */

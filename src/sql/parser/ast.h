@@ -10,6 +10,7 @@
 #ifndef STRATA_SQL_AST_H
 #define STRATA_SQL_AST_H
 
+#include "sql/value/types.h"
 #include "sql/value/value.h"
 
 typedef struct sql_expr sql_expr_t;
@@ -379,48 +380,6 @@ typedef struct sql_lock_tables {
     sql_lock_table_t *tables;
     uint32_t n;
 } sql_lock_tables_t;
-
-/* ---------------------------------------------------------------- column types */
-
-typedef enum sql_type_kind {
-    SQL_T_TINYINT, SQL_T_SMALLINT, SQL_T_MEDIUMINT, SQL_T_INT, SQL_T_BIGINT,
-    SQL_T_DECIMAL, SQL_T_FLOAT, SQL_T_DOUBLE, SQL_T_BIT,
-    SQL_T_CHAR, SQL_T_VARCHAR, SQL_T_BINARY, SQL_T_VARBINARY,
-    SQL_T_TINYTEXT, SQL_T_TEXT, SQL_T_MEDIUMTEXT, SQL_T_LONGTEXT,
-    SQL_T_TINYBLOB, SQL_T_BLOB, SQL_T_MEDIUMBLOB, SQL_T_LONGBLOB,
-    SQL_T_DATE, SQL_T_DATETIME, SQL_T_TIMESTAMP, SQL_T_TIME, SQL_T_YEAR,
-    SQL_T_ENUM, SQL_T_SET,
-} sql_type_kind_t;
-
-/*
- * A column type as written, with MySQL's defaults filled in by the parser:
- *   integers: len = display width (default 4/6/9/11/20, one less when UNSIGNED... as MariaDB shows them)
- *   DECIMAL:  len = precision (default 10), scale (default 0)
- *   FLOAT/DOUBLE: len/scale -1 unless (M,D) given; FLOAT(p) with p > 24 becomes DOUBLE
- *   BIT:      len = bits (default 1)
- *   CHAR/BINARY: len = characters/bytes (default 1); VARCHAR/VARBINARY: len required
- *   TEXT/BLOB(n): len = n as written or -1 (TEXT(n) picks the smallest TEXT type holding n, as MySQL)
- *   DATETIME/TIMESTAMP/TIME: scale = fsp (default 0); YEAR: len 4
- *   ENUM/SET: elems (unquoted, as written)
- * Binary string types and BLOBs have coll = COLL_BINARY; CHAR BINARY / BYTE / ASCII / UNICODE are mapped.
- * coll = -1 means "the table's default collation" (the executor resolves it at CREATE time).
- */
-typedef struct sql_type {
-    sql_type_kind_t kind;
-    int32_t len;
-    int32_t scale;
-    bool is_unsigned;
-    bool zerofill;
-    bool is_bool;          /* written BOOL/BOOLEAN (TINYINT(1)) */
-    bool is_json;          /* written JSON (LONGTEXT; MariaDB adds a CHECK (json_valid)) */
-    bool is_serial;        /* written SERIAL (BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE) */
-    const char *charset;   /* CHARACTER SET as written (NULL if not) */
-    const char *collation; /* COLLATE as written (NULL if not) */
-    int32_t coll;          /* resolved collation id, or -1 */
-    const char **elems;    /* ENUM / SET values */
-    uint32_t *elem_lens;
-    uint32_t nelems;
-} sql_type_t;
 
 typedef enum sql_nullability { SQL_NULL_UNSPECIFIED = 0, SQL_NULL_NOT_NULL, SQL_NULL_NULL } sql_nullability_t;
 

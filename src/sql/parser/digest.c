@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sql/sql_int.h"
+#include "sql/parser/parser_int.h"
 
 typedef enum { KW_WORD, KW_FUNCTION } kw_kind_t;
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/sql_int.h"
+#include "sql/parser/parser_int.h"
 
 static const char *const reserved_words[] = {
 #define RW(w) #w,

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/sql_int.h"
+#include "sql/parser/parser_int.h"
 
 typedef struct parser {
     arena_t *a;

@@ -6,7 +6,9 @@
  */
 #include <string.h>
 
-#include "sql/sql_int.h"
+#include "sql/value/value.h"
+#include "sql/value/store.h"
+#include "util/diag.h"
 
 /* cp1252 0x80..0x9F -> Unicode (MySQL maps the 5 undefined bytes to the C1 controls) */
 static const uint16_t cp1252_hi[32] = {

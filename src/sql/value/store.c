@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sql/sql_int.h"
+#include "sql/value/store.h"
 #include "sql/value/tz.h"
 
 typedef struct sctx {
@@ -453,7 +453,7 @@ static int store_bit(sctx_t *c, const value_t *in, value_t *out)
 
 /* ---------------------------------------------------------------- strings */
 
-static size_t utf8_prefix_bytes(const char *s, size_t n, uint64_t chars, uint64_t *counted)
+size_t sql_utf8_prefix_bytes(const char *s, size_t n, uint64_t chars, uint64_t *counted)
 {
     size_t i = 0;
     uint64_t k = 0;
@@ -542,7 +542,7 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
     if (by_bytes) {
         keep = n < limit ? n : (size_t)limit;
     } else {
-        keep = utf8_prefix_bytes(s, n, limit, &counted);
+        keep = sql_utf8_prefix_bytes(s, n, limit, &counted);
     }
     if (keep < n) {
         bool only_spaces = !binary || t->kind == SQL_T_VARBINARY ? true : false;
@@ -1028,141 +1028,6 @@ int sql_value_store(arena_t *a, const sql_store_col_t *col, const value_t *in, b
     return diag_error(d, ER_NOT_SUPPORTED_YET, "column type");
 }
 
-/* ---------------------------------------------------------------- column metadata */
-
-static bool coll_is_bin(uint16_t coll)
-{
-    const char *n = value_coll_name(coll);
-    size_t l = n ? strlen(n) : 0;
-    return coll == COLL_BINARY || (l > 4 && strcmp(n + l - 4, "_bin") == 0);
-}
-
-void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t result_coll, uint16_t key_flags,
-                     sql_col_meta_t *m)
-{
-    const sql_type_t *t = &c->type;
-    memset(m, 0, sizeof *m);
-    m->coll = COLL_BINARY;
-    uint32_t flags = key_flags;
-    /* explicit_defaults_for_timestamp is ON in MariaDB 10.10+: TIMESTAMP is nullable like any column */
-    bool not_null = c->nullable == SQL_NULL_NOT_NULL || c->primary_key || c->auto_increment;
-    if (not_null)
-        flags |= SQL_FLAG_NOT_NULL;
-    if (not_null && !c->default_expr && !c->default_now && !c->auto_increment)
-        flags |= SQL_FLAG_NO_DEFAULT_VALUE;
-    if (c->auto_increment)
-        flags |= SQL_FLAG_AUTO_INCREMENT;
-    if (c->primary_key)
-        flags |= SQL_FLAG_PRI_KEY | SQL_FLAG_PART_KEY;
-    else if (c->unique_key && !(key_flags & SQL_FLAG_PRI_KEY))
-        flags |= SQL_FLAG_UNIQUE_KEY | SQL_FLAG_PART_KEY;
-    if (key_flags & SQL_FLAG_PRI_KEY)
-        flags &= ~(uint32_t)SQL_FLAG_UNIQUE_KEY;
-    if (c->on_update_now)
-        flags |= SQL_FLAG_ON_UPDATE_NOW;
-    if (t->kind == SQL_T_TIMESTAMP && (c->default_now || c->on_update_now))
-        flags |= SQL_FLAG_TIMESTAMP;
-    if (t->is_unsigned)
-        flags |= SQL_FLAG_UNSIGNED;
-    if (t->zerofill)
-        flags |= SQL_FLAG_ZEROFILL;
-    uint32_t mb = value_coll_mbmaxlen(result_coll);
-    if (!mb)
-        mb = 1;
-    bool binary = col_coll == COLL_BINARY;
-    switch (t->kind) {
-    case SQL_T_TINYINT: m->type = SQL_TYPE_TINY; m->length = (uint32_t)t->len; break;
-    case SQL_T_SMALLINT: m->type = SQL_TYPE_SHORT; m->length = (uint32_t)t->len; break;
-    case SQL_T_MEDIUMINT: m->type = SQL_TYPE_INT24; m->length = (uint32_t)t->len; break;
-    case SQL_T_INT: m->type = SQL_TYPE_LONG; m->length = (uint32_t)t->len; break;
-    case SQL_T_BIGINT: m->type = SQL_TYPE_LONGLONG; m->length = (uint32_t)t->len; break;
-    case SQL_T_DECIMAL:
-        m->type = SQL_TYPE_NEWDECIMAL;
-        m->decimals = (uint8_t)t->scale;
-        m->length = (uint32_t)t->len + (t->scale > 0) + !t->is_unsigned;
-        break;
-    case SQL_T_FLOAT: case SQL_T_DOUBLE:
-        m->type = t->kind == SQL_T_FLOAT ? SQL_TYPE_FLOAT : SQL_TYPE_DOUBLE;
-        if (t->len >= 0 && t->scale >= 0) {
-            m->length = (uint32_t)t->len;
-            m->decimals = (uint8_t)t->scale;
-        } else {
-            m->length = t->kind == SQL_T_FLOAT ? 12 : 22;
-            m->decimals = VAL_DEC_NOT_FIXED;
-        }
-        break;
-    case SQL_T_BIT:
-        m->type = SQL_TYPE_BIT;
-        m->length = (uint32_t)t->len;
-        flags |= SQL_FLAG_UNSIGNED;
-        break;
-    case SQL_T_CHAR: case SQL_T_BINARY: case SQL_T_VARCHAR: case SQL_T_VARBINARY:
-        m->type = (t->kind == SQL_T_CHAR || t->kind == SQL_T_BINARY) ? SQL_TYPE_STRING : SQL_TYPE_VAR_STRING;
-        if (binary) {
-            m->length = (uint32_t)t->len;
-        } else {
-            m->coll = result_coll;
-            m->length = (uint32_t)t->len * mb;
-        }
-        if (coll_is_bin(col_coll))
-            flags |= SQL_FLAG_BINARY;
-        break;
-    case SQL_T_TINYTEXT: case SQL_T_TEXT: case SQL_T_MEDIUMTEXT: case SQL_T_LONGTEXT:
-    case SQL_T_TINYBLOB: case SQL_T_BLOB: case SQL_T_MEDIUMBLOB: case SQL_T_LONGBLOB: {
-        m->type = SQL_TYPE_BLOB;
-        uint64_t maxb = sql_type_blob_max(t->kind);
-        flags |= SQL_FLAG_BLOB;
-        if (binary) {
-            m->length = (uint32_t)maxb;
-            flags |= SQL_FLAG_BINARY;
-        } else {
-            m->coll = result_coll;
-            uint64_t l = maxb * mb;
-            m->length = l > UINT32_MAX ? UINT32_MAX : (uint32_t)l;
-            if (coll_is_bin(col_coll))
-                flags |= SQL_FLAG_BINARY;
-        }
-        break;
-    }
-    case SQL_T_DATE: m->type = SQL_TYPE_DATE; m->length = 10; flags |= SQL_FLAG_BINARY; break;
-    case SQL_T_DATETIME: case SQL_T_TIMESTAMP: {
-        int fsp = t->scale > 0 ? t->scale : 0;
-        m->type = t->kind == SQL_T_DATETIME ? SQL_TYPE_DATETIME : SQL_TYPE_TIMESTAMP;
-        m->length = 19 + (fsp ? (uint32_t)fsp + 1 : 0);
-        m->decimals = (uint8_t)fsp;
-        flags |= SQL_FLAG_BINARY;
-        if (t->kind == SQL_T_TIMESTAMP)
-            flags |= SQL_FLAG_UNSIGNED;
-        break;
-    }
-    case SQL_T_TIME: {
-        int fsp = t->scale > 0 ? t->scale : 0;
-        m->type = SQL_TYPE_TIME;
-        m->length = 10 + (fsp ? (uint32_t)fsp + 1 : 0);
-        m->decimals = (uint8_t)fsp;
-        flags |= SQL_FLAG_BINARY;
-        break;
-    }
-    case SQL_T_YEAR: m->type = SQL_TYPE_YEAR; m->length = 4; flags |= SQL_FLAG_UNSIGNED | SQL_FLAG_ZEROFILL; break;
-    case SQL_T_ENUM: case SQL_T_SET: {
-        uint32_t chars = 0;
-        for (uint32_t i = 0; i < t->nelems; i++) {
-            uint64_t cnt;
-            utf8_prefix_bytes(t->elems[i], t->elem_lens[i], UINT64_MAX, &cnt);
-            if (t->kind == SQL_T_ENUM)
-                chars = MAX(chars, (uint32_t)cnt);
-            else
-                chars += (uint32_t)cnt + (i ? 1 : 0);
-        }
-        m->type = SQL_TYPE_STRING;
-        m->coll = binary ? COLL_BINARY : result_coll;
-        m->length = chars * (binary ? 1 : mb);
-        flags |= t->kind == SQL_T_ENUM ? SQL_FLAG_ENUM : SQL_FLAG_SET;
-        break;
-    }
-    }
-    m->flags = (uint16_t)flags;
-}
 
 /* ---------------------------------------------------------------- column values as text */
 

@@ -29,7 +29,8 @@
 #ifndef STRATA_SQL_STORE_H
 #define STRATA_SQL_STORE_H
 
-#include "sql/parser/ast.h"
+#include "sql/value/types.h"
+#include "sql/value/value.h"
 
 /* sql_mode bits the store checks (NO_ZERO_DATE, NO_ZERO_IN_DATE), per worker thread: the session sets them
  * before each statement (sql_store_set_mode), the executor's calls of sql_value_store see them. */
@@ -85,5 +86,9 @@ const char *sql_column_text(arena_t *a, const value_t *v, const sql_type_t *t, s
 
 /* Maximum length in bytes of a TEXT/BLOB type (255, 65535, 16777215, 4294967295); 0 for other types. */
 uint64_t sql_type_blob_max(sql_type_kind_t k);
+
+/* The bytes of the first `chars` characters of UTF-8 text s[0..n) (all of it when shorter); *counted: the
+ * characters counted. */
+size_t sql_utf8_prefix_bytes(const char *s, size_t n, uint64_t chars, uint64_t *counted);
 
 #endif

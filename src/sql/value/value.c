@@ -12,7 +12,9 @@
 #include <strings.h>
 
 #include "sql/value/collation.h"
-#include "sql/sql_int.h"
+#include "sql/value/value.h"
+#include "sql/value/store.h"
+#include "util/diag.h"
 #include "sql/value/store.h"
 
 /* ---------------------------------------------------------------- collations */

@@ -1,0 +1,66 @@
+/*
+ * Internals of the expression box: the function table (one row of parser/functions.def per function, with its
+ * evaluator, type rule, collation rule and flags) and what the evaluators share.  No other box includes this.
+ */
+#ifndef STRATA_SQL_EXPR_INT_H
+#define STRATA_SQL_EXPR_INT_H
+
+#include "sql/expr/expr.h"
+#include "sql/value/store.h"
+
+/* ---------------------------------------------------------------- the function table (functions.def) */
+
+struct sql_typeinf_env;
+struct sql_rtype;
+
+/* A function's implementation: args == NULL for SQL_FNF_LAZY rows, else the evaluated arguments (any_null: one
+ * of them is NULL).  0 with *out set, or -ER_* with the error in ctx->diag. */
+typedef int sql_fn_eval_t(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out);
+/* A function's static result type: 1 typed (*out), 0 unknown before a value is seen, -1 not this rule's row. */
+typedef int sql_fn_type_t(const struct sql_typeinf_env *env, const sql_expr_t *e, struct sql_rtype *out);
+
+/* How a function's string arguments meet (functions.def, "collation"). */
+typedef enum sql_fn_coll_kind {
+    SQL_FN_COLL_NONE,
+    SQL_FN_COLL_SAME,
+    SQL_FN_COLL_SYSCONST,
+    SQL_FN_COLL_RESULT,
+    SQL_FN_COLL_STRICT,
+    SQL_FN_COLL_STRINGS,
+    SQL_FN_COLL_CMP,
+} sql_fn_coll_kind_t;
+
+typedef struct sql_fn_coll {
+    sql_fn_coll_kind_t kind;
+    const char *op;               /* the operation's name in 1267 / 1270 / 1271 */
+    uint8_t first, step, max;     /* the aggregated arguments: first, first+step, ... (at most max; 0: all) */
+} sql_fn_coll_t;
+
+typedef struct sql_fn_def {
+    const char *name;
+    int minargs, maxargs;         /* maxargs -1: any number */
+    sql_fn_eval_t *eval;
+    sql_fn_type_t *type;
+    sql_fn_coll_t coll;
+    unsigned flags;               /* SQL_FNF_* */
+} sql_fn_def_t;
+
+/* Indexed by sql_fn_t: every row of functions.def. */
+extern const sql_fn_def_t sql_fn_defs[SQL_FN__COUNT];
+
+/* The evaluators and type rules the rows name. */
+#define FN(id, name, mn, mx, eval, type, coll, flags) sql_fn_eval_t eval; sql_fn_type_t type;
+#include "sql/parser/functions.def"
+#undef FN
+
+/* What an evaluator answers for a row it does not serve (a row naming the wrong evaluator): 1105, naming it. */
+int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e);
+
+
+/* Two values about to be compared, brought to one collation by MySQL's coercibility rules when both are
+ * strings (eval.c); 1267 for operation `op` when they have none. */
+int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b);
+/* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
+int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * Internals of the parser box: the lexer's tokens, shared by the grammar (parse.c) and the digest normalizer
+ * (digest.c).  No other box includes this.
+ */
+#ifndef STRATA_SQL_PARSER_INT_H
+#define STRATA_SQL_PARSER_INT_H
+
+#include "sql/parser/parser.h"
+
+typedef enum sql_tok_type {
+    TK_EOF,
+    TK_WORD,     /* identifier or keyword (reserved says which) */
+    TK_QIDENT,   /* `quoted identifier` (text = unquoted) */
+    TK_STRING,   /* 'x' or "x" (text = unescaped) */
+    TK_NSTRING,  /* N'x' */
+    TK_HEX,      /* X'41' or 0x41 (text = bytes) */
+    TK_BIT,      /* B'01' or 0b01 (text = bytes) */
+    TK_INT,      /* 123 (text = digits) */
+    TK_DECIMAL,  /* 1.5 */
+    TK_FLOAT,    /* 1e5 */
+    TK_PARAM,    /* ? */
+    TK_AT2,      /* @@ */
+    TK_USERVAR,  /* @name, @'name', @`name` (text = name) */
+    TK_PUNCT,    /* op below */
+    TK_ERROR,    /* unterminated string / identifier */
+} sql_tok_type_t;
+
+enum {
+    P_ASSIGN = 256, /* := */
+    P_NSEQ,         /* <=> */
+    P_NE,           /* <> != */
+    P_LE, P_GE, P_SHL, P_SHR,
+    P_AND2,         /* && */
+    P_OR2,          /* || (OR, or CONCAT under PIPES_AS_CONCAT: the parser decides) */
+    P_ARROW,        /* -> (JSON, parsed as error for now) */
+};
+
+typedef struct sql_tok {
+    sql_tok_type_t type;
+    int op;              /* TK_PUNCT: the character or a P_* code */
+    bool reserved;       /* TK_WORD that is a reserved word */
+    const char *start;   /* in the query text */
+    size_t len;
+    uint32_t line;
+    char *text;          /* decoded value (arena, NUL-terminated) for strings, idents, numbers */
+    size_t text_len;
+} sql_tok_t;
+
+typedef struct sql_lexer {
+    arena_t *arena;
+    const char *text, *pos, *end;
+    uint32_t line;
+    int in_exec_comment; /* inside an executable comment: its closing star-slash is skipped */
+    unsigned mode;       /* SQL_PARSE_* flags (sql.h) */
+} sql_lexer_t;
+
+void sql_lex_init(sql_lexer_t *lx, arena_t *a, const char *text, size_t len, unsigned mode);
+void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t);
+bool sql_word_is_reserved(const char *s, size_t n);
+
+
+/* The function named `upper_name` (functions.def), SQL_FN_UNKNOWN when none. */
+sql_fn_t sql_fn_lookup(const char *upper_name);
+
+#endif
