@@ -59,5 +59,7 @@ void mdl_set_free(mdl_set_t *s);
 
 /* Names currently locked (tests, monitoring). */
 uint32_t mdl_count(void);
+/* Sessions waiting for a metadata lock now (a relaxed read; the monitor's Strata_mdl_waiting). */
+uint32_t mdl_waiting(void);
 
 #endif

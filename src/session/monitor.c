@@ -22,6 +22,7 @@
 #include "session/exec_repl.h"
 #include "session/monitor.h"
 #include "access/catalog.h"
+#include "access/mdl.h"
 #include "sql/exec/exec.h"
 #include "util/util.h"
 
@@ -160,6 +161,7 @@ static void gauges(history_num_fn fn, void *arg)
         engine_stats_t es;
         engine_stats(e, &es);
         fn(arg, "Strata_transactions_committed", (double)es.trx_committed);
+        fn(arg, "Strata_mdl_waiting", (double)mdl_waiting());
         engine_file_info_t *f = NULL;
         size_t n = 0;
         if (engine_files(e, &f, &n) == 0) {

@@ -370,3 +370,37 @@ def test_fleet_mariadb_sampled_and_removed(fresh_strata, fresh_mariadb):
     n = nsamples(c, key)
     wait_samples(c, 2)
     assert nsamples(c, key) == n
+
+
+def test_wait_gauges_sampled(fresh_strata):
+    """A DDL waiting for a metadata lock and a row-lock wait show in the samples taken meanwhile."""
+    srv = fresh_strata
+    srv.start(FAST + ['--innodb-lock-wait-timeout=20', '--lock-wait-timeout=20'])
+    c = srv.connect()
+    rows(c, 'CREATE DATABASE w')
+    rows(c, 'CREATE TABLE w.t (id INT PRIMARY KEY, v INT)')
+    rows(c, 'INSERT INTO w.t VALUES (1, 0)')
+    holder = srv.connect()
+    rows(holder, 'BEGIN')
+    rows(holder, 'UPDATE w.t SET v = 1 WHERE id = 1')  # row lock and the table's metadata lock
+    done = []
+
+    def run_blocked(sql):
+        u = srv.connect()
+        try:
+            rows(u, sql)
+        finally:
+            u.close()
+            done.append(sql)
+    ths = [threading.Thread(target=run_blocked, args=(q,)) for q in
+           ('UPDATE w.t SET v = 2 WHERE id = 1', 'ALTER TABLE w.t ADD COLUMN x INT')]
+    for t in ths:
+        t.start()
+    peak = lambda name: rows(c, "SELECT MAX(value) FROM strata_monitor.status_history WHERE server = 'local' AND "
+                                "name = %s", (name,))[0][0] or 0
+    assert wait_for(lambda: peak('Strata_mdl_waiting') >= 1 and peak('Innodb_row_lock_current_waits') >= 1), \
+        (peak('Strata_mdl_waiting'), peak('Innodb_row_lock_current_waits'))
+    rows(holder, 'COMMIT')
+    for t in ths:
+        t.join()
+    assert len(done) == 2
