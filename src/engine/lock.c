@@ -64,6 +64,8 @@ struct lock_sys {
     uint32_t ninflight, capinflight;
     _Atomic uint64_t epoch[EPOCH_BUCKETS];
     uint64_t waits, deadlocks;
+    uint64_t waiting;         /* owners in wait_for now */
+    uint64_t wait_us, wait_max_us; /* time spent in wait_for: total and the longest wait */
 };
 
 lock_sys_t *lock_sys_create(void)
@@ -433,6 +435,8 @@ static int wait_for(lock_sys_t *ls, lock_owner_t *o, uint64_t timeout_us)
         dl.tv_nsec -= 1000000000;
     }
     int rc = 0;
+    uint64_t t0 = time_mono_us();
+    ls->waiting++;
     blocking_begin(); /* the worker pool may add a thread while this one waits */
     while (!can_go(o)) {
         if (pthread_cond_timedwait(&o->cond, &ls->mu, &dl) == ETIMEDOUT && !can_go(o)) {
@@ -441,6 +445,10 @@ static int wait_for(lock_sys_t *ls, lock_owner_t *o, uint64_t timeout_us)
         }
     }
     blocking_end();
+    ls->waiting--;
+    uint64_t took = time_mono_us() - t0;
+    ls->wait_us += took;
+    ls->wait_max_us = MAX(ls->wait_max_us, took);
     return rc;
 }
 
@@ -648,4 +656,13 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
 }
 
 uint64_t lock_waits(lock_sys_t *ls) { return ls->waits; }
+
+void lock_wait_stats(lock_sys_t *ls, uint64_t *waiting, uint64_t *wait_us, uint64_t *wait_max_us)
+{
+    pthread_mutex_lock(&ls->mu);
+    *waiting = ls->waiting;
+    *wait_us = ls->wait_us;
+    *wait_max_us = ls->wait_max_us;
+    pthread_mutex_unlock(&ls->mu);
+}
 uint64_t lock_deadlocks(lock_sys_t *ls) { return ls->deadlocks; }

@@ -55,6 +55,11 @@ static bool engine_status(status_func_t which, uint64_t *num)
     case STATUS_INNODB_LSN_FLUSHED: *num = es.log_flushed_lsn; return true;
     case STATUS_INNODB_LSN_LAST_CHECKPOINT: *num = es.log_checkpoint_lsn; return true;
     case STATUS_INNODB_ROW_LOCK_WAITS: *num = es.lock_waits; return true;
+    case STATUS_INNODB_ROW_LOCK_CURRENT_WAITS: *num = es.lock_waiting; return true;
+    /* milliseconds, as InnoDB counts them */
+    case STATUS_INNODB_ROW_LOCK_TIME: *num = es.lock_wait_us / 1000; return true;
+    case STATUS_INNODB_ROW_LOCK_TIME_AVG: *num = es.lock_waits ? es.lock_wait_us / 1000 / es.lock_waits : 0; return true;
+    case STATUS_INNODB_ROW_LOCK_TIME_MAX: *num = es.lock_wait_max_us / 1000; return true;
     default: return false;
     }
 }

@@ -392,15 +392,19 @@ def test_wait_gauges_sampled(fresh_strata):
         finally:
             u.close()
             done.append(sql)
-    ths = [threading.Thread(target=run_blocked, args=(q,)) for q in
-           ('UPDATE w.t SET v = 2 WHERE id = 1', 'ALTER TABLE w.t ADD COLUMN x INT')]
-    for t in ths:
-        t.start()
     peak = lambda name: rows(c, "SELECT MAX(value) FROM strata_monitor.status_history WHERE server = 'local' AND "
                                 "name = %s", (name,))[0][0] or 0
-    assert wait_for(lambda: peak('Strata_mdl_waiting') >= 1 and peak('Innodb_row_lock_current_waits') >= 1), \
-        (peak('Strata_mdl_waiting'), peak('Innodb_row_lock_current_waits'))
+    row_waiter = threading.Thread(target=run_blocked, args=('UPDATE w.t SET v = 2 WHERE id = 1',))
+    row_waiter.start()
+    assert wait_for(lambda: peak('Innodb_row_lock_current_waits') >= 1)
+    ddl = threading.Thread(target=run_blocked, args=('ALTER TABLE w.t ADD COLUMN x INT',))
+    ddl.start()
+    assert wait_for(lambda: peak('Strata_mdl_waiting') >= 1)
+    time.sleep(0.3)
     rows(holder, 'COMMIT')
-    for t in ths:
-        t.join()
+    row_waiter.join()
+    ddl.join()
+    st = dict(rows(c, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock%'"))
+    assert int(st['Innodb_row_lock_waits']) >= 1 and int(st['Innodb_row_lock_time']) >= 500
+    assert int(st['Innodb_row_lock_time_max']) >= 500 and int(st['Innodb_row_lock_current_waits']) == 0
     assert len(done) == 2
