@@ -19,6 +19,7 @@
 #include "engine/engine.h"
 #include "monitor/history.h"
 #include "repl/replica.h"
+#include "repl/semisync.h"
 #include "session/exec_repl.h"
 #include "session/monitor.h"
 #include "access/catalog.h"
@@ -201,6 +202,16 @@ static void gauges(history_num_fn fn, void *arg)
             fn(arg, "Strata_tablespace_total_bytes", total_b);
             engine_files_free(f);
         }
+    }
+    repl_semisync_stats_t ss;
+    repl_semisync_get_stats(&ss);
+    char bucket[64];
+    for (int i = 0; i < REPL_SEMISYNC_HIST; i++) {
+        if (repl_semisync_hist_us[i] == UINT64_MAX)
+            snprintf(bucket, sizeof bucket, "Strata_semisync_ack_wait_us:inf");
+        else
+            snprintf(bucket, sizeof bucket, "Strata_semisync_ack_wait_us:%llu", (unsigned long long)repl_semisync_hist_us[i]);
+        fn(arg, bucket, (double)ss.wait_hist[i]);
     }
     replica_t *r = session_replica();
     if (r) {
