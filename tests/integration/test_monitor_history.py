@@ -85,7 +85,9 @@ def test_history_tables_sampled_and_kept_across_restart(fresh_strata):
               'Strata_redo_fsyncs_per_commit', 'Innodb_row_lock_current_waits', 'Rpl_semi_sync_master_wait_sessions',
               'Strata_binlog_files', 'Strata_binlog_bytes', 'Strata_binlog_disk_bytes', 'Strata_datadir_bytes',
               'Strata_disk_free_bytes', 'Strata_disk_total_bytes', 'Strata_tablespace_free_bytes',
-              'Strata_tablespace_free_extents:strata_system', 'Strata_datafile_total_extents:strata_sys.dat'):
+              'Strata_tablespace_free_extents:strata_system', 'Strata_datafile_total_extents:strata_sys.dat',
+              'Strata_semisync_ack_wait_us:250', 'Strata_semisync_ack_wait_us:inf', 'Strata_mdl_waiting',
+              'Strata_monitor_pass_ms', 'Strata_transactions_committed'):
         assert g in names, g
     # counters only grow between samples; ts is unix time
     up = rows(c, "SELECT ts, value FROM strata_monitor.status_history WHERE server = 'local' AND name = 'Uptime' "
