@@ -31,6 +31,7 @@
 #include "acl/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
+#include "access/stats.h"
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
 #include "util/config.h"
@@ -58,6 +59,12 @@ static void raise_fd_limit(void)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* innodb_stats_auto_recalc, read by the statistics thread before each recalculation. */
+static bool stats_auto_recalc_on(void)
+{
+    return sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_STATS_AUTO_RECALC) != 0;
 }
 
 static void request_shutdown(server_t *srv)
@@ -291,6 +298,10 @@ int main(int argc, char **argv)
     }
     if (open_binlog(&cfg, datadir) != 0)
         goto out;
+    /* after recovery: what recovery re-applied is not a reason to recount */
+    if (stats_auto_start(sql_exec_catalog(), stats_auto_recalc_on) != 0)
+        log_warn("innodb_stats_auto_recalc: the statistics thread did not start; statistics change only with "
+                    "ANALYZE TABLE");
     auth_srv.cache = auth_cache_new();
     if (tls) {
         auth_srv.rsa_key = tls->rsa_key;

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "access/mdl.h"
 #include "access/rowcodec.h"
 #include "access/stats.h"
 #include "access/table.h"
@@ -187,6 +188,7 @@ static int count_rows(engine_trx_t *trx, const cat_table_t *t, uint64_t *rows)
 }
 
 static _Atomic uint64_t g_generation;
+static void auto_counted(uint64_t id, uint64_t rows);
 
 uint64_t stats_generation(void)
 {
@@ -222,9 +224,11 @@ int stats_analyze(catalog_t *c, const cat_table_t *t)
         entry_clear(&e);
         return rc;
     }
+    uint64_t rows = e.rows;
     pthread_mutex_lock(&g_lock);
     cache_put(&e);
     pthread_mutex_unlock(&g_lock);
+    auto_counted(t->id, rows);
     atomic_fetch_add_explicit(&g_generation, 1, memory_order_release);
     return 0;
 }
@@ -314,3 +318,164 @@ void stats_shutdown(void)
     g_n = g_cap = 0;
     pthread_mutex_unlock(&g_lock);
 }
+
+/* ---------------------------------------------------------------- automatic recalculation */
+
+/* Changes since the last count, per slot (table id modulo the slots: two tables sharing one only count each
+ * other's changes, which makes a recalculation come early, never late); the threshold of each slot is a tenth
+ * of the rows last counted for its table (0: never counted). */
+enum { AUTO_SLOTS = 4096, AUTO_QUEUE = 256 };
+static _Atomic uint64_t g_changes[AUTO_SLOTS];
+static _Atomic uint64_t g_threshold[AUTO_SLOTS];
+
+/* A table is counted AUTO_DELAY_US after it was queued, so the statement or transaction whose changes crossed
+ * the threshold has usually committed by then (the count reads committed rows). */
+enum { AUTO_DELAY_US = 2000000 };
+
+typedef struct auto_req {
+    uint64_t id;
+    uint64_t due_us;
+    char *db, *name;
+} auto_req_t;
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool running, stop;
+    catalog_t *cat;
+    bool (*enabled)(void);
+    auto_req_t q[AUTO_QUEUE];
+    uint32_t n;
+    _Atomic uint64_t done;
+} g_auto = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static uint32_t auto_slot(uint64_t id) { return (uint32_t)(id % AUTO_SLOTS); }
+
+static void auto_counted(uint64_t id, uint64_t rows)
+{
+    uint64_t t = rows / 10;
+    atomic_store_explicit(&g_threshold[auto_slot(id)], t < STATS_AUTO_MIN_CHANGES ? STATS_AUTO_MIN_CHANGES : t,
+                          memory_order_relaxed);
+    atomic_store_explicit(&g_changes[auto_slot(id)], 0, memory_order_relaxed);
+    /* a count just published (ANALYZE TABLE's, or the thread's) answers the requests queued before it */
+    pthread_mutex_lock(&g_auto.mu);
+    for (uint32_t i = 0; i < g_auto.n;) {
+        if (g_auto.q[i].id == id) {
+            mem_free(g_auto.q[i].db);
+            mem_free(g_auto.q[i].name);
+            memmove(&g_auto.q[i], &g_auto.q[i + 1], sizeof g_auto.q[0] * (g_auto.n - i - 1));
+            g_auto.n--;
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&g_auto.mu);
+}
+
+void stats_note_change(const cat_table_t *t)
+{
+    if (!atomic_load_explicit(&g_auto.running, memory_order_relaxed) || !t->db || !t->name)
+        return;
+    uint32_t s = auto_slot(t->id);
+    uint64_t th = atomic_load_explicit(&g_threshold[s], memory_order_relaxed);
+    uint64_t n = atomic_fetch_add_explicit(&g_changes[s], 1, memory_order_relaxed) + 1;
+    if (n != (th ? th : STATS_AUTO_MIN_CHANGES))
+        return; /* exactly one change crosses the threshold: it queues the table */
+    pthread_mutex_lock(&g_auto.mu);
+    bool queued = false;
+    for (uint32_t i = 0; i < g_auto.n; i++)
+        queued |= g_auto.q[i].id == t->id;
+    if (!queued && g_auto.n < AUTO_QUEUE && !g_auto.stop) {
+        g_auto.q[g_auto.n++] = (auto_req_t){t->id, time_mono_us() + AUTO_DELAY_US, mem_strdup(t->db),
+                                            mem_strdup(t->name)};
+        pthread_cond_signal(&g_auto.cv);
+    }
+    pthread_mutex_unlock(&g_auto.mu);
+}
+
+static void auto_recalc(const auto_req_t *r)
+{
+    if (g_auto.enabled && !g_auto.enabled()) {
+        atomic_store_explicit(&g_changes[auto_slot(r->id)], 0, memory_order_relaxed); /* counted again later */
+        return;
+    }
+    mdl_set_t locks = {0};
+    _Atomic bool kill = false;
+    /* a short wait: a table under DDL is counted when its changes cross the threshold again */
+    if (mdl_shared(&locks, r->db, r->name, 1000000, &kill) == 0) {
+        cat_table_t *t = catalog_table_get(g_auto.cat, r->db, r->name);
+        if (t && t->id == r->id && stats_analyze(g_auto.cat, t) == 0)
+            atomic_fetch_add_explicit(&g_auto.done, 1, memory_order_relaxed);
+        else
+            atomic_store_explicit(&g_changes[auto_slot(r->id)], 0, memory_order_relaxed);
+        if (t)
+            catalog_table_release(t);
+    } else {
+        atomic_store_explicit(&g_changes[auto_slot(r->id)], 0, memory_order_relaxed);
+    }
+    mdl_release_all(&locks);
+    mdl_set_free(&locks);
+}
+
+static void *auto_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_auto.mu);
+    for (;;) {
+        while (!g_auto.stop && g_auto.n == 0)
+            pthread_cond_wait(&g_auto.cv, &g_auto.mu);
+        if (g_auto.stop)
+            break;
+        uint64_t now = time_mono_us();
+        if (g_auto.q[0].due_us > now) { /* the queue is in due order: wait for the first */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            uint64_t ns = (uint64_t)ts.tv_nsec + (g_auto.q[0].due_us - now) * 1000u;
+            ts.tv_sec += (time_t)(ns / 1000000000u);
+            ts.tv_nsec = (long)(ns % 1000000000u);
+            pthread_cond_timedwait(&g_auto.cv, &g_auto.mu, &ts);
+            continue;
+        }
+        auto_req_t r = g_auto.q[0];
+        memmove(&g_auto.q[0], &g_auto.q[1], sizeof r * --g_auto.n);
+        pthread_mutex_unlock(&g_auto.mu);
+        auto_recalc(&r);
+        mem_free(r.db);
+        mem_free(r.name);
+        pthread_mutex_lock(&g_auto.mu);
+    }
+    pthread_mutex_unlock(&g_auto.mu);
+    return NULL;
+}
+
+int stats_auto_start(catalog_t *c, bool (*enabled)(void))
+{
+    g_auto.cat = c;
+    g_auto.enabled = enabled;
+    g_auto.stop = false;
+    int rc = pthread_create(&g_auto.thread, NULL, auto_main, NULL);
+    if (rc)
+        return -rc;
+    atomic_store(&g_auto.running, true);
+    return 0;
+}
+
+void stats_auto_stop(void)
+{
+    if (!atomic_load(&g_auto.running))
+        return;
+    pthread_mutex_lock(&g_auto.mu);
+    g_auto.stop = true;
+    pthread_cond_signal(&g_auto.cv);
+    pthread_mutex_unlock(&g_auto.mu);
+    pthread_join(g_auto.thread, NULL);
+    atomic_store(&g_auto.running, false);
+    for (uint32_t i = 0; i < g_auto.n; i++) {
+        mem_free(g_auto.q[i].db);
+        mem_free(g_auto.q[i].name);
+    }
+    g_auto.n = 0;
+}
+
+uint64_t stats_auto_count(void) { return atomic_load_explicit(&g_auto.done, memory_order_relaxed); }

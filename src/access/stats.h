@@ -9,7 +9,14 @@
  * They are kept in the catalog's tree (catalog_aux_put, record kind CAT_AUX_STATS), so they survive a restart
  * and go with DROP TABLE, and cached in memory per table id.  An index is matched by name and column count: an
  * index added or changed since the last ANALYZE has no statistics until the next one.  A table never analyzed
- * has none, and callers fall back to what they did without (the planner's fixed preferences).
+ * has none until it is counted, and callers fall back to what they did without (the planner's fixed preferences).
+ *
+ * Automatic recalculation (InnoDB's innodb_stats_auto_recalc): row changes are counted per table
+ * (stats_note_change, from access/table.c, cheap: one atomic add on a counter chosen by the table id); once a
+ * table has changed by more than a tenth of the rows its statistics counted (at least STATS_AUTO_MIN_CHANGES
+ * changes, and at once for a table never counted), it is queued for the statistics thread, which counts it as
+ * ANALYZE does, under a shared metadata lock so DDL cannot drop its trees meanwhile.  Statements never wait for
+ * it: they use the statistics there are until new ones are published.
  *
  * Thread safety: one mutex guards the cache; nothing is held across an engine call.
  */
@@ -35,5 +42,16 @@ bool stats_rows_per_key(catalog_t *c, const cat_table_t *t, uint32_t ix, uint32_
 uint64_t stats_generation(void);
 /* Frees the cache (server shutdown). */
 void stats_shutdown(void);
+
+enum { STATS_AUTO_MIN_CHANGES = 200 };
+/* A row of t was inserted, updated or deleted. */
+void stats_note_change(const cat_table_t *t);
+/* Starts the statistics thread over catalog c; enabled() is read before each recalculation
+ * (innodb_stats_auto_recalc).  0 or -errno. */
+int stats_auto_start(catalog_t *c, bool (*enabled)(void));
+/* Stops it (before the catalog closes); queued tables are dropped. */
+void stats_auto_stop(void);
+/* Recalculations the thread has done (tests, monitoring). */
+uint64_t stats_auto_count(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "sql/value/store.h"
+#include "access/stats.h"
 #include "access/table.h"
 #include "access/binrow.h"
 #include "sql/value/tz.h"
@@ -622,6 +623,8 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
     value_t *tmp;
     int rc = insert_sys(x, t, row_sys(t, row, &tmp), u, d, dup);
     mem_free(tmp);
+    if (rc == 0)
+        stats_note_change(t);
     return rc;
 }
 
@@ -633,6 +636,8 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
     int rc = update_sys(x, t, oldpk, o, row_sys(t, nw, &t2), u, d, dup);
     mem_free(t1);
     mem_free(t2);
+    if (rc == 0)
+        stats_note_change(t);
     return rc;
 }
 
@@ -641,6 +646,8 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
     value_t *tmp;
     int rc = delete_sys(x, t, pk, row_sys(t, row, &tmp), u, d);
     mem_free(tmp);
+    if (rc == 0)
+        stats_note_change(t);
     return rc;
 }
 

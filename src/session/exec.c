@@ -2159,65 +2159,31 @@ static int exec_deallocate(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink
 
 /* ------------------------------------------------------------------ dispatch */
 
-/* The Com_* counter a statement bumps (-1: none, or counted where it is carried out). */
+/* The Com_* counter of each statement kind (statements.def's com column; NONE: none, or counted where it is
+ * carried out). */
+enum { STATUS_COM_NONE = -1 };
+static const int stmt_com[SQL_STMT__COUNT] = {
+#define STMT(id, privileges, handler, com, flags) [SQL_STMT_##id] = STATUS_COM_##com,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+
+/* The Com_* counter a statement bumps: its kind's, refined by its form where MariaDB counts forms apart. */
 static int stmt_com_counter(const sql_stmt_t *st)
 {
     switch (st->kind) {
-    case SQL_STMT_EMPTY: return STATUS_COM_EMPTY_QUERY;
-    case SQL_STMT_SELECT: return STATUS_COM_SELECT;
-    case SQL_STMT_SET:
-    case SQL_STMT_SET_PASSWORD:
-    case SQL_STMT_SET_TRANSACTION: return STATUS_COM_SET_OPTION;
-    case SQL_STMT_CREATE_USER: return STATUS_COM_CREATE_USER;
-    case SQL_STMT_ALTER_USER: return STATUS_COM_ALTER_USER;
-    case SQL_STMT_DROP_USER: return STATUS_COM_DROP_USER;
-    case SQL_STMT_RENAME_USER: return STATUS_COM_RENAME_USER;
-    case SQL_STMT_SHUTDOWN: return STATUS_COM_SHUTDOWN;
-
     case SQL_STMT_GRANT:
         return st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_GRANT_ROLE : STATUS_COM_GRANT;
     case SQL_STMT_REVOKE:
         return st->grant->revoke_all                 ? STATUS_COM_REVOKE_ALL
                : st->grant->level == SQL_GRANT_ROLE ? STATUS_COM_REVOKE_ROLE
                                                     : STATUS_COM_REVOKE;
-    /* statements on tables (the executor) */
     case SQL_STMT_INSERT: return st->insert->select ? STATUS_COM_INSERT_SELECT : STATUS_COM_INSERT;
     case SQL_STMT_REPLACE: return st->insert->select ? STATUS_COM_REPLACE_SELECT : STATUS_COM_REPLACE;
     case SQL_STMT_UPDATE: return st->update->multi ? STATUS_COM_UPDATE_MULTI : STATUS_COM_UPDATE;
     case SQL_STMT_DELETE: return st->del->multi ? STATUS_COM_DELETE_MULTI : STATUS_COM_DELETE;
-    case SQL_STMT_CREATE_TABLE: return STATUS_COM_CREATE_TABLE;
-    case SQL_STMT_DROP_TABLE: return STATUS_COM_DROP_TABLE;
-    case SQL_STMT_TRUNCATE: return STATUS_COM_TRUNCATE;
-    case SQL_STMT_RENAME_TABLE: return STATUS_COM_RENAME_TABLE;
-    case SQL_STMT_CREATE_INDEX: return STATUS_COM_CREATE_INDEX;
-    case SQL_STMT_DROP_INDEX: return STATUS_COM_DROP_INDEX;
-    case SQL_STMT_ALTER_TABLE: return STATUS_COM_ALTER_TABLE;
-    case SQL_STMT_CREATE_DATABASE: return STATUS_COM_CREATE_DB;
-    case SQL_STMT_DROP_DATABASE: return STATUS_COM_DROP_DB;
-    case SQL_STMT_ALTER_DATABASE: return STATUS_COM_ALTER_DB;
-    case SQL_STMT_CREATE_VIEW: return STATUS_COM_CREATE_VIEW;
-    case SQL_STMT_DROP_VIEW: return STATUS_COM_DROP_VIEW;
-    case SQL_STMT_ANALYZE_TABLE: return STATUS_COM_ANALYZE;
-    case SQL_STMT_OPTIMIZE_TABLE: return STATUS_COM_OPTIMIZE;
-    case SQL_STMT_CHECK_TABLE: return STATUS_COM_CHECK;
-    case SQL_STMT_REPAIR_TABLE: return STATUS_COM_REPAIR;
-    case SQL_STMT_CHECKSUM_TABLE: return STATUS_COM_CHECKSUM;
-    case SQL_STMT_CREATE_ROLE: return STATUS_COM_CREATE_ROLE;
-    case SQL_STMT_DROP_ROLE: return STATUS_COM_DROP_ROLE;
-    case SQL_STMT_FLUSH: return STATUS_COM_FLUSH;
-    case SQL_STMT_BEGIN: return STATUS_COM_BEGIN;
-    case SQL_STMT_COMMIT: return STATUS_COM_COMMIT;
     case SQL_STMT_ROLLBACK: return st->txn.savepoint ? STATUS_COM_ROLLBACK_TO_SAVEPOINT : STATUS_COM_ROLLBACK;
-    case SQL_STMT_SAVEPOINT: return STATUS_COM_SAVEPOINT;
-    case SQL_STMT_RELEASE_SAVEPOINT: return STATUS_COM_RELEASE_SAVEPOINT;
-    case SQL_STMT_PREPARE: return STATUS_COM_PREPARE_SQL;
-    case SQL_STMT_EXECUTE: return STATUS_COM_EXECUTE_SQL;
-    case SQL_STMT_DEALLOCATE: return STATUS_COM_DEALLOC_SQL;
-    case SQL_STMT_DO: return STATUS_COM_DO;
-    case SQL_STMT_LOCK_TABLES: return STATUS_COM_LOCK_TABLES;
-    case SQL_STMT_UNLOCK_TABLES: return STATUS_COM_UNLOCK_TABLES;
     case SQL_STMT_PURGE_BINARY_LOGS: return st->purge.to_log ? STATUS_COM_PURGE : STATUS_COM_PURGE_BEFORE_DATE;
-    case SQL_STMT_RESET_MASTER: return STATUS_COM_RESET;
     case SQL_STMT_SHOW:
         switch (st->show.what) {
         case SQL_SHOW_VARIABLES: return STATUS_COM_SHOW_VARIABLES;
@@ -2251,7 +2217,8 @@ static int stmt_com_counter(const sql_stmt_t *st)
         case SQL_SHOW_PRIVILEGES: return STATUS_COM_SHOW_PRIVILEGES;
         default: return -1;
         }
-    default: return -1;
+    default:
+        return (unsigned)st->kind < SQL_STMT__COUNT ? stmt_com[st->kind] : -1;
     }
 }
 

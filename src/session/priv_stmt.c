@@ -609,7 +609,7 @@ static int rule_own(walk_t *w, const sql_stmt_t *st)
 #define PRIV_RULE_OWN(id) rule_own
 #define PRIV_RULE_RULE(id) rule_##id
 static const stmt_rule_fn stmt_rules[SQL_STMT__COUNT] = {
-#define STMT(id, priv) [SQL_STMT_##id] = PRIV_RULE_##priv(id),
+#define STMT(id, priv, handler, com, flags) [SQL_STMT_##id] = PRIV_RULE_##priv(id),
 #include "sql/parser/statements.def"
 #undef STMT
 };

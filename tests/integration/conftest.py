@@ -101,10 +101,17 @@ def die_with_parent():
 
 def free_port():
     """A port that is free now, picked at random (not the kernel's next ephemeral port, which concurrent test
-    runs on this machine would all be handed in turn)."""
+    runs on this machine would all be handed in turn), below the kernel's ephemeral range: a server restarted on
+    its port must not find it taken by some client connection's local end (CI saw "Address already in use")."""
     import random
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            eph_lo = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        eph_lo = 32768
+    lo, hi = 10000, max(eph_lo - 1, 12000)
     for _ in range(200):
-        port = random.randint(20000, 60999)
+        port = random.randint(lo, hi)
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             try:
                 s.bind(('127.0.0.1', port))

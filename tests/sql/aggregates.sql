@@ -36,6 +36,33 @@ SELECT PI(1);
 SELECT IF(1, 2);
 SELECT DATE_FORMAT('2024-01-01');
 SELECT ROUND(1, 2, 3);
+-- when the statement is parsed: before a table is opened, and in a branch that never runs
+SELECT ABS() FROM no_such_table;
+SELECT IF(0, ABS(1, 2), 1);
+SELECT i FROM ag WHERE 0 AND LEFT(s) = 'x';
+-- functions that are grammar rules in MariaDB (keywords): a wrong count is 1064 where the grammar fails
+SELECT LEFT('a');
+SELECT RIGHT('a');
+SELECT REPLACE('a', 'b');
+SELECT MOD(1);
+SELECT DATABASE(1);
+SELECT SCHEMA(1);
+SELECT INSERT('a', 1, 2);
+SELECT REPEAT('a');
+SELECT CHAR();
+SELECT CURRENT_USER(1);
+SELECT CURRENT_DATE(1);
+SELECT CURRENT_TIME(1, 2);
+SELECT NOW(1, 2);
+SELECT UTC_DATE(1);
+SELECT TRUNCATE(1);
+SELECT POSITION('a');
+SELECT CURRENT_ROLE(1);
+SELECT LOCALTIME(1, 2);
+SELECT UTC_TIME(1, 2);
+SELECT UTC_TIMESTAMP(1, 2);
+SELECT CURRENT_TIMESTAMP(1, 2);
+SELECT LOCALTIMESTAMP(1, 2);
 DROP TABLE ag, ag2;
 -- GROUP_CONCAT is cut at @@group_concat_max_len (not at 1024 bytes), with warning 1260 naming the value cut in
 CREATE TABLE gcut (k INT, s VARCHAR(10));

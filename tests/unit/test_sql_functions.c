@@ -205,11 +205,13 @@ TEST(test_session_flag)
     arena_destroy(&a);
 }
 
-/* 1582 for a count outside the row's [min, max], before any argument is evaluated. */
+/* 1582 for a count outside the row's [min, max], when the statement is parsed (as MariaDB): before a table is
+ * opened and in a branch that never runs. */
 TEST(test_paramcount)
 {
     static const char *const bad[] = {"LENGTH()", "LENGTH('a', 'b')", "CONCAT_WS('a')", "PI(1)",
-                                      "ROUND(1, 2, 3)", "LEFT('a')", "GREATEST(1)"};
+                                      "ROUND(1, 2, 3)", "LOCATE(1)", "GREATEST(1)", "IF(0, ABS(1, 2), 1)",
+                                      "1 FROM no_such_table WHERE ABS() = 1"};
     arena_t a;
     arena_init(&a, 4096);
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
@@ -218,13 +220,10 @@ TEST(test_paramcount)
         diag_t d;
         diag_init(&d, 8);
         sql_stmt_list_t l;
-        if (sql_parse(&a, q, strlen(q), &l, &d) != 0)
-            printf("  cannot parse %s\n", q);
-        REQUIRE(d.n == 0);
-        sql_eval_ctx_t ctx;
-        sql_eval_ctx_init(&ctx, &a, &d, NULL, NULL);
-        value_t v;
-        CHECK_EQ_INT(sql_expr_eval(&ctx, l.stmts[0]->select->items[0].expr, &v), -ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT);
+        int rc = sql_parse(&a, q, strlen(q), &l, &d);
+        if (rc != -ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT)
+            printf("  %s: %d\n", q, rc);
+        CHECK_EQ_INT(rc, -ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT);
         REQUIRE(d.n == 1);
         CHECK_EQ_STR(d.conds[0].sqlstate, "42000");
         diag_free(&d);

@@ -53,6 +53,7 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
 
 void sql_exec_global_shutdown(void)
 {
+    stats_auto_stop();
     stats_shutdown();
     catalog_close(exec_cat);
     exec_cat = NULL;
@@ -332,134 +333,138 @@ bool sql_exec_select_handles(const sql_select_t *sel)
     return false;
 }
 
+/* ---- the handlers statements.def names that are written here ---- */
+
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_select_stmt(x, st->select); }
+int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions);
+}
+
+int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    int rc = truncate_table(x, &st->tables.tables[0]);
+    if (rc == 0)
+        exec_pend_ok(x, 0, NULL);
+    return rc;
+}
+
+int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    for (uint32_t i = 0; i < st->rename_table.n; i++) {
+        const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
+        if (!db || !ndb)
+            return -ER_NO_DB_ERROR;
+        int rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag);
+        if (rc != 0)
+            return rc;
+    }
+    exec_pend_ok(x, 0, NULL);
+    return 0;
+}
+
+int exec_create_index(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    if (st->index.algorithm == SQL_ALGORITHM_COPY) {
+        /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
+        sql_alter_action_t add = {.kind = SQL_ALTER_ADD_INDEX, .index = st->index.index,
+                                  .if_not_exists = st->index.index.if_not_exists};
+        sql_alter_table_t at = {.table = st->index.table, .algorithm = SQL_ALGORITHM_COPY,
+                                .lock = st->index.lock, .actions = &add, .nactions = 1};
+        return alter_rebuild(x, &at);
+    }
+    int rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists);
+    if (rc == 0)
+        exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
+    return rc;
+}
+
+int exec_drop_index(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    int rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists);
+    if (rc == 0)
+        exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
+    return rc;
+}
+
+int exec_create_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_database_stmt_t *d = &st->database;
+    int rc;
+    if (d->or_replace) {
+        uint32_t n;
+        if (catalog_db_exists(exec_cat, d->name) && (rc = catalog_db_drop(exec_cat, d->name, false, x->diag, &n)) < 0)
+            return rc;
+    }
+    rc = catalog_db_create(exec_cat, d->name, d->coll >= 0 ? (uint16_t)d->coll : COLL_DEFAULT, d->if_not_exists, x->diag);
+    if (rc < 0)
+        return rc;
+    exec_pend_ok(x, rc == 1 ? 0 : 1, NULL);
+    return 0;
+}
+
+int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_database_stmt_t *d = &st->database;
+    if (catalog_db_is_virtual(d->name))
+        return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
+    uint32_t n = 0;
+    int rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
+    if (rc < 0)
+        return rc;
+    if (x->db && strcmp(x->db, d->name) == 0)
+        x->db_dropped = true;
+    x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
+    exec_pend_ok(x, n, NULL);
+    return 0;
+}
+
+int exec_alter_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    (void)st;
+    exec_pend_ok(x, 1, NULL);
+    return 0;
+}
+
+/* The executor's statements, from statements.def's handler column (SESSION: not the executor's). */
+typedef int exec_handler_t(sql_exec_ctx_t *x, const sql_stmt_t *st);
+#define SESSION NULL
+static exec_handler_t *const exec_handlers[SQL_STMT__COUNT] = {
+#define STMT(id, privileges, handler, com, flags) [SQL_STMT_##id] = handler,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+#undef SESSION
+
 bool sql_exec_handles(const sql_stmt_t *st)
 {
-    if (!exec_cat)
+    if (!exec_cat || (unsigned)st->kind >= SQL_STMT__COUNT || !exec_handlers[st->kind])
         return false;
-    switch (st->kind) {
+    switch (st->kind) { /* the forms the executor leaves to the session */
     case SQL_STMT_SELECT:
         return sql_exec_select_handles(st->select);
-    case SQL_STMT_INSERT: case SQL_STMT_REPLACE: case SQL_STMT_UPDATE: case SQL_STMT_DELETE:
-    case SQL_STMT_CREATE_TABLE: case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_RENAME_TABLE:
-    case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE: case SQL_STMT_CREATE_DATABASE:
-    case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE: case SQL_STMT_CREATE_TABLESPACE:
-    case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE: case SQL_STMT_CREATE_LOGFILE_GROUP:
-    case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE:
-    case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE: case SQL_STMT_CHECKSUM_TABLE:
-        return true;
     case SQL_STMT_SHOW:
         return exec_show_handles(&st->show);
     case SQL_STMT_EXPLAIN:
         return st->explain.stmt && (st->explain.stmt->kind == SQL_STMT_SELECT || st->explain.stmt->kind == SQL_STMT_UPDATE ||
                                     st->explain.stmt->kind == SQL_STMT_DELETE) && !st->explain.format;
     default:
-        return false;
+        return true;
     }
-}
-
-/* Statements that end the open transaction first (MariaDB's implicit commit; CHECKSUM TABLE does not). */
-static bool is_ddl(sql_stmt_kind_t k)
-{
-    return k != SQL_STMT_SELECT && k != SQL_STMT_INSERT && k != SQL_STMT_REPLACE && k != SQL_STMT_UPDATE &&
-           k != SQL_STMT_DELETE && k != SQL_STMT_SHOW && k != SQL_STMT_EXPLAIN && k != SQL_STMT_CHECKSUM_TABLE;
 }
 
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
-    x->no_trx = is_ddl(st->kind);
+    x->no_trx = (sql_stmt_flags(st->kind) & STMT_F_IMPLICIT_COMMIT) != 0;
     if ((rc = sql_exec_alter_clauses(x, st)) != 0) /* before the implicit commit, as MariaDB refuses them */
         return rc;
     if (x->no_trx && ((rc = ddl_begin(x)) != 0 || (rc = ddl_mdl(x, st)) != 0))
         return rc;
-    switch (st->kind) {
-    case SQL_STMT_SELECT:
-        return exec_select_stmt(x, st->select);
-    case SQL_STMT_INSERT: case SQL_STMT_REPLACE:
-        return exec_insert(x, st);
-    case SQL_STMT_UPDATE:
-        return exec_update(x, st);
-    case SQL_STMT_DELETE:
-        return exec_delete(x, st);
-    case SQL_STMT_CREATE_TABLE:
-        return exec_create_table(x, st);
-    case SQL_STMT_DROP_TABLE:
-        return exec_drop_table(x, st);
-    case SQL_STMT_TRUNCATE:
-        if ((rc = truncate_table(x, &st->tables.tables[0])) == 0)
-            exec_pend_ok(x, 0, NULL);
-        return rc;
-    case SQL_STMT_RENAME_TABLE:
-        for (uint32_t i = 0; i < st->rename_table.n; i++) {
-            const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
-            if (!db || !ndb)
-                return -ER_NO_DB_ERROR;
-            if ((rc = catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name, x->diag)) != 0)
-                return rc;
-        }
-        exec_pend_ok(x, 0, NULL);
-        return 0;
-    case SQL_STMT_CREATE_INDEX:
-        if (st->index.algorithm == SQL_ALGORITHM_COPY) {
-            /* the table copy it asks for: ALTER TABLE t ADD INDEX ..., ALGORITHM=COPY */
-            sql_alter_action_t add = {.kind = SQL_ALTER_ADD_INDEX, .index = st->index.index,
-                                      .if_not_exists = st->index.index.if_not_exists};
-            sql_alter_table_t at = {.table = st->index.table, .algorithm = SQL_ALGORITHM_COPY,
-                                    .lock = st->index.lock, .actions = &add, .nactions = 1};
-            return alter_rebuild(x, &at);
-        }
-        if ((rc = create_index(x, &st->index.table, &st->index.index, st->index.index.if_not_exists)) == 0)
-            exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
-        return rc;
-    case SQL_STMT_DROP_INDEX:
-        if ((rc = drop_index(x, &st->index.table, st->index.index.name, st->index.if_exists)) == 0)
-            exec_pend_ok(x, 0, arena_printf(x->arena, "Records: 0  Duplicates: 0  Warnings: %u", x->diag->warn_count));
-        return rc;
-    case SQL_STMT_ALTER_TABLE:
-        return exec_alter_table(x, st);
-    case SQL_STMT_CREATE_DATABASE: {
-        const sql_database_stmt_t *d = &st->database;
-        if (d->or_replace) {
-            uint32_t n;
-            if (catalog_db_exists(exec_cat, d->name) && (rc = catalog_db_drop(exec_cat, d->name, false, x->diag, &n)) < 0)
-                return rc;
-        }
-        rc = catalog_db_create(exec_cat, d->name, d->coll >= 0 ? (uint16_t)d->coll : COLL_DEFAULT, d->if_not_exists, x->diag);
-        if (rc < 0)
-            return rc;
-        exec_pend_ok(x, rc == 1 ? 0 : 1, NULL);
-        return 0;
-    }
-    case SQL_STMT_DROP_DATABASE: {
-        const sql_database_stmt_t *d = &st->database;
-        if (catalog_db_is_virtual(d->name))
-            return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
-        uint32_t n = 0;
-        rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
-        if (rc < 0)
-            return rc;
-        if (x->db && strcmp(x->db, d->name) == 0)
-            x->db_dropped = true;
-        x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
-        exec_pend_ok(x, n, NULL);
-        return 0;
-    }
-    case SQL_STMT_ALTER_DATABASE:
-        exec_pend_ok(x, 1, NULL);
-        return 0;
-    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
-    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP:
-        return exec_tablespace(x, st);
-    case SQL_STMT_SHOW:
-        return exec_show_stmt(x, &st->show);
-    case SQL_STMT_EXPLAIN:
-        return exec_explain(x, st->explain.stmt);
-    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_CHECK_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
-    case SQL_STMT_CHECKSUM_TABLE:
-        return exec_maint(x, st);
-    default:
+    if ((unsigned)st->kind >= SQL_STMT__COUNT || !exec_handlers[st->kind])
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
-    }
+    return exec_handlers[st->kind](x, st);
 }
 
 /* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
@@ -495,6 +500,8 @@ static const char *drop_text_without_temporary(sql_exec_ctx_t *x, const sql_tabl
 static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **text)
 {
     *text = NULL;
+    if (!(sql_stmt_flags(st->kind) & STMT_F_LOGGED))
+        return false;
     switch (st->kind) {
     case SQL_STMT_CREATE_TABLE:
         return !st->create_table->temporary;
@@ -511,15 +518,10 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
         }
         return true;
     }
-    case SQL_STMT_RENAME_TABLE: case SQL_STMT_CREATE_INDEX: case SQL_STMT_DROP_INDEX: case SQL_STMT_ALTER_TABLE:
-    case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE:
-    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
-    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_VIEW:
-        return true;
     case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
         return !st->tables.local; /* as MariaDB: whatever each table's outcome; CHECK and CHECKSUM never */
     default:
-        return false;
+        return true;
     }
 }
 

@@ -141,6 +141,9 @@ typedef struct query {
     buf_t *cur_pk;            /* when set (nsrc entries): each source's current clustered key (multi-table DML) */
     const struct access_path *paths;/* a prepared plan's access paths (nsrc entries); NULL: chosen at every run */
     bool aggs_shared;         /* aggs belongs to a prepared plan (query_release leaves it) */
+    /* ANALYZE: per source (nsrc entries), the times it was read from the start (scans), the rows read and the
+     * rows that went on (its ON and, for the last source, WHERE held); NULL otherwise */
+    uint64_t *an_scans, *an_read, *an_passed;
 } query_t;
 
 /* Prepared statements' plans (x->plan, exec_select.c), keyed by the statement part they were bound for:
@@ -212,7 +215,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
 void exec_ident_quote(buf_t *b, const char *s, char q);
 /* SHOW CREATE TABLE's text of t (mode: SQL_SHOW_CREATE_* flags), in arena a. */
 char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
-int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner);
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
 /* performance_schema tables as rows (events_statements_summary_by_digest, from the session): fills s or returns

@@ -70,6 +70,8 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
     int rc;
     if ((++L->emitted & 1023) == 0 && L->q->x->kill_query && atomic_exchange(L->q->x->kill_query, false))
         return diag_error(L->q->x->diag, ER_QUERY_INTERRUPTED);
+    if (L->q->an_read)
+        L->q->an_read[si]++;
     if (L->q->cur_pk) {
         buf_reset(&L->q->cur_pk[si]);
         if (pk)
@@ -107,14 +109,19 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
             return rc;
     }
     *matched = true;
-    if (si + 1 < L->q->nsrc)
+    if (si + 1 < L->q->nsrc) {
+        if (L->q->an_passed)
+            L->q->an_passed[si]++;
         return loop_level(L, si + 1);
+    }
     if (L->where) {
         rc = row_eval_bool(&L->xe, L->where, L->row);
         L->rejected = rc == 0;
         if (rc <= 0)
             return rc;
     }
+    if (L->q->an_passed)
+        L->q->an_passed[si]++;
     if (L->dml)
         return L->dml(L->fn_arg, pk, stored, L->row);
     return L->fn(L->fn_arg, L->row);
@@ -167,6 +174,8 @@ static int loop_level(join_loop_t *L, uint32_t si)
     query_source_t *s = &q->src[si];
     bool matched = false;
     int rc = 0;
+    if (q->an_scans)
+        q->an_scans[si]++;
     if (s->is_virtual) {
         for (uint64_t i = 0; i < s->nvrows && !rc; i++)
             rc = loop_emit(L, si, NULL, s->vrows[i], &matched);

@@ -109,6 +109,7 @@ typedef struct select_run {
     res_col_t *cols;
     bool cols_sent;
     bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
+    bool discard;             /* ANALYZE: run the whole query, send no row */
     arena_t *ga;              /* group / output storage */
     /* memory of large results (extsort.h) */
     arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */
@@ -267,5 +268,17 @@ int sql_exec_keys_upgrade(void);
 int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 int exec_tablespace(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+/* Handlers named by statements.def (exec/exec.c dispatches through its table). */
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_index(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_database(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 #endif

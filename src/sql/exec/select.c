@@ -191,7 +191,7 @@ static int order_key(select_run_t *s, const value_t *row, const value_t *vals, b
 
 void send_columns(select_run_t *s)
 {
-    if (!s->cols_sent && !s->collect_only) {
+    if (!s->cols_sent && !s->collect_only && !s->discard) {
         uint16_t rc = s->x->result_coll;
         if (rc && rc != COLL_BINARY && value_coll_mbmaxlen(rc) == 1)
             for (uint32_t i = 0; i < s->nitems; i++) {
@@ -211,6 +211,8 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c);
 void send_row(select_run_t *s, const value_t *vals)
 {
     sql_exec_ctx_t *x = s->x;
+    if (s->discard)
+        return;
     arena_t *ra = s->rowa_ok ? &s->rowa : x->arena; /* the sink copies the cells at once */
     if (!s->cols_sent && s->cols && s->sel)
         for (uint32_t i = 0; i < s->nitems; i++)

@@ -1225,8 +1225,6 @@ static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     const sql_fn_def_t *def = &sql_fn_defs[e->func.fn];
     int rc;
-    if ((int)e->nargs < def->minargs || (def->maxargs >= 0 && (int)e->nargs > def->maxargs))
-        return sql_error_paramcount(ctx->diag, e->func.name);
     if ((def->flags & SQL_FNF_SESSION) && !ctx->cb) /* evaluated outside a session (a unit, a tool) */
         return need_cb(ctx, NULL, def->name);
     if (def->flags & SQL_FNF_LAZY)

@@ -11,10 +11,21 @@
 #include "sql/parser/parser_int.h"
 
 static const char *const stmt_names[] = {
-#define STMT(id, privileges) #id,
+#define STMT(id, privileges, handler, com, flags) #id,
 #include "sql/parser/statements.def"
 #undef STMT
 };
+
+static const unsigned stmt_flags[] = {
+#define STMT(id, privileges, handler, com, flags) flags,
+#include "sql/parser/statements.def"
+#undef STMT
+};
+
+unsigned sql_stmt_flags(sql_stmt_kind_t k)
+{
+    return (unsigned)k < ARRAY_LEN(stmt_flags) ? stmt_flags[k] : 0;
+}
 
 const char *sql_stmt_kind_name(sql_stmt_kind_t k)
 {
@@ -24,9 +35,10 @@ const char *sql_stmt_kind_name(sql_stmt_kind_t k)
 /* The parser's view of the function table: names and flags (the evaluator and type columns are expr's). */
 static const struct {
     const char *name;
+    int minargs, maxargs; /* maxargs -1: any number */
     unsigned flags;
 } fn_rows[SQL_FN__COUNT] = {
-#define FN(id, name, mn, mx, eval, type, coll, flags) [SQL_FN_##id] = {name, flags},
+#define FN(id, name, mn, mx, eval, type, coll, flags) [SQL_FN_##id] = {name, mn, mx, flags},
 #include "sql/parser/functions.def"
 #undef FN
 };
@@ -66,6 +78,20 @@ sql_fn_t sql_fn_lookup(const char *upper_name)
 
 const char *sql_fn_name(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? fn_rows[fn].name : ""; }
 unsigned sql_fn_flags(sql_fn_t fn) { return (unsigned)fn < SQL_FN__COUNT ? fn_rows[fn].flags : 0; }
+
+void sql_fn_arg_counts(sql_fn_t fn, int *minargs, int *maxargs)
+{
+    bool known = (unsigned)fn < SQL_FN__COUNT && fn != SQL_FN_UNKNOWN;
+    *minargs = known ? fn_rows[fn].minargs : 0;
+    *maxargs = known ? fn_rows[fn].maxargs : -1;
+}
+
+bool sql_fn_args_ok(sql_fn_t fn, uint32_t nargs)
+{
+    if ((unsigned)fn >= SQL_FN__COUNT || fn == SQL_FN_UNKNOWN)
+        return true;
+    return (int)nargs >= fn_rows[fn].minargs && (fn_rows[fn].maxargs < 0 || (int)nargs <= fn_rows[fn].maxargs);
+}
 
 bool sql_expr_is_aggregate(const sql_expr_t *e)
 {

@@ -717,11 +717,19 @@ typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE e
 /* ---------------------------------------------------------------- statements */
 
 typedef enum sql_stmt_kind {
-#define STMT(id, privileges) SQL_STMT_##id,
+#define STMT(id, privileges, handler, com, flags) SQL_STMT_##id,
 #include "sql/parser/statements.def"
 #undef STMT
     SQL_STMT__COUNT
 } sql_stmt_kind_t;
+
+/* statements.def's flags column */
+enum {
+    STMT_F_IMPLICIT_COMMIT = 1, /* an executor statement that ends the open transaction first (DDL) */
+    STMT_F_LOGGED = 2,          /* a QUERY event in the binary log once it succeeded */
+};
+/* A kind's flags (STMT_F_*). */
+unsigned sql_stmt_flags(sql_stmt_kind_t k);
 
 struct sql_stmt {
     sql_stmt_kind_t kind;

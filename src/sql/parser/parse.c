@@ -463,6 +463,22 @@ static sql_cast_t cast_type(parser_t *p)
     return c;
 }
 
+/* Functions that are grammar rules in MariaDB, not native functions: a wrong argument count is a syntax error
+ * (1064) where the grammar fails, not 1582. */
+static bool grammar_function(sql_fn_t fn)
+{
+    switch (fn) {
+    case SQL_FN_LEFT: case SQL_FN_RIGHT: case SQL_FN_REPLACE: case SQL_FN_MOD: case SQL_FN_INSERT: case SQL_FN_REPEAT:
+    case SQL_FN_CHAR: case SQL_FN_CURRENT_USER: case SQL_FN_CURRENT_DATE: case SQL_FN_CURRENT_TIME: case SQL_FN_NOW:
+    case SQL_FN_UTC_DATE: case SQL_FN_TRUNCATE: case SQL_FN_CURRENT_ROLE: case SQL_FN_UTC_TIME:
+    case SQL_FN_UTC_TIMESTAMP: case SQL_FN_CURRENT_TIMESTAMP: case SQL_FN_LOCALTIMESTAMP:
+    case SQL_FN_LOCALTIME:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, const char *start)
 {
     /* current token is '(' */
@@ -472,6 +488,9 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     next(p);
     vec_t args = {0};
     bool aggregate = (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE) != 0;
+    bool grammar = grammar_function(e->func.fn);
+    int gmin, gmax;
+    sql_fn_arg_counts(e->func.fn, &gmin, &gmax);
     /* MariaDB's grammar: DISTINCT only in COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT, ALL only in aggregates */
     bool distinct_ok = e->func.fn == SQL_FN_COUNT || e->func.fn == SQL_FN_SUM || e->func.fn == SQL_FN_AVG ||
                        e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT;
@@ -516,6 +535,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         e->func.name = "LOCATE";
         e->func.fn = SQL_FN_LOCATE;
     } else if (!is_punct(p, ')')) {
+        if (grammar && gmax == 0)
+            syntax_error(p); /* CURRENT_USER(1): near the argument */
         push_arg(p, &args, expr(p));
         if (e->func.fn == SQL_FN_TRIM && accept_word(p, "FROM")) {
             sql_expr_t *rem = ((sql_expr_t **)args.items)[0];
@@ -532,8 +553,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
             e->func.fn = SQL_FN_LOCATE;
         } else {
             while (is_punct(p, ',')) {
-                if (one_arg)
-                    syntax_error(p);
+                if (one_arg || (grammar && gmax >= 0 && (int)args.n >= gmax))
+                    syntax_error(p); /* NOW(1, 2): near what follows the comma */
                 next(p);
                 push_arg(p, &args, expr(p));
             }
@@ -559,6 +580,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     }
     if (e->func.fn == SQL_FN_IF && args.n != 3)
         syntax_error(p); /* IF(a, b, c) is grammar in MariaDB, not a function call: 1064, not 1582 */
+    if (grammar && (int)args.n < gmin && is_punct(p, ')'))
+        syntax_error(p); /* LEFT('a'): near the ')' */
     /* aggregates and SUBSTRING are grammar too: no argument is 1064 */
     if (aggregate && !e->func.star && args.n == 0)
         syntax_error(p);
@@ -566,6 +589,12 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         syntax_error(p);
     expect_punct(p, ')');
     set_args(p, e, &args);
+    /* a native function called with a count outside its row's: 1582 when parsed, as MariaDB (so before any
+     * table is opened, and also in a branch that never runs) */
+    if (!sql_fn_args_ok(e->func.fn, e->nargs)) {
+        sql_error_paramcount(p->d, e->func.name);
+        longjmp(p->fail, 1);
+    }
     finish(p, e);
     return e;
 }

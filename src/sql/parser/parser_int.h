@@ -61,5 +61,10 @@ bool sql_word_is_reserved(const char *s, size_t n);
 
 /* The function named `upper_name` (functions.def), SQL_FN_UNKNOWN when none. */
 sql_fn_t sql_fn_lookup(const char *upper_name);
+/* Does a call of fn with nargs arguments fit its row's argument counts?  (true for an unknown function: that
+ * is 1305 when it is called.) */
+bool sql_fn_args_ok(sql_fn_t fn, uint32_t nargs);
+/* Its row's argument counts (maxargs -1: any number; an unknown function: 0, -1). */
+void sql_fn_arg_counts(sql_fn_t fn, int *minargs, int *maxargs);
 
 #endif

@@ -46,9 +46,14 @@ static uint32_t key_len_of(const cat_table_t *t, uint32_t ix, uint32_t ncols)
     return n;
 }
 
-/* EXPLAIN SELECT / UPDATE / DELETE in MariaDB's tabular form (one row per table; no statistics: rows are
- * estimates of the access path, not of the data). */
-int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
+/*
+ * EXPLAIN SELECT / UPDATE / DELETE in MariaDB's tabular form: one row per table, rows the access path's estimate
+ * from the table's statistics.  ANALYZE SELECT runs the query (its rows are not sent) and adds MariaDB's
+ * measured columns: r_rows (rows read per scan of the table), filtered (the planner's estimate of the share
+ * passing its conditions: strata estimates no selectivity, 100.00) and r_filtered (the share of rows read that
+ * went on: the join's ON at inner tables, WHERE at the last one, where strata evaluates it).
+ */
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions)
 {
     const sql_select_t *sel = NULL;
     sql_select_t tmp;
@@ -67,6 +72,8 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
     } else {
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "EXPLAIN of this statement");
     }
+    if (analyze && inner->kind != SQL_STMT_SELECT) /* MariaDB's ANALYZE UPDATE / DELETE changes the rows */
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "ANALYZE UPDATE and ANALYZE DELETE");
     if (!sel->from) {
         /* MariaDB: "No tables used" */
     }
@@ -76,19 +83,46 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
         select_run_free(&s);
         return rc;
     }
-    static const char *const names[] = {"id", "select_type", "table", "type", "possible_keys", "key", "key_len",
-                                        "ref", "rows", "Extra"};
-    res_col_t cols[10];
-    for (int i = 0; i < 10; i++) {
-        memset(&cols[i], 0, sizeof cols[i]);
-        cols[i].schema = cols[i].table = cols[i].org_table = cols[i].org_name = "";
-        cols[i].name = names[i];
-        cols[i].type = (i == 0 || i == 8) ? MYSQL_TYPE_LONGLONG : MYSQL_TYPE_VAR_STRING;
-        cols[i].charset = (i == 0 || i == 8) ? CHARSET_BINARY : 33;
-        cols[i].length = (i == 0 || i == 8) ? 10 : 192;
-        cols[i].flags = (i == 0 || i == 8) ? COLF_NUM : 0;
+    if (analyze && s.q.nsrc) {
+        s.q.an_scans = arena_calloc(x->arena, sizeof(uint64_t) * s.q.nsrc);
+        s.q.an_read = arena_calloc(x->arena, sizeof(uint64_t) * s.q.nsrc);
+        s.q.an_passed = arena_calloc(x->arena, sizeof(uint64_t) * s.q.nsrc);
+        s.discard = true;
+        if ((rc = select_run_run(&s)) != 0) {
+            select_run_free(&s);
+            return rc;
+        }
     }
-    x->sink->columns(x->sink, cols, 10);
+    /* ANALYZE: r_rows, filtered, r_filtered go between rows and Extra */
+    static const char *const names[] = {"id", "select_type", "table", "type", "possible_keys", "key", "key_len",
+                                        "ref", "rows", "r_rows", "filtered", "r_filtered", "Extra", "partitions"};
+    /* the columns shown, in order: EXPLAIN's ten, EXTENDED's filtered, PARTITIONS' partitions (NULL: strata has
+     * no partitioning), ANALYZE's three */
+    int shown[14], ncols = 0;
+    for (int i = 0; i <= 12; i++) {
+        if ((i == 9 || i == 11) && !analyze)
+            continue;
+        if (i == 10 && !analyze && !extended)
+            continue;
+        shown[ncols++] = i;
+        if (i == 2 && partitions)
+            shown[ncols++] = 13;
+    }
+    res_col_t cols[14];
+    for (int k = 0; k < ncols; k++) {
+        int i = shown[k];
+        bool num = i == 0 || i == 8;
+        bool dbl = i >= 9 && i <= 11;
+        memset(&cols[k], 0, sizeof cols[k]);
+        cols[k].schema = cols[k].table = cols[k].org_table = cols[k].org_name = "";
+        cols[k].name = names[i];
+        cols[k].type = num ? MYSQL_TYPE_LONGLONG : dbl ? MYSQL_TYPE_DOUBLE : MYSQL_TYPE_VAR_STRING;
+        cols[k].charset = num || dbl ? CHARSET_BINARY : 33;
+        cols[k].length = num ? 10 : dbl ? 4 : 192;
+        cols[k].decimals = dbl ? 2 : 0;
+        cols[k].flags = num || dbl ? COLF_NUM : 0;
+    }
+    x->sink->columns(x->sink, cols, ncols);
     bool desc;
     int oix = order_index(&s, &desc);
     for (uint32_t i = 0; i < s.q.nsrc || (i == 0 && s.q.nsrc == 0); i++) {
@@ -169,11 +203,28 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner)
                 v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len);
             buf_free(&ex);
         }
-        res_cell_t cells[10];
-        for (int k = 0; k < 10; k++) {
-            cells[k].null = v[k] == NULL;
-            cells[k].p = v[k] ? v[k] : "";
-            cells[k].len = v[k] ? strlen(v[k]) : 0;
+        char r_rows[32], r_filtered[32];
+        const char *w[14];
+        for (int k = 0; k < 9; k++)
+            w[k] = v[k];
+        w[9] = w[11] = w[13] = NULL;
+        w[10] = s.q.nsrc ? "100.00" : NULL;
+        w[12] = v[9];
+        if (analyze && s.q.nsrc) {
+            uint64_t scans = s.q.an_scans[i], read = s.q.an_read[i], passed = s.q.an_passed[i];
+            if (scans) {
+                snprintf(r_rows, sizeof r_rows, "%.2f", (double)read / (double)scans);
+                w[9] = r_rows;
+                snprintf(r_filtered, sizeof r_filtered, "%.2f", read ? 100.0 * (double)passed / (double)read : 0.0);
+                w[11] = r_filtered;
+            }
+        }
+        res_cell_t cells[14];
+        for (int k = 0; k < ncols; k++) {
+            const char *c = w[shown[k]];
+            cells[k].null = c == NULL;
+            cells[k].p = c ? c : "";
+            cells[k].len = c ? strlen(c) : 0;
         }
         x->sink->row(x->sink, cells);
         if (s.q.nsrc == 0)
