@@ -212,41 +212,36 @@ static bool rule_replica_lag(const advice_ctx_t *c, advice_result_t *r)
     return true;
 }
 
-/* Days until a quantity that shrinks over the window reaches 0 at the window's rate. */
-static bool days_to_empty(const advice_ctx_t *c, const char *gauge_name, double *days, double *left)
+/* A quantity that shrinks over the window: fires when it reaches 0 within 7 days at the window's rate.
+ * what is printf'd with (bytes left, days). */
+static bool days_to_full(const advice_ctx_t *c, advice_result_t *r, const char *gauge_name, const char *what,
+                         const char *advice)
 {
-    double d = delta(c, gauge_name), now = gauge(c, gauge_name);
-    if (!KNOWN(d) || !KNOWN(now) || d >= 0 || c->window_seconds < 60)
+    double d = delta(c, gauge_name), left = gauge(c, gauge_name);
+    if (!KNOWN(d) || !KNOWN(left) || d >= 0 || c->window_seconds < 60)
         return false;
-    *days = now / (-d / c->window_seconds) / 86400;
-    *left = now;
+    double days = left / (-d / c->window_seconds) / 86400;
+    if (days >= 7)
+        return false;
+    r->severity = days < 1 ? ADVICE_CRITICAL : ADVICE_WARNING;
+    snprintf(r->evidence, sizeof r->evidence, what, left, days);
+    snprintf(r->current, sizeof r->current, "%.1f days to full", days);
+    snprintf(r->suggested, sizeof r->suggested, "%s", advice);
     return true;
 }
 
 static bool rule_tablespace_days_to_full(const advice_ctx_t *c, advice_result_t *r)
 {
-    double days, left;
-    if (!days_to_empty(c, "Strata_tablespace_free_bytes", &days, &left) || days >= 7)
-        return false;
-    r->severity = days < 1 ? ADVICE_CRITICAL : ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "the tablespaces' free extents (%.0f bytes) last %.1f days at the "
-             "window's rate", left, days);
-    snprintf(r->current, sizeof r->current, "%.1f days to full", days);
-    snprintf(r->suggested, sizeof r->suggested, "ALTER TABLESPACE ... ADD DATAFILE (or autoextend)");
-    return true;
+    return days_to_full(c, r, "Strata_tablespace_free_bytes",
+                        "the tablespaces' free extents (%.0f bytes) last %.1f days at the window's rate",
+                        "ALTER TABLESPACE ... ADD DATAFILE (or autoextend)");
 }
 
 static bool rule_disk_days_to_full(const advice_ctx_t *c, advice_result_t *r)
 {
-    double days, left;
-    if (!days_to_empty(c, "Strata_disk_free_bytes", &days, &left) || days >= 7)
-        return false;
-    r->severity = days < 1 ? ADVICE_CRITICAL : ADVICE_WARNING;
-    snprintf(r->evidence, sizeof r->evidence, "the data directory's disk (%.0f bytes free) fills in %.1f days at "
-             "the window's rate", left, days);
-    snprintf(r->current, sizeof r->current, "%.1f days to full", days);
-    snprintf(r->suggested, sizeof r->suggested, "more disk, or purge binary logs sooner");
-    return true;
+    return days_to_full(c, r, "Strata_disk_free_bytes",
+                        "the data directory's disk (%.0f bytes free) fills in %.1f days at the window's rate",
+                        "more disk, or purge binary logs sooner");
 }
 
 static bool rule_disk_free_low(const advice_ctx_t *c, advice_result_t *r)
