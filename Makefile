@@ -20,7 +20,7 @@ CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic
-LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lcurl
+LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lmicrohttpd -lcurl
 # MariaDB Connector/C (libmariadb-dev): only the replica's connection to its source and the monitor's to the other
 # servers of the fleet include it, so its headers
 # (my_global.h, errmsg.h ...) never shadow anything elsewhere.
@@ -41,6 +41,9 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/src/repl/replica.o $(BUILD)/src/monitor/fleet.o: CFLAGS += $(MARIADB_CFLAGS)
+
+# The dashboard's files are assembled into this object (.incbin), which -MMD does not see.
+$(BUILD)/src/monitor/http_assets.o: $(wildcard src/monitor/www/*)
 
 $(BUILD)/libstrata.a: $(LIB_OBJS)
 	@rm -f $@

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "monitor/digest.h"
+#include "monitor/http_site.h"
 #include "monitor/qlog.h"
 #include "net/net.h"
 #include "proto/proto.h"
@@ -346,6 +347,13 @@ int main(int argc, char **argv)
         log_error("Aborting: cannot start the monitor's history sampler");
         goto out;
     }
+    /* the dashboard and /metrics, on their own threads, once everything they read exists */
+    monitor_http_cfg_t mcfg = {.srv = &g_srv, .engine = g_engine, .cert_path = tls ? tls->cert_path : NULL,
+                               .key_path = tls ? tls->key_path : NULL};
+    if (monitor_http_start(&mcfg) != 0) {
+        log_error("Aborting: the monitoring HTTP server (monitor_http_port) cannot start");
+        goto out;
+    }
     FILE *pf = fopen(pidpath, "w");
     if (pf) {
         fprintf(pf, "%d\n", (int)getpid());
@@ -367,6 +375,7 @@ int main(int argc, char **argv)
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
         break;
     }
+    monitor_http_stop(); /* no request reads the sessions or the engine past here */
     session_monitor_stop(); /* its pass ends before the tables it writes go */
     session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
     server_kill_all(&g_srv);
@@ -377,6 +386,7 @@ int main(int argc, char **argv)
     log_note("stratad: Shutdown complete");
     rc = 0;
 out:
+    monitor_http_stop();
     session_monitor_stop();
     session_replica_close(&g_srv);
     if (net)

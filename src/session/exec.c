@@ -2052,6 +2052,7 @@ void session_stmt_execute(session_t *s, sess_stmt_t *p, const value_t *params, r
         diag_clear(&s->diag); /* the same rule as a statement of COM_QUERY */
     status_inc(&s->stat, STATUS_COM_STMT_EXECUTE);
     status_inc(&s->stat, STATUS_QUESTIONS);
+    status_inc(&s->stat, STATUS_QUERIES); /* Questions plus stored programs' statements, which strata has not */
     if (p->long_data_too_long) {
         diag_push_msg(&s->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, long_data_too_long_msg);
         sink->error(sink);
@@ -2540,6 +2541,7 @@ static int line_of(const char *base, const char *p)
 void session_query(session_t *s, const char *sql, size_t len, res_sink_t *sink)
 {
     status_inc(&s->stat, STATUS_QUESTIONS);
+    status_inc(&s->stat, STATUS_QUERIES);
     s->state = SESS_QUERY;
     s->state_since_us = time_wall_us();
     session_set_info(s, sql, len);

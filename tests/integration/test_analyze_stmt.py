@@ -105,3 +105,37 @@ def test_explain_extended_and_partitions(db):
     assert cols == ['id', 'select_type', 'table', 'partitions', 'type', 'possible_keys', 'key', 'key_len', 'ref',
                     'rows', 'Extra']
     assert dict(zip(cols, rows[0]))['partitions'] is None
+
+
+def explain_json(c, sql):
+    import json
+    rows, cols = q(c, 'EXPLAIN FORMAT=JSON ' + sql)
+    assert cols == ['EXPLAIN'] and len(rows) == 1
+    return json.loads(rows[0][0])
+
+
+def test_explain_format_json(db):
+    """EXPLAIN FORMAT=JSON: MariaDB's document (query_block, nested_loop of tables with access_type, keys,
+    used_key_parts, ref, rows, filtered, attached_condition; ORDER BY by a sort wrapped in read_sorted_file)."""
+    target, c = db
+    t = explain_json(c, 'SELECT * FROM t WHERE k = 3')['query_block']
+    assert t['select_id'] == 1
+    tab = t['nested_loop'][0]['table']
+    assert {k: tab[k] for k in ('table_name', 'access_type', 'possible_keys', 'key', 'key_length', 'used_key_parts',
+                                'ref')} == {'table_name': 't', 'access_type': 'ref', 'possible_keys': ['kk'],
+                                            'key': 'kk', 'key_length': '5', 'used_key_parts': ['k'],
+                                            'ref': ['const']}
+    assert tab['rows'] == 10 and tab['filtered'] == 100
+    tab = explain_json(c, 'SELECT * FROM t WHERE v = 3')['query_block']['nested_loop'][0]['table']
+    assert tab['access_type'] == 'ALL' and tab['rows'] == 100
+    # MariaDB prints the condition in its own normalized form (t.v = 3); strata as it was written
+    assert tab['attached_condition'].replace('t.', '') == 'v = 3'
+    assert explain_json(c, 'SELECT 1')['query_block']['table'] == {'message': 'No tables used'}
+    fs = explain_json(c, 'SELECT * FROM t ORDER BY v')['query_block']['nested_loop'][0]['read_sorted_file']['filesort']
+    assert fs['sort_key'].replace('t.', '') == 'v' and fs['table']['table_name'] == 't'
+    import pymysql
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        q(c, 'EXPLAIN FORMAT=foo SELECT 1')
+    assert e.value.args == (1791, "Unknown EXPLAIN/ANALYZE format name: 'foo'")
+    rows, cols = q(c, 'EXPLAIN FORMAT=TRADITIONAL SELECT * FROM t WHERE k = 3')
+    assert len(cols) == 10 and rows[0][5] == 'kk'

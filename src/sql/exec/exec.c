@@ -339,7 +339,13 @@ int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_s
 int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
 int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
-    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions);
+    const char *f = st->explain.format;
+    bool json = f && strcasecmp(f, "JSON") == 0;
+    if (f && !json && strcasecmp(f, "TRADITIONAL") != 0)
+        return diag_error(x->diag, ER_UNKNOWN_EXPLAIN_FORMAT, f);
+    if (json && st->explain.analyze)
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "ANALYZE FORMAT=JSON");
+    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions, json);
 }
 
 int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -448,7 +454,7 @@ bool sql_exec_handles(const sql_stmt_t *st)
         return exec_show_handles(&st->show);
     case SQL_STMT_EXPLAIN:
         return st->explain.stmt && (st->explain.stmt->kind == SQL_STMT_SELECT || st->explain.stmt->kind == SQL_STMT_UPDATE ||
-                                    st->explain.stmt->kind == SQL_STMT_DELETE) && !st->explain.format;
+                                    st->explain.stmt->kind == SQL_STMT_DELETE);
     default:
         return true;
     }

@@ -215,7 +215,8 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
 void exec_ident_quote(buf_t *b, const char *s, char q);
 /* SHOW CREATE TABLE's text of t (mode: SQL_SHOW_CREATE_* flags), in arena a. */
 char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
-int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions);
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions,
+                 bool json);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
 int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s);
 /* performance_schema tables as rows (events_statements_summary_by_digest, from the session): fills s or returns

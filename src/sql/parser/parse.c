@@ -3868,7 +3868,7 @@ static void describe_stmt(parser_t *p, sql_stmt_t *st)
             else if (accept_word(p, "FORMAT")) {
                 expect_punct(p, '=');
                 const char *f = opt_word(p);
-                st->explain.format = upper_dup(p, f, strlen(f));
+                st->explain.format = arena_strndup(p->a, f, strlen(f)); /* as written: 1791 names it so */
             } else break;
         }
         if (!(is_word(p, "SELECT") || is_punct(p, '(') || is_word(p, "INSERT") || is_word(p, "REPLACE") ||
@@ -4169,7 +4169,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
             if (accept_word(p, "FORMAT")) {
                 expect_punct(p, '=');
                 const char *f = opt_word(p);
-                st->explain.format = upper_dup(p, f, strlen(f));
+                st->explain.format = arena_strndup(p->a, f, strlen(f)); /* as written: 1791 names it so */
             }
             sql_stmt_t *inner = alloc(p, sizeof *inner);
             inner->src = p->tok.start;

@@ -46,6 +46,122 @@ static uint32_t key_len_of(const cat_table_t *t, uint32_t ix, uint32_t ncols)
     return n;
 }
 
+/* Appends s as a JSON string. */
+static void json_str(buf_t *b, const char *s, size_t n)
+{
+    buf_append_byte(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            buf_append_byte(b, '\\');
+            buf_append_byte(b, (char)c);
+        } else if (c < 0x20) {
+            char e[8];
+            snprintf(e, sizeof e, "\\u%04x", c);
+            buf_append_str(b, e);
+        } else {
+            buf_append_byte(b, (char)c);
+        }
+    }
+    buf_append_byte(b, '"');
+}
+
+static void json_indent(buf_t *b, int depth)
+{
+    buf_append_byte(b, '\n');
+    for (int i = 0; i < depth; i++)
+        buf_append_str(b, "  ");
+}
+
+/* One table of EXPLAIN FORMAT=JSON's nested_loop, with MariaDB's keys. */
+static void json_table(buf_t *b, int d, const char *const *v, const query_source_t *src, const access_path_t *p,
+                       const char *cond, size_t cond_len)
+{
+    const cat_table_t *t = src->t;
+    buf_append_str(b, "\"table\": {");
+    json_indent(b, d + 1);
+    buf_append_str(b, "\"table_name\": ");
+    json_str(b, v[2], strlen(v[2]));
+    buf_append_str(b, ",");
+    json_indent(b, d + 1);
+    buf_append_str(b, "\"access_type\": ");
+    json_str(b, v[3], strlen(v[3]));
+    if (v[4]) { /* possible_keys: the comma-separated list as an array */
+        buf_append_str(b, ",");
+        json_indent(b, d + 1);
+        buf_append_str(b, "\"possible_keys\": [");
+        const char *k = v[4];
+        while (*k) {
+            const char *e = strchr(k, ',');
+            size_t n = e ? (size_t)(e - k) : strlen(k);
+            json_str(b, k, n);
+            k += n;
+            if (*k == ',') {
+                buf_append_str(b, ", ");
+                k++;
+            }
+        }
+        buf_append_str(b, "]");
+    }
+    if (v[5]) {
+        buf_append_str(b, ",");
+        json_indent(b, d + 1);
+        buf_append_str(b, "\"key\": ");
+        json_str(b, v[5], strlen(v[5]));
+        buf_append_str(b, ",");
+        json_indent(b, d + 1);
+        buf_append_str(b, "\"key_length\": ");
+        json_str(b, v[6], strlen(v[6]));
+        int ix = p->index >= 0 ? p->index : -1;
+        uint32_t parts = p->index >= 0 ? p->neq + (p->range ? 1 : 0) : 0;
+        if (ix < 0) { /* an index read in its order: every part */
+            for (uint32_t i = 0; i < t->nidx; i++)
+                if (strcmp(t->idx[i].name, v[5]) == 0) {
+                    ix = (int)i;
+                    parts = t->idx[i].ncols;
+                }
+        }
+        if (ix >= 0 && parts) {
+            buf_append_str(b, ",");
+            json_indent(b, d + 1);
+            buf_append_str(b, "\"used_key_parts\": [");
+            for (uint32_t k = 0; k < parts && k < t->idx[ix].ncols; k++) {
+                const char *cn = t->cols[t->idx[ix].cols[k].col].name;
+                if (k)
+                    buf_append_str(b, ", ");
+                json_str(b, cn, strlen(cn));
+            }
+            buf_append_str(b, "]");
+        }
+        if (v[7]) {
+            buf_append_str(b, ",");
+            json_indent(b, d + 1);
+            buf_append_str(b, "\"ref\": [");
+            for (uint32_t k = 0; k < p->neq; k++) {
+                if (k)
+                    buf_append_str(b, ", ");
+                json_str(b, v[7], strlen(v[7]));
+            }
+            buf_append_str(b, "]");
+        }
+    }
+    buf_append_str(b, ",");
+    json_indent(b, d + 1);
+    buf_append_str(b, "\"rows\": ");
+    buf_append_str(b, v[8]);
+    buf_append_str(b, ",");
+    json_indent(b, d + 1);
+    buf_append_str(b, "\"filtered\": 100");
+    if (cond) {
+        buf_append_str(b, ",");
+        json_indent(b, d + 1);
+        buf_append_str(b, "\"attached_condition\": ");
+        json_str(b, cond, cond_len);
+    }
+    json_indent(b, d);
+    buf_append_str(b, "}");
+}
+
 /*
  * EXPLAIN SELECT / UPDATE / DELETE in MariaDB's tabular form: one row per table, rows the access path's estimate
  * from the table's statistics.  ANALYZE SELECT runs the query (its rows are not sent) and adds MariaDB's
@@ -53,7 +169,8 @@ static uint32_t key_len_of(const cat_table_t *t, uint32_t ix, uint32_t ncols)
  * passing its conditions: strata estimates no selectivity, 100.00) and r_filtered (the share of rows read that
  * went on: the join's ON at inner tables, WHERE at the last one, where strata evaluates it).
  */
-int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions)
+int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions,
+                 bool json)
 {
     const sql_select_t *sel = NULL;
     sql_select_t tmp;
@@ -122,7 +239,25 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
         cols[k].decimals = dbl ? 2 : 0;
         cols[k].flags = num || dbl ? COLF_NUM : 0;
     }
-    x->sink->columns(x->sink, cols, ncols);
+    buf_t js;
+    buf_init(&js);
+    if (json) {
+        res_col_t jc;
+        memset(&jc, 0, sizeof jc);
+        jc.schema = jc.table = jc.org_table = jc.org_name = "";
+        jc.name = "EXPLAIN";
+        jc.type = MYSQL_TYPE_VAR_STRING;
+        jc.charset = 33;
+        jc.length = 234;
+        x->sink->columns(x->sink, &jc, 1);
+        buf_append_str(&js, "{\n  \"query_block\": {\n    \"select_id\": 1,");
+        if (s.q.nsrc == 0)
+            buf_append_str(&js, "\n    \"table\": {\n      \"message\": \"No tables used\"\n    }");
+        else
+            buf_append_str(&js, "\n    \"nested_loop\": [");
+    } else {
+        x->sink->columns(x->sink, cols, ncols);
+    }
     bool desc;
     int oix = order_index(&s, &desc);
     for (uint32_t i = 0; i < s.q.nsrc || (i == 0 && s.q.nsrc == 0); i++) {
@@ -203,6 +338,40 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len);
             buf_free(&ex);
         }
+        if (json) {
+            if (s.q.nsrc == 0)
+                break;
+            access_path_t p;
+            choose_path(&s.q, i, sel->where, &p, x->arena);
+            buf_append_str(&js, i ? ",\n      {\n        " : "\n      {\n        ");
+            bool last = i + 1 == s.q.nsrc;
+            const char *cond = last && sel->where ? sel->where->src : NULL;
+            size_t cond_len = cond ? sel->where->src_len : 0;
+            if (i == 0 && s.norder && oix < 0) {
+                /* ORDER BY by a sort: MariaDB wraps the first table in the filesort that reads it */
+                buf_append_str(&js, "\"read_sorted_file\": {\n          \"filesort\": {\n            \"sort_key\": ");
+                buf_t sk;
+                buf_init(&sk);
+                for (uint32_t k = 0; k < sel->norder_by; k++) {
+                    const sql_expr_t *oe = sel->order_by[k].expr;
+                    if (k)
+                        buf_append_str(&sk, ", ");
+                    if (oe->src)
+                        buf_append(&sk, oe->src, oe->src_len);
+                    if (sel->order_by[k].desc)
+                        buf_append_str(&sk, " desc");
+                }
+                json_str(&js, (const char *)sk.data, sk.len);
+                buf_free(&sk);
+                buf_append_str(&js, ",\n            ");
+                json_table(&js, 6, v, &s.q.src[i], &p, cond, cond_len);
+                buf_append_str(&js, "\n          }\n        }");
+            } else {
+                json_table(&js, 4, v, &s.q.src[i], &p, cond, cond_len);
+            }
+            buf_append_str(&js, "\n      }");
+            continue;
+        }
         char r_rows[32], r_filtered[32];
         const char *w[14];
         for (int k = 0; k < 9; k++)
@@ -230,6 +399,14 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
         if (s.q.nsrc == 0)
             break;
     }
+    if (json) {
+        if (s.q.nsrc)
+            buf_append_str(&js, "\n    ]");
+        buf_append_str(&js, "\n  }\n}");
+        res_cell_t cell = {.p = (const char *)js.data, .len = js.len};
+        x->sink->row(x->sink, &cell);
+    }
+    buf_free(&js);
     x->sink->rows_end(x->sink, x->more);
     select_run_free(&s);
     x->row_count = -1;
