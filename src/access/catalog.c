@@ -695,6 +695,18 @@ int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t 
     return rc;
 }
 
+int catalog_repl_gtid_put(catalog_t *c, engine_trx_t *trx, uint32_t domain, uint32_t server, uint64_t seq)
+{
+    buf_t v;
+    buf_init(&v);
+    buf_append_byte(&v, 1);
+    rc_put_varint(&v, server);
+    rc_put_varint(&v, seq);
+    int rc = catalog_aux_put_trx(c, trx, CAT_AUX_REPL_GTID, domain, v.data, v.len);
+    buf_free(&v);
+    return rc;
+}
+
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg)
 {

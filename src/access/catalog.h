@@ -158,6 +158,9 @@ int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
 #define CAT_AUX_REPL_GTID 'R'
 #define CAT_AUX_REPL_FILE 'Q'
 int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t id, const void *val, size_t len);
+/* The replica's applied GTID of a domain (the 'R' record) in trx: the applier, and recovery re-applying a
+ * transaction a replica logged (log_slave_updates). */
+int catalog_repl_gtid_put(catalog_t *c, engine_trx_t *trx, uint32_t domain, uint32_t server, uint64_t seq);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg);

@@ -1,9 +1,11 @@
 /*
  * Metadata locks (mdl.h): a table of locked names (chained hash, one mutex), each with counts of shared
- * (READ + WRITE) and WRITE holders, NO_WRITE and EXCLUSIVE holder flags and counts of their waiters; one condition variable for every waiter
- * (waits are rare: only around DDL), woken by broadcast when a lock is released.  An entry nobody holds or waits
- * for stays in the table, idle, for the next statement on that table (no allocation per statement), up to
- * MDL_IDLE_MAX idle entries; past that it is freed.
+ * (READ + WRITE) and WRITE holders, NO_WRITE and EXCLUSIVE holder flags, counts of their waiters and the list of
+ * requests waiting on it.  A waiting request sleeps on its own condition variable until its deadline; whoever
+ * changes a name's state (a release, a DDL that stops or starts waiting) wakes, with one signal each, the
+ * requests waiting on that name only, and KILL QUERY wakes the one request of the killed session (mdl_kick).
+ * Nobody polls.  An entry nobody holds or waits for stays in the table, idle, for the next statement on that
+ * table (no allocation per statement), up to MDL_IDLE_MAX idle entries; past that it is freed.
  */
 #include <pthread.h>
 #include <string.h>
@@ -27,15 +29,28 @@ struct mdl_lock {
     bool excl;
     uint32_t excl_waiting;
     uint32_t refs; /* holders and waiters that point here */
+    struct mdl_waiter **waiters; /* requests sleeping on this name */
+    uint32_t nwaiters, wcap;
 };
+
+/* A request that waits: on the names in `on`, on its own condition variable (CLOCK_MONOTONIC). */
+typedef struct mdl_waiter {
+    pthread_cond_t cv;
+    bool woken;
+    _Atomic bool *kill;
+    mdl_lock_t *const *on;
+    uint32_t non;
+    struct mdl_waiter *next, *prev; /* g_m.waiting */
+} mdl_waiter_t;
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t cond;
     mdl_lock_t *b[MDL_BUCKETS];
     uint32_t count; /* entries in the table */
     uint32_t idle;  /* of which nobody holds or waits for */
-} g_m = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    mdl_waiter_t *waiting; /* every sleeping request (mdl_kick) */
+    uint64_t wakeups;      /* signals sent to sleeping requests */
+} g_m = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static uint32_t hash(const char *k, size_t n)
 {
@@ -85,8 +100,87 @@ static void unref(mdl_lock_t *l)
         pp = &(*pp)->next;
     *pp = l->next;
     g_m.count--;
+    mem_free(l->waiters);
     mem_free(l->key);
     mem_free(l);
+}
+
+/* Wakes the requests sleeping on l (mu held): each looks at l again.  Call before giving up a reference. */
+static void wake_lock(mdl_lock_t *l)
+{
+    for (uint32_t i = 0; i < l->nwaiters; i++) {
+        mdl_waiter_t *w = l->waiters[i];
+        if (!w->woken) {
+            w->woken = true;
+            pthread_cond_signal(&w->cv);
+            g_m.wakeups++;
+        }
+    }
+}
+
+/* Registers w as waiting on the n names of `on` (mu held; each already referenced by the caller). */
+static void waiter_begin(mdl_waiter_t *w, mdl_lock_t *const *on, uint32_t n, _Atomic bool *kill)
+{
+    memset(w, 0, sizeof *w);
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &a);
+    pthread_condattr_destroy(&a);
+    w->kill = kill;
+    w->on = on;
+    w->non = n;
+    for (uint32_t i = 0; i < n; i++) {
+        mdl_lock_t *l = on[i];
+        if (l->nwaiters == l->wcap) {
+            l->wcap = l->wcap ? 2 * l->wcap : 4;
+            l->waiters = mem_realloc(l->waiters, l->wcap * sizeof *l->waiters);
+        }
+        l->waiters[l->nwaiters++] = w;
+    }
+    w->next = g_m.waiting;
+    if (w->next)
+        w->next->prev = w;
+    g_m.waiting = w;
+}
+
+static void waiter_end(mdl_waiter_t *w)
+{
+    for (uint32_t i = 0; i < w->non; i++) {
+        mdl_lock_t *l = w->on[i];
+        for (uint32_t j = 0; j < l->nwaiters; j++)
+            if (l->waiters[j] == w) {
+                l->waiters[j] = l->waiters[--l->nwaiters];
+                break;
+            }
+    }
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        g_m.waiting = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    pthread_cond_destroy(&w->cv);
+}
+
+void mdl_kick(_Atomic bool *kill)
+{
+    pthread_mutex_lock(&g_m.mu);
+    for (mdl_waiter_t *w = g_m.waiting; w; w = w->next)
+        if (w->kill == kill && !w->woken) {
+            w->woken = true;
+            pthread_cond_signal(&w->cv);
+            g_m.wakeups++;
+        }
+    pthread_mutex_unlock(&g_m.mu);
+}
+
+uint64_t mdl_wakeups(void)
+{
+    pthread_mutex_lock(&g_m.mu);
+    uint64_t n = g_m.wakeups;
+    pthread_mutex_unlock(&g_m.mu);
+    return n;
 }
 
 /* The index of l in s, or -1. */
@@ -123,29 +217,33 @@ static void drop_mode(mdl_set_t *s, uint32_t i)
     }
 }
 
-/* Waits on the shared condition for up to 100 ms (mu held); MDL_TIMEOUT / MDL_KILLED or 0 to look again. */
-static _Atomic uint32_t g_waiting; /* sessions in wait_step now (the monitor's gauge) */
+static _Atomic uint32_t g_waiting; /* requests asleep in wait_step now (the monitor's gauge) */
 
-static int wait_step(uint64_t deadline, _Atomic bool *kill)
+/* Sleeps (mu held) until woken or the deadline; MDL_TIMEOUT / MDL_KILLED, or 0 to look again. */
+static int wait_step(mdl_waiter_t *w, uint64_t deadline)
 {
-    if (kill && atomic_exchange(kill, false))
+    if (w->kill && atomic_exchange(w->kill, false))
         return MDL_KILLED;
     uint64_t now = time_mono_us();
     if (now >= deadline)
         return MDL_TIMEOUT;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t step = MIN(deadline - now, 100000);
-    ts.tv_nsec += (long)(step * 1000);
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    blocking_begin(); /* waiting for another session: the worker pool may grow */
-    const char *was = blocking_set_state("Waiting for table metadata lock");
-    atomic_fetch_add_explicit(&g_waiting, 1, memory_order_relaxed);
-    pthread_cond_timedwait(&g_m.cond, &g_m.mu, &ts);
-    atomic_fetch_sub_explicit(&g_waiting, 1, memory_order_relaxed);
-    blocking_set_state(was);
-    blocking_end();
+    if (!w->woken) {
+        uint64_t us = MIN(deadline - now, 86400000000ull); /* "no limit" sleeps a day at a time */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += (time_t)(us / 1000000);
+        ts.tv_nsec += (long)(us % 1000000) * 1000;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        blocking_begin(); /* waiting for another session: the worker pool may grow */
+        const char *was = blocking_set_state("Waiting for table metadata lock");
+        atomic_fetch_add_explicit(&g_waiting, 1, memory_order_relaxed);
+        pthread_cond_timedwait(&w->cv, &g_m.mu, &ts);
+        atomic_fetch_sub_explicit(&g_waiting, 1, memory_order_relaxed);
+        blocking_set_state(was);
+        blocking_end();
+    }
+    w->woken = false;
     return 0;
 }
 
@@ -167,6 +265,8 @@ static int shared_lock(mdl_set_t *s, const char *db, const char *name, bool writ
         return 0;
     }
     uint64_t deadline = deadline_of(timeout_us);
+    mdl_waiter_t w;
+    bool waiting = false;
     for (;;) {
         bool blocked = at < 0 && (l->excl || l->excl_waiting);
         if (write && (l->nowrite || l->nowrite_waiting || l->excl || l->excl_waiting)) {
@@ -176,9 +276,17 @@ static int shared_lock(mdl_set_t *s, const char *db, const char *name, bool writ
             }
             blocked = true;
         }
-        if (!blocked || (rc = wait_step(deadline, kill)) != 0)
+        if (!blocked)
+            break;
+        if (!waiting) {
+            waiter_begin(&w, &l, 1, kill);
+            waiting = true;
+        }
+        if ((rc = wait_step(&w, deadline)) != 0)
             break;
     }
+    if (waiting)
+        waiter_end(&w);
     if (rc == 0 && at >= 0) {
         s->mode[at] = MDL_WRITE;
         l->writers++;
@@ -228,19 +336,20 @@ int mdl_no_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeou
     /* While it waits it holds back new readers too, as MariaDB's ALTER waiting for its first EXCLUSIVE does */
     l->nowrite_waiting++;
     l->excl_waiting++;
+    mdl_waiter_t w;
+    waiter_begin(&w, &l, 1, kill);
     while (l->excl || l->nowrite || l->writers > own_shared(s, l, true))
-        if ((rc = wait_step(deadline, kill)) != 0)
+        if ((rc = wait_step(&w, deadline)) != 0)
             break;
+    waiter_end(&w);
     l->nowrite_waiting--;
     l->excl_waiting--;
-    if (rc == 0)
-        pthread_cond_broadcast(&g_m.cond); /* readers held back by our waiting may go */
+    wake_lock(l); /* readers (on success) or writers too (on failure) held back by our waiting may go */
     if (rc == 0) {
         l->nowrite = true;
         add(s, l, MDL_NO_WRITE);
     } else {
         unref(l);
-        pthread_cond_broadcast(&g_m.cond); /* writers held back by our waiting may go */
     }
     pthread_mutex_unlock(&g_m.mu);
     return rc;
@@ -256,19 +365,22 @@ int mdl_upgrade(mdl_set_t *s, uint64_t timeout_us, _Atomic bool *kill)
             continue;
         mdl_lock_t *l = s->held[i];
         l->excl_waiting++;
-        pthread_cond_broadcast(&g_m.cond); /* a reader about to write must see it and give up (MDL_DEADLOCK) */
+        wake_lock(l); /* a reader about to write must see it and give up (MDL_DEADLOCK) */
+        mdl_waiter_t w;
+        waiter_begin(&w, &l, 1, kill);
         while (l->shared > own_shared(s, l, false))
-            if ((rc = wait_step(deadline, kill)) != 0)
+            if ((rc = wait_step(&w, deadline)) != 0)
                 break;
+        waiter_end(&w);
         l->excl_waiting--;
         if (rc == 0) {
             l->nowrite = false;
             l->excl = true;
             s->mode[i] = MDL_EXCLUSIVE;
+        } else {
+            wake_lock(l); /* requests held back by our waiting may go */
         }
     }
-    if (rc)
-        pthread_cond_broadcast(&g_m.cond);
     pthread_mutex_unlock(&g_m.mu);
     return rc;
 }
@@ -284,6 +396,8 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
     }
     uint64_t deadline = deadline_of(timeout_us);
     int rc = 0;
+    mdl_waiter_t w;
+    bool waiting = false;
     for (;;) {
         bool free_all = true;
         for (uint32_t i = 0; i < n && free_all; i++) {
@@ -296,12 +410,20 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
         }
         if (free_all)
             break;
-        if ((rc = wait_step(deadline, kill)) != 0)
+        if (!waiting) {
+            waiter_begin(&w, want, n, kill);
+            waiting = true;
+        }
+        if ((rc = wait_step(&w, deadline)) != 0)
             break;
     }
+    if (waiting)
+        waiter_end(&w);
     for (uint32_t i = 0; i < n; i++) {
         mdl_lock_t *l = want[i];
         l->excl_waiting--;
+        if (rc)
+            wake_lock(l); /* shared requests held back by our waiting may go */
         if (rc == 0 && !l->excl) {
             if (holds(s, l)) { /* upgrade in place */
                 for (uint32_t k = 0; k < s->n; k++)
@@ -319,8 +441,6 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
             unref(l); /* duplicate name in the list, or failure */
         }
     }
-    if (rc)
-        pthread_cond_broadcast(&g_m.cond); /* shared requests held back by our waiting may go */
     pthread_mutex_unlock(&g_m.mu);
     mem_free(want);
     return rc;
@@ -333,10 +453,10 @@ void mdl_release_all(mdl_set_t *s)
     pthread_mutex_lock(&g_m.mu);
     for (uint32_t i = 0; i < s->n; i++) {
         drop_mode(s, i);
+        wake_lock(s->held[i]);
         unref(s->held[i]);
     }
     s->n = 0;
-    pthread_cond_broadcast(&g_m.cond);
     pthread_mutex_unlock(&g_m.mu);
 }
 

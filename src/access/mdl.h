@@ -24,7 +24,8 @@
  *    NO_WRITE      +     -       -          -
  *    EXCLUSIVE     -     -       -          -
  *
- * Thread-safety: one mutex for the table of names; a session's mdl_set_t is its own.
+ * Thread-safety: one mutex for the table of names; a session's mdl_set_t is its own.  A waiting request sleeps
+ * until a change of a name it waits on, its deadline, or mdl_kick of its kill flag wakes it: nobody polls.
  */
 #ifndef STRATA_SQL_MDL_H
 #define STRATA_SQL_MDL_H
@@ -59,6 +60,10 @@ void mdl_set_free(mdl_set_t *s);
 
 /* Names currently locked (tests, monitoring). */
 uint32_t mdl_count(void);
+/* After setting a session's kill flag: wakes that session's waiting request, if any, to see it. */
+void mdl_kick(_Atomic bool *kill);
+/* Signals sent to waiting requests so far (tests: a change wakes only the requests waiting on that name). */
+uint64_t mdl_wakeups(void);
 /* Sessions waiting for a metadata lock now (a relaxed read; the monitor's Strata_mdl_waiting). */
 uint32_t mdl_waiting(void);
 

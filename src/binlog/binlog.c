@@ -1085,6 +1085,8 @@ void binlog_master_status(binlog_t *bl, char *name, size_t cap, uint64_t *pos)
     pthread_mutex_unlock(&bl->mu);
 }
 
+uint32_t binlog_server_id(binlog_t *bl) { return bl->opt.server_id; }
+
 void binlog_gtid_state(binlog_t *bl, binlog_gtid_set_t *out)
 {
     pthread_mutex_lock(&bl->mu);

@@ -338,6 +338,8 @@ int binlog_file_seq(binlog_t *bl, const char *name, uint32_t *seq);
 
 /* GTID state: gtid_binlog_state (all servers), gtid_binlog_pos (last per domain). */
 void binlog_gtid_state(binlog_t *bl, binlog_gtid_set_t *out);
+/* The server_id the binlog writes its own transactions under. */
+uint32_t binlog_server_id(binlog_t *bl);
 /* The file holding GTID g (O(log files), index only); STRATA_ENOTFOUND if purged or never written. */
 int binlog_gtid_find_file(binlog_t *bl, binlog_gtid_t g, uint32_t *seq);
 /* Where a replica connecting with GTID position `pos` (one GTID per domain, its gtid_slave_pos) must start

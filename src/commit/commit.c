@@ -9,6 +9,12 @@
  * or before P had entered before P was read, hence before the flip, so it was counted in the old epoch and has
  * finished.
  *
+ * Nobody polls.  Committers waiting for the group fsync are woken by the group's leader (binlog.c), each with its
+ * own signal; committers waiting for their turn by their predecessor (the turnstile).  The two drains that wait
+ * for committers to leave (the checkpointer's epoch flip, sql_commit_snapshot's gate) sleep on drain_cv, which
+ * leave() signals only when the count such a drain waits for reaches zero; RESET MASTER's wait for the turnstile
+ * sleeps on turn_cv, signalled when the turnstile passes the order it waits for.
+ *
  * Commit order.  Every transaction written to the binlog commits in the engine in binlog order (the turnstile
  * below, keyed by binlog_commit_result_t.order), tagged with its binlog end position (engine_trx_commit_tagged).
  * The redo log being a prefix after a crash, the engine's commit tag S then says exactly which binlog
@@ -18,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "repl/semisync.h"
 #include "access/binapply.h"
@@ -37,6 +42,8 @@ static struct {
     int epoch;
     int gate;               /* sql_commit_snapshot in progress: new commits wait on gate_cond */
     pthread_cond_t gate_cond;
+    int drains;             /* threads in drain_wait: leave() signals drain_cv when a count reaches zero */
+    pthread_cond_t drain_cv;
     bool stop, running;
     pthread_t thread;
     binlog_pos_t reported;
@@ -44,9 +51,11 @@ static struct {
     pthread_mutex_t turn_mu;
     uint64_t turn_done;          /* order of the last transaction whose engine commit is done */
     struct turn_waiter *pending; /* early arrivals, sorted by order */
+    uint64_t drain_order;        /* turn_drain waits for turn_done >= this (0: nobody waits) */
+    pthread_cond_t turn_cv;
     uint64_t synced_catalog; /* catalog_version() the redo was last synced for (atomic) */
 } commit_state = {.mu = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .gate_cond = PTHREAD_COND_INITIALIZER,
-         .turn_mu = PTHREAD_MUTEX_INITIALIZER};
+         .drain_cv = PTHREAD_COND_INITIALIZER, .turn_mu = PTHREAD_MUTEX_INITIALIZER, .turn_cv = PTHREAD_COND_INITIALIZER};
 
 binlog_t *sql_commit_binlog(void) { return commit_state.bl; }
 
@@ -70,6 +79,14 @@ typedef struct turn_waiter {
     struct turn_waiter *next;
 } turn_waiter_t;
 
+/* The engine commit of `order` is done; wakes a turn_drain that waited for it.  Under turn_mu. */
+static void turn_advance(uint64_t order)
+{
+    commit_state.turn_done = order;
+    if (commit_state.drain_order && order >= commit_state.drain_order)
+        pthread_cond_signal(&commit_state.turn_cv);
+}
+
 static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
 {
     if (order == 0) /* nothing was written to the binlog: no place in its order */
@@ -92,14 +109,14 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     pthread_mutex_unlock(&commit_state.turn_mu);
     int rc = trx ? engine_trx_commit_tagged(trx, tag, NULL) : 0;
     pthread_mutex_lock(&commit_state.turn_mu);
-    commit_state.turn_done = order;
+    turn_advance(order);
     while (commit_state.pending && commit_state.pending->order == commit_state.turn_done + 1) {
         turn_waiter_t *h = commit_state.pending;
         commit_state.pending = h->next;
         pthread_mutex_unlock(&commit_state.turn_mu);
         int hrc = h->trx ? engine_trx_commit_tagged(h->trx, h->tag, NULL) : 0;
         pthread_mutex_lock(&commit_state.turn_mu);
-        commit_state.turn_done = h->order;
+        turn_advance(h->order);
         h->rc = hrc;
         h->done = true;
         pthread_cond_signal(&h->cv);
@@ -108,21 +125,46 @@ static int commit_ordered(uint64_t order, engine_trx_t *trx, uint64_t tag)
     return rc;
 }
 
-/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER only: polls). */
+/* Waits until every transaction up to `order` has done its engine commit (RESET MASTER, which holds the binlog's
+ * writer role: one drain at a time). */
 static void turn_drain(uint64_t order)
 {
-    for (;;) {
-        pthread_mutex_lock(&commit_state.turn_mu);
-        bool done = commit_state.turn_done >= order;
-        pthread_mutex_unlock(&commit_state.turn_mu);
-        if (done)
-            return;
-        usleep(500);
-    }
+    pthread_mutex_lock(&commit_state.turn_mu);
+    ASSERT(commit_state.drain_order == 0);
+    commit_state.drain_order = order;
+    while (commit_state.turn_done < order)
+        pthread_cond_wait(&commit_state.turn_cv, &commit_state.turn_mu);
+    commit_state.drain_order = 0;
+    pthread_mutex_unlock(&commit_state.turn_mu);
 }
 
 /* The one-fsync commit: the binlog's fsync is the only one at commit when the binlog is synced per group. */
 static bool lazy_redo(void) { return commit_state.bl && binlog_sync_setting(commit_state.bl) == 1; }
+
+/* sql_commit_gtid_override: the GTID and timestamp the calling thread's next commits are logged under. */
+static _Thread_local struct {
+    bool on;
+    binlog_gtid_t gtid;
+    uint32_t when;
+} tl_override;
+
+void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when)
+{
+    tl_override.on = g != NULL;
+    if (g)
+        tl_override.gtid = *g;
+    tl_override.when = when;
+}
+
+static void override_apply(binlog_trx_t *t)
+{
+    if (!tl_override.on)
+        return;
+    t->domain = tl_override.gtid.domain;
+    t->server_id = tl_override.gtid.server;
+    t->gtid_seq = tl_override.gtid.seq;
+    t->when = tl_override.when;
+}
 
 static int enter(void)
 {
@@ -138,8 +180,19 @@ static int enter(void)
 static void leave(int ep)
 {
     pthread_mutex_lock(&commit_state.mu);
-    commit_state.inflight[ep]--;
+    if (--commit_state.inflight[ep] == 0 && commit_state.drains)
+        pthread_cond_broadcast(&commit_state.drain_cv); /* only the drains (at most two threads) wait on it */
     pthread_mutex_unlock(&commit_state.mu);
+}
+
+/* Waits under commit_state.mu until no committer counted in epoch `ep` (-1: in either) is inside; with or_stop, also ends
+ * when the server stops (the checkpointer then reports nothing). */
+static void drain_wait(int ep, bool or_stop)
+{
+    commit_state.drains++;
+    while (!(or_stop && commit_state.stop) && (ep < 0 ? commit_state.inflight[0] + commit_state.inflight[1] : commit_state.inflight[ep]))
+        pthread_cond_wait(&commit_state.drain_cv, &commit_state.mu);
+    commit_state.drains--;
 }
 
 int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t *res)
@@ -182,6 +235,7 @@ int sql_commit_trx(engine_trx_t *trx, binlog_trx_t *blt, binlog_commit_result_t 
         }
     }
     blt->xid = xid;
+    override_apply(blt);
     binlog_commit_result_t r, *rr = res ? res : &r;
     rc = binlog_commit(commit_state.bl, blt, rr);
     if (rc) {
@@ -208,11 +262,7 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
      * not entered is in the binlog: with the gate closed and nobody inside, view and position agree. */
     pthread_mutex_lock(&commit_state.mu);
     commit_state.gate++;
-    while (commit_state.inflight[0] + commit_state.inflight[1]) {
-        pthread_mutex_unlock(&commit_state.mu);
-        usleep(200);
-        pthread_mutex_lock(&commit_state.mu);
-    }
+    drain_wait(-1, false);
     pthread_mutex_unlock(&commit_state.mu);
     engine_trx_open_view(trx);
     file[0] = 0;
@@ -240,6 +290,7 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     t.thread_id = thread_id;
     t.qctx.sql_mode = sql_mode;
     binlog_trx_query(&t, db, query, len);
+    override_apply(&t);
     binlog_commit_result_t r;
     rc = binlog_commit(commit_state.bl, &t, &r);
     binlog_trx_free(&t);
@@ -291,11 +342,7 @@ static void checkpoint_once_locked(void)
     }
     int old = commit_state.epoch;
     commit_state.epoch = 1 - old;
-    while (commit_state.inflight[old] && !commit_state.stop) {
-        pthread_mutex_unlock(&commit_state.mu);
-        usleep(1000);
-        pthread_mutex_lock(&commit_state.mu);
-    }
+    drain_wait(old, true);
     bool stop = commit_state.stop && commit_state.inflight[old];
     pthread_mutex_unlock(&commit_state.mu);
     if (FAULT_POINT("commit.skip_redo_sync")) /* test builds: leave the commits to the re-apply */
@@ -424,6 +471,11 @@ static int reapply_one(engine_t *e, binlog_t *bl, binapply_t *ap, const binlog_r
         if (ev.pos + ev.size >= t->end.offset)
             break;
     }
+    /* A transaction of another server is one a replica applied and logged (log_slave_updates): the applier wrote
+     * its GTID as the replica's position in the same engine transaction, and so does its re-apply, or the replica
+     * would fetch it again and apply it twice. */
+    if (rc == 0 && t->gtid.server != binlog_server_id(bl) && commit_state.cat)
+        rc = catalog_repl_gtid_put(commit_state.cat, trx, t->gtid.domain, t->gtid.server, t->gtid.seq);
     if (rc == 0)
         rc = engine_trx_commit_tagged(trx, pos_tag(t->end), NULL);
     else if (trx)
@@ -526,6 +578,7 @@ void sql_commit_stop(void)
     pthread_mutex_lock(&commit_state.mu);
     commit_state.stop = true;
     pthread_cond_broadcast(&commit_state.cond);
+    pthread_cond_broadcast(&commit_state.drain_cv);
     pthread_mutex_unlock(&commit_state.mu);
     if (commit_state.running)
         pthread_join(commit_state.thread, NULL);

@@ -53,5 +53,11 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
  * reads the text under it: ANSI_QUOTES ...). */
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
 
+/* The replica's applier with log_slave_updates: the calling thread's next commits (sql_commit_trx, sql_commit_ddl)
+ * are logged under the source's GTID g and timestamp when instead of a new GTID of this server, so that replicas
+ * of this one follow the same GTIDs.  NULL: back to this server's own.  (The binlog takes g's seq only when it is
+ * past the domain's last, so the domain's sequence never goes back.) */
+void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when);
+
 
 #endif

@@ -1,8 +1,15 @@
 /*
- * engine/bpool: buffer pool (see bpool.h for the policy).  One mutex protects the hash table, the LRU sublists,
- * pin counts and dirty flags; page contents are protected by each frame's rwlock latch.  The mutex is never held
- * across I/O or while waiting for a latch.  A frame is only latched while pinned, and only frames with pin == 0
- * are evicted, so eviction never waits on a latch.
+ * engine/bpool: buffer pool (see bpool.h for the policy).  The frames are split among partitions; a page's
+ * partition is fixed by its id's hash.  Each partition's mutex protects its hash table, LRU sublists, free list,
+ * and the pin counts and dirty flags of the frames it owns; page contents are protected by each frame's rwlock
+ * latch.  A partition mutex is a leaf: never held across I/O, while waiting for a latch, or together with another
+ * partition's mutex.  A frame is only latched while pinned, and only frames with pin == 0 are evicted, so eviction
+ * never waits on a latch.
+ *
+ * Moving a frame between partitions (a partition with every frame pinned steals one): the donor, under its own
+ * mutex, takes an unpinned clean frame off its lists and hash, marks it FREE and sets its owner to the thief; the
+ * thief then adds it to its own lists under its mutex.  Code that walks all frames (flush, discard, stats) locks
+ * the owner it read and re-reads the owner under that lock, so it always holds the mutex of the frame's owner.
  */
 #include "engine/bpool.h"
 
@@ -10,23 +17,32 @@
 
 #include "util/util.h"
 
+#define BPOOL_MAX_PARTS 16
+#define BPOOL_MIN_PART_FRAMES 64 /* fewer frames than this per partition: fewer partitions */
+
 typedef struct {
     bframe_t *head, *tail;
     uint32_t len;
 } flist_t;
 
+typedef struct {
+    _Alignas(64) pthread_mutex_t mu;
+    bframe_t **hash;
+    uint32_t hmask;
+    uint32_t nframes; /* frames this partition owns now */
+    flist_t young, old, free;
+    bpool_stats_t st; /* counters only */
+} bpart_t;
+
 struct bpool {
-    pthread_mutex_t mu;
     uint32_t page_size, nframes;
+    uint32_t nparts, part_shift;
     bpool_io_t io;
     bframe_t *frames;
     uint8_t *mem;
-    bframe_t **hash;
-    uint32_t hmask;
-    flist_t young, old, free;
+    bpart_t *parts;
     uint64_t old_time_us;
     bool recovery;
-    bpool_stats_t st;
 };
 
 static void fl_remove(flist_t *l, bframe_t *f)
@@ -55,34 +71,65 @@ static void fl_push_head(flist_t *l, bframe_t *f)
     l->len++;
 }
 
-static uint32_t hslot(const bpool_t *bp, page_id_t id)
+static uint64_t page_hash(page_id_t id) { return id * 0x9e3779b97f4a7c15ull; }
+
+/* The partition of a page: the hash's top bits (the slot inside the partition uses bits 32 and up). */
+static bpart_t *part_of(const bpool_t *bp, page_id_t id)
 {
-    uint64_t h = id * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(h >> 32) & bp->hmask;
+    return &bp->parts[bp->nparts > 1 ? page_hash(id) >> bp->part_shift : 0];
 }
 
-static bframe_t *hfind(bpool_t *bp, page_id_t id)
+static uint32_t frame_part_no(const bframe_t *f) { return __atomic_load_n(&f->part, __ATOMIC_ACQUIRE); }
+
+/* The owner of a frame the caller has pinned (a pinned frame never moves). */
+static bpart_t *pinned_part(const bpool_t *bp, const bframe_t *f) { return &bp->parts[frame_part_no(f)]; }
+
+/* Locks the partition that owns f, whether or not f is pinned, and returns it. */
+static bpart_t *lock_owner(bpool_t *bp, const bframe_t *f)
 {
-    for (bframe_t *f = bp->hash[hslot(bp, id)]; f; f = f->hnext)
+    for (;;) {
+        uint32_t n = frame_part_no(f);
+        pthread_mutex_lock(&bp->parts[n].mu);
+        if (frame_part_no(f) == n)
+            return &bp->parts[n];
+        pthread_mutex_unlock(&bp->parts[n].mu);
+    }
+}
+
+static uint32_t hslot(const bpart_t *p, page_id_t id) { return (uint32_t)(page_hash(id) >> 32) & p->hmask; }
+
+static bframe_t *hfind(bpart_t *p, page_id_t id)
+{
+    for (bframe_t *f = p->hash[hslot(p, id)]; f; f = f->hnext)
         if (f->id == id)
             return f;
     return NULL;
 }
 
-static void hinsert(bpool_t *bp, bframe_t *f)
+static void hinsert(bpart_t *p, bframe_t *f)
 {
-    uint32_t s = hslot(bp, f->id);
-    f->hnext = bp->hash[s];
-    bp->hash[s] = f;
+    uint32_t s = hslot(p, f->id);
+    f->hnext = p->hash[s];
+    p->hash[s] = f;
 }
 
-static void hremove(bpool_t *bp, bframe_t *f)
+static void hremove(bpart_t *p, bframe_t *f)
 {
-    bframe_t **pp = &bp->hash[hslot(bp, f->id)];
+    bframe_t **pp = &p->hash[hslot(p, f->id)];
     while (*pp != f)
         pp = &(*pp)->hnext;
     *pp = f->hnext;
     f->hnext = NULL;
+}
+
+/* Takes a hashed, unpinned frame out of its partition's hash and LRU sublist: it becomes FREE, on no list. */
+static void frame_forget(bpart_t *p, bframe_t *f)
+{
+    hremove(p, f);
+    fl_remove(f->old ? &p->old : &p->young, f);
+    f->state = FRAME_FREE;
+    f->id = PAGE_ID_NONE;
+    f->old = false;
 }
 
 bpool_t *bpool_create(uint32_t nframes, uint32_t page_size, const bpool_io_t *io)
@@ -90,25 +137,41 @@ bpool_t *bpool_create(uint32_t nframes, uint32_t page_size, const bpool_io_t *io
     if (nframes < 8)
         nframes = 8;
     bpool_t *bp = mem_calloc(1, sizeof *bp);
-    pthread_mutex_init(&bp->mu, NULL);
     bp->page_size = page_size;
     bp->nframes = nframes;
     bp->io = *io;
     bp->old_time_us = 1000000;
+    bp->nparts = 1;
+    while (bp->nparts < BPOOL_MAX_PARTS && nframes / (bp->nparts * 2) >= BPOOL_MIN_PART_FRAMES)
+        bp->nparts *= 2;
+    uint32_t bits = 0;
+    while ((1u << bits) < bp->nparts)
+        bits++;
+    bp->part_shift = 64 - bits;
     bp->frames = mem_calloc(nframes, sizeof(bframe_t));
-    if (posix_memalign((void **)&bp->mem, 4096, (size_t)nframes * page_size))
+    if (posix_memalign((void **)&bp->mem, 4096, (size_t)nframes * page_size) ||
+        posix_memalign((void **)&bp->parts, 64, bp->nparts * sizeof(bpart_t)))
         ASSERT(!"out of memory for the buffer pool");
-    uint32_t hs = 1;
-    while (hs < nframes * 2)
-        hs <<= 1;
-    bp->hash = mem_calloc(hs, sizeof(bframe_t *));
-    bp->hmask = hs - 1;
+    memset(bp->parts, 0, bp->nparts * sizeof(bpart_t));
+    uint32_t per = nframes / bp->nparts;
+    for (uint32_t i = 0; i < bp->nparts; i++) {
+        bpart_t *p = &bp->parts[i];
+        pthread_mutex_init(&p->mu, NULL);
+        uint32_t hs = 1;
+        while (hs < per * 2)
+            hs <<= 1;
+        p->hash = mem_calloc(hs, sizeof(bframe_t *));
+        p->hmask = hs - 1;
+    }
     for (uint32_t i = 0; i < nframes; i++) {
         bframe_t *f = &bp->frames[i];
+        uint32_t pn = i / per < bp->nparts ? i / per : bp->nparts - 1;
         f->data = bp->mem + (size_t)i * page_size;
         pthread_rwlock_init(&f->latch, NULL);
         f->id = PAGE_ID_NONE;
-        fl_push_head(&bp->free, f);
+        f->part = pn;
+        fl_push_head(&bp->parts[pn].free, f);
+        bp->parts[pn].nframes++;
     }
     return bp;
 }
@@ -119,10 +182,13 @@ void bpool_destroy(bpool_t *bp)
         return;
     for (uint32_t i = 0; i < bp->nframes; i++)
         pthread_rwlock_destroy(&bp->frames[i].latch);
+    for (uint32_t i = 0; i < bp->nparts; i++) {
+        mem_free(bp->parts[i].hash);
+        pthread_mutex_destroy(&bp->parts[i].mu);
+    }
+    free(bp->parts);
     free(bp->mem);
     mem_free(bp->frames);
-    mem_free(bp->hash);
-    pthread_mutex_destroy(&bp->mu);
     mem_free(bp);
 }
 
@@ -144,42 +210,43 @@ static void unlatch(bframe_t *f, latch_mode_t m)
         pthread_rwlock_unlock(&f->latch);
 }
 
-/* Caps the young sublist at 5/8 of the pool, so the old sublist keeps at least 3/8 as InnoDB does. */
-static void rebalance(bpool_t *bp)
+/* Caps the young sublist at 5/8 of the partition, so the old sublist keeps at least 3/8 as InnoDB does. */
+static void rebalance(bpart_t *p)
 {
-    while (bp->young.len > bp->nframes - bp->nframes * 3 / 8) {
-        bframe_t *f = bp->young.tail;
-        fl_remove(&bp->young, f);
+    while (p->young.len > p->nframes - p->nframes * 3 / 8) {
+        bframe_t *f = p->young.tail;
+        fl_remove(&p->young, f);
         f->old = true;
-        fl_push_head(&bp->old, f);
+        fl_push_head(&p->old, f);
     }
 }
 
 /* A hit: an old page touched long enough after it arrived becomes young; a young page moves to the head. */
-static void touch(bpool_t *bp, bframe_t *f)
+static void touch(bpool_t *bp, bpart_t *p, bframe_t *f)
 {
     if (f->old) {
         if (time_mono_us() - f->in_us < bp->old_time_us)
             return;
-        fl_remove(&bp->old, f);
+        fl_remove(&p->old, f);
         f->old = false;
-        fl_push_head(&bp->young, f);
-        bp->st.young_moves++;
-        rebalance(bp);
-    } else if (f != bp->young.head) {
-        fl_remove(&bp->young, f);
-        fl_push_head(&bp->young, f);
+        fl_push_head(&p->young, f);
+        p->st.young_moves++;
+        rebalance(p);
+    } else if (f != p->young.head) {
+        fl_remove(&p->young, f);
+        fl_push_head(&p->young, f);
     }
 }
 
-/* Writes one dirty frame that the caller has pinned.  Called without the mutex. */
+/* Writes one dirty frame that the caller has pinned.  Called without any partition mutex. */
 static int flush_frame(bpool_t *bp, bframe_t *f, uint8_t *tmp)
 {
+    bpart_t *p = pinned_part(bp, f);
     pthread_rwlock_rdlock(&f->latch);
-    pthread_mutex_lock(&bp->mu);
+    pthread_mutex_lock(&p->mu);
     bool dirty = f->dirty && f->state == FRAME_READY;
     f->dirty = false;
-    pthread_mutex_unlock(&bp->mu);
+    pthread_mutex_unlock(&p->mu);
     if (!dirty) {
         pthread_rwlock_unlock(&f->latch);
         return 0;
@@ -190,58 +257,96 @@ static int flush_frame(bpool_t *bp, bframe_t *f, uint8_t *tmp)
     if (bp->io.wal)
         bp->io.wal(bp->io.wal_ctx, page_lsn(tmp));
     int rc = bp->io.write(bp->io.ctx, f->id, tmp);
-    pthread_mutex_lock(&bp->mu);
+    pthread_mutex_lock(&p->mu);
     if (rc)
         f->dirty = true;
     else
-        bp->st.writes++;
-    pthread_mutex_unlock(&bp->mu);
+        p->st.writes++;
+    pthread_mutex_unlock(&p->mu);
     return rc;
 }
 
-/* Finds a frame to reuse: the free list first, then the tail of the old sublist, then of the young one.  Called
- * and returns with the mutex held; may drop it to write a dirty victim.  Returns NULL when every frame is pinned. */
-static bframe_t *claim_frame(bpool_t *bp, int *err)
+/* The coldest unpinned clean frame of p (old sublist first, then young), or NULL; *dirty gets the coldest unpinned
+ * dirty one.  Under p->mu. */
+static bframe_t *find_victim(bpart_t *p, bframe_t **dirty)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        flist_t *l = pass == 0 ? &p->old : &p->young;
+        for (bframe_t *f = l->tail; f; f = f->prev) {
+            if (f->pin > 0 || f->state == FRAME_LOADING)
+                continue;
+            if (!f->dirty)
+                return f;
+            if (dirty && !*dirty)
+                *dirty = f;
+        }
+    }
+    return NULL;
+}
+
+/* For a partition with every frame pinned: a free or clean unpinned frame of another partition, handed over to
+ * partition `to` (FREE, on no list; the caller adds it under its mutex).  Called without any partition mutex. */
+static bframe_t *steal_frame(bpool_t *bp, uint32_t to)
+{
+    for (uint32_t k = 1; k < bp->nparts; k++) {
+        bpart_t *q = &bp->parts[(to + k) % bp->nparts];
+        pthread_mutex_lock(&q->mu);
+        bframe_t *f = q->free.head;
+        if (f) {
+            fl_remove(&q->free, f);
+        } else if ((f = find_victim(q, NULL))) {
+            frame_forget(q, f);
+            q->st.evictions++;
+        }
+        if (f) {
+            q->nframes--;
+            __atomic_store_n(&f->part, to, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&q->mu);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* Finds a frame to reuse in p: its free list first, then the tail of its old sublist, then of the young one, then
+ * another partition's.  Called and returns with p->mu held; may drop it to write a dirty victim or to steal.
+ * Returns NULL when every frame of the pool is pinned (or dirty in other partitions). */
+static bframe_t *claim_frame(bpool_t *bp, bpart_t *p, int *err)
 {
     uint8_t *tmp = NULL;
     bframe_t *got = NULL;
     for (int round = 0; round < 1000 && !got; round++) {
-        if (bp->free.head) {
-            got = bp->free.head;
-            fl_remove(&bp->free, got);
+        if (p->free.head) {
+            got = p->free.head;
+            fl_remove(&p->free, got);
             break;
         }
-        bframe_t *victim = NULL, *dirty = NULL;
-        for (int pass = 0; pass < 2 && !victim; pass++) {
-            flist_t *l = pass == 0 ? &bp->old : &bp->young;
-            for (bframe_t *f = l->tail; f; f = f->prev) {
-                if (f->pin > 0 || f->state == FRAME_LOADING)
-                    continue;
-                if (f->dirty) {
-                    if (!dirty)
-                        dirty = f;
-                    continue;
-                }
-                victim = f;
-                break;
-            }
-        }
+        bframe_t *dirty = NULL, *victim = find_victim(p, &dirty);
         if (victim) {
-            fl_remove(victim->old ? &bp->old : &bp->young, victim);
-            hremove(bp, victim);
-            bp->st.evictions++;
+            frame_forget(p, victim);
+            p->st.evictions++;
             got = victim;
             break;
         }
-        if (!dirty)
+        if (!dirty) {
+            uint32_t me = (uint32_t)(p - bp->parts);
+            pthread_mutex_unlock(&p->mu);
+            got = bp->nparts > 1 ? steal_frame(bp, me) : NULL;
+            pthread_mutex_lock(&p->mu);
+            if (got) {
+                p->nframes++;
+                p->st.steals++;
+            }
             break;
+        }
         /* Only dirty pages left unpinned: write the coldest one back and look again. */
         dirty->pin++;
-        pthread_mutex_unlock(&bp->mu);
+        pthread_mutex_unlock(&p->mu);
         if (!tmp)
             tmp = mem_alloc(bp->page_size);
         int rc = flush_frame(bp, dirty, tmp);
-        pthread_mutex_lock(&bp->mu);
+        pthread_mutex_lock(&p->mu);
         dirty->pin--;
         if (rc) {
             *err = rc;
@@ -262,14 +367,15 @@ static int fix(bpool_t *bp, page_id_t id, latch_mode_t mode, bool is_new, bframe
 {
     int err = 0;
     *out = NULL;
-    pthread_mutex_lock(&bp->mu);
-    bframe_t *f = hfind(bp, id);
+    bpart_t *p = part_of(bp, id);
+    pthread_mutex_lock(&p->mu);
+    bframe_t *f = hfind(p, id);
 retry_hit:
     if (f) {
         f->pin++;
-        bp->st.hits++;
-        touch(bp, f);
-        pthread_mutex_unlock(&bp->mu);
+        p->st.hits++;
+        touch(bp, p, f);
+        pthread_mutex_unlock(&p->mu);
         latch(f, is_new ? LATCH_X : mode);
         if (f->state == FRAME_ERROR) {
             unlatch(f, is_new ? LATCH_X : mode);
@@ -283,23 +389,23 @@ retry_hit:
         *out = f;
         return 0;
     }
-    bp->st.misses++;
-    f = claim_frame(bp, &err);
+    p->st.misses++;
+    f = claim_frame(bp, p, &err);
     if (!f) {
-        pthread_mutex_unlock(&bp->mu);
+        pthread_mutex_unlock(&p->mu);
         if (!err) {
             log_error("buffer pool: all %u frames are pinned", bp->nframes);
             err = STRATA_ENOMEM;
         }
         return err;
     }
-    /* claim_frame may have dropped the mutex to write a victim: someone else may have read our page meanwhile.
-     * Two frames must never hold one page. */
-    bframe_t *other = hfind(bp, id);
+    /* claim_frame may have dropped the mutex to write a victim or to steal: someone else may have read our page
+     * meanwhile.  Two frames must never hold one page. */
+    bframe_t *other = hfind(p, id);
     if (other) {
         f->state = FRAME_FREE;
         f->id = PAGE_ID_NONE;
-        fl_push_head(&bp->free, f);
+        fl_push_head(&p->free, f);
         f = other;
         goto retry_hit;
     }
@@ -308,12 +414,12 @@ retry_hit:
     f->pin = 1;
     f->in_us = time_mono_us();
     f->old = true;
-    hinsert(bp, f);
-    fl_push_head(&bp->old, f);
-    rebalance(bp);
+    hinsert(p, f);
+    fl_push_head(&p->old, f);
+    rebalance(p);
     int ok = pthread_rwlock_trywrlock(&f->latch);
     ASSERT(ok == 0);
-    pthread_mutex_unlock(&bp->mu);
+    pthread_mutex_unlock(&p->mu);
 
     int rc = 0;
     bool bad = false;
@@ -329,12 +435,12 @@ retry_hit:
             rc = 0;
         }
     }
-    pthread_mutex_lock(&bp->mu);
+    pthread_mutex_lock(&p->mu);
     if (!is_new)
-        bp->st.reads++;
+        p->st.reads++;
     f->state = rc ? FRAME_ERROR : FRAME_READY;
     f->was_bad = bad;
-    pthread_mutex_unlock(&bp->mu);
+    pthread_mutex_unlock(&p->mu);
     if (rc) {
         pthread_rwlock_unlock(&f->latch);
         bpool_unfix(bp, f, LATCH_NONE);
@@ -354,24 +460,23 @@ int bpool_fix_new(bpool_t *bp, page_id_t id, bframe_t **out) { return fix(bp, id
 void bpool_unfix(bpool_t *bp, bframe_t *f, latch_mode_t mode)
 {
     unlatch(f, mode);
-    pthread_mutex_lock(&bp->mu);
+    bpart_t *p = pinned_part(bp, f);
+    pthread_mutex_lock(&p->mu);
     ASSERT(f->pin > 0);
     if (--f->pin == 0 && f->state == FRAME_ERROR) {
-        hremove(bp, f);
-        fl_remove(f->old ? &bp->old : &bp->young, f);
-        f->state = FRAME_FREE;
-        f->id = PAGE_ID_NONE;
-        fl_push_head(&bp->free, f);
+        frame_forget(p, f);
+        fl_push_head(&p->free, f);
     }
-    pthread_mutex_unlock(&bp->mu);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void bpool_set_dirty(bpool_t *bp, bframe_t *f)
 {
-    pthread_mutex_lock(&bp->mu);
+    bpart_t *p = pinned_part(bp, f);
+    pthread_mutex_lock(&p->mu);
     f->dirty = true;
     f->was_bad = false;
-    pthread_mutex_unlock(&bp->mu);
+    pthread_mutex_unlock(&p->mu);
 }
 
 int bpool_flush_all(bpool_t *bp)
@@ -380,13 +485,13 @@ int bpool_flush_all(bpool_t *bp)
     int rc = 0;
     for (uint32_t i = 0; i < bp->nframes && !rc; i++) {
         bframe_t *f = &bp->frames[i];
-        pthread_mutex_lock(&bp->mu);
+        bpart_t *p = lock_owner(bp, f);
         if (!f->dirty || f->state != FRAME_READY) {
-            pthread_mutex_unlock(&bp->mu);
+            pthread_mutex_unlock(&p->mu);
             continue;
         }
         f->pin++;
-        pthread_mutex_unlock(&bp->mu);
+        pthread_mutex_unlock(&p->mu);
         rc = flush_frame(bp, f, tmp);
         bpool_unfix(bp, f, LATCH_NONE);
     }
@@ -396,40 +501,50 @@ int bpool_flush_all(bpool_t *bp)
 
 void bpool_discard_space(bpool_t *bp, uint32_t space)
 {
-    pthread_mutex_lock(&bp->mu);
     for (uint32_t i = 0; i < bp->nframes; i++) {
         bframe_t *f = &bp->frames[i];
-        if (f->state == FRAME_FREE || f->id == PAGE_ID_NONE || page_id_space(f->id) != space)
-            continue;
-        ASSERT(f->pin == 0);
-        hremove(bp, f);
-        fl_remove(f->old ? &bp->old : &bp->young, f);
-        f->state = FRAME_FREE;
-        f->dirty = false;
-        f->id = PAGE_ID_NONE;
-        fl_push_head(&bp->free, f);
+        bpart_t *p = lock_owner(bp, f);
+        if (f->state != FRAME_FREE && f->id != PAGE_ID_NONE && page_id_space(f->id) == space) {
+            ASSERT(f->pin == 0);
+            frame_forget(p, f);
+            f->dirty = false;
+            fl_push_head(&p->free, f);
+        }
+        pthread_mutex_unlock(&p->mu);
     }
-    pthread_mutex_unlock(&bp->mu);
 }
 
 bool bpool_contains(bpool_t *bp, page_id_t id)
 {
-    pthread_mutex_lock(&bp->mu);
-    bool r = hfind(bp, id) != NULL;
-    pthread_mutex_unlock(&bp->mu);
+    bpart_t *p = part_of(bp, id);
+    pthread_mutex_lock(&p->mu);
+    bool r = hfind(p, id) != NULL;
+    pthread_mutex_unlock(&p->mu);
     return r;
 }
 
 void bpool_stats(bpool_t *bp, bpool_stats_t *st)
 {
-    pthread_mutex_lock(&bp->mu);
-    *st = bp->st;
+    memset(st, 0, sizeof *st);
     st->frames = bp->nframes;
-    st->free_frames = bp->free.len;
-    st->young = bp->young.len;
-    st->old = bp->old.len;
-    st->dirty = 0;
-    for (uint32_t i = 0; i < bp->nframes; i++)
-        st->dirty += bp->frames[i].dirty;
-    pthread_mutex_unlock(&bp->mu);
+    st->partitions = bp->nparts;
+    for (uint32_t i = 0; i < bp->nparts; i++) {
+        bpart_t *p = &bp->parts[i];
+        pthread_mutex_lock(&p->mu);
+        st->hits += p->st.hits;
+        st->misses += p->st.misses;
+        st->reads += p->st.reads;
+        st->writes += p->st.writes;
+        st->evictions += p->st.evictions;
+        st->young_moves += p->st.young_moves;
+        st->steals += p->st.steals;
+        st->free_frames += p->free.len;
+        st->young += p->young.len;
+        st->old += p->old.len;
+        /* every frame that can be dirty (READY) is on one of the two sublists */
+        for (int l = 0; l < 2; l++)
+            for (const bframe_t *f = (l ? p->young : p->old).head; f; f = f->next)
+                st->dirty += f->dirty;
+        pthread_mutex_unlock(&p->mu);
+    }
 }

@@ -6,6 +6,12 @@
  * working set out.  Dirty frames are written back by the evictor or by bpool_flush_all(); before a page goes to
  * disk the redo log is made durable up to the page's LSN (the write-ahead rule), through the io callbacks.
  *
+ * The pool is cut into partitions (InnoDB's buffer pool instances): a page belongs to the partition its id
+ * hashes to, and each partition has its own mutex, hash table, LRU sublists and free list, so two threads fixing
+ * different pages rarely meet on one mutex and a victim search walks one partition's lists only.  A partition whose
+ * every frame is pinned takes a free or clean unpinned frame from another one (the frame moves over), so the pool
+ * runs out only when every frame of every partition is pinned, as a single list would.
+ *
  * Frame states:  FREE --claim--> LOADING --read ok--> READY --evict--> FREE
  *                                        \--read bad--> ERROR --last unfix--> FREE
  */
@@ -25,7 +31,8 @@ typedef struct bframe {
     page_id_t id;
     uint8_t *data;
     pthread_rwlock_t latch;   /* the page latch: S to read, X to change */
-    /* Below: protected by the pool mutex. */
+    uint32_t part;            /* owning partition: changes only while the frame is FREE and unhashed (atomic) */
+    /* Below: protected by the owning partition's mutex. */
     frame_state_t state;
     int pin;
     bool dirty;
@@ -49,7 +56,9 @@ typedef struct {
 
 typedef struct {
     uint64_t hits, misses, reads, writes, evictions, young_moves;
+    uint64_t steals; /* frames a full partition took from another one */
     uint32_t frames, free_frames, dirty, young, old;
+    uint32_t partitions;
 } bpool_stats_t;
 
 typedef struct bpool bpool_t;

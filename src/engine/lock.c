@@ -3,21 +3,25 @@
  * A record entry lists its holders (one X holder, or any number of S holders) and its waiters; entries live in a
  * hash by (tree, key).  Gaps live in per-tree lists (lock_tree_t, a hash by tree id) together with the inserts
  * waiting on them; a tree entry is freed when it has neither.  In-flight inserts are a short array (one per
- * inserting thread at most).  A waiter re-checks whenever something it waits on is released; the deadlock search
- * walks waiter -> its blockers -> what they wait for, depth-first, with a step bound.
+ * inserting thread at most).  A record bucket belongs to partition (bucket % LOCK_PARTS), a tree bucket likewise,
+ * so both hashes stay single arrays whose chains each one partition mutex guards.  A woken waiter re-checks under
+ * its partition mutex; the deadlock search walks waiter -> its blockers -> what they wait for, depth-first, with a
+ * step bound, holding every partition.
  */
 #include "util/blocking.h"
 #include "engine/lock.h"
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "engine/engine.h"
 #include "engine/page.h"
 #include "util/util.h"
 
-#define LOCK_BUCKETS 4096
+#define LOCK_PARTS 16
+#define LOCK_BUCKETS 4096 /* multiples of LOCK_PARTS: a bucket's partition is bucket % LOCK_PARTS */
 #define TREE_BUCKETS 256
 #define EPOCH_BUCKETS 1024
 #define DEADLOCK_STEPS 100000
@@ -56,24 +60,38 @@ struct lock_tree {
     lock_tree_t *next;
 };
 
-struct lock_sys {
-    pthread_mutex_t mu;
-    lock_entry_t *b[LOCK_BUCKETS];
-    lock_tree_t *trees[TREE_BUCKETS];
+/* One partition: its mutex guards the record buckets and tree buckets mapped to it, and the in-flight inserts into
+ * its trees. */
+typedef struct {
+    _Alignas(64) pthread_mutex_t mu;
     lock_owner_t **inflight;
     uint32_t ninflight, capinflight;
+} lock_part_t;
+
+struct lock_sys {
+    lock_part_t parts[LOCK_PARTS];
+    lock_entry_t *b[LOCK_BUCKETS];
+    lock_tree_t *trees[TREE_BUCKETS];
     _Atomic uint64_t epoch[EPOCH_BUCKETS];
-    uint64_t waits, deadlocks;
-    uint64_t waiting;         /* owners in wait_for now */
-    uint64_t wait_us, wait_max_us; /* time spent in wait_for: total and the longest wait */
+    _Atomic uint64_t waits, deadlocks, wakeups;
+    uint64_t search_stamp; /* deadlock searches so far (under every partition) */
+    _Atomic uint64_t waiting;                /* owners in wait_for now */
+    _Atomic uint64_t wait_us, wait_max_us;    /* time spent in wait_for: total and the longest wait */
 };
 
 lock_sys_t *lock_sys_create(void)
 {
-    lock_sys_t *ls = mem_calloc(1, sizeof *ls);
-    pthread_mutex_init(&ls->mu, NULL);
+    lock_sys_t *ls;
+    if (posix_memalign((void **)&ls, 64, sizeof *ls))
+        ASSERT(!"out of memory for the lock table");
+    memset(ls, 0, sizeof *ls);
+    for (int i = 0; i < LOCK_PARTS; i++)
+        pthread_mutex_init(&ls->parts[i].mu, NULL);
     return ls;
 }
+
+static lock_part_t *rec_part(lock_sys_t *ls, uint32_t hash) { return &ls->parts[hash % LOCK_BUCKETS % LOCK_PARTS]; }
+static lock_part_t *tree_part(lock_sys_t *ls, uint64_t tree) { return &ls->parts[tree % TREE_BUCKETS % LOCK_PARTS]; }
 
 static void entry_free(lock_entry_t *e)
 {
@@ -112,9 +130,11 @@ void lock_sys_destroy(lock_sys_t *ls)
             mem_free(tt->waiters);
             mem_free(tt);
         }
-    mem_free(ls->inflight);
-    pthread_mutex_destroy(&ls->mu);
-    mem_free(ls);
+    for (int i = 0; i < LOCK_PARTS; i++) {
+        mem_free(ls->parts[i].inflight);
+        pthread_mutex_destroy(&ls->parts[i].mu);
+    }
+    free(ls);
 }
 
 void lock_owner_init(lock_owner_t *o, uint64_t trx_id)
@@ -126,11 +146,13 @@ void lock_owner_init(lock_owner_t *o, uint64_t trx_id)
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&o->cond, &a);
     pthread_condattr_destroy(&a);
+    pthread_mutex_init(&o->wmu, NULL);
 }
 
 void lock_owner_destroy(lock_owner_t *o)
 {
     pthread_cond_destroy(&o->cond);
+    pthread_mutex_destroy(&o->wmu);
     mem_free(o->held);
     o->held = NULL;
 }
@@ -298,10 +320,11 @@ int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lo
              uint64_t epoch, lock_gap_t **hint, buf_t *inflight)
 {
     int rc = 0;
-    pthread_mutex_lock(&ls->mu);
+    lock_part_t *tp = tree_part(ls, tree);
+    pthread_mutex_lock(&tp->mu);
     /* an insert of another trx that passed its check but may not be in the tree yet, inside the interval */
-    for (uint32_t i = 0; i < ls->ninflight; i++) {
-        lock_owner_t *p = ls->inflight[i];
+    for (uint32_t i = 0; i < tp->ninflight; i++) {
+        lock_owner_t *p = tp->inflight[i];
         if (p != o && p->ins_tree == tree && bound_covers(lo, hi, p->ins_key, p->ins_klen)) {
             buf_reset(inflight);
             buf_append(inflight, p->ins_key, p->ins_klen);
@@ -340,11 +363,11 @@ int lock_gap(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, lock_bound_t lo, lo
     if (atomic_load(&ls->epoch[tree % EPOCH_BUCKETS]) != epoch)
         rc = LOCK_GAP_STALE;
 out:
-    pthread_mutex_unlock(&ls->mu);
+    pthread_mutex_unlock(&tp->mu);
     return rc;
 }
 
-/* Do owners other than o hold key's record lock in S mode only (nobody else in X)?  Under ls->mu. */
+/* Do owners other than o hold key's record lock in S mode only (nobody else in X)?  Under the key's partition. */
 static bool shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
 {
     uint32_t h = khash(tree, key, klen);
@@ -356,19 +379,20 @@ static bool shared_by_others(lock_sys_t *ls, const lock_owner_t *o, uint64_t tre
 
 bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
 {
-    pthread_mutex_lock(&ls->mu);
+    lock_part_t *tp = tree_part(ls, tree);
+    pthread_mutex_lock(&tp->mu);
     bool r = gap_blocking(tree_find(ls, tree, false), o, key, klen) != NULL;
-    pthread_mutex_unlock(&ls->mu);
+    pthread_mutex_unlock(&tp->mu);
     return r;
 }
 
+/* (An owner's gap list is changed only by the owner's own thread, which is the caller.) */
 uint32_t lock_gap_count(lock_sys_t *ls, const lock_owner_t *o)
 {
+    (void)ls;
     uint32_t n = 0;
-    pthread_mutex_lock(&ls->mu);
     for (const lock_gap_t *g = o->gaps; g; g = g->onext)
         n++;
-    pthread_mutex_unlock(&ls->mu);
     return n;
 }
 
@@ -394,20 +418,30 @@ static uint32_t blockers_of(const lock_owner_t *w, lock_owner_t **out)
     return n;
 }
 
-/* Does some chain of waits starting at w's blockers lead back to me? */
-static bool reaches(const lock_owner_t *w, const lock_owner_t *me, int *steps)
+/* Does some chain of waits starting at me's blockers lead back to me?  Each waiting owner is visited once (marked
+ * with this search's stamp): a cycle of others that does not pass through me (two requests that registered their
+ * waits at once and have not searched yet) ends the walk instead of looping.  Under every partition. */
+static bool reaches(lock_sys_t *ls, lock_owner_t *me)
 {
-    if (++*steps > DEADLOCK_STEPS)
-        return false;
-    lock_owner_t *b[MAX_BLOCKERS];
-    uint32_t n = blockers_of(w, b);
-    for (uint32_t i = 0; i < n; i++) {
-        if (b[i] == me)
-            return true;
-        if (b[i]->wait != LOCK_WAIT_NONE && reaches(b[i], me, steps))
-            return true;
+    uint64_t stamp = ++ls->search_stamp;
+    lock_owner_t **stack = NULL;
+    uint32_t n = 0, cap = 0;
+    bool found = false;
+    me->visit = stamp;
+    push_owner(&stack, &n, &cap, me);
+    for (int steps = 0; n && !found && steps < DEADLOCK_STEPS; steps++) {
+        lock_owner_t *b[MAX_BLOCKERS];
+        uint32_t nb = blockers_of(stack[--n], b);
+        for (uint32_t i = 0; i < nb && !found; i++) {
+            found = b[i] == me;
+            if (!found && b[i]->wait != LOCK_WAIT_NONE && b[i]->visit != stamp) {
+                b[i]->visit = stamp;
+                push_owner(&stack, &n, &cap, b[i]);
+            }
+        }
     }
-    return false;
+    mem_free(stack);
+    return found;
 }
 
 static bool can_go(const lock_owner_t *o)
@@ -417,15 +451,78 @@ static bool can_go(const lock_owner_t *o)
     return !gap_blocking(o->wait_tree, o, o->wait_key, o->wait_klen);
 }
 
-/* o's wait state is set: refuse a deadlock, else wait until can_go or the timeout.  Under ls->mu. */
-static int wait_for(lock_sys_t *ls, lock_owner_t *o, uint64_t timeout_us)
+/* Wakes one sleeping owner: one signal, to it alone.  Under the partition mutex of what it waits on. */
+static void wake(lock_sys_t *ls, lock_owner_t *w)
 {
-    int steps = 0;
-    if (reaches(o, o, &steps)) {
-        ls->deadlocks++;
+    pthread_mutex_lock(&w->wmu);
+    w->woken = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->wmu);
+    atomic_fetch_add(&ls->wakeups, 1);
+}
+
+/* Wakes the waiters of e that can have it now, in arrival order, up to and including the first X request among
+ * them (it will take the lock alone).  Under e's partition mutex. */
+static void wake_record(lock_sys_t *ls, const lock_entry_t *e)
+{
+    for (uint32_t j = 0; j < e->nwaiters; j++) {
+        lock_owner_t *w = e->waiters[j];
+        if (!compatible(e, w, w->waiting_mode))
+            continue;
+        wake(ls, w);
+        if (w->waiting_mode == LOCK_X)
+            break;
+    }
+}
+
+/* Wakes the inserts waiting in tt whose key no gap of another owner covers now.  Under tt's partition mutex. */
+static void wake_inserts(lock_sys_t *ls, const lock_tree_t *tt)
+{
+    for (uint32_t j = 0; j < tt->nwaiters; j++)
+        if (can_go(tt->waiters[j]))
+            wake(ls, tt->waiters[j]);
+}
+
+/* Searches the wait-for graph from o, holding every partition (taken in index order; the caller holds none). */
+static bool deadlocked(lock_sys_t *ls, lock_owner_t *o)
+{
+    for (int i = 0; i < LOCK_PARTS; i++)
+        pthread_mutex_lock(&ls->parts[i].mu);
+    bool dead = reaches(ls, o);
+    if (dead)
+        o->wait = LOCK_WAIT_NONE; /* a victim waits for nobody: a concurrent search must not count it */
+    for (int i = LOCK_PARTS - 1; i >= 0; i--)
+        pthread_mutex_unlock(&ls->parts[i].mu);
+    return dead;
+}
+
+/* Sleeps until woken or the deadline passes.  Called with no partition mutex held.  ETIMEDOUT or 0. */
+static int sleep_until_woken(lock_owner_t *o, const struct timespec *dl)
+{
+    int rc = 0;
+    pthread_mutex_lock(&o->wmu);
+    while (!o->woken && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&o->cond, &o->wmu, dl);
+    o->woken = false;
+    pthread_mutex_unlock(&o->wmu);
+    return rc == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+/* o's wait state is set and o is listed among the waiters of what it waits for, under part's mutex: refuse a
+ * deadlock, else sleep until can_go or the timeout.  Returns with part's mutex held. */
+static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t timeout_us)
+{
+    pthread_mutex_lock(&o->wmu);
+    o->woken = false;
+    pthread_mutex_unlock(&o->wmu);
+    pthread_mutex_unlock(&part->mu);
+    bool dead = deadlocked(ls, o);
+    pthread_mutex_lock(&part->mu);
+    if (dead) {
+        atomic_fetch_add(&ls->deadlocks, 1);
         return ENGINE_EDEADLOCK;
     }
-    ls->waits++;
+    atomic_fetch_add(&ls->waits, 1);
     struct timespec dl;
     clock_gettime(CLOCK_MONOTONIC, &dl);
     dl.tv_sec += (time_t)(timeout_us / 1000000);
@@ -436,27 +533,33 @@ static int wait_for(lock_sys_t *ls, lock_owner_t *o, uint64_t timeout_us)
     }
     int rc = 0;
     uint64_t t0 = time_mono_us();
-    ls->waiting++;
+    atomic_fetch_add(&ls->waiting, 1);
     blocking_begin(); /* the worker pool may add a thread while this one waits */
     while (!can_go(o)) {
-        if (pthread_cond_timedwait(&o->cond, &ls->mu, &dl) == ETIMEDOUT && !can_go(o)) {
+        pthread_mutex_unlock(&part->mu);
+        int t = sleep_until_woken(o, &dl);
+        pthread_mutex_lock(&part->mu);
+        if (t == ETIMEDOUT && !can_go(o)) {
             rc = ENGINE_ELOCKWAIT;
             break;
         }
     }
     blocking_end();
-    ls->waiting--;
+    atomic_fetch_sub(&ls->waiting, 1);
     uint64_t took = time_mono_us() - t0;
-    ls->wait_us += took;
-    ls->wait_max_us = MAX(ls->wait_max_us, took);
+    atomic_fetch_add(&ls->wait_us, took);
+    uint64_t max = atomic_load(&ls->wait_max_us);
+    while (took > max && !atomic_compare_exchange_weak(&ls->wait_max_us, &max, took))
+        ;
     return rc;
 }
 
-/* lock_acquire under ls->mu; *fresh (may be NULL) says o held the entry in neither mode before. */
-static int acquire_locked(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
-                          lock_mode_t mode, uint64_t timeout_us, lock_entry_t **got, bool *fresh)
+/* lock_acquire under the key's partition mutex (part, of hash h); *fresh (may be NULL) says o held the entry in
+ * neither mode before. */
+static int acquire_locked(lock_sys_t *ls, lock_part_t *part, uint32_t h, lock_owner_t *o, uint64_t tree,
+                          const void *key, size_t klen, lock_mode_t mode, uint64_t timeout_us, lock_entry_t **got,
+                          bool *fresh)
 {
-    uint32_t h = khash(tree, key, klen);
     int rc = 0;
     lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
     while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
@@ -482,13 +585,15 @@ static int acquire_locked(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const 
         o->waiting_for = e;
         o->waiting_mode = mode;
         push_owner(&e->waiters, &e->nwaiters, &e->wcap, o);
-        rc = wait_for(ls, o, timeout_us);
+        rc = wait_for(ls, part, o, timeout_us);
         remove_owner(e->waiters, &e->nwaiters, o);
         o->wait = LOCK_WAIT_NONE;
         o->waiting_for = NULL;
         if (rc) {
             if (!e->x && !e->ns && !e->nwaiters)
                 unlink_entry(ls, e);
+            else
+                wake_record(ls, e); /* a wake-up meant for us passes to whoever can go now */
             *got = NULL;
             return rc;
         }
@@ -501,9 +606,11 @@ int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *
                     uint64_t timeout_us, bool *fresh)
 {
     lock_entry_t *e;
-    pthread_mutex_lock(&ls->mu);
-    int rc = acquire_locked(ls, o, tree, key, klen, mode, timeout_us, &e, fresh);
-    pthread_mutex_unlock(&ls->mu);
+    uint32_t h = khash(tree, key, klen);
+    lock_part_t *part = rec_part(ls, h);
+    pthread_mutex_lock(&part->mu);
+    int rc = acquire_locked(ls, part, h, o, tree, key, klen, mode, timeout_us, &e, fresh);
+    pthread_mutex_unlock(&part->mu);
     if (rc && fresh)
         *fresh = false;
     return rc;
@@ -515,7 +622,8 @@ int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key
     return lock_acquire_ex(ls, o, tree, key, klen, mode, timeout_us, NULL);
 }
 
-/* Gives back one record lock of o (an insert that never happened): its waiters re-check. */
+/* Gives back one record lock of o (an insert that never happened, a semi-consistent read): the waiters that can
+ * go now are woken.  Under e's partition mutex. */
 static void release_entry(lock_sys_t *ls, lock_owner_t *o, lock_entry_t *e)
 {
     if (e->x == o)
@@ -530,14 +638,14 @@ static void release_entry(lock_sys_t *ls, lock_owner_t *o, lock_entry_t *e)
             o->held[i] = o->held[--o->nheld];
             break;
         }
-    for (uint32_t j = 0; j < e->nwaiters; j++)
-        pthread_cond_signal(&e->waiters[j]->cond);
+    wake_record(ls, e);
     if (!e->x && !e->ns && !e->nwaiters)
         unlink_entry(ls, e);
 }
 
-/* Waits (under ls->mu) while a gap of another owner covers key in tree: the insert-intention wait. */
-static int wait_gaps(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+/* Waits (under the tree's partition mutex, tp) while a gap of another owner covers key in tree: the
+ * insert-intention wait. */
+static int wait_gaps(lock_sys_t *ls, lock_part_t *tp, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                      uint64_t timeout_us)
 {
     lock_tree_t *tt = tree_find(ls, tree, false);
@@ -548,7 +656,7 @@ static int wait_gaps(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void 
     o->wait_key = key;
     o->wait_klen = klen;
     push_owner(&tt->waiters, &tt->nwaiters, &tt->wcap, o);
-    int rc = wait_for(ls, o, timeout_us);
+    int rc = wait_for(ls, tp, o, timeout_us);
     remove_owner(tt->waiters, &tt->nwaiters, o);
     o->wait = LOCK_WAIT_NONE;
     o->wait_tree = NULL;
@@ -565,66 +673,91 @@ int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void
 int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                          uint64_t timeout_us, bool stop_at_shared)
 {
-    int rc;
-    pthread_mutex_lock(&ls->mu);
+    int rc = 0;
     ASSERT(!o->inserting);
-    if (stop_at_shared && shared_by_others(ls, o, tree, key, klen)) {
-        rc = LOCK_INSERT_SHARED;
-        goto out;
+    uint32_t h = khash(tree, key, klen);
+    lock_part_t *tp = tree_part(ls, tree), *rp = rec_part(ls, h);
+    if (stop_at_shared) {
+        pthread_mutex_lock(&rp->mu);
+        bool shared = shared_by_others(ls, o, tree, key, klen);
+        pthread_mutex_unlock(&rp->mu);
+        if (shared)
+            return LOCK_INSERT_SHARED;
     }
     /* The intention check first, without the record lock (a waiting insert holds nothing, as in InnoDB: another
      * trx may insert the same key meanwhile, and this one then finds a duplicate), then the record lock; a gap
-     * granted while that waited sends the insert back to the gap wait, giving back a record lock it just took. */
+     * granted while that waited sends the insert back to the gap wait, giving back a record lock it just took.
+     * The last check and the in-flight mark are one step under the tree's partition, where gaps are granted. */
     for (;;) {
-        if ((rc = wait_gaps(ls, o, tree, key, klen, timeout_us)))
-            goto out;
+        pthread_mutex_lock(&tp->mu);
+        rc = wait_gaps(ls, tp, o, tree, key, klen, timeout_us);
+        pthread_mutex_unlock(&tp->mu);
+        if (rc)
+            return rc;
         lock_entry_t *rec;
         bool fresh;
-        if ((rc = acquire_locked(ls, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh)))
-            goto out;
-        if (!gap_blocking(tree_find(ls, tree, false), o, key, klen))
-            break;
-        if (fresh)
+        pthread_mutex_lock(&rp->mu);
+        rc = acquire_locked(ls, rp, h, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh);
+        pthread_mutex_unlock(&rp->mu);
+        if (rc)
+            return rc;
+        pthread_mutex_lock(&tp->mu);
+        if (!gap_blocking(tree_find(ls, tree, false), o, key, klen)) {
+            o->inserting = true;
+            o->ins_tree = tree;
+            o->ins_key = key;
+            o->ins_klen = klen;
+            push_owner(&tp->inflight, &tp->ninflight, &tp->capinflight, o);
+            pthread_mutex_unlock(&tp->mu);
+            return 0;
+        }
+        pthread_mutex_unlock(&tp->mu);
+        if (fresh) { /* (held by o, so the entry cannot have gone) */
+            pthread_mutex_lock(&rp->mu);
             release_entry(ls, o, rec);
+            pthread_mutex_unlock(&rp->mu);
+        }
     }
-    o->inserting = true;
-    o->ins_tree = tree;
-    o->ins_key = key;
-    o->ins_klen = klen;
-    push_owner(&ls->inflight, &ls->ninflight, &ls->capinflight, o);
-out:
-    pthread_mutex_unlock(&ls->mu);
-    return rc;
 }
 
 void lock_insert_end(lock_sys_t *ls, lock_owner_t *o)
 {
-    pthread_mutex_lock(&ls->mu);
-    if (o->inserting) {
-        remove_owner(ls->inflight, &ls->ninflight, o);
-        o->inserting = false;
-        atomic_fetch_add(&ls->epoch[o->ins_tree % EPOCH_BUCKETS], 1);
-    }
-    pthread_mutex_unlock(&ls->mu);
+    if (!o->inserting)
+        return;
+    lock_part_t *tp = tree_part(ls, o->ins_tree);
+    pthread_mutex_lock(&tp->mu);
+    remove_owner(tp->inflight, &tp->ninflight, o);
+    o->inserting = false;
+    atomic_fetch_add(&ls->epoch[o->ins_tree % EPOCH_BUCKETS], 1);
+    pthread_mutex_unlock(&tp->mu);
 }
 
 void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen)
 {
     uint32_t h = khash(tree, key, klen);
-    pthread_mutex_lock(&ls->mu);
+    lock_part_t *part = rec_part(ls, h);
+    pthread_mutex_lock(&part->mu);
     lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
     while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
         e = e->next;
     if (e && (e->x == o || holds_s(e, o)))
         release_entry(ls, o, e);
-    pthread_mutex_unlock(&ls->mu);
+    pthread_mutex_unlock(&part->mu);
 }
 
 void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
 {
-    pthread_mutex_lock(&ls->mu);
+    /* record locks: each under its partition, keeping a partition locked across a run of entries in it */
+    lock_part_t *cur = NULL;
     for (uint32_t i = 0; i < o->nheld; i++) {
         lock_entry_t *e = o->held[i];
+        lock_part_t *part = rec_part(ls, e->hash);
+        if (part != cur) {
+            if (cur)
+                pthread_mutex_unlock(&cur->mu);
+            pthread_mutex_lock(&part->mu);
+            cur = part;
+        }
         if (e->x == o)
             e->x = NULL;
         for (uint32_t j = 0; j < e->ns; j++)
@@ -632,37 +765,36 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
                 e->s[j] = e->s[--e->ns];
                 break;
             }
-        /* Wake only this lock's waiters; each re-checks whether it may go now. */
-        for (uint32_t j = 0; j < e->nwaiters; j++)
-            pthread_cond_signal(&e->waiters[j]->cond);
+        wake_record(ls, e);
         if (!e->x && !e->ns && !e->nwaiters)
             unlink_entry(ls, e);
     }
+    if (cur)
+        pthread_mutex_unlock(&cur->mu);
     o->nheld = 0;
     while (o->gaps) {
         lock_gap_t *g = o->gaps;
         o->gaps = g->onext;
         lock_tree_t *tt = g->tt;
+        lock_part_t *tp = tree_part(ls, tt->id);
+        pthread_mutex_lock(&tp->mu);
         lock_gap_t **pp = &tt->gaps;
         while (*pp != g)
             pp = &(*pp)->tnext;
         *pp = g->tnext;
         gap_free(g);
-        for (uint32_t j = 0; j < tt->nwaiters; j++)
-            pthread_cond_signal(&tt->waiters[j]->cond);
+        wake_inserts(ls, tt);
         tree_maybe_free(ls, tt);
+        pthread_mutex_unlock(&tp->mu);
     }
-    pthread_mutex_unlock(&ls->mu);
 }
 
-uint64_t lock_waits(lock_sys_t *ls) { return ls->waits; }
-
+uint64_t lock_waits(lock_sys_t *ls) { return atomic_load(&ls->waits); }
 void lock_wait_stats(lock_sys_t *ls, uint64_t *waiting, uint64_t *wait_us, uint64_t *wait_max_us)
 {
-    pthread_mutex_lock(&ls->mu);
-    *waiting = ls->waiting;
-    *wait_us = ls->wait_us;
-    *wait_max_us = ls->wait_max_us;
-    pthread_mutex_unlock(&ls->mu);
+    *waiting = atomic_load(&ls->waiting);
+    *wait_us = atomic_load(&ls->wait_us);
+    *wait_max_us = atomic_load(&ls->wait_max_us);
 }
-uint64_t lock_deadlocks(lock_sys_t *ls) { return ls->deadlocks; }
+uint64_t lock_deadlocks(lock_sys_t *ls) { return atomic_load(&ls->deadlocks); }
+uint64_t lock_wakeups(lock_sys_t *ls) { return atomic_load(&ls->wakeups); }

@@ -24,9 +24,15 @@
  *
  * Waits and deadlocks.  A request that conflicts waits, up to a timeout (ENGINE_ELOCKWAIT); before waiting it
  * searches the wait-for graph (a record waiter waits for the conflicting holders of one lock, an insert waiter for
- * the owners of the gaps covering its key) and refuses with ENGINE_EDEADLOCK if some path leads back to it.  One
- * mutex guards all of it; each transaction waits on its own condition variable; a release wakes only that lock's
- * waiters (record) or that tree's insert waiters (gap).
+ * the owners of the gaps covering its key) and refuses with ENGINE_EDEADLOCK if some path leads back to it.
+ *
+ * Partitions.  The lock table is cut into LOCK_PARTS partitions, each with its own mutex: a record entry lives in
+ * the partition of its (tree, key) hash; a tree's gaps, its waiting inserts and its in-flight inserts live in the
+ * partition of the tree id.  An operation holds one partition mutex at a time; only the deadlock search, before a
+ * request sleeps, takes every partition (in index order, holding none before) to read a consistent wait-for
+ * graph.  A waiter sleeps on its own mutex and condition variable, holding no partition; a release wakes, with one
+ * signal each, only the waiters that can go now (the first compatible ones of that record; the inserts whose key
+ * no gap of another owner covers any more), and a waiter that gives up passes the wake-up on.
  */
 #ifndef STRATA_ENGINE_LOCK_H
 #define STRATA_ENGINE_LOCK_H
@@ -65,6 +71,11 @@ typedef struct lock_owner {
     uint64_t ins_tree;
     const uint8_t *ins_key;
     size_t ins_klen;
+    /* sleeping: wmu guards woken, cond is signalled by whoever wakes this owner (under no partition mutex of
+     * the waiter's; taken inside the waker's partition mutex, a leaf) */
+    pthread_mutex_t wmu;
+    bool woken;
+    uint64_t visit;              /* the last deadlock search that reached this owner (under every partition) */
     pthread_cond_t cond;
 } lock_owner_t;
 
@@ -129,5 +140,7 @@ uint64_t lock_waits(lock_sys_t *ls);
 /* Owners waiting now, microseconds waited in all, the longest wait (Innodb_row_lock_current_waits, _time, _max). */
 void lock_wait_stats(lock_sys_t *ls, uint64_t *waiting, uint64_t *wait_us, uint64_t *wait_max_us);
 uint64_t lock_deadlocks(lock_sys_t *ls);
+/* Signals sent to sleeping waiters so far (tests: a release wakes only who can go). */
+uint64_t lock_wakeups(lock_sys_t *ls);
 
 #endif

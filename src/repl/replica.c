@@ -7,6 +7,7 @@
  *   line 1      "strata-replica 1"                       magic and format version
  *   host port user password use_gtid (0 no, 1 slave_pos, 2 current_pos) log_file log_pos connect_retry
  *   heartbeat_ms ssl ssl_verify ssl_ca ssl_capath ssl_cert ssl_key ssl_cipher ssl_crl ssl_crlpath
+ *   delay ignore_server_ids do_domain_ids ignore_domain_ids (lists: decimal ids separated by ',')
  *   Values escape '\' as "\\" and a newline as "\n".  Unknown keys are ignored (a newer file read by an older
  *   binary); a missing file means "not configured".
  *
@@ -15,6 +16,11 @@
  *           0xfe (short): the source ended the stream;  0xff: an error packet (1236 ...), Connector/C decodes it
  *   The stream opens with a fake ROTATE (timestamp 0) naming the file, the file's FORMAT_DESCRIPTION, and in GTID
  *   mode a GTID_LIST; HEARTBEAT events come when the source is idle for MASTER_HEARTBEAT_PERIOD.
+ *   Semi-sync (we set @rpl_semi_sync_slave=1): every event packet is 0x00, 0xef, flag, event; flag 0x01 asks for
+ *   an ACK.  The ACK is a packet of our own, sequence number 0, as MariaDB's replica sends it:
+ *     u8 0xef | u64 position just past the acknowledged event | the source's file name (rest of the packet)
+ *   We send it once the group is applied and committed here (there is no relay log), from the IO thread (the
+ *   connection is the IO thread's alone); the SQL thread wakes the IO thread through a pipe.
  *
  * ---- Locks ---------------------------------------------------------------------------------------------------
  * admin (mutex): START/STOP/RESET/CHANGE and SET gtid_slave_pos, one at a time; held while threads are joined.
@@ -23,6 +29,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +46,7 @@
 
 #define INFO_FILE "replica.info"
 #define INFO_MAGIC "strata-replica 1"
-enum { QUEUE_MAX_BYTES = 64 << 20, DEFAULT_CONNECT_RETRY = 60, DEFAULT_HEARTBEAT_MS = 30000 };
+enum { QUEUE_MAX_BYTES = 64 << 20, DEFAULT_CONNECT_RETRY = 60, DEFAULT_HEARTBEAT_MS = 30000, SYNC_EVERY = 64 };
 
 struct replica {
     char *datadir;
@@ -77,6 +84,20 @@ struct replica {
     char exec_file[256];      /* the source position the SQL thread applied up to */
     uint64_t exec_pos;
     uint64_t ddl_groups, nontrans_groups, trans_groups;
+    replica_until_t until;    /* START SLAVE UNTIL (kind NONE: none) */
+    uint64_t delay_until_us;  /* wall time the group at the head waits for (MASTER_DELAY), 0 when not waiting */
+
+    /* semi-sync, replica side */
+    bool semi;                /* the IO thread's connection runs with semi-sync */
+    uint32_t ack_pending;     /* groups that asked for an ACK, queued or applied and not yet synced */
+    uint32_t ack_unsynced;    /* of those, applied: their ACK goes at the next sync */
+    uint32_t unsynced;        /* groups applied since the last sync (ops.sync) */
+    uint64_t ack_ready, ack_sent; /* ACK generations: the SQL thread bumps ready, the IO thread sends up to it */
+    char ack_file[256];       /* the last applied group that asked for an ACK: its source position */
+    uint64_t ack_pos;
+    uint64_t acks_sent;       /* Rpl_semi_sync_slave_send_ack */
+    uint64_t heartbeats;      /* Slave_received_heartbeats */
+    int wake[2];              /* pipe: the SQL thread wakes the IO thread waiting to send an ACK */
 };
 
 static void replica_check_state(const replica_t *r)
@@ -106,6 +127,51 @@ static void pos_format(const binlog_gtid_set_t *s, char *out, size_t cap)
     binlog_gtid_set_format(s, true, &b);
     snprintf(out, cap, "%.*s", (int)b.len, b.len ? (const char *)b.data : "");
     buf_free(&b);
+}
+
+/* ---------------------------------------------------------------- id lists */
+
+bool replica_id_list_has(const replica_id_list_t *l, uint32_t id)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->v[i] == id)
+            return true;
+    return false;
+}
+
+bool replica_id_list_add(replica_id_list_t *l, uint32_t id)
+{
+    if (replica_id_list_has(l, id))
+        return true;
+    if (l->n == REPLICA_MAX_IDS)
+        return false;
+    uint32_t i = l->n++;
+    for (; i > 0 && l->v[i - 1] > id; i--)
+        l->v[i] = l->v[i - 1];
+    l->v[i] = id;
+    return true;
+}
+
+static void id_list_format(const replica_id_list_t *l, const char *sep, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (uint32_t i = 0; i < l->n && o < cap; i++)
+        o += (size_t)snprintf(out + o, cap - o, "%s%u", i ? sep : "", l->v[i]);
+}
+
+/* "1,2,3" (as replica.info keeps it) into l, sorted and without duplicates. */
+static void id_list_parse(const char *s, replica_id_list_t *l)
+{
+    l->n = 0;
+    while (*s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (end == s)
+            break;
+        replica_id_list_add(l, (uint32_t)v);
+        s = *end == ',' ? end + 1 : end;
+    }
 }
 
 /* ---------------------------------------------------------------- replica.info */
@@ -155,6 +221,11 @@ static int info_save(replica_t *r)
     info_put_u(&b, "heartbeat_ms", c->heartbeat_ms);
     info_put_u(&b, "ssl", c->ssl);
     info_put_u(&b, "ssl_verify", c->ssl_verify);
+    info_put_u(&b, "delay", c->delay);
+    char ids[REPLICA_MAX_IDS * 11 + 1];
+#define PUT_IDS(f) id_list_format(&c->f, ",", ids, sizeof ids); info_put(&b, #f, ids);
+    PUT_IDS(ignore_server_ids) PUT_IDS(do_domain_ids) PUT_IDS(ignore_domain_ids)
+#undef PUT_IDS
     int rc = -1;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600); /* it holds the password */
     if (fd >= 0) {
@@ -197,7 +268,7 @@ static int info_load(replica_t *r)
     FILE *f = fopen(path, "re");
     if (!f)
         return errno == ENOENT ? 0 : (log_error("replica: cannot read %s: %s", path, strerror(errno)), -1);
-    char line[2048];
+    char line[4096];
     int rc = 0;
     if (!fgets(line, sizeof line, f) || strncmp(line, INFO_MAGIC, strlen(INFO_MAGIC)) != 0) {
         log_error("replica: %s is not a replica configuration file (first line)", path);
@@ -223,6 +294,10 @@ static int info_load(replica_t *r)
         else if (!strcmp(line, "heartbeat_ms")) c->heartbeat_ms = (uint32_t)n;
         else if (!strcmp(line, "ssl")) c->ssl = n != 0;
         else if (!strcmp(line, "ssl_verify")) c->ssl_verify = n != 0;
+        else if (!strcmp(line, "delay")) c->delay = (uint32_t)MIN(n, (uint64_t)REPLICA_MAX_DELAY);
+        else if (!strcmp(line, "ignore_server_ids")) id_list_parse(v, &c->ignore_server_ids);
+        else if (!strcmp(line, "do_domain_ids")) id_list_parse(v, &c->do_domain_ids);
+        else if (!strcmp(line, "ignore_domain_ids")) id_list_parse(v, &c->ignore_domain_ids);
     }
     fclose(f);
     if (rc == 0)
@@ -267,6 +342,8 @@ static void queue_clear(replica_t *r)
     while (r->head) {
         replica_group_t *g = r->head;
         r->head = g->next;
+        if (g->need_ack)
+            r->ack_pending--;
         group_free(g);
     }
     r->tail = NULL;
@@ -327,7 +404,9 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
     MYSQL *m = mysql_init(NULL);
     if (!m)
         return 2008; /* CR_OUT_OF_MEMORY */
-    unsigned timeout = 60, read_timeout = c->heartbeat_ms ? c->heartbeat_ms * 2 / 1000 + 5 : 60;
+    /* a read that waits slave_net_timeout seconds gives up and reconnects: with heartbeats (MariaDB's default
+     * period is half of it) only a source that went silent gets there */
+    unsigned timeout = 60, read_timeout = r->ops.net_timeout ? r->ops.net_timeout(r->ops.arg) : 60;
     unsigned long max_packet = 1ul << 30;
     mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
     mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &read_timeout);
@@ -382,6 +461,18 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
     }
     if (!no)
         no = io_query(m, "SET @mariadb_slave_capability=4", NULL, 0); /* MARIA_SLAVE_CAPABILITY_GTID */
+    bool semi = !no && r->ops.semi_sync_enabled && r->ops.semi_sync_enabled(r->ops.arg);
+    if (semi) { /* a source without semi-sync does not know the variable: replicate asynchronously (MariaDB) */
+        int e = io_query(m, "SELECT @@global.rpl_semi_sync_master_enabled", v, sizeof v);
+        if (e == 1193) {
+            log_warn("replica: the source does not support semi-synchronous replication; continuing asynchronously");
+            semi = false;
+        } else if (e) {
+            no = e;
+        } else {
+            no = io_query(m, "SET @rpl_semi_sync_slave= 1", NULL, 0);
+        }
+    }
     if (!no && c->use_gtid != REPLICA_GTID_NO) {
         pthread_mutex_lock(&r->mu);
         char state[512];
@@ -390,7 +481,9 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
         snprintf(q, sizeof q, "SET @slave_connect_state='%s'", state);
         no = io_query(m, q, NULL, 0);
         if (!no)
-            no = io_query(m, "SET @slave_gtid_strict_mode=0", NULL, 0);
+            no = io_query(m, r->ops.gtid_strict && r->ops.gtid_strict(r->ops.arg) ? "SET @slave_gtid_strict_mode=1"
+                                                                                 : "SET @slave_gtid_strict_mode=0",
+                          NULL, 0);
         if (!no)
             no = io_query(m, "SET @slave_gtid_ignore_duplicates=0", NULL, 0);
     }
@@ -428,6 +521,9 @@ static int io_connect(replica_t *r, const replica_config_t *c, MYSQL **out)
         io_set_error(r, (uint32_t)no, "%s", mysql_error(m));
         return no ? no : 2013;
     }
+    pthread_mutex_lock(&r->mu);
+    r->semi = semi;
+    pthread_mutex_unlock(&r->mu);
     *out = m;
     return 0;
 }
@@ -460,6 +556,8 @@ static int io_enqueue(replica_t *r, replica_group_t *g)
     r->io_step = "Waiting for master to send event";
     if (g->has_gtid)
         pos_update(&r->io_gtid, g->gtid);
+    if (g->need_ack)
+        r->ack_pending++;
     r->queued_bytes += g->ev.len;
     if (r->tail)
         r->tail->next = g;
@@ -471,12 +569,92 @@ static int io_enqueue(replica_t *r, replica_group_t *g)
     return 0;
 }
 
+/* Whether a whole group is filtered out, as MariaDB's IO thread filters: this server's own events (no
+ * replicate_same_server_id), IGNORE_SERVER_IDS, and by GTID DO_DOMAIN_IDS / IGNORE_DOMAIN_IDS.  A filtered group
+ * is still queued, without its events, so that its position is recorded in order (MariaDB's ign_gtids). */
+static bool io_filtered(replica_t *r, const replica_config_t *c, const replica_group_t *g)
+{
+    uint32_t sid = g->gtid.server;
+    if (!g->has_gtid) {
+        binlog_event_t ev;
+        size_t off = 0;
+        if (!replica_group_next(g, &off, &ev))
+            return false;
+        sid = ev.server_id;
+    }
+    if (sid == r->server_id || replica_id_list_has(&c->ignore_server_ids, sid))
+        return true;
+    if (!g->has_gtid || c->use_gtid == REPLICA_GTID_NO)
+        return false;
+    if (c->do_domain_ids.n)
+        return !replica_id_list_has(&c->do_domain_ids, g->gtid.domain);
+    return replica_id_list_has(&c->ignore_domain_ids, g->gtid.domain);
+}
+
+/* The ACK of the last applied group that asked for one.  0, or -1 when the connection failed. */
+static int io_send_ack(replica_t *r, MYSQL *m)
+{
+    pthread_mutex_lock(&r->mu);
+    bool have = r->ack_ready != r->ack_sent;
+    uint8_t pkt[8 + 256];
+    size_t fl = strlen(r->ack_file);
+    uint64_t pos = r->ack_pos;
+    memcpy(pkt + 8, r->ack_file, fl);
+    r->ack_sent = r->ack_ready;
+    pthread_mutex_unlock(&r->mu);
+    if (!have)
+        return 0;
+    for (int i = 0; i < 8; i++)
+        pkt[i] = (uint8_t)(pos >> (8 * i));
+    /* db_command writes one packet, sequence 0: the 0xef "command" byte, then the position and file name */
+    if (m->methods->db_command(m, (enum enum_server_command)0xef, (const char *)pkt, 8 + fl, 1, NULL) != 0) {
+        io_set_error(r, mysql_errno(m) ? mysql_errno(m) : 2013, "Semi-sync slave net_flush() reply failed: %s",
+                     mysql_error(m));
+        return -1;
+    }
+    pthread_mutex_lock(&r->mu);
+    r->acks_sent++;
+    pthread_mutex_unlock(&r->mu);
+    return 0;
+}
+
+/* Before each read with semi-sync: sends the ACK that is due, and while a queued group still waits for its
+ * ACK and nothing new has arrived, waits for the SQL thread (or the socket) instead of blocking in the read, so
+ * the ACK leaves as soon as the group is applied.  0, or -1 when the connection failed. */
+static int io_ack_wait(replica_t *r, MYSQL *m)
+{
+    for (;;) {
+        if (io_send_ack(r, m) != 0)
+            return -1;
+        pthread_mutex_lock(&r->mu);
+        bool wait = r->ack_pending > 0 && r->ack_ready == r->ack_sent && r->sql_state == REPLICA_SQL_RUNNING &&
+                    !r->io_stop;
+        pthread_mutex_unlock(&r->mu);
+        if (!wait)
+            return 0;
+        struct pollfd pf[2] = {{.fd = mysql_get_socket(m), .events = POLLIN}, {.fd = r->wake[0], .events = POLLIN}};
+        int n = poll(pf, 2, 100);
+        if (n > 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+            return 0; /* data from the source: read it, the ACK follows when its group is applied */
+        if (n > 0 && (pf[1].revents & POLLIN)) {
+            char drain[64];
+            while (read(r->wake[0], drain, sizeof drain) == (ssize_t)sizeof drain) {
+            }
+        }
+    }
+}
+
 /* Reads the stream until an error, the end of the stream or STOP.  Returns 0 (reconnect), or -errno (fatal). */
-static int io_read_stream(replica_t *r, MYSQL *m)
+static int io_read_stream(replica_t *r, MYSQL *m, const replica_config_t *c)
 {
     replica_group_t *g = NULL;
     int rc = 0;
+    pthread_mutex_lock(&r->mu);
+    bool semi = r->semi;
+    pthread_mutex_unlock(&r->mu);
     for (;;) {
+        if (semi && io_ack_wait(r, m) != 0)
+            break;
         unsigned long len = mysql_net_read_packet(m);
         if (io_stopping(r))
             break;
@@ -496,7 +674,18 @@ static int io_read_stream(replica_t *r, MYSQL *m)
             break; /* the source ended the stream */
         binlog_event_t ev;
         const char *why = "";
-        if (p[0] != 0 || binlog_event_parse(p + 1, len - 1, &ev, &why) != 0 || ev.size != len - 1) {
+        bool ack = false;
+        unsigned long hdr = 1; /* 0x00, or with semi-sync 0x00 0xef flag */
+        if (semi && p[0] == 0) {
+            if (len < 3 || p[1] != 0xef) {
+                io_set_error(r, 1595, "Relay log write failure: could not queue event from master (a semi-sync "
+                             "packet without its 0xef header)");
+                break;
+            }
+            ack = (p[2] & 0x01) != 0;
+            hdr = 3;
+        }
+        if (p[0] != 0 || binlog_event_parse(p + hdr, len - hdr, &ev, &why) != 0 || ev.size != len - hdr) {
             io_set_error(r, 1595, "Relay log write failure: could not queue event from master (%s)",
                          p[0] ? "unexpected packet" : why);
             break;
@@ -521,7 +710,12 @@ static int io_read_stream(replica_t *r, MYSQL *m)
             }
             continue;
         }
-        case BINLOG_EV_FORMAT_DESCRIPTION: case BINLOG_EV_HEARTBEAT: case BINLOG_EV_GTID_LIST:
+        case BINLOG_EV_HEARTBEAT:
+            pthread_mutex_lock(&r->mu);
+            r->heartbeats++;
+            pthread_mutex_unlock(&r->mu);
+            continue;
+        case BINLOG_EV_FORMAT_DESCRIPTION: case BINLOG_EV_GTID_LIST:
         case BINLOG_EV_BINLOG_CHECKPOINT: case BINLOG_EV_STOP:
             continue; /* stream bookkeeping, nothing to apply */
         case BINLOG_EV_START_ENCRYPTION:
@@ -558,6 +752,7 @@ static int io_read_stream(replica_t *r, MYSQL *m)
         }
         buf_append(&g->ev, ev.data, ev.size);
         g->nev++;
+        g->need_ack |= ack;
         bool end = ev.type == BINLOG_EV_XID ||
                    (ev.type == BINLOG_EV_QUERY && ((g->flags2 & BINLOG_GTID_FL_STANDALONE) ||
                                                    query_is(&ev, "COMMIT") || query_is(&ev, "ROLLBACK")));
@@ -566,6 +761,11 @@ static int io_read_stream(replica_t *r, MYSQL *m)
             snprintf(g->log_file, sizeof g->log_file, "%s", r->io_file);
             g->end_pos = ev.next_pos ? ev.next_pos : r->io_pos;
             pthread_mutex_unlock(&r->mu);
+            if (io_filtered(r, c, g)) {
+                g->skip = true;
+                buf_reset(&g->ev);
+                g->nev = 0;
+            }
             if (io_enqueue(r, g) != 0) {
                 g = NULL;
                 break;
@@ -613,11 +813,12 @@ static void *io_main(void *arg)
             r->last_io_error[0] = 0;
             pthread_mutex_unlock(&r->mu);
             log_note("replica: connected to master '%s@%s:%u', replication started", c.user, c.host, c.port);
-            rc = io_read_stream(r, m);
+            rc = io_read_stream(r, m, &c);
         }
         pthread_mutex_lock(&r->mu);
         MYSQL *conn = r->conn;
         r->conn = NULL;
+        r->semi = false;
         pthread_mutex_unlock(&r->mu);
         if (conn)
             mysql_close(conn);
@@ -640,17 +841,106 @@ static void *io_main(void *arg)
 
 /* ---------------------------------------------------------------- the SQL thread */
 
+/* START SLAVE UNTIL, under mu.  Before a group (g != NULL): whether it lies past the condition (GTID: a domain
+ * the condition does not name, or past its seq).  After the last applied one (g == NULL): whether the condition
+ * is met (GTID: every named domain at its seq; MASTER: the applied position at or past it). */
+static bool until_reached(replica_t *r, const replica_group_t *g)
+{
+    const replica_until_t *u = &r->until;
+    if (u->kind == REPLICA_UNTIL_GTID) {
+        if (g)
+            return g->has_gtid && !g->skip &&
+                   (!binlog_gtid_set_has_domain(&u->gtid, g->gtid.domain) ||
+                    g->gtid.seq > binlog_gtid_set_domain_seq(&u->gtid, g->gtid.domain));
+        for (uint32_t i = 0; i < u->gtid.n; i++)
+            if (binlog_gtid_set_domain_seq(&r->slave_pos, u->gtid.v[i].domain) < u->gtid.v[i].seq)
+                return false;
+        return true;
+    }
+    if (u->kind == REPLICA_UNTIL_MASTER && !g && r->exec_file[0]) {
+        int c = strcmp(r->exec_file, u->log_file); /* same base name: the sequence suffix orders them */
+        return c > 0 || (c == 0 && r->exec_pos >= u->log_pos);
+    }
+    return false;
+}
+
+/* The until condition is met: the SQL thread stops (by GTID the IO thread too, as MariaDB's), under mu. */
+static void until_stop(replica_t *r)
+{
+    log_note("replica: the SQL thread stops at the START SLAVE UNTIL condition (%s)",
+             r->until.kind == REPLICA_UNTIL_GTID ? "master_gtid_pos" : "master_log_pos");
+    if (r->until.kind == REPLICA_UNTIL_GTID && r->io_state != REPLICA_IO_STOPPED) {
+        r->io_stop = true;
+        if (r->conn)
+            shutdown(mysql_get_socket(r->conn), SHUT_RDWR);
+        pthread_cond_broadcast(&r->io_cond);
+    }
+    r->sql_stop = true;
+}
+
+/* MASTER_DELAY: waits, under mu, until g is delay seconds older than its commit on the source (by the source's
+ * clock).  false when STOP came meanwhile. */
+static bool delay_wait(replica_t *r, const replica_group_t *g)
+{
+    uint32_t delay = r->cfg.delay;
+    if (!delay || !g->when || g->skip)
+        return !r->sql_stop;
+    uint64_t due = ((uint64_t)g->when + (uint64_t)delay) * 1000000u + (uint64_t)(r->clock_diff * 1000000);
+    while (!r->sql_stop && time_wall_us() < due) {
+        r->delay_until_us = due;
+        struct timespec ts = {.tv_sec = (time_t)(due / 1000000u), .tv_nsec = (long)(due % 1000000u) * 1000};
+        pthread_cond_timedwait(&r->sql_cond, &r->mu, &ts); /* CLOCK_REALTIME: the same clock as time_wall_us */
+    }
+    r->delay_until_us = 0;
+    return !r->sql_stop;
+}
+
+/* Under mu: makes the groups applied since the last call durable (ops.sync, one redo sync for all of them) and
+ * hands the ACK of the last one that asked for it to the IO thread.  0, or -1 when the sync failed (the SQL
+ * thread stops; what was not synced is fetched again after a restart). */
+static int sql_sync(replica_t *r)
+{
+    if (!r->unsynced)
+        return 0;
+    pthread_mutex_unlock(&r->mu);
+    int rc = r->ops.sync ? r->ops.sync(r->ops.arg) : 0;
+    pthread_mutex_lock(&r->mu);
+    r->unsynced = 0;
+    if (rc) {
+        r->last_sql_errno = 1180; /* ER_ERROR_DURING_COMMIT */
+        snprintf(r->last_sql_error, sizeof r->last_sql_error, "Got error %d during COMMIT (the redo log sync)", rc);
+        log_error("replica SQL thread: %s; the SQL thread stops", r->last_sql_error);
+        return -1;
+    }
+    if (r->ack_unsynced) {
+        r->ack_pending -= r->ack_unsynced;
+        r->ack_unsynced = 0;
+        r->ack_ready++;
+        if (write(r->wake[1], "", 1) < 0) { /* full: the IO thread has wake-ups pending anyway */
+        }
+    }
+    return 0;
+}
+
 static void *sql_main(void *arg)
 {
     replica_t *r = arg;
     char err[512];
     pthread_mutex_lock(&r->mu);
+    if (until_reached(r, NULL))
+        until_stop(r);
     for (;;) {
         while (!r->head && !r->sql_stop)
             pthread_cond_wait(&r->sql_cond, &r->mu);
         if (r->sql_stop)
             break;
         replica_group_t *g = r->head;
+        if (until_reached(r, g)) {
+            until_stop(r);
+            break;
+        }
+        if (!delay_wait(r, g))
+            break;
         r->sql_busy = true;
         r->busy_when = g->when;
         pthread_mutex_unlock(&r->mu);
@@ -675,16 +965,34 @@ static void *sql_main(void *arg)
             snprintf(r->exec_file, sizeof r->exec_file, "%s", g->log_file);
             r->exec_pos = g->end_pos;
         }
-        if (g->flags2 & BINLOG_GTID_FL_DDL)
+        if (g->skip)
+            ;
+        else if (g->flags2 & BINLOG_GTID_FL_DDL)
             r->ddl_groups++;
         else if (g->flags2 & BINLOG_GTID_FL_TRANSACTIONAL)
             r->trans_groups++;
         else
             r->nontrans_groups++;
+        r->unsynced++;
+        if (g->need_ack) { /* acknowledged once durable, at the next sync */
+            r->ack_unsynced++;
+            snprintf(r->ack_file, sizeof r->ack_file, "%s", g->log_file);
+            r->ack_pos = g->end_pos;
+        }
         group_free(g);
         pthread_cond_signal(&r->io_cond);
+        /* one sync for whatever the queue held: when it runs dry, or every SYNC_EVERY groups */
+        if ((!r->head || r->unsynced >= SYNC_EVERY) && sql_sync(r) != 0)
+            break;
+        if (until_reached(r, NULL)) {
+            until_stop(r);
+            break;
+        }
     }
+    sql_sync(r);
     r->sql_state = REPLICA_SQL_STOPPED;
+    if (write(r->wake[1], "", 1) < 0) { /* an IO thread waiting to ACK stops waiting for this thread */
+    }
     pthread_mutex_unlock(&r->mu);
     if (r->ops.thread_end)
         r->ops.thread_end(r->ops.arg);
@@ -718,7 +1026,7 @@ static bool any_running(replica_t *r)
     return run;
 }
 
-int replica_start(replica_t *r, unsigned threads, int *note)
+int replica_start(replica_t *r, unsigned threads, const replica_until_t *until, int *note)
 {
     *note = 0;
     pthread_mutex_lock(&r->admin);
@@ -752,6 +1060,8 @@ int replica_start(replica_t *r, unsigned threads, int *note)
             snprintf(r->io_file, sizeof r->io_file, "%s", r->exec_file[0] ? r->exec_file : r->cfg.log_file);
             r->io_pos = r->exec_file[0] ? r->exec_pos : r->cfg.log_pos;
         }
+        if (!r->last_heard_us) /* the lag's floor while the source is not reached: since we began to ask */
+            r->last_heard_us = time_wall_us();
         r->io_stop = false;
         r->io_state = REPLICA_IO_CONNECTING;
         r->io_step = "Connecting to master";
@@ -759,6 +1069,13 @@ int replica_start(replica_t *r, unsigned threads, int *note)
         r->last_io_error[0] = 0;
     }
     if (start_sql) {
+        binlog_gtid_set_free(&r->until.gtid);
+        memset(&r->until, 0, sizeof r->until);
+        if (until) {
+            r->until = *until;
+            r->until.gtid = (binlog_gtid_set_t){0};
+            binlog_gtid_set_copy(&r->until.gtid, &until->gtid);
+        }
         r->sql_stop = false;
         r->sql_state = REPLICA_SQL_RUNNING;
         r->last_sql_errno = 0;
@@ -838,6 +1155,7 @@ int replica_change(replica_t *r, const replica_config_t *c, uint32_t set)
         goto out;
     }
     replica_config_t *d = &r->cfg;
+    replica_config_t old = *d;
     if (!r->configured)
         config_default(d);
 #define TAKE(bit, f) if (set & (bit)) memcpy(&d->f, &c->f, sizeof d->f)
@@ -849,10 +1167,24 @@ int replica_change(replica_t *r, const replica_config_t *c, uint32_t set)
     TAKE(REPLICA_SET_SSL_CAPATH, ssl_capath); TAKE(REPLICA_SET_SSL_CERT, ssl_cert);
     TAKE(REPLICA_SET_SSL_KEY, ssl_key); TAKE(REPLICA_SET_SSL_CIPHER, ssl_cipher);
     TAKE(REPLICA_SET_SSL_CRL, ssl_crl); TAKE(REPLICA_SET_SSL_CRLPATH, ssl_crlpath);
+    TAKE(REPLICA_SET_DELAY, delay); TAKE(REPLICA_SET_IGNORE_SERVER_IDS, ignore_server_ids);
+    TAKE(REPLICA_SET_DO_DOMAIN_IDS, do_domain_ids); TAKE(REPLICA_SET_IGNORE_DOMAIN_IDS, ignore_domain_ids);
 #undef TAKE
     bool new_pos = (set & (REPLICA_SET_LOG_FILE | REPLICA_SET_LOG_POS)) != 0;
     if (new_pos && !(set & REPLICA_SET_USE_GTID))
         d->use_gtid = REPLICA_GTID_NO; /* MASTER_LOG_FILE/POS mean file/position mode, as in MariaDB */
+    const char *bad = d->do_domain_ids.n && d->ignore_domain_ids.n
+                          ? "Both DO_DOMAIN_IDS & IGNORE_DOMAIN_IDS lists can't be non-empty at the same time"
+                      : (d->do_domain_ids.n || d->ignore_domain_ids.n) && d->use_gtid == REPLICA_GTID_NO
+                          ? "DO_DOMAIN_IDS or IGNORE_DOMAIN_IDS lists can't be non-empty in non-GTID mode "
+                            "(MASTER_USE_GTID=no)"
+                          : NULL;
+    if (bad) { /* MariaDB's answer: 1201 and the reason in the error log */
+        log_error("%s", bad);
+        *d = old;
+        rc = 1201;
+        goto out;
+    }
     if ((set & (REPLICA_SET_HOST | REPLICA_SET_PORT)) && !new_pos) {
         d->log_file[0] = 0; /* another source: its files start over */
         d->log_pos = 4;
@@ -962,26 +1294,40 @@ void replica_status(replica_t *r, replica_status_t *st)
     st->nontrans_groups = r->nontrans_groups;
     st->trans_groups = r->trans_groups;
     /* Lag: the source's commit time of the group being applied (or of the oldest queued one).  Caught up with
-     * a live source it is 0; caught up with a source that is not answering it is the time since the source
-     * was last heard from (the events it may have meanwhile are unknown, so never 0). */
+     * a live source it is 0; caught up with a source that is not answering (disconnected, or connected but
+     * silent for two heartbeat periods) it is the time since the source was last heard from (the events it may
+     * have meanwhile are unknown, so never 0). */
     uint64_t now_us = time_wall_us();
+    uint64_t silent_us = r->last_heard_us ? now_us - MIN(now_us, r->last_heard_us) : 0;
+    bool live = r->io_state == REPLICA_IO_RUNNING &&
+                (!r->cfg.heartbeat_ms || silent_us <= (uint64_t)r->cfg.heartbeat_ms * 2000u);
     int64_t lag_ms = -1;
     if (st->sql_running) {
         uint32_t when = r->sql_busy ? r->busy_when : r->head ? r->head->when : 0;
         if (when)
             lag_ms = (int64_t)(now_us / 1000) - (int64_t)when * 1000 - r->clock_diff * 1000;
-        else if (r->io_state == REPLICA_IO_RUNNING)
+        else if (live)
             lag_ms = 0;
         else
-            lag_ms = r->last_heard_us ? (int64_t)((now_us - MIN(now_us, r->last_heard_us)) / 1000) : 0;
+            lag_ms = (int64_t)(silent_us / 1000);
         if (lag_ms < 0)
             lag_ms = 0;
     }
     st->seconds_behind = lag_ms < 0 ? -1 : lag_ms / 1000;
     st->lag_ms = lag_ms < 0 ? 0 : (uint64_t)lag_ms;
-    st->sql_state = !st->sql_running ? ""
-                    : r->sql_busy    ? "Reading event from the relay log"
-                                     : "Slave has read all relay log; waiting for more updates";
+    st->sql_state = !st->sql_running     ? ""
+                    : r->delay_until_us  ? "Waiting until MASTER_DELAY seconds after master executed event"
+                    : r->sql_busy        ? "Reading event from the relay log"
+                                         : "Slave has read all relay log; waiting for more updates";
+    st->remaining_delay = r->delay_until_us && st->sql_running
+                              ? (int64_t)((r->delay_until_us - MIN(r->delay_until_us, now_us) + 999999) / 1000000)
+                              : -1;
+    st->until_condition = r->until.kind == REPLICA_UNTIL_GTID ? "Gtid" : r->until.kind == REPLICA_UNTIL_MASTER ? "Master" : "None";
+    snprintf(st->until_log_file, sizeof st->until_log_file, "%s", r->until.log_file);
+    st->until_log_pos = r->until.log_pos;
+    st->semi_sync = r->semi && r->io_state == REPLICA_IO_RUNNING;
+    st->acks_sent = r->acks_sent;
+    st->heartbeats = r->heartbeats;
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -1000,6 +1346,12 @@ int replica_open(const char *datadir, uint32_t server_id, const replica_apply_op
     pthread_cond_init(&r->sql_cond, NULL);
     config_default(&r->cfg);
     r->io_pos = 4;
+    r->wake[0] = r->wake[1] = -1;
+    if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+        log_error("replica: pipe: %s", strerror(errno));
+        replica_close(r);
+        return -1;
+    }
     mysql_library_init(0, NULL, NULL);
     int rc = info_load(r);
     if (rc == 0)
@@ -1011,7 +1363,7 @@ int replica_open(const char *datadir, uint32_t server_id, const replica_apply_op
     *out = r;
     if (r->configured && !skip_start) {
         int note;
-        if (replica_start(r, REPLICA_THREAD_BOTH, &note) != 0)
+        if (replica_start(r, REPLICA_THREAD_BOTH, NULL, &note) != 0)
             log_error("replica: the replication threads could not be started");
     }
     return 0;
@@ -1028,6 +1380,10 @@ void replica_close(replica_t *r)
     queue_clear(r);
     binlog_gtid_set_free(&r->io_gtid);
     binlog_gtid_set_free(&r->slave_pos);
+    binlog_gtid_set_free(&r->until.gtid);
+    for (int i = 0; i < 2; i++)
+        if (r->wake[i] >= 0)
+            close(r->wake[i]);
     pthread_mutex_destroy(&r->admin);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->io_cond);

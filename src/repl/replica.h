@@ -39,6 +39,19 @@ typedef enum replica_gtid_mode {
     REPLICA_GTID_CURRENT_POS, /* from gtid_current_pos (gtid_slave_pos and this server's own binlog) */
 } replica_gtid_mode_t;
 
+/* A server or domain id list of CHANGE MASTER (IGNORE_SERVER_IDS, DO_DOMAIN_IDS, IGNORE_DOMAIN_IDS): sorted,
+ * without duplicates. */
+enum { REPLICA_MAX_IDS = 256 };
+typedef struct replica_id_list {
+    uint32_t n;
+    uint32_t v[REPLICA_MAX_IDS];
+} replica_id_list_t;
+bool replica_id_list_has(const replica_id_list_t *l, uint32_t id);
+/* Inserts id in order (nothing if present); false when the list is full. */
+bool replica_id_list_add(replica_id_list_t *l, uint32_t id);
+
+enum { REPLICA_MAX_DELAY = 2147483647 }; /* MASTER_DELAY's maximum (MariaDB's) */
+
 typedef struct replica_config {
     char host[256];
     uint32_t port;
@@ -53,6 +66,10 @@ typedef struct replica_config {
     bool ssl_verify;           /* MASTER_SSL_VERIFY_SERVER_CERT */
     char ssl_ca[256], ssl_capath[256], ssl_cert[256], ssl_key[256], ssl_cipher[256], ssl_crl[256],
         ssl_crlpath[256];
+    uint32_t delay;            /* MASTER_DELAY: apply a transaction this many seconds after the source committed it */
+    replica_id_list_t ignore_server_ids; /* events of these servers are not applied (their position is recorded) */
+    replica_id_list_t do_domain_ids;     /* GTID mode: only these domains are applied ... */
+    replica_id_list_t ignore_domain_ids; /* ... or every domain but these (at most one list is non-empty) */
 } replica_config_t;
 
 typedef enum replica_io_state { REPLICA_IO_STOPPED = 0, REPLICA_IO_CONNECTING, REPLICA_IO_RUNNING } replica_io_state_t;
@@ -69,6 +86,8 @@ typedef struct replica_group {
     uint64_t end_pos;
     buf_t ev;
     uint32_t nev;
+    bool skip;                 /* filtered out (IGNORE_SERVER_IDS, domain ids): only its position is recorded */
+    bool need_ack;             /* semi-sync: the source asked for an ACK once this group is durable here */
 } replica_group_t;
 
 /* Iterates a group's events: *off starts at 0; 1 = *ev filled, 0 = end. */
@@ -81,12 +100,22 @@ typedef struct replica_apply_ops {
     /* Applies g and makes g's position (its GTID, and log_file/end_pos) durable in the same engine transaction.
      * 0, or a MariaDB error number with the message in err. */
     int (*apply)(void *arg, const replica_group_t *g, char *err, size_t cap);
+    /* Makes every group apply returned 0 for durable (apply may commit without waiting for the disk: a crash
+     * then loses a group together with its position, and it is fetched again).  Called once for a run of groups,
+     * before their semi-sync ACK.  0 or an error.  NULL: apply's commits are durable. */
+    int (*sync)(void *arg);
     /* Replaces the stored position (SET GLOBAL gtid_slave_pos; RESET SLAVE clears the file position). */
     int (*save_pos)(void *arg, const binlog_gtid_set_t *gtid, const char *file, uint64_t pos);
     /* Reads the stored position (start-up). */
     int (*load_pos)(void *arg, binlog_gtid_set_t *gtid, char *file, size_t cap, uint64_t *pos);
     /* This server's gtid_binlog_pos (for MASTER_USE_GTID = current_pos and gtid_current_pos). */
     void (*binlog_pos)(void *arg, binlog_gtid_set_t *out);
+    /* slave_net_timeout in seconds: a read that waits longer reconnects (read when the IO thread connects). */
+    uint32_t (*net_timeout)(void *arg);
+    /* gtid_strict_mode (the source is told, @slave_gtid_strict_mode, when the IO thread connects). */
+    bool (*gtid_strict)(void *arg);
+    /* rpl_semi_sync_slave_enabled (read when the IO thread connects, as in MariaDB). */
+    bool (*semi_sync_enabled)(void *arg);
     /* The applier's SQL thread ended (frees its per-thread state). */
     void (*thread_end)(void *arg);
 } replica_apply_ops_t;
@@ -108,14 +137,28 @@ enum {
     REPLICA_SET_CONNECT_RETRY = 1 << 7, REPLICA_SET_HEARTBEAT = 1 << 8, REPLICA_SET_SSL = 1 << 9,
     REPLICA_SET_SSL_VERIFY = 1 << 10, REPLICA_SET_SSL_CA = 1 << 11, REPLICA_SET_SSL_CAPATH = 1 << 12,
     REPLICA_SET_SSL_CERT = 1 << 13, REPLICA_SET_SSL_KEY = 1 << 14, REPLICA_SET_SSL_CIPHER = 1 << 15,
-    REPLICA_SET_SSL_CRL = 1 << 16, REPLICA_SET_SSL_CRLPATH = 1 << 17,
+    REPLICA_SET_SSL_CRL = 1 << 16, REPLICA_SET_SSL_CRLPATH = 1 << 17, REPLICA_SET_DELAY = 1 << 18,
+    REPLICA_SET_IGNORE_SERVER_IDS = 1 << 19, REPLICA_SET_DO_DOMAIN_IDS = 1 << 20,
+    REPLICA_SET_IGNORE_DOMAIN_IDS = 1 << 21,
 };
+/* 1201 (logged, as MariaDB) for DO_DOMAIN_IDS with IGNORE_DOMAIN_IDS, or either without GTID mode. */
 int replica_change(replica_t *r, const replica_config_t *c, uint32_t set);
 
 /* START / STOP SLAVE [IO_THREAD | SQL_THREAD] (threads: REPLICA_THREAD_* bits).  0, or a MariaDB error (1200
  * when not configured); *note gets 1254 / 1255 when every named thread was already running / stopped. */
 enum { REPLICA_THREAD_IO = 1, REPLICA_THREAD_SQL = 2, REPLICA_THREAD_BOTH = 3 };
-int replica_start(replica_t *r, unsigned threads, int *note);
+/* START SLAVE UNTIL: the SQL thread stops once it applied up to the condition.  GTID: every domain of gtid at
+ * its seq (a group of another domain, or past it, is not applied); both threads stop, as in MariaDB.  MASTER:
+ * after the group that ends at or past log_file:log_pos. */
+typedef enum replica_until_kind { REPLICA_UNTIL_NONE = 0, REPLICA_UNTIL_MASTER, REPLICA_UNTIL_GTID } replica_until_kind_t;
+typedef struct replica_until {
+    replica_until_kind_t kind;
+    char log_file[256];
+    uint64_t log_pos;
+    binlog_gtid_set_t gtid;
+} replica_until_t;
+/* until may be NULL; it is copied. */
+int replica_start(replica_t *r, unsigned threads, const replica_until_t *until, int *note);
 int replica_stop(replica_t *r, unsigned threads, int *note);
 /* RESET SLAVE [ALL]: forgets the received events, the errors and the file position (ALL: the configuration
  * too).  gtid_slave_pos is kept, as in MariaDB.  0 or 1198. */
@@ -146,6 +189,13 @@ typedef struct replica_status {
     const char *sql_state;       /* Slave_SQL_Running_State */
     uint64_t ddl_groups, nontrans_groups, trans_groups;
     uint64_t lag_ms;             /* the same lag in milliseconds (Strata_replica_lag_ms), 0 when NULL */
+    int64_t remaining_delay;     /* SQL_Remaining_Delay while waiting for MASTER_DELAY, else -1 (NULL) */
+    const char *until_condition; /* "None", "Master", "Gtid" */
+    char until_log_file[256];
+    uint64_t until_log_pos;
+    bool semi_sync;              /* Rpl_semi_sync_slave_status: the IO thread runs with semi-sync */
+    uint64_t acks_sent;          /* Rpl_semi_sync_slave_send_ack */
+    uint64_t heartbeats;         /* Slave_received_heartbeats */
 } replica_status_t;
 void replica_status(replica_t *r, replica_status_t *st);
 

@@ -33,6 +33,30 @@ static int opt_str(session_t *s, const sql_repl_opt_t *o, char *dst, size_t cap)
     return 0;
 }
 
+/* IGNORE_SERVER_IDS = (1, 2) and the domain lists (the parser keeps "1,2"); () empties the list. */
+static int opt_ids(session_t *s, const sql_repl_opt_t *o, replica_id_list_t *l)
+{
+    if (!o->str || o->num)
+        return diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), o->num ? o->num : "", 1);
+    l->n = 0;
+    for (const char *p = o->str; *p;) {
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || v > UINT32_MAX)
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, o->name);
+        if (!replica_id_list_add(l, (uint32_t)v)) /* sorted, without duplicates, as MariaDB shows them */
+            return diag_error(&s->diag, ER_WRONG_ARGUMENTS, o->name);
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* The list options: name, field and bit. */
+#define REPL_ID_OPTS(X)                                                                                         \
+    X("IGNORE_SERVER_IDS", ignore_server_ids, REPLICA_SET_IGNORE_SERVER_IDS)                                  \
+    X("DO_DOMAIN_IDS", do_domain_ids, REPLICA_SET_DO_DOMAIN_IDS)                                               \
+    X("IGNORE_DOMAIN_IDS", ignore_domain_ids, REPLICA_SET_IGNORE_DOMAIN_IDS)
+
 /* The string options: name, field and its REPLICA_SET_* bit. */
 #define REPL_STR_OPTS(X)                                                                                        \
     X("MASTER_HOST", host, REPLICA_SET_HOST) X("MASTER_USER", user, REPLICA_SET_USER)                          \
@@ -55,6 +79,9 @@ static int change_master(session_t *s, const sql_repl_stmt_t *r)
 #define STR_OPT(nm, f, b) if (!strcmp(o->name, nm)) { rc = opt_str(s, o, c.f, sizeof c.f); bit = b; } else
         REPL_STR_OPTS(STR_OPT)
 #undef STR_OPT
+#define ID_OPT(nm, f, b) if (!strcmp(o->name, nm)) { rc = opt_ids(s, o, &c.f); bit = b; } else
+        REPL_ID_OPTS(ID_OPT)
+#undef ID_OPT
         if (!strcmp(o->name, "MASTER_PORT")) {
             rc = opt_uint(s, o, 65535, &n);
             c.port = (uint32_t)n;
@@ -67,6 +94,15 @@ static int change_master(session_t *s, const sql_repl_stmt_t *r)
             rc = opt_uint(s, o, UINT32_MAX, &n);
             c.connect_retry = n ? (uint32_t)n : 1;
             bit = REPLICA_SET_CONNECT_RETRY;
+        } else if (!strcmp(o->name, "MASTER_DELAY")) {
+            if (!o->num || strchr(o->num, '.'))
+                return diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), o->str ? o->str : "", 1);
+            n = strtoull(o->num, NULL, 10);
+            if (n > REPLICA_MAX_DELAY)
+                return diag_error(&s->diag, ER_MASTER_DELAY_VALUE_OUT_OF_RANGE, (unsigned long long)n,
+                                  (unsigned)REPLICA_MAX_DELAY);
+            c.delay = (uint32_t)n;
+            bit = REPLICA_SET_DELAY;
         } else if (!strcmp(o->name, "MASTER_HEARTBEAT_PERIOD")) {
             double d = o->num ? strtod(o->num, NULL) : -1;
             if (d < 0 || d > 4294967.0)
@@ -90,7 +126,7 @@ static int change_master(session_t *s, const sql_repl_stmt_t *r)
                 rc = diag_error(&s->diag, ER_PARSE_ERROR, errors_format(ER_SYNTAX_ERROR), v, 1);
             bit = REPLICA_SET_USE_GTID;
         } else if (!bit && !rc) {
-            /* MASTER_DELAY, IGNORE_SERVER_IDS, DO_DOMAIN_IDS ...: refused, never accepted and ignored */
+            /* options strata does not have (MASTER_SSL_CRL ... are above): refused, never accepted and ignored */
             rc = diag_error(&s->diag, ER_NOT_SUPPORTED_YET, o->name);
         }
         if (rc)
@@ -104,6 +140,39 @@ static int change_master(session_t *s, const sql_repl_stmt_t *r)
         return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "MASTER_LOG_FILE/MASTER_LOG_POS with MASTER_USE_GTID");
     int no = replica_change(session_replica(), &c, set);
     return no ? diag_error(&s->diag, no) : 0;
+}
+
+/* START SLAVE UNTIL master_gtid_pos = '...' | MASTER_LOG_FILE = 'f', MASTER_LOG_POS = n (MariaDB's forms; the
+ * relay log forms are 1277 here, there being no relay log). */
+static int until_cond(session_t *s, const sql_repl_stmt_t *r, unsigned threads, replica_until_t *u)
+{
+    const sql_repl_opt_t *gtid = NULL, *file = NULL, *pos = NULL;
+    for (uint32_t i = 0; i < r->nopts; i++) {
+        const sql_repl_opt_t *o = &r->opts[i];
+        if (!strcmp(o->name, "MASTER_GTID_POS") && o->str && !gtid)
+            gtid = o;
+        else if (!strcmp(o->name, "MASTER_LOG_FILE") && o->str && !file)
+            file = o;
+        else if (!strcmp(o->name, "MASTER_LOG_POS") && o->num && !strchr(o->num, '.') && !pos)
+            pos = o;
+        else
+            return diag_error(&s->diag, ER_BAD_SLAVE_UNTIL_COND);
+    }
+    if (!(threads & REPLICA_THREAD_SQL) || (gtid && (file || pos)) || (!gtid && !(file && pos)))
+        return diag_error(&s->diag, ER_BAD_SLAVE_UNTIL_COND);
+    if (gtid) {
+        u->kind = REPLICA_UNTIL_GTID;
+        if (exec_repl_parse_gtid_list(gtid->str, strlen(gtid->str), &u->gtid) != 0)
+            return diag_error(&s->diag, ER_INCORRECT_GTID_STATE);
+    } else {
+        u->kind = REPLICA_UNTIL_MASTER;
+        if (strlen(file->str) >= sizeof u->log_file)
+            return diag_error(&s->diag, ER_BAD_SLAVE_UNTIL_COND);
+        snprintf(u->log_file, sizeof u->log_file, "%s", file->str);
+        u->log_pos = strtoull(pos->num, NULL, 10);
+    }
+    diag_note(&s->diag, ER_MISSING_SKIP_SLAVE);
+    return 0;
 }
 
 int exec_repl_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool more)
@@ -124,9 +193,16 @@ int exec_repl_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool mo
         if ((rc = change_master(s, rs)) != 0)
             return rc;
         break;
-    case SQL_STMT_START_SLAVE:
-        no = replica_start(r, threads, &note);
+    case SQL_STMT_START_SLAVE: {
+        replica_until_t u = {0};
+        if (rs->until && (rc = until_cond(s, rs, threads, &u)) != 0) {
+            binlog_gtid_set_free(&u.gtid);
+            return rc;
+        }
+        no = replica_start(r, threads, rs->until ? &u : NULL, &note);
+        binlog_gtid_set_free(&u.gtid);
         break;
+    }
     case SQL_STMT_STOP_SLAVE:
         no = replica_stop(r, threads, &note);
         break;
@@ -188,17 +264,28 @@ int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
         arena_t *a = &s->arena;
 #define U(v) arena_printf(a, "%llu", (unsigned long long)(v))
         const replica_config_t *c = &st.cfg;
+        const replica_id_list_t *lists[3] = {&c->ignore_server_ids, &c->do_domain_ids, &c->ignore_domain_ids};
+        char *ids[3];
+        for (int i = 0; i < 3; i++) { /* "7, 8", as MariaDB shows a list */
+            buf_t b;
+            buf_init(&b);
+            for (uint32_t j = 0; j < lists[i]->n; j++)
+                buf_printf(&b, "%s%u", j ? ", " : "", lists[i]->v[j]);
+            ids[i] = arena_printf(a, "%.*s", (int)b.len, b.len ? (const char *)b.data : "");
+            buf_free(&b);
+        }
         const char *using = c->use_gtid == REPLICA_GTID_SLAVE_POS ? "Slave_Pos"
                             : c->use_gtid == REPLICA_GTID_CURRENT_POS ? "Current_Pos" : "No";
         const char *v[SLAVE_STATUS_NCOLS] = {
             st.io_state, c->host, c->user, U(c->port), U(c->connect_retry), st.master_log_file,
             U(st.read_master_log_pos), "", U(0), st.exec_log_file, st.io_running, st.sql_running ? "Yes" : "No",
             "", "", "", "", "", "", U(st.last_sql_errno), st.last_sql_error, U(0), U(st.exec_master_log_pos),
-            U(st.queued_bytes), "None", "", U(0), c->ssl ? "Yes" : "No", c->ssl_ca, c->ssl_capath, c->ssl_cert,
+            U(st.queued_bytes), st.until_condition, st.until_log_file, U(st.until_log_pos), c->ssl ? "Yes" : "No", c->ssl_ca, c->ssl_capath, c->ssl_cert,
             c->ssl_cipher, c->ssl_key, st.seconds_behind < 0 ? NULL : U(st.seconds_behind),
             c->ssl_verify ? "Yes" : "No", U(st.last_io_errno), st.last_io_error, U(st.last_sql_errno),
-            st.last_sql_error, "", U(st.master_server_id), c->ssl_crl, c->ssl_crlpath, using, st.gtid_io_pos, "",
-            "", "conservative", U(0), NULL, st.sql_state, U(st.ddl_groups), U(st.nontrans_groups),
+            st.last_sql_error, ids[0], U(st.master_server_id), c->ssl_crl, c->ssl_crlpath, using, st.gtid_io_pos,
+            ids[1], ids[2], "conservative", U(c->delay), st.remaining_delay < 0 ? NULL : U(st.remaining_delay),
+            st.sql_state, U(st.ddl_groups), U(st.nontrans_groups),
             U(st.trans_groups), ""};
 #undef U
         res_cell_t cells[SLAVE_STATUS_NCOLS];
@@ -208,6 +295,36 @@ int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
     }
     sink->rows_end(sink, more);
     return 0;
+}
+
+bool exec_repl_status(int which, uint64_t *num, buf_t *out)
+{
+    if (which != STATUS_RPL_SEMI_SYNC_SLAVE_STATUS && which != STATUS_RPL_SEMI_SYNC_SLAVE_SEND_ACK &&
+        which != STATUS_SLAVE_RUNNING && which != STATUS_STRATA_REPLICA_LAG_MS &&
+        which != STATUS_SLAVE_HEARTBEAT_PERIOD && which != STATUS_SLAVE_RECEIVED_HEARTBEATS)
+        return false;
+    replica_status_t st;
+    bool have = session_replica() != NULL;
+    if (have)
+        replica_status(session_replica(), &st);
+    else
+        memset(&st, 0, sizeof st);
+    switch (which) {
+    case STATUS_RPL_SEMI_SYNC_SLAVE_STATUS: buf_append_str(out, st.semi_sync ? "ON" : "OFF"); break;
+    case STATUS_RPL_SEMI_SYNC_SLAVE_SEND_ACK: *num = st.acks_sent; break;
+    case STATUS_SLAVE_HEARTBEAT_PERIOD: /* MariaDB's "%.3f" seconds */
+        buf_printf(out, "%u.%03u", st.cfg.heartbeat_ms / 1000, st.cfg.heartbeat_ms % 1000);
+        break;
+    case STATUS_SLAVE_RECEIVED_HEARTBEATS: *num = st.heartbeats; break;
+    case STATUS_SLAVE_RUNNING:
+        buf_append_str(out, have && !strcmp(st.io_running, "Yes") && st.sql_running ? "ON" : "OFF");
+        break;
+    default: /* the lag of Seconds_Behind_Master in ms; empty while it is NULL (the SQL thread not running) */
+        if (have && st.seconds_behind >= 0)
+            buf_printf(out, "%llu", (unsigned long long)st.lag_ms);
+        break;
+    }
+    return true;
 }
 
 /* ---------------------------------------------------------------- gtid_slave_pos, gtid_current_pos */
@@ -237,9 +354,10 @@ void exec_repl_gtid_pos(server_t *srv, bool current, buf_t *out)
     binlog_gtid_set_free(&set);
 }
 
-int exec_repl_set_gtid_slave_pos(const char *text, size_t len, diag_t *d)
+/* "d-s-n, ..." with at most one GTID per domain into set (which the caller frees).  0, or -1 with the text
+ * that did not parse in bad[cap] when bad is given. */
+static int gtid_list_parse(const char *text, size_t len, binlog_gtid_set_t *set, char *bad, size_t cap)
 {
-    binlog_gtid_set_t set = {0};
     char *t = mem_strndup(text ? text : "", len);
     int rc = 0;
     for (char *save = NULL, *tok = strtok_r(t, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
@@ -248,17 +366,35 @@ int exec_repl_set_gtid_slave_pos(const char *text, size_t len, diag_t *d)
         binlog_gtid_t g;
         if (!*tok)
             continue;
-        if (binlog_gtid_parse(tok, &g) != 0 || binlog_gtid_set_domain_seq(&set, g.domain))
-            rc = diag_error(d, ER_WRONG_VALUE_FOR_VAR, "gtid_slave_pos", tok);
-        else
-            binlog_gtid_set_update(&set, g);
+        if (binlog_gtid_parse(tok, &g) != 0 || binlog_gtid_set_has_domain(set, g.domain)) {
+            if (bad)
+                snprintf(bad, cap, "%s", tok);
+            rc = -1;
+        } else {
+            binlog_gtid_set_update(set, g);
+        }
     }
+    mem_free(t);
+    return rc;
+}
+
+int exec_repl_parse_gtid_list(const char *text, size_t len, binlog_gtid_set_t *set)
+{
+    return gtid_list_parse(text, len, set, NULL, 0);
+}
+
+int exec_repl_set_gtid_slave_pos(const char *text, size_t len, diag_t *d)
+{
+    binlog_gtid_set_t set = {0};
+    char bad[256];
+    int rc = 0;
+    if (gtid_list_parse(text, len, &set, bad, sizeof bad) != 0)
+        rc = diag_error(d, ER_WRONG_VALUE_FOR_VAR, "gtid_slave_pos", bad);
     if (!rc) {
         int no = session_replica() ? replica_set_gtid_slave_pos(session_replica(), &set) : ER_MASTER_INFO;
         if (no)
             rc = diag_error(d, no > 0 ? no : ER_MASTER_INFO);
     }
     binlog_gtid_set_free(&set);
-    mem_free(t);
     return rc;
 }

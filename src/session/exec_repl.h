@@ -26,6 +26,12 @@ int exec_repl_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool mo
 int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more);
 /* SET GLOBAL gtid_slave_pos (the check hook): 0 or -ER_x pushed to d. */
 int exec_repl_set_gtid_slave_pos(const char *text, size_t len, diag_t *d);
+/* A GTID list ("d-s-n, ...", one per domain) into set (freed by the caller): 0 or -1. */
+int exec_repl_parse_gtid_list(const char *text, size_t len, binlog_gtid_set_t *set);
+/* Rpl_semi_sync_slave_status, _send_ack, Slave_running, Slave_heartbeat_period, Slave_received_heartbeats,
+ * Strata_replica_lag_ms: true when
+ * which is one of them (the value in *num or out). */
+bool exec_repl_status(int which, uint64_t *num, buf_t *out);
 /* gtid_slave_pos / gtid_current_pos text into out. */
 void exec_repl_gtid_pos(server_t *srv, bool current, buf_t *out);
 

@@ -12,6 +12,11 @@
  * DDL commits on its own, so its position is written right after it: a crash between the two runs the DDL
  * again at restart (it then fails with 1050 / 1051 ... and stops the SQL thread, never silently).  A group
  * that mixes statement events with row events is refused (1105), not half applied.
+ *
+ * log_slave_updates: the applied transaction goes to this server's binlog under the source's GTID and timestamp
+ * (sql_commit_gtid_override), so replicas of this one follow the same GTIDs: a row group's own TABLE_MAP,
+ * ANNOTATE_ROWS and rows events are logged as received, in the commit of the rows; statement groups run with
+ * sql_log_bin on.  Recovery's re-apply of such a transaction writes its position too (commit/commit.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +31,8 @@
 
 typedef struct applier {
     server_t *srv;
+    bool log_updates; /* log_slave_updates (start-up only) */
+    uint64_t unsynced_lsn; /* the last engine commit apply_rows made without waiting for the redo sync */
     session_t *s;     /* the SQL thread's session (created at its first statement) */
     binapply_t *ap;
 } applier_t;
@@ -42,14 +49,9 @@ static int pos_write(catalog_t *cat, engine_trx_t *trx, const replica_group_t *g
     int rc = 0;
     buf_t v;
     buf_init(&v);
-    if (g->has_gtid) {
-        buf_append_byte(&v, 1);
-        rc_put_varint(&v, g->gtid.server);
-        rc_put_varint(&v, g->gtid.seq);
-        rc = catalog_aux_put_trx(cat, trx, CAT_AUX_REPL_GTID, g->gtid.domain, v.data, v.len);
-    }
+    if (g->has_gtid)
+        rc = catalog_repl_gtid_put(cat, trx, g->gtid.domain, g->gtid.server, g->gtid.seq);
     if (rc == 0 && g->log_file[0]) {
-        buf_reset(&v);
         buf_append_byte(&v, 1);
         rc_put_varint(&v, strlen(g->log_file));
         buf_append_str(&v, g->log_file);
@@ -161,7 +163,7 @@ static session_t *applier_session(applier_t *a)
         s->system_thread = true; /* every privilege; read_only does not apply (MariaDB's replication thread) */
         snprintf(s->user, sizeof s->user, "system user");
         snprintf(s->priv_user, sizeof s->priv_user, "system user");
-        sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, 0); /* log_slave_updates=OFF */
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, a->log_updates); /* log_slave_updates */
         a->s = s;
     }
     return a->s;
@@ -240,7 +242,13 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     char table[520] = "";
     size_t off = 0;
     binlog_event_t ev;
+    binlog_trx_t blt;
+    binlog_trx_init(&blt, BINLOG_TRX_ROWS);
     while (rc == 0 && replica_group_next(g, &off, &ev)) {
+        if (a->log_updates && a->srv->binlog && (is_rows_event(ev.type) || ev.type == BINLOG_EV_ANNOTATE_ROWS)) {
+            buf_append(&blt.ev, ev.data, ev.size); /* the binlog seals positions, server id, time and CRC */
+            blt.nevents++;
+        }
         if (ev.type == BINLOG_EV_TABLE_MAP) {
             binlog_table_t t;
             static _Thread_local binlog_col_t cols[4096];
@@ -259,26 +267,41 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
         snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
     if (rc == 0) {
-        rc = sql_commit_trx(trx, NULL, NULL);
+        if (binlog_trx_empty(&blt)) { /* engine only: durable at the SQL thread's next sync (apply_sync) */
+            uint64_t lsn = 0;
+            rc = engine_trx_commit_nosync(trx, &lsn);
+            if (lsn > a->unsynced_lsn)
+                a->unsynced_lsn = lsn;
+        } else { /* log_slave_updates: the binlog's group commit makes it durable */
+            if (g->has_gtid)
+                sql_commit_gtid_override(&g->gtid, g->when);
+            rc = sql_commit_trx(trx, &blt, NULL);
+            sql_commit_gtid_override(NULL, 0);
+        }
         trx = NULL;
         if (rc)
             snprintf(err, cap, "Error during COMMIT (engine error %d)", rc), rc = ER_ERROR_DURING_COMMIT;
     }
     if (trx)
         engine_trx_rollback(trx);
+    binlog_trx_free(&blt);
     diag_free(&d);
     return rc;
 }
 
-/* Statement events: each through the session; the position after the last, in its own transaction. */
+/* Statement events: each through the session; the position after the last, in its own transaction.  A
+ * filtered group (g->skip, no events) records its position only. */
 static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size_t cap)
 {
     size_t off = 0;
     binlog_event_t ev;
     int rc = 0;
-    while (rc == 0 && replica_group_next(g, &off, &ev))
+    if (a->log_updates && g->has_gtid)
+        sql_commit_gtid_override(&g->gtid, g->when);
+    while (rc == 0 && !g->skip && replica_group_next(g, &off, &ev))
         if (ev.type == BINLOG_EV_QUERY)
             rc = run_query(a, &ev, err, cap);
+    sql_commit_gtid_override(NULL, 0);
     if (rc)
         return rc;
     catalog_t *cat = sql_exec_catalog();
@@ -292,9 +315,39 @@ static int apply_queries(applier_t *a, const replica_group_t *g, char *err, size
     return rc;
 }
 
+/* gtid_strict_mode with log_slave_updates: a GTID that is not past its domain's last in this server's binlog would
+ * log the domain out of order; refused with 1950, as MariaDB does, before anything is applied. */
+static int strict_check(applier_t *a, const replica_group_t *g, char *err, size_t cap)
+{
+    if (!a->log_updates || !a->srv->binlog || !g->has_gtid || g->skip ||
+        !sysvar_global_int(&a->srv->vars, SYSVAR_GTID_STRICT_MODE))
+        return 0;
+    binlog_gtid_set_t st = {0};
+    binlog_gtid_state(a->srv->binlog, &st);
+    binlog_gtid_t last = {0};
+    for (uint32_t i = 0; i < st.n; i++)
+        if (st.v[i].domain == g->gtid.domain && st.v[i].seq >= last.seq)
+            last = st.v[i];
+    binlog_gtid_set_free(&st);
+    if (!last.seq || g->gtid.seq > last.seq)
+        return 0;
+    snprintf(err, cap, errors_format(ER_GTID_STRICT_OUT_OF_ORDER), g->gtid.domain, g->gtid.server,
+             (unsigned long long)g->gtid.seq, last.domain, last.server, (unsigned long long)last.seq);
+    return ER_GTID_STRICT_OUT_OF_ORDER;
+}
+
+static bool apply_gtid_strict(void *arg)
+{
+    applier_t *a = arg;
+    return sysvar_global_int(&a->srv->vars, SYSVAR_GTID_STRICT_MODE) != 0;
+}
+
 static int apply_group(void *arg, const replica_group_t *g, char *err, size_t cap)
 {
     applier_t *a = arg;
+    int src = strict_check(a, g, err, cap);
+    if (src)
+        return src;
     bool rows = false, stmts = false;
     size_t off = 0;
     binlog_event_t ev;
@@ -309,7 +362,27 @@ static int apply_group(void *arg, const replica_group_t *g, char *err, size_t ca
                  "this replica", g->gtid.domain, g->gtid.server, (unsigned long long)g->gtid.seq);
         return ER_UNKNOWN_ERROR;
     }
-    return stmts ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+    return stmts || g->skip ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+}
+
+static int apply_sync(void *arg)
+{
+    applier_t *a = arg;
+    uint64_t lsn = a->unsynced_lsn;
+    a->unsynced_lsn = 0;
+    return lsn ? engine_log_sync(catalog_engine(sql_exec_catalog()), lsn) : 0;
+}
+
+static uint32_t apply_net_timeout(void *arg)
+{
+    applier_t *a = arg;
+    return (uint32_t)sysvar_global_int(&a->srv->vars, SYSVAR_SLAVE_NET_TIMEOUT);
+}
+
+static bool apply_semi_sync_enabled(void *arg)
+{
+    applier_t *a = arg;
+    return sysvar_global_int(&a->srv->vars, SYSVAR_RPL_SEMI_SYNC_SLAVE_ENABLED) != 0;
 }
 
 static void apply_thread_end(void *arg)
@@ -327,10 +400,11 @@ int session_replica_open(server_t *srv, bool skip_start)
 {
     if (!sql_exec_catalog())
         return 0;
-    g_applier = (applier_t){.srv = srv};
-    replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .save_pos = apply_save_pos,
+    g_applier = (applier_t){.srv = srv,
+                            .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
+    replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .sync = apply_sync, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
-                               .thread_end = apply_thread_end};
+                               .net_timeout = apply_net_timeout, .gtid_strict = apply_gtid_strict, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
     return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
 }

@@ -113,6 +113,8 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
     }
     if (engine_status(which, num))
         return true;
+    if (exec_repl_status((int)which, num, out))
+        return true;
     if (which >= STATUS_RPL_SEMI_SYNC_MASTER_CLIENTS && which <= STATUS_RPL_SEMI_SYNC_MASTER_YES_TX) {
         repl_semisync_stats_t rs;
         repl_semisync_get_stats(&rs);
@@ -632,6 +634,7 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         }
         if (query_only) {
             atomic_store(&t->kill_query, true);
+            mdl_kick(&t->kill_query); /* a metadata-lock wait sleeps until woken: wake it to see the kill */
         } else {
             atomic_store(&t->killed, true);
             if (t != s && t->fd >= 0)

@@ -4,6 +4,9 @@
  * REPEATABLE READ against READ COMMITTED, which takes no gap locks) and a stress test: scanners that repeat a
  * locking range read while other threads insert into the range must never see a phantom. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,6 +246,195 @@ TEST(test_lock_gap_release_wakes_and_deadlock)
     lock_release_all(ls, &b);
     lock_owner_destroy(&a);
     lock_owner_destroy(&b);
+    lock_sys_destroy(ls);
+}
+
+/* ---------------------------------------------------------------- partitions and wake-ups */
+
+typedef struct {
+    lock_sys_t *ls;
+    lock_owner_t o;
+    const char *key;
+    bool insert;     /* an insert of key into tree 1 (else an X record lock of key) */
+    _Atomic int rc;  /* -1 while waiting */
+} waiter_arg_t;
+
+static void *waiter_thread(void *p)
+{
+    waiter_arg_t *a = p;
+    int rc = a->insert ? ins(a->ls, &a->o, 1, a->key, 5000000)
+                       : lock_acquire(a->ls, &a->o, 1, a->key, strlen(a->key), LOCK_X, 5000000);
+    lock_release_all(a->ls, &a->o); /* hands the lock on at once */
+    a->rc = rc;
+    return NULL;
+}
+
+static int count_done(waiter_arg_t *w, int from, int n)
+{
+    int d = 0;
+    for (int i = from; i < from + n; i++)
+        d += w[i].rc == 0;
+    return d;
+}
+
+/* Six transactions queue for one record, three for another: each release wakes exactly the one waiter that gets
+ * the lock next (six signals for six grants, where waking every waiter of the record would send 6+5+...+1 = 21),
+ * and nobody waiting for the other record is woken. */
+TEST(test_lock_record_waiters_woken_one_by_one)
+{
+    lock_sys_t *ls = lock_sys_create();
+    lock_owner_t m, n;
+    lock_owner_init(&m, 100);
+    lock_owner_init(&n, 101);
+    REQUIRE(lock_acquire(ls, &m, 1, "k", 1, LOCK_X, SHORT_US) == 0);
+    REQUIRE(lock_acquire(ls, &n, 1, "j", 1, LOCK_X, SHORT_US) == 0);
+    enum { NK = 6, NJ = 3 };
+    waiter_arg_t w[NK + NJ];
+    pthread_t th[NK + NJ];
+    for (int i = 0; i < NK + NJ; i++) {
+        w[i].ls = ls;
+        lock_owner_init(&w[i].o, (uint64_t)i + 1);
+        w[i].key = i < NK ? "k" : "j";
+        w[i].insert = false;
+        w[i].rc = -1;
+        pthread_create(&th[i], NULL, waiter_thread, &w[i]);
+    }
+    while (lock_waits(ls) < NK + NJ)
+        usleep(1000);
+    usleep(20000);
+    uint64_t w0 = lock_wakeups(ls);
+    lock_release_all(ls, &m);
+    for (int i = 0; i < NK; i++)
+        pthread_join(th[i], NULL);
+    CHECK_EQ_INT(count_done(w, 0, NK), NK);
+    CHECK_EQ_INT(lock_wakeups(ls) - w0, NK);
+    usleep(20000);
+    CHECK_EQ_INT(count_done(w, NK, NJ), 0); /* still waiting, never woken */
+    lock_release_all(ls, &n);
+    for (int i = NK; i < NK + NJ; i++)
+        pthread_join(th[i], NULL);
+    CHECK_EQ_INT(count_done(w, NK, NJ), NJ);
+    CHECK_EQ_INT(lock_wakeups(ls) - w0, NK + NJ);
+    for (int i = 0; i < NK + NJ; i++)
+        lock_owner_destroy(&w[i].o);
+    lock_owner_destroy(&m);
+    lock_owner_destroy(&n);
+    lock_sys_destroy(ls);
+}
+
+/* Inserts wait on two gaps of one tree held by two transactions: when one gives its gap back, exactly the inserts
+ * into that gap are woken (and go in); the ones inside the other gap sleep on. */
+TEST(test_lock_insert_waiters_woken_by_their_gap)
+{
+    lock_sys_t *ls = lock_sys_create();
+    lock_owner_t g1, g2;
+    lock_owner_init(&g1, 100);
+    lock_owner_init(&g2, 101);
+    buf_t inflight;
+    buf_init(&inflight);
+    lock_gap_t *h1 = NULL, *h2 = NULL;
+    REQUIRE(lock_gap(ls, &g1, 1, B("a"), B("m"), LOCK_S, lock_insert_epoch(ls, 1), &h1, &inflight) == 0);
+    REQUIRE(lock_gap(ls, &g2, 1, B("m"), B("z"), LOCK_S, lock_insert_epoch(ls, 1), &h2, &inflight) == 0);
+    static const char *keys[6] = {"c", "d", "e", "p", "q", "r"};
+    waiter_arg_t w[6];
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++) {
+        w[i].ls = ls;
+        lock_owner_init(&w[i].o, (uint64_t)i + 1);
+        w[i].key = keys[i];
+        w[i].insert = true;
+        w[i].rc = -1;
+        pthread_create(&th[i], NULL, waiter_thread, &w[i]);
+    }
+    while (lock_waits(ls) < 6)
+        usleep(1000);
+    usleep(20000);
+    uint64_t w0 = lock_wakeups(ls);
+    lock_release_all(ls, &g1);
+    for (int i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    CHECK_EQ_INT(count_done(w, 0, 3), 3);
+    CHECK_EQ_INT(lock_wakeups(ls) - w0, 3);
+    usleep(20000);
+    CHECK_EQ_INT(count_done(w, 3, 3), 0);
+    lock_release_all(ls, &g2);
+    for (int i = 3; i < 6; i++)
+        pthread_join(th[i], NULL);
+    CHECK_EQ_INT(count_done(w, 3, 3), 3);
+    CHECK_EQ_INT(lock_wakeups(ls) - w0, 6);
+    for (int i = 0; i < 6; i++)
+        lock_owner_destroy(&w[i].o);
+    buf_free(&inflight);
+    lock_owner_destroy(&g1);
+    lock_owner_destroy(&g2);
+    lock_sys_destroy(ls);
+}
+
+/* Eight threads take X locks on two random keys of 24 (spread over trees, so over partitions) in random order,
+ * bump a counter per key that only the lock protects, and release: deadlocks are found across partitions (the
+ * victim gives up), nothing hangs, and every counter equals the number of grants of its key. */
+#define STRESS_KEYS 24
+static uint32_t stress_count[STRESS_KEYS];
+static _Atomic uint32_t stress_grants[STRESS_KEYS];
+
+typedef struct {
+    lock_sys_t *ls;
+    unsigned seed;
+    int id;
+    int deadlocks, timeouts;
+} stress_arg_t;
+
+static void *lock_stress_thread(void *p)
+{
+    stress_arg_t *a = p;
+    lock_owner_t o;
+    for (int i = 0; i < 1500; i++) {
+        lock_owner_init(&o, (uint64_t)a->id * 100000 + (uint64_t)i + 1);
+        int k[2] = {(int)(rand_r(&a->seed) % STRESS_KEYS), (int)(rand_r(&a->seed) % STRESS_KEYS)};
+        int got = 0, rc = 0;
+        for (int j = 0; j < 2 && rc == 0; j++) {
+            char key[8];
+            snprintf(key, sizeof key, "key%d", k[j]);
+            rc = lock_acquire(a->ls, &o, (uint64_t)(k[j] % 5), key, strlen(key), LOCK_X, 2000000);
+            got += rc == 0;
+        }
+        a->deadlocks += rc == ENGINE_EDEADLOCK;
+        a->timeouts += rc == ENGINE_ELOCKWAIT;
+        for (int j = 0; j < got; j++) {
+            if (j == 1 && k[1] == k[0])
+                break;
+            uint32_t v = stress_count[k[j]];
+            if (i % 7 == 0)
+                sched_yield();
+            stress_count[k[j]] = v + 1;
+            atomic_fetch_add(&stress_grants[k[j]], 1);
+        }
+        lock_release_all(a->ls, &o);
+        lock_owner_destroy(&o);
+    }
+    return NULL;
+}
+
+TEST(test_lock_partitions_stress_deadlocks)
+{
+    lock_sys_t *ls = lock_sys_create();
+    enum { NT = 8 };
+    pthread_t th[NT];
+    stress_arg_t a[NT];
+    for (int i = 0; i < NT; i++) {
+        a[i] = (stress_arg_t){.ls = ls, .seed = (unsigned)i * 13 + 5, .id = i};
+        pthread_create(&th[i], NULL, lock_stress_thread, &a[i]);
+    }
+    int timeouts = 0;
+    for (int i = 0; i < NT; i++) {
+        pthread_join(th[i], NULL);
+        timeouts += a[i].timeouts;
+    }
+    CHECK_EQ_INT(timeouts, 0); /* every cycle was found; no wait ran into its timeout */
+    int bad = 0;
+    for (int k = 0; k < STRESS_KEYS; k++)
+        bad += stress_count[k] != atomic_load(&stress_grants[k]);
+    CHECK_EQ_INT(bad, 0);
     lock_sys_destroy(ls);
 }
 
@@ -574,4 +766,5 @@ TEST(test_lock_engine_no_phantoms_under_inserts)
 UNIT_MAIN(test_lock_gap_blocks_inserts_only, test_lock_insert_intention_inflight_epoch, test_lock_gap_extends_along_a_scan,
           test_lock_gap_release_wakes_and_deadlock, test_lock_engine_next_key_repeatable_read,
           test_lock_engine_read_committed_no_gaps, test_lock_engine_unique_lookup,
-          test_lock_engine_no_phantoms_under_inserts)
+          test_lock_engine_no_phantoms_under_inserts, test_lock_record_waiters_woken_one_by_one,
+          test_lock_insert_waiters_woken_by_their_gap, test_lock_partitions_stress_deadlocks)

@@ -3,6 +3,7 @@
  * waiting, timeouts and kills, re-entry, a multi-name exclusive that takes all names at once.
  */
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "access/mdl.h"
@@ -100,5 +101,66 @@ TEST(test_kill)
     mdl_set_free(&b);
 }
 
+typedef struct {
+    mdl_set_t s;
+    const char *name;
+    _Atomic bool kill;
+    _Atomic int rc; /* -1 while waiting */
+} shared_arg_t;
+
+static void *shared_thread(void *p)
+{
+    shared_arg_t *a = p;
+    a->rc = mdl_shared(&a->s, "d", a->name, 10000000, &a->kill);
+    return NULL;
+}
+
+/* Requests wait on two names held EXCLUSIVE: releasing one name wakes only the requests waiting on it (one signal
+ * each), the others sleep on; a KILL QUERY (flag + mdl_kick) ends a 10 s wait at once, with nothing released. */
+TEST(test_wakeups_per_name_and_kill)
+{
+    mdl_set_t x1 = {0}, x2 = {0};
+    const char *dbs[] = {"d"}, *n1[] = {"w1"}, *n2[] = {"w2"};
+    REQUIRE(mdl_exclusive(&x1, dbs, n1, 1, 1000, NULL) == 0);
+    REQUIRE(mdl_exclusive(&x2, dbs, n2, 1, 1000, NULL) == 0);
+    enum { N = 6 };
+    static shared_arg_t a[N];
+    pthread_t th[N];
+    for (int i = 0; i < N; i++) {
+        memset(&a[i], 0, sizeof a[i]);
+        a[i].name = i < 3 ? "w1" : "w2";
+        a[i].rc = -1;
+        pthread_create(&th[i], NULL, shared_thread, &a[i]);
+    }
+    usleep(200000);
+    uint64_t w0 = mdl_wakeups();
+    mdl_release_all(&x1);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(a[i].rc, 0);
+    }
+    CHECK_EQ_INT(mdl_wakeups() - w0, 3);
+    usleep(50000);
+    for (int i = 3; i < N; i++)
+        CHECK_EQ_INT(a[i].rc, -1);
+    uint64_t t0 = time_mono_us();
+    atomic_store(&a[3].kill, true);
+    mdl_kick(&a[3].kill);
+    pthread_join(th[3], NULL);
+    CHECK_EQ_INT(a[3].rc, MDL_KILLED);
+    CHECK(time_mono_us() - t0 < 2000000);
+    CHECK_EQ_INT(a[4].rc, -1);
+    mdl_release_all(&x2);
+    for (int i = 4; i < N; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ_INT(a[i].rc, 0);
+    }
+    for (int i = 0; i < N; i++)
+        mdl_set_free(&a[i].s);
+    mdl_set_free(&x1);
+    mdl_set_free(&x2);
+    CHECK_EQ_INT(mdl_count(), 0);
+}
+
 UNIT_MAIN(test_shared_coexist_and_reentry, test_exclusive_waits_and_times_out,
-          test_waiting_exclusive_blocks_new_shared_and_gets_all_names, test_kill)
+          test_waiting_exclusive_blocks_new_shared_and_gets_all_names, test_kill, test_wakeups_per_name_and_kill)

@@ -703,10 +703,11 @@ typedef struct sql_repl_opt {
 enum { SQL_REPL_IO_THREAD = 1, SQL_REPL_SQL_THREAD = 2 };
 
 typedef struct sql_repl_stmt {
-    sql_repl_opt_t *opts;  /* CHANGE MASTER */
+    sql_repl_opt_t *opts;  /* CHANGE MASTER; START SLAVE UNTIL */
     uint32_t nopts;
     unsigned threads;      /* START / STOP: SQL_REPL_* bits, 0 = both */
     bool all;              /* RESET SLAVE ALL */
+    bool until;            /* START SLAVE ... UNTIL (the condition in opts) */
 } sql_repl_stmt_t;
 
 typedef struct sql_purge {         /* PURGE BINARY|MASTER LOGS TO 'f' | BEFORE expr */

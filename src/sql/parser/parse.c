@@ -4000,8 +4000,58 @@ static bool view_prefix(parser_t *p, sql_view_stmt_t *v)
 
 /* ---------------------------------------------------------------- replication (replica side) */
 
+/* opt = value, ... of CHANGE MASTER TO and START SLAVE UNTIL, SOURCE_* spelled MASTER_*. */
+static void repl_opts(parser_t *p, sql_repl_stmt_t *r)
+{
+    vec_t v = {0};
+    do {
+        if (p->tok.type != TK_WORD)
+            syntax_error(p);
+        sql_repl_opt_t *o = vec_push(p, &v, sizeof *o);
+        const char *w = p->tok.text;
+        size_t wl = p->tok.text_len;
+        if (wl > 7 && strncasecmp(w, "SOURCE_", 7) == 0) { /* MySQL 8's spelling of the same option */
+            char *n = arena_alloc(p->a, wl + 1);
+            memcpy(n, "MASTER_", 7);
+            memcpy(n + 7, w + 7, wl - 7);
+            n[wl] = 0;
+            o->name = upper_dup(p, n, wl);
+        } else {
+            o->name = upper_dup(p, w, wl);
+        }
+        next(p);
+        expect_punct(p, '=');
+        if (p->tok.type == TK_STRING) {
+            o->str = string_lit(p, NULL);
+        } else if (p->tok.type == TK_INT || p->tok.type == TK_DECIMAL) {
+            o->num = arena_strndup(p->a, p->tok.start, p->tok.len);
+            next(p);
+        } else if (accept_punct(p, '(')) { /* IGNORE_SERVER_IDS = (1, 2): kept as text for the session */
+            buf_t b;
+            buf_init(&b);
+            while (!accept_punct(p, ')')) {
+                if (p->tok.type != TK_INT)
+                    syntax_error(p);
+                buf_printf(&b, "%s%.*s", b.len ? "," : "", (int)p->tok.len, p->tok.start);
+                next(p);
+                if (!is_punct(p, ')'))
+                    expect_punct(p, ',');
+            }
+            o->str = arena_strndup(p->a, b.len ? (const char *)b.data : "", b.len);
+            buf_free(&b);
+        } else if (p->tok.type == TK_WORD) {
+            o->str = lower_dup(p, p->tok.text, p->tok.text_len);
+            next(p);
+        } else {
+            syntax_error(p);
+        }
+    } while (accept_punct(p, ','));
+    r->opts = v.items;
+    r->nopts = v.n;
+}
+
 /* CHANGE MASTER ['conn'] TO opt = value, ... | CHANGE REPLICATION SOURCE TO ...; START | STOP SLAVE | REPLICA
- * [IO_THREAD | SQL_THREAD [, ...]]; RESET SLAVE | REPLICA [ALL].  false when the statement is none of these. */
+ * [IO_THREAD | SQL_THREAD [, ...]] [UNTIL opt = value, ...]; RESET SLAVE | REPLICA [ALL].  false when the statement is none of these. */
 static bool repl_stmt(parser_t *p, sql_stmt_t *st)
 {
     sql_repl_stmt_t *r = &st->repl;
@@ -4015,51 +4065,7 @@ static bool repl_stmt(parser_t *p, sql_stmt_t *st)
             syntax_error(p);
         expect_word(p, "TO");
         st->kind = SQL_STMT_CHANGE_MASTER;
-        vec_t v = {0};
-        do {
-            if (p->tok.type != TK_WORD)
-                syntax_error(p);
-            sql_repl_opt_t *o = vec_push(p, &v, sizeof *o);
-            const char *w = p->tok.text;
-            size_t wl = p->tok.text_len;
-            if (wl > 7 && strncasecmp(w, "SOURCE_", 7) == 0) { /* MySQL 8's spelling of the same option */
-                char *n = arena_alloc(p->a, wl + 1);
-                memcpy(n, "MASTER_", 7);
-                memcpy(n + 7, w + 7, wl - 7);
-                n[wl] = 0;
-                o->name = upper_dup(p, n, wl);
-            } else {
-                o->name = upper_dup(p, w, wl);
-            }
-            next(p);
-            expect_punct(p, '=');
-            if (p->tok.type == TK_STRING) {
-                o->str = string_lit(p, NULL);
-            } else if (p->tok.type == TK_INT || p->tok.type == TK_DECIMAL) {
-                o->num = arena_strndup(p->a, p->tok.start, p->tok.len);
-                next(p);
-            } else if (accept_punct(p, '(')) { /* IGNORE_SERVER_IDS = (1, 2): kept as text for the session */
-                buf_t b;
-                buf_init(&b);
-                while (!accept_punct(p, ')')) {
-                    if (p->tok.type != TK_INT)
-                        syntax_error(p);
-                    buf_printf(&b, "%s%.*s", b.len ? "," : "", (int)p->tok.len, p->tok.start);
-                    next(p);
-                    if (!is_punct(p, ')'))
-                        expect_punct(p, ',');
-                }
-                o->str = arena_strndup(p->a, b.len ? (const char *)b.data : "", b.len);
-                buf_free(&b);
-            } else if (p->tok.type == TK_WORD) {
-                o->str = lower_dup(p, p->tok.text, p->tok.text_len);
-                next(p);
-            } else {
-                syntax_error(p);
-            }
-        } while (accept_punct(p, ','));
-        r->opts = v.items;
-        r->nopts = v.n;
+        repl_opts(p, r);
         return true;
     }
     bool start = is_word(p, "START"), stop = is_word(p, "STOP"), reset = is_word(p, "RESET");
@@ -4082,6 +4088,10 @@ static bool repl_stmt(parser_t *p, sql_stmt_t *st)
                 r->threads |= SQL_REPL_SQL_THREAD;
             }
         } while (accept_punct(p, ','));
+    }
+    if (start && accept_word(p, "UNTIL")) { /* MASTER_GTID_POS = '...' | MASTER_LOG_FILE = 'f', MASTER_LOG_POS = n */
+        r->until = true;
+        repl_opts(p, r);
     }
     return true;
 }
