@@ -34,7 +34,7 @@ TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(BUILD)/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-all: $(BUILD)/stratad $(TOOL_BINS) $(UNIT_BINS)
+all: $(BUILD)/stratad $(TOOL_BINS) $(UNIT_BINS) $(BUILD)/tests/powerloss.so
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -58,6 +58,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libstrata.a
 
 $(BUILD)/%: $(BUILD)/tools/%.o $(BUILD)/libstrata.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The power-loss shim (tests/powerloss): an LD_PRELOAD library for tests, never linked into anything, built
+# without sanitizers (it sits in front of the sanitizer runtime's own wrappers).
+$(BUILD)/tests/powerloss.so: tests/powerloss/powerloss.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fPIC -shared -pthread -o $@ $< -ldl
 
 # libFuzzer targets: clang only, library rebuilt with fuzzer instrumentation.
 FUZZ_BUILD := build-fuzz

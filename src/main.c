@@ -149,6 +149,8 @@ static bool bind_is_loopback(const char *addr)
  * The binary log is on unless --skip-log-bin (on by default).  --log-bin=NAME names the files
  * (NAME.000001 ...; a relative NAME is in the data directory); without a name they are strata-bin.NNNNNN.
  */
+static uint64_t account_generation(void *acl) { return acl_generation(acl); }
+
 static int open_binlog(const config_t *cfg, const char *datadir)
 {
     const config_item_t *lb = config_get(cfg, "log_bin");
@@ -269,8 +271,12 @@ int main(int argc, char **argv)
     if (tls_server_open(&topt, &tls) != 0)
         log_warn("TLS is unavailable (see the previous lines); connections will not be encrypted");
     pcfg.tls = tls;
-    if (acl_open(datadir, &g_srv.acl) != 0) {
+    int arc = acl_open(datadir, &g_srv.acl);
+    if (arc != 0) {
         log_error("Aborting: the account store in '%s' can't be used", datadir);
+        if (arc == STRATA_ECORRUPT)
+            log_error("The way out (docs/faults.md): restore accounts.dat from a backup, or move it away; the server "
+                      "then starts with root@localhost alone (no password) and the accounts are created again");
         goto out;
     }
     if (!bind_is_loopback(bind) && !sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_NETWORKING) &&
@@ -295,8 +301,12 @@ int main(int argc, char **argv)
     engine_set_lock_wait_timeout(g_engine, (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_LOCK_WAIT_TIMEOUT) * 1000000);
     if (sql_exec_global_init(g_engine, datadir) != 0) {
         log_error("Aborting: the catalog in '%s' can't be used", datadir);
+        log_error("The way out (docs/faults.md): if the line above names strata_catalog.id, write it again as the one "
+                  "line 'strata-catalog 1 16' (the catalog is the first tree of every data directory strata makes); "
+                  "otherwise the catalog's tree is damaged: restore the data directory from a backup");
         goto out;
     }
+    sql_commit_set_accounts(account_generation, g_srv.acl); /* recovery settles account statements' events */
     if (open_binlog(&cfg, datadir) != 0)
         goto out;
     /* after recovery: what recovery re-applied is not a reason to recount */

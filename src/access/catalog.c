@@ -17,6 +17,10 @@
  *   'Q' 0(8)                  [1][str source file][varint position]: the source position it applied up to
  *   'S' id(8, big-endian)     the table's optimizer statistics, written by ANALYZE TABLE; the value is
  *                             access/stats.c's (catalog_aux_put/get), deleted with the table
+ *   'L' seq(8, big-endian)    a DDL or account statement whose change may be durable while its binlog QUERY event
+ *                             is not (value: commit/commit.c draws it); put by every catalog commit of a DDL
+ *                             statement (catalog_ddl_pending_set) in the same engine transaction, deleted by the
+ *                             engine commit made in the event's binlog order, settled at recovery
  *   'T' db 0x00 table         table record:
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
@@ -776,6 +780,8 @@ void catalog_close(catalog_t *c)
 engine_t *catalog_engine(catalog_t *c) { return c->e; }
 uint64_t catalog_version(catalog_t *c) { return atomic_load(&c->version); }
 
+cat_table_t *catalog_table_from_record(const void *p, size_t n) { return table_from_record(p, n, NULL); }
+
 /* ---------------------------------------------------------------- databases */
 
 bool catalog_db_exists(catalog_t *c, const char *db)
@@ -797,13 +803,48 @@ uint16_t catalog_db_coll(catalog_t *c, const char *db)
     return coll;
 }
 
-/* One engine transaction: puts and deletes (del) of system-tree records, committed together. */
+/* The DDL statement this thread runs, while its binlog event is owed (catalog_ddl_pending_set). */
+static _Thread_local struct {
+    bool set, written;
+    uint64_t seq;
+    uint8_t *rec;
+    size_t len;
+} tl_ddl;
+
+void catalog_ddl_pending_set(uint64_t seq, const void *rec, size_t len)
+{
+    catalog_ddl_pending_clear();
+    tl_ddl.rec = mem_alloc(len ? len : 1);
+    memcpy(tl_ddl.rec, rec, len);
+    tl_ddl.len = len;
+    tl_ddl.seq = seq;
+    tl_ddl.set = true;
+}
+
+bool catalog_ddl_pending_written(uint64_t *seq)
+{
+    *seq = tl_ddl.seq;
+    return tl_ddl.set && tl_ddl.written;
+}
+
+int catalog_ddl_pending_commit(catalog_t *c) { return tl_ddl.set ? sys_commit(c, NULL, 0) : 0; }
+
+void catalog_ddl_pending_clear(void)
+{
+    mem_free(tl_ddl.rec);
+    memset(&tl_ddl, 0, sizeof tl_ddl);
+}
+
+/* One engine transaction: puts and deletes (del) of system-tree records, committed together; with the running
+ * DDL statement's 'L' record when one is set. */
 static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
 {
     engine_trx_t *trx;
     int rc = engine_trx_begin(c->e, &trx);
     if (rc)
         return rc;
+    if (tl_ddl.set)
+        rc = catalog_aux_put_trx(c, trx, CAT_AUX_DDL_LOG, tl_ddl.seq, tl_ddl.rec, tl_ddl.len);
     for (int i = 0; i < n && !rc; i++) {
         if (ops[i].del) {
             rc = engine_delete(trx, c->sys, ops[i].key.data, ops[i].key.len);
@@ -817,7 +858,10 @@ static int sys_commit(catalog_t *c, sys_op_t *ops, int n)
         engine_trx_rollback(trx);
         return rc;
     }
-    return engine_trx_commit(trx);
+    rc = engine_trx_commit(trx);
+    if (rc == 0 && tl_ddl.set)
+        tl_ddl.written = true;
+    return rc;
 }
 
 static int engine_err(diag_t *d, int rc, const char *what)

@@ -161,6 +161,19 @@ int catalog_aux_put_trx(catalog_t *c, engine_trx_t *trx, uint8_t kind, uint64_t 
 /* The replica's applied GTID of a domain (the 'R' record) in trx: the applier, and recovery re-applying a
  * transaction a replica logged (log_slave_updates). */
 int catalog_repl_gtid_put(catalog_t *c, engine_trx_t *trx, uint32_t domain, uint32_t server, uint64_t seq);
+/* A DDL statement owes its binlog QUERY event from its first catalog commit on: while set (per thread), every
+ * catalog commit also puts rec as record CAT_AUX_DDL_LOG seq in its own transaction, so after a crash the
+ * record is there exactly when some catalog change of the statement is (commit/commit.c writes and settles it).
+ * written: some commit included it (*seq receives it). */
+#define CAT_AUX_DDL_LOG 'L'
+void catalog_ddl_pending_set(uint64_t seq, const void *rec, size_t len);
+bool catalog_ddl_pending_written(uint64_t *seq);
+void catalog_ddl_pending_clear(void);
+/* Commits the note alone, now (a statement whose change is not in the catalog: accounts). */
+int catalog_ddl_pending_commit(catalog_t *c);
+/* A table record's value decoded on its own (tools and the fuzz target): NULL when it does not parse, else a
+ * table to give back with catalog_table_release. */
+cat_table_t *catalog_table_from_record(const void *p, size_t n);
 /* Calls fn for every record of a kind, in id order; 0 or an engine error. */
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg);

@@ -342,7 +342,8 @@ static struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t thread;
-    bool running, stop;
+    _Atomic bool running;
+    bool stop;
     catalog_t *cat;
     bool (*enabled)(void);
     auto_req_t q[AUTO_QUEUE];

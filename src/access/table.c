@@ -123,6 +123,13 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
 {
     switch (rc) {
     case ENGINE_EFULL: return diag_error(d, ER_RECORD_FILE_FULL, t ? t->name : "?");
+    case STRATA_ECORRUPT:
+        /* A page of the table failed its checks (the engine's line before this one names it): this table errors,
+         * every other one is served, as MariaDB does with a corrupted InnoDB page. */
+        log_error("table '%s.%s' is damaged on disk; its reads and writes fail with 1877 until it is dropped or "
+                  "restored (strata-check lists every damaged page; docs/faults.md)",
+                  t ? t->db : "?", t ? t->name : "?");
+        return diag_error(d, ER_TABLE_CORRUPT, t ? t->db : "?", t ? t->name : "?");
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
     /* A data or undo file that cannot grow for a full disk: MariaDB's InnoDB says the table is full (1114). */

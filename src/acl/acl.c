@@ -939,6 +939,14 @@ void acl_close(acl_t *acl)
 static void grantee_purge(table_t *t, const char *user, const char *host, bool is_role);
 static void grantee_rename(table_t *t, const char *fu, const char *fh, const char *tu, const char *th);
 
+uint64_t acl_generation(acl_t *acl)
+{
+    pthread_rwlock_rdlock(&acl->lock);
+    uint64_t g = acl->generation;
+    pthread_rwlock_unlock(&acl->lock);
+    return g;
+}
+
 /* --- writers ----------------------------------------------------------------------------------------------- */
 
 /* Begins a change: takes the writer mutex and returns a private copy of the table to modify. */

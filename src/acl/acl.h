@@ -94,6 +94,8 @@ typedef struct acl acl_t;
  * fails its checks: the server must not start on a damaged account store). */
 int acl_open(const char *datadir, acl_t **out);
 void acl_close(acl_t *acl);
+/* The generation of the file on disk (its header field): +1 per change written. */
+uint64_t acl_generation(acl_t *acl);
 
 /* CREATE USER [IF NOT EXISTS] u1 [, u2 ...].  Items that already exist fail the statement with 1396 naming all
  * of them ("Operation CREATE USER failed for 'a'@'%','b'@'%'"); the others are created anyway, as in MariaDB.  With

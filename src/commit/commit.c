@@ -27,6 +27,7 @@
 
 #include "repl/semisync.h"
 #include "access/binapply.h"
+#include "access/rowcodec.h"
 #include "commit/commit.h"
 #include "access/catalog.h"
 #include "util/fio.h"
@@ -275,10 +276,142 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
     pthread_mutex_unlock(&commit_state.mu);
 }
 
+/* ---- DDL and account statements: their change and the binlog agree ----
+ * The note such a statement leaves in the catalog (record 'L', access/catalog.c) while its QUERY event is owed:
+ *     [1 version][varint thread id][varint sql_mode][varint accounts generation][varint db length][db]
+ *     [varint statement length][statement]
+ * accounts generation: 0 for DDL (the note commits with the catalog change, so the change is there); for an
+ * account statement, the account file's generation before it (the note commits first: the change happened
+ * exactly when the file's generation is past it; account statements that log are serialised).
+ */
+static void ddl_note_encode(buf_t *b, const char *db, const char *query, size_t len, uint32_t thread_id,
+                            uint64_t sql_mode, uint64_t acct_gen)
+{
+    size_t dl = db ? strlen(db) : 0;
+    buf_append_byte(b, 1);
+    rc_put_varint(b, thread_id);
+    rc_put_varint(b, sql_mode);
+    rc_put_varint(b, acct_gen);
+    rc_put_varint(b, dl);
+    buf_append(b, db ? db : "", dl);
+    rc_put_varint(b, len);
+    buf_append(b, query, len);
+}
+
+typedef struct {
+    uint64_t seq, thread_id, sql_mode, acct_gen;
+    char *db;
+    char *text;
+    size_t len;
+} ddl_note_t;
+
+static int ddl_note_decode(const uint8_t *p, size_t n, ddl_note_t *out)
+{
+    const uint8_t *e = p + n;
+    uint64_t dl, ql;
+    memset(out, 0, sizeof *out);
+    if (n < 1 || *p++ != 1 || rc_get_varint(&p, e, &out->thread_id) < 0 || rc_get_varint(&p, e, &out->sql_mode) < 0 ||
+        rc_get_varint(&p, e, &out->acct_gen) < 0 || rc_get_varint(&p, e, &dl) < 0 || dl > (uint64_t)(e - p))
+        return STRATA_ECORRUPT;
+    out->db = mem_alloc(dl + 1);
+    memcpy(out->db, p, dl);
+    out->db[dl] = 0;
+    p += dl;
+    if (rc_get_varint(&p, e, &ql) < 0 || ql != (uint64_t)(e - p)) {
+        mem_free(out->db);
+        return STRATA_ECORRUPT;
+    }
+    out->text = mem_alloc(ql + 1);
+    memcpy(out->text, p, ql);
+    out->text[ql] = 0;
+    out->len = ql;
+    return 0;
+}
+
+int sql_commit_ddl_note_check(const void *p, size_t n)
+{
+    ddl_note_t x;
+    int rc = ddl_note_decode(p, n, &x);
+    if (rc == 0) {
+        mem_free(x.db);
+        mem_free(x.text);
+    }
+    return rc;
+}
+
+static uint64_t g_ddl_seq; /* atomic: the notes' keys (none survives a start, so they may start over) */
+static uint64_t (*g_acct_gen)(void *arg);
+static void *g_acct_arg;
+
+static void note_set(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode,
+                     uint64_t acct_gen)
+{
+    buf_t b;
+    buf_init(&b);
+    ddl_note_encode(&b, db, query, len, thread_id, sql_mode, acct_gen);
+    catalog_ddl_pending_set(__atomic_add_fetch(&g_ddl_seq, 1, __ATOMIC_RELAXED), b.data, b.len);
+    buf_free(&b);
+}
+
+void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    if (commit_state.bl)
+        note_set(db, query, len, thread_id, sql_mode, 0);
+}
+
+void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg)
+{
+    g_acct_gen = generation;
+    g_acct_arg = arg;
+}
+
+int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
+{
+    catalog_t *cat = commit_state.cat;
+    if (!commit_state.bl || !g_acct_gen || !cat)
+        return 0;
+    note_set(db, query, len, thread_id, sql_mode, g_acct_gen(g_acct_arg));
+    int rc = catalog_ddl_pending_commit(cat);
+    if (rc)
+        catalog_ddl_pending_clear();
+    return rc;
+}
+
+/* An engine transaction deleting note seq, for the caller to commit (NULL if it cannot begin). */
+static engine_trx_t *ddl_note_delete_trx(uint64_t seq)
+{
+    engine_trx_t *trx = NULL;
+    catalog_t *cat = commit_state.cat;
+    if (!cat || engine_trx_begin(commit_state.e, &trx))
+        return NULL;
+    if (catalog_aux_put_trx(cat, trx, CAT_AUX_DDL_LOG, seq, NULL, 0)) {
+        engine_trx_rollback(trx);
+        return NULL;
+    }
+    return trx;
+}
+
+void sql_commit_ddl_abandon(void)
+{
+    uint64_t seq;
+    if (catalog_ddl_pending_written(&seq)) {
+        /* Failed after a catalog change: the statement reports its error and the binlog does not get it (as
+         * when the binlog write itself fails). */
+        engine_trx_t *trx = ddl_note_delete_trx(seq);
+        if (trx)
+            engine_trx_commit(trx);
+    }
+    catalog_ddl_pending_clear();
+}
+
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
     if (!commit_state.bl)
         return 0;
+    uint64_t note;
+    bool noted = catalog_ddl_pending_written(&note);
+    catalog_ddl_pending_clear();
+    (void)FAULT_POINT("commit.ddl_before_binlog"); /* test builds: a crash between the catalog and the event */
     /* The statement's catalog change, and with it every engine commit before it, is durable before its QUERY
      * event: recovery never re-applies a transaction against a definition older than the one it was logged
      * with (docs/binlog.md). */
@@ -294,8 +427,15 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     binlog_commit_result_t r;
     rc = binlog_commit(commit_state.bl, &t, &r);
     binlog_trx_free(&t);
-    if (rc == 0) /* its turn in the commit order, with nothing to commit in the engine */
-        commit_ordered(r.order, NULL, 0);
+    /* Its turn in the commit order: the note's deletion, tagged with the event's end, so that while the note
+     * survives a crash the engine's tag is below the event and recovery looks for it in the binlog. */
+    engine_trx_t *del = noted ? ddl_note_delete_trx(note) : NULL;
+    if (rc == 0) {
+        (void)FAULT_POINT("commit.ddl_after_binlog"); /* test builds: a crash between the event and the note */
+        commit_ordered(r.order, del, pos_tag(r.end));
+    } else if (del) {
+        engine_trx_commit(del);
+    }
     if (rc == 0 && repl_semisync_active())
         repl_semisync_wait(r.end);
     return rc;
@@ -521,6 +661,7 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
             }
             rc = reapply_one(e, bl, ap, t);
             n += rc == 0;
+            (void)FAULT_POINT("recovery.reapplied"); /* test builds: a crash between two re-applied transactions */
         }
         if (ap) {
             uint64_t ins, upd, del;
@@ -544,6 +685,91 @@ static int reapply_lost(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec,
     return 0;
 }
 
+static void collect_note(void *arg, uint64_t seq, const void *val, size_t len)
+{
+    buf_t *notes = arg;
+    ddl_note_t n;
+    if (ddl_note_decode(val, len, &n)) {
+        CORRUPT("catalog: DDL note %llu does not parse", (unsigned long long)seq);
+        return;
+    }
+    n.seq = seq;
+    buf_append(notes, &n, sizeof n);
+}
+
+/* Does the binlog hold, past the engine's tag, a DDL event for note n that no earlier note was matched with? */
+static bool ddl_in_binlog(binlog_t *bl, const binlog_recovery_t *rec, uint64_t tag, const ddl_note_t *n,
+                          bool *used)
+{
+    for (uint32_t i = 0; rec && i < rec->n; i++) {
+        const binlog_recovered_trx_t *t = &rec->trx[i];
+        if (t->xid || used[i] || pos_tag(t->end) <= tag)
+            continue;
+        char name[256];
+        binlog_file_name(bl, t->end.file, name, sizeof name);
+        binlog_reader_t *r = NULL;
+        if (binlog_reader_open(bl, name, t->start.offset, &r))
+            continue;
+        binlog_event_t ev;
+        bool same = false;
+        while (!same && binlog_reader_next(r, &ev) > 0 && ev.pos < t->end.offset) {
+            binlog_query_t q;
+            if (ev.type == BINLOG_EV_QUERY && binlog_event_query(&ev, &q) == 0)
+                same = q.len == n->len && memcmp(q.text, n->text, n->len) == 0 && q.db_len == strlen(n->db) &&
+                       memcmp(q.db, n->db, q.db_len) == 0;
+        }
+        binlog_reader_close(r);
+        if (same) {
+            used[i] = true;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* DDL statements whose catalog change survived the crash and whose QUERY event may not have: each one's note
+ * is looked for among the binlog's DDL events past the engine's tag at the crash (the note's deletion was
+ * tagged with its event: a note that survives means the tag is below its event, if the event exists); found,
+ * the note goes; not found, the event is written now, then the note goes.  Catalog and binlog then agree. */
+static int settle_ddl(engine_t *e, binlog_t *bl, const binlog_recovery_t *rec, uint64_t tag)
+{
+    catalog_t *cat = commit_state.cat;
+    if (!cat)
+        return 0;
+    buf_t notes;
+    buf_init(&notes);
+    int rc = catalog_aux_scan(cat, CAT_AUX_DDL_LOG, collect_note, &notes);
+    size_t n = notes.len / sizeof(ddl_note_t);
+    ddl_note_t *v = (ddl_note_t *)notes.data;
+    bool *used = mem_calloc(rec && rec->n ? rec->n : 1, sizeof *used);
+    uint32_t logged = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (v[i].acct_gen && (!g_acct_gen || g_acct_gen(g_acct_arg) <= v[i].acct_gen)) {
+            /* an account statement that never reached the account file: neither has it */
+        } else if (bl && !ddl_in_binlog(bl, rec, tag, &v[i], used)) {
+            if ((rc = sql_commit_ddl(v[i].db[0] ? v[i].db : NULL, v[i].text, v[i].len, (uint32_t)v[i].thread_id,
+                                     v[i].sql_mode)))
+                break;
+            log_note("recovery: DDL statement in the catalog but not in the binary log, written to it now: %.200s",
+                     v[i].text);
+            logged++;
+        }
+        engine_trx_t *del = ddl_note_delete_trx(v[i].seq);
+        rc = del ? engine_trx_commit(del) : STRATA_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        mem_free(v[i].db);
+        mem_free(v[i].text);
+    }
+    if (n && rc == 0)
+        log_note("recovery: %zu DDL statement(s) interrupted by the crash settled, %u written to the binary log", n,
+                 logged);
+    mem_free(used);
+    buf_free(&notes);
+    (void)e;
+    return rc;
+}
+
 int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_recovery_t *rec)
 {
     commit_state.e = e;
@@ -555,8 +781,11 @@ int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_rec
     uint64_t *settled;
     uint32_t nsettled;
     settle_prepared(e, rec, bl != NULL, &settled, &nsettled);
+    uint64_t tag = engine_commit_tag(e); /* before the re-apply moves it */
     int rc = bl ? reapply_lost(e, bl, rec, settled, nsettled) : 0;
     mem_free(settled);
+    if (rc == 0)
+        rc = settle_ddl(e, bl, rec, tag);
     if (rc) {
         log_error("recovery: the engine cannot be brought up to the binary log; refusing to start");
         return -1;

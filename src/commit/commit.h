@@ -52,6 +52,21 @@ void sql_commit_snapshot(engine_trx_t *trx, char *file, size_t cap, uint64_t *po
  * Does nothing without a binlog.  sql_mode: the session's @@sql_mode bits, which the event carries (a replica
  * reads the text under it: ANSI_QUOTES ...). */
 int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+/* Catalog change and QUERY event, both or neither.  Called before a DDL statement runs, with the text
+ * sql_commit_ddl will log: from the statement's first catalog commit on, the catalog holds a note that the
+ * event is owed (catalog_ddl_pending_set), and sql_commit_ddl deletes it in the engine commit it makes in the
+ * event's binlog order; a recovery finding the note writes the event unless the binlog has it already.
+ * sql_commit_ddl_abandon: the statement failed (deletes the note if one was written). */
+void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+void sql_commit_ddl_abandon(void);
+/* The same for an account statement (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles), whose change goes to
+ * the account file and not the catalog: the note is committed now, naming the file's generation, and recovery
+ * writes the event only if the file moved past it.  The caller serialises these statements from here to its
+ * sql_commit_ddl / sql_commit_ddl_abandon.  generation: the account store's, registered at start-up. */
+int sql_commit_account_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
+void sql_commit_set_accounts(uint64_t (*generation)(void *arg), void *arg);
+/* Decodes a DDL note's value (the fuzz target): 0 or STRATA_ECORRUPT. */
+int sql_commit_ddl_note_check(const void *p, size_t n);
 
 /* The replica's applier with log_slave_updates: the calling thread's next commits (sql_commit_trx, sql_commit_ddl)
  * are logged under the source's GTID g and timestamp when instead of a new GTID of this server, so that replicas

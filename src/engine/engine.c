@@ -42,6 +42,7 @@
 #include "engine/undo.h"
 #include "engine/vstore.h"
 #include "util/blocking.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 #define ENGINE_DIR_TREE 1ull
@@ -79,6 +80,7 @@ struct engine_trx {
     size_t nspilled;    /* undo records [0, nspilled) are in the undo file (undo.h); under mu */
     bool spilled;       /* listed in every checkpoint's spill manifest while active; under mu */
     bool end_logged;    /* its COMMIT or ROLLBACK record is in the log: no checkpoint lists it any more */
+    bool must_carry;    /* recovered: the next checkpoint carries its undo forward whatever its age; under mu */
     buf_t undo;         /* undo records back to back */
     size_t *offs;
     size_t nundo, capundo;
@@ -302,7 +304,8 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
     /* Only the checkpointer (ckpt_mu) changes spilled / nspilled, so reading them here without t->mu is safe. */
     bool need = false;
     for (engine_trx_t *t = e->active; t && !need; t = t->next)
-        need = t->spilled || (t->first_lsn && t->first_lsn < threshold && t->undo.len >= cap / 16);
+        need = t->spilled ||
+               ((t->must_carry || (t->first_lsn && t->first_lsn < threshold)) && t->undo.len >= cap / 16);
     if (need) {
         bool restarted = false;
         if ((rc = undo_spill_begin(e->undo, &restarted)))
@@ -313,7 +316,7 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
     }
     for (engine_trx_t *t = e->active; t && !rc; t = t->next) {
         pthread_mutex_lock(&t->mu);
-        bool old = t->first_lsn && t->first_lsn < threshold;
+        bool old = t->must_carry || (t->first_lsn && t->first_lsn < threshold);
         if (t->end_logged || (!old && !t->spilled)) {
             pthread_mutex_unlock(&t->mu);
             continue;
@@ -350,6 +353,7 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
                 mtr_commit(&m);
             }
             t->first_lsn = first;
+            t->must_carry = false;
         }
         pthread_mutex_unlock(&t->mu);
     }
@@ -379,6 +383,7 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
             pthread_mutex_lock(&t->mu);
             t->nspilled = pend[i].nspilled;
             t->spilled = true;
+            t->must_carry = false;
             t->first_lsn = pend[i].first;
             pthread_mutex_unlock(&t->mu);
         }
@@ -415,6 +420,10 @@ static int checkpoint(engine_t *e, uint64_t only_if_used_over)
     uint64_t lsn = redo_ckpt_begin(e->redo), spill[2];
     pthread_mutex_unlock(&e->tag_mu);
     if ((rc = carry_undo(e, spill)) || (rc = bpool_flush_all(e->bp)) || (rc = fsys_sync_all(e->fs)))
+        goto out;
+    /* The undo carried forward lies after lsn, and the slot will put the tail at lsn: those records must be
+     * durable before the slot says the older log is no longer needed. */
+    if ((rc = redo_flush(e->redo, redo_current_lsn(e->redo), true)))
         goto out;
     uint64_t user[REDO_USER_WORDS] = {0};
     user[USER_COMMIT_TAG] = tag;
@@ -963,6 +972,7 @@ static int on_group(void *ctx, uint64_t start, uint64_t end, const uint8_t *body
     r->groups++;
     r->group_start = start;
     bool pages = start >= r->ckpt_lsn;
+    (void)FAULT_POINT("engine.recovery_scan"); /* test builds: a crash in the middle of the redo scan */
     r->applied += pages;
     return mtr_apply_group(r->e->bp, pages, end, body, len, on_logical, r);
 }
@@ -1022,42 +1032,48 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
 }
 
 /* Rolls back the transactions the crash interrupted: their undo is logged again in this run first. */
+/* Transactions the crash interrupted (undo records, no COMMIT or ROLLBACK).  First each becomes an engine trx
+ * with its undo in memory, marked to be carried forward, and one checkpoint re-logs (or spills) all of their
+ * undo: that is the first checkpoint of this run (redo_start_deferred), so until it is durable the previous
+ * checkpoint and the old log still hold every one of them, and a crash here recovers them again.  Only then
+ * are they rolled back, or, prepared, kept for the coordinator. */
 static int recover_rollback(engine_t *e, rctx_t *r)
 {
     int rc = 0, n = 0;
-    for (rtrx_t *x = r->trx; x && !rc; x = x->next) {
+    size_t nt = 0;
+    for (rtrx_t *x = r->trx; x; x = x->next)
+        nt += !x->done && x->n;
+    if (!nt)
+        return 0;
+    engine_trx_t **ts = mem_calloc(nt, sizeof *ts);
+    size_t k = 0;
+    for (rtrx_t *x = r->trx; x; x = x->next) {
         if (x->done || x->n == 0)
             continue;
-        engine_trx_t *t = trx_new(e, x->id);
+        engine_trx_t *t = ts[k++] = trx_new(e, x->id);
+        pthread_mutex_lock(&t->mu);
         t->first_lsn = redo_current_lsn(e->redo);
+        t->must_carry = true;
+        /* Known as prepared before its undo is carried: the checkpoint re-logs its PREPARE with the undo, or
+         * lists it as prepared in the spill manifest. */
         if (x->prepared) {
-            /* Known as prepared before its undo is carried again: a checkpoint in the loop below may spill it,
-             * and its manifest entry must say prepared. */
-            pthread_mutex_lock(&t->mu);
             t->prepared = true;
             buf_append(&t->xid, x->xid.data, x->xid.len);
-            pthread_mutex_unlock(&t->mu);
         }
         for (size_t i = 0; i < x->n; i++) {
             size_t end = i + 1 < x->n ? x->offs[i + 1] : x->undo.len;
-            mtr_t m;
-            mtr_start(&m, e->bp, e->redo);
-            mtr_log_undo(&m, x->undo.data + x->offs[i], (uint32_t)(end - x->offs[i]));
-            mtr_commit(&m);
-            pthread_mutex_lock(&t->mu);
             trx_add_undo(t, x->undo.data + x->offs[i], end - x->offs[i]);
-            pthread_mutex_unlock(&t->mu);
-            /* A large transaction's undo does not fit the log: the checkpoint spills it as it grows. */
-            if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
-                checkpoint(e, redo_capacity(e->redo) / 2);
         }
-        if (x->prepared) {
+        pthread_mutex_unlock(&t->mu);
+    }
+    if ((rc = checkpoint(e, 0)))
+        goto out;
+    (void)FAULT_POINT("engine.recovery_carried"); /* test builds: a crash right after that checkpoint */
+    for (k = 0; k < nt && !rc; k++) {
+        engine_trx_t *t = ts[k];
+        if (t->prepared) {
             /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
-            mtr_t m;
-            mtr_start(&m, e->bp, e->redo);
-            mtr_log_prepare(&m, t->id, x->xid.data, (uint16_t)x->xid.len);
-            mtr_commit(&m);
-            t->prepared = t->recovered = true;
+            t->recovered = true;
             for (size_t i = 0; i < t->nundo; i++) {
                 const uint8_t *u = t->undo.data + t->offs[i];
                 uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
@@ -1084,9 +1100,12 @@ static int recover_rollback(engine_t *e, rctx_t *r)
         }
         rc = engine_trx_rollback(t);
         n++;
+        (void)FAULT_POINT("engine.recovery_rolled_back"); /* test builds: a crash between two rollbacks */
     }
     if (n)
         log_note("engine: rolled back %d transaction(s) left incomplete by the crash", n);
+out:
+    mem_free(ts);
     return rc;
 }
 
@@ -1249,14 +1268,19 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     user[USER_SPILL_MANIFEST] = cw[USER_SPILL_MANIFEST];
     user[USER_SPILL_END] = cw[USER_SPILL_END];
     user[USER_COMMIT_TAG] = e->commit_tag = r.commit_tag;
+    /* Interrupted transactions keep the old checkpoint in force until their undo is carried into this run. */
+    bool carry = false;
+    for (rtrx_t *x = r.trx; x && !carry; x = x->next)
+        carry = !x->done && x->n;
     if (!rc)
-        rc = redo_start(e->redo, end, user);
+        rc = carry ? redo_start_deferred(e->redo, end, user) : redo_start(e->redo, end, user);
     if (rc) {
         rctx_free(&r);
         log_error("engine: recovery of '%s' failed (%d)", e->datadir, rc);
         goto fail;
     }
     e->redo_started = true;
+    (void)FAULT_POINT("engine.recovery_started"); /* test builds: a crash once the new log run has begun */
     if (r.applied)
         log_note("engine: recovery replayed %llu redo groups (%llu bytes) in %llu ms",
                  (unsigned long long)r.applied, (unsigned long long)(end - r.ckpt_lsn),

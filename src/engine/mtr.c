@@ -291,6 +291,10 @@ int mtr_apply_group(bpool_t *bp, bool pages, uint64_t end_lsn, const uint8_t *p,
                     bpool_unfix(bp, f, LATCH_X);
                     return CORRUPT("redo: truncated page image");
                 }
+                if (apply && f->was_bad)
+                    log_note("engine: page %u:%u:%u failed its checksum (a torn or damaged write) and was "
+                             "restored from its full-page image in the redo log",
+                             page_id_space(id), page_id_file(id), page_id_pgno(id));
                 if (apply)
                     memcpy(f->data, p, ps);
                 p += ps;

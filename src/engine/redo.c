@@ -297,6 +297,18 @@ int redo_start(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS]
     return 0;
 }
 
+int redo_start_deferred(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS])
+{
+    /* The slot on disk stays the old run's, and so does the tail in memory: no group of the new run may
+     * overwrite the old log while the old checkpoint is the one a crash would recover from. */
+    redo_ckpt_t c = {.ckpt_lsn = r->ckpt.ckpt_lsn, .tail_lsn = r->ckpt.tail_lsn, .run_id = r->ckpt.run_id + 1};
+    memcpy(c.user, user, sizeof c.user);
+    r->ckpt = c;
+    r->cur_lsn = r->buf_lsn = r->written_lsn = r->flushed_lsn = r->horizon = end_lsn;
+    r->started = true;
+    return 0;
+}
+
 uint64_t redo_append(redo_t *r, const uint8_t *body, size_t len, uint64_t fpi_horizon)
 {
     uint8_t h[REDO_GROUP_HDR] = {0};

@@ -46,6 +46,11 @@ int redo_scan(redo_t *r, redo_scan_cb cb, void *ctx, uint64_t *end_lsn);
 /* Makes the log writable from end_lsn on with a new run id, and writes a checkpoint at end_lsn (tail end_lsn too).
  * The caller has flushed every page changed by the groups before end_lsn. */
 int redo_start(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS]);
+/* The same without the checkpoint: the old run's slot (and its tail, which the new run must not overwrite) stays
+ * the one recovery reads until the first redo_ckpt_end of the new run.  A crash before that recovers exactly as
+ * the last time: the new run's groups, at the old end, are of another run and end the scan.  For a recovery
+ * that must carry state forward (interrupted transactions' undo) before the old log may be given up. */
+int redo_start_deferred(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_USER_WORDS]);
 
 /* Appends one group; returns its end LSN, which the caller stamps on the pages it changed.  When fpi_horizon is
  * not the current horizon (a checkpoint began), nothing is appended and 0 is returned: the caller rebuilds. */

@@ -605,6 +605,18 @@ static int load_file(fsys_t *fs, space_t *sp, dfile_t *f)
     }
     f->size_pages = rd32(fr->data + FH_SIZE);
     bpool_unfix(fs->bp, fr, LATCH_S);
+    struct stat st;
+    uint64_t want = (uint64_t)f->size_pages * fs->ps;
+    if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < want) {
+        /* Cut short behind the server's back (a copy that stopped, a full disk during a restore).  The pages past
+         * the end read as never written: the trees that had pages there fail their checks (1877 for their tables)
+         * and everything else is served.  The file gets its length back so that its free extents stay usable. */
+        log_error("engine: data file '%s' is %llu bytes but its header says %llu: it was truncated; the tables "
+                  "with pages past its end fail with error 1877 (strata-check names them)", f->full,
+                  (unsigned long long)st.st_size, (unsigned long long)want);
+        if ((rc = file_extend(f->fd, (uint64_t)st.st_size, want)))
+            return rc;
+    }
     f->n_ext = f->size_pages / sp->ep;
     mem_free(f->ext_state);
     f->ext_state = mem_calloc(f->n_ext ? f->n_ext : 1, 1);

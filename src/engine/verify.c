@@ -90,7 +90,8 @@ int engine_tree_check(engine_t *e, uint64_t tree, const engine_check_report_t *r
                (unsigned long long)tree, rc);
     if (btree_walk(t, on_page, &w))
         vfault(&w, "tree %llu cannot be walked", (unsigned long long)tree);
-    qsort(w.seen, w.n, sizeof *w.seen, cmp_id);
+    if (w.n)
+        qsort(w.seen, w.n, sizeof *w.seen, cmp_id);
     for (size_t i = 1; i < w.n; i++)
         if (w.seen[i] == w.seen[i - 1])
             vfault(&w, "page %u:%u:%u is reached twice in tree %llu", page_id_space(w.seen[i]),

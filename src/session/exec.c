@@ -2285,6 +2285,30 @@ static void ls_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char
     l->real->ok(l->real, affected, last_id, info, more);
 }
 
+/* Account statements that go to the binlog run one at a time from the note that their QUERY event is owed
+ * (sql_commit_account_begin) to the event or the statement's failure: the account file's generation then tells
+ * a recovery whether the statement of a surviving note changed it. */
+static pthread_mutex_t account_log_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool account_log_begin(session_t *s, const sql_stmt_t *st)
+{
+    if (!s->srv->binlog || !sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) || !st->src || !st->src_len)
+        return false;
+    pthread_mutex_lock(&account_log_mu);
+    if (sql_commit_account_begin(s->db, st->src, st->src_len, s->id,
+                                 (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_MODE)) != 0)
+        log_warn("accounts: cannot note the statement for crash recovery; it is logged as before");
+    return true;
+}
+
+static void account_log_end(bool noted)
+{
+    if (!noted)
+        return;
+    sql_commit_ddl_abandon(); /* nothing left to do once the event is written (ls_ok) */
+    pthread_mutex_unlock(&account_log_mu);
+}
+
 static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t *st, res_sink_t *real)
 {
     l->base = *real; /* binary as the real one; every call goes through to it */
@@ -2327,21 +2351,24 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     }
     case SQL_STMT_CREATE_USER:
     case SQL_STMT_ALTER_USER:
-    case SQL_STMT_DROP_USER: {
-        logged_sink_t ls;
-        return exec_user_stmt(x, st, logged_sink(&ls, s, st, sink), more);
-    }
-    case SQL_STMT_RENAME_USER: {
-        logged_sink_t ls;
-        return exec_rename_user(x, st, logged_sink(&ls, s, st, sink), more);
-    }
-    /* privilege statements (exec_grant.c) */
-    case SQL_STMT_GRANT:
+    case SQL_STMT_DROP_USER:
+    case SQL_STMT_RENAME_USER:
+    case SQL_STMT_GRANT: /* privilege statements: exec_grant.c */
     case SQL_STMT_REVOKE:
     case SQL_STMT_CREATE_ROLE:
     case SQL_STMT_DROP_ROLE: {
         logged_sink_t ls;
-        return exec_grant_stmt(s, st, logged_sink(&ls, s, st, sink), more);
+        res_sink_t *ks = logged_sink(&ls, s, st, sink);
+        bool noted = account_log_begin(s, st);
+        int rc;
+        if (st->kind == SQL_STMT_RENAME_USER)
+            rc = exec_rename_user(x, st, ks, more);
+        else if (st->kind == SQL_STMT_CREATE_USER || st->kind == SQL_STMT_ALTER_USER || st->kind == SQL_STMT_DROP_USER)
+            rc = exec_user_stmt(x, st, ks, more);
+        else
+            rc = exec_grant_stmt(s, st, ks, more);
+        account_log_end(noted);
+        return rc;
     }
     case SQL_STMT_SET_ROLE:
     case SQL_STMT_SET_DEFAULT_ROLE:

@@ -17,6 +17,7 @@ from sqlutil import run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Text that only the fault seam puts in a binary: the variable, the environment switch, the rule words, the points.
 SEAM_STRINGS = [b'debug_fault', b'STRATA_FAULT', b'STRATA_TEST_NO_REDO_SYNC', b'commit.skip_redo_sync',
+                b'engine.recovery_carried', b'commit.ddl_before_binlog',
                 b'binlog.before_fsync', b'CLASS:OP:N:ACTION']
 
 
@@ -69,11 +70,20 @@ def crash_and_check(s, want, maybe=(), table='f.t', extra=None):
     assert want <= have, 'acknowledged rows lost: %s' % sorted(want - have)[:10]
     assert have <= want | set(maybe), 'rows that were refused came back: %s' % sorted(have - want - set(maybe))[:10]
     assert s.stop() == 0
-    checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
-    r = subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    strata_check(s)
     s.start(s.extra)
     return have
+
+
+def run_checker(s):
+    checker = os.path.join(os.path.dirname(conftest.strata_exe()), 'strata-check')
+    return subprocess.run([checker, s.datadir], capture_output=True, text=True, timeout=300)
+
+
+def strata_check(s):
+    """tools/strata-check on s's (stopped) data directory finds nothing."""
+    r = run_checker(s)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
 
 
 def setup_table(c, ddl='CREATE TABLE f.t (id INT PRIMARY KEY, b LONGBLOB)'):

@@ -598,6 +598,13 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     binrow_stmt_start(ss->bl, st->src, st->src_len);
     const char *ddl_text = NULL;
     bool log_ddl = !eval && logging && ddl_logged(x, st, &ddl_text);
+    if (log_ddl && !(st->kind == SQL_STMT_CREATE_TABLE && st->create_table->as_select)) {
+        /* its catalog commits carry the note that its QUERY event is owed (commit/commit.h) */
+        const char *text = ddl_text ? ddl_text : st->src;
+        size_t len = ddl_text ? strlen(ddl_text) : st->src ? st->src_len : 0;
+        if (len)
+            sql_commit_ddl_begin(x->db, text, len, x->thread_id, x->sql_mode);
+    }
     if (ss->trx)
         engine_trx_statement_start(ss->trx); /* READ COMMITTED: a fresh view per statement */
     int rc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
@@ -648,6 +655,8 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
             rc = diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
         }
     }
+    if (log_ddl)
+        sql_commit_ddl_abandon(); /* the statement failed: no event owed (nothing once sql_commit_ddl ran) */
     if (rc == 0 && x->exec_pend_ok)
         x->sink->ok(x->sink, x->pend_affected, x->last_insert_id_set ? x->last_insert_id : x->pend_insert_id, x->pend_info,
                     x->more);
