@@ -20,8 +20,9 @@ CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic
-LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lmicrohttpd
-# MariaDB Connector/C (libmariadb-dev): only the replica's connection to its source includes it, so its headers
+LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lmicrohttpd -lcurl
+# MariaDB Connector/C (libmariadb-dev): only the replica's connection to its source and the monitor's to the other
+# servers of the fleet include it, so its headers
 # (my_global.h, errmsg.h ...) never shadow anything elsewhere.
 MARIADB_CFLAGS := $(shell mariadb_config --include 2>/dev/null || echo -I/usr/include/mariadb)
 
@@ -39,7 +40,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/src/repl/replica.o: CFLAGS += $(MARIADB_CFLAGS)
+$(BUILD)/src/repl/replica.o $(BUILD)/src/monitor/fleet.o: CFLAGS += $(MARIADB_CFLAGS)
 
 # The dashboard's files are assembled into this object (.incbin), which -MMD does not see.
 $(BUILD)/src/monitor/http_assets.o: $(wildcard src/monitor/www/*)

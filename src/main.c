@@ -28,6 +28,7 @@
 #include "proto/tls.h"
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
+#include "session/monitor.h"
 #include "acl/acl.h"
 #include "session/session.h"
 #include "engine/engine.h"
@@ -352,6 +353,10 @@ int main(int argc, char **argv)
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;
     }
+    if (session_monitor_start(&g_srv) != 0) { /* after the catalog, binlog and replica it reads */
+        log_error("Aborting: cannot start the monitor's history sampler");
+        goto out;
+    }
     /* the dashboard and /metrics, on their own threads, once everything they read exists */
     monitor_http_cfg_t mcfg = {.srv = &g_srv, .engine = g_engine, .cert_path = tls ? tls->cert_path : NULL,
                                .key_path = tls ? tls->key_path : NULL};
@@ -381,6 +386,7 @@ int main(int argc, char **argv)
         break;
     }
     monitor_http_stop(); /* no request reads the sessions or the engine past here */
+    session_monitor_stop(); /* its pass ends before the tables it writes go */
     session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
     server_kill_all(&g_srv);
     admit_stop(); /* parked waiters are admitted and see the kill */
@@ -391,6 +397,7 @@ int main(int argc, char **argv)
     rc = 0;
 out:
     monitor_http_stop();
+    session_monitor_stop();
     session_replica_close(&g_srv);
     if (net)
         net_stop(net);

@@ -217,6 +217,8 @@ static void drop_mode(mdl_set_t *s, uint32_t i)
     }
 }
 
+static _Atomic uint32_t g_waiting; /* requests asleep in wait_step now (the monitor's gauge) */
+
 /* Sleeps (mu held) until woken or the deadline; MDL_TIMEOUT / MDL_KILLED, or 0 to look again. */
 static int wait_step(mdl_waiter_t *w, uint64_t deadline)
 {
@@ -235,7 +237,9 @@ static int wait_step(mdl_waiter_t *w, uint64_t deadline)
         ts.tv_nsec %= 1000000000L;
         blocking_begin(); /* waiting for another session: the worker pool may grow */
         const char *was = blocking_set_state("Waiting for table metadata lock");
+        atomic_fetch_add_explicit(&g_waiting, 1, memory_order_relaxed);
         pthread_cond_timedwait(&w->cv, &g_m.mu, &ts);
+        atomic_fetch_sub_explicit(&g_waiting, 1, memory_order_relaxed);
         blocking_set_state(was);
         blocking_end();
     }
@@ -465,6 +469,8 @@ void mdl_set_free(mdl_set_t *s)
     s->mode = NULL;
     s->cap = 0;
 }
+
+uint32_t mdl_waiting(void) { return atomic_load_explicit(&g_waiting, memory_order_relaxed); }
 
 uint32_t mdl_count(void)
 {

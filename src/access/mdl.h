@@ -64,5 +64,7 @@ uint32_t mdl_count(void);
 void mdl_kick(_Atomic bool *kill);
 /* Signals sent to waiting requests so far (tests: a change wakes only the requests waiting on that name). */
 uint64_t mdl_wakeups(void);
+/* Sessions waiting for a metadata lock now (a relaxed read; the monitor's Strata_mdl_waiting). */
+uint32_t mdl_waiting(void);
 
 #endif

@@ -2418,6 +2418,7 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->trx_committed = e->n_commit;
     st->trx_rolled_back = e->n_rollback;
     st->lock_waits = lock_waits(e->locks);
+    lock_wait_stats(e->locks, &st->lock_waiting, &st->lock_wait_us, &st->lock_wait_max_us);
     st->lock_deadlocks = lock_deadlocks(e->locks);
     st->mvcc_versions = vstore_size(e->vs);
     st->purged_rows = e->n_purged;

@@ -75,6 +75,8 @@ struct lock_sys {
     _Atomic uint64_t epoch[EPOCH_BUCKETS];
     _Atomic uint64_t waits, deadlocks, wakeups;
     uint64_t search_stamp; /* deadlock searches so far (under every partition) */
+    _Atomic uint64_t waiting;                /* owners in wait_for now */
+    _Atomic uint64_t wait_us, wait_max_us;    /* time spent in wait_for: total and the longest wait */
 };
 
 lock_sys_t *lock_sys_create(void)
@@ -530,6 +532,8 @@ static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t
         dl.tv_nsec -= 1000000000;
     }
     int rc = 0;
+    uint64_t t0 = time_mono_us();
+    atomic_fetch_add(&ls->waiting, 1);
     blocking_begin(); /* the worker pool may add a thread while this one waits */
     while (!can_go(o)) {
         pthread_mutex_unlock(&part->mu);
@@ -541,6 +545,12 @@ static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t
         }
     }
     blocking_end();
+    atomic_fetch_sub(&ls->waiting, 1);
+    uint64_t took = time_mono_us() - t0;
+    atomic_fetch_add(&ls->wait_us, took);
+    uint64_t max = atomic_load(&ls->wait_max_us);
+    while (took > max && !atomic_compare_exchange_weak(&ls->wait_max_us, &max, took))
+        ;
     return rc;
 }
 
@@ -780,5 +790,11 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
 }
 
 uint64_t lock_waits(lock_sys_t *ls) { return atomic_load(&ls->waits); }
+void lock_wait_stats(lock_sys_t *ls, uint64_t *waiting, uint64_t *wait_us, uint64_t *wait_max_us)
+{
+    *waiting = atomic_load(&ls->waiting);
+    *wait_us = atomic_load(&ls->wait_us);
+    *wait_max_us = atomic_load(&ls->wait_max_us);
+}
 uint64_t lock_deadlocks(lock_sys_t *ls) { return atomic_load(&ls->deadlocks); }
 uint64_t lock_wakeups(lock_sys_t *ls) { return atomic_load(&ls->wakeups); }

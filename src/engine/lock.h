@@ -137,6 +137,8 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o);
  * lock the caller knows it took for a row it did not change). */
 void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
 uint64_t lock_waits(lock_sys_t *ls);
+/* Owners waiting now, microseconds waited in all, the longest wait (Innodb_row_lock_current_waits, _time, _max). */
+void lock_wait_stats(lock_sys_t *ls, uint64_t *waiting, uint64_t *wait_us, uint64_t *wait_max_us);
 uint64_t lock_deadlocks(lock_sys_t *ls);
 /* Signals sent to sleeping waiters so far (tests: a release wakes only who can go). */
 uint64_t lock_wakeups(lock_sys_t *ls);

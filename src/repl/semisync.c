@@ -158,11 +158,19 @@ int repl_semisync_wait(binlog_pos_t end)
     }
     yes ? g_s.st.yes_tx++ : g_s.st.no_tx++;
     g_s.st.tx_waits++;
-    g_s.st.tx_wait_us += time_mono_us() - t0;
+    uint64_t waited = time_mono_us() - t0;
+    g_s.st.tx_wait_us += waited;
+    int b = 0;
+    while (waited >= repl_semisync_hist_us[b])
+        b++; /* the last bound is UINT64_MAX */
+    g_s.st.wait_hist[b]++;
     pthread_mutex_unlock(&g_s.mu);
     pthread_cond_destroy(&w.cv);
     return yes ? 0 : 1;
 }
+
+const uint64_t repl_semisync_hist_us[REPL_SEMISYNC_HIST] = {250,    500,    1000,   2000,    4000,    8000,
+                                                            16000,  64000,  256000, 1000000, 4000000, UINT64_MAX};
 
 void repl_semisync_ack(binlog_pos_t pos)
 {

@@ -44,12 +44,18 @@ void repl_semisync_replica_remove(void);
 /* An ACK: the replica holds everything before `pos` of file `seq`. */
 void repl_semisync_ack(binlog_pos_t pos);
 
+#define REPL_SEMISYNC_HIST 12
+extern const uint64_t repl_semisync_hist_us[REPL_SEMISYNC_HIST]; /* upper bounds; the last is UINT64_MAX */
+
 typedef struct repl_semisync_stats {
     bool status;          /* Rpl_semi_sync_master_status */
     uint32_t clients;     /* Rpl_semi_sync_master_clients */
     uint64_t yes_tx, no_tx, no_times, get_ack, request_ack;
     uint64_t tx_waits, tx_wait_us;
     uint32_t wait_sessions;
+    /* the commits' waits for an ACK by duration: wait_hist[i] counts those under repl_semisync_hist_us[i]
+     * microseconds and at least the bound before it; the last bucket has no upper bound */
+    uint64_t wait_hist[REPL_SEMISYNC_HIST];
 } repl_semisync_stats_t;
 void repl_semisync_get_stats(repl_semisync_stats_t *st);
 void repl_semisync_count_request(void);

@@ -16,6 +16,7 @@
 #include "binlog/binlog.h"
 #include "util/blocking.h"
 #include "session/exec_repl.h"
+#include "session/monitor.h"
 #include "acl/acl.h"
 #include "session/exec_grant.h" /* privilege statements */
 #include "acl/priv.h"
@@ -1762,6 +1763,8 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return priv_check_global(x->s, PRIV_BINLOG_MONITOR) ?: exec_show_binlog_events(x, sh, sink, more);
     case SQL_SHOW_SLAVE_STATUS:
         return exec_repl_show_status(x->s, sink, more);
+    case SQL_SHOW_STRATA_ADVICE: /* server state, as SHOW PROCESSLIST of all sessions: PROCESS */
+        return priv_check_global(x->s, PRIV_PROCESS) ?: session_monitor_show_advice(x->s, sink, more);
     default:
         return diag_error(&x->s->diag, ER_NOT_SUPPORTED_YET, arena_printf(&x->s->arena, "%.*s", (int)MIN(st->src_len, 60), st->src));
     }

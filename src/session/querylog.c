@@ -172,6 +172,10 @@ static bool stmt_is_admin(const sql_stmt_t *st)
 void session_meter_end(session_t *s, const struct sql_stmt *st)
 {
     stmt_meter_t *m = &s->meter;
+    if (s->unmetered) {
+        m->start_mono_us = 0;
+        return;
+    }
     uint64_t query_us = time_mono_us() - m->start_mono_us;
     session_digest_record(s, st, query_us);
     m->start_mono_us = 0; /* no statement runs: status words after it carry no SERVER_QUERY_WAS_SLOW */

@@ -19,6 +19,7 @@
 #include "engine/engine.h"
 #include "access/catalog.h"
 #include "sql/exec/exec.h"
+#include "monitor/history.h"
 #include "util/fio.h"
 
 /* Innodb_* status variables from the storage engine's counters (MariaDB's names; the engine is InnoDB-like). */
@@ -54,6 +55,11 @@ static bool engine_status(status_func_t which, uint64_t *num)
     case STATUS_INNODB_LSN_FLUSHED: *num = es.log_flushed_lsn; return true;
     case STATUS_INNODB_LSN_LAST_CHECKPOINT: *num = es.log_checkpoint_lsn; return true;
     case STATUS_INNODB_ROW_LOCK_WAITS: *num = es.lock_waits; return true;
+    case STATUS_INNODB_ROW_LOCK_CURRENT_WAITS: *num = es.lock_waiting; return true;
+    /* milliseconds, as InnoDB counts them */
+    case STATUS_INNODB_ROW_LOCK_TIME: *num = es.lock_wait_us / 1000; return true;
+    case STATUS_INNODB_ROW_LOCK_TIME_AVG: *num = es.lock_waits ? es.lock_wait_us / 1000 / es.lock_waits : 0; return true;
+    case STATUS_INNODB_ROW_LOCK_TIME_MAX: *num = es.lock_wait_max_us / 1000; return true;
     default: return false;
     }
 }
@@ -213,6 +219,8 @@ static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
     engine_t *eng = cat ? catalog_engine(cat) : NULL;
     if (eng && def->id == SYSVAR_STRATA_REBALANCE)
         engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
+    if (def->id == SYSVAR_MONITOR_INTERVAL)
+        history_kick(); /* the sampler waits for the new interval, not the old one */
 }
 
 /* SET checks the server owns: gtid_slave_pos (only while the replica is stopped, and a valid GTID list) and, in

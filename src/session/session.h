@@ -159,6 +159,7 @@ struct session {
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     bool system_thread;     /* the replica's SQL thread: every privilege, exempt from read_only */
+    bool unmetered;         /* the history sampler's: its statements reach neither the slow log nor the digests */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     struct ulock_owner *ulock; /* user-level locks held (GET_LOCK, session/ulock.h), NULL until the first */
     session_t *prev, *next; /* server registry */

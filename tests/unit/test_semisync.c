@@ -75,11 +75,18 @@ TEST(test_timeout_switches_off_and_ack_back_on)
 {
     repl_semisync_cfg_t cfg = {.enabled = true, .timeout_ms = 100, .wait_no_slave = true};
     repl_semisync_configure(&cfg);
+    repl_semisync_stats_t before;
+    repl_semisync_get_stats(&before);
     uint64_t t0 = time_mono_us();
     CHECK_EQ_INT(repl_semisync_wait((binlog_pos_t){3, 500}), 1); /* nobody answers */
     CHECK(time_mono_us() - t0 >= 90000);
     repl_semisync_stats_t st;
     repl_semisync_get_stats(&st);
+    CHECK_EQ_INT(st.wait_hist[8] - before.wait_hist[8], 1); /* the 100 ms wait: in [64 ms, 256 ms) */
+    uint64_t all = 0;
+    for (int i = 0; i < REPL_SEMISYNC_HIST; i++)
+        all += st.wait_hist[i];
+    CHECK_EQ_INT(all, st.tx_waits);
     CHECK(!st.status);
     CHECK_EQ_INT(st.no_times, 1);
     t0 = time_mono_us();

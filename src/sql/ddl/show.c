@@ -795,6 +795,11 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
+/* SHOW DATABASES and information_schema.SCHEMATA leave out the monitor's history (strata_monitor): it is the
+ * server's own record, not data, and mariadb-dump --all-databases must not carry one server's history into
+ * another.  It is read by name, and information_schema.TABLES lists its tables. */
+static bool db_listed(const char *name) { return strcmp(name, "strata_monitor") != 0; }
+
 static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     vt_t v;
@@ -804,7 +809,7 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     uint32_t n;
     catalog_db_list(sql_exec_catalog(), x->arena, &names, &n);
     for (uint32_t i = 0; i < n; i++)
-        if (XVISIBLE(x, names[i], NULL))
+        if (XVISIBLE(x, names[i], NULL) && db_listed(names[i]))
             vt_row(&v)[0] = show_text(names[i]);
     return vt_send(&v, 0, sh->like, sh->where);
 }
@@ -1150,7 +1155,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
         uint32_t n;
         catalog_db_list(sql_exec_catalog(), x->arena, &dbs, &n);
         for (uint32_t i = 0; i < n; i++) {
-            if (!XVISIBLE(x, dbs[i], NULL))
+            if (!XVISIBLE(x, dbs[i], NULL) || !db_listed(dbs[i]))
                 continue;
             uint16_t coll = catalog_db_is_virtual(dbs[i]) ? COLL_UTF8MB3_GENERAL_CI : catalog_db_coll(sql_exec_catalog(), dbs[i]);
             value_t *r = vt_row(&v);

@@ -268,6 +268,7 @@ typedef enum sql_show_kind {
     SQL_SHOW_CREATE_USER, SQL_SHOW_ENGINE_STATUS, SQL_SHOW_PLUGINS, SQL_SHOW_SLAVE_STATUS,
     SQL_SHOW_OPEN_TABLES, SQL_SHOW_TRIGGERS, SQL_SHOW_CREATE_VIEW, SQL_SHOW_PRIVILEGES,
     SQL_SHOW_EVENTS, SQL_SHOW_PROCEDURE_STATUS, SQL_SHOW_FUNCTION_STATUS,
+    SQL_SHOW_STRATA_ADVICE, /* strata's own: the advice rules firing (monitor/history.h) */
 } sql_show_kind_t;
 
 typedef struct sql_show {

@@ -2209,6 +2209,7 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         limit_clause(p, &s->limit);
         return;
     }
+    if (accept_word(p, "STRATA")) { expect_word(p, "ADVICE"); s->what = SQL_SHOW_STRATA_ADVICE; return; }
     syntax_error(p);
 }
 
