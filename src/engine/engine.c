@@ -323,6 +323,19 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
         }
         uint64_t first = redo_current_lsn(e->redo);
         if (t->spilled || t->undo.len >= cap / 16) {
+            if (!need) {
+                /* this transaction grew past the bound after the scan above found none to spill: the spill
+                 * begins here (appending without undo_spill_begin wrote over the undo file's header) */
+                bool restarted = false;
+                if ((rc = undo_spill_begin(e->undo, &restarted))) {
+                    pthread_mutex_unlock(&t->mu);
+                    break;
+                }
+                need = true;
+                if (restarted) /* nothing was appended yet in this pass */
+                    for (engine_trx_t *o = e->active; o; o = o->next)
+                        o->nspilled = 0;
+            }
             if (t->nspilled > t->nundo)
                 t->nspilled = t->nundo;
             for (size_t i = t->nspilled; i < t->nundo && !rc; i++) {

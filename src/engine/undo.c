@@ -394,6 +394,9 @@ static int wbuf_flush_locked(undo_sys_t *u)
 {
     if (!u->wbuf.len)
         return 0;
+    if (u->wbuf_off < UNDO_FILE_HDR) /* a spill appended without undo_spill_begin: never write over the header */
+        return CORRUPT("engine: undo spill of '%s' would be written at offset %llu, inside the file header",
+                       u->full, (unsigned long long)u->wbuf_off);
     int rc = pwrite_all(u->fd, u->wbuf.data, u->wbuf.len, (off_t)u->wbuf_off);
     if (rc) {
         log_error("engine: write to undo file '%s' failed: %s", u->full, strerror(-rc));

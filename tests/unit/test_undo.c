@@ -8,6 +8,7 @@
 
 #include "engine/engine.h"
 #include "engine/engine_int.h"
+#include "engine/undo.h"
 #include "unit.h"
 #include "util/util.h"
 
@@ -236,5 +237,38 @@ TEST(test_undo_logfile_group)
     rmdatadir(dir);
 }
 
+/* A spill appended without undo_spill_begin (the checkpointer found a transaction to spill only after its scan)
+ * must never be written over the undo file's header: the append fails and the file still opens. */
+TEST(test_undo_spill_never_over_header)
+{
+    char dir[64];
+    mkdatadir(dir);
+    undo_sys_t *u;
+    REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0);
+    REQUIRE(undo_lfg_create(u, "lg", "u.log", 8u << 20, 1u << 20) == 0);
+    uint8_t rec[100];
+    memset(rec, 'r', sizeof rec);
+    memset(rec, 0, 8); /* the record's trx id */
+    CHECK_EQ_INT(undo_spill_append(u, rec, sizeof rec), 0);
+    undo_manifest_ent_t ent = {.trx_id = 0};
+    uint64_t man, end;
+    CHECK(undo_spill_manifest(u, &ent, 1, &man, &end) != 0);
+    undo_spill_abort(u);
+    undo_sys_close(u);
+    REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0); /* the header is intact */
+    undo_sys_close(u);
+    /* with undo_spill_begin first, the same spill is written after the header */
+    REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0);
+    bool restarted;
+    REQUIRE(undo_spill_begin(u, &restarted) == 0);
+    CHECK_EQ_INT(undo_spill_append(u, rec, sizeof rec), 0);
+    CHECK_EQ_INT(undo_spill_manifest(u, &ent, 1, &man, &end), 0);
+    CHECK(man >= UNDO_FILE_HDR);
+    undo_sys_close(u);
+    REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0);
+    undo_sys_close(u);
+    rmdatadir(dir);
+}
+
 UNIT_MAIN(test_undo_spill_crash_uncommitted, test_undo_spill_crash_committed, test_undo_spill_crash_prepared,
-          test_undo_logfile_group)
+          test_undo_logfile_group, test_undo_spill_never_over_header)
