@@ -540,7 +540,7 @@ static void leader_run(binlog_t *bl)
     binlog_gtid_set_copy(&saved, &bl->state);
     /* GTIDs in queue order; commit_id lets a MariaDB parallel replica apply the group's members together */
     for (bl_waiter_t *w = batch; w; w = w->next) {
-        uint32_t dom = w->trx->domain ? w->trx->domain : bl->opt.domain_id;
+        uint32_t dom = w->trx->domain_set || w->trx->domain ? w->trx->domain : bl->opt.domain_id;
         uint64_t next = binlog_gtid_set_domain_seq(&bl->state, dom) + 1;
         binlog_gtid_t g = {dom, w->trx->server_id ? w->trx->server_id : bl->opt.server_id,
                            w->trx->gtid_seq > next ? w->trx->gtid_seq : next};

@@ -148,7 +148,8 @@ typedef struct binlog_trx {
     binlog_trx_kind_t kind;
     binlog_query_ctx_t qctx; /* session context for QUERY events (kept by binlog_trx_reset) */
     uint64_t xid;           /* engine transaction id written in XID_EVENT (rows transactions) */
-    uint32_t domain;        /* gtid_domain_id of the session */
+    uint32_t domain;        /* gtid_domain_id of the session (when domain_set; else the binlog's) */
+    bool domain_set;        /* domain is the one to log under, 0 included */
     uint32_t server_id;     /* server id to write (0: the binlog's) */
     uint64_t gtid_seq;      /* gtid_seq_no to use if higher than the domain's next (a replica applying a
                                master's GTID); 0: next in the domain */

@@ -157,10 +157,27 @@ void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when)
     tl_override.when = when;
 }
 
+/* sql_commit_identity: the session's gtid_domain_id and server_id, for what the calling thread commits next. */
+static _Thread_local struct {
+    bool set;
+    uint32_t domain, server;
+} tl_identity;
+
+void sql_commit_identity(bool set, uint32_t domain, uint32_t server_id)
+{
+    tl_identity.set = set;
+    tl_identity.domain = domain;
+    tl_identity.server = server_id;
+}
+
 static void override_apply(binlog_trx_t *t)
 {
+    t->domain = tl_identity.set ? tl_identity.domain : 0;
+    t->domain_set = tl_identity.set;
+    t->server_id = tl_identity.set ? tl_identity.server : 0;
     if (!tl_override.on)
         return;
+    t->domain_set = true;
     t->domain = tl_override.gtid.domain;
     t->server_id = tl_override.gtid.server;
     t->gtid_seq = tl_override.gtid.seq;

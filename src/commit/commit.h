@@ -73,6 +73,10 @@ int sql_commit_ddl_note_check(const void *p, size_t n);
  * of this one follow the same GTIDs.  NULL: back to this server's own.  (The binlog takes g's seq only when it is
  * past the domain's last, so the domain's sequence never goes back.) */
 void sql_commit_gtid_override(const binlog_gtid_t *g, uint32_t when);
+/* The session's @@gtid_domain_id and @@server_id for what the calling thread commits next (set: false for the
+ * binlog's own); the session sets it before each statement (SET SESSION gtid_domain_id / server_id, as MariaDB).
+ * A replica applier's override wins over it. */
+void sql_commit_identity(bool set, uint32_t domain, uint32_t server_id);
 
 
 #endif

@@ -15,6 +15,7 @@
 #include "acl/priv.h"
 #include "repl/semisync.h"
 #include "monitor/digest.h"
+#include "commit/commit.h"
 #include "session/session.h"
 #include "engine/engine.h"
 #include "access/catalog.h"
@@ -396,6 +397,9 @@ void session_begin_statement(session_t *s)
                          sysvar_session_int(&s->vars, SYSVAR_SQL_NOTES) == 0);
     sql_exec_session_t *ss = s->sqlx;
     sql_exec_stmt_begin(ss);
+    /* what this statement commits is logged under the session's gtid_domain_id and server_id */
+    sql_commit_identity(true, (uint32_t)sysvar_session_int(&s->vars, SYSVAR_GTID_DOMAIN_ID),
+                        (uint32_t)sysvar_session_int(&s->vars, SYSVAR_SERVER_ID));
     s->trk_seen = ss ? ss->trk_events : 0;
     s->trk_touched = false;
 }

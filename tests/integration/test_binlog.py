@@ -87,3 +87,41 @@ def test_purge_and_reset_read_the_index_only(fresh_target):
     q(c, 'RESET MASTER')
     assert [r[0] for r in q(c, 'SHOW BINARY LOGS')] == [names[0]]
     c.close()
+
+
+def test_session_gtid_domain_and_server_id(strata, unique):
+    """SET SESSION gtid_domain_id / server_id: what the session commits (row transactions and DDL) is logged under
+    them, as MariaDB does (they were accepted and the binlog's global values used); domain 0 too when the global
+    domain is another; other sessions keep the global ones."""
+    db = unique('gd')
+    c = strata.connect()
+    cur = c.cursor()
+
+    def pos():
+        cur.execute('SELECT @@gtid_binlog_pos')
+        return dict((g.split('-')[0], g) for g in cur.fetchone()[0].split(',') if g)
+
+    cur.execute('CREATE DATABASE %s' % db)
+    cur.execute('CREATE TABLE %s.t (id INT PRIMARY KEY)' % db)
+    try:
+        cur.execute('SET SESSION gtid_domain_id = 7, SESSION server_id = 99')
+        cur.execute('INSERT INTO %s.t VALUES (1)' % db)
+        assert pos()['7'] == '7-99-1'
+        cur.execute('CREATE TABLE %s.u (id INT)' % db)  # DDL too
+        assert pos()['7'] == '7-99-2'
+        cur.execute('SET GLOBAL gtid_domain_id = 3')
+        before = int(pos()['0'].split('-')[2])
+        c2 = strata.connect()
+        cur2 = c2.cursor()
+        cur2.execute('SET SESSION gtid_domain_id = 0')
+        cur2.execute('INSERT INTO %s.t VALUES (2)' % db)
+        c2.close()
+        assert pos()['0'] == '0-1-%d' % (before + 1), 'domain 0 was logged under the global domain'
+        c3 = strata.connect()
+        c3.cursor().execute('INSERT INTO %s.t VALUES (3)' % db)
+        c3.close()
+        assert pos()['3'] == '3-1-1'
+    finally:
+        cur.execute('SET GLOBAL gtid_domain_id = 0')
+        cur.execute('DROP DATABASE %s' % db)
+        c.close()
