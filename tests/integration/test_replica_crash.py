@@ -107,9 +107,10 @@ def converge(replica, primary, timeout=120):
     """The replica (which must have restarted replicating by itself) reaches the source's gtid_binlog_pos with
     both threads running and no SQL error, and holds the same rows.  Returns the tables compared."""
     p, r = primary.connect(), replica.connect()
-    want = run(p, 'SELECT @@gtid_binlog_pos')[0][0]
     t0 = time.time()
     while True:
+        # read each time: a writer stopped just before (sysbench's last commit) may still land on the source
+        want = run(p, 'SELECT @@gtid_binlog_pos')[0][0]
         st = slave_status(r)[1]
         assert st, 'the replica lost its configuration'
         assert st['Last_SQL_Errno'] == 0, ('SQL thread error', st['Last_SQL_Errno'], st['Last_SQL_Error'])
