@@ -793,6 +793,7 @@ enum {
     SQL_FNF_VOLATILE = 1u << 2,
     SQL_FNF_SESSION = 1u << 3,
     SQL_FNF_NOW = 1u << 4,
+    SQL_FNF_GRAMMAR = 1u << 5,
 };
 unsigned sql_fn_flags(sql_fn_t fn);
 /* A call of COUNT, SUM, ... (SQL_FNF_AGGREGATE), which the executor accumulates per group. */

@@ -463,22 +463,6 @@ static sql_cast_t cast_type(parser_t *p)
     return c;
 }
 
-/* Functions that are grammar rules in MariaDB, not native functions: a wrong argument count is a syntax error
- * (1064) where the grammar fails, not 1582. */
-static bool grammar_function(sql_fn_t fn)
-{
-    switch (fn) {
-    case SQL_FN_LEFT: case SQL_FN_RIGHT: case SQL_FN_REPLACE: case SQL_FN_MOD: case SQL_FN_INSERT: case SQL_FN_REPEAT:
-    case SQL_FN_CHAR: case SQL_FN_CURRENT_USER: case SQL_FN_CURRENT_DATE: case SQL_FN_CURRENT_TIME: case SQL_FN_NOW:
-    case SQL_FN_UTC_DATE: case SQL_FN_TRUNCATE: case SQL_FN_CURRENT_ROLE: case SQL_FN_UTC_TIME:
-    case SQL_FN_UTC_TIMESTAMP: case SQL_FN_CURRENT_TIMESTAMP: case SQL_FN_LOCALTIMESTAMP:
-    case SQL_FN_LOCALTIME:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, const char *start)
 {
     /* current token is '(' */
@@ -488,7 +472,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     next(p);
     vec_t args = {0};
     bool aggregate = (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE) != 0;
-    bool grammar = grammar_function(e->func.fn);
+    bool grammar = (sql_fn_flags(e->func.fn) & SQL_FNF_GRAMMAR) != 0;
     int gmin, gmax;
     sql_fn_arg_counts(e->func.fn, &gmin, &gmax);
     /* MariaDB's grammar: DISTINCT only in COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT, ALL only in aggregates */
