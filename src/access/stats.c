@@ -374,15 +374,33 @@ static void auto_counted(uint64_t id, uint64_t rows)
     pthread_mutex_unlock(&g_auto.mu);
 }
 
+/* Changes are added to the shared counters in batches from each thread (one atomic add per AUTO_BATCH rows of a
+ * table, not per row: the counters of a hot table are one cache line every writer would share).  A thread's last
+ * partial batch is added when it next changes another table. */
+enum { AUTO_BATCH = 32 };
+static _Thread_local struct {
+    uint64_t id;
+    uint32_t pending;
+} tl_batch;
+
 void stats_note_change(const cat_table_t *t)
 {
     if (!atomic_load_explicit(&g_auto.running, memory_order_relaxed) || !t->db || !t->name)
         return;
+    if (tl_batch.id != t->id) {
+        if (tl_batch.pending) /* counted; queued when that table's next batch passes the threshold */
+            atomic_fetch_add_explicit(&g_changes[auto_slot(tl_batch.id)], tl_batch.pending, memory_order_relaxed);
+        tl_batch.id = t->id;
+        tl_batch.pending = 0;
+    }
+    if (++tl_batch.pending < AUTO_BATCH)
+        return;
     uint32_t s = auto_slot(t->id);
     uint64_t th = atomic_load_explicit(&g_threshold[s], memory_order_relaxed);
-    uint64_t n = atomic_fetch_add_explicit(&g_changes[s], 1, memory_order_relaxed) + 1;
-    if (n != (th ? th : STATS_AUTO_MIN_CHANGES))
-        return; /* exactly one change crosses the threshold: it queues the table */
+    uint64_t n = atomic_fetch_add_explicit(&g_changes[s], tl_batch.pending, memory_order_relaxed) + tl_batch.pending;
+    tl_batch.pending = 0;
+    if (n < (th ? th : STATS_AUTO_MIN_CHANGES))
+        return; /* a batch at or past the threshold queues the table (once: queued tables are skipped) */
     pthread_mutex_lock(&g_auto.mu);
     bool queued = false;
     for (uint32_t i = 0; i < g_auto.n; i++)

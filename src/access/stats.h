@@ -12,7 +12,8 @@
  * has none until it is counted, and callers fall back to what they did without (the planner's fixed preferences).
  *
  * Automatic recalculation (InnoDB's innodb_stats_auto_recalc): row changes are counted per table
- * (stats_note_change, from access/table.c, cheap: one atomic add on a counter chosen by the table id); once a
+ * (stats_note_change, from access/table.c: a thread-local count added to a counter chosen by the table id once
+ * per 32 rows, so writers of a hot table do not share a cache line per row); once a
  * table has changed by more than a tenth of the rows its statistics counted (at least STATS_AUTO_MIN_CHANGES
  * changes, and at once for a table never counted), it is queued for the statistics thread, which counts it as
  * ANALYZE does, under a shared metadata lock so DDL cannot drop its trees meanwhile.  Statements never wait for
