@@ -575,6 +575,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
     c->group_concat_max_len = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_GROUP_CONCAT_MAX_LEN);
     c->max_allowed_packet = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_ALLOWED_PACKET);
+    c->max_recursive_iterations = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_RECURSIVE_ITERATIONS);
     c->db = x->plan ? sql_plan_db(x->plan, s->db) : s->db;
     c->plan = x->plan;
     c->user = s->priv_user;

@@ -109,6 +109,38 @@ static bool expr_has_aggregate(const sql_expr_t *e)
     return expr_has_aggregate(e->else_expr);
 }
 
+/* A source from rows already computed (derived tables, WITH elements): a virtual table named `alias` whose
+ * columns are the result columns (renamed by `names` when given: a WITH element's column list).  `sel` is the
+ * select they came from, when its columns may pass their metadata through (mergeable), else NULL. */
+int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const res_col_t *cols, int ncols,
+                   value_t **rows, uint64_t n, uint32_t nc, const char *const *names, sql_join_kind_t join,
+                   const sql_expr_t *on)
+{
+    sql_exec_ctx_t *x = q->x;
+    cat_table_t *t = arena_calloc(x->arena, sizeof *t);
+    t->db = "";
+    t->name = alias;
+    t->engine = "";
+    t->ncols = nc;
+    t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (nc + 1));
+    for (uint32_t i = 0; i < nc; i++) {
+        column_from_result(&t->cols[i], &cols[i < (uint32_t)ncols ? i : 0]);
+        if (names)
+            t->cols[i].name = names[i];
+        for (uint32_t k = 0; k < i; k++)
+            if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
+                return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
+    }
+    bool mergeable = sel && !names && !sel->union_next && !sel->ngroup_by && !sel->having && !sel->distinct &&
+                     !sel->limit.count && (uint32_t)ncols == nc;
+    for (uint32_t i = 0; mergeable && i < sel->nitems; i++)
+        mergeable = !expr_has_aggregate(sel->items[i].expr);
+    query_source_t s = {.db = "", .name = alias, .alias = alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
+                .join = join, .on = on, .dcols = mergeable ? (res_col_t *)cols : NULL};
+    push_source(q, &s);
+    return 0;
+}
+
 static int add_derived(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
@@ -124,26 +156,7 @@ static int add_derived(query_t *q, const sql_from_t *f, sql_join_kind_t join, co
         rc = exec_select_rows(x, f->derived, &rows, &n, &nc);
     if (rc)
         return rc;
-    cat_table_t *t = arena_calloc(x->arena, sizeof *t);
-    t->db = "";
-    t->name = f->alias;
-    t->engine = "";
-    t->ncols = nc;
-    t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (nc + 1));
-    for (uint32_t i = 0; i < nc; i++) {
-        column_from_result(&t->cols[i], &cols[i < (uint32_t)ncols ? i : 0]);
-        for (uint32_t k = 0; k < i; k++)
-            if (strcasecmp(t->cols[k].name, t->cols[i].name) == 0)
-                return diag_error(x->diag, ER_DUP_FIELDNAME, t->cols[i].name);
-    }
-    bool mergeable = !f->derived->union_next && !f->derived->ngroup_by && !f->derived->having &&
-                     !f->derived->distinct && !f->derived->limit.count && (uint32_t)ncols == nc;
-    for (uint32_t i = 0; mergeable && i < f->derived->nitems; i++)
-        mergeable = !expr_has_aggregate(f->derived->items[i].expr);
-    query_source_t s = {.db = "", .name = f->alias, .alias = f->alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
-                .join = join, .on = on, .dcols = mergeable ? cols : NULL};
-    push_source(q, &s);
-    return 0;
+    return bind_push_rows(q, f->alias, f->derived, cols, ncols, rows, n, nc, NULL, join, on);
 }
 
 static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
@@ -151,6 +164,8 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
     sql_exec_ctx_t *x = q->x;
     if (f->kind == SQL_FROM_DERIVED)
         return add_derived(q, f, join, on);
+    if (f->kind == SQL_FROM_TABLE && f->cte)
+        return bind_cte(q, f, join, on);
     if (f->kind == SQL_FROM_JOIN) {
         sql_join_kind_t j = f->join == SQL_JOIN_STRAIGHT ? SQL_JOIN_INNER : f->join;
         const sql_from_t *first = f->left, *second = f->right;

@@ -131,6 +131,8 @@ typedef struct sql_exec_ctx {
     uint32_t div_precision_increment;
     uint64_t group_concat_max_len; /* @@group_concat_max_len (0: MariaDB's default, 1 MiB) */
     uint64_t max_allowed_packet; /* bounds strings functions build (0: the evaluator's default) */
+    uint64_t max_recursive_iterations; /* @@max_recursive_iterations: rounds of a recursive WITH element */
+    struct cte_work *cte_work; /* recursive WITH elements being iterated: the rows their references read */
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */

@@ -159,6 +159,13 @@ void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where);
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
 int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
 void query_release(query_t *q);
+/* A source of computed rows (derived tables, WITH elements): a virtual table `alias` of result columns cols
+ * (renamed by names when given); sel, when not NULL, lets mergeable columns pass their metadata through. */
+int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const res_col_t *cols, int ncols,
+                   value_t **rows, uint64_t n, uint32_t nc, const char *const *names, sql_join_kind_t join,
+                   const sql_expr_t *on);
+/* A table reference naming a WITH element (f->cte): its rows, computed here (bind/cte.c). */
+int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on);
 /* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
 int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
 

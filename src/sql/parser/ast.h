@@ -178,6 +178,7 @@ struct sql_from {
     bool natural;             /* NATURAL [LEFT|RIGHT] JOIN */
     struct sql_index_hint *hints; /* SQL_FROM_TABLE: USE/FORCE/IGNORE INDEX, in order written */
     uint32_t nhints;
+    const struct sql_cte *cte;  /* SQL_FROM_TABLE naming a WITH element in scope (resolved by the parser) */
 };
 
 typedef enum sql_hint_kind { SQL_HINT_USE, SQL_HINT_FORCE, SQL_HINT_IGNORE } sql_hint_kind_t;
@@ -230,6 +231,7 @@ typedef struct sql_cte {
     const char **cols;
     uint32_t ncols;
     sql_select_t *select;
+    bool recursive;           /* WITH RECURSIVE and its select names it (set by the parser) */
 } sql_cte_t;
 
 /* ---------------------------------------------------------------- SET */

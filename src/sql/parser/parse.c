@@ -1647,6 +1647,8 @@ static sql_select_t *select_body(parser_t *p)
     s->ctes = v.items;
     s->nctes = v.n;
     s->with_recursive = rec;
+    if (sql_resolve_ctes(s, p->d))
+        longjmp(p->fail, 1);
     p->depth--;
     return s;
 }

@@ -67,4 +67,9 @@ bool sql_fn_args_ok(sql_fn_t fn, uint32_t nargs);
 /* Its row's argument counts (maxargs -1: any number; an unknown function: 0, -1). */
 void sql_fn_arg_counts(sql_fn_t fn, int *minargs, int *maxargs);
 
+/* Resolves the table references of a WITH clause's select (s->ctes) and of its elements to those elements
+ * (sql_from_t.cte, sql_cte_t.recursive), lexically: called on each select body with a WITH as it is parsed,
+ * innermost first, so an inner WITH's names shadow an outer one's.  Returns 0, or -1 with 4004 pushed. */
+int sql_resolve_ctes(sql_select_t *s, diag_t *d);
+
 #endif

@@ -1,0 +1,60 @@
+-- WITH and WITH RECURSIVE: names resolved where written (shadowing, a qualified name is a table), column
+-- lists, recursion as MariaDB iterates it (anchors first, each round over the rows the last added), the
+-- anchors' column types, max_recursive_iterations, and the errors 4002 / 4004 / 4005 / 4008.
+CREATE TABLE emp (id INT PRIMARY KEY, name VARCHAR(20), boss INT);
+INSERT INTO emp VALUES (1, 'ann', NULL), (2, 'bob', 1), (3, 'cy', 1), (4, 'di', 2), (5, 'ed', 4), (6, 'flo', 3);
+CREATE TABLE x (a INT);
+INSERT INTO x VALUES (7), (8);
+WITH c AS (SELECT 1 AS a) SELECT * FROM c;
+WITH c (p, q) AS (SELECT 1, 'two') SELECT q, p FROM c;
+WITH c AS (SELECT id, name FROM emp WHERE boss = 1) SELECT name FROM c ORDER BY id;
+WITH c AS (SELECT id FROM emp), d AS (SELECT id * 10 AS t FROM c) SELECT SUM(t) FROM d;
+WITH c AS (SELECT id FROM emp WHERE id < 3) SELECT * FROM c c1 JOIN c c2 ON c1.id <= c2.id ORDER BY 1, 2;
+WITH c AS (SELECT 1 AS a) SELECT (SELECT a FROM c), EXISTS (SELECT * FROM c);
+WITH c AS (SELECT id FROM emp WHERE id > 4) SELECT name FROM emp WHERE id IN (SELECT id FROM c) ORDER BY name;
+WITH x AS (SELECT 5 AS a) SELECT * FROM x;
+WITH x AS (SELECT 5 AS a) SELECT a FROM sqldiff_cte.x ORDER BY a;
+WITH c AS (SELECT 1 AS a) SELECT * FROM (WITH c AS (SELECT 2 AS a) SELECT * FROM c) t, c;
+WITH c AS (SELECT 1 AS a UNION ALL SELECT 2) SELECT * FROM c ORDER BY a DESC;
+WITH c AS (SELECT a FROM x) SELECT a FROM c UNION SELECT 1 ORDER BY a;
+SELECT * FROM (WITH c AS (SELECT 3 AS z) SELECT z FROM c) d;
+INSERT INTO x WITH c AS (SELECT 9 AS a) SELECT a FROM c;
+SELECT a FROM x ORDER BY a;
+WITH c (a, b) AS (SELECT 1) SELECT * FROM c;
+WITH c AS (SELECT 1 AS a), c AS (SELECT 2 AS a) SELECT * FROM c;
+WITH c AS (SELECT 1 AS a, 2 AS a) SELECT * FROM c;
+WITH c AS (SELECT 1 AS a) SELECT b FROM c;
+-- without RECURSIVE an element's own name inside it is a table
+WITH r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT * FROM r;
+WITH RECURSIVE r AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT SUM(n), COUNT(*) FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION SELECT n FROM r) SELECT * FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION SELECT MOD(n + 1, 4) FROM r) SELECT * FROM r ORDER BY n;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3 UNION ALL SELECT n + 10 FROM r WHERE n < 3) SELECT * FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r r1, r r2 ORDER BY 1, 2 LIMIT 4;
+WITH RECURSIVE chain (id, name, depth) AS (SELECT id, name, 0 FROM emp WHERE boss IS NULL UNION ALL SELECT e.id, e.name, c.depth + 1 FROM emp e JOIN chain c ON e.boss = c.id) SELECT * FROM chain ORDER BY depth, id;
+WITH RECURSIVE path (id, p) AS (SELECT id, CAST(name AS CHAR(100)) FROM emp WHERE id = 1 UNION ALL SELECT e.id, CONCAT(path.p, '/', e.name) FROM path JOIN emp e ON e.boss = path.id) SELECT * FROM path ORDER BY id;
+WITH RECURSIVE a AS (SELECT 1 AS v), b AS (SELECT v + 1 AS w FROM a) SELECT * FROM b;
+WITH RECURSIVE fib (i, f, g) AS (SELECT 1, 0, 1 UNION ALL SELECT i + 1, g, f + g FROM fib WHERE i < 20) SELECT i, f FROM fib ORDER BY i DESC LIMIT 3;
+SELECT (WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT SUM(n) FROM r);
+-- the anchors type the columns: a longer string is too long in strict mode, truncated otherwise
+WITH RECURSIVE r AS (SELECT 'a' AS s UNION ALL SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 4) SELECT s FROM r;
+SET sql_mode = '';
+WITH RECURSIVE r AS (SELECT 'a' AS s UNION ALL SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 4) SELECT s FROM r;
+SET sql_mode = DEFAULT;
+SET max_recursive_iterations = 3;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT * FROM r;
+SET max_recursive_iterations = 0;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 10) SELECT * FROM r;
+SET max_recursive_iterations = DEFAULT;
+SELECT @@max_recursive_iterations, @@global.max_recursive_iterations;
+WITH RECURSIVE r (n) AS (SELECT n + 1 FROM r) SELECT * FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT COUNT(*) FROM r) SELECT * FROM r;
+WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < (SELECT MAX(n) FROM r)) SELECT * FROM r;
+WITH RECURSIVE r (a, b) AS (SELECT 1 UNION ALL SELECT a + 1 FROM r WHERE a < 3) SELECT * FROM r;
+PREPARE s FROM 'WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < ?) SELECT COUNT(*) FROM r';
+SET @k = 7;
+EXECUTE s USING @k;
+SET @k = 70;
+EXECUTE s USING @k;
+DEALLOCATE PREPARE s;
