@@ -16,26 +16,185 @@
 #include "util/hash.h"
 #include "sql/exec/query_int.h"
 
-/* ---------------------------------------------------------------- UNION */
+/* ---------------------------------------------------------------- UNION, INTERSECT, EXCEPT */
+
+typedef struct rowset {
+    value_t **rows;
+    uint64_t n;
+} rowset_t;
+
+/* Each row's key id in km (rows equal under the columns' collations share one). */
+static uint32_t *row_ids(keymap_t *km, arena_t *a, const rowset_t *r, uint32_t ncols)
+{
+    uint32_t *ids = arena_alloc(a, sizeof(uint32_t) * (r->n + 1));
+    buf_t k;
+    buf_init(&k);
+    for (uint64_t i = 0; i < r->n; i++) {
+        k.len = 0;
+        for (uint32_t c = 0; c < ncols; c++)
+            key_append_value(&k, &r->rows[i][c], false);
+        bool added;
+        ids[i] = keymap_put(km, k.data, k.len, &added);
+    }
+    buf_free(&k);
+    return ids;
+}
+
+typedef struct idset {
+    rowset_t r;
+    uint32_t *ids;
+} idset_t;
+
+static void idset_push(arena_t *a, idset_t *s, uint64_t *cap, value_t *row, uint32_t id)
+{
+    if (s->r.n == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        value_t **nr = arena_alloc(a, sizeof(value_t *) * *cap);
+        uint32_t *ni = arena_alloc(a, sizeof(uint32_t) * *cap);
+        if (s->r.n) {
+            memcpy(nr, s->r.rows, sizeof(value_t *) * s->r.n);
+            memcpy(ni, s->ids, sizeof(uint32_t) * s->r.n);
+        }
+        s->r.rows = nr;
+        s->ids = ni;
+    }
+    s->r.rows[s->r.n] = row;
+    s->ids[s->r.n++] = id;
+}
+
+/* a op b as multisets (ALL) or sets: UNION keeps a's rows then b's, INTERSECT and EXCEPT keep a's order. */
+static idset_t set_apply(arena_t *ar, uint32_t nkeys, const idset_t *a, const idset_t *b, sql_setop_t op, bool all)
+{
+    idset_t out = {{NULL, 0}, NULL};
+    uint64_t cap = 0;
+    uint64_t *cnt = mem_calloc((size_t)nkeys + 1, sizeof *cnt);
+    bool *emitted = mem_calloc((size_t)nkeys + 1, sizeof *emitted);
+    if (op == SQL_SETOP_UNION) {
+        for (int side = 0; side < 2; side++) {
+            const idset_t *s = side ? b : a;
+            for (uint64_t i = 0; i < s->r.n; i++) {
+                if (!all && emitted[s->ids[i]])
+                    continue;
+                emitted[s->ids[i]] = true;
+                idset_push(ar, &out, &cap, s->r.rows[i], s->ids[i]);
+            }
+        }
+    } else {
+        for (uint64_t i = 0; i < b->r.n; i++)
+            cnt[b->ids[i]]++;
+        for (uint64_t i = 0; i < a->r.n; i++) {
+            uint32_t id = a->ids[i];
+            bool keep;
+            if (op == SQL_SETOP_INTERSECT) {
+                keep = all ? cnt[id] > 0 : cnt[id] > 0 && !emitted[id];
+                if (keep && all)
+                    cnt[id]--;
+            } else if (all) {
+                keep = cnt[id] == 0;
+                if (!keep)
+                    cnt[id]--;
+            } else {
+                keep = cnt[id] == 0 && !emitted[id];
+            }
+            if (!keep)
+                continue;
+            emitted[id] = true;
+            idset_push(ar, &out, &cap, a->r.rows[i], id);
+        }
+    }
+    mem_free(cnt);
+    mem_free(emitted);
+    return out;
+}
+
+/* The members' rows combined as the chain says.  A chain of UNIONs only: a UNION DISTINCT removes duplicates
+ * among the members up to it (MySQL: it overrides any UNION ALL to its left), the members after the last one
+ * are appended as they are.  With INTERSECT or EXCEPT: INTERSECT first (it binds tighter), then UNION and
+ * EXCEPT from left to right, as MariaDB does. */
+static int combine(sql_exec_ctx_t *x, const sql_select_t *first, rowset_t *sets, uint32_t nmembers, uint32_t ncols,
+                   value_t ***rows_out, uint64_t *n_out)
+{
+    keymap_t km;
+    keymap_init(&km, x->arena);
+    bool only_union = true;
+    for (const sql_select_t *m = first; m->union_next; m = m->union_next)
+        only_union &= m->set_op == SQL_SETOP_UNION;
+    if (only_union) {
+        int dedupe_upto = -1, idx = 0;
+        for (const sql_select_t *m = first; m->union_next; m = m->union_next, idx++)
+            if (!m->union_all)
+                dedupe_upto = idx + 1;
+        idset_t out = {{NULL, 0}, NULL};
+        uint64_t cap = 0;
+        bool *seen = NULL; /* by key id: produced by a distinct member already */
+        uint32_t nseen = 0;
+        for (uint32_t i = 0; i < nmembers; i++) {
+            bool distinct = (int)i <= dedupe_upto;
+            uint32_t *rid = distinct ? row_ids(&km, x->arena, &sets[i], ncols) : NULL;
+            if (distinct && km.n > nseen) {
+                seen = mem_realloc(seen, km.n);
+                memset(seen + nseen, 0, km.n - nseen);
+                nseen = km.n;
+            }
+            for (uint64_t r = 0; r < sets[i].n; r++) {
+                if (distinct) {
+                    if (seen[rid[r]])
+                        continue;
+                    seen[rid[r]] = true;
+                }
+                idset_push(x->arena, &out, &cap, sets[i].rows[r], 0);
+            }
+        }
+        mem_free(seen);
+        keymap_free(&km);
+        *rows_out = out.r.rows;
+        *n_out = out.r.n;
+        return 0;
+    }
+    idset_t *ids = arena_calloc(x->arena, sizeof(idset_t) * (nmembers + 1));
+    for (uint32_t i = 0; i < nmembers; i++) {
+        ids[i].r = sets[i];
+        ids[i].ids = row_ids(&km, x->arena, &sets[i], ncols);
+    }
+    uint32_t nkeys = km.n;
+    keymap_free(&km);
+    /* terms: runs of members joined by INTERSECT, each reduced to one set */
+    idset_t result = {{NULL, 0}, NULL}, term = ids[0];
+    sql_setop_t pending = SQL_SETOP_UNION;
+    bool pending_all = true, have_result = false;
+    uint32_t i = 0;
+    for (const sql_select_t *m = first; m; m = m->union_next, i++) {
+        if (m->union_next && m->set_op == SQL_SETOP_INTERSECT) {
+            term = set_apply(x->arena, nkeys, &term, &ids[i + 1], SQL_SETOP_INTERSECT, m->union_all);
+            continue;
+        }
+        result = have_result ? set_apply(x->arena, nkeys, &result, &term, pending, pending_all) : term;
+        have_result = true;
+        if (m->union_next) {
+            pending = m->set_op;
+            pending_all = m->union_all;
+            term = ids[i + 1];
+        }
+    }
+    *rows_out = result.r.rows;
+    *n_out = result.r.n;
+    return 0;
+}
 
 int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit, value_t ***rows_out, uint64_t *n_out,
                       uint32_t *ncols_out, res_col_t **cols_out)
 {
-    /* a UNION DISTINCT removes duplicates among the members up to it (MySQL: it overrides any UNION ALL to its
-     * left); the members after the last one are appended as they are */
-    int dedupe_upto = -1, idx = 0;
-    for (const sql_select_t *m = first; m->union_next; m = m->union_next, idx++)
-        if (!m->union_all)
-            dedupe_upto = idx + 1;
+    uint32_t nmembers = 0;
+    for (const sql_select_t *m = first; m; m = m->union_next)
+        nmembers++;
+    rowset_t *sets = arena_calloc(x->arena, sizeof(rowset_t) * (nmembers + 1));
     int member = 0;
     value_t **rows = NULL;
-    uint64_t n = 0, cap = 0;
+    uint64_t n = 0;
     uint32_t ncols = 0;
     res_col_t *cols = NULL;
     sql_rtype_t *urt = NULL; /* the union's static column types, while every member's are known */
     bool *uknown = NULL;
-    keymap_t seen;
-    keymap_init(&seen, x->arena);
     int rc = 0;
     for (const sql_select_t *m = first; m && !rc; m = m->union_next) {
         select_run_t s;
@@ -102,31 +261,19 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
                 }
             }
         }
-        bool distinct = member++ <= dedupe_upto;
-        for (uint64_t i = s.offset; !rc && i < s.nout && i - s.offset < s.limit; i++) {
-            if (distinct) {
-                buf_t k;
-                buf_init(&k);
-                for (uint32_t c = 0; c < ncols; c++)
-                    key_append_value(&k, &s.outs[i].vals[c], false);
-                bool added;
-                keymap_put(&seen, k.data, k.len, &added);
-                buf_free(&k);
-                if (!added)
-                    continue;
-            }
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                value_t **nr = arena_alloc(x->arena, sizeof(value_t *) * cap);
-                if (n)
-                    memcpy(nr, rows, sizeof(value_t *) * n);
-                rows = nr;
-            }
-            rows[n++] = s.outs[i].vals;
+        if (!rc) {
+            rowset_t *r = &sets[member];
+            uint64_t from = MIN(s.offset, s.nout);
+            r->n = MIN(s.nout - from, s.limit);
+            r->rows = arena_alloc(x->arena, sizeof(value_t *) * (r->n + 1));
+            for (uint64_t i = 0; i < r->n; i++)
+                r->rows[i] = s.outs[from + i].vals;
         }
+        member++;
         select_run_free(&s);
     }
-    keymap_free(&seen);
+    if (!rc)
+        rc = combine(x, first, sets, nmembers, ncols, &rows, &n);
     if (rc)
         return rc;
     for (uint32_t c = 0; first->union_next && c < ncols; c++) {
@@ -156,8 +303,9 @@ int union_rows(sql_exec_ctx_t *x, const sql_select_t *first, uint64_t dflt_limit
             u->flags &= (uint16_t)~COLF_UNSIGNED;
         }
         if (m.type == MYSQL_TYPE_TINY || m.type == MYSQL_TYPE_SHORT || m.type == MYSQL_TYPE_INT24 ||
-            m.type == MYSQL_TYPE_LONG || m.type == MYSQL_TYPE_LONGLONG)
-            u->flags &= (uint16_t)~COLF_BINARY;
+            m.type == MYSQL_TYPE_LONG || m.type == MYSQL_TYPE_LONGLONG || m.type == MYSQL_TYPE_NEWDECIMAL ||
+            m.type == MYSQL_TYPE_FLOAT || m.type == MYSQL_TYPE_DOUBLE)
+            u->flags &= (uint16_t)~COLF_BINARY; /* numbers: BINARY only marks binary strings here */
         else if (m.type == MYSQL_TYPE_VAR_STRING && m.coll == COLL_BINARY)
             u->decimals = 0;
     }

@@ -190,6 +190,8 @@ typedef struct sql_index_hint {
     uint32_t n;
 } sql_index_hint_t;
 
+typedef enum sql_setop { SQL_SETOP_UNION, SQL_SETOP_INTERSECT, SQL_SETOP_EXCEPT } sql_setop_t;
+
 typedef enum sql_lock_mode { SQL_LOCK_NONE, SQL_LOCK_FOR_UPDATE, SQL_LOCK_FOR_SHARE } sql_lock_mode_t;
 
 struct sql_select {
@@ -207,8 +209,9 @@ struct sql_select {
     uint32_t norder_by;
     sql_limit_t limit;
     sql_lock_mode_t lock;
-    sql_select_t *union_next; /* UNION chain: this member, then union_next ... */
-    bool union_all;           /* the UNION between this member and union_next is ALL */
+    sql_select_t *union_next; /* UNION / INTERSECT / EXCEPT chain: this member, then union_next ... */
+    bool union_all;           /* the operation between this member and union_next is ALL */
+    sql_setop_t set_op;       /* which operation that is (INTERSECT binds tighter than UNION and EXCEPT) */
 
     bool with_rollup;         /* GROUP BY ... WITH ROLLUP */
     bool *group_desc;         /* GROUP BY x DESC (per group_by item; NULL when none written) */

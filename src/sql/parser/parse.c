@@ -1653,6 +1653,11 @@ static sql_select_t *select_body(parser_t *p)
     return s;
 }
 
+static bool is_set_op(parser_t *p)
+{
+    return is_word(p, "UNION") || is_word(p, "INTERSECT") || is_word(p, "EXCEPT");
+}
+
 static sql_select_t *select_body_nowith(parser_t *p)
 {
     depth_in(p);
@@ -1666,7 +1671,7 @@ static sql_select_t *select_body_nowith(parser_t *p)
     } else {
         first = select_one(p);
     }
-    if (!is_word(p, "UNION")) {
+    if (!is_set_op(p)) {
         /* single SELECT (possibly parenthesized): trailing clauses are its own unless it already has them */
         sql_order_item_t *ob = NULL;
         uint32_t nob = 0;
@@ -1695,17 +1700,33 @@ static sql_select_t *select_body_nowith(parser_t *p)
     sql_select_t *last = first;
     while (last->union_next)
         last = last->union_next;
-    while (is_word(p, "UNION")) {
+    /* a parenthesized member that is itself a chain is linked into this one: right for UNIONs, not once an
+     * INTERSECT or EXCEPT is in either (their grouping would be lost) */
+    bool nested = paren && first->union_next, other_op = false;
+    for (const sql_select_t *m = first; m->union_next; m = m->union_next)
+        other_op |= m->set_op != SQL_SETOP_UNION;
+    while (is_set_op(p)) {
+        sql_setop_t op = is_word(p, "INTERSECT") ? SQL_SETOP_INTERSECT
+                       : is_word(p, "EXCEPT")    ? SQL_SETOP_EXCEPT
+                                                 : SQL_SETOP_UNION;
         next(p);
         bool all = accept_word(p, "ALL");
         if (!all)
             accept_word(p, "DISTINCT");
         sql_select_t *n = select_member(p, true);
         last->union_all = all;
-        /* a parenthesized member that is itself a union is linked as a unit at its end */
+        last->set_op = op;
+        other_op |= op != SQL_SETOP_UNION;
+        nested |= n->parenthesized && n->union_next;
+        for (const sql_select_t *m = n; m->union_next; m = m->union_next)
+            other_op |= m->set_op != SQL_SETOP_UNION;
         last->union_next = n;
         while (last->union_next)
             last = last->union_next;
+    }
+    if (nested && other_op) {
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "a parenthesized UNION, INTERSECT or EXCEPT inside one with INTERSECT or EXCEPT");
+        longjmp(p->fail, 1);
     }
     order_limit(p, &first->union_order_by, &first->nunion_order_by, &first->union_limit);
     lock_clause(p, first);
