@@ -306,6 +306,69 @@ void query_release(query_t *q)
     q->aggs = NULL;
 }
 
+/* Clauses a window call's own parts are bound in: a window call there is 4074 (an aggregate's argument) or 4015. */
+static const char WIN_ARG[] = "SELECT", WIN_AGG_ARG[] = "SELECT", WIN_SPEC[] = "SELECT";
+
+/* A call with OVER (...): allowed in the select list and ORDER BY only (4015), not inside another one's
+ * arguments (4074) or window (4015); its arguments, PARTITION BY and ORDER BY are bound like the select list's
+ * (aggregates of a grouped query allowed); collected in q->wins for the window pass. */
+static int bind_window_call(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
+{
+    sql_exec_ctx_t *x = q->x;
+    if (clause == WIN_AGG_ARG)
+        return diag_error(x->diag, ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG);
+    if (clause == WIN_ARG || clause == WIN_SPEC || (strcmp(clause, "SELECT") != 0 && strcmp(clause, "ORDER BY") != 0))
+        return diag_error(x->diag, ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION);
+    bool agg = (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE) != 0;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        int rc = bind_expr(q, e->args[i], agg ? WIN_AGG_ARG : WIN_ARG, allow_agg);
+        if (rc)
+            return rc;
+    }
+    const sql_window_t *w = e->over;
+    for (uint32_t i = 0; i < w->npartition; i++) {
+        int rc = bind_expr(q, w->partition[i], WIN_SPEC, allow_agg);
+        if (rc)
+            return rc;
+    }
+    for (uint32_t i = 0; i < w->norder; i++) {
+        int rc = bind_expr(q, w->order[i].expr, WIN_SPEC, allow_agg);
+        if (rc)
+            return rc;
+    }
+    for (uint32_t i = 0; i < q->nwin; i++)
+        if (q->wins[i] == e)
+            return 0;
+    if (q->nwin == q->capwin) {
+        q->capwin = q->capwin ? q->capwin * 2 : 8;
+        const sql_expr_t **n = arena_alloc(x->arena, sizeof(*n) * q->capwin);
+        if (q->nwin)
+            memcpy(n, q->wins, sizeof(*n) * q->nwin);
+        q->wins = n;
+    }
+    q->wins[q->nwin++] = e;
+    return 0;
+}
+
+/* A WINDOW clause's windows are bound with the select list, referenced or not (their columns must exist). */
+int bind_windows(query_t *q, const sql_select_t *sel, bool allow_agg)
+{
+    for (uint32_t w = 0; w < sel->nwindows; w++) {
+        const sql_window_t *sp = &sel->windows[w].spec;
+        for (uint32_t i = 0; i < sp->npartition; i++) {
+            int rc = bind_expr(q, sp->partition[i], WIN_SPEC, allow_agg);
+            if (rc)
+                return rc;
+        }
+        for (uint32_t i = 0; i < sp->norder; i++) {
+            int rc = bind_expr(q, sp->order[i].expr, WIN_SPEC, allow_agg);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
 {
     if (!e)
@@ -372,6 +435,8 @@ int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
         e->slot = found;
         return 0;
     }
+    if (e->kind == SQL_E_FUNC && e->over)
+        return bind_window_call(q, e, clause, allow_agg);
     if (sql_expr_is_aggregate(e)) {
         if (!allow_agg)
             return diag_error(x->diag, ER_INVALID_GROUP_FUNC_USE);

@@ -214,6 +214,14 @@ static int exec_eval_aggregate_get(void *u, const sql_expr_t *e, value_t *out, d
     return diag_error(d, ER_INVALID_GROUP_FUNC_USE);
 }
 
+static int exec_eval_window_get(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
+{
+    row_eval_t *xe = u;
+    if (!xe->win || !xe->q || win_value(xe->win, xe->q, e, out) != 0)
+        return diag_error(d, ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION);
+    return 0;
+}
+
 static int exec_eval_values_get(void *u, const sql_expr_t *col, value_t *out, diag_t *d)
 {
     row_eval_t *xe = u;
@@ -255,6 +263,7 @@ static const sql_eval_cb_t xcb = {
     .param_get = exec_eval_param_get,
     .column_get = exec_eval_column_get,
     .aggregate_get = exec_eval_aggregate_get,
+    .window_get = exec_eval_window_get,
     .values_get = exec_eval_values_get,
     .subquery_eval = exec_eval_subquery_eval,
 };

@@ -96,9 +96,12 @@ typedef struct row_eval {
     group_t *group;
     const value_t *values_row;/* VALUES(col) in ON DUPLICATE KEY UPDATE: the row that failed to insert */
     const cat_table_t *values_t;
+    const struct win_run *win;/* window functions: the values of the calls for the current row (exec/window.c) */
 } row_eval_t;
 
 void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x);
+/* A window call's value for the row being output (exec/window.c); -ER_* when there is none. */
+int win_value(const struct win_run *w, const query_t *q, const sql_expr_t *e, value_t *out);
 int row_eval(row_eval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out);
 /* WHERE-style truth: 1 true, 0 false/NULL, < 0 error. */
 int row_eval_bool(row_eval_t *xe, const sql_expr_t *e, const value_t *row);
@@ -131,6 +134,9 @@ typedef struct query {
     /* aggregates */
     const sql_expr_t **aggs;
     uint32_t nagg, capagg;
+    /* window function calls (OVER), in the select list and ORDER BY */
+    const sql_expr_t **wins;
+    uint32_t nwin, capwin;
     bool bind_error;
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
@@ -166,6 +172,8 @@ int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const
                    const sql_expr_t *on);
 /* A table reference naming a WITH element (f->cte): its rows, computed here (bind/cte.c). */
 int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on);
+/* Binds the expressions of sel's WINDOW clause (bind/from.c). */
+int bind_windows(query_t *q, const sql_select_t *sel, bool allow_agg);
 /* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
 int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
 

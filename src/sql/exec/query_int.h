@@ -131,7 +131,18 @@ typedef struct select_run {
     bool plan_oix_set;        /* a prepared plan settled the ORDER BY index: */
     int plan_oix;             /* its number (-1: none) */
     bool plan_odesc;          /* read backwards */
+    struct win_run *win;      /* window functions: their rows or groups and values (exec/window.c) */
 } select_run_t;
+
+/* Window functions (exec/window.c).  A SELECT with OVER (...) calls runs twice over its rows (or, with GROUP
+ * BY, its groups): win_begin, then each row / group goes to win_collect instead of the output; win_finish
+ * computes every call over its windows and sends each row / group through the output again, with
+ * window_get answering the calls. */
+int win_begin(select_run_t *s);
+bool win_collecting(const select_run_t *s);
+int win_collect(select_run_t *s, const value_t *row, group_t *g);
+int win_finish(select_run_t *s, int (*emit_row)(void *arg, const value_t *row), int (*emit_group)(select_run_t *s, group_t *g));
+void win_free(select_run_t *s);
 
 void send_columns(select_run_t *s);
 
@@ -185,6 +196,8 @@ struct sql_plan {
     uint32_t norder, ngroup;
     const sql_expr_t **aggs;
     uint32_t nagg;
+    const sql_expr_t **wins;  /* window function calls (query_t.wins) */
+    uint32_t nwin;
     bool aggregate;
     int oix;
     bool odesc;

@@ -592,6 +592,8 @@ static int on_row(void *arg, const value_t *row)
         buf_free(&k);
         return 0;
     }
+    if (win_collecting(s))
+        return win_collect(s, row, NULL);
     value_t *vals = arena_alloc(&s->rowa, sizeof(value_t) * (s->nitems + 1));
     int rc = eval_items(s, row, vals);
     if (rc)
@@ -931,6 +933,8 @@ static int select_run_bind(select_run_t *s)
         it->alias = sel->items[i].alias;
         it->src_col = e->kind == SQL_E_COLUMN ? e->slot : -1;
     }
+    if ((rc = bind_windows(&s->q, sel, true)) != 0)
+        return rc;
     for (uint32_t k = 0; k < s->q.nsrc; k++)
         if (s->q.src[k].on && (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
             return rc;
@@ -1066,6 +1070,8 @@ static int plan_bind(select_run_t *s)
         p->aggs = arena_alloc(&p->mem, sizeof(*p->aggs) * (p->nagg + 1));
         if (p->nagg)
             memcpy(p->aggs, s->q.aggs, sizeof(*p->aggs) * p->nagg);
+        p->wins = s->q.wins; /* in the plan's arena (x->arena while binding) */
+        p->nwin = s->q.nwin;
         plan_cache_end(x, &s->q, s->sel->where);
         p->odesc = false;
         p->oix = order_index(s, &p->odesc);
@@ -1092,6 +1098,8 @@ static int select_run_prepare_planned(select_run_t *s, sql_exec_ctx_t *x, const 
         s->q.aggs = p->aggs;
         s->q.nagg = s->q.capagg = p->nagg;
         s->q.aggs_shared = true;
+        s->q.wins = p->wins;
+        s->q.nwin = s->q.capwin = p->nwin;
         s->need = p->need;
         for (uint32_t i = 0; i < s->q.nsrc; i++)
             s->q.src[i].need = p->need ? p->need + s->q.src[i].base : NULL;
@@ -1127,6 +1135,7 @@ void select_run_free(select_run_t *s)
     sort_done(s, &s->osort);
     sort_done(s, &s->gsort);
     sort_done(s, &s->dsort);
+    win_free(s);
     if (s->rowa_ok)
         arena_destroy(&s->rowa);
     s->rowa_ok = false;
@@ -1154,7 +1163,9 @@ static void sort_stats(select_run_t *s, uint64_t rows)
 /* One group's output row: the items, HAVING, then out_row.  0, 1 (LIMIT reached) or an error. */
 static int group_emit(select_run_t *s, group_t *g)
 {
-    s->ngroups_out++;
+    bool collect = win_collecting(s);
+    if (!collect)
+        s->ngroups_out++;
     s->xe.group = g;
     value_t *vals = arena_alloc(&s->rowa, sizeof(value_t) * (s->nitems + 1));
     int rc = eval_items(s, g->rep, vals);
@@ -1163,7 +1174,9 @@ static int group_emit(select_run_t *s, group_t *g)
         rc = row_eval_bool(&s->xe, s->sel->having, g->rep);
         rc = rc < 0 ? rc : rc == 0 ? 2 : 0;
     }
-    if (rc == 0)
+    if (rc == 0 && collect) /* a group that passed HAVING waits for the window pass */
+        rc = win_collect(s, g->rep, g);
+    else if (rc == 0)
         rc = out_row(s, g->rep, vals);
     s->xe.group = NULL;
     return rc == 2 ? 0 : rc;
@@ -1185,6 +1198,8 @@ static int groups_emit(select_run_t *s)
         return sort_error(s, rc);
     const uint8_t *k = NULL, *p = NULL;
     size_t kl = 0, pl = 0;
+    if (gs && s->win)
+        return diag_error(s->x->diag, ER_NOT_SUPPORTED_YET, "window functions over more groups than tmp_table_size holds");
     int have = gs ? extsort_next(gs, &k, &kl, &p, &pl) : 0;
     uint64_t i = 0;
     arena_t ga;
@@ -1279,7 +1294,11 @@ int select_run_run(select_run_t *s)
         s->topcap = MIN(s->topk, 64u);
         s->top = mem_alloc(sizeof(topn_entry_t) * s->topcap);
     }
-    int rc = query_run(&s->q, s->sel->where, on_row, s, oix, desc);
+    int rc = win_begin(s);
+    if (rc == 0)
+        rc = query_run(&s->q, s->sel->where, on_row, s, oix, desc);
+    if (rc == 0 && s->win && !s->aggregate)
+        rc = win_finish(s, on_row, group_emit);
     if (rc)
         return rc;
     if (s->aggregate) {
@@ -1301,6 +1320,8 @@ int select_run_run(select_run_t *s)
             qsort(s->groups, s->ngroups, sizeof *s->groups, cmp_group);
         s->streaming = !s->need_sort && !s->collect_only;
         if ((rc = groups_emit(s)) != 0)
+            return rc;
+        if (s->win && (rc = win_finish(s, on_row, group_emit)) != 0)
             return rc;
         if (s->ngroup) {
             /* MariaDB: GROUP BY through a temporary table, whose groups a filesort then orders */

@@ -1221,10 +1221,20 @@ int sql_eval_values_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
     return 0;
 }
 
+/* A window function met outside the executor's window pass (it is computed there, over the window). */
+int sql_eval_window_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *args, bool any_null, value_t *out)
+{
+    (void)e, (void)args, (void)any_null, (void)out;
+    return diag_error(ctx->diag, ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION);
+}
+
 static int eval_func(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     const sql_fn_def_t *def = &sql_fn_defs[e->func.fn];
     int rc;
+    if (e->over) /* the executor's window pass has the value of this call for the current row */
+        return ctx->cb && ctx->cb->window_get ? ctx->cb->window_get(ctx->user, e, out, ctx->diag)
+                                              : diag_error(ctx->diag, ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION);
     if ((def->flags & SQL_FNF_SESSION) && !ctx->cb) /* evaluated outside a session (a unit, a tool) */
         return need_cb(ctx, NULL, def->name);
     if (def->flags & SQL_FNF_LAZY)

@@ -65,6 +65,9 @@ typedef struct sql_eval_cb {
     /* An aggregate call (COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT...) met while evaluating a select item / HAVING /
      * ORDER BY: the executor returns the current group's result (it drives sql_agg_t accumulators, exec_agg.c). */
     int (*aggregate_get)(void *user, const sql_expr_t *agg, value_t *out, diag_t *d);
+    /* A call with OVER (...) met while evaluating a select item / ORDER BY: the executor's window pass has its
+     * value for the current row; 4015 where there is none (WHERE, GROUP BY, HAVING ...). */
+    int (*window_get)(void *user, const sql_expr_t *call, value_t *out, diag_t *d);
     /* DEFAULT(col): the column's default value. */
     int (*default_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
 } sql_eval_cb_t;

@@ -631,8 +631,11 @@ int sql_type_fixed_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rty
     uint32_t n = e->nargs;
     sql_fn_t fn = e->func.fn;
     switch (fn) {
-    case SQL_FN_COUNT:
+    case SQL_FN_COUNT: case SQL_FN_ROW_NUMBER: case SQL_FN_RANK: case SQL_FN_DENSE_RANK: case SQL_FN_NTILE:
         *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, false, false);
+        return true;
+    case SQL_FN_PERCENT_RANK: case SQL_FN_CUME_DIST:
+        *out = rt_double(17, 10, false);
         return true;
     case SQL_FN_NOW: case SQL_FN_CURRENT_TIMESTAMP: case SQL_FN_LOCALTIME: case SQL_FN_LOCALTIMESTAMP:
     case SQL_FN_SYSDATE: case SQL_FN_UTC_TIMESTAMP: case SQL_FN_CURTIME: case SQL_FN_CURRENT_TIME: case SQL_FN_UTC_TIME: {

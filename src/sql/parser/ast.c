@@ -95,7 +95,7 @@ bool sql_fn_args_ok(sql_fn_t fn, uint32_t nargs)
 
 bool sql_expr_is_aggregate(const sql_expr_t *e)
 {
-    return e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE);
+    return e->kind == SQL_E_FUNC && !e->over && (sql_fn_flags(e->func.fn) & SQL_FNF_AGGREGATE);
 }
 
 /* ---------------------------------------------------------------- errors not in errors.def */

@@ -129,9 +129,39 @@ struct sql_expr {
                                         collation_connection when evaluated (sql_eval_ctx_t.conn_coll) */
     struct sql_order_item *agg_order;/* GROUP_CONCAT(... ORDER BY ...) */
     uint32_t nagg_order;
+    struct sql_window *over;         /* SQL_E_FUNC: a window function call's OVER (...), NULL otherwise */
     const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */
     uint32_t bound_len;              /* SQL_E_COLUMN: an integer column's display length once bound (0: unknown) */
 };
+
+/* ---------------------------------------------------------------- window specifications */
+
+typedef enum sql_frame_unit { SQL_FRAME_DEFAULT, SQL_FRAME_ROWS, SQL_FRAME_RANGE } sql_frame_unit_t;
+typedef enum sql_frame_bound_kind {
+    SQL_FB_UNBOUNDED_PRECEDING,
+    SQL_FB_PRECEDING,          /* offset PRECEDING */
+    SQL_FB_CURRENT_ROW,
+    SQL_FB_FOLLOWING,          /* offset FOLLOWING */
+    SQL_FB_UNBOUNDED_FOLLOWING,
+} sql_frame_bound_kind_t;
+typedef struct sql_frame_bound {
+    sql_frame_bound_kind_t kind;
+    sql_expr_t *offset;
+} sql_frame_bound_t;
+/* OVER (...) or WINDOW name AS (...): a named window reference to start from, then what this one adds */
+typedef struct sql_window {
+    const char *ref;           /* OVER w / OVER (w ORDER BY ...): the WINDOW clause's w, NULL when none */
+    sql_expr_t **partition;
+    uint32_t npartition;
+    struct sql_order_item *order;
+    uint32_t norder;
+    sql_frame_unit_t unit;     /* SQL_FRAME_DEFAULT: none written */
+    sql_frame_bound_t start, end;
+} sql_window_t;
+typedef struct sql_named_window {
+    const char *name;
+    sql_window_t spec;
+} sql_named_window_t;
 
 /* ---------------------------------------------------------------- shared pieces */
 
@@ -223,6 +253,8 @@ struct sql_select {
     sql_limit_t union_limit;
     bool parenthesized;       /* this member was written in parentheses */
     bool sql_no_cache, sql_buffer_result, high_priority, straight_join, sql_small_result, sql_big_result;
+    sql_named_window_t *windows; /* WINDOW name AS (...), ... */
+    uint32_t nwindows;
     /* WITH [RECURSIVE] name [(cols)] AS (select), ...: on the select that follows the WITH clause */
     struct sql_cte *ctes;
     uint32_t nctes;
@@ -799,9 +831,10 @@ enum {
     SQL_FNF_SESSION = 1u << 3,
     SQL_FNF_NOW = 1u << 4,
     SQL_FNF_GRAMMAR = 1u << 5,
+    SQL_FNF_WINDOW = 1u << 6,
 };
 unsigned sql_fn_flags(sql_fn_t fn);
-/* A call of COUNT, SUM, ... (SQL_FNF_AGGREGATE), which the executor accumulates per group. */
+/* A call of COUNT, SUM, ... (SQL_FNF_AGGREGATE) without OVER, which the executor accumulates per group. */
 bool sql_expr_is_aggregate(const sql_expr_t *e);
 
 #endif

@@ -463,6 +463,64 @@ static sql_cast_t cast_type(parser_t *p)
     return c;
 }
 
+static void frame_bound(parser_t *p, sql_frame_bound_t *b)
+{
+    if (accept_word(p, "UNBOUNDED")) {
+        if (accept_word(p, "PRECEDING"))
+            b->kind = SQL_FB_UNBOUNDED_PRECEDING;
+        else {
+            expect_word(p, "FOLLOWING");
+            b->kind = SQL_FB_UNBOUNDED_FOLLOWING;
+        }
+        return;
+    }
+    if (accept_word(p, "CURRENT")) {
+        expect_word(p, "ROW");
+        b->kind = SQL_FB_CURRENT_ROW;
+        return;
+    }
+    if (p->tok.type == TK_PARAM)
+        syntax_error(p); /* MariaDB: a frame's offset is a literal */
+    b->offset = bit_expr(p);
+    if (accept_word(p, "PRECEDING"))
+        b->kind = SQL_FB_PRECEDING;
+    else {
+        expect_word(p, "FOLLOWING");
+        b->kind = SQL_FB_FOLLOWING;
+    }
+}
+
+/* [name] [PARTITION BY e, ...] [ORDER BY ...] [ROWS | RANGE frame], inside the parentheses */
+static void window_spec(parser_t *p, sql_window_t *w)
+{
+    if (p->tok.type == TK_WORD && !is_word(p, "PARTITION") && !is_word(p, "ORDER") && !is_word(p, "ROWS") &&
+        !is_word(p, "RANGE"))
+        w->ref = ident(p);
+    if (accept_word(p, "PARTITION")) {
+        expect_word(p, "BY");
+        vec_t v = {0};
+        do *(sql_expr_t **)vec_push(p, &v, sizeof(sql_expr_t *)) = expr(p); while (accept_punct(p, ','));
+        w->partition = v.items;
+        w->npartition = v.n;
+    }
+    if (accept_word(p, "ORDER")) {
+        expect_word(p, "BY");
+        w->order = order_list(p, &w->norder);
+    }
+    if (is_word(p, "ROWS") || is_word(p, "RANGE")) {
+        w->unit = is_word(p, "ROWS") ? SQL_FRAME_ROWS : SQL_FRAME_RANGE;
+        next(p);
+        if (accept_word(p, "BETWEEN")) {
+            frame_bound(p, &w->start);
+            expect_word(p, "AND");
+            frame_bound(p, &w->end);
+        } else {
+            frame_bound(p, &w->start);
+            w->end.kind = SQL_FB_CURRENT_ROW;
+        }
+    }
+}
+
 static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, const char *start)
 {
     /* current token is '(' */
@@ -579,6 +637,20 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         sql_error_paramcount(p->d, e->func.name);
         longjmp(p->fail, 1);
     }
+    /* window functions need OVER; aggregates may have it */
+    bool window_only = (sql_fn_flags(e->func.fn) & SQL_FNF_WINDOW) != 0;
+    if ((aggregate || window_only) && accept_word(p, "OVER")) {
+        sql_window_t *w = alloc(p, sizeof *w);
+        if (accept_punct(p, '(')) {
+            window_spec(p, w);
+            expect_punct(p, ')');
+        } else {
+            w->ref = ident(p);
+        }
+        e->over = w;
+    } else if (window_only) {
+        syntax_error(p);
+    }
     finish(p, e);
     return e;
 }
@@ -590,7 +662,7 @@ static bool reserved_function(const sql_tok_t *t)
                                         "INSERT", "REPEAT", "CHAR", "CURRENT_USER", "CURRENT_DATE",
                                         "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP",
                                         "UTC_TIMESTAMP", "UTC_DATE", "UTC_TIME", "VALUES", "TRUNCATE",
-                                        "POSITION", "CURRENT_ROLE"};
+                                        "POSITION", "CURRENT_ROLE", "ROW_NUMBER"};
     for (size_t i = 0; i < ARRAY_LEN(names); i++)
         if (tok_is_word(t, names[i]))
             return true;
@@ -1393,7 +1465,7 @@ static sql_from_t *table_factor(parser_t *p)
     f->table = table_name(p);
     if (accept_word(p, "AS"))
         f->alias = ident(p);
-    else if (is_ident(p))
+    else if (is_ident(p) && !(is_word(p, "WINDOW") && peek2(p)->type == TK_WORD)) /* WINDOW w AS (...) */
         f->alias = ident(p);
     /* index hints: USE/FORCE/IGNORE INDEX|KEY [FOR JOIN|ORDER BY|GROUP BY] (...) */
     vec_t hv = {0};
@@ -1557,6 +1629,24 @@ static sql_select_t *select_one(parser_t *p)
     }
     if (accept_word(p, "HAVING"))
         s->having = expr(p);
+    if (accept_word(p, "WINDOW")) {
+        vec_t v = {0};
+        do {
+            sql_named_window_t *w = vec_push(p, &v, sizeof *w);
+            w->name = ident(p);
+            for (uint32_t i = 0; i + 1 < v.n; i++)
+                if (strcasecmp(((sql_named_window_t *)v.items)[i].name, w->name) == 0) {
+                    diag_error(p->d, ER_DUP_WINDOW_NAME, w->name);
+                    longjmp(p->fail, 1);
+                }
+            expect_word(p, "AS");
+            expect_punct(p, '(');
+            window_spec(p, &w->spec);
+            expect_punct(p, ')');
+        } while (accept_punct(p, ','));
+        s->windows = v.items;
+        s->nwindows = v.n;
+    }
     return s;
 }
 
