@@ -51,7 +51,7 @@ static const char *call_text(char *buf, size_t n, sql_fn_t fn)
     size_t k = (size_t)snprintf(buf, n, "%s(", d->name);
     for (int i = 0; i < d->minargs && k + 4 < n; i++)
         k += (size_t)snprintf(buf + k, n - k, "%s1", i ? ", " : "");
-    snprintf(buf + k, n - k, ")");
+    snprintf(buf + k, n - k, (d->flags & SQL_FNF_WINDOW) ? ") OVER (ORDER BY 1)" : ")"); /* a window function needs OVER */
     return buf;
 }
 

@@ -210,7 +210,8 @@ static int64_t offset_of(select_run_t *s, const sql_frame_bound_t *b, double *dv
 
 static int key_cmp_buf(const buf_t *a, const buf_t *b)
 {
-    int r = memcmp(a->data, b->data, MIN(a->len, b->len));
+    size_t n = MIN(a->len, b->len);
+    int r = n ? memcmp(a->data, b->data, n) : 0; /* an empty key has no buffer */
     return r ? r : (a->len < b->len ? -1 : a->len > b->len);
 }
 
