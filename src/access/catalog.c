@@ -672,6 +672,18 @@ int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *v
     return rc;
 }
 
+int catalog_aux_delete(catalog_t *c, uint8_t kind, uint64_t id)
+{
+    sys_op_t op = {.del = true};
+    buf_init(&op.key);
+    buf_init(&op.val);
+    key_aux(&op.key, kind, id);
+    int rc = sys_commit(c, &op, 1);
+    buf_free(&op.key);
+    buf_free(&op.val);
+    return rc;
+}
+
 int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out)
 {
     buf_t key;

@@ -153,6 +153,10 @@ int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
 #define CAT_AUX_STATS 'S'
 int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len);
 int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
+/* Deletes one record (durable at return); 0, STRATA_ENOTFOUND or an engine error. */
+int catalog_aux_delete(catalog_t *c, uint8_t kind, uint64_t id);
+/* Views (sql/ddl/view.c): id = a hash of the view's database and name, the value its definition. */
+#define CAT_AUX_VIEW 'V'
 /* The same records written inside the caller's transaction trx (val NULL: delete), so that they commit or roll
  * back with its rows: the replica's applied position (CAT_AUX_REPL_GTID per domain, CAT_AUX_REPL_FILE id 0). */
 #define CAT_AUX_REPL_GTID 'R'

@@ -585,6 +585,8 @@ static int rule_SHOW(walk_t *w, const sql_stmt_t *st)
         return check_table_any(w, &sh->table, sh->db, "SELECT", false);
     case SQL_SHOW_CREATE_TABLE: /* the whole definition: a table-level privilege */
         return check_table_any(w, &sh->table, sh->db, "SHOW", true);
+    case SQL_SHOW_CREATE_VIEW: /* MariaDB: SHOW VIEW and SELECT on the view */
+        return check_table(w, &sh->table, PRIV_SHOW_VIEW | PRIV_SELECT);
     default: /* the SHOWs that list server state check their own (or need none) */
         return 0;
     }

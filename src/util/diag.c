@@ -43,6 +43,16 @@ void diag_free(diag_t *d)
     d->cap = 0;
 }
 
+void diag_error_supersede(diag_t *d)
+{
+    if (!d->error_code)
+        return;
+    mem_free((void *)d->error_slot.msg);
+    d->error_slot.msg = NULL;
+    d->error = NULL;
+    d->error_code = 0;
+}
+
 int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg)
 {
     if (level == DIAG_NOTE && d->notes_off)

@@ -17,6 +17,8 @@
 #include "util/util.h"
 #include "util/hash.h"
 #include "sql/exec/query_int.h"
+#include "access/view.h"
+#include "sql/parser/parser.h"
 
 /* ---------------------------------------------------------------- FROM and binding */
 
@@ -141,6 +143,84 @@ int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const
     return 0;
 }
 
+/* A view named in FROM: its SELECT parsed again and read as a derived table in the view's database, its
+ * columns named as when it was created.  1: db.name is no view.  Anything that no longer binds is 1356. */
+static int bind_view(query_t *q, const sql_from_t *f, const char *db, sql_join_kind_t join, const sql_expr_t *on)
+{
+    sql_exec_ctx_t *x = q->x;
+    cat_view_t v;
+    int r = catalog_view_get(sql_exec_catalog(), x->arena, db, f->table.name, &v);
+    if (r < 0)
+        return diag_error(x->diag, ER_UNKNOWN_ERROR);
+    if (r == 0)
+        return 1;
+    if (x->view_depth >= 32)
+        return diag_error(x->diag, ER_VIEW_RECURSIVE, v.db, v.name);
+    sql_stmt_list_t l;
+    if (sql_parse(x->arena, v.text, strlen(v.text), &l, x->diag) != 0 || l.n != 1 || l.stmts[0]->kind != SQL_STMT_SELECT)
+        return diag_error(x->diag, ER_VIEW_INVALID, v.db, v.name);
+    const sql_select_t *sel = l.stmts[0]->select;
+    const char *cur = x->db;
+    x->db = v.db;
+    x->view_depth++;
+    res_col_t *cols;
+    int ncols;
+    value_t **rows;
+    uint64_t n;
+    uint32_t nc = 0;
+    int rc = exec_select_describe(x, sel, &cols, &ncols);
+    if (!rc)
+        rc = exec_select_rows(x, sel, &rows, &n, &nc);
+    x->view_depth--;
+    x->db = cur;
+    if (rc || nc != v.ncols) {
+        diag_error_supersede(x->diag); /* MariaDB: the view's error follows what inside it failed */
+        return diag_error(x->diag, ER_VIEW_INVALID, v.db, v.name);
+    }
+    if ((rc = bind_push_rows(q, f->alias ? f->alias : v.name, NULL, cols, ncols, rows, n, nc, v.cols, join, on)) != 0)
+        return rc;
+    q->src[q->nsrc - 1].db = v.db;
+    q->src[q->nsrc - 1].name = v.name;
+    return 0;
+}
+
+cat_table_t *bind_view_table(sql_exec_ctx_t *x, const char *db, const char *name, cat_view_t *vout)
+{
+    cat_view_t v;
+    if (catalog_view_get(sql_exec_catalog(), x->arena, db, name, &v) <= 0)
+        return NULL;
+    sql_stmt_list_t l;
+    res_col_t *cols;
+    int ncols;
+    const char *cur = x->db;
+    x->db = v.db;
+    int rc = sql_parse(x->arena, v.text, strlen(v.text), &l, x->diag);
+    if (rc == 0)
+        rc = l.n == 1 && l.stmts[0]->kind == SQL_STMT_SELECT ? exec_select_describe(x, l.stmts[0]->select, &cols, &ncols) : -1;
+    x->db = cur;
+    if (rc || (uint32_t)ncols != v.ncols) {
+        diag_clear(x->diag); /* SHOW and DESCRIBE of a view: MariaDB gives its 1356 alone */
+        diag_error(x->diag, ER_VIEW_INVALID, v.db, v.name);
+        return NULL;
+    }
+    cat_table_t *t = arena_calloc(x->arena, sizeof *t);
+    t->db = v.db;
+    t->name = v.name;
+    t->engine = "";
+    t->comment = "VIEW";
+    t->ncols = v.ncols;
+    t->cols = arena_calloc(x->arena, sizeof(cat_column_t) * (v.ncols + 1));
+    for (uint32_t i = 0; i < v.ncols; i++) {
+        column_from_result(&t->cols[i], &cols[i]);
+        t->cols[i].name = v.cols[i];
+    }
+    /* statement memory, never the catalog's: a release never takes it to zero */
+    atomic_store(&t->refs, 1 << 30);
+    if (vout)
+        *vout = v;
+    return t;
+}
+
 static int add_derived(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
 {
     sql_exec_ctx_t *x = q->x;
@@ -263,8 +343,10 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
         if (mrc)
             return mrc;
         s->t = catalog_table_get(sql_exec_catalog(), rdb, rname);
-        if (!s->t)
-            return diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
+        if (!s->t) {
+            int vrc = rdb == db ? bind_view(q, f, db, join, on) : 1;
+            return vrc != 1 ? vrc : diag_error(x->diag, ER_NO_SUCH_TABLE, db, f->table.name);
+        }
         int trc = exec_table_used(x, false);
         if (trc) {
             catalog_table_release(s->t);

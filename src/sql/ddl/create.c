@@ -11,6 +11,7 @@
 #include "sql/value/collation.h"
 #include "commit/commit.h"
 #include "sql/exec/exec_int.h"
+#include "access/view.h"
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
@@ -521,6 +522,14 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", db);
     const char *user_db = db;
     char *real = NULL;
+    cat_view_t vw; /* a view has the name already (MariaDB: 1050, or its note with IF NOT EXISTS) */
+    if (!ct->temporary && catalog_view_get(exec_cat, x->arena, db, ct->table.name, &vw) > 0) {
+        if (!ct->if_not_exists || ct->or_replace)
+            return diag_error(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
+        diag_note(x->diag, ER_TABLE_EXISTS_ERROR, ct->table.name);
+        exec_pend_ok(x, 0, NULL);
+        return 0;
+    }
     if (ct->temporary) {
         const char *mdb = db, *mname = ct->table.name;
         if (exec_temp_map(x, &mdb, &mname)) {

@@ -14,6 +14,7 @@
 #include "monitor/digest.h"
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
+#include "access/view.h"
 #include "util/util.h"
 
 /* Rows the account may see (the session's filter; everything without one). */
@@ -435,7 +436,7 @@ bool exec_show_handles(const sql_show_t *sh)
     switch (sh->what) {
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
     case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
-    case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
+    case SQL_SHOW_CREATE_VIEW: case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
         return true;
     default:
         return false;
@@ -451,9 +452,71 @@ static cat_table_t *show_table(sql_exec_ctx_t *x, const sql_show_t *sh, const ch
     const char *rdb = db, *rname = sh->table.name;
     exec_temp_map(x, &rdb, &rname);
     cat_table_t *t = catalog_table_get(sql_exec_catalog(), rdb, rname);
-    if (!t)
+    if (!t && rdb == db)
+        t = bind_view_table(x, db, sh->table.name, NULL);
+    if (!t && !x->diag->error_code)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, sh->table.name);
     return t;
+}
+
+/* SHOW CREATE VIEW's text: MariaDB's clauses around the SELECT as it was written (MariaDB prints its own
+ * normalized form of the SELECT instead: tests/sql/DIFFERENCES.md). */
+static const char *view_create_text(sql_exec_ctx_t *x, const cat_view_t *v)
+{
+    buf_t b;
+    buf_init(&b);
+    char q = (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`';
+    buf_printf(&b, "CREATE ALGORITHM=%s DEFINER=", v->algorithm);
+    exec_ident_quote(&b, v->definer_user, q);
+    if (v->definer_host && v->definer_host[0]) {
+        buf_append_byte(&b, '@');
+        exec_ident_quote(&b, v->definer_host, q);
+    }
+    buf_printf(&b, " SQL SECURITY %s VIEW ", v->security);
+    exec_ident_quote(&b, v->name, q);
+    buf_append(&b, " (", 2);
+    for (uint32_t i = 0; i < v->ncols; i++) {
+        if (i)
+            buf_append_byte(&b, ',');
+        exec_ident_quote(&b, v->cols[i], q);
+    }
+    buf_printf(&b, ") AS %s", v->text);
+    if (strcmp(v->check_option, "NONE") != 0)
+        buf_printf(&b, " WITH %s CHECK OPTION", v->check_option);
+    const char *s = arena_strndup(x->arena, (const char *)b.data, b.len);
+    buf_free(&b);
+    return s;
+}
+
+/* SHOW CREATE VIEW v, and SHOW CREATE TABLE v of a view: MariaDB's four columns. */
+static int show_create_view(sql_exec_ctx_t *x, const sql_show_t *sh, bool table_asked)
+{
+    const char *db = exec_db_name(x, sh->table.db ? sh->table.db : sh->db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    cat_view_t v;
+    if (!bind_view_table(x, db, sh->table.name, &v)) {
+        if (x->diag->error_code)
+            return -x->diag->error_code;
+        cat_table_t *t = table_asked ? NULL : catalog_table_get(sql_exec_catalog(), db, sh->table.name);
+        if (t) {
+            catalog_table_release(t);
+            return diag_error(x->diag, ER_WRONG_OBJECT, db, sh->table.name, "VIEW");
+        }
+        return diag_error(x->diag, ER_NO_SUCH_TABLE, db, sh->table.name);
+    }
+    vt_t t;
+    vt_init(&t, x, "CREATE");
+    vt_col(&t, "View", 64, false, false);
+    vt_col(&t, "Create View", 1024, false, false);
+    vt_col(&t, "character_set_client", 32, false, false);
+    vt_col(&t, "collation_connection", 32, false, false);
+    value_t *r = vt_row(&t);
+    r[0] = show_text(v.name);
+    r[1] = show_text(view_create_text(x, &v));
+    r[2] = show_text(v.client_cs);
+    r[3] = show_text(v.conn_coll);
+    return vt_send(&t, -1, NULL, NULL);
 }
 
 static uint64_t table_bytes(const cat_table_t *t, bool data)
@@ -741,6 +804,14 @@ static void status_row(vt_t *v, value_t *r, const cat_table_t *t)
     r[k++] = show_text("N");
 }
 
+static int row_name_cmp(const void *a, const void *b)
+{
+    const value_t *x = *(value_t *const *)a, *y = *(value_t *const *)b;
+    size_t n = MIN(x[0].s.len, y[0].s.len);
+    int r = n ? memcmp(x[0].s.ptr, y[0].s.ptr, n) : 0;
+    return r ? r : (x[0].s.len < y[0].s.len ? -1 : x[0].s.len > y[0].s.len);
+}
+
 static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
 {
     const char *db = exec_db_name(x, sh->db);
@@ -792,6 +863,26 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
         }
         catalog_table_release(t);
     }
+    cat_view_t *views;
+    uint32_t nv;
+    catalog_view_list(sql_exec_catalog(), x->arena, db, &views, &nv);
+    for (uint32_t i = 0; i < nv; i++) {
+        if (!XVISIBLE(x, db, views[i].name))
+            continue;
+        value_t *r = vt_row(&v);
+        if (status) { /* a view's status row: its name and the comment VIEW, NULL elsewhere */
+            for (uint32_t k = 0; k < v.t->ncols; k++)
+                r[k] = value_null();
+            r[0] = show_text(views[i].name);
+            r[17] = show_text("VIEW");
+        } else {
+            r[0] = show_text(views[i].name);
+            if (sh->full)
+                r[1] = show_text("VIEW");
+        }
+    }
+    if (nv && v.n > 1) /* tables and views in one name order */
+        qsort(v.rows, v.n, sizeof *v.rows, row_name_cmp);
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
@@ -831,8 +922,16 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         return show_columns(x, sh);
     case SQL_SHOW_INDEX:
         return show_index(x, sh);
+    case SQL_SHOW_CREATE_VIEW:
+        return show_create_view(x, sh, false);
     case SQL_SHOW_CREATE_TABLE: {
         const char *db;
+        const char *vdb = exec_db_name(x, sh->table.db ? sh->table.db : sh->db);
+        cat_view_t vv;
+        if (vdb && !sh->table.db && exec_temp_map(x, &(const char *){vdb}, &(const char *){sh->table.name}))
+            vdb = NULL; /* a TEMPORARY table shadows a view */
+        if (vdb && catalog_view_get(sql_exec_catalog(), x->arena, vdb, sh->table.name, &vv) > 0)
+            return show_create_view(x, sh, true);
         cat_table_t *t = show_table(x, sh, &db);
         if (!t)
             return -x->diag->error_code;
@@ -932,6 +1031,101 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
 
 /* ---------------------------------------------------------------- information_schema */
 
+/* The rows of one table (or view) in information_schema.COLUMNS (columns), STATISTICS (stats) or TABLES. */
+static void is_table_rows(vt_t *v, const cat_table_t *t, const char *db, const char *name, bool columns, bool stats,
+                          bool view)
+{
+    sql_exec_ctx_t *x = v->x;
+    if (columns) {
+        for (uint32_t c = 0; c < t->ncols; c++) {
+            const cat_column_t *cc = &t->cols[c];
+            unsigned cp = col_privs(x, db, name, cc->name);
+            if (!cp)
+                continue;
+            sqlt_t ty = (sqlt_t)cc->rc.type;
+            bool str = sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET;
+            bool bin = cc->rc.coll == COLL_BINARY;
+            value_t *r = vt_row(v);
+            int k = 0;
+            r[k++] = show_text("def");
+            r[k++] = show_text(t->db);
+            r[k++] = show_text(t->name);
+            r[k++] = show_text(cc->name);
+            r[k++] = show_uint(c + 1);
+            const char *dflt = default_shown(cc, true, x->arena);
+            r[k++] = show_text(cc->auto_increment ? NULL : dflt);
+            r[k++] = show_text(cc->rc.nullable ? "YES" : "NO");
+            r[k++] = show_text(sqlt_name(ty));
+            /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
+            uint64_t lob = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
+                         : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
+                         : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215
+                         : ty == SQLT_LONGTEXT || ty == SQLT_LONGBLOB ? 4294967295ULL : 0;
+            r[k++] = lob ? show_uint(lob) : str ? show_uint(cc->rc.len) : value_null();
+            r[k++] = lob ? show_uint(lob) : str ? show_uint((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
+            r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
+            r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(cc->rc.scale) : value_null();
+            r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? show_uint(cc->rc.scale) : value_null();
+            r[k++] = str && !bin ? show_text(charset_of(cc->rc.coll)) : value_null();
+            r[k++] = str && !bin ? show_text(value_coll_name(cc->rc.coll)) : value_null();
+            r[k++] = show_text(type_text(x->arena, cc));
+            r[k++] = show_text(col_key(t, c));
+            r[k++] = show_text(extra_of(cc, x->arena));
+            r[k++] = show_text(col_privs_text(cp, x->arena));
+            r[k++] = show_text(cc->comment);
+            r[k++] = show_text("NEVER");
+            r[k++] = value_null();
+        }
+    } else if (stats) {
+        uint32_t *ord = key_order(x->arena, t);
+        for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
+            const cat_index_t *ix = &t->idx[ord[i2]];
+            for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
+                if (!col_privs(x, db, name, t->cols[ix->cols[k2].col].name))
+                    continue;
+                value_t *r = vt_row(v);
+                int k = 0;
+                r[k++] = show_text("def");
+                r[k++] = show_text(t->db);
+                r[k++] = show_text(t->name);
+                r[k++] = show_uint(ix->kind == CAT_IDX_KEY);
+                r[k++] = show_text(t->db);
+                r[k++] = show_text(ix->name);
+                r[k++] = show_uint(k2 + 1);
+                r[k++] = show_text(t->cols[ix->cols[k2].col].name);
+                r[k++] = show_text("A");
+                r[k++] = show_uint(index_cardinality(t, ord[i2], k2, 0));
+                r[k++] = ix->cols[k2].prefix ? show_uint(ix->cols[k2].prefix) : value_null();
+                r[k++] = value_null();
+                r[k++] = show_text(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");
+                r[k++] = show_text("BTREE");
+                r[k++] = show_text("");
+                r[k++] = show_text(ix->comment ? ix->comment : "");
+            }
+        }
+    } else if (view) { /* a view's row: its type and the comment VIEW, NULL for what only tables have */
+        value_t *r = vt_row(v);
+        for (uint32_t k = 0; k < v->t->ncols; k++)
+            r[k] = value_null();
+        r[0] = show_text("def");
+        r[1] = show_text(db);
+        r[2] = show_text(name);
+        r[3] = show_text("VIEW");
+        r[3 + 17] = show_text("VIEW"); /* TABLE_COMMENT: status_cols' 18th, after the three leading columns */
+    } else {
+        value_t *r = vt_row(v);
+        r[0] = show_text("def");
+        r[1] = show_text(t->db);
+        r[2] = show_text("BASE TABLE");
+        status_row(v, r + 3, t);
+        /* status_row writes the name first: move it to TABLE_NAME's place */
+        value_t name = r[3];
+        memmove(r + 2, r + 3, sizeof(value_t));
+        r[2] = name;
+        r[3] = show_text("BASE TABLE");
+    }
+}
+
 static void is_tables(vt_t *v, bool columns, bool stats)
 {
     sql_exec_ctx_t *x = v->x;
@@ -949,86 +1143,24 @@ static void is_tables(vt_t *v, bool columns, bool stats)
             cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
             if (!t)
                 continue;
-            if (columns) {
-                for (uint32_t c = 0; c < t->ncols; c++) {
-                    const cat_column_t *cc = &t->cols[c];
-                    unsigned cp = col_privs(x, dbs[d], names[i], cc->name);
-                    if (!cp)
-                        continue;
-                    sqlt_t ty = (sqlt_t)cc->rc.type;
-                    bool str = sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET;
-                    bool bin = cc->rc.coll == COLL_BINARY;
-                    value_t *r = vt_row(v);
-                    int k = 0;
-                    r[k++] = show_text("def");
-                    r[k++] = show_text(t->db);
-                    r[k++] = show_text(t->name);
-                    r[k++] = show_text(cc->name);
-                    r[k++] = show_uint(c + 1);
-                    const char *dflt = default_shown(cc, true, x->arena);
-                    r[k++] = show_text(cc->auto_increment ? NULL : dflt);
-                    r[k++] = show_text(cc->rc.nullable ? "YES" : "NO");
-                    r[k++] = show_text(sqlt_name(ty));
-                    /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
-                    uint64_t lob = ty == SQLT_TINYTEXT || ty == SQLT_TINYBLOB ? 255
-                                 : ty == SQLT_TEXT || ty == SQLT_BLOB ? 65535
-                                 : ty == SQLT_MEDIUMTEXT || ty == SQLT_MEDIUMBLOB ? 16777215
-                                 : ty == SQLT_LONGTEXT || ty == SQLT_LONGBLOB ? 4294967295ULL : 0;
-                    r[k++] = lob ? show_uint(lob) : str ? show_uint(cc->rc.len) : value_null();
-                    r[k++] = lob ? show_uint(lob) : str ? show_uint((uint64_t)cc->rc.len * (bin ? 1 : value_coll_mbmaxlen(cc->rc.coll))) : value_null();
-                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(ty == SQLT_DECIMAL ? cc->rc.len : ty == SQLT_TINYINT ? 3 : ty == SQLT_SMALLINT ? 5 : ty == SQLT_MEDIUMINT ? 7 : ty == SQLT_INT ? 10 : 19) : value_null();
-                    r[k++] = sqlt_is_int(ty) || ty == SQLT_DECIMAL ? show_uint(cc->rc.scale) : value_null();
-                    r[k++] = ty == SQLT_DATETIME || ty == SQLT_TIMESTAMP || ty == SQLT_TIME ? show_uint(cc->rc.scale) : value_null();
-                    r[k++] = str && !bin ? show_text(charset_of(cc->rc.coll)) : value_null();
-                    r[k++] = str && !bin ? show_text(value_coll_name(cc->rc.coll)) : value_null();
-                    r[k++] = show_text(type_text(x->arena, cc));
-                    r[k++] = show_text(col_key(t, c));
-                    r[k++] = show_text(extra_of(cc, x->arena));
-                    r[k++] = show_text(col_privs_text(cp, x->arena));
-                    r[k++] = show_text(cc->comment);
-                    r[k++] = show_text("NEVER");
-                    r[k++] = value_null();
-                }
-            } else if (stats) {
-                uint32_t *ord = key_order(x->arena, t);
-                for (uint32_t i2 = 0; i2 < t->nidx; i2++) {
-                    const cat_index_t *ix = &t->idx[ord[i2]];
-                    for (uint32_t k2 = 0; k2 < ix->ncols; k2++) {
-                        if (!col_privs(x, dbs[d], names[i], t->cols[ix->cols[k2].col].name))
-                            continue;
-                        value_t *r = vt_row(v);
-                        int k = 0;
-                        r[k++] = show_text("def");
-                        r[k++] = show_text(t->db);
-                        r[k++] = show_text(t->name);
-                        r[k++] = show_uint(ix->kind == CAT_IDX_KEY);
-                        r[k++] = show_text(t->db);
-                        r[k++] = show_text(ix->name);
-                        r[k++] = show_uint(k2 + 1);
-                        r[k++] = show_text(t->cols[ix->cols[k2].col].name);
-                        r[k++] = show_text("A");
-                        r[k++] = show_uint(index_cardinality(t, ord[i2], k2, 0));
-                        r[k++] = ix->cols[k2].prefix ? show_uint(ix->cols[k2].prefix) : value_null();
-                        r[k++] = value_null();
-                        r[k++] = show_text(t->cols[ix->cols[k2].col].rc.nullable ? "YES" : "");
-                        r[k++] = show_text("BTREE");
-                        r[k++] = show_text("");
-                        r[k++] = show_text(ix->comment ? ix->comment : "");
-                    }
-                }
-            } else {
-                value_t *r = vt_row(v);
-                r[0] = show_text("def");
-                r[1] = show_text(t->db);
-                r[2] = show_text("BASE TABLE");
-                status_row(v, r + 3, t);
-                /* status_row writes the name first: move it to TABLE_NAME's place */
-                value_t name = r[3];
-                memmove(r + 2, r + 3, sizeof(value_t));
-                r[2] = name;
-                r[3] = show_text("BASE TABLE");
-            }
+            is_table_rows(v, t, dbs[d], names[i], columns, stats, false);
             catalog_table_release(t);
+        }
+        cat_view_t *views;
+        uint32_t nv;
+        catalog_view_list(cat, x->arena, dbs[d], &views, &nv);
+        for (uint32_t i = 0; i < nv; i++) {
+            if (!XVISIBLE(x, dbs[d], views[i].name))
+                continue;
+            /* a view that no longer binds has no columns to show: its error stays out of this statement's */
+            diag_t quiet, *keep = x->diag;
+            diag_init(&quiet, 4);
+            x->diag = &quiet;
+            cat_table_t *t = bind_view_table(x, dbs[d], views[i].name, NULL);
+            x->diag = keep;
+            diag_free(&quiet);
+            if (t || (!columns && !stats))
+                is_table_rows(v, t, dbs[d], views[i].name, columns, stats, true);
         }
     }
 }
@@ -1177,6 +1309,32 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
         v.t->cols[2] = v.t->cols[3];
         v.t->cols[3] = tmp;
         is_tables(&v, false, false);
+    } else if (strcasecmp(name, "VIEWS") == 0) {
+        vt_init(&v, x, "VIEWS");
+        static const char *const cn[] = {"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "VIEW_DEFINITION",
+                                         "CHECK_OPTION", "IS_UPDATABLE", "DEFINER", "SECURITY_TYPE",
+                                         "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION", "ALGORITHM"};
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], i == 3 ? 65535 : 64, false, false);
+        cat_view_t *views;
+        uint32_t nv;
+        catalog_view_list(sql_exec_catalog(), x->arena, NULL, &views, &nv);
+        for (uint32_t i = 0; i < nv; i++) {
+            if (!XVISIBLE(x, views[i].db, views[i].name))
+                continue;
+            value_t *r = vt_row(&v);
+            r[0] = show_text("def");
+            r[1] = show_text(views[i].db);
+            r[2] = show_text(views[i].name);
+            r[3] = show_text(views[i].text);
+            r[4] = show_text(views[i].check_option);
+            r[5] = show_text("NO"); /* strata refuses INSERT / UPDATE / DELETE through views */
+            r[6] = show_text(arena_printf(x->arena, "%s@%s", views[i].definer_user, views[i].definer_host));
+            r[7] = show_text(views[i].security);
+            r[8] = show_text(views[i].client_cs);
+            r[9] = show_text(views[i].conn_coll);
+            r[10] = show_text(views[i].algorithm);
+        }
     } else if (strcasecmp(name, "COLUMNS") == 0) {
         vt_init(&v, x, "COLUMNS");
         static const char *const cn[] = {"TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
@@ -1356,8 +1514,6 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                          "ROUTINE_BODY,ROUTINE_DEFINITION,EXTERNAL_NAME,EXTERNAL_LANGUAGE,PARAMETER_STYLE,"
                          "IS_DETERMINISTIC,SQL_DATA_ACCESS,SQL_PATH,SECURITY_TYPE,CREATED,LAST_ALTERED,SQL_MODE,"
                          "ROUTINE_COMMENT,DEFINER,CHARACTER_SET_CLIENT,COLLATION_CONNECTION,DATABASE_COLLATION"},
-            {"VIEWS", "TABLE_CATALOG,TABLE_SCHEMA,TABLE_NAME,VIEW_DEFINITION,CHECK_OPTION,IS_UPDATABLE,DEFINER,"
-                      "SECURITY_TYPE,CHARACTER_SET_CLIENT,COLLATION_CONNECTION,ALGORITHM"},
             {"EVENTS", "EVENT_CATALOG,EVENT_SCHEMA,EVENT_NAME,DEFINER,TIME_ZONE,EVENT_BODY,EVENT_DEFINITION,"
                        "EVENT_TYPE,EXECUTE_AT,INTERVAL_VALUE,INTERVAL_FIELD,SQL_MODE,STARTS,ENDS,STATUS,"
                        "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},

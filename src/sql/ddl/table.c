@@ -11,6 +11,7 @@
 #include "commit/commit.h"
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
+#include "access/view.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 
@@ -156,6 +157,11 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             continue;
         }
         cat_table_t *t = catalog_db_is_virtual(db) || tl->temporary ? NULL : catalog_table_get(exec_cat, db, tl->tables[i].name);
+        cat_view_t vw;
+        if (!t && !tl->temporary && catalog_view_get(exec_cat, x->arena, db, tl->tables[i].name, &vw) > 0) {
+            rc = diag_error(x->diag, ER_IT_IS_A_VIEW, arena_printf(x->arena, "%s.%s", db, tl->tables[i].name));
+            break;
+        }
         if (!t) {
             if (missing.len)
                 buf_append_byte(&missing, ',');

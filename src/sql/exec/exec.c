@@ -16,6 +16,7 @@
 #include "sql/value/collation.h"
 #include "commit/commit.h"
 #include "sql/exec/exec_int.h"
+#include "access/view.h"
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
@@ -287,7 +288,10 @@ cat_table_t *exec_open_write(sql_exec_ctx_t *x, const sql_name_t *n, const char 
     if (exec_mdl_lock(x, rdb, rname, true) != 0)
         return NULL;
     cat_table_t *t = catalog_table_get(exec_cat, rdb, rname);
-    if (!t)
+    cat_view_t vw;
+    if (!t && rdb == db && catalog_view_get(exec_cat, x->arena, db, n->name, &vw) > 0)
+        diag_error(x->diag, ER_NOT_SUPPORTED_YET, "INSERT, UPDATE, DELETE or ALTER through a view");
+    else if (!t)
         diag_error(x->diag, ER_NO_SUCH_TABLE, db, n->name);
     else if (exec_table_used(x, true) != 0) {
         catalog_table_release(t);
@@ -427,6 +431,11 @@ int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
     int rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
     if (rc < 0)
         return rc;
+    cat_view_t *views; /* a database's views go with it */
+    uint32_t nv = 0;
+    catalog_view_list(exec_cat, x->arena, d->name, &views, &nv);
+    for (uint32_t i = 0; i < nv; i++)
+        catalog_view_delete(exec_cat, views[i].db, views[i].name);
     if (x->db && strcmp(x->db, d->name) == 0)
         x->db_dropped = true;
     x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */

@@ -133,6 +133,7 @@ typedef struct sql_exec_ctx {
     uint64_t max_allowed_packet; /* bounds strings functions build (0: the evaluator's default) */
     uint64_t max_recursive_iterations; /* @@max_recursive_iterations: rounds of a recursive WITH element */
     struct cte_work *cte_work; /* recursive WITH elements being iterated: the rows their references read */
+    uint32_t view_depth;       /* views being expanded inside one another (1462 past a bound) */
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */

@@ -170,6 +170,11 @@ void query_release(query_t *q);
 int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const res_col_t *cols, int ncols,
                    value_t **rows, uint64_t n, uint32_t nc, const char *const *names, sql_join_kind_t join,
                    const sql_expr_t *on);
+/* A view's columns as a table definition in statement memory (SHOW COLUMNS, SHOW CREATE VIEW,
+ * information_schema); NULL when db.name is not a view, or when it no longer binds (1356 pushed then: test
+ * x->diag->error_code).  *v receives the definition when not NULL.  catalog_table_release may be called on it. */
+struct cat_view;
+cat_table_t *bind_view_table(sql_exec_ctx_t *x, const char *db, const char *name, struct cat_view *v);
 /* A table reference naming a WITH element (f->cte): its rows, computed here (bind/cte.c). */
 int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on);
 /* Binds the expressions of sel's WINDOW clause (bind/from.c). */

@@ -263,6 +263,10 @@ int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn);
 
 int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
+/* Views (ddl/view.c). */
+int exec_create_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
 typedef struct alter_run {
     sql_exec_ctx_t *x;
     cat_table_t *nt;          /* the new definition (statement arena) */

@@ -609,6 +609,7 @@ typedef struct sql_tablespace_stmt {
 typedef struct sql_view_stmt {     /* CREATE [OR REPLACE] [ALGORITHM=..] [DEFINER=..] [SQL SECURITY ..] VIEW */
     sql_name_t name;
     bool or_replace;
+    bool if_not_exists;
     const char *algorithm;         /* "UNDEFINED" / "MERGE" / "TEMPTABLE" (upper-cased) or NULL */
     sql_user_t definer;
     bool has_definer;

@@ -4047,8 +4047,7 @@ static void view_stmt(parser_t *p, sql_stmt_t *st, sql_view_stmt_t *v)
     st->kind = SQL_STMT_CREATE_VIEW;
     st->view = v;
     expect_word(p, "VIEW");
-    bool ine = false;
-    create_if_not_exists(p, v->or_replace, &ine);
+    create_if_not_exists(p, v->or_replace, &v->if_not_exists);
     v->name = table_name(p);
     if (accept_punct(p, '(')) {
         vec_t c = {0};
