@@ -17,6 +17,8 @@
  *   'Q' 0(8)                  [1][str source file][varint position]: the source position it applied up to
  *   'S' id(8, big-endian)     the table's optimizer statistics, written by ANALYZE TABLE; the value is
  *                             access/stats.c's (catalog_aux_put/get), deleted with the table
+ *   'V' hash(8, big-endian)   a view: access/view.c's record (XXH3 of "db\0name", unseeded so it is the same
+ *                             in every run; the record names its view, so two names of one hash are refused)
  *   'L' seq(8, big-endian)    a DDL or account statement whose change may be durable while its binlog QUERY event
  *                             is not (value: commit/commit.c draws it); put by every catalog commit of a DDL
  *                             statement (catalog_ddl_pending_set) in the same engine transaction, deleted by the

@@ -21,6 +21,7 @@
 
 #include "acl/acl.h"
 #include "session/exec_grant.h"
+#include "access/view.h"
 #include "acl/priv.h"
 #include "access/catalog.h"
 #include "sql/exec/exec.h"
@@ -217,7 +218,8 @@ static int exec_grant_privs(session_t *s, const sql_stmt_t *st, res_sink_t *sink
     /* GRANT on a table needs the table (MariaDB: 1146); REVOKE does not. */
     if (!revoke && g->level == SQL_GRANT_TABLE && sql_exec_catalog()) {
         cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, g->table);
-        if (!t)
+        cat_view_t v; /* a view will do */
+        if (!t && catalog_view_get(sql_exec_catalog(), &s->arena, db, g->table, &v) <= 0)
             return diag_error(&s->diag, ER_NO_SUCH_TABLE, db, g->table);
         catalog_table_release(t);
     }
