@@ -77,18 +77,6 @@ static bool select_refs(const sql_select_t *s, const sql_cte_t *c)
     return false;
 }
 
-static bool expr_has_agg(const sql_expr_t *e)
-{
-    if (!e)
-        return false;
-    if (e->kind == SQL_E_FUNC && sql_expr_is_aggregate(e))
-        return true;
-    for (uint32_t i = 0; i < e->nargs; i++)
-        if (expr_has_agg(e->args[i]))
-            return true;
-    return expr_has_agg(e->else_expr);
-}
-
 /* One member on its own: a shallow copy that ends the UNION chain at it. */
 static sql_select_t *member_alone(arena_t *a, const sql_select_t *m)
 {
@@ -136,7 +124,7 @@ static int run_recursive(sql_exec_ctx_t *x, const sql_cte_t *c, res_col_t **cols
         }
         bool agg = m->ngroup_by > 0 || m->having;
         for (uint32_t i = 0; !agg && i < m->nitems; i++)
-            agg = expr_has_agg(m->items[i].expr);
+            agg = expr_has_aggregate(m->items[i].expr);
         if (agg)
             return diag_error(x->diag, ER_NOT_STANDARD_COMPLIANT_RECURSIVE, c->name);
         rec[nrec++] = one;

@@ -98,8 +98,7 @@ void column_from_result(cat_column_t *c, const res_col_t *r)
         c->display_width = r->length; /* an expression's length is the column's display width: bigint(12) */
 }
 
-/* Whether e calls an aggregate function (outside subqueries). */
-static bool expr_has_aggregate(const sql_expr_t *e)
+bool expr_has_aggregate(const sql_expr_t *e)
 {
     if (!e)
         return false;

@@ -175,6 +175,8 @@ int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const
  * x->diag->error_code).  *v receives the definition when not NULL.  catalog_table_release may be called on it. */
 struct cat_view;
 cat_table_t *bind_view_table(sql_exec_ctx_t *x, const char *db, const char *name, struct cat_view *v);
+/* Whether e calls an aggregate function (outside subqueries). */
+bool expr_has_aggregate(const sql_expr_t *e);
 /* A table reference naming a WITH element (f->cte): its rows, computed here (bind/cte.c). */
 int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on);
 /* Binds the expressions of sel's WINDOW clause (bind/from.c). */
