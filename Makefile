@@ -20,7 +20,7 @@ CFLAGS  += -DSTRATA_FAULTS
 endif
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -g -pthread -Isrc $(OPT) -MMD -MP
 LDFLAGS += $(OPT) -pthread -rdynamic
-LDLIBS  += -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lmicrohttpd -lcurl
+LDLIBS  += -lpcre2-8 -lzstd -lz -lssl -lcrypto -lxxhash -lm -lmariadb -lmicrohttpd -lcurl
 # MariaDB Connector/C (libmariadb-dev): only the replica's connection to its source and the monitor's to the other
 # servers of the fleet include it, so its headers
 # (my_global.h, errmsg.h ...) never shadow anything elsewhere.

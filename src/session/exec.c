@@ -352,6 +352,7 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
     ev->div_precision_increment = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DIV_PRECISION_INCREMENT);
     ev->div_zero_off = session_div_zero_off(s); /* SELECT 1/0 without a table: 1365 only with the mode */
     ev->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
+    ev->regex_flags = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DEFAULT_REGEX_FLAGS);
 }
 
 /* ------------------------------------------------------------------ result helpers */
@@ -615,6 +616,7 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     int rcoll = rcs && *rcs ? value_charset_default_coll(rcs, strlen(rcs)) : -1;
     c->result_coll = rcoll > 0 ? (uint16_t)rcoll : 0;
     c->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
+    c->regex_flags = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DEFAULT_REGEX_FLAGS);
     c->ss = s->sqlx;
     c->kill_query = &s->kill_query;
     c->visible = sqlx_visible;

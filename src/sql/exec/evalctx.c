@@ -281,6 +281,7 @@ void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x)
     if (x->max_allowed_packet)
         xe->ev.max_allowed_packet = x->max_allowed_packet;
     xe->ev.conn_coll = x->conn_coll;
+    xe->ev.regex_flags = x->regex_flags;
 }
 
 int row_eval(row_eval_t *xe, const sql_expr_t *e, const value_t *row, value_t *out)

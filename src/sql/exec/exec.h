@@ -153,6 +153,7 @@ typedef struct sql_exec_ctx {
     uint16_t result_coll;      /* character_set_results' default collation (column metadata, and result strings
                                   are converted to its charset); 0 = NULL/binary: sent as they are */
     uint16_t conn_coll;        /* collation_connection: plain string literals are in it (0: utf8mb4) */
+    uint32_t regex_flags;      /* @@default_regex_flags (SET bits) */
     int isolation;             /* tx_isolation: 0 READ UNCOMMITTED, 1 READ COMMITTED, 2 REPEATABLE READ (set it!), 3 SERIALIZABLE */
     bool tx_read_only;         /* a transaction this statement begins is READ ONLY (tx_read_only or SET TRANSACTION) */
     uint64_t lock_wait_us;     /* innodb_lock_wait_timeout of the session (0: the engine's default) */

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <regex.h>
 #include <openssl/evp.h>
 #include <string.h>
 #include <strings.h>
@@ -2586,32 +2585,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         if (ctx->cb && ctx->cb->subquery_eval)
             return ctx->cb->subquery_eval(ctx->user, e, out, ctx->diag);
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "subqueries");
-    case SQL_E_REGEXP: {
-        if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
-            return rc;
-        if (a.type == VAL_NULL || b.type == VAL_NULL) {
-            *out = value_null();
-            return 0;
-        }
-        value_t sa = to_str(ctx, &a), sb = to_str(ctx, &b);
-        /* POSIX extended regular expressions (MariaDB uses PCRE: the common subset behaves alike) */
-        char *subj = arena_strndup(ctx->arena, sa.s.ptr, sa.s.len);
-        char *pat = arena_strndup(ctx->arena, sb.s.ptr, sb.s.len);
-        bool ci = sa.coll != COLL_BINARY && sb.coll != COLL_BINARY && value_coll_is_ci(sa.coll);
-        regex_t re;
-        int rr = regcomp(&re, pat, REG_EXTENDED | REG_NOSUB | (ci ? REG_ICASE : 0));
-        if (rr) {
-            char eb[128], msg[200];
-            regerror(rr, &re, eb, sizeof eb);
-            snprintf(msg, sizeof msg, "Regex error '%s'", eb);
-            diag_push_msg(ctx->diag, DIAG_ERROR, 1139, msg);
-            return -1139;
-        }
-        int m = regexec(&re, subj, 0, NULL, 0);
-        regfree(&re);
-        *out = value_int((m == 0) != e->negated);
-        return 0;
-    }
+    case SQL_E_REGEXP:
+        return sql_eval_regexp_op(ctx, e, out);
     case SQL_E_INTERVAL:
         return diag_error(ctx->diag, ER_NOT_SUPPORTED_YET, "INTERVAL");
     }

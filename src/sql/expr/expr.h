@@ -88,6 +88,7 @@ typedef struct sql_eval_ctx {
     bool div_zero_error;     /* strict INSERT/UPDATE with ERROR_FOR_DIVISION_BY_ZERO: x/0 is error 1365 */
     uint16_t conn_coll;      /* collation_connection: a plain '...' literal (parsed from utf8mb4 text) is converted
                                 to it when evaluated; 0 = leave literals in utf8mb4 */
+    uint32_t regex_flags;    /* @@default_regex_flags: its SET bits (DOTALL, DUPNAMES, ...; regexp.c) */
 } sql_eval_ctx_t;
 
 /* Initialises a context with defaults (tz from the process, div_precision_increment 4, seeds from time). */

@@ -60,6 +60,8 @@ int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e);
 /* Two values about to be compared, brought to one collation by MySQL's coercibility rules when both are
  * strings (eval.c); 1267 for operation `op` when they have none. */
 int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b);
+/* [NOT] REGEXP / RLIKE (regexp.c). */
+int sql_eval_regexp_op(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
