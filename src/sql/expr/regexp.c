@@ -15,6 +15,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,25 @@ typedef struct rx_cache {
 } rx_cache_t;
 
 static _Thread_local rx_cache_t rx_cache;
+
+static void rx_entry_free(rx_entry_t *x);
+
+/* A worker thread's cache goes with the thread: the key's destructor runs at its exit (the key's value is
+ * only a marker that the thread has a cache to free). */
+static pthread_key_t rx_key;
+static pthread_once_t rx_key_once = PTHREAD_ONCE_INIT;
+
+static void rx_cache_free(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < RX_CACHE_SIZE; i++)
+        if (rx_cache.e[i].pat)
+            rx_entry_free(&rx_cache.e[i]);
+    pcre2_match_context_free(rx_cache.mctx);
+    rx_cache.mctx = NULL;
+}
+
+static void rx_key_make(void) { (void)pthread_key_create(&rx_key, rx_cache_free); }
 
 /* A subject and pattern ready to match: both in `coll` (UTF-8 text unless binary). */
 typedef struct rx_call {
@@ -91,6 +111,10 @@ static int rx_error(sql_eval_ctx_t *ctx, int level, int code, size_t off, bool w
 static rx_entry_t *rx_compile(sql_eval_ctx_t *ctx, const char *pat, size_t len, uint32_t opts)
 {
     rx_cache_t *c = &rx_cache;
+    if (!c->mctx) { /* this thread's first pattern: have its cache freed when it ends */
+        pthread_once(&rx_key_once, rx_key_make);
+        (void)pthread_setspecific(rx_key, c);
+    }
     rx_entry_t *victim = &c->e[0];
     for (int i = 0; i < RX_CACHE_SIZE; i++) {
         rx_entry_t *x = &c->e[i];
