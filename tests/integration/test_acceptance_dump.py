@@ -543,8 +543,6 @@ def test_dump_all_databases(fresh_strata, fresh_mariadb):
     assert not diffs, '\n'.join(diffs[:40])
 
 
-@pytest.mark.xfail(reason='strata has no views (CREATE VIEW is error 1235), so a MariaDB dump with a view stops '
-                          'there', strict=True)
 def test_dump_view_mariadb_to_strata(fresh_mariadb, fresh_strata):
     """A MariaDB database with a view: mariadb-dump writes a stand-in table first, then the view."""
     m, s = fresh_mariadb, fresh_strata
