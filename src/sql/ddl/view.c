@@ -76,6 +76,39 @@ int exec_create_view(sql_exec_ctx_t *x, const sql_stmt_t *st)
     return 0;
 }
 
+const char *view_log_text(sql_exec_ctx_t *x, const sql_view_stmt_t *v)
+{
+    bool own = !v->has_definer || v->definer.current;
+    buf_t b;
+    buf_init(&b);
+    buf_printf(&b, "CREATE %sALGORITHM=%s DEFINER=", v->or_replace ? "OR REPLACE " : "",
+               v->algorithm ? v->algorithm : "UNDEFINED");
+    exec_ident_quote(&b, own ? (x->user ? x->user : "") : v->definer.user, '`');
+    buf_append_byte(&b, '@');
+    exec_ident_quote(&b, own ? (x->host ? x->host : "") : v->definer.host, '`');
+    buf_printf(&b, " SQL SECURITY %s VIEW %s", v->security ? v->security : "DEFINER", v->if_not_exists ? "IF NOT EXISTS " : "");
+    if (v->name.db) {
+        exec_ident_quote(&b, v->name.db, '`');
+        buf_append_byte(&b, '.');
+    }
+    exec_ident_quote(&b, v->name.name, '`');
+    if (v->ncols) {
+        buf_append(&b, " (", 2);
+        for (uint32_t i = 0; i < v->ncols; i++) {
+            if (i)
+                buf_append_byte(&b, ',');
+            exec_ident_quote(&b, v->cols[i], '`');
+        }
+        buf_append_byte(&b, ')');
+    }
+    buf_printf(&b, " AS %.*s", (int)v->select_src_len, v->select_src);
+    if (v->check_option)
+        buf_printf(&b, " WITH %s CHECK OPTION", v->check_option);
+    const char *t = arena_strndup(x->arena, (const char *)b.data, b.len);
+    buf_free(&b);
+    return t;
+}
+
 int exec_drop_view(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_table_list_t *tl = &st->tables;

@@ -543,6 +543,9 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
     }
     case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_REPAIR_TABLE:
         return !st->tables.local; /* as MariaDB: whatever each table's outcome; CHECK and CHECKSUM never */
+    case SQL_STMT_CREATE_VIEW:
+        *text = view_log_text(x, st->view); /* with its DEFINER: a replica's SQL thread has no user of its own */
+        return true;
     default:
         return true;
     }
