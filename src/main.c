@@ -383,6 +383,7 @@ int main(int argc, char **argv)
             continue;
         }
         log_note("stratad (initiated by: signal %d): Normal shutdown", sig);
+        atomic_store(&g_srv.shutdown_requested, true); /* binlog dumps end their streams now */
         break;
     }
     monitor_http_stop(); /* no request reads the sessions or the engine past here */

@@ -365,6 +365,9 @@ void session_register(session_t *s)
         srv->sessions->prev = s;
     srv->sessions = s;
     srv->nsessions++;
+    /* a connection that comes in while the server stops is killed as the ones before it were */
+    if (atomic_load(&srv->shutdown_requested))
+        atomic_store(&s->killed, true);
     pthread_mutex_unlock(&srv->sessions_lock);
     status_conn_opened(&srv->status);
 }
@@ -665,6 +668,7 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
 void server_kill_all(server_t *srv)
 {
     pthread_mutex_lock(&srv->sessions_lock);
+    atomic_store(&srv->shutdown_requested, true); /* under the lock: session_register sees one or the other */
     for (session_t *t = srv->sessions; t; t = t->next) {
         atomic_store(&t->killed, true);
         if (t->fd >= 0)
