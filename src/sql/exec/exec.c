@@ -677,7 +677,9 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     }
     if (log_ddl)
         sql_commit_ddl_abandon(); /* the statement failed: no event owed (nothing once sql_commit_ddl ran) */
-    if (rc == 0 && x->exec_pend_ok)
+    if (x->returning)
+        returning_end(x, rc == 0 && x->exec_pend_ok); /* its result set instead of the OK */
+    else if (rc == 0 && x->exec_pend_ok)
         x->sink->ok(x->sink, x->pend_affected, x->last_insert_id_set ? x->last_insert_id : x->pend_insert_id, x->pend_info,
                     x->more);
     return rc;
@@ -690,6 +692,8 @@ int sql_exec_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols,
     if (!exec_cat)
         return 0;
     x->no_trx = true; /* describing opens the tables, but as MariaDB's PREPARE it begins no transaction */
+    if (st->kind == SQL_STMT_INSERT || st->kind == SQL_STMT_REPLACE || st->kind == SQL_STMT_DELETE)
+        return returning_describe(x, st, cols, ncols);
     if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
         diag_t scratch;
         diag_init(&scratch, 4);

@@ -196,6 +196,8 @@ typedef struct sql_exec_ctx {
     uint64_t pend_affected;
     uint64_t pend_insert_id;   /* the OK's insert id when no value was generated (INSERT: explicit id) */
     const char *pend_info;
+    struct returning *returning; /* INSERT / REPLACE / DELETE ... RETURNING: the result set sent instead of the
+                                    OK once the statement's transaction is settled (exec/returning.c) */
     void *subq_cache;          /* uncorrelated subquery results of this statement */
     const void *outer_q;       /* while a subquery runs: the query it is nested in, and that query's row */
     const value_t *outer_row;

@@ -209,7 +209,7 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     }
     I->affected += 2;
     I->dups++;
-    return 0;
+    return x->returning ? returning_row(x, t, nw) : 0;
 }
 
 static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
@@ -284,7 +284,7 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         I->first_id_set = true;
         I->first_id = I->row_id;
     }
-    return 0;
+    return x->returning ? returning_row(x, t, row) : 0;
 }
 
 static bool has_values_fn(const sql_expr_t *e)
@@ -491,6 +491,9 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     const sql_select_t *sel = ins->select;
     if ((rc = odku_prepare(&I, &sel)) != 0)
         goto out;
+    if (ins->nreturning &&
+        (rc = returning_begin(x, ins->returning, ins->nreturning, t, I.db, NULL, I.replace ? "REPLACE" : "INSERT")) != 0)
+        goto out;
     /* INSERT ... SELECT reads everything first (the same table may be both) */
     value_t **srows = NULL;
     uint64_t nsrows = 0;
@@ -563,6 +566,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
         info = arena_printf(x->arena, "Records: %llu  Duplicates: %llu  Warnings: %u", (unsigned long long)I.records,
                             (unsigned long long)I.dups, x->diag->warn_count);
     exec_pend_ok(x, I.affected, info);
+    returning_finish(x);
 out:
     x->div_zero_error = false;
     if (I.have_sq)

@@ -449,6 +449,9 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
     if (rc)
         goto out;
+    if (del->nreturning &&
+        (rc = returning_begin(x, del->returning, del->nreturning, D.t, q.src[0].db, q.src[0].alias, "DELETE")) != 0)
+        goto out;
     engine_trx_t *trx;
     if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
@@ -456,11 +459,14 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
         buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
         rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
         x->ss->wrote = true;
+        if (rc == 0 && x->returning)
+            rc = returning_row(x, D.t, D.m[r].stored);
     }
     if (rc)
         goto out;
     x->row_count = (int64_t)D.n;
     exec_pend_ok(x, D.n, NULL);
+    returning_finish(x);
 out:
     mem_free(D.m);
     query_release(&q);

@@ -156,6 +156,8 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c);
 
 int select_run_prepare(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, bool member);
 
+int select_run_prepare_over(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, const query_t *q);
+
 int order_index(select_run_t *s, bool *desc);
 
 void select_run_free(select_run_t *s);
@@ -238,6 +240,21 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
+/* ---- INSERT / REPLACE / DELETE ... RETURNING (exec/returning.c) ---- */
+typedef struct returning returning_t;
+/* Binds the RETURNING items over t (as db.alias; alias NULL: its name) and sets x->returning; verb names the
+ * statement in 1093.  0 or -ER_* pushed (x->returning is set either way: returning_end frees it). */
+int returning_begin(sql_exec_ctx_t *x, const sql_select_item_t *items, uint32_t n, cat_table_t *t, const char *db,
+                    const char *alias, const char *verb);
+/* One row written (stored values of t's columns): the items' values kept for the result set. */
+int returning_row(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *stored);
+/* At the handler's end, while t is still open: the result set's column metadata. */
+void returning_finish(sql_exec_ctx_t *x);
+/* exec_run, once the statement is settled: sends the result set (send) and frees x->returning. */
+void returning_end(sql_exec_ctx_t *x, bool send);
+/* COM_STMT_PREPARE of INSERT / REPLACE / DELETE ... RETURNING: the result columns (*ncols 0 without). */
+int returning_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols, int *ncols);
 
 const char *ddl_engine_name(sql_exec_ctx_t *x, const char *name, const char *table, int *rc);
 

@@ -996,6 +996,23 @@ int select_run_prepare(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *s
     return rc;
 }
 
+/* Prepares sel's items and clauses over sources already opened in q (INSERT / DELETE ... RETURNING: the table
+ * being written); q is taken over (select_run_free releases what it references). */
+int select_run_prepare_over(select_run_t *s, sql_exec_ctx_t *x, const sql_select_t *sel, const query_t *q)
+{
+    memset(s, 0, sizeof *s);
+    s->x = x;
+    s->sel = sel;
+    s->ga = x->arena;
+    arena_init(&s->rowa, 8192);
+    s->rowa_ok = true;
+    s->q = *q;
+    int rc = select_run_bind(s);
+    if (rc == 0)
+        rc = select_run_limits(s);
+    return rc;
+}
+
 /* Does ORDER BY follow an index of the single source (after the columns WHERE fixes)?  Returns its number. */
 int order_index(select_run_t *s, bool *desc)
 {

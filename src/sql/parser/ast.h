@@ -650,6 +650,8 @@ typedef struct sql_insert {        /* INSERT and REPLACE (stmt kind says which) 
     sql_select_t *select;          /* INSERT ... SELECT / TABLE t */
     sql_assign_t *on_dup;          /* ON DUPLICATE KEY UPDATE; values may contain VALUES(col) (SQL_FN_VALUES) */
     uint32_t non_dup;
+    sql_select_item_t *returning;  /* RETURNING items (nreturning > 0): a result set instead of the OK */
+    uint32_t nreturning;
 } sql_insert_t;
 
 typedef struct sql_update {
@@ -675,6 +677,8 @@ typedef struct sql_delete {
     sql_order_item_t *order_by;
     uint32_t norder_by;
     sql_limit_t limit;
+    sql_select_item_t *returning;  /* single-table DELETE ... RETURNING items (nreturning > 0) */
+    uint32_t nreturning;
 } sql_delete_t;
 
 typedef struct sql_stmt sql_stmt_t;

@@ -3567,6 +3567,30 @@ static sql_expr_t *value_or_default(parser_t *p)
     return expr(p);
 }
 
+/* RETURNING select_expr [[AS] alias], ... (INSERT / REPLACE / DELETE): `*` only as the first item, as MariaDB */
+static sql_select_item_t *returning_list(parser_t *p, uint32_t *n)
+{
+    vec_t items = {0};
+    do {
+        sql_select_item_t *it = vec_push(p, &items, sizeof *it);
+        if (is_punct(p, '*')) {
+            if (items.n > 1)
+                syntax_error(p);
+            it->expr = new_expr(p, SQL_E_STAR, p->tok.start);
+            next(p);
+            finish(p, it->expr);
+            continue;
+        }
+        it->expr = expr(p);
+        if (accept_word(p, "AS"))
+            it->alias = alias_name(p, true);
+        else
+            it->alias = alias_name(p, false);
+    } while (accept_punct(p, ','));
+    *n = items.n;
+    return items.items;
+}
+
 /* INSERT / REPLACE (after the keyword) */
 static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
 {
@@ -3644,6 +3668,8 @@ static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
         expect_word(p, "UPDATE");
         in->on_dup = assign_list(p, &in->non_dup);
     }
+    if (accept_word(p, "RETURNING"))
+        in->returning = returning_list(p, &in->nreturning);
 }
 
 static sql_from_t *table_refs(parser_t *p)
@@ -3759,6 +3785,8 @@ static void delete_stmt(parser_t *p, sql_stmt_t *st)
             dl->order_by = order_list(p, &dl->norder_by);
         }
         limit_clause(p, &dl->limit);
+        if (accept_word(p, "RETURNING"))
+            dl->returning = returning_list(p, &dl->nreturning);
     }
 }
 
