@@ -1952,7 +1952,9 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
     }
     if ((st->kind == SQL_STMT_SELECT && st->select->from) || st->kind == SQL_STMT_UPDATE || st->kind == SQL_STMT_DELETE)
         p->plan = sql_plan_new();
-    if (st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) {
+    bool returning = ((st->kind == SQL_STMT_INSERT || st->kind == SQL_STMT_REPLACE) && st->insert->nreturning) ||
+                     (st->kind == SQL_STMT_DELETE && st->del->nreturning);
+    if ((st->kind == SQL_STMT_SELECT && sql_exec_select_handles(st->select)) || returning) {
         exec_ctx_t x = {.s = s};
         sql_exec_ctx_t c;
         sqlx_ctx(&x, &c, NULL, false);
@@ -1961,12 +1963,14 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         int n;
         int drc = sql_exec_describe(&c, st, &cols, &n);
         /* as MariaDB, PREPARE checks the tables and columns the statement names */
-        if (drc && (s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_NO_DB_ERROR || s->diag.error_code == ER_BAD_FIELD_ERROR ||
+        if (drc && (returning || s->diag.error_code == ER_NO_SUCH_TABLE || s->diag.error_code == ER_NO_DB_ERROR || s->diag.error_code == ER_BAD_FIELD_ERROR ||
                     s->diag.error_code == ER_NON_UNIQ_ERROR || s->diag.error_code == ER_BAD_DB_ERROR ||
                     s->diag.error_code == ER_UNKNOWN_TABLE))
             goto fail;
-        p->ncols = n;
-        p->cols = cols;
+        if (!returning) { /* MariaDB checks RETURNING at PREPARE but describes its columns only at EXECUTE */
+            p->ncols = n;
+            p->cols = cols;
+        }
     } else if (st->kind == SQL_STMT_SELECT && !st->select->from) {
         const sql_select_t *sel = st->select;
         p->ncols = (int)sel->nitems;

@@ -190,10 +190,6 @@ def project(target, unique, tmp_path):
     c.close()
 
 
-# Django 3.2 inserts with RETURNING on MariaDB 10.5 and later, from the first row migrate records.
-RETURNING = pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch)')
-
-
 def migrated(project, **kw):
     p = project(**kw)
     p.run('makemigrations', 'shop')
@@ -201,7 +197,6 @@ def migrated(project, **kw):
     return p
 
 
-@RETURNING
 def test_migrate_and_orm(target, project):
     p = migrated(project)
     r = p.run('showmigrations', '--plan')
@@ -212,7 +207,6 @@ def test_migrate_and_orm(target, project):
     p.run('migrate', '--noinput')
 
 
-@RETURNING
 def test_dumpdata_loaddata(target, project, tmp_path):
     p = migrated(project)
     p.run(script=QUERIES)
@@ -228,7 +222,6 @@ def test_dumpdata_loaddata(target, project, tmp_path):
     assert p.run('dumpdata', 'shop', '--indent', '1').stdout == dump
 
 
-@RETURNING
 def test_inspectdb(target, project):
     p = migrated(project)
     out = p.run('inspectdb', 'shop_product', 'shop_order', 'shop_product_tags').stdout
@@ -238,20 +231,20 @@ def test_inspectdb(target, project):
     assert "db_table = 'shop_order'" in out
 
 
-@pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch) and FOREIGN KEY constraints (the fk branch)')
+@pytest.mark.strata_xfail('FOREIGN KEY constraints (the fk branch)')
 def test_inspectdb_foreign_keys(target, project):
     p = migrated(project)
     out = p.run('inspectdb', 'shop_order').stdout
     assert "product = models.ForeignKey('ShopProduct', models.DO_NOTHING)" in out, out
 
 
-@pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch) and CHECK constraints (the fk branch)')
+@pytest.mark.strata_xfail('CHECK constraints (the fk branch)')
 def test_check_constraint_enforced(target, project):
     p = migrated(project)
     assert p.run(script=CHECK).stdout.split() == ['refused', '4025']
 
 
-@pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch) and JSON functions (the json branch)')
+@pytest.mark.strata_xfail('JSON functions (the json branch)')
 def test_json_field(target, project):
     p = migrated(project, json_model=True)
     assert p.run(script=JSON_QUERIES).stdout.strip() == 'ok'

@@ -492,7 +492,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = odku_prepare(&I, &sel)) != 0)
         goto out;
     if (ins->nreturning &&
-        (rc = returning_begin(x, ins->returning, ins->nreturning, t, I.db, NULL, I.replace ? "REPLACE" : "INSERT")) != 0)
+        (rc = returning_begin(x, ins->returning, ins->nreturning, t, I.db, NULL, ins->select ? NULL : "INSERT")) != 0)
         goto out;
     /* INSERT ... SELECT reads everything first (the same table may be both) */
     value_t **srows = NULL;

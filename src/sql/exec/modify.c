@@ -450,17 +450,17 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (rc)
         goto out;
     if (del->nreturning &&
-        (rc = returning_begin(x, del->returning, del->nreturning, D.t, q.src[0].db, q.src[0].alias, "DELETE")) != 0)
+        (rc = returning_begin(x, del->returning, del->nreturning, D.t, q.src[0].db, q.src[0].alias, NULL)) != 0)
         goto out;
     engine_trx_t *trx;
     if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
     for (uint64_t r = 0; r < D.n && !rc; r++) {
         buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
+        if (x->returning && (rc = returning_row(x, D.t, D.m[r].stored)) != 0)
+            break; /* evaluated before the row goes, as MariaDB (a subquery still sees it) */
         rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
         x->ss->wrote = true;
-        if (rc == 0 && x->returning)
-            rc = returning_row(x, D.t, D.m[r].stored);
     }
     if (rc)
         goto out;

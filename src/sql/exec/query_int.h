@@ -243,8 +243,8 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 /* ---- INSERT / REPLACE / DELETE ... RETURNING (exec/returning.c) ---- */
 typedef struct returning returning_t;
-/* Binds the RETURNING items over t (as db.alias; alias NULL: its name) and sets x->returning; verb names the
- * statement in 1093.  0 or -ER_* pushed (x->returning is set either way: returning_end frees it). */
+/* Binds the RETURNING items over t (as db.alias; alias NULL: its name) and sets x->returning; verb, when not
+ * NULL, refuses a subquery reading t with 1093 naming it.  0 or -ER_* pushed (x->returning is set either way: returning_end frees it). */
 int returning_begin(sql_exec_ctx_t *x, const sql_select_item_t *items, uint32_t n, cat_table_t *t, const char *db,
                     const char *alias, const char *verb);
 /* One row written (stored values of t's columns): the items' values kept for the result set. */

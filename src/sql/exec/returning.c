@@ -9,8 +9,9 @@
  * out where the OK would have (exec_run, returning_end), once the statement's transaction is settled, so a
  * failed autocommit commit is the statement's error and no row of an undone statement reaches the client.
  *
- * As in MariaDB: an aggregate among the items is 1111, a subquery reading the table written is 1093, an unknown
- * column is 1054 "in 'RETURNING'"; UPDATE has no RETURNING (a syntax error, in the parser).
+ * As in MariaDB: an aggregate among the items is 1111, a subquery reading the table an INSERT / REPLACE with
+ * VALUES or SET writes is 1093 (INSERT ... SELECT and DELETE may read it: they see the statement's own changes),
+ * an unknown column is 1054 "in 'RETURNING'"; UPDATE has no RETURNING (a syntax error, in the parser).
  */
 #include <string.h>
 #include <strings.h>
@@ -90,7 +91,7 @@ static int returning_bind(sql_exec_ctx_t *x, select_run_t *s, const sql_select_i
         sql_expr_t *e = items[i].expr;
         if (e->kind == SQL_E_STAR)
             continue;
-        if (expr_reads(x, e, db, t->name)) {
+        if (verb && expr_reads(x, e, db, t->name)) {
             rc = diag_error(x->diag, ER_UPDATE_TABLE_USED, t->name, verb);
             break;
         }
@@ -209,12 +210,12 @@ int returning_describe(sql_exec_ctx_t *x, const sql_stmt_t *st, res_col_t **cols
         n = st->del->nreturning;
         tn = &st->del->from->table;
         alias = st->del->from->alias;
-        verb = "DELETE";
+        verb = NULL;
     } else {
         items = st->insert->returning;
         n = st->insert->nreturning;
         tn = &st->insert->table;
-        verb = st->kind == SQL_STMT_REPLACE ? "REPLACE" : "INSERT";
+        verb = st->insert->select ? NULL : "INSERT";
     }
     if (!n)
         return 0;
