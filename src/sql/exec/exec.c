@@ -20,6 +20,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/exec/file.h"
 
 catalog_t *exec_cat;
 engine_t *exec_engine;
@@ -327,7 +328,7 @@ bool sql_exec_select_handles(const sql_select_t *sel)
 {
     if (!exec_cat)
         return false;
-    if (sel->from || sel->union_next || sel->having)
+    if (sel->from || sel->union_next || sel->having || sel->into)
         return true;
     if (sql_expr_has_subquery(sel->where) || sql_expr_has_subquery(sel->having))
         return true;
@@ -339,7 +340,10 @@ bool sql_exec_select_handles(const sql_select_t *sel)
 
 /* ---- the handlers statements.def names that are written here ---- */
 
-int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_select_stmt(x, st->select); }
+int exec_select_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    return st->select->into ? exec_select_into(x, st->select) : exec_select_stmt(x, st->select);
+}
 int exec_show_handler(sql_exec_ctx_t *x, const sql_stmt_t *st) { return exec_show_stmt(x, &st->show); }
 int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {

@@ -224,6 +224,32 @@ typedef enum sql_setop { SQL_SETOP_UNION, SQL_SETOP_INTERSECT, SQL_SETOP_EXCEPT 
 
 typedef enum sql_lock_mode { SQL_LOCK_NONE, SQL_LOCK_FOR_UPDATE, SQL_LOCK_FOR_SHARE } sql_lock_mode_t;
 
+/* Bytes of a string literal (may hold NULs). */
+typedef struct sql_bytes {
+    const char *p;
+    size_t len;
+} sql_bytes_t;
+
+/* The FIELDS / LINES options of SELECT ... INTO OUTFILE and LOAD DATA, MariaDB's defaults filled in when not
+ * written: FIELDS TERMINATED BY '\t' ENCLOSED BY '' ESCAPED BY '\\' LINES STARTING BY '' TERMINATED BY '\n'. */
+typedef struct sql_export {
+    sql_bytes_t field_term, enclosed, escaped, line_start, line_term;
+    bool opt_enclosed;        /* OPTIONALLY ENCLOSED BY */
+    const char *charset;      /* CHARACTER SET x (lower-cased), NULL when not written */
+} sql_export_t;
+
+typedef enum sql_into_kind { SQL_INTO_NONE = 0, SQL_INTO_VARS, SQL_INTO_OUTFILE, SQL_INTO_DUMPFILE } sql_into_kind_t;
+
+/* SELECT ... INTO @a, @b | OUTFILE 'file' [options] | DUMPFILE 'file' (the statement's SELECT only) */
+typedef struct sql_into {
+    sql_into_kind_t kind;
+    const char **vars;        /* user variable names (VARS) */
+    uint32_t nvars;
+    const char *file;         /* OUTFILE / DUMPFILE */
+    sql_export_t ex;          /* OUTFILE */
+    bool at_end;              /* written after FROM ... (MariaDB's warning 1287) */
+} sql_into_t;
+
 struct sql_select {
     bool distinct;
     bool calc_found_rows;
@@ -259,6 +285,7 @@ struct sql_select {
     struct sql_cte *ctes;
     uint32_t nctes;
     bool with_recursive;
+    sql_into_t *into;         /* SELECT ... INTO: on the statement's (first) select only; NULL otherwise */
 };
 
 typedef struct sql_cte {
@@ -681,6 +708,22 @@ typedef struct sql_delete {
     uint32_t nreturning;
 } sql_delete_t;
 
+/* LOAD DATA [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t [CHARACTER SET cs] [FIELDS ...] [LINES ...]
+ * [IGNORE n LINES] [(col_or_@var, ...)] [SET col = expr, ...] */
+typedef struct sql_load {
+    const char *file;
+    bool local;
+    sql_dup_mode_t dup;            /* ERROR / IGNORE / REPLACE */
+    sql_name_t table;
+    sql_export_t ex;
+    uint64_t ignore_lines;
+    sql_expr_t **targets;          /* column list: SQL_E_COLUMN or SQL_E_USERVAR; NULL (n 0): every column */
+    uint32_t ntargets;
+    bool has_targets;              /* a list was written (possibly `()`) */
+    sql_assign_t *set;             /* SET col = expr, ... */
+    uint32_t nset;
+} sql_load_t;
+
 typedef struct sql_stmt sql_stmt_t;
 
 typedef struct sql_explain {       /* EXPLAIN [EXTENDED|PARTITIONS|FORMAT=x] stmt / ANALYZE stmt */
@@ -808,6 +851,7 @@ struct sql_stmt {
         sql_insert_t *insert;               /* INSERT / REPLACE */
         sql_update_t *update;               /* UPDATE */
         sql_delete_t *del;                  /* DELETE */
+        sql_load_t *load;                   /* LOAD_DATA */
         sql_explain_t explain;              /* EXPLAIN */
         sql_grant_t *grant;                 /* GRANT / REVOKE */
         sql_role_stmt_t role;               /* SET_ROLE / SET_DEFAULT_ROLE (CREATE/DROP ROLE use `user`) */

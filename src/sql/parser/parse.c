@@ -31,6 +31,8 @@ typedef struct parser {
     const char *stmt_start;
     int depth;
     bool len_over_u32;        /* the last paren_len() read a length beyond 4294967295 (1439 for strings) */
+    int into_depth;           /* the statement's own SELECT is parsed at this depth: INTO is allowed there */
+    sql_into_t *into;         /* the INTO clause read (one per statement) */
 } parser_t;
 
 #define MAX_DEPTH 200
@@ -1554,6 +1556,103 @@ static sql_from_t *table_ref(parser_t *p)
     }
 }
 
+/* ---------------------------------------------------------------- INTO, FIELDS / LINES (into.c, load.c) */
+
+static sql_bytes_t bytes_lit(parser_t *p)
+{
+    size_t n;
+    const char *s = string_lit(p, &n);
+    return (sql_bytes_t){s, n};
+}
+
+/* [CHARACTER SET cs] [{FIELDS | COLUMNS} opt...] [LINES opt...]: MariaDB's defaults where not written */
+static void export_options(parser_t *p, sql_export_t *ex, bool charset)
+{
+    ex->field_term = (sql_bytes_t){"\t", 1};
+    ex->enclosed = (sql_bytes_t){"", 0};
+    ex->escaped = (sql_bytes_t){"\\", 1};
+    ex->line_start = (sql_bytes_t){"", 0};
+    ex->line_term = (sql_bytes_t){"\n", 1};
+    if (charset && (is_word(p, "CHARACTER") || is_word(p, "CHARSET"))) {
+        if (accept_word(p, "CHARACTER"))
+            expect_word(p, "SET");
+        else
+            next(p);
+        ex->charset = charset_name(p);
+    }
+    if (accept_word(p, "FIELDS") || accept_word(p, "COLUMNS")) {
+        bool any = false;
+        for (;; any = true) {
+            if (accept_word(p, "TERMINATED")) {
+                expect_word(p, "BY");
+                ex->field_term = bytes_lit(p);
+            } else if (accept_word(p, "OPTIONALLY")) {
+                expect_word(p, "ENCLOSED");
+                expect_word(p, "BY");
+                ex->enclosed = bytes_lit(p);
+                ex->opt_enclosed = true;
+            } else if (accept_word(p, "ENCLOSED")) {
+                expect_word(p, "BY");
+                ex->enclosed = bytes_lit(p);
+                ex->opt_enclosed = false;
+            } else if (accept_word(p, "ESCAPED")) {
+                expect_word(p, "BY");
+                ex->escaped = bytes_lit(p);
+            } else {
+                break;
+            }
+        }
+        if (!any)
+            syntax_error(p);
+    }
+    if (accept_word(p, "LINES")) {
+        bool any = false;
+        for (;; any = true) {
+            if (accept_word(p, "STARTING")) {
+                expect_word(p, "BY");
+                ex->line_start = bytes_lit(p);
+            } else if (accept_word(p, "TERMINATED")) {
+                expect_word(p, "BY");
+                ex->line_term = bytes_lit(p);
+            } else {
+                break;
+            }
+        }
+        if (!any)
+            syntax_error(p);
+    }
+}
+
+/* INTO @a, @b | INTO OUTFILE 'f' [CHARACTER SET cs] [FIELDS ...] [LINES ...] | INTO DUMPFILE 'f' (after INTO) */
+static sql_into_t *into_clause(parser_t *p, bool at_end)
+{
+    if (p->into)
+        syntax_error(p); /* one INTO per statement */
+    sql_into_t *in = alloc(p, sizeof *in);
+    in->at_end = at_end;
+    if (accept_word(p, "OUTFILE")) {
+        in->kind = SQL_INTO_OUTFILE;
+        in->file = string_lit(p, NULL);
+        export_options(p, &in->ex, true);
+    } else if (accept_word(p, "DUMPFILE")) {
+        in->kind = SQL_INTO_DUMPFILE;
+        in->file = string_lit(p, NULL);
+    } else {
+        in->kind = SQL_INTO_VARS;
+        vec_t v = {0};
+        do {
+            if (p->tok.type != TK_USERVAR)
+                syntax_error(p); /* local variables exist only in stored programs */
+            *(const char **)vec_push(p, &v, sizeof(char *)) = p->tok.text;
+            next(p);
+        } while (accept_punct(p, ','));
+        in->vars = v.items;
+        in->nvars = v.n;
+    }
+    p->into = in;
+    return in;
+}
+
 static sql_select_t *select_one(parser_t *p)
 {
     sql_select_t *s = alloc(p, sizeof *s);
@@ -1588,6 +1687,11 @@ static sql_select_t *select_one(parser_t *p)
     } while (accept_punct(p, ','));
     s->items = items.items;
     s->nitems = items.n;
+    if (p->into_depth && p->depth == p->into_depth && accept_word(p, "INTO")) {
+        s->into = into_clause(p, false);
+        if (!is_word(p, "FROM") && !at_end(p) && !is_word(p, "FOR") && !is_word(p, "LOCK") && !is_punct(p, ';'))
+            syntax_error(p); /* INTO before FROM: nothing but FROM ... or the lock clause may follow */
+    }
     if (accept_word(p, "FROM")) {
         if (accept_word(p, "DUAL")) {
             s->from_dual = true;
@@ -1714,6 +1818,8 @@ static sql_select_t *select_body(parser_t *p)
         return select_body_nowith(p);
     depth_in(p);
     next(p);
+    int into_depth = p->into_depth;
+    p->into_depth = 0; /* not in the WITH elements */
     bool rec = accept_word(p, "RECURSIVE");
     vec_t v = {0};
     do {
@@ -1733,6 +1839,7 @@ static sql_select_t *select_body(parser_t *p)
     } while (accept_punct(p, ','));
     if (!is_word(p, "SELECT") && !is_punct(p, '('))
         syntax_error(p);
+    p->into_depth = into_depth;
     sql_select_t *s = select_body_nowith(p);
     s->ctes = v.items;
     s->nctes = v.n;
@@ -1761,6 +1868,8 @@ static sql_select_t *select_body_nowith(parser_t *p)
     } else {
         first = select_one(p);
     }
+    if (first->into && is_set_op(p))
+        syntax_error(p); /* INTO before FROM in a UNION's first member */
     if (!is_set_op(p)) {
         /* single SELECT (possibly parenthesized): trailing clauses are its own unless it already has them */
         sql_order_item_t *ob = NULL;
@@ -4343,7 +4452,16 @@ static void statement(parser_t *p, sql_stmt_t *st)
         if (is_word(p, "VALUES"))
             syntax_error(p); /* the VALUES statement: not yet */
         st->kind = SQL_STMT_SELECT;
+        p->into = NULL;
+        p->into_depth = p->depth + (is_word(p, "WITH") ? 2 : 1);
         st->select = select_body(p);
+        p->into_depth = 0;
+        if (accept_word(p, "INTO")) { /* SELECT ... FROM ... INTO dest [lock] (MariaDB warns 1287) */
+            into_clause(p, true);
+            if (st->select->lock == SQL_LOCK_NONE)
+                lock_clause(p, st->select);
+        }
+        st->select->into = p->into;
         return;
     }
     if (accept_word(p, "SET")) { set_stmt(p, st); return; }
