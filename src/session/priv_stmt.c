@@ -336,6 +336,8 @@ static int check_insert(walk_t *w, const sql_stmt_t *st)
         rc = check_expr(w, &sc, ins->set[i].value, PRIV_SELECT);
     for (uint32_t i = 0; i < ins->non_dup && !rc; i++)
         rc = check_expr(w, &sc, ins->on_dup[i].value, PRIV_SELECT);
+    for (uint32_t i = 0; i < ins->nreturning && !rc; i++) /* RETURNING reads the row written: SELECT */
+        rc = check_expr(w, &sc, ins->returning[i].expr, PRIV_SELECT);
     scope_free(&sc);
     return rc ? rc : check_select(w, ins->select, NULL, 0);
 }
@@ -410,6 +412,8 @@ static int check_delete(walk_t *w, const sql_stmt_t *st)
         rc = check_expr(w, &sc, d->where, PRIV_SELECT);
     for (uint32_t i = 0; i < d->norder_by && !rc; i++)
         rc = check_expr(w, &sc, d->order_by[i].expr, PRIV_SELECT);
+    for (uint32_t i = 0; i < d->nreturning && !rc; i++)
+        rc = check_expr(w, &sc, d->returning[i].expr, PRIV_SELECT);
     scope_free(&sc);
     return rc;
 }
@@ -457,7 +461,16 @@ static int check_rename(walk_t *w, const sql_name_t *from, const sql_name_t *to)
 
 typedef int (*stmt_rule_fn)(walk_t *w, const sql_stmt_t *st);
 
-static int rule_SELECT(walk_t *w, const sql_stmt_t *st) { return check_select(w, st->select, NULL, 0); }
+static int rule_SELECT(walk_t *w, const sql_stmt_t *st)
+{
+    const sql_into_t *in = st->select->into;
+    if (in && (in->kind == SQL_INTO_OUTFILE || in->kind == SQL_INTO_DUMPFILE)) { /* a file on the server: FILE */
+        int rc = priv_check_global(w->s, PRIV_FILE);
+        if (rc)
+            return rc;
+    }
+    return check_select(w, st->select, NULL, 0);
+}
 static int rule_INSERT(walk_t *w, const sql_stmt_t *st) { return check_insert(w, st); }
 static int rule_REPLACE(walk_t *w, const sql_stmt_t *st) { return check_insert(w, st); }
 static int rule_UPDATE(walk_t *w, const sql_stmt_t *st) { return check_update(w, st); }

@@ -13,7 +13,7 @@ int exec_file_create(sql_exec_ctx_t *x, const char *name, int *fd, const char **
 /* Opens name for reading: 0, or -ER_* pushed (1290, 1017 missing, 1085 not readable by all outside the data
  * directory). */
 int exec_file_open_read(sql_exec_ctx_t *x, const char *name, int *fd, const char **path);
-/* OPTIONALLY ENCLOSED BY encloses the columns of these types (strings, ENUM, SET, BLOB). */
+/* OPTIONALLY ENCLOSED BY encloses the columns of these types: all but numbers (MariaDB's STRING_RESULT). */
 bool into_col_is_string(const res_col_t *c);
 int exec_select_into(sql_exec_ctx_t *x, const sql_select_t *sel);
 

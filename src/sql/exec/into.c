@@ -11,12 +11,13 @@
  *              is 1172 (the first row's values stay assigned, as in MariaDB); none, warning 1329 and the
  *              variables keep their values; a different number of variables and columns is 1222.
  *   OUTFILE    per row: LINES STARTING BY, the fields joined by FIELDS TERMINATED BY, LINES TERMINATED BY.
- *              A field is enclosed by ENCLOSED BY (OPTIONALLY: string columns only); inside it the escape
+ *              A field is enclosed by ENCLOSED BY (OPTIONALLY: all but numeric columns); inside it the escape
  *              character escapes itself, the enclosing character (or, not enclosed, the first byte of the
  *              field terminator), the first byte of the line terminator, and NUL (as \0).  NULL is \N (NULL
  *              without an escape character).  Fixed-width rows (both terminator and enclosure empty) are
  *              refused with 1235.
- *   DUMPFILE   one row, its fields' bytes with nothing between them; more rows: 1172.
+ *   DUMPFILE   one row, its fields' bytes with nothing between them; more rows: 1172 (at the third, as
+ *              MariaDB 10.11 counts them: a second row is appended).
  *
  * Files: relative names are under the data directory (its directory of the current database when there is
  * one); secure_file_priv, when set, must contain the file (1290; "NULL" refuses every file); an existing file
@@ -92,13 +93,13 @@ static bool col_is_int(const res_col_t *c)
 
 bool into_col_is_string(const res_col_t *c)
 {
+    /* MariaDB's STRING_RESULT: everything but numbers (temporal values are enclosed too) */
     switch (c->type) {
-    case MYSQL_TYPE_VARCHAR: case MYSQL_TYPE_VAR_STRING: case MYSQL_TYPE_STRING: case MYSQL_TYPE_ENUM:
-    case MYSQL_TYPE_SET: case MYSQL_TYPE_TINY_BLOB: case MYSQL_TYPE_MEDIUM_BLOB: case MYSQL_TYPE_LONG_BLOB:
-    case MYSQL_TYPE_BLOB: case MYSQL_TYPE_GEOMETRY:
-        return true;
-    default:
+    case MYSQL_TYPE_DECIMAL: case MYSQL_TYPE_NEWDECIMAL: case MYSQL_TYPE_FLOAT: case MYSQL_TYPE_DOUBLE:
+    case MYSQL_TYPE_BIT: case MYSQL_TYPE_NULL:
         return false;
+    default:
+        return !col_is_int(c);
     }
 }
 
@@ -187,7 +188,7 @@ static void sink_row(res_sink_t *s, const res_cell_t *cells)
         }
         return;
     case SQL_INTO_DUMPFILE:
-        if (k->rows > 1) {
+        if (k->rows > 2) { /* MariaDB's select_dump lets a second row through (row_count++ > 1) */
             k->too_many = true;
             return;
         }
