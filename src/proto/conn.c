@@ -153,14 +153,14 @@ int conn_read_some(conn_t *c)
 }
 
 /* Moves one whole compressed frame from rbuf into ibuf.  STRATA_EAGAIN when rbuf has no whole frame. */
-static int conn_unwrap_frame(conn_t *c)
+int conn_unwrap_frame(conn_t *c)
 {
     if (c->rbuf.len < PCOMP_HEADER_SIZE)
         return STRATA_EAGAIN;
     size_t flen = PCOMP_HEADER_SIZE + (c->rbuf.data[0] | (size_t)c->rbuf.data[1] << 8 | (size_t)c->rbuf.data[2] << 16);
     if (c->rbuf.len < flen)
         return STRATA_EAGAIN;
-    if (c->ibuf.len == 0 && c->phase == PH_COMMAND)
+    if (c->ibuf.len == 0 && c->phase == PH_COMMAND && !c->infile_active)
         c->cseq = 0;
     size_t consumed = 0;
     int rc = pcomp_unwrap(&c->pc, c->rbuf.data, flen, &consumed, &c->cseq, &c->ibuf);
@@ -582,6 +582,7 @@ static void *proto_accepted(void *arg, net_conn_t *nc, int fd, const net_peer_t 
     c->phase = PH_GREETING;
     conn_sink_init(c);
     conn_stmt_sink_init(c);
+    conn_infile_sink_init(c);
     c->sess = session_new(srv);
     c->sess->proto_conn = c;
     c->sess->fd = fd;
@@ -816,6 +817,7 @@ static void proto_closed(void *ctx)
     buf_free(&c->obuf);
     buf_free(&c->ibuf);
     buf_free(&c->zbuf);
+    buf_free(&c->infile);
     pcomp_free(&c->pc);
     mem_free(c);
 }

@@ -58,6 +58,10 @@ typedef struct conn {
     struct acl_account *acct; /* the account counted by acl_connection_enter (MAX_USER_CONNECTIONS) */
     res_sink_t sink;
     bool parked_cmd;       /* c->pkt holds a command waiting for transaction admission (session/admit.h) */
+    /* LOAD DATA LOCAL INFILE (infile.c): the client's packet being handed out, while its file is streamed */
+    buf_t infile;
+    size_t infile_off;
+    bool infile_active;
 } conn_t;
 
 /* Packet building straight into obuf: begin, append payload bytes to c->obuf, end. */
@@ -80,5 +84,9 @@ int conn_stmt_command(conn_t *c, uint8_t cmd, const uint8_t *arg, size_t alen);
 /* Replication source (dump.c): 0 to go on, -1 to close the connection. */
 int conn_register_slave(conn_t *c, const uint8_t *arg, size_t alen);
 int conn_binlog_dump(conn_t *c, const uint8_t *arg, size_t alen);
+/* Moves one whole compressed frame from rbuf into ibuf: 0, STRATA_EAGAIN when rbuf has no whole frame, < 0. */
+int conn_unwrap_frame(conn_t *c);
+/* The sink's LOAD DATA LOCAL INFILE callbacks (infile.c). */
+void conn_infile_sink_init(conn_t *c);
 
 #endif

@@ -1938,7 +1938,8 @@ static sess_stmt_t *stmt_prepare(session_t *s, const char *sql, size_t len)
         goto fail;
     }
     sql_stmt_t *st = list.stmts[0];
-    if (st->kind == SQL_STMT_PREPARE || st->kind == SQL_STMT_EXECUTE || st->kind == SQL_STMT_DEALLOCATE) {
+    if (st->kind == SQL_STMT_PREPARE || st->kind == SQL_STMT_EXECUTE || st->kind == SQL_STMT_DEALLOCATE ||
+        st->kind == SQL_STMT_LOAD_DATA) {
         diag_error(&s->diag, ER_UNSUPPORTED_PS);
         goto fail;
     }

@@ -476,6 +476,32 @@ static int rule_REPLACE(walk_t *w, const sql_stmt_t *st) { return check_insert(w
 static int rule_UPDATE(walk_t *w, const sql_stmt_t *st) { return check_update(w, st); }
 static int rule_DELETE(walk_t *w, const sql_stmt_t *st) { return check_delete(w, st); }
 
+/* LOAD DATA: INSERT on the table (and DELETE for REPLACE), FILE unless the file is the client's (LOCAL), as
+ * MariaDB; the SET expressions' reads */
+static int rule_LOAD_DATA(walk_t *w, const sql_stmt_t *st)
+{
+    const sql_load_t *ld = st->load;
+    const char *db = ld->table.db ? ld->table.db : w->cur_db;
+    if (!db)
+        return no_db(w);
+    int rc;
+    if (!ld->local && (rc = priv_check_global(w->s, PRIV_FILE)) != 0)
+        return rc;
+    uint64_t need = PRIV_INSERT | (ld->dup == SQL_DUP_REPLACE ? PRIV_DELETE : 0);
+    if ((rc = check_table_bits(w, db, ld->table.name, need, need)) < 0)
+        return rc;
+    if (rc == PRIV_COLUMNS)
+        return priv_deny_table(w->s, db, ld->table.name, need);
+    scope_t sc = {0};
+    scope_push(&sc, (tref_t){.db = db, .name = ld->table.name});
+    scope_mark_column_reads(w, &sc);
+    rc = 0;
+    for (uint32_t i = 0; i < ld->nset && !rc; i++)
+        rc = check_expr(w, &sc, ld->set[i].value, PRIV_SELECT);
+    scope_free(&sc);
+    return rc;
+}
+
 static int rule_EXPLAIN(walk_t *w, const sql_stmt_t *st)
 {
     return st->explain.stmt ? priv_check_stmt(w->s, st->explain.stmt) : 0;

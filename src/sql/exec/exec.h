@@ -203,6 +203,7 @@ typedef struct sql_exec_ctx {
     const value_t *outer_row;
     bool saw_outer_ref;        /* set when binding met a reference to outer_q (a correlated subquery) */
     bool insert_select;        /* while INSERT ... SELECT reads its rows (locking reads at REPEATABLE READ) */
+    uint64_t insert_rowno_base; /* LOAD DATA: rows of the file before the batch INSERT runs (warnings' row numbers) */
     bool no_trx;               /* DDL (it commits what is open) or a PREPARE's describe: tables it opens register
                                   no transaction (exec_table_used) */
 } sql_exec_ctx_t;

@@ -111,9 +111,9 @@ int exec_file_open_read(sql_exec_ctx_t *x, const char *name, int *fd, const char
     if (!path)
         return -x->diag->error_code;
     struct stat st;
-    if (stat(path, &st) != 0) {
+    if (stat(path, &st) != 0) { /* MariaDB's mysys error EE_STAT */
         int e = errno;
-        return diag_error(x->diag, ER_FILE_NOT_FOUND, path, e, strerror(e));
+        return diag_error(x->diag, EE_STAT, path, e, strerror(e));
     }
     /* outside the data directory a file must be readable by all (MariaDB's rule against reading what only
      * the server's account may) */

@@ -52,9 +52,20 @@ typedef struct insert_run {
     uint32_t nextra;
     int32_t *extra_slot;
     const value_t *extra_vals; /* the current SELECT row's hidden items */
+    const sql_row_t *row;     /* LOAD DATA: the VALUES row being built (its 1261 / 1262 notes) */
 } insert_run_t;
 
 int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
+
+/* LOAD DATA's notes on a line, at the place MariaDB gives them among its row's conversions: 1261 for a field
+ * the line lacked, 1262 after its fields when it had more; errors under strict mode. */
+static int ins_load_note(insert_run_t *I, int code)
+{
+    if (I->x->strict && !I->ignore)
+        return diag_error(I->x->diag, code, (unsigned long)I->rowno);
+    diag_warn(I->x->diag, code, (unsigned long)I->rowno);
+    return 0;
+}
 
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
 static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_default, value_t *row)
@@ -64,8 +75,13 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
     bool strict = x->strict && !I->ignore;
     bool *given = arena_calloc(x->arena, t->ncols + 1);
     int rc;
+    const sql_row_t *lr = I->row;
     for (uint32_t i = 0; i < I->nvals; i++) {
         int c = I->colmap[i];
+        if (lr && i == lr->load_targets && lr->load_truncated && (rc = ins_load_note(I, ER_WARN_TOO_MANY_RECORDS)) != 0)
+            return rc;
+        if (lr && i >= lr->load_given && i < lr->load_targets && (rc = ins_load_note(I, ER_WARN_TOO_FEW_RECORDS)) != 0)
+            return rc;
         if (is_default && is_default[i])
             continue;
         given[c] = true;
@@ -74,7 +90,8 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             row[c] = value_null();
             continue;
         }
-        if (vals[i].type == VAL_NULL && !col->rc.nullable && (strict || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select))) {
+        if (vals[i].type == VAL_NULL && !col->rc.nullable &&
+            (strict || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select && !I->ins->bulk))) {
             char msg[160];
             snprintf(msg, sizeof msg, "Column '%s' cannot be null", col->name);
             return diag_push_msg(x->diag, DIAG_ERROR, ER_BAD_NULL_ERROR, msg);
@@ -82,6 +99,8 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
         if ((rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], x->arena, x->diag, strict, I->rowno)) != 0)
             return rc;
     }
+    if (lr && lr->load_targets >= I->nvals && lr->load_truncated && (rc = ins_load_note(I, ER_WARN_TOO_MANY_RECORDS)) != 0)
+        return rc;
     for (uint32_t c = 0; c < t->ncols; c++) {
         if (given[c])
             continue;
@@ -212,6 +231,15 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     return x->returning ? returning_row(x, t, nw) : 0;
 }
 
+/* Is index ix the table's last unique index (no later index is UNIQUE or PRIMARY)? */
+static bool ins_last_unique(const cat_table_t *t, int ix)
+{
+    for (uint32_t k = (uint32_t)(ix < 0 ? 0 : ix + 1); k < t->nidx; k++)
+        if (t->idx[k].kind == CAT_IDX_PRIMARY || t->idx[k].kind == CAT_IDX_UNIQUE)
+            return false;
+    return true;
+}
+
 static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
 {
     sql_exec_ctx_t *x = I->x;
@@ -258,12 +286,21 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
             rc = table_get_latest(I->trx, t, I->dup.pk.data, I->dup.pk.len, &I->store, old);
         if (rc)
             return table_engine_err(x->diag, t, rc);
+        value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+        bool same = true;
+        for (uint32_t c = 0; c < t->ncols; c++) {
+            oldc[c] = value_copy_into(x->arena, &old[c]);
+            same &= exec_same_stored(&oldc[c], &row[c]);
+        }
+        if (same && ins_last_unique(t, I->dup.index)) {
+            /* MariaDB replaces a row in place when the duplicate is in the last unique index: the same row is
+             * left as it is, one affected row, no duplicate counted */
+            I->affected++;
+            return x->returning ? returning_row(x, t, row) : 0;
+        }
         buf_t pk;
         buf_init(&pk);
         buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
-        value_t *oldc = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-        for (uint32_t c = 0; c < t->ncols; c++)
-            oldc[c] = value_copy_into(x->arena, &old[c]);
         rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
         buf_free(&pk);
         if (rc)
@@ -439,6 +476,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     I.ins = ins;
     I.replace = st->kind == SQL_STMT_REPLACE;
     I.ignore = ins->ignore;
+    I.rowno = x->insert_rowno_base;
     buf_init(&I.dup.pk);
     buf_init(&I.store);
     int rc = 0;
@@ -546,6 +584,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 else
                     rc = row_eval(&I.xe, row->vals[i], NULL, &vals[i]);
             }
+            I.row = ins->bulk ? row : NULL;
             if (!rc)
                 rc = ins_row(&I, vals, defs);
         }

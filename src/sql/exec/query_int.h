@@ -241,6 +241,9 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
+/* LOAD DATA [LOCAL] INFILE (exec/load.c). */
+int exec_load_data(sql_exec_ctx_t *x, const sql_stmt_t *st);
+
 /* ---- INSERT / REPLACE / DELETE ... RETURNING (exec/returning.c) ---- */
 typedef struct returning returning_t;
 /* Binds the RETURNING items over t (as db.alias; alias NULL: its name) and sets x->returning; verb, when not

@@ -67,6 +67,12 @@ struct res_sink {
     int (*flush)(res_sink_t *s);
     /* COM_STMT_PREPARE's answer. */
     void (*prepared)(res_sink_t *s, uint32_t id, const res_col_t *cols, int ncols, uint32_t nparams);
+    /* LOAD DATA LOCAL INFILE: infile_request asks the client for its file `name` (the 0xFB packet): 0, 1 when
+     * the client did not offer CLIENT_LOCAL_FILES (nothing sent), or -1 when the connection failed.  infile_read then gives the file's bytes as the client streams them: > 0
+     * bytes copied to p, 0 at the end (the client's empty packet), < 0 when the connection failed.  NULL when
+     * the sink cannot (internal sinks): LOCAL is refused. */
+    int (*infile_request)(res_sink_t *s, const char *name);
+    long (*infile_read)(res_sink_t *s, char *p, size_t cap);
     /* Binary protocol rows for what follows (COM_STMT_EXECUTE) or text rows. */
     bool binary;
 };

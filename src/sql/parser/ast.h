@@ -659,6 +659,10 @@ typedef struct sql_assign {        /* col = expr in SET lists and ON DUPLICATE K
 typedef struct sql_row {           /* one VALUES (...) row */
     sql_expr_t **vals;             /* SQL_E_DEFAULT for DEFAULT */
     uint32_t n;
+    /* LOAD DATA (sql_insert_t.bulk): vals[0..load_targets) are the line's fields, of which the line had the
+     * first load_given (the others are DEFAULT, each with 1261); load_truncated: it had more (1262) */
+    uint32_t load_targets, load_given;
+    bool load_truncated;
 } sql_row_t;
 
 typedef enum sql_priority { SQL_PRIO_DEFAULT = 0, SQL_PRIO_LOW, SQL_PRIO_HIGH, SQL_PRIO_DELAYED } sql_priority_t;
@@ -679,6 +683,7 @@ typedef struct sql_insert {        /* INSERT and REPLACE (stmt kind says which) 
     uint32_t non_dup;
     sql_select_item_t *returning;  /* RETURNING items (nreturning > 0): a result set instead of the OK */
     uint32_t nreturning;
+    bool bulk;                     /* built by LOAD DATA (exec/load.c): a batch of a file's rows */
 } sql_insert_t;
 
 typedef struct sql_update {

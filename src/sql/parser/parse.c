@@ -3700,6 +3700,63 @@ static sql_select_item_t *returning_list(parser_t *p, uint32_t *n)
     return items.items;
 }
 
+/* LOAD DATA [LOW_PRIORITY | CONCURRENT] [LOCAL] INFILE 'file' [REPLACE | IGNORE] INTO TABLE t
+ * [CHARACTER SET cs] [FIELDS ...] [LINES ...] [IGNORE n {LINES | ROWS}] [(col_or_@var, ...)] [SET col = expr, ...]
+ * (after LOAD DATA) */
+static void load_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_load_t *ld = alloc(p, sizeof *ld);
+    st->kind = SQL_STMT_LOAD_DATA;
+    st->load = ld;
+    if (!accept_word(p, "LOW_PRIORITY"))
+        accept_word(p, "CONCURRENT");
+    ld->local = accept_word(p, "LOCAL");
+    expect_word(p, "INFILE");
+    ld->file = string_lit(p, NULL);
+    if (accept_word(p, "REPLACE"))
+        ld->dup = SQL_DUP_REPLACE;
+    else if (accept_word(p, "IGNORE"))
+        ld->dup = SQL_DUP_IGNORE;
+    expect_word(p, "INTO");
+    expect_word(p, "TABLE");
+    ld->table = table_name(p);
+    if (accept_word(p, "PARTITION")) {
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "PARTITION");
+        longjmp(p->fail, 1);
+    }
+    export_options(p, &ld->ex, true);
+    if (accept_word(p, "IGNORE")) {
+        ld->ignore_lines = uint_value(p);
+        if (!accept_word(p, "LINES"))
+            expect_word(p, "ROWS");
+    }
+    if (accept_punct(p, '(')) {
+        ld->has_targets = true;
+        vec_t v = {0};
+        if (!is_punct(p, ')')) {
+            do {
+                sql_expr_t *e;
+                if (p->tok.type == TK_USERVAR) {
+                    e = new_expr(p, SQL_E_USERVAR, p->tok.start);
+                    e->var.name = p->tok.text;
+                    next(p);
+                    finish(p, e);
+                } else {
+                    e = column_name_expr(p);
+                    if (e->kind != SQL_E_COLUMN)
+                        syntax_error(p);
+                }
+                push_arg(p, &v, e);
+            } while (accept_punct(p, ','));
+        }
+        expect_punct(p, ')');
+        ld->targets = v.items;
+        ld->ntargets = v.n;
+    }
+    if (accept_word(p, "SET"))
+        ld->set = assign_list(p, &ld->nset);
+}
+
 /* INSERT / REPLACE (after the keyword) */
 static void insert_stmt(parser_t *p, sql_stmt_t *st, bool replace)
 {
@@ -4711,6 +4768,12 @@ static void statement(parser_t *p, sql_stmt_t *st)
         expect_word(p, "PREPARE");
         st->kind = SQL_STMT_DEALLOCATE;
         st->prepare.name = ident(p);
+        return;
+    }
+    if (is_word(p, "LOAD") && peek2(p)->type == TK_WORD && tok_is_word(peek2(p), "DATA")) {
+        next(p);
+        next(p);
+        load_stmt(p, st);
         return;
     }
     if (accept_word(p, "DO")) {
