@@ -2,9 +2,9 @@
  * The files SELECT ... INTO OUTFILE / DUMPFILE writes and LOAD DATA INFILE reads on the server.
  *
  * A relative name is under the data directory: in the current database's directory when it has one there,
- * else the data directory itself (MariaDB's fn_format(name, datadir/db)).  secure_file_priv: empty, every
- * path; "NULL", none (1290); a directory, only what lies in it once both are resolved (symbolic links and
- * `..` cannot step out).  The checks run on the resolved directory of the file, so a file that does not exist
+ * else the data directory itself (MariaDB's fn_format(name, datadir/db)).  secure_file_priv: NULL (MariaDB's
+ * default) or empty, every path; a directory, only what lies in it once both are resolved (symbolic links and
+ * `..` cannot step out): 1290 elsewhere.  The checks run on the resolved directory of the file, so a file that does not exist
  * yet (OUTFILE) is checked the same way as one that does.
  */
 #include <errno.h>
@@ -60,11 +60,7 @@ static char *file_path(sql_exec_ctx_t *x, const char *name)
     }
     bool nul;
     const char *priv = sysvar_text(x, "secure_file_priv", &nul);
-    if (nul || (priv && strcasecmp(priv, "NULL") == 0)) {
-        diag_error(x->diag, ER_OPTION_PREVENTS_STATEMENT, "--secure-file-priv");
-        return NULL;
-    }
-    if (!priv || !*priv)
+    if (!priv || !*priv) /* NULL (MariaDB's default) or empty: no restriction */
         return path;
     /* the directory the file is in, resolved, must lie inside the resolved secure_file_priv */
     char rpriv[PATH_MAX], rdir[PATH_MAX];

@@ -20,7 +20,7 @@
  *              MariaDB 10.11 counts them: a second row is appended).
  *
  * Files: relative names are under the data directory (its directory of the current database when there is
- * one); secure_file_priv, when set, must contain the file (1290; "NULL" refuses every file); an existing file
+ * one); secure_file_priv, when set, must contain the file (1290); an existing file
  * is 1086 and is never overwritten (O_EXCL); files are created 0666 under the server's umask.  The FILE
  * privilege is checked by the SELECT's rule (session/priv_stmt.c).
  */

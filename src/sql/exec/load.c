@@ -14,7 +14,7 @@
  *
  * The file: a server file (exec/file.c: secure_file_priv, FILE privilege in the statement's rule), or with
  * LOCAL the client's, through the protocol's infile callbacks (the sink asks the client with 0xFB and hands
- * over the packets it streams; refused with 1148 when local_infile is OFF or the client did not offer it).
+ * over the packets it streams; refused with 4166, as MariaDB 10.11, when local_infile is OFF or the client did not offer it).
  * A failed LOCAL load still reads the client's file to its end, so the connection stays in step.
  */
 #include <errno.h>
@@ -104,6 +104,8 @@ static const char *sysvar_str(sql_exec_ctx_t *x, sql_var_scope_t scope, const ch
 typedef struct load_run {
     sql_exec_ctx_t *x;
     const sql_load_t *ld;
+    sql_dup_mode_t dup;       /* the statement's, but LOCAL without REPLACE is IGNORE (the client's stream
+                                 cannot be stopped half-way: MariaDB's rule) */
     cat_table_t *t;
     const char *db;
     uint16_t coll;            /* the fields' collation */
@@ -249,7 +251,7 @@ static int load_batch(load_run_t *L, sql_row_t *rows, uint32_t n, arena_t *a)
     sql_insert_t ins;
     memset(&ins, 0, sizeof ins);
     ins.table = ld->table;
-    ins.ignore = ld->dup == SQL_DUP_IGNORE;
+    ins.ignore = L->dup == SQL_DUP_IGNORE;
     ins.cols = L->cols;
     ins.ncols = L->ncols;
     ins.rows = rows;
@@ -257,7 +259,7 @@ static int load_batch(load_run_t *L, sql_row_t *rows, uint32_t n, arena_t *a)
     ins.bulk = true;
     sql_stmt_t st;
     memset(&st, 0, sizeof st);
-    st.kind = ld->dup == SQL_DUP_REPLACE ? SQL_STMT_REPLACE : SQL_STMT_INSERT;
+    st.kind = L->dup == SQL_DUP_REPLACE ? SQL_STMT_REPLACE : SQL_STMT_INSERT;
     st.insert = &ins;
     arena_t *keep = x->arena;
     x->arena = a;
@@ -286,13 +288,14 @@ int exec_load_data(sql_exec_ctx_t *x, const sql_stmt_t *st)
     memset(&L, 0, sizeof L);
     L.x = x;
     L.ld = ld;
+    L.dup = ld->local && ld->dup == SQL_DUP_ERROR ? SQL_DUP_IGNORE : ld->dup;
     load_src_t src = {.x = x, .fd = -1};
     int rc = 0;
     if (ld->local) {
         const char *li = sysvar_str(x, SQL_SCOPE_GLOBAL, "local_infile");
         bool on = li && (strcmp(li, "1") == 0 || strcasecmp(li, "ON") == 0);
         if (!on || !x->sink->infile_request)
-            return diag_error(x->diag, ER_NOT_ALLOWED_COMMAND);
+            return diag_error(x->diag, ER_LOAD_INFILE_CAPABILITY_DISABLED);
     }
     L.t = exec_open_write(x, &ld->table, &L.db);
     if (!L.t)
@@ -316,7 +319,7 @@ int exec_load_data(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (ld->local) {
         int q = x->sink->infile_request(x->sink, ld->file);
         if (q != 0) {
-            rc = diag_error(x->diag, q > 0 ? ER_NOT_ALLOWED_COMMAND : ER_NET_ERROR_ON_WRITE);
+            rc = diag_error(x->diag, q > 0 ? ER_LOAD_INFILE_CAPABILITY_DISABLED : ER_NET_ERROR_ON_WRITE);
             goto out;
         }
         src.local_open = true;
@@ -366,8 +369,8 @@ int exec_load_data(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (rc)
         goto out;
     x->row_count = (int64_t)L.affected;
-    uint64_t deleted = ld->dup == SQL_DUP_REPLACE && L.affected > L.records ? L.affected - L.records : 0;
-    uint64_t skipped = ld->dup == SQL_DUP_IGNORE && L.records > L.affected ? L.records - L.affected : 0;
+    uint64_t deleted = L.dup == SQL_DUP_REPLACE && L.affected > L.records ? L.affected - L.records : 0;
+    uint64_t skipped = L.dup == SQL_DUP_IGNORE && L.records > L.affected ? L.records - L.affected : 0;
     exec_pend_ok(x, L.affected,
                  arena_printf(x->arena, "Records: %llu  Deleted: %llu  Skipped: %llu  Warnings: %u",
                               (unsigned long long)L.records, (unsigned long long)deleted,
