@@ -119,13 +119,7 @@ static int read_field(loadfmt_t *r)
     for (;;) {
         int ch = get(r);
         if (ch == LOADFMT_EOF) {
-            if (enc >= 0) { /* unterminated enclosure: the opening character was data */
-                r->f[fi].enclosed = false;
-                memmove(r->data.data + r->f[fi].off + 1, r->data.data + r->f[fi].off, r->data.len - r->f[fi].off);
-                r->data.len++;
-                buf_reserve(&r->data, 0);
-                r->data.data[r->f[fi].off] = (uint8_t)enc;
-            }
+            r->f[fi].enclosed = false; /* an enclosure the input ended in: its text, as MariaDB */
             break;
         }
         if (r->esc >= 0 && ch == r->esc) {
