@@ -258,7 +258,7 @@ int exec_select_into(sql_exec_ctx_t *x, const sql_select_t *sel)
         if ((rc = exec_file_create(x, in->file, &k.fd, &k.path)) != 0)
             return rc;
     }
-    if (in->at_end && sel->from && !sel->union_next)
+    if (in->at_end) /* MariaDB's parser warns; first, before what running the SELECT adds */
         diag_push(x->diag, DIAG_WARNING, ER_WARN_DEPRECATED_SYNTAX, "<select expression> INTO <destination>;",
                   "'SELECT <select list> INTO <destination> FROM...'");
     res_sink_t *keep = x->sink;

@@ -1641,8 +1641,14 @@ static sql_into_t *into_clause(parser_t *p, bool at_end)
         in->kind = SQL_INTO_VARS;
         vec_t v = {0};
         do {
-            if (p->tok.type != TK_USERVAR)
-                syntax_error(p); /* local variables exist only in stored programs */
+            if (p->tok.type == TK_WORD && is_ident(p)) { /* a local variable: only inside stored programs */
+                sql_error_undeclared_var(p->d, p->tok.text);
+                longjmp(p->fail, 1);
+            }
+            if (p->tok.type == TK_USERVAR && !p->tok.text[0])
+                next(p); /* a lone '@': MariaDB's error is near what follows it */
+            if (p->tok.type != TK_USERVAR || !p->tok.text[0])
+                syntax_error(p);
             *(const char **)vec_push(p, &v, sizeof(char *)) = p->tok.text;
             next(p);
         } while (accept_punct(p, ','));
@@ -1912,7 +1918,10 @@ static sql_select_t *select_body_nowith(parser_t *p)
         bool all = accept_word(p, "ALL");
         if (!all)
             accept_word(p, "DISTINCT");
+        int into_depth = p->into_depth;
+        p->into_depth = 0; /* a later member's INTO is the statement's, after it (into_clause at the end) */
         sql_select_t *n = select_member(p, true);
+        p->into_depth = into_depth;
         last->union_all = all;
         last->set_op = op;
         other_op |= op != SQL_SETOP_UNION;

@@ -1,0 +1,48 @@
+-- SELECT ... INTO @var (MariaDB 10.11): the first row's values typed from their columns, 1172 on a second
+-- row, warning 1329 on none (the variables keep their values), 1222 on a count mismatch, INTO after FROM (its
+-- warning 1287), INTO only in the statement's own SELECT.
+CREATE TABLE si (id INT PRIMARY KEY, a VARCHAR(10), d DECIMAL(6,2), f DOUBLE, dt DATE, u BIGINT UNSIGNED);
+INSERT INTO si VALUES (1, 'one', 1.50, 0.25, '2024-01-02', 18446744073709551615), (2, 'two', -2.00, 1e10, NULL, 0);
+SELECT 1, 'a' INTO @x, @y;
+SELECT @x, @y;
+SELECT id, a, d, f, dt, u INTO @i, @a, @d, @f, @dt, @u FROM si WHERE id = 1;
+SELECT @i, @a, @d, @f, @dt, @u, @i + 1, @d * 2, @u - 1;
+SELECT id INTO @i FROM si WHERE id < 0;
+SHOW WARNINGS;
+SELECT @i;
+SELECT id INTO @i FROM si;
+SELECT @i;
+SELECT id, a INTO @i FROM si WHERE id = 1;
+SELECT 1 INTO @p, @q;
+SELECT a FROM si WHERE id = 2 INTO @a;
+SHOW WARNINGS;
+SELECT @a;
+SELECT a FROM si ORDER BY id DESC LIMIT 1 INTO @a;
+SELECT @a;
+SELECT id INTO @z FROM si UNION SELECT 1;
+SELECT 5 UNION SELECT 6 INTO @z;
+SELECT 5 UNION SELECT 5 INTO @z;
+SELECT @z;
+SELECT 1 INTO @x FOR UPDATE;
+SELECT id FROM si WHERE id = 2 INTO @x FOR UPDATE;
+SELECT id FROM si WHERE id = 1 FOR UPDATE INTO @x;
+SELECT @x;
+SELECT (SELECT 1 INTO @x);
+SELECT * FROM (SELECT 1 INTO @x) AS t;
+WITH c AS (SELECT 7 AS v) SELECT v INTO @w FROM c;
+SELECT @w;
+SELECT COUNT(*), MAX(id) INTO @c, @m FROM si;
+SELECT @c, @m;
+SELECT a INTO @a FROM si WHERE id = 1 GROUP BY a HAVING COUNT(*) > 5;
+SELECT @a;
+SELECT CONCAT(a, '!') INTO @a FROM si WHERE id = 1;
+SELECT @a, COLLATION(@a), CHARSET(@a);
+SELECT 1 INTO x;
+SELECT 1 INTO @;
+INSERT INTO si SELECT 3, 'x', 0, 0, NULL, 0 INTO @v;
+PREPARE s FROM 'SELECT a INTO @pa FROM si WHERE id = ?';
+SET @k = 2;
+EXECUTE s USING @k;
+SELECT @pa;
+DEALLOCATE PREPARE s;
+DROP TABLE si;
