@@ -244,3 +244,35 @@ def test_file_privilege(target, db, unique):
     assert e.value.args[0] == 1142
     u.close()
     cur.execute("DROP USER '%s'@'%%'" % user)
+
+
+@pytest.mark.only('strata')
+def test_loaded_rows_reach_a_mariadb_replica(fresh_strata, fresh_mariadb, tmp_path):
+    """LOAD DATA (server file and LOCAL, with REPLACE, IGNORE and SET) and INSERT / DELETE ... RETURNING are
+    logged as row events: a MariaDB replica of strata ends with the same rows."""
+    from test_replica_replay import start_primary, attach, wait_caught_up, table_contents
+    from sqlutil import run
+    primary, rep = fresh_strata, fresh_mariadb
+    p = start_primary(primary)
+    rep.start(['--server-id=2'])
+    r = rep.connect()
+    attach(r, primary)
+    run(p, 'CREATE DATABASE rl')
+    run(p, 'CREATE TABLE rl.t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(40), b VARBINARY(20), n INT)')
+    path = str(tmp_path / 'r.txt')
+    with open(path, 'wb') as f:
+        for i in range(1, 2501):
+            f.write(b'%d\tname\\t%d\t\\0\xff%d\t\\N\n' % (i, i, i))
+    os.chmod(str(tmp_path), 0o777)
+    run(p, "LOAD DATA INFILE '%s' INTO TABLE rl.t" % path)
+    run(p, "LOAD DATA INFILE '%s' REPLACE INTO TABLE rl.t (id, s, @b, @n) SET n = id * 2, b = UNHEX('00')" % path)
+    lc = primary.connect(database='rl', local_infile=True)
+    run(lc, "LOAD DATA LOCAL INFILE '%s' INTO TABLE t (@i, s) SET id = @i + 5000" % path)
+    lc.close()
+    run(p, "INSERT INTO rl.t (s) VALUES ('ret1'), ('ret2') RETURNING id")
+    run(p, "DELETE FROM rl.t WHERE id < 100 RETURNING id")
+    st = wait_caught_up(r, run(p, 'SELECT @@gtid_binlog_pos')[0][0], timeout=120)
+    assert st['Last_SQL_Errno'] == 0 and st['Last_IO_Errno'] == 0, st
+    have, want = table_contents(r, 'rl'), table_contents(p, 'rl')
+    assert have == want
+    assert len(want['t'][1]) == 2 * 2500 - 99 + 2
