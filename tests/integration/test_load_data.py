@@ -276,3 +276,26 @@ def test_loaded_rows_reach_a_mariadb_replica(fresh_strata, fresh_mariadb, tmp_pa
     have, want = table_contents(r, 'rl'), table_contents(p, 'rl')
     assert have == want
     assert len(want['t'][1]) == 2 * 2500 - 99 + 2
+
+
+def test_mariadb_dump_tab_and_mariadb_import(target, db):
+    """`mariadb-dump --tab` (SELECT ... INTO OUTFILE on the server) and `mariadb-import` (LOAD DATA, server file
+    and --local, --replace) restore the same rows."""
+    import subprocess
+    c, name, tmp = db
+    cur = c.cursor()
+    make_table(cur)
+    want = rows(cur)
+    conn = ['--no-defaults', '-uroot', '-h', target.host, '-P', str(target.port), '--protocol=TCP']
+    r = subprocess.run(['mariadb-dump'] + conn + ['--tab=' + str(tmp), name], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    cur.execute('DROP TABLE t')
+    with open(str(tmp / 't.sql')) as f:
+        target.cli(name, input=f.read())
+    for extra in ([], ['--local', '--replace']):
+        r = subprocess.run(['mariadb-import'] + conn + extra + [name, str(tmp / 't.txt')], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert 'Records: %d' % len(AWKWARD) in r.stdout
+        assert rows(cur) == want
