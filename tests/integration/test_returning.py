@@ -68,3 +68,36 @@ def test_statement_without_returning_prepares_no_columns(c):
     st = c.prepare('INSERT INTO t (a) VALUES (?)')
     assert len(st.columns) == 0
     assert c.execute(st, ['q']) == ([], [])
+
+
+def test_returning_needs_select_on_what_it_reads(target, unique):
+    """INSERT / DELETE ... RETURNING read the rows they write: SELECT on the columns named (a column grant will
+    do), as MariaDB checks it."""
+    import pymysql
+    db, user = unique('retp'), unique('u')
+    c = target.connect()
+    cur = c.cursor()
+    cur.execute('CREATE DATABASE %s' % db)
+    cur.execute('CREATE TABLE %s.t (id INT AUTO_INCREMENT PRIMARY KEY, a INT, secret INT)' % db)
+    cur.execute("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw'" % user)
+    cur.execute("GRANT INSERT, DELETE ON %s.t TO '%s'@'%%'" % (db, user))
+    cur.execute("GRANT SELECT (id, a) ON %s.t TO '%s'@'%%'" % (db, user))
+    u = target.connect(user=user, password='pw', database=db)
+    ucur = u.cursor()
+    ucur.execute('INSERT INTO t (a) VALUES (1) RETURNING id, a')
+    assert ucur.fetchall() == ((1, 1),)
+    codes = []
+    for sql in ('INSERT INTO t (a) VALUES (2) RETURNING secret', 'INSERT INTO t (a) VALUES (2) RETURNING *',
+                'DELETE FROM t WHERE id = 1 RETURNING secret'):
+        try:
+            ucur.execute(sql)
+            codes.append(0)
+        except pymysql.err.MySQLError as e:
+            codes.append(e.args[0])
+    assert codes == [1143, 1142, 1143]  # `*` without SELECT on every column: the table-level 1142
+    ucur.execute('DELETE FROM t WHERE id = 1 RETURNING a')
+    assert ucur.fetchall() == ((1,),)
+    u.close()
+    cur.execute("DROP USER '%s'@'%%'" % user)
+    cur.execute('DROP DATABASE %s' % db)
+    c.close()
