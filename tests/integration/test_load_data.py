@@ -299,3 +299,23 @@ def test_mariadb_dump_tab_and_mariadb_import(target, db):
         assert r.returncode == 0, r.stderr
         assert 'Records: %d' % len(AWKWARD) in r.stdout
         assert rows(cur) == want
+
+
+def test_load_data_null_into_not_null(db):
+    c, name, tmp = db
+    cur = c.cursor()
+    cur.execute('CREATE TABLE nn (id INT NOT NULL, s VARCHAR(5) NOT NULL)')
+    path = str(tmp / 'nn.txt')
+    with open(path, 'w') as f:
+        f.write('1\t\\N\n\\N\tx\n')
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        cur.execute("LOAD DATA INFILE '%s' INTO TABLE nn" % path)
+    assert e.value.args[0] == 1263
+    cur.execute("SET sql_mode = ''")
+    cur.execute("LOAD DATA INFILE '%s' INTO TABLE nn" % path)
+    cur.execute('SHOW WARNINGS')
+    assert [(w[1], w[2]) for w in cur.fetchall()] == [
+        (1263, "Column set to default value; NULL supplied to NOT NULL column 's' at row 1"),
+        (1263, "Column set to default value; NULL supplied to NOT NULL column 'id' at row 2")]
+    cur.execute('SELECT * FROM nn ORDER BY id')
+    assert cur.fetchall() == ((0, 'x'), (1, ''))

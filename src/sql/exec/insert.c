@@ -90,6 +90,19 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             row[c] = value_null();
             continue;
         }
+        if (vals[i].type == VAL_NULL && !col->rc.nullable && I->ins->bulk) {
+            /* LOAD DATA: 1263 (an error when strict), the column's implicit default stored, as MariaDB */
+            if (strict)
+                return diag_error(x->diag, ER_WARN_NULL_TO_NOTNULL, col->name, (unsigned long)I->rowno);
+            diag_warn(x->diag, ER_WARN_NULL_TO_NOTNULL, col->name, (unsigned long)I->rowno);
+            diag_t quiet; /* the store's own 1048 is what 1263 replaces */
+            diag_init(&quiet, 4);
+            rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], x->arena, &quiet, false, I->rowno);
+            diag_free(&quiet);
+            if (rc)
+                return diag_error(x->diag, ER_BAD_NULL_ERROR, col->name);
+            continue;
+        }
         if (vals[i].type == VAL_NULL && !col->rc.nullable &&
             (strict || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select && !I->ins->bulk))) {
             char msg[160];
