@@ -27,6 +27,7 @@
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
 #include "sql/sql.h"
+#include "sql/value/collation.h"
 #include "sql/value/store.h"
 #include "sql/value/tz.h"
 
@@ -442,6 +443,13 @@ static unsigned sqlx_column_privs(void *user, const char *db, const char *table,
 
 static const char *charset_description(const char *cs);
 
+/* SHOW COLLATION's Sortlen: 8 for the UCA collations, as MariaDB says */
+static const char *coll_sortlen(unsigned id)
+{
+    return coll_kind_of((uint16_t)id) == COLL_KIND_UCA ? "8" : "1";
+}
+
+
 typedef struct is_nv {
     void (*row)(void *arg, const char *const *vals);
     void *arg;
@@ -497,7 +505,7 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
         row(arg, v);
     } else if (strcmp(table, "CHARACTER_SETS") == 0 || strcmp(table, "COLLATIONS") == 0) {
         bool cs = table[1] == 'H';
-        for (unsigned id = 1; id < 1024; id++) {
+        for (unsigned id = 1; id < 4096; id++) {
             const sysvar_collation_t *c = sysvar_collation_by_id(id);
             if (!c || (cs && !c->is_default))
                 continue;
@@ -508,7 +516,8 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
                 const char *v[4] = {c->charset, c->name, charset_description(c->charset), maxlen};
                 row(arg, v);
             } else {
-                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes",
+                                    coll_sortlen(c->id)};
                 row(arg, v);
             }
         }
@@ -1464,7 +1473,7 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         trs_col(&rs, "Compiled", 3, MYSQL_TYPE_VAR_STRING);
         trs_col(&rs, "Sortlen", 3, MYSQL_TYPE_LONGLONG);
     }
-    for (unsigned id = 1; id < 1024; id++) {
+    for (unsigned id = 1; id < 4096; id++) {
         const sysvar_collation_t *c = sysvar_collation_by_id(id);
         if (!c)
             continue;
@@ -1486,7 +1495,7 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
             if (k)
                 trs_row(&rs, vals);
         } else {
-            const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+            const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", coll_sortlen(c->id)};
             if ((k = show_where(x, sh->where, co_names, vals, 6)) < 0)
                 return k;
             if (k)

@@ -283,7 +283,7 @@ static num_kind_t num_kind(const value_t *v)
 }
 
 /* A hex or bit literal (0x41, X'41', b'101', 0b101) is a number in arithmetic: its bytes big-endian. */
-static void hex_as_number(const sql_expr_t *e, value_t *v)
+void sql_eval_hex_as_number(const sql_expr_t *e, value_t *v)
 {
     if (e->kind != SQL_E_LITERAL || v->type != VAL_STRING || v->coll != COLL_BINARY || !e->src || e->src_len < 2)
         return;
@@ -785,8 +785,19 @@ bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size
                 plen = mb ? u8len((unsigned char)p[lit]) : 1;
             }
             bool eq;
-            if (plen == 1 && slen == 1) {
+            if (plen == 1 && slen == 1 && kind != COLL_KIND_UCA) {
                 eq = bw[(unsigned char)p[lit]] == bw[(unsigned char)s[si]];
+            } else if (kind == COLL_KIND_UCA) {
+                /* a character matches one of equal weights (MariaDB compares code point by code point here: ß
+                 * does not match "ss", and no contraction is formed) */
+                const coll_uca_t *u = coll_uca_of(coll);
+                size_t pe = lit, se = si;
+                uint32_t wp[8], ws[8];
+                uint32_t np = coll_uca_char(u, (const unsigned char *)p, pn, &pe, wp);
+                uint32_t ns = coll_uca_char(u, (const unsigned char *)s, sn, &se, ws);
+                eq = np == ns && memcmp(wp, ws, np * sizeof wp[0]) == 0;
+                plen = pe - lit;
+                slen = se - si;
             } else if (kind == COLL_KIND_UTF8_GENERAL) {
                 /* characters match when their weights do (é matches E), whatever their lengths */
                 size_t pe = lit, se = si;
@@ -2317,8 +2328,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             op == SQL_OP_GE) {
             /* strings are in one collation already (sql_eval_coll_cmp) */
         } else if (op != SQL_OP_XOR) {
-            hex_as_number(e->args[0], &a);
-            hex_as_number(e->args[1], &b);
+            sql_eval_hex_as_number(e->args[0], &a);
+            sql_eval_hex_as_number(e->args[1], &b);
         }
         switch (op) {
         case SQL_OP_XOR:
