@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "sql/expr/expr_int.h"
+#include "sql/value/collation.h"
 
 static value_t text_of(sql_eval_ctx_t *ctx, const value_t *v)
 {
@@ -288,19 +289,10 @@ static size_t char_using_bad_at(uint16_t coll, const uint8_t *s, size_t n)
     if (coll == COLL_BINARY || maxlen == 1)
         return n;
     for (size_t i = 0; i < n;) {
-        uint8_t c = s[i];
-        size_t l = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xF0 && c < 0xF5 ? 4 : 0;
-        if (!l || l > maxlen || l > n - i)
-            return i;
-        uint32_t v = l == 1 ? c : c & (0x7F >> l);
-        for (size_t k = 1; k < l; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return i;
-            v = (v << 6) | (s[i + k] & 0x3F);
-        }
-        if ((l == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) || (l == 4 && (v < 0x10000 || v > 0x10FFFF)))
-            return i;
-        i += l;
+        size_t at = i;
+        uint32_t cp;
+        if (!coll_utf8_decode(s, n, &i, &cp) || (maxlen == 3 && cp > 0xFFFF))
+            return at;
     }
     return n;
 }

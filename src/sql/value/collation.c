@@ -37,9 +37,7 @@ coll_kind_t coll_kind_of(uint16_t coll)
     }
 }
 
-/* Decodes the UTF-8 character at s[*i] (*i < n) into *cp and advances *i past it; false (and *i one byte on)
- * for a byte that starts no valid character. */
-static bool utf8_decode(const unsigned char *s, size_t n, size_t *i, uint32_t *cp)
+bool coll_utf8_decode(const unsigned char *s, size_t n, size_t *i, uint32_t *cp)
 {
     size_t p = *i;
     unsigned char c = s[p];
@@ -71,7 +69,7 @@ uint32_t coll_utf8_weight_slow(const unsigned char *s, size_t n, size_t *i)
 {
     unsigned char c = s[*i];
     uint32_t cp;
-    return utf8_decode(s, n, i, &cp) ? coll_general_ci_weight(cp) : COLL_WEIGHT_INVALID + c;
+    return coll_utf8_decode(s, n, i, &cp) ? coll_general_ci_weight(cp) : COLL_WEIGHT_INVALID + c;
 }
 
 /* ---------------------------------------------------------------- UCA */
@@ -126,7 +124,7 @@ static const coll_uca_contr_t *uca_contraction(const coll_uca_t *u, uint32_t cp,
     uint32_t next[2] = {0, 0};
     size_t at[2], j = *i;
     int got = 0;
-    while (got < 2 && j < n && utf8_decode(s, n, &j, &next[got]))
+    while (got < 2 && j < n && coll_utf8_decode(s, n, &j, &next[got]))
         at[got++] = j;
     if (!got)
         return NULL;
@@ -172,7 +170,7 @@ uint32_t coll_uca_next(coll_uca_iter_t *it)
             return COLL_UCA_END;
         unsigned char c = it->s[it->i];
         uint32_t cp;
-        if (!utf8_decode(it->s, it->n, &it->i, &cp))
+        if (!coll_utf8_decode(it->s, it->n, &it->i, &cp))
             return COLL_WEIGHT_INVALID + c;
         bool starter;
         it->nw = uca_lookup(it->u, cp, it->tmp, &it->w, &starter);
@@ -192,7 +190,7 @@ uint32_t coll_uca_char(const coll_uca_t *u, const unsigned char *s, size_t n, si
 {
     unsigned char c = s[*i];
     uint32_t cp;
-    if (!utf8_decode(s, n, i, &cp)) {
+    if (!coll_utf8_decode(s, n, i, &cp)) {
         w[0] = COLL_WEIGHT_INVALID + c;
         return 1;
     }

@@ -108,6 +108,10 @@ static inline uint32_t coll_general_ci_weight(uint32_t cp)
     return page ? page[cp & 0xFF] : cp;
 }
 
+/* Decodes the UTF-8 character at s[*i] (*i < n) into *cp and advances *i past it; false (and *i one byte on)
+ * for a byte that starts no valid character (overlong forms, surrogates and code points past U+10FFFF too). */
+bool coll_utf8_decode(const unsigned char *s, size_t n, size_t *i, uint32_t *cp);
+
 /* UTF8_GENERAL at a byte >= 0x80: decodes one character of s[*i..n), advances *i past it, returns its weight. */
 uint32_t coll_utf8_weight_slow(const unsigned char *s, size_t n, size_t *i);
 
