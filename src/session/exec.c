@@ -1490,6 +1490,7 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         trs_col(&rs, "Compiled", 3, MYSQL_TYPE_VAR_STRING);
         trs_col(&rs, "Sortlen", 3, MYSQL_TYPE_LONGLONG);
     }
+    bool uca_shown = false; /* the uca1400 variants of every charset are one row */
     for (unsigned id = 1; id < 4096; id++) {
         const sysvar_collation_t *c = sysvar_collation_by_id(id);
         if (!c)
@@ -1497,11 +1498,12 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         if (charsets && !c->is_default)
             continue;
         const char *uca = charsets ? NULL : coll_charsetless_name(c->id);
-        if (uca && c->id != COLL_UTF8MB4_UCA1400_AI_CI)
-            continue;
-        const char *key = charsets ? c->charset : uca ? uca : c->name;
+        const char *key = charsets ? c->charset : c->name; /* LIKE sees utf8mb4_uca1400_ai_ci, the row says less */
         if (sh->like && !sysvar_like(sh->like, key))
             continue;
+        if (uca && uca_shown)
+            continue;
+        uca_shown |= uca != NULL;
         char idt[12], maxlen[4];
         snprintf(idt, sizeof idt, "%u", c->id);
         snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
