@@ -151,5 +151,4 @@ DROP TABLE uw, uq;
 SELECT * FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE FULL_COLLATION_NAME IN ('utf8mb4_unicode_520_ci', 'utf8mb4_uca1400_ai_ci', 'utf8mb3_uca1400_ai_ci', 'latin1_swedish_ci', 'utf8mb4_general_ci', 'binary') ORDER BY ID;
 SHOW COLLATION LIKE 'uca1400_ai_ci';
 SELECT * FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('uca1400_ai_ci', 'utf8mb4_unicode_520_ci');
-SHOW COLLATION LIKE 'utf8mb3_uca1400_ai_ci';
 SHOW COLLATION LIKE '%uca1400_ai_ci';
