@@ -371,6 +371,38 @@ static void put_be32(uint8_t *o, uint32_t v)
     o[3] = (uint8_t)v;
 }
 
+/* A UCA collation's key: its weight stream in put_weight's form, where a weight below the space's has a 0x00
+ * before it, a run of space weights is a token as in rc_key_string, and space weights at the end are dropped
+ * (PAD SPACE: NBSP and the other characters that weigh as a space count as one) */
+static void key_uca(buf_t *b, const coll_uca_t *u, const char *s, size_t n)
+{
+    while (n && s[n - 1] == ' ')
+        n--;
+    coll_uca_iter_t it;
+    coll_uca_iter_init(&it, u, s, n);
+    uint32_t w = coll_uca_next(&it);
+    while (w != COLL_UCA_END) {
+        buf_reserve(b, 8);
+        uint8_t *o = b->data + b->len;
+        if (w == u->space) {
+            uint32_t run = 0;
+            while (w == u->space)
+                run++, w = coll_uca_next(&it);
+            if (w == COLL_UCA_END)
+                break;
+            o[0] = w < u->space ? 0x01 : 0x03;
+            put_be32(o + 1, w < u->space ? run : 0xFFFFFFFFu - run);
+            b->len += 5;
+            continue;
+        }
+        if (w < u->space)
+            *o++ = 0x00, b->len++;
+        b->len += put_weight(o, w, true);
+        w = coll_uca_next(&it);
+    }
+    buf_append_byte(b, 0x02);
+}
+
 void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -385,6 +417,10 @@ void rc_key_string(buf_t *b, uint16_t coll, const char *str, size_t n)
         return;
     }
     coll_kind_t k = coll_kind_of(coll);
+    if (k == COLL_KIND_UCA) {
+        key_uca(b, coll_uca_of(coll), str, n);
+        return;
+    }
     const uint8_t *bw = coll_byte_weights(k);
     bool wide = k == COLL_KIND_UTF8_GENERAL;
     while (n && s[n - 1] == ' ')

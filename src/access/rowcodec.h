@@ -43,8 +43,9 @@ typedef struct rc_col {
     uint32_t prefix;     /* keys only: index prefix length in characters (0 = whole value) */
 } rc_col_t;
 
-/* 2: _ci string keys are collation weights (collation.h); 1 folded ASCII letters only (catalog.c upgrades) */
-#define RC_KEY_VERSION 2
+/* 3: unicode_ci keys are UCA weights; 2: _ci string keys are collation weights (collation.h); 1 folded ASCII
+ * letters only (upgrade.c brings older tables over at start-up) */
+#define RC_KEY_VERSION 3
 #define RC_ROW_VERSION 1
 
 bool sqlt_is_int(sqlt_t t);        /* TINYINT..BIGINT */

@@ -27,6 +27,7 @@
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
 #include "sql/sql.h"
+#include "sql/value/collation.h"
 #include "sql/value/store.h"
 #include "sql/value/tz.h"
 
@@ -442,6 +443,20 @@ static unsigned sqlx_column_privs(void *user, const char *db, const char *table,
 
 static const char *charset_description(const char *cs);
 
+/* MariaDB 10.11 lists the uca1400 collations once, by their name without a character set (uca1400_ai_ci), in
+ * SHOW COLLATION and COLLATIONS; NULL for the others. */
+static const char *coll_charsetless_name(unsigned id)
+{
+    return id == COLL_UTF8MB4_UCA1400_AI_CI || id == COLL_UTF8MB3_UCA1400_AI_CI ? "uca1400_ai_ci" : NULL;
+}
+
+/* SHOW COLLATION's Sortlen: 8 for the UCA collations, as MariaDB says */
+static const char *coll_sortlen(unsigned id)
+{
+    return coll_kind_of((uint16_t)id) == COLL_KIND_UCA ? "8" : "1";
+}
+
+
 typedef struct is_nv {
     void (*row)(void *arg, const char *const *vals);
     void *arg;
@@ -495,20 +510,31 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
         const char *v[6] = {"InnoDB", "DEFAULT", "strata's transactional engine (InnoDB and NDB map to it)", "YES",
                             "YES", "YES"};
         row(arg, v);
-    } else if (strcmp(table, "CHARACTER_SETS") == 0 || strcmp(table, "COLLATIONS") == 0) {
-        bool cs = table[1] == 'H';
-        for (unsigned id = 1; id < 1024; id++) {
+    } else if (strcmp(table, "CHARACTER_SETS") == 0 || strcmp(table, "COLLATIONS") == 0 ||
+               strcmp(table, "COLLATION_CHARACTER_SET_APPLICABILITY") == 0) {
+        bool cs = table[1] == 'H', appl = table[9] == '_';
+        for (unsigned id = 1; id < 4096; id++) {
             const sysvar_collation_t *c = sysvar_collation_by_id(id);
             if (!c || (cs && !c->is_default))
                 continue;
             char idt[12], maxlen[4];
             snprintf(idt, sizeof idt, "%u", c->id);
             snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
+            const char *uca = coll_charsetless_name(c->id);
             if (cs) {
                 const char *v[4] = {c->charset, c->name, charset_description(c->charset), maxlen};
                 row(arg, v);
+            } else if (appl) {
+                const char *v[5] = {uca ? uca : c->name, c->charset, c->name, idt, c->is_default ? "Yes" : ""};
+                row(arg, v);
+            } else if (uca) { /* one row for the charset-less name, as MariaDB lists uca1400_ai_ci */
+                if (c->id != COLL_UTF8MB4_UCA1400_AI_CI)
+                    continue;
+                const char *v[6] = {uca, NULL, NULL, NULL, "Yes", coll_sortlen(c->id)};
+                row(arg, v);
             } else {
-                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+                const char *v[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes",
+                                    coll_sortlen(c->id)};
                 row(arg, v);
             }
         }
@@ -1464,15 +1490,20 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
         trs_col(&rs, "Compiled", 3, MYSQL_TYPE_VAR_STRING);
         trs_col(&rs, "Sortlen", 3, MYSQL_TYPE_LONGLONG);
     }
-    for (unsigned id = 1; id < 1024; id++) {
+    bool uca_shown = false; /* the uca1400 variants of every charset are one row */
+    for (unsigned id = 1; id < 4096; id++) {
         const sysvar_collation_t *c = sysvar_collation_by_id(id);
         if (!c)
             continue;
         if (charsets && !c->is_default)
             continue;
-        const char *key = charsets ? c->charset : c->name;
+        const char *uca = charsets ? NULL : coll_charsetless_name(c->id);
+        const char *key = charsets ? c->charset : c->name; /* LIKE sees utf8mb4_uca1400_ai_ci, the row says less */
         if (sh->like && !sysvar_like(sh->like, key))
             continue;
+        if (uca && uca_shown)
+            continue;
+        uca_shown |= uca != NULL;
         char idt[12], maxlen[4];
         snprintf(idt, sizeof idt, "%u", c->id);
         snprintf(maxlen, sizeof maxlen, "%u", value_coll_mbmaxlen(c->id));
@@ -1486,7 +1517,8 @@ static int exec_show_collation(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
             if (k)
                 trs_row(&rs, vals);
         } else {
-            const char *vals[6] = {c->name, c->charset, idt, c->is_default ? "Yes" : "", "Yes", "1"};
+            const char *vals[6] = {uca ? uca : c->name, uca ? NULL : c->charset, uca ? NULL : idt,
+                                   uca ? NULL : c->is_default ? "Yes" : "", "Yes", coll_sortlen(c->id)};
             if ((k = show_where(x, sh->where, co_names, vals, 6)) < 0)
                 return k;
             if (k)

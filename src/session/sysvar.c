@@ -228,8 +228,11 @@ static const sysvar_collation_t sv_collations[] = {
     {"utf8mb3_bin", "utf8mb3", 83, false},
     {"ucs2_bin", "ucs2", 90, false},
     {"utf8mb3_unicode_ci", "utf8mb3", 192, false},
+    {"utf8mb3_unicode_520_ci", "utf8mb3", 214, false},
     {"utf8mb4_unicode_ci", "utf8mb4", 224, false},
     {"utf8mb4_unicode_520_ci", "utf8mb4", 246, false},
+    {"utf8mb3_uca1400_ai_ci", "utf8mb3", 2048, false},
+    {"utf8mb4_uca1400_ai_ci", "utf8mb4", 2304, false},
 };
 
 const sysvar_collation_t *sysvar_collation_find(const char *name)

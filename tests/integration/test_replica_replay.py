@@ -166,8 +166,6 @@ def test_processlist_info_is_the_running_statement(strata):
 
 # Tables (or their rows) whose difference is not the binlog's: (what is not compared, why).
 NOT_COMPARED = {
-    ('sqldiff_ddl_more', 'd7'): ('table', 'strata parses generated columns (AS (...) VIRTUAL/STORED) but stores '
-                                          'them as plain columns'),
     ('sqldiff_dump_restore', 'dflt'): ('rows', 'ALTER TABLE ADD COLUMN u2 ... DEFAULT (UUID()) fills the existing '
                                                'rows with UUIDs of each server, as from a MariaDB primary'),
 }

@@ -98,3 +98,57 @@ SELECT MIN(CONCAT(ci, cs)), MAX(CONCAT(cs, ci)) FROM cw;
 SELECT id FROM cw ORDER BY CONCAT(ci, cs), id;
 SELECT ci COLLATE latin1_bin FROM cw;
 SELECT 'a' COLLATE utf8mb4_bin = 'A' COLLATE utf8mb4_general_ci;
+-- The UCA collations (unicode_ci = UCA 4.0.0, unicode_520_ci = 5.2.0, uca1400_ai_ci = 14.0.0): expansions (ß = ss,
+-- æ = ae), ignorables (U+0000, soft hyphen), every space-weighing character padded (NBSP), contractions in 14.0
+-- (И + combining breve = Й), supplementary characters (FFFD in 4.0.0, implicit weights after)
+CREATE TABLE uw (id INT PRIMARY KEY, a VARCHAR(12) COLLATE utf8mb4_unicode_ci, b VARCHAR(12) COLLATE utf8mb4_unicode_520_ci,
+  c VARCHAR(12) COLLATE utf8mb4_uca1400_ai_ci, d VARCHAR(12) CHARACTER SET utf8mb3 COLLATE utf8mb3_unicode_ci,
+  KEY ka (a), KEY kb (b), KEY kc (c), UNIQUE KEY ud (d, id));
+INSERT INTO uw SELECT id, g, g, g, m FROM w;
+INSERT INTO uw VALUES (101, 'ss', 'ss', 'ss', 'ss'), (102, 'Strasse', 'Strasse', 'Strasse', 'Strasse'), (103, 'ae', 'ae', 'ae', 'ae'),
+  (104, 'æ', 'æ', 'æ', 'æ'), (105, CONCAT('a', CHAR(0xC2A0 USING utf8mb4)), CONCAT('a', CHAR(0xC2A0 USING utf8mb4)), CONCAT('a', CHAR(0xC2A0 USING utf8mb4)), 'a'),
+  (106, CONCAT('co', CHAR(0xC2AD USING utf8mb4), 'op'), CONCAT('co', CHAR(0xC2AD USING utf8mb4), 'op'), CONCAT('co', CHAR(0xC2AD USING utf8mb4), 'op'), 'coop'),
+  (107, 'coop', 'coop', 'coop', 'coop'), (108, 'co-op', 'co-op', 'co-op', 'co-op'), (109, _utf8mb4 0xD098CC86, _utf8mb4 0xD098CC86, _utf8mb4 0xD098CC86, 'x'),
+  (110, '😀', '😀', '😀', NULL), (111, '😁', '😁', '😁', NULL), (112, '中文', '中文', '中文', '中文'), (113, 'ǲ', 'ǲ', 'ǲ', 'ǲ'), (114, 'dz', 'dz', 'dz', 'dz'),
+  (115, 'l·l', 'l·l', 'l·l', 'l·l'), (116, 'll', 'll', 'll', 'll'), (117, 'a\0b', 'a\0b', 'a\0b', 'a\0b'), (118, '½', '½', '½', '½');
+SELECT id, a FROM uw ORDER BY a, id;
+SELECT id, b FROM uw ORDER BY b, id;
+SELECT id, c FROM uw ORDER BY c, id;
+SELECT id, d FROM uw ORDER BY d, id;
+SELECT id FROM uw FORCE INDEX (ka) ORDER BY a, id;
+SELECT id FROM uw FORCE INDEX (kc) ORDER BY c DESC, id;
+SELECT GROUP_CONCAT(id ORDER BY id), COUNT(*) FROM uw GROUP BY a ORDER BY MIN(id);
+SELECT GROUP_CONCAT(id ORDER BY id), COUNT(*) FROM uw GROUP BY b ORDER BY MIN(id);
+SELECT GROUP_CONCAT(id ORDER BY id), COUNT(*) FROM uw GROUP BY c ORDER BY MIN(id);
+SELECT COUNT(DISTINCT a), COUNT(DISTINCT b), COUNT(DISTINCT c), COUNT(DISTINCT d) FROM uw;
+SELECT id FROM uw WHERE a = 'SS' ORDER BY id;
+SELECT id FROM uw FORCE INDEX (kb) WHERE b = 'strasse' ORDER BY id;
+SELECT id FROM uw FORCE INDEX (kc) WHERE c = _utf8mb4 0xD099 ORDER BY id;
+SELECT id FROM uw WHERE b = 'a' ORDER BY id;
+SELECT id FROM uw WHERE a = 'ab' ORDER BY id;
+SELECT id FROM uw FORCE INDEX (ka) WHERE a BETWEEN 'd' AND 'f' ORDER BY id;
+SELECT id FROM uw WHERE a LIKE 's%' ORDER BY id;
+SELECT id FROM uw WHERE b LIKE '_' ORDER BY id;
+SELECT id FROM uw WHERE c LIKE 'co_op' ORDER BY id;
+SELECT id FROM uw WHERE a LIKE '%ß%' ORDER BY id;
+SELECT id FROM uw WHERE b IN ('ä', 'ss', 'Y') ORDER BY id;
+SELECT 'ß' = 'ss' COLLATE utf8mb4_unicode_ci, 'ß' LIKE 'ss' COLLATE utf8mb4_unicode_ci, 'æ' = 'ae' COLLATE utf8mb4_unicode_520_ci, 'a\t' < 'a' COLLATE utf8mb4_unicode_ci;
+SELECT STRCMP('l·l' COLLATE utf8mb4_uca1400_ai_ci, 'lm'), STRCMP('l·l' COLLATE utf8mb4_unicode_ci, 'lm'), STRCMP('😀' COLLATE utf8mb4_unicode_ci, '😁') AS emoji;
+SELECT _utf8mb4 0xD098CC86 = _utf8mb4 0xD099 COLLATE utf8mb4_uca1400_ai_ci, _utf8mb4 0xD098CC86 = _utf8mb4 0xD099 COLLATE utf8mb4_unicode_520_ci;
+SELECT COLLATION(a), COLLATION(b), COLLATION(c), COLLATION(d), COERCIBILITY(_utf8mb4 'x' COLLATE utf8mb4_unicode_ci) FROM uw WHERE id = 1;
+SELECT MIN(a), MAX(a), MIN(c), MAX(c) FROM uw WHERE id NOT IN (110, 111); -- (the two emoji tie under unicode_ci: which one MAX gives is open)
+INSERT INTO uw (id, d) VALUES (200, 'SS');
+SELECT id FROM uw WHERE d = 'ß' ORDER BY id;
+CREATE TABLE uq (k VARCHAR(10) COLLATE utf8mb4_unicode_520_ci PRIMARY KEY);
+INSERT INTO uq VALUES ('ss');
+INSERT INTO uq VALUES ('ß');
+INSERT INTO uq VALUES ('SS ');
+INSERT INTO uq VALUES ('s');
+SELECT k FROM uq ORDER BY k;
+SHOW COLLATION WHERE Collation IN ('utf8mb4_unicode_ci', 'utf8mb4_unicode_520_ci', 'utf8mb3_unicode_ci', 'utf8mb3_unicode_520_ci');
+SHOW CREATE TABLE uw;
+DROP TABLE uw, uq;
+SELECT * FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE FULL_COLLATION_NAME IN ('utf8mb4_unicode_520_ci', 'utf8mb4_uca1400_ai_ci', 'utf8mb3_uca1400_ai_ci', 'latin1_swedish_ci', 'utf8mb4_general_ci', 'binary') ORDER BY ID;
+SHOW COLLATION LIKE 'uca1400_ai_ci';
+SELECT * FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('uca1400_ai_ci', 'utf8mb4_unicode_520_ci');
+SHOW COLLATION LIKE '%uca1400_ai_ci';

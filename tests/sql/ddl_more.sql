@@ -60,10 +60,11 @@ CREATE TABLE d5 (a INT KEY, b INT UNIQUE KEY, c SERIAL);
 SHOW CREATE TABLE d5;
 CREATE TABLE d6 (a TIMESTAMP, b TIMESTAMP);
 SHOW CREATE TABLE d6;
+-- @diff strata refuses generated columns with 1235 (not built yet) rather than keep them as plain columns
 CREATE TABLE d7 (a INT, b INT AS (a * 2) VIRTUAL, c INT AS (a + 1) STORED);
 CREATE TABLE d8 (a INT CHECK (a > 0), CONSTRAINT pos CHECK (a < 100));
 CREATE TABLE d9 (a INT, FOREIGN KEY (a) REFERENCES d4 (a));
-SHOW TABLES;
+SHOW TABLES WHERE Tables_in_sqldiff_ddl_more <> 'd7';
 CREATE INDEX IF NOT EXISTS kb2 ON d1 (b);
 DROP INDEX IF EXISTS nosuch ON d1;
 CREATE TABLE bitd (a INT, g BIT(3) DEFAULT b'101', t TIMESTAMP(2) NULL DEFAULT CURRENT_TIMESTAMP(2));

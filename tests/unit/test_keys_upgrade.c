@@ -18,8 +18,8 @@
 
 #include "sql_exec_harness.h"
 
-/* Rewrites db.name's record as an older strata would have left it. */
-static void make_format1(const char *name, bool empty_secondary, int coll)
+/* Rewrites db.name's record as an older strata (key format `version`) would have left it. */
+static void make_format(const char *name, int version, bool empty_secondary, int coll)
 {
     catalog_t *c = sql_exec_catalog();
     cat_table_t *t = catalog_table_get(c, "db", name);
@@ -28,7 +28,7 @@ static void make_format1(const char *name, bool empty_secondary, int coll)
     arena_init(&a, 4096);
     cat_table_t *nt = cat_table_copy(&a, t);
     for (uint32_t i = 0; i < nt->nidx; i++) {
-        nt->idx[i].key_version = 1;
+        nt->idx[i].key_version = (uint8_t)version;
         if (empty_secondary && nt->idx[i].kind != CAT_IDX_PRIMARY)
             CHECK_EQ_INT(engine_tree_create(NULL, eng, nt->space_id, &nt->idx[i].tree), 0);
     }
@@ -42,6 +42,11 @@ static void make_format1(const char *name, bool empty_secondary, int coll)
     diag_free(&d);
     arena_destroy(&a);
     catalog_table_release(t);
+}
+
+static void make_format1(const char *name, bool empty_secondary, int coll)
+{
+    make_format(name, 1, empty_secondary, coll);
 }
 
 static int key_version(const char *name, engine_tree_id_t *tree)
@@ -99,6 +104,33 @@ TEST(test_upgrade_ascii_and_rebuild)
     teardown();
 }
 
+/* Key format 3: utf8mb4_unicode_ci keys were ASCII case folding before; they are UCA weights now, so even an
+ * ASCII-only table is rebuilt. */
+TEST(test_upgrade_unicode_ci_rebuilt)
+{
+    setup();
+    CHECK_SQL("CREATE DATABASE db", "OK 1");
+    CHECK_SQL("CREATE TABLE w (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_unicode_ci, KEY ks (s))", "OK 0");
+    CHECK_SQL("INSERT INTO w VALUES (1, 'ss'), (2, 'b'), (3, 'SS'), (4, 'stra\xC3\x9F' 'e')",
+              "OK 4 (Records: 4  Duplicates: 0  Warnings: 0)");
+    CHECK_SQL("CREATE TABLE g (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_general_ci, KEY ks (s))", "OK 0");
+    CHECK_SQL("INSERT INTO g VALUES (1, 'e')", "OK 1");
+    make_format("w", 2, true, -1);
+    make_format("g", 2, true, -1);
+    engine_tree_id_t tw, tg, tw2, tg2;
+    CHECK_EQ_INT(key_version("w", &tw), 2);
+    CHECK_EQ_INT(key_version("g", &tg), 2);
+    CHECK_SQL("SELECT id FROM w FORCE INDEX (ks) WHERE s = 'ss' ORDER BY id", "");
+    reopen();
+    CHECK_EQ_INT(key_version("w", &tw2), RC_KEY_VERSION);
+    CHECK(tw2 != tw); /* rebuilt, ASCII or not */
+    CHECK_EQ_INT(key_version("g", &tg2), 2); /* general_ci keys did not change in format 3: left alone */
+    CHECK(tg2 == tg);
+    CHECK_SQL("SELECT id FROM w FORCE INDEX (ks) WHERE s = '\xC3\x9F' ORDER BY id", "1\n3\n");
+    CHECK_SQL("SELECT id FROM w FORCE INDEX (ks) WHERE s > 'b' ORDER BY s, id", "1\n3\n4\n");
+    teardown();
+}
+
 TEST(test_upgrade_refuses_new_duplicate)
 {
     setup();
@@ -127,4 +159,4 @@ TEST(test_upgrade_refuses_new_duplicate)
     }
 }
 
-UNIT_MAIN(test_upgrade_ascii_and_rebuild, test_upgrade_refuses_new_duplicate)
+UNIT_MAIN(test_upgrade_ascii_and_rebuild, test_upgrade_unicode_ci_rebuilt, test_upgrade_refuses_new_duplicate)

@@ -334,6 +334,8 @@ int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t
 {
     const sql_type_t *ty = &cd->type;
     memset(c, 0, sizeof *c);
+    if (cd->generated) /* refused, not dropped: a generated column kept as a plain one would hold wrong values */
+        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "generated columns (GENERATED ALWAYS AS / AS (expr))");
     c->name = cd->name;
     c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
     c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;

@@ -833,7 +833,8 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
     const char **names;
     uint32_t n;
     if (strcasecmp(db, "information_schema") == 0 && !status) {
-        static const char *const is_tables[] = {"CHARACTER_SETS", "CHECK_CONSTRAINTS", "COLLATIONS", "COLUMNS",
+        static const char *const is_tables[] = {"CHARACTER_SETS", "CHECK_CONSTRAINTS", "COLLATIONS",
+                                                "COLLATION_CHARACTER_SET_APPLICABILITY", "COLUMNS",
                                                 "ENGINES", "EVENTS", "FILES", "KEY_COLUMN_USAGE", "PARAMETERS",
                                                 "PARTITIONS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
                                                 "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
@@ -1250,6 +1251,8 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
         {"ENGINES", "ENGINE,SUPPORT,COMMENT,TRANSACTIONS,XA,SAVEPOINTS", "000000"},
         {"CHARACTER_SETS", "CHARACTER_SET_NAME,DEFAULT_COLLATE_NAME,DESCRIPTION,MAXLEN", "0001"},
         {"COLLATIONS", "COLLATION_NAME,CHARACTER_SET_NAME,ID,IS_DEFAULT,IS_COMPILED,SORTLEN", "001001"},
+        {"COLLATION_CHARACTER_SET_APPLICABILITY", "COLLATION_NAME,CHARACTER_SET_NAME,FULL_COLLATION_NAME,ID,IS_DEFAULT",
+         "00010"},
         {"SESSION_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
         {"GLOBAL_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
         {"SESSION_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},

@@ -1,6 +1,6 @@
 /*
- * Key format upgrade at start-up: tables written with the first key format (strings keyed by their bytes)
- * have their secondary keys rebuilt with collation weights, once.
+ * Key format upgrade at start-up: tables written with an earlier key format (strings keyed by their bytes, or
+ * utf8mb4_unicode_ci keyed by ASCII case folding) have their keys rebuilt with collation weights, once.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 
-/* ---------------------------------------------------------------- key format step 1 -> 2 at start-up */
+/* ---------------------------------------------------------------- key format steps at start-up */
 
 /*
  * RC_KEY_VERSION 2 made the keys of latin1_swedish_ci and utf8mb3/utf8mb4_general_ci strings collation weights
@@ -35,9 +35,18 @@ static bool keys_col_changed(const cat_table_t *t, uint32_t col)
     return sqlt_is_string((sqlt_t)rc->type) && (k == COLL_KIND_LATIN1_CI || k == COLL_KIND_UTF8_GENERAL);
 }
 
+/* Key format 3 made utf8mb4_unicode_ci keys UCA weights (version 2 and before folded ASCII letters only): every
+ * key of such a column changes, ASCII or not. */
+static bool keys_col_uca(const cat_table_t *t, uint32_t col)
+{
+    const rc_col_t *rc = &t->cols[col].rc;
+    return sqlt_is_string((sqlt_t)rc->type) && coll_kind_of(rc->coll) == COLL_KIND_UCA;
+}
+
 /* Marks in `cols` (ncols flags) the columns whose version-1 keys are stale; returns 0 (none), 1 (strings whose
  * ASCII keys are still right) or 2 (a rebuild is needed whatever the data: YEAR keys written before 2026-11-30
- * held 1901 for every year, so version-1 YEAR indexes are rebuilt too). */
+ * held 1901 for every year, so version-1 YEAR indexes are rebuilt too, and so are the keys of a unicode_ci
+ * column before version 3). */
 static int keys_stale_cols(const cat_table_t *t, bool *cols)
 {
     int any = 0;
@@ -48,9 +57,9 @@ static int keys_stale_cols(const cat_table_t *t, bool *cols)
             continue;
         for (uint32_t k = 0; k < x->ncols + (pk && x != pk ? pk->ncols : 0); k++) {
             uint32_t c = k < x->ncols ? x->cols[k].col : pk->cols[k - x->ncols].col;
-            if (t->cols[c].rc.type == SQLT_YEAR)
+            if ((x->key_version < 2 && t->cols[c].rc.type == SQLT_YEAR) || keys_col_uca(t, c))
                 any = 2;
-            else if (keys_col_changed(t, c))
+            else if (x->key_version < 2 && keys_col_changed(t, c))
                 any = any ? any : 1, cols[c] = true;
         }
     }
@@ -121,13 +130,13 @@ static int keys_upgrade_table(const char *db, const char *name)
     }
     catalog_table_release(old);
     if (rc) {
-        log_error("key format step 1->2 (utf8mb4/utf8mb3_general_ci and latin1_swedish_ci keys become collation "
-                  "weights; YEAR keys rebuilt): table `%s`.`%s` could not be brought over: %s.  Start the previous strata, make the "
+        log_error("key format upgrade (utf8mb4/utf8mb3_general_ci and latin1_swedish_ci keys become collation "
+                  "weights; YEAR keys rebuilt; utf8mb4_unicode_ci keys become UCA weights): table `%s`.`%s` could not be brought over: %s.  Start the previous strata, make the "
                   "values distinct under the new collation rules (or drop the UNIQUE index), then start again",
                   db, name, d.n ? d.conds[d.n - 1].msg : "engine error");
         rc = rc < 0 ? rc : STRATA_EIO;
     } else {
-        log_note("key format step 1->2: table `%s`.`%s`: %s", db, name, how);
+        log_note("key format upgrade to %d: table `%s`.`%s`: %s", RC_KEY_VERSION, db, name, how);
     }
     diag_free(&d);
     arena_destroy(&mem);

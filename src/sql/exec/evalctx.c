@@ -136,6 +136,60 @@ static int subq_rows(row_eval_t *xe, const sql_select_t *sub, subquery_rows_t **
     return 0;
 }
 
+/* (a, b) [NOT] IN (SELECT x, y ...), (a, b) = ANY / <> ALL (...): each row compared as a row; IN and ANY true when
+ * one is, ALL when all are (and when there are none), else NULL where a comparison was, else false */
+static int subquery_row_in(row_eval_t *xe, const sql_expr_t *e, const subquery_rows_t *r, value_t *out, diag_t *d)
+{
+    const sql_expr_t *row = e->args[0];
+    sql_op_t op = e->kind == SQL_E_IN ? SQL_OP_EQ : e->op;
+    bool all = e->kind == SQL_E_QUANTIFIED && e->quant_all;
+    if (e->kind == SQL_E_QUANTIFIED && !(op == SQL_OP_EQ && !all) && !(op == SQL_OP_NE && all))
+        return diag_error(d, ER_OPERAND_COLUMNS, 1); /* MariaDB compares rows with = ANY and <> ALL only */
+    if (r->ncols != row->nargs)
+        return diag_error(d, ER_OPERAND_COLUMNS, (int)row->nargs);
+    value_t *left = arena_alloc(xe->x->arena, sizeof *left * row->nargs);
+    int rc;
+    for (uint32_t i = 0; i < row->nargs; i++)
+        if ((rc = sql_expr_eval(&xe->ev, row->args[i], &left[i])) != 0)
+            return rc;
+    bool any_true = false, any_false = false, any_null = false;
+    value_t *right = arena_alloc(xe->x->arena, sizeof *right * row->nargs);
+    for (uint64_t i = 0; i < r->n; i++) {
+        memcpy(right, r->rows[i], sizeof *right * row->nargs);
+        value_t v;
+        if ((rc = sql_eval_row_cmp_values(&xe->ev, op, left, right, row->nargs, &v)) != 0)
+            return rc;
+        if (v.type == VAL_NULL)
+            any_null = true;
+        else if (value_to_int(&v, NULL))
+            any_true = true;
+        else
+            any_false = true;
+        if (all ? any_false : any_true)
+            break;
+    }
+    int res = all ? (any_false ? 0 : any_null ? -1 : 1) : (any_true ? 1 : any_null ? -1 : 0);
+    if (e->negated && res >= 0)
+        res = !res;
+    *out = res < 0 ? value_null() : value_int(res);
+    return 0;
+}
+
+/* A scalar subquery met as a row: its one row, or none. */
+static int exec_eval_subquery_row(void *u, const sql_expr_t *e, const value_t **vals, uint32_t *ncols, diag_t *d)
+{
+    row_eval_t *xe = u;
+    subquery_rows_t *r;
+    int rc = subq_rows(xe, e->sub, &r);
+    if (rc)
+        return rc;
+    if (r->n > 1)
+        return diag_error(d, ER_SUBQUERY_NO_1_ROW);
+    *ncols = r->ncols;
+    *vals = r->n ? r->rows[0] : NULL;
+    return 0;
+}
+
 static int exec_eval_subquery_eval(void *u, const sql_expr_t *e, value_t *out, diag_t *d)
 {
     row_eval_t *xe = u;
@@ -147,6 +201,8 @@ static int exec_eval_subquery_eval(void *u, const sql_expr_t *e, value_t *out, d
         *out = value_int(r->n > 0);
         return 0;
     }
+    if (e->kind != SQL_E_SUBQUERY && e->args[0]->kind == SQL_E_ROW)
+        return subquery_row_in(xe, e, r, out, d);
     if (r->ncols != 1)
         return diag_error(d, ER_OPERAND_COLUMNS, 1);
     if (e->kind == SQL_E_SUBQUERY) {
@@ -266,6 +322,7 @@ static const sql_eval_cb_t xcb = {
     .window_get = exec_eval_window_get,
     .values_get = exec_eval_values_get,
     .subquery_eval = exec_eval_subquery_eval,
+    .subquery_row = exec_eval_subquery_row,
 };
 
 void row_eval_init(row_eval_t *xe, sql_exec_ctx_t *x)

@@ -259,6 +259,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
     row_eval_t xe;
     row_eval_init(&xe, x);
     xe.ev.div_zero_error = x->div_zero_error;
+    xe.q = &q; /* a subquery in SET reads the joined row (r->combined is laid out as q's sources) */
     uint64_t matched = 0, changed = 0;
     buf_t store;
     buf_init(&store);
@@ -365,6 +366,7 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
     D.xe.ev.div_zero_error = x->div_zero_error;
+    D.xe.q = &q; /* a subquery in SET reads the row being updated (SET c = (SELECT ... WHERE b.x = t.x)) */
     uint64_t changed = 0;
     int ai = cat_table_autoinc_col(t);
     bool *assigned = arena_calloc(x->arena, t->ncols + 1);

@@ -283,7 +283,7 @@ static num_kind_t num_kind(const value_t *v)
 }
 
 /* A hex or bit literal (0x41, X'41', b'101', 0b101) is a number in arithmetic: its bytes big-endian. */
-static void hex_as_number(const sql_expr_t *e, value_t *v)
+void sql_eval_hex_as_number(const sql_expr_t *e, value_t *v)
 {
     if (e->kind != SQL_E_LITERAL || v->type != VAL_STRING || v->coll != COLL_BINARY || !e->src || e->src_len < 2)
         return;
@@ -785,8 +785,19 @@ bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *p, size
                 plen = mb ? u8len((unsigned char)p[lit]) : 1;
             }
             bool eq;
-            if (plen == 1 && slen == 1) {
+            if (plen == 1 && slen == 1 && kind != COLL_KIND_UCA) {
                 eq = bw[(unsigned char)p[lit]] == bw[(unsigned char)s[si]];
+            } else if (kind == COLL_KIND_UCA) {
+                /* a character matches one of equal weights (MariaDB compares code point by code point here: ß
+                 * does not match "ss", and no contraction is formed) */
+                const coll_uca_t *u = coll_uca_of(coll);
+                size_t pe = lit, se = si;
+                uint32_t wp[8], ws[8];
+                uint32_t np = coll_uca_char(u, (const unsigned char *)p, pn, &pe, wp);
+                uint32_t ns = coll_uca_char(u, (const unsigned char *)s, sn, &se, ws);
+                eq = np == ns && memcmp(wp, ws, np * sizeof wp[0]) == 0;
+                plen = pe - lit;
+                slen = se - si;
             } else if (kind == COLL_KIND_UTF8_GENERAL) {
                 /* characters match when their weights do (é matches E), whatever their lengths */
                 size_t pe = lit, se = si;
@@ -2107,24 +2118,22 @@ static int cmp_op_result(sql_op_t op, int c)
     }
 }
 
-/* (a, b, ...) op (c, d, ...): lexicographic, NULL when undecided because of a NULL */
-static int eval_row_cmp(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+static bool row_cmp_op(sql_op_t op)
 {
-    const sql_expr_t *l = e->args[0], *r = e->args[1];
-    sql_op_t op = e->op;
-    if (l->kind != SQL_E_ROW || r->kind != SQL_E_ROW || l->nargs != r->nargs ||
-        !(op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_NSEQ || op == SQL_OP_LT || op == SQL_OP_LE ||
-          op == SQL_OP_GT || op == SQL_OP_GE))
-        return diag_error(ctx->diag, ER_OPERAND_COLUMNS, (int)(l->kind == SQL_E_ROW ? l->nargs : r->nargs));
+    return op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_NSEQ || op == SQL_OP_LT || op == SQL_OP_LE ||
+           op == SQL_OP_GT || op == SQL_OP_GE;
+}
+
+int sql_eval_row_cmp_values(sql_eval_ctx_t *ctx, sql_op_t op, value_t *a, value_t *b, uint32_t n, value_t *out)
+{
     bool saw_null = false;
-    for (uint32_t i = 0; i < l->nargs; i++) {
-        value_t a, b;
-        int rc;
-        if ((rc = sql_expr_eval(ctx, l->args[i], &a)) || (rc = sql_expr_eval(ctx, r->args[i], &b)))
-            return rc;
-        if (a.type == VAL_NULL || b.type == VAL_NULL) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (a[i].type == VAL_NULL || b[i].type == VAL_NULL) {
             if (op == SQL_OP_NSEQ) {
-                if (a.type != b.type) { *out = value_int(0); return 0; }
+                if (a[i].type != b[i].type) {
+                    *out = value_int(0);
+                    return 0;
+                }
                 continue;
             }
             saw_null = true;
@@ -2133,18 +2142,70 @@ static int eval_row_cmp(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             *out = value_null();
             return 0;
         }
-        int c = value_compare(&a, &b, ctx->diag);
+        int rc = sql_eval_coll_cmp(ctx, op == SQL_OP_NSEQ ? "<=>" : op_text(op), &a[i], &b[i]);
+        if (rc)
+            return rc;
+        int c = value_compare(&a[i], &b[i], ctx->diag);
         if (c != 0) {
             *out = value_int(op == SQL_OP_NSEQ ? 0 : cmp_op_result(op, c));
             return 0;
         }
     }
-    if (saw_null) {
-        *out = value_null();
+    *out = saw_null ? value_null() : value_int(cmp_op_result(op, 0));
+    return 0;
+}
+
+/* One side of a row comparison: a ROW's values, a subquery's row (NULLs when it returns none; `want` columns
+ * unless 0), or one value. */
+static int row_side(sql_eval_ctx_t *ctx, const sql_expr_t *e, uint32_t want, value_t **vals, uint32_t *n)
+{
+    int rc;
+    if (e->kind == SQL_E_ROW) {
+        *n = e->nargs;
+        *vals = arena_alloc(ctx->arena, sizeof **vals * (e->nargs ? e->nargs : 1));
+        for (uint32_t i = 0; i < e->nargs; i++) {
+            if (e->args[i]->kind == SQL_E_ROW) /* a row inside a row: not compared here (MariaDB's error) */
+                return diag_error(ctx->diag, ER_OPERAND_COLUMNS, (int)e->args[i]->nargs);
+            if ((rc = sql_expr_eval(ctx, e->args[i], &(*vals)[i])))
+                return rc;
+        }
         return 0;
     }
-    *out = value_int(cmp_op_result(op, 0));
-    return 0;
+    if (e->kind == SQL_E_SUBQUERY && ctx->cb && ctx->cb->subquery_row) {
+        const value_t *row;
+        if ((rc = ctx->cb->subquery_row(ctx->user, e, &row, n, ctx->diag)))
+            return rc;
+        if (want && *n != want)
+            return diag_error(ctx->diag, ER_OPERAND_COLUMNS, (int)want);
+        *vals = arena_alloc(ctx->arena, sizeof **vals * *n);
+        for (uint32_t i = 0; i < *n; i++)
+            (*vals)[i] = row ? row[i] : value_null();
+        return 0;
+    }
+    *n = 1;
+    *vals = arena_alloc(ctx->arena, sizeof **vals);
+    return sql_expr_eval(ctx, e, *vals);
+}
+
+/* (a, b, ...) op (c, d, ...), either side a ROW or a subquery's row: lexicographic, NULL when undecided because
+ * of a NULL; the column counts must agree (1241 names the left side's, or the right's when the left is one
+ * value) */
+static int eval_row_cmp(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+{
+    const sql_expr_t *l = e->args[0], *r = e->args[1];
+    sql_op_t op = e->op;
+    uint32_t want = l->kind == SQL_E_ROW ? l->nargs : r->kind == SQL_E_ROW ? r->nargs : 1;
+    if (!row_cmp_op(op))
+        return diag_error(ctx->diag, ER_OPERAND_COLUMNS, 1);
+    value_t *a, *b;
+    uint32_t na, nb;
+    int rc;
+    if ((rc = row_side(ctx, l, l->kind == SQL_E_ROW ? 0 : r->kind == SQL_E_ROW ? want : 0, &a, &na)) ||
+        (rc = row_side(ctx, r, na, &b, &nb)))
+        return rc;
+    if (na != nb)
+        return diag_error(ctx->diag, ER_OPERAND_COLUMNS, (int)(na != 1 ? na : nb));
+    return sql_eval_row_cmp_values(ctx, op, a, b, na, out);
 }
 
 /* Three-valued truth: -1 NULL, 0 false, 1 true */
@@ -2290,7 +2351,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
                 *out = tb == 1 ? value_int(1) : (ta < 0 || tb < 0) ? value_null() : value_int(0);
             return 0;
         }
-        if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW)
+        if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW ||
+            (e->args[0]->kind == SQL_E_SUBQUERY && e->args[1]->kind == SQL_E_SUBQUERY && row_cmp_op(op)))
             return eval_row_cmp(ctx, e, out);
         if ((op == SQL_OP_ADD || op == SQL_OP_SUB) &&
             (e->args[0]->kind == SQL_E_INTERVAL || e->args[1]->kind == SQL_E_INTERVAL))
@@ -2317,8 +2379,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             op == SQL_OP_GE) {
             /* strings are in one collation already (sql_eval_coll_cmp) */
         } else if (op != SQL_OP_XOR) {
-            hex_as_number(e->args[0], &a);
-            hex_as_number(e->args[1], &b);
+            sql_eval_hex_as_number(e->args[0], &a);
+            sql_eval_hex_as_number(e->args[1], &b);
         }
         switch (op) {
         case SQL_OP_XOR:

@@ -59,6 +59,9 @@ typedef struct sql_eval_cb {
      * the predicates, with SQL's three-valued IN/ANY/ALL semantics).
      */
     int (*subquery_eval)(void *user, const sql_expr_t *e, value_t *out, diag_t *d);
+    /* A SQL_E_SUBQUERY met as a row ((a, b) = (SELECT x, y ...)): its single row (*vals NULL when it returns none)
+     * and its column count; 1242 when it returns more than one row. */
+    int (*subquery_row)(void *user, const sql_expr_t *e, const value_t **vals, uint32_t *ncols, diag_t *d);
     /* VALUES(col) in INSERT ... ON DUPLICATE KEY UPDATE: the value the failed row would have inserted (NULL
      * outside ON DUPLICATE KEY UPDATE, as MySQL). `col` is the function's argument (a SQL_E_COLUMN). */
     int (*values_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
@@ -105,6 +108,10 @@ int sql_coll_of_cmp(uint16_t col_coll, const value_t *v);
  * LIKE matching under a collation (case-insensitive for _ci), `%` and `_` over characters, `esc` the escape
  * character ('\\' by default; -1 for none).  For SHOW ... LIKE 'pattern' (use COLL_UTF8MB3_GENERAL_CI).
  */
+/* a op b over n values (=, <>, <=>, <, <=, >, >=), MariaDB's row comparison: component by component under the
+ * components' collations, lexicographic for the orderings, NULL where a NULL leaves it undecided. */
+int sql_eval_row_cmp_values(sql_eval_ctx_t *ctx, sql_op_t op, value_t *a, value_t *b, uint32_t n, value_t *out);
+
 bool sql_like_match(uint16_t coll, const char *s, size_t sn, const char *pat, size_t pn, int esc);
 
 /* ---------------------------------------------------------------- result metadata */

@@ -60,6 +60,9 @@ int sql_fn_unrouted(sql_eval_ctx_t *ctx, const sql_expr_t *e);
 /* Two values about to be compared, brought to one collation by MySQL's coercibility rules when both are
  * strings (eval.c); 1267 for operation `op` when they have none. */
 int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *b);
+/* A hex or bit literal (0x41, X'41', b'101', 0b101) is a number where a number is wanted: *v becomes its bytes
+ * read big-endian (any other e leaves *v alone). */
+void sql_eval_hex_as_number(const sql_expr_t *e, value_t *v);
 /* [NOT] REGEXP / RLIKE (regexp.c). */
 int sql_eval_regexp_op(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */

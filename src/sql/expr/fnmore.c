@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "sql/expr/expr_int.h"
+#include "sql/value/collation.h"
 
 static value_t text_of(sql_eval_ctx_t *ctx, const value_t *v)
 {
@@ -280,6 +281,22 @@ static int double_result(sql_eval_ctx_t *ctx, const sql_expr_t *e, double r, val
     return 0;
 }
 
+/* CHAR(... USING cs): where the bytes stop being characters of cs (utf8mb3/utf8mb4: a well-formed UTF-8
+ * sequence of at most 3/4 bytes; the single-byte sets take any byte), or n. */
+static size_t char_using_bad_at(uint16_t coll, const uint8_t *s, size_t n)
+{
+    uint32_t maxlen = value_coll_mbmaxlen(coll);
+    if (coll == COLL_BINARY || maxlen == 1)
+        return n;
+    for (size_t i = 0; i < n;) {
+        size_t at = i;
+        uint32_t cp;
+        if (!coll_utf8_decode(s, n, &i, &cp) || (maxlen == 3 && cp > 0xFFFF))
+            return at;
+    }
+    return n;
+}
+
 int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
 {
     sql_fn_t fn = e->func.fn;
@@ -292,7 +309,11 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         for (uint32_t i = 0; i < e->nargs; i++) {
             if (a[i].type == VAL_NULL)
                 continue;
-            uint32_t v = (uint32_t)value_to_uint(&a[i], dg);
+            value_t arg = a[i];
+            const char *src = e->args[i]->src;
+            if (!src || (src[0] != 'x' && src[0] != 'X')) /* X'41' is a string here (MariaDB: CHAR(X'41') is 0) */
+                sql_eval_hex_as_number(e->args[i], &arg);
+            uint32_t v = (uint32_t)value_to_uint(&arg, dg);
             bool started = false;
             for (int k = 3; k >= 0; k--) { /* big-endian bytes without leading zeros; CHAR(0) is one 0 byte */
                 uint8_t by = (uint8_t)(v >> (8 * k));
@@ -302,7 +323,19 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
                 }
             }
         }
-        *out = arena_str(ctx, (char *)b.data, b.len, COLL_BINARY);
+        uint16_t coll = e->func.using_coll ? e->func.using_coll : COLL_BINARY;
+        size_t bad = char_using_bad_at(coll, b.data, b.len);
+        if (bad < b.len) { /* CHAR(0xA0 USING utf8mb4): NULL with 1300 naming the bytes from the bad one on */
+            char hex[2 * 3 + 1]; /* MariaDB names at most 3 bytes */
+            size_t k = 0;
+            for (size_t i = bad; i < b.len && k + 2 < sizeof hex; i++, k += 2)
+                snprintf(hex + k, 3, "%02X", b.data[i]);
+            hex[k] = 0;
+            diag_push(dg, DIAG_WARNING, ER_INVALID_CHARACTER_STRING, value_coll_charset(coll), hex);
+            *out = value_null();
+        } else {
+            *out = arena_str(ctx, (char *)b.data, b.len, coll);
+        }
         buf_free(&b);
         return 0;
     }

@@ -1086,7 +1086,11 @@ int sql_type_string_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rt
         *out = rt_string((b0 + 1) / 2, COLL_BINARY, 0, true);
         return true;
     case SQL_FN_CHAR:
-        *out = rt_string(4 * c.n, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        if (e->func.using_coll) /* 4 bytes an argument: as many characters of the set as that holds */
+            *out = rt_string(4 * c.n / value_coll_mbmaxlen(e->func.using_coll), e->func.using_coll,
+                             DEC_NOT_FIXED_STRING, true);
+        else
+            *out = rt_string(4 * c.n, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
         return true;
     case SQL_FN_SHA2: {
         int64_t bits = 256;

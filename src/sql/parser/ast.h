@@ -114,6 +114,7 @@ struct sql_expr {
             sql_fn_t fn;
             bool distinct, star;     /* COUNT(DISTINCT ..), COUNT(*) */
             const char *separator;   /* GROUP_CONCAT */
+            uint16_t using_coll;     /* CHAR(... USING cs): cs's default collation (0: binary) */
         } func;
         sql_cast_t cast;             /* SQL_E_CAST / SQL_E_CONVERT_USING / SQL_E_COLLATE */
         sql_select_t *sub;           /* SQL_E_SUBQUERY / SQL_E_EXISTS / SQL_E_IN with subquery */

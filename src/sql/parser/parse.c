@@ -368,7 +368,7 @@ static int collation_coll(parser_t *p, const char *name)
 {
     /* MySQL 8's default collations (in dumps from MySQL): MariaDB 10.11 maps them to its own */
     if (strncasecmp(name, "utf8mb4_0900_", 13) == 0)
-        return strcasecmp(name, "utf8mb4_0900_bin") == 0 ? COLL_UTF8MB4_BIN : COLL_UTF8MB4_UNICODE_CI;
+        return strcasecmp(name, "utf8mb4_0900_bin") == 0 ? COLL_UTF8MB4_BIN : COLL_UTF8MB4_UCA1400_AI_CI;
     int c = value_coll_by_name(name, strlen(name));
     if (c < 0) {
         diag_error(p->d, ER_UNKNOWN_COLLATION, name);
@@ -621,6 +621,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
             if (accept_word(p, "SEPARATOR"))
                 e->func.separator = string_lit(p, NULL);
         }
+        if (e->func.fn == SQL_FN_CHAR && accept_word(p, "USING"))
+            e->func.using_coll = (uint16_t)charset_name_coll(p, ident_or_text(p));
     }
     if (e->func.fn == SQL_FN_IF && args.n != 3)
         syntax_error(p); /* IF(a, b, c) is grammar in MariaDB, not a function call: 1064, not 1582 */
@@ -948,12 +950,8 @@ static sql_expr_t *simple_expr(parser_t *p)
                         first_text = NULL;
                         next(p);
                     }
+                    /* a COLLATE after it is the postfix one below: EXPLICIT, checked against the charset */
                     e = literal_value(p, value_str(s, n, (uint16_t)coll), start, first_text, first_len);
-                    if (accept_word(p, "COLLATE")) {
-                        int c2 = collation_coll(p, ident_or_text(p));
-                        e->lit.coll = (uint16_t)c2;
-                        finish(p, e);
-                    }
                     break;
                 }
             }

@@ -27,19 +27,23 @@ coll_kind_t coll_kind_of(uint16_t coll)
         return COLL_KIND_UTF8_GENERAL;
     case COLL_LATIN1_SWEDISH_CI:
         return COLL_KIND_LATIN1_CI;
-    case COLL_UTF8MB4_UNICODE_CI: case COLL_ASCII_GENERAL_CI:
+    case COLL_ASCII_GENERAL_CI:
         return COLL_KIND_ASCII_CI;
+    case COLL_UTF8MB4_UNICODE_CI: case COLL_UTF8MB3_UNICODE_CI: case COLL_UTF8MB4_UNICODE_520_CI:
+    case COLL_UTF8MB3_UNICODE_520_CI: case COLL_UTF8MB4_UCA1400_AI_CI: case COLL_UTF8MB3_UCA1400_AI_CI:
+        return COLL_KIND_UCA;
     default:
         return COLL_KIND_BYTES;
     }
 }
 
-uint32_t coll_utf8_weight_slow(const unsigned char *s, size_t n, size_t *i)
+bool coll_utf8_decode(const unsigned char *s, size_t n, size_t *i, uint32_t *cp)
 {
     size_t p = *i;
     unsigned char c = s[p];
     size_t l;
     uint32_t v;
+    if (c < 0x80) { *cp = c; *i = p + 1; return true; }
     if (c >= 0xC2 && c < 0xE0) { l = 2; v = c & 0x1F; }
     else if (c >= 0xE0 && c < 0xF0) { l = 3; v = c & 0x0F; }
     else if (c >= 0xF0 && c < 0xF5) { l = 4; v = c & 0x07; }
@@ -54,10 +58,196 @@ uint32_t coll_utf8_weight_slow(const unsigned char *s, size_t n, size_t *i)
     if ((l == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) || (l == 4 && (v < 0x10000 || v > 0x10FFFF)))
         goto bad;
     *i = p + l;
-    return coll_general_ci_weight(v);
+    *cp = v;
+    return true;
 bad:
     *i = p + 1;
-    return COLL_WEIGHT_INVALID + c;
+    return false;
+}
+
+uint32_t coll_utf8_weight_slow(const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    uint32_t cp;
+    return coll_utf8_decode(s, n, i, &cp) ? coll_general_ci_weight(cp) : COLL_WEIGHT_INVALID + c;
+}
+
+/* ---------------------------------------------------------------- UCA */
+
+const coll_uca_t *coll_uca_of(uint16_t coll)
+{
+    switch (coll) {
+    case COLL_UTF8MB4_UNICODE_CI: case COLL_UTF8MB3_UNICODE_CI:
+        return &coll_uca400;
+    case COLL_UTF8MB4_UNICODE_520_CI: case COLL_UTF8MB3_UNICODE_520_CI:
+        return &coll_uca520;
+    case COLL_UTF8MB4_UCA1400_AI_CI: case COLL_UTF8MB3_UCA1400_AI_CI:
+        return &coll_uca1400;
+    default:
+        return NULL;
+    }
+}
+
+/* A code point's weights: their number, *w pointing at them (tmp holds a single or implicit weight pair);
+ * *starter: the code point may begin a contraction. */
+static uint32_t uca_lookup(const coll_uca_t *u, uint32_t cp, uint16_t tmp[2], const uint16_t **w, bool *starter)
+{
+    const uint32_t *page = u->pages[cp >> 8];
+    if (page) {
+        uint32_t e = page[cp & 0xFF];
+        uint32_t n = (e >> 24) & 0x7F;
+        *starter = (e >> 31) != 0;
+        if (n == 1) {
+            tmp[0] = (uint16_t)e;
+            *w = tmp;
+        } else {
+            *w = u->pool + (e & 0xFFFFFF);
+        }
+        return n;
+    }
+    *starter = false;
+    uint16_t base = u->bases[cp >> 8];
+    *w = tmp;
+    if (!base) {
+        tmp[0] = 0xFFFD;
+        return 1;
+    }
+    tmp[0] = (uint16_t)(base + (cp >> 15));
+    tmp[1] = (uint16_t)((cp & 0x7FFF) | 0x8000);
+    return 2;
+}
+
+/* The longest contraction that starts with cp at s[*i..n) (*i just past cp): advances *i past it. */
+static const coll_uca_contr_t *uca_contraction(const coll_uca_t *u, uint32_t cp, const unsigned char *s,
+                                               size_t n, size_t *i)
+{
+    uint32_t next[2] = {0, 0};
+    size_t at[2], j = *i;
+    int got = 0;
+    while (got < 2 && j < n && coll_utf8_decode(s, n, &j, &next[got]))
+        at[got++] = j;
+    if (!got)
+        return NULL;
+    size_t lo = 0, hi = u->ncontr; /* the first entry with cp[0] >= cp */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (u->contr[mid].cp[0] < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const coll_uca_contr_t *best = NULL;
+    for (size_t k = lo; k < u->ncontr && u->contr[k].cp[0] == cp; k++) {
+        const coll_uca_contr_t *c = &u->contr[k];
+        if (c->cp[1] != next[0])
+            continue;
+        if (!c->cp[2] && !best)
+            best = c;
+        else if (c->cp[2] && got == 2 && c->cp[2] == next[1]) {
+            *i = at[1];
+            return c;
+        }
+    }
+    if (best)
+        *i = at[0];
+    return best;
+}
+
+void coll_uca_iter_init(coll_uca_iter_t *it, const coll_uca_t *u, const char *s, size_t n)
+{
+    it->u = u;
+    it->s = (const unsigned char *)s;
+    it->n = n;
+    it->i = 0;
+    it->w = NULL;
+    it->nw = 0;
+}
+
+uint32_t coll_uca_next(coll_uca_iter_t *it)
+{
+    while (!it->nw) {
+        if (it->i >= it->n)
+            return COLL_UCA_END;
+        unsigned char c = it->s[it->i];
+        uint32_t cp;
+        if (!coll_utf8_decode(it->s, it->n, &it->i, &cp))
+            return COLL_WEIGHT_INVALID + c;
+        bool starter;
+        it->nw = uca_lookup(it->u, cp, it->tmp, &it->w, &starter);
+        if (starter) {
+            const coll_uca_contr_t *k = uca_contraction(it->u, cp, it->s, it->n, &it->i);
+            if (k) {
+                it->w = it->u->pool + k->off;
+                it->nw = k->n;
+            }
+        }
+    }
+    it->nw--;
+    return *it->w++;
+}
+
+uint32_t coll_uca_char(const coll_uca_t *u, const unsigned char *s, size_t n, size_t *i, uint32_t w[8])
+{
+    unsigned char c = s[*i];
+    uint32_t cp;
+    if (!coll_utf8_decode(s, n, i, &cp)) {
+        w[0] = COLL_WEIGHT_INVALID + c;
+        return 1;
+    }
+    uint16_t tmp[2];
+    const uint16_t *ws;
+    bool starter;
+    uint32_t k = uca_lookup(u, cp, tmp, &ws, &starter);
+    for (uint32_t j = 0; j < k; j++)
+        w[j] = ws[j];
+    return k;
+}
+
+/* The rest of the longer string's weights against the spaces the shorter one is padded with: the first that
+ * is not a space's decides. */
+static int uca_pad_rest(coll_uca_iter_t *it, uint32_t w)
+{
+    for (; w != COLL_UCA_END; w = coll_uca_next(it))
+        if (w != it->u->space)
+            return w < it->u->space ? -1 : 1;
+    return 0;
+}
+
+/* Back from p to the start of the UTF-8 character it is in, in either string (their bytes before p agree). */
+static size_t char_start(const unsigned char *x, size_t an, const unsigned char *y, size_t bn, size_t p)
+{
+    while (p > 0 && ((p < an && (x[p] & 0xC0) == 0x80) || (p < bn && (y[p] & 0xC0) == 0x80)))
+        p--;
+    return p;
+}
+
+int coll_uca_cmp(const coll_uca_t *u, const char *a, size_t an, const char *b, size_t bn)
+{
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    while (an && x[an - 1] == ' ')
+        an--;
+    while (bn && y[bn - 1] == ' ')
+        bn--;
+    /* equal bytes weigh alike: skip them, then back to the start of the character they end in, and in a
+     * collation with contractions two characters further (a contraction is at most three) */
+    size_t m = an < bn ? an : bn, p = 0;
+    while (p < m && x[p] == y[p])
+        p++;
+    p = char_start(x, an, y, bn, p);
+    for (int k = 0; u->ncontr && k < 2 && p > 0; k++)
+        p = char_start(x, an, y, bn, p - 1);
+    coll_uca_iter_t ix, iy;
+    coll_uca_iter_init(&ix, u, a + p, an - p);
+    coll_uca_iter_init(&iy, u, b + p, bn - p);
+    for (;;) {
+        uint32_t wx = coll_uca_next(&ix), wy = coll_uca_next(&iy);
+        if (wx == COLL_UCA_END)
+            return wy == COLL_UCA_END ? 0 : -uca_pad_rest(&iy, wy);
+        if (wy == COLL_UCA_END)
+            return uca_pad_rest(&ix, wx);
+        if (wx != wy)
+            return wx < wy ? -1 : 1;
+    }
 }
 
 /* The rest of the longer string, from i, against the spaces the shorter one is padded with: its first weight

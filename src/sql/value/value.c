@@ -36,6 +36,11 @@ static const coll_info_t colls[] = {
     {COLL_UTF8MB4_GENERAL_CI, "utf8mb4_general_ci", "utf8mb4", true, true, 4},
     {COLL_UTF8MB4_BIN, "utf8mb4_bin", "utf8mb4", false, false, 4},
     {COLL_UTF8MB4_UNICODE_CI, "utf8mb4_unicode_ci", "utf8mb4", false, true, 4},
+    {COLL_UTF8MB4_UNICODE_520_CI, "utf8mb4_unicode_520_ci", "utf8mb4", false, true, 4},
+    {COLL_UTF8MB4_UCA1400_AI_CI, "utf8mb4_uca1400_ai_ci", "utf8mb4", false, true, 4},
+    {COLL_UTF8MB3_UNICODE_CI, "utf8mb3_unicode_ci", "utf8mb3", false, true, 3},
+    {COLL_UTF8MB3_UNICODE_520_CI, "utf8mb3_unicode_520_ci", "utf8mb3", false, true, 3},
+    {COLL_UTF8MB3_UCA1400_AI_CI, "utf8mb3_uca1400_ai_ci", "utf8mb3", false, true, 3},
     {COLL_BINARY, "binary", "binary", true, false, 1},
     {COLL_ASCII_GENERAL_CI, "ascii_general_ci", "ascii", true, true, 1},
 };
@@ -128,7 +133,10 @@ int value_collate_cmp(uint16_t coll, const char *a, size_t an, const char *b, si
             return r < 0 ? -1 : 1;
         return an < bn ? -1 : an > bn ? 1 : 0;
     }
-    return coll_cmp(coll_kind_of(coll), a, an, b, bn);
+    coll_kind_t k = coll_kind_of(coll);
+    if (k == COLL_KIND_UCA)
+        return coll_uca_cmp(coll_uca_of(coll), a, an, b, bn);
+    return coll_cmp(k, a, an, b, bn);
 }
 
 /* ---------------------------------------------------------------- numbers from text */
