@@ -60,7 +60,7 @@ class Order(models.Model):
 '''
 
 # Django takes RETURNING from MariaDB >= 10.5; this makes it use LAST_INSERT_ID() as it does for MySQL, so the
-# rest of an application's path is tested while RETURNING is missing.
+# LAST_INSERT_ID() path stays tested beside RETURNING.
 NO_RETURNING = '''
 from django.db.backends.mysql import features as _features
 _features.DatabaseFeatures.can_return_columns_from_insert = False
