@@ -8,6 +8,7 @@
 
 #include "access/binapply.h"
 #include "access/binrow.h"
+#include "access/fk.h"
 #include "access/table.h"
 #include "util/util.h"
 
@@ -253,6 +254,9 @@ static int on_row(void *arg, const binlog_table_t *m, binlog_row_op_t op, const 
     value_t *cur = arena_calloc(&a->a, t->ncols * sizeof *cur);
     table_undo_t u;
     table_undo_init(&u); /* u.bl stays NULL: nothing is logged again */
+    /* the source logged only the rows its statements named: the cascades of its foreign keys happen here */
+    table_fk_t fk = {.cat = a->cat, .checks = true};
+    u.fk = &fk;
     buf_t pk, store;
     buf_init(&pk);
     buf_init(&store);

@@ -33,6 +33,10 @@
  *        str comment, varint nelems, str elem...
  *      varint nidx, per index: str name, u8 kind, varint tree, u8 key_version, str comment, varint ncols,
  *        per column: varint col, varint prefix, u8 desc
+ *      and then, when the record goes on (older records end here: no constraints):
+ *      varint nfks, per foreign key: str name, str ref_db, str ref_table, u8 on_delete, u8 on_update (cat_fk_action_t),
+ *        varint ncols, per column: str column, str referenced column
+ *      varint nchecks, per CHECK constraint: str name, str expression (MariaDB's printed form), u8 column-level
  *   (str = varint length + bytes; varints are LEB128, rowcodec.h)
  *
  * ---- Crash safety ------------------------------------------------------------------------------------------
@@ -212,6 +216,26 @@ static void table_serialize(buf_t *b, const cat_table_t *t)
             buf_append_byte(b, x->cols[k].desc);
         }
     }
+    rc_put_varint(b, t->nfks);
+    for (uint32_t i = 0; i < t->nfks; i++) {
+        const cat_fk_t *f = &t->fks[i];
+        put_str(b, f->name);
+        put_str(b, f->ref_db);
+        put_str(b, f->ref_table);
+        buf_append_byte(b, f->on_delete);
+        buf_append_byte(b, f->on_update);
+        rc_put_varint(b, f->ncols);
+        for (uint32_t k = 0; k < f->ncols; k++) {
+            put_str(b, f->cols[k]);
+            put_str(b, f->ref_cols[k]);
+        }
+    }
+    rc_put_varint(b, t->nchecks);
+    for (uint32_t i = 0; i < t->nchecks; i++) {
+        put_str(b, t->checks[i].name);
+        put_str(b, t->checks[i].expr);
+        buf_append_byte(b, t->checks[i].column);
+    }
 }
 
 /* Reads a table record into t (strings and arrays in a).  0 or STRATA_ECORRUPT. */
@@ -287,6 +311,38 @@ static int table_deserialize(const void *p, size_t n, arena_t *a, cat_table_t *t
             if (x->cols[k].col >= t->ncols)
                 r.bad = true;
         }
+    }
+    if (r.bad || r.p >= r.end)
+        return r.bad ? STRATA_ECORRUPT : 0; /* a record from before constraints */
+    t->nfks = (uint32_t)get_v(&r);
+    if (r.bad || t->nfks > 1024)
+        return STRATA_ECORRUPT;
+    t->fks = arena_calloc(a, sizeof(cat_fk_t) * (t->nfks + 1));
+    for (uint32_t i = 0; i < t->nfks && !r.bad; i++) {
+        cat_fk_t *f = &t->fks[i];
+        f->name = get_str(&r);
+        f->ref_db = get_str(&r);
+        f->ref_table = get_str(&r);
+        f->on_delete = get_u8(&r);
+        f->on_update = get_u8(&r);
+        f->ncols = (uint32_t)get_v(&r);
+        if (r.bad || f->ncols == 0 || f->ncols > 64 || f->on_delete > CAT_FK_NO_ACTION || f->on_update > CAT_FK_NO_ACTION)
+            return STRATA_ECORRUPT;
+        f->cols = arena_calloc(a, sizeof(char *) * f->ncols);
+        f->ref_cols = arena_calloc(a, sizeof(char *) * f->ncols);
+        for (uint32_t k = 0; k < f->ncols; k++) {
+            f->cols[k] = get_str(&r);
+            f->ref_cols[k] = get_str(&r);
+        }
+    }
+    t->nchecks = (uint32_t)get_v(&r);
+    if (r.bad || t->nchecks > 4096)
+        return STRATA_ECORRUPT;
+    t->checks = arena_calloc(a, sizeof(cat_check_t) * (t->nchecks + 1));
+    for (uint32_t i = 0; i < t->nchecks && !r.bad; i++) {
+        t->checks[i].name = get_str(&r);
+        t->checks[i].expr = get_str(&r);
+        t->checks[i].column = get_u8(&r) != 0;
     }
     return r.bad ? STRATA_ECORRUPT : 0;
 }
@@ -987,6 +1043,49 @@ cat_table_t *catalog_table_get(catalog_t *c, const char *db, const char *name)
     }
     pthread_rwlock_unlock(&c->lock);
     return t;
+}
+
+int catalog_fk_children(catalog_t *c, const char *db, const char *name, arena_t *a, cat_table_t ***out, uint32_t *n)
+{
+    pthread_rwlock_rdlock(&c->lock);
+    uint32_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < c->ntabs; i++) {
+            cat_table_t *t = c->tabs[i];
+            bool refs = false;
+            for (uint32_t f = 0; f < t->nfks && !refs; f++)
+                refs = strcmp(t->fks[f].ref_db, db) == 0 && strcmp(t->fks[f].ref_table, name) == 0;
+            if (!refs)
+                continue;
+            if (pass == 1) {
+                atomic_fetch_add(&t->refs, 1);
+                (*out)[k] = t;
+            }
+            k++;
+        }
+        if (pass == 0) {
+            *out = arena_alloc(a, sizeof(cat_table_t *) * (k + 1));
+            k = 0;
+        }
+    }
+    pthread_rwlock_unlock(&c->lock);
+    *n = k;
+    return 0;
+}
+
+bool catalog_fk_name_taken(catalog_t *c, const char *db, const char *name, const char *except)
+{
+    bool taken = false;
+    pthread_rwlock_rdlock(&c->lock);
+    for (uint32_t i = 0; i < c->ntabs && !taken; i++) {
+        const cat_table_t *t = c->tabs[i];
+        if (strcmp(t->db, db) != 0 || (except && strcmp(t->name, except) == 0))
+            continue;
+        for (uint32_t f = 0; f < t->nfks && !taken; f++)
+            taken = strcasecmp(t->fks[f].name, name) == 0;
+    }
+    pthread_rwlock_unlock(&c->lock);
+    return taken;
 }
 
 int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***names, uint32_t *n)

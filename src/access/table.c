@@ -16,6 +16,7 @@
 #include "access/stats.h"
 #include "access/table.h"
 #include "access/binrow.h"
+#include "access/fk.h"
 #include "sql/value/tz.h"
 #include "util/util.h"
 
@@ -632,6 +633,8 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
     mem_free(tmp);
     if (rc == 0)
         stats_note_change(t);
+    if (rc == 0 && u && u->fk)
+        rc = fk_after_insert(x, t, row, u, d);
     return rc;
 }
 
@@ -645,6 +648,8 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
     mem_free(t2);
     if (rc == 0)
         stats_note_change(t);
+    if (rc == 0 && u && u->fk)
+        rc = fk_after_update(x, t, old, nw, u, d);
     return rc;
 }
 
@@ -655,6 +660,8 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
     mem_free(tmp);
     if (rc == 0)
         stats_note_change(t);
+    if (rc == 0 && u && u->fk)
+        rc = fk_after_delete(x, t, row, u, d);
     return rc;
 }
 

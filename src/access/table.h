@@ -23,6 +23,7 @@ typedef struct table_undo {
     uint32_t n, cap;
     struct binrow_log *bl; /* the session's binlog row log (NULL: changes are not binlogged); table_insert/
                               update/delete append full row images to it after each successful change */
+    struct table_fk *fk;   /* foreign-key processing of these changes (access/fk.h); NULL: none */
 } table_undo_t;
 void table_undo_init(table_undo_t *u);
 /* Applies the log backwards (restoring what the statement changed), then empties it. */

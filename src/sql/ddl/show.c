@@ -15,6 +15,7 @@
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
 #include "access/view.h"
+#include "sql/ddl/constraint.h"
 #include "util/util.h"
 
 /* Rows the account may see (the session's filter; everything without one). */
@@ -377,7 +378,8 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
             buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
-        if (i + 1 < t->ncols || t->nidx)
+        ddl_show_column_check(&b, t, c);
+        if (i + 1 < t->ncols || t->nidx || ddl_show_constraint_count(t))
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
@@ -405,10 +407,11 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
         buf_append_byte(&b, ')');
         if (x->comment && x->comment[0] && !(mode & SQL_SHOW_CREATE_NO_KEY_OPTIONS))
             buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
-        if (o + 1 < t->nidx)
+        if (o + 1 < t->nidx || ddl_show_constraint_count(t))
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
+    ddl_show_constraints(&b, t);
     buf_append_byte(&b, ')');
     if (mode & SQL_SHOW_CREATE_NO_TABLE_OPTIONS)
         goto done;

@@ -1,0 +1,26 @@
+/*
+ * FOREIGN KEY and CHECK constraints in definitions (sql/ddl/constraint.c) and CHECK evaluation for the rows DML
+ * writes (sql/exec/constraints.c).
+ */
+#ifndef STRATA_SQL_DDL_CONSTRAINT_H
+#define STRATA_SQL_DDL_CONSTRAINT_H
+
+#include "sql/exec/exec_int.h"
+#include "sql/exec/constraints.h"
+
+/* MariaDB's printed form of a CHECK condition (`a` > 0 and `b` in (1,2)); what it cannot print, as written. */
+const char *check_expr_text(arena_t *a, const sql_expr_t *e);
+/* CREATE TABLE: the CHECKs of the columns and the table, then the FOREIGN KEYs of both, into t. */
+int ddl_constraints_create(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cols,
+                           uint32_t ncols, const sql_index_def_t *defs, uint32_t ndefs);
+/* ALTER TABLE ADD FOREIGN KEY / ADD CHECK. */
+int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d);
+int ddl_check_add(sql_exec_ctx_t *x, cat_table_t *t, const sql_index_def_t *d);
+/* DROP FOREIGN KEY (fk_only) / DROP CONSTRAINT name: 0 dropped, 1 absent with if_exists (note), else 1091. */
+int ddl_constraint_drop(sql_exec_ctx_t *x, cat_table_t *t, const char *name, bool fk_only, bool if_exists);
+/* SHOW CREATE TABLE: a column's CHECK after its definition; the table's keys and checks after its indexes. */
+void ddl_show_column_check(buf_t *b, const cat_table_t *t, const cat_column_t *c);
+void ddl_show_constraints(buf_t *b, const cat_table_t *t);
+uint32_t ddl_show_constraint_count(const cat_table_t *t); /* the lines ddl_show_constraints writes */
+
+#endif
