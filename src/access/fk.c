@@ -209,6 +209,24 @@ static int check_child_row(engine_trx_t *x, const cat_table_t *t, const value_t 
     return 0;
 }
 
+int fk_check_child_row(engine_trx_t *x, catalog_t *cat, const cat_table_t *t, const value_t *row, diag_t *d)
+{
+    cat_table_t only = *t;
+    table_fk_t fk = {.cat = cat, .checks = true};
+    table_undo_t u = {.fk = &fk};
+    for (uint32_t i = 0; i < t->nfks; i++) {
+        const cat_fk_t *f = &t->fks[i];
+        if (strcmp(f->ref_db, t->db) == 0 && strcmp(f->ref_table, t->name) == 0)
+            continue;
+        only.fks = (cat_fk_t *)f;
+        only.nfks = 1;
+        int rc = check_child_row(x, &only, row, NULL, &u, d);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d)
 {
     if (!u || !u->fk || !u->fk->checks || !t->nfks)

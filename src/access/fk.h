@@ -40,6 +40,10 @@ int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, c
                     diag_t *d);
 int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d);
 
+/* The child-side check of every foreign key of t for one row (ALTER TABLE ADD FOREIGN KEY over the rows there):
+ * 1452 when a parent is missing.  Keys naming t itself are left out (its trees are being built). */
+int fk_check_child_row(engine_trx_t *x, catalog_t *cat, const cat_table_t *t, const value_t *row, diag_t *d);
+
 /* "CONSTRAINT `n` FOREIGN KEY (`a`) REFERENCES `p` (`id`) ON DELETE CASCADE" as SHOW CREATE TABLE and the 1451 /
  * 1452 messages write it (the referenced table qualified when it is in another database than t). */
 void fk_clause_print(buf_t *b, const cat_table_t *t, const cat_fk_t *f);

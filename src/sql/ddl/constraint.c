@@ -500,3 +500,144 @@ void ddl_show_constraints(buf_t *b, const cat_table_t *t)
             buf_append_str(b, ++k < n ? ",\n" : "\n");
         }
 }
+
+/* ---------------------------------------------------------------- ALTER TABLE and DROP / TRUNCATE guards */
+
+/* Is index ix of t the one a foreign key of t, or of a child naming t, goes through (and no other index could)? */
+static bool index_needed(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix)
+{
+    cat_table_t tmp = *t; /* t without that index */
+    cat_index_t *rest = arena_alloc(x->arena, sizeof(cat_index_t) * (t->nidx + 1));
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->nidx; i++)
+        if (i != ix)
+            rest[n++] = t->idx[i];
+    tmp.idx = rest;
+    tmp.nidx = n;
+    for (uint32_t i = 0; i < t->nfks; i++)
+        if (fk_index_on(t, t->fks[i].cols, t->fks[i].ncols) >= 0 && fk_index_on(&tmp, t->fks[i].cols, t->fks[i].ncols) < 0)
+            return true;
+    cat_table_t **kids;
+    uint32_t nk;
+    catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+    bool needed = false;
+    for (uint32_t k = 0; k < nk; k++) {
+        for (uint32_t i = 0; i < kids[k]->nfks && !needed; i++) {
+            const cat_fk_t *f = &kids[k]->fks[i];
+            if (strcmp(f->ref_db, t->db) == 0 && strcmp(f->ref_table, t->name) == 0 && kids[k]->id != t->id &&
+                fk_index_on(t, f->ref_cols, f->ncols) >= 0 && fk_index_on(&tmp, f->ref_cols, f->ncols) < 0)
+                needed = true;
+        }
+        catalog_table_release(kids[k]);
+    }
+    return needed;
+}
+
+int ddl_alter_drop_index_check(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix)
+{
+    if (index_needed(x, t, ix))
+        return diag_error(x->diag, ER_DROP_INDEX_FK, t->idx[ix].name);
+    return 0;
+}
+
+int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col)
+{
+    for (uint32_t i = 0; i < t->nfks; i++)
+        for (uint32_t k = 0; k < t->fks[i].ncols; k++)
+            if (strcasecmp(t->fks[i].cols[k], col) == 0) {
+                int ix = fk_index_on(t, t->fks[i].cols, t->fks[i].ncols);
+                return diag_error(x->diag, ER_DROP_INDEX_FK, ix >= 0 ? t->idx[ix].name : col);
+            }
+    cat_table_t **kids;
+    uint32_t nk;
+    catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+    int rc = 0;
+    for (uint32_t k = 0; k < nk; k++) {
+        for (uint32_t i = 0; i < kids[k]->nfks && !rc; i++) {
+            const cat_fk_t *f = &kids[k]->fks[i];
+            if (strcmp(f->ref_db, t->db) != 0 || strcmp(f->ref_table, t->name) != 0)
+                continue;
+            for (uint32_t c = 0; c < f->ncols && !rc; c++)
+                if (strcasecmp(f->ref_cols[c], col) == 0)
+                    rc = diag_error(x->diag, ER_FK_COLUMN_CANNOT_DROP_CHILD, col, f->name,
+                                    arena_printf(x->arena, "`%s`.`%s`", kids[k]->db, kids[k]->name));
+        }
+        catalog_table_release(kids[k]);
+    }
+    if (rc)
+        return rc;
+    /* a column's own CHECK goes with it */
+    for (uint32_t i = 0; i < t->nchecks; i++)
+        if (t->checks[i].column && strcasecmp(t->checks[i].name, col) == 0) {
+            memmove(&t->checks[i], &t->checks[i + 1], sizeof(cat_check_t) * (t->nchecks - i - 1));
+            t->nchecks--;
+            break;
+        }
+    return 0;
+}
+
+int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc)
+{
+    for (uint32_t i = 0; i < t->nfks; i++)
+        for (uint32_t k = 0; k < t->fks[i].ncols; k++) {
+            if (strcasecmp(t->fks[i].cols[k], old->name) != 0)
+                continue;
+            if (!types_match(old, nc) || old->rc.len != nc->rc.len)
+                return diag_error(x->diag, ER_FK_COLUMN_CANNOT_CHANGE, old->name, t->fks[i].name);
+            t->fks[i].cols[k] = nc->name;
+        }
+    for (uint32_t i = 0; i < t->nchecks; i++)
+        if (t->checks[i].column && strcasecmp(t->checks[i].name, old->name) == 0)
+            t->checks[i].name = nc->name;
+    return 0;
+}
+
+int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t)
+{
+    for (uint32_t i = 0; i < t->nchecks; i++) {
+        sql_expr_t *e;
+        int rc = sql_parse_expr(x->arena, t->checks[i].expr, strlen(t->checks[i].expr), &e, x->diag);
+        if (rc == 0)
+            rc = check_bind(x, t, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate)
+{
+    if (x->fk_checks_off)
+        return 0;
+    cat_table_t **kids;
+    uint32_t nk;
+    catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+    int rc = 0;
+    for (uint32_t k = 0; k < nk; k++) {
+        if (!rc && kids[k]->id != t->id) {
+            if (!truncate) {
+                rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ROW_IS_REFERENCED_2,
+                                   "Cannot delete or update a parent row: a foreign key constraint fails");
+            } else {
+                for (uint32_t i = 0; i < kids[k]->nfks; i++) {
+                    const cat_fk_t *f = &kids[k]->fks[i];
+                    if (strcmp(f->ref_db, t->db) != 0 || strcmp(f->ref_table, t->name) != 0)
+                        continue;
+                    /* MariaDB names the referenced table with its database here */
+                    cat_fk_t q = *f;
+                    cat_table_t other = {.db = "", .name = kids[k]->name};
+                    buf_t b;
+                    buf_init(&b);
+                    buf_printf(&b, "`%s`.`%s`, ", kids[k]->db, kids[k]->name);
+                    fk_clause_print(&b, &other, &q);
+                    buf_append_byte(&b, 0);
+                    rc = diag_error(x->diag, ER_TRUNCATE_ILLEGAL_FK, (const char *)b.data);
+                    buf_free(&b);
+                    break;
+                }
+            }
+        }
+        catalog_table_release(kids[k]);
+    }
+    return rc;
+}

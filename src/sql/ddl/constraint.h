@@ -21,6 +21,15 @@ int ddl_constraint_drop(sql_exec_ctx_t *x, cat_table_t *t, const char *name, boo
 /* SHOW CREATE TABLE: a column's CHECK after its definition; the table's keys and checks after its indexes. */
 void ddl_show_column_check(buf_t *b, const cat_table_t *t, const cat_column_t *c);
 void ddl_show_constraints(buf_t *b, const cat_table_t *t);
+/* ALTER TABLE: DROP INDEX of an index a foreign key needs (1553); DROP COLUMN of a key's column (1553, 1829:
+ * the column's own CHECK goes with it); a key column changed (its type: 1832; its name carried into the key);
+ * every CHECK still binds (1054) once the columns are final. */
+int ddl_alter_drop_index_check(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix);
+int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col);
+int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc);
+int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t);
+/* DROP TABLE (1451) / TRUNCATE (1701) of a table another table's foreign key references (foreign_key_checks=1). */
+int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate);
 uint32_t ddl_show_constraint_count(const cat_table_t *t); /* the lines ddl_show_constraints writes */
 
 #endif

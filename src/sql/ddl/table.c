@@ -14,6 +14,7 @@
 #include "access/view.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/ddl/constraint.h"
 
 /* ---------------------------------------------------------------- indexes, TRUNCATE, DROP, RENAME */
 
@@ -100,6 +101,11 @@ int truncate_table(sql_exec_ctx_t *x, const sql_name_t *tn)
     cat_table_t *t = exec_open_write(x, tn, &db);
     if (!t)
         return -x->diag->error_code;
+    int grc = ddl_fk_drop_guard(x, t, true);
+    if (grc) {
+        catalog_table_release(t);
+        return grc;
+    }
     cat_table_t *nt = cat_table_copy(x->arena, t);
     int rc = engine_tree_create(NULL, exec_engine, nt->space_id, &nt->tree);
     for (uint32_t i = 0; i < nt->nidx && !rc; i++) {
@@ -168,8 +174,9 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             buf_printf(&missing, "%s.%s", db, tl->tables[i].name);
             continue;
         }
+        rc = ddl_fk_drop_guard(x, t, false);
         catalog_table_release(t);
-        if ((rc = catalog_table_drop(exec_cat, db, tl->tables[i].name, true, x->diag)) < 0)
+        if (rc || (rc = catalog_table_drop(exec_cat, db, tl->tables[i].name, true, x->diag)) < 0)
             break;
         rc = 0;
     }
