@@ -359,6 +359,9 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 sql_index_def_t d = {.kind = a->col.primary_key ? SQL_INDEX_PRIMARY : SQL_INDEX_UNIQUE, .cols = &ic, .ncols = 1};
                 rc = add_index(x, nt, &idxcap, &d, NULL);
             }
+            if (!rc && (rc = ddl_column_constraints_add(x, nt, &idxcap, &a->col)) == 0) {
+                A.fk_rows |= a->col.references && !x->fk_checks_off;
+            }
             break;
         }
         case SQL_ALTER_DROP_COLUMN: {
@@ -410,6 +413,9 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             nt->cols[c] = nc;
             rc = alter_position(&A, (uint32_t)c, &a->col);
             rc = rc < 0 ? rc : 0;
+            if (!rc && (rc = ddl_column_constraints_add(x, nt, &idxcap, &a->col)) == 0) {
+                A.fk_rows |= a->col.references && !x->fk_checks_off;
+            }
             break;
         }
         case SQL_ALTER_RENAME_COLUMN: {
@@ -445,6 +451,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             if (a->index.kind == SQL_INDEX_FOREIGN || a->index.kind == SQL_INDEX_CHECK) {
                 rc = a->index.kind == SQL_INDEX_CHECK ? ddl_check_add(x, nt, &a->index) : fk_add(x, nt, &idxcap, &a->index);
                 A.fk_rows |= a->index.kind == SQL_INDEX_FOREIGN && !x->fk_checks_off;
+                A.check_rows |= a->index.kind == SQL_INDEX_CHECK;
                 break;
             }
             if (a->index.name && cat_table_index(nt, a->index.name) >= 0 && a->index.if_not_exists) {
@@ -518,7 +525,8 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     }
     if (rc || (rc = ddl_alter_recheck(x, nt)) != 0)
         goto out;
-    A.check_rows = nt->nchecks > 0;
+    /* InnoDB's copying ALTERs (and ADD CHECK) check every row against every CHECK; the in-place ones do not */
+    A.check_rows = nt->nchecks > 0 && (A.check_rows || at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A));
     if (at->opts.set & SQL_TOPT_COMMENT)
         nt->comment = at->opts.comment;
     if ((at->opts.set & (SQL_TOPT_CHARSET | SQL_TOPT_COLLATE)) && at->opts.coll >= 0)

@@ -165,7 +165,7 @@ static bool printable(const sql_expr_t *e)
         return false;
     }
     for (uint32_t i = 0; i < e->nargs; i++)
-        if (!printable(e->args[i]))
+        if (e->args[i] && !printable(e->args[i]))
             return false;
     return !e->else_expr || printable(e->else_expr);
 }
@@ -314,10 +314,25 @@ static const char *check_auto_name(sql_exec_ctx_t *x, const cat_table_t *t, uint
     }
 }
 
-static int errno150(sql_exec_ctx_t *x, const cat_table_t *t)
+/* InnoDB's refusal: its warning 150 saying why, the error 1005, then the server's warning 1215.  why is NULL for
+ * a cause InnoDB does not explain. */
+static int errno150(sql_exec_ctx_t *x, const cat_table_t *t, const cat_fk_t *f, bool with, const char *why)
 {
     const char *full = arena_printf(x->arena, "`%s`.`%s`", t->db, t->name);
-    return diag_error(x->diag, ER_CANT_CREATE_TABLE, full, 150, "Foreign key constraint is incorrectly formed");
+    if (why && f) {
+        buf_t b;
+        buf_init(&b);
+        buf_printf(&b, "Create  table %s %sforeign key (", full, with ? "with " : "");
+        for (uint32_t i = 0; i < f->ncols; i++)
+            buf_printf(&b, "%s%s", i ? ", " : "", f->cols[i]);
+        buf_printf(&b, ") constraint failed. %s", why);
+        buf_append_byte(&b, 0);
+        diag_push_msg(x->diag, DIAG_WARNING, 150, (const char *)b.data);
+        buf_free(&b);
+    }
+    int rc = diag_error(x->diag, ER_CANT_CREATE_TABLE, full, 150, "Foreign key constraint is incorrectly formed");
+    diag_push_msg(x->diag, DIAG_WARNING, 1215, arena_printf(x->arena, "Cannot add foreign key constraint for `%s`", t->name));
+    return rc;
 }
 
 /* InnoDB's rule for a referencing column c and the referenced column pc. */
@@ -381,7 +396,8 @@ int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def
     if (f.on_delete == CAT_FK_SET_NULL || f.on_update == CAT_FK_SET_NULL)
         for (uint32_t i = 0; i < f.ncols; i++)
             if (!t->cols[cat_table_col(t, f.cols[i])].rc.nullable)
-                return errno150(x, t);
+                return errno150(x, t, &f, true, arena_printf(x->arena, "You have defined a SET NULL condition but "
+                                                             "column '%s' is defined as NOT NULL.", f.cols[i]));
     /* the parent: this table itself, or one in the catalog */
     bool self = strcmp(f.ref_db, t->db) == 0 && strcmp(f.ref_table, t->name) == 0;
     cat_table_t *p = self ? t : catalog_table_get(exec_cat, f.ref_db, f.ref_table);
@@ -389,27 +405,42 @@ int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def
     if (p) {
         for (uint32_t i = 0; i < f.ncols && !rc; i++) {
             int pc = cat_table_col(p, f.ref_cols[i]);
-            if (pc < 0 || !types_match(&t->cols[cat_table_col(t, f.cols[i])], &p->cols[pc]))
-                rc = errno150(x, t);
+            if (pc < 0)
+                rc = errno150(x, t, &f, false, arena_printf(x->arena, "Column %s was not found.", f.ref_cols[i]));
+            else if (!types_match(&t->cols[cat_table_col(t, f.cols[i])], &p->cols[pc]))
+                rc = errno150(x, t, &f, true, arena_printf(x->arena, "Field type or character set for column '%s' "
+                                                           "does not match referenced column '%s'.", f.cols[i],
+                                                           p->cols[pc].name));
             else
                 f.ref_cols[i] = arena_strdup(x->arena, p->cols[pc].name);
         }
         if (!rc && fk_index_on(p, f.ref_cols, f.ncols) < 0)
-            rc = errno150(x, t);
+            rc = errno150(x, t, &f, true, "There is no index in the referenced table where the referenced columns "
+                                          "appear as the first columns.");
         if (!self)
             catalog_table_release(p);
         if (rc)
             return rc;
     } else if (!x->fk_checks_off) {
-        return errno150(x, t);
+        return errno150(x, t, &f, true, arena_printf(x->arena, "Referenced table `%s`.`%s` not found in the data "
+                                                     "dictionary.", f.ref_db, f.ref_table));
     }
     f.name = cname ? cname : arena_printf(x->arena, "%s_ibfk_%u", t->name, ibfk_max(t) + 1);
     for (uint32_t i = 0; i < t->nfks; i++)
         if (strcasecmp(t->fks[i].name, f.name) == 0)
-            return errno150(x, t);
+            return errno150(x, t, NULL, false, NULL);
     if (catalog_fk_name_taken(exec_cat, t->db, f.name, t->name)) {
         const char *full = arena_printf(x->arena, "`%s`.`%s`", t->db, t->name);
-        return diag_error(x->diag, ER_CANT_CREATE_TABLE, full, 121, "Duplicate key on write or update");
+        buf_t b;
+        buf_init(&b);
+        buf_printf(&b, "CREATE or ALTER TABLE %s failed: duplicate name, ", full);
+        fk_clause_print(&b, t, &f);
+        buf_append_byte(&b, 0);
+        diag_push_msg(x->diag, DIAG_WARNING, 121, (const char *)b.data);
+        buf_free(&b);
+        int rc2 = diag_error(x->diag, ER_CANT_CREATE_TABLE, full, 121, "Duplicate key on write or update");
+        diag_push_msg(x->diag, DIAG_WARNING, ER_DUP_KEY, arena_printf(x->arena, "Can't write; duplicate key in table '%s'", t->name));
+        return rc2;
     }
     /* the index InnoDB needs on the referencing columns */
     if (fk_index_on(t, f.cols, f.ncols) < 0) {
@@ -449,6 +480,14 @@ int ddl_check_add(sql_exec_ctx_t *x, cat_table_t *t, const sql_index_def_t *d)
 {
     uint32_t n = 0;
     return check_add(x, t, d->name ? d->name : check_auto_name(x, t, &n), d->check, false);
+}
+
+int ddl_column_constraints_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cd)
+{
+    int rc = cd->check ? check_add(x, t, cd->name, cd->check, true) : 0;
+    if (!rc && cd->references)
+        rc = fk_add(x, t, cap, cd->references);
+    return rc;
 }
 
 int ddl_constraint_drop(sql_exec_ctx_t *x, cat_table_t *t, const char *name, bool fk_only, bool if_exists)
@@ -540,6 +579,26 @@ int ddl_alter_drop_index_check(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t
     return 0;
 }
 
+/* 1: e reads column col and no other; 0: it reads another one (or none); -1 cannot tell */
+static int expr_uses_only(const sql_expr_t *e, const char *col)
+{
+    if (!e)
+        return 0;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || (e->kind == SQL_E_IN && e->sub))
+        return -1;
+    if (e->kind == SQL_E_COLUMN)
+        return strcasecmp(e->col.name, col) == 0 ? 1 : -1;
+    int r = 0;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        int a = expr_uses_only(e->args[i], col);
+        if (a < 0)
+            return -1;
+        r |= a;
+    }
+    int a = expr_uses_only(e->else_expr, col);
+    return a < 0 ? -1 : (r | a);
+}
+
 int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col)
 {
     for (uint32_t i = 0; i < t->nfks; i++)
@@ -566,13 +625,21 @@ int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col)
     }
     if (rc)
         return rc;
-    /* a column's own CHECK goes with it */
-    for (uint32_t i = 0; i < t->nchecks; i++)
-        if (t->checks[i].column && strcasecmp(t->checks[i].name, col) == 0) {
+    /* a CHECK that reads no other column goes with it (MariaDB); one that reads others then fails to bind */
+    for (uint32_t i = 0; i < t->nchecks;) {
+        sql_expr_t *e;
+        diag_t scratch;
+        diag_init(&scratch, 2);
+        int pr = sql_parse_expr(x->arena, t->checks[i].expr, strlen(t->checks[i].expr), &e, &scratch);
+        diag_free(&scratch);
+        int uses = pr ? -1 : expr_uses_only(e, col);
+        if ((t->checks[i].column && strcasecmp(t->checks[i].name, col) == 0) || uses == 1) {
             memmove(&t->checks[i], &t->checks[i + 1], sizeof(cat_check_t) * (t->nchecks - i - 1));
             t->nchecks--;
-            break;
+        } else {
+            i++;
         }
+    }
     return 0;
 }
 
@@ -605,6 +672,21 @@ int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t)
     return 0;
 }
 
+bool ddl_fk_drop_guard_quiet(sql_exec_ctx_t *x, const cat_table_t *t)
+{
+    if (x->fk_checks_off)
+        return false;
+    cat_table_t **kids;
+    uint32_t nk;
+    catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+    bool refs = false;
+    for (uint32_t k = 0; k < nk; k++) {
+        refs |= kids[k]->id != t->id;
+        catalog_table_release(kids[k]);
+    }
+    return refs;
+}
+
 int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate)
 {
     if (x->fk_checks_off)
@@ -613,31 +695,37 @@ int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate)
     uint32_t nk;
     catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
     int rc = 0;
-    for (uint32_t k = 0; k < nk; k++) {
-        if (!rc && kids[k]->id != t->id) {
-            if (!truncate) {
-                rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ROW_IS_REFERENCED_2,
-                                   "Cannot delete or update a parent row: a foreign key constraint fails");
-            } else {
-                for (uint32_t i = 0; i < kids[k]->nfks; i++) {
-                    const cat_fk_t *f = &kids[k]->fks[i];
-                    if (strcmp(f->ref_db, t->db) != 0 || strcmp(f->ref_table, t->name) != 0)
-                        continue;
-                    /* MariaDB names the referenced table with its database here */
-                    cat_fk_t q = *f;
-                    cat_table_t other = {.db = "", .name = kids[k]->name};
-                    buf_t b;
-                    buf_init(&b);
-                    buf_printf(&b, "`%s`.`%s`, ", kids[k]->db, kids[k]->name);
-                    fk_clause_print(&b, &other, &q);
-                    buf_append_byte(&b, 0);
-                    rc = diag_error(x->diag, ER_TRUNCATE_ILLEGAL_FK, (const char *)b.data);
-                    buf_free(&b);
-                    break;
+    for (uint32_t k = 0; k < nk && !truncate; k++)
+        if (!rc && kids[k]->id != t->id)
+            rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ROW_IS_REFERENCED_2,
+                               "Cannot delete or update a parent row: a foreign key constraint fails");
+    if (truncate) {
+        /* InnoDB names the first key by its full name ("db/name"), the referenced table with its database */
+        const cat_table_t *bt = NULL;
+        const cat_fk_t *best = NULL;
+        for (uint32_t k = 0; k < nk; k++)
+            for (uint32_t i = 0; i < kids[k]->nfks && kids[k]->id != t->id; i++) {
+                const cat_fk_t *f = &kids[k]->fks[i];
+                if (strcmp(f->ref_db, t->db) != 0 || strcmp(f->ref_table, t->name) != 0)
+                    continue;
+                if (!best || strcmp(kids[k]->db, bt->db) < 0 ||
+                    (strcmp(kids[k]->db, bt->db) == 0 && strcmp(f->name, best->name) < 0)) {
+                    best = f;
+                    bt = kids[k];
                 }
             }
+        if (best) {
+            cat_table_t other = {.db = "", .name = bt->name};
+            buf_t b;
+            buf_init(&b);
+            buf_printf(&b, "`%s`.`%s`, ", bt->db, bt->name);
+            fk_clause_print(&b, &other, best);
+            buf_append_byte(&b, 0);
+            rc = diag_error(x->diag, ER_TRUNCATE_ILLEGAL_FK, (const char *)b.data);
+            buf_free(&b);
         }
-        catalog_table_release(kids[k]);
     }
+    for (uint32_t k = 0; k < nk; k++)
+        catalog_table_release(kids[k]);
     return rc;
 }

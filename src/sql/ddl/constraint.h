@@ -16,6 +16,8 @@ int ddl_constraints_create(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, con
 /* ALTER TABLE ADD FOREIGN KEY / ADD CHECK. */
 int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d);
 int ddl_check_add(sql_exec_ctx_t *x, cat_table_t *t, const sql_index_def_t *d);
+/* ALTER TABLE ADD / MODIFY / CHANGE COLUMN: the column's own CHECK and REFERENCES. */
+int ddl_column_constraints_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cd);
 /* DROP FOREIGN KEY (fk_only) / DROP CONSTRAINT name: 0 dropped, 1 absent with if_exists (note), else 1091. */
 int ddl_constraint_drop(sql_exec_ctx_t *x, cat_table_t *t, const char *name, bool fk_only, bool if_exists);
 /* SHOW CREATE TABLE: a column's CHECK after its definition; the table's keys and checks after its indexes. */
@@ -30,6 +32,7 @@ int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_
 int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t);
 /* DROP TABLE (1451) / TRUNCATE (1701) of a table another table's foreign key references (foreign_key_checks=1). */
 int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate);
+bool ddl_fk_drop_guard_quiet(sql_exec_ctx_t *x, const cat_table_t *t); /* the same test, no error pushed */
 uint32_t ddl_show_constraint_count(const cat_table_t *t); /* the lines ddl_show_constraints writes */
 
 #endif

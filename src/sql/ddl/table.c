@@ -134,6 +134,7 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     buf_t missing;
     buf_init(&missing);
     bool held = tl->n > 1; /* one commit per table: a replica's position rides with the last (catalog.h) */
+    bool fk_refused = false;
     if (held)
         catalog_commit_hook_hold(true);
     for (uint32_t i = 0; i < tl->n; i++) {
@@ -174,14 +175,22 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             buf_printf(&missing, "%s.%s", db, tl->tables[i].name);
             continue;
         }
-        rc = ddl_fk_drop_guard(x, t, false);
+        /* a parent still referenced stays (1451 at the end); the others in the list are dropped (MariaDB) */
+        int g = fk_refused ? 0 : ddl_fk_drop_guard(x, t, false);
+        bool refused = g != 0 || (fk_refused && ddl_fk_drop_guard_quiet(x, t));
         catalog_table_release(t);
-        if (rc || (rc = catalog_table_drop(exec_cat, db, tl->tables[i].name, true, x->diag)) < 0)
+        if (refused) {
+            fk_refused = true;
+            continue;
+        }
+        if ((rc = catalog_table_drop(exec_cat, db, tl->tables[i].name, true, x->diag)) < 0)
             break;
         rc = 0;
     }
     if (held)
         catalog_commit_hook_hold(false);
+    if (!rc && fk_refused)
+        rc = -ER_ROW_IS_REFERENCED_2;
     if (!rc && missing.len) {
         buf_append_byte(&missing, 0);
         if (tl->if_exists)

@@ -65,7 +65,11 @@ int constraints_check_row(sql_exec_ctx_t *x, const cat_table_t *t, const value_t
         out[c] = table_value_out(&t->cols[c], &row[c], x->arena);
     row_eval_t xe;
     row_eval_init(&xe, x);
-    for (uint32_t i = 0; i < t->nchecks; i++) {
+    /* the columns' own checks first, then the table's (MariaDB's order, which names the first that fails) */
+    for (uint32_t k = 0; k < 2 * t->nchecks; k++) {
+        uint32_t i = k % t->nchecks;
+        if (t->checks[i].column != (k < t->nchecks))
+            continue;
         value_t v;
         if ((rc = row_eval(&xe, exprs[i], out, &v)) != 0)
             return rc;
