@@ -294,8 +294,10 @@ static int check_add(sql_exec_ctx_t *x, cat_table_t *t, const char *name, const 
     int rc = sql_parse_expr(x->arena, text, strlen(text), &pe, x->diag);
     if (rc)
         return rc;
-    if ((rc = check_bind(x, t, pe)) != 0)
+    if ((rc = check_bind(x, t, pe)) != 0) {
+        diag_push_msg(x->diag, DIAG_ERROR, 4027, arena_printf(x->arena, "Got an error evaluating stored expression %s", text));
         return rc;
+    }
     t->checks = grow(x->arena, t->checks, t->nchecks, sizeof(cat_check_t));
     t->checks[t->nchecks++] = (cat_check_t){.name = arena_strdup(x->arena, name), .expr = text, .column = column};
     return 0;

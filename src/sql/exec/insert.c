@@ -227,8 +227,10 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
     int rc = ins_build(I, vals, is_default, row);
     if (rc)
         return rc;
-    if ((rc = constraints_check_row(x, t, row, I->ignore)) != 0)
+    if ((rc = constraints_check_row(x, t, row, I->ignore)) != 0) {
+        I->records -= rc > 0; /* IGNORE: the row was skipped, with the warning */
         return rc > 0 ? 0 : rc;
+    }
     (void)warn_before;
     bool want_dup = I->replace || I->ignore || I->ins->non_dup;
     for (int tries = 0; tries < 64; tries++) {
