@@ -618,6 +618,8 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1};
     ss->undo.fk = &ss->fk;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
+    binrow_stmt_no_fk_checks(ss->bl, x->fk_checks_off);
+    sql_commit_ddl_fk_checks(x->fk_checks_off);
     const char *ddl_text = NULL;
     bool log_ddl = !eval && logging && ddl_logged(x, st, &ddl_text);
     if (log_ddl && !(st->kind == SQL_STMT_CREATE_TABLE && st->create_table->as_select)) {
@@ -677,6 +679,9 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
             rc = diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
         }
     }
+    if (rc != 0 && log_ddl && x->ddl_done_text) /* what the failed statement did is logged all the same */
+        (void)sql_commit_ddl(x->db, x->ddl_done_text, strlen(x->ddl_done_text), x->thread_id, x->sql_mode);
+    x->ddl_done_text = NULL;
     if (log_ddl)
         sql_commit_ddl_abandon(); /* the statement failed: no event owed (nothing once sql_commit_ddl ran) */
     if (rc == 0 && x->exec_pend_ok)

@@ -194,6 +194,8 @@ typedef struct sql_exec_ctx {
     uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */
     int64_t row_count;         /* ROW_COUNT(): affected rows, -1 for a SELECT */
     bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
+    const char *ddl_done_text; /* a DDL that failed after changing something (DROP TABLE of several tables): the
+                                  statement to log for what it did, as MariaDB logs it */
     sql_exec_stats_t stats;    /* added to the session's status counters after the statement */
     /* private to the executor */
     bool exec_pend_ok;              /* an OK to send once the statement's transaction is settled */
