@@ -1439,8 +1439,15 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     arena_init(&a, 1024);
     buf_t rec;
     buf_init(&rec);
-    sys_op_t ops[2] = {0};
-    for (int i = 0; i < 2; i++) {
+    /* ops[0] drops the old name, ops[1] writes the new one, then one per other table whose FOREIGN KEY names the
+     * table (their references follow it, in the same commit, as InnoDB's do) */
+    cat_table_t **kids = NULL;
+    uint32_t nkids = 0;
+    catalog_fk_children(c, db, name, &a, &kids, &nkids);
+    int nops = 2 + (int)nkids;
+    sys_op_t *ops = arena_calloc(&a, sizeof(sys_op_t) * (size_t)nops);
+    cat_table_t **kid_new = arena_calloc(&a, sizeof(cat_table_t *) * (nkids + 1));
+    for (int i = 0; i < nops; i++) {
         buf_init(&ops[i].key);
         buf_init(&ops[i].val);
     }
@@ -1460,17 +1467,41 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     cat_table_t *t = cat_table_copy(&a, old);
     t->db = new_db;
     t->name = new_name;
+    for (uint32_t f = 0; f < t->nfks; f++) /* a key naming the table itself */
+        if (strcmp(t->fks[f].ref_db, db) == 0 && strcmp(t->fks[f].ref_table, name) == 0) {
+            t->fks[f].ref_db = new_db;
+            t->fks[f].ref_table = new_name;
+        }
     table_serialize(&rec, t);
     ops[0].del = true;
     key_table(&ops[0].key, db, name);
     key_table(&ops[1].key, new_db, new_name);
     buf_append(&ops[1].val, rec.data, rec.len);
-    rc = sys_commit(c, ops, 2);
+    int nk = 0;
+    for (uint32_t k = 0; k < nkids; k++) {
+        if (kids[k]->id == old->id)
+            continue;
+        cat_table_t *kt = cat_table_copy(&a, kids[k]);
+        for (uint32_t f = 0; f < kt->nfks; f++)
+            if (strcmp(kt->fks[f].ref_db, db) == 0 && strcmp(kt->fks[f].ref_table, name) == 0) {
+                kt->fks[f].ref_db = new_db;
+                kt->fks[f].ref_table = new_name;
+            }
+        kid_new[nk] = kids[k];
+        key_table(&ops[2 + nk].key, kt->db, kt->name);
+        table_serialize(&ops[2 + nk].val, kt);
+        nk++;
+    }
+    rc = sys_commit(c, ops, 2 + nk);
     if (rc) {
         rc = engine_err(d, rc, name);
         goto out;
     }
     cat_table_t *reg = table_from_record(rec.data, rec.len, old->ctr);
+    cat_table_t **kreg = arena_calloc(&a, sizeof(cat_table_t *) * ((size_t)nk + 1));
+    for (int k = 0; k < nk; k++) {
+        kreg[k] = table_from_record(ops[2 + k].val.data, ops[2 + k].val.len, kid_new[k]->ctr);
+    }
     pthread_rwlock_wrlock(&c->lock);
     int i = find_table(c, db, name);
     if (i >= 0) {
@@ -1478,11 +1509,23 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
         c->tabs[i] = reg;
     }
     reg->version = atomic_fetch_add(&c->version, 1) + 1;
+    for (int k = 0; k < nk; k++) {
+        int ki = find_table(c, kid_new[k]->db, kid_new[k]->name);
+        if (ki >= 0 && kreg[k]) {
+            catalog_table_release(c->tabs[ki]);
+            c->tabs[ki] = kreg[k];
+            kreg[k]->version = reg->version;
+        } else if (kreg[k]) {
+            catalog_table_release(kreg[k]);
+        }
+    }
     pthread_rwlock_unlock(&c->lock);
 out:
+    for (uint32_t k = 0; k < nkids; k++)
+        catalog_table_release(kids[k]);
     catalog_table_release(old);
     catalog_table_release(nt);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < nops; i++) {
         buf_free(&ops[i].key);
         buf_free(&ops[i].val);
     }

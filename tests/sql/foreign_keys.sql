@@ -87,6 +87,7 @@ alter table c drop column pid;
 alter table p drop column id;
 alter table c drop index fk1;
 alter table c modify pid bigint;
+alter table p modify id bigint;
 -- ALTER TABLE ADD / DROP FOREIGN KEY
 alter table c2 drop foreign key nosuch;
 alter table c2 drop foreign key if exists nosuch;
@@ -135,3 +136,20 @@ delete from d0 where id = 1;
 select (select count(*) from d1), (select count(*) from d2), (select count(*) from d3);
 drop table d3, d2, d1, d0;
 drop table mc, mp, ac, late, s3, s2, s, c4, c3, c2, c, p;
+-- RENAME TABLE: the references follow the parent, and a self-reference its table
+create table rp (id int primary key);
+create table rc (id int primary key, pid int, constraint rcf foreign key (pid) references rp(id));
+create table rs (id int primary key, pid int, constraint rsf foreign key (pid) references rs(id));
+insert into rp values (1);
+insert into rc values (1, 1);
+rename table rp to rp2, rs to rs2;
+show create table rc;
+show create table rs2;
+insert into rc values (2, 2);
+insert into rs2 values (1, null), (2, 1);
+insert into rs2 values (3, 9);
+delete from rp2;
+alter table rp2 rename to rp3;
+show create table rc;
+select referenced_table_name from information_schema.referential_constraints where constraint_schema = database() and constraint_name = 'rcf';
+drop table rc, rp3, rs2;

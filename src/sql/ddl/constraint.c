@@ -658,7 +658,31 @@ int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_
     for (uint32_t i = 0; i < t->nchecks; i++)
         if (t->checks[i].column && strcasecmp(t->checks[i].name, old->name) == 0)
             t->checks[i].name = nc->name;
-    return 0;
+    /* a column other tables' keys reference: its type stays (1833); a new name is not carried into their
+     * definitions, so it is refused rather than leave them naming a column that is gone */
+    cat_table_t **kids;
+    uint32_t nk;
+    catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+    int rc = 0;
+    for (uint32_t k = 0; k < nk; k++) {
+        for (uint32_t i = 0; i < kids[k]->nfks && !rc && kids[k]->id != t->id; i++) {
+            const cat_fk_t *f = &kids[k]->fks[i];
+            if (strcmp(f->ref_db, t->db) != 0 || strcmp(f->ref_table, t->name) != 0)
+                continue;
+            for (uint32_t c = 0; c < f->ncols && !rc; c++) {
+                if (strcasecmp(f->ref_cols[c], old->name) != 0)
+                    continue;
+                if (!types_match(nc, old) || old->rc.len != nc->rc.len)
+                    rc = diag_error(x->diag, ER_FK_COLUMN_CANNOT_CHANGE_CHILD, old->name, f->name,
+                                    arena_printf(x->arena, "%s.%s", kids[k]->db, kids[k]->name));
+                else if (strcasecmp(old->name, nc->name) != 0)
+                    rc = diag_error(x->diag, ER_NOT_SUPPORTED_YET,
+                                    "renaming a column that another table's FOREIGN KEY references");
+            }
+        }
+        catalog_table_release(kids[k]);
+    }
+    return rc;
 }
 
 int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t)
