@@ -203,6 +203,16 @@ static int check_child_row(engine_trx_t *x, const cat_table_t *t, const value_t 
             catalog_table_release(p);
         if (r < 0)
             return r;
+        if (r == 0 && fk->ignore && !old) { /* INSERT IGNORE: the row is skipped with the error as a warning */
+            buf_t b;
+            buf_init(&b);
+            buf_printf(&b, "`%s`.`%s`, ", t->db, t->name);
+            fk_clause_print(&b, t, f);
+            buf_append_byte(&b, 0);
+            diag_push(d, DIAG_WARNING, ER_NO_REFERENCED_ROW_2, (const char *)b.data);
+            buf_free(&b);
+            return TABLE_FK_IGNORED;
+        }
         if (r == 0)
             return fk_error(d, ER_NO_REFERENCED_ROW_2, t, f);
     }

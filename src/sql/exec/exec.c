@@ -615,7 +615,8 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
-    ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1};
+    ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1,
+                          .ignore = st->kind == SQL_STMT_INSERT && st->insert && st->insert->ignore};
     ss->undo.fk = &ss->fk;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
     binrow_stmt_no_fk_checks(ss->bl, x->fk_checks_off);
