@@ -76,6 +76,7 @@ struct catalog {
     pthread_mutex_t ddl;
     pthread_rwlock_t lock;
     _Atomic uint64_t version;
+    _Atomic uint64_t fk_any;    /* catalog_fk_any's last answer: (version + 1) << 1 | any (0: none yet) */
     cat_db_t *dbs;
     uint32_t ndbs, capdbs;
     cat_table_t **tabs;
@@ -1071,6 +1072,23 @@ int catalog_fk_children(catalog_t *c, const char *db, const char *name, arena_t 
     pthread_rwlock_unlock(&c->lock);
     *n = k;
     return 0;
+}
+
+bool catalog_fk_any(catalog_t *c)
+{
+    /* one word, (version + 1) << 1 | answer, so that a reader never pairs one version with another's answer */
+    uint64_t v = atomic_load(&c->version);
+    uint64_t seen = atomic_load(&c->fk_any);
+    if (seen >> 1 == v + 1)
+        return seen & 1;
+    bool any = false;
+    pthread_rwlock_rdlock(&c->lock);
+    v = atomic_load(&c->version); /* what the tables below are */
+    for (uint32_t i = 0; i < c->ntabs && !any; i++)
+        any = c->tabs[i]->nfks > 0;
+    pthread_rwlock_unlock(&c->lock);
+    atomic_store(&c->fk_any, (v + 1) << 1 | (uint64_t)any);
+    return any;
 }
 
 bool catalog_fk_name_taken(catalog_t *c, const char *db, const char *name, const char *except)

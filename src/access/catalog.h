@@ -163,6 +163,8 @@ int catalog_table_create(catalog_t *c, const cat_table_t *def, bool if_not_exist
 /* References (release each) to every table with a FOREIGN KEY naming db.name as its parent (db.name itself
  * when it references itself), into a; *n receives the count. */
 int catalog_fk_children(catalog_t *c, const char *db, const char *name, arena_t *a, cat_table_t ***out, uint32_t *n);
+/* Does any table have a FOREIGN KEY?  One atomic read while the catalog does not change (the row path's test). */
+bool catalog_fk_any(catalog_t *c);
 /* Does any table of db other than except have a foreign key called name?  (InnoDB's names are per database.) */
 bool catalog_fk_name_taken(catalog_t *c, const char *db, const char *name, const char *except);
 /* Drops a table and its trees (1051 unless if_exists). */

@@ -319,6 +319,8 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
                           table_undo_t *u, diag_t *d)
 {
     table_fk_t *fk = u->fk;
+    if (!catalog_fk_any(fk->cat))
+        return 0; /* no table has a key: nothing to look for (no allocation, no catalog lock) */
     arena_t a;
     arena_init(&a, 4096);
     cat_table_t **kids = NULL;

@@ -138,6 +138,15 @@ insert into d3 values (1);
 delete from d0 where id = 1;
 select (select count(*) from d1), (select count(*) from d2), (select count(*) from d3);
 drop table d3, d2, d1, d0;
+-- temporary tables have none; a database whose tables others reference stays
+create temporary table tt (a int, foreign key (a) references p(id));
+create database fk_other_db;
+create table fk_other_db.op (id int primary key);
+create table oc (a int, foreign key (a) references fk_other_db.op(id));
+show create table oc;
+drop database fk_other_db;
+drop table oc;
+drop database fk_other_db;
 drop table mc, mp, ac, late, s3, s2, s, c4, c3, c2, c, p;
 -- RENAME TABLE: the references follow the parent, and a self-reference its table
 create table rp (id int primary key);

@@ -377,6 +377,15 @@ static uint32_t ibfk_max(const cat_table_t *t)
 int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d)
 {
     const char *cname = d->constraint && d->constraint[0] ? d->constraint : NULL;
+    if (strcmp(t->db, EXEC_TEMP_DB) == 0) { /* InnoDB's temporary tables have no foreign keys */
+        const char *udb = x->db ? x->db : "";
+        const char *full = arena_printf(x->arena, "`%s`.`%s`", udb, t->name);
+        diag_push_msg(x->diag, DIAG_WARNING, 150, arena_printf(x->arena, "Create  table %s with foreign key "
+                      "constraint failed. Temporary tables can't have foreign key constraints.", full));
+        int rc = diag_error(x->diag, ER_CANT_CREATE_TABLE, full, 150, "Foreign key constraint is incorrectly formed");
+        diag_push_msg(x->diag, DIAG_WARNING, 1215, arena_printf(x->arena, "Cannot add foreign key constraint for `%s`", t->name));
+        return rc;
+    }
     for (uint32_t i = 0; i < d->ncols; i++)
         if (cat_table_col(t, d->cols[i].name) < 0)
             return diag_error(x->diag, ER_KEY_COLUMN_DOES_NOT_EXIST, d->cols[i].name);

@@ -18,6 +18,28 @@ int check_bind(sql_exec_ctx_t *x, const cat_table_t *t, sql_expr_t *e)
     return bind_expr(&q, e, "CHECK", false);
 }
 
+int exec_fk_db_drop_guard(sql_exec_ctx_t *x, const char *db)
+{
+    if (x->fk_checks_off || !catalog_fk_any(exec_cat))
+        return 0;
+    const char **names;
+    uint32_t n;
+    catalog_table_list(exec_cat, db, x->arena, &names, &n);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        cat_table_t **kids;
+        uint32_t nk;
+        catalog_fk_children(exec_cat, db, names[i], x->arena, &kids, &nk);
+        for (uint32_t k = 0; k < nk; k++) {
+            if (!rc && strcmp(kids[k]->db, db) != 0)
+                rc = diag_push_msg(x->diag, DIAG_ERROR, ER_ROW_IS_REFERENCED_2,
+                                   "Cannot delete or update a parent row: a foreign key constraint fails");
+            catalog_table_release(kids[k]);
+        }
+    }
+    return rc;
+}
+
 typedef struct check_cache {
     const sql_exec_session_t *ss;
     uint64_t stmt;

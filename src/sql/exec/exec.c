@@ -15,6 +15,7 @@
 #include "access/binrow.h"
 #include "sql/value/collation.h"
 #include "commit/commit.h"
+#include "sql/exec/constraints.h"
 #include "sql/exec/exec_int.h"
 #include "access/view.h"
 #include "access/stats.h"
@@ -428,7 +429,9 @@ int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (catalog_db_is_virtual(d->name))
         return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
     uint32_t n = 0;
-    int rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
+    int rc = exec_fk_db_drop_guard(x, d->name);
+    if (rc == 0)
+        rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
     if (rc < 0)
         return rc;
     cat_view_t *views; /* a database's views go with it */
