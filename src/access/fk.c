@@ -58,19 +58,19 @@ static int fk_error(diag_t *d, int code, const cat_table_t *child, const cat_fk_
     return rc;
 }
 
-/* Past the depth bound InnoDB fails a delete with its error 193 and an update with 152. */
+/* Past the depth bound: InnoDB's 152 (a warning for a delete, the error for an update), then its error 193 naming
+ * the key it stopped at, as MariaDB reports them. */
 static int depth_error(diag_t *d, bool is_delete, const cat_table_t *child, const cat_fk_t *f)
 {
-    if (!is_delete)
-        return diag_error(d, ER_FK_DEPTH_EXCEEDED_INNODB, FK_MAX_DEPTH);
+    int rc = diag_push(d, is_delete ? DIAG_WARNING : DIAG_ERROR, ER_FK_DEPTH_EXCEEDED_INNODB, FK_MAX_DEPTH);
     buf_t b;
     buf_init(&b);
     buf_printf(&b, "`%s`.`%s`, ", child->db, child->name);
     fk_clause_print(&b, child, f);
     buf_append_byte(&b, 0);
-    int rc = diag_error(d, ER_GET_ERRMSG, 193, (const char *)b.data, "InnoDB");
+    int rc2 = diag_error(d, ER_GET_ERRMSG, 193, (const char *)b.data, "InnoDB");
     buf_free(&b);
-    return rc;
+    return rc ? rc : rc2;
 }
 
 /* ---------------------------------------------------------------- keys */
