@@ -319,13 +319,15 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
                           table_undo_t *u, diag_t *d)
 {
     table_fk_t *fk = u->fk;
-    if (!catalog_fk_any(fk->cat))
-        return 0; /* no table has a key: nothing to look for (no allocation, no catalog lock) */
+    if (fk->no_children == t || !catalog_fk_any(fk->cat))
+        return 0; /* no table has a key (or none names t): nothing to look for, no allocation, no catalog lock */
     arena_t a;
     arena_init(&a, 4096);
     cat_table_t **kids = NULL;
     uint32_t nkids = 0;
     int rc = catalog_fk_children(fk->cat, t->db, t->name, &a, &kids, &nkids);
+    if (rc == 0 && nkids == 0)
+        fk->no_children = t; /* t is this statement's definition: a DDL in between would be another one */
     for (uint32_t k = 0; k < nkids && rc == 0; k++) {
         const cat_table_t *c = kids[k];
         bool self = c->id == t->id;

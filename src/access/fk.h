@@ -32,6 +32,7 @@ typedef struct table_fk {
     bool checks;     /* foreign_key_checks */
     uint32_t depth;  /* cascades in progress */
     uint64_t stmt;   /* counts the session's statements (the executor's caches of a statement name it) */
+    const cat_table_t *no_children; /* a table this statement found no child of (the next rows skip the walk) */
     bool ignore;     /* INSERT / DELETE IGNORE: a missing parent or a restricting child is a warning, the row skipped */
 } table_fk_t;
 

@@ -57,4 +57,8 @@ insert into t (id, x, z) values (20, 20, 4);
 show create table t;
 create table t2 like t;
 show create table t2;
-drop table t, t2, e;
+-- CREATE TABLE ... SELECT keeps them and checks the rows it copies
+create table ct1 (a int, check (a > 1)) select 5 as a;
+show create table ct1;
+create table ct2 (check (a > 1)) select 0 as a;
+drop table t, t2, e, ct1;

@@ -138,6 +138,10 @@ insert into d3 values (1);
 delete from d0 where id = 1;
 select (select count(*) from d1), (select count(*) from d2), (select count(*) from d3);
 drop table d3, d2, d1, d0;
+-- CREATE TABLE ... SELECT keeps the key (a failing one leaves its table behind in MariaDB: not tested)
+create table ct4 (b int, foreign key (b) references p(id)) select 20 as b;
+show create table ct4;
+drop table ct4;
 -- temporary tables have none; a database whose tables others reference stays
 create temporary table tt (a int, foreign key (a) references p(id));
 create database fk_other_db;

@@ -642,6 +642,9 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         for (uint32_t k = 0; k < ct->nindexes; k++)
             if ((rc = add_index(x, def, &cap, &ct->indexes[k], NULL)) != 0)
                 return rc;
+        /* the table-level CHECKs and FOREIGN KEYs, over the final columns (the columns' own came with them) */
+        if ((rc = ddl_constraints_create(x, def, &cap, NULL, 0, ct->indexes, ct->nindexes)) != 0)
+            return rc;
         def->has_pk = def->nidx && def->idx[0].kind == CAT_IDX_PRIMARY;
     }
     if (ct->or_replace) {

@@ -197,12 +197,14 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         catalog_commit_hook_hold(false);
     if (!rc && fk_refused)
         rc = -ER_ROW_IS_REFERENCED_2;
-    if (!rc && missing.len) {
+    if ((!rc || fk_refused) && missing.len) { /* after a 1451, MariaDB lists the unknown tables too */
         buf_append_byte(&missing, 0);
         if (tl->if_exists)
             diag_note(x->diag, ER_BAD_TABLE_ERROR, (const char *)missing.data);
-        else
+        else if (!rc)
             rc = diag_error(x->diag, ER_BAD_TABLE_ERROR, (const char *)missing.data);
+        else
+            diag_error(x->diag, ER_BAD_TABLE_ERROR, (const char *)missing.data);
     }
     buf_free(&missing);
     if (rc && dropped.len && !ndropped_qualified) {
