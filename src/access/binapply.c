@@ -8,6 +8,7 @@
 
 #include "access/binapply.h"
 #include "access/binrow.h"
+#include "access/fk.h"
 #include "access/table.h"
 #include "util/util.h"
 
@@ -27,6 +28,7 @@ struct binapply {
     diag_t *d;
     arena_t a;
     uint64_t ins, upd, del;
+    bool no_fk;              /* the current rows event has NO_FOREIGN_KEY_CHECKS */
 };
 
 binapply_t *binapply_new(catalog_t *cat)
@@ -253,6 +255,9 @@ static int on_row(void *arg, const binlog_table_t *m, binlog_row_op_t op, const 
     value_t *cur = arena_calloc(&a->a, t->ncols * sizeof *cur);
     table_undo_t u;
     table_undo_init(&u); /* u.bl stays NULL: nothing is logged again */
+    /* the source logged only the rows its statements named: the cascades of its foreign keys happen here */
+    table_fk_t fk = {.cat = a->cat, .checks = !a->no_fk};
+    u.fk = &fk;
     buf_t pk, store;
     buf_init(&pk);
     buf_init(&store);
@@ -298,5 +303,11 @@ int binapply_event(binapply_t *a, engine_trx_t *x, const binlog_event_t *ev, dia
     }
     a->x = x;
     a->d = d;
+    /* rows written with foreign_key_checks=0 are applied without foreign-key processing, as MariaDB's replica */
+    bool rows = ev->type == BINLOG_EV_WRITE_ROWS_V1 || ev->type == BINLOG_EV_UPDATE_ROWS_V1 ||
+                ev->type == BINLOG_EV_DELETE_ROWS_V1 || ev->type == BINLOG_EV_WRITE_ROWS_V2 ||
+                ev->type == BINLOG_EV_UPDATE_ROWS_V2 || ev->type == BINLOG_EV_DELETE_ROWS_V2;
+    if (rows && ev->size >= BINLOG_HEADER_LEN + 8)
+        a->no_fk = (ev->data[BINLOG_HEADER_LEN + 6] | ev->data[BINLOG_HEADER_LEN + 7] << 8) & BINLOG_ROWS_NO_FK_CHECKS;
     return binlog_rowdec_event(a->dec, ev, on_row, a);
 }

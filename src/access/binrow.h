@@ -37,6 +37,8 @@ bool binrow_empty(const binrow_log_t *l);
 void binrow_stmt_start(binrow_log_t *l, const char *query, size_t len);
 void binrow_stmt_end(binrow_log_t *l);
 void binrow_stmt_undo(binrow_log_t *l);
+/* The statement runs with foreign_key_checks=0: its rows events say so (MariaDB's NO_FOREIGN_KEY_CHECKS_F). */
+void binrow_stmt_no_fk_checks(binrow_log_t *l, bool off);
 
 /* Savepoints: where the transaction's events stand between statements, and going back there. */
 binlog_trx_mark_t binrow_savepoint(binrow_log_t *l);

@@ -33,6 +33,10 @@
  *        str comment, varint nelems, str elem...
  *      varint nidx, per index: str name, u8 kind, varint tree, u8 key_version, str comment, varint ncols,
  *        per column: varint col, varint prefix, u8 desc
+ *      and then, when the record goes on (older records end here: no constraints):
+ *      varint nfks, per foreign key: str name, str ref_db, str ref_table, u8 on_delete, u8 on_update (cat_fk_action_t),
+ *        varint ncols, per column: str column, str referenced column
+ *      varint nchecks, per CHECK constraint: str name, str expression (MariaDB's printed form), u8 column-level
  *   (str = varint length + bytes; varints are LEB128, rowcodec.h)
  *
  * ---- Crash safety ------------------------------------------------------------------------------------------
@@ -72,6 +76,7 @@ struct catalog {
     pthread_mutex_t ddl;
     pthread_rwlock_t lock;
     _Atomic uint64_t version;
+    _Atomic uint64_t fk_any;    /* catalog_fk_any's last answer: (version + 1) << 1 | any (0: none yet) */
     cat_db_t *dbs;
     uint32_t ndbs, capdbs;
     cat_table_t **tabs;
@@ -212,6 +217,26 @@ static void table_serialize(buf_t *b, const cat_table_t *t)
             buf_append_byte(b, x->cols[k].desc);
         }
     }
+    rc_put_varint(b, t->nfks);
+    for (uint32_t i = 0; i < t->nfks; i++) {
+        const cat_fk_t *f = &t->fks[i];
+        put_str(b, f->name);
+        put_str(b, f->ref_db);
+        put_str(b, f->ref_table);
+        buf_append_byte(b, f->on_delete);
+        buf_append_byte(b, f->on_update);
+        rc_put_varint(b, f->ncols);
+        for (uint32_t k = 0; k < f->ncols; k++) {
+            put_str(b, f->cols[k]);
+            put_str(b, f->ref_cols[k]);
+        }
+    }
+    rc_put_varint(b, t->nchecks);
+    for (uint32_t i = 0; i < t->nchecks; i++) {
+        put_str(b, t->checks[i].name);
+        put_str(b, t->checks[i].expr);
+        buf_append_byte(b, t->checks[i].column);
+    }
 }
 
 /* Reads a table record into t (strings and arrays in a).  0 or STRATA_ECORRUPT. */
@@ -287,6 +312,38 @@ static int table_deserialize(const void *p, size_t n, arena_t *a, cat_table_t *t
             if (x->cols[k].col >= t->ncols)
                 r.bad = true;
         }
+    }
+    if (r.bad || r.p >= r.end)
+        return r.bad ? STRATA_ECORRUPT : 0; /* a record from before constraints */
+    t->nfks = (uint32_t)get_v(&r);
+    if (r.bad || t->nfks > 1024)
+        return STRATA_ECORRUPT;
+    t->fks = arena_calloc(a, sizeof(cat_fk_t) * (t->nfks + 1));
+    for (uint32_t i = 0; i < t->nfks && !r.bad; i++) {
+        cat_fk_t *f = &t->fks[i];
+        f->name = get_str(&r);
+        f->ref_db = get_str(&r);
+        f->ref_table = get_str(&r);
+        f->on_delete = get_u8(&r);
+        f->on_update = get_u8(&r);
+        f->ncols = (uint32_t)get_v(&r);
+        if (r.bad || f->ncols == 0 || f->ncols > 64 || f->on_delete > CAT_FK_NO_ACTION || f->on_update > CAT_FK_NO_ACTION)
+            return STRATA_ECORRUPT;
+        f->cols = arena_calloc(a, sizeof(char *) * f->ncols);
+        f->ref_cols = arena_calloc(a, sizeof(char *) * f->ncols);
+        for (uint32_t k = 0; k < f->ncols; k++) {
+            f->cols[k] = get_str(&r);
+            f->ref_cols[k] = get_str(&r);
+        }
+    }
+    t->nchecks = (uint32_t)get_v(&r);
+    if (r.bad || t->nchecks > 4096)
+        return STRATA_ECORRUPT;
+    t->checks = arena_calloc(a, sizeof(cat_check_t) * (t->nchecks + 1));
+    for (uint32_t i = 0; i < t->nchecks && !r.bad; i++) {
+        t->checks[i].name = get_str(&r);
+        t->checks[i].expr = get_str(&r);
+        t->checks[i].column = get_u8(&r) != 0;
     }
     return r.bad ? STRATA_ECORRUPT : 0;
 }
@@ -989,6 +1046,66 @@ cat_table_t *catalog_table_get(catalog_t *c, const char *db, const char *name)
     return t;
 }
 
+int catalog_fk_children(catalog_t *c, const char *db, const char *name, arena_t *a, cat_table_t ***out, uint32_t *n)
+{
+    pthread_rwlock_rdlock(&c->lock);
+    uint32_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < c->ntabs; i++) {
+            cat_table_t *t = c->tabs[i];
+            bool refs = false;
+            for (uint32_t f = 0; f < t->nfks && !refs; f++)
+                refs = strcmp(t->fks[f].ref_db, db) == 0 && strcmp(t->fks[f].ref_table, name) == 0;
+            if (!refs)
+                continue;
+            if (pass == 1) {
+                atomic_fetch_add(&t->refs, 1);
+                (*out)[k] = t;
+            }
+            k++;
+        }
+        if (pass == 0) {
+            *out = arena_alloc(a, sizeof(cat_table_t *) * (k + 1));
+            k = 0;
+        }
+    }
+    pthread_rwlock_unlock(&c->lock);
+    *n = k;
+    return 0;
+}
+
+bool catalog_fk_any(catalog_t *c)
+{
+    /* one word, (version + 1) << 1 | answer, so that a reader never pairs one version with another's answer */
+    uint64_t v = atomic_load(&c->version);
+    uint64_t seen = atomic_load(&c->fk_any);
+    if (seen >> 1 == v + 1)
+        return seen & 1;
+    bool any = false;
+    pthread_rwlock_rdlock(&c->lock);
+    v = atomic_load(&c->version); /* what the tables below are */
+    for (uint32_t i = 0; i < c->ntabs && !any; i++)
+        any = c->tabs[i]->nfks > 0;
+    pthread_rwlock_unlock(&c->lock);
+    atomic_store(&c->fk_any, (v + 1) << 1 | (uint64_t)any);
+    return any;
+}
+
+bool catalog_fk_name_taken(catalog_t *c, const char *db, const char *name, const char *except)
+{
+    bool taken = false;
+    pthread_rwlock_rdlock(&c->lock);
+    for (uint32_t i = 0; i < c->ntabs && !taken; i++) {
+        const cat_table_t *t = c->tabs[i];
+        if (strcmp(t->db, db) != 0 || (except && strcmp(t->name, except) == 0))
+            continue;
+        for (uint32_t f = 0; f < t->nfks && !taken; f++)
+            taken = strcasecmp(t->fks[f].name, name) == 0;
+    }
+    pthread_rwlock_unlock(&c->lock);
+    return taken;
+}
+
 int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***names, uint32_t *n)
 {
     pthread_rwlock_rdlock(&c->lock);
@@ -1340,8 +1457,15 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     arena_init(&a, 1024);
     buf_t rec;
     buf_init(&rec);
-    sys_op_t ops[2] = {0};
-    for (int i = 0; i < 2; i++) {
+    /* ops[0] drops the old name, ops[1] writes the new one, then one per other table whose FOREIGN KEY names the
+     * table (their references follow it, in the same commit, as InnoDB's do) */
+    cat_table_t **kids = NULL;
+    uint32_t nkids = 0;
+    catalog_fk_children(c, db, name, &a, &kids, &nkids);
+    int nops = 2 + (int)nkids;
+    sys_op_t *ops = arena_calloc(&a, sizeof(sys_op_t) * (size_t)nops);
+    cat_table_t **kid_new = arena_calloc(&a, sizeof(cat_table_t *) * (nkids + 1));
+    for (int i = 0; i < nops; i++) {
         buf_init(&ops[i].key);
         buf_init(&ops[i].val);
     }
@@ -1361,17 +1485,41 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     cat_table_t *t = cat_table_copy(&a, old);
     t->db = new_db;
     t->name = new_name;
+    for (uint32_t f = 0; f < t->nfks; f++) /* a key naming the table itself */
+        if (strcmp(t->fks[f].ref_db, db) == 0 && strcmp(t->fks[f].ref_table, name) == 0) {
+            t->fks[f].ref_db = new_db;
+            t->fks[f].ref_table = new_name;
+        }
     table_serialize(&rec, t);
     ops[0].del = true;
     key_table(&ops[0].key, db, name);
     key_table(&ops[1].key, new_db, new_name);
     buf_append(&ops[1].val, rec.data, rec.len);
-    rc = sys_commit(c, ops, 2);
+    int nk = 0;
+    for (uint32_t k = 0; k < nkids; k++) {
+        if (kids[k]->id == old->id)
+            continue;
+        cat_table_t *kt = cat_table_copy(&a, kids[k]);
+        for (uint32_t f = 0; f < kt->nfks; f++)
+            if (strcmp(kt->fks[f].ref_db, db) == 0 && strcmp(kt->fks[f].ref_table, name) == 0) {
+                kt->fks[f].ref_db = new_db;
+                kt->fks[f].ref_table = new_name;
+            }
+        kid_new[nk] = kids[k];
+        key_table(&ops[2 + nk].key, kt->db, kt->name);
+        table_serialize(&ops[2 + nk].val, kt);
+        nk++;
+    }
+    rc = sys_commit(c, ops, 2 + nk);
     if (rc) {
         rc = engine_err(d, rc, name);
         goto out;
     }
     cat_table_t *reg = table_from_record(rec.data, rec.len, old->ctr);
+    cat_table_t **kreg = arena_calloc(&a, sizeof(cat_table_t *) * ((size_t)nk + 1));
+    for (int k = 0; k < nk; k++) {
+        kreg[k] = table_from_record(ops[2 + k].val.data, ops[2 + k].val.len, kid_new[k]->ctr);
+    }
     pthread_rwlock_wrlock(&c->lock);
     int i = find_table(c, db, name);
     if (i >= 0) {
@@ -1379,11 +1527,23 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
         c->tabs[i] = reg;
     }
     reg->version = atomic_fetch_add(&c->version, 1) + 1;
+    for (int k = 0; k < nk; k++) {
+        int ki = find_table(c, kid_new[k]->db, kid_new[k]->name);
+        if (ki >= 0 && kreg[k]) {
+            catalog_table_release(c->tabs[ki]);
+            c->tabs[ki] = kreg[k];
+            kreg[k]->version = reg->version;
+        } else if (kreg[k]) {
+            catalog_table_release(kreg[k]);
+        }
+    }
     pthread_rwlock_unlock(&c->lock);
 out:
+    for (uint32_t k = 0; k < nkids; k++)
+        catalog_table_release(kids[k]);
     catalog_table_release(old);
     catalog_table_release(nt);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < nops; i++) {
         buf_free(&ops[i].key);
         buf_free(&ops[i].val);
     }

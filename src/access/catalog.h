@@ -70,6 +70,28 @@ typedef struct cat_index {
     const char *comment;
 } cat_index_t;
 
+/* Referential actions of a foreign key (ON DELETE / ON UPDATE), as InnoDB has them.  The values are the parser's
+ * (sql_fk_action_t); SET DEFAULT is stored as RESTRICT, which is what InnoDB does with it. */
+typedef enum cat_fk_action { CAT_FK_RESTRICT = 0, CAT_FK_CASCADE, CAT_FK_SET_NULL, CAT_FK_NO_ACTION } cat_fk_action_t;
+
+/* A FOREIGN KEY of the (child) table: its columns reference ref_db.ref_table's columns, by name (the names survive
+ * ALTERs that renumber columns; a column a key names cannot be dropped). */
+typedef struct cat_fk {
+    const char *name;        /* the constraint's name, unique in its database */
+    const char **cols;       /* ncols child columns */
+    const char **ref_cols;   /* ncols referenced columns */
+    uint32_t ncols;
+    const char *ref_db, *ref_table;
+    uint8_t on_delete, on_update; /* cat_fk_action_t */
+} cat_fk_t;
+
+/* A CHECK constraint: expr is its condition as MariaDB prints it (parsed again where it is evaluated). */
+typedef struct cat_check {
+    const char *name;        /* column-level: the column's name */
+    const char *expr;
+    bool column;             /* written on a column (SHOW CREATE TABLE prints it there) */
+} cat_check_t;
+
 /* Counters shared by every version of one table (DDL replaces the definition, not these). */
 typedef struct cat_counters {
     _Atomic uint64_t auto_inc; /* next AUTO_INCREMENT value */
@@ -94,6 +116,10 @@ typedef struct cat_table {
     uint64_t auto_inc_start;/* AUTO_INCREMENT=n table option (1 when not given) */
     int64_t create_time;    /* unix seconds */
     uint64_t version;       /* catalog version that published this definition */
+    cat_fk_t *fks;          /* FOREIGN KEYs of this table (as the child) */
+    uint32_t nfks;
+    cat_check_t *checks;    /* CHECK constraints, column-level ones first in column order, then table-level */
+    uint32_t nchecks;
     /* private */
     _Atomic int refs;
     cat_counters_t *ctr;
@@ -134,6 +160,13 @@ int catalog_table_list(catalog_t *c, const char *db, arena_t *a, const char ***n
  * auto-increment column that leads a key (1075), one primary key (1068).
  */
 int catalog_table_create(catalog_t *c, const cat_table_t *def, bool if_not_exists, diag_t *d);
+/* References (release each) to every table with a FOREIGN KEY naming db.name as its parent (db.name itself
+ * when it references itself), into a; *n receives the count. */
+int catalog_fk_children(catalog_t *c, const char *db, const char *name, arena_t *a, cat_table_t ***out, uint32_t *n);
+/* Does any table have a FOREIGN KEY?  One atomic read while the catalog does not change (the row path's test). */
+bool catalog_fk_any(catalog_t *c);
+/* Does any table of db other than except have a foreign key called name?  (InnoDB's names are per database.) */
+bool catalog_fk_name_taken(catalog_t *c, const char *db, const char *name, const char *except);
 /* Drops a table and its trees (1051 unless if_exists). */
 int catalog_table_drop(catalog_t *c, const char *db, const char *name, bool if_exists, diag_t *d);
 /*

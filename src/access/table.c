@@ -16,6 +16,7 @@
 #include "access/stats.h"
 #include "access/table.h"
 #include "access/binrow.h"
+#include "access/fk.h"
 #include "sql/value/tz.h"
 #include "util/util.h"
 
@@ -408,6 +409,7 @@ static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, c
 static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
                       table_dup_t *dup)
 {
+    uint32_t mark = u ? u->n : 0;
     buf_t pk, key, val, other;
     buf_init(&pk);
     buf_init(&key);
@@ -464,6 +466,11 @@ static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row,
             goto out;
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, key.data, key.len, NULL, 0);
+    }
+    /* the row's parents, before its image is logged: a row without one is taken out again (INSERT IGNORE goes on) */
+    if (u && u->fk && (rc = fk_after_insert(x, t, row, u, d)) != 0) {
+        table_undo_apply_from(x, u, mark);
+        goto out;
     }
     rc = log_row(u, d, 0, t, row, NULL);
 out:
@@ -645,6 +652,8 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
     mem_free(t2);
     if (rc == 0)
         stats_note_change(t);
+    if (rc == 0 && u && u->fk)
+        rc = fk_after_update(x, t, old, nw, u, d);
     return rc;
 }
 
@@ -655,6 +664,8 @@ int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const v
     mem_free(tmp);
     if (rc == 0)
         stats_note_change(t);
+    if (rc == 0 && u && u->fk)
+        rc = fk_after_delete(x, t, row, u, d);
     return rc;
 }
 

@@ -23,6 +23,7 @@ typedef struct table_undo {
     uint32_t n, cap;
     struct binrow_log *bl; /* the session's binlog row log (NULL: changes are not binlogged); table_insert/
                               update/delete append full row images to it after each successful change */
+    struct table_fk *fk;   /* foreign-key processing of these changes (access/fk.h); NULL: none */
 } table_undo_t;
 void table_undo_init(table_undo_t *u);
 /* Applies the log backwards (restoring what the statement changed), then empties it. */
@@ -51,6 +52,8 @@ typedef struct table_dup {
 } table_dup_t;
 
 #define TABLE_DUP 1 /* returned instead of an error when the caller asked for the duplicate (dup != NULL) */
+#define TABLE_FK_IGNORED 2 /* table_insert under INSERT IGNORE (table_fk_t.ignore): the row has no parent and was
+                              not inserted; the 1452 is a warning */
 
 /*
  * Inserts a row.  On a duplicate key: with dup == NULL pushes ER_DUP_ENTRY 1062 ("Duplicate entry 'v' for key

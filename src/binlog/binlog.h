@@ -164,8 +164,11 @@ typedef struct binlog_trx {
     size_t maps_at;         /* offset where the statement's next TABLE_MAP goes (after its maps), or SIZE_MAX */
     int rows_type;
     uint64_t rows_table;
+    uint16_t rows_flags;    /* flags the statement's rows events carry: BINLOG_ROWS_NO_FK_CHECKS */
     uint32_t nevents;
 } binlog_trx_t;
+/* Rows event flag: the rows were written with foreign_key_checks=0 (a replica applies them without checks). */
+#define BINLOG_ROWS_NO_FK_CHECKS 0x0002
 
 void binlog_trx_init(binlog_trx_t *t, binlog_trx_kind_t kind);
 void binlog_trx_free(binlog_trx_t *t);

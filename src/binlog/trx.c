@@ -138,7 +138,7 @@ static void rows_prepare(binlog_trx_t *t, const binlog_table_t *tb, int type, si
     t->rows_table = tb->id;
     t->rows_type = type;
     buf_put_u48(&t->ev, tb->id);
-    buf_put_u16(&t->ev, 0);
+    buf_put_u16(&t->ev, t->rows_flags);
     buf_put_lenenc_int(&t->ev, tb->ncols);
     size_t nb = (tb->ncols + 7) / 8;
     for (int img = 0; img < (type == BINLOG_EV_UPDATE_ROWS_V1 ? 2 : 1); img++)

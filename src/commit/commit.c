@@ -375,6 +375,10 @@ static void note_set(const char *db, const char *query, size_t len, uint32_t thr
     buf_free(&b);
 }
 
+static _Thread_local bool tl_ddl_no_fk_checks;
+
+void sql_commit_ddl_fk_checks(bool off) { tl_ddl_no_fk_checks = off; }
+
 void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode)
 {
     if (commit_state.bl)
@@ -444,6 +448,8 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
     binlog_trx_init(&t, BINLOG_TRX_DDL);
     t.thread_id = thread_id;
     t.qctx.sql_mode = sql_mode;
+    if (tl_ddl_no_fk_checks)
+        t.qctx.flags2 |= 0x4000000; /* OPTION_NO_FOREIGN_KEY_CHECKS */
     binlog_trx_query(&t, db, query, len);
     override_apply(&t);
     binlog_commit_result_t r;

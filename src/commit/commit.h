@@ -57,6 +57,9 @@ int sql_commit_ddl(const char *db, const char *query, size_t len, uint32_t threa
  * event is owed (catalog_ddl_pending_set), and sql_commit_ddl deletes it in the engine commit it makes in the
  * event's binlog order; a recovery finding the note writes the event unless the binlog has it already.
  * sql_commit_ddl_abandon: the statement failed (deletes the note if one was written). */
+/* The calling thread's statement runs with foreign_key_checks=0: its QUERY event carries OPTION_NO_FOREIGN_KEY_CHECKS
+ * in flags2, so that a replica creates what refers to tables it does not have yet. */
+void sql_commit_ddl_fk_checks(bool off);
 void sql_commit_ddl_begin(const char *db, const char *query, size_t len, uint32_t thread_id, uint64_t sql_mode);
 void sql_commit_ddl_abandon(void);
 /* The same for an account statement (CREATE/ALTER/DROP/RENAME USER, GRANT, REVOKE, roles), whose change goes to

@@ -629,6 +629,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     sql_tz_set(sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE)); /* TIMESTAMPs and NOW() in @@time_zone (sql/value/tz.h) */
     c->autocommit = sysvar_session_int(&s->vars, SYSVAR_AUTOCOMMIT) != 0;
     c->log_bin = sysvar_session_int(&s->vars, SYSVAR_SQL_LOG_BIN) != 0;
+    c->fk_checks_off = sysvar_session_int(&s->vars, SYSVAR_FOREIGN_KEY_CHECKS) == 0;
+    c->check_constraints_off = sysvar_session_int(&s->vars, SYSVAR_CHECK_CONSTRAINT_CHECKS) == 0;
     c->thread_id = s->id;
     c->lock_wait_timeout_us = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_LOCK_WAIT_TIMEOUT) * 1000000u;
     session_next_trx_expire(s);

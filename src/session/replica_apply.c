@@ -186,6 +186,8 @@ static int run_query(applier_t *a, const binlog_event_t *ev, char *err, size_t c
         sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, (int64_t)q.sql_mode);
     if (q.has_charset)
         session_set_client_collation(s, q.charset_client);
+    /* the source's foreign_key_checks (OPTION_NO_FOREIGN_KEY_CHECKS): a dump's tables refer to later ones */
+    sysvar_session_set_int(&s->vars, SYSVAR_FOREIGN_KEY_CHECKS, !(q.has_flags2 && (q.flags2 & 0x4000000)));
     capture_sink_t cs = {.sink = {.columns = cap_columns, .row = cap_row, .rows_end = cap_rows_end, .ok = cap_ok,
                                   .error = cap_error, .raw = cap_raw}};
     session_begin_statement(s);

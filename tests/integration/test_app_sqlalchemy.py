@@ -88,7 +88,6 @@ def test_reflection(target, appdb, driver):
     eng.dispose()
 
 
-@pytest.mark.strata_xfail('FOREIGN KEY and CHECK constraints (the fk branch)')
 @pytest.mark.parametrize('driver', DRIVERS)
 def test_reflection_constraints(target, appdb, driver):
     md, _ = schema()

@@ -14,6 +14,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/ddl/constraint.h"
 
 /* ---- ALTER TABLE that changes columns or the primary key: a rebuild into new trees ---- */
 
@@ -183,6 +184,10 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A,
             if (!rc && nt->cols[j].auto_increment)
                 table_autoinc_seen(nt, row[j].type == VAL_UINT ? row[j].u : (uint64_t)MAX(row[j].i, 0));
         }
+        if (!rc && A->check_rows)
+            rc = constraints_check_row(x, nt, row, false);
+        if (!rc && A->fk_rows)
+            rc = fk_check_child_row(trx, exec_cat, nt, row, x->diag);
         if (rc)
             break;
         rc = table_insert(trx, nt, row, NULL, x->diag, NULL);
@@ -354,6 +359,9 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 sql_index_def_t d = {.kind = a->col.primary_key ? SQL_INDEX_PRIMARY : SQL_INDEX_UNIQUE, .cols = &ic, .ncols = 1};
                 rc = add_index(x, nt, &idxcap, &d, NULL);
             }
+            if (!rc && (rc = ddl_column_constraints_add(x, nt, &idxcap, &a->col)) == 0) {
+                A.fk_rows |= a->col.references && !x->fk_checks_off;
+            }
             break;
         }
         case SQL_ALTER_DROP_COLUMN: {
@@ -369,6 +377,8 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 rc = diag_error(x->diag, ER_CANT_REMOVE_ALL_FIELDS);
                 break;
             }
+            if ((rc = ddl_alter_drop_column(x, nt, a->name)) != 0)
+                break;
             alter_remove_col(&A, (uint32_t)c);
             break;
         }
@@ -398,9 +408,14 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 if (nc.def == CAT_DEF_NULL)
                     nc.def = CAT_DEF_NONE;
             }
+            if ((rc = ddl_alter_change_column(x, nt, &nt->cols[c], &nc)) != 0)
+                break;
             nt->cols[c] = nc;
             rc = alter_position(&A, (uint32_t)c, &a->col);
             rc = rc < 0 ? rc : 0;
+            if (!rc && (rc = ddl_column_constraints_add(x, nt, &idxcap, &a->col)) == 0) {
+                A.fk_rows |= a->col.references && !x->fk_checks_off;
+            }
             break;
         }
         case SQL_ALTER_RENAME_COLUMN: {
@@ -413,6 +428,10 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->new_name.name);
                 break;
             }
+            cat_column_t renamed = nt->cols[c];
+            renamed.name = a->new_name.name;
+            if ((rc = ddl_alter_change_column(x, nt, &nt->cols[c], &renamed)) != 0)
+                break;
             nt->cols[c].name = a->new_name.name;
             break;
         }
@@ -429,6 +448,12 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
         case SQL_ALTER_ADD_INDEX:
+            if (a->index.kind == SQL_INDEX_FOREIGN || a->index.kind == SQL_INDEX_CHECK) {
+                rc = a->index.kind == SQL_INDEX_CHECK ? ddl_check_add(x, nt, &a->index) : fk_add(x, nt, &idxcap, &a->index);
+                A.fk_rows |= a->index.kind == SQL_INDEX_FOREIGN && !x->fk_checks_off;
+                A.check_rows |= a->index.kind == SQL_INDEX_CHECK;
+                break;
+            }
             if (a->index.name && cat_table_index(nt, a->index.name) >= 0 && a->index.if_not_exists) {
                 diag_note(x->diag, ER_DUP_KEYNAME, a->index.name);
                 break;
@@ -457,6 +482,8 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                     rc = ddl_cant_drop(x, false, "INDEX", nm);
                 break;
             }
+            if ((rc = ddl_alter_drop_index_check(x, nt, (uint32_t)ix)) != 0)
+                break;
             if (nt->idx[ix].kind == CAT_IDX_PRIMARY)
                 nt->has_pk = false;
             memmove(&nt->idx[ix], &nt->idx[ix + 1], sizeof(cat_index_t) * (nt->nidx - (uint32_t)ix - 1));
@@ -472,6 +499,10 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             nt->idx[ix].name = a->new_name.name;
             break;
         }
+        case SQL_ALTER_DROP_FOREIGN_KEY: case SQL_ALTER_DROP_CONSTRAINT:
+            rc = ddl_constraint_drop(x, nt, a->name, a->kind == SQL_ALTER_DROP_FOREIGN_KEY, a->if_exists);
+            rc = rc > 0 ? 0 : rc;
+            break;
         case SQL_ALTER_RENAME:
             new_db = exec_db_name(x, a->new_name.db);
             new_name = a->new_name.name;
@@ -492,8 +523,10 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
     }
-    if (rc)
+    if (rc || (rc = ddl_alter_recheck(x, nt)) != 0)
         goto out;
+    /* InnoDB's copying ALTERs (and ADD CHECK) check every row against every CHECK; the in-place ones do not */
+    A.check_rows = nt->nchecks > 0 && (A.check_rows || at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A));
     if (at->opts.set & SQL_TOPT_COMMENT)
         nt->comment = at->opts.comment;
     if ((at->opts.set & (SQL_TOPT_CHARSET | SQL_TOPT_COLLATE)) && at->opts.coll >= 0)
@@ -505,7 +538,8 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     }
     uint64_t nrows = 0;
     uint64_t ai_before = atomic_load(&old->ctr->auto_inc);
-    bool copy = at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A); /* rows copied: reported */
+    /* rows copied: reported (InnoDB adds a checked FOREIGN KEY by copying) */
+    bool copy = at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A) || A.fk_rows;
     if ((rc = alter_new_trees(x, old, &A, at->ignore, &nrows)) != 0)
         goto out;
     if ((rc = exec_mdl_upgrade(x)) != 0 || (rc = catalog_table_replace(exec_cat, nt, x->diag)) != 0)
@@ -556,7 +590,7 @@ static bool alter_in_place(const sql_alter_table_t *at)
         const sql_alter_action_t *a = &at->actions[i];
         switch (a->kind) {
         case SQL_ALTER_ADD_INDEX:
-            if (a->index.kind == SQL_INDEX_PRIMARY)
+            if (a->index.kind == SQL_INDEX_PRIMARY || a->index.kind == SQL_INDEX_FOREIGN || a->index.kind == SQL_INDEX_CHECK)
                 return false;
             break;
         case SQL_ALTER_DROP_INDEX:

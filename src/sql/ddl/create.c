@@ -15,6 +15,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/ddl/constraint.h"
 
 /* ---------------------------------------------------------------- CREATE TABLE */
 
@@ -255,8 +256,8 @@ int default_text(sql_exec_ctx_t *x, const sql_expr_t *e, cat_column_t *c)
 
 int add_index(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d, const char *forced_name)
 {
-    if (d->kind == SQL_INDEX_FOREIGN)
-        return 0; /* foreign keys are parsed and not enforced */
+    if (d->kind == SQL_INDEX_FOREIGN || d->kind == SQL_INDEX_CHECK)
+        return 0; /* constraints: sql/ddl/constraint.c, once the columns and keys are there */
     if (d->kind == SQL_INDEX_FULLTEXT || d->kind == SQL_INDEX_SPATIAL)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, d->kind == SQL_INDEX_FULLTEXT ? "FULLTEXT indexes" : "SPATIAL indexes");
     if (t->nidx == *cap) {
@@ -472,6 +473,8 @@ static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, cons
     for (uint32_t k = 0; k < ct->nindexes; k++)
         if (ct->indexes[k].kind != SQL_INDEX_PRIMARY && (rc = add_index(x, t, &cap, &ct->indexes[k], NULL)) != 0)
             return rc;
+    if ((rc = ddl_constraints_create(x, t, &cap, ct->cols, ct->ncols, ct->indexes, ct->nindexes)) != 0)
+        return rc;
     t->has_pk = t->nidx && t->idx[0].kind == CAT_IDX_PRIMARY;
     *out = t;
     return 0;
@@ -573,6 +576,7 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         def->space_id = src->space_id;
         def->create_time = 0;
         def->auto_inc_start = 1;
+        def->nfks = 0; /* LIKE copies CHECK constraints, not foreign keys (MariaDB) */
     } else {
         sql_create_table_t c2 = *ct;
         if (ct->as_select)
@@ -640,6 +644,9 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         for (uint32_t k = 0; k < ct->nindexes; k++)
             if ((rc = add_index(x, def, &cap, &ct->indexes[k], NULL)) != 0)
                 return rc;
+        /* the table-level CHECKs and FOREIGN KEYs, over the final columns (the columns' own came with them) */
+        if ((rc = ddl_constraints_create(x, def, &cap, NULL, 0, ct->indexes, ct->nindexes)) != 0)
+            return rc;
         def->has_pk = def->nidx && def->idx[0].kind == CAT_IDX_PRIMARY;
     }
     if (ct->or_replace) {

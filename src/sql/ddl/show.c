@@ -15,6 +15,7 @@
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
 #include "access/view.h"
+#include "sql/ddl/constraint.h"
 #include "util/util.h"
 
 /* Rows the account may see (the session's filter; everything without one). */
@@ -377,7 +378,8 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
             buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
-        if (i + 1 < t->ncols || t->nidx)
+        ddl_show_column_check(&b, t, c);
+        if (i + 1 < t->ncols || t->nidx || ddl_show_constraint_count(t))
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
@@ -405,10 +407,11 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
         buf_append_byte(&b, ')');
         if (x->comment && x->comment[0] && !(mode & SQL_SHOW_CREATE_NO_KEY_OPTIONS))
             buf_printf(&b, " COMMENT %s", quote_str(a, x->comment));
-        if (o + 1 < t->nidx)
+        if (o + 1 < t->nidx || ddl_show_constraint_count(t))
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');
     }
+    ddl_show_constraints(&b, t);
     buf_append_byte(&b, ')');
     if (mode & SQL_SHOW_CREATE_NO_TABLE_OPTIONS)
         goto done;
@@ -1502,6 +1505,101 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                         r[8] = r[9] = r[10] = r[11] = value_null();
                     }
                 }
+                /* CHECK constraints (TABLE_CONSTRAINTS only), then FOREIGN KEYs, as MariaDB lists them */
+                for (uint32_t c = 0; c < t->nchecks && !kcu; c++) {
+                    value_t *r = vt_row(&v);
+                    r[0] = show_text("def");
+                    r[1] = show_text(t->db);
+                    r[2] = show_text(arena_strdup(x->arena, t->checks[c].name));
+                    r[3] = show_text(t->db);
+                    r[4] = show_text(t->name);
+                    r[5] = show_text("CHECK");
+                }
+                for (uint32_t f = 0; f < t->nfks; f++) {
+                    const cat_fk_t *fk = &t->fks[f];
+                    for (uint32_t k = 0; k < (kcu ? fk->ncols : 1); k++) {
+                        value_t *r = vt_row(&v);
+                        r[0] = show_text("def");
+                        r[1] = show_text(t->db);
+                        r[2] = show_text(arena_strdup(x->arena, fk->name));
+                        if (!kcu) {
+                            r[3] = show_text(t->db);
+                            r[4] = show_text(t->name);
+                            r[5] = show_text("FOREIGN KEY");
+                            continue;
+                        }
+                        r[3] = show_text("def");
+                        r[4] = show_text(t->db);
+                        r[5] = show_text(t->name);
+                        r[6] = show_text(arena_strdup(x->arena, fk->cols[k]));
+                        r[7] = show_uint(k + 1);
+                        r[8] = show_uint(k + 1);
+                        r[9] = show_text(arena_strdup(x->arena, fk->ref_db));
+                        r[10] = show_text(arena_strdup(x->arena, fk->ref_table));
+                        r[11] = show_text(arena_strdup(x->arena, fk->ref_cols[k]));
+                    }
+                }
+                catalog_table_release(t);
+            }
+        }
+    } else if (strcasecmp(name, "REFERENTIAL_CONSTRAINTS") == 0 || strcasecmp(name, "CHECK_CONSTRAINTS") == 0) {
+        bool rcs = strcasecmp(name, "REFERENTIAL_CONSTRAINTS") == 0;
+        vt_init(&v, x, rcs ? "REFERENTIAL_CONSTRAINTS" : "CHECK_CONSTRAINTS");
+        static const char *const rc_cols[] = {"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "CONSTRAINT_NAME",
+                                              "UNIQUE_CONSTRAINT_CATALOG", "UNIQUE_CONSTRAINT_SCHEMA",
+                                              "UNIQUE_CONSTRAINT_NAME", "MATCH_OPTION", "UPDATE_RULE", "DELETE_RULE",
+                                              "TABLE_NAME", "REFERENCED_TABLE_NAME"};
+        static const char *const cc_cols[] = {"CONSTRAINT_CATALOG", "CONSTRAINT_SCHEMA", "TABLE_NAME",
+                                              "CONSTRAINT_NAME", "LEVEL", "CHECK_CLAUSE"};
+        static const char *const rules[] = {"RESTRICT", "CASCADE", "SET NULL", "NO ACTION"};
+        if (rcs)
+            for (size_t i = 0; i < ARRAY_LEN(rc_cols); i++)
+                vt_col(&v, rc_cols[i], 64, false, i == 5);
+        else
+            for (size_t i = 0; i < ARRAY_LEN(cc_cols); i++)
+                vt_col(&v, cc_cols[i], i == 5 ? 2048 : 64, false, false);
+        catalog_t *cat = sql_exec_catalog();
+        const char **dbs;
+        uint32_t ndb;
+        catalog_db_list(cat, x->arena, &dbs, &ndb);
+        for (uint32_t d = 0; d < ndb; d++) {
+            const char **names;
+            uint32_t n;
+            catalog_table_list(cat, dbs[d], x->arena, &names, &n);
+            for (uint32_t i = 0; i < n; i++) {
+                if (!XVISIBLE(x, dbs[d], names[i]))
+                    continue;
+                cat_table_t *t = catalog_table_get(cat, dbs[d], names[i]);
+                if (!t)
+                    continue;
+                for (uint32_t c = 0; c < t->nchecks && !rcs; c++) {
+                    value_t *r = vt_row(&v);
+                    r[0] = show_text("def");
+                    r[1] = show_text(dbs[d]);
+                    r[2] = show_text(names[i]);
+                    r[3] = show_text(arena_strdup(x->arena, t->checks[c].name));
+                    r[4] = show_text(t->checks[c].column ? "Column" : "Table");
+                    r[5] = show_text(arena_strdup(x->arena, t->checks[c].expr));
+                }
+                for (uint32_t f = 0; f < t->nfks && rcs; f++) {
+                    const cat_fk_t *fk = &t->fks[f];
+                    cat_table_t *p = catalog_table_get(cat, fk->ref_db, fk->ref_table);
+                    int pix = p ? fk_index_on(p, fk->ref_cols, fk->ncols) : -1;
+                    value_t *r = vt_row(&v);
+                    r[0] = show_text("def");
+                    r[1] = show_text(dbs[d]);
+                    r[2] = show_text(arena_strdup(x->arena, fk->name));
+                    r[3] = show_text("def");
+                    r[4] = show_text(arena_strdup(x->arena, fk->ref_db));
+                    r[5] = pix >= 0 ? show_text(arena_strdup(x->arena, p->idx[pix].name)) : value_null();
+                    r[6] = show_text("NONE");
+                    r[7] = show_text(rules[fk->on_update]);
+                    r[8] = show_text(rules[fk->on_delete]);
+                    r[9] = show_text(names[i]);
+                    r[10] = show_text(arena_strdup(x->arena, fk->ref_table));
+                    if (p)
+                        catalog_table_release(p);
+                }
                 catalog_table_release(t);
             }
         }
@@ -1522,10 +1620,6 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                        "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},
             {"PARAMETERS", "SPECIFIC_CATALOG,SPECIFIC_SCHEMA,SPECIFIC_NAME,ORDINAL_POSITION,PARAMETER_MODE,"
                            "PARAMETER_NAME,DATA_TYPE,DTD_IDENTIFIER,ROUTINE_TYPE"},
-            {"REFERENTIAL_CONSTRAINTS", "CONSTRAINT_CATALOG,CONSTRAINT_SCHEMA,CONSTRAINT_NAME,"
-                                        "UNIQUE_CONSTRAINT_CATALOG,UNIQUE_CONSTRAINT_SCHEMA,UNIQUE_CONSTRAINT_NAME,"
-                                        "MATCH_OPTION,UPDATE_RULE,DELETE_RULE,TABLE_NAME,REFERENCED_TABLE_NAME"},
-            {"CHECK_CONSTRAINTS", "CONSTRAINT_CATALOG,CONSTRAINT_SCHEMA,TABLE_NAME,CONSTRAINT_NAME,LEVEL,CHECK_CLAUSE"},
         };
         size_t i = 0;
         while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)

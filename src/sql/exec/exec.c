@@ -15,6 +15,7 @@
 #include "access/binrow.h"
 #include "sql/value/collation.h"
 #include "commit/commit.h"
+#include "sql/exec/constraints.h"
 #include "sql/exec/exec_int.h"
 #include "access/view.h"
 #include "access/stats.h"
@@ -432,7 +433,9 @@ int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (catalog_db_is_virtual(d->name))
         return diag_error(x->diag, ER_DBACCESS_DENIED_ERROR, x->user ? x->user : "root", x->host ? x->host : "localhost", d->name);
     uint32_t n = 0;
-    int rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
+    int rc = exec_fk_db_drop_guard(x, d->name);
+    if (rc == 0)
+        rc = catalog_db_drop(exec_cat, d->name, d->if_exists, x->diag, &n);
     if (rc < 0)
         return rc;
     cat_view_t *views; /* a database's views go with it */
@@ -619,7 +622,12 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
+    ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1,
+                          .ignore = st->kind == SQL_STMT_INSERT && st->insert && st->insert->ignore};
+    ss->undo.fk = &ss->fk;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
+    binrow_stmt_no_fk_checks(ss->bl, x->fk_checks_off);
+    sql_commit_ddl_fk_checks(x->fk_checks_off);
     const char *ddl_text = NULL;
     bool log_ddl = !eval && logging && ddl_logged(x, st, &ddl_text);
     if (log_ddl && !(st->kind == SQL_STMT_CREATE_TABLE && st->create_table->as_select)) {
@@ -679,6 +687,9 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
             rc = diag_error(x->diag, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
         }
     }
+    if (rc != 0 && log_ddl && x->ddl_done_text) /* what the failed statement did is logged all the same */
+        (void)sql_commit_ddl(x->db, x->ddl_done_text, strlen(x->ddl_done_text), x->thread_id, x->sql_mode);
+    x->ddl_done_text = NULL;
     if (log_ddl)
         sql_commit_ddl_abandon(); /* the statement failed: no event owed (nothing once sql_commit_ddl ran) */
     if (x->returning)

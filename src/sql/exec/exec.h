@@ -25,6 +25,7 @@
 #include "sql/parser/parser.h"
 #include "sql/expr/expr.h"
 #include "access/table.h"
+#include "access/fk.h"
 
 /* Opens the catalog over an open engine (main.c, at start-up); 0 or an error (logged). */
 int sql_exec_global_init(engine_t *e, const char *datadir);
@@ -60,6 +61,7 @@ typedef struct sql_exec_session {
     bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
     table_undo_t undo;    /* the current statement's changes */
+    table_fk_t fk;        /* foreign-key processing of them (access/fk.h), set per statement */
     struct binrow_log *bl; /* the transaction's binlog events (access/binrow.h), committed by commit/commit.c */
     mdl_set_t mdl;        /* metadata locks held until the transaction ends (access/mdl.h) */
     bool read_only;       /* READ ONLY transaction (START TRANSACTION READ ONLY, tx_read_only): writes fail with 1792 */
@@ -148,6 +150,8 @@ typedef struct sql_exec_ctx {
                                    (only NULL generates a value); mariadb-dump sets it for its restores */
     bool autocommit;
     bool log_bin;              /* sql_log_bin: the statement's changes go to the binary log (when it is on) */
+    bool fk_checks_off;        /* foreign_key_checks=0: foreign keys are neither checked nor acted on */
+    bool check_constraints_off;/* check_constraint_checks=0: CHECK constraints are not evaluated */
     uint32_t thread_id;        /* the connection id (pseudo_thread_id of QUERY events) */
     uint64_t lock_wait_timeout_us; /* lock_wait_timeout: metadata lock waits (0: the default, 1 day) */
     uint16_t result_coll;      /* character_set_results' default collation (column metadata, and result strings
@@ -190,6 +194,8 @@ typedef struct sql_exec_ctx {
     uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */
     int64_t row_count;         /* ROW_COUNT(): affected rows, -1 for a SELECT */
     bool db_dropped;           /* DROP DATABASE of the current database: the session clears its db */
+    const char *ddl_done_text; /* a DDL that failed after changing something (DROP TABLE of several tables): the
+                                  statement to log for what it did, as MariaDB logs it */
     sql_exec_stats_t stats;    /* added to the session's status counters after the statement */
     /* private to the executor */
     bool exec_pend_ok;              /* an OK to send once the statement's transaction is settled */

@@ -15,6 +15,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/exec/constraints.h"
 
 /* ---------------------------------------------------------------- INSERT / REPLACE */
 
@@ -229,7 +230,9 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     buf_t pk;
     buf_init(&pk);
     buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
-    rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
+    rc = constraints_check_row(x, t, nw, false);
+    if (rc == 0)
+        rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
     buf_free(&pk);
     if (rc)
         return rc;
@@ -265,6 +268,10 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
     int rc = ins_build(I, vals, is_default, row);
     if (rc)
         return rc;
+    if ((rc = constraints_check_row(x, t, row, I->ignore)) != 0) {
+        I->records -= rc > 0; /* IGNORE: the row was skipped, with the warning */
+        return rc > 0 ? 0 : rc;
+    }
     (void)warn_before;
     bool want_dup = I->replace || I->ignore || I->ins->non_dup;
     for (int tries = 0; tries < 64; tries++) {
@@ -321,6 +328,8 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         I->affected++;
         I->dups++;
     }
+    if (rc == TABLE_FK_IGNORED) /* INSERT IGNORE of an orphan: skipped with a 1452 warning, counted as MariaDB */
+        return (int)(I->dups++ & 0);
     if (rc)
         return rc;
     I->affected++;

@@ -15,6 +15,7 @@
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/exec/constraints.h"
 
 /* ---------------------------------------------------------------- UPDATE / DELETE */
 
@@ -316,7 +317,8 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             ch |= !exec_same_stored(&old[c], &nw[c]);
         if (!ch)
             continue;
-        rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
+        if ((rc = constraints_check_row(x, t, nw, false)) == 0)
+            rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
         x->ss->wrote = true;
         changed++;
     }
@@ -414,7 +416,11 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
         table_dup_t dup;
         buf_init(&dup.pk);
-        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+        rc = constraints_check_row(x, t, nw, up->ignore);
+        if (rc == 0)
+            rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+        else if (rc > 0)
+            rc = TABLE_DUP; /* UPDATE IGNORE: the row stays, with the warning */
         buf_free(&dup.pk);
         x->ss->wrote = true;
         if (rc == TABLE_DUP) {

@@ -294,6 +294,8 @@ typedef struct alter_run {
     cat_table_t *nt;          /* the new definition (statement arena) */
     int *src;                 /* new column -> old column, -1 for added columns */
     uint32_t cap, idxcap;
+    bool check_rows;          /* each copied row must pass the table's CHECK constraints */
+    bool fk_rows;             /* ... and find its parents (a FOREIGN KEY added with foreign_key_checks=1) */
 } alter_run_t;
 
 void alter_drop_trees(cat_table_t *nt);

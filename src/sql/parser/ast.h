@@ -468,12 +468,21 @@ typedef struct sql_column_def {
     /* [GENERATED ALWAYS] AS (expr) [VIRTUAL | STORED | PERSISTENT]: parsed; the executor may refuse it */
     sql_expr_t *generated;
     bool generated_stored;
+    /* column-level CHECK (expr) and REFERENCES t (cols) [ON ...] (a foreign key, as MariaDB 10.5+ makes it) */
+    sql_expr_t *check;
+    struct sql_index_def *references;
 } sql_column_def_t;
 
 typedef enum sql_index_kind {
     SQL_INDEX_KEY, SQL_INDEX_UNIQUE, SQL_INDEX_PRIMARY, SQL_INDEX_FULLTEXT, SQL_INDEX_SPATIAL,
-    SQL_INDEX_FOREIGN, /* FOREIGN KEY: parsed and ignored (the executor pushes a note) */
+    SQL_INDEX_FOREIGN, /* FOREIGN KEY ... REFERENCES */
+    SQL_INDEX_CHECK,   /* [CONSTRAINT name] CHECK (expr): check, name = the constraint's */
 } sql_index_kind_t;
+
+/* Referential actions (ON DELETE / ON UPDATE); SET DEFAULT is parsed and, as InnoDB, taken as RESTRICT. */
+typedef enum sql_fk_action {
+    SQL_FK_RESTRICT = 0, SQL_FK_CASCADE, SQL_FK_SET_NULL, SQL_FK_NO_ACTION, SQL_FK_SET_DEFAULT,
+} sql_fk_action_t;
 
 typedef struct sql_index_col {
     const char *name;
@@ -490,6 +499,10 @@ typedef struct sql_index_def {
     const char *comment;
     const char *constraint;    /* CONSTRAINT [symbol] name, or NULL */
     sql_name_t ref_table;      /* FOREIGN KEY ... REFERENCES t (cols) */
+    const char **ref_cols;     /* the referenced columns (nref_cols; 0 when not written) */
+    uint32_t nref_cols;
+    sql_fk_action_t on_delete, on_update;
+    sql_expr_t *check;         /* SQL_INDEX_CHECK */
     bool if_not_exists;        /* ALTER TABLE ADD INDEX IF NOT EXISTS */
 } sql_index_def_t;
 
@@ -574,6 +587,7 @@ typedef enum sql_alter_kind {
     SQL_ALTER_DROP_INDEX,      /* name */
     SQL_ALTER_DROP_PRIMARY_KEY,
     SQL_ALTER_DROP_FOREIGN_KEY,/* name */
+    SQL_ALTER_DROP_CONSTRAINT, /* DROP CONSTRAINT name: a CHECK constraint or a foreign key */
     SQL_ALTER_RENAME_INDEX,    /* RENAME INDEX|KEY name TO new_name.name */
     SQL_ALTER_RENAME,          /* RENAME [TO|AS] new_name */
     SQL_ALTER_OPTIONS,         /* table options (in sql_alter_table_t.opts; one action marks where) */

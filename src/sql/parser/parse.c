@@ -2868,6 +2868,8 @@ static sql_expr_t *default_value(parser_t *p)
 }
 
 /* The options after a column's type.  Stops at ',' or ')' (or the end, for ALTER TABLE). */
+static void fk_references(parser_t *p, sql_index_def_t *ix);
+
 static void column_options(parser_t *p, sql_column_def_t *c)
 {
     for (;;) {
@@ -2940,22 +2942,18 @@ static void column_options(parser_t *p, sql_column_def_t *c)
                 expect_word(p, "DEFAULT");
         } else if (accept_word(p, "CHECK")) {
             expect_punct(p, '(');
-            expr(p);
+            c->check = expr(p);
             expect_punct(p, ')');
-        } else if (accept_word(p, "REFERENCES")) {
-            /* column-level REFERENCES: parsed, ignored (as MySQL does) */
-            table_name(p);
-            if (accept_punct(p, '(')) {
-                do ident(p); while (accept_punct(p, ','));
-                expect_punct(p, ')');
-            }
-            while (accept_word(p, "ON")) {
-                if (!accept_word(p, "DELETE"))
-                    expect_word(p, "UPDATE");
-                if (accept_word(p, "SET")) { if (!accept_word(p, "NULL")) expect_word(p, "DEFAULT"); }
-                else if (accept_word(p, "NO")) expect_word(p, "ACTION");
-                else if (!accept_word(p, "RESTRICT")) expect_word(p, "CASCADE");
-            }
+        } else if (is_word(p, "REFERENCES")) {
+            /* column-level REFERENCES: a foreign key on this column (MariaDB 10.5+) */
+            sql_index_def_t *ix = alloc(p, sizeof *ix);
+            ix->kind = SQL_INDEX_FOREIGN;
+            ix->cols = alloc(p, sizeof *ix->cols);
+            ix->cols[0].name = c->name;
+            ix->cols[0].prefix_len = -1;
+            ix->ncols = 1;
+            fk_references(p, ix);
+            c->references = ix;
         } else {
             return;
         }
@@ -3087,31 +3085,53 @@ static const char *opt_index_name(parser_t *p)
     return NULL;
 }
 
+static sql_fk_action_t fk_action(parser_t *p)
+{
+    if (accept_word(p, "SET")) {
+        if (accept_word(p, "NULL"))
+            return SQL_FK_SET_NULL;
+        expect_word(p, "DEFAULT");
+        return SQL_FK_SET_DEFAULT;
+    }
+    if (accept_word(p, "NO")) {
+        expect_word(p, "ACTION");
+        return SQL_FK_NO_ACTION;
+    }
+    if (accept_word(p, "RESTRICT"))
+        return SQL_FK_RESTRICT;
+    expect_word(p, "CASCADE");
+    return SQL_FK_CASCADE;
+}
+
 static void fk_references(parser_t *p, sql_index_def_t *ix)
 {
     expect_word(p, "REFERENCES");
     ix->ref_table = table_name(p);
     if (accept_punct(p, '(')) {
-        do ident(p); while (accept_punct(p, ','));
+        vec_t v = {0};
+        do *(const char **)vec_push(p, &v, sizeof(char *)) = ident(p); while (accept_punct(p, ','));
         expect_punct(p, ')');
+        ix->ref_cols = v.items;
+        ix->nref_cols = v.n;
     }
     if (accept_word(p, "MATCH")) {
         if (!accept_word(p, "FULL") && !accept_word(p, "PARTIAL"))
             expect_word(p, "SIMPLE");
     }
     while (accept_word(p, "ON")) {
-        if (!accept_word(p, "DELETE"))
+        if (accept_word(p, "DELETE")) {
+            ix->on_delete = fk_action(p);
+        } else {
             expect_word(p, "UPDATE");
-        if (accept_word(p, "SET")) { if (!accept_word(p, "NULL")) expect_word(p, "DEFAULT"); }
-        else if (accept_word(p, "NO")) expect_word(p, "ACTION");
-        else if (!accept_word(p, "RESTRICT")) expect_word(p, "CASCADE");
+            ix->on_update = fk_action(p);
+        }
     }
 }
 
 /*
  * A table-level constraint or index, if the current token starts one: PRIMARY KEY, UNIQUE, KEY/INDEX, FULLTEXT,
- * SPATIAL, FOREIGN KEY, CONSTRAINT [name] ..., CHECK (...).  Returns false when it is not one (a column).
- * *skip is set for a CHECK constraint (parsed, nothing recorded).
+ * SPATIAL, FOREIGN KEY, CONSTRAINT [name] ..., CHECK (...) (kind SQL_INDEX_CHECK).  Returns false when it is not
+ * one (a column).  *skip is never set now (kept for the callers' shape).
  */
 static bool index_def(parser_t *p, sql_index_def_t *ix, bool *skip)
 {
@@ -3160,10 +3180,11 @@ static bool index_def(parser_t *p, sql_index_def_t *ix, bool *skip)
         fk_references(p, ix);
         return true;
     } else if (accept_word(p, "CHECK")) {
+        ix->kind = SQL_INDEX_CHECK;
+        ix->name = ix->constraint && ix->constraint[0] ? ix->constraint : NULL;
         expect_punct(p, '(');
-        expr(p);
+        ix->check = expr(p);
         expect_punct(p, ')');
-        *skip = true;
         return true;
     } else {
         if (ix->constraint)
@@ -3543,8 +3564,8 @@ static void alter_table_stmt(parser_t *p, sql_stmt_t *st, bool ignore)
                 sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_FOREIGN_KEY);
                 if_exists(p, &a->if_exists);
                 a->name = ident(p);
-            } else if (accept_word(p, "CONSTRAINT") || accept_word(p, "CHECK")) {
-                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_FOREIGN_KEY);
+            } else if (accept_word(p, "CONSTRAINT")) {
+                sql_alter_action_t *a = push_action(p, &v, SQL_ALTER_DROP_CONSTRAINT);
                 if_exists(p, &a->if_exists);
                 a->name = ident(p);
             } else {

@@ -1,0 +1,38 @@
+/*
+ * FOREIGN KEY and CHECK constraints in definitions (sql/ddl/constraint.c) and CHECK evaluation for the rows DML
+ * writes (sql/exec/constraints.c).
+ */
+#ifndef STRATA_SQL_DDL_CONSTRAINT_H
+#define STRATA_SQL_DDL_CONSTRAINT_H
+
+#include "sql/exec/exec_int.h"
+#include "sql/exec/constraints.h"
+
+/* MariaDB's printed form of a CHECK condition (`a` > 0 and `b` in (1,2)); what it cannot print, as written. */
+const char *check_expr_text(arena_t *a, const sql_expr_t *e);
+/* CREATE TABLE: the CHECKs of the columns and the table, then the FOREIGN KEYs of both, into t. */
+int ddl_constraints_create(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cols,
+                           uint32_t ncols, const sql_index_def_t *defs, uint32_t ndefs);
+/* ALTER TABLE ADD FOREIGN KEY / ADD CHECK. */
+int fk_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_index_def_t *d);
+int ddl_check_add(sql_exec_ctx_t *x, cat_table_t *t, const sql_index_def_t *d);
+/* ALTER TABLE ADD / MODIFY / CHANGE COLUMN: the column's own CHECK and REFERENCES. */
+int ddl_column_constraints_add(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cd);
+/* DROP FOREIGN KEY (fk_only) / DROP CONSTRAINT name: 0 dropped, 1 absent with if_exists (note), else 1091. */
+int ddl_constraint_drop(sql_exec_ctx_t *x, cat_table_t *t, const char *name, bool fk_only, bool if_exists);
+/* SHOW CREATE TABLE: a column's CHECK after its definition; the table's keys and checks after its indexes. */
+void ddl_show_column_check(buf_t *b, const cat_table_t *t, const cat_column_t *c);
+void ddl_show_constraints(buf_t *b, const cat_table_t *t);
+/* ALTER TABLE: DROP INDEX of an index a foreign key needs (1553); DROP COLUMN of a key's column (1553, 1829:
+ * the column's own CHECK goes with it); a key column changed (its type: 1832; its name carried into the key);
+ * every CHECK still binds (1054) once the columns are final. */
+int ddl_alter_drop_index_check(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix);
+int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col);
+int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc);
+int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t);
+/* DROP TABLE (1451) / TRUNCATE (1701) of a table another table's foreign key references (foreign_key_checks=1). */
+int ddl_fk_drop_guard(sql_exec_ctx_t *x, const cat_table_t *t, bool truncate);
+bool ddl_fk_drop_guard_quiet(sql_exec_ctx_t *x, const cat_table_t *t); /* the same test, no error pushed */
+uint32_t ddl_show_constraint_count(const cat_table_t *t); /* the lines ddl_show_constraints writes */
+
+#endif
