@@ -377,6 +377,11 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
             buf_printf(&b, " ON UPDATE %s", now_shown(c, a));
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
+        if (c->is_json) { /* MariaDB's JSON type: a LONGTEXT with this check (jsoncheck.c enforces it) */
+            buf_append_str(&b, " CHECK (json_valid(");
+            exec_ident_quote(&b, c->name, q);
+            buf_append_str(&b, "))");
+        }
         if (i + 1 < t->ncols || t->nidx)
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');

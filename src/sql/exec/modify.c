@@ -315,7 +315,9 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             ch |= !exec_same_stored(&old[c], &nw[c]);
         if (!ch)
             continue;
-        rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
+        rc = exec_json_check(x, t, nw);
+        if (!rc)
+            rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
         x->ss->wrote = true;
         changed++;
     }
@@ -412,7 +414,9 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
         table_dup_t dup;
         buf_init(&dup.pk);
-        rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+        rc = exec_json_check(x, t, nw);
+        if (!rc)
+            rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
         buf_free(&dup.pk);
         x->ss->wrote = true;
         if (rc == TABLE_DUP) {

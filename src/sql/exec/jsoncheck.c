@@ -1,0 +1,30 @@
+/*
+ * The JSON column type's check: MariaDB's JSON is LONGTEXT with CHECK (json_valid(col)), so a row whose JSON
+ * column holds text that is not JSON is refused with 4025 naming the constraint `table.column`, as MariaDB
+ * names a column's check.  Called by INSERT, INSERT ... ON DUPLICATE KEY UPDATE, REPLACE and UPDATE on the row
+ * about to be written.  (When CHECK constraints in general are enforced, this is the check of those columns.)
+ */
+#include <stdio.h>
+
+#include "sql/exec/exec_int.h"
+#include "sql/expr/jsondoc.h"
+
+int exec_json_check(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *row)
+{
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        if (!t->cols[c].is_json || row[c].type == VAL_NULL)
+            continue;
+        size_t n;
+        const char *s = row[c].type == VAL_STRING ? row[c].s.ptr : value_to_text(x->arena, &row[c], &n);
+        if (row[c].type == VAL_STRING)
+            n = row[c].s.len;
+        json_node_t *root;
+        json_error_t err;
+        if (json_parse(x->arena, s ? s : "", n, &root, &err) == 0 && !err.trailing)
+            continue;
+        char msg[512];
+        snprintf(msg, sizeof msg, "CONSTRAINT `%s.%s` failed for `%s`.`%s`", t->name, t->cols[c].name, t->db, t->name);
+        return diag_push_msg(x->diag, DIAG_ERROR, ER_CONSTRAINT_FAILED, msg);
+    }
+    return 0;
+}
