@@ -100,6 +100,15 @@ SELECT JSON_COMPACT('[1');
 SELECT JSON_OVERLAPS('[1,2]', '[2,3]'), JSON_OVERLAPS('[1,2]', '[3]'), JSON_OVERLAPS('{"a":1}', '{"a":1,"b":2}'), JSON_OVERLAPS('1', '[1]');
 SELECT JSON_EQUALS('{"a":1,"b":2}', '{"b":2,"a":1}'), JSON_EQUALS('[1,2]', '[2,1]'), JSON_EQUALS('1', '1.0'), JSON_EQUALS(NULL, '1');
 SELECT JSON_NORMALIZE('{"b":1.0,"a":[1e2, "x"]}'), JSON_NORMALIZE('[-0, 0.5, 12345678, true, null]'), JSON_NORMALIZE(NULL);
+-- text after the document, booleans, NULL keys, surrogates, duplicate keys, JSON_DETAILED's indentation
+SELECT JSON_VALID('[1] x'), JSON_LENGTH('[1] x'), JSON_EXTRACT('[1,2] x', '$[0]'), JSON_TYPE('1 x'), JSON_KEYS('{"a":1} ]');
+SELECT JSON_LENGTH('1 2'), JSON_EXTRACT('{"a":1} {', '$.a');
+SELECT JSON_ARRAY(1=1, 1<2, NOT 1, 'a' LIKE 'a', NULL IS NULL, 1 IN (1, 2), 2 BETWEEN 1 AND 3), JSON_OBJECT('a', 1>0), JSON_OBJECT(NULL, 1);
+SELECT JSON_OBJECT('a', x'41'), JSON_ARRAY(_binary'ab'), JSON_ARRAY(DATE'2020-01-01'), JSON_ARRAY(CAST(1.5 AS DOUBLE)), JSON_ARRAY(0.1e0), JSON_ARRAY(1 + 1);
+SELECT JSON_UNQUOTE('"\ud83d\ude00"') = _utf8mb4 0xF09F9880, JSON_UNQUOTE('"\ud83d"'), JSON_UNQUOTE('"a\x"'), JSON_VALID('"\udc00"');
+SELECT JSON_EXTRACT('{"a":1,"a":2}', '$.a'), JSON_KEYS('{"a":1,"a":2}'), JSON_LENGTH('{"a":1,"a":2}');
+SELECT JSON_DETAILED('[1]'), JSON_DETAILED('{"a":[1]}'), JSON_DETAILED('[1,2]', 2), JSON_DETAILED('{"a":[1,2]}', 3), JSON_DETAILED('[[1],[2,3]]'), JSON_DETAILED('[{"a":1}]', 1);
+SELECT JSON_PRETTY('[1, "a"]'), JSON_DETAILED('["a"]'), JSON_DETAILED('[null]'), JSON_DETAILED('[[]]'), JSON_DETAILED('[{}]');
 -- JSON in tables
 CREATE TABLE j (id INT PRIMARY KEY, doc JSON);
 INSERT INTO j VALUES (1, '{"kind": "click", "n": 3, "tags": ["a", "b"]}'), (2, '{"kind":"view","n":1}'), (3, NULL);

@@ -22,7 +22,17 @@ int exec_json_check(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *row)
         json_error_t err;
         if (json_parse(x->arena, s ? s : "", n, &root, &err) == 0 && !err.trailing)
             continue;
+        /* the check is json_valid(col): its note comes first, as in MariaDB */
         char msg[512];
+        if (err.code == 4037)
+            snprintf(msg, sizeof msg, "Unexpected end of JSON text in argument 1 to function 'json_valid'");
+        else
+            snprintf(msg, sizeof msg, "%s in argument 1 to function 'json_valid' at position %zu",
+                     err.code == 4035 ? "Broken JSON string" : err.code == 4036 ? "Character disallowed in JSON"
+                     : err.code == 4039 ? "Incorrect escaping in JSON text"
+                     : err.code == 4040 ? "Limit of 32 on JSON nested structures depth is reached"
+                     : "Syntax error in JSON text", err.pos);
+        diag_push_msg(x->diag, DIAG_NOTE, err.code, msg);
         snprintf(msg, sizeof msg, "CONSTRAINT `%s.%s` failed for `%s`.`%s`", t->name, t->cols[c].name, t->db, t->name);
         return diag_push_msg(x->diag, DIAG_ERROR, ER_CONSTRAINT_FAILED, msg);
     }

@@ -71,6 +71,13 @@ static json_node_t *doc_arg(sql_eval_ctx_t *ctx, const sql_expr_t *e, const valu
         jwarn(ctx, e, DIAG_WARNING, &err, i + 1);
         return NULL;
     }
+    /* text after the value: MariaDB's functions read to the end of the document, except JSON_KEYS and
+     * JSON_LENGTH of a scalar, which stop once they have their answer */
+    if (err.trailing && e->func.fn != SQL_FN_JSON_KEYS &&
+        !(e->func.fn == SQL_FN_JSON_LENGTH && root->kind != JSON_ARRAY && root->kind != JSON_OBJECT)) {
+        jwarn(ctx, e, DIAG_WARNING, &err, i + 1);
+        return NULL;
+    }
     return root;
 }
 
@@ -122,9 +129,32 @@ static bool expr_is_json(const sql_expr_t *x)
     }
 }
 
-static int expr_bool_literal(const sql_expr_t *x)
+/* 1 / 0 when x is boolean in MariaDB (TRUE, FALSE, a comparison, NOT, AND, LIKE, IS ...) and v its value; -1
+ * when it is not boolean. */
+static int expr_bool_literal(const sql_expr_t *x, const value_t *v)
 {
-    if (!x || x->kind != SQL_E_LITERAL || !x->src)
+    if (!x)
+        return -1;
+    bool boolean = false;
+    switch (x->kind) {
+    case SQL_E_IS: case SQL_E_LIKE: case SQL_E_REGEXP: case SQL_E_IN: case SQL_E_BETWEEN: case SQL_E_EXISTS:
+    case SQL_E_QUANTIFIED:
+        boolean = true;
+        break;
+    case SQL_E_BINARY:
+        boolean = x->op == SQL_OP_EQ || x->op == SQL_OP_NSEQ || x->op == SQL_OP_NE || x->op == SQL_OP_LT ||
+                  x->op == SQL_OP_LE || x->op == SQL_OP_GT || x->op == SQL_OP_GE || x->op == SQL_OP_AND ||
+                  x->op == SQL_OP_OR || x->op == SQL_OP_XOR;
+        break;
+    case SQL_E_UNARY:
+        boolean = x->op == SQL_OP_NOT;
+        break;
+    default:
+        break;
+    }
+    if (boolean)
+        return v->type == VAL_NULL ? -1 : value_to_bool(v, NULL) ? 1 : 0;
+    if (x->kind != SQL_E_LITERAL || !x->src)
         return -1;
     if (x->src_len == 4 && strncasecmp(x->src, "TRUE", 4) == 0)
         return 1;
@@ -140,7 +170,7 @@ static json_node_t *value_node(sql_eval_ctx_t *ctx, const sql_expr_t *e, const v
     const sql_expr_t *x = i < e->nargs ? e->args[i] : NULL;
     if (v->type == VAL_NULL)
         return json_new(ctx->arena, JSON_NULL, NULL, 0);
-    int b = expr_bool_literal(x);
+    int b = expr_bool_literal(x, v);
     if (b >= 0)
         return json_new(ctx->arena, b ? JSON_TRUE : JSON_FALSE, NULL, 0);
     if (v->type == VAL_STRING && expr_is_json(x)) {
@@ -623,9 +653,7 @@ int sql_eval_json_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         }
         json_node_t *o = json_new(ar, JSON_OBJECT, NULL, 0);
         for (uint32_t i = 0; i < n; i += 2) {
-            if (a[i].type == VAL_NULL)
-                return 0;
-            value_t k = text_of(ctx, &a[i]);
+            value_t k = a[i].type == VAL_NULL ? value_str("", 0, COLL_UTF8MB4_BIN) : text_of(ctx, &a[i]);
             json_node_t *ks = json_new_string(ar, k.s.ptr ? k.s.ptr : "", k.s.len);
             json_append(ar, o, ks->raw, ks->len, value_node(ctx, e, a, i + 1));
         }
@@ -937,8 +965,16 @@ int sql_eval_json_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         json_node_t *root = doc_arg(ctx, e, a, 0);
         if (!root)
             return 0;
-        if (fn == SQL_FN_JSON_NORMALIZE)
+        if (fn == SQL_FN_JSON_NORMALIZE) {
             *out = json_result(ctx, normalize(ar, root), JSON_STYLE_COMPACT);
+        } else if ((fn == SQL_FN_JSON_DETAILED || fn == SQL_FN_JSON_PRETTY) && n > 1) {
+            int64_t w = a[1].type == VAL_NULL ? 4 : value_to_int(&a[1], ctx->diag);
+            buf_t b;
+            buf_init(&b);
+            json_print_detailed(&b, root, (int)(w < 0 ? 0 : w > 32 ? 32 : w));
+            *out = value_str(arena_strndup(ar, b.data ? (const char *)b.data : "", b.len), b.len, COLL_UTF8MB4_BIN);
+            buf_free(&b);
+        }
         else
             *out = json_result(ctx, root, fn == SQL_FN_JSON_COMPACT ? JSON_STYLE_COMPACT
                                          : fn == SQL_FN_JSON_LOOSE ? JSON_STYLE_LOOSE : JSON_STYLE_DETAILED);

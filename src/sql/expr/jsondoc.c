@@ -301,11 +301,36 @@ static int jp_string(jp_t *p, size_t *end)
                 return jp_fail(p, JE_ESCAPING, p->i);
             p->i++;
             if (e == 'u') {
+                int v = 0;
                 for (int k = 0; k < 4; k++, p->i++) {
                     if (p->i >= p->len)
                         return jp_fail(p, JE_EOS, p->len);
-                    if (hexval((unsigned char)p->s[p->i]) < 0)
+                    int h = hexval((unsigned char)p->s[p->i]);
+                    if (h < 0)
                         return jp_fail(p, JE_SYN, p->i);
+                    v = v * 16 + h;
+                }
+                if (v >= 0xDC00 && v < 0xE000)
+                    return jp_fail(p, JE_BAD_CHR, p->i);
+                if (v >= 0xD800 && v < 0xDC00) {
+                    /* a high surrogate: its low half must follow as \uDC00 .. \uDFFF */
+                    for (int k = 0; k < 2; k++, p->i++) {
+                        if (p->i >= p->len)
+                            return jp_fail(p, JE_EOS, p->len);
+                        if (p->s[p->i] != "\\u"[k])
+                            return jp_fail(p, JE_SYN, p->i);
+                    }
+                    int lo = 0;
+                    for (int k = 0; k < 4; k++, p->i++) {
+                        if (p->i >= p->len)
+                            return jp_fail(p, JE_EOS, p->len);
+                        int h = hexval((unsigned char)p->s[p->i]);
+                        if (h < 0)
+                            return jp_fail(p, JE_SYN, p->i);
+                        lo = lo * 16 + h;
+                    }
+                    if (lo < 0xDC00 || lo >= 0xE000)
+                        return jp_fail(p, JE_BAD_CHR, p->i);
                 }
             }
         }
@@ -468,13 +493,13 @@ int json_parse(arena_t *a, const char *text, size_t len, json_node_t **root, jso
 
 /* ---------------------------------------------------------------- printer */
 
-static void indent(buf_t *b, int d)
+static void indent(buf_t *b, int d, int width)
 {
-    for (int i = 0; i < d * 4; i++)
+    for (int i = 0; i < d * width; i++)
         buf_append_byte(b, ' ');
 }
 
-static void print_node(buf_t *b, const json_node_t *n, json_style_t st, int d)
+static void print_node(buf_t *b, const json_node_t *n, json_style_t st, int d, int w)
 {
     switch (n->kind) {
     case JSON_NULL: buf_append(b, "null", 4); return;
@@ -491,6 +516,14 @@ static void print_node(buf_t *b, const json_node_t *n, json_style_t st, int d)
         break;
     }
     bool obj = n->kind == JSON_OBJECT;
+    if (st == JSON_STYLE_DETAILED && !obj && n->n == 1 && n->kids[0]->kind != JSON_ARRAY &&
+        n->kids[0]->kind != JSON_OBJECT) {
+        /* MariaDB's detailed layout keeps an array of one scalar on one line */
+        buf_append_byte(b, '[');
+        print_node(b, n->kids[0], st, d + 1, w);
+        buf_append_byte(b, ']');
+        return;
+    }
     buf_append_byte(b, obj ? '{' : '[');
     if (st == JSON_STYLE_DETAILED && (n->n || obj))
         buf_append_byte(b, '\n');
@@ -498,7 +531,7 @@ static void print_node(buf_t *b, const json_node_t *n, json_style_t st, int d)
         if (i)
             buf_append_str(b, st == JSON_STYLE_LOOSE ? ", " : st == JSON_STYLE_COMPACT ? "," : ",\n");
         if (st == JSON_STYLE_DETAILED)
-            indent(b, d + 1);
+            indent(b, d + 1, w);
         const json_node_t *v = n->kids[i];
         if (obj) {
             buf_append_byte(b, '"');
@@ -506,20 +539,22 @@ static void print_node(buf_t *b, const json_node_t *n, json_style_t st, int d)
             buf_append_str(b, st == JSON_STYLE_COMPACT ? "\":" : "\": ");
             if (st == JSON_STYLE_DETAILED && (v->kind == JSON_ARRAY || v->kind == JSON_OBJECT)) {
                 buf_append_byte(b, '\n');
-                indent(b, d + 1);
+                indent(b, d + 1, w);
             }
         }
-        print_node(b, v, st, d + 1);
+        print_node(b, v, st, d + 1, w);
     }
     if (st == JSON_STYLE_DETAILED && (n->n || obj)) {
         if (n->n)
             buf_append_byte(b, '\n');
-        indent(b, d);
+        indent(b, d, w);
     }
     buf_append_byte(b, obj ? '}' : ']');
 }
 
-void json_print(buf_t *b, const json_node_t *n, json_style_t style) { print_node(b, n, style, 0); }
+void json_print(buf_t *b, const json_node_t *n, json_style_t style) { print_node(b, n, style, 0, 4); }
+
+void json_print_detailed(buf_t *b, const json_node_t *n, int width) { print_node(b, n, JSON_STYLE_DETAILED, 0, width); }
 
 /* ---------------------------------------------------------------- paths */
 

@@ -55,6 +55,8 @@ int json_parse(arena_t *a, const char *text, size_t len, json_node_t **root, jso
 /* Layouts of json_print. */
 typedef enum json_style { JSON_STYLE_LOOSE, JSON_STYLE_COMPACT, JSON_STYLE_DETAILED } json_style_t;
 void json_print(buf_t *b, const json_node_t *n, json_style_t style);
+/* The detailed layout with `width` spaces per level (JSON_DETAILED's second argument; 4 by default). */
+void json_print_detailed(buf_t *b, const json_node_t *n, int width);
 
 /* Nodes built by the functions. */
 json_node_t *json_new(arena_t *a, json_kind_t kind, const char *raw, size_t len);

@@ -1,0 +1,27 @@
+-- The JSON column type: LONGTEXT utf8mb4_bin with CHECK (json_valid(col)), enforced on every write (4025).
+CREATE TABLE jt (id INT PRIMARY KEY, c JSON, d JSON NOT NULL COMMENT 'doc');
+SHOW CREATE TABLE jt;
+INSERT INTO jt VALUES (1, '{"a": 1}', '[1,  2]'), (2, NULL, 'null'), (3, 1, '"x"');
+INSERT INTO jt VALUES (4, '{', '[]');
+INSERT INTO jt VALUES (5, '[]', '[1] x');
+INSERT IGNORE INTO jt VALUES (6, 'x', '1');
+SELECT * FROM jt ORDER BY id;
+UPDATE jt SET c = '[' WHERE id = 1;
+UPDATE jt SET c = JSON_SET(c, '$.b', 2) WHERE id = 1;
+UPDATE jt SET c = '[2]' WHERE id > 1;
+SELECT * FROM jt ORDER BY id;
+INSERT INTO jt VALUES (1, '{}', '{}') ON DUPLICATE KEY UPDATE c = 'bad';
+INSERT INTO jt VALUES (1, '{}', '{}') ON DUPLICATE KEY UPDATE c = '{"dup": true}';
+REPLACE INTO jt VALUES (2, '{"r": 1}', '[]');
+REPLACE INTO jt VALUES (2, '{"r": 1', '[]');
+SELECT * FROM jt ORDER BY id;
+CREATE TABLE jt2 LIKE jt;
+SHOW CREATE TABLE jt2;
+ALTER TABLE jt2 MODIFY c JSON NOT NULL;
+SHOW CREATE TABLE jt2;
+CREATE TABLE jt3 AS SELECT c, d FROM jt;
+SHOW CREATE TABLE jt3;
+INSERT INTO jt3 VALUES ('not json', 'x');
+SELECT JSON_EXTRACT(c, '$.b'), JSON_TYPE(d), JSON_LENGTH(d) FROM jt ORDER BY id;
+SELECT c FROM jt WHERE id = 1;
+DROP TABLE jt, jt2, jt3;
