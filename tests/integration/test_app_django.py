@@ -251,9 +251,15 @@ def test_check_constraint_enforced(target, project):
     assert p.run(script=CHECK).stdout.split() == ['refused', '4025']
 
 
-@pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch) and JSON functions (the json branch)')
+@pytest.mark.strata_xfail('INSERT ... RETURNING (the dml branch)')
 def test_json_field(target, project):
     p = migrated(project, json_model=True)
+    assert p.run(script=JSON_QUERIES).stdout.strip() == 'ok'
+
+
+def test_json_field_without_returning(target, project):
+    """JSONField's lookups (key transforms, has_key, comparisons) on the JSON functions, RETURNING aside."""
+    p = migrated(project, json_model=True, returning=False)
     assert p.run(script=JSON_QUERIES).stdout.strip() == 'ok'
 
 

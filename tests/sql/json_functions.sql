@@ -119,3 +119,6 @@ SELECT id, JSON_SET(doc, '$.n', JSON_EXTRACT(doc, '$.n') + 1) FROM j ORDER BY id
 UPDATE j SET doc = JSON_SET(doc, '$.seen', TRUE) WHERE id = 2;
 SELECT doc FROM j WHERE id = 2;
 DROP TABLE j;
+-- a JSON function's result compared with a plain string: its string scalar is compared unquoted
+SELECT JSON_EXTRACT('{"k":"click"}', '$.k') = 'click', 'click' = JSON_EXTRACT('"click"', '$'), JSON_EXTRACT('"a"', '$') = '"a"';
+SELECT JSON_EXTRACT('[1]', '$') = '[1]', JSON_EXTRACT('"b"', '$') > 'a', JSON_EXTRACT('1', '$') = 1, JSON_UNQUOTE(JSON_EXTRACT('{"k":"v"}', '$.k')) = JSON_EXTRACT('"v"', '$');

@@ -591,6 +591,32 @@ static bool one_or_all(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
     return false;
 }
 
+/* ---------------------------------------------------------------- comparisons */
+
+static void json_unquote_value(sql_eval_ctx_t *ctx, value_t *v)
+{
+    if (v->type != VAL_STRING || v->s.len < 2 || v->s.ptr[0] != '"')
+        return;
+    json_node_t *root;
+    json_error_t err;
+    if (json_parse(ctx->arena, v->s.ptr, v->s.len, &root, &err) || err.trailing || root->kind != JSON_STRING)
+        return;
+    const char *u;
+    size_t ul;
+    if (json_unescape(ctx->arena, root->raw, root->len, &u, &ul)) {
+        v->s.ptr = u;
+        v->s.len = ul;
+    }
+}
+
+void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_expr_t *eb, value_t *a, value_t *b)
+{
+    bool ja = expr_is_json(ea), jb = expr_is_json(eb);
+    if (ja == jb || a->type != VAL_STRING || b->type != VAL_STRING)
+        return;
+    json_unquote_value(ctx, ja ? a : b);
+}
+
 /* ---------------------------------------------------------------- the evaluator */
 
 int sql_eval_json_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, bool any_null, value_t *out)
