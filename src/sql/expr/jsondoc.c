@@ -231,10 +231,13 @@ bool json_equal(arena_t *a, const json_node_t *x, const json_node_t *y)
     case JSON_OBJECT:
         if (x->n != y->n)
             return false;
+        /* members by key, in any order; a key given twice is matched occurrence by occurrence */
         for (uint32_t i = 0; i < x->n; i++) {
-            uint32_t j;
+            uint32_t occ = 0, j;
+            for (uint32_t k = 0; k < i; k++)
+                occ += json_key_equal(a, x->keys[k], x->klens[k], x->keys[i], x->klens[i]);
             for (j = 0; j < y->n; j++)
-                if (json_key_equal(a, x->keys[i], x->klens[i], y->keys[j], y->klens[j]))
+                if (json_key_equal(a, x->keys[i], x->klens[i], y->keys[j], y->klens[j]) && occ-- == 0)
                     break;
             if (j == y->n || !json_equal(a, x->kids[i], y->kids[j]))
                 return false;
