@@ -122,3 +122,18 @@ DROP TABLE j;
 -- a JSON function's result compared with a plain string: its string scalar is compared unquoted
 SELECT JSON_EXTRACT('{"k":"click"}', '$.k') = 'click', 'click' = JSON_EXTRACT('"click"', '$'), JSON_EXTRACT('"a"', '$') = '"a"';
 SELECT JSON_EXTRACT('[1]', '$') = '[1]', JSON_EXTRACT('"b"', '$') > 'a', JSON_EXTRACT('1', '$') = 1, JSON_UNQUOTE(JSON_EXTRACT('{"k":"v"}', '$.k')) = JSON_EXTRACT('"v"', '$');
+-- JSON columns are JSON as value arguments (not in comparisons); JSON_ARRAYAGG / JSON_OBJECTAGG
+CREATE TABLE jc (c JSON, s TEXT);
+INSERT INTO jc VALUES ('{"a": [1, 2]}', '{"a": [1, 2]}'), ('"x"', '"x"');
+SELECT JSON_OBJECT('x', c), JSON_OBJECT('x', s), JSON_ARRAY(c, s), JSON_SET('{}', '$.k', c) FROM jc ORDER BY s;
+SELECT c = 'x', s = 'x', c = '"x"' FROM jc WHERE s = '"x"';
+SELECT c->'$.a' FROM jc;
+CREATE TABLE ag (g INT, k VARCHAR(10), v INT, j JSON);
+INSERT INTO ag VALUES (1, 'a', 1, '[1]'), (1, 'b', NULL, '{"x": 2}'), (2, 'c', 3, NULL), (2, NULL, 4, '"s"');
+SELECT g, JSON_ARRAYAGG(v), JSON_ARRAYAGG(k), JSON_ARRAYAGG(j), JSON_OBJECTAGG(k, v) FROM ag GROUP BY g ORDER BY g;
+SELECT JSON_ARRAYAGG(v) FROM ag WHERE 0;
+SELECT JSON_OBJECTAGG(k, j) FROM ag WHERE g = 1;
+SELECT JSON_ARRAYAGG(1.5), JSON_ARRAYAGG(TRUE), JSON_ARRAYAGG(v > 1) FROM ag;
+SELECT JSON_OBJECTAGG(k) FROM ag;
+SELECT JSON_ARRAYAGG(v, k) FROM ag;
+DROP TABLE jc, ag;

@@ -184,6 +184,33 @@ int sql_agg_add(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t *src)
     int rc;
     if (fn == SQL_FN_GROUP_CONCAT || (fn == SQL_FN_COUNT && e->nargs > 1))
         return add_arguments(g, e, src);
+    if (fn == SQL_FN_JSON_ARRAYAGG || fn == SQL_FN_JSON_OBJECTAGG) {
+        /* MariaDB's layout: [1,null] and {"a":1, "b":null}; a NULL key leaves the row out */
+        value_t k, val;
+        if ((rc = src->eval(src->arg, e->args[0], &k)) != 0)
+            return rc;
+        if (fn == SQL_FN_JSON_OBJECTAGG) {
+            if (k.type == VAL_NULL)
+                return 0;
+            if ((rc = src->eval(src->arg, e->args[1], &val)) != 0)
+                return rc;
+            if (g->any)
+                buf_append_str(&g->concat, ", ");
+            size_t kl = k.s.len;
+            const char *kp = k.type == VAL_STRING ? k.s.ptr : value_to_text(ga, &k, &kl);
+            value_t key = value_str(kp ? kp : "", kl, COLL_UTF8MB4_BIN);
+            sql_json_append_value(ga, &g->concat, NULL, &key); /* the key is always a string */
+            buf_append_byte(&g->concat, ':');
+            sql_json_append_value(ga, &g->concat, e->args[1], &val);
+        } else {
+            if (g->any)
+                buf_append_byte(&g->concat, ',');
+            sql_json_append_value(ga, &g->concat, e->args[0], &k);
+        }
+        g->any = true;
+        g->count++;
+        return 0;
+    }
     if ((rc = src->eval(src->arg, e->args[0], &v)) != 0)
         return rc;
     if (v.type == VAL_NULL)
@@ -366,6 +393,18 @@ value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint32_t d
         return value_uint(g->any ? g->bits : UINT64_MAX);
     case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
         return value_uint(g->bits);
+    case SQL_FN_JSON_ARRAYAGG:
+    case SQL_FN_JSON_OBJECTAGG: {
+        if (!g->any)
+            return value_null();
+        char *p = arena_alloc(a, g->concat.len + 3);
+        bool arr = e->func.fn == SQL_FN_JSON_ARRAYAGG;
+        p[0] = arr ? '[' : '{';
+        if (g->concat.len)
+            memcpy(p + 1, g->concat.data, g->concat.len);
+        p[g->concat.len + 1] = arr ? ']' : '}';
+        return value_str(p, g->concat.len + 2, COLL_UTF8MB4_BIN);
+    }
     case SQL_FN_GROUP_CONCAT: {
         if (!g->any)
             return value_null();

@@ -112,7 +112,8 @@ static value_t json_result(sql_eval_ctx_t *ctx, const json_node_t *n, json_style
     return v;
 }
 
-/* Does expression x produce JSON (a JSON function's result)? */
+/* Does expression x produce JSON (a JSON function's result)?  (A JSON column is JSON as a value argument, not in
+ * comparisons: expr_is_json_value.) */
 static bool expr_is_json(const sql_expr_t *x)
 {
     if (!x || x->kind != SQL_E_FUNC)
@@ -131,6 +132,11 @@ static bool expr_is_json(const sql_expr_t *x)
 
 /* 1 / 0 when x is boolean in MariaDB (TRUE, FALSE, a comparison, NOT, AND, LIKE, IS ...) and v its value; -1
  * when it is not boolean. */
+static bool expr_is_json_value(const sql_expr_t *x)
+{
+    return expr_is_json(x) || (x && x->kind == SQL_E_COLUMN && x->bound_json);
+}
+
 static int expr_bool_literal(const sql_expr_t *x, const value_t *v)
 {
     if (!x)
@@ -173,7 +179,7 @@ static json_node_t *value_node(sql_eval_ctx_t *ctx, const sql_expr_t *e, const v
     int b = expr_bool_literal(x, v);
     if (b >= 0)
         return json_new(ctx->arena, b ? JSON_TRUE : JSON_FALSE, NULL, 0);
-    if (v->type == VAL_STRING && expr_is_json(x)) {
+    if (v->type == VAL_STRING && expr_is_json_value(x)) {
         json_node_t *root;
         json_error_t err;
         if (json_parse(ctx->arena, v->s.ptr ? v->s.ptr : "", v->s.len, &root, &err) == 0 && root)
@@ -589,6 +595,13 @@ static bool one_or_all(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *
     snprintf(msg, sizeof msg, "Argument 2 to function '%s' must be \"one\" or \"all\".", fn_lower(ctx->arena, e));
     diag_push_msg(ctx->diag, DIAG_WARNING, 4046, msg);
     return false;
+}
+
+void sql_json_append_value(arena_t *a, buf_t *b, const sql_expr_t *x, const value_t *v)
+{
+    sql_eval_ctx_t ctx = {.arena = a};
+    sql_expr_t one = {.kind = SQL_E_FUNC, .nargs = x ? 1 : 0, .args = (sql_expr_t **)&x};
+    json_print(b, value_node(&ctx, &one, v, 0), JSON_STYLE_LOOSE);
 }
 
 /* ---------------------------------------------------------------- comparisons */

@@ -543,7 +543,9 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     else
         accept_word(p, "ALL");
     /* aggregates take one argument but COUNT(DISTINCT x, ...) and GROUP_CONCAT(x, ...): a second one is 1064 */
-    bool one_arg = aggregate && e->func.fn != SQL_FN_GROUP_CONCAT && !(e->func.fn == SQL_FN_COUNT && e->func.distinct);
+    bool one_arg = aggregate && e->func.fn != SQL_FN_GROUP_CONCAT && e->func.fn != SQL_FN_JSON_OBJECTAGG &&
+                   e->func.fn != SQL_FN_JSON_ARRAYAGG &&
+                   !(e->func.fn == SQL_FN_COUNT && e->func.distinct);
     if (is_punct(p, '*') && (e->func.fn == SQL_FN_COUNT)) {
         next(p);
         e->func.star = true;
