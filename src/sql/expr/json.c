@@ -437,10 +437,10 @@ static void search(arena_t *a, const json_node_t *n, buf_t *path, const char *pa
 {
     if (one && out->n)
         return;
-    if (n->kind == JSON_STRING) {
-        const char *s;
-        size_t sl;
-        if (json_unescape(a, n->raw, n->len, &s, &sl) && like_match(s, sl, pat, pl, esc)) {
+    if (n->kind == JSON_STRING || n->kind == JSON_NUMBER) { /* numbers are searched as written */
+        const char *s = n->raw;
+        size_t sl = n->len;
+        if ((n->kind == JSON_NUMBER || json_unescape(a, n->raw, n->len, &s, &sl)) && like_match(s, sl, pat, pl, esc)) {
             json_append(a, out, NULL, 0, json_new_string(a, (const char *)path->data, path->len));
         }
         return;
@@ -513,15 +513,9 @@ static json_node_t *modify(sql_eval_ctx_t *ctx, json_node_t *root, const json_pa
     if (last->kind == JSON_STEP_KEY) {
         if (c->kind != JSON_OBJECT)
             return root;
-        const char *key;
-        size_t kl;
-        if (!json_unescape(a, last->key, last->klen, &key, &kl))
-            return root;
-        int k = -1;
+        int k = -1; /* keys match as written, as in path lookups */
         for (uint32_t i = 0; i < c->n; i++) {
-            const char *ck;
-            size_t ckl;
-            if (json_unescape(a, c->keys[i], c->klens[i], &ck, &ckl) && ckl == kl && memcmp(ck, key, kl) == 0) {
+            if (c->klens[i] == last->klen && memcmp(c->keys[i], last->key, last->klen) == 0) {
                 k = (int)i;
                 break;
             }
@@ -764,6 +758,10 @@ int sql_eval_json_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
             if (fn == SQL_FN_JSON_VALUE && scalar) {
                 if (v->kind == JSON_NULL)
                     return 0;
+                if (v->kind == JSON_TRUE || v->kind == JSON_FALSE) {
+                    *out = value_str(v->kind == JSON_TRUE ? "1" : "0", 1, COLL_UTF8MB4_BIN);
+                    return 0;
+                }
                 if (v->kind == JSON_STRING) {
                     const char *u;
                     size_t ul;

@@ -603,12 +603,20 @@ static int pp_index(pp_t *p, int64_t *v, bool *last)
     if (pp_word(p, "last")) {
         *last = true;
         pp_space(p);
-        if (p->i < p->len && p->s[p->i] == '-') {
-            p->i++;
-            pp_space(p);
-        } else {
+        if (p->i < p->len && p->s[p->i] == '-')
+            p->i++; /* [last-n]: the number follows the '-' at once */
+        else
             return 0;
-        }
+    } else if (p->i < p->len && p->s[p->i] == '-') {
+        /* [-n]: n from the end, [-1] being the last */
+        p->i++;
+        if (pp_index(p, v, last))
+            return -1;
+        if (*v == 0)
+            return pp_fail(p, JPE_SYN);
+        *last = true;
+        *v -= 1;
+        return 0;
     }
     if (p->i >= p->len || p->s[p->i] < '0' || p->s[p->i] > '9')
         return pp_bad(p);
@@ -627,9 +635,10 @@ int json_path_parse(const char *text, size_t len, json_path_t *path, json_error_
     err->code = 0;
     err->trailing = false;
     pp_space(&p);
-    if (pp_word(&p, "strict")) {
-        path->strict = true;
-        pp_space(&p);
+    if (p.len - p.i >= 6 && memcmp(p.s + p.i, "strict", 6) == 0) {
+        /* MariaDB 10.11 refuses the strict mode it parses */
+        p.i = 0;
+        return pp_fail(&p, JPE_SYN);
     } else if (pp_word(&p, "lax")) {
         pp_space(&p);
     }
@@ -667,8 +676,8 @@ int json_path_parse(const char *text, size_t len, json_path_t *path, json_error_
                 p.i++;
             } else {
                 size_t ks = p.i;
-                while (p.i < p.len && p.s[p.i] != '.' && p.s[p.i] != '[' && p.s[p.i] != '*' &&
-                       !jp_space((unsigned char)p.s[p.i])) {
+                /* an unquoted name runs to the next '.', '[' or '*' (spaces are part of it, as in MariaDB) */
+                while (p.i < p.len && p.s[p.i] != '.' && p.s[p.i] != '[' && p.s[p.i] != '*') {
                     if ((unsigned char)p.s[p.i] < 0x20)
                         return pp_fail(&p, JPE_SYN);
                     p.i++;
@@ -692,27 +701,30 @@ int json_path_parse(const char *text, size_t len, json_path_t *path, json_error_
                 st->kind = JSON_STEP_INDEX;
                 pp_space(&p);
                 if (pp_word(&p, "to")) {
-                    if (pp_index(&p, &st->to, &st->to_last))
-                        return -1;
                     st->kind = JSON_STEP_RANGE;
                     path->wild = true;
+                    pp_space(&p);
+                    if (p.i < p.len && p.s[p.i] == ']') {
+                        /* [n to]: MariaDB takes it and it reaches nothing */
+                        st->to = -1;
+                    } else if (pp_index(&p, &st->to, &st->to_last)) {
+                        return -1;
+                    }
                 }
             }
             pp_space(&p);
             if (p.i >= p.len || p.s[p.i] != ']')
                 return pp_bad(&p);
             p.i++;
-        } else if (c == '*' && p.i + 1 < p.len && p.s[p.i + 1] == '*') {
-            p.i += 2;
+        } else if (c == '*') {
+            p.i++;
+            if (p.i >= p.len || p.s[p.i] != '*') /* one '*' must be "**": the error is at what follows it */
+                return pp_fail(&p, JPE_SYN);
+            p.i++;
             st->kind = JSON_STEP_DOUBLE_WILD;
             path->wild = true;
             if (p.i >= p.len)
                 return pp_fail(&p, JPE_SYN);
-        } else if (jp_space((unsigned char)c)) {
-            pp_space(&p);
-            if (p.i < p.len)
-                return pp_fail(&p, JPE_SYN);
-            break;
         } else {
             return pp_fail(&p, JPE_SYN);
         }
@@ -756,14 +768,11 @@ static void step_children(arena_t *a, json_node_t *n, const json_path_t *p, int 
     const json_step_t *s = &p->steps[k];
     switch (s->kind) {
     case JSON_STEP_KEY: {
+        /* keys match as written (MariaDB: "\u00e9" in the document is not the path's "é") */
         if (n->kind != JSON_OBJECT)
             return;
-        const char *key;
-        size_t kl;
-        if (!json_unescape(a, s->key, s->klen, &key, &kl))
-            return;
         for (uint32_t i = 0; i < n->n; i++)
-            if (json_key_equal(a, n->keys[i], n->klens[i], key, kl)) {
+            if (n->klens[i] == s->klen && memcmp(n->keys[i], s->key, s->klen) == 0) {
                 find_from(a, n->kids[i], n, i, p, k + 1, out);
                 return;
             }

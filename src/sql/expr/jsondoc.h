@@ -90,7 +90,7 @@ typedef enum json_step_kind {
 
 typedef struct json_step {
     json_step_kind_t kind;
-    const char *key;        /* KEY: the name, unescaped */
+    const char *key;        /* KEY: the name as written (escapes kept; matched against keys as written) */
     size_t klen;
     int64_t from, to;       /* INDEX: from; RANGE: from .. to */
     bool from_last, to_last;/* the index counts back from [last] */
