@@ -1463,6 +1463,11 @@ static sql_from_t *table_factor(parser_t *p)
         expect_punct(p, ')');
         return inner;
     }
+    if (is_word(p, "JSON_TABLE") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+        /* MariaDB's JSON_TABLE(doc, path COLUMNS (...)): not built yet, refused rather than a syntax error */
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "JSON_TABLE");
+        longjmp(p->fail, 1);
+    }
     f->kind = SQL_FROM_TABLE;
     f->table = table_name(p);
     if (accept_word(p, "AS"))
