@@ -71,10 +71,11 @@ static json_node_t *doc_arg(sql_eval_ctx_t *ctx, const sql_expr_t *e, const valu
         jwarn(ctx, e, DIAG_WARNING, &err, i + 1);
         return NULL;
     }
-    /* text after the value: MariaDB's functions read to the end of the document, except JSON_KEYS and
-     * JSON_LENGTH of a scalar, which stop once they have their answer */
-    if (err.trailing && e->func.fn != SQL_FN_JSON_KEYS &&
-        !(e->func.fn == SQL_FN_JSON_LENGTH && root->kind != JSON_ARRAY && root->kind != JSON_OBJECT)) {
+    /* text after the value: MariaDB's functions read to the end of the document, except JSON_KEYS, JSON_LENGTH
+     * of a scalar and JSON_CONTAINS' scalar value, which stop once they have their answer */
+    bool scalar = root->kind != JSON_ARRAY && root->kind != JSON_OBJECT;
+    if (err.trailing && e->func.fn != SQL_FN_JSON_KEYS && !(e->func.fn == SQL_FN_JSON_LENGTH && scalar) &&
+        !(e->func.fn == SQL_FN_JSON_CONTAINS && i == 1 && scalar)) {
         jwarn(ctx, e, DIAG_WARNING, &err, i + 1);
         return NULL;
     }
@@ -550,6 +551,8 @@ static json_node_t *modify(sql_eval_ctx_t *ctx, json_node_t *root, const json_pa
         }
         int64_t i = json_step_index(last, c->n, false);
         if (mode == MOD_ARRAY_INSERT) {
+            if (last->from_last) /* JSON_ARRAY_INSERT's [last] is past the last member */
+                i++;
             if (i < 0)
                 i = 0;
             json_insert_at(a, c, (uint32_t)(i > c->n ? c->n : i), v);
