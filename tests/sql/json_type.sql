@@ -1,6 +1,8 @@
 -- The JSON column type: LONGTEXT utf8mb4_bin with CHECK (json_valid(col)), enforced on every write (4025).
 CREATE TABLE jt (id INT PRIMARY KEY, c JSON, d JSON NOT NULL COMMENT 'doc');
 SHOW CREATE TABLE jt;
+SHOW COLUMNS FROM jt;
+SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'jt' ORDER BY ORDINAL_POSITION;
 INSERT INTO jt VALUES (1, '{"a": 1}', '[1,  2]'), (2, NULL, 'null'), (3, 1, '"x"');
 INSERT INTO jt VALUES (4, '{', '[]');
 INSERT INTO jt VALUES (5, '[]', '[1] x');
