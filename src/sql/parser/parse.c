@@ -535,7 +535,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     sql_fn_arg_counts(e->func.fn, &gmin, &gmax);
     /* MariaDB's grammar: DISTINCT only in COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT, ALL only in aggregates */
     bool distinct_ok = e->func.fn == SQL_FN_COUNT || e->func.fn == SQL_FN_SUM || e->func.fn == SQL_FN_AVG ||
-                       e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT;
+                       e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT ||
+                       e->func.fn == SQL_FN_JSON_ARRAYAGG;
     if ((is_word(p, "DISTINCT") && !distinct_ok) || (is_word(p, "ALL") && !aggregate))
         syntax_error(p);
     if (accept_word(p, "DISTINCT"))
@@ -603,7 +604,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 push_arg(p, &args, expr(p));
             }
         }
-        if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+        if (e->func.fn == SQL_FN_GROUP_CONCAT || e->func.fn == SQL_FN_JSON_ARRAYAGG) {
             if (accept_word(p, "ORDER")) {
                 expect_word(p, "BY");
                 vec_t ov = {0};
@@ -618,7 +619,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 e->agg_order = ov.items;
                 e->nagg_order = ov.n;
             }
-            if (accept_word(p, "SEPARATOR"))
+            if (e->func.fn == SQL_FN_GROUP_CONCAT && accept_word(p, "SEPARATOR"))
                 e->func.separator = string_lit(p, NULL);
         }
     }
