@@ -151,3 +151,7 @@ SELECT JSON_ARRAYAGG(v SEPARATOR ';') FROM ag;
 SELECT JSON_ARRAYAGG(v) OVER () FROM ag;
 SELECT JSON_OBJECTAGG(k, v) OVER () FROM ag;
 DROP TABLE ag;
+-- JSON_EXTRACT's value in numeric context
+SELECT JSON_EXTRACT('{"n":3}', '$.n') + 1, JSON_EXTRACT('[1.5]', '$[0]') * 2, JSON_EXTRACT('{"n":3}', '$.n') > 2, JSON_EXTRACT('{"n":10}', '$.n') > 9;
+SELECT JSON_EXTRACT('{"n":"x"}', '$.n') + 0, JSON_EXTRACT('[[1]]', '$[0]') + 0, CAST(JSON_EXTRACT('{"n":3}', '$.n') AS SIGNED);
+SELECT SUM(JSON_EXTRACT(j, '$.n')) FROM (SELECT '{"n":1}' AS j UNION ALL SELECT '{"n":2.5}') t;

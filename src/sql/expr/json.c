@@ -729,7 +729,10 @@ int sql_eval_json_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
         if (!m.n)
             return 0;
         if (!wrap) {
+            /* MariaDB reads JSON_EXTRACT's value as a number without warnings ("x", true, [1] are quiet) */
             *out = json_result(ctx, m.m[0].node, JSON_STYLE_LOOSE);
+            if (m.m[0].node->kind != JSON_NUMBER)
+                out->dec = VAL_DEC_QUIET;
             return 0;
         }
         json_node_t *arr = json_new(ar, JSON_ARRAY, NULL, 0);
