@@ -155,3 +155,6 @@ DROP TABLE ag;
 SELECT JSON_EXTRACT('{"n":3}', '$.n') + 1, JSON_EXTRACT('[1.5]', '$[0]') * 2, JSON_EXTRACT('{"n":3}', '$.n') > 2, JSON_EXTRACT('{"n":10}', '$.n') > 9;
 SELECT JSON_EXTRACT('{"n":"x"}', '$.n') + 0, JSON_EXTRACT('[[1]]', '$[0]') + 0, CAST(JSON_EXTRACT('{"n":3}', '$.n') AS SIGNED);
 SELECT SUM(JSON_EXTRACT(j, '$.n')) FROM (SELECT '{"n":1}' AS j UNION ALL SELECT '{"n":2.5}') t;
+SELECT JSON_EXTRACT('{"ok": true}', '$.ok') = 1, JSON_EXTRACT('{"ok": false}', '$.ok') = 0, JSON_EXTRACT('{"ok": true}', '$.ok') = TRUE, JSON_EXTRACT('{"n": "3"}', '$.n') = 3;
+SELECT CASE JSON_EXTRACT('{"ok": true}', '$.ok') WHEN 'null' THEN NULL WHEN TRUE THEN TRUE ELSE FALSE END, CASE JSON_EXTRACT('{"ok": null}', '$.ok') WHEN 'null' THEN NULL WHEN TRUE THEN TRUE ELSE FALSE END;
+SELECT JSON_EXTRACT('[1]', '$') = 0, JSON_EXTRACT('{"n": 2.50}', '$.n') = 2.5, 1 = JSON_EXTRACT('[true]', '$[0]');

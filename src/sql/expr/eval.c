@@ -2506,6 +2506,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             bool hit;
             if (operand) {
                 value_t x = a;
+                sql_json_cmp_prepare(ctx, operand, e->args[i], &x, &b);
                 if ((rc = sql_eval_coll_cmp(ctx, "case", &x, &b)))
                     return rc;
                 hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&x, &b, ctx->diag) == 0;

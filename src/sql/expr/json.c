@@ -619,12 +619,45 @@ static void json_unquote_value(sql_eval_ctx_t *ctx, value_t *v)
     }
 }
 
+/* A JSON function's value against a number: MariaDB reads it as one (true 1, false 0, a number as written, a
+ * string's content, anything else 0), quietly. */
+static void json_numeric_value(sql_eval_ctx_t *ctx, value_t *v)
+{
+    json_node_t *root;
+    json_error_t err;
+    if (json_parse(ctx->arena, v->s.ptr ? v->s.ptr : "", v->s.len, &root, &err) || err.trailing) {
+        v->dec = VAL_DEC_QUIET;
+        return;
+    }
+    switch (root->kind) {
+    case JSON_TRUE: *v = value_int(1); return;
+    case JSON_FALSE: case JSON_NULL: case JSON_ARRAY: case JSON_OBJECT: *v = value_int(0); return;
+    case JSON_NUMBER: v->dec = VAL_DEC_QUIET; return;
+    case JSON_STRING: {
+        const char *u;
+        size_t ul;
+        if (json_unescape(ctx->arena, root->raw, root->len, &u, &ul)) {
+            v->s.ptr = u;
+            v->s.len = ul;
+        }
+        v->dec = VAL_DEC_QUIET;
+        return;
+    }
+    }
+}
+
 void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_expr_t *eb, value_t *a, value_t *b)
 {
     bool ja = expr_is_json(ea), jb = expr_is_json(eb);
-    if (ja == jb || a->type != VAL_STRING || b->type != VAL_STRING)
+    if (ja == jb)
         return;
-    json_unquote_value(ctx, ja ? a : b);
+    value_t *jv = ja ? a : b, *other = ja ? b : a;
+    if (jv->type != VAL_STRING)
+        return;
+    if (other->type == VAL_STRING)
+        json_unquote_value(ctx, jv);
+    else if (value_is_numeric(other))
+        json_numeric_value(ctx, jv);
 }
 
 /* ---------------------------------------------------------------- the evaluator */
