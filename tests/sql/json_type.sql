@@ -24,6 +24,14 @@ SHOW CREATE TABLE jt2;
 CREATE TABLE jt3 AS SELECT c, d FROM jt;
 SHOW CREATE TABLE jt3;
 INSERT INTO jt3 VALUES ('not json', 'x');
+-- the form SHOW CREATE TABLE and mariadb-dump write is the JSON type again (dump and restore keep the check)
+CREATE TABLE jt4 (a LONGTEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL CHECK (json_valid(`a`)), b LONGTEXT CHECK (json_valid(`b`)));
+SHOW CREATE TABLE jt4;
+INSERT INTO jt4 VALUES ('[1]', '{}');
+INSERT INTO jt4 VALUES ('[1', '{}');
+INSERT INTO jt4 VALUES ('[1]', '{');
+SELECT * FROM jt4;
+DROP TABLE jt4;
 SELECT JSON_EXTRACT(c, '$.b'), JSON_TYPE(d), JSON_LENGTH(d) FROM jt ORDER BY id;
 SELECT c FROM jt WHERE id = 1;
 DROP TABLE jt, jt2, jt3;

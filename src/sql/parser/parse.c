@@ -2832,8 +2832,14 @@ static void column_options(parser_t *p, sql_column_def_t *c)
                 expect_word(p, "DEFAULT");
         } else if (accept_word(p, "CHECK")) {
             expect_punct(p, '(');
-            expr(p);
+            sql_expr_t *ck = expr(p);
             expect_punct(p, ')');
+            /* LONGTEXT ... CHECK (json_valid(`c`)) on its own column is MariaDB's JSON type as SHOW CREATE TABLE
+             * and mariadb-dump write it: it is the JSON type again (other checks: the fk branch's CHECK) */
+            if (c->type.kind == SQL_T_LONGTEXT && ck->kind == SQL_E_FUNC && ck->func.fn == SQL_FN_JSON_VALID &&
+                ck->nargs == 1 && ck->args[0]->kind == SQL_E_COLUMN && !ck->args[0]->col.table &&
+                c->name && strcasecmp(ck->args[0]->col.name, c->name) == 0)
+                c->type.is_json = true;
         } else if (accept_word(p, "REFERENCES")) {
             /* column-level REFERENCES: parsed, ignored (as MySQL does) */
             table_name(p);
