@@ -16,6 +16,7 @@
 
 #include "sql/expr/expr_int.h"
 #include "sql/expr/jsondoc.h"
+#include "sql/expr/typeinf.h"
 #include "util/buf.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -658,6 +659,20 @@ void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_e
         json_unquote_value(ctx, jv);
     else if (value_is_numeric(other))
         json_numeric_value(ctx, jv);
+}
+
+/* ---------------------------------------------------------------- result types */
+
+/* The static types MariaDB gives JSON functions where they are not the value's: JSON_DETAILED / JSON_PRETTY are
+ * LONGTEXT (type LONG_BLOB, 64 MiB in bytes).  The other rows take their type from the first value. */
+int sql_type_json_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    if (e->func.fn != SQL_FN_JSON_DETAILED && e->func.fn != SQL_FN_JSON_PRETTY)
+        return -1;
+    uint16_t coll = env && env->conn_coll ? env->conn_coll : COLL_UTF8MB4_GENERAL_CI;
+    uint32_t mb = value_coll_mbmaxlen(coll);
+    *out = (sql_rtype_t){.type = SQL_TYPE_LONG_BLOB, .len = 67108864u / (mb ? mb : 1), .nullable = true, .coll = coll};
+    return 1;
 }
 
 /* ---------------------------------------------------------------- the evaluator */
