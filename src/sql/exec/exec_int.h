@@ -259,5 +259,7 @@ int exec_index_build(sql_exec_ctx_t *x, cat_table_t *t, const uint32_t *ixs, uin
 
 /* The JSON columns' CHECK (json_valid(col)) on a row about to be written: 0, or 4025 (jsoncheck.c). */
 int exec_json_check(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *row);
+/* The same for column c's value v alone. */
+int exec_json_check_col(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t c, const value_t *v);
 
 #endif
