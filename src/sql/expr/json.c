@@ -663,15 +663,44 @@ void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_e
 
 /* ---------------------------------------------------------------- result types */
 
-/* The static types MariaDB gives JSON functions where they are not the value's: JSON_DETAILED / JSON_PRETTY are
- * LONGTEXT (type LONG_BLOB, 64 MiB in bytes).  The other rows take their type from the first value. */
+/* Static result types, so that CREATE TABLE ... SELECT sizes its columns before a row is read: the integer
+ * functions are INT (1 or 10 digits, as MariaDB's), JSON_DETAILED / JSON_PRETTY LONGTEXT (type LONG_BLOB, 64 MiB
+ * in bytes), the other string functions a string long enough for any result their arguments can give (text is
+ * at most 6 times longer once escaped, plus quotes and separators).  MariaDB's own lengths are tighter; a
+ * function over an argument of unknown type is typed by its first value. */
 int sql_type_json_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
 {
-    if (e->func.fn != SQL_FN_JSON_DETAILED && e->func.fn != SQL_FN_JSON_PRETTY)
-        return -1;
+    sql_fn_t fn = e->func.fn;
     uint16_t coll = env && env->conn_coll ? env->conn_coll : COLL_UTF8MB4_GENERAL_CI;
-    uint32_t mb = value_coll_mbmaxlen(coll);
-    *out = (sql_rtype_t){.type = SQL_TYPE_LONG_BLOB, .len = 67108864u / (mb ? mb : 1), .nullable = true, .coll = coll};
+    switch (fn) {
+    case SQL_FN_JSON_VALID: case SQL_FN_JSON_CONTAINS: case SQL_FN_JSON_CONTAINS_PATH: case SQL_FN_JSON_EXISTS:
+    case SQL_FN_JSON_OVERLAPS: case SQL_FN_JSON_EQUALS: case SQL_FN_JSON_LENGTH: case SQL_FN_JSON_DEPTH: {
+        uint32_t len = fn == SQL_FN_JSON_LENGTH || fn == SQL_FN_JSON_DEPTH ? 10 : 1;
+        *out = (sql_rtype_t){.type = SQL_TYPE_LONG, .len = len, .prec = len, .nullable = true, .coll = COLL_BINARY};
+        return 1;
+    }
+    case SQL_FN_JSON_DETAILED: case SQL_FN_JSON_PRETTY: {
+        uint32_t mb = value_coll_mbmaxlen(coll);
+        *out = (sql_rtype_t){.type = SQL_TYPE_LONG_BLOB, .len = 67108864u / (mb ? mb : 1), .nullable = true,
+                             .coll = coll};
+        return 1;
+    }
+    case SQL_FN_JSON_TYPE:
+        *out = (sql_rtype_t){.type = SQL_TYPE_VAR_STRING, .len = 12, .dec = 39, .nullable = true, .coll = coll};
+        return 1;
+    default:
+        break;
+    }
+    uint64_t len = 2;
+    for (uint32_t i = 0; i < e->nargs; i++) {
+        sql_rtype_t a;
+        if (!sql_type_infer(env, e->args[i], &a))
+            return 0;
+        len += (uint64_t)(a.type == SQL_TYPE_NULL ? 4 : a.len) * 6 + 8;
+    }
+    if (len > 1073741823u)
+        len = 1073741823u;
+    *out = (sql_rtype_t){.type = SQL_TYPE_VAR_STRING, .len = (uint32_t)len, .dec = 39, .nullable = true, .coll = coll};
     return 1;
 }
 
