@@ -22,3 +22,5 @@ SELECT JSON_MERGE_PATCH('{"a":[1,2]}', '{"a":[3]}'), JSON_MERGE_PATCH('{"a":1}',
 SELECT JSON_MERGE_PRESERVE('{"a":[1]}', '{"a":[2]}', '{"a":3}'), JSON_MERGE_PRESERVE('"a"', '"b"', '["c"]'), JSON_MERGE_PRESERVE('{}', '{}');
 SELECT JSON_KEYS('{"b":1,"a":2,"c":{"d":1}}'), JSON_KEYS('{"a":{"x":1,"y":2}}', '$.a'), JSON_KEYS('{"a":1}', '$.*');
 SELECT JSON_LENGTH('{"a":[1,2,3]}', '$.a'), JSON_LENGTH('[[1,2],[3]]', '$[1]'), JSON_LENGTH('[]'), JSON_LENGTH('{"a":{}}', '$.a');
+SELECT JSON_SEARCH('{"a b":"x","c":{"d-e":"x"},"1":"x"}', 'all', 'x'), JSON_SEARCH('{"a":[{"b":"xy"}]}', 'all', 'x%'), JSON_SEARCH('[["x"]]', 'one', 'x', NULL, '$[0]');
+SELECT JSON_SEARCH('{"a":"x"}', 'all', 'x', NULL, '$.a', '$');

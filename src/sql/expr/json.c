@@ -443,6 +443,10 @@ static void search(arena_t *a, const json_node_t *n, buf_t *path, const char *pa
         const char *s = n->raw;
         size_t sl = n->len;
         if ((n->kind == JSON_NUMBER || json_unescape(a, n->raw, n->len, &s, &sl)) && like_match(s, sl, pat, pl, esc)) {
+            /* a place two of the paths reach is listed once */
+            for (uint32_t i = 0; i < out->n; i++)
+                if (out->kids[i]->len == path->len && memcmp(out->kids[i]->raw, path->data, path->len) == 0)
+                    return;
             json_append(a, out, NULL, 0, json_new_string(a, (const char *)path->data, path->len));
         }
         return;
