@@ -27,7 +27,7 @@
  *      [1] varint id, str db, str name, varint clustered tree, u8 has_pk, str engine, varint coll, str comment,
  *      str tablespace ("" = default), varint space id, varint auto_inc_start, varint create_time,
  *      varint ncols, per column: str name, u8 type, u8 flags (1 unsigned, 2 nullable, 4 zerofill,
- *        8 auto_increment, 16 on_update_now, 32 explicit_coll, 64 invisible), varint coll, varint len, u8 scale,
+ *        8 auto_increment, 16 on_update_now, 32 explicit_coll, 64 invisible, 128 json), varint coll, varint len, u8 scale,
  *        varint display_width, u8 default kind (0 none, 1 NULL, 2 value, 3 CURRENT_TIMESTAMP, 4 expression:
  *        default_text is its SQL, evaluated per row; older binaries read 4 as no default), str default_text,
  *        str comment, varint nelems, str elem...
@@ -190,7 +190,8 @@ static void table_serialize(buf_t *b, const cat_table_t *t)
         put_str(b, c->name);
         buf_append_byte(b, c->rc.type);
         buf_append_byte(b, (uint8_t)(c->rc.is_unsigned | c->rc.nullable << 1 | c->zerofill << 2 | c->auto_increment << 3 |
-                                     c->on_update_now << 4 | c->explicit_coll << 5 | c->invisible << 6));
+                                     c->on_update_now << 4 | c->explicit_coll << 5 | c->invisible << 6 |
+                                     c->is_json << 7));
         rc_put_varint(b, c->rc.coll);
         rc_put_varint(b, c->rc.len);
         buf_append_byte(b, c->rc.scale);
@@ -276,6 +277,7 @@ static int table_deserialize(const void *p, size_t n, arena_t *a, cat_table_t *t
         c->on_update_now = f & 16;
         c->explicit_coll = f & 32;
         c->invisible = f & 64;
+        c->is_json = f & 128;
         c->rc.coll = (uint16_t)get_v(&r);
         c->rc.len = (uint32_t)get_v(&r);
         c->rc.scale = get_u8(&r);

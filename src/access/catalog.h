@@ -45,6 +45,7 @@ typedef struct cat_column {
     bool on_update_now;     /* ON UPDATE CURRENT_TIMESTAMP */
     bool explicit_coll;     /* CHARACTER SET / COLLATE written on the column */
     bool invisible;         /* INVISIBLE: left out of SELECT * and of an INSERT without a column list */
+    bool is_json;           /* written JSON: LONGTEXT with MariaDB's CHECK (json_valid(col)) (sql/exec/jsoncheck.c) */
     cat_default_t def;
     const char *default_text;
     const char *comment;    /* "" when none */

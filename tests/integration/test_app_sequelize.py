@@ -36,7 +36,6 @@ def run_app(server, db):
     return json.loads(p.stdout)
 
 
-@pytest.mark.xfail(strict=True, reason='foreign keys (fk branch) and JSON functions / JSON column values (json branch)')
 def test_sequelize_same_as_mariadb(strata, mariadb, unique):
     db = unique('sq')
     got = run_app(strata, db)

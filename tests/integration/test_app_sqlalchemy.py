@@ -150,3 +150,33 @@ def test_orm_session(target, appdb, driver):
         s.commit()
         assert s.execute(sa.select(sa.func.count()).select_from(Post)).scalar_one() == 0
     eng.dispose()
+
+
+@pytest.mark.parametrize('driver', DRIVERS)
+def test_json_type(target, appdb, driver):
+    """sa.JSON: the column made by create_all, values round-tripped as JSON, and the element comparisons it
+    renders (JSON_EXTRACT, JSON_UNQUOTE, casts of extracted values), reflection of the column's type."""
+    md = sa.MetaData()
+    events = sa.Table('events', md, sa.Column('id', sa.Integer, primary_key=True), sa.Column('data', sa.JSON),
+                      mysql_engine='InnoDB')
+    eng = engine_for(target, appdb, driver)
+    md.create_all(eng)
+    with eng.begin() as conn:
+        conn.execute(events.insert(), [
+            {'id': 1, 'data': {'kind': 'click', 'n': 3, 'tags': ['a', 'b'], 'ok': True, 'nested': {'x': 'é'}}},
+            {'id': 2, 'data': {'kind': 'view', 'n': 1, 'tags': []}},
+            {'id': 3, 'data': None},
+        ])
+        d = events.c.data
+        assert conn.execute(sa.select(d).where(events.c.id == 1)).scalar_one() == {
+            'kind': 'click', 'n': 3, 'tags': ['a', 'b'], 'ok': True, 'nested': {'x': 'é'}}
+        assert conn.execute(sa.select(events.c.id).where(d['kind'].as_string() == 'click')).scalars().all() == [1]
+        assert conn.execute(sa.select(events.c.id).where(d['n'].as_integer() > 2)).scalars().all() == [1]
+        assert conn.execute(sa.select(d['tags'][0]).where(events.c.id == 1)).scalar_one() == 'a'
+        assert conn.execute(sa.select(d[('nested', 'x')].as_string()).where(events.c.id == 1)).scalar_one() == 'é'
+        assert conn.execute(sa.select(d['ok'].as_boolean()).where(events.c.id == 1)).scalar_one() is True
+        got = conn.execute(sa.select(events.c.id, sa.func.json_length(d, '$.tags')).order_by(events.c.id)).all()
+        assert [tuple(r) for r in got] == [(1, 2), (2, 0), (3, None)]
+    col = {c['name']: c for c in sa.inspect(eng).get_columns('events')}['data']
+    # MariaDB's JSON is LONGTEXT utf8mb4_bin, which is what reflection sees on both servers
+    assert type(col['type']).__name__ == 'LONGTEXT' and col['type'].collation == 'utf8mb4_bin', col

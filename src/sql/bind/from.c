@@ -479,6 +479,7 @@ int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
             }
             e->bound_db = s->db;
             e->bound_tab = s->alias;
+            e->bound_json = s->t->cols[c].is_json;
             {
                 /* MariaDB's max_length of an integer column (result types of integer arithmetic follow it) */
                 static const uint32_t sl[] = {4, 6, 9, 11, 20}, ul[] = {3, 5, 8, 10, 20};

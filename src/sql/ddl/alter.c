@@ -188,6 +188,11 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A,
             rc = constraints_check_row(x, nt, row, false);
         if (!rc && A->fk_rows)
             rc = fk_check_child_row(trx, exec_cat, nt, row, x->diag);
+        /* the copied JSON columns' values must be JSON (MariaDB's copy checks them; a column added now takes its
+         * default unchecked, as MariaDB's instant ADD COLUMN does) */
+        for (uint32_t j = 0; j < nt->ncols && !rc; j++)
+            if (nt->cols[j].is_json && A->src[j] >= 0)
+                rc = exec_json_check_col(x, nt, j, &row[j]);
         if (rc)
             break;
         rc = table_insert(trx, nt, row, NULL, x->diag, NULL);

@@ -342,6 +342,7 @@ int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t
     c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
     c->zerofill = ty->zerofill;
     c->invisible = cd->invisible;
+    c->is_json = ty->is_json;
     if (ty->zerofill)
         c->rc.is_unsigned = true;
     sqlt_t st = (sqlt_t)c->rc.type;

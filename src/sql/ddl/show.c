@@ -379,6 +379,11 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
         if (c->comment && c->comment[0])
             buf_printf(&b, " COMMENT %s", quote_str(a, c->comment));
         ddl_show_column_check(&b, t, c);
+        if (c->is_json) { /* MariaDB's JSON type: a LONGTEXT with this check (jsoncheck.c enforces it) */
+            buf_append_str(&b, " CHECK (json_valid(");
+            exec_ident_quote(&b, c->name, q);
+            buf_append_str(&b, "))");
+        }
         if (i + 1 < t->ncols || t->nidx || ddl_show_constraint_count(t))
             buf_append_byte(&b, ',');
         buf_append_byte(&b, '\n');

@@ -7,6 +7,7 @@
  * the collation's, as in GROUP BY.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,21 @@ static size_t gc_cut_len(const uint8_t *p, uint64_t max)
     return n;
 }
 
+/* GROUP_CONCAT and JSON_ARRAYAGG (MariaDB's is a GROUP_CONCAT of JSON items: its DISTINCT, ORDER BY and
+ * group_concat_max_len cut are the same) */
+static bool gc_fn(sql_fn_t fn) { return fn == SQL_FN_GROUP_CONCAT || fn == SQL_FN_JSON_ARRAYAGG; }
+
+static void gc_warn_cut(diag_t *d, const sql_expr_t *e, uint32_t item)
+{
+    if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+        diag_warn(d, ER_CUT_VALUE_GROUP_CONCAT, (unsigned)item);
+        return;
+    }
+    char msg[96];
+    snprintf(msg, sizeof msg, "Row %u was cut by JSON_ARRAYAGG()", (unsigned)item);
+    diag_push_msg(d, DIAG_WARNING, ER_CUT_VALUE_GROUP_CONCAT, msg);
+}
+
 /* GROUP_CONCAT keeps sort keys beside its values: ORDER BY's, or DISTINCT's when there is no ORDER BY. */
 static bool gc_sorts(const sql_expr_t *e)
 {
@@ -112,11 +128,15 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
     buf_init(&dkey);
     buf_init(&okey);
     int rc = 0;
+    bool json = e->func.fn == SQL_FN_JSON_ARRAYAGG;
     for (uint32_t i = 0; i < e->nargs; i++) {
         value_t a;
-        if ((rc = src->eval(src->arg, e->args[i], &a)) != 0 || a.type == VAL_NULL)
+        if ((rc = src->eval(src->arg, e->args[i], &a)) != 0 || (a.type == VAL_NULL && !json))
             goto done;
-        value_append_text(&text, &a);
+        if (json) /* its item is the value as JSON, null included */
+            sql_json_append_value(src->arena, &text, e->args[i], &a);
+        else
+            value_append_text(&text, &a);
         if (e->func.distinct)
             key_append_value(&dkey, &a, false);
     }
@@ -130,9 +150,9 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
         if (!added)
             goto done;
     }
-    if (e->func.fn == SQL_FN_GROUP_CONCAT)
+    if (gc_fn(e->func.fn))
         g->concat_max = src->concat_max ? src->concat_max : GC_DEFAULT_MAX;
-    if (e->func.fn == SQL_FN_GROUP_CONCAT && gc_sorts(e)) {
+    if (gc_fn(e->func.fn) && gc_sorts(e)) {
         /* kept as records (u32 key length, key, u32 text length, text), sorted when the result is read; without
          * ORDER BY, DISTINCT's keys order them (MariaDB reads its tree of distinct values in order) */
         for (uint32_t k = 0; k < e->nagg_order; k++) {
@@ -147,7 +167,7 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
         buf_append(&g->concat, key->data, key->len);
         buf_append(&g->concat, &tl, 4);
         buf_append(&g->concat, text.data, text.len);
-    } else if (e->func.fn == SQL_FN_GROUP_CONCAT && !g->cut_item) {
+    } else if (gc_fn(e->func.fn) && !g->cut_item) {
         if (g->any)
             buf_append_str(&g->concat, e->func.separator ? e->func.separator : ",");
         buf_append(&g->concat, text.data, text.len);
@@ -158,9 +178,9 @@ static int add_arguments(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t 
             g->cut_item = g->items;
             g->cut_warned = true;
             if (src->diag)
-                diag_warn(src->diag, ER_CUT_VALUE_GROUP_CONCAT, (unsigned)g->cut_item);
+                gc_warn_cut(src->diag, e, g->cut_item);
         }
-    } else if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+    } else if (gc_fn(e->func.fn)) {
         g->items++;
     }
     g->any = true;
@@ -182,8 +202,31 @@ int sql_agg_add(sql_agg_t *g, const sql_expr_t *e, const sql_agg_src_t *src)
     }
     value_t v;
     int rc;
-    if (fn == SQL_FN_GROUP_CONCAT || (fn == SQL_FN_COUNT && e->nargs > 1))
+    if (gc_fn(fn) || (fn == SQL_FN_COUNT && e->nargs > 1))
         return add_arguments(g, e, src);
+    if (fn == SQL_FN_JSON_OBJECTAGG) {
+        /* MariaDB's layout: [1,null] and {"a":1, "b":null}; a NULL key leaves the row out */
+        value_t k, val;
+        if ((rc = src->eval(src->arg, e->args[0], &k)) != 0)
+            return rc;
+        if (fn == SQL_FN_JSON_OBJECTAGG) {
+            if (k.type == VAL_NULL)
+                return 0;
+            if ((rc = src->eval(src->arg, e->args[1], &val)) != 0)
+                return rc;
+            if (g->any)
+                buf_append_str(&g->concat, ", ");
+            size_t kl = k.s.len;
+            const char *kp = k.type == VAL_STRING ? k.s.ptr : value_to_text(ga, &k, &kl);
+            value_t key = value_str(kp ? kp : "", kl, COLL_UTF8MB4_BIN);
+            sql_json_append_value(ga, &g->concat, NULL, &key); /* the key is always a string */
+            buf_append_byte(&g->concat, ':');
+            sql_json_append_value(ga, &g->concat, e->args[1], &val);
+        }
+        g->any = true;
+        g->count++;
+        return 0;
+    }
     if ((rc = src->eval(src->arg, e->args[0], &v)) != 0)
         return rc;
     if (v.type == VAL_NULL)
@@ -366,6 +409,26 @@ value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint32_t d
         return value_uint(g->any ? g->bits : UINT64_MAX);
     case SQL_FN_BIT_OR: case SQL_FN_BIT_XOR:
         return value_uint(g->bits);
+    case SQL_FN_JSON_ARRAYAGG:
+    case SQL_FN_JSON_OBJECTAGG: {
+        if (!g->any)
+            return value_null();
+        bool arr = e->func.fn == SQL_FN_JSON_ARRAYAGG;
+        value_t in = value_str((const char *)g->concat.data, g->concat.len, COLL_UTF8MB4_BIN);
+        if (arr && gc_sorts(e)) {
+            in = gc_sorted(a, e, g);
+            if (g->cut_item && !g->cut_warned && d) {
+                g->cut_warned = true;
+                gc_warn_cut(d, e, g->cut_item);
+            }
+        }
+        char *p = arena_alloc(a, in.s.len + 3);
+        p[0] = arr ? '[' : '{';
+        if (in.s.len)
+            memcpy(p + 1, in.s.ptr, in.s.len);
+        p[in.s.len + 1] = arr ? ']' : '}';
+        return value_str(p, in.s.len + 2, COLL_UTF8MB4_BIN);
+    }
     case SQL_FN_GROUP_CONCAT: {
         if (!g->any)
             return value_null();
@@ -373,7 +436,7 @@ value_t sql_agg_result(sql_agg_t *g, const sql_expr_t *e, arena_t *a, uint32_t d
             value_t r = gc_sorted(a, e, g);
             if (g->cut_item && !g->cut_warned && d) { /* once, however often the result is read */
                 g->cut_warned = true;
-                diag_warn(d, ER_CUT_VALUE_GROUP_CONCAT, (unsigned)g->cut_item);
+                gc_warn_cut(d, e, g->cut_item);
             }
             return r;
         }

@@ -257,4 +257,9 @@ int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
  * caller keeps writers out and publishes the trees; on failure none is left. */
 int exec_index_build(sql_exec_ctx_t *x, cat_table_t *t, const uint32_t *ixs, uint32_t n);
 
+/* The JSON columns' CHECK (json_valid(col)) on a row about to be written: 0, or 4025 (jsoncheck.c). */
+int exec_json_check(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *row);
+/* The same for column c's value v alone. */
+int exec_json_check_col(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t c, const value_t *v);
+
 #endif

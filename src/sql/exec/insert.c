@@ -232,6 +232,8 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
     rc = constraints_check_row(x, t, nw, false);
     if (rc == 0)
+        rc = exec_json_check(x, t, nw);
+    if (rc == 0)
         rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
     buf_free(&pk);
     if (rc)
@@ -273,6 +275,8 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         return rc > 0 ? 0 : rc;
     }
     (void)warn_before;
+    if ((rc = exec_json_check(x, t, row)))
+        return rc;
     bool want_dup = I->replace || I->ignore || I->ins->non_dup;
     for (int tries = 0; tries < 64; tries++) {
         rc = table_insert(I->trx, t, row, &x->ss->undo, x->diag, want_dup ? &I->dup : NULL);

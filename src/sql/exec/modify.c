@@ -318,6 +318,8 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (!ch)
             continue;
         if ((rc = constraints_check_row(x, t, nw, false)) == 0)
+            rc = exec_json_check(x, t, nw);
+        if (rc == 0)
             rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
         x->ss->wrote = true;
         changed++;
@@ -417,6 +419,8 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         table_dup_t dup;
         buf_init(&dup.pk);
         rc = constraints_check_row(x, t, nw, up->ignore);
+        if (rc == 0)
+            rc = exec_json_check(x, t, nw);
         if (rc == 0)
             rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
         else if (rc > 0)

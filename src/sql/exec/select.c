@@ -776,8 +776,10 @@ fill:
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
-    if (!known && e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_GROUP_CONCAT) {
-        /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column */
+    if (!known && e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_GROUP_CONCAT || e->func.fn == SQL_FN_JSON_ARRAYAGG ||
+                                            e->func.fn == SQL_FN_JSON_OBJECTAGG)) {
+        /* group_concat_max_len (1M) is over 512: MariaDB makes it a BLOB-typed text column (JSON_ARRAYAGG and
+         * JSON_OBJECTAGG are GROUP_CONCATs there) */
         c->type = MYSQL_TYPE_BLOB;
         c->decimals = 0;
         c->flags &= (uint16_t)~COLF_NOT_NULL;

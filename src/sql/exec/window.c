@@ -171,6 +171,9 @@ static int check_call(select_run_t *s, const sql_expr_t *e, const win_spec_t *sp
     }
     if (fn == SQL_FN_GROUP_CONCAT)
         return diag_error(d, ER_NOT_SUPPORTED_YET, "GROUP_CONCAT() aggregate as window function");
+    if (fn == SQL_FN_JSON_ARRAYAGG || fn == SQL_FN_JSON_OBJECTAGG) /* as MariaDB 10.11 */
+        return diag_error(d, ER_NOT_SUPPORTED_YET, fn == SQL_FN_JSON_ARRAYAGG ? "JSON_ARRAYAGG() aggregate as window function"
+                                                                          : "JSON_OBJECTAGG() aggregate as window function");
     if (sp->unit != SQL_FRAME_DEFAULT &&
         (sp->start.kind == SQL_FB_UNBOUNDED_FOLLOWING || sp->end.kind == SQL_FB_UNBOUNDED_PRECEDING))
         return diag_error(d, ER_BAD_COMBINATION_OF_WINDOW_FRAME_BOUND_SPECS);

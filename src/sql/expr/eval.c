@@ -2361,6 +2361,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return rc;
         if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
             op == SQL_OP_GE || op == SQL_OP_NSEQ) {
+            sql_json_cmp_prepare(ctx, e->args[0], e->args[1], &a, &b);
             if ((rc = sql_eval_coll_cmp(ctx, op_text(op), &a, &b)))
                 return rc;
         }
@@ -2567,6 +2568,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             bool hit;
             if (operand) {
                 value_t x = a;
+                sql_json_cmp_prepare(ctx, operand, e->args[i], &x, &b);
                 if ((rc = sql_eval_coll_cmp(ctx, "case", &x, &b)))
                     return rc;
                 hit = a.type != VAL_NULL && b.type != VAL_NULL && value_compare(&x, &b, ctx->diag) == 0;

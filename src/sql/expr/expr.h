@@ -100,6 +100,11 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
 /* Evaluates `e`.  Returns 0 (out set, possibly NULL) or a negative -ER_* error already pushed to ctx->diag. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
+/* JSON_ARRAYAGG / JSON_OBJECTAGG's item for one row (json.c): appends argument x's value v as JSON text (JSON
+ * when x is a JSON function or column, a boolean for a comparison, a number or a quoted string), for an
+ * accumulator. */
+void sql_json_append_value(arena_t *a, buf_t *b, const sql_expr_t *x, const value_t *v);
+
 /* The collation a comparison of a column of collation `col_coll` (IMPLICIT) with the string value v runs in, by
  * MySQL's coercibility rules (eval.c); -1 when they have none (the comparison fails with 1267). */
 int sql_coll_of_cmp(uint16_t col_coll, const value_t *v);

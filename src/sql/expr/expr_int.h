@@ -65,6 +65,9 @@ int sql_eval_coll_cmp(sql_eval_ctx_t *ctx, const char *op, value_t *a, value_t *
 void sql_eval_hex_as_number(const sql_expr_t *e, value_t *v);
 /* [NOT] REGEXP / RLIKE (regexp.c). */
 int sql_eval_regexp_op(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+/* A JSON function's result compared with a string that is not JSON: the JSON side's string scalar is compared
+ * unquoted; compared with a number, it is read as one (true is 1), as MariaDB compares them (json.c). */
+void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_expr_t *eb, value_t *a, value_t *b);
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 

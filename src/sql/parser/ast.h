@@ -133,6 +133,7 @@ struct sql_expr {
     struct sql_window *over;         /* SQL_E_FUNC: a window function call's OVER (...), NULL otherwise */
     const char *bound_db, *bound_tab; /* SQL_E_COLUMN: where the executor bound it (for MariaDB's printed form) */
     uint32_t bound_len;              /* SQL_E_COLUMN: an integer column's display length once bound (0: unknown) */
+    bool bound_json;                 /* SQL_E_COLUMN: bound to a JSON column (JSON functions embed it as JSON) */
 };
 
 /* ---------------------------------------------------------------- window specifications */

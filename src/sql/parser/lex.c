@@ -382,7 +382,7 @@ void sql_lex_next(sql_lexer_t *lx, sql_tok_t *t)
     else if (c == '>' && c1 == '>') op = P_SHR, n = 2;
     else if (c == '&' && c1 == '&') op = P_AND2, n = 2;
     else if (c == '|' && c1 == '|') op = P_OR2, n = 2;
-    else if (c == '-' && c1 == '>') op = P_ARROW, n = 2;
+    /* no `->`: MariaDB 10.11 has no JSON arrow operators, c->'$.a' is `c -` then a syntax error at `>` */
     t->op = op;
     advance(lx, n);
 done:

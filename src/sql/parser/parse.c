@@ -537,7 +537,8 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     sql_fn_arg_counts(e->func.fn, &gmin, &gmax);
     /* MariaDB's grammar: DISTINCT only in COUNT, SUM, AVG, MIN, MAX and GROUP_CONCAT, ALL only in aggregates */
     bool distinct_ok = e->func.fn == SQL_FN_COUNT || e->func.fn == SQL_FN_SUM || e->func.fn == SQL_FN_AVG ||
-                       e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT;
+                       e->func.fn == SQL_FN_MIN || e->func.fn == SQL_FN_MAX || e->func.fn == SQL_FN_GROUP_CONCAT ||
+                       e->func.fn == SQL_FN_JSON_ARRAYAGG;
     if ((is_word(p, "DISTINCT") && !distinct_ok) || (is_word(p, "ALL") && !aggregate))
         syntax_error(p);
     if (accept_word(p, "DISTINCT"))
@@ -545,7 +546,9 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     else
         accept_word(p, "ALL");
     /* aggregates take one argument but COUNT(DISTINCT x, ...) and GROUP_CONCAT(x, ...): a second one is 1064 */
-    bool one_arg = aggregate && e->func.fn != SQL_FN_GROUP_CONCAT && !(e->func.fn == SQL_FN_COUNT && e->func.distinct);
+    bool one_arg = aggregate && e->func.fn != SQL_FN_GROUP_CONCAT && e->func.fn != SQL_FN_JSON_OBJECTAGG &&
+                   e->func.fn != SQL_FN_JSON_ARRAYAGG &&
+                   !(e->func.fn == SQL_FN_COUNT && e->func.distinct);
     if (is_punct(p, '*') && (e->func.fn == SQL_FN_COUNT)) {
         next(p);
         e->func.star = true;
@@ -603,7 +606,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 push_arg(p, &args, expr(p));
             }
         }
-        if (e->func.fn == SQL_FN_GROUP_CONCAT) {
+        if (e->func.fn == SQL_FN_GROUP_CONCAT || e->func.fn == SQL_FN_JSON_ARRAYAGG) {
             if (accept_word(p, "ORDER")) {
                 expect_word(p, "BY");
                 vec_t ov = {0};
@@ -618,7 +621,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
                 e->agg_order = ov.items;
                 e->nagg_order = ov.n;
             }
-            if (accept_word(p, "SEPARATOR"))
+            if (e->func.fn == SQL_FN_GROUP_CONCAT && accept_word(p, "SEPARATOR"))
                 e->func.separator = string_lit(p, NULL);
         }
         if (e->func.fn == SQL_FN_CHAR && accept_word(p, "USING"))
@@ -1460,6 +1463,11 @@ static sql_from_t *table_factor(parser_t *p)
         sql_from_t *inner = table_refs(p);
         expect_punct(p, ')');
         return inner;
+    }
+    if (is_word(p, "JSON_TABLE") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
+        /* MariaDB's JSON_TABLE(doc, path COLUMNS (...)): not built yet, refused rather than a syntax error */
+        diag_error(p->d, ER_NOT_SUPPORTED_YET, "JSON_TABLE");
+        longjmp(p->fail, 1);
     }
     f->kind = SQL_FROM_TABLE;
     f->table = table_name(p);
@@ -2942,8 +2950,16 @@ static void column_options(parser_t *p, sql_column_def_t *c)
                 expect_word(p, "DEFAULT");
         } else if (accept_word(p, "CHECK")) {
             expect_punct(p, '(');
-            c->check = expr(p);
+            sql_expr_t *ck = expr(p);
             expect_punct(p, ')');
+            /* LONGTEXT ... CHECK (json_valid(`c`)) on its own column is MariaDB's JSON type as SHOW CREATE TABLE
+             * and mariadb-dump write it: it is the JSON type again, not a second check */
+            if (c->type.kind == SQL_T_LONGTEXT && ck->kind == SQL_E_FUNC && ck->func.fn == SQL_FN_JSON_VALID &&
+                ck->nargs == 1 && ck->args[0]->kind == SQL_E_COLUMN && !ck->args[0]->col.table &&
+                c->name && strcasecmp(ck->args[0]->col.name, c->name) == 0)
+                c->type.is_json = true;
+            else
+                c->check = ck;
         } else if (is_word(p, "REFERENCES")) {
             /* column-level REFERENCES: a foreign key on this column (MariaDB 10.5+) */
             sql_index_def_t *ix = alloc(p, sizeof *ix);
