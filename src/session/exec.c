@@ -632,6 +632,11 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
     c->tmp_table_size = MIN(tts, mhs);
     c->tmpdir = sqlx_tmpdir(s);
+    buf_t sm;
+    buf_init(&sm);
+    sysvar_get_text(&s->srv->vars, &s->vars, sysvar_def(SYSVAR_SQL_MODE), SYSVAR_SESSION, &sm);
+    c->sql_mode_text = arena_strndup(&s->arena, sm.len ? (const char *)sm.data : "", sm.len);
+    buf_free(&sm);
 }
 
 /* After an executor call: the session's outputs and transaction flag. */

@@ -248,6 +248,9 @@ int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name);
 bool exec_show_handles(const sql_show_t *sh);
 /* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */
 int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* SHOW CREATE PROCEDURE | FUNCTION's text of a routine (ddl/routine.c) */
+struct cat_routine;
+const char *routine_create_text(arena_t *a, const struct cat_routine *r, char quote);
 /* Copies a table into new trees (OPTIMIZE TABLE; exec.c's ALTER TABLE rebuild with no change). */
 int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
 
