@@ -29,6 +29,7 @@ typedef struct sp_text {
     uint32_t nvars;
     uint32_t nparams_own;  /* `?` written by the user (a routine may not have them: 1064 at CREATE) */
     sql_expr_t *expr;      /* expressions: the parsed tree (in the body's arena) */
+    bool has_query;        /* a SELECT in it: the interpreter runs it as a statement */
     uint32_t line;         /* line within the CREATE text */
 } sp_text_t;
 
@@ -83,7 +84,7 @@ struct sp_node {
     const char *label;          /* SP_BLOCK and the loops: NULL when unlabelled */
     sp_list_t body;             /* SP_BLOCK, loops, SP_DECLARE_HANDLER (one statement) */
     sp_text_t *expr;            /* SP_SET, SP_RETURN, SP_WHILE / SP_REPEAT's condition, SP_CASE's operand, DEFAULT */
-    sp_text_t *stmt;            /* SP_SQL, SP_DECLARE_CURSOR (its SELECT) */
+    sp_text_t *stmt;            /* SP_SQL, SP_DECLARE_CURSOR and SP_OPEN (the cursor's SELECT) */
     sql_stmt_kind_t stmt_kind;  /* SP_SQL: what the statement is */
     /* SP_IF / SP_CASE: n branches of (cond, body), then else_body when has_else */
     sp_text_t **conds;
@@ -130,6 +131,7 @@ typedef struct sp_body {
     uint32_t ncursors;
     const char **cursor_names;
     bool has_return;            /* some RETURN (a FUNCTION without one: 1320) */
+    bool has_sql;               /* some statement or cursor (not only expressions) */
 } sp_body_t;
 
 /*

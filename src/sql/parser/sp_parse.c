@@ -58,7 +58,8 @@ typedef struct spp {
     label_ent_t labels[64];
     uint32_t nlabels;
     uint32_t depth;
-    bool is_function, has_return;
+    bool is_function, has_return, has_sql;
+    sp_node_t *cursor_nodes[256];
 } spp_t;
 
 static void grow(spp_t *p, void **items, uint32_t n, uint32_t *cap, size_t elem)
@@ -228,6 +229,8 @@ static sp_text_t *rewrite(spp_t *p, const char *from, const char *to, uint32_t l
         int32_t v = tok_var(p, &cur);
         if (cur.type == TK_PARAM)
             t->nparams_own++;
+        if (tok_is_word(&cur, "SELECT"))
+            t->has_query = true;
         if (v >= 0 && !(prev.type == TK_PUNCT && prev.op == '.') && !(nx.type == TK_PUNCT && (nx.op == '.' || nx.op == '(')) &&
             prev.type != TK_AT2 && !tok_is_word(&prev, "AS")) {
             buf_append(&b, copied, (size_t)(cur.start - copied));
@@ -429,6 +432,7 @@ static void into_targets(spp_t *p, sp_node_t *n, const sql_tok_t *names, uint32_
 static sp_node_t *sql_stmt(spp_t *p)
 {
     sp_node_t *n = new_node(p, SP_SQL);
+    p->has_sql = true;
     const char *from = p->tok.start;
     uint32_t line = p->tok.line;
     /* scan, noting a top-level INTO var, ... of a SELECT */
@@ -628,7 +632,10 @@ static sp_node_t *block(spp_t *p, const char *label)
                 fail(p);
             }
             c->stmt = q->stmt;
+            if (p->ncursor_slots == ARRAY_LEN(p->cursor_nodes))
+                syntax_error(p);
             c->cursor = p->ncursor_slots++;
+            p->cursor_nodes[c->cursor] = c;
             {
                 const char **nn = arena_alloc(p->a, sizeof(char *) * p->ncursor_slots);
                 if (c->cursor)
@@ -1040,6 +1047,7 @@ static sp_node_t *statement(spp_t *p)
             fail(p);
         }
         n->cursor = (uint32_t)c;
+        n->stmt = p->cursor_nodes[c]->stmt;
         return n;
     }
     if (is_word(p, "FETCH")) {
@@ -1121,5 +1129,6 @@ sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *st
     b->ncursors = p->ncursor_slots;
     b->cursor_names = p->cursor_names;
     b->has_return = p->has_return;
+    b->has_sql = p->has_sql;
     return b;
 }
