@@ -77,7 +77,8 @@ typedef struct sp_frame {
     sp_var_t *vars;
     sp_cursor_t *cursors;
     sp_handler_ent_t hstack[128];
-    uint32_t nh, hlimit, level;
+    uint32_t nh, level;
+    uint32_t ex_lo, ex_hi;      /* handlers not to search: those of the block whose handler runs now */
     sp_cond_info_t hconds[16];  /* the conditions of the handlers running now, innermost last */
     uint32_t nhconds;
     const sp_node_t *target;    /* SP_LEAVE / SP_ITERATE's node */
@@ -390,7 +391,9 @@ static int find_handler(sp_frame_t *f, const sp_cond_info_t *c)
 {
     int best = -1, bq = 0;
     uint32_t level = 0;
-    for (uint32_t i = f->nh; i-- > f->hlimit;) {
+    for (uint32_t i = f->nh; i-- > 0;) {
+        if (i >= f->ex_lo && i < f->ex_hi)
+            continue;
         if (best >= 0 && f->hstack[i].level != level)
             break;
         const sp_node_t *h = f->hstack[i].h;
@@ -413,16 +416,20 @@ static int run_handler(sp_frame_t *f, int hi, const sp_cond_info_t *c)
 {
     const sp_handler_ent_t *e = &f->hstack[hi];
     diag_clear(&f->s->diag);
-    uint32_t lim = f->hlimit, j = (uint32_t)hi;
+    uint32_t lo = f->ex_lo, hi0 = f->ex_hi, j = (uint32_t)hi, k = (uint32_t)hi + 1;
     while (j > 0 && f->hstack[j - 1].level == e->level)
         j--;
-    f->hlimit = j;
+    while (k < f->nh && f->hstack[k].level == e->level)
+        k++;
+    f->ex_lo = j;
+    f->ex_hi = k;
     if (f->nhconds < ARRAY_LEN(f->hconds))
         f->hconds[f->nhconds] = *c;
     f->nhconds++;
     int rc = exec_list(f, &e->h->body);
     f->nhconds--;
-    f->hlimit = lim;
+    f->ex_lo = lo;
+    f->ex_hi = hi0;
     if (rc == SP_OK && e->h->exit_handler) {
         f->target = e->block;
         return SP_R_LEAVE;
@@ -442,7 +449,7 @@ static int after_stmt(sp_frame_t *f, int rc, uint32_t w0)
         int hi = find_handler(f, &c);
         return hi < 0 ? SP_ERR : run_handler(f, hi, &c);
     }
-    if (rc != SP_OK || f->nh == f->hlimit)
+    if (rc != SP_OK || f->nh == 0)
         return rc;
     for (uint32_t i = d->n; i-- > w0;) {
         if (i >= d->n || d->conds[i].level != DIAG_WARNING)
@@ -492,7 +499,7 @@ static int do_signal(sp_frame_t *f, const sp_node_t *n)
             c.code = (uint16_t)e;
         }
     }
-    diag_push_condition(&s->diag, c.warning ? DIAG_WARNING : DIAG_ERROR, c.code, c.msg);
+    diag_push_msg(&s->diag, c.warning ? DIAG_WARNING : DIAG_ERROR, c.code, c.msg);
     /* the condition's own SQLSTATE, not the error number's */
     if (s->diag.n) {
         memcpy(s->diag.conds[s->diag.n - 1].sqlstate, c.state, 6);
