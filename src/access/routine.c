@@ -4,9 +4,9 @@
  *
  *   offset  size  field
  *   0       1     version (1)
- *   1       ...   18 strings: u32 little-endian length, bytes (db, name, type, definer_user, definer_host,
+ *   1       ...   19 strings: u32 little-endian length, bytes (db, name, type, definer_user, definer_host,
  *                 params, returns, body, deterministic, data_access, security, comment, sql_mode, created,
- *                 modified, client_cs, conn_coll, db_coll)
+ *                 modified, client_cs, conn_coll, db_coll, body_line)
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 #include "util/util.h"
 
 #define ROUTINE_VERSION 1
-#define ROUTINE_NFIELDS 18
+#define ROUTINE_NFIELDS 19
 
 static uint64_t routine_id(const char *type, const char *db, const char *name)
 {
@@ -38,7 +38,7 @@ static const char **fields(cat_routine_t *r, const char **f[ROUTINE_NFIELDS])
     const char **all[ROUTINE_NFIELDS] = {&r->db, &r->name, &r->type, &r->definer_user, &r->definer_host,
                                          &r->params, &r->returns, &r->body, &r->deterministic, &r->data_access,
                                          &r->security, &r->comment, &r->sql_mode, &r->created, &r->modified,
-                                         &r->client_cs, &r->conn_coll, &r->db_coll};
+                                         &r->client_cs, &r->conn_coll, &r->db_coll, &r->body_line};
     memcpy(f, all, sizeof all);
     return NULL;
 }

@@ -26,6 +26,7 @@ typedef struct cat_routine {
     const char *sql_mode;        /* @@sql_mode when created, as its names */
     const char *created, *modified; /* 'YYYY-MM-DD hh:mm:ss' */
     const char *client_cs, *conn_coll, *db_coll;
+    const char *body_line;       /* the body's first line within the CREATE statement ("1"...): error notes' lines */
 } cat_routine_t;
 
 /* 1 and *out (strings in a) when the routine exists, 0 when not, < 0 an engine error.  type: "PROCEDURE" or

@@ -86,6 +86,8 @@ typedef struct sp_frame {
     char *ret_data;
     bool returned;
     const sp_text_t *cur_text;  /* the statement running now (a CALL's OUT arguments write through it) */
+    uint32_t err_line;          /* the statement an unhandled error left from */
+    uint64_t affected;          /* rows changed or selected INTO, the CALL's OK reports their sum (MariaDB) */
     res_sink_t *sink;           /* the client's, for result sets */
     bool strict;
 } sp_frame_t;
@@ -153,6 +155,18 @@ static value_t *text_params(sp_frame_t *f, const sp_text_t *t)
 
 static void param_set(void *arg, uint32_t index, const value_t *v);
 
+/* Forgets the conditions from index w0 on (what a stored function raised and handled itself). */
+static void diag_drop_from(diag_t *d, uint32_t w0)
+{
+    while (d->n > w0) {
+        diag_cond_t *c = &d->conds[--d->n];
+        mem_free(c->msg);
+        c->msg = NULL;
+        if (d->warn_count)
+            d->warn_count--;
+    }
+}
+
 /* ---------------------------------------------------------------- sinks */
 
 /* What a statement inside a routine answers: result sets go to the client (more results follow: the CALL's
@@ -160,7 +174,7 @@ static void param_set(void *arg, uint32_t index, const value_t *v);
 typedef struct fwd_sink {
     res_sink_t base;
     res_sink_t *real;
-    uint64_t affected;
+    uint64_t *affected;
 } fwd_sink_t;
 
 static void fwd_columns(res_sink_t *k, const res_col_t *c, int n) { ((fwd_sink_t *)k)->real->columns(((fwd_sink_t *)k)->real, c, n); }
@@ -173,7 +187,7 @@ static void fwd_rows_end(res_sink_t *k, bool more)
 static void fwd_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char *info, bool more)
 {
     (void)last_id, (void)info, (void)more;
-    ((fwd_sink_t *)k)->affected = affected;
+    *((fwd_sink_t *)k)->affected += affected;
 }
 static void sink_error_none(res_sink_t *k) { (void)k; }
 static void sink_raw_none(res_sink_t *k, const char *p, size_t n) { (void)k, (void)p, (void)n; }
@@ -273,6 +287,30 @@ static int run_text(sp_frame_t *f, const sp_text_t *t, res_sink_t *sink)
         return SP_ERR;
     /* a variable's placeholder keeps the variable's name (a select item's column name, MariaDB's) */
     const sql_stmt_t *st = l.stmts[0];
+    if (st->kind == SQL_STMT_SELECT && st->select && st->nparams) {
+        for (uint32_t i = 0; i < st->select->nitems; i++) {
+            sql_expr_t *e = st->select->items[i].expr;
+            if (st->select->items[i].alias || !e->src || e == st->params[0] || e->kind == SQL_E_PARAM)
+                continue;
+            buf_t b;
+            buf_init(&b);
+            const char *q = e->src, *end = e->src + e->src_len;
+            for (uint32_t k = 0; k < st->nparams && k < t->nvars; k++) {
+                const char *ps = st->params[k]->src;
+                if (!ps || ps < q || ps >= end)
+                    continue;
+                buf_append(&b, q, (size_t)(ps - q));
+                buf_append_str(&b, f->body->vars[t->vars[k]].name);
+                q = ps + 1;
+            }
+            if (q != e->src) {
+                buf_append(&b, q, (size_t)(end - q));
+                e->src = arena_strndup(&s->arena, (const char *)b.data, b.len);
+                e->src_len = (uint32_t)b.len;
+            }
+            buf_free(&b);
+        }
+    }
     for (uint32_t i = 0; i < st->nparams && i < t->nvars; i++) {
         st->params[i]->src = f->body->vars[t->vars[i]].name;
         st->params[i]->src_len = (uint32_t)strlen(st->params[i]->src);
@@ -326,7 +364,6 @@ static int assign_target(sp_frame_t *f, const sp_target_t *t, const value_t *v)
 static int do_sql(sp_frame_t *f, const sp_node_t *n)
 {
     session_t *s = f->s;
-    diag_clear(&s->diag);
     if (n->ninto) {
         cap_sink_t c;
         cap_init(&c, &s->arena, 1);
@@ -347,6 +384,7 @@ static int do_sql(sp_frame_t *f, const sp_node_t *n)
         for (uint32_t i = 0; i < n->ninto; i++)
             if (assign_target(f, &n->into[i], &c.rows[0][i]))
                 return SP_ERR;
+        f->affected++;
         return SP_OK;
     }
     if (stmt_has_result(n->stmt_kind) && !s->multi_results) {
@@ -356,7 +394,7 @@ static int do_sql(sp_frame_t *f, const sp_node_t *n)
     fwd_sink_t k = {.base = {.columns = fwd_columns, .row = fwd_row, .rows_end = fwd_rows_end, .ok = fwd_ok,
                              .error = sink_error_none, .raw = sink_raw_none, .prepared = sink_prepared_none,
                              .binary = f->sink->binary},
-                    .real = f->sink};
+                    .real = f->sink, .affected = &f->affected};
     return run_text(f, n->stmt, &k.base);
 }
 
@@ -378,10 +416,12 @@ static int match_quality(const sp_cond_t *hc, const sp_cond_info_t *c)
     switch (hc->kind) {
     case SP_COND_ERRNO: return hc->err == c->code ? 3 : 0;
     case SP_COND_STATE: return strcmp(hc->state, c->state) == 0 ? 2 : 0;
-    case SP_COND_WARNING: return strncmp(c->state, "01", 2) == 0 ? 1 : 0;
+    /* by level, as MariaDB matches them: a warning of any SQLSTATE is an SQLWARNING */
+    case SP_COND_WARNING:
+        return strncmp(c->state, "01", 2) == 0 || (c->warning && strncmp(c->state, "02", 2) != 0) ? 1 : 0;
     case SP_COND_NOT_FOUND: return strncmp(c->state, "02", 2) == 0 ? 1 : 0;
     case SP_COND_EXCEPTION:
-        return strncmp(c->state, "00", 2) != 0 && strncmp(c->state, "01", 2) != 0 && strncmp(c->state, "02", 2) != 0 ? 1 : 0;
+        return !c->warning && strncmp(c->state, "01", 2) != 0 && strncmp(c->state, "02", 2) != 0 ? 1 : 0;
     }
     return 0;
 }
@@ -438,7 +478,7 @@ static int run_handler(sp_frame_t *f, int hi, const sp_cond_info_t *c)
 }
 
 /* After a statement: its error, or a warning it raised (from index w0 of the diagnostics area), to a handler. */
-static int after_stmt(sp_frame_t *f, int rc, uint32_t w0)
+static int after_stmt(sp_frame_t *f, const sp_node_t *n, int rc, uint32_t w0)
 {
     diag_t *d = &f->s->diag;
     if (rc == SP_ERR) {
@@ -447,7 +487,11 @@ static int after_stmt(sp_frame_t *f, int rc, uint32_t w0)
         sp_cond_info_t c;
         cond_of_diag(f->s, &c, d->error);
         int hi = find_handler(f, &c);
-        return hi < 0 ? SP_ERR : run_handler(f, hi, &c);
+        if (hi >= 0)
+            return run_handler(f, hi, &c);
+        if (!f->err_line)
+            f->err_line = n->line;
+        return SP_ERR;
     }
     if (rc != SP_OK || f->nh == 0)
         return rc;
@@ -615,8 +659,10 @@ static int exec_list(sp_frame_t *f, const sp_list_t *l)
             diag_error(&f->s->diag, ER_QUERY_INTERRUPTED);
             return SP_ERR;
         }
+        if (l->items[i]->kind == SP_SQL)
+            diag_clear(&f->s->diag); /* a statement starts with an empty diagnostics area */
         uint32_t w0 = f->s->diag.n;
-        int rc = after_stmt(f, exec_node(f, l->items[i]), w0);
+        int rc = after_stmt(f, l->items[i], exec_node(f, l->items[i]), w0);
         if (rc != SP_OK)
             return rc;
     }
@@ -640,8 +686,10 @@ static int exec_block(sp_frame_t *f, const sp_node_t *n)
             rc = SP_ERR;
             break;
         }
+        if (it->kind == SP_SQL)
+            diag_clear(&f->s->diag);
         uint32_t w0 = f->s->diag.n;
-        rc = after_stmt(f, exec_node(f, it), w0);
+        rc = after_stmt(f, it, exec_node(f, it), w0);
     }
     /* the block's cursors close with it */
     for (uint32_t i = 0; i < n->body.n; i++)
@@ -864,15 +912,23 @@ static int frame_open(sp_frame_t *f, session_t *s, const char *type, const char 
         if (u->is_function == f->is_function && strcmp(u->r.db, f->r.db) == 0 && strcasecmp(u->r.name, f->r.name) == 0)
             active++;
     }
-    if (f->is_function && active)
-        return diag_error(&s->diag, ER_SP_NO_RECURSION);
+    if (f->is_function && active) {
+        diag_error(&s->diag, ER_SP_NO_RECURSION);
+        return diag_error(&s->diag, ER_SP_DOES_NOT_EXIST, type, f->qname); /* MariaDB says both */
+    }
     uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_SP_RECURSION_DEPTH);
     if (!f->is_function && (active > limit || depth >= SP_MAX_FRAMES))
         return diag_error(&s->diag, ER_SP_RECURSION_LIMIT, (int)limit, f->r.name);
     /* the definition parsed again: CREATE's header around the stored parameter list and body */
+    int pad = atoi(f->r.body_line) - 1;
+    for (const char *q = f->r.params; *q; q++)
+        pad -= *q == '\n';
+    char *nl = arena_alloc(&f->arena, (size_t)(pad > 0 ? pad : 0) + 1);
+    memset(nl, '\n', (size_t)(pad > 0 ? pad : 0));
+    nl[pad > 0 ? pad : 0] = 0;
     const char *text = f->is_function
-                           ? arena_printf(&f->arena, "CREATE FUNCTION x(%s) RETURNS %s %s", f->r.params, f->r.returns, f->r.body)
-                           : arena_printf(&f->arena, "CREATE PROCEDURE x(%s) %s", f->r.params, f->r.body);
+                           ? arena_printf(&f->arena, "CREATE FUNCTION x(%s) RETURNS %s %s%s", f->r.params, f->r.returns, nl, f->r.body)
+                           : arena_printf(&f->arena, "CREATE PROCEDURE x(%s) %s%s", f->r.params, nl, f->r.body);
     sql_stmt_list_t l;
     diag_t scratch;
     diag_init(&scratch, 4);
@@ -902,12 +958,14 @@ static int frame_run(sp_frame_t *f)
     f->up = s->sp_frame;
     s->sp_frame = f;
     uint32_t w0 = s->diag.n;
-    int rc = after_stmt(f, exec_node(f, f->body->root), w0);
+    int rc = after_stmt(f, f->body->root, exec_node(f, f->body->root), w0);
     s->sp_frame = f->up;
     mem_free(s->db);
     s->db = own;
     if (rc == SP_R_LEAVE || rc == SP_R_ITERATE || rc == SP_R_RETURN)
         rc = SP_OK;
+    if (rc == SP_ERR && f->err_line) /* where it stopped, one note per routine left (MariaDB) */
+        diag_note(&s->diag, ER_SP_STACK_TRACE, f->err_line, f->qname);
     return rc;
 }
 
@@ -942,11 +1000,12 @@ int sp_call(session_t *s, const sql_call_stmt_t *c, const value_t *args, const b
         for (uint32_t i = 0; i < c->nargs; i++)
             if (f->def->params[i].mode != SQL_PARAM_IN)
                 out(out_arg, i, &f->vars[i].v);
+    uint64_t affected = f->affected;
     frame_free(f);
     mem_free(f);
     if (rc)
         return rc;
-    sink->ok(sink, 0, 0, NULL, more);
+    sink->ok(sink, affected, 0, NULL, more);
     return 0;
 }
 
@@ -990,7 +1049,11 @@ int sp_function_call(session_t *s, const sql_expr_t *call, const value_t *args, 
     }
     if (!rc) {
         f->sink = NULL;
-        if (frame_run(f) != SP_OK)
+        uint32_t w0 = s->diag.n;
+        int fr = frame_run(f);
+        if (fr == SP_OK)
+            diag_drop_from(&s->diag, w0); /* a function's own warnings stay inside it */
+        if (fr != SP_OK)
             rc = -(s->diag.error_code ? s->diag.error_code : ER_UNKNOWN_ERROR);
         else if (!f->returned)
             rc = diag_error(&s->diag, ER_SP_NORETURNEND, f->r.name);

@@ -68,9 +68,14 @@ const char *routine_create_text(arena_t *a, const cat_routine_t *r, char q)
 }
 
 /* The record CREATE would write (also what the binlog's text is made from). */
-static int routine_record(sql_exec_ctx_t *x, const sql_routine_stmt_t *r, const char *db, cat_routine_t *out)
+static int routine_record(sql_exec_ctx_t *x, const sql_stmt_t *st, const char *db, cat_routine_t *out)
 {
+    const sql_routine_stmt_t *r = st->routine;
     memset(out, 0, sizeof *out);
+    unsigned line = 1;
+    for (const char *q = st->src; st->src && q < r->body_src; q++)
+        line += *q == '\n';
+    out->body_line = arena_printf(x->arena, "%u", line);
     out->db = db;
     out->name = r->name.name;
     out->type = r->is_function ? "FUNCTION" : "PROCEDURE";
@@ -130,7 +135,7 @@ int exec_create_routine(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return diag_error(x->diag, ER_SP_ALREADY_EXISTS, type, r->name.name);
     }
     cat_routine_t nr;
-    int rc = routine_record(x, r, db, &nr);
+    int rc = routine_record(x, st, db, &nr);
     if (rc)
         return rc;
     if (ex)
@@ -146,7 +151,7 @@ const char *routine_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st)
     const sql_routine_stmt_t *r = st->routine;
     const char *db = exec_db_name(x, r->name.db);
     cat_routine_t nr;
-    if (!db || routine_record(x, r, db, &nr))
+    if (!db || routine_record(x, st, db, &nr))
         return NULL;
     const char *t = routine_create_text(x->arena, &nr, '`');
     /* CREATE OR REPLACE / IF NOT EXISTS are logged as written (MariaDB keeps them in the query) */
