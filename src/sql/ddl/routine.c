@@ -187,3 +187,79 @@ int exec_drop_routine(sql_exec_ctx_t *x, const sql_stmt_t *st)
     exec_pend_ok(x, 0, NULL);
     return 0;
 }
+
+/* ---------------------------------------------------------------- information_schema's type columns */
+
+int routine_type_facts(sql_exec_ctx_t *x, const sql_type_t *ty, uint16_t db_coll, routine_type_facts_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->char_max = out->char_octet = out->num_prec = out->num_scale = out->dt_prec = -1;
+    cat_table_t t = {.coll = db_coll};
+    sql_column_def_t cd = {.name = "", .type = *ty};
+    cat_column_t c;
+    if (col_from_def(x, &t, &cd, &c))
+        return -x->diag->error_code;
+    sqlt_t st = (sqlt_t)c.rc.type;
+    out->data_type = sqlt_name(st);
+    out->dtd = type_text(x->arena, &c);
+    if (sqlt_is_int(st)) {
+        static const int prec[] = {3, 5, 7, 10, 19};
+        out->num_prec = prec[st - SQLT_TINYINT] + (st == SQLT_BIGINT && c.rc.is_unsigned);
+        out->num_scale = 0;
+    } else if (st == SQLT_DECIMAL) {
+        out->num_prec = c.rc.len;
+        out->num_scale = c.rc.scale;
+    } else if (st == SQLT_FLOAT || st == SQLT_DOUBLE) {
+        out->num_prec = c.rc.len ? c.rc.len : st == SQLT_FLOAT ? 12 : 22;
+        if (c.rc.len)
+            out->num_scale = c.rc.scale;
+    } else if (st == SQLT_BIT) {
+        out->num_prec = c.rc.len;
+    } else if (st == SQLT_DATETIME || st == SQLT_TIMESTAMP || st == SQLT_TIME) {
+        out->dt_prec = c.rc.scale;
+    } else if (st == SQLT_DATE) {
+        out->dt_prec = -1;
+    }
+    if (sqlt_is_string(st) || st == SQLT_ENUM || st == SQLT_SET) {
+        uint32_t mb = c.rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(c.rc.coll);
+        int64_t n = c.rc.len;
+        switch (st) {
+        case SQLT_TINYTEXT: case SQLT_TINYBLOB: n = 255; break;
+        case SQLT_TEXT: case SQLT_BLOB: n = 65535; break;
+        case SQLT_MEDIUMTEXT: case SQLT_MEDIUMBLOB: n = 16777215; break;
+        case SQLT_LONGTEXT: case SQLT_LONGBLOB: n = 4294967295LL; break;
+        default: break;
+        }
+        bool blob = st == SQLT_TINYTEXT || st == SQLT_TEXT || st == SQLT_MEDIUMTEXT || st == SQLT_LONGTEXT ||
+                    st == SQLT_TINYBLOB || st == SQLT_BLOB || st == SQLT_MEDIUMBLOB || st == SQLT_LONGBLOB;
+        if (st == SQLT_ENUM || st == SQLT_SET) { /* the longest member, or all of them with their commas */
+            n = 0;
+            for (uint32_t i = 0; i < c.nelems; i++) {
+                int64_t l = 0; /* characters of the UTF-8 text */
+                for (const char *q = c.elems[i]; *q; q++)
+                    l += ((unsigned char)*q & 0xC0) != 0x80;
+                n = st == SQLT_SET ? n + l + (i > 0) : MAX(n, l);
+            }
+        }
+        out->char_max = n;
+        out->char_octet = blob ? n : n * (mb ? mb : 1);
+        if (c.rc.coll != COLL_BINARY) {
+            out->cs = value_coll_charset(c.rc.coll);
+            out->coll = value_coll_name(c.rc.coll);
+        }
+    }
+    return 0;
+}
+
+sql_routine_stmt_t *routine_header(sql_exec_ctx_t *x, const cat_routine_t *r)
+{
+    bool fn = strcmp(r->type, "FUNCTION") == 0;
+    const char *text = fn ? arena_printf(x->arena, "CREATE FUNCTION x(%s) RETURNS %s RETURN NULL", r->params, r->returns)
+                          : arena_printf(x->arena, "CREATE PROCEDURE x(%s) BEGIN END", r->params);
+    sql_stmt_list_t l;
+    diag_t d;
+    diag_init(&d, 2);
+    int rc = sql_parse(x->arena, text, strlen(text), &l, &d);
+    diag_free(&d);
+    return rc || l.n != 1 ? NULL : l.stmts[0]->routine;
+}

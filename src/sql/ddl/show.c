@@ -907,6 +907,18 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
+/* DATA_TYPE .. DTD_IDENTIFIER of information_schema.ROUTINES and PARAMETERS, from r[0] on */
+static void type_fact_cols(value_t *r, const routine_type_facts_t *tf)
+{
+    r[0] = show_text(tf->data_type);
+    const int64_t n[] = {tf->char_max, tf->char_octet, tf->num_prec, tf->num_scale, tf->dt_prec};
+    for (int i = 0; i < 5; i++)
+        r[1 + i] = n[i] < 0 ? value_null() : value_uint((uint64_t)n[i]);
+    r[6] = show_text(tf->cs);
+    r[7] = show_text(tf->coll);
+    r[8] = show_text(tf->dtd);
+}
+
 /* SHOW CREATE PROCEDURE | FUNCTION (ddl/routine.c makes the text) */
 static int show_create_routine(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
@@ -1557,6 +1569,46 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                 catalog_table_release(t);
             }
         }
+    } else if (strcasecmp(name, "PARAMETERS") == 0) {
+        static const char *const cn[] = {"SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME", "ORDINAL_POSITION",
+                                         "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                                         "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE",
+                                         "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME",
+                                         "DTD_IDENTIFIER", "ROUTINE_TYPE"};
+        vt_init(&v, x, "PARAMETERS");
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, i == 3 || (i >= 7 && i <= 11), true);
+        cat_routine_t *rs;
+        uint32_t nr = 0;
+        catalog_routine_list(sql_exec_catalog(), x->arena, NULL, &rs, &nr);
+        for (uint32_t i = 0; i < nr; i++) {
+            const cat_routine_t *rt = &rs[i];
+            if (!XVISIBLE(x, rt->db, NULL))
+                continue;
+            sql_routine_stmt_t *hd = routine_header(x, rt);
+            if (!hd)
+                continue;
+            bool fn = strcmp(rt->type, "FUNCTION") == 0;
+            uint16_t dbc = catalog_db_coll(sql_exec_catalog(), rt->db);
+            for (uint32_t k = fn ? 0 : 1; k <= hd->nparams; k++) {
+                routine_type_facts_t tf;
+                const sql_type_t *ty = k ? &hd->params[k - 1].type : &hd->returns;
+                if (routine_type_facts(x, ty, dbc, &tf)) {
+                    diag_clear(x->diag);
+                    continue;
+                }
+                value_t *r = vt_row(&v);
+                r[0] = show_text("def");
+                r[1] = show_text(rt->db);
+                r[2] = show_text(rt->name);
+                r[3] = show_uint(k);
+                static const char *const modes[] = {"IN", "OUT", "INOUT"};
+                r[4] = k ? show_text(modes[hd->params[k - 1].mode]) : value_null();
+                r[5] = k ? show_text(hd->params[k - 1].name) : value_null();
+                type_fact_cols(r + 6, &tf);
+                r[15] = show_text(rt->type);
+            }
+        }
     } else if (strcasecmp(name, "ROUTINES") == 0) {
         /* stored procedures and functions (access/routine.h): MariaDB 10.11's columns */
         static const char *const cn[] = {"SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
@@ -1588,13 +1640,11 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             r[3] = show_text(rt->name);
             r[4] = show_text(rt->type);
             r[5] = show_text("");
-            if (fn) {
-                const char *dtd = rt->returns;
-                const char *sp = strchr(dtd, ' ');
-                r[13] = show_text(sp ? arena_strndup(x->arena, dtd, (size_t)(sp - dtd)) : dtd);
-                const char *par = strchr(r[13].s.ptr, '(');
-                r[5] = show_text(par ? arena_strndup(x->arena, dtd, (size_t)(par - dtd)) : r[13].s.ptr);
-            }
+            sql_routine_stmt_t *hd = fn ? routine_header(x, rt) : NULL;
+            routine_type_facts_t tf;
+            if (hd && routine_type_facts(x, &hd->returns, catalog_db_coll(sql_exec_catalog(), rt->db), &tf) == 0)
+                type_fact_cols(r + 5, &tf);
+            diag_clear(x->diag);
             r[14] = show_text("SQL");
             r[15] = show_text(rt->body);
             r[18] = show_text("SQL");
@@ -1625,8 +1675,6 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             {"EVENTS", "EVENT_CATALOG,EVENT_SCHEMA,EVENT_NAME,DEFINER,TIME_ZONE,EVENT_BODY,EVENT_DEFINITION,"
                        "EVENT_TYPE,EXECUTE_AT,INTERVAL_VALUE,INTERVAL_FIELD,SQL_MODE,STARTS,ENDS,STATUS,"
                        "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},
-            {"PARAMETERS", "SPECIFIC_CATALOG,SPECIFIC_SCHEMA,SPECIFIC_NAME,ORDINAL_POSITION,PARAMETER_MODE,"
-                           "PARAMETER_NAME,DATA_TYPE,DTD_IDENTIFIER,ROUTINE_TYPE"},
             {"REFERENTIAL_CONSTRAINTS", "CONSTRAINT_CATALOG,CONSTRAINT_SCHEMA,CONSTRAINT_NAME,"
                                         "UNIQUE_CONSTRAINT_CATALOG,UNIQUE_CONSTRAINT_SCHEMA,UNIQUE_CONSTRAINT_NAME,"
                                         "MATCH_OPTION,UPDATE_RULE,DELETE_RULE,TABLE_NAME,REFERENCED_TABLE_NAME"},
