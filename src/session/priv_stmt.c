@@ -597,8 +597,8 @@ static int rule_DROP_PROCEDURE(walk_t *w, const sql_stmt_t *st)
         return rc;
     if (priv_db(w->s, db) & PRIV_ALTER_ROUTINE)
         return 0;
-    return diag_error(&w->s->diag, ER_PROCACCESS_DENIED_ERROR, "alter routine", w->s->priv_user ? w->s->priv_user : "",
-                      w->s->priv_host ? w->s->priv_host : "", arena_printf(&w->s->arena, "%s.%s", db, st->routine->name.name));
+    return diag_error(&w->s->diag, ER_PROCACCESS_DENIED_ERROR, "alter routine", w->s->priv_user,
+                      w->s->priv_host, arena_printf(&w->s->arena, "%s.%s", db, st->routine->name.name));
 }
 static int rule_DROP_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
 
