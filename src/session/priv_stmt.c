@@ -601,6 +601,8 @@ static int rule_DROP_PROCEDURE(walk_t *w, const sql_stmt_t *st)
                       w->s->priv_host, arena_printf(&w->s->arena, "%s.%s", db, st->routine->name.name));
 }
 static int rule_DROP_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
+static int rule_ALTER_PROCEDURE(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
+static int rule_ALTER_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
 
 static int rule_SHOW(walk_t *w, const sql_stmt_t *st)
 {

@@ -188,6 +188,38 @@ int exec_drop_routine(sql_exec_ctx_t *x, const sql_stmt_t *st)
     return 0;
 }
 
+/* ALTER PROCEDURE | FUNCTION: the characteristics given replace the record's; LAST_ALTERED moves. */
+int exec_alter_routine(sql_exec_ctx_t *x, const sql_stmt_t *st)
+{
+    const sql_routine_stmt_t *r = st->routine;
+    const char *db = exec_db_name(x, r->name.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    const char *type = r->is_function ? "FUNCTION" : "PROCEDURE";
+    cat_routine_t cur;
+    int ex = catalog_routine_get(exec_cat, x->arena, type, db, r->name.name, &cur);
+    if (ex < 0)
+        return diag_error(x->diag, ER_UNKNOWN_ERROR);
+    if (!ex)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, type, arena_printf(x->arena, "%s.%s", db, r->name.name));
+    if (r->comment)
+        cur.comment = r->comment;
+    if (r->security)
+        cur.security = r->security;
+    if (r->data_access_set)
+        cur.data_access = r->data_access;
+    time_t tt = (time_t)(time_wall_us() / 1000000);
+    struct tm tm;
+    localtime_r(&tt, &tm);
+    char *ct = arena_alloc(x->arena, 32);
+    strftime(ct, 32, "%Y-%m-%d %H:%M:%S", &tm);
+    cur.modified = ct;
+    if (catalog_routine_put(exec_cat, &cur) != 0)
+        return diag_error(x->diag, ER_UNKNOWN_ERROR);
+    exec_pend_ok(x, 0, NULL);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- information_schema's type columns */
 
 int routine_type_facts(sql_exec_ctx_t *x, const sql_type_t *ty, uint16_t db_coll, routine_type_facts_t *out)

@@ -267,6 +267,7 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_create_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_create_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_drop_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_drop_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* CREATE VIEW as the binlog carries it (MariaDB's form): ALGORITHM, DEFINER and SQL SECURITY spelled out. */
 const char *view_log_text(sql_exec_ctx_t *x, const sql_view_stmt_t *v);

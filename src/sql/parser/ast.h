@@ -628,6 +628,7 @@ typedef struct sql_routine_stmt {
     sql_type_t returns;            /* FUNCTION */
     bool deterministic;
     const char *data_access;       /* "CONTAINS SQL" (default) / "NO SQL" / "READS SQL DATA" / "MODIFIES SQL DATA" */
+    bool data_access_set;          /* written (ALTER changes only what is written) */
     const char *security;          /* "DEFINER" / "INVOKER" or NULL */
     const char *comment;           /* NULL: none */
     const char *body_src;          /* the body's text, as written */

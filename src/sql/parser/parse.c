@@ -4100,6 +4100,65 @@ static bool view_prefix(parser_t *p, sql_view_stmt_t *v)
 
 /* ---------------------------------------------------------------- stored routines (header; sp_parse.c: body) */
 
+/* A routine's characteristics (ALTER: all but [NOT] DETERMINISTIC). */
+static void routine_chars(parser_t *p, sql_routine_stmt_t *r, bool create)
+{
+    for (;;) {
+        if (accept_word(p, "COMMENT")) {
+            r->comment = string_lit(p, NULL);
+        } else if (accept_word(p, "LANGUAGE")) {
+            expect_word(p, "SQL");
+        } else if (create && is_word(p, "NOT") && tok_is_word(peek2(p), "DETERMINISTIC")) {
+            next(p);
+            next(p);
+            r->deterministic = false;
+        } else if (create && accept_word(p, "DETERMINISTIC")) {
+            r->deterministic = true;
+        } else if (is_word(p, "CONTAINS") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            r->data_access = "CONTAINS SQL";
+            r->data_access_set = true;
+        } else if (is_word(p, "NO") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            r->data_access = "NO SQL";
+            r->data_access_set = true;
+        } else if (is_word(p, "READS") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            expect_word(p, "DATA");
+            r->data_access = "READS SQL DATA";
+            r->data_access_set = true;
+        } else if (is_word(p, "MODIFIES") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            expect_word(p, "DATA");
+            r->data_access = "MODIFIES SQL DATA";
+            r->data_access_set = true;
+        } else if (is_word(p, "SQL") && tok_is_word(peek2(p), "SECURITY")) {
+            next(p);
+            next(p);
+            if (accept_word(p, "DEFINER")) r->security = "DEFINER";
+            else { expect_word(p, "INVOKER"); r->security = "INVOKER"; }
+        } else {
+            break;
+        }
+    }
+}
+
+/* ALTER PROCEDURE | FUNCTION name characteristics, at the word */
+static void routine_alter(parser_t *p, sql_stmt_t *st)
+{
+    sql_routine_stmt_t *r = alloc(p, sizeof *r);
+    r->is_function = is_word(p, "FUNCTION");
+    next(p);
+    st->kind = r->is_function ? SQL_STMT_ALTER_FUNCTION : SQL_STMT_ALTER_PROCEDURE;
+    st->routine = r;
+    r->name = table_name(p);
+    routine_chars(p, r, false);
+}
+
 /* CREATE ... PROCEDURE | FUNCTION, at the word; vw holds what view_prefix read (only DEFINER fits a routine). */
 static void routine_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
 {
@@ -4140,44 +4199,7 @@ static void routine_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
         data_type(p, &r->returns);
     }
     r->data_access = "CONTAINS SQL";
-    for (;;) {
-        if (accept_word(p, "COMMENT")) {
-            r->comment = string_lit(p, NULL);
-        } else if (accept_word(p, "LANGUAGE")) {
-            expect_word(p, "SQL");
-        } else if (is_word(p, "NOT") && tok_is_word(peek2(p), "DETERMINISTIC")) {
-            next(p);
-            next(p);
-            r->deterministic = false;
-        } else if (accept_word(p, "DETERMINISTIC")) {
-            r->deterministic = true;
-        } else if (is_word(p, "CONTAINS") && tok_is_word(peek2(p), "SQL")) {
-            next(p);
-            next(p);
-            r->data_access = "CONTAINS SQL";
-        } else if (is_word(p, "NO") && tok_is_word(peek2(p), "SQL")) {
-            next(p);
-            next(p);
-            r->data_access = "NO SQL";
-        } else if (is_word(p, "READS") && tok_is_word(peek2(p), "SQL")) {
-            next(p);
-            next(p);
-            expect_word(p, "DATA");
-            r->data_access = "READS SQL DATA";
-        } else if (is_word(p, "MODIFIES") && tok_is_word(peek2(p), "SQL")) {
-            next(p);
-            next(p);
-            expect_word(p, "DATA");
-            r->data_access = "MODIFIES SQL DATA";
-        } else if (is_word(p, "SQL") && tok_is_word(peek2(p), "SECURITY")) {
-            next(p);
-            next(p);
-            if (accept_word(p, "DEFINER")) r->security = "DEFINER";
-            else { expect_word(p, "INVOKER"); r->security = "INVOKER"; }
-        } else {
-            break;
-        }
-    }
+    routine_chars(p, r, true);
     if (p->tok.type == TK_EOF)
         syntax_error(p);
     /* the body: sp_parse.c reads it with a lexer of its own, then this parser goes on after it */
@@ -4544,6 +4566,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         if (ignore)
             syntax_error(p);
         if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_ALTER_TABLESPACE); return; }
+        if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) { routine_alter(p, st); return; }
         expect_word(p, "USER");
         st->kind = SQL_STMT_ALTER_USER;
         if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
