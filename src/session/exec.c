@@ -2349,10 +2349,11 @@ static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t 
 
 /* ------------------------------------------------------------------ stored routines (sp_exec.c runs them) */
 
-int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, uint32_t n, sp_param_set_fn param_set,
-                    void *arg, res_sink_t *sink, bool more)
+int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, const uint16_t *param_types, uint32_t n,
+                    sp_param_set_fn param_set, void *arg, res_sink_t *sink, bool more)
 {
-    exec_ctx_t x = {.s = s, .params = params, .nparams = n, .param_set = param_set, .param_set_arg = arg};
+    exec_ctx_t x = {.s = s, .params = params, .nparams = n, .param_types = param_types, .param_set = param_set,
+                    .param_set_arg = arg};
     return exec_stmt(&x, st, sink, more);
 }
 

@@ -318,7 +318,16 @@ static int run_text(sp_frame_t *f, const sp_text_t *t, res_sink_t *sink)
     value_t *p = text_params(f, t);
     const sp_text_t *cur = f->cur_text;
     f->cur_text = t;
-    int rc = session_sp_stmt(s, l.stmts[0], p, t->nvars, param_set, f, sink, true);
+    /* an integer variable's wire type, so that SELECT v declares it as MariaDB does (INT: LONG) */
+    uint16_t *types = arena_alloc(&s->arena, sizeof(uint16_t) * (t->nvars + 1));
+    for (uint32_t i = 0; i < t->nvars; i++) {
+        const sql_type_t *ty = &f->body->vars[t->vars[i]].type;
+        static const uint16_t wire[] = {[SQL_T_TINYINT] = SQL_TYPE_TINY, [SQL_T_SMALLINT] = SQL_TYPE_SHORT,
+                                        [SQL_T_MEDIUMINT] = SQL_TYPE_INT24, [SQL_T_INT] = SQL_TYPE_LONG,
+                                        [SQL_T_BIGINT] = SQL_TYPE_LONGLONG};
+        types[i] = ty->kind <= SQL_T_BIGINT && !ty->is_bool ? (uint16_t)(wire[ty->kind] | (ty->is_unsigned ? 0x8000 : 0)) : 0;
+    }
+    int rc = session_sp_stmt(s, l.stmts[0], p, types, t->nvars, param_set, f, sink, true);
     f->cur_text = cur;
     return rc || diag_failed(d) ? SP_ERR : SP_OK;
 }

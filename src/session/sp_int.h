@@ -12,11 +12,12 @@
 
 typedef void (*sp_param_set_fn)(void *arg, uint32_t index, const value_t *v);
 
-/* exec.c: one statement with its `?` read from params (a routine's variables); param_set, when set, receives
+/* exec.c: one statement with its `?` read from params (a routine's variables, param_types their wire types as
+ * COM_STMT_EXECUTE would send them: a select item's metadata); param_set, when set, receives
  * what a CALL of it writes to an OUT parameter given as `?`.  Returns as exec_stmt: 0 answered, > 0 answered
  * with an error, < 0 an error not yet answered. */
-int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, uint32_t n, sp_param_set_fn param_set,
-                    void *arg, res_sink_t *sink, bool more);
+int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, const uint16_t *param_types, uint32_t n,
+                    sp_param_set_fn param_set, void *arg, res_sink_t *sink, bool more);
 /* exec.c: an expression without tables, `?` read from params. */
 int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, value_t *out);
 /* exec.c: SET @name = v */

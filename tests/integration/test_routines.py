@@ -196,3 +196,23 @@ def test_routine_privileges(target, unique):
     c.close()
     q(root, "DROP USER '%s'@'%%'" % user)
     q(root, 'DROP DATABASE %s' % db)
+
+
+def test_prepared_call(target, unique):
+    """CALL through COM_STMT_PREPARE / EXECUTE: the result sets in the binary protocol, then the final OK."""
+    db = unique('rq')
+    build(target, db).close()
+    c = RawClient.connect(port=target.port, user=target.user, password=target.password, db=db)
+    try:
+        st = c.prepare('CALL p(?, @n)')
+        c.execute(st, (2,))
+        got = [([(col.name, col.type) for col in r.columns], r.rows) if r.columns is not None else 'OK'
+               for r in st.results]
+        assert got == [([('a', rawclient.T_LONG), ('b', rawclient.T_VAR_STRING)], [(1, b'x'), (2, b'y')]),
+                       ([('total', rawclient.T_LONG)], [(3,)]), 'OK'], got
+        assert c.query('SELECT @n')[1] == [(b'3',)]
+        c.execute(st, (3,))  # the same statement again: the routine is read and bound anew
+        assert st.results[1].rows == [(6,)]
+    finally:
+        c.close()
+        target.query('DROP DATABASE %s' % db)
