@@ -127,6 +127,10 @@ CALL p_case(1);
 -- @diff note 4094's line: MariaDB's is its parser's position after some statements (DIFFERENCES.md)
 CALL p_case(2);
 CALL p_scope();
+DELIMITER //
+CREATE PROCEDURE p_set() BEGIN DECLARE x INT DEFAULT 1; SET x = 2, @y = x + 1; SET @z = x * 10, x = x + 5; SELECT x, @y, @z; END//
+DELIMITER ;
+CALL p_set();
 
 -- SELECT ... INTO, DML inside, OUT / INOUT
 DELIMITER //

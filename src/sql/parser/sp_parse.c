@@ -265,6 +265,35 @@ static bool in_words(const sql_tok_t *t, const char *const *stops)
     return false;
 }
 
+/* The extent of an expression up to one of `stops` (or ';' / ',' when comma): [*from, returned end). */
+static const char *scan_expr(spp_t *p, const char *const *stops, bool comma, const char **fromp)
+{
+    const char *from = p->tok.start;
+    *fromp = from;
+    int depth = 0, cases = 0;
+    const char *last = from;
+    for (;;) {
+        const sql_tok_t *t = &p->tok;
+        if (t->type == TK_EOF || t->type == TK_ERROR)
+            break;
+        if (depth == 0 && cases == 0 && (in_words(t, stops) || (t->type == TK_PUNCT && (t->op == ';' || (comma && t->op == ',')))))
+            break;
+        if (t->type == TK_PUNCT && t->op == '(')
+            depth++;
+        else if (t->type == TK_PUNCT && t->op == ')') {
+            if (depth == 0)
+                break;
+            depth--;
+        } else if (tok_is_word(t, "CASE"))
+            cases++;
+        else if (tok_is_word(t, "END") && cases > 0)
+            cases--;
+        last = t->start + t->len;
+        next(p);
+    }
+    return last;
+}
+
 /* An expression up to one of `stops` (or ';' / ',' when comma), parsed now: the tree is kept. */
 static sp_text_t *expr_until(spp_t *p, const char *const *stops, bool comma)
 {
@@ -519,8 +548,8 @@ static sp_node_t *set_stmt(spp_t *p)
     /* SET v = expr [, ...] where the first name is a local variable; any other SET is a statement */
     const sql_tok_t *t1 = peek2(p);
     int32_t v = tok_var(p, t1);
-    if (v < 0)
-        return sql_stmt(p);
+    if (v < 0 && t1->type != TK_USERVAR && t1->type != TK_AT2)
+        return sql_stmt(p); /* SET NAMES, SET TRANSACTION, SET x (a system variable) ...: as it is */
     next(p); /* SET */
     sp_node_t *blk = NULL;
     sp_node_t *first = NULL;
@@ -529,15 +558,29 @@ static sp_node_t *set_stmt(spp_t *p)
         sp_node_t *n = new_node(p, SP_SET);
         int32_t vi = tok_var(p, &p->tok);
         if (vi < 0) {
-            /* a later item that is not local: the whole SET as MariaDB would not mix it either */
-            syntax_error(p);
-        }
+            /* a later item that is not a local variable (@u = .., @@x = .., GLOBAL x = ..): a SET of its own */
+            const char *from;
+            uint32_t line = p->tok.line;
+            static const char *const none[] = {NULL};
+            const char *to = scan_expr(p, none, true, &from);
+            if (to == from)
+                syntax_error(p);
+            char *t = arena_printf(p->a, "SET %.*s", (int)(to - from), from);
+            n->kind = SP_SQL;
+            n->stmt = rewrite(p, t, t + strlen(t), line);
+            sql_stmt_list_t l;
+            if (sql_parse_mode(p->a, n->stmt->text, n->stmt->len, p->mode, &l, p->d) != 0)
+                fail(p);
+            n->stmt_kind = l.stmts[0]->kind;
+            p->has_sql = true;
+        } else {
         next(p);
         if (!accept_punct(p, '='))
             expect_punct(p, P_ASSIGN);
         n->var = (uint32_t)vi;
         static const char *const none[] = {NULL};
         n->expr = expr_until(p, none, true);
+        }
         if (!first) {
             first = n;
         } else {
