@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     params[1].type.coll = -1;
     for (int fn = 0; fn < 2; fn++) {
         const char *stop = NULL;
-        sp_body_t *b = sp_parse_body(&a, &d, text, text, text + size, mode, params, 2, fn == 1, &stop);
+        sp_body_t *b = sp_parse_body(&a, &d, text, text, text + size, mode, 0, params, 2, fn == 1, &stop);
         if (b && (stop < text || stop > text + size))
             __builtin_trap();
         diag_clear(&d);

@@ -4,6 +4,7 @@ reach pymysql and the mariadb client (the MULTI_RESULTS protocol; a client witho
 privileges MariaDB asks for (CREATE ROUTINE to create, ALTER ROUTINE to drop, EXECUTE to call).
 The per-statement behaviour (errors, handlers, cursors, SIGNAL) is tests/sql/routines.sql."""
 import signal
+import subprocess
 
 import pymysql
 import pytest
@@ -216,3 +217,50 @@ def test_prepared_call(target, unique):
     finally:
         c.close()
         target.query('DROP DATABASE %s' % db)
+
+
+def dump(server, db):
+    r = subprocess.run(['mariadb-dump', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port),
+                        '--protocol=TCP', '--routines', '--databases', db], capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode(errors='replace')
+    return r.stdout
+
+
+def restore(server, text):
+    r = subprocess.run(['mariadb', '--no-defaults', '-uroot', '-h', server.host, '-P', str(server.port),
+                        '--protocol=TCP'], input=text, capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr.decode(errors='replace')
+
+
+OLD_DUMP = b"""CREATE DATABASE %s;
+USE %s;
+DELIMITER ;;
+/*!50003 CREATE*/ /*!50020 DEFINER=`root`@`localhost`*/ /*!50003 PROCEDURE `old`(IN x INT)
+BEGIN
+  DECLARE y INT DEFAULT 2;
+  SELECT x * y AS r;
+END */;;
+DELIMITER ;
+"""
+
+
+def test_dump_round_trip(fresh_strata, fresh_mariadb, unique):
+    """mariadb-dump --routines of either server restores into the other, the routines behaving the same; the
+    executable-comment form older dumps write (MySQL 5.x, MariaDB before 10.x) restores too."""
+    fresh_strata.start()
+    fresh_mariadb.start()
+    db = unique('rd')
+    for src, dst in ((fresh_strata, fresh_mariadb), (fresh_mariadb, fresh_strata)):
+        build(src, db).close()
+        want = observe(src, db)
+        text = dump(src, db)
+        assert b'PROCEDURE `p`' in text and b'FUNCTION `f`' in text
+        restore(dst, text)
+        assert observe(dst, db) == want, (src.kind, dst.kind)
+        for x in (src, dst):
+            q(x.connect(), 'DROP DATABASE %s' % db)
+    restore(fresh_strata, OLD_DUMP % (db.encode(), db.encode()))
+    c = fresh_strata.connect(database=db)
+    assert call_all(c, 'CALL old(4)') == [[(8,)]]
+    q(c, 'DROP DATABASE %s' % db)
+    c.close()

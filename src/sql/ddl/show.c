@@ -1040,7 +1040,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_init(&v, x, events ? "EVENTS" : "ROUTINES");
         for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++)
             vt_col(&v, events ? ev[i] : rt[i], 64, false, true);
-        if (!events) {
+        if (!events && !sh->package) {
             cat_routine_t *rs;
             uint32_t nr = 0;
             const char *want = sh->what == SQL_SHOW_FUNCTION_STATUS ? "FUNCTION" : "PROCEDURE";

@@ -314,6 +314,7 @@ typedef struct sql_show {
     bool full;               /* FULL PROCESSLIST / TABLES / COLUMNS */
     bool count_only;         /* SHOW COUNT(*) WARNINGS|ERRORS */
     bool if_not_exists;      /* SHOW CREATE DATABASE IF NOT EXISTS */
+    bool package;            /* SHOW PACKAGE [BODY] STATUS (PROCEDURE_STATUS's columns, no rows: no packages) */
     const char *like;        /* LIKE 'pattern' (NULL if none) */
     sql_expr_t *where;       /* WHERE expr (NULL if none) */
     sql_name_t table;        /* COLUMNS / INDEX / CREATE TABLE: table (db may be set by FROM db) */

@@ -2256,8 +2256,10 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
      * routines' columns */
     if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION") || is_word(p, "PACKAGE")) {
         s->what = is_word(p, "FUNCTION") ? SQL_SHOW_FUNCTION_STATUS : SQL_SHOW_PROCEDURE_STATUS;
-        if (accept_word(p, "PACKAGE"))
+        if (accept_word(p, "PACKAGE")) {
+            s->package = true;
             accept_word(p, "BODY");
+        }
         else
             next(p);
         expect_word(p, "STATUS");
@@ -4205,14 +4207,15 @@ static void routine_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
     /* the body: sp_parse.c reads it with a lexer of its own, then this parser goes on after it */
     const char *stop = NULL;
     r->body_src = p->tok.start;
-    r->body = sp_parse_body(p->a, p->d, p->lx.text, p->tok.start, p->lx.end, p->lx.mode, r->params, r->nparams,
-                            r->is_function, &stop);
+    /* (the lexer may have read past the body's first token: its comment state is that token's when one token
+     * of lookahead was read, which the body's first token always is) */
+    r->body = sp_parse_body(p->a, p->d, p->lx.text, p->tok.start, p->lx.end, p->lx.mode, p->lx.in_exec_comment,
+                            r->params, r->nparams, r->is_function, &stop);
     if (!r->body)
         longjmp(p->fail, 1);
     r->body_len = (size_t)(stop - r->body_src);
     p->have_ahead = false;
     p->lx.pos = stop;
-    p->lx.in_exec_comment = 0;
     p->lx.line = p->tok.line;
     for (const char *q = r->body_src; q < stop; q++)
         if (*q == '\n')

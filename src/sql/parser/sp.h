@@ -137,12 +137,13 @@ typedef struct sp_body {
 /*
  * Parses a routine body from `start` (within the whole statement text `text`, which ends at `end`): one
  * statement, compound or not.  *stop receives where the body ended (its last token's end).  params are the
- * routine's parameters (frame variables 0..nparams-1).  Returns the body (in a), or NULL with 1064 or the
+ * routine's parameters (frame variables 0..nparams-1); exec_comment: the body starts inside an executable
+ * comment (an old mariadb-dump's slash-star-bang 50003 PROCEDURE ... END star-slash).  Returns the body (in a), or NULL with 1064 or the
  * routine errors (1308 LEAVE with no matching label, 1327 undeclared variable, 1337 order of declarations,
  * 1313 RETURN in a procedure ...) pushed to d.
  */
 sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
-                         unsigned mode, const sql_routine_param_t *params, uint32_t nparams, bool is_function,
-                         const char **stop);
+                         unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
+                         bool is_function, const char **stop);
 
 #endif

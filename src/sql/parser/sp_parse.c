@@ -737,10 +737,9 @@ static sp_node_t *block(spp_t *p, const char *label)
                 syntax_error(p);
             if (sql_parse_type(p->a, p->d, p->text, p->tok.start, p->end, p->mode, p->tok.line, &dv->type, &stop) != 0)
                 fail(p);
-            /* go on after the type */
+            /* go on after the type (inside the same executable comment, if any) */
             p->have_ahead = false;
             p->lx.pos = stop;
-            p->lx.in_exec_comment = 0;
             p->prev_end = stop;
             sql_lex_next(&p->lx, &p->tok);
             if (accept_word(p, "DEFAULT")) {
@@ -1135,8 +1134,8 @@ static sp_node_t *statement(spp_t *p)
 }
 
 sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
-                         unsigned mode, const sql_routine_param_t *params, uint32_t nparams, bool is_function,
-                         const char **stop)
+                         unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
+                         bool is_function, const char **stop)
 {
     spp_t *p = arena_calloc(a, sizeof *p);
     p->a = a;
@@ -1147,6 +1146,7 @@ sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *st
     p->is_function = is_function;
     sql_lex_init(&p->lx, a, text, (size_t)(end - text), mode);
     p->lx.pos = start;
+    p->lx.in_exec_comment = exec_comment;
     for (const char *q = text; q < start; q++)
         if (*q == '\n')
             p->lx.line++;
