@@ -191,6 +191,8 @@ int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
 int catalog_aux_delete(catalog_t *c, uint8_t kind, uint64_t id);
 /* Views (sql/ddl/view.c): id = a hash of the view's database and name, the value its definition. */
 #define CAT_AUX_VIEW 'V'
+/* Stored procedures and functions (access/routine.h): id = a hash of kind, database and name. */
+#define CAT_AUX_ROUTINE 'P'
 /* The same records written inside the caller's transaction trx (val NULL: delete), so that they commit or roll
  * back with its rows: the replica's applied position (CAT_AUX_REPL_GTID per domain, CAT_AUX_REPL_FILE id 0). */
 #define CAT_AUX_REPL_GTID 'R'

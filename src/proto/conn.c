@@ -415,6 +415,7 @@ static int conn_handshake_response(conn_t *c)
         c->comp_level = r.zstd_level;
     }
     c->sess->multi_statements = (r.caps & CLIENT_MULTI_STATEMENTS) != 0;
+    c->sess->multi_results = (r.caps & (CLIENT_MULTI_RESULTS | CLIENT_MULTI_STATEMENTS)) != 0;
     session_set_client_collation(c->sess, r.collation);
     return conn_auth_begin(c, r.user, r.user_len, r.plugin, r.auth, r.auth_len, r.db, r.db_len);
 }

@@ -24,6 +24,7 @@
 #include "session/status.h"
 #include "session/sysvar.h"
 #include "session/ulock.h"
+#include "session/sp_int.h"
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
 #include "sql/sql.h"
@@ -43,6 +44,9 @@ typedef struct exec_ctx {
     const char *const *row_names;
     const char *const *row_vals;
     int row_n;
+    /* a statement of a stored routine: where a CALL's OUT value for a `?` argument goes */
+    sp_param_set_fn param_set;
+    void *param_set_arg;
 } exec_ctx_t;
 
 /* Session variables a QUERY event carries (MariaDB's SESSION_VARIABLE_IN_BINLOG): reading one keeps a statement
@@ -291,7 +295,16 @@ static int cb_binlog_gtid_pos(void *user, const char *file, size_t len, uint64_t
     return 0;
 }
 
+static int cb_stored_fn(void *user, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
+                        bool nested, value_t *out, diag_t *d)
+{
+    (void)d;
+    exec_ctx_t *x = user;
+    return sp_function_call(x->s, call, args, nargs, a, nested, out);
+}
+
 static const sql_eval_cb_t exec_cb = {
+    .stored_fn = cb_stored_fn,
     .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
     .user_lock = cb_user_lock,
@@ -660,6 +673,11 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
     c->tmp_table_size = MIN(tts, mhs);
     c->tmpdir = sqlx_tmpdir(s);
+    buf_t sm;
+    buf_init(&sm);
+    sysvar_get_text(&s->srv->vars, &s->vars, sysvar_def(SYSVAR_SQL_MODE), SYSVAR_SESSION, &sm);
+    c->sql_mode_text = arena_strndup(&s->arena, sm.len ? (const char *)sm.data : "", sm.len);
+    buf_free(&sm);
 }
 
 /* After an executor call: the session's outputs and transaction flag. */
@@ -2368,6 +2386,62 @@ static res_sink_t *logged_sink(logged_sink_t *l, session_t *s, const sql_stmt_t 
     return &l->base;
 }
 
+/* ------------------------------------------------------------------ stored routines (sp_exec.c runs them) */
+
+int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, const uint16_t *param_types, uint32_t n,
+                    sp_param_set_fn param_set, void *arg, res_sink_t *sink, bool more)
+{
+    exec_ctx_t x = {.s = s, .params = params, .nparams = n, .param_types = param_types, .param_set = param_set,
+                    .param_set_arg = arg};
+    return exec_stmt(&x, st, sink, more);
+}
+
+int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, value_t *out)
+{
+    exec_ctx_t x = {.s = s, .params = params, .nparams = n};
+    sql_eval_ctx_t ev;
+    exec_eval_init(&x, &ev);
+    return sql_expr_eval(&ev, e, out);
+}
+
+void session_sp_uservar_set(session_t *s, const char *name, const value_t *v) { uservar_store(s, name, v); }
+
+typedef struct call_out {
+    exec_ctx_t *x;
+    const sql_call_stmt_t *c;
+} call_out_t;
+
+static void call_out(void *arg, uint32_t i, const value_t *v)
+{
+    call_out_t *o = arg;
+    const sql_expr_t *e = o->c->args[i];
+    if (e->kind == SQL_E_USERVAR)
+        uservar_store(o->x->s, e->var.name, v);
+    else if (e->kind == SQL_E_PARAM && o->x->param_set)
+        o->x->param_set(o->x->param_set_arg, e->param_index, v);
+}
+
+/* CALL: the arguments evaluated here (with a prepared statement's or a routine's `?`), the routine run by
+ * sp_exec.c; an OUT / INOUT argument must be a user variable or a routine's variable (1414). */
+static int exec_call(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
+{
+    session_t *s = x->s;
+    const sql_call_stmt_t *c = st->call;
+    sql_eval_ctx_t ev;
+    exec_eval_init(x, &ev);
+    value_t *args = arena_calloc(&s->arena, sizeof(value_t) * (c->nargs + 1));
+    bool *is_var = arena_calloc(&s->arena, sizeof(bool) * (c->nargs + 1));
+    for (uint32_t i = 0; i < c->nargs; i++) {
+        const sql_expr_t *e = c->args[i];
+        is_var[i] = e->kind == SQL_E_USERVAR || (e->kind == SQL_E_PARAM && x->param_set);
+        int rc = sql_expr_eval(&ev, e, &args[i]);
+        if (rc)
+            return rc;
+    }
+    call_out_t o = {x, c};
+    return sp_call(s, c, args, is_var, call_out, &o, sink, more);
+}
+
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -2379,6 +2453,8 @@ static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
         return diag_error(&s->diag, ER_EMPTY_QUERY);
     case SQL_STMT_SELECT:
         return exec_select(x, st->select, sink, more);
+    case SQL_STMT_CALL:
+        return exec_call(x, st, sink, more);
     case SQL_STMT_SET:
         return exec_set(x, st, sink, more);
     case SQL_STMT_SET_TRANSACTION:

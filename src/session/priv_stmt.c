@@ -615,6 +615,40 @@ static int rule_CREATE_VIEW(walk_t *w, const sql_stmt_t *st)
     return rc ? rc : check_select(w, v->select, NULL, 0);
 }
 
+/* Stored routines: CREATE ROUTINE on the database (1044), and with OR REPLACE ALTER ROUTINE too; DROP: ALTER
+ * ROUTINE (1370, as MariaDB names the routine). */
+static int routine_db(walk_t *w, const sql_routine_stmt_t *r, const char **db)
+{
+    *db = r->name.db ? r->name.db : w->cur_db;
+    return *db ? 0 : no_db(w);
+}
+static int rule_CREATE_PROCEDURE(walk_t *w, const sql_stmt_t *st)
+{
+    const char *db;
+    int rc = routine_db(w, st->routine, &db);
+    if (rc)
+        return rc;
+    rc = priv_check_db(w->s, db, PRIV_CREATE_ROUTINE);
+    if (!rc && st->routine->or_replace && (priv_db(w->s, db) & PRIV_ALTER_ROUTINE) == 0)
+        rc = priv_check_db(w->s, db, PRIV_ALTER_ROUTINE);
+    return rc;
+}
+static int rule_CREATE_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_CREATE_PROCEDURE(w, st); }
+static int rule_DROP_PROCEDURE(walk_t *w, const sql_stmt_t *st)
+{
+    const char *db;
+    int rc = routine_db(w, st->routine, &db);
+    if (rc)
+        return rc;
+    if (priv_db(w->s, db) & PRIV_ALTER_ROUTINE)
+        return 0;
+    return diag_error(&w->s->diag, ER_PROCACCESS_DENIED_ERROR, "alter routine", w->s->priv_user,
+                      w->s->priv_host, arena_printf(&w->s->arena, "%s.%s", db, st->routine->name.name));
+}
+static int rule_DROP_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
+static int rule_ALTER_PROCEDURE(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
+static int rule_ALTER_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
+
 static int rule_SHOW(walk_t *w, const sql_stmt_t *st)
 {
     const sql_show_t *sh = &st->show;

@@ -114,6 +114,8 @@ struct session {
     diag_t diag;
     arena_t arena;       /* per statement */
     bool multi_statements;
+    bool multi_results;     /* CLIENT_MULTI_RESULTS: a CALL may send result sets */
+    struct sp_frame *sp_frame; /* the innermost stored routine running (session/sp_exec.c), NULL outside */
     bool tls;
     bool compressed;
     char tls_version[16];    /* Ssl_version */

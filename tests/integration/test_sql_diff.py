@@ -46,6 +46,7 @@ def parse_file(path):
     """Statements of one file, with their first line number and the markers above them."""
     out = []
     buf, start, markers = [], None, {}
+    delim = ';'
     with open(path, encoding='utf-8') as f:
         for no, raw in enumerate(f, 1):
             line = raw.rstrip('\n')
@@ -57,10 +58,14 @@ def parse_file(path):
                     continue
                 if not s or s.startswith('--') or s.startswith('#'):
                     continue
+                if s.upper().startswith('DELIMITER '):
+                    # the mysql client's DELIMITER: a stored routine's body keeps its own ';'
+                    delim = s.split(None, 1)[1].strip()
+                    continue
                 start = no
             buf.append(line)
-            if line.rstrip().endswith(';'):
-                text = '\n'.join(buf).rstrip()[:-1].rstrip()
+            if line.rstrip().endswith(delim):
+                text = '\n'.join(buf).rstrip()[:-len(delim)].rstrip()
                 out.append(Stmt(start, text, markers))
                 buf, markers = [], {}
     if buf:
@@ -79,12 +84,13 @@ class Outcome:
         self.ok = None
         self.warning_count = 0
         self.warnings = None
+        self.more = []  # the results after the first (a CALL's result sets and its final OK)
 
     def key(self):
         rows = self.rows
         if rows is not None and self.unordered:
             rows = sorted(rows, key=lambda r: [(v is None, v or b'') for v in r])
-        return (self.error, self.columns, rows, self.ok, self.warning_count, self.warnings)
+        return (self.error, self.columns, rows, self.ok, self.warning_count, self.warnings, self.more)
 
     def __eq__(self, other):
         return self.key() == other.key()
@@ -101,6 +107,8 @@ class Outcome:
                 out.append('  ... %d rows' % len(self.rows))
         if self.ok:
             out.append('OK affected=%d insert_id=%d info=%r' % self.ok)
+        for m in self.more:
+            out.append('then %s' % (m,))
         out.append('warnings %d' % self.warning_count)
         for w in self.warnings or ():
             out.append('  %s' % (w,))
@@ -110,7 +118,16 @@ class Outcome:
 def run_one(c, st):
     o = Outcome(meta='meta' in st.markers, unordered='unordered' in st.markers, types='types' in st.markers)
     try:
-        res = c.query_results(st.text)
+        res, err = c.query_results_until_error(st.text)
+        if not res:
+            raise err
+        for x in res[1:]:
+            if x.columns is not None:
+                o.more.append(([col.name for col in x.columns], list(x.rows)))
+            else:
+                o.more.append(('OK', x.ok.affected_rows, x.warnings))
+        if err is not None:
+            o.more.append(('ERROR', err.code, err.sqlstate, err.message))
         r = res[0]
         if r.columns is not None:
             if o.types:

@@ -16,6 +16,7 @@
 #include "access/stats.h"
 #include "access/view.h"
 #include "sql/ddl/constraint.h"
+#include "access/routine.h"
 #include "util/util.h"
 
 /* Rows the account may see (the session's filter; everything without one). */
@@ -206,7 +207,7 @@ static char *quote_str(arena_t *a, const char *s)
     return r;
 }
 
-static const char *type_text(arena_t *a, const cat_column_t *c)
+const char *type_text(arena_t *a, const cat_column_t *c)
 {
     sqlt_t t = (sqlt_t)c->rc.type;
     buf_t b;
@@ -445,6 +446,7 @@ bool exec_show_handles(const sql_show_t *sh)
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
     case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
     case SQL_SHOW_CREATE_VIEW: case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
+    case SQL_SHOW_CREATE_PROCEDURE: case SQL_SHOW_CREATE_FUNCTION:
         return true;
     default:
         return false;
@@ -914,6 +916,46 @@ static int show_databases(sql_exec_ctx_t *x, const sql_show_t *sh)
     return vt_send(&v, 0, sh->like, sh->where);
 }
 
+/* DATA_TYPE .. DTD_IDENTIFIER of information_schema.ROUTINES and PARAMETERS, from r[0] on */
+static void type_fact_cols(value_t *r, const routine_type_facts_t *tf)
+{
+    r[0] = show_text(tf->data_type);
+    const int64_t n[] = {tf->char_max, tf->char_octet, tf->num_prec, tf->num_scale, tf->dt_prec};
+    for (int i = 0; i < 5; i++)
+        r[1 + i] = n[i] < 0 ? value_null() : value_uint((uint64_t)n[i]);
+    r[6] = show_text(tf->cs);
+    r[7] = show_text(tf->coll);
+    r[8] = show_text(tf->dtd);
+}
+
+/* SHOW CREATE PROCEDURE | FUNCTION (ddl/routine.c makes the text) */
+static int show_create_routine(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    bool fn = sh->what == SQL_SHOW_CREATE_FUNCTION;
+    const char *db = exec_db_name(x, sh->table.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    cat_routine_t r;
+    if (catalog_routine_get(sql_exec_catalog(), x->arena, fn ? "FUNCTION" : "PROCEDURE", db, sh->table.name, &r) <= 0)
+        return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, fn ? "FUNCTION" : "PROCEDURE", sh->table.name);
+    vt_t t;
+    vt_init(&t, x, "CREATE");
+    vt_col(&t, fn ? "Function" : "Procedure", 64, false, false);
+    vt_col(&t, "sql_mode", 1024, false, false);
+    vt_col(&t, fn ? "Create Function" : "Create Procedure", 1024, false, true);
+    vt_col(&t, "character_set_client", 32, false, false);
+    vt_col(&t, "collation_connection", 32, false, false);
+    vt_col(&t, "Database Collation", 32, false, false);
+    value_t *row = vt_row(&t);
+    row[0] = show_text(r.name);
+    row[1] = show_text(r.sql_mode);
+    row[2] = show_text(routine_create_text(x->arena, &r, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`'));
+    row[3] = show_text(r.client_cs);
+    row[4] = show_text(r.conn_coll);
+    row[5] = show_text(r.db_coll);
+    return vt_send(&t, -1, NULL, NULL);
+}
+
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     /* MariaDB answers these from an information_schema table it scans in full: SERVER_QUERY_NO_INDEX_USED */
@@ -933,6 +975,8 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         return show_index(x, sh);
     case SQL_SHOW_CREATE_VIEW:
         return show_create_view(x, sh, false);
+    case SQL_SHOW_CREATE_PROCEDURE: case SQL_SHOW_CREATE_FUNCTION:
+        return show_create_routine(x, sh);
     case SQL_SHOW_CREATE_TABLE: {
         const char *db;
         const char *vdb = exec_db_name(x, sh->table.db ? sh->table.db : sh->db);
@@ -1005,6 +1049,29 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         vt_init(&v, x, events ? "EVENTS" : "ROUTINES");
         for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++)
             vt_col(&v, events ? ev[i] : rt[i], 64, false, true);
+        if (!events && !sh->package) {
+            cat_routine_t *rs;
+            uint32_t nr = 0;
+            const char *want = sh->what == SQL_SHOW_FUNCTION_STATUS ? "FUNCTION" : "PROCEDURE";
+            catalog_routine_list(sql_exec_catalog(), x->arena, NULL, &rs, &nr);
+            for (uint32_t i = 0; i < nr; i++) {
+                if (strcmp(rs[i].type, want) != 0 || !XVISIBLE(x, rs[i].db, NULL))
+                    continue;
+                value_t *r = vt_row(&v);
+                r[0] = show_text(rs[i].db);
+                r[1] = show_text(rs[i].name);
+                r[2] = show_text(rs[i].type);
+                r[3] = show_text(arena_printf(x->arena, "%s@%s", rs[i].definer_user, rs[i].definer_host));
+                r[4] = show_text(rs[i].modified);
+                r[5] = show_text(rs[i].created);
+                r[6] = show_text(rs[i].security);
+                r[7] = show_text(rs[i].comment);
+                r[8] = show_text(rs[i].client_cs);
+                r[9] = show_text(rs[i].conn_coll);
+                r[10] = show_text(rs[i].db_coll);
+            }
+            return vt_send(&v, 1, sh->like, sh->where);
+        }
         return vt_send(&v, 0, sh->like, sh->where);
     }
     case SQL_SHOW_OPEN_TABLES: {
@@ -1608,6 +1675,97 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                 catalog_table_release(t);
             }
         }
+    } else if (strcasecmp(name, "PARAMETERS") == 0) {
+        static const char *const cn[] = {"SPECIFIC_CATALOG", "SPECIFIC_SCHEMA", "SPECIFIC_NAME", "ORDINAL_POSITION",
+                                         "PARAMETER_MODE", "PARAMETER_NAME", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                                         "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE",
+                                         "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME",
+                                         "DTD_IDENTIFIER", "ROUTINE_TYPE"};
+        vt_init(&v, x, "PARAMETERS");
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], 64, i == 3 || (i >= 7 && i <= 11), true);
+        cat_routine_t *rs;
+        uint32_t nr = 0;
+        catalog_routine_list(sql_exec_catalog(), x->arena, NULL, &rs, &nr);
+        for (uint32_t i = 0; i < nr; i++) {
+            const cat_routine_t *rt = &rs[i];
+            if (!XVISIBLE(x, rt->db, NULL))
+                continue;
+            sql_routine_stmt_t *hd = routine_header(x, rt);
+            if (!hd)
+                continue;
+            bool fn = strcmp(rt->type, "FUNCTION") == 0;
+            uint16_t dbc = catalog_db_coll(sql_exec_catalog(), rt->db);
+            for (uint32_t k = fn ? 0 : 1; k <= hd->nparams; k++) {
+                routine_type_facts_t tf;
+                const sql_type_t *ty = k ? &hd->params[k - 1].type : &hd->returns;
+                if (routine_type_facts(x, ty, dbc, &tf)) {
+                    diag_clear(x->diag);
+                    continue;
+                }
+                value_t *r = vt_row(&v);
+                r[0] = show_text("def");
+                r[1] = show_text(rt->db);
+                r[2] = show_text(rt->name);
+                r[3] = show_uint(k);
+                static const char *const modes[] = {"IN", "OUT", "INOUT"};
+                r[4] = k ? show_text(modes[hd->params[k - 1].mode]) : value_null();
+                r[5] = k ? show_text(hd->params[k - 1].name) : value_null();
+                type_fact_cols(r + 6, &tf);
+                r[15] = show_text(rt->type);
+            }
+        }
+    } else if (strcasecmp(name, "ROUTINES") == 0) {
+        /* stored procedures and functions (access/routine.h): MariaDB 10.11's columns */
+        static const char *const cn[] = {"SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
+                                         "ROUTINE_TYPE", "DATA_TYPE", "CHARACTER_MAXIMUM_LENGTH",
+                                         "CHARACTER_OCTET_LENGTH", "NUMERIC_PRECISION", "NUMERIC_SCALE",
+                                         "DATETIME_PRECISION", "CHARACTER_SET_NAME", "COLLATION_NAME",
+                                         "DTD_IDENTIFIER", "ROUTINE_BODY", "ROUTINE_DEFINITION", "EXTERNAL_NAME",
+                                         "EXTERNAL_LANGUAGE", "PARAMETER_STYLE", "IS_DETERMINISTIC",
+                                         "SQL_DATA_ACCESS", "SQL_PATH", "SECURITY_TYPE", "CREATED", "LAST_ALTERED",
+                                         "SQL_MODE", "ROUTINE_COMMENT", "DEFINER", "CHARACTER_SET_CLIENT",
+                                         "COLLATION_CONNECTION", "DATABASE_COLLATION"};
+        vt_init(&v, x, "ROUTINES");
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], i == 15 ? 65535 : 64, i >= 6 && i <= 10, true);
+        cat_routine_t *rs;
+        uint32_t nr = 0;
+        catalog_routine_list(sql_exec_catalog(), x->arena, NULL, &rs, &nr);
+        for (uint32_t i = 0; i < nr; i++) {
+            const cat_routine_t *rt = &rs[i];
+            if (!XVISIBLE(x, rt->db, NULL))
+                continue;
+            value_t *r = vt_row(&v);
+            for (size_t k = 0; k < ARRAY_LEN(cn); k++)
+                r[k] = value_null();
+            bool fn = strcmp(rt->type, "FUNCTION") == 0;
+            r[0] = show_text(rt->name);
+            r[1] = show_text("def");
+            r[2] = show_text(rt->db);
+            r[3] = show_text(rt->name);
+            r[4] = show_text(rt->type);
+            r[5] = show_text("");
+            sql_routine_stmt_t *hd = fn ? routine_header(x, rt) : NULL;
+            routine_type_facts_t tf;
+            if (hd && routine_type_facts(x, &hd->returns, catalog_db_coll(sql_exec_catalog(), rt->db), &tf) == 0)
+                type_fact_cols(r + 5, &tf);
+            diag_clear(x->diag);
+            r[14] = show_text("SQL");
+            r[15] = show_text(rt->body);
+            r[18] = show_text("SQL");
+            r[19] = show_text(rt->deterministic);
+            r[20] = show_text(rt->data_access);
+            r[22] = show_text(rt->security);
+            r[23] = show_text(rt->created);
+            r[24] = show_text(rt->modified);
+            r[25] = show_text(rt->sql_mode);
+            r[26] = show_text(rt->comment);
+            r[27] = show_text(arena_printf(x->arena, "%s@%s", rt->definer_user, rt->definer_host));
+            r[28] = show_text(rt->client_cs);
+            r[29] = show_text(rt->conn_coll);
+            r[30] = show_text(rt->db_coll);
+        }
     } else {
         /* schemas of objects strata does not have yet: the columns tools select, no rows */
         static const struct { const char *name; const char *cols; } empty[] = {
@@ -1623,8 +1781,6 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             {"EVENTS", "EVENT_CATALOG,EVENT_SCHEMA,EVENT_NAME,DEFINER,TIME_ZONE,EVENT_BODY,EVENT_DEFINITION,"
                        "EVENT_TYPE,EXECUTE_AT,INTERVAL_VALUE,INTERVAL_FIELD,SQL_MODE,STARTS,ENDS,STATUS,"
                        "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},
-            {"PARAMETERS", "SPECIFIC_CATALOG,SPECIFIC_SCHEMA,SPECIFIC_NAME,ORDINAL_POSITION,PARAMETER_MODE,"
-                           "PARAMETER_NAME,DATA_TYPE,DTD_IDENTIFIER,ROUTINE_TYPE"},
         };
         size_t i = 0;
         while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)

@@ -308,7 +308,20 @@ static int exec_eval_user_lock(void *u, sql_fn_t fn, const char *name, size_t le
     return x->cb->user_lock(x->cb_user, fn, name, len, timeout, out, d);
 }
 
+/* A stored function called inside a statement on tables: the session runs it, told it is nested. */
+static int exec_eval_stored_fn(void *u, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
+                               bool nested, value_t *out, diag_t *d)
+{
+    (void)nested;
+    row_eval_t *xe = u;
+    const sql_exec_ctx_t *x = xe->x;
+    if (!x->cb || !x->cb->stored_fn)
+        return 1;
+    return x->cb->stored_fn(x->cb_user, call, args, nargs, a, true, out, d);
+}
+
 static const sql_eval_cb_t xcb = {
+    .stored_fn = exec_eval_stored_fn,
     .sleep = exec_eval_sleep,
     .user_lock = exec_eval_user_lock,
     .sysvar_get = exec_eval_sysvar_get,

@@ -18,6 +18,7 @@
 #include "sql/exec/constraints.h"
 #include "sql/exec/exec_int.h"
 #include "access/view.h"
+#include "access/routine.h"
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
@@ -443,6 +444,11 @@ int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
     catalog_view_list(exec_cat, x->arena, d->name, &views, &nv);
     for (uint32_t i = 0; i < nv; i++)
         catalog_view_delete(exec_cat, views[i].db, views[i].name);
+    cat_routine_t *routines; /* and its routines */
+    uint32_t nr = 0;
+    catalog_routine_list(exec_cat, x->arena, d->name, &routines, &nr);
+    for (uint32_t i = 0; i < nr; i++)
+        catalog_routine_delete(exec_cat, routines[i].type, routines[i].db, routines[i].name);
     if (x->db && strcmp(x->db, d->name) == 0)
         x->db_dropped = true;
     x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
@@ -553,6 +559,9 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
     case SQL_STMT_CREATE_VIEW:
         *text = view_log_text(x, st->view); /* with its DEFINER: a replica's SQL thread has no user of its own */
         return true;
+    case SQL_STMT_CREATE_PROCEDURE: case SQL_STMT_CREATE_FUNCTION:
+        *text = routine_log_text(x, st); /* as SHOW CREATE prints it, DEFINER spelled out (MariaDB) */
+        return *text != NULL;
     default:
         return true;
     }

@@ -188,6 +188,7 @@ typedef struct sql_exec_ctx {
     uint64_t sort_buffer_size;
     uint64_t tmp_table_size;
     const char *tmpdir;
+    const char *sql_mode_text;     /* @@sql_mode as its names (stored routines keep it) */
     /* outputs */
     bool last_insert_id_set;   /* the statement generated an AUTO_INCREMENT value */
     uint64_t last_insert_id;   /* the first one it generated */

@@ -248,6 +248,16 @@ int exec_perfschema_truncate(sql_exec_ctx_t *x, const char *name);
 bool exec_show_handles(const sql_show_t *sh);
 /* ANALYZE / CHECK / OPTIMIZE / REPAIR / CHECKSUM TABLE (exec_maint.c). */
 int exec_maint(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* SHOW CREATE PROCEDURE | FUNCTION's text of a routine (ddl/routine.c) */
+struct cat_routine;
+const char *routine_create_text(arena_t *a, const struct cat_routine *r, char quote);
+/* information_schema.ROUTINES / PARAMETERS' columns of a type (-1: NULL), and a routine's header parsed again */
+typedef struct routine_type_facts {
+    const char *data_type, *dtd, *cs, *coll;
+    int64_t char_max, char_octet, num_prec, num_scale, dt_prec;
+} routine_type_facts_t;
+int routine_type_facts(sql_exec_ctx_t *x, const sql_type_t *ty, uint16_t db_coll, routine_type_facts_t *out);
+sql_routine_stmt_t *routine_header(sql_exec_ctx_t *x, const struct cat_routine *r);
 /* Copies a table into new trees (OPTIMIZE TABLE; exec.c's ALTER TABLE rebuild with no change). */
 int exec_table_rebuild(sql_exec_ctx_t *x, const sql_name_t *tn);
 

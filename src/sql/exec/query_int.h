@@ -285,9 +285,17 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 /* Views (ddl/view.c). */
 int exec_create_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_create_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_drop_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* CREATE VIEW as the binlog carries it (MariaDB's form): ALGORITHM, DEFINER and SQL SECURITY spelled out. */
 const char *view_log_text(sql_exec_ctx_t *x, const sql_view_stmt_t *v);
+/* A column's type as SHOW CREATE TABLE prints it ("int(11)", "varchar(10)"): ddl/show.c */
+const char *type_text(arena_t *a, const cat_column_t *c);
+/* Stored routines (ddl/routine.c): CREATE's binlog text with its DEFINER, SHOW CREATE's text */
+struct cat_routine;
+const char *routine_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st);
 
 typedef struct alter_run {
     sql_exec_ctx_t *x;

@@ -73,6 +73,10 @@ typedef struct sql_eval_cb {
     int (*window_get)(void *user, const sql_expr_t *call, value_t *out, diag_t *d);
     /* DEFAULT(col): the column's default value. */
     int (*default_get)(void *user, const sql_expr_t *col, value_t *out, diag_t *d);
+    /* A call of a name that is no built-in function: a stored function's value (in a), or 1 when there is no
+     * such stored function (the caller then raises 1305).  nested: called from inside the executor. */
+    int (*stored_fn)(void *user, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
+                     bool nested, value_t *out, diag_t *d);
 } sql_eval_cb_t;
 
 typedef struct sql_eval_ctx {

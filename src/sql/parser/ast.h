@@ -332,7 +332,7 @@ typedef enum sql_show_kind {
     SQL_SHOW_CREATE_DATABASE, SQL_SHOW_CREATE_TABLE, SQL_SHOW_TABLES, SQL_SHOW_COLUMNS, SQL_SHOW_INDEX,
     SQL_SHOW_TABLE_STATUS, SQL_SHOW_BINARY_LOGS, SQL_SHOW_MASTER_STATUS, SQL_SHOW_BINLOG_EVENTS,
     SQL_SHOW_CREATE_USER, SQL_SHOW_ENGINE_STATUS, SQL_SHOW_PLUGINS, SQL_SHOW_SLAVE_STATUS,
-    SQL_SHOW_OPEN_TABLES, SQL_SHOW_TRIGGERS, SQL_SHOW_CREATE_VIEW, SQL_SHOW_PRIVILEGES,
+    SQL_SHOW_OPEN_TABLES, SQL_SHOW_TRIGGERS, SQL_SHOW_CREATE_VIEW, SQL_SHOW_PRIVILEGES, SQL_SHOW_CREATE_PROCEDURE, SQL_SHOW_CREATE_FUNCTION,
     SQL_SHOW_EVENTS, SQL_SHOW_PROCEDURE_STATUS, SQL_SHOW_FUNCTION_STATUS,
     SQL_SHOW_STRATA_ADVICE, /* strata's own: the advice rules firing (monitor/history.h) */
 } sql_show_kind_t;
@@ -343,6 +343,7 @@ typedef struct sql_show {
     bool full;               /* FULL PROCESSLIST / TABLES / COLUMNS */
     bool count_only;         /* SHOW COUNT(*) WARNINGS|ERRORS */
     bool if_not_exists;      /* SHOW CREATE DATABASE IF NOT EXISTS */
+    bool package;            /* SHOW PACKAGE [BODY] STATUS (PROCEDURE_STATUS's columns, no rows: no packages) */
     const char *like;        /* LIKE 'pattern' (NULL if none) */
     sql_expr_t *where;       /* WHERE expr (NULL if none) */
     sql_name_t table;        /* COLUMNS / INDEX / CREATE TABLE: table (db may be set by FROM db) */
@@ -649,6 +650,42 @@ typedef struct sql_tablespace_stmt {
     const char *engine;            /* ENGINE [=] x, NULL if not given */
 } sql_tablespace_stmt_t;
 
+
+/* CREATE [OR REPLACE] [DEFINER=..] PROCEDURE | FUNCTION, DROP PROCEDURE | FUNCTION, CALL (sp.h has the body). */
+typedef enum sql_param_mode { SQL_PARAM_IN, SQL_PARAM_OUT, SQL_PARAM_INOUT } sql_param_mode_t;
+typedef struct sql_routine_param {
+    sql_param_mode_t mode;
+    const char *name;
+    sql_type_t type;
+} sql_routine_param_t;
+struct sp_body;
+typedef struct sql_routine_stmt {
+    sql_name_t name;
+    bool is_function;
+    bool or_replace, if_not_exists, if_exists;
+    sql_user_t definer;
+    bool has_definer;
+    const char *params_src;        /* the text between the parameter list's parentheses, as written */
+    size_t params_len;
+    sql_routine_param_t *params;
+    uint32_t nparams;
+    sql_type_t returns;            /* FUNCTION */
+    bool deterministic;
+    const char *data_access;       /* "CONTAINS SQL" (default) / "NO SQL" / "READS SQL DATA" / "MODIFIES SQL DATA" */
+    bool data_access_set;          /* written (ALTER changes only what is written) */
+    const char *security;          /* "DEFINER" / "INVOKER" or NULL */
+    const char *comment;           /* NULL: none */
+    const char *body_src;          /* the body's text, as written */
+    size_t body_len;
+    struct sp_body *body;          /* parsed (sp.h) */
+} sql_routine_stmt_t;
+
+typedef struct sql_call_stmt {
+    sql_name_t name;
+    sql_expr_t **args;
+    uint32_t nargs;
+} sql_call_stmt_t;
+
 typedef struct sql_view_stmt {     /* CREATE [OR REPLACE] [ALGORITHM=..] [DEFINER=..] [SQL SECURITY ..] VIEW */
     sql_name_t name;
     bool or_replace;
@@ -880,6 +917,8 @@ struct sql_stmt {
         uint64_t reset_master_to;           /* RESET_MASTER [TO n] (0: not given) */
         sql_repl_stmt_t repl;               /* CHANGE_MASTER / START_SLAVE / STOP_SLAVE / RESET_SLAVE */
         sql_view_stmt_t *view;              /* CREATE_VIEW (DROP_VIEW uses `tables`) */
+        sql_routine_stmt_t *routine;        /* CREATE|DROP_PROCEDURE, CREATE|DROP_FUNCTION */
+        sql_call_stmt_t *call;              /* CALL */
     };
     sql_expr_t **do_list;
     uint32_t ndo;

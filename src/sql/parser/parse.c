@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "sql/parser/parser_int.h"
+#include "sql/parser/sp.h"
 
 typedef struct parser {
     arena_t *a;
@@ -2366,6 +2367,8 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         }
         if (accept_word(p, "TABLE")) { s->what = SQL_SHOW_CREATE_TABLE; s->table = table_name(p); return; }
         if (accept_word(p, "VIEW")) { s->what = SQL_SHOW_CREATE_VIEW; s->table = table_name(p); return; }
+        if (accept_word(p, "PROCEDURE")) { s->what = SQL_SHOW_CREATE_PROCEDURE; s->table = table_name(p); return; }
+        if (accept_word(p, "FUNCTION")) { s->what = SQL_SHOW_CREATE_FUNCTION; s->table = table_name(p); return; }
         if (accept_word(p, "USER")) { s->what = SQL_SHOW_CREATE_USER; s->has_user = true; user_name(p, &s->user); return; }
         syntax_error(p);
     }
@@ -2377,8 +2380,10 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
      * routines' columns */
     if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION") || is_word(p, "PACKAGE")) {
         s->what = is_word(p, "FUNCTION") ? SQL_SHOW_FUNCTION_STATUS : SQL_SHOW_PROCEDURE_STATUS;
-        if (accept_word(p, "PACKAGE"))
+        if (accept_word(p, "PACKAGE")) {
+            s->package = true;
             accept_word(p, "BODY");
+        }
         else
             next(p);
         expect_word(p, "STATUS");
@@ -4332,6 +4337,178 @@ static bool view_prefix(parser_t *p, sql_view_stmt_t *v)
     }
 }
 
+
+/* ---------------------------------------------------------------- stored routines (header; sp_parse.c: body) */
+
+/* A routine's characteristics (ALTER: all but [NOT] DETERMINISTIC). */
+static void routine_chars(parser_t *p, sql_routine_stmt_t *r, bool create)
+{
+    for (;;) {
+        if (accept_word(p, "COMMENT")) {
+            r->comment = string_lit(p, NULL);
+        } else if (accept_word(p, "LANGUAGE")) {
+            expect_word(p, "SQL");
+        } else if (create && is_word(p, "NOT") && tok_is_word(peek2(p), "DETERMINISTIC")) {
+            next(p);
+            next(p);
+            r->deterministic = false;
+        } else if (create && accept_word(p, "DETERMINISTIC")) {
+            r->deterministic = true;
+        } else if (is_word(p, "CONTAINS") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            r->data_access = "CONTAINS SQL";
+            r->data_access_set = true;
+        } else if (is_word(p, "NO") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            r->data_access = "NO SQL";
+            r->data_access_set = true;
+        } else if (is_word(p, "READS") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            expect_word(p, "DATA");
+            r->data_access = "READS SQL DATA";
+            r->data_access_set = true;
+        } else if (is_word(p, "MODIFIES") && tok_is_word(peek2(p), "SQL")) {
+            next(p);
+            next(p);
+            expect_word(p, "DATA");
+            r->data_access = "MODIFIES SQL DATA";
+            r->data_access_set = true;
+        } else if (is_word(p, "SQL") && tok_is_word(peek2(p), "SECURITY")) {
+            next(p);
+            next(p);
+            if (accept_word(p, "DEFINER")) r->security = "DEFINER";
+            else { expect_word(p, "INVOKER"); r->security = "INVOKER"; }
+        } else {
+            break;
+        }
+    }
+}
+
+/* ALTER PROCEDURE | FUNCTION name characteristics, at the word */
+static void routine_alter(parser_t *p, sql_stmt_t *st)
+{
+    sql_routine_stmt_t *r = alloc(p, sizeof *r);
+    r->is_function = is_word(p, "FUNCTION");
+    next(p);
+    st->kind = r->is_function ? SQL_STMT_ALTER_FUNCTION : SQL_STMT_ALTER_PROCEDURE;
+    st->routine = r;
+    r->name = table_name(p);
+    routine_chars(p, r, false);
+}
+
+/* CREATE ... PROCEDURE | FUNCTION, at the word; vw holds what view_prefix read (only DEFINER fits a routine). */
+static void routine_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
+{
+    if (vw->algorithm || vw->security)
+        syntax_error(p);
+    sql_routine_stmt_t *r = alloc(p, sizeof *r);
+    r->is_function = is_word(p, "FUNCTION");
+    next(p);
+    st->kind = r->is_function ? SQL_STMT_CREATE_FUNCTION : SQL_STMT_CREATE_PROCEDURE;
+    st->routine = r;
+    r->or_replace = vw->or_replace;
+    r->definer = vw->definer;
+    r->has_definer = vw->has_definer;
+    create_if_not_exists(p, r->or_replace, &r->if_not_exists);
+    r->name = table_name(p);
+    expect_punct(p, '(');
+    r->params_src = p->tok.start;
+    vec_t v = {0};
+    if (!is_punct(p, ')')) {
+        do {
+            sql_routine_param_t *pa = vec_push(p, &v, sizeof *pa);
+            pa->mode = SQL_PARAM_IN;
+            if (!r->is_function) {
+                if (accept_word(p, "IN")) pa->mode = SQL_PARAM_IN;
+                else if (accept_word(p, "OUT")) pa->mode = SQL_PARAM_OUT;
+                else if (accept_word(p, "INOUT")) pa->mode = SQL_PARAM_INOUT;
+            }
+            pa->name = ident(p);
+            data_type(p, &pa->type);
+        } while (accept_punct(p, ','));
+    }
+    r->params_len = (size_t)(p->tok.start - r->params_src);
+    expect_punct(p, ')');
+    r->params = v.items;
+    r->nparams = v.n;
+    if (r->is_function) {
+        expect_word(p, "RETURNS");
+        data_type(p, &r->returns);
+    }
+    r->data_access = "CONTAINS SQL";
+    routine_chars(p, r, true);
+    if (p->tok.type == TK_EOF)
+        syntax_error(p);
+    /* the body: sp_parse.c reads it with a lexer of its own, then this parser goes on after it */
+    const char *stop = NULL;
+    r->body_src = p->tok.start;
+    /* (the lexer may have read past the body's first token: its comment state is that token's when one token
+     * of lookahead was read, which the body's first token always is) */
+    r->body = sp_parse_body(p->a, p->d, p->lx.text, p->tok.start, p->lx.end, p->lx.mode, p->lx.in_exec_comment,
+                            r->params, r->nparams, r->is_function, &stop);
+    if (!r->body)
+        longjmp(p->fail, 1);
+    r->body_len = (size_t)(stop - r->body_src);
+    p->have_ahead = false;
+    p->lx.pos = stop;
+    p->lx.line = p->tok.line;
+    for (const char *q = r->body_src; q < stop; q++)
+        if (*q == '\n')
+            p->lx.line++;
+    p->prev_end = stop;
+    sql_lex_next(&p->lx, &p->tok);
+}
+
+/* DROP PROCEDURE | FUNCTION [IF EXISTS] name, at the word */
+static void routine_drop(parser_t *p, sql_stmt_t *st)
+{
+    sql_routine_stmt_t *r = alloc(p, sizeof *r);
+    r->is_function = is_word(p, "FUNCTION");
+    next(p);
+    st->kind = r->is_function ? SQL_STMT_DROP_FUNCTION : SQL_STMT_DROP_PROCEDURE;
+    st->routine = r;
+    if_exists(p, &r->if_exists);
+    r->name = table_name(p);
+}
+
+/* CALL name [( args )] */
+static void call_stmt(parser_t *p, sql_stmt_t *st)
+{
+    sql_call_stmt_t *c = alloc(p, sizeof *c);
+    st->kind = SQL_STMT_CALL;
+    st->call = c;
+    c->name = table_name(p);
+    if (accept_punct(p, '(')) {
+        vec_t v = {0};
+        if (!is_punct(p, ')'))
+            do *(sql_expr_t **)vec_push(p, &v, sizeof(sql_expr_t *)) = expr(p); while (accept_punct(p, ','));
+        expect_punct(p, ')');
+        c->args = v.items;
+        c->nargs = v.n;
+    }
+}
+
+int sql_parse_type(arena_t *a, diag_t *d, const char *text, const char *start, const char *end, unsigned mode,
+                   uint32_t line, sql_type_t *out, const char **stop)
+{
+    parser_t *p = arena_calloc(a, sizeof *p);
+    p->a = a;
+    p->d = d;
+    sql_lex_init(&p->lx, a, text, (size_t)(end - text), mode);
+    p->lx.pos = start;
+    p->lx.line = line;
+    if (setjmp(p->fail))
+        return d->error_code ? -d->error_code : -ER_PARSE_ERROR;
+    sql_lex_next(&p->lx, &p->tok);
+    p->prev_end = start;
+    data_type(p, out);
+    *stop = p->prev_end;
+    return 0;
+}
+
 /* ---------------------------------------------------------------- replication (replica side) */
 
 /* opt = value, ... of CHANGE MASTER TO and START SLAVE UNTIL, SOURCE_* spelled MASTER_*. */
@@ -4567,6 +4744,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
     }
     if (accept_word(p, "SET")) { set_stmt(p, st); return; }
     if (accept_word(p, "SHOW")) { show_stmt(p, st); return; }
+    if (accept_word(p, "CALL")) { call_stmt(p, st); return; }
     if (accept_word(p, "USE")) { st->kind = SQL_STMT_USE; st->use_db = ident(p); return; }
     if (accept_word(p, "CREATE")) {
         bool or_replace = false;
@@ -4574,7 +4752,12 @@ static void statement(parser_t *p, sql_stmt_t *st)
         {
             sql_view_stmt_t *vw = alloc(p, sizeof *vw);
             vw->or_replace = or_replace;
-            if (view_prefix(p, vw) || is_word(p, "VIEW")) {
+            bool prefix = view_prefix(p, vw);
+            if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) {
+                routine_stmt(p, st, vw);
+                return;
+            }
+            if (prefix || is_word(p, "VIEW")) {
                 view_stmt(p, st, vw);
                 return;
             }
@@ -4633,6 +4816,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
         if (ignore)
             syntax_error(p);
         if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_ALTER_TABLESPACE); return; }
+        if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) { routine_alter(p, st); return; }
         expect_word(p, "USER");
         st->kind = SQL_STMT_ALTER_USER;
         if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
@@ -4672,6 +4856,7 @@ static void statement(parser_t *p, sql_stmt_t *st)
             st->index.table = table_name(p); /* (MariaDB 10.11 takes no ALGORITHM= / LOCK= here: 1064) */
             return;
         }
+        if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) { routine_drop(p, st); return; }
         if (accept_word(p, "VIEW")) {
             st->kind = SQL_STMT_DROP_VIEW;
             if_exists(p, &st->tables.if_exists);

@@ -12,6 +12,7 @@
 #define STRATA_SQL_PARSER_H
 
 #include "sql/parser/ast.h"
+#include "sql/parser/sp.h"
 #include "sql/value/value.h"
 #include "sql/value/store.h"
 #include "util/diag.h"

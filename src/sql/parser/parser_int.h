@@ -72,4 +72,9 @@ void sql_fn_arg_counts(sql_fn_t fn, int *minargs, int *maxargs);
  * innermost first, so an inner WITH's names shadow an outer one's.  Returns 0, or -1 with 4004 pushed. */
 int sql_resolve_ctes(sql_select_t *s, diag_t *d);
 
+/* A data type read from `start` (in text, which ends at `end`; line: start's line), as a column's is:
+ * 0 and *stop after it, or < 0 with 1064 in d.  sp_parse.c's DECLARE. */
+int sql_parse_type(arena_t *a, diag_t *d, const char *text, const char *start, const char *end, unsigned mode,
+                   uint32_t line, sql_type_t *out, const char **stop);
+
 #endif
