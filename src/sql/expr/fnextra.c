@@ -470,6 +470,54 @@ int sql_eval_extra_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a
         *out = value_int(k == (fn == SQL_FN_IS_IPV4 ? 4 : 16));
         return 0;
     }
+    case SQL_FN_IS_IPV4_MAPPED: case SQL_FN_IS_IPV4_COMPAT: {
+        if (a[0].type == VAL_NULL) {
+            *out = value_int(0);
+            return 0;
+        }
+        /* the argument as INET6: 16 binary bytes, or IPv6 text; anything else is 1292 and 0 */
+        value_t s = a[0];
+        unsigned char tb[16];
+        if (!(s.type == VAL_STRING && s.coll == COLL_BINARY && s.s.len == 16)) {
+            value_t t = x_text(ctx, &s);
+            if (t.coll != COLL_BINARY && memchr(t.s.ptr, ':', t.s.len) && inet6_parse(&t, tb) == 16) {
+                s = value_str((const char *)tb, 16, COLL_BINARY);
+            } else {
+                buf_t m;
+                buf_init(&m);
+                buf_append(&m, "Incorrect inet6 value: '", 24);
+                for (size_t i = 0; i < t.s.len && m.len < 200; i++) {
+                    unsigned char ch = (unsigned char)t.s.ptr[i];
+                    char hx[5];
+                    if (t.coll == COLL_BINARY && (ch < 0x20 || ch >= 0x7f)) {
+                        snprintf(hx, sizeof hx, "\\x%02X", ch);
+                        buf_append(&m, hx, 4);
+                    } else {
+                        buf_append_byte(&m, ch);
+                    }
+                }
+                buf_append(&m, "'", 1);
+                buf_append_byte(&m, 0);
+                diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, (const char *)m.data);
+                buf_free(&m);
+                *out = value_int(0);
+                return 0;
+            }
+        }
+        const unsigned char *b = (const unsigned char *)s.s.ptr;
+        bool r = false;
+        if (s.s.len == 16) {
+            static const unsigned char zero[12];
+            if (fn == SQL_FN_IS_IPV4_MAPPED) {
+                r = memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff;
+            } else {
+                uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
+                r = memcmp(b, zero, 12) == 0 && v4 > 1;
+            }
+        }
+        *out = value_int(r);
+        return 0;
+    }
     default:
         break;
     }
@@ -625,22 +673,6 @@ int sql_eval_extra_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a
         else
             n = inet6_format(b, buf);
         *out = x_str(ctx, buf, n, ctx->conn_coll ? ctx->conn_coll : COLL_DEFAULT);
-        return 0;
-    }
-    case SQL_FN_IS_IPV4_MAPPED: case SQL_FN_IS_IPV4_COMPAT: {
-        value_t s = a[0];
-        const unsigned char *b = (const unsigned char *)s.s.ptr;
-        bool r = false;
-        if (s.type == VAL_STRING && s.s.len == 16) {
-            static const unsigned char zero[12];
-            if (fn == SQL_FN_IS_IPV4_MAPPED) {
-                r = memcmp(b, zero, 10) == 0 && b[10] == 0xff && b[11] == 0xff;
-            } else {
-                uint32_t v4 = (uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15];
-                r = memcmp(b, zero, 12) == 0 && v4 > 1;
-            }
-        }
-        *out = value_int(r);
         return 0;
     }
     case SQL_FN_RANDOM_BYTES: {
