@@ -59,6 +59,11 @@ SELECT HEX(AES_DECRYPT('abc', 'k')), AES_DECRYPT(NULL, 'k'), AES_ENCRYPT('a', NU
 SELECT HEX(AES_ENCRYPT('hello world, this is long', 'a very long key that is folded over')), AES_DECRYPT(AES_ENCRYPT('x', 'k1'), 'k2'), HEX(AES_ENCRYPT(REPEAT('z', 16), 'k')), AES_DECRYPT(AES_ENCRYPT(REPEAT('z', 33), 'k'), 'k');
 SELECT AES_ENCRYPT('a', 'b', 'c');
 SELECT OLD_PASSWORD(''), OLD_PASSWORD(NULL), OLD_PASSWORD('hello'), OLD_PASSWORD('a b\tc'), OLD_PASSWORD(12345);
+-- ENCODE / DECODE: MariaDB's default-mode DECODE (the old SQL_CRYPT), not DECODE_ORACLE
+SELECT HEX(ENCODE('hello', 'key')), HEX(ENCODE('', 'k')), ENCODE(NULL, 'k'), HEX(ENCODE('a', NULL)), HEX(ENCODE('abcdefghijklmnop', '')), DECODE(ENCODE('xyz', 'pw'), 'pw'), DECODE(ENCODE('xyz', 'pw'), 'wrong') = 'xyz';
+SELECT HEX(ENCODE(REPEAT('secret text ', 5), 'a key with spaces')), DECODE(ENCODE(REPEAT('secret text ', 5), 'a key with spaces'), 'a key with spaces'), HEX(DECODE(x'00ff7f80', 'k'));
+SELECT DECODE(1, 2, 3);
+SELECT DECODE(1);
 SELECT CRC32C('hello'), CRC32C(CRC32C('hel'), 'lo'), CRC32C(''), CRC32C(NULL), CRC32C(1, NULL), CRC32C(NULL, 'a'), CRC32C(123), CRC32C(0, 'a');
 SELECT CRC32C();
 SELECT CRC32C(1, 2, 3);
@@ -71,7 +76,7 @@ CREATE TABLE fxt AS SELECT INTERVAL(5, 1, 2) i, MAKE_SET(5, 'a', 'b', 'c') ms, E
 SHOW CREATE TABLE fxt;
 CREATE TABLE fxt2 AS SELECT SYS_GUID() g, TO_SECONDS('2020-01-01') ts, PERIOD_ADD(202001, 3) pa, PERIOD_DIFF(202001, 201901) pd, ADD_MONTHS('2020-01-31', 1) am, ADD_MONTHS(DATE '2020-01-31', 1) am2, ADD_MONTHS(TIMESTAMP '2020-01-01 10:00:00.5', 1) am3, GET_FORMAT(DATE, 'EUR') gf, MASTER_POS_WAIT('x', 4) mpw;
 SHOW CREATE TABLE fxt2;
-CREATE TABLE fxt3 AS SELECT COMPRESS('abc') a, UNCOMPRESSED_LENGTH(COMPRESS('abc')) c, INET6_ATON('::1') d, INET6_NTOA(INET6_ATON('::1')) e, IS_IPV4('1.2.3.4') f, IS_IPV6('::1') g, IS_IPV4_MAPPED(INET6_ATON('::ffff:1.2.3.4')) h, IS_IPV4_COMPAT(INET6_ATON('::1.2.3.4')) i, CRC32C('a') k, CRC32C(1, 'a') l, AES_ENCRYPT('a', 'k') m, AES_DECRYPT(AES_ENCRYPT('a', 'k'), 'k') n, OLD_PASSWORD('a') o;
+CREATE TABLE fxt3 AS SELECT COMPRESS('abc') a, UNCOMPRESSED_LENGTH(COMPRESS('abc')) c, INET6_ATON('::1') d, INET6_NTOA(INET6_ATON('::1')) e, IS_IPV4('1.2.3.4') f, IS_IPV6('::1') g, IS_IPV4_MAPPED(INET6_ATON('::ffff:1.2.3.4')) h, IS_IPV4_COMPAT(INET6_ATON('::1.2.3.4')) i, CRC32C('a') k, CRC32C(1, 'a') l, AES_ENCRYPT('a', 'k') m, AES_DECRYPT(AES_ENCRYPT('a', 'k'), 'k') n, OLD_PASSWORD('a') o, ENCODE('a', 'b') p, DECODE('a', 'b') q;
 SHOW CREATE TABLE fxt3;
 CREATE TABLE fxt4 AS SELECT NVL(s, 'x') a, NVL2(s, n, d) b, DECODE_ORACLE(n, 1, s, 'long default') c, ADD_MONTHS(d, 1) e, PERIOD_ADD(n, 1) f, INTERVAL(n, 1) g, CRC32C(s) h, COMPRESS(s) i, AES_ENCRYPT(s, 'k') j FROM fx;
 SHOW CREATE TABLE fxt4;

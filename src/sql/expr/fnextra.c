@@ -3,7 +3,8 @@
  * sql_eval_extra_lazy_fn): INTERVAL(), MAKE_SET, EXPORT_SET, FORMAT(x, d, locale), CHR, LENGTHB, NVL, NVL2,
  * DECODE_ORACLE, SYS_GUID, TO_SECONDS, PERIOD_ADD, PERIOD_DIFF, ADD_MONTHS, GET_FORMAT, MASTER_POS_WAIT,
  * COMPRESS / UNCOMPRESS / UNCOMPRESSED_LENGTH, INET6_ATON / INET6_NTOA / IS_IPV4* / IS_IPV6, RANDOM_BYTES,
- * AES_ENCRYPT / AES_DECRYPT (aes-128-ecb, MariaDB's key folding), OLD_PASSWORD, CRC32C.
+ * AES_ENCRYPT / AES_DECRYPT (aes-128-ecb, MariaDB's key folding), OLD_PASSWORD, CRC32C, ENCODE / DECODE (the
+ * default sql_mode's DECODE: MariaDB's SQL_CRYPT; DECODE_ORACLE is the Oracle one).
  *
  * Several are MariaDB's rewrites of others and are evaluated through them: NVL is IFNULL, LENGTHB is LENGTH,
  * CHR(n) is CHAR(n USING collation_connection), ADD_MONTHS(d, n) is DATE_ADD(d, INTERVAL n MONTH), NVL2 and
@@ -370,6 +371,68 @@ static int aes(sql_eval_ctx_t *ctx, bool enc, const value_t *data, const value_t
     return 0;
 }
 
+/* ---------------------------------------------------------------- ENCODE / DECODE (MariaDB's SQL_CRYPT) */
+
+/* The 323 password hash (OLD_PASSWORD's two words, 31 bits each). */
+static void hash323(const char *s, size_t n, uint32_t r[2])
+{
+    uint32_t nr = 1345345333u, add = 7, nr2 = 0x12345671u;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t')
+            continue;
+        nr ^= (((nr & 63) + add) * c) + (nr << 8);
+        nr2 += (nr2 << 8) ^ nr;
+        add += c;
+    }
+    r[0] = nr & 0x7fffffffu;
+    r[1] = nr2 & 0x7fffffffu;
+}
+
+typedef struct my_rnd {
+    uint64_t s1, s2;
+} my_rnd_t;
+
+static double my_rnd(my_rnd_t *r)
+{
+    r->s1 = (r->s1 * 3 + r->s2) % 0x3FFFFFFFu;
+    r->s2 = (r->s1 + r->s2 + 33) % 0x3FFFFFFFu;
+    return (double)r->s1 / (double)0x3FFFFFFFu;
+}
+
+/* ENCODE(str, key) / DECODE(crypt, key): a byte substitution keyed by the key's 323 hash, chained by a shift. */
+static value_t sql_crypt(sql_eval_ctx_t *ctx, bool enc, const value_t *data, const value_t *key)
+{
+    uint32_t h[2];
+    hash323(key->s.ptr, key->s.len, h);
+    my_rnd_t r = {h[0] % 0x3FFFFFFFu, h[1] % 0x3FFFFFFFu};
+    unsigned char dec[256], encb[256];
+    for (int i = 0; i < 256; i++)
+        dec[i] = (unsigned char)i;
+    for (int i = 0; i < 256; i++) {
+        int idx = (int)(unsigned)(my_rnd(&r) * 255.0);
+        unsigned char t = dec[idx];
+        dec[idx] = dec[i];
+        dec[i] = t;
+    }
+    for (int i = 0; i < 256; i++)
+        encb[dec[i]] = (unsigned char)i;
+    unsigned char *o = arena_alloc(ctx->arena, data->s.len + 1);
+    unsigned shift = 0;
+    for (size_t i = 0; i < data->s.len; i++) {
+        shift ^= (unsigned)(my_rnd(&r) * 255.0);
+        unsigned c = (unsigned char)data->s.ptr[i];
+        if (enc) {
+            o[i] = (unsigned char)(encb[c] ^ shift);
+            shift ^= c;
+        } else {
+            o[i] = dec[(c ^ shift) & 0xff];
+            shift ^= o[i];
+        }
+    }
+    return value_str((const char *)o, data->s.len, COLL_BINARY);
+}
+
 /* ---------------------------------------------------------------- the evaluator */
 
 int sql_fnextra_format(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
@@ -693,23 +756,21 @@ int sql_eval_extra_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a
         value_t d = x_text(ctx, &a[0]), k = x_text(ctx, &a[1]);
         return aes(ctx, fn == SQL_FN_AES_ENCRYPT, &d, &k, out);
     }
+    case SQL_FN_ENCODE: case SQL_FN_DECODE: {
+        value_t d = x_text(ctx, &a[0]), k = x_text(ctx, &a[1]);
+        *out = sql_crypt(ctx, fn == SQL_FN_ENCODE, &d, &k);
+        return 0;
+    }
     case SQL_FN_OLD_PASSWORD: {
         value_t s = x_text(ctx, &a[0]);
         if (!s.s.len) {
             *out = value_str("", 0, COLL_DEFAULT);
             return 0;
         }
-        uint32_t nr = 1345345333u, add = 7, nr2 = 0x12345671u;
-        for (size_t i = 0; i < s.s.len; i++) {
-            unsigned char c = (unsigned char)s.s.ptr[i];
-            if (c == ' ' || c == '\t')
-                continue;
-            nr ^= (((nr & 63) + add) * c) + (nr << 8);
-            nr2 += (nr2 << 8) ^ nr;
-            add += c;
-        }
+        uint32_t h[2];
+        hash323(s.s.ptr, s.s.len, h);
         char buf[17];
-        snprintf(buf, sizeof buf, "%08x%08x", nr & 0x7fffffffu, nr2 & 0x7fffffffu);
+        snprintf(buf, sizeof buf, "%08x%08x", h[0], h[1]);
         *out = x_str(ctx, buf, 16, ctx->conn_coll ? ctx->conn_coll : COLL_DEFAULT);
         return 0;
     }

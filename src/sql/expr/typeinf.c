@@ -1819,6 +1819,16 @@ int sql_type_extra_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rty
         *out = rt_string((uint32_t)l, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
         return true;
     }
+    case SQL_FN_ENCODE: case SQL_FN_DECODE: {
+        if (is_blob_type(c.a[0].type))
+            return false;
+        uint64_t bytes = (uint64_t)str_len(&c.a[0]) * (c.a[0].coll == COLL_BINARY || !is_string_type(c.a[0].type)
+                                                          ? 1 : value_coll_mbmaxlen(c.a[0].coll));
+        if (bytes > 65535)
+            return false;
+        *out = rt_string((uint32_t)bytes, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
     case SQL_FN_AES_ENCRYPT: case SQL_FN_AES_DECRYPT: {
         if (is_blob_type(c.a[0].type))
             return false;
