@@ -29,6 +29,7 @@ static const struct {
     {SQL_FN_COUNT, "COUNT(*)"},
     {SQL_FN_TRIM, "TRIM(' a ')"},
     {SQL_FN_SLEEP, "SLEEP(0)"},
+    {SQL_FN_GET_FORMAT, "GET_FORMAT(DATE, 'ISO')"},
 };
 
 static int col_get(void *user, const sql_expr_t *col, value_t *out, diag_t *d)

@@ -71,4 +71,10 @@ void sql_json_cmp_prepare(sql_eval_ctx_t *ctx, const sql_expr_t *ea, const sql_e
 /* x + INTERVAL .. / INTERVAL .. + x / x - INTERVAL .. */
 int sql_eval_date_interval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
+/* fnextra.c: FORMAT(x, d, locale); the CASE that NVL2 / DECODE_ORACLE are (typed: the form MariaDB types,
+ * CASE x WHEN s ...; else the evaluated one, WHEN x <=> s ...); ADD_MONTHS(d, n) as DATE_ADD(d, INTERVAL n MONTH). */
+int sql_fnextra_format(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out);
+sql_expr_t *sql_fnextra_case(arena_t *a, const sql_expr_t *e, bool typed);
+sql_expr_t *sql_fnextra_add_months(arena_t *a, const sql_expr_t *e);
+
 #endif

@@ -301,6 +301,8 @@ int sql_eval_more_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a,
 {
     sql_fn_t fn = e->func.fn;
     diag_t *dg = ctx->diag;
+    if (fn == SQL_FN_FORMAT && e->nargs == 3) /* FORMAT(x, d, locale): fnextra.c */
+        return sql_fnextra_format(ctx, e, a, out);
     /* the functions that look at NULL arguments themselves */
     switch (fn) {
     case SQL_FN_CHAR: {

@@ -1693,3 +1693,175 @@ void sql_column_meta(const sql_column_def_t *c, uint16_t col_coll, uint16_t resu
     }
     m->flags = (uint16_t)flags;
 }
+
+/* ---------------------------------------------------------------- fnextra.c's functions */
+
+/* A copy of call e as function fn, typed by that function's rule (NVL as IFNULL, LENGTHB as LENGTH). */
+static int type_as(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_fn_t fn, sql_rtype_t *out)
+{
+    sql_expr_t c = *e;
+    c.func.fn = fn;
+    return sql_fn_defs[fn].type(env, &c, out);
+}
+
+/* The rewritten expression (NVL2 / DECODE_ORACLE as CASE, ADD_MONTHS as DATE_ADD), typed in a scratch arena. */
+static int type_rewrite(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    arena_t a;
+    arena_init(&a, 1024);
+    sql_expr_t *r = e->func.fn == SQL_FN_ADD_MONTHS ? sql_fnextra_add_months(&a, e) : sql_fnextra_case(&a, e, true);
+    bool ok = infer(env, r, out);
+    arena_destroy(&a);
+    sql_rtype_t a0;
+    if (!ok && e->func.fn == SQL_FN_ADD_MONTHS && infer(env, e->args[0], &a0) && is_string_type(a0.type) &&
+        !is_blob_type(a0.type)) {
+        *out = rt_string(19, env_conn(env), DEC_NOT_FIXED_STRING, true); /* DATE_ADD of a string: a string */
+        return true;
+    }
+    if (ok && e->func.fn == SQL_FN_NVL2) {
+        sql_rtype_t t;
+        for (uint32_t i = 0; i < 3; i++)
+            if (!infer(env, e->args[i], &t) || t.nullable)
+                out->nullable = true;
+    }
+    return ok;
+}
+
+int sql_type_extra_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rtype_t *out)
+{
+    sql_fn_t fn = e->func.fn;
+    switch (fn) {
+    case SQL_FN_NVL: return type_as(env, e, SQL_FN_IFNULL, out);
+    case SQL_FN_LENGTHB: return type_as(env, e, SQL_FN_LENGTH, out);
+    case SQL_FN_NVL2: case SQL_FN_DECODE_ORACLE: case SQL_FN_ADD_MONTHS: return type_rewrite(env, e, out);
+    case SQL_FN_SYS_GUID:
+        *out = rt_string(32, COLL_LATIN1_SWEDISH_CI, DEC_NOT_FIXED_STRING, true);
+        return true;
+    case SQL_FN_MASTER_POS_WAIT:
+        *out = rt_fixed_int(SQL_TYPE_LONGLONG, 21, false, true);
+        return true;
+    default:
+        break;
+    }
+    call_args_t c;
+    if (!call_args(env, e, &c))
+        return 0;
+    switch (fn) {
+    case SQL_FN_INTERVAL:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 2, false, false);
+        return true;
+    case SQL_FN_PERIOD_ADD: case SQL_FN_PERIOD_DIFF:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 6, false, c.anynull);
+        return true;
+    case SQL_FN_TO_SECONDS:
+        *out = rt_fixed_int(SQL_TYPE_LONGLONG, 12, false, true);
+        return true;
+    case SQL_FN_UNCOMPRESSED_LENGTH:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 10, false, true);
+        return true;
+    case SQL_FN_CRC32C:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 10, true, c.anynull);
+        return true;
+    case SQL_FN_IS_IPV4: case SQL_FN_IS_IPV6:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 1, false, false);
+        return true;
+    case SQL_FN_IS_IPV4_MAPPED: case SQL_FN_IS_IPV4_COMPAT:
+        *out = rt_fixed_int(SQL_TYPE_LONG, 1, false, true);
+        return true;
+    case SQL_FN_GET_FORMAT:
+        *out = rt_string(17, c.conn, 0, true);
+        return true;
+    case SQL_FN_INET6_NTOA:
+        *out = rt_string(39, c.conn, 0, true);
+        return true;
+    case SQL_FN_MAKE_SET: case SQL_FN_EXPORT_SET: {
+        uint32_t len = 0;
+        uint16_t coll = 0;
+        for (uint32_t i = 1; i < c.n && i < 4; i++) {
+            if (is_blob_type(c.a[i].type))
+                return false;
+            if (is_string_type(c.a[i].type) && !coll)
+                coll = c.a[i].coll;
+        }
+        if (fn == SQL_FN_MAKE_SET) {
+            for (uint32_t i = 1; i < c.n; i++) {
+                if (is_blob_type(c.a[i].type))
+                    return false;
+                len += str_len(&c.a[i]);
+                if (is_string_type(c.a[i].type) && !coll)
+                    coll = c.a[i].coll;
+            }
+            len += c.n > 2 ? c.n - 2 : 0;
+        } else {
+            uint32_t sep = c.n > 3 ? str_len(&c.a[3]) : 1;
+            len = 64 * MAX(str_len(&c.a[1]), str_len(&c.a[2])) + 63 * sep;
+        }
+        *out = rt_string(len, coll ? coll : c.conn, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    case SQL_FN_INET6_ATON:
+        *out = rt_string(16, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    case SQL_FN_OLD_PASSWORD:
+        *out = rt_string(16, c.conn, DEC_NOT_FIXED_STRING, true);
+        return true;
+    case SQL_FN_CHR:
+        *out = rt_string(1, c.conn, DEC_NOT_FIXED_STRING, true);
+        return true;
+    case SQL_FN_COMPRESS: {
+        if (is_blob_type(c.a[0].type))
+            return false;
+        uint64_t bytes = (uint64_t)str_len(&c.a[0]) * (c.a[0].coll == COLL_BINARY || !is_string_type(c.a[0].type)
+                                                          ? 1 : value_coll_mbmaxlen(c.a[0].coll));
+        uint64_t l = bytes * 120 / 100 + 12;
+        if (l > 65535)
+            return false;
+        *out = rt_string((uint32_t)l, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    case SQL_FN_ENCODE: case SQL_FN_DECODE: {
+        if (is_blob_type(c.a[0].type))
+            return false;
+        uint64_t bytes = (uint64_t)str_len(&c.a[0]) * (c.a[0].coll == COLL_BINARY || !is_string_type(c.a[0].type)
+                                                          ? 1 : value_coll_mbmaxlen(c.a[0].coll));
+        if (bytes > 65535)
+            return false;
+        *out = rt_string((uint32_t)bytes, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    case SQL_FN_AES_ENCRYPT: case SQL_FN_AES_DECRYPT: {
+        if (is_blob_type(c.a[0].type))
+            return false;
+        uint64_t bytes = (uint64_t)str_len(&c.a[0]) * (c.a[0].coll == COLL_BINARY || !is_string_type(c.a[0].type)
+                                                          ? 1 : value_coll_mbmaxlen(c.a[0].coll));
+        uint64_t l = fn == SQL_FN_AES_ENCRYPT ? (bytes / 16 + 1) * 16 : bytes;
+        if (l > 65535)
+            return false;
+        *out = rt_string((uint32_t)l, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    case SQL_FN_FORMAT: {
+        /* MariaDB: integer digits + a separator per 3 of them + point + sign + the (constant) decimals */
+        const sql_expr_t *d = e->args[1];
+        if (d->kind != SQL_E_LITERAL || (d->lit.type != VAL_INT && d->lit.type != VAL_UINT))
+            return 0;
+        int64_t dec = d->lit.type == VAL_INT ? d->lit.i : (int64_t)MIN(d->lit.u, 38);
+        dec = dec < 0 ? 0 : dec > 38 ? 38 : dec;
+        uint32_t digits;
+        if (is_int_type(c.a[0].type)) /* the type's digits, not the argument's */
+            digits = c.a[0].type == SQL_TYPE_TINY ? 3 : c.a[0].type == SQL_TYPE_SHORT ? 5
+                   : c.a[0].type == SQL_TYPE_INT24 ? 8 : c.a[0].type == SQL_TYPE_LONG ? 10 : 19;
+        else if (is_dec_type(c.a[0].type))
+            digits = int_part(&c.a[0]);
+        else
+            return 0;
+        if (!digits)
+            digits = 1;
+        uint32_t seps = digits / 3 + (dec ? 1 : 0) + 1;
+        *out = rt_string(digits + seps + (uint32_t)dec, c.conn, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    default:
+        return 0; /* UNCOMPRESS: the value decides */
+    }
+}

@@ -575,6 +575,18 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         push_arg(p, &args, u);
         expect_word(p, "FROM");
         push_arg(p, &args, expr(p));
+    } else if (e->func.fn == SQL_FN_GET_FORMAT) {
+        /* GET_FORMAT(DATE | TIME | DATETIME | TIMESTAMP, expr): args = the kind as a string, expr */
+        if (!is_word(p, "DATE") && !is_word(p, "TIME") && !is_word(p, "DATETIME") && !is_word(p, "TIMESTAMP"))
+            syntax_error(p);
+        sql_expr_t *u = new_expr(p, SQL_E_LITERAL, p->tok.start);
+        const char *kind = upper_dup(p, p->tok.text, p->tok.text_len);
+        u->lit = value_str(kind, strlen(kind), COLL_DEFAULT);
+        next(p);
+        finish(p, u);
+        push_arg(p, &args, u);
+        expect_punct(p, ',');
+        push_arg(p, &args, expr(p));
     } else if (strcmp(e->func.name, "POSITION") == 0) {
         /* POSITION(bit_expr IN expr) */
         push_arg(p, &args, bit_expr(p));
@@ -642,7 +654,7 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
     /* a native function called with a count outside its row's: 1582 when parsed, as MariaDB (so before any
      * table is opened, and also in a branch that never runs) */
     if (!sql_fn_args_ok(e->func.fn, e->nargs)) {
-        sql_error_paramcount(p->d, e->func.name);
+        sql_error_paramcount(p->d, arena_strndup(p->a, name, name_len)); /* as written, as MariaDB */
         longjmp(p->fail, 1);
     }
     /* window functions need OVER; aggregates may have it */
@@ -779,6 +791,30 @@ static sql_expr_t *interval_expr(parser_t *p, const char *start)
     next(p);
     finish(p, e);
     return e;
+}
+
+/* At INTERVAL: is it INTERVAL(N, N1, ...), the function (a ',' inside the parentheses), not INTERVAL (n) unit?
+ * Looks ahead on a copy of the lexer. */
+static bool interval_is_function(parser_t *p)
+{
+    const sql_tok_t *t = peek2(p);
+    if (t->type != TK_PUNCT || t->op != '(')
+        return false;
+    sql_lexer_t lx = p->lx;
+    sql_tok_t k;
+    for (int depth = 1;;) {
+        sql_lex_next(&lx, &k);
+        if (k.type == TK_EOF)
+            return false;
+        if (k.type != TK_PUNCT)
+            continue;
+        if (k.op == '(')
+            depth++;
+        else if (k.op == ')' && --depth == 0)
+            return false;
+        else if (k.op == ',' && depth == 1)
+            return true;
+    }
 }
 
 static sql_expr_t *simple_expr(parser_t *p)
@@ -1027,6 +1063,11 @@ static sql_expr_t *simple_expr(parser_t *p)
                 break;
             }
             if (is_word(p, "INTERVAL")) {
+                if (interval_is_function(p)) { /* INTERVAL(N, N1, ...): a function with 2+ arguments */
+                    next(p);
+                    e = func_call(p, "INTERVAL", 8, start);
+                    break;
+                }
                 next(p);
                 e = interval_expr(p, start);
                 break;
