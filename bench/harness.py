@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(BENCH, "lib"))
 import benchlib  # noqa: E402
 
 WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs",
-             "semisync"]
+             "semisync", "routines"]
 # Run only when named (too long for the default run and CI): bench/run prepare-large
 NAMED_ONLY = ["prepare-large"]
 NOT_SUPPORTED = "not supported yet"
@@ -477,6 +477,14 @@ def plan(o, which):
              Metric("prepare-large/hwm-mib", "  server peak resident memory over it: MiB", "lower"),
              Metric("prepare-large/rss-mib", "  server resident memory after it: MiB", "lower")],
             special="pid", timeout=7200))
+    if "routines" in which:
+        inv.append(Invocation(
+            "10. stored procedures: a %s-iteration SET loop and a %s-row cursor loop, one CALL each (best of 3)"
+            % (f"{o.routine_iterations:,}", f"{o.routine_rows:,}"), "routines",
+            ["--iterations", str(o.routine_iterations), "--rows", str(o.routine_rows)],
+            [Metric("routines/loop-s", "WHILE x < n DO SET x = x + 1: CALL wall time s", "lower"),
+             Metric("routines/cursor-s", "cursor loop (FETCH until NOT FOUND): CALL wall time s", "lower")],
+            timeout=900))
     if "recovery" in which:
         inv.append(Invocation(
             "6. crash recovery", "recovery",
@@ -941,6 +949,8 @@ def options():
     p.add_argument("--semisync-time", type=int, default=5, help="semisync workload: seconds per run")
     p.add_argument("--conn-time", type=int, default=3)
     p.add_argument("--recovery-threads", type=int, default=16)
+    p.add_argument("--routine-iterations", type=int, default=1000000, help="routines: SET loop iterations")
+    p.add_argument("--routine-rows", type=int, default=10000, help="routines: cursor loop rows")
     p.add_argument("--large-tables", type=int, default=4, help="prepare-large: tables")
     p.add_argument("--large-size", type=int, default=1000000, help="prepare-large: rows per table")
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
