@@ -137,6 +137,20 @@ int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
             names[n++] = _n;                                                        \
         }                                                                           \
     } while (0)
+    if ((st->kind == SQL_STMT_DROP_DATABASE || (st->kind == SQL_STMT_CREATE_DATABASE && st->database.or_replace)) &&
+        st->database.name && !catalog_db_is_virtual(st->database.name)) {
+        /* every table of the database, exclusively: a reader or the statistics thread (which holds a shared
+         * lock while it walks a table's trees) finishes before the trees go */
+        const char **tabs = NULL;
+        uint32_t nt = 0;
+        if (catalog_table_list(exec_cat, st->database.name, x->arena, &tabs, &nt) != 0 || !nt)
+            return 0;
+        const char **ddbs = arena_alloc(x->arena, sizeof *ddbs * nt);
+        for (uint32_t i = 0; i < nt; i++)
+            ddbs[i] = st->database.name;
+        int rc = mdl_exclusive(&x->ss->mdl, ddbs, tabs, nt, mdl_timeout(x), x->kill_query);
+        return rc ? mdl_err(x, rc) : 0;
+    }
     switch (st->kind) {
     case SQL_STMT_DROP_TABLE: case SQL_STMT_TRUNCATE: case SQL_STMT_DROP_VIEW: case SQL_STMT_OPTIMIZE_TABLE:
         for (uint32_t i = 0; i < st->tables.n; i++)
