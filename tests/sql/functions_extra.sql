@@ -87,3 +87,15 @@ CREATE TABLE fxt5 AS SELECT FORMAT(1234.5, 2) a, FORMAT(1234.5, 2, 'de_DE') b, F
 SHOW CREATE TABLE fxt5;
 SELECT * FROM fxt5;
 DROP TABLE fxt5;
+-- WEIGHT_STRING: level-1 weights of every collation kind (general_ci 2 bytes, _bin of utf8mb4 3 bytes, latin1 1,
+-- UCA primary weights 2 bytes each), AS CHAR(n) cuts or pads with the space's weight, AS BINARY(n) with 0 bytes
+SELECT HEX(WEIGHT_STRING('aB ')), HEX(WEIGHT_STRING('aB ' COLLATE utf8mb4_bin)), HEX(WEIGHT_STRING(_latin1 'aB ')), HEX(WEIGHT_STRING(_latin1 'aB ' COLLATE latin1_bin)), HEX(WEIGHT_STRING(BINARY 'aB ')), HEX(WEIGHT_STRING(NULL)), HEX(WEIGHT_STRING(''));
+SELECT HEX(WEIGHT_STRING('aé' COLLATE utf8mb4_unicode_ci)), HEX(WEIGHT_STRING('aé' COLLATE utf8mb4_unicode_520_ci)), HEX(WEIGHT_STRING('aé' COLLATE utf8mb4_uca1400_ai_ci)), HEX(WEIGHT_STRING('aÄßæ' COLLATE utf8mb4_unicode_ci)), HEX(WEIGHT_STRING('ЙжZ' COLLATE utf8mb4_unicode_ci));
+SELECT HEX(WEIGHT_STRING('ab' AS CHAR(4))), HEX(WEIGHT_STRING('ab' AS BINARY(4))), HEX(WEIGHT_STRING('abc' AS CHAR(2))), HEX(WEIGHT_STRING('ab' COLLATE utf8mb4_unicode_ci AS CHAR(3))), HEX(WEIGHT_STRING(_latin1 'ab' AS CHAR(3))), HEX(WEIGHT_STRING('ab' COLLATE utf8mb4_bin AS CHAR(3)));
+SELECT HEX(WEIGHT_STRING('abcdef' AS BINARY(2)));
+SELECT HEX(WEIGHT_STRING('äÖüß€')), HEX(WEIGHT_STRING(_utf8mb3 'äÖ' COLLATE utf8mb3_bin)), HEX(WEIGHT_STRING(_utf8mb3 'äÖ')), HEX(WEIGHT_STRING(_latin1 x'E4D6DCDF')), HEX(WEIGHT_STRING('x' AS CHAR(2) LEVEL 1));
+SELECT HEX(WEIGHT_STRING('Straße' COLLATE utf8mb4_unicode_520_ci)), HEX(WEIGHT_STRING('Ångström' COLLATE utf8mb4_uca1400_ai_ci)), HEX(WEIGHT_STRING('ab' COLLATE utf8mb4_unicode_ci)) = HEX(WEIGHT_STRING('AB' COLLATE utf8mb4_unicode_ci)), WEIGHT_STRING('a') = WEIGHT_STRING('A');
+SELECT HEX(WEIGHT_STRING('a' AS CHAR(0)));
+CREATE TABLE fxw AS SELECT WEIGHT_STRING('ab') a, WEIGHT_STRING('ab' AS CHAR(4)) b, WEIGHT_STRING(_latin1 'ab') c, WEIGHT_STRING('ab' COLLATE utf8mb4_unicode_ci) d, WEIGHT_STRING('ab' AS BINARY(3)) e, WEIGHT_STRING('ab' COLLATE utf8mb4_bin) f;
+SHOW CREATE TABLE fxw;
+DROP TABLE fxw;

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "sql/expr/expr_int.h"
+#include "sql/value/collation.h"
 
 static value_t x_text(sql_eval_ctx_t *ctx, const value_t *v)
 {
@@ -433,6 +434,76 @@ static value_t sql_crypt(sql_eval_ctx_t *ctx, bool enc, const value_t *data, con
     return value_str((const char *)o, data->s.len, COLL_BINARY);
 }
 
+/* ---------------------------------------------------------------- WEIGHT_STRING */
+
+static void put_be(buf_t *b, uint32_t w, int bytes)
+{
+    for (int k = bytes - 1; k >= 0; k--)
+        buf_append_byte(b, (uint8_t)(w >> (8 * k)));
+}
+
+/* The sort weights of s in its collation (MariaDB's strnxfrm, level 1): nweights characters when > 0 (cut, or
+ * padded with the space's weight), every character when 0. */
+static value_t weight_string(sql_eval_ctx_t *ctx, const value_t *s, int64_t nweights)
+{
+    buf_t b;
+    buf_init(&b);
+    uint16_t coll = s->coll;
+    const unsigned char *p = (const unsigned char *)s->s.ptr;
+    size_t n = s->s.len, i = 0;
+    int64_t chars = 0;
+    bool cap = nweights > 0;
+    coll_kind_t k = coll_kind_of(coll);
+    uint32_t mbmax = coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(coll);
+    if (k == COLL_KIND_UCA) {
+        const coll_uca_t *u = coll_uca_of(coll);
+        while (i < n && (!cap || chars < nweights)) {
+            uint32_t w[8];
+            uint32_t nw = coll_uca_char(u, p, n, &i, w);
+            for (uint32_t j = 0; j < nw; j++)
+                if (w[j])
+                    put_be(&b, w[j] & 0xffff, 2);
+            chars++;
+        }
+        for (; cap && chars < nweights; chars++)
+            put_be(&b, u->space, 2);
+    } else if (k == COLL_KIND_UTF8_GENERAL) {
+        const uint8_t *bw = coll_byte_weights(k);
+        while (i < n && (!cap || chars < nweights)) {
+            put_be(&b, coll_weight_next(k, bw, p, n, &i) & 0xffff, 2);
+            chars++;
+        }
+        for (; cap && chars < nweights; chars++)
+            put_be(&b, 0x20, 2);
+    } else if (k == COLL_KIND_BYTES && mbmax > 1) {
+        /* the _bin collations of the UTF-8 sets: the code point (3 bytes for utf8mb4, 2 for utf8mb3) */
+        int wb = mbmax == 4 ? 3 : 2;
+        while (i < n && (!cap || chars < nweights)) {
+            unsigned char c = p[i];
+            size_t l = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+            if (i + l > n)
+                l = n - i;
+            uint32_t cp = l == 1 ? c : l == 2 ? (c & 0x1fu) : l == 3 ? (c & 0x0fu) : (c & 0x07u);
+            for (size_t j = 1; j < l; j++)
+                cp = cp << 6 | (p[i + j] & 0x3fu);
+            i += l;
+            put_be(&b, cp, wb);
+            chars++;
+        }
+        for (; cap && chars < nweights; chars++)
+            put_be(&b, 0x20, wb);
+    } else {
+        const uint8_t *bw = coll_byte_weights(k);
+        for (; i < n && (!cap || chars < nweights); i++, chars++)
+            buf_append_byte(&b, coll == COLL_BINARY ? p[i] : bw[p[i]]);
+        for (; cap && chars < nweights; chars++)
+            buf_append_byte(&b, coll == COLL_BINARY ? 0 : bw[' ']);
+    }
+    value_t r = x_str(ctx, b.data, b.len, COLL_BINARY);
+    buf_free(&b);
+    return r;
+}
+
 /* ---------------------------------------------------------------- the evaluator */
 
 int sql_fnextra_format(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a, value_t *out)
@@ -755,6 +826,25 @@ int sql_eval_extra_fn(sql_eval_ctx_t *ctx, const sql_expr_t *e, const value_t *a
     case SQL_FN_AES_ENCRYPT: case SQL_FN_AES_DECRYPT: {
         value_t d = x_text(ctx, &a[0]), k = x_text(ctx, &a[1]);
         return aes(ctx, fn == SQL_FN_AES_ENCRYPT, &d, &k, out);
+    }
+    case SQL_FN_WEIGHT_STRING: {
+        value_t s = x_text(ctx, &a[0]);
+        int64_t nw = 0;
+        if (e->nargs == 3) {
+            nw = value_to_int(&a[1], dg);
+            if (a[2].s.len && a[2].s.ptr[0] == 'B') { /* AS BINARY(n): the bytes, cut (1292) or 0-padded to n */
+                s.coll = COLL_BINARY;
+                if ((int64_t)s.s.len > nw) {
+                    size_t tn;
+                    const char *t = value_to_text(ctx->arena, &a[0], &tn);
+                    char *m = arena_printf(ctx->arena, "Truncated incorrect BINARY(%lld) value: '%.*s'", (long long)nw,
+                                           (int)MIN(tn, 128), t ? t : "");
+                    diag_push_msg(dg, DIAG_WARNING, ER_TRUNCATED_WRONG_VALUE, m);
+                }
+            }
+        }
+        *out = weight_string(ctx, &s, nw);
+        return 0;
     }
     case SQL_FN_ENCODE: case SQL_FN_DECODE: {
         value_t d = x_text(ctx, &a[0]), k = x_text(ctx, &a[1]);

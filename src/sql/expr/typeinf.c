@@ -14,6 +14,7 @@
 
 #include "sql/expr/expr_int.h"
 #include "sql/expr/typeinf.h"
+#include "sql/value/collation.h"
 
 #define DEC_NOT_FIXED_DOUBLE 31 /* a DOUBLE without fixed decimals */
 #define DEC_NOT_FIXED_STRING 39 /* MariaDB's NOT_FIXED_DEC on most string results */
@@ -1817,6 +1818,26 @@ int sql_type_extra_fn(const sql_typeinf_env_t *env, const sql_expr_t *e, sql_rty
         if (l > 65535)
             return false;
         *out = rt_string((uint32_t)l, COLL_BINARY, DEC_NOT_FIXED_STRING, true);
+        return true;
+    }
+    case SQL_FN_WEIGHT_STRING: {
+        if (is_blob_type(c.a[0].type))
+            return false;
+        uint16_t coll = is_string_type(c.a[0].type) ? c.a[0].coll : c.conn;
+        uint64_t chars = str_len(&c.a[0]);
+        bool bin = false;
+        if (c.n == 3) {
+            const sql_expr_t *k = e->args[2];
+            bin = k->kind == SQL_E_LITERAL && k->lit.type == VAL_STRING && k->lit.s.len && k->lit.s.ptr[0] == 'B';
+            chars = (uint64_t)e->args[1]->lit.i;
+        }
+        coll_kind_t kd = coll_kind_of(coll);
+        uint32_t mbmax = coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(coll);
+        uint64_t per = bin || coll == COLL_BINARY ? 1 : kd == COLL_KIND_UCA ? 16 : kd == COLL_KIND_UTF8_GENERAL ? 2
+                     : kd == COLL_KIND_BYTES && mbmax > 1 ? (mbmax == 4 ? 3 : 2) : 1;
+        if (chars * per > 65535)
+            return false;
+        *out = rt_string((uint32_t)(chars * per), COLL_BINARY, 0, true);
         return true;
     }
     case SQL_FN_ENCODE: case SQL_FN_DECODE: {

@@ -524,6 +524,8 @@ static void window_spec(parser_t *p, sql_window_t *w)
     }
 }
 
+static int32_t paren_len(parser_t *p);
+
 static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, const char *start)
 {
     /* current token is '(' */
@@ -575,6 +577,41 @@ static sql_expr_t *func_call(parser_t *p, const char *name, size_t name_len, con
         push_arg(p, &args, u);
         expect_word(p, "FROM");
         push_arg(p, &args, expr(p));
+    } else if (e->func.fn == SQL_FN_WEIGHT_STRING && !is_punct(p, ')')) {
+        /* WEIGHT_STRING(expr [AS CHAR(n) | AS BINARY(n)]): args = expr [, n, 'CHAR' | 'BINARY'] */
+        push_arg(p, &args, expr(p));
+        if (accept_word(p, "AS")) {
+            bool bin = is_word(p, "BINARY");
+            if (!bin && !is_word(p, "CHAR"))
+                syntax_error(p);
+            next(p);
+            if (is_punct(p, '(') && peek2(p)->type == TK_INT && strtoll(peek2(p)->text, NULL, 10) == 0) {
+                next(p);
+                syntax_error(p); /* CHAR(0): near the 0 */
+            }
+            const char *at = p->tok.start;
+            int32_t n = paren_len(p);
+            sql_expr_t *ne = new_expr(p, SQL_E_LITERAL, at);
+            ne->lit = value_int(n);
+            finish(p, ne);
+            push_arg(p, &args, ne);
+            sql_expr_t *ke = new_expr(p, SQL_E_LITERAL, at);
+            ke->lit = value_str(bin ? "BINARY" : "CHAR", bin ? 6 : 4, COLL_DEFAULT);
+            finish(p, ke);
+            push_arg(p, &args, ke);
+        }
+        if (is_word(p, "LEVEL")) { /* LEVEL 1 is what is built (the primary weights); other levels are refused */
+            next(p);
+            if (p->tok.type != TK_INT)
+                syntax_error(p);
+            if (strcmp(p->tok.text, "1") != 0 || peek2(p)->type != TK_PUNCT || peek2(p)->op != ')') {
+                diag_error(p->d, ER_NOT_SUPPORTED_YET, "WEIGHT_STRING levels other than LEVEL 1");
+                longjmp(p->fail, 1);
+            }
+            next(p);
+        }
+        if (!is_punct(p, ')'))
+            syntax_error(p);
     } else if (e->func.fn == SQL_FN_GET_FORMAT) {
         /* GET_FORMAT(DATE | TIME | DATETIME | TIMESTAMP, expr): args = the kind as a string, expr */
         if (!is_word(p, "DATE") && !is_word(p, "TIME") && !is_word(p, "DATETIME") && !is_word(p, "TIMESTAMP"))
