@@ -30,7 +30,7 @@
 #define CONN_PREAUTH_MAX_PACKET (64u * 1024)
 
 #define SERVER_CAPS                                                                                          \
-    (CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
+    (CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG | CLIENT_CONNECT_WITH_DB | CLIENT_NO_SCHEMA | \
      CLIENT_LOCAL_FILES | \
      CLIENT_ODBC | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41 | CLIENT_INTERACTIVE | CLIENT_IGNORE_SIGPIPE |   \
      CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS |       \
@@ -361,8 +361,10 @@ static void conn_send_greeting(conn_t *c)
     buf_put_u16(b, SERVER_STATUS_AUTOCOMMIT);
     buf_put_u16(b, (uint16_t)(caps >> 16));
     buf_put_u8(b, 21);
-    for (int i = 0; i < 10; i++)
+    /* 6 reserved bytes, then MariaDB's extended capabilities (CLIENT_MYSQL is clear, as a MariaDB server's) */
+    for (int i = 0; i < 6; i++)
         buf_put_u8(b, 0);
+    buf_put_u32(b, MARIADB_CLIENT_EXTENDED_METADATA);
     buf_append(b, c->scramble + 8, 12);
     buf_put_u8(b, 0);
     buf_append(b, "mysql_native_password", sizeof "mysql_native_password");
@@ -406,6 +408,7 @@ static int conn_handshake_response(conn_t *c)
         conn_log_bad_handshake(c, "insecure transport refused");
         return -1;
     }
+    c->ext_metadata = (r.mariadb_caps & MARIADB_CLIENT_EXTENDED_METADATA) != 0;
     c->caps = r.caps & (SERVER_CAPS | CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM);
     /* Compression: zlib wins when both are offered, as in MySQL; zstd carries its level last. */
     if (r.caps & CLIENT_COMPRESS) {

@@ -4,7 +4,8 @@
  * the result points into the payload.
  *
  * HandshakeResponse41:
- *   u32 capability flags | u32 max packet size | u8 collation | 23 filler (MariaDB: last 4 = extended caps)
+ *   u32 capability flags | u32 max packet size | u8 collation | 19 filler | u32 MariaDB extended caps (filler
+ *   when the client sets CLIENT_MYSQL)
  *   user NUL
  *   auth response: lenenc (PLUGIN_AUTH_LENENC_CLIENT_DATA) | u8 length + bytes (SECURE_CONNECTION) | NUL-terminated
  *   [database NUL]                  if CONNECT_WITH_DB
@@ -30,7 +31,10 @@ int proto_handshake_parse(const uint8_t *p, size_t n, bool tls_active, hs_respon
         return -ER_NOT_SUPPORTED_AUTH_MODE;
     out->max_packet = pcur_get_u32(&cur);
     out->collation = pcur_get_u8(&cur);
-    pcur_get_bytes(&cur, 23);
+    pcur_get_bytes(&cur, 19);
+    out->mariadb_caps = pcur_get_u32(&cur);
+    if (out->caps & CLIENT_LONG_PASSWORD)
+        out->mariadb_caps = 0; /* a MySQL client: the bytes are filler */
     if (!pcur_ok(&cur))
         return -ER_HANDSHAKE_ERROR;
     if ((out->caps & CLIENT_SSL) && !tls_active && pcur_left(&cur) == 0) {

@@ -10,7 +10,7 @@
 #include "session/session.h"
 
 /* Client capability flags. */
-#define CLIENT_LONG_PASSWORD (1u << 0)
+#define CLIENT_LONG_PASSWORD (1u << 0) /* CLIENT_MYSQL: a MySQL peer; MariaDB servers leave it clear */
 #define CLIENT_FOUND_ROWS (1u << 1)
 #define CLIENT_LONG_FLAG (1u << 2)
 #define CLIENT_CONNECT_WITH_DB (1u << 3)
@@ -69,7 +69,13 @@ typedef struct hs_response {
     size_t attrs_len;
     uint8_t zstd_level;
     bool has_zstd_level;
+    uint32_t mariadb_caps;   /* the filler's last 4 bytes: MariaDB's extended capabilities (0 from a MySQL
+                              * client, which sets CLIENT_MYSQL) */
 } hs_response_t;
+
+/* MariaDB's extended capabilities (bits 32.. of the capability word, in the 4 filler bytes of the greeting and
+ * of the handshake response when CLIENT_MYSQL is clear) */
+#define MARIADB_CLIENT_EXTENDED_METADATA (1u << 3) /* column definitions carry type name / format ("json") */
 
 /* 0, or -ER_NOT_SUPPORTED_AUTH_MODE (not protocol 4.1) / -ER_HANDSHAKE_ERROR (malformed). */
 int proto_handshake_parse(const uint8_t *p, size_t n, bool tls_active, hs_response_t *out);

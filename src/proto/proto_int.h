@@ -36,6 +36,7 @@ typedef struct conn {
     buf_t pkt;             /* the current command's payload */
     buf_t obuf;            /* outgoing packets, framed */
     bool compressed;       /* compressed protocol on (after the login OK) */
+    bool ext_metadata;     /* MARIADB_CLIENT_EXTENDED_METADATA: column definitions carry the extended block */
     pcomp_t pc;
     pcomp_algo_t comp_algo; /* negotiated, switched on after the login OK */
     int comp_level;

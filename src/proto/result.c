@@ -132,6 +132,15 @@ static void conn_put_coldef(conn_t *c, const res_col_t *col)
     put_lenenc_cstr(b, col->org_table);
     put_lenenc_cstr(b, col->name);
     put_lenenc_cstr(b, col->org_name);
+    if (c->ext_metadata) { /* MariaDB's extended metadata: (u8 kind, lenenc value)...; kind 1 = format */
+        if (col->json) {
+            buf_put_u8(b, 6);
+            buf_put_u8(b, 1);
+            buf_put_lenenc_str(b, "json", 4);
+        } else {
+            buf_put_u8(b, 0);
+        }
+    }
     buf_put_u8(b, 0x0c);
     buf_put_u16(b, col->charset);
     buf_put_u32(b, col->length);

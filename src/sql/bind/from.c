@@ -320,6 +320,32 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
             }
             ns->on = cond;
         }
+        if (j == SQL_JOIN_LEFT && second->kind == SQL_FROM_JOIN && q->nsrc - before > 1) {
+            /* a nested join on the right of a LEFT JOIN: one NULL-extended group, its ON checked once the whole
+             * group is read (the ON may name any of its tables) */
+            uint32_t last = q->nsrc - 1;
+            query_source_t *head = &q->src[before], *tail = &q->src[last];
+            if (head->on) {
+                if (!tail->on) {
+                    tail->on = head->on;
+                } else {
+                    sql_expr_t *and = arena_calloc(x->arena, sizeof *and);
+                    sql_expr_t **aa = arena_calloc(x->arena, sizeof(sql_expr_t *) * 2);
+                    aa[0] = (sql_expr_t *)tail->on;
+                    aa[1] = (sql_expr_t *)head->on;
+                    and->kind = SQL_E_BINARY;
+                    and->op = SQL_OP_AND;
+                    and->nargs = 2;
+                    and->args = aa;
+                    and->slot = -1;
+                    tail->on = and;
+                }
+                head->on = NULL;
+            }
+            head->group_last = last;
+            for (uint32_t k = before; k <= last; k++)
+                q->src[k].in_group = true;
+        }
         return 0;
     }
     query_source_t *s = arena_calloc(x->arena, sizeof *s);

@@ -127,6 +127,7 @@ void column_meta(res_col_t *c, const cat_table_t *t, uint32_t col, const char *d
     c->org_table = t->name;
     c->name = name ? name : cc->name;
     c->org_name = cc->name;
+    c->json = cc->is_json;
     uint16_t f = 0;
     if (!cc->rc.nullable)
         f |= COLF_NOT_NULL;

@@ -116,6 +116,11 @@ typedef struct query_source {
     uint32_t base;            /* first slot of this source in the combined row */
     sql_join_kind_t join;     /* how it joins the sources before it (the first: INNER) */
     const sql_expr_t *on;
+    /* A LEFT JOIN whose right side is itself a join (a LEFT JOIN (b JOIN c ON x) ON y): the group's first source
+     * holds the index of its last (0: no group), every member is in_group; the group's ON is on its last source
+     * and the whole group is NULL-extended together when no row gets through it (exec/loop.c) */
+    uint32_t group_last;
+    bool in_group;
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;

@@ -35,7 +35,18 @@ typedef struct join_loop {
     uint64_t emitted;
     bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
     bool rejected;            /* loop_emit: the WHERE rejected that row */
+    bool *group_found;        /* per group head (query_source_t.group_last): a row got through the whole group */
 } join_loop_t;
+
+/* A row got through source si (its ON held, or it was NULL-extended): the groups that end at si are found. */
+static void groups_through(join_loop_t *L, uint32_t si)
+{
+    if (!L->group_found)
+        return;
+    for (uint32_t h = 0; h < si; h++)
+        if (L->q->src[h].group_last == si)
+            L->group_found[h] = true;
+}
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
 static void fill_row(join_loop_t *L, uint32_t si, const value_t *stored)
@@ -109,6 +120,7 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
             return rc;
     }
     *matched = true;
+    groups_through(L, si);
     if (si + 1 < L->q->nsrc) {
         if (L->q->an_passed)
             L->q->an_passed[si]++;
@@ -174,6 +186,11 @@ static int loop_level(join_loop_t *L, uint32_t si)
     query_source_t *s = &q->src[si];
     bool matched = false;
     int rc = 0;
+    bool saved_found = false;
+    if (s->group_last) {
+        saved_found = L->group_found[si];
+        L->group_found[si] = false;
+    }
     if (q->an_scans)
         q->an_scans[si]++;
     if (s->is_virtual) {
@@ -244,8 +261,28 @@ static int loop_level(join_loop_t *L, uint32_t si)
         rc = scan_range(L, si, ix, NULL, NULL, desc, false, &matched);
     }
 end:
+    if (s->group_last) { /* a group's head: NULL-extended when no row got through the whole group */
+        bool found = L->group_found[si];
+        L->group_found[si] = saved_found;
+        if (rc || found)
+            return rc;
+        for (uint32_t k = si; k <= s->group_last; k++)
+            null_row(L, k);
+        groups_through(L, s->group_last);
+        if (s->group_last + 1 < q->nsrc)
+            return loop_level(L, s->group_last + 1);
+        if (L->where) {
+            rc = row_eval_bool(&L->xe, L->where, L->row);
+            if (rc <= 0)
+                return rc;
+        }
+        if (L->dml)
+            return 0;
+        return L->fn(L->fn_arg, L->row);
+    }
     if (rc == 0 && !matched && s->join == SQL_JOIN_LEFT && si > 0) {
         null_row(L, si);
+        groups_through(L, si);
         if (si + 1 < q->nsrc)
             return loop_level(L, si + 1);
         if (L->where) {
@@ -269,6 +306,9 @@ static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_
     row_eval_init(&L.xe, x);
     L.xe.q = q;
     L.row = arena_calloc(x->arena, sizeof(value_t) * (q->width + 1));
+    for (uint32_t i = 0; i < q->nsrc; i++)
+        if (q->src[i].group_last && !L.group_found)
+            L.group_found = arena_calloc(x->arena, sizeof(bool) * (q->nsrc + 1));
     if (q->paths) {
         L.paths = (access_path_t *)q->paths; /* a prepared plan's (loop_level does not write them) */
     } else {

@@ -40,6 +40,7 @@ typedef struct res_col {
     uint8_t type;
     uint16_t flags;
     uint8_t decimals;
+    bool json; /* a JSON column or a JSON document from a JSON function: format=json for MariaDB's clients */
 } res_col_t;
 
 /* One cell of a result row as the session hands it to the protocol layer: text for the text protocol, and

@@ -643,7 +643,7 @@ static int select_run_col_type(void *u, const sql_expr_t *col, sql_rtype_t *out)
         out->dec = c.decimals;
         out->len = c.length;
         out->unsig = (c.flags & COLF_UNSIGNED) != 0;
-        out->nullable = !(c.flags & COLF_NOT_NULL) || (src->join == SQL_JOIN_LEFT && k > 0);
+        out->nullable = !(c.flags & COLF_NOT_NULL) || ((src->join == SQL_JOIN_LEFT || src->in_group) && k > 0);
         if (c.flags & COLF_ENUM)
             out->flags |= COLF_ENUM;
         if (c.flags & COLF_SET)
@@ -698,6 +698,33 @@ bool select_run_infer(const select_run_t *s, const sql_expr_t *e, sql_rtype_t *r
 }
 
 /* Result column metadata of item i. */
+/* A select item MariaDB describes as a JSON document (format=json in its extended metadata): a JSON column, a
+ * JSON function that returns a document (not JSON_UNQUOTE, JSON_VALUE, JSON_TYPE, JSON_KEYS ...), or IFNULL /
+ * COALESCE over such items only. */
+static bool item_is_json(const sql_expr_t *e)
+{
+    if (e->kind == SQL_E_COLUMN)
+        return e->bound_json;
+    if (e->kind != SQL_E_FUNC)
+        return false;
+    switch (e->func.fn) {
+    case SQL_FN_JSON_EXTRACT: case SQL_FN_JSON_OBJECT: case SQL_FN_JSON_ARRAY: case SQL_FN_JSON_SET:
+    case SQL_FN_JSON_INSERT: case SQL_FN_JSON_REPLACE: case SQL_FN_JSON_REMOVE: case SQL_FN_JSON_ARRAY_APPEND:
+    case SQL_FN_JSON_ARRAY_INSERT: case SQL_FN_JSON_MERGE: case SQL_FN_JSON_MERGE_PRESERVE:
+    case SQL_FN_JSON_MERGE_PATCH: case SQL_FN_JSON_SEARCH: case SQL_FN_JSON_QUERY: case SQL_FN_JSON_COMPACT:
+    case SQL_FN_JSON_LOOSE: case SQL_FN_JSON_DETAILED: case SQL_FN_JSON_PRETTY: case SQL_FN_JSON_NORMALIZE:
+    case SQL_FN_JSON_ARRAYAGG: case SQL_FN_JSON_OBJECTAGG:
+        return true;
+    case SQL_FN_IFNULL: case SQL_FN_COALESCE:
+        for (uint32_t i = 0; i < e->nargs; i++)
+            if (!item_is_json(e->args[i]))
+                return false;
+        return e->nargs > 0;
+    default:
+        return false;
+    }
+}
+
 void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
 {
     int slot = s->items[i].src_col;
@@ -710,12 +737,12 @@ void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
                     *c = src->dcols[(uint32_t)slot - src->base];
                     c->name = s->items[i].name;
                     c->table = c->org_table = src->alias;
-                    if (src->join == SQL_JOIN_LEFT && k > 0)
+                    if ((src->join == SQL_JOIN_LEFT || src->in_group) && k > 0)
                         c->flags &= (uint16_t)~COLF_NOT_NULL;
                     return;
                 }
                 column_meta_results(s->x, c, src->t, (uint32_t)slot - src->base, src->db, src->alias, s->items[i].name);
-                if (src->join == SQL_JOIN_LEFT && k > 0)
+                if ((src->join == SQL_JOIN_LEFT || src->in_group) && k > 0)
                     c->flags &= (uint16_t)~COLF_NOT_NULL;
                 return;
             }
@@ -773,6 +800,7 @@ fill:
     c->charset = m.coll;
     c->length = m.length;
     c->decimals = m.decimals;
+    c->json = item_is_json(e);
     c->flags = m.flags;
     if (e->kind == SQL_E_FUNC && e->func.fn == SQL_FN_COUNT)
         c->flags |= COLF_NOT_NULL;
