@@ -96,6 +96,17 @@ static value_t *vt_row(vt_t *v)
     return r;
 }
 
+/* The rows' strings copied into the statement's arena: builders point into catalog records (table names,
+ * comments, ...) they release before the rows are read, and a concurrent DDL frees a released record (the
+ * monitor's information_schema.TABLES read hit that under ASan). */
+static void vt_own(vt_t *v)
+{
+    for (uint64_t r = 0; r < v->n; r++)
+        for (uint32_t c = 0; c < v->t->ncols; c++)
+            if (v->rows[r][c].type == VAL_STRING)
+                v->rows[r][c] = value_copy_into(v->x->arena, &v->rows[r][c]);
+}
+
 static value_t show_text(const char *s) { return s ? value_str(s, strlen(s), COLL_UTF8MB3_GENERAL_CI) : value_null(); }
 static value_t show_uint(uint64_t u) { return value_uint(u); }
 
@@ -130,6 +141,7 @@ static int vt_send_row(void *arg, const value_t *row)
 static int vt_send(vt_t *v, int like_col, const char *like, sql_expr_t *where)
 {
     sql_exec_ctx_t *x = v->x;
+    vt_own(v);
     vt_send_t s = {.x = x, .n = v->t->ncols};
     s.cols = arena_calloc(x->arena, sizeof(res_col_t) * (v->t->ncols + 1));
     for (uint32_t i = 0; i < v->t->ncols; i++) {
@@ -1303,6 +1315,7 @@ int exec_perfschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
         x->session_table(x->visible_user, PFS_DIGEST_TABLE, vt_session_row, &v);
     s->t = v.t;
     s->is_virtual = true;
+    vt_own(&v);
     s->vrows = v.rows;
     s->nvrows = v.n;
     return 0;
@@ -1349,6 +1362,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             x->session_table(x->visible_user, sess_tables[i].name, vt_session_row, &v);
         s->t = v.t;
         s->is_virtual = true;
+        vt_own(&v);
         s->vrows = v.rows;
         s->nvrows = v.n;
         return 0;
@@ -1798,6 +1812,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
     }
     s->t = v.t;
     s->is_virtual = true;
+    vt_own(&v);
     s->vrows = v.rows;
     s->nvrows = v.n;
     return 0;
