@@ -47,6 +47,7 @@ typedef struct vt {
     uint32_t cap;
     value_t **rows;
     uint64_t n, rcap;
+    uint64_t owned; /* rows [0, owned) hold their own strings (vt_own) */
 } vt_t;
 
 static void vt_init(vt_t *v, sql_exec_ctx_t *x, const char *name)
@@ -101,10 +102,18 @@ static value_t *vt_row(vt_t *v)
  * monitor's information_schema.TABLES read hit that under ASan). */
 static void vt_own(vt_t *v)
 {
-    for (uint64_t r = 0; r < v->n; r++)
+    for (uint64_t r = v->owned; r < v->n; r++)
         for (uint32_t c = 0; c < v->t->ncols; c++)
             if (v->rows[r][c].type == VAL_STRING)
                 v->rows[r][c] = value_copy_into(v->x->arena, &v->rows[r][c]);
+    v->owned = v->n;
+}
+
+/* A table's record released once the rows made from it own their strings. */
+static void vt_release(vt_t *v, cat_table_t *t)
+{
+    vt_own(v);
+    catalog_table_release(t);
 }
 
 static value_t show_text(const char *s) { return s ? value_str(s, strlen(s), COLL_UTF8MB3_GENERAL_CI) : value_null(); }
@@ -629,7 +638,7 @@ static int show_columns(sql_exec_ctx_t *x, const sql_show_t *sh)
         }
     }
     int rc = vt_send(&v, 0, sh->like, sh->where);
-    catalog_table_release(t);
+    vt_release(&v, t);
     return rc;
 }
 
@@ -751,7 +760,7 @@ static int show_index(sql_exec_ctx_t *x, const sql_show_t *sh)
         }
     }
     int rc = vt_send(&v, -1, NULL, sh->where);
-    catalog_table_release(t);
+    vt_release(&v, t);
     return rc;
 }
 
@@ -884,7 +893,7 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
             if (sh->full)
                 r[1] = show_text("BASE TABLE");
         }
-        catalog_table_release(t);
+        vt_release(&v, t);
     }
     cat_view_t *views;
     uint32_t nv;
@@ -1007,7 +1016,7 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         value_t *r = vt_row(&v);
         r[0] = show_text(t->name);
         r[1] = show_text(exec_show_create_table_text(x->arena, t, x->show_create));
-        catalog_table_release(t);
+        vt_release(&v, t);
         return vt_send(&v, -1, NULL, NULL);
     }
     case SQL_SHOW_CREATE_DATABASE: {
@@ -1232,7 +1241,7 @@ static void is_tables(vt_t *v, bool columns, bool stats)
             if (!t)
                 continue;
             is_table_rows(v, t, dbs[d], names[i], columns, stats, false);
-            catalog_table_release(t);
+            vt_release(v, t);
         }
         cat_view_t *views;
         uint32_t nv;
@@ -1531,7 +1540,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                 r[10] = show_uint(table_bytes(t, false));
                 r[11] = show_text("");
                 r[13] = t->tablespace ? show_text(arena_strdup(x->arena, t->tablespace)) : value_null();
-                catalog_table_release(t);
+                vt_release(&v, t);
             }
         }
     } else if (strcasecmp(name, "KEY_COLUMN_USAGE") == 0 || strcasecmp(name, "TABLE_CONSTRAINTS") == 0) {
@@ -1625,7 +1634,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                         r[11] = show_text(arena_strdup(x->arena, fk->ref_cols[k]));
                     }
                 }
-                catalog_table_release(t);
+                vt_release(&v, t);
             }
         }
     } else if (strcasecmp(name, "REFERENTIAL_CONSTRAINTS") == 0 || strcasecmp(name, "CHECK_CONSTRAINTS") == 0) {
@@ -1686,7 +1695,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                     if (p)
                         catalog_table_release(p);
                 }
-                catalog_table_release(t);
+                vt_release(&v, t);
             }
         }
     } else if (strcasecmp(name, "PARAMETERS") == 0) {
