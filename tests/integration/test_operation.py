@@ -189,7 +189,10 @@ def test_max_connections(fresh_target):
     assert (ei.value.code, ei.value.sqlstate, ei.value.message) == (1040, '08004', 'Too many connections')
     with pytest.raises(pymysql.err.OperationalError) as ei:
         s.connect(user='plain', password='pw')
-    assert ei.value.args == (1040, 'Too many connections')
+    # MariaDB sends this 1040 either after the greeting (with its SQLSTATE) or instead of it (without one, where
+    # pymysql then cuts the first 6 characters as a SQLSTATE): both are MariaDB; strata always sends the first
+    ok = [(1040, 'Too many connections')] + ([(1040, 'ny connections')] if s.kind == 'mariadb' else [])
+    assert ei.value.args in ok
     # the one extra connection kept for an administrator
     admin = RawClient.connect(port=s.port)
     assert admin.query('SELECT 1')[1] == [(b'1',)]
