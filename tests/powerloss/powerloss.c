@@ -212,7 +212,7 @@ static void power_loss(const char *why)
     _exit(86);
 }
 
-/* Reads the control file (mu held): arms the countdown or cuts the power. */
+/* Reads the control file (mu held): arms the countdown (a number), disarms it ("off") or cuts the power ("now"). */
 static void read_ctl(void)
 {
     if (!ctl[0])
@@ -228,6 +228,10 @@ static void read_ctl(void)
     unlink(ctl);
     if (strncmp(b, "now", 3) == 0)
         power_loss("power cut on request");
+    if (strncmp(b, "off", 3) == 0) { /* disarm: the process outlived the countdown it was given */
+        countdown = -1;
+        return;
+    }
     long v = strtol(b, NULL, 10);
     if (v > 0)
         countdown = v;
