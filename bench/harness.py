@@ -479,11 +479,16 @@ def plan(o, which):
             special="pid", timeout=7200))
     if "routines" in which:
         inv.append(Invocation(
-            "10. stored procedures: a %s-iteration SET loop and a %s-row cursor loop, one CALL each (best of 3)"
+            "10. stored procedures and triggers: a %s-iteration SET loop, a %s-row cursor loop and INSERT ... SELECT"
+            " of those rows with and without an audit trigger (best of 3)"
             % (f"{o.routine_iterations:,}", f"{o.routine_rows:,}"), "routines",
             ["--iterations", str(o.routine_iterations), "--rows", str(o.routine_rows)],
             [Metric("routines/loop-s", "WHILE x < n DO SET x = x + 1: CALL wall time s", "lower"),
-             Metric("routines/cursor-s", "cursor loop (FETCH until NOT FOUND): CALL wall time s", "lower")],
+             Metric("routines/cursor-s", "cursor loop (FETCH until NOT FOUND): CALL wall time s", "lower"),
+             Metric("routines/trigger-insert-s", "INSERT ... SELECT into a table with an AFTER INSERT audit "
+                    "trigger: wall time s", "lower"),
+             Metric("routines/plain-insert-s", "the same INSERT ... SELECT without a trigger: wall time s",
+                    "lower")],
             timeout=900))
     if "recovery" in which:
         inv.append(Invocation(

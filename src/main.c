@@ -28,6 +28,7 @@
 #include "proto/tls.h"
 #include "binlog/binlog.h"
 #include "session/exec_repl.h"
+#include "session/event_sched.h"
 #include "session/monitor.h"
 #include "acl/acl.h"
 #include "session/session.h"
@@ -35,7 +36,9 @@
 #include "access/stats.h"
 #include "commit/commit.h"
 #include "sql/exec/exec.h"
+#include "access/catalog.h"
 #include "util/config.h"
+#include "util/fio.h"
 #include "util/util.h"
 
 static server_t g_srv;
@@ -266,6 +269,18 @@ int main(int argc, char **argv)
     gstr(SYSVAR_SSL_KEY, ssl_key, sizeof ssl_key);
     gstr(SYSVAR_SSL_CA, ssl_ca, sizeof ssl_ca);
     log_note("stratad (server %s) starting as process %d ...", g_srv.version, (int)getpid());
+    /* innodb_force_recovery >= 1 (or innodb_read_only): the data directory is opened read-only and stays so
+     * (docs/faults.md, "Forced recovery"); from here on no helper of util/fio.h changes one of its files. */
+    int force = (int)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FORCE_RECOVERY);
+    bool read_only = force > 0 || sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_READ_ONLY) != 0;
+    if (force > 0)
+        log_warn("!!! innodb_force_recovery is set to %d !!!  The data directory is opened read-only: tables can "
+                 "be read (mariadb-dump saves what is readable), nothing is written%s", force,
+                 force >= 6 ? "; the redo log is not applied" : force >= 5 ? "; incomplete transactions count as committed" : "");
+    if (read_only) {
+        fio_set_read_only(true);
+        sysvar_global_set_int(&g_srv.vars, SYSVAR_INNODB_READ_ONLY, 1);
+    }
     tls_options_t topt = {.datadir = datadir, .ssl_cert = *ssl_cert ? ssl_cert : NULL,
                           .ssl_key = *ssl_key ? ssl_key : NULL, .ssl_ca = *ssl_ca ? ssl_ca : NULL};
     if (tls_server_open(&topt, &tls) != 0)
@@ -293,6 +308,10 @@ int main(int argc, char **argv)
     int64_t flush = sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_LOG_AT_TRX_COMMIT);
     eopt.rebalance_off = !sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_REBALANCE);
     eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
+    eopt.read_only = read_only;
+    eopt.no_undo = force >= 5;
+    eopt.no_redo = force >= 6;
+    catalog_set_skip_damaged(force > 0);
     if (engine_open(&eopt, &g_engine) != 0) {
         log_error("Aborting: the storage engine could not open the data directory '%s'", datadir);
         g_engine = NULL;
@@ -303,14 +322,24 @@ int main(int argc, char **argv)
         log_error("Aborting: the catalog in '%s' can't be used", datadir);
         log_error("The way out (docs/faults.md): if the line above names strata_catalog.id, write it again as the one "
                   "line 'strata-catalog 1 16' (the catalog is the first tree of every data directory strata makes); "
-                  "otherwise the catalog's tree is damaged: restore the data directory from a backup");
+                  "otherwise the catalog's tree is damaged: start with innodb_force_recovery=1 (read-only: the damaged "
+                  "records are skipped and named here), save what is readable with mariadb-dump, and restore it into a "
+                  "new data directory (or restore the data directory from a backup)");
         goto out;
     }
     sql_commit_set_accounts(account_generation, g_srv.acl); /* recovery settles account statements' events */
-    if (open_binlog(&cfg, datadir) != 0)
+    if (read_only) {
+        /* No binary log (opening one writes), no settling of prepared transactions or DDL notes against it and
+         * no re-apply from it: those are writes; the next normal start does them. */
+        sysvar_global_set_int(&g_srv.vars, SYSVAR_LOG_BIN, 0);
+        sql_commit_start(g_engine, sql_exec_catalog(), NULL, NULL);
+        log_warn("read-only start: the binary log is not opened and start-up recovery against it (prepared "
+                 "transactions, DDL statements, transactions to re-apply) waits for the next normal start");
+    } else if (open_binlog(&cfg, datadir) != 0) {
         goto out;
-    /* after recovery: what recovery re-applied is not a reason to recount */
-    if (stats_auto_start(sql_exec_catalog(), stats_auto_recalc_on) != 0)
+    }
+    /* after recovery: what recovery re-applied is not a reason to recount (read-only: statistics are not saved) */
+    if (!read_only && stats_auto_start(sql_exec_catalog(), stats_auto_recalc_on) != 0)
         log_warn("innodb_stats_auto_recalc: the statistics thread did not start; statistics change only with "
                     "ANALYZE TABLE");
     auth_srv.cache = auth_cache_new();
@@ -338,28 +367,35 @@ int main(int argc, char **argv)
     session_qlog_configure(&g_srv); /* a log that cannot be opened is turned off and reported */
     session_digest_init(&g_srv);
     g_srv.qlog_ready = true;
+    /* after recovery, before the listeners: a client's first CHANGE MASTER / SHOW SLAVE STATUS finds the
+     * replica there (it answered 1201 when it came between the two); the SQL thread applies through the same
+     * tables clients use */
+    if (session_replica_open(&g_srv, read_only || sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_SLAVE_START) != 0) != 0) {
+        log_error("Aborting: the replica configuration cannot be read");
+        goto out;
+    }
     if (net_start(&net, &ncfg, &proto_net_ops, &pcfg) != 0) {
         log_error("Aborting");
         goto out;
     }
     pcfg.net = net;
     server_apply_semisync(&g_srv);
-    /* after recovery and the listeners: the replica's SQL thread applies through the same tables clients use */
-    if (session_replica_open(&g_srv, sysvar_global_int(&g_srv.vars, SYSVAR_SKIP_SLAVE_START) != 0) != 0) {
-        log_error("Aborting: the replica configuration cannot be read");
-        goto out;
-    }
     if (admit_start(&g_srv) != 0) {
         log_error("Aborting: cannot start the transaction admission thread");
         goto out;
     }
-    if (session_monitor_start(&g_srv) != 0) { /* after the catalog, binlog and replica it reads */
+    /* event_scheduler=ON: events run from now on (not on a read-only data directory: a run writes its record) */
+    if (!read_only && event_sched_init(&g_srv) != 0) {
+        log_error("Aborting: cannot start the event scheduler");
+        goto out;
+    }
+    if (!read_only && session_monitor_start(&g_srv) != 0) { /* after the catalog, binlog and replica it reads */
         log_error("Aborting: cannot start the monitor's history sampler");
         goto out;
     }
     /* the dashboard and /metrics, on their own threads, once everything they read exists */
-    monitor_http_cfg_t mcfg = {.srv = &g_srv, .engine = g_engine, .cert_path = tls ? tls->cert_path : NULL,
-                               .key_path = tls ? tls->key_path : NULL};
+    monitor_http_cfg_t mcfg = {.srv = &g_srv, .engine = g_engine, .history_read = session_monitor_read,
+                               .cert_path = tls ? tls->cert_path : NULL, .key_path = tls ? tls->key_path : NULL};
     if (monitor_http_start(&mcfg) != 0) {
         log_error("Aborting: the monitoring HTTP server (monitor_http_port) cannot start");
         goto out;
@@ -389,7 +425,9 @@ int main(int argc, char **argv)
     monitor_http_stop(); /* no request reads the sessions or the engine past here */
     session_monitor_stop(); /* its pass ends before the tables it writes go */
     session_replica_close(&g_srv); /* the SQL thread finishes the transaction it applies */
+    event_sched_shutdown_begin();
     server_kill_all(&g_srv);
+    event_sched_shutdown(); /* the events running end at their next check */
     admit_stop(); /* parked waiters are admitted and see the kill */
     net_stop(net);
     net = NULL;
@@ -398,6 +436,7 @@ int main(int argc, char **argv)
     rc = 0;
 out:
     monitor_http_stop();
+    event_sched_shutdown();
     session_monitor_stop();
     session_replica_close(&g_srv);
     if (net)

@@ -19,6 +19,8 @@
  *                             access/stats.c's (catalog_aux_put/get), deleted with the table
  *   'V' hash(8, big-endian)   a view: access/view.c's record (XXH3 of "db\0name", unseeded so it is the same
  *                             in every run; the record names its view, so two names of one hash are refused)
+ *   'G' hash(8, big-endian)   a trigger: access/trigger.c's record (XXH3 of "T" db 0x00 name)
+ *   'E' hash(8, big-endian)   an event: access/event.c's record (XXH3 of "event" db 0x00 lower-cased name)
  *   'L' seq(8, big-endian)    a DDL or account statement whose change may be durable while its binlog QUERY event
  *                             is not (value: commit/commit.c draws it); put by every catalog commit of a DDL
  *                             statement (catalog_ddl_pending_set) in the same engine transaction, deleted by the
@@ -37,6 +39,10 @@
  *      varint nfks, per foreign key: str name, str ref_db, str ref_table, u8 on_delete, u8 on_update (cat_fk_action_t),
  *        varint ncols, per column: str column, str referenced column
  *      varint nchecks, per CHECK constraint: str name, str expression (MariaDB's printed form), u8 column-level
+ *      and then, when the record goes on (older records end here: no generated columns):
+ *      varint ngenerated, per generated column: varint column, u8 flags (1 STORED / PERSISTENT, else VIRTUAL;
+ *        2 computed again on read: a VIRTUAL one of a non-deterministic expression), str expression (MariaDB's
+ *        printed form)
  *   (str = varint length + bytes; varints are LEB128, rowcodec.h)
  *
  * ---- Crash safety ------------------------------------------------------------------------------------------
@@ -238,6 +244,18 @@ static void table_serialize(buf_t *b, const cat_table_t *t)
         put_str(b, t->checks[i].expr);
         buf_append_byte(b, t->checks[i].column);
     }
+    uint32_t ngen = 0;
+    for (uint32_t i = 0; i < t->ncols; i++)
+        ngen += t->cols[i].gen_expr != NULL;
+    if (!ngen)
+        return; /* the record as before generated columns */
+    rc_put_varint(b, ngen);
+    for (uint32_t i = 0; i < t->ncols; i++)
+        if (t->cols[i].gen_expr) {
+            rc_put_varint(b, i);
+            buf_append_byte(b, (uint8_t)(t->cols[i].gen_stored | t->cols[i].gen_on_read << 1));
+            put_str(b, t->cols[i].gen_expr);
+        }
 }
 
 /* Reads a table record into t (strings and arrays in a).  0 or STRATA_ECORRUPT. */
@@ -346,6 +364,22 @@ static int table_deserialize(const void *p, size_t n, arena_t *a, cat_table_t *t
         t->checks[i].name = get_str(&r);
         t->checks[i].expr = get_str(&r);
         t->checks[i].column = get_u8(&r) != 0;
+    }
+    if (r.bad || r.p >= r.end)
+        return r.bad ? STRATA_ECORRUPT : 0; /* no generated columns */
+    uint32_t ngen = (uint32_t)get_v(&r);
+    if (r.bad || ngen > t->ncols)
+        return STRATA_ECORRUPT;
+    for (uint32_t i = 0; i < ngen && !r.bad; i++) {
+        uint64_t c = get_v(&r);
+        uint8_t f = get_u8(&r);
+        const char *e = get_str(&r);
+        if (r.bad || c >= t->ncols || !e[0] || f > 3)
+            return STRATA_ECORRUPT;
+        t->cols[c].gen_expr = e;
+        t->cols[c].gen_stored = f & 1;
+        t->cols[c].gen_on_read = (f & 2) != 0;
+        t->gen_on_read |= t->cols[c].gen_on_read;
     }
     return r.bad ? STRATA_ECORRUPT : 0;
 }
@@ -590,12 +624,131 @@ static int id_file_write(const char *datadir, engine_tree_id_t id)
     return rc ? STRATA_EIO : 0;
 }
 
+static bool skip_damaged;
+
+void catalog_set_skip_damaged(bool on) { skip_damaged = on; }
+
+/* What a damaged record's key says it was, for the error log. */
+static void record_name(const uint8_t *k, size_t kl, char *out, size_t n)
+{
+    if (kl > 1 && k[0] == 'T') {
+        const uint8_t *z = memchr(k + 1, 0, kl - 1);
+        if (z)
+            snprintf(out, n, "table '%.*s.%.*s'", (int)(z - k - 1), (const char *)k + 1, (int)(kl - (size_t)(z - k) - 1),
+                     (const char *)z + 1);
+        else
+            snprintf(out, n, "a table record");
+    } else if (kl > 1 && k[0] == 'D') {
+        snprintf(out, n, "database '%.*s'", (int)(kl - 1), (const char *)k + 1);
+    } else {
+        snprintf(out, n, "a record of kind '%c'", kl && k[0] >= 0x20 && k[0] < 0x7f ? k[0] : '?');
+    }
+}
+
+/* What catalog_load gathers besides the lists: the saved AUTO_INCREMENT counters, applied after the scan. */
+typedef struct {
+    catalog_t *c;
+    uint64_t *ai_ids, *ai_vals;
+    uint32_t nai, capai;
+    int rc;
+} load_t;
+
+/* One record of the system tree into the in-memory catalog.  A record that does not decode fails the load, or,
+ * under innodb_force_recovery, is named in the error log and skipped. */
+static int load_record(load_t *L, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    catalog_t *c = L->c;
+    char what[300];
+    if (kl < 1 || vl < 1 || v[0] != CAT_REC_VERSION) {
+        CORRUPT("catalog: bad record");
+        goto damaged;
+    }
+    if (k[0] == 'N') {
+        const uint8_t *p = v + 1;
+        if (rc_get_varint(&p, v + vl, &c->next_id) < 0) {
+            CORRUPT("catalog: bad next-id record");
+            goto damaged;
+        }
+    } else if (k[0] == 'D') {
+        const uint8_t *p = v + 1;
+        uint64_t coll = COLL_DEFAULT;
+        rc_get_varint(&p, v + vl, &coll);
+        char *name = strndup((const char *)k + 1, kl - 1);
+        add_db(c, name, (uint16_t)coll);
+        free(name);
+    } else if (k[0] == 'T') {
+        cat_table_t *t = table_from_record(v, vl, NULL);
+        if (!t) {
+            CORRUPT("catalog: bad table record");
+            goto damaged;
+        }
+        add_table(c, t);
+    } else if (k[0] == 'A' && kl == 9) {
+        uint64_t id = 0, val = 0;
+        for (int i = 1; i < 9; i++)
+            id = id << 8 | k[i];
+        const uint8_t *p = v + 1;
+        if (rc_get_varint(&p, v + vl, &val) == 0) {
+            if (L->nai == L->capai) {
+                L->capai = L->capai ? L->capai * 2 : 16;
+                L->ai_ids = mem_realloc(L->ai_ids, sizeof(uint64_t) * L->capai);
+                L->ai_vals = mem_realloc(L->ai_vals, sizeof(uint64_t) * L->capai);
+            }
+            L->ai_ids[L->nai] = id;
+            L->ai_vals[L->nai++] = val;
+        }
+    }
+    return 0;
+damaged:
+    if (!skip_damaged)
+        return STRATA_ECORRUPT;
+    record_name(k, kl, what, sizeof what);
+    log_error("catalog: innodb_force_recovery: the record of %s is damaged and was skipped%s", what,
+              kl && k[0] == 'T' ? ": the table is not served" : "");
+    return 0;
+}
+
+static void salvage_entry(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    load_t *L = ctx;
+    if (!L->rc)
+        L->rc = load_record(L, k, kl, v, vl);
+}
+
+static void salvage_lost(void *ctx, const char *page, const uint8_t *lo, size_t lol, const uint8_t *hi, size_t hil)
+{
+    (void)ctx;
+    char a[300], b[300];
+    if (!page) {
+        record_name(lo, lol, a, sizeof a);
+        log_error("catalog: innodb_force_recovery: the record of %s is damaged and was skipped", a);
+        return;
+    }
+    if (lo)
+        record_name(lo, lol, a, sizeof a);
+    if (hi)
+        record_name(hi, hil, b, sizeof b);
+    log_error("catalog: innodb_force_recovery: page %s of the catalog is damaged; the records on it (from %s%s%s) were "
+              "skipped: the tables and databases they described are not served", page, lo ? a : "the first record",
+              hi ? " up to, not including, " : " to the last", hi ? b : "");
+}
+
+/* Empties the in-memory lists (the salvage pass starts over). */
+static void lists_clear(catalog_t *c)
+{
+    for (uint32_t i = 0; i < c->ndbs; i++)
+        mem_free(c->dbs[i].name);
+    c->ndbs = 0;
+    for (uint32_t i = 0; i < c->ntabs; i++)
+        catalog_table_release(c->tabs[i]);
+    c->ntabs = 0;
+}
+
 static int catalog_load(catalog_t *c)
 {
     engine_cursor_t *cur;
     engine_trx_t *trx;
-    uint64_t *ai_ids = NULL, *ai_vals = NULL;
-    uint32_t nai = 0, capai = 0;
+    load_t L = {.c = c};
     int rc = engine_trx_begin(c->e, &trx);
     if (rc)
         return rc;
@@ -608,61 +761,41 @@ static int catalog_load(catalog_t *c)
         size_t kl, vl;
         const uint8_t *k = engine_cursor_key(cur, &kl);
         const uint8_t *v = engine_cursor_value(cur, &vl);
-        if (kl < 1 || vl < 1 || v[0] != CAT_REC_VERSION) {
-            CORRUPT("catalog: bad record");
-            rc = STRATA_ECORRUPT;
-            break;
-        }
-        if (k[0] == 'N') {
-            const uint8_t *p = v + 1;
-            if (rc_get_varint(&p, v + vl, &c->next_id) < 0)
-                rc = STRATA_ECORRUPT;
-        } else if (k[0] == 'D') {
-            const uint8_t *p = v + 1;
-            uint64_t coll = COLL_DEFAULT;
-            rc_get_varint(&p, v + vl, &coll);
-            char *name = strndup((const char *)k + 1, kl - 1);
-            add_db(c, name, (uint16_t)coll);
-            free(name);
-        } else if (k[0] == 'T') {
-            cat_table_t *t = table_from_record(v, vl, NULL);
-            if (!t) {
-                CORRUPT("catalog: bad table record");
-                rc = STRATA_ECORRUPT;
-                break;
-            }
-            add_table(c, t);
-        } else if (k[0] == 'A' && kl == 9) {
-            uint64_t id = 0, val = 0;
-            for (int i = 1; i < 9; i++)
-                id = id << 8 | k[i];
-            const uint8_t *p = v + 1;
-            if (rc_get_varint(&p, v + vl, &val) == 0) {
-                if (nai == capai) {
-                    capai = capai ? capai * 2 : 16;
-                    ai_ids = mem_realloc(ai_ids, sizeof(uint64_t) * capai);
-                    ai_vals = mem_realloc(ai_vals, sizeof(uint64_t) * capai);
-                }
-                ai_ids[nai] = id;
-                ai_vals[nai++] = val;
-            }
-        }
-        if (rc)
+        if ((rc = load_record(&L, k, kl, v, vl)))
             break;
     }
     engine_cursor_close(cur);
     if (rc == STRATA_ENOTFOUND)
         rc = 0;
+    if (rc == STRATA_ECORRUPT && skip_damaged) {
+        /* A page of the system tree cannot be read (the line before names it): start over with the salvage walk,
+         * which goes round every page it cannot read and names what was on it. */
+        log_error("catalog: innodb_force_recovery: the catalog's tree is damaged; reading what is left of it");
+        lists_clear(c);
+        L.nai = 0;
+        c->next_id = 1;
+        rc = engine_tree_salvage(c->e, c->sys, salvage_entry, salvage_lost, &L);
+        if (!rc)
+            rc = L.rc;
+        for (uint32_t i = 0; i < c->ntabs && !rc; i++) /* a table whose database record was lost keeps its db */
+            if (find_db(c, c->tabs[i]->db) < 0) {
+                log_error("catalog: innodb_force_recovery: database '%s' has no record left; served with the "
+                          "default collation for its tables", c->tabs[i]->db);
+                add_db(c, c->tabs[i]->db, COLL_DEFAULT);
+            }
+        log_error("catalog: innodb_force_recovery: %u database(s) and %u table(s) read from the damaged catalog",
+                  c->ndbs, c->ntabs);
+    }
     if (!rc)
         for (uint32_t i = 0; i < c->ntabs; i++) {
             counters_recover(trx, c->tabs[i]);
-            for (uint32_t k = 0; k < nai; k++)
-                if (ai_ids[k] == c->tabs[i]->id && ai_vals[k] > atomic_load(&c->tabs[i]->ctr->auto_inc))
-                    atomic_store(&c->tabs[i]->ctr->auto_inc, ai_vals[k]);
+            for (uint32_t k = 0; k < L.nai; k++)
+                if (L.ai_ids[k] == c->tabs[i]->id && L.ai_vals[k] > atomic_load(&c->tabs[i]->ctr->auto_inc))
+                    atomic_store(&c->tabs[i]->ctr->auto_inc, L.ai_vals[k]);
         }
     engine_trx_rollback(trx);
-    mem_free(ai_ids);
-    mem_free(ai_vals);
+    mem_free(L.ai_ids);
+    mem_free(L.ai_vals);
     return rc;
 }
 
@@ -745,6 +878,39 @@ int catalog_aux_delete(catalog_t *c, uint8_t kind, uint64_t id)
     return rc;
 }
 
+void catalog_strings_put(buf_t *b, const char **f[], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = *f[i];
+        uint32_t len = s ? (uint32_t)strlen(s) : 0;
+        buf_append(b, &len, 4);
+        if (len)
+            buf_append(b, s, len);
+    }
+}
+
+int catalog_strings_get(arena_t *a, const uint8_t **p, const uint8_t *end, const char **f[], size_t n)
+{
+    const uint8_t *q = *p;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t len;
+        if (end - q < 4)
+            return -1;
+        memcpy(&len, q, 4);
+        q += 4;
+        if ((size_t)(end - q) < len)
+            return -1;
+        char *s = arena_alloc(a, (size_t)len + 1);
+        if (len)
+            memcpy(s, q, len);
+        s[len] = 0;
+        q += len;
+        *f[i] = s;
+    }
+    *p = q;
+    return 0;
+}
+
 int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out)
 {
     buf_t key;
@@ -757,6 +923,8 @@ int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out)
         engine_trx_rollback(trx);
     }
     buf_free(&key);
+    if (rc == STRATA_ECORRUPT && skip_damaged) /* on a damaged page of the catalog (named above): not there */
+        rc = STRATA_ENOTFOUND;
     return rc;
 }
 
@@ -784,9 +952,36 @@ int catalog_repl_gtid_put(catalog_t *c, engine_trx_t *trx, uint32_t domain, uint
     return rc;
 }
 
+typedef struct {
+    uint8_t kind;
+    bool any;          /* an entry was given before the damage: give only those after last */
+    uint64_t last;
+    void (*fn)(void *arg, uint64_t id, const void *val, size_t len);
+    void *arg;
+} aux_salvage_t;
+
+static void aux_salvage_entry(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    aux_salvage_t *a = ctx;
+    if (kl != 9 || k[0] != a->kind)
+        return;
+    uint64_t id = 0;
+    for (int i = 1; i < 9; i++)
+        id = id << 8 | k[i];
+    if (!a->any || id > a->last)
+        a->fn(a->arg, id, v, vl);
+}
+
+static void aux_salvage_lost(void *ctx, const char *page, const uint8_t *lo, size_t lol, const uint8_t *hi,
+                             size_t hil)
+{
+    (void)ctx, (void)page, (void)lo, (void)lol, (void)hi, (void)hil; /* catalog_load named them */
+}
+
 int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t id, const void *val, size_t len),
                      void *arg)
 {
+    aux_salvage_t salv = {.kind = kind, .fn = fn, .arg = arg};
     engine_trx_t *trx;
     engine_cursor_t *cur = NULL;
     int rc = engine_trx_begin(c->e, &trx);
@@ -805,6 +1000,8 @@ int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t 
             id = id << 8 | k[i];
         const void *v = engine_cursor_value(cur, &vl);
         fn(arg, id, v, vl);
+        salv.any = true;
+        salv.last = id;
         rc = engine_cursor_next(cur);
     }
     if (rc == STRATA_ENOTFOUND)
@@ -812,6 +1009,9 @@ int catalog_aux_scan(catalog_t *c, uint8_t kind, void (*fn)(void *arg, uint64_t 
     if (cur)
         engine_cursor_close(cur);
     engine_trx_rollback(trx);
+    /* innodb_force_recovery: the rest of them from the pages that can be read */
+    if (rc == STRATA_ECORRUPT && skip_damaged)
+        rc = engine_tree_salvage(c->e, c->sys, aux_salvage_entry, aux_salvage_lost, &salv);
     return rc;
 }
 
@@ -819,8 +1019,9 @@ void catalog_close(catalog_t *c)
 {
     if (!c)
         return;
-    /* a clean shutdown keeps every AUTO_INCREMENT counter (after a crash they come from the data) */
-    if (c->e && c->ntabs) {
+    /* a clean shutdown keeps every AUTO_INCREMENT counter (after a crash they come from the data); a read-only
+     * engine (innodb_force_recovery) writes nothing */
+    if (c->e && c->ntabs && !engine_read_only(c->e)) {
         sys_op_t *ops = mem_calloc(c->ntabs, sizeof(sys_op_t));
         int n = 0;
         for (uint32_t i = 0; i < c->ntabs; i++) {
@@ -852,6 +1053,8 @@ void catalog_close(catalog_t *c)
 
 engine_t *catalog_engine(catalog_t *c) { return c->e; }
 uint64_t catalog_version(catalog_t *c) { return atomic_load(&c->version); }
+
+void catalog_version_bump(catalog_t *c) { atomic_fetch_add(&c->version, 1); }
 
 cat_table_t *catalog_table_from_record(const void *p, size_t n) { return table_from_record(p, n, NULL); }
 
@@ -969,6 +1172,8 @@ static int engine_err(diag_t *d, int rc, const char *what)
 {
     if (rc == ENGINE_EFULL)
         return diag_error(d, ER_RECORD_FILE_FULL, what);
+    if (rc == ENGINE_EREADONLY)
+        return diag_error(d, ER_OPEN_AS_READONLY, what);
     char msg[160];
     snprintf(msg, sizeof msg, "Storage engine error %d on %s", rc, what);
     return diag_push_msg(d, DIAG_ERROR, ER_UNKNOWN_ERROR, msg);

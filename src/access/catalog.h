@@ -51,6 +51,13 @@ typedef struct cat_column {
     const char *comment;    /* "" when none */
     const char **elems;     /* ENUM / SET members, in order */
     uint32_t nelems;
+    /* [GENERATED ALWAYS] AS (expr) VIRTUAL | STORED: gen_expr is the expression as MariaDB prints it (NULL for an
+     * ordinary column), computed for every row written (sql/exec/gencol.c).  strata stores a VIRTUAL column's
+     * value too (so it can be indexed and logged like any other); gen_stored says what the user wrote. */
+    const char *gen_expr;
+    bool gen_stored;
+    bool gen_on_read;       /* a VIRTUAL one whose value is not fixed by the row (RAND(), NOW(), a variable ...): also
+                               computed again for every read, as MariaDB computes it; never indexed */
 } cat_column_t;
 
 typedef enum cat_index_kind { CAT_IDX_PRIMARY = 0, CAT_IDX_UNIQUE, CAT_IDX_KEY } cat_index_kind_t;
@@ -121,6 +128,7 @@ typedef struct cat_table {
     uint32_t nfks;
     cat_check_t *checks;    /* CHECK constraints, column-level ones first in column order, then table-level */
     uint32_t nchecks;
+    bool gen_on_read;       /* some column is gen_on_read (derived when the record is read) */
     /* private */
     _Atomic int refs;
     cat_counters_t *ctr;
@@ -131,10 +139,15 @@ typedef struct catalog catalog_t;
 
 /* Opens (creating on a fresh datadir) and loads the catalog.  datadir holds the file naming the system tree. */
 int catalog_open(engine_t *e, const char *datadir, catalog_t **out);
+/* innodb_force_recovery >= 1, before catalog_open: a damaged record or page of the system tree is skipped and
+ * named in the error log (the tables it described are not served) instead of failing the open. */
+void catalog_set_skip_damaged(bool on);
 void catalog_close(catalog_t *c);
 engine_t *catalog_engine(catalog_t *c);
 /* Increases with every DDL; a plan or cached metadata made at version v is stale when this differs. */
 uint64_t catalog_version(catalog_t *c);
+/* Moves it on for a change outside the tables' definitions (a routine's record: sessions' parsed routines). */
+void catalog_version_bump(catalog_t *c);
 
 /* ---- databases ---- */
 bool catalog_db_is_virtual(const char *db);            /* information_schema, performance_schema, mysql */
@@ -187,12 +200,21 @@ int catalog_autoinc_persist(catalog_t *c, const cat_table_t *t);
 #define CAT_AUX_STATS 'S'
 int catalog_aux_put(catalog_t *c, uint8_t kind, uint64_t table_id, const void *val, size_t len);
 int catalog_aux_get(catalog_t *c, uint8_t kind, uint64_t table_id, buf_t *out);
+/* The string fields of the records routines, triggers and events keep (access/routine.c, trigger.c, event.c):
+ * each a 4-byte length (host order) and its bytes.  put appends *f[0..n) (NULL as ""); get reads n of them from
+ * *p (advanced past them) into *f[i], NUL-terminated copies in a: 0, or -1 when they run past end. */
+void catalog_strings_put(buf_t *b, const char **f[], size_t n);
+int catalog_strings_get(arena_t *a, const uint8_t **p, const uint8_t *end, const char **f[], size_t n);
 /* Deletes one record (durable at return); 0, STRATA_ENOTFOUND or an engine error. */
 int catalog_aux_delete(catalog_t *c, uint8_t kind, uint64_t id);
 /* Views (sql/ddl/view.c): id = a hash of the view's database and name, the value its definition. */
 #define CAT_AUX_VIEW 'V'
 /* Stored procedures and functions (access/routine.h): id = a hash of kind, database and name. */
 #define CAT_AUX_ROUTINE 'P'
+/* Triggers (access/trigger.h): id = a hash of database and name. */
+#define CAT_AUX_TRIGGER 'G'
+/* Events (access/event.h): id = a hash of database and name. */
+#define CAT_AUX_EVENT 'E'
 /* The same records written inside the caller's transaction trx (val NULL: delete), so that they commit or roll
  * back with its rows: the replica's applied position (CAT_AUX_REPL_GTID per domain, CAT_AUX_REPL_FILE id 0). */
 #define CAT_AUX_REPL_GTID 'R'

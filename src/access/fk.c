@@ -12,6 +12,10 @@
 
 /* ---------------------------------------------------------------- text */
 
+static fk_row_derive_fn row_derive;
+
+void fk_row_derive_set(fk_row_derive_fn fn) { row_derive = fn; }
+
 static void name_list(buf_t *b, const char *const *names, uint32_t n)
 {
     buf_append_byte(b, '(');
@@ -45,15 +49,24 @@ void fk_clause_print(buf_t *b, const cat_table_t *t, const cat_fk_t *f)
         buf_printf(b, " ON UPDATE %s", action_name(f->on_update));
 }
 
-/* 1451 / 1452 with the child's constraint: "(`db`.`child`, CONSTRAINT ...)" */
-static int fk_error(diag_t *d, int code, const cat_table_t *child, const cat_fk_t *f)
+/* 1451 / 1452 with the child's constraint: "(`db`.`child`, CONSTRAINT ...)".  Under IGNORE (table_fk_t.ignore)
+ * a warning or nothing, and TABLE_FK_IGNORED: the caller takes the row back. */
+static int fk_error(const table_fk_t *fk, diag_t *d, int code, const cat_table_t *child, const cat_fk_t *f)
 {
+    if (fk && fk->ignore == FK_IGNORE_SILENT)
+        return TABLE_FK_IGNORED;
     buf_t b;
     buf_init(&b);
     buf_printf(&b, "`%s`.`%s`, ", child->db, child->name);
     fk_clause_print(&b, child, f);
     buf_append_byte(&b, 0);
-    int rc = diag_error(d, code, (const char *)b.data);
+    int rc;
+    if (fk && fk->ignore == FK_IGNORE_WARN) {
+        diag_push(d, DIAG_WARNING, code, (const char *)b.data);
+        rc = TABLE_FK_IGNORED;
+    } else {
+        rc = diag_error(d, code, (const char *)b.data);
+    }
     buf_free(&b);
     return rc;
 }
@@ -197,24 +210,14 @@ static int check_child_row(engine_trx_t *x, const cat_table_t *t, const value_t 
         bool self = strcmp(f->ref_db, t->db) == 0 && strcmp(f->ref_table, t->name) == 0;
         cat_table_t *p = self ? (cat_table_t *)t : catalog_table_get(fk->cat, f->ref_db, f->ref_table);
         if (!p)
-            return fk_error(d, ER_NO_REFERENCED_ROW_2, t, f);
+            return fk_error(fk, d, ER_NO_REFERENCED_ROW_2, t, f);
         int r = parent_exists(x, p, f, v, d);
         if (!self)
             catalog_table_release(p);
         if (r < 0)
             return r;
-        if (r == 0 && fk->ignore && !old) { /* INSERT IGNORE: the row is skipped with the error as a warning */
-            buf_t b;
-            buf_init(&b);
-            buf_printf(&b, "`%s`.`%s`, ", t->db, t->name);
-            fk_clause_print(&b, t, f);
-            buf_append_byte(&b, 0);
-            diag_push(d, DIAG_WARNING, ER_NO_REFERENCED_ROW_2, (const char *)b.data);
-            buf_free(&b);
-            return TABLE_FK_IGNORED;
-        }
         if (r == 0)
-            return fk_error(d, ER_NO_REFERENCED_ROW_2, t, f);
+            return fk_error(fk, d, ER_NO_REFERENCED_ROW_2, t, f);
     }
     return 0;
 }
@@ -353,7 +356,7 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
                 /* the deleted row may name itself (it is gone from the index already) */
                 value_t sv[64];
                 if (key_values(t, old, f->cols, f->ncols, sv) && pix >= 0 && keys_equal(t, pix, sv, ov, f->ncols)) {
-                    rc = fk_error(d, ER_ROW_IS_REFERENCED_2, c, f);
+                    rc = fk_error(fk, d, ER_ROW_IS_REFERENCED_2, c, f);
                     break;
                 }
             }
@@ -365,7 +368,7 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
             if (n == 0)
                 continue;
             if (!acts) {
-                rc = fk_error(d, ER_ROW_IS_REFERENCED_2, c, f);
+                rc = fk_error(fk, d, ER_ROW_IS_REFERENCED_2, c, f);
                 break;
             }
             if (fk->depth + 1 >= FK_MAX_DEPTH) {
@@ -392,7 +395,10 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
                         if (col >= 0)
                             upd[col] = act == CAT_FK_SET_NULL ? value_null() : nv[j];
                     }
-                    rc = table_update(x, c, &pk, row, upd, u, d, NULL);
+                    if (row_derive)
+                        rc = row_derive(c, upd, &a, d);
+                    if (rc == 0)
+                        rc = table_update(x, c, &pk, row, upd, u, d, NULL);
                 }
                 buf_free(&pk);
             }

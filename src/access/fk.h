@@ -33,14 +33,26 @@ typedef struct table_fk {
     uint32_t depth;  /* cascades in progress */
     uint64_t stmt;   /* counts the session's statements (the executor's caches of a statement name it) */
     const cat_table_t *no_children; /* a table this statement found no child of (the next rows skip the walk) */
-    bool ignore;     /* INSERT / DELETE IGNORE: a missing parent or a restricting child is a warning, the row skipped */
+    uint8_t ignore;  /* FK_IGNORE_*: under IGNORE a failing row is skipped instead of failing the statement */
 } table_fk_t;
+
+/* What IGNORE makes of a row's 1451 / 1452, as MariaDB: INSERT IGNORE (its ON DUPLICATE KEY UPDATE too) and a
+ * single-table DELETE IGNORE keep the error as a warning; UPDATE IGNORE and multi-table DELETE IGNORE skip the
+ * row silently.  table_insert / table_update / table_delete then take the row's changes (cascades included) back
+ * and return TABLE_FK_IGNORED. */
+enum { FK_IGNORE_NONE = 0, FK_IGNORE_WARN, FK_IGNORE_SILENT };
 
 /* Called by table.c after a successful change of t (rows are t's columns, stored form). */
 int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d);
 int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw, table_undo_t *u,
                     diag_t *d);
 int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d);
+
+/* Computes a child row's derived columns after a cascade changed its key columns and before it is written (row
+ * holds the stored values; strings into a): the SQL layer's generated columns (sql/exec/gencol.c), which this
+ * layer cannot evaluate.  NULL: none.  Set once at start-up, before any statement runs. */
+typedef int (*fk_row_derive_fn)(const cat_table_t *t, value_t *row, arena_t *a, diag_t *d);
+void fk_row_derive_set(fk_row_derive_fn fn);
 
 /* The child-side check of every foreign key of t for one row (ALTER TABLE ADD FOREIGN KEY over the rows there):
  * 1452 when a parent is missing.  Keys naming t itself are left out (its trees are being built). */

@@ -18,6 +18,11 @@
 
 enum { MDL_BUCKETS = 1024, MDL_IDLE_MAX = 4096 };
 
+typedef struct mdl_holder {
+    mdl_set_t *s;
+    uint32_t entry; /* the index in s->held */
+} mdl_holder_t;
+
 struct mdl_lock {
     struct mdl_lock *next;
     char *key; /* "db\0name" */
@@ -31,12 +36,17 @@ struct mdl_lock {
     uint32_t refs; /* holders and waiters that point here */
     struct mdl_waiter **waiters; /* requests sleeping on this name */
     uint32_t nwaiters, wcap;
+    struct mdl_holder *holders; /* one per held entry (a session with two entries on the name is here twice) */
+    uint32_t nholders, hcap;
 };
 
 /* A request that waits: on the names in `on`, on its own condition variable (CLOCK_MONOTONIC). */
 typedef struct mdl_waiter {
     pthread_cond_t cv;
     bool woken;
+    bool victim;     /* a deadlock search chose this request: it fails with MDL_DEADLOCK */
+    mdl_set_t *s;    /* the requesting session */
+    mdl_mode_t want; /* the mode asked for (an upgrade asks for EXCLUSIVE) */
     _Atomic bool *kill;
     mdl_lock_t *const *on;
     uint32_t non;
@@ -50,6 +60,8 @@ static struct {
     uint32_t idle;  /* of which nobody holds or waits for */
     mdl_waiter_t *waiting; /* every sleeping request (mdl_kick) */
     uint64_t wakeups;      /* signals sent to sleeping requests */
+    uint64_t stamp;        /* deadlock searches so far */
+    uint64_t deadlocks;    /* requests they failed */
 } g_m = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static uint32_t hash(const char *k, size_t n)
@@ -101,6 +113,7 @@ static void unref(mdl_lock_t *l)
     *pp = l->next;
     g_m.count--;
     mem_free(l->waiters);
+    mem_free(l->holders);
     mem_free(l->key);
     mem_free(l);
 }
@@ -119,9 +132,13 @@ static void wake_lock(mdl_lock_t *l)
 }
 
 /* Registers w as waiting on the n names of `on` (mu held; each already referenced by the caller). */
-static void waiter_begin(mdl_waiter_t *w, mdl_lock_t *const *on, uint32_t n, _Atomic bool *kill)
+static void waiter_begin(mdl_waiter_t *w, mdl_set_t *s, mdl_mode_t want, mdl_lock_t *const *on, uint32_t n,
+                         _Atomic bool *kill)
 {
     memset(w, 0, sizeof *w);
+    w->s = s;
+    w->want = want;
+    s->wait = w;
     pthread_condattr_t a;
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
@@ -146,6 +163,7 @@ static void waiter_begin(mdl_waiter_t *w, mdl_lock_t *const *on, uint32_t n, _At
 
 static void waiter_end(mdl_waiter_t *w)
 {
+    w->s->wait = NULL;
     for (uint32_t i = 0; i < w->non; i++) {
         mdl_lock_t *l = w->on[i];
         for (uint32_t j = 0; j < l->nwaiters; j++)
@@ -200,9 +218,26 @@ static void add(mdl_set_t *s, mdl_lock_t *l, mdl_mode_t mode)
         s->cap = s->cap ? 2 * s->cap : 8;
         s->held = mem_realloc(s->held, s->cap * sizeof *s->held);
         s->mode = mem_realloc(s->mode, s->cap * sizeof *s->mode);
+        s->hpos = mem_realloc(s->hpos, s->cap * sizeof *s->hpos);
     }
+    if (l->nholders == l->hcap) {
+        l->hcap = l->hcap ? 2 * l->hcap : 4;
+        l->holders = mem_realloc(l->holders, l->hcap * sizeof *l->holders);
+    }
+    l->holders[l->nholders] = (mdl_holder_t){s, s->n};
+    s->hpos[s->n] = l->nholders++;
     s->held[s->n] = l;
     s->mode[s->n++] = (uint8_t)mode;
+}
+
+/* Takes entry i of s off its name's holders (mu held): O(1), the last holder moves into its place. */
+static void unhold(mdl_set_t *s, uint32_t i)
+{
+    mdl_lock_t *l = s->held[i];
+    uint32_t p = s->hpos[i];
+    mdl_holder_t last = l->holders[--l->nholders];
+    l->holders[p] = last;
+    last.s->hpos[last.entry] = p;
 }
 
 /* Gives up what entry i of s holds on its lock (mu held; the entry itself stays). */
@@ -222,6 +257,8 @@ static _Atomic uint32_t g_waiting; /* requests asleep in wait_step now (the moni
 /* Sleeps (mu held) until woken or the deadline; MDL_TIMEOUT / MDL_KILLED, or 0 to look again. */
 static int wait_step(mdl_waiter_t *w, uint64_t deadline)
 {
+    if (w->victim)
+        return MDL_DEADLOCK;
     if (w->kill && atomic_exchange(w->kill, false))
         return MDL_KILLED;
     uint64_t now = time_mono_us();
@@ -245,6 +282,120 @@ static int wait_step(mdl_waiter_t *w, uint64_t deadline)
     }
     w->woken = false;
     return 0;
+}
+
+/* ---------------------------------------------------------------- deadlocks */
+
+/* The strongest mode s holds on l. */
+static int mode_on(const mdl_set_t *s, const mdl_lock_t *l)
+{
+    int m = -1;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->held[i] == l && (int)s->mode[i] > m)
+            m = s->mode[i];
+    return m;
+}
+
+/* Does a holder of `held` keep a request for `want` waiting (mdl.h's table)? */
+static bool conflicts(int held, mdl_mode_t want)
+{
+    switch (want) {
+    case MDL_READ: return held == MDL_EXCLUSIVE;
+    case MDL_WRITE: return held >= MDL_NO_WRITE;
+    case MDL_NO_WRITE: return held >= MDL_WRITE;
+    case MDL_EXCLUSIVE: return held >= MDL_READ;
+    }
+    return false;
+}
+
+typedef struct {
+    mdl_set_t **v;
+    uint32_t n, cap;
+} set_list_t;
+
+static void list_push(set_list_t *q, mdl_set_t *s)
+{
+    if (q->n == q->cap) {
+        q->cap = q->cap ? 2 * q->cap : 16;
+        q->v = mem_realloc(q->v, q->cap * sizeof *q->v);
+    }
+    q->v[q->n++] = s;
+}
+
+/* The sessions w waits for (mu held): the holders of a conflicting mode on its names and, for a shared request,
+ * the DDL waiting there before it (which holds new shared requests back). */
+static void blockers(const mdl_waiter_t *w, set_list_t *out)
+{
+    out->n = 0;
+    for (uint32_t i = 0; i < w->non; i++) {
+        const mdl_lock_t *l = w->on[i];
+        for (uint32_t j = 0; j < l->nholders; j++) {
+            mdl_set_t *h = l->holders[j].s;
+            if (h != w->s && conflicts(mode_on(h, l), w->want))
+                list_push(out, h);
+        }
+        if (w->want > MDL_WRITE)
+            continue;
+        for (uint32_t j = 0; j < l->nwaiters; j++) {
+            const mdl_waiter_t *o = l->waiters[j];
+            if (o != w && o->s != w->s && o->want >= MDL_NO_WRITE)
+                list_push(out, o->s);
+        }
+    }
+}
+
+/* Before w sleeps (mu held): a breadth-first walk of the wait-for graph from w's session.  A path back to it is
+ * a deadlock: returns true when w itself is the victim; when another shared request of the cycle is, marks and
+ * wakes it and returns false. */
+static bool deadlock_search(mdl_waiter_t *w)
+{
+    uint64_t stamp = ++g_m.stamp;
+    set_list_t queue = {0}, next = {0};
+    mdl_set_t *me = w->s, *closing = NULL;
+    me->visit = stamp;
+    me->via = NULL;
+    list_push(&queue, me);
+    for (uint32_t qi = 0; qi < queue.n && !closing; qi++) {
+        mdl_set_t *s = queue.v[qi];
+        if (!s->wait)
+            continue; /* running: it ends its transaction sometime, whatever waits for it */
+        blockers(s->wait, &next);
+        for (uint32_t k = 0; k < next.n && !closing; k++) {
+            mdl_set_t *b = next.v[k];
+            if (b == me)
+                closing = s;
+            else if (b->visit != stamp) {
+                b->visit = stamp;
+                b->via = s;
+                list_push(&queue, b);
+            }
+        }
+    }
+    mem_free(queue.v);
+    mem_free(next.v);
+    if (!closing)
+        return false;
+    g_m.deadlocks++;
+    if (w->want <= MDL_WRITE)
+        return true;
+    /* the cycle is me -> ... -> closing -> me, walked backwards through via */
+    for (mdl_set_t *s = closing; s && s != me; s = s->via)
+        if (s->wait && s->wait->want <= MDL_WRITE && !s->wait->victim) {
+            s->wait->victim = true;
+            s->wait->woken = true;
+            pthread_cond_signal(&s->wait->cv);
+            g_m.wakeups++;
+            return false;
+        }
+    return true;
+}
+
+uint64_t mdl_deadlocks(void)
+{
+    pthread_mutex_lock(&g_m.mu);
+    uint64_t n = g_m.deadlocks;
+    pthread_mutex_unlock(&g_m.mu);
+    return n;
 }
 
 static uint64_t deadline_of(uint64_t timeout_us)
@@ -279,8 +430,12 @@ static int shared_lock(mdl_set_t *s, const char *db, const char *name, bool writ
         if (!blocked)
             break;
         if (!waiting) {
-            waiter_begin(&w, &l, 1, kill);
+            waiter_begin(&w, s, write ? MDL_WRITE : MDL_READ, &l, 1, kill);
             waiting = true;
+            if (deadlock_search(&w)) {
+                rc = MDL_DEADLOCK;
+                break;
+            }
         }
         if ((rc = wait_step(&w, deadline)) != 0)
             break;
@@ -337,8 +492,11 @@ int mdl_no_write(mdl_set_t *s, const char *db, const char *name, uint64_t timeou
     l->nowrite_waiting++;
     l->excl_waiting++;
     mdl_waiter_t w;
-    waiter_begin(&w, &l, 1, kill);
-    while (l->excl || l->nowrite || l->writers > own_shared(s, l, true))
+    waiter_begin(&w, s, MDL_NO_WRITE, &l, 1, kill);
+    bool blocked = l->excl || l->nowrite || l->writers > own_shared(s, l, true);
+    if (blocked && deadlock_search(&w))
+        rc = MDL_DEADLOCK;
+    while (!rc && (l->excl || l->nowrite || l->writers > own_shared(s, l, true)))
         if ((rc = wait_step(&w, deadline)) != 0)
             break;
     waiter_end(&w);
@@ -367,8 +525,10 @@ int mdl_upgrade(mdl_set_t *s, uint64_t timeout_us, _Atomic bool *kill)
         l->excl_waiting++;
         wake_lock(l); /* a reader about to write must see it and give up (MDL_DEADLOCK) */
         mdl_waiter_t w;
-        waiter_begin(&w, &l, 1, kill);
-        while (l->shared > own_shared(s, l, false))
+        waiter_begin(&w, s, MDL_EXCLUSIVE, &l, 1, kill);
+        if (l->shared > own_shared(s, l, false) && deadlock_search(&w))
+            rc = MDL_DEADLOCK;
+        while (!rc && l->shared > own_shared(s, l, false))
             if ((rc = wait_step(&w, deadline)) != 0)
                 break;
         waiter_end(&w);
@@ -411,8 +571,12 @@ int mdl_exclusive(mdl_set_t *s, const char *const *dbs, const char *const *names
         if (free_all)
             break;
         if (!waiting) {
-            waiter_begin(&w, want, n, kill);
+            waiter_begin(&w, s, MDL_EXCLUSIVE, want, n, kill);
             waiting = true;
+            if (deadlock_search(&w)) {
+                rc = MDL_DEADLOCK;
+                break;
+            }
         }
         if ((rc = wait_step(&w, deadline)) != 0)
             break;
@@ -453,6 +617,7 @@ void mdl_release_all(mdl_set_t *s)
     pthread_mutex_lock(&g_m.mu);
     for (uint32_t i = 0; i < s->n; i++) {
         drop_mode(s, i);
+        unhold(s, i);
         wake_lock(s->held[i]);
         unref(s->held[i]);
     }
@@ -465,8 +630,10 @@ void mdl_set_free(mdl_set_t *s)
     mdl_release_all(s);
     mem_free(s->held);
     mem_free(s->mode);
+    mem_free(s->hpos);
     s->held = NULL;
     s->mode = NULL;
+    s->hpos = NULL;
     s->cap = 0;
 }
 

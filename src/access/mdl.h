@@ -8,7 +8,14 @@
  * requests (no starvation under a continuous load); a session that already holds a name never waits for it
  * again.  Waits end with ER_LOCK_WAIT_TIMEOUT after lock_wait_timeout, or ER_QUERY_INTERRUPTED on KILL QUERY.
  * DDL acquires all its names together and never holds one while waiting for another, so two DDLs cannot
- * deadlock each other.
+ * deadlock each other by themselves; with the transactions whose locks they wait for they can (two open
+ * transactions each reading a table the other's waiting DDL blocks).  Before a request sleeps it searches the
+ * wait-for graph (a waiter waits for the holders of a conflicting mode on its names and, if it asks for a shared
+ * mode, for the DDL already waiting there): a cycle fails one request of it with MDL_DEADLOCK (ER_LOCK_DEADLOCK,
+ * the victim's transaction is rolled back), as MariaDB's MDL deadlock detector does.  The victim is a shared
+ * (DML) request of the cycle, the requester's own if it is one; DDL only when the cycle holds nothing else.
+ * Row-lock waits are the engine's graph (engine/lock.h): a cycle through both ends at innodb_lock_wait_timeout,
+ * as in MariaDB.
  *
  * Readers and writers are told apart (MariaDB's MDL_SHARED_READ / MDL_SHARED_WRITE): an index build or table
  * copy takes NO_WRITE (MDL_SHARED_NO_WRITE) for its long part, which lets readers in and keeps writers out, and
@@ -41,7 +48,12 @@ typedef enum mdl_mode { MDL_READ = 0, MDL_WRITE = 1, MDL_NO_WRITE = 2, MDL_EXCLU
 typedef struct mdl_set {
     mdl_lock_t **held;
     uint8_t *mode;       /* mdl_mode_t of each held name */
+    uint32_t *hpos;      /* where each entry is in its name's list of holders */
     uint32_t n, cap;
+    /* the deadlock search's, under the table's mutex */
+    struct mdl_waiter *wait;  /* the request this session sleeps in, or NULL */
+    struct mdl_set *via;      /* the session the search reached this one from */
+    uint64_t visit;           /* the last search that reached this session */
 } mdl_set_t;
 
 enum { MDL_TIMEOUT = 1, MDL_KILLED = 2, MDL_DEADLOCK = 3 };
@@ -66,5 +78,7 @@ void mdl_kick(_Atomic bool *kill);
 uint64_t mdl_wakeups(void);
 /* Sessions waiting for a metadata lock now (a relaxed read; the monitor's Strata_mdl_waiting). */
 uint32_t mdl_waiting(void);
+/* Requests failed with MDL_DEADLOCK by the wait-for search so far. */
+uint64_t mdl_deadlocks(void);
 
 #endif

@@ -52,22 +52,7 @@ int catalog_routine_decode(arena_t *a, const void *data, size_t len, cat_routine
     p++;
     const char **f[ROUTINE_NFIELDS];
     fields(r, f);
-    for (size_t i = 0; i < ROUTINE_NFIELDS; i++) {
-        uint32_t n;
-        if (end - p < 4)
-            return -1;
-        memcpy(&n, p, 4);
-        p += 4;
-        if ((size_t)(end - p) < n)
-            return -1;
-        char *s = arena_alloc(a, (size_t)n + 1);
-        if (n)
-            memcpy(s, p, n);
-        s[n] = 0;
-        p += n;
-        *f[i] = s;
-    }
-    return p == end ? 0 : -1;
+    return catalog_strings_get(a, &p, end, f, ROUTINE_NFIELDS) == 0 && p == end ? 0 : -1;
 }
 
 static bool same(const cat_routine_t *r, const char *type, const char *db, const char *name)
@@ -113,15 +98,10 @@ int catalog_routine_put(catalog_t *c, const cat_routine_t *r)
     cat_routine_t copy = *r;
     const char **f[ROUTINE_NFIELDS];
     fields(&copy, f);
-    for (size_t i = 0; i < ROUTINE_NFIELDS; i++) {
-        const char *s = *f[i];
-        uint32_t n = s ? (uint32_t)strlen(s) : 0;
-        buf_append(&b, &n, 4);
-        if (n)
-            buf_append(&b, s, n);
-    }
+    catalog_strings_put(&b, f, ROUTINE_NFIELDS);
     int rc = catalog_aux_put(c, CAT_AUX_ROUTINE, id, b.data, b.len);
     buf_free(&b);
+    catalog_version_bump(c); /* sessions parse it again (session/sp_exec.c's cache) */
     return rc;
 }
 
@@ -134,7 +114,9 @@ int catalog_routine_delete(catalog_t *c, const char *type, const char *db, const
     arena_destroy(&a);
     if (rc <= 0)
         return rc < 0 ? rc : STRATA_ENOTFOUND;
-    return catalog_aux_delete(c, CAT_AUX_ROUTINE, routine_id(type, db, name));
+    rc = catalog_aux_delete(c, CAT_AUX_ROUTINE, routine_id(type, db, name));
+    catalog_version_bump(c);
+    return rc;
 }
 
 typedef struct list_ctx {

@@ -1,7 +1,8 @@
 /*
  * Stored procedures and functions in the catalog: one record per routine (CAT_AUX_ROUTINE, keyed by a hash of
  * its kind, database and lower-cased name: routine names are case-insensitive), holding its definition as
- * CREATE gave it -- the parameter list's and the body's text, parsed again at every call -- and what SHOW
+ * CREATE gave it -- the parameter list's and the body's text, parsed by each session that calls it (again after
+ * any change: put and delete move catalog_version on) -- and what SHOW
  * CREATE, SHOW ... STATUS and information_schema.ROUTINES print.  A record is durable when a call returns (one
  * catalog commit, with a DDL statement's binlog note), so a routine survives a restart and a crash as a table
  * definition does.

@@ -215,7 +215,7 @@ int stats_analyze(catalog_t *c, const cat_table_t *t)
     engine_trx_rollback(trx);
     buf_t rec;
     buf_init(&rec);
-    if (!rc) {
+    if (!rc && !engine_read_only(catalog_engine(c))) { /* innodb_force_recovery: kept in memory only */
         encode(&rec, &e);
         rc = catalog_aux_put(c, CAT_AUX_STATS, t->id, rec.data, rec.len);
     }

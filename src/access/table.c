@@ -132,7 +132,10 @@ int table_engine_err(diag_t *d, const cat_table_t *t, int rc)
                   t ? t->db : "?", t ? t->name : "?");
         return diag_error(d, ER_TABLE_CORRUPT, t ? t->db : "?", t ? t->name : "?");
     case ENGINE_ELOCKWAIT: return diag_error(d, ER_LOCK_WAIT_TIMEOUT);
+    /* innodb_force_recovery / innodb_read_only: MariaDB's answer for a change to an InnoDB table then */
+    case ENGINE_EREADONLY: return diag_error(d, ER_OPEN_AS_READONLY, t ? t->name : "?");
     case ENGINE_EDEADLOCK: return diag_error(d, ER_LOCK_DEADLOCK);
+    case ENGINE_EINTR: return diag_error(d, ER_QUERY_INTERRUPTED);
     /* A data or undo file that cannot grow for a full disk: MariaDB's InnoDB says the table is full (1114). */
     case ENGINE_ENOSPC: return diag_error(d, ER_RECORD_FILE_FULL, t ? t->name : "?");
     case ENGINE_ELOGFULL:
@@ -490,8 +493,10 @@ static bool same_value(const value_t *a, const value_t *b)
     return value_compare(a, b, NULL) == 0 && a->type == b->type;
 }
 
+/* update_sys / delete_sys make the change and set *wrote; the caller logs the row images once the change's
+ * foreign keys are settled (a row that IGNORE takes back is never logged). */
 static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old,
-                      const value_t *nw, table_undo_t *u, diag_t *d, table_dup_t *dup)
+                      const value_t *nw, table_undo_t *u, diag_t *d, table_dup_t *dup, bool *wrote)
 {
     buf_t pk, okey, nkey, val, oldval;
     buf_init(&pk);
@@ -586,7 +591,7 @@ static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk,
         }
         undo_add(u, UNDO_INSERTED, t->idx[ix].tree, nkey.data, nkey.len, NULL, 0);
     }
-    rc = log_row(u, d, 1, t, old, nw);
+    *wrote = true;
 out:
     buf_free(&pk);
     buf_free(&okey);
@@ -597,7 +602,7 @@ out:
 }
 
 static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u,
-                      diag_t *d)
+                      diag_t *d, bool *wrote)
 {
     buf_t key, oldval;
     buf_init(&key);
@@ -624,7 +629,7 @@ static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, co
         }
         undo_add(u, UNDO_DELETED, t->idx[ix].tree, key.data, key.len, "", 0);
     }
-    rc = log_row(u, d, 2, t, row, NULL);
+    *wrote = true;
 out:
     buf_free(&key);
     buf_free(&oldval);
@@ -642,30 +647,47 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
     return rc;
 }
 
+/* A change IGNORE refused on a foreign key (fk.h FK_IGNORE_*): the row's changes, cascades included, go back. */
+static int fk_settled(engine_trx_t *x, table_undo_t *u, uint32_t mark, int rc)
+{
+    if (rc == TABLE_FK_IGNORED)
+        table_undo_apply_from(x, u, mark);
+    return rc;
+}
+
 int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old, const value_t *nw,
                  table_undo_t *u, diag_t *d, table_dup_t *dup)
 {
     value_t *t1, *t2;
-    const value_t *o = row_sys(t, old, &t1);
-    int rc = update_sys(x, t, oldpk, o, row_sys(t, nw, &t2), u, d, dup);
+    uint32_t mark = u ? u->n : 0;
+    bool wrote = false;
+    const value_t *o = row_sys(t, old, &t1), *n = row_sys(t, nw, &t2);
+    int rc = update_sys(x, t, oldpk, o, n, u, d, dup, &wrote);
+    if (rc == 0 && u && u->fk)
+        rc = fk_settled(x, u, mark, fk_after_update(x, t, old, nw, u, d));
+    if (rc == 0 && wrote) {
+        rc = log_row(u, d, 1, t, o, n);
+        stats_note_change(t);
+    }
     mem_free(t1);
     mem_free(t2);
-    if (rc == 0)
-        stats_note_change(t);
-    if (rc == 0 && u && u->fk)
-        rc = fk_after_update(x, t, old, nw, u, d);
     return rc;
 }
 
 int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d)
 {
     value_t *tmp;
-    int rc = delete_sys(x, t, pk, row_sys(t, row, &tmp), u, d);
-    mem_free(tmp);
-    if (rc == 0)
-        stats_note_change(t);
+    uint32_t mark = u ? u->n : 0;
+    bool wrote = false;
+    const value_t *r = row_sys(t, row, &tmp);
+    int rc = delete_sys(x, t, pk, r, u, d, &wrote);
     if (rc == 0 && u && u->fk)
-        rc = fk_after_delete(x, t, row, u, d);
+        rc = fk_settled(x, u, mark, fk_after_delete(x, t, row, u, d));
+    if (rc == 0 && wrote) {
+        rc = log_row(u, d, 2, t, r, NULL);
+        stats_note_change(t);
+    }
+    mem_free(tmp);
     return rc;
 }
 

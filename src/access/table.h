@@ -52,8 +52,9 @@ typedef struct table_dup {
 } table_dup_t;
 
 #define TABLE_DUP 1 /* returned instead of an error when the caller asked for the duplicate (dup != NULL) */
-#define TABLE_FK_IGNORED 2 /* table_insert under INSERT IGNORE (table_fk_t.ignore): the row has no parent and was
-                              not inserted; the 1452 is a warning */
+#define TABLE_FK_IGNORED 2 /* table_insert / _update / _delete under IGNORE (table_fk_t.ignore): a foreign key
+                              refused the row, whose changes were taken back; the 1451 / 1452 is a warning or
+                              nothing (fk.h FK_IGNORE_*) */
 
 /*
  * Inserts a row.  On a duplicate key: with dup == NULL pushes ER_DUP_ENTRY 1062 ("Duplicate entry 'v' for key

@@ -24,32 +24,6 @@ static uint64_t view_id(const char *db, const char *name)
     return id;
 }
 
-static void put_str(buf_t *b, const char *s)
-{
-    uint32_t n = s ? (uint32_t)strlen(s) : 0;
-    buf_append(b, &n, 4);
-    if (n)
-        buf_append(b, s, n);
-}
-
-static int get_str(arena_t *a, const uint8_t **p, const uint8_t *end, const char **out)
-{
-    uint32_t n;
-    if (end - *p < 4)
-        return -1;
-    memcpy(&n, *p, 4);
-    *p += 4;
-    if ((size_t)(end - *p) < n)
-        return -1;
-    char *s = arena_alloc(a, (size_t)n + 1);
-    if (n)
-        memcpy(s, *p, n);
-    s[n] = 0;
-    *p += n;
-    *out = s;
-    return 0;
-}
-
 int catalog_view_decode(arena_t *a, const void *data, size_t len, cat_view_t *v)
 {
     const uint8_t *p = data, *end = p + len;
@@ -59,9 +33,8 @@ int catalog_view_decode(arena_t *a, const void *data, size_t len, cat_view_t *v)
     p++;
     const char **f[] = {&v->db, &v->name, &v->definer_user, &v->definer_host, &v->security, &v->algorithm,
                         &v->check_option, &v->text, &v->client_cs, &v->conn_coll};
-    for (size_t i = 0; i < ARRAY_LEN(f); i++)
-        if (get_str(a, &p, end, f[i]))
-            return -1;
+    if (catalog_strings_get(a, &p, end, f, ARRAY_LEN(f)))
+        return -1;
     uint32_t n;
     if (end - p < 4)
         return -1;
@@ -71,7 +44,7 @@ int catalog_view_decode(arena_t *a, const void *data, size_t len, cat_view_t *v)
         return -1;
     v->cols = arena_alloc(a, sizeof(char *) * (n + 1));
     for (uint32_t i = 0; i < n; i++)
-        if (get_str(a, &p, end, &v->cols[i]))
+        if (catalog_strings_get(a, &p, end, (const char **[]){&v->cols[i]}, 1))
             return -1;
     v->ncols = n;
     return p == end ? 0 : -1;
@@ -115,13 +88,13 @@ int catalog_view_put(catalog_t *c, const cat_view_t *v)
     buf_t b;
     buf_init(&b);
     buf_append_byte(&b, VIEW_VERSION);
-    const char *f[] = {v->db, v->name, v->definer_user, v->definer_host, v->security, v->algorithm,
-                       v->check_option, v->text, v->client_cs, v->conn_coll};
-    for (size_t i = 0; i < ARRAY_LEN(f); i++)
-        put_str(&b, f[i]);
+    cat_view_t copy = *v;
+    const char **f[] = {&copy.db, &copy.name, &copy.definer_user, &copy.definer_host, &copy.security,
+                        &copy.algorithm, &copy.check_option, &copy.text, &copy.client_cs, &copy.conn_coll};
+    catalog_strings_put(&b, f, ARRAY_LEN(f));
     buf_append(&b, &v->ncols, 4);
     for (uint32_t i = 0; i < v->ncols; i++)
-        put_str(&b, v->cols[i]);
+        catalog_strings_put(&b, (const char **[]){&v->cols[i]}, 1);
     int rc = catalog_aux_put(c, CAT_AUX_VIEW, view_id(v->db, v->name), b.data, b.len);
     buf_free(&b);
     return rc;

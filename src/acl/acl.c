@@ -860,7 +860,9 @@ int acl_open(const char *datadir, acl_t **out)
     pthread_rwlockattr_destroy(&attr);
     pthread_mutex_init(&acl->wmu, NULL);
     pthread_mutex_init(&acl->cmu, NULL);
-    unlink(acl->tmp_path); /* a write that never reached its rename */
+    bool read_only = fio_read_only(FIO_ACCOUNTS); /* innodb_force_recovery: nothing in the datadir changes */
+    if (!read_only)
+        unlink(acl->tmp_path); /* a write that never reached its rename */
 
     int rc;
     uint8_t *data = NULL;
@@ -873,12 +875,16 @@ int acl_open(const char *datadir, acl_t **out)
         root->privs = priv_all_at(PL_G) | PRIV_GRANT_OPTION;
         table_sort(t);
         acl->generation = 1;
-        if ((rc = table_persist(acl, t, acl->generation)) != 0) {
+        if (read_only) {
+            log_warn("accounts: %s does not exist: this read-only start has root@localhost alone (no password), in "
+                     "memory only", acl->path);
+        } else if ((rc = table_persist(acl, t, acl->generation)) != 0) {
             table_free(t);
             rc = STRATA_EIO;
             goto fail;
         }
-        log_note("accounts: created %s with root@localhost (no password)", acl->path);
+        if (!read_only)
+            log_note("accounts: created %s with root@localhost (no password)", acl->path);
         acl->t = t;
     } else if (rc) {
         log_error("accounts: cannot read %s: %s", acl->path, strerror(-rc));
@@ -896,7 +902,7 @@ int acl_open(const char *datadir, acl_t **out)
             for (size_t i = 0; i < acl->t->n; i++)
                 if (!strcmp(acl->t->a[i].user, "root") && !(acl->t->a[i].flags & ACL_FLAG_ROLE))
                     acl->t->a[i].privs = priv_all_at(PL_G) | PRIV_GRANT_OPTION;
-            if ((rc = table_persist(acl, acl->t, acl->generation + 1)) != 0) {
+            if (!read_only && (rc = table_persist(acl, acl->t, acl->generation + 1)) != 0) {
                 rc = STRATA_EIO;
                 goto fail;
             }

@@ -806,6 +806,8 @@ int sql_commit_start(engine_t *e, catalog_t *cat, binlog_t *bl, const binlog_rec
     commit_state.stop = false;
     commit_state.turn_done = 0;
     commit_state.pending = NULL;
+    if (engine_read_only(e)) /* innodb_force_recovery: no binlog, and settling anything would write */
+        return 0;
     uint64_t *settled;
     uint32_t nsettled;
     settle_prepared(e, rec, bl != NULL, &settled, &nsettled);

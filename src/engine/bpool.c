@@ -43,6 +43,7 @@ struct bpool {
     bpart_t *parts;
     uint64_t old_time_us;
     bool recovery;
+    bool read_only;  /* nothing is written: dirty frames (replayed redo) are never evicted nor flushed */
 };
 
 static void fl_remove(flist_t *l, bframe_t *f)
@@ -195,6 +196,7 @@ void bpool_destroy(bpool_t *bp)
 uint32_t bpool_page_size(const bpool_t *bp) { return bp->page_size; }
 void bpool_set_old_time(bpool_t *bp, uint64_t us) { bp->old_time_us = us; }
 void bpool_set_recovery(bpool_t *bp, bool on) { bp->recovery = on; }
+void bpool_set_read_only(bpool_t *bp, bool on) { bp->read_only = on; }
 
 static void latch(bframe_t *f, latch_mode_t m)
 {
@@ -340,6 +342,10 @@ static bframe_t *claim_frame(bpool_t *bp, bpart_t *p, int *err)
             }
             break;
         }
+        if (bp->read_only) { /* the replayed pages must all stay in memory: the pool is full */
+            *err = STRATA_ENOMEM;
+            break;
+        }
         /* Only dirty pages left unpinned: write the coldest one back and look again. */
         dirty->pin++;
         pthread_mutex_unlock(&p->mu);
@@ -481,6 +487,8 @@ void bpool_set_dirty(bpool_t *bp, bframe_t *f)
 
 int bpool_flush_all(bpool_t *bp)
 {
+    if (bp->read_only)
+        return 0;
     uint8_t *tmp = mem_alloc(bp->page_size);
     int rc = 0;
     for (uint32_t i = 0; i < bp->nframes && !rc; i++) {

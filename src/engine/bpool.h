@@ -70,6 +70,8 @@ uint32_t bpool_page_size(const bpool_t *bp);
 void bpool_set_old_time(bpool_t *bp, uint64_t us);
 /* Recovery mode: a page that fails verification is handed out zeroed with was_bad set instead of failing. */
 void bpool_set_recovery(bpool_t *bp, bool on);
+/* Read-only engine: no frame is ever written; a dirty frame is never a victim (a full pool is STRATA_ENOMEM). */
+void bpool_set_read_only(bpool_t *bp, bool on);
 
 /* Pins page id and latches it in `mode`, reading it if needed.  0, STRATA_ECORRUPT or an io error. */
 int bpool_fix(bpool_t *bp, page_id_t id, latch_mode_t mode, bframe_t **out);

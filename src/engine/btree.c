@@ -1411,6 +1411,77 @@ int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type)
     return rc;
 }
 
+/* Salvage (innodb_force_recovery): the walk of walk_node that goes on past what it cannot read.  A child that fails
+ * its checksum or its checks is reported with the key interval its parent gives it ([lo, hi), NULL for an open
+ * end) and skipped; so is a leaf cell whose overflow chain is damaged (its key is known: the interval is the key
+ * alone).  Live cells are given in key order, delete-marked ones skipped: the latest state of each key, without
+ * MVCC (the caller reads a tree whose writers are done). */
+typedef struct {
+    btree_t *t;
+    btree_salvage_cb entry;
+    btree_salvage_bad_cb bad;
+    void *ctx;
+} salv_t;
+
+static void salvage_node(salv_t *s, page_id_t id, const uint8_t *lo, uint32_t lol, const uint8_t *hi, uint32_t hil,
+                         int depth)
+{
+    btree_t *t = s->t;
+    bframe_t *f;
+    uint8_t *p = NULL;
+    if (depth > MAX_DEPTH || bpool_fix(t->bp, id, LATCH_S, &f) != 0) {
+        s->bad(s->ctx, id, lo, lol, hi, hil);
+        return;
+    }
+    p = mem_alloc(t->ps);
+    memcpy(p, f->data, t->ps);
+    bpool_unfix(t->bp, f, LATCH_S);
+    bframe_t fake = {.id = id, .data = p};
+    if (check_node(t, &fake) || btree_page_check(p, t->ps)) {
+        s->bad(s->ctx, id, lo, lol, hi, hil);
+        goto out;
+    }
+    bool leaf = lvl(p) == 0;
+    buf_t v;
+    buf_init(&v);
+    for (uint32_t i = 0; i < nsl(p); i++) {
+        uint8_t *c = cellp(p, i);
+        uint32_t kl;
+        const uint8_t *k = ckey(c, leaf, &kl);
+        if (!leaf) {
+            const uint8_t *clo = i ? k : lo, *chi = hi;
+            uint32_t clol = i ? kl : lol, chil = hil;
+            if (i + 1 < nsl(p))
+                chi = ckey(cellp(p, i + 1), false, &chil);
+            salvage_node(s, cchild(c), clo, clol, chi, chil, depth + 1);
+            continue;
+        }
+        if (c[2] & CELL_DELMARK)
+            continue;
+        if (c[2] & CELL_OVF) {
+            buf_reset(&v);
+            if (ovf_read(t, rd64(c + LEAF_HDR + kl), rd32(c + 4), &v) != 0) {
+                s->bad(s->ctx, PAGE_ID_NONE, k, kl, NULL, 0);
+                continue;
+            }
+            s->entry(s->ctx, k, kl, v.data, v.len);
+        } else {
+            s->entry(s->ctx, k, kl, k + kl, rd32(c + 4));
+        }
+    }
+    buf_free(&v);
+out:
+    mem_free(p);
+}
+
+void btree_salvage(btree_t *t, btree_salvage_cb entry, btree_salvage_bad_cb bad, void *ctx)
+{
+    salv_t s = {.t = t, .entry = entry, .bad = bad, .ctx = ctx};
+    pthread_rwlock_rdlock(&t->lock);
+    salvage_node(&s, t->root, NULL, 0, NULL, 0, 0);
+    pthread_rwlock_unlock(&t->lock);
+}
+
 /* ---------------------------------------------------------------- moving an extent (online rebalance)
  *
  * Pages are addressed physically (space | file | page), so moving a page means rewriting every pointer to it.

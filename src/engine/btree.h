@@ -148,6 +148,13 @@ int btree_page_check(const uint8_t *p, uint32_t ps);
 /* Structural check for strata-check and tests: ordering within and across pages, separator bounds, levels, leaf
  * links, page ownership.  Counts pages (tree + overflow) and rows.  0 or STRATA_ECORRUPT (reported). */
 int btree_verify(btree_t *t, uint64_t *pages, uint64_t *rows);
+/* Every live cell the tree's readable pages hold, in key order, going on past damage: bad() gets each page that
+ * cannot be read with the key interval [lo, hi) it held (NULL, 0: open end; page PAGE_ID_NONE, hi NULL: the one
+ * key lo, whose overflow value is damaged).  For innodb_force_recovery; no MVCC, delete-marked cells skipped. */
+typedef void (*btree_salvage_cb)(void *ctx, const uint8_t *key, uint32_t klen, const uint8_t *val, size_t vlen);
+typedef void (*btree_salvage_bad_cb)(void *ctx, page_id_t page, const uint8_t *lo, uint32_t lol, const uint8_t *hi,
+                                     uint32_t hil);
+void btree_salvage(btree_t *t, btree_salvage_cb entry, btree_salvage_bad_cb bad, void *ctx);
 /* Calls cb for every page the tree uses (nodes and overflow pages), for extent accounting in strata-check. */
 int btree_walk(btree_t *t, void (*cb)(void *ctx, page_id_t id, page_type_t type), void *ctx);
 /* Height of the tree (1 = root is a leaf). */

@@ -424,6 +424,8 @@ static uint64_t active_tail(engine_t *e, uint64_t upper)
 static int checkpoint(engine_t *e, uint64_t only_if_used_over)
 {
     int rc = 0;
+    if (e->o.read_only) /* nothing may be written; the pages replayed at the start stay in the pool */
+        return 0;
     pthread_mutex_lock(&e->ckpt_mu);
     if (redo_used(e->redo) < only_if_used_over)
         goto out;
@@ -458,10 +460,13 @@ out:
 }
 
 int engine_checkpoint(engine_t *e) { return checkpoint(e, 0); }
+bool engine_read_only(const engine_t *e) { return e->o.read_only; }
 
 /* Called before a change, holding no latch: keeps room in the redo log. */
 static int log_free_check(engine_t *e)
 {
+    if (e->o.read_only) /* every change passes here first: the one gate of a read-only engine */
+        return ENGINE_EREADONLY;
     uint64_t cap = redo_capacity(e->redo);
     if (redo_used(e->redo) > cap / 2)
         checkpoint(e, cap / 2);
@@ -1044,7 +1049,33 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
     return t;
 }
 
-/* Rolls back the transactions the crash interrupted: their undo is logged again in this run first. */
+/* A recovered transaction kept active instead of rolled back (prepared, or any of them when read-only): it holds
+ * the row locks of its changes, and each changed key's version before it goes on the key's chain, so that every
+ * view sees the rows as they were before it. */
+static void trx_keep_recovered(engine_t *e, engine_trx_t *t)
+{
+    for (size_t i = 0; i < t->nundo; i++) {
+        const uint8_t *u = t->undo.data + t->offs[i];
+        uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
+        bt_before_t before = u[24] == UNDO_OP_PUT || u[24] == UNDO_OP_UNMARK ? BT_BEFORE_PRESENT
+                             : u[24] == UNDO_OP_PUT_MARKED                  ? BT_BEFORE_DELMARKED
+                                                                            : BT_BEFORE_ABSENT;
+        lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, LOCK_X, 0);
+        /* A delete's record has no value: older views find it in the marked cell, which kept it. */
+        buf_t kept;
+        buf_init(&kept);
+        btree_t *bt;
+        uint64_t wr;
+        bt_before_t st;
+        if (u[24] == UNDO_OP_UNMARK && !tree_get(e, rd64(u + 8), &bt))
+            btree_get_ex(bt, u + UNDO_HDR, kl, &kept, &wr, &st);
+        vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before,
+                    u[24] == UNDO_OP_UNMARK ? kept.data : u + UNDO_HDR + kl,
+                    u[24] == UNDO_OP_UNMARK ? kept.len : vl, rd64(u + 16), true);
+        buf_free(&kept);
+    }
+}
+
 /* Transactions the crash interrupted (undo records, no COMMIT or ROLLBACK).  First each becomes an engine trx
  * with its undo in memory, marked to be carried forward, and one checkpoint re-logs (or spills) all of their
  * undo: that is the first checkpoint of this run (redo_start_deferred), so until it is durable the previous
@@ -1079,6 +1110,17 @@ static int recover_rollback(engine_t *e, rctx_t *r)
         }
         pthread_mutex_unlock(&t->mu);
     }
+    if (e->o.read_only) {
+        /* Nothing may be written, so nothing is rolled back: each stays active for as long as the server runs,
+         * and every reader sees the rows as they were before it (the next normal start rolls them back). */
+        for (k = 0; k < nt; k++) {
+            ts[k]->recovered = ts[k]->prepared;
+            trx_keep_recovered(e, ts[k]);
+        }
+        log_warn("engine: read-only: %zu transaction(s) left incomplete by the crash are not rolled back; their "
+                 "changes are not visible", nt);
+        goto out;
+    }
     if ((rc = checkpoint(e, 0)))
         goto out;
     (void)FAULT_POINT("engine.recovery_carried"); /* test builds: a crash right after that checkpoint */
@@ -1087,26 +1129,7 @@ static int recover_rollback(engine_t *e, rctx_t *r)
         if (t->prepared) {
             /* Prepared: the coordinator (binlog) decides.  Keep it active with its locks and its versions. */
             t->recovered = true;
-            for (size_t i = 0; i < t->nundo; i++) {
-                const uint8_t *u = t->undo.data + t->offs[i];
-                uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
-                bt_before_t before = u[24] == UNDO_OP_PUT || u[24] == UNDO_OP_UNMARK ? BT_BEFORE_PRESENT
-                                     : u[24] == UNDO_OP_PUT_MARKED                  ? BT_BEFORE_DELMARKED
-                                                                                    : BT_BEFORE_ABSENT;
-                lock_acquire(e->locks, &t->lo, rd64(u + 8), u + UNDO_HDR, kl, LOCK_X, 0);
-                /* A delete's record has no value: older views find it in the marked cell, which kept it. */
-                buf_t kept;
-                buf_init(&kept);
-                btree_t *bt;
-                uint64_t wr;
-                bt_before_t st;
-                if (u[24] == UNDO_OP_UNMARK && !tree_get(e, rd64(u + 8), &bt))
-                    btree_get_ex(bt, u + UNDO_HDR, kl, &kept, &wr, &st);
-                vstore_push(e->vs, &t->vsl, t->id, rd64(u + 8), u + UNDO_HDR, kl, before,
-                            u[24] == UNDO_OP_UNMARK ? kept.data : u + UNDO_HDR + kl,
-                            u[24] == UNDO_OP_UNMARK ? kept.len : vl, rd64(u + 16), true);
-                buf_free(&kept);
-            }
+            trx_keep_recovered(e, t);
             log_note("engine: transaction %llu was prepared at the crash; it waits for XA COMMIT or ROLLBACK",
                      (unsigned long long)t->id);
             continue;
@@ -1229,10 +1252,18 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         rc = have_ctl ? STRATA_ENOTFOUND : STRATA_EEXIST;
         goto fail;
     }
-    if ((rc = fsys_open(e->datadir, ps, true, e->o.sys_initial_bytes, e->o.sys_extent_bytes / ps, &e->fs))) {
+    if (e->o.read_only && !have_ctl) {
+        log_error("engine: '%s' holds no data directory to open read-only", e->datadir);
+        mem_free(log);
+        rc = STRATA_ENOTFOUND;
+        goto fail;
+    }
+    if ((rc = fsys_open(e->datadir, ps, !e->o.read_only, e->o.sys_initial_bytes, e->o.sys_extent_bytes / ps,
+                        &e->fs))) {
         mem_free(log);
         goto fail;
     }
+    fsys_set_read_only(e->fs, e->o.read_only);
     ps = fsys_page_size(e->fs);
     e->o.page_size = ps;
     if ((rc = undo_sys_open(e->datadir, e->o.undo_max_bytes, &e->undo))) {
@@ -1247,6 +1278,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     bpool_io_t io = {.read = fsys_page_read, .write = fsys_page_write, .wal = engine_wal, .ctx = e->fs,
                      .wal_ctx = e};
     e->bp = bpool_create((uint32_t)MAX(frames, 16), ps, &io);
+    bpool_set_read_only(e->bp, e->o.read_only);
     fsys_attach(e->fs, e->bp, e->redo);
 
     /* Recovery: replay pages from the checkpoint, gather undo from the tail. */
@@ -1255,21 +1287,38 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     uint64_t end;
     const uint64_t *cw = redo_last_ckpt(e->redo)->user;
     r.commit_tag = cw[USER_COMMIT_TAG];
-    if (cw[USER_SPILL_END] && (rc = undo_spill_read(e->undo, cw[USER_SPILL_MANIFEST], cw[USER_SPILL_END],
+    bool no_undo = e->o.read_only && (e->o.no_undo || e->o.no_redo);
+    if (no_undo)
+        log_warn("engine: read-only: the undo of transactions left incomplete by a crash is not read: their changes "
+                 "are visible as if committed");
+    if (cw[USER_SPILL_END] && !no_undo && (rc = undo_spill_read(e->undo, cw[USER_SPILL_MANIFEST], cw[USER_SPILL_END],
                                                      on_spill_undo, on_spill_trx, &r))) {
         rctx_free(&r);
         log_error("engine: recovery of '%s' failed: the undo spill cannot be read (%d)", e->datadir, rc);
         goto fail;
     }
     bpool_set_recovery(e->bp, true);
-    rc = redo_scan(e->redo, on_group, &r, &end);
+    if (e->o.read_only && e->o.no_redo) {
+        end = r.ckpt_lsn;
+        log_warn("engine: read-only: the redo log past the last checkpoint is not applied: the data files are read "
+                 "as they are on disk");
+    } else {
+        rc = redo_scan(e->redo, on_group, &r, &end);
+    }
     if (!rc && r.bad_undo)
         rc = CORRUPT("engine: %llu undo record(s) in the redo log or undo spill do not parse",
                      (unsigned long long)r.bad_undo);
     bpool_set_recovery(e->bp, false);
-    if (!rc)
+    if (rc == STRATA_ENOMEM && e->o.read_only)
+        log_error("engine: read-only: the pages the redo log changes since the last checkpoint do not fit in the "
+                  "buffer pool; start with a larger innodb_buffer_pool_size");
+    if (no_undo) { /* what the scan gathered counts as committed */
+        rctx_free(&r);
+        r.trx = NULL;
+    }
+    if (!rc && !e->o.read_only)
         rc = bpool_flush_all(e->bp);
-    if (!rc)
+    if (!rc && !e->o.read_only)
         rc = fsys_sync_all(e->fs);
     e->next_trx_id = MAX(redo_last_ckpt(e->redo)->user[USER_NEXT_TRX], r.max_trx + 1);
     if (e->next_trx_id < 1)
@@ -1285,26 +1334,31 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     bool carry = false;
     for (rtrx_t *x = r.trx; x && !carry; x = x->next)
         carry = !x->done && x->n;
-    if (!rc)
+    if (!rc && !e->o.read_only)
         rc = carry ? redo_start_deferred(e->redo, end, user) : redo_start(e->redo, end, user);
     if (rc) {
         rctx_free(&r);
         log_error("engine: recovery of '%s' failed (%d)", e->datadir, rc);
         goto fail;
     }
-    e->redo_started = true;
+    e->redo_started = !e->o.read_only;
     (void)FAULT_POINT("engine.recovery_started"); /* test builds: a crash once the new log run has begun */
     if (r.applied)
         log_note("engine: recovery replayed %llu redo groups (%llu bytes) in %llu ms",
                  (unsigned long long)r.applied, (unsigned long long)(end - r.ckpt_lsn),
                  (unsigned long long)(time_mono_us() - t0) / 1000);
     if ((rc = fsys_load(e->fs)) || (rc = open_directory(e, fsys_created(e->fs))) || (rc = recover_rollback(e, &r)) ||
-        (rc = drop_unfinished(e))) {
+        (!e->o.read_only && (rc = drop_unfinished(e)))) {
         rctx_free(&r);
         goto fail;
     }
     rctx_free(&r);
     e->startup_next_trx = e->next_trx_id;
+    if (e->o.read_only) { /* no checkpoint, no checkpointer, purge or rebalance: nothing is ever written */
+        log_note("engine: '%s' opened read-only", e->datadir);
+        *out = e;
+        return 0;
+    }
     if ((rc = checkpoint(e, 0)))
         goto fail;
     if (pthread_create(&e->bg, NULL, bg_main, e) == 0)
@@ -1384,13 +1438,15 @@ void engine_close(engine_t *e)
 int engine_tablespace_create(engine_t *e, const char *name, const char *path, uint64_t initial_bytes,
                              uint64_t extent_bytes, uint32_t *space_id)
 {
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     return fsys_space_create(e->fs, name, path, initial_bytes, extent_bytes, 0, false, space_id);
 }
 
 int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *path, uint64_t initial_bytes)
 {
     uint32_t id;
-    int rc = fsys_space_find(e->fs, name, &id);
+    int rc = e->o.read_only ? ENGINE_EREADONLY : fsys_space_find(e->fs, name, &id);
     if (!rc && !(rc = fsys_space_add_file(e->fs, id, path, initial_bytes)))
         rebalance_kick(e);
     return rc;
@@ -1399,7 +1455,7 @@ int engine_tablespace_add_datafile(engine_t *e, const char *name, const char *pa
 int engine_tablespace_drop(engine_t *e, const char *name)
 {
     uint32_t id;
-    int rc = fsys_space_find(e->fs, name, &id);
+    int rc = e->o.read_only ? ENGINE_EREADONLY : fsys_space_find(e->fs, name, &id);
     if (rc)
         return rc;
     /* A checkpoint first, so that recovery never needs the dropped files' pages. */
@@ -1418,11 +1474,15 @@ int engine_tablespace_lookup(engine_t *e, const char *name, uint32_t *space_id)
 int engine_logfile_group_create(engine_t *e, const char *name, const char *undo_path, uint64_t initial_bytes,
                                 uint64_t undo_buffer_bytes)
 {
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     return undo_lfg_create(e->undo, name, undo_path, initial_bytes, undo_buffer_bytes);
 }
 
 int engine_logfile_group_drop(engine_t *e, const char *name)
 {
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     /* A checkpoint first: a spill that no transaction needs any more is then no longer named. */
     checkpoint(e, 0); /* may fail while a transaction's undo overflows the file: the drop then refuses */
     return undo_lfg_drop(e->undo, name);
@@ -1562,6 +1622,8 @@ int engine_trx_commit_tagged(engine_trx_t *t, uint64_t tag, uint64_t *commit_lsn
 }
 int engine_commit_tag_set(engine_t *e, uint64_t tag)
 {
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     uint8_t note[CTAG_LEN];
     memcpy(note, CTAG_MAGIC, 4);
     wr64(note + 4, tag);
@@ -1591,6 +1653,8 @@ int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *p
     ASSERT(t->state == TRX_ACTIVE && !t->prepared);
     if (len > 1024)
         return ENGINE_EINVAL;
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     uint64_t lsn = 0;
     buf_reset(&t->xid);
     buf_append(&t->xid, xid, len);
@@ -1636,12 +1700,16 @@ static engine_trx_t *recovered_trx(engine_t *e, uint64_t id)
 
 int engine_xa_commit(engine_t *e, uint64_t trx_id)
 {
+    if (e->o.read_only) /* its COMMIT would be written: it stays prepared */
+        return ENGINE_EREADONLY;
     engine_trx_t *t = recovered_trx(e, trx_id);
     return t ? engine_trx_commit(t) : STRATA_ENOTFOUND;
 }
 
 int engine_xa_rollback(engine_t *e, uint64_t trx_id)
 {
+    if (e->o.read_only)
+        return ENGINE_EREADONLY;
     engine_trx_t *t = recovered_trx(e, trx_id);
     return t ? engine_trx_rollback(t) : STRATA_ENOTFOUND;
 }
@@ -2032,6 +2100,14 @@ void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso)
 
 void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us) { t->lock_wait_us = us; }
 
+void engine_trx_set_kill(engine_trx_t *t, _Atomic bool *kill) { t->lo.kill = kill; }
+
+void engine_kick(engine_t *e, _Atomic bool *kill)
+{
+    if (e && kill)
+        lock_kick(e->locks, kill);
+}
+
 void engine_trx_statement_start(engine_trx_t *t)
 {
     if (t->iso == ENGINE_ISO_READ_COMMITTED && t->has_view)
@@ -2045,6 +2121,12 @@ void engine_trx_open_view(engine_trx_t *t)
 }
 
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us) { e->lock_wait_us = us; }
+
+void engine_set_lock_wait_hook(engine_t *e, bool (*hook)(void *arg, uint64_t waiter_trx, uint64_t holder_trx),
+                               void *arg)
+{
+    lock_set_wait_hook(e->locks, hook, arg);
+}
 
 /* ---------------------------------------------------------------- cursors */
 
@@ -2440,6 +2522,39 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->rebalance_pages_moved = e->rb_pages_moved;
 }
 
+typedef struct {
+    engine_salvage_cb entry;
+    engine_salvage_lost_cb lost;
+    void *ctx;
+} salvage_t;
+
+static void salvage_entry(void *ctx, const uint8_t *k, uint32_t kl, const uint8_t *v, size_t vl)
+{
+    salvage_t *s = ctx;
+    s->entry(s->ctx, k, kl, v, vl);
+}
+
+static void salvage_bad(void *ctx, page_id_t page, const uint8_t *lo, uint32_t lol, const uint8_t *hi, uint32_t hil)
+{
+    salvage_t *s = ctx;
+    char name[48];
+    if (page != PAGE_ID_NONE)
+        snprintf(name, sizeof name, "%u:%u:%u", page_id_space(page), page_id_file(page), page_id_pgno(page));
+    s->lost(s->ctx, page != PAGE_ID_NONE ? name : NULL, lo, lol, hi, hil);
+}
+
+int engine_tree_salvage(engine_t *e, engine_tree_id_t tree, engine_salvage_cb entry, engine_salvage_lost_cb lost,
+                        void *ctx)
+{
+    btree_t *t;
+    int rc = engine_tree_handle(e, tree, &t);
+    if (rc)
+        return rc;
+    salvage_t s = {entry, lost, ctx};
+    btree_salvage(t, salvage_entry, salvage_bad, &s);
+    return 0;
+}
+
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx)
 {
     /* Every tree in the directory: structure, and its page count against its segment's allocation. */
@@ -2467,4 +2582,8 @@ fsys_t *engine_fsys(engine_t *e) { return e->fs; }
 bpool_t *engine_bpool(engine_t *e) { return e->bp; }
 int engine_tree_handle(engine_t *e, uint64_t id, btree_t **out) { return id == ENGINE_DIR_TREE ? (*out = e->dir, 0) : tree_get(e, id, out); }
 uint64_t engine_dir_tree_id(void) { return ENGINE_DIR_TREE; }
-void engine_purge_now(engine_t *e) { purge_run(e); }
+void engine_purge_now(engine_t *e)
+{
+    if (!e->o.read_only)
+        purge_run(e);
+}

@@ -14,7 +14,8 @@
  *   ENGINE_EDUPKEY  -> ER_DUP_ENTRY (1062)        ENGINE_EFULL   -> ER_RECORD_FILE_FULL (1114)
  *   ENGINE_ENOSPC   -> ER_RECORD_FILE_FULL (1114) STRATA_ENOTFOUND: no such key / cursor ran off the end
  *   ENGINE_ELOCKWAIT-> ER_LOCK_WAIT_TIMEOUT 1205  ENGINE_EDEADLOCK -> ER_LOCK_DEADLOCK 1213
- *   (after ELOCKWAIT the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
+ *   ENGINE_EINTR    -> ER_QUERY_INTERRUPTED 1317
+ *   (after ELOCKWAIT or EINTR the statement failed, after EDEADLOCK the caller must roll the whole trx back, as MySQL does)
  *
  * STRATA_ENOTFOUND / STRATA_EEXIST are in util/util.h; a negative errno may also come back from file operations.
  *
@@ -43,9 +44,10 @@ enum {
     ENGINE_ENOTEMPTY = -10105,  /* dropping a tablespace that still holds trees */
     ENGINE_ELOCKWAIT = -10106,  /* row lock wait timeout */
     ENGINE_EDEADLOCK = -10107,  /* this trx would close a cycle of lock waits: it is the victim */
-    ENGINE_EREADONLY = -10108,  /* reserved: read-only after a fatal I/O error (not raised yet) */
+    ENGINE_EREADONLY = -10108,  /* a change asked of an engine opened read-only (engine_opts_t.read_only) */
     ENGINE_ELOGFULL = -10109,   /* the redo log cannot hold more: a transaction is too large or open too long */
     ENGINE_EBUSY = -10110,      /* internal: not now (an extent the rebalance cannot move yet) */
+    ENGINE_EINTR = -10111,      /* a row-lock wait ended by its kill flag (KILL QUERY, KILL, shutdown) */
 };
 
 #define ENGINE_MAX_KEY 3072                 /* bytes, like InnoDB's index key prefix limit (less for 4/8 KiB pages) */
@@ -70,6 +72,14 @@ typedef struct {
     bool rebalance_off;            /* start with the online rebalance disabled (engine_rebalance_enable) */
     uint64_t undo_max_bytes;       /* the most undo one transaction may hold when no CREATE LOGFILE GROUP set a
                                       fixed undo file (default 1 GiB; ENGINE_ELOGFULL beyond) */
+    /* Read-only open (innodb_force_recovery >= 1, innodb_read_only): nothing is written to any file.  The redo
+     * past the checkpoint is applied to pages in the buffer pool only (they must fit; STRATA_ENOMEM otherwise),
+     * the transactions the crash interrupted stay active in memory (their changes invisible, as rolled back,
+     * their undo not applied), no checkpoint, purge or rebalance runs, and every change, tree creation or drop
+     * fails with ENGINE_EREADONLY.  An existing data directory is needed (STRATA_ENOTFOUND otherwise). */
+    bool read_only;
+    bool no_undo;                  /* read_only only: interrupted transactions count as committed (level 5) */
+    bool no_redo;                  /* read_only only: the redo past the checkpoint is not applied (level 6) */
 } engine_opts_t;
 
 typedef struct engine engine_t;
@@ -81,8 +91,9 @@ void engine_opts_default(engine_opts_t *o);
 int engine_open(const engine_opts_t *o, engine_t **out);
 /* Checkpoints and closes.  Every trx must be finished and every cursor closed. */
 void engine_close(engine_t *e);
-/* Writes every dirty page and a checkpoint (recovery then starts from here). */
+/* Writes every dirty page and a checkpoint (recovery then starts from here).  0 and nothing done when read-only. */
 int engine_checkpoint(engine_t *e);
+bool engine_read_only(const engine_t *e);
 
 /* ---- tablespaces (MySQL Cluster's CREATE TABLESPACE ... ADD DATAFILE ... INITIAL_SIZE ... EXTENT_SIZE) ---- */
 #define ENGINE_DEFAULT_TABLESPACE 0u
@@ -163,6 +174,11 @@ void engine_trx_open_view(engine_trx_t *t);
 uint64_t engine_trx_id(const engine_trx_t *t);
 /* This trx's lock wait timeout (the session's innodb_lock_wait_timeout); 0 = the engine's. */
 void engine_trx_set_lock_wait_timeout(engine_trx_t *t, uint64_t us);
+/* The flag that ends this trx's row-lock waits (the session's kill_query; NULL for none): a wait that sees it true
+ * clears it and fails with ENGINE_EINTR.  engine_kick wakes the waits of a flag just set, so a KILL QUERY takes
+ * effect at once rather than at innodb_lock_wait_timeout. */
+void engine_trx_set_kill(engine_trx_t *t, _Atomic bool *kill);
+void engine_kick(engine_t *e, _Atomic bool *kill);
 /* Durable per the flush mode, then frees the trx. */
 int engine_trx_commit(engine_trx_t *t);
 /* Undoes the trx's changes (undo records kept in memory and in the redo log), then frees the trx. */
@@ -238,6 +254,10 @@ int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
 /* SELECT ... FOR SHARE / LOCK IN SHARE MODE: a shared lock; blocks writers, not other sharers.  A later write or
  * engine_lock_row by the same trx upgrades it (waiting for the other sharers; two sharers upgrading deadlock). */
 int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen);
+/* The lock wait hook (lock_set_wait_hook, engine/lock.h): called with transaction ids before a trx sleeps on a
+ * row lock; true aborts the holder's lock wait (ENGINE_EDEADLOCK).  A parallel replica's commit order uses it. */
+void engine_set_lock_wait_hook(engine_t *e, bool (*hook)(void *arg, uint64_t waiter_trx, uint64_t holder_trx),
+                               void *arg);
 /* innodb_lock_wait_timeout (default 50 s). */
 void engine_set_lock_wait_timeout(engine_t *e, uint64_t us);
 
@@ -306,6 +326,17 @@ void engine_stats(engine_t *e, engine_stats_t *st);
 typedef void (*engine_verify_cb)(void *ctx, uint64_t tree, uint32_t space, int rc, uint64_t pages, uint64_t rows,
                                  int64_t owned_pages);
 int engine_verify(engine_t *e, engine_verify_cb cb, void *ctx);
+
+/* Salvage (innodb_force_recovery): every live entry of a tree that its readable pages hold, in key order, for a
+ * tree a normal scan cannot get through (a damaged page).  lost() is called for each part that cannot be read:
+ * the keys in [lo, hi) (NULL, 0: an open end) of the page named "space:file:page", or, with page NULL, the one
+ * key lo whose value is damaged.  Latest committed state (no read view); for a read-only engine at start-up.
+ * 0, or STRATA_ENOTFOUND for an unknown tree. */
+typedef void (*engine_salvage_cb)(void *ctx, const uint8_t *key, size_t klen, const uint8_t *val, size_t vlen);
+typedef void (*engine_salvage_lost_cb)(void *ctx, const char *page, const uint8_t *lo, size_t lol, const uint8_t *hi,
+                                       size_t hil);
+int engine_tree_salvage(engine_t *e, engine_tree_id_t tree, engine_salvage_cb entry, engine_salvage_lost_cb lost,
+                        void *ctx);
 
 /* One tree, online (engine/verify.c): structure, every page it reaches allocated in an extent of its own
  * segment and reached once, the segment owning at least those pages.  fault gets one sentence per problem;

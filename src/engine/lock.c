@@ -77,8 +77,12 @@ struct lock_sys {
     _Atomic uint64_t epoch[EPOCH_BUCKETS];
     _Atomic uint64_t waits, deadlocks, wakeups;
     uint64_t search_stamp; /* deadlock searches so far (under every partition) */
+    lock_wait_hook_fn hook; /* lock_set_wait_hook (read under every partition) */
+    void *hook_arg;
     _Atomic uint64_t waiting;                /* owners in wait_for now */
     _Atomic uint64_t wait_us, wait_max_us;    /* time spent in wait_for: total and the longest wait */
+    pthread_mutex_t smu;                      /* guards sleepers (a leaf: taken under a partition mutex) */
+    lock_owner_t *sleepers;                   /* every owner in wait_for, for lock_kick */
 };
 
 lock_sys_t *lock_sys_create(void)
@@ -89,6 +93,7 @@ lock_sys_t *lock_sys_create(void)
     memset(ls, 0, sizeof *ls);
     for (int i = 0; i < LOCK_PARTS; i++)
         pthread_mutex_init(&ls->parts[i].mu, NULL);
+    pthread_mutex_init(&ls->smu, NULL);
     return ls;
 }
 
@@ -136,6 +141,7 @@ void lock_sys_destroy(lock_sys_t *ls)
         mem_free(ls->parts[i].inflight);
         pthread_mutex_destroy(&ls->parts[i].mu);
     }
+    pthread_mutex_destroy(&ls->smu);
     free(ls);
 }
 
@@ -435,6 +441,8 @@ static bool reaches(lock_sys_t *ls, lock_owner_t *me)
         lock_owner_t *b[MAX_BLOCKERS];
         uint32_t nb = blockers_of(stack[--n], b);
         for (uint32_t i = 0; i < nb && !found; i++) {
+            if (atomic_load(&b[i]->aborted))
+                continue; /* it gives its locks back: no wait through it lasts */
             found = b[i] == me;
             if (!found && b[i]->wait != LOCK_WAIT_NONE && b[i]->visit != stamp) {
                 b[i]->visit = stamp;
@@ -490,6 +498,17 @@ static bool deadlocked(lock_sys_t *ls, lock_owner_t *o)
 {
     for (int i = 0; i < LOCK_PARTS; i++)
         pthread_mutex_lock(&ls->parts[i].mu);
+    if (ls->hook) { /* the owners o is about to wait for: the hook may abort them (before the search, so that
+                     * a cycle through a later transaction makes it the victim, not o) */
+        lock_owner_t *b[MAX_BLOCKERS];
+        uint32_t nb = blockers_of(o, b);
+        for (uint32_t i = 0; i < nb; i++)
+            if (!atomic_load(&b[i]->aborted) && ls->hook(ls->hook_arg, o->trx_id, b[i]->trx_id)) {
+                atomic_store(&b[i]->aborted, true);
+                if (b[i]->wait != LOCK_WAIT_NONE)
+                    wake(ls, b[i]);
+            }
+    }
     bool dead = reaches(ls, o);
     if (dead)
         o->wait = LOCK_WAIT_NONE; /* a victim waits for nobody: a concurrent search must not count it */
@@ -510,6 +529,43 @@ static int sleep_until_woken(lock_owner_t *o, const struct timespec *dl)
     return rc == ETIMEDOUT ? ETIMEDOUT : 0;
 }
 
+static void sleeper_add(lock_sys_t *ls, lock_owner_t *o)
+{
+    pthread_mutex_lock(&ls->smu);
+    o->sprev = NULL;
+    o->snext = ls->sleepers;
+    if (ls->sleepers)
+        ls->sleepers->sprev = o;
+    ls->sleepers = o;
+    pthread_mutex_unlock(&ls->smu);
+}
+
+static void sleeper_remove(lock_sys_t *ls, lock_owner_t *o)
+{
+    pthread_mutex_lock(&ls->smu);
+    if (o->sprev)
+        o->sprev->snext = o->snext;
+    else
+        ls->sleepers = o->snext;
+    if (o->snext)
+        o->snext->sprev = o->sprev;
+    o->snext = o->sprev = NULL;
+    pthread_mutex_unlock(&ls->smu);
+}
+
+void lock_kick(lock_sys_t *ls, _Atomic bool *kill)
+{
+    pthread_mutex_lock(&ls->smu);
+    for (lock_owner_t *o = ls->sleepers; o; o = o->snext)
+        if (o->kill == kill) {
+            pthread_mutex_lock(&o->wmu);
+            o->woken = true;
+            pthread_cond_signal(&o->cond);
+            pthread_mutex_unlock(&o->wmu);
+        }
+    pthread_mutex_unlock(&ls->smu);
+}
+
 /* o's wait state is set and o is listed among the waiters of what it waits for, under part's mutex: refuse a
  * deadlock, else sleep until can_go or the timeout.  Returns with part's mutex held. */
 static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t timeout_us)
@@ -518,7 +574,7 @@ static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t
     o->woken = false;
     pthread_mutex_unlock(&o->wmu);
     pthread_mutex_unlock(&part->mu);
-    bool dead = deadlocked(ls, o);
+    bool dead = atomic_load(&o->aborted) || deadlocked(ls, o);
     pthread_mutex_lock(&part->mu);
     if (dead) {
         atomic_fetch_add(&ls->deadlocks, 1);
@@ -536,17 +592,28 @@ static int wait_for(lock_sys_t *ls, lock_part_t *part, lock_owner_t *o, uint64_t
     int rc = 0;
     uint64_t t0 = time_mono_us();
     atomic_fetch_add(&ls->waiting, 1);
+    sleeper_add(ls, o);
     blocking_begin(); /* the worker pool may add a thread while this one waits */
     while (!can_go(o)) {
+        /* After sleeper_add: a KILL that set the flag before lock_kick could see this owner is seen here. */
+        if (o->kill && atomic_exchange(o->kill, false)) {
+            rc = ENGINE_EINTR;
+            break;
+        }
         pthread_mutex_unlock(&part->mu);
         int t = sleep_until_woken(o, &dl);
         pthread_mutex_lock(&part->mu);
+        if (atomic_load(&o->aborted)) {
+            rc = ENGINE_EDEADLOCK;
+            break;
+        }
         if (t == ETIMEDOUT && !can_go(o)) {
             rc = ENGINE_ELOCKWAIT;
             break;
         }
     }
     blocking_end();
+    sleeper_remove(ls, o);
     atomic_fetch_sub(&ls->waiting, 1);
     uint64_t took = time_mono_us() - t0;
     atomic_fetch_add(&ls->wait_us, took);
@@ -601,6 +668,11 @@ static int acquire_locked(lock_sys_t *ls, lock_part_t *part, uint32_t h, lock_ow
         }
     }
     grant(e, o, mode);
+    /* the requests still waiting for e now wait for o as well: the hook sees that wait too (it is asked when
+     * a request begins to wait, for the holders of that moment) */
+    for (uint32_t j = 0; ls->hook && j < e->nwaiters && !atomic_load(&o->aborted); j++)
+        if (e->waiters[j] != o && ls->hook(ls->hook_arg, e->waiters[j]->trx_id, o->trx_id))
+            atomic_store(&o->aborted, true);
     return 0;
 }
 
@@ -747,6 +819,16 @@ void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *ke
     pthread_mutex_unlock(&part->mu);
 }
 
+void lock_set_wait_hook(lock_sys_t *ls, lock_wait_hook_fn hook, void *arg)
+{
+    for (int i = 0; i < LOCK_PARTS; i++)
+        pthread_mutex_lock(&ls->parts[i].mu);
+    ls->hook = hook;
+    ls->hook_arg = arg;
+    for (int i = LOCK_PARTS - 1; i >= 0; i--)
+        pthread_mutex_unlock(&ls->parts[i].mu);
+}
+
 void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
 {
     /* record locks: each under its partition, keeping a partition locked across a run of entries in it */
@@ -789,6 +871,7 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
         tree_maybe_free(ls, tt);
         pthread_mutex_unlock(&tp->mu);
     }
+    atomic_store(&o->aborted, false);
 }
 
 uint64_t lock_waits(lock_sys_t *ls) { return atomic_load(&ls->waits); }

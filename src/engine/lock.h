@@ -24,7 +24,10 @@
  *
  * Waits and deadlocks.  A request that conflicts waits, up to a timeout (ENGINE_ELOCKWAIT); before waiting it
  * searches the wait-for graph (a record waiter waits for the conflicting holders of one lock, an insert waiter for
- * the owners of the gaps covering its key) and refuses with ENGINE_EDEADLOCK if some path leads back to it.
+ * the owners of the gaps covering its key) and refuses with ENGINE_EDEADLOCK if some path leads back to it.  A
+ * waiter whose owner has a kill flag (the session's kill_query) ends with ENGINE_EINTR when the flag is set:
+ * KILL sets it, then lock_kick wakes the sleepers of that flag (a list under its own leaf mutex, smu), and the
+ * waiter, listed before it first reads the flag, sees it.
  *
  * Partitions.  The lock table is cut into LOCK_PARTS partitions, each with its own mutex: a record entry lives in
  * the partition of its (tree, key) hash; a tree's gaps, its waiting inserts and its in-flight inserts live in the
@@ -38,6 +41,7 @@
 #define STRATA_ENGINE_LOCK_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,7 +79,11 @@ typedef struct lock_owner {
      * the waiter's; taken inside the waker's partition mutex, a leaf) */
     pthread_mutex_t wmu;
     bool woken;
+    _Atomic bool *kill;          /* set by the owner's thread (NULL: none); a wait that sees it true ends: EINTR */
+    struct lock_owner *snext, *sprev; /* the sleepers list (lock_kick), under the lock table's smu */
     uint64_t visit;              /* the last deadlock search that reached this owner (under every partition) */
+    _Atomic bool aborted;        /* the wait hook chose it: its lock waits end with ENGINE_EDEADLOCK (cleared by
+                                  * lock_release_all) */
     pthread_cond_t cond;
 } lock_owner_t;
 
@@ -92,6 +100,8 @@ lock_sys_t *lock_sys_create(void);
 void lock_sys_destroy(lock_sys_t *ls);
 void lock_owner_init(lock_owner_t *o, uint64_t trx_id);
 void lock_owner_destroy(lock_owner_t *o);
+/* Wakes the waits of the owners whose kill flag is kill (just set by KILL): they end with ENGINE_EINTR. */
+void lock_kick(lock_sys_t *ls, _Atomic bool *kill);
 
 /* Record lock.  0 (granted or already held in that mode or stronger), ENGINE_ELOCKWAIT or ENGINE_EDEADLOCK. */
 int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
@@ -133,6 +143,17 @@ bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const
 uint32_t lock_gap_count(lock_sys_t *ls, const lock_owner_t *o);
 
 void lock_release_all(lock_sys_t *ls, lock_owner_t *o);
+
+/* The wait hook (a parallel replica's commit order, MariaDB's thd_rpl_deadlock_check): before an owner sleeps,
+ * before the deadlock search (which passes over aborted owners: they give their locks back, so a cycle through
+ * one of them makes it the victim), hook(arg, waiter, holder) is called for each owner it waits for, with
+ * every partition mutex held; and when a record lock is granted while others still wait for it, for each of them
+ * and the new holder, under that record's partition mutex.  The hook must take nothing that is held across a
+ * lock call.  When it returns true
+ * the holder is aborted: its lock wait now, or its next one, ends with ENGINE_EDEADLOCK, until its locks are
+ * released.  NULL: none. */
+typedef bool (*lock_wait_hook_fn)(void *arg, uint64_t waiter_trx, uint64_t holder_trx);
+void lock_set_wait_hook(lock_sys_t *ls, lock_wait_hook_fn hook, void *arg);
 /* Gives back o's record lock on (tree, key), if it holds one (READ COMMITTED's semi-consistent reads: only a
  * lock the caller knows it took for a row it did not change). */
 void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen);

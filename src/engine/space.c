@@ -102,6 +102,7 @@ struct fsys {
     pthread_mutex_t segmu;   /* the segment hash (not segment contents) */
     seg_t *segh[SEG_BUCKETS];
     bool created;
+    bool read_only;          /* opened by a read-only engine: a truncated file is not given its length back */
     _Atomic int sync_err;    /* the first failed fdatasync of a data file: sticky (fsys_sync_all) */
 };
 
@@ -512,6 +513,7 @@ void fsys_attach(fsys_t *fs, bpool_t *bp, redo_t *redo)
 
 uint32_t fsys_page_size(const fsys_t *fs) { return fs->ps; }
 bool fsys_created(const fsys_t *fs) { return fs->created; }
+void fsys_set_read_only(fsys_t *fs, bool on) { fs->read_only = on; }
 
 int fsys_page_read(void *ctx, page_id_t id, uint8_t *buf)
 {
@@ -614,7 +616,7 @@ static int load_file(fsys_t *fs, space_t *sp, dfile_t *f)
         log_error("engine: data file '%s' is %llu bytes but its header says %llu: it was truncated; the tables "
                   "with pages past its end fail with error 1877 (strata-check names them)", f->full,
                   (unsigned long long)st.st_size, (unsigned long long)want);
-        if ((rc = file_extend(f->fd, (uint64_t)st.st_size, want)))
+        if (!fs->read_only && (rc = file_extend(f->fd, (uint64_t)st.st_size, want)))
             return rc;
     }
     f->n_ext = f->size_pages / sp->ep;

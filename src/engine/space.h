@@ -59,6 +59,7 @@ int fsys_sync_all(fsys_t *fs);
 int fsys_load(fsys_t *fs);
 /* True when fsys_open created a brand-new data directory. */
 bool fsys_created(const fsys_t *fs);
+void fsys_set_read_only(fsys_t *fs, bool on);
 /* The tree directory's root page, kept in the system space's file header (PAGE_ID_NONE before it exists). */
 int fsys_dir_root(fsys_t *fs, page_id_t *root);
 int fsys_set_dir_root(fsys_t *fs, mtr_t *m, page_id_t root);

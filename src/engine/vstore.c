@@ -28,6 +28,7 @@ struct vs_node {
     bool deleted;          /* the change was a delete mark */
     vs_key_t *k;
     vs_node_t *older;      /* chain */
+    vs_node_t *newer;      /* the other way: purge unlinks the oldest node of a long chain in O(1) */
     vs_node_t *trx_next;   /* the trx's list, then the history queue */
 };
 
@@ -114,15 +115,19 @@ static void kdrop_if_empty(vstore_t *vs, vs_key_t *k)
     mem_free(k);
 }
 
-/* Unlinks n from its key's chain (and frees the key entry if that empties it). */
+/* Unlinks n from its key's chain (and frees the key entry if that empties it).  O(1): a row updated by every
+ * transaction (a replica's position record) has a chain as long as purge is behind, and purge unlinks from its
+ * old end. */
 static void chain_unlink(vstore_t *vs, vs_node_t *n)
 {
     vs_key_t *k = n->k;
-    vs_node_t **pp = &k->newest;
-    while (*pp && *pp != n)
-        pp = &(*pp)->older;
-    if (*pp)
-        *pp = n->older;
+    if (n->newer)
+        n->newer->older = n->older;
+    else if (k->newest == n)
+        k->newest = n->older;
+    if (n->older)
+        n->older->newer = n->newer;
+    n->older = n->newer = NULL;
     kdrop_if_empty(vs, k);
     vs->nodes--;
 }
@@ -156,6 +161,8 @@ void vstore_push(vstore_t *vs, vs_trx_list_t *l, uint64_t trx, uint64_t tree, co
     }
     n->k = k;
     n->older = k->newest;
+    if (k->newest)
+        k->newest->newer = n;
     k->newest = n;
     n->trx_next = l->head;
     l->head = n;

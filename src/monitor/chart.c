@@ -88,6 +88,10 @@ void chart_svg(buf_t *out, const char *title, const char *unit, const chart_poin
         buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">", x, Y1 + 16);
         if (g == 4)
             buf_append_str(out, "now");
+        else if (ago >= 2 * 86400)
+            buf_printf(out, "-%.3g d", ago / 86400);
+        else if (ago >= 3 * 3600)
+            buf_printf(out, "-%.3g h", ago / 3600);
         else if (ago >= 120)
             buf_printf(out, "-%.3g min", ago / 60);
         else

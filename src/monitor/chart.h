@@ -1,7 +1,7 @@
 /*
  * Server-rendered SVG line charts for the dashboard: one series of (time, value) points drawn into a fixed
- * viewBox with a value axis (four grid lines, labelled with SI-prefixed numbers) and a time axis in minutes
- * before now.  Pure formatting over util/: the caller passes the numbers.
+ * viewBox with a value axis (four grid lines, labelled with SI-prefixed numbers) and a time axis in seconds, minutes,
+ * hours or days before now.  Pure formatting over util/: the caller passes the numbers.
  */
 #ifndef STRATA_MONITOR_CHART_H
 #define STRATA_MONITOR_CHART_H

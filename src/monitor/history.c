@@ -283,7 +283,8 @@ static int sql_exec(const char *sql, size_t len, history_row_fn fn, void *arg)
     int rc = H.ops.exec(H.ops.arg, sql, len, fn, arg, err, sizeof err);
     if (rc && H.errors_logged < 50) { /* bounded: a broken table must not fill the error log */
         H.errors_logged++;
-        log_warn("monitor: history statement failed (%d: %s): %.200s", rc, err, sql);
+        /* sql is a buffer of len bytes, not a C string: "%.200s" would read past its end */
+        log_warn("monitor: history statement failed (%d: %s): %.*s", rc, err, (int)(len < 200 ? len : 200), sql);
     }
     return rc;
 }

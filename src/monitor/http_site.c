@@ -30,6 +30,8 @@
 #include "monitor/metrics.h"
 #include "acl/acl.h"
 #include "acl/priv.h"
+#include "repl/replica.h"
+#include "session/exec_repl.h"
 #include "session/session.h"
 #include "util/fio.h"
 #include "util/password.h"
@@ -281,15 +283,192 @@ static const site_chart_t *site_chart_find(const char *name, size_t len)
     return NULL;
 }
 
+/* ---- history: windows past the ring's hour ----
+ *
+ * Read from strata_monitor.status_history, one series at a time over its (server, name, ts) index, cut into
+ * HIST_BUCKETS buckets of the window: a counter is read as its largest value in a bucket (its value at the
+ * bucket's last sample: counters only grow, but for FLUSH STATUS and restarts) and a gauge as its average.  A
+ * rate is the difference of two consecutive buckets that hold samples over the time between their last
+ * samples; a step back counts as 0. */
+#define HIST_BUCKETS 240
+
+typedef struct name_list {
+    char **v;
+    size_t n;
+} name_list_t;
+#define HIST_MAX_WINDOW (31 * 86400.0)
+
+typedef struct hist_series {
+    int64_t b0;        /* the first bucket (ts DIV step) */
+    size_t nb;
+    double *max, *avg; /* per bucket */
+    double *last;      /* the bucket's last sample time (where a counter has its largest value) */
+    bool *have;
+} hist_series_t;
+
+static void hist_row(void *arg, int n, const char *const *cells)
+{
+    hist_series_t *h = arg;
+    if (n < 4 || !cells[0] || !cells[1] || !cells[2] || !cells[3])
+        return;
+    int64_t b = strtoll(cells[0], NULL, 10) - h->b0;
+    if (b < 0 || (size_t)b >= h->nb)
+        return;
+    h->max[b] = strtod(cells[1], NULL);
+    h->avg[b] = strtod(cells[2], NULL);
+    h->last[b] = strtod(cells[3], NULL);
+    h->have[b] = true;
+}
+
+static void sql_quote(buf_t *b, const char *s)
+{
+    buf_append_byte(b, '\'');
+    for (; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            buf_append_byte(b, '\\');
+        buf_append_byte(b, (uint8_t)*s);
+    }
+    buf_append_byte(b, '\'');
+}
+
+/* One series of server over [from, from + nb * step): 0, or -1 when the history cannot be read. */
+static int hist_read(const char *server, const char *name, int64_t from, int64_t step, hist_series_t *h)
+{
+    if (!g_site.cfg.history_read)
+        return -1;
+    buf_t q;
+    buf_init(&q);
+    buf_printf(&q, "SELECT ts DIV %lld, MAX(value), AVG(value), MAX(ts) FROM " HISTORY_SCHEMA ".status_history "
+                   "FORCE INDEX (series) WHERE server = ", (long long)step);
+    sql_quote(&q, server);
+    buf_append_str(&q, " AND name = ");
+    sql_quote(&q, name);
+    buf_printf(&q, " AND ts >= %lld AND ts < %lld GROUP BY ts DIV %lld", (long long)from,
+               (long long)(from + (int64_t)h->nb * step), (long long)step);
+    char err[256];
+    int rc = g_site.cfg.history_read((const char *)q.data, q.len, hist_row, h, err, sizeof err);
+    buf_free(&q);
+    return rc ? -1 : 0;
+}
+
+/* The chart's points over [now - window, now] from the history; NULL (and *n = 0) when it cannot be read. */
+static chart_point_t *hist_chart_points(const site_chart_t *c, const char *server, double now, double window,
+                                        size_t *n)
+{
+    int64_t step = (int64_t)ceil(window / HIST_BUCKETS);
+    if (step < 1)
+        step = 1;
+    int64_t b0 = ((int64_t)now - (int64_t)window) / step;
+    size_t nb = (size_t)(((int64_t)now / step) - b0 + 1);
+    hist_series_t hs[4];
+    int ns = 0;
+    bool ok = true;
+    for (int j = 0; j < 4 && c->cols[j] >= 0; j++, ns++) {
+        hs[j] = (hist_series_t){.b0 = b0, .nb = nb, .max = mem_calloc(nb, sizeof(double)),
+                                .avg = mem_calloc(nb, sizeof(double)), .last = mem_calloc(nb, sizeof(double)),
+                                .have = mem_calloc(nb, sizeof(bool))};
+        if (ok && hist_read(server, site_col_names[c->cols[j]], b0 * step, step, &hs[j]) != 0)
+            ok = false;
+    }
+    chart_point_t *p = ok ? mem_alloc(nb * sizeof *p) : NULL;
+    size_t k = 0;
+    int64_t prev = -1;
+    for (size_t b = 0; ok && b < nb; b++) {
+        bool all = true;
+        for (int j = 0; j < ns; j++)
+            all = all && hs[j].have[b];
+        if (!all)
+            continue;
+        double t = hs[0].last[b];
+        if (c->kind == CHART_GAUGE) {
+            p[k++] = (chart_point_t){(double)((b0 + (int64_t)b) * step) + step / 2.0, hs[0].avg[b]};
+            continue;
+        }
+        if (prev >= 0) {
+            double dt = t - hs[0].last[prev];
+            if (c->kind == CHART_HIT_RATE) {
+                double req = hs[0].max[b] - hs[0].max[prev], miss = hs[1].max[b] - hs[1].max[prev];
+                p[k++] = (chart_point_t){t, req > 0 && miss >= 0 ? 1.0 - miss / req : 1.0};
+            } else {
+                double d = 0;
+                for (int j = 0; j < ns; j++)
+                    d += hs[j].max[b] - hs[j].max[prev];
+                p[k++] = (chart_point_t){t, d > 0 && dt > 0 ? d / dt : 0};
+            }
+        }
+        prev = (int64_t)b;
+    }
+    for (int j = 0; j < ns; j++) {
+        mem_free(hs[j].max);
+        mem_free(hs[j].avg);
+        mem_free(hs[j].last);
+        mem_free(hs[j].have);
+    }
+    *n = k;
+    return p;
+}
+
+static name_list_t fleet_servers(void);
+static void name_list_free(name_list_t *l);
+
+/* server=all: the chart summed over the fleet ('local' and strata_monitor.servers), bucket by bucket (a
+ * bucket's point is the sum of the servers' points in it; a server without one there adds nothing). */
+static chart_point_t *hist_chart_sum(const site_chart_t *c, double now, double window, size_t *n)
+{
+    int64_t step = (int64_t)ceil(window / HIST_BUCKETS);
+    if (step < 1)
+        step = 1;
+    int64_t b0 = ((int64_t)now - (int64_t)window) / step;
+    size_t nb = (size_t)(((int64_t)now / step) - b0 + 1);
+    double *sum = mem_calloc(nb, sizeof *sum), *at = mem_calloc(nb, sizeof *at);
+    bool *have = mem_calloc(nb, sizeof *have);
+    name_list_t l = fleet_servers();
+    for (size_t i = 0; i < l.n; i++) {
+        size_t np;
+        chart_point_t *p = hist_chart_points(c, l.v[i], now, window, &np);
+        for (size_t k = 0; p && k < np; k++) {
+            int64_t b = (int64_t)floor(p[k].t / (double)step) - b0;
+            if (b < 0 || (size_t)b >= nb)
+                continue;
+            sum[b] += p[k].v;
+            at[b] = at[b] > p[k].t ? at[b] : p[k].t;
+            have[b] = true;
+        }
+        mem_free(p);
+    }
+    name_list_free(&l);
+    chart_point_t *out = mem_alloc(nb * sizeof *out);
+    size_t k = 0;
+    for (size_t b = 0; b < nb; b++)
+        if (have[b])
+            out[k++] = (chart_point_t){at[b], sum[b]};
+    mem_free(sum);
+    mem_free(at);
+    mem_free(have);
+    *n = k;
+    return out;
+}
+
 static void site_chart_reply(const http_request_t *req, const site_chart_t *c, http_reply_t *rep)
 {
     const char *w = http_request_arg(req, "window");
+    const char *server = http_request_arg(req, "server");
     double window = w ? strtod(w, NULL) : 600;
-    if (!(window >= 10) || window > SITE_RING_ROWS * SITE_SAMPLE_SECONDS)
-        window = SITE_RING_ROWS * SITE_SAMPLE_SECONDS;
-    size_t nrows, np;
-    site_row_t *rows = site_ring_copy(&nrows);
-    chart_point_t *p = site_chart_points(c, rows, nrows, &np);
+    if (!(window >= 10))
+        window = 600;
+    if (window > HIST_MAX_WINDOW)
+        window = HIST_MAX_WINDOW;
+    size_t nrows = 0, np = 0;
+    site_row_t *rows = NULL;
+    chart_point_t *p = NULL;
+    if (server && !strcmp(server, "all")) {
+        p = hist_chart_sum(c, now_s(), window, &np);
+    } else if (window > SITE_RING_ROWS * SITE_SAMPLE_SECONDS || (server && *server)) {
+        p = hist_chart_points(c, server && *server ? server : HISTORY_LOCAL, now_s(), window, &np);
+    } else {
+        rows = site_ring_copy(&nrows);
+        p = site_chart_points(c, rows, nrows, &np);
+    }
     chart_svg(&rep->body, c->title, c->unit, p, np, now_s(), window);
     mem_free(p);
     mem_free(rows);
@@ -454,12 +633,81 @@ static void api_digests(const http_request_t *req, buf_t *b)
     mem_free(d.v);
 }
 
+typedef struct hist_first {
+    bool have;
+    double ts, value;
+} hist_first_t;
+
+static void first_row(void *arg, int n, const char *const *cells)
+{
+    hist_first_t *f = arg;
+    if (n >= 2 && cells[0] && cells[1] && !f->have) {
+        f->ts = strtod(cells[0], NULL);
+        f->value = strtod(cells[1], NULL);
+        f->have = true;
+    }
+}
+
+/* The oldest (or, newest, the latest) sample of one of server's series at or after since. */
+static hist_first_t hist_sample(const char *server, const char *name, int64_t since, bool newest)
+{
+    hist_first_t f = {0};
+    if (!g_site.cfg.history_read)
+        return f;
+    buf_t q;
+    buf_init(&q);
+    buf_append_str(&q, "SELECT ts, value FROM " HISTORY_SCHEMA ".status_history FORCE INDEX (series) WHERE server = ");
+    sql_quote(&q, server);
+    buf_append_str(&q, " AND name = ");
+    sql_quote(&q, name);
+    buf_printf(&q, " AND ts >= %lld ORDER BY ts%s LIMIT 1", (long long)since, newest ? " DESC" : "");
+    char err[256];
+    if (g_site.cfg.history_read((const char *)q.data, q.len, first_row, &f, err, sizeof err) != 0)
+        f.have = false;
+    buf_free(&q);
+    return f;
+}
+
+static hist_first_t hist_first(const char *name, int64_t since, bool newest)
+{
+    return hist_sample(HISTORY_LOCAL, name, since, newest);
+}
+
+/* Days until a data file is full at the rate its used extents grew over the last day of history (the
+ * file's free extents, plus its room to grow when it autoextends: to its maximum size, else the disk's free
+ * bytes).  Negative when it did not grow or there is not an hour of history. */
+static double file_days_to_full(const engine_file_info_t *f, double now, double disk_free, double *per_day)
+{
+    char nf[600], nt[600];
+    snprintf(nf, sizeof nf, "Strata_datafile_free_extents:%s", f->file_name);
+    snprintf(nt, sizeof nt, "Strata_datafile_total_extents:%s", f->file_name);
+    hist_first_t then_free = hist_first(nf, (int64_t)now - 86400, false);
+    *per_day = 0;
+    if (!then_free.have || now - then_free.ts < 3600)
+        return -1;
+    hist_first_t then_total = hist_first(nt, (int64_t)then_free.ts, false);
+    if (!then_total.have)
+        return -1;
+    double used_then = then_total.value - then_free.value;
+    double used_now = (double)f->total_extents - (double)f->free_extents;
+    double rate = (used_now - used_then) * (double)f->extent_size / (now - then_free.ts); /* bytes per second */
+    *per_day = rate * 86400;
+    if (!(rate > 0))
+        return -1;
+    double room = (double)f->free_extents * (double)f->extent_size;
+    if (f->autoextend)
+        room += f->maximum_size ? (f->maximum_size > f->size ? (double)(f->maximum_size - f->size) : 0) : disk_free;
+    return room / rate / 86400;
+}
+
 static void api_tablespaces(engine_t *eng, buf_t *b)
 {
     engine_file_info_t *f = NULL;
     size_t n = 0;
     buf_append_byte(b, '[');
     if (eng && engine_files(eng, &f, &n) == 0) {
+        double now = now_s();
+        hist_first_t disk = hist_first("Strata_disk_free_bytes", (int64_t)now - 3600, true);
         for (size_t i = 0; i < n; i++) {
             buf_append_str(b, i ? ",{" : "{");
             json_kv(b, true, "file_type", f[i].file_type);
@@ -471,7 +719,14 @@ static void api_tablespaces(engine_t *eng, buf_t *b)
             json_kn(b, false, "free_extents", (double)f[i].free_extents);
             json_kn(b, false, "size", (double)f[i].size);
             json_kn(b, false, "maximum_size", (double)f[i].maximum_size);
-            buf_printf(b, ",\"autoextend\":%s}", f[i].autoextend ? "true" : "false");
+            buf_printf(b, ",\"autoextend\":%s", f[i].autoextend ? "true" : "false");
+            double per_day, days = file_days_to_full(&f[i], now, disk.have ? disk.value : 0, &per_day);
+            json_kn(b, false, "growth_bytes_per_day", per_day);
+            if (days >= 0)
+                json_kn(b, false, "days_to_full", days);
+            else
+                buf_append_str(b, ",\"days_to_full\":null");
+            buf_append_byte(b, '}');
         }
         engine_files_free(f);
     }
@@ -530,13 +785,146 @@ static void api_overview(server_t *srv, buf_t *b)
     buf_append_byte(b, '}');
 }
 
+/* ---- the fleet and the replicas ---- */
+
+static void server_row(void *arg, int n, const char *const *cells)
+{
+    name_list_t *l = arg;
+    if (n < 2 || !cells[0] || !cells[1])
+        return;
+    char s[300];
+    snprintf(s, sizeof s, "%s:%s", cells[0], cells[1]);
+    l->v = mem_realloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = mem_strdup(s);
+}
+
+/* 'local' and every server of strata_monitor.servers, as status_history names them ('host:port'). */
+static name_list_t fleet_servers(void)
+{
+    name_list_t l = {0};
+    l.v = mem_alloc(sizeof *l.v);
+    l.v[l.n++] = mem_strdup(HISTORY_LOCAL);
+    static const char q[] = "SELECT host, port FROM " HISTORY_SCHEMA ".servers ORDER BY host, port";
+    char err[256];
+    if (g_site.cfg.history_read)
+        g_site.cfg.history_read(q, sizeof q - 1, server_row, &l, err, sizeof err);
+    return l;
+}
+
+static void name_list_free(name_list_t *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        mem_free(l->v[i]);
+    mem_free(l->v);
+}
+
+/* Each server's latest sample (within the last hour) of a few series, its query rate over its last two
+ * samples, and the sums over the servers that answered: [{server, ts, up, uptime, threads_connected,
+ * threads_running, questions_per_second, replica_lag_seconds}], the sum last with server "all". */
+static void api_fleet(buf_t *b)
+{
+    static const char *const gauges[] = {"Strata_up", "Uptime", "Threads_connected", "Threads_running"};
+    static const char *const keys[] = {"up", "uptime", "threads_connected", "threads_running"};
+    name_list_t l = fleet_servers();
+    int64_t since = (int64_t)now_s() - 3600;
+    double sum[4] = {0}, sum_qps = 0;
+    buf_append_byte(b, '[');
+    for (size_t i = 0; i < l.n; i++) {
+        buf_append_str(b, i ? ",{" : "{");
+        json_kv(b, true, "server", l.v[i]);
+        hist_first_t up = hist_sample(l.v[i], "Strata_up", since, true);
+        json_kn(b, false, "ts", up.have ? up.ts : 0);
+        for (size_t g = 0; g < ARRAY_LEN(gauges); g++) {
+            hist_first_t v = hist_sample(l.v[i], gauges[g], up.have ? (int64_t)up.ts : since, true);
+            if (v.have) {
+                json_kn(b, false, keys[g], v.value);
+                sum[g] += v.value;
+            } else {
+                buf_printf(b, ",\"%s\":null", keys[g]);
+            }
+        }
+        /* the rate over the last two samples of Questions */
+        hist_first_t q1 = hist_sample(l.v[i], "Questions", since, true);
+        hist_first_t q0 = q1.have ? hist_sample(l.v[i], "Questions", (int64_t)q1.ts - 3600, false) : q1;
+        if (q1.have && q0.have && q1.ts > q0.ts) {
+            double qps = q1.value >= q0.value ? (q1.value - q0.value) / (q1.ts - q0.ts) : 0;
+            json_kn(b, false, "questions_per_second", qps);
+            sum_qps += qps;
+        } else {
+            buf_append_str(b, ",\"questions_per_second\":null");
+        }
+        hist_first_t lag = hist_sample(l.v[i], "Strata_replica_lag_seconds", up.have ? (int64_t)up.ts : since, true);
+        if (lag.have)
+            json_kn(b, false, "replica_lag_seconds", lag.value);
+        else
+            buf_append_str(b, ",\"replica_lag_seconds\":null");
+        buf_append_byte(b, '}');
+    }
+    buf_append_str(b, l.n ? ",{" : "{");
+    json_kv(b, true, "server", "all");
+    json_kn(b, false, "ts", now_s());
+    for (size_t g = 0; g < ARRAY_LEN(gauges); g++)
+        json_kn(b, false, keys[g], sum[g]);
+    json_kn(b, false, "questions_per_second", sum_qps);
+    buf_append_str(b, ",\"replica_lag_seconds\":null}]");
+    name_list_free(&l);
+}
+
+/* The replicas reading this server's binary log (its binlog dump connections) and, when this server itself
+ * replicates, its own link: {"replicas": [{id, server_id, user, host, time}], "source": null | {host, port,
+ * io_running, sql_running, seconds_behind_master, lag_ms, gtid_io_pos, last_io_error, last_sql_error}}. */
+static void api_replicas(server_t *srv, buf_t *b)
+{
+    uint64_t now = time_wall_us();
+    buf_append_str(b, "{\"replicas\":[");
+    pthread_mutex_lock(&srv->sessions_lock);
+    bool first = true;
+    for (session_t *t = srv->sessions; t; t = t->next) {
+        if (!t->replica_server_id)
+            continue;
+        buf_append_str(b, first ? "{" : ",{");
+        first = false;
+        json_kn(b, true, "id", t->id);
+        json_kn(b, false, "server_id", t->replica_server_id);
+        json_kv(b, false, "user", t->user);
+        json_kv(b, false, "host", t->host);
+        json_kn(b, false, "time", (double)((now - t->connect_us) / 1000000));
+        buf_append_byte(b, '}');
+    }
+    pthread_mutex_unlock(&srv->sessions_lock);
+    buf_append_str(b, "],\"source\":");
+    replica_t *r = session_replica();
+    replica_status_t st;
+    if (r)
+        replica_status(r, &st);
+    if (!r || !st.configured) {
+        buf_append_str(b, "null}");
+        return;
+    }
+    buf_append_byte(b, '{');
+    json_kv(b, true, "host", st.cfg.host);
+    json_kn(b, false, "port", st.cfg.port);
+    json_kv(b, false, "io_running", st.io_running);
+    json_kv(b, false, "sql_running", st.sql_running ? "Yes" : "No");
+    if (st.seconds_behind >= 0)
+        json_kn(b, false, "seconds_behind_master", (double)st.seconds_behind);
+    else
+        buf_append_str(b, ",\"seconds_behind_master\":null");
+    json_kn(b, false, "lag_ms", (double)st.lag_ms);
+    json_kv(b, false, "gtid_io_pos", st.gtid_io_pos);
+    json_kv(b, false, "last_io_error", st.last_io_error);
+    json_kv(b, false, "last_sql_error", st.last_sql_error);
+    buf_append_str(b, "}}");
+}
+
 /* ---- routing ---- */
 
 static void site_handle(void *arg, const http_request_t *req, http_reply_t *rep)
 {
     server_t *srv = arg;
     const char *p = req->path;
-    static const char *const pages[] = {"/", "/variables", "/processlist", "/digests", "/tablespaces", "/binlogs"};
+    static const char *const pages[] = {"/",           "/variables", "/processlist", "/digests",
+                                        "/tablespaces", "/binlogs",   "/replicas",    "/fleet"};
     for (size_t i = 0; i < ARRAY_LEN(pages); i++)
         if (!strcmp(p, pages[i])) {
             rep->content_type = "text/html; charset=utf-8";
@@ -585,6 +973,10 @@ static void site_handle(void *arg, const http_request_t *req, http_reply_t *rep)
         api_binlogs(srv, b);
     else if (!strcmp(p, "/api/charts"))
         api_charts(b);
+    else if (!strcmp(p, "/api/fleet"))
+        api_fleet(b);
+    else if (!strcmp(p, "/api/replicas"))
+        api_replicas(srv, b);
     else {
         rep->status = 404;
         rep->content_type = "text/plain; charset=utf-8";

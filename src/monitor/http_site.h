@@ -8,7 +8,8 @@
  *   GET /static/app.js /static/style.css                             its assets, built into the binary
  *   GET /api/overview /api/status /api/variables /api/processlist /api/digests /api/tablespaces /api/binlogs
  *       /api/charts              JSON
- *   GET /chart/<name>.svg[?window=seconds]                           a server-rendered line chart
+ *   GET /chart/<name>.svg[?window=seconds]                           a server-rendered line chart: up to an
+ *       hour from the ring, longer windows (1 day, 7 days) from strata_monitor.status_history
  *
  * Login: HTTP basic auth with a strata account, matched by user and client host as a SQL login is, its password
  * checked with the account's plugin (mysql_native_password or caching_sha2_password), refused if the account
@@ -21,9 +22,14 @@
 struct server;
 struct engine;
 
+#include "monitor/history.h"
+
 typedef struct monitor_http_cfg {
     struct server *srv;
     struct engine *engine;
+    /* Reads strata_monitor's history (session_monitor_read): windows past the ring's hour, days-to-full, the
+     * fleet.  0, or a MySQL error number with the message in err. */
+    int (*history_read)(const char *sql, size_t len, history_row_fn fn, void *arg, char *err, size_t cap);
     const char *cert_path; /* the server's certificate and key (TLS with monitor_http_tls=ON) */
     const char *key_path;
 } monitor_http_cfg_t;

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,12 +95,61 @@ struct replica {
     uint32_t ack_unsynced;    /* of those, applied: their ACK goes at the next sync */
     uint32_t unsynced;        /* groups applied since the last sync (ops.sync) */
     uint64_t ack_ready, ack_sent; /* ACK generations: the SQL thread bumps ready, the IO thread sends up to it */
-    char ack_file[256];       /* the last applied group that asked for an ACK: its source position */
+    char ack_file[256];       /* the last synced group that asked for an ACK: its source position */
     uint64_t ack_pos;
+    char ack_cand_file[256];  /* the last applied group that asked for one (ack_file once synced) */
+    uint64_t ack_cand_pos;
     uint64_t acks_sent;       /* Rpl_semi_sync_slave_send_ack */
     uint64_t heartbeats;      /* Slave_received_heartbeats */
     int wake[2];              /* pipe: the SQL thread wakes the IO thread waiting to send an ACK */
+
+    /* parallel apply (slave_parallel_threads > 0): the SQL thread is the coordinator, handing whole groups to
+     * workers; a group leaves the queue when it commits, and groups commit in queue order (seq) */
+    bool par;                 /* the worker pool runs */
+    _Atomic bool par_any;     /* the same, read without mu: the lock wait hook of every session checks it */
+    replica_par_mode_t par_mode;
+    replica_worker_t *workers;
+    uint32_t nworkers;
+    bool coord_waiting;       /* the coordinator waits on sql_cond: a worker that finishes wakes it */
+    replica_group_t *disp_next; /* the first queued group not yet handed out (NULL: all of them) */
+    uint64_t seq_next;        /* the seq of the last group handed out */
+    uint64_t seq_done;        /* every group up to this seq committed */
+    uint64_t fail_seq;        /* a group that failed for good: later ones roll back (UINT64_MAX: none) */
+    uint32_t inflight;        /* groups handed to workers and not finished */
+    uint64_t batch_cid;       /* conservative: the commit_id of the groups in flight */
+    uint64_t retried;         /* Slave_retried_transactions */
+    uint64_t executed;        /* Executed_log_entries */
 };
+
+/* A parallel apply worker.  Its fields are under the replica's mu; killed is also read without it. */
+struct replica_worker {
+    replica_t *r;
+    pthread_t tid;
+    bool started;
+    replica_group_t *g;       /* the group it applies (NULL: idle) */
+    uint64_t seq;             /* g's place in commit order */
+    bool wait_first;          /* apply only once every earlier group committed */
+    _Atomic bool killed;      /* a lock an earlier group waits for is ours: roll back, apply again */
+    uint64_t trx_id;          /* its engine transaction now (0: none) */
+    bool stop;
+    pthread_cond_t cond;      /* it waits here, alone: a job, its turn to commit, killed, stop */
+};
+
+/* Under mu: wakes the worker whose group is next to commit (each waits on its own condition variable, so that a
+ * commit wakes one thread, not all of them). */
+static void wake_next(replica_t *r)
+{
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        if (r->workers[i].g && r->workers[i].seq == r->seq_done + 1)
+            pthread_cond_signal(&r->workers[i].cond);
+}
+
+/* Under mu: wakes every worker (an earlier group failed: those after it give up). */
+static void wake_all(replica_t *r)
+{
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        pthread_cond_signal(&r->workers[i].cond);
+}
 
 static void replica_check_state(const replica_t *r)
 {
@@ -565,6 +615,8 @@ static int io_enqueue(replica_t *r, replica_group_t *g)
     else
         r->head = g;
     r->tail = g;
+    if (r->par && !r->disp_next)
+        r->disp_next = g;
     pthread_cond_signal(&r->sql_cond);
     pthread_mutex_unlock(&r->mu);
     return 0;
@@ -744,6 +796,7 @@ static int io_read_stream(replica_t *r, MYSQL *m, const replica_config_t *c)
             }
             g->gtid.server = ev.server_id;
             g->has_gtid = true;
+            g->commit_id = cid;
             g->when = ev.when;
             break;
         }
@@ -920,19 +973,27 @@ static int sql_sync(replica_t *r)
 {
     if (!r->unsynced)
         return 0;
+    /* what is counted now was committed before ops.sync reads the commit LSN: groups that workers commit
+     * meanwhile wait for the next sync */
+    uint32_t n = r->unsynced, acks = r->ack_unsynced;
+    char ack_file[256];
+    snprintf(ack_file, sizeof ack_file, "%s", r->ack_cand_file);
+    uint64_t ack_pos = r->ack_cand_pos;
     pthread_mutex_unlock(&r->mu);
     int rc = r->ops.sync ? r->ops.sync(r->ops.arg) : 0;
     pthread_mutex_lock(&r->mu);
-    r->unsynced = 0;
+    r->unsynced -= n;
     if (rc) {
         r->last_sql_errno = 1180; /* ER_ERROR_DURING_COMMIT */
         snprintf(r->last_sql_error, sizeof r->last_sql_error, "Got error %d during COMMIT (the redo log sync)", rc);
         log_error("replica SQL thread: %s; the SQL thread stops", r->last_sql_error);
         return -1;
     }
-    if (r->ack_unsynced) {
-        r->ack_pending -= r->ack_unsynced;
-        r->ack_unsynced = 0;
+    if (acks) {
+        r->ack_pending -= acks;
+        r->ack_unsynced -= acks;
+        snprintf(r->ack_file, sizeof r->ack_file, "%s", ack_file);
+        r->ack_pos = ack_pos;
         r->ack_ready++;
         if (write(r->wake[1], "", 1) < 0) { /* full: the IO thread has wake-ups pending anyway */
         }
@@ -940,14 +1001,318 @@ static int sql_sync(replica_t *r)
     return 0;
 }
 
+/* Under mu: g, the head of the queue, committed: it leaves the queue and the applied position moves past it. */
+static void group_applied(replica_t *r, replica_group_t *g)
+{
+    if (r->head != g)
+        log_error("replica: a group committed out of queue order");
+    r->head = g->next;
+    if (!r->head)
+        r->tail = NULL;
+    r->queued_bytes -= g->ev.len;
+    if (g->has_gtid)
+        pos_update(&r->slave_pos, g->gtid);
+    if (g->log_file[0]) {
+        snprintf(r->exec_file, sizeof r->exec_file, "%s", g->log_file);
+        r->exec_pos = g->end_pos;
+    }
+    if (g->skip)
+        ;
+    else if (g->flags2 & BINLOG_GTID_FL_DDL)
+        r->ddl_groups++;
+    else if (g->flags2 & BINLOG_GTID_FL_TRANSACTIONAL)
+        r->trans_groups++;
+    else
+        r->nontrans_groups++;
+    r->executed += g->nev;
+    r->unsynced++;
+    if (g->need_ack) { /* acknowledged once durable, at the next sync */
+        r->ack_unsynced++;
+        snprintf(r->ack_cand_file, sizeof r->ack_cand_file, "%s", g->log_file);
+        r->ack_cand_pos = g->end_pos;
+    }
+    group_free(g);
+    pthread_cond_signal(&r->io_cond);
+}
+
+/* A lock wait timeout or deadlock with a local transaction: retried slave_transaction_retries times. */
+static bool temporary_error(int no) { return no == 1205 || no == 1213; }
+
+/* Under mu: the SQL thread stops with error no. */
+static void sql_set_error(replica_t *r, int no, const char *err)
+{
+    r->last_sql_errno = (uint32_t)no;
+    snprintf(r->last_sql_error, sizeof r->last_sql_error, "%s", err);
+    log_error("replica SQL thread: error %d: %s; the SQL thread stops (fix the cause, then START SLAVE)", no, err);
+}
+
+/* ---------------------------------------------------------------- parallel apply
+ *
+ * The SQL thread (coordinator) walks the queue from disp_next and hands each group to an idle worker with the
+ * next seq.  A worker applies its group in its own engine transaction, then waits for its turn (seq_done ==
+ * seq - 1: every earlier group committed) before it writes the position and commits, so commits, this server's
+ * binlog and gtid_slave_pos follow the source's order.  Which groups may be in flight together:
+ *   none, minimal   one at a time;
+ *   conservative    the members of one source group commit (the same non-zero commit_id, consecutive);
+ *   optimistic      any; a group the source saw wait for a row lock (FL_WAITED) starts only after the earlier
+ *                   ones committed;
+ *   aggressive      any.
+ * Statement groups (DDL, statement-logged DML), filtered and non-transactional groups, and every group while
+ * START SLAVE UNTIL is in force, run alone in the coordinator once everything before them committed.
+ *
+ * Conflicts.  A group that runs ahead may need a row an earlier one will change.  If the earlier group waits for
+ * a row lock the later one holds, the later one would wait for the earlier one's commit: the engine's lock wait
+ * hook (replica_lock_wait) kills the later one, which rolls back.  Any error of a group applied while earlier ones
+ * were not yet committed (killed, a deadlock, a missing row an earlier group inserts) rolls it back, and it is
+ * applied again once every earlier group committed (counted in Slave_retried_transactions).  A group applied
+ * with every earlier one committed retries 1205 and 1213 slave_transaction_retries times; any other error is
+ * the SQL thread's error: later groups roll back, and the failed group and every later one stay queued.
+ */
+
+void replica_worker_set_trx(replica_worker_t *w, uint64_t trx_id)
+{
+    pthread_mutex_lock(&w->r->mu);
+    w->trx_id = trx_id;
+    pthread_mutex_unlock(&w->r->mu);
+}
+
+bool replica_worker_killed(replica_worker_t *w) { return atomic_load(&w->killed); }
+
+int replica_worker_wait_turn(replica_worker_t *w)
+{
+    replica_t *r = w->r;
+    pthread_mutex_lock(&r->mu);
+    while (!atomic_load(&w->killed) && r->fail_seq > w->seq && r->seq_done + 1 < w->seq)
+        pthread_cond_wait(&w->cond, &r->mu);
+    int rc = atomic_load(&w->killed) || r->fail_seq < w->seq ? -1 : 0;
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+bool replica_lock_wait(replica_t *r, uint64_t waiter_trx, uint64_t holder_trx)
+{
+    if (!r || !waiter_trx || !holder_trx || !atomic_load_explicit(&r->par_any, memory_order_relaxed))
+        return false;
+    pthread_mutex_lock(&r->mu);
+    replica_worker_t *ww = NULL, *wh = NULL;
+    for (uint32_t i = 0; r->par && i < r->nworkers; i++) {
+        replica_worker_t *w = &r->workers[i];
+        if (w->g && w->trx_id == waiter_trx)
+            ww = w;
+        else if (w->g && w->trx_id == holder_trx)
+            wh = w;
+    }
+    bool kill = ww && wh && wh->seq > ww->seq;
+    if (kill) {
+        atomic_store(&wh->killed, true);
+        pthread_cond_signal(&wh->cond);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return kill;
+}
+
+static void *worker_main(void *arg)
+{
+    replica_worker_t *w = arg;
+    replica_t *r = w->r;
+    void *ctx = r->ops.worker_new ? r->ops.worker_new(r->ops.arg) : NULL;
+    char err[512];
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        while (!w->g && !w->stop)
+            pthread_cond_wait(&w->cond, &r->mu);
+        if (!w->g)
+            break;
+        replica_group_t *g = w->g;
+        uint32_t tries = 0;
+        int no;
+        for (;;) {
+            while (w->wait_first && r->fail_seq > w->seq && r->seq_done + 1 < w->seq)
+                pthread_cond_wait(&w->cond, &r->mu);
+            if (r->fail_seq < w->seq) {
+                no = REPLICA_RETRY; /* abandoned: an earlier group failed */
+                break;
+            }
+            bool alone = r->seq_done + 1 == w->seq; /* every earlier group committed: an error is this group's */
+            atomic_store(&w->killed, false);
+            pthread_mutex_unlock(&r->mu);
+            err[0] = 0;
+            no = r->ops.apply_worker(r->ops.arg, ctx, w, g, err, sizeof err);
+            uint32_t max = no && r->ops.retries ? r->ops.retries(r->ops.arg) : 0;
+            pthread_mutex_lock(&r->mu);
+            w->trx_id = 0;
+            if (no == 0 || r->fail_seq < w->seq)
+                break;
+            if (alone && !(temporary_error(no) || no == REPLICA_RETRY))
+                break; /* the SQL thread's error */
+            if (alone && ++tries > max) {
+                if (no == REPLICA_RETRY)
+                    no = 1213, snprintf(err, sizeof err, "%s", "Deadlock found when trying to get lock; try restarting transaction");
+                break;
+            }
+            r->retried++;
+            w->wait_first = true;
+        }
+        if (no == 0) {
+            group_applied(r, g);
+            r->seq_done = w->seq;
+            wake_next(r);
+        } else if (r->fail_seq > w->seq) {
+            r->fail_seq = w->seq;
+            sql_set_error(r, no, err);
+            wake_all(r);
+        }
+        w->g = NULL;
+        r->inflight--;
+        r->sql_busy = r->inflight > 0;
+        if (r->coord_waiting)
+            pthread_cond_signal(&r->sql_cond);
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (r->ops.worker_free)
+        r->ops.worker_free(r->ops.arg, ctx);
+    return NULL;
+}
+
+/* Groups that run alone in the coordinator: statements (not BEGIN / COMMIT), DDL, filtered, non-transactional. */
+static bool group_alone(const replica_group_t *g)
+{
+    if (g->skip || !g->has_gtid || (g->flags2 & BINLOG_GTID_FL_DDL) || !(g->flags2 & BINLOG_GTID_FL_TRANSACTIONAL))
+        return true;
+    size_t off = 0;
+    binlog_event_t ev;
+    while (replica_group_next(g, &off, &ev))
+        if (ev.type == BINLOG_EV_QUERY && !query_is(&ev, "BEGIN") && !query_is(&ev, "COMMIT"))
+            return true;
+    return false;
+}
+
+/* The coordinator's loop, under mu (the SQL thread with slave_parallel_threads > 0). */
+static void sql_run_parallel(replica_t *r, uint32_t nthreads, replica_par_mode_t mode)
+{
+    char err[512];
+    r->workers = mem_calloc(nthreads, sizeof *r->workers);
+    r->nworkers = nthreads;
+    r->par_mode = mode;
+    r->disp_next = r->head;
+    r->seq_next = r->seq_done = 0;
+    r->fail_seq = UINT64_MAX;
+    r->inflight = 0;
+    r->batch_cid = 0;
+    r->par = true;
+    atomic_store(&r->par_any, true);
+    for (uint32_t i = 0; i < nthreads; i++) {
+        r->workers[i].r = r;
+        pthread_cond_init(&r->workers[i].cond, NULL);
+        r->workers[i].started = pthread_create(&r->workers[i].tid, NULL, worker_main, &r->workers[i]) == 0;
+        if (!r->workers[i].started)
+            log_error("replica: an apply worker thread could not be started");
+    }
+    for (;;) {
+        if (r->sql_stop || r->fail_seq != UINT64_MAX)
+            break;
+        replica_group_t *g = r->disp_next;
+        replica_worker_t *w = NULL;
+        for (uint32_t i = 0; i < r->nworkers && !w; i++)
+            if (r->workers[i].started && !r->workers[i].g)
+                w = &r->workers[i];
+        bool alone = g && (group_alone(g) || r->until.kind != REPLICA_UNTIL_NONE);
+        bool serial = alone || mode <= REPLICA_PAR_MINIMAL ||
+                      (g && mode == REPLICA_PAR_CONSERVATIVE && (!g->commit_id || g->commit_id != r->batch_cid));
+        if (!g || (serial && r->inflight) || (!alone && !w)) {
+            /* one sync for whatever the queue held: when everything is applied, or every SYNC_EVERY groups */
+            if (r->unsynced && ((!g && !r->inflight) || r->unsynced >= SYNC_EVERY)) {
+                if (sql_sync(r) != 0)
+                    break;
+                continue; /* mu was let go: look again */
+            }
+            r->coord_waiting = true;
+            pthread_cond_wait(&r->sql_cond, &r->mu);
+            r->coord_waiting = false;
+            continue;
+        }
+        if (!r->inflight && until_reached(r, g)) {
+            until_stop(r);
+            break;
+        }
+        if (!delay_wait(r, g))
+            break;
+        if (r->disp_next != g) /* the queue was cleared meanwhile */
+            continue;
+        r->seq_next++;
+        if (!alone) {
+            w->g = g;
+            w->seq = r->seq_next;
+            w->wait_first = mode == REPLICA_PAR_OPTIMISTIC && (g->flags2 & BINLOG_GTID_FL_WAITED);
+            r->batch_cid = g->commit_id;
+            r->inflight++;
+            r->disp_next = g->next;
+            r->sql_busy = true;
+            r->busy_when = r->head ? r->head->when : g->when;
+            pthread_cond_signal(&w->cond);
+            continue;
+        }
+        r->sql_busy = true;
+        r->busy_when = g->when;
+        r->disp_next = g->next;
+        pthread_mutex_unlock(&r->mu);
+        err[0] = 0;
+        int no = r->ops.apply(r->ops.arg, g, err, sizeof err);
+        pthread_mutex_lock(&r->mu);
+        r->sql_busy = false;
+        if (no) {
+            r->disp_next = g;
+            sql_set_error(r, no, err);
+            break;
+        }
+        group_applied(r, g);
+        r->seq_done = r->seq_next;
+        if ((!r->disp_next || r->unsynced >= SYNC_EVERY) && sql_sync(r) != 0)
+            break;
+        if (until_reached(r, NULL)) {
+            until_stop(r);
+            break;
+        }
+    }
+    /* the groups in flight finish (a group after a failed one rolls back), then the workers end */
+    r->coord_waiting = true;
+    while (r->inflight)
+        pthread_cond_wait(&r->sql_cond, &r->mu);
+    r->coord_waiting = false;
+    r->sql_busy = false;
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        r->workers[i].stop = true;
+    wake_all(r);
+    pthread_mutex_unlock(&r->mu);
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        if (r->workers[i].started)
+            pthread_join(r->workers[i].tid, NULL);
+    pthread_mutex_lock(&r->mu);
+    r->par = false;
+    atomic_store(&r->par_any, false);
+    r->disp_next = NULL;
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        pthread_cond_destroy(&r->workers[i].cond);
+    mem_free(r->workers);
+    r->workers = NULL;
+    r->nworkers = 0;
+}
+
 static void *sql_main(void *arg)
 {
     replica_t *r = arg;
     char err[512];
+    uint32_t nthreads = 0;
+    replica_par_mode_t mode = REPLICA_PAR_NONE;
+    if (r->ops.parallel)
+        r->ops.parallel(r->ops.arg, &nthreads, &mode);
     pthread_mutex_lock(&r->mu);
     if (until_reached(r, NULL))
         until_stop(r);
-    for (;;) {
+    if (nthreads && !r->sql_stop)
+        sql_run_parallel(r, nthreads, mode);
+    uint32_t tries = 0;
+    for (; !nthreads;) {
         while (!r->head && !r->sql_stop)
             pthread_cond_wait(&r->sql_cond, &r->mu);
         if (r->sql_stop)
@@ -966,39 +1331,17 @@ static void *sql_main(void *arg)
         int no = r->ops.apply(r->ops.arg, g, err, sizeof err);
         pthread_mutex_lock(&r->mu);
         r->sql_busy = false;
+        if (no && temporary_error(no) && r->ops.retries && tries < r->ops.retries(r->ops.arg)) {
+            tries++; /* a lock wait timeout or deadlock with a local transaction: slave_transaction_retries */
+            r->retried++;
+            continue;
+        }
+        tries = 0;
         if (no) {
-            r->last_sql_errno = (uint32_t)no;
-            snprintf(r->last_sql_error, sizeof r->last_sql_error, "%s", err);
-            log_error("replica SQL thread: error %d: %s; the SQL thread stops (fix the cause, then START SLAVE)",
-                      no, err);
+            sql_set_error(r, no, err);
             break;
         }
-        r->head = g->next;
-        if (!r->head)
-            r->tail = NULL;
-        r->queued_bytes -= g->ev.len;
-        if (g->has_gtid)
-            pos_update(&r->slave_pos, g->gtid);
-        if (g->log_file[0]) {
-            snprintf(r->exec_file, sizeof r->exec_file, "%s", g->log_file);
-            r->exec_pos = g->end_pos;
-        }
-        if (g->skip)
-            ;
-        else if (g->flags2 & BINLOG_GTID_FL_DDL)
-            r->ddl_groups++;
-        else if (g->flags2 & BINLOG_GTID_FL_TRANSACTIONAL)
-            r->trans_groups++;
-        else
-            r->nontrans_groups++;
-        r->unsynced++;
-        if (g->need_ack) { /* acknowledged once durable, at the next sync */
-            r->ack_unsynced++;
-            snprintf(r->ack_file, sizeof r->ack_file, "%s", g->log_file);
-            r->ack_pos = g->end_pos;
-        }
-        group_free(g);
-        pthread_cond_signal(&r->io_cond);
+        group_applied(r, g);
         /* one sync for whatever the queue held: when it runs dry, or every SYNC_EVERY groups */
         if ((!r->head || r->unsynced >= SYNC_EVERY) && sql_sync(r) != 0)
             break;
@@ -1034,6 +1377,14 @@ static void join_finished(replica_t *r)
         pthread_join(r->sql_tid, NULL);
         r->sql_joinable = false;
     }
+}
+
+bool replica_running(replica_t *r)
+{
+    pthread_mutex_lock(&r->mu);
+    bool run = r->io_state != REPLICA_IO_STOPPED || r->sql_state != REPLICA_SQL_STOPPED;
+    pthread_mutex_unlock(&r->mu);
+    return run;
 }
 
 static bool any_running(replica_t *r)
@@ -1321,7 +1672,7 @@ void replica_status(replica_t *r, replica_status_t *st)
                 (!r->cfg.heartbeat_ms || silent_us <= (uint64_t)r->cfg.heartbeat_ms * 2000u);
     int64_t lag_ms = -1;
     if (st->sql_running) {
-        uint32_t when = r->sql_busy ? r->busy_when : r->head ? r->head->when : 0;
+        uint32_t when = r->sql_busy && !r->par ? r->busy_when : r->head ? r->head->when : 0; /* par: the oldest */
         if (when)
             lag_ms = (int64_t)(now_us / 1000) - (int64_t)when * 1000 - r->clock_diff * 1000;
         else if (live)
@@ -1346,6 +1697,9 @@ void replica_status(replica_t *r, replica_status_t *st)
     st->semi_sync = r->semi && r->io_state == REPLICA_IO_RUNNING;
     st->acks_sent = r->acks_sent;
     st->heartbeats = r->heartbeats;
+    st->retried = r->retried;
+    st->executed = r->executed;
+    st->workers = r->par ? r->nworkers : 0;
     pthread_mutex_unlock(&r->mu);
 }
 

@@ -11,6 +11,11 @@
  *               session layer), which applies it and writes its position in the same engine transaction.  A
  *               group that cannot be applied stops the SQL thread with MariaDB's error in Last_SQL_Errno; the
  *               group stays queued, so START SLAVE retries it.
+ *   workers     with slave_parallel_threads > 0 the SQL thread is a coordinator: it hands whole groups to that
+ *               many workers, which apply them at once (slave_parallel_mode decides which may overlap) and
+ *               commit them in the queue's order (replica_worker_wait_turn); a later group holding a row lock
+ *               an earlier one waits for is killed and applied again (replica_lock_wait).  replica.c's
+ *               "parallel apply" has the rules.
  *
  * There is no relay log: the queue lives in memory (bounded; the IO thread waits when it is full), and the
  * position that survives a crash is the applied one, so a restart re-fetches whatever was queued.
@@ -81,6 +86,7 @@ typedef struct replica_group {
     binlog_gtid_t gtid;
     bool has_gtid;
     uint8_t flags2;            /* the GTID event's (BINLOG_GTID_FL_*) */
+    uint64_t commit_id;        /* the GTID event's commit_id (the source's group commit; 0: alone) */
     uint32_t when;             /* the source's timestamp of its events (its commit time) */
     char log_file[256];        /* the source position just past the group */
     uint64_t end_pos;
@@ -95,6 +101,28 @@ int replica_group_next(const replica_group_t *g, size_t *off, binlog_event_t *ev
 
 /* The applier (the session layer's src/session/replica_apply.c).  Calls come from the SQL thread only, except
  * save_pos/load (under the replica's admin lock, threads stopped). */
+/* slave_parallel_mode, MariaDB's names in this order. */
+typedef enum replica_par_mode {
+    REPLICA_PAR_NONE = 0,     /* one transaction at a time */
+    REPLICA_PAR_MINIMAL,      /* the same here (MariaDB overlaps only the commits) */
+    REPLICA_PAR_CONSERVATIVE, /* the members of one source group commit (same commit_id) run in parallel */
+    REPLICA_PAR_OPTIMISTIC,   /* every transaction runs ahead; one the source saw wait (FL_WAITED) waits first */
+    REPLICA_PAR_AGGRESSIVE,   /* optimistic without the FL_WAITED wait */
+} replica_par_mode_t;
+
+/* A parallel apply worker, as the applier sees it while it applies one group (apply_worker). */
+typedef struct replica_worker replica_worker_t;
+/* apply_worker's answer for a transaction it rolled back because the worker was killed (a later transaction
+ * held a lock an earlier one waits for) or an earlier one failed: apply it again. */
+enum { REPLICA_RETRY = -2 };
+/* The engine transaction the worker runs now (0: none), for replica_lock_wait. */
+void replica_worker_set_trx(replica_worker_t *w, uint64_t trx_id);
+/* Waits until every earlier group committed.  0: its turn, commit now; -1: killed, or an earlier group failed:
+ * roll back and return REPLICA_RETRY. */
+int replica_worker_wait_turn(replica_worker_t *w);
+/* Killed meanwhile (checked between events: roll back and return REPLICA_RETRY). */
+bool replica_worker_killed(replica_worker_t *w);
+
 typedef struct replica_apply_ops {
     void *arg;
     /* Applies g and makes g's position (its GTID, and log_file/end_pos) durable in the same engine transaction.
@@ -118,6 +146,19 @@ typedef struct replica_apply_ops {
     bool (*semi_sync_enabled)(void *arg);
     /* The applier's SQL thread ended (frees its per-thread state). */
     void (*thread_end)(void *arg);
+    /* Parallel apply.  slave_parallel_threads and slave_parallel_mode (read when the SQL thread starts); NULL:
+     * single-threaded. */
+    void (*parallel)(void *arg, uint32_t *threads, replica_par_mode_t *mode);
+    /* slave_transaction_retries (read at each retry). */
+    uint32_t (*retries)(void *arg);
+    /* A worker's own applier state: made when the worker starts, freed when it ends. */
+    void *(*worker_new)(void *arg);
+    void (*worker_free)(void *arg, void *wctx);
+    /* Applies a group of row events in a worker thread, as apply does, except that between applying the rows and
+     * writing the position it calls replica_worker_wait_turn(w) and commits only when that returns 0, so that
+     * commits (and the binlog, and gtid_slave_pos) follow the source's order.  0 committed; REPLICA_RETRY rolled
+     * back; else a MariaDB error number (1205 and 1213 are retried slave_transaction_retries times). */
+    int (*apply_worker)(void *arg, void *wctx, replica_worker_t *w, const replica_group_t *g, char *err, size_t cap);
 } replica_apply_ops_t;
 
 typedef struct replica replica_t;
@@ -169,6 +210,14 @@ void replica_gtid_slave_pos(replica_t *r, binlog_gtid_set_t *out);
 /* SET GLOBAL gtid_slave_pos: 0, 1198 while a thread runs, or -1 (could not be stored). */
 int replica_set_gtid_slave_pos(replica_t *r, const binlog_gtid_set_t *pos);
 
+/* Whether a replication thread runs (SET GLOBAL slave_parallel_threads / _mode give 1198 then). */
+bool replica_running(replica_t *r);
+/* The engine's lock wait hook (engine_set_lock_wait_hook): when both transactions are parallel apply workers' and
+ * the holder's group comes after the waiter's, the holder would wait for the waiter's commit while the waiter
+ * waits for its lock: the holder is killed (it rolls back and is applied again) and true is returned.  Called
+ * under the lock table's mutexes: takes only the replica's mu. */
+bool replica_lock_wait(replica_t *r, uint64_t waiter_trx, uint64_t holder_trx);
+
 /* SHOW SLAVE STATUS, as one snapshot. */
 typedef struct replica_status {
     bool configured;
@@ -196,6 +245,9 @@ typedef struct replica_status {
     bool semi_sync;              /* Rpl_semi_sync_slave_status: the IO thread runs with semi-sync */
     uint64_t acks_sent;          /* Rpl_semi_sync_slave_send_ack */
     uint64_t heartbeats;         /* Slave_received_heartbeats */
+    uint64_t retried;            /* Slave_retried_transactions (Retried_transactions) */
+    uint64_t executed;           /* Executed_log_entries: events applied */
+    uint32_t workers;            /* parallel apply workers running (0: single-threaded) */
 } replica_status_t;
 void replica_status(replica_t *r, replica_status_t *st);
 

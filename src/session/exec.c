@@ -15,6 +15,7 @@
 
 #include "binlog/binlog.h"
 #include "util/blocking.h"
+#include "session/event_sched.h"
 #include "session/exec_repl.h"
 #include "session/monitor.h"
 #include "acl/acl.h"
@@ -219,14 +220,17 @@ static int cb_sleep(void *user, double seconds)
     session_t *s = x->s;
     uint64_t end = time_mono_us() + (uint64_t)(seconds * 1e6);
     blocking_begin();
+    const char *was = blocking_set_state("User sleep"); /* PROCESSLIST's State meanwhile, as MariaDB's */
     for (;;) {
         if (atomic_load(&s->kill_query) || atomic_load(&s->killed)) {
             atomic_store(&s->kill_query, false);
+            blocking_set_state(was);
             blocking_end();
             return 1;
         }
         uint64_t now = time_mono_us();
         if (now >= end) {
+            blocking_set_state(was);
             blocking_end();
             return 0;
         }
@@ -303,8 +307,15 @@ static int cb_stored_fn(void *user, const sql_expr_t *call, const value_t *args,
     return sp_function_call(x->s, call, args, nargs, a, nested, out);
 }
 
+static int cb_trigger(void *user, const struct cat_trigger *tr, sql_trg_row_t *row)
+{
+    exec_ctx_t *x = user;
+    return sp_trigger_fire(x->s, tr, row);
+}
+
 static const sql_eval_cb_t exec_cb = {
     .stored_fn = cb_stored_fn,
+    .trigger = cb_trigger,
     .binlog_gtid_pos = cb_binlog_gtid_pos,
     .sleep = cb_sleep,
     .user_lock = cb_user_lock,
@@ -367,6 +378,8 @@ static void exec_eval_init(exec_ctx_t *x, sql_eval_ctx_t *ev)
     ev->div_zero_off = session_div_zero_off(s); /* SELECT 1/0 without a table: 1365 only with the mode */
     ev->conn_coll = sess_coll(s, SYSVAR_COLLATION_CONNECTION, true);
     ev->regex_flags = (uint32_t)sysvar_session_int(&s->vars, SYSVAR_DEFAULT_REGEX_FLAGS);
+    if (s->sp_into) /* SELECT ... INTO a routine's variables: a data change for x/0 (MariaDB) */
+        ev->div_zero_error = (sysvar_session_int(&s->vars, SYSVAR_SQL_MODE) & (3ll << 21)) != 0 && !ev->div_zero_off;
 }
 
 /* ------------------------------------------------------------------ result helpers */
@@ -454,6 +467,23 @@ static unsigned sqlx_column_privs(void *user, const char *db, const char *table,
            (p & PRIV_UPDATE ? SQL_COLPRIV_UPDATE : 0) | (p & PRIV_REFERENCES ? SQL_COLPRIV_REFERENCES : 0);
 }
 
+static bool sqlx_trigger_visible(void *user, const char *db, const char *table)
+{
+    return (priv_table(user, db, table, NULL) & PRIV_TRIGGER) != 0;
+}
+
+static bool sqlx_event_visible(void *user, const char *db)
+{
+    return (priv_db(user, db) & PRIV_EVENT) != 0;
+}
+
+static bool sqlx_account_exists(void *user, const char *name, const char *host)
+{
+    session_t *s = user;
+    acl_account_t acc;
+    return !s->srv->acl || acl_get(s->srv->acl, name, host, &acc) == 0;
+}
+
 static const char *charset_description(const char *cs);
 
 /* MariaDB 10.11 lists the uca1400 collations once, by their name without a character set (uca1400_ai_ci), in
@@ -500,6 +530,86 @@ static int is_status_row(void *arg, const status_def_t *def, const char *value, 
     return 0;
 }
 
+/* What strata has that MariaDB lists as plugins (SHOW PLUGINS, information_schema.PLUGINS): compiled in, always
+ * active; semi-synchronous replication is no plugin in MariaDB 10.11 either. */
+static const struct strata_plugin {
+    const char *name, *version, *type, *type_version, *author, *description, *load, *auth_version;
+} strata_plugins[] = {
+    {"binlog", "1.0", "STORAGE ENGINE", "101106.0", "strata", "This is a pseudo storage engine to represent the binlog in a transaction", "FORCE", "1.0"},
+    {"mysql_native_password", "1.0", "AUTHENTICATION", "2.2", "strata", "Native MySQL authentication", "FORCE", "1.0"},
+    {"caching_sha2_password", "1.0", "AUTHENTICATION", "2.2", "strata", "MySQL 8's SHA-256 authentication with a cache of verified accounts", "FORCE", "1.0"},
+    {"InnoDB", "10.11", "STORAGE ENGINE", "101106.0", "strata", "strata's transactional engine (InnoDB and NDB map to it)", "ON", "10.11.6"},
+};
+
+/* information_schema.SYSTEM_VARIABLES (MariaDB's): every variable with its values, origin and metadata. */
+static void is_system_variables(session_t *s, void (*row)(void *arg, const char *const *vals), void *arg)
+{
+    buf_t sv, gv;
+    buf_init(&sv);
+    buf_init(&gv);
+    for (int i = 0; i < SYSVAR__COUNT; i++) {
+        const sysvar_def_t *def = &sysvar_defs[i], *real = sysvar_real(def);
+        char up[128], mn[32], mx[32], bl[32];
+        size_t n = strlen(def->name);
+        for (size_t k = 0; k <= n && k < sizeof up; k++)
+            up[k] = (char)toupper((unsigned char)def->name[k]);
+        up[sizeof up - 1] = 0;
+        bool has_sess = real->scope != SV_SCOPE_GLOBAL, has_glob = real->scope != SV_SCOPE_SESSION_ONLY;
+        buf_reset(&sv);
+        buf_reset(&gv);
+        if (has_sess)
+            sysvar_get_text(&s->srv->vars, &s->vars, def, SYSVAR_SESSION, &sv);
+        if (has_glob)
+            sysvar_get_text(&s->srv->vars, &s->vars, def, SYSVAR_GLOBAL, &gv);
+        buf_append_byte(&sv, 0);
+        buf_append_byte(&gv, 0);
+        bool numeric = real->type == SV_T_UINT || real->type == SV_T_INT || real->type == SV_T_DOUBLE;
+        const char *type = "VARCHAR";
+        switch (real->type) {
+        case SV_T_BOOL: type = "BOOLEAN"; break;
+        case SV_T_UINT: type = "BIGINT UNSIGNED"; break;
+        case SV_T_INT: type = "BIGINT"; break;
+        case SV_T_DOUBLE: type = "DOUBLE"; break;
+        case SV_T_ENUM: case SV_T_CHARSET: case SV_T_COLLATION: case SV_T_LOCALE: type = "ENUM"; break;
+        case SV_T_SET: type = "SET"; break;
+        case SV_T_FLAGSET: type = "FLAGSET"; break;
+        default: break;
+        }
+        if (numeric) {
+            if (real->type == SV_T_DOUBLE) {
+                snprintf(mn, sizeof mn, "%lld", (long long)real->min);
+                snprintf(mx, sizeof mx, "%llu", (unsigned long long)real->max);
+            } else {
+                snprintf(mn, sizeof mn, real->type == SV_T_UINT ? "%llu" : "%lld", (long long)real->min);
+                snprintf(mx, sizeof mx, "%llu", (unsigned long long)real->max);
+            }
+            snprintf(bl, sizeof bl, "%llu", (unsigned long long)(real->block ? real->block : 1));
+        }
+        const char *enums = real->type == SV_T_BOOL ? "OFF,ON" : real->values;
+        bool computed = (real->flags & SV_COMPUTED) != 0;
+        const char *v[15] = {
+            up,
+            has_sess ? (const char *)sv.data : NULL,
+            has_glob ? (const char *)gv.data : NULL,
+            sysvar_origin(&s->srv->vars, def),
+            computed || (real->flags & SV_NOOPT) ? NULL : real->dflt,
+            real->scope == SV_SCOPE_BOTH ? "SESSION" : real->scope == SV_SCOPE_GLOBAL ? "GLOBAL" : "SESSION ONLY",
+            type,
+            real->desc ? real->desc : "",
+            numeric ? mn : NULL,
+            numeric ? mx : NULL,
+            numeric && real->type != SV_T_DOUBLE ? bl : NULL,
+            enums,
+            (real->flags & SV_RO) ? "YES" : "NO",
+            (real->flags & SV_NOOPT) ? NULL : real->type == SV_T_BOOL ? "OPTIONAL" : "REQUIRED",
+            NULL,
+        };
+        row(arg, v);
+    }
+    buf_free(&sv);
+    buf_free(&gv);
+}
+
 /* TRUNCATE of the performance_schema tables the session keeps (sql/exec/exec.h session_table_truncate). */
 static void sqlx_session_table_truncate(void *user, const char *table)
 {
@@ -515,6 +625,15 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
     is_nv_t nv = {row, arg};
     if (strcmp(table, "SESSION_VARIABLES") == 0 || strcmp(table, "GLOBAL_VARIABLES") == 0) {
         sysvar_show(&s->srv->vars, &s->vars, table[0] == 'G' ? SYSVAR_GLOBAL : SYSVAR_SESSION, NULL, is_var_row, &nv);
+    } else if (strcmp(table, "PLUGINS") == 0) {
+        for (size_t i = 0; i < ARRAY_LEN(strata_plugins); i++) {
+            const struct strata_plugin *pl = &strata_plugins[i];
+            const char *v[13] = {pl->name, pl->version, "ACTIVE", pl->type, pl->type_version, NULL, NULL,
+                                 pl->author, pl->description, "GPL", pl->load, "Stable", pl->auth_version};
+            row(arg, v);
+        }
+    } else if (strcmp(table, "SYSTEM_VARIABLES") == 0) {
+        is_system_variables(s, row, arg);
     } else if (strcmp(table, "SESSION_STATUS") == 0 || strcmp(table, "GLOBAL_STATUS") == 0) {
         status_show(&s->srv->status, &s->stat, table[0] == 'G', NULL, is_status_row, &nv);
     } else if (strcmp(table, "events_statements_summary_by_digest") == 0) {
@@ -572,7 +691,7 @@ static void sqlx_session_table(void *user, const char *table, void (*row)(void *
             char *info = t->info ? arena_strdup(&s->arena, t->info) : NULL;
             pthread_mutex_unlock(&t->info_lock);
             bool busy = t == s || t->state == SESS_QUERY;
-            const char *v[18] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
+            const char *v[18] = {id, t->user, host, t->db, t->command ? t->command : busy ? "Query" : "Sleep", tm, busy ? "Filling schema table" : "",
                                  busy ? info : NULL, tms, "0", "0", "0.000", "0", "0", "0", "0", busy ? info : NULL, id};
             const char *ps = atomic_load(&t->proc_state);
             if (t != s)
@@ -623,6 +742,8 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     /* sql_mode is a SET: bit i = the i-th name of its list in sysvar.def (21 STRICT_TRANS_TABLES, 22 STRICT_ALL_TABLES) */
     int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
     c->strict = (mode & (3ll << 21)) != 0;
+    if (s->sp_into) /* SELECT ... INTO a routine's variables: a data change for x/0 (MariaDB) */
+        c->div_zero_error = c->strict && !session_div_zero_off(s);
     c->limit_selects = true;
     c->select_limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_SQL_SELECT_LIMIT);
     c->div_zero_off = session_div_zero_off(s);
@@ -662,6 +783,9 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     c->kill_query = &s->kill_query;
     c->visible = sqlx_visible;
     c->column_privs = sqlx_column_privs;
+    c->trigger_visible = sqlx_trigger_visible;
+    c->event_visible = sqlx_event_visible;
+    c->account_exists = sqlx_account_exists;
     c->session_table = sqlx_session_table;
     c->session_table_truncate = sqlx_session_table_truncate;
     c->visible_user = s;
@@ -673,11 +797,20 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
     c->tmp_table_size = MIN(tts, mhs);
     c->tmpdir = sqlx_tmpdir(s);
-    buf_t sm;
-    buf_init(&sm);
-    sysvar_get_text(&s->srv->vars, &s->vars, sysvar_def(SYSVAR_SQL_MODE), SYSVAR_SESSION, &sm);
-    c->sql_mode_text = arena_strndup(&s->arena, sm.len ? (const char *)sm.data : "", sm.len);
-    buf_free(&sm);
+    if (!s->sql_mode_text || mode != s->sql_mode_val) { /* its names formatted once per value, not per statement */
+        buf_t sm;
+        buf_init(&sm);
+        sysvar_get_text(&s->srv->vars, &s->vars, sysvar_def(SYSVAR_SQL_MODE), SYSVAR_SESSION, &sm);
+        mem_free(s->sql_mode_text);
+        s->sql_mode_text = mem_strndup(sm.len ? (const char *)sm.data : "", sm.len);
+        s->sql_mode_val = mode;
+        buf_free(&sm);
+    }
+    c->sql_mode_text = arena_strdup(&s->arena, s->sql_mode_text);
+    c->time_zone = sysvar_session_str(&s->vars, SYSVAR_TIME_ZONE);
+    c->replicated = s->replica_origin != 0;
+    c->server_id = c->replicated ? s->replica_origin : (uint32_t)sysvar_global_int(&s->srv->vars, SYSVAR_SERVER_ID);
+    c->events_off = !event_sched_on();
 }
 
 /* After an executor call: the session's outputs and transaction flag. */
@@ -693,6 +826,8 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         if (c->db_dropped)
             session_db_gone(s);
     }
+    if (c->events_changed)
+        event_sched_kick(); /* the scheduler reads the events again */
     const sql_exec_stats_t *st = &c->stats;
     if (st->sort_merge_passes)
         status_add(&s->stat, STATUS_SORT_MERGE_PASSES, st->sort_merge_passes);
@@ -1079,6 +1214,9 @@ static int exec_set_sysvar(exec_ctx_t *x, const sql_set_item_t *it, const value_
     if ((def->target == SYSVAR_GENERAL_LOG_FILE || def->target == SYSVAR_SLOW_QUERY_LOG_FILE) && text &&
         it->value->kind != SQL_E_DEFAULT && session_qlog_check_path(s->srv, text) != 0)
         return diag_error(&s->diag, ER_WRONG_VALUE_FOR_VAR, def->name, text);
+    if (def->target == SYSVAR_EVENT_SCHEDULER && it->value->kind != SQL_E_DEFAULT && text &&
+        (rc = event_sched_check_text(text, &s->diag)) != 0) /* 1231 names the value as written ('2') */
+        return rc;
     if (it->value->kind == SQL_E_DEFAULT) {
         rc = sysvar_set_default(&s->srv->vars, &s->vars, def, sc, &s->diag);
     } else {
@@ -1425,7 +1563,7 @@ static int exec_show_processlist(exec_ctx_t *x, const sql_show_t *sh, res_sink_t
         unsigned pg = busy ? atomic_load(&t->proc_progress) : 0;
         char progress[16];
         snprintf(progress, sizeof progress, "%u.%03u", pg / 1000, pg % 1000);
-        const char *vals[9] = {id, t->user, host, t->db, busy ? "Query" : "Sleep", tm, busy ? (ps ? ps : "starting") : "",
+        const char *vals[9] = {id, t->user, host, t->db, t->command ? t->command : busy ? "Query" : "Sleep", tm, busy ? (ps ? ps : "starting") : "",
                                busy ? info : NULL, progress};
         if (t == s)
             vals[6] = "starting";
@@ -1454,6 +1592,23 @@ static int exec_show_databases(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *
             return k;
         if (k)
             trs_row(&rs, vals);
+    }
+    trs_end(&rs, more);
+    return 0;
+}
+
+static int exec_show_plugins(exec_ctx_t *x, const sql_show_t *sh, res_sink_t *sink, bool more)
+{
+    text_rs_t rs = {.s = x->s, .sink = sink};
+    trs_col(&rs, "Name", 64, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Status", 10, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Type", 80, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "Library", 20, MYSQL_TYPE_VAR_STRING);
+    trs_col(&rs, "License", 80, MYSQL_TYPE_VAR_STRING);
+    (void)sh;
+    for (size_t i = 0; i < ARRAY_LEN(strata_plugins); i++) {
+        const char *vals[5] = {strata_plugins[i].name, "ACTIVE", strata_plugins[i].type, NULL, "GPL"};
+        trs_row(&rs, vals);
     }
     trs_end(&rs, more);
     return 0;
@@ -1804,6 +1959,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_PROCESSLIST: return exec_show_processlist(x, sh, sink, more);
     case SQL_SHOW_DATABASES: return exec_show_databases(x, sh, sink, more);
     case SQL_SHOW_ENGINES: return exec_show_engines(x, sink, more);
+    case SQL_SHOW_PLUGINS: return exec_show_plugins(x, sh, sink, more);
     case SQL_SHOW_ENGINE_STATUS: return exec_show_engine_status(x, sh, sink, more);
     case SQL_SHOW_CHARSET: return exec_show_collation(x, sh, sink, more, true);
     case SQL_SHOW_COLLATION: return exec_show_collation(x, sh, sink, more, false);
@@ -1817,7 +1973,7 @@ static int exec_show(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     case SQL_SHOW_BINLOG_EVENTS:
         return priv_check_global(x->s, PRIV_BINLOG_MONITOR) ?: exec_show_binlog_events(x, sh, sink, more);
     case SQL_SHOW_SLAVE_STATUS:
-        return exec_repl_show_status(x->s, sink, more);
+        return exec_repl_show_status(x->s, sh->full, sink, more);
     case SQL_SHOW_STRATA_ADVICE: /* server state, as SHOW PROCESSLIST of all sessions: PROCESS */
         return priv_check_global(x->s, PRIV_PROCESS) ?: session_monitor_show_advice(x->s, sink, more);
     default:
@@ -2195,6 +2351,8 @@ static int exec_execute_sql(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sin
         return diag_error(&s->diag, ER_UNKNOWN_STMT_HANDLER, (int)strlen(pr->name), pr->name, "EXECUTE");
     if (pr->nusing != p->nparams)
         return diag_error(&s->diag, ER_WRONG_ARGUMENTS, "EXECUTE");
+    if (p->stmt && stmt_uses_tables(p->stmt))
+        diag_clear(&s->diag); /* the prepared statement's rule, as COM_STMT_EXECUTE's and COM_QUERY's */
     value_t *params = arena_calloc(&s->arena, sizeof(value_t) * (p->nparams ? p->nparams : 1));
     sql_eval_ctx_t ev;
     exec_eval_init(x, &ev);
@@ -2260,6 +2418,7 @@ static int stmt_com_counter(const sql_stmt_t *st)
         case SQL_SHOW_CREATE_USER: return STATUS_COM_SHOW_CREATE_USER;
         case SQL_SHOW_CREATE_DATABASE: return STATUS_COM_SHOW_CREATE_DB;
         case SQL_SHOW_CREATE_TABLE: return STATUS_COM_SHOW_CREATE_TABLE;
+        case SQL_SHOW_CREATE_EVENT: return STATUS_COM_SHOW_CREATE_EVENT;
         case SQL_SHOW_TABLES: return STATUS_COM_SHOW_TABLES;
         case SQL_SHOW_COLUMNS: return STATUS_COM_SHOW_FIELDS;
         case SQL_SHOW_INDEX: return STATUS_COM_SHOW_KEYS;
@@ -2396,11 +2555,14 @@ int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, c
     return exec_stmt(&x, st, sink, more);
 }
 
-int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, value_t *out)
+int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, bool assign, value_t *out)
 {
     exec_ctx_t x = {.s = s, .params = params, .nparams = n};
     sql_eval_ctx_t ev;
     exec_eval_init(&x, &ev);
+    /* into a routine's variable: x/0 is 1365 under strict mode with ERROR_FOR_DIVISION_BY_ZERO, as into a column */
+    int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    ev.div_zero_error = assign && (mode & (3ll << 21)) != 0 && !ev.div_zero_off;
     return sql_expr_eval(&ev, e, out);
 }
 
@@ -2442,12 +2604,64 @@ static int exec_call(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool
     return sp_call(s, c, args, is_var, call_out, &o, sink, more);
 }
 
+/* innodb_force_recovery >= 1 (or innodb_read_only): the data directory is read-only (docs/faults.md).  CREATE
+ * TABLE (TEMPORARY too: strata keeps those in the engine) answers as MariaDB's InnoDB does then (1005 with errno
+ * 165 and a 1036 warning); a change to a table reaches the engine, which refuses it, and the table layer answers
+ * 1036 "Table 't' is read only" as MariaDB does.  Statements MariaDB can still run because they write no InnoDB
+ * table there (databases, views, routines, triggers, accounts: directories, .frm files and Aria tables) are
+ * catalog or account-file writes in strata: refused up front with 1290. */
+static int force_recovery_check(session_t *s, const sql_stmt_t *st)
+{
+    if (!sysvar_global_int(&s->srv->vars, SYSVAR_INNODB_READ_ONLY))
+        return 0;
+    const char *opt = sysvar_global_int(&s->srv->vars, SYSVAR_INNODB_FORCE_RECOVERY) ? "--innodb-force-recovery"
+                                                                                      : "--innodb-read-only";
+    switch (st->kind) {
+    case SQL_STMT_CREATE_TABLE: {
+        const sql_name_t *n = &st->create_table->table;
+        const char *db = n->db ? n->db : s->db ? s->db : "";
+        char q[2 * 200 + 8];
+        snprintf(q, sizeof q, "`%.200s`.`%.200s`", db, n->name);
+        int rc = diag_error(&s->diag, ER_CANT_CREATE_TABLE, q, 165, "Table is read only");
+        diag_warn(&s->diag, ER_OPEN_AS_READONLY, n->name);
+        return rc;
+    }
+    case SQL_STMT_CREATE_DATABASE: case SQL_STMT_DROP_DATABASE: case SQL_STMT_ALTER_DATABASE:
+    case SQL_STMT_CREATE_VIEW: case SQL_STMT_DROP_VIEW: case SQL_STMT_CREATE_PROCEDURE: case SQL_STMT_CREATE_FUNCTION:
+    case SQL_STMT_DROP_PROCEDURE: case SQL_STMT_DROP_FUNCTION: case SQL_STMT_ALTER_PROCEDURE:
+    case SQL_STMT_ALTER_FUNCTION: case SQL_STMT_CREATE_TRIGGER: case SQL_STMT_DROP_TRIGGER:
+    case SQL_STMT_CREATE_TABLESPACE: case SQL_STMT_ALTER_TABLESPACE: case SQL_STMT_DROP_TABLESPACE:
+    case SQL_STMT_CREATE_LOGFILE_GROUP: case SQL_STMT_DROP_LOGFILE_GROUP: case SQL_STMT_CREATE_USER:
+    case SQL_STMT_ALTER_USER: case SQL_STMT_DROP_USER: case SQL_STMT_RENAME_USER: case SQL_STMT_GRANT:
+    case SQL_STMT_REVOKE: case SQL_STMT_CREATE_ROLE: case SQL_STMT_DROP_ROLE: case SQL_STMT_SET_PASSWORD:
+    case SQL_STMT_SET_DEFAULT_ROLE: case SQL_STMT_PURGE_BINARY_LOGS: case SQL_STMT_RESET_MASTER:
+    case SQL_STMT_CHANGE_MASTER: case SQL_STMT_START_SLAVE: case SQL_STMT_RESET_SLAVE:
+        return diag_error(&s->diag, ER_OPTION_PREVENTS_STATEMENT, opt);
+    default:
+        return 0;
+    }
+}
+
 static int exec_stmt(exec_ctx_t *x, const sql_stmt_t *st, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
     int com = stmt_com_counter(st);
     if (com >= 0)
         status_inc(&s->stat, (status_sess_t)com);
+    int frc = force_recovery_check(s, st);
+    if (frc)
+        return frc;
+    if (s->sqlx && ((sql_exec_session_t *)s->sqlx)->trg_depth) { /* inside a trigger: the firing statement's transaction stays open */
+        switch (st->kind) {
+        case SQL_STMT_BEGIN: case SQL_STMT_COMMIT: case SQL_STMT_ROLLBACK: case SQL_STMT_LOCK_TABLES:
+        case SQL_STMT_UNLOCK_TABLES: case SQL_STMT_CREATE_USER: case SQL_STMT_ALTER_USER: case SQL_STMT_DROP_USER:
+        case SQL_STMT_RENAME_USER: case SQL_STMT_GRANT: case SQL_STMT_REVOKE: case SQL_STMT_CREATE_ROLE:
+        case SQL_STMT_DROP_ROLE:
+            return diag_error(&s->diag, ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG);
+        default:
+            break;
+        }
+    }
     switch (st->kind) {
     case SQL_STMT_EMPTY:
         return diag_error(&s->diag, ER_EMPTY_QUERY);

@@ -237,23 +237,42 @@ int exec_repl_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool mo
     X(N, "SQL_Delay") X(N, "SQL_Remaining_Delay") X(S, "Slave_SQL_Running_State") X(N, "Slave_DDL_Groups")      \
     X(N, "Slave_Non_Transactional_Groups") X(N, "Slave_Transactional_Groups") X(S, "Replicate_Rewrite_DB")
 
-#define COL_COUNT_ONE(k, n) +1
-enum { SLAVE_STATUS_NCOLS = 0 SLAVE_STATUS_COLS(COL_COUNT_ONE) };
+/* SHOW ALL SLAVES STATUS: these before, then SLAVE_STATUS_COLS, then ALL_SLAVES_TAIL (D: a DOUBLE, 3 decimals). */
+#define ALL_SLAVES_HEAD(X) X(S, "Connection_name") X(S, "Slave_SQL_State")
+#define ALL_SLAVES_TAIL(X)                                                                                      \
+    X(N, "Retried_transactions") X(N, "Max_relay_log_size") X(N, "Executed_log_entries")                        \
+    X(N, "Slave_received_heartbeats") X(D, "Slave_heartbeat_period") X(S, "Gtid_Slave_Pos")
 
-int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
+#define COL_COUNT_ONE(k, n) +1
+enum {
+    SLAVE_STATUS_NCOLS = 0 SLAVE_STATUS_COLS(COL_COUNT_ONE),
+    ALL_SLAVES_NCOLS = 0 ALL_SLAVES_HEAD(COL_COUNT_ONE) SLAVE_STATUS_COLS(COL_COUNT_ONE) ALL_SLAVES_TAIL(COL_COUNT_ONE)
+};
+
+static const char *const par_mode_names[] = {"none", "minimal", "conservative", "optimistic", "aggressive"};
+
+int exec_repl_show_status(session_t *s, bool all, res_sink_t *sink, bool more)
 {
     int rc = priv_check_global(s, PRIV_SUPER | PRIV_SLAVE_MONITOR);
     if (rc)
         return rc;
-    res_col_t cols[SLAVE_STATUS_NCOLS];
+    res_col_t cols[ALL_SLAVES_NCOLS];
     int n = 0;
 #define COL(k, nm)                                                                                              \
     cols[n] = (res_col_t){.name = nm, .org_name = nm, .schema = "", .table = "", .org_table = "",             \
-                          .type = #k[0] == 'N' ? MYSQL_TYPE_LONGLONG : MYSQL_TYPE_VAR_STRING,                  \
-                          .charset = #k[0] == 'N' ? CHARSET_BINARY : 33, .length = #k[0] == 'N' ? 20 : 1536,    \
-                          .flags = #k[0] == 'N' ? COLF_NUM | COLF_UNSIGNED : 0};                                \
+                          .type = #k[0] == 'N' ? MYSQL_TYPE_LONGLONG : #k[0] == 'D' ? MYSQL_TYPE_DOUBLE       \
+                                                                                  : MYSQL_TYPE_VAR_STRING,    \
+                          .charset = #k[0] == 'S' ? 33 : CHARSET_BINARY, .length = #k[0] == 'S' ? 1536 : 20,    \
+                          .decimals = #k[0] == 'D' ? 3 : 0,                                                    \
+                          .flags = #k[0] == 'N' ? COLF_NUM | COLF_UNSIGNED : #k[0] == 'D' ? COLF_NUM : 0};      \
     n++;
+    if (all) {
+        ALL_SLAVES_HEAD(COL)
+    }
     SLAVE_STATUS_COLS(COL)
+    if (all) {
+        ALL_SLAVES_TAIL(COL)
+    }
 #undef COL
     sink->columns(sink, cols, n);
     replica_t *r = session_replica();
@@ -276,6 +295,8 @@ int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
         }
         const char *using = c->use_gtid == REPLICA_GTID_SLAVE_POS ? "Slave_Pos"
                             : c->use_gtid == REPLICA_GTID_CURRENT_POS ? "Current_Pos" : "No";
+        int64_t mode = sysvar_global_int(&s->srv->vars, SYSVAR_SLAVE_PARALLEL_MODE);
+        const char *par_mode = mode >= 0 && mode < 5 ? par_mode_names[mode] : "";
         const char *v[SLAVE_STATUS_NCOLS] = {
             st.io_state, c->host, c->user, U(c->port), U(c->connect_retry), st.master_log_file,
             U(st.read_master_log_pos), "", U(0), st.exec_log_file, st.io_running, st.sql_running ? "Yes" : "No",
@@ -284,13 +305,32 @@ int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more)
             c->ssl_cipher, c->ssl_key, st.seconds_behind < 0 ? NULL : U(st.seconds_behind),
             c->ssl_verify ? "Yes" : "No", U(st.last_io_errno), st.last_io_error, U(st.last_sql_errno),
             st.last_sql_error, ids[0], U(st.master_server_id), c->ssl_crl, c->ssl_crlpath, using, st.gtid_io_pos,
-            ids[1], ids[2], "conservative", U(c->delay), st.remaining_delay < 0 ? NULL : U(st.remaining_delay),
+            ids[1], ids[2], par_mode, U(c->delay), st.remaining_delay < 0 ? NULL : U(st.remaining_delay),
             st.sql_state, U(st.ddl_groups), U(st.nontrans_groups),
             U(st.trans_groups), ""};
+        res_cell_t cells[ALL_SLAVES_NCOLS];
+        int k = 0;
+#define CELL(x) (cells[k++] = (res_cell_t){.null = (x) == NULL, .p = (x) ? (x) : "", .len = (x) ? strlen(x) : 0})
+        if (all) {
+            CELL(""); /* the default connection: named connections are not supported */
+            CELL(st.sql_state);
+        }
+        for (int i = 0; i < SLAVE_STATUS_NCOLS; i++)
+            CELL(v[i]);
+        if (all) {
+            buf_t pos;
+            buf_init(&pos);
+            exec_repl_gtid_pos(s->srv, false, &pos);
+            const char *tail[] = {
+                U(st.retried), U(1073741824), U(st.executed), U(st.heartbeats), /* max_relay_log_size's default */
+                arena_printf(a, "%u.%03u", c->heartbeat_ms / 1000, c->heartbeat_ms % 1000),
+                arena_printf(a, "%.*s", (int)pos.len, pos.len ? (const char *)pos.data : "")};
+            buf_free(&pos);
+            for (size_t i = 0; i < sizeof tail / sizeof tail[0]; i++)
+                CELL(tail[i]);
+        }
+#undef CELL
 #undef U
-        res_cell_t cells[SLAVE_STATUS_NCOLS];
-        for (int i = 0; i < n; i++)
-            cells[i] = (res_cell_t){.null = v[i] == NULL, .p = v[i] ? v[i] : "", .len = v[i] ? strlen(v[i]) : 0};
         sink->row(sink, cells);
     }
     sink->rows_end(sink, more);
@@ -301,7 +341,8 @@ bool exec_repl_status(int which, uint64_t *num, buf_t *out)
 {
     if (which != STATUS_RPL_SEMI_SYNC_SLAVE_STATUS && which != STATUS_RPL_SEMI_SYNC_SLAVE_SEND_ACK &&
         which != STATUS_SLAVE_RUNNING && which != STATUS_STRATA_REPLICA_LAG_MS &&
-        which != STATUS_SLAVE_HEARTBEAT_PERIOD && which != STATUS_SLAVE_RECEIVED_HEARTBEATS)
+        which != STATUS_SLAVE_HEARTBEAT_PERIOD && which != STATUS_SLAVE_RECEIVED_HEARTBEATS &&
+        which != STATUS_SLAVE_RETRIED_TRANSACTIONS)
         return false;
     replica_status_t st;
     bool have = session_replica() != NULL;
@@ -316,6 +357,7 @@ bool exec_repl_status(int which, uint64_t *num, buf_t *out)
         buf_printf(out, "%u.%03u", st.cfg.heartbeat_ms / 1000, st.cfg.heartbeat_ms % 1000);
         break;
     case STATUS_SLAVE_RECEIVED_HEARTBEATS: *num = st.heartbeats; break;
+    case STATUS_SLAVE_RETRIED_TRANSACTIONS: *num = st.retried; break;
     case STATUS_SLAVE_RUNNING:
         buf_append_str(out, have && !strcmp(st.io_running, "Yes") && st.sql_running ? "ON" : "OFF");
         break;

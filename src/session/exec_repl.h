@@ -22,8 +22,8 @@ replica_t *session_replica(void);
 
 /* CHANGE MASTER / START SLAVE / STOP SLAVE / RESET SLAVE. */
 int exec_repl_stmt(session_t *s, const sql_stmt_t *st, res_sink_t *sink, bool more);
-/* SHOW SLAVE | REPLICA STATUS. */
-int exec_repl_show_status(session_t *s, res_sink_t *sink, bool more);
+/* SHOW SLAVE | REPLICA STATUS; all: SHOW ALL SLAVES STATUS (its two columns before, six after). */
+int exec_repl_show_status(session_t *s, bool all, res_sink_t *sink, bool more);
 /* SET GLOBAL gtid_slave_pos (the check hook): 0 or -ER_x pushed to d. */
 int exec_repl_set_gtid_slave_pos(const char *text, size_t len, diag_t *d);
 /* A GTID list ("d-s-n, ...", one per domain) into set (freed by the caller): 0 or -1. */

@@ -9,6 +9,7 @@
  */
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,11 @@
 static struct {
     server_t *srv;
     session_t *s;
+    session_t *r;        /* the dashboard's reader session (session_monitor_read), under rmu */
+    pthread_mutex_t rmu;
     status_t own_status; /* the sampler's own counters, apart from the server's */
     bool started;
-} M;
+} M = {.rmu = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---------------------------------------------------------------- statements */
 
@@ -67,10 +70,8 @@ static void rs_row(res_sink_t *s, const res_cell_t *cells)
         mem_free(own[i]);
 }
 
-static int monitor_exec(void *arg, const char *sql, size_t len, history_row_fn fn, void *fnarg, char *err, size_t cap)
+static int run_in(session_t *s, const char *sql, size_t len, history_row_fn fn, void *fnarg, char *err, size_t cap)
 {
-    (void)arg;
-    session_t *s = M.s;
     rows_sink_t rs = {.sink = {.columns = rs_columns, .row = rs_row, .rows_end = rs_rows_end, .ok = rs_ok,
                                .error = rs_error, .raw = rs_raw},
                       .fn = fn, .arg = fnarg};
@@ -82,6 +83,41 @@ static int monitor_exec(void *arg, const char *sql, size_t len, history_row_fn f
         snprintf(err, cap, "%s", s->diag.error ? s->diag.error->msg : "unknown error");
     }
     arena_reset(&s->arena);
+    return rc;
+}
+
+static int monitor_exec(void *arg, const char *sql, size_t len, history_row_fn fn, void *fnarg, char *err, size_t cap)
+{
+    (void)arg;
+    return run_in(M.s, sql, len, fn, fnarg, err, cap);
+}
+
+/* A session like the sampler's (system thread, unmetered, unlisted, never logged), its counters in own. */
+static session_t *system_session(server_t *srv, status_t *own)
+{
+    session_t *s = session_new(srv);
+    s->system_thread = true;
+    s->unmetered = true;
+    snprintf(s->user, sizeof s->user, "system user");
+    snprintf(s->priv_user, sizeof s->priv_user, "system user");
+    sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, 0);
+    status_session_end(&s->stat);
+    status_session_init(&s->stat, own, s);
+    return s;
+}
+
+int session_monitor_read(const char *sql, size_t len, history_row_fn fn, void *arg, char *err, size_t cap)
+{
+    pthread_mutex_lock(&M.rmu);
+    if (!M.started) {
+        pthread_mutex_unlock(&M.rmu);
+        snprintf(err, cap, "the history sampler is not running");
+        return ER_UNKNOWN_ERROR;
+    }
+    if (!M.r)
+        M.r = system_session(M.srv, &M.own_status);
+    int rc = run_in(M.r, sql, len, fn, arg, err, cap);
+    pthread_mutex_unlock(&M.rmu);
     return rc;
 }
 
@@ -265,15 +301,8 @@ static void monitor_config(void *arg, history_config_t *out)
 int session_monitor_start(server_t *srv)
 {
     M.srv = srv;
-    session_t *s = session_new(srv);
-    s->system_thread = true;
-    s->unmetered = true;
-    snprintf(s->user, sizeof s->user, "system user");
-    snprintf(s->priv_user, sizeof s->priv_user, "system user");
-    sysvar_session_set_int(&s->vars, SYSVAR_SQL_LOG_BIN, 0);
-    status_session_end(&s->stat);
     status_init(&M.own_status);
-    status_session_init(&s->stat, &M.own_status, s);
+    session_t *s = system_session(srv, &M.own_status);
     M.s = s;
     history_ops_t ops = {.exec = monitor_exec, .status = monitor_status, .variables = monitor_variables,
                          .config = monitor_config};
@@ -292,6 +321,12 @@ void session_monitor_stop(void)
     if (!M.started)
         return;
     history_stop();
+    pthread_mutex_lock(&M.rmu);
+    if (M.r)
+        session_free(M.r);
+    M.r = NULL;
+    M.started = false;
+    pthread_mutex_unlock(&M.rmu);
     session_free(M.s); /* rolls back nothing: every statement of it was autocommit */
     status_destroy(&M.own_status);
     M.s = NULL;

@@ -14,6 +14,9 @@
  *   DDL                    CREATE (+INSERT for ... SELECT, SELECT on LIKE's source), DROP, ALTER (+ RENAME: DROP
  *                          on the old, INSERT and CREATE on the new, as RENAME TABLE), INDEX
  *   SHOW COLUMNS / INDEX / CREATE TABLE, CREATE/DROP/ALTER DATABASE, tablespaces, table maintenance, views
+ *   a view named     its privilege as above, then its definition (check_view) as its definer (SQL SECURITY
+ *                    DEFINER) or the invoker: SELECT on what it reads, the write's privilege on its base table
+ *                    (1356 when missing; 1449 / 1045 for a definer without an account)
  * information_schema is readable by everyone (the executor filters its rows by priv_db_visible/table_visible).
  *
  * Unqualified column names in statements with several tables are attributed to the table that has the column
@@ -27,6 +30,9 @@
 #include "session/session.h"
 #include "sql/parser/ast.h"
 #include "access/catalog.h"
+#include "access/trigger.h"
+#include "access/view.h"
+#include "sql/parser/parser.h"
 #include "sql/exec/exec.h"
 #include "util/util.h"
 
@@ -47,9 +53,13 @@ typedef struct scope {
 typedef struct walk {
     session_t *s;
     const char *cur_db;
+    uint64_t view_write;   /* a view's base table is written: add_table checks these privileges on it */
+    bool view_defer;       /* the next table add_table meets is a write's target: its caller checks its view */
+    uint32_t view_depth;
 } walk_t;
 
 static int check_select(walk_t *w, const sql_select_t *sel, const sql_cte_t *ctes, uint32_t nctes);
+static int check_table_bits(walk_t *w, const char *db, const char *table, uint64_t need, uint64_t table_only);
 
 static bool is_info_schema(const char *db) { return db && !strcasecmp(db, "information_schema"); }
 
@@ -164,6 +174,90 @@ static bool is_cte(const sql_name_t *n, const sql_cte_t *ctes, uint32_t nctes)
     return false;
 }
 
+/* A view the statement reads or writes through: what its SELECT reads needs SELECT, and the base table it writes
+ * to (`write`: INSERT / UPDATE / DELETE bits) those privileges, of the view's definer (SQL SECURITY DEFINER) or
+ * of the invoker (INVOKER).  A failure there is 1356, as MariaDB says it; a definer without an account is 1449
+ * to an account with SUPER or SET USER, 1045 to others (MariaDB).  Views under it are checked the same way, each
+ * with its own SQL SECURITY. */
+static int check_view(walk_t *w, const char *db, const char *name, uint64_t write)
+{
+    session_t *s = w->s;
+    if (!s->srv->acl || s->system_thread || w->view_depth >= 32)
+        return 0;
+    cat_table_t *t = catalog_table_get(sql_exec_catalog(), db, name);
+    if (t) { /* a table (the common case: no view record is read) */
+        catalog_table_release(t);
+        return 0;
+    }
+    arena_t a;
+    arena_init(&a, 4096);
+    cat_view_t v;
+    sql_stmt_list_t l;
+    int rc = 0;
+    if (catalog_view_get(sql_exec_catalog(), &a, db, name, &v) <= 0)
+        goto out;
+    diag_t scratch;
+    diag_init(&scratch, 4);
+    int prc = sql_parse(&a, v.text, strlen(v.text), &l, &scratch);
+    diag_free(&scratch);
+    if (prc || l.n != 1 || l.stmts[0]->kind != SQL_STMT_SELECT)
+        goto out; /* the executor's 1356 */
+    bool definer = strcmp(v.security, "INVOKER") != 0;
+    acl_account_t acc;
+    if (definer && acl_get(s->srv->acl, v.definer_user, v.definer_host, &acc) != 0) {
+        if (priv_has_global(s, PRIV_SUPER | PRIV_SET_USER)) {
+            rc = diag_error(&s->diag, ER_NO_SUCH_USER, v.definer_user, v.definer_host);
+        } else {
+            bool pw = acl_get(s->srv->acl, s->priv_user, s->priv_host, &acc) == 0 && acc.auth[0];
+            rc = diag_error(&s->diag, ER_ACCESS_DENIED_ERROR, s->priv_user, s->priv_host, pw ? "YES" : "NO");
+        }
+        memset(&acc, 0, sizeof acc);
+        goto out;
+    }
+    memset(&acc, 0, sizeof acc);
+    char saved_user[sizeof s->priv_user], saved_host[sizeof s->priv_host], saved_role[sizeof s->role];
+    struct acl_privs *saved_privs = s->privs;
+    uint64_t saved_version = s->privs_version;
+    if (definer) { /* the definer's privileges meanwhile, as a trigger's body has them (sp_exec.c) */
+        memcpy(saved_user, s->priv_user, sizeof saved_user);
+        memcpy(saved_host, s->priv_host, sizeof saved_host);
+        memcpy(saved_role, s->role, sizeof saved_role);
+        snprintf(s->priv_user, sizeof s->priv_user, "%s", v.definer_user);
+        snprintf(s->priv_host, sizeof s->priv_host, "%s", v.definer_host);
+        s->role[0] = 0;
+        s->privs = NULL;
+        s->privs_version = 0;
+    }
+    walk_t in = {.s = s, .cur_db = v.db, .view_depth = w->view_depth + 1};
+    const sql_select_t *sel = l.stmts[0]->select;
+    rc = check_select(&in, sel, NULL, 0);
+    /* the write reaches the base table of a one-table view (a view under it: its own check does the rest) */
+    if (!rc && write && sel->from && sel->from->kind == SQL_FROM_TABLE && !sel->from->cte) {
+        const char *bdb = sel->from->table.db ? sel->from->table.db : v.db;
+        in.view_write = write;
+        if ((rc = check_table_bits(&in, bdb, sel->from->table.name, write, 0)) > 0)
+            rc = 0; /* column grants: the columns written are the executor's to tell */
+        if (!rc) /* a view under it: its own definition in turn */
+            rc = check_view(&in, bdb, sel->from->table.name, write);
+    }
+    if (definer) {
+        priv_session_reset(s);
+        memcpy(s->priv_user, saved_user, sizeof saved_user);
+        memcpy(s->priv_host, saved_host, sizeof saved_host);
+        memcpy(s->role, saved_role, sizeof saved_role);
+        s->privs = saved_privs;
+        s->privs_version = saved_version;
+    }
+    if (rc && s->diag.error_code != ER_NO_SUCH_USER && s->diag.error_code != ER_ACCESS_DENIED_ERROR &&
+        s->diag.error_code != ER_VIEW_INVALID) {
+        diag_error_replace(&s->diag);
+        rc = diag_error(&s->diag, ER_VIEW_INVALID, db, name);
+    }
+out:
+    arena_destroy(&a);
+    return rc;
+}
+
 /* Adds a table to the scope after checking `need` on it (0: no check, the caller checks). */
 static int add_table(walk_t *w, scope_t *sc, const sql_name_t *n, const char *alias, uint64_t need)
 {
@@ -178,7 +272,11 @@ static int add_table(walk_t *w, scope_t *sc, const sql_name_t *n, const char *al
         cols = rc == PRIV_COLUMNS;
     }
     scope_push(sc, (tref_t){.db = db, .name = n->name, .alias = alias, .columns_only = cols});
-    return 0;
+    uint64_t write = w->view_write;
+    bool defer = w->view_defer;
+    w->view_write = 0;
+    w->view_defer = false;
+    return is_info_schema(db) || defer ? 0 : check_view(w, db, n->name, write);
 }
 
 static int check_from(walk_t *w, scope_t *sc, const sql_from_t *f, uint64_t need)
@@ -325,6 +423,8 @@ static int check_insert(walk_t *w, const sql_stmt_t *st)
         if (!(have & PRIV_UPDATE) && (rc = check_assign_cols(w, db, t, ins->on_dup, ins->non_dup, PRIV_UPDATE)) != 0)
             return rc;
     }
+    if ((rc = check_view(w, db, t, need)) != 0)
+        return rc;
     /* What the statement reads: the values (their subqueries), ON DUPLICATE KEY UPDATE's right-hand sides
      * (columns of the table, VALUES(col)), the SELECT. */
     scope_t sc = {0};
@@ -359,6 +459,7 @@ static int check_update(walk_t *w, const sql_stmt_t *st)
 {
     const sql_update_t *u = st->update;
     scope_t sc = {0};
+    w->view_defer = !u->multi;
     int rc = check_from(w, &sc, u->tables, 0);
     for (uint32_t i = 0; i < u->nset && !rc; i++) {
         tref_t *t = resolve(&sc, &u->set[i].col->col);
@@ -373,6 +474,8 @@ static int check_update(walk_t *w, const sql_stmt_t *st)
     for (int i = 0; i < sc.n && !rc; i++)
         if (!sc.t[i].target)
             rc = check_read_table(w, &sc.t[i]);
+    if (!rc && !u->multi && sc.n == 1)
+        rc = check_view(w, sc.t[0].db, sc.t[0].name, PRIV_UPDATE);
     scope_mark_column_reads(w, &sc);
     for (uint32_t i = 0; i < u->nset && !rc; i++)
         rc = check_expr(w, &sc, u->set[i].value, PRIV_SELECT);
@@ -392,10 +495,13 @@ static int check_delete(walk_t *w, const sql_stmt_t *st)
 {
     const sql_delete_t *d = st->del;
     scope_t sc = {0};
+    w->view_defer = !d->multi;
     int rc = check_from(w, &sc, d->from, 0);
     if (!d->multi) {
         if (!rc && sc.n)
             rc = check_table_bits(w, sc.t[0].db, sc.t[0].name, PRIV_DELETE, PRIV_DELETE);
+        if (!rc && sc.n)
+            rc = check_view(w, sc.t[0].db, sc.t[0].name, PRIV_DELETE);
     } else { /* MariaDB's order: SELECT on every table first, then DELETE on the targets */
         for (int i = 0; i < sc.n && !rc; i++)
             rc = check_read_table(w, &sc.t[i]);
@@ -498,6 +604,8 @@ static int rule_LOAD_DATA(walk_t *w, const sql_stmt_t *st)
         return rc;
     if (rc == PRIV_COLUMNS)
         return priv_deny_table(w->s, db, ld->table.name, need);
+    if ((rc = check_view(w, db, ld->table.name, need)) != 0)
+        return rc;
     scope_t sc = {0};
     scope_push(&sc, (tref_t){.db = db, .name = ld->table.name});
     scope_mark_column_reads(w, &sc);
@@ -649,6 +757,54 @@ static int rule_DROP_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DRO
 static int rule_ALTER_PROCEDURE(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
 static int rule_ALTER_FUNCTION(walk_t *w, const sql_stmt_t *st) { return rule_DROP_PROCEDURE(w, st); }
 
+/* Events: EVENT on the event's database (1044), and on the new one for ALTER ... RENAME TO; another account as
+ * DEFINER needs SUPER or SET USER (1227). */
+static int event_db_check(walk_t *w, const char *db)
+{
+    if (!db)
+        return no_db(w);
+    return priv_check_db(w->s, db, PRIV_EVENT);
+}
+static int rule_CREATE_EVENT(walk_t *w, const sql_stmt_t *st)
+{
+    const sql_event_stmt_t *e = st->event;
+    int rc = event_db_check(w, e->name.db ? e->name.db : w->cur_db);
+    if (!rc && e->has_rename)
+        rc = event_db_check(w, e->rename.db ? e->rename.db : w->cur_db);
+    if (!rc && e->has_definer && !e->definer.current &&
+        (strcmp(e->definer.user, w->s->priv_user) != 0 || strcmp(e->definer.host, w->s->priv_host) != 0))
+        rc = priv_check_global(w->s, PRIV_SUPER | PRIV_SET_USER);
+    return rc;
+}
+static int rule_ALTER_EVENT(walk_t *w, const sql_stmt_t *st) { return rule_CREATE_EVENT(w, st); }
+static int rule_DROP_EVENT(walk_t *w, const sql_stmt_t *st) { return rule_CREATE_EVENT(w, st); }
+
+/* Triggers: TRIGGER on the table (1142), for DROP the table the trigger is on (none when it does not exist: the
+ * statement's own 1360 then). */
+static int rule_CREATE_TRIGGER(walk_t *w, const sql_stmt_t *st)
+{
+    const sql_trigger_stmt_t *t = st->trigger;
+    sql_name_t tn = {t->table.db ? t->table.db : t->name.db, t->table.name};
+    int rc = check_table(w, &tn, PRIV_TRIGGER);
+    /* another account as DEFINER: SUPER or SET USER (1227, MariaDB 10.11) */
+    if (!rc && t->has_definer && !t->definer.current &&
+        (strcmp(t->definer.user, w->s->priv_user) != 0 || strcmp(t->definer.host, w->s->priv_host) != 0))
+        rc = priv_check_global(w->s, PRIV_SUPER | PRIV_SET_USER);
+    return rc;
+}
+static int rule_DROP_TRIGGER(walk_t *w, const sql_stmt_t *st)
+{
+    const sql_name_t *n = &st->trigger->name;
+    const char *db = n->db ? n->db : w->cur_db;
+    if (!db)
+        return no_db(w);
+    cat_trigger_t t;
+    if (catalog_trigger_get(sql_exec_catalog(), &w->s->arena, db, n->name, &t) <= 0)
+        return 0;
+    sql_name_t tn = {db, t.table};
+    return check_table(w, &tn, PRIV_TRIGGER);
+}
+
 static int rule_SHOW(walk_t *w, const sql_stmt_t *st)
 {
     const sql_show_t *sh = &st->show;
@@ -664,6 +820,19 @@ static int rule_SHOW(walk_t *w, const sql_stmt_t *st)
         return check_table_any(w, &sh->table, sh->db, "SELECT", false);
     case SQL_SHOW_CREATE_TABLE: /* the whole definition: a table-level privilege */
         return check_table_any(w, &sh->table, sh->db, "SHOW", true);
+    case SQL_SHOW_CREATE_TRIGGER: { /* TRIGGER on the trigger's table (1227, MariaDB's) */
+        const char *db = sh->table.db ? sh->table.db : w->cur_db;
+        cat_trigger_t t;
+        if (!db || catalog_trigger_get(sql_exec_catalog(), &w->s->arena, db, sh->table.name, &t) <= 0)
+            return 0;
+        if (priv_table(w->s, db, t.table, NULL) & PRIV_TRIGGER)
+            return 0;
+        return diag_error(&w->s->diag, ER_SPECIFIC_ACCESS_DENIED_ERROR, "TRIGGER");
+    }
+    case SQL_SHOW_EVENTS: /* EVENT on the database (1044) */
+        return event_db_check(w, sh->db ? sh->db : w->cur_db);
+    case SQL_SHOW_CREATE_EVENT:
+        return event_db_check(w, sh->table.db ? sh->table.db : w->cur_db);
     case SQL_SHOW_CREATE_VIEW: /* MariaDB: SHOW VIEW and SELECT on the view */
         return check_table(w, &sh->table, PRIV_SHOW_VIEW | PRIV_SELECT);
     default: /* the SHOWs that list server state check their own (or need none) */

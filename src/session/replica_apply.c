@@ -14,11 +14,18 @@
  * the statement's effect and its position together here too.  A group that mixes statement events with row
  * events is refused (1105), not half applied.
  *
+ * Parallel apply (slave_parallel_threads > 0, src/repl/replica.c has the scheduling): each worker applies row
+ * groups with its own binapply_t (worker_new) in its own engine transaction, and between the rows and the
+ * position it waits for its turn in the source's commit order (replica_worker_wait_turn).  The engine's lock
+ * wait hook (lock_wait_hook) tells the replica when an earlier group waits for a row lock a later one holds:
+ * the later one is killed, rolls back and is applied again.
+ *
  * log_slave_updates: the applied transaction goes to this server's binlog under the source's GTID and timestamp
  * (sql_commit_gtid_override), so replicas of this one follow the same GTIDs: a row group's own TABLE_MAP,
  * ANNOTATE_ROWS and rows events are logged as received, in the commit of the rows; statement groups run with
  * sql_log_bin on.  Recovery's re-apply of such a transaction writes its position too (commit/commit.c).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -34,7 +41,7 @@
 typedef struct applier {
     server_t *srv;
     bool log_updates; /* log_slave_updates (start-up only) */
-    uint64_t unsynced_lsn; /* the last engine commit apply_rows made without waiting for the redo sync */
+    _Atomic uint64_t unsynced_lsn; /* the last engine commit apply_rows made without waiting for the redo sync */
     session_t *s;     /* the SQL thread's session (created at its first statement) */
     binapply_t *ap;
 } applier_t;
@@ -180,6 +187,7 @@ static int run_query(applier_t *a, const binlog_event_t *ev, char *err, size_t c
         return 1594;
     }
     session_t *s = applier_session(a);
+    s->replica_origin = ev->server_id ? ev->server_id : 1;
     mem_free(s->db);
     s->db = q.db_len ? mem_strndup(q.db, q.db_len) : NULL; /* as logged, even if it is gone: names then fail */
     if (q.has_sql_mode)
@@ -215,11 +223,15 @@ static bool is_txn_query(const binlog_event_t *ev)
     return (q.len == 5 && !strncasecmp(q.text, "BEGIN", 5)) || (q.len == 6 && !strncasecmp(q.text, "COMMIT", 6));
 }
 
+static int strict_check(applier_t *a, const replica_group_t *g, char *err, size_t cap);
+
 /* MariaDB's Last_SQL_Error for a rows event that failed. */
 static int rows_error(int rc, const diag_t *d, const binlog_event_t *ev, const char *table, const replica_group_t *g,
                       char *err, size_t cap)
 {
-    int no = rc == STRATA_ENOTFOUND ? ER_KEY_NOT_FOUND : d->error ? d->error->code : rc < 0 && rc > -10000 ? -rc : ER_UNKNOWN_ERROR;
+    int no = rc == STRATA_ENOTFOUND ? ER_KEY_NOT_FOUND : rc == ENGINE_EDEADLOCK ? ER_LOCK_DEADLOCK
+             : rc == ENGINE_ELOCKWAIT ? ER_LOCK_WAIT_TIMEOUT : d->error ? d->error->code
+             : rc < 0 && rc > -10000 ? -rc : ER_UNKNOWN_ERROR;
     if (no == ER_NO_SUCH_TABLE) {
         snprintf(err, cap, "Error executing row event: '%s'", d->error ? d->error->msg : "no such table");
         return no;
@@ -234,13 +246,17 @@ static int rows_error(int rc, const diag_t *d, const binlog_event_t *ev, const c
     return no;
 }
 
-static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t cap)
+/* Applies a row group with ap in one engine transaction.  w: a parallel worker's (NULL for the SQL thread): the
+ * transaction is made known to the replica, killed is checked between events, and the commit waits for the
+ * group's turn. */
+static int apply_rows(applier_t *a, binapply_t *ap, replica_worker_t *w, const replica_group_t *g, char *err,
+                      size_t cap)
 {
     catalog_t *cat = sql_exec_catalog();
-    if (!a->ap)
-        a->ap = binapply_new(cat);
     engine_trx_t *trx = NULL;
     int rc = engine_trx_begin(catalog_engine(cat), &trx);
+    if (rc == 0 && w)
+        replica_worker_set_trx(w, engine_trx_id(trx));
     diag_t d;
     diag_init(&d, 8);
     char table[520] = "";
@@ -260,14 +276,22 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
             if (binlog_table_map_decode(&ev, &t, cols, 4096, db, name) == 0)
                 snprintf(table, sizeof table, "%s.%s", db, name);
         }
+        if (w && replica_worker_killed(w)) {
+            rc = REPLICA_RETRY;
+            break;
+        }
         if (ev.type == BINLOG_EV_GTID || is_rows_event(ev.type)) {
-            rc = binapply_event(a->ap, trx, &ev, &d);
+            rc = binapply_event(ap, trx, &ev, &d);
             if (rc) {
                 rc = rows_error(rc, &d, &ev, table, g, err, cap);
                 break;
             }
         }
     }
+    if (rc == 0 && w && replica_worker_wait_turn(w) != 0)
+        rc = REPLICA_RETRY; /* killed while waiting, or an earlier group failed */
+    if (rc == 0 && w)
+        rc = strict_check(a, g, err, cap); /* now that every earlier group is in the binlog */
     if (rc == 0 && (rc = pos_write(cat, trx, g)) != 0)
         snprintf(err, cap, "the replica position could not be written (engine error %d)", rc);
     if (rc == 0 && FAULT_POINT("replica.rows_before_commit")) /* test builds: KILL inside the transaction */
@@ -276,8 +300,9 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
         if (binlog_trx_empty(&blt)) { /* engine only: durable at the SQL thread's next sync (apply_sync) */
             uint64_t lsn = 0;
             rc = engine_trx_commit_nosync(trx, &lsn);
-            if (lsn > a->unsynced_lsn)
-                a->unsynced_lsn = lsn;
+            uint64_t cur = atomic_load(&a->unsynced_lsn);
+            while (lsn > cur && !atomic_compare_exchange_weak(&a->unsynced_lsn, &cur, lsn))
+                ;
         } else { /* log_slave_updates: the binlog's group commit makes it durable */
             if (g->has_gtid)
                 sql_commit_gtid_override(&g->gtid, g->when);
@@ -292,6 +317,8 @@ static int apply_rows(applier_t *a, const replica_group_t *g, char *err, size_t 
     }
     if (trx)
         engine_trx_rollback(trx);
+    if (w)
+        replica_worker_set_trx(w, 0);
     binlog_trx_free(&blt);
     diag_free(&d);
     return rc;
@@ -377,14 +404,57 @@ static int apply_group(void *arg, const replica_group_t *g, char *err, size_t ca
                  "this replica", g->gtid.domain, g->gtid.server, (unsigned long long)g->gtid.seq);
         return ER_UNKNOWN_ERROR;
     }
-    return stmts || g->skip ? apply_queries(a, g, err, cap) : apply_rows(a, g, err, cap);
+    if (stmts || g->skip)
+        return apply_queries(a, g, err, cap);
+    if (!a->ap)
+        a->ap = binapply_new(sql_exec_catalog());
+    return apply_rows(a, a->ap, NULL, g, err, cap);
+}
+
+/* ---------------------------------------------------------------- parallel apply */
+
+static void *apply_worker_new(void *arg)
+{
+    (void)arg;
+    return binapply_new(sql_exec_catalog());
+}
+
+static void apply_worker_free(void *arg, void *wctx)
+{
+    (void)arg;
+    binapply_free(wctx);
+}
+
+/* A row group in a worker (the coordinator gives statement groups to apply_group, alone). */
+static int apply_worker(void *arg, void *wctx, replica_worker_t *w, const replica_group_t *g, char *err, size_t cap)
+{
+    return apply_rows(arg, wctx, w, g, err, cap);
+}
+
+static void apply_parallel(void *arg, uint32_t *threads, replica_par_mode_t *mode)
+{
+    applier_t *a = arg;
+    *threads = (uint32_t)sysvar_global_int(&a->srv->vars, SYSVAR_SLAVE_PARALLEL_THREADS);
+    *mode = (replica_par_mode_t)sysvar_global_int(&a->srv->vars, SYSVAR_SLAVE_PARALLEL_MODE);
+}
+
+static uint32_t apply_retries(void *arg)
+{
+    applier_t *a = arg;
+    return (uint32_t)sysvar_global_int(&a->srv->vars, SYSVAR_SLAVE_TRANSACTION_RETRIES);
+}
+
+/* The engine's lock wait hook: a worker's transaction waits for a row lock of a later worker's. */
+static bool lock_wait_hook(void *arg, uint64_t waiter_trx, uint64_t holder_trx)
+{
+    (void)arg;
+    return replica_lock_wait(g_replica, waiter_trx, holder_trx);
 }
 
 static int apply_sync(void *arg)
 {
     applier_t *a = arg;
-    uint64_t lsn = a->unsynced_lsn;
-    a->unsynced_lsn = 0;
+    uint64_t lsn = atomic_exchange(&a->unsynced_lsn, 0);
     return lsn ? engine_log_sync(catalog_engine(sql_exec_catalog()), lsn) : 0;
 }
 
@@ -419,14 +489,21 @@ int session_replica_open(server_t *srv, bool skip_start)
                             .log_updates = sysvar_global_int(&srv->vars, SYSVAR_LOG_SLAVE_UPDATES) != 0};
     replica_apply_ops_t ops = {.arg = &g_applier, .apply = apply_group, .sync = apply_sync, .save_pos = apply_save_pos,
                                .load_pos = apply_load_pos, .binlog_pos = apply_binlog_pos,
-                               .net_timeout = apply_net_timeout, .gtid_strict = apply_gtid_strict, .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end};
+                               .net_timeout = apply_net_timeout, .gtid_strict = apply_gtid_strict,
+                               .semi_sync_enabled = apply_semi_sync_enabled, .thread_end = apply_thread_end,
+                               .parallel = apply_parallel, .retries = apply_retries, .worker_new = apply_worker_new,
+                               .worker_free = apply_worker_free, .apply_worker = apply_worker};
     uint32_t sid = (uint32_t)sysvar_global_int(&srv->vars, SYSVAR_SERVER_ID);
+    /* before the threads start: replica_open sets g_replica before it starts them */
+    engine_set_lock_wait_hook(catalog_engine(sql_exec_catalog()), lock_wait_hook, NULL);
     return replica_open(srv->datadir, sid, &ops, skip_start, &g_replica);
 }
 
 void session_replica_close(server_t *srv)
 {
     (void)srv;
+    if (sql_exec_catalog())
+        engine_set_lock_wait_hook(catalog_engine(sql_exec_catalog()), NULL, NULL);
     replica_close(g_replica);
     g_replica = NULL;
 }

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "binlog/binlog.h"
+#include "session/event_sched.h"
 #include "session/exec_repl.h"
 #include "acl/acl.h"
 #include "acl/priv.h"
@@ -17,6 +18,7 @@
 #include "monitor/digest.h"
 #include "commit/commit.h"
 #include "session/session.h"
+#include "session/sp_int.h"
 #include "engine/engine.h"
 #include "access/catalog.h"
 #include "sql/exec/exec.h"
@@ -222,17 +224,25 @@ static void server_sysvar_hook(void *arg, const sysvar_def_t *def)
         engine_rebalance_enable(eng, sysvar_global_int(&srv->vars, SYSVAR_STRATA_REBALANCE) != 0);
     if (def->id == SYSVAR_MONITOR_INTERVAL)
         history_kick(); /* the sampler waits for the new interval, not the old one */
+    if (def->id == SYSVAR_EVENT_SCHEDULER)
+        event_sched_changed(); /* ON starts the scheduler now, OFF stops it */
 }
 
-/* SET checks the server owns: gtid_slave_pos (only while the replica is stopped, and a valid GTID list) and, in
+/* SET checks the server owns: gtid_slave_pos (only while the replica is stopped, and a valid GTID list),
+ * slave_parallel_threads and slave_parallel_mode (only while it is stopped) and, in
  * test builds, debug_fault (the fault-injection rules; text that does not parse is refused). */
 static int server_sysvar_check(void *arg, const sysvar_def_t *def, sysvar_scope_t scope, sysvar_session_t *sess,
                                const sysvar_value_t *v, diag_t *d)
 {
     (void)arg;
     (void)sess;
+    if (def->id == SYSVAR_EVENT_SCHEDULER)
+        return event_sched_check(v->i, d);
     if (def->id == SYSVAR_GTID_SLAVE_POS && scope == SYSVAR_GLOBAL)
         return exec_repl_set_gtid_slave_pos(v->kind == SYSVAR_V_STR ? v->s : "", v->kind == SYSVAR_V_STR ? v->len : 0, d);
+    if ((def->target == SYSVAR_SLAVE_PARALLEL_THREADS || def->target == SYSVAR_SLAVE_PARALLEL_MODE) && session_replica() &&
+        replica_running(session_replica())) /* the SQL thread reads them when it starts, as MariaDB */
+        return diag_error(d, ER_SLAVE_MUST_STOP);
 #ifdef STRATA_FAULTS
     if (def->id == SYSVAR_DEBUG_FAULT) {
         char err[256];
@@ -350,6 +360,10 @@ void session_free(session_t *s)
     mem_free(s->db);
     mem_free(s->info);
     mem_free(s->slow_log_db);
+    mem_free(s->sql_mode_text);
+    sp_cache_free(s);
+    for (uint32_t i = 0; i < SP_MODE_CACHE; i++)
+        mem_free(s->sp_modes[i].text);
     session_digest_free(s);
     pthread_mutex_destroy(&s->info_lock);
     mem_free(s);
@@ -622,6 +636,14 @@ void session_statistics(session_t *s, res_sink_t *sink)
     sink->raw(sink, line, (size_t)n);
 }
 
+/* t's kill_query was just set: wake its metadata-lock or row-lock wait, which sleeps until woken, to see it. */
+static void kick_waits(session_t *t)
+{
+    mdl_kick(&t->kill_query);
+    catalog_t *cat = sql_exec_catalog();
+    engine_kick(cat ? catalog_engine(cat) : NULL, &t->kill_query);
+}
+
 void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
 {
     server_t *srv = s->srv;
@@ -641,11 +663,15 @@ void session_kill(session_t *s, uint32_t id, bool query_only, res_sink_t *sink)
         }
         if (query_only) {
             atomic_store(&t->kill_query, true);
-            mdl_kick(&t->kill_query); /* a metadata-lock wait sleeps until woken: wake it to see the kill */
+            kick_waits(t); /* a metadata-lock or row-lock wait sleeps until woken: wake it to see the kill */
         } else {
             atomic_store(&t->killed, true);
             if (t != s && t->fd >= 0)
                 shutdown(t->fd, SHUT_RDWR); /* its worker sees EOF and closes it */
+            if (t != s) { /* a statement waiting for a metadata lock fails first (the worker is asleep in it) */
+                atomic_store(&t->kill_query, true);
+                kick_waits(t);
+            }
         }
         if (t != s)
             admit_cancel(&t->admit); /* parked for admission: resumed now, it sees the kill */
@@ -673,6 +699,8 @@ void server_kill_all(server_t *srv)
         atomic_store(&t->killed, true);
         if (t->fd >= 0)
             shutdown(t->fd, SHUT_RDWR);
+        atomic_store(&t->kill_query, true); /* a lock wait ends now, not at its timeout */
+        kick_waits(t);
     }
     pthread_mutex_unlock(&srv->sessions_lock);
 }

@@ -50,6 +50,8 @@ enum {
 
 typedef struct server server_t;
 typedef struct session session_t;
+
+#define SP_MODE_CACHE 4
 typedef struct acl acl_t;
 typedef struct binlog binlog_t;
 typedef struct auth_cache auth_cache_t;
@@ -123,6 +125,8 @@ struct session {
     atomic_bool killed;      /* KILL CONNECTION */
     atomic_bool kill_query;  /* KILL QUERY */
     enum session_cmd_state state;
+    const char *command;     /* PROCESSLIST's Command when it is not Query / Sleep ("Daemon", "Connect": the event
+                                scheduler's sessions), NULL otherwise */
     pthread_mutex_t info_lock; /* guards info for SHOW PROCESSLIST readers */
     char *info;          /* current statement text (truncated), mem_alloc'd */
     uint64_t state_since_us;
@@ -161,6 +165,8 @@ struct session {
     admit_node_t admit;     /* transaction admission (admit.h): waiting for or holding a slot */
     uint32_t replica_server_id; /* COM_REGISTER_SLAVE: the replica's server_id (0: not a replica) */
     bool system_thread;     /* the replica's SQL thread: every privilege, exempt from read_only */
+    uint32_t replica_origin; /* the replica's SQL thread: the server_id of the source's statement it applies (the
+                                events it creates are SLAVESIDE_DISABLED, that server their ORIGINATOR); 0 else */
     bool unmetered;         /* the history sampler's: its statements reach neither the slow log nor the digests */
     void *sqlx;             /* the SQL executor's per-connection state (sql_exec_session_t), NULL until used */
     struct ulock_owner *ulock; /* user-level locks held (GET_LOCK, session/ulock.h), NULL until the first */
@@ -172,6 +178,12 @@ struct session {
     stmt_meter_t meter;     /* the running statement's */
     char *slow_log_db;      /* the database of this session's last slow-log record ("use db;" when it changes) */
     struct digest_cache *digest_cache; /* the digest texts of its last statements (session/digest.c), NULL at first */
+    char *sql_mode_text;    /* @@sql_mode as its names, for sql_mode_val (exec.c: formatted when the mode changes) */
+    int64_t sql_mode_val;
+    struct { char *text; int64_t val; } sp_modes[SP_MODE_CACHE]; /* routines' sql_mode names read (sp_exec.c) */
+    uint32_t sp_modes_next;
+    bool sp_into;           /* a routine's SELECT ... INTO runs (its x/0 is an error in strict mode) */
+    struct sp_cached *sp_cache; /* routines as this session parsed them (sp_exec.c) */
 };
 
 struct server {

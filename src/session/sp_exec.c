@@ -2,8 +2,9 @@
  * The stored-routine interpreter: runs the tree of sql/parser/sp.h for CALL and for stored functions met in
  * expressions.
  *
- * A call is a frame (sp_frame_t): the routine's body parsed again from its catalog text into the frame's arena,
- * one slot per variable (parameters first), the cursors, the active handlers.  The frames of a session form a
+ * A call is a frame (sp_frame_t) over the routine's body as the session parsed it from its catalog text (the
+ * session's cache of parsed routines, one entry per routine and catalog version: see sp_cached_t), one slot per
+ * variable (parameters first), the cursors, the active handlers.  The frames of a session form a
  * stack (session.sp_frame, innermost first) that the recursion limits read: a procedure may be active at most
  * max_sp_recursion_depth + 1 times (1456), a function once (1424).
  *
@@ -25,6 +26,7 @@
 #include <strings.h>
 
 #include "access/routine.h"
+#include "access/trigger.h"
 #include "acl/priv.h"
 #include "session/sp_int.h"
 #include "session/sysvar.h"
@@ -68,6 +70,8 @@ typedef struct sp_frame {
     cat_routine_t r;
     const char *qname;          /* db.name */
     bool is_function;
+    bool mode_set;        /* the routine's sql_mode is the session's while it runs; saved_mode comes back */
+    int64_t saved_mode;
     sp_body_t *body;
     sql_routine_stmt_t *def;
     arena_t arena;              /* the body's tree and what lives for the call */
@@ -87,9 +91,14 @@ typedef struct sp_frame {
     bool returned;
     const sp_text_t *cur_text;  /* the statement running now (a CALL's OUT arguments write through it) */
     uint32_t err_line;          /* the statement an unhandled error left from */
+    uint32_t ret_line;          /* the RETURN that ran (a failed conversion of its value is noted there) */
+    bool *row_assigned;         /* a trigger's: per variable, a SET NEW.col ran */
+    struct sp_cached *cached;   /* the parsed routine it runs (the session's cache holds it while referenced) */
     uint64_t affected;          /* rows changed or selected INTO, the CALL's OK reports their sum (MariaDB) */
     res_sink_t *sink;           /* the client's, for result sets */
     bool strict;
+    sql_trg_row_t *trg;         /* a trigger's row; row_col[var]: the column of a NEW.x / OLD.x variable */
+    uint32_t *row_col;
 } sp_frame_t;
 
 /* ---------------------------------------------------------------- arenas */
@@ -131,18 +140,40 @@ static void var_put(sp_var_t *sv, const value_t *v)
 static int var_set(sp_frame_t *f, uint32_t i, const value_t *v)
 {
     const sp_var_info_t *vi = &f->body->vars[i];
+    if (vi->is_row) { /* a trigger's NEW.col: converted to the column's type now (an error stops the body) */
+        value_t out = *v;
+        if (f->trg && f->trg->store && v->type != VAL_NULL &&
+            f->trg->store(f->trg->store_arg, f->row_col[i], v, &out, &f->s->arena, &f->s->diag) != 0)
+            return SP_ERR;
+        var_put(&f->vars[i], &out);
+        if (f->row_assigned)
+            f->row_assigned[i] = true; /* SET NEW.col ran (not only written in the body) */
+        return SP_OK;
+    }
     sql_store_col_t col = {.type = &vi->type, .coll = vi->type.coll >= 0 ? (uint16_t)vi->type.coll : COLL_UTF8MB4_GENERAL_CI,
                            .name = vi->name, .db = "", .table = ""};
     value_t out;
     if (v->type == VAL_NULL) {
         out = *v;
     } else {
-        int rc = sql_value_store(&f->s->arena, &col, v, f->strict, 1, &f->s->diag, &out);
+        int rc = sql_value_store(&f->s->arena, &col, v, f->strict, 0, &f->s->diag, &out); /* "at row 0" */
         if (rc)
             return SP_ERR;
     }
     var_put(&f->vars[i], &out);
     return SP_OK;
+}
+
+/* An argument into parameter i: converted under the caller's sql_mode (MariaDB binds them before the routine's
+ * own mode applies), so a routine created in a loose mode still refuses 1264 from a strict caller. */
+static int arg_set(sp_frame_t *f, uint32_t i, const value_t *v)
+{
+    bool strict = f->strict;
+    if (f->mode_set)
+        f->strict = (f->saved_mode & (3ll << 21)) != 0;
+    int rc = var_set(f, i, v);
+    f->strict = strict;
+    return rc;
 }
 
 static value_t *text_params(sp_frame_t *f, const sp_text_t *t)
@@ -177,12 +208,25 @@ typedef struct fwd_sink {
     uint64_t *affected;
 } fwd_sink_t;
 
-static void fwd_columns(res_sink_t *k, const res_col_t *c, int n) { ((fwd_sink_t *)k)->real->columns(((fwd_sink_t *)k)->real, c, n); }
-static void fwd_row(res_sink_t *k, const res_cell_t *c) { ((fwd_sink_t *)k)->real->row(((fwd_sink_t *)k)->real, c); }
+/* A function's frame has no sink (real is NULL): its statements return no result set (1415 at CREATE). */
+static void fwd_columns(res_sink_t *k, const res_col_t *c, int n)
+{
+    res_sink_t *r = ((fwd_sink_t *)k)->real;
+    if (r)
+        r->columns(r, c, n);
+}
+static void fwd_row(res_sink_t *k, const res_cell_t *c)
+{
+    res_sink_t *r = ((fwd_sink_t *)k)->real;
+    if (r)
+        r->row(r, c);
+}
 static void fwd_rows_end(res_sink_t *k, bool more)
 {
     (void)more;
-    ((fwd_sink_t *)k)->real->rows_end(((fwd_sink_t *)k)->real, true);
+    res_sink_t *r = ((fwd_sink_t *)k)->real;
+    if (r)
+        r->rows_end(r, true);
 }
 static void fwd_ok(res_sink_t *k, uint64_t affected, uint64_t last_id, const char *info, bool more)
 {
@@ -333,12 +377,14 @@ static int run_text(sp_frame_t *f, const sp_text_t *t, res_sink_t *sink)
 }
 
 /* An expression's value (in the scratch arena); with a subquery it runs as a SELECT. */
-static int eval_text(sp_frame_t *f, const sp_text_t *t, value_t *out)
+/* An expression of the body; assign: its value goes into a variable (SET, DECLARE ... DEFAULT, RETURN), where
+ * x/0 under strict mode with ERROR_FOR_DIVISION_BY_ZERO is error 1365 as in a table's column (MariaDB). */
+static int eval_value(sp_frame_t *f, const sp_text_t *t, value_t *out, bool assign)
 {
     session_t *s = f->s;
     if (!t->has_query) {
         value_t *p = text_params(f, t);
-        int rc = session_sp_eval(s, t->expr, p, t->nvars, out);
+        int rc = session_sp_eval(s, t->expr, p, t->nvars, assign, out);
         return rc || diag_failed(&s->diag) ? SP_ERR : SP_OK;
     }
     sp_text_t q = *t;
@@ -351,6 +397,8 @@ static int eval_text(sp_frame_t *f, const sp_text_t *t, value_t *out)
     *out = c.nrows && c.ncols ? c.rows[0][0] : value_null();
     return SP_OK;
 }
+
+static int eval_text(sp_frame_t *f, const sp_text_t *t, value_t *out) { return eval_value(f, t, out, false); }
 
 static int eval_bool(sp_frame_t *f, const sp_text_t *t, bool *out)
 {
@@ -376,7 +424,10 @@ static int do_sql(sp_frame_t *f, const sp_node_t *n)
     if (n->ninto) {
         cap_sink_t c;
         cap_init(&c, &s->arena, 1);
-        if (run_text(f, n->stmt, &c.base))
+        s->sp_into = true; /* its values go into variables: x/0 is 1365 under strict mode (exec.c sqlx_ctx) */
+        int rrc = run_text(f, n->stmt, &c.base);
+        s->sp_into = false;
+        if (rrc)
             return SP_ERR;
         if (c.nrows == 0) {
             diag_warn(&s->diag, ER_SP_FETCH_NO_DATA);
@@ -402,7 +453,7 @@ static int do_sql(sp_frame_t *f, const sp_node_t *n)
     }
     fwd_sink_t k = {.base = {.columns = fwd_columns, .row = fwd_row, .rows_end = fwd_rows_end, .ok = fwd_ok,
                              .error = sink_error_none, .raw = sink_raw_none, .prepared = sink_prepared_none,
-                             .binary = f->sink->binary},
+                             .binary = f->sink && f->sink->binary},
                     .real = f->sink, .affected = &f->affected};
     return run_text(f, n->stmt, &k.base);
 }
@@ -719,14 +770,14 @@ static int leaf(sp_frame_t *f, const sp_node_t *n)
     case SP_DECLARE_VAR: {
         value_t v = value_null();
         if (n->expr)
-            rc = eval_text(f, n->expr, &v);
+            rc = eval_value(f, n->expr, &v, true);
         for (uint32_t i = 0; i < n->nvars && rc == SP_OK; i++)
             rc = var_set(f, n->first + i, &v);
         break;
     }
     case SP_SET: {
         value_t v;
-        rc = eval_text(f, n->expr, &v);
+        rc = eval_value(f, n->expr, &v, true);
         if (rc == SP_OK)
             rc = var_set(f, n->var, &v);
         break;
@@ -736,14 +787,12 @@ static int leaf(sp_frame_t *f, const sp_node_t *n)
         break;
     case SP_RETURN: {
         value_t v;
-        rc = eval_text(f, n->expr, &v);
+        f->ret_line = n->line;
+        rc = eval_value(f, n->expr, &v, true);
         if (rc == SP_OK) {
-            sql_store_col_t col = {.type = &f->def->returns,
-                                   .coll = f->def->returns.coll >= 0 ? (uint16_t)f->def->returns.coll : COLL_UTF8MB4_GENERAL_CI,
-                                   .name = f->r.name, .db = "", .table = ""};
+            /* kept as it is: the caller converts it to RETURNS's type once the body's own conditions are gone
+             * (sp_function_call), so a truncation is the calling statement's warning, as MariaDB's */
             value_t out = v;
-            if (v.type != VAL_NULL && sql_value_store(&f->s->arena, &col, &v, f->strict, 1, &f->s->diag, &out))
-                rc = SP_ERR;
             if (rc == SP_OK) {
                 sp_var_t tmp = {0};
                 var_put(&tmp, &out);
@@ -885,6 +934,9 @@ static void param_set(void *arg, uint32_t index, const value_t *v)
         var_set(f, f->cur_text->vars[index], v);
 }
 
+struct sp_cached;
+static void cached_release(struct sp_cached *c);
+
 static void frame_free(sp_frame_t *f)
 {
     if (f->vars)
@@ -896,8 +948,95 @@ static void frame_free(sp_frame_t *f)
     mem_free(f->vars);
     mem_free(f->cursors);
     mem_free(f->ret_data);
+    if (f->mode_set)
+        sysvar_session_set_int(&f->s->vars, SYSVAR_SQL_MODE, f->saved_mode);
+    cached_release(f->cached);
     arena_destroy(&f->scratch);
     arena_destroy(&f->arena);
+}
+
+/* A routine's sql_mode (as its names) as the session's value: the last few looked up per session, since a
+ * function called for every row of a statement would read the names again each time. */
+static int64_t mode_of_text(session_t *s, const char *text)
+{
+    for (uint32_t i = 0; i < SP_MODE_CACHE; i++)
+        if (s->sp_modes[i].text && strcmp(s->sp_modes[i].text, text) == 0)
+            return s->sp_modes[i].val;
+    int64_t saved = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    diag_t md;
+    diag_init(&md, 2);
+    sysvar_set_text(&s->srv->vars, &s->vars, sysvar_def(SYSVAR_SQL_MODE), SYSVAR_SESSION, text, &md);
+    diag_free(&md);
+    int64_t v = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, saved);
+    uint32_t k = s->sp_modes_next++ % SP_MODE_CACHE;
+    mem_free(s->sp_modes[k].text);
+    s->sp_modes[k].text = mem_strdup(text);
+    s->sp_modes[k].val = v;
+    return v;
+}
+
+/*
+ * Routines as the session parsed them: a function called for every row of a statement is read from the catalog
+ * and parsed once, not per call.  An entry is valid while the catalog's version is the one it was parsed at
+ * (routine DDL moves it on: access/routine.c); a stale or evicted entry still running in a frame is freed when
+ * its last frame ends.  The tree is read-only while it runs (a trigger's body is shared across rows the same way).
+ */
+typedef struct sp_cached {
+    struct sp_cached *next;
+    uint64_t version;
+    uint32_t refs;              /* frames running it */
+    bool listed;                /* in the session's list (else freed at refs 0) */
+    bool is_function;
+    arena_t arena;              /* r, def and the tree */
+    cat_routine_t r;
+    sql_routine_stmt_t *def;
+} sp_cached_t;
+
+#define SP_CACHE_MAX 32
+
+static void cached_free(sp_cached_t *c)
+{
+    arena_destroy(&c->arena);
+    mem_free(c);
+}
+
+static void cached_release(struct sp_cached *c)
+{
+    if (c && --c->refs == 0 && !c->listed)
+        cached_free(c);
+}
+
+/* Unlinks every entry (connection end, or all stale): those still running are freed by their last frame. */
+void sp_cache_free(session_t *s)
+{
+    for (sp_cached_t *c = s->sp_cache, *n; c; c = n) {
+        n = c->next;
+        c->listed = false;
+        if (c->refs == 0)
+            cached_free(c);
+    }
+    s->sp_cache = NULL;
+}
+
+/* The valid entry for type db.name (names as the catalog compares them), or NULL. */
+static sp_cached_t *cached_find(session_t *s, bool is_function, const char *db, const char *name)
+{
+    uint64_t v = catalog_version(sql_exec_catalog());
+    sp_cached_t **pp = &s->sp_cache;
+    for (sp_cached_t *c = s->sp_cache; c; c = *pp) {
+        if (c->version != v) { /* stale: some DDL since */
+            *pp = c->next;
+            c->listed = false;
+            if (c->refs == 0)
+                cached_free(c);
+            continue;
+        }
+        if (c->is_function == is_function && strcmp(c->r.db, db) == 0 && strcasecmp(c->r.name, name) == 0)
+            return c;
+        pp = &c->next;
+    }
+    return NULL;
 }
 
 /* Loads db.name of the kind, checks EXECUTE and the recursion limits, and parses its body: 0, or an error
@@ -909,10 +1048,25 @@ static int frame_open(sp_frame_t *f, session_t *s, const char *type, const char 
     arena_init(&f->arena, 8192);
     arena_init(&f->scratch, 8192);
     f->is_function = strcmp(type, "FUNCTION") == 0;
-    int ex = catalog_routine_get(sql_exec_catalog(), &f->arena, type, db, name, &f->r);
-    f->qname = arena_printf(&f->arena, "%s.%s", db, ex > 0 ? f->r.name : name);
-    if (ex <= 0)
-        return diag_error(&s->diag, ER_SP_DOES_NOT_EXIST, type, f->qname);
+    /* the record and its parsed definition: the session's entry, or a new one read and parsed now */
+    sp_cached_t *ce = cached_find(s, f->is_function, db, name);
+    bool fresh = ce == NULL;
+    if (fresh) {
+        ce = mem_calloc(1, sizeof *ce);
+        arena_init(&ce->arena, 8192);
+        ce->version = catalog_version(sql_exec_catalog());
+        ce->is_function = f->is_function;
+        int ex = catalog_routine_get(sql_exec_catalog(), &ce->arena, type, db, name, &ce->r);
+        if (ex <= 0) {
+            cached_free(ce);
+            f->qname = arena_printf(&f->arena, "%s.%s", db, name);
+            return diag_error(&s->diag, ER_SP_DOES_NOT_EXIST, type, f->qname);
+        }
+    }
+    ce->refs++; /* released by frame_free */
+    f->cached = ce;
+    f->r = ce->r;
+    f->qname = arena_printf(&f->arena, "%s.%s", db, f->r.name);
     if (!s->system_thread && (priv_db(s, db) & PRIV_EXECUTE) == 0)
         return diag_error(&s->diag, ER_PROCACCESS_DENIED_ERROR, "execute", s->priv_user, s->priv_host, f->qname);
     uint32_t depth = 0, active = 0;
@@ -928,28 +1082,46 @@ static int frame_open(sp_frame_t *f, session_t *s, const char *type, const char 
     uint64_t limit = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_SP_RECURSION_DEPTH);
     if (!f->is_function && (active > limit || depth >= SP_MAX_FRAMES))
         return diag_error(&s->diag, ER_SP_RECURSION_LIMIT, (int)limit, f->r.name);
-    /* the definition parsed again: CREATE's header around the stored parameter list and body */
-    int pad = atoi(f->r.body_line) - 1;
-    for (const char *q = f->r.params; *q; q++)
-        pad -= *q == '\n';
-    char *nl = arena_alloc(&f->arena, (size_t)(pad > 0 ? pad : 0) + 1);
-    memset(nl, '\n', (size_t)(pad > 0 ? pad : 0));
-    nl[pad > 0 ? pad : 0] = 0;
-    const char *text = f->is_function
-                           ? arena_printf(&f->arena, "CREATE FUNCTION x(%s) RETURNS %s %s%s", f->r.params, f->r.returns, nl, f->r.body)
-                           : arena_printf(&f->arena, "CREATE PROCEDURE x(%s) %s%s", f->r.params, nl, f->r.body);
-    sql_stmt_list_t l;
-    diag_t scratch;
-    diag_init(&scratch, 4);
-    int rc = sql_parse_mode(&f->arena, text, strlen(text), session_parse_mode(s), &l, &scratch);
-    if (rc || l.n != 1 || !l.stmts[0]->routine) {
-        diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code ? scratch.error_code : ER_PARSE_ERROR,
-                      scratch.error ? scratch.error->msg : "the stored routine does not parse");
-        diag_free(&scratch);
-        return -ER_PARSE_ERROR;
+    /* it runs (and its body parses) under the sql_mode it was created with, as MariaDB's routines do */
+    if (f->r.sql_mode) {
+        f->saved_mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+        f->mode_set = true;
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, mode_of_text(s, f->r.sql_mode));
     }
-    diag_free(&scratch);
-    f->def = l.stmts[0]->routine;
+    if (fresh) {
+        /* the definition parsed again: CREATE's header around the stored parameter list and body */
+        int pad = atoi(f->r.body_line) - 1;
+        for (const char *q = f->r.params; *q; q++)
+            pad -= *q == '\n';
+        char *nl = arena_alloc(&ce->arena, (size_t)(pad > 0 ? pad : 0) + 1);
+        memset(nl, '\n', (size_t)(pad > 0 ? pad : 0));
+        nl[pad > 0 ? pad : 0] = 0;
+        const char *text = f->is_function ? arena_printf(&ce->arena, "CREATE FUNCTION x(%s) RETURNS %s %s%s",
+                                                         f->r.params, f->r.returns, nl, f->r.body)
+                                          : arena_printf(&ce->arena, "CREATE PROCEDURE x(%s) %s%s", f->r.params, nl,
+                                                         f->r.body);
+        sql_stmt_list_t l;
+        diag_t scratch;
+        diag_init(&scratch, 4);
+        int rc = sql_parse_mode(&ce->arena, text, strlen(text), session_parse_mode(s), &l, &scratch);
+        if (rc || l.n != 1 || !l.stmts[0]->routine) {
+            diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code ? scratch.error_code : ER_PARSE_ERROR,
+                          scratch.error ? scratch.error->msg : "the stored routine does not parse");
+            diag_free(&scratch);
+            return -ER_PARSE_ERROR; /* the entry, never listed, goes with the frame */
+        }
+        diag_free(&scratch);
+        ce->def = l.stmts[0]->routine;
+        uint32_t n = 0;
+        for (sp_cached_t *c = s->sp_cache; c; c = c->next)
+            n++;
+        if (n >= SP_CACHE_MAX) /* a session calling many routines: start over */
+            sp_cache_free(s);
+        ce->listed = true;
+        ce->next = s->sp_cache;
+        s->sp_cache = ce;
+    }
+    f->def = ce->def;
     f->body = f->def->body;
     f->vars = mem_calloc(f->body->nvars + 1, sizeof(sp_var_t));
     f->cursors = mem_calloc(f->body->ncursors + 1, sizeof(sp_cursor_t));
@@ -996,7 +1168,7 @@ int sp_call(session_t *s, const sql_call_stmt_t *c, const value_t *args, const b
         }
         if (p->mode != SQL_PARAM_OUT) {
             scratch_begin(f);
-            if (var_set(f, i, &args[i]))
+            if (arg_set(f, i, &args[i]))
                 rc = -s->diag.error_code;
             scratch_end(f);
         }
@@ -1037,22 +1209,22 @@ int sp_function_call(session_t *s, const sql_expr_t *call, const value_t *args, 
     }
     if (!db)
         return 1;
-    cat_routine_t probe;
-    arena_t pa;
-    arena_init(&pa, 1024);
-    int ex = catalog_routine_get(sql_exec_catalog(), &pa, "FUNCTION", db, name, &probe);
-    arena_destroy(&pa);
-    if (ex <= 0)
-        return 1;
+    if (!cached_find(s, true, db, name)) { /* no function of that name: the evaluator's unknown function */
+        cat_routine_t probe;
+        arena_t pa;
+        arena_init(&pa, 1024);
+        int ex = catalog_routine_get(sql_exec_catalog(), &pa, "FUNCTION", db, name, &probe);
+        arena_destroy(&pa);
+        if (ex <= 0)
+            return 1;
+    }
     sp_frame_t *f = mem_calloc(1, sizeof *f);
     int rc = frame_open(f, s, "FUNCTION", db, name);
     if (!rc && f->def->nparams != nargs)
         rc = diag_error(&s->diag, ER_SP_WRONG_NO_OF_ARGS, "FUNCTION", f->qname, f->def->nparams, nargs);
-    if (!rc && nested && f->body->has_sql)
-        rc = diag_error(&s->diag, ER_NOT_SUPPORTED_YET, "a stored function that runs statements, called by a statement on tables");
     for (uint32_t i = 0; !rc && i < nargs; i++) {
         scratch_begin(f);
-        if (var_set(f, i, &args[i]))
+        if (arg_set(f, i, &args[i]))
             rc = -s->diag.error_code;
         scratch_end(f);
     }
@@ -1068,9 +1240,202 @@ int sp_function_call(session_t *s, const sql_expr_t *call, const value_t *args, 
             rc = diag_error(&s->diag, ER_SP_NORETURNEND, f->r.name);
     }
     if (!rc) {
+        /* RETURN's value as RETURNS's type, under the routine's sql_mode; its conditions are the caller's, on
+         * a column named as the call is written ("Out of range value for column 'f()' at row 0") */
+        sql_store_col_t col = {.type = &f->def->returns,
+                               .coll = f->def->returns.coll >= 0 ? (uint16_t)f->def->returns.coll : COLL_UTF8MB4_GENERAL_CI,
+                               .name = call->src && call->src_len ? arena_strndup(a, call->src, call->src_len) : f->r.name,
+                               .db = "", .table = ""};
         *out = f->ret;
-        if (out->type == VAL_STRING || out->type == VAL_DECIMAL)
+        if (f->ret.type != VAL_NULL && sql_value_store(a, &col, &f->ret, f->strict, 0, &s->diag, out)) {
+            rc = -(s->diag.error_code ? s->diag.error_code : ER_UNKNOWN_ERROR);
+            diag_note(&s->diag, ER_SP_STACK_TRACE, f->ret_line, f->qname);
+        }
+        else if (out->type == VAL_STRING || out->type == VAL_DECIMAL)
             out->s.ptr = arena_strndup(a, out->s.ptr, out->s.len);
+    }
+    frame_free(f);
+    mem_free(f);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- triggers */
+
+/*
+ * One trigger for one row (the executor's trigger callback, sql/exec/trigfire.c): the body parsed from the
+ * record's CREATE text into a frame whose NEW.col / OLD.col variables hold the row's columns (cols names them,
+ * old / nw their values, NULL for the row the event has not), run in the trigger's database.  What the body
+ * assigned to NEW.col comes back in nw[c] (in a) with nw_set[c].  The statements of the body run inside the
+ * statement that fired it (the executor's nested mode): their rows join its undo and binlog images.
+ */
+int sp_trigger_fire(session_t *s, const cat_trigger_t *tr, sql_trg_row_t *row)
+{
+    const char *const *cols = row->cols;
+    uint32_t ncols = row->ncols;
+    const value_t *old = row->old;
+    value_t *nw = row->nw;
+    sp_frame_t *f = mem_calloc(1, sizeof *f);
+    arena_init(&f->arena, 8192);
+    arena_init(&f->scratch, 8192);
+    f->s = s;
+    f->r.db = tr->db;
+    f->r.name = tr->name;
+    f->r.type = "TRIGGER";
+    f->qname = arena_printf(&f->arena, "%s.%s", tr->db, tr->name);
+    int rc = 0;
+    uint32_t depth = 0;
+    for (sp_frame_t *u = s->sp_frame; u; u = u->up)
+        depth++;
+    if (depth >= SP_MAX_FRAMES)
+        rc = diag_error(&s->diag, ER_SP_RECURSION_LIMIT, (int)depth, tr->name);
+    /* it runs (and its body parses) under the sql_mode it was created with (MariaDB keeps it with the trigger) */
+    int64_t saved_mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+    if (!rc) /* its names read once per session and text (mode_of_text), not per row */
+        sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, mode_of_text(s, tr->sql_mode ? tr->sql_mode : ""));
+    /* the body parsed once per firing statement: the tree lives in the statement's arena (row->a), kept in the
+     * executor's slot for this trigger (row->cache), read-only while it runs */
+    sp_body_t *body = row->cache ? *row->cache : NULL;
+    if (!rc && !body) {
+        arena_t *pa = row->cache ? row->a : &f->arena;
+        const char *text = arena_printf(pa, "CREATE %s", tr->create_text);
+        diag_t scratch;
+        diag_init(&scratch, 4);
+        sql_stmt_list_t l;
+        int prc = sql_parse_mode(pa, text, strlen(text), session_parse_mode(s), &l, &scratch);
+        if (prc || l.n != 1 || l.stmts[0]->kind != SQL_STMT_CREATE_TRIGGER) {
+            diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code ? scratch.error_code : ER_PARSE_ERROR,
+                          scratch.error ? scratch.error->msg : "the trigger does not parse");
+            rc = -ER_PARSE_ERROR;
+        } else {
+            body = l.stmts[0]->trigger->body;
+            if (row->cache)
+                *row->cache = body;
+        }
+        diag_free(&scratch);
+    }
+    if (!rc) {
+        f->body = body;
+        f->vars = mem_calloc(f->body->nvars + 1, sizeof(sp_var_t));
+        f->cursors = mem_calloc(f->body->ncursors + 1, sizeof(sp_cursor_t));
+        int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+        f->strict = (mode & (3ll << 21)) != 0;
+    }
+    /* NEW.col / OLD.col: each reference's column */
+    uint32_t *colof = NULL;
+    if (!rc) {
+        f->trg = row;
+        f->row_col = arena_calloc(&f->arena, sizeof(uint32_t) * (f->body->nvars + 1));
+        f->row_assigned = arena_calloc(&f->arena, sizeof(bool) * (f->body->nvars + 1));
+        colof = arena_alloc(&f->arena, sizeof(uint32_t) * (f->body->ntrig_refs + 1));
+        for (uint32_t i = 0; i < f->body->ntrig_refs && !rc; i++) {
+            const sp_trig_ref_t *r = &f->body->trig_refs[i];
+            uint32_t c = 0;
+            while (c < ncols && strcasecmp(cols[c], r->column) != 0)
+                c++;
+            if (c == ncols || (r->is_new ? !nw : !old)) { /* a column dropped since CREATE */
+                rc = diag_error(&s->diag, ER_BAD_FIELD_ERROR, r->column, r->is_new ? "NEW" : "OLD");
+                diag_note(&s->diag, ER_SP_STACK_TRACE, (unsigned)atoi(tr->body_line), f->qname);
+                break;
+            }
+            colof[i] = c;
+            f->row_col[r->var] = c;
+            var_put(&f->vars[r->var], r->is_new ? &nw[c] : &old[c]);
+        }
+    }
+    cap_sink_t cap;
+    cap_init(&cap, &f->arena, 0);
+    /* the body runs with its definer's privileges (MariaDB's triggers are SQL SECURITY DEFINER), who needs
+     * TRIGGER on the table; CURRENT_USER() is the definer meanwhile */
+    bool as_definer = !rc && s->srv->acl && !s->system_thread;
+    char saved_user[sizeof s->priv_user], saved_host[sizeof s->priv_host], saved_role[sizeof s->role];
+    struct acl_privs *saved_privs = s->privs;
+    uint64_t saved_version = s->privs_version;
+    if (as_definer) {
+        memcpy(saved_user, s->priv_user, sizeof saved_user);
+        memcpy(saved_host, s->priv_host, sizeof saved_host);
+        memcpy(saved_role, s->role, sizeof saved_role);
+        snprintf(s->priv_user, sizeof s->priv_user, "%s", tr->definer_user);
+        snprintf(s->priv_host, sizeof s->priv_host, "%s", tr->definer_host);
+        s->role[0] = 0;
+        s->privs = NULL;
+        s->privs_version = 0;
+        int prc = priv_check_table(s, tr->db, tr->table, PRIV_TRIGGER);
+        if (prc)
+            rc = prc < 0 ? prc : diag_error(&s->diag, ER_TABLEACCESS_DENIED_ERROR, "TRIGGER", s->priv_user,
+                                            s->priv_host, tr->table);
+    }
+    /* LAST_INSERT_ID() comes back as it was when the trigger ends (MariaDB) */
+    uint64_t saved_last_id = s->last_insert_id;
+    if (!rc) {
+        f->sink = &cap.base;
+        uint32_t w0 = s->diag.n;
+        rc = frame_run(f) == SP_OK ? 0 : -(s->diag.error_code ? s->diag.error_code : ER_UNKNOWN_ERROR);
+        if (!rc)
+            diag_drop_from(&s->diag, w0); /* a trigger's own warnings stay inside it (MariaDB) */
+    }
+    sysvar_session_set_int(&s->vars, SYSVAR_SQL_MODE, saved_mode);
+    s->last_insert_id = saved_last_id;
+    if (as_definer) {
+        priv_session_reset(s); /* the definer's resolved privileges */
+        memcpy(s->priv_user, saved_user, sizeof saved_user);
+        memcpy(s->priv_host, saved_host, sizeof saved_host);
+        memcpy(s->role, saved_role, sizeof saved_role);
+        s->privs = saved_privs;
+        s->privs_version = saved_version;
+    }
+    if (!rc)
+        for (uint32_t i = 0; i < f->body->ntrig_refs; i++) {
+            const sp_trig_ref_t *r = &f->body->trig_refs[i];
+            if (!r->is_new || !r->assigned || !f->row_assigned[r->var])
+                continue;
+            value_t v = f->vars[r->var].v;
+            if (v.type == VAL_STRING || v.type == VAL_DECIMAL)
+                v.s.ptr = arena_strndup(row->a, v.s.ptr, v.s.len);
+            nw[colof[i]] = v;
+            row->nw_set[colof[i]] = true;
+        }
+    frame_free(f);
+    mem_free(f);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* An event's body: parsed as a procedure's without parameters, run in the event's database with the session's
+ * privileges (the scheduler made it its definer's) and sql_mode (the event's); its results go nowhere. */
+int sp_event_run(session_t *s, const char *db, const char *name, const char *body)
+{
+    sp_frame_t *f = mem_calloc(1, sizeof *f);
+    arena_init(&f->arena, 8192);
+    arena_init(&f->scratch, 8192);
+    f->s = s;
+    f->r.db = arena_strdup(&f->arena, db);
+    f->r.name = arena_strdup(&f->arena, name);
+    f->r.type = "EVENT";
+    f->qname = arena_printf(&f->arena, "%s.%s", db, name);
+    int rc = 0;
+    const char *text = arena_printf(&f->arena, "CREATE PROCEDURE x() %s", body);
+    sql_stmt_list_t l;
+    diag_t scratch;
+    diag_init(&scratch, 4);
+    int prc = sql_parse_mode(&f->arena, text, strlen(text), session_parse_mode(s), &l, &scratch);
+    if (prc || l.n != 1 || !l.stmts[0]->routine) {
+        diag_push_msg(&s->diag, DIAG_ERROR, scratch.error_code ? scratch.error_code : ER_PARSE_ERROR,
+                      scratch.error ? scratch.error->msg : "the event's body does not parse");
+        rc = -ER_PARSE_ERROR;
+    }
+    diag_free(&scratch);
+    if (!rc) {
+        f->def = l.stmts[0]->routine;
+        f->body = f->def->body;
+        f->vars = mem_calloc(f->body->nvars + 1, sizeof(sp_var_t));
+        f->cursors = mem_calloc(f->body->ncursors + 1, sizeof(sp_cursor_t));
+        int64_t mode = sysvar_session_int(&s->vars, SYSVAR_SQL_MODE);
+        f->strict = (mode & (3ll << 21)) != 0;
+        cap_sink_t cap;
+        cap_init(&cap, &f->arena, 0);
+        f->sink = &cap.base;
+        rc = frame_run(f) == SP_OK ? 0 : -(s->diag.error_code ? s->diag.error_code : ER_UNKNOWN_ERROR);
     }
     frame_free(f);
     mem_free(f);

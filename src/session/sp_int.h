@@ -19,7 +19,7 @@ typedef void (*sp_param_set_fn)(void *arg, uint32_t index, const value_t *v);
 int session_sp_stmt(session_t *s, const sql_stmt_t *st, const value_t *params, const uint16_t *param_types, uint32_t n,
                     sp_param_set_fn param_set, void *arg, res_sink_t *sink, bool more);
 /* exec.c: an expression without tables, `?` read from params. */
-int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, value_t *out);
+int session_sp_eval(session_t *s, const sql_expr_t *e, const value_t *params, uint32_t n, bool assign, value_t *out);
 /* exec.c: SET @name = v */
 void session_sp_uservar_set(session_t *s, const char *name, const value_t *v);
 
@@ -30,5 +30,16 @@ int sp_call(session_t *s, const sql_call_stmt_t *c, const value_t *args, const b
 /* sp_exec.c: a stored function's value (in a), or 1 when there is no such function. */
 int sp_function_call(session_t *s, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
                      bool nested, value_t *out);
+
+/* sp_exec.c: forgets the session's parsed routines (connection end). */
+void sp_cache_free(session_t *s);
+
+/* sp_exec.c: runs trigger tr for one row (see there); 0, or < 0 an error in the session's diagnostics. */
+struct cat_trigger;
+int sp_trigger_fire(session_t *s, const struct cat_trigger *tr, sql_trg_row_t *row);
+
+/* sp_exec.c: runs an event's body (as written, a routine body) in database db, its result sets dropped (the
+ * scheduler's session, event_sched.c).  0, or < 0 an error in the session's diagnostics. */
+int sp_event_run(session_t *s, const char *db, const char *name, const char *body);
 
 #endif

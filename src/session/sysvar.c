@@ -853,6 +853,7 @@ int sysvar_store_init(sysvar_store_t *st)
         }
     }
     sv_set_computed_defaults(st);
+    st->startup_origin = SV_ORIGIN_AUTO;
     return 0;
 }
 
@@ -1128,6 +1129,7 @@ static int sv_apply(sysvar_store_t *st, sysvar_session_t *ss, const sysvar_def_t
     sv_parsed_t pp = {.s = pid != SYSVAR__COUNT ? sv_partner_value(real, p.s) : NULL};
     if (global) {
         sv_global_put(st, real, &p);
+        st->origin[real->id] = scope == SYSVAR_STARTUP ? st->startup_origin : SV_ORIGIN_SQL;
         if (pp.s)
             sv_global_put(st, &sysvar_defs[pid], &pp);
         /* expire_logs_days and binlog_expire_logs_seconds are two units of one setting, as in MariaDB */
@@ -1457,6 +1459,15 @@ bool sysvar_like(const char *p, const char *s)
     }
 }
 
+const char *sysvar_origin(sysvar_store_t *st, const sysvar_def_t *def)
+{
+    static const char *const words[] = {"COMPILE-TIME", "COMMAND-LINE", "CONFIG", "SQL", "AUTO"};
+    pthread_mutex_lock(&st->lock);
+    uint8_t o = st->origin[sv_real(def)->id];
+    pthread_mutex_unlock(&st->lock);
+    return words[o < ARRAY_LEN(words) ? o : 0];
+}
+
 int sysvar_show(sysvar_store_t *st, sysvar_session_t *ss, sysvar_scope_t scope, const char *like,
                 sysvar_show_fn fn, void *arg)
 {
@@ -1533,10 +1544,12 @@ int sysvar_apply_config(sysvar_store_t *st, const config_t *cfg, char *err, size
         const sysvar_def_t *def = it->opt->user;
         diag_t d;
         diag_init(&d, 8);
+        st->startup_origin = strcmp(it->source, "command line") == 0 ? SV_ORIGIN_COMMAND_LINE : SV_ORIGIN_CONFIG;
         if (it->value)
             rc = sysvar_set_text(st, NULL, def, SYSVAR_STARTUP, it->value, &d);
         else if (it->negated)
             rc = sysvar_set_default(st, NULL, def, SYSVAR_STARTUP, &d);
+        st->startup_origin = SV_ORIGIN_AUTO;
         /* an optional-argument option given bare (--log-error) is the caller's to interpret */
         for (uint32_t k = 0; k < d.n; k++) {
             if (d.conds[k].level == DIAG_ERROR)

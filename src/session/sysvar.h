@@ -149,7 +149,14 @@ struct sysvar_store {
     void *compute_arg;
     sysvar_check_fn check;
     void *check_arg;
+    /* where each global value came from (information_schema.SYSTEM_VARIABLES.GLOBAL_VALUE_ORIGIN), under lock */
+    uint8_t origin[SYSVAR__COUNT];
+    uint8_t startup_origin; /* what a SYSVAR_STARTUP set records (sysvar_apply_config: the option's source) */
 };
+
+/* GLOBAL_VALUE_ORIGIN's words: COMPILE-TIME, COMMAND-LINE, CONFIG, SQL, AUTO (set by the server at start-up). */
+enum { SV_ORIGIN_COMPILE, SV_ORIGIN_COMMAND_LINE, SV_ORIGIN_CONFIG, SV_ORIGIN_SQL, SV_ORIGIN_AUTO };
+const char *sysvar_origin(sysvar_store_t *st, const sysvar_def_t *def);
 
 struct sysvar_session {
     sysvar_store_t *store;

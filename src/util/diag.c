@@ -53,6 +53,19 @@ void diag_error_supersede(diag_t *d)
     d->error_code = 0;
 }
 
+void diag_error_replace(diag_t *d)
+{
+    if (!d->error_code)
+        return;
+    int code = d->error_code;
+    diag_error_supersede(d);
+    if (d->n && d->conds[d->n - 1].level == DIAG_ERROR && d->conds[d->n - 1].code == code) {
+        mem_free(d->conds[--d->n].msg);
+        d->warn_count--;
+        d->error_count--;
+    }
+}
+
 int diag_push_msg(diag_t *d, enum diag_level level, int code, const char *msg)
 {
     if (level == DIAG_NOTE && d->notes_off)

@@ -40,6 +40,8 @@ void diag_free(diag_t *d);
 void diag_clear(diag_t *d);
 /* Makes the next error the statement's (a view's 1356 after what failed inside it), keeping the conditions. */
 void diag_error_supersede(diag_t *d);
+/* The same, dropping that error's condition: the next error stands for it (1364 through a view is 1423). */
+void diag_error_replace(diag_t *d);
 /* A statement begins: its first condition will replace the previous statement's.  max = @@max_error_count. */
 void diag_begin_statement(diag_t *d, uint32_t max, bool notes_off);
 /* Conditions raised by the current statement (the warning count of its OK / EOF packet). */

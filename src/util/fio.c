@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,27 @@ static int check(fio_class_t c, fio_op_t op) { return fault_check(c, op); }
 static int check(fio_class_t c, fio_op_t op) { return 0; }
 #endif
 
+static _Atomic bool read_only;
+
+void fio_set_read_only(bool on) { atomic_store(&read_only, on); }
+
+bool fio_read_only(fio_class_t c)
+{
+    return atomic_load(&read_only) && (c == FIO_DATA || c == FIO_UNDO || c == FIO_REDO || c == FIO_BINLOG ||
+                                       c == FIO_ACCOUNTS || c == FIO_CATALOG || c == FIO_TLS);
+}
+
 int fio_open(fio_class_t c, const char *path, int flags, mode_t mode)
 {
     int rc = check(c, FIO_OPEN);
     if (rc)
         return rc;
+    if (fio_read_only(c)) {
+        if (flags & (O_CREAT | O_TRUNC))
+            return -EROFS;
+        if ((flags & O_ACCMODE) != O_RDONLY)
+            flags = (flags & ~O_ACCMODE) | O_RDONLY;
+    }
     int fd;
     do
         fd = open(path, flags | O_CLOEXEC, mode);
@@ -41,6 +58,8 @@ int fio_pwrite(fio_class_t c, int fd, const void *p, size_t n, int64_t off)
     int rc = check(c, FIO_WRITE);
     if (rc)
         return rc;
+    if (fio_read_only(c))
+        return -EROFS;
     const uint8_t *b = p;
     while (n) {
         ssize_t w = off < 0 ? write(fd, b, n) : pwrite(fd, b, n, (off_t)off);
@@ -112,6 +131,8 @@ int fio_allocate(fio_class_t c, int fd, uint64_t off, uint64_t len)
     int rc = check(c, FIO_WRITE);
     if (rc)
         return rc;
+    if (fio_read_only(c))
+        return -EROFS;
     if (!len)
         return 0;
     rc = posix_fallocate(fd, (off_t)off, (off_t)len);
@@ -132,11 +153,15 @@ int fio_ftruncate(fio_class_t c, int fd, uint64_t len)
      * as a write for the seam. */
     struct stat st;
     int rc = fstat(fd, &st) == 0 && (uint64_t)st.st_size >= len ? 0 : check(c, FIO_WRITE);
+    if (!rc && fio_read_only(c))
+        rc = -EROFS;
     return rc ? rc : ftruncate(fd, (off_t)len) ? -errno : 0;
 }
 
 int fio_replace_file(fio_class_t c, const char *dir, const char *path, const void *data, size_t len, mode_t mode)
 {
+    if (fio_read_only(c))
+        return -EROFS;
     size_t n = strlen(path) + 5;
     char *tmp = mem_alloc(n);
     snprintf(tmp, n, "%s.tmp", path);

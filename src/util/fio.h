@@ -45,6 +45,14 @@ typedef enum fio_class {
 
 typedef enum fio_op { FIO_OPEN, FIO_WRITE, FIO_READ, FIO_SYNC, FIO__OPS } fio_op_t;
 
+/* Read-only mode (innodb_force_recovery, innodb_read_only): from this call on, the files of the data directory
+ * (classes data, undo, redo, binlog, accounts, catalog, tls: no certificate is generated) are never changed by these helpers: an open asking for
+ * O_CREAT or O_TRUNC, a write, an allocation and a growing ftruncate fail with -EROFS, a replace too, and an
+ * O_RDWR open is made O_RDONLY, so the kernel refuses any write that came some other way.  A backstop: the
+ * read-only start itself takes no path that writes (docs/faults.md, "Forced recovery"). */
+void fio_set_read_only(bool on);
+bool fio_read_only(fio_class_t c);
+
 /* open(2) with O_CLOEXEC added: the descriptor, or -errno.  O_CREAT counts as a creation (OP open). */
 int fio_open(fio_class_t c, const char *path, int flags, mode_t mode);
 /* Writes all n bytes at off (pwrite), or at the file position when off < 0. */

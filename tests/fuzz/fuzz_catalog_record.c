@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the catalog's records as they come out of the system tree (access/catalog.c draws the
  * formats): a table record, or the note a DDL or account statement leaves while its binlog event is owed
- * (commit/commit.c), or a view record (access/view.c).  The first input byte chooses which.  A table record that decodes is then read the way the
+ * (commit/commit.c), or a view record (access/view.c), or a trigger record (access/trigger.c), or an event
+ * record (access/event.c).  The first input byte chooses which.  A table record that decodes is then read the way the
  * executor reads a definition: every column and its enum/set elements, every index and the columns it names
  * (which must exist), the primary key and the AUTO_INCREMENT column, so a decoder that lets an index name a
  * column past the end shows up as an ASan report.
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include "access/catalog.h"
+#include "access/event.h"
+#include "access/trigger.h"
 #include "access/view.h"
 #include "commit/commit.h"
 #include "util/util.h"
@@ -28,6 +31,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (data[0] & 1) {
         sql_commit_ddl_note_check(data + 1, size - 1);
+        return 0;
+    }
+    if (data[0] & 8) { /* every string of an event record that decodes is read to its end */
+        arena_t a;
+        arena_init(&a, 1024);
+        cat_event_t e;
+        if (catalog_event_decode(&a, data + 1, size - 1, &e) == 0) {
+            volatile size_t n = strlen(e.db) + strlen(e.name) + strlen(e.definer_user) + strlen(e.definer_host) +
+                                strlen(e.time_zone) + strlen(e.body) + strlen(e.interval_value) +
+                                strlen(e.interval_field) + strlen(e.status) + strlen(e.comment) + strlen(e.sql_mode) +
+                                strlen(e.client_cs) + strlen(e.conn_coll) + strlen(e.db_coll);
+            (void)n;
+        }
+        arena_destroy(&a);
+        return 0;
+    }
+    if (data[0] & 4) { /* every string of a trigger record that decodes is read to its end */
+        arena_t a;
+        arena_init(&a, 1024);
+        cat_trigger_t t;
+        if (catalog_trigger_decode(&a, data + 1, size - 1, &t) == 0) {
+            volatile size_t n = strlen(t.db) + strlen(t.name) + strlen(t.table) + strlen(t.event) +
+                                strlen(t.timing) + strlen(t.order) + strlen(t.create_text) + strlen(t.body) +
+                                strlen(t.body_line);
+            (void)n;
+        }
+        arena_destroy(&a);
         return 0;
     }
     if (data[0] & 2) { /* every string of a view that decodes is read to its end */

@@ -265,8 +265,9 @@ def test_dump_mariadb_restore_strata(fresh_mariadb, fresh_strata):
 
 def test_dump_with_routines_and_events(fresh_strata):
     """mariadb-dump --routines --events --triggers (a backup script's usual options) asks for SHOW EVENTS,
-    SHOW FUNCTION / PROCEDURE / PACKAGE [BODY] STATUS and SHOW TRIGGERS: strata has none of these objects and
-    answers each with MariaDB's columns and no rows, so the dump is the plain one (same INSERT lines)."""
+    SHOW FUNCTION / PROCEDURE / PACKAGE [BODY] STATUS and SHOW TRIGGERS: the schema has none of these objects and
+    strata answers each with MariaDB's columns and no rows, so the dump is the plain one (same INSERT lines);
+    test_triggers.py dumps triggers."""
     fresh_strata.start()
     restore(fresh_strata, SCHEMA.encode())
     full = dump(fresh_strata, ('--single-transaction', '--routines', '--events', '--triggers'))

@@ -138,13 +138,19 @@ def test_fsyncs_per_group(fresh_target):
     def st():
         return {r[0]: int(r[1]) for r in run(c, "SHOW GLOBAL STATUS WHERE Variable_name IN "
                                                 "('Binlog_fsyncs', 'Binlog_commits', 'Innodb_data_fsyncs')")}
+    import time
     a = st()
+    t0 = time.monotonic()
     for i in range(50):
         run(c, 'INSERT INTO f.t VALUES (%d)' % i)
+    elapsed = time.monotonic() - t0
     b = st()
     assert b['Binlog_commits'] - a['Binlog_commits'] == 50
     assert b['Binlog_fsyncs'] - a['Binlog_fsyncs'] == 50
-    assert b['Innodb_data_fsyncs'] - a['Innodb_data_fsyncs'] <= 5  # the checkpointer's, about one a second
+    # the checkpointer's, about one a second (a slow disk makes the 50 commits take seconds); one per commit
+    # would be 50
+    redo = b['Innodb_data_fsyncs'] - a['Innodb_data_fsyncs']
+    assert redo <= min(25, 5 + 2 * elapsed), (redo, elapsed)
 
     def worker(w):
         cc = fresh_target.connect()

@@ -415,3 +415,53 @@ def test_duplicate_insert_under_a_shared_reader(gl):
         if want != 1205:
             assert took < 0.5, (lock, ins, took)
     assert ids(run(b, 'SELECT * FROM t ORDER BY id')) == list(ROWS)
+
+
+def wait_until_row_lock_waits(c, n, timeout=10):
+    end = time.time() + timeout
+    while time.time() < end:
+        if int(run(c, "SHOW GLOBAL STATUS LIKE 'Innodb_row_lock_current_waits'")[0][1]) >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError('no row-lock wait began')
+
+
+@pytest.mark.parametrize('kill', ['KILL QUERY', 'KILL'])
+def test_kill_ends_a_row_lock_wait_at_once(gl, kill):
+    """KILL QUERY of a statement waiting for a row lock ends it with 1317 at once, not at innodb_lock_wait_timeout;
+    the statement is undone and its transaction stays open (its earlier rows are still there).  KILL of the
+    connection ends the wait and the connection, and its transaction rolls back, so the row is free again."""
+    a, b, c = gl(timeout=30), gl(timeout=30), gl()
+    run(a, 'BEGIN')
+    run(a, 'UPDATE t SET v = 1 WHERE id = 10')
+    run(b, 'BEGIN')
+    run(b, 'UPDATE t SET v = 7 WHERE id = 20')
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
+    out = {}
+
+    def b_update():
+        try:
+            run(b, 'UPDATE t SET v = 2 WHERE id = 10')
+            out['b'] = 'OK'
+        except pymysql.MySQLError as e:
+            out['b'] = e.args[0]
+    th = threading.Thread(target=b_update)
+    th.start()
+    wait_until_row_lock_waits(c, 1)
+    t0 = time.time()
+    run(c, '%s %d' % (kill, bid))
+    th.join(10)
+    took = time.time() - t0
+    assert not th.is_alive()
+    assert took < 5, took
+    if kill == 'KILL QUERY':
+        assert out['b'] == 1317, out
+        assert run(b, 'SELECT v FROM t WHERE id IN (10, 20) ORDER BY id') == ((0,), (7,))  # its own row stays
+        run(b, 'ROLLBACK')
+    else:
+        assert out['b'] in (1317, 1927, 2013, 2006), out  # the connection went away under the statement
+        # b's transaction rolled back: a can take id 20 at once
+        run(a, 'SET SESSION innodb_lock_wait_timeout = 5')
+        run(a, 'UPDATE t SET v = 3 WHERE id = 20')
+    run(a, 'ROLLBACK')
+    assert run(c, 'SELECT v FROM t WHERE id IN (10, 20) ORDER BY id') == ((0,), (0,))

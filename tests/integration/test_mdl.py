@@ -123,3 +123,65 @@ def test_ddl_in_own_transaction_commits_it_first(db):
     run(a, 'ROLLBACK')
     assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((2,),)
     a.close()
+
+
+def test_two_ddls_waiting_on_each_others_readers_deadlock_at_once(db):
+    """A and B each read a table; C's ALTER of A's table and D's of B's wait for them and hold new readers back.
+    A then reads B's table (waits for D) and B reads A's (waits for C): a cycle of metadata-lock waits.  MariaDB's
+    MDL deadlock detector fails B's statement at once with 1213 and rolls its transaction back, and everybody
+    else finishes; without the search all four waited for lock_wait_timeout (a day)."""
+    c0 = db.connect()
+    run(c0, 'CREATE TABLE mdl.t2 (id INT PRIMARY KEY) ENGINE=InnoDB')
+    a, b, c, d = (db.connect() for _ in range(4))
+    ids = [run(x, 'SELECT CONNECTION_ID()')[0][0] for x in (a, b, c, d)]
+    run(a, 'BEGIN')
+    run(a, 'SELECT * FROM mdl.t')
+    run(b, 'BEGIN')
+    run(b, 'INSERT INTO mdl.t2 VALUES (5)')
+    tc, bc = background(c, 'ALTER TABLE mdl.t ADD COLUMN w INT')
+    waiting_for_mdl(db, ids[2])
+    td, bd = background(d, 'ALTER TABLE mdl.t2 ADD COLUMN w INT')
+    waiting_for_mdl(db, ids[3])
+    ta, ba = background(a, 'SELECT * FROM mdl.t2')
+    waiting_for_mdl(db, ids[0])
+    t0 = time.time()
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        run(b, 'SELECT * FROM mdl.t')
+    assert e.value.args[0] == 1213, e.value.args
+    assert time.time() - t0 < 5, 'the deadlock was not found at once'
+    td.join(20)  # B's rollback released mdl.t2: D, then A go
+    ta.join(20)
+    assert 'err' not in bd and 'err' not in ba, (bd, ba)
+    run(a, 'COMMIT')
+    tc.join(20)
+    assert 'err' not in bc, bc
+    assert run(c0, 'SELECT COUNT(*) FROM mdl.t2') == ((0,),), "the victim's transaction was not rolled back"
+    run(b, 'COMMIT')
+    for x in (a, b, c, d, c0):
+        x.close()
+
+
+def test_kill_connection_ends_a_waiting_ddl(db):
+    """KILL (the connection, not the query) of a session asleep in a metadata-lock wait ends the wait and the
+    connection at once; so does shutdown."""
+    a, b, k = db.connect(), db.connect(), db.connect()
+    run(a, 'BEGIN')
+    run(a, 'SELECT * FROM mdl.t')
+    bid = run(b, 'SELECT CONNECTION_ID()')[0][0]
+    th, box = background(b, 'ALTER TABLE mdl.t ADD COLUMN w INT')
+    waiting_for_mdl(db, bid)
+    run(k, 'KILL %d' % bid)
+    th.join(10)
+    assert not th.is_alive(), 'the killed connection still waits'
+    assert isinstance(box.get('err'), pymysql.err.OperationalError), box
+    t0 = time.time()
+    while time.time() - t0 < 10:
+        if not run(k, 'SELECT ID FROM information_schema.PROCESSLIST WHERE ID = %d' % bid):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail('the killed connection is still in the process list')
+    run(a, 'COMMIT')
+    assert run(a, 'SELECT COUNT(*) FROM mdl.t') == ((1,),)
+    for x in (a, k):
+        x.close()

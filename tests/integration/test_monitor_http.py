@@ -564,3 +564,141 @@ def test_ipv6_address(fresh_strata):
     c.close()
     with pytest.raises(OSError):
         http_get(port, '/metrics', 'root')  # nothing on 127.0.0.1
+
+
+# ---- windows past the ring's hour, from strata_monitor's history -----------------------------------------
+
+def polyline_points(svg):
+    m = re.search(rb'<polyline class="series"[^>]* points="([^"]*)"', svg)
+    return [tuple(float(x) for x in p.split(b',')) for p in m.group(1).split()] if m else []
+
+
+def axis_top(svg):
+    """The value at the top grid line (the chart's scale)."""
+    labels = re.findall(rb'text-anchor="end" fill="#555">([^<]*)<', svg)
+    return labels[-1].decode()
+
+
+def test_day_and_week_charts_and_days_to_full_read_the_history(fresh_strata):
+    """The 1 day and 7 days windows are drawn from strata_monitor.status_history: a synthetic day of samples
+    (Questions growing 20 a second, Threads_connected at 7, every 10 minutes) draws a rate chart topped at 20 and
+    a gauge chart at 7 over that day, and nothing for the week before it; the data file whose used extents grew
+    by 4 in the last 12 hours of history (8 a day), with no room to autoextend into (disk free 0), is full in
+    free extents / 8 days."""
+    s, port = fresh_strata, conftest.free_port()
+    s.start(['--monitor-http-port=%d' % port, '--monitor-interval=1'])
+    mon = Monitor(s, port)
+    with s.connect() as c, c.cursor() as cur:
+        for _ in range(100):  # the sampler's first pass creates the tables
+            cur.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'strata_monitor' "
+                        "AND TABLE_NAME = 'status_history'")
+            if cur.fetchone()[0]:
+                break
+            time.sleep(0.1)
+        cur.execute('SET GLOBAL monitor_interval = 0')  # no live sample mixes in
+        time.sleep(1.5)
+        cur.execute('DELETE FROM strata_monitor.status_history')
+        now = int(time.time())
+        rows = []
+        for k in range(0, 24 * 6 + 1):
+            ts = now - 86400 + 300 + k * 600
+            rows.append("('local', %d, 'Questions', %d)" % (ts, 1000 + 20 * (ts - (now - 86400))))
+            rows.append("('local', %d, 'Threads_connected', 7)" % ts)
+        cur.execute('INSERT INTO strata_monitor.status_history (server, ts, name, value) VALUES ' + ','.join(rows))
+        files = mon.json('/api/tablespaces')
+        f = next(x for x in files if x['file'] == 'strata_sys.dat')
+        assert f['days_to_full'] is None  # no history of its extents yet
+        used_now = f['total_extents'] - f['free_extents']
+        then = now - 12 * 3600
+        cur.execute("INSERT INTO strata_monitor.status_history (server, ts, name, value) VALUES "
+                    "('local', %d, 'Strata_datafile_free_extents:strata_sys.dat', %d), "
+                    "('local', %d, 'Strata_datafile_total_extents:strata_sys.dat', %d), "
+                    "('local', %d, 'Strata_disk_free_bytes', 0)"
+                    % (then, f['free_extents'] + 4, then, f['total_extents'], now - 60))
+    st, _, svg = mon.get('/chart/queries.svg?window=86400')
+    assert st == 200
+    pts = polyline_points(svg)
+    assert len(pts) > 100, svg[-400:]
+    assert axis_top(svg) == '20', svg[:1200]
+    assert b'-18 h' in svg
+    _, _, svg = mon.get('/chart/threads_connected.svg?window=86400')
+    assert axis_top(svg) == '10' and len(polyline_points(svg)) > 100
+    ys = {round(y, 1) for _, y in polyline_points(svg)}
+    assert len(ys) == 1  # a flat 7
+    _, _, svg = mon.get('/chart/queries.svg?window=604800')
+    pts = polyline_points(svg)
+    assert pts and min(x for x, _ in pts) > 56 + (628 - 56) * 5.9 / 7, pts[:3]  # only the last day has data
+    assert b'-7 d' in svg or b'-5.25 d' in svg
+    files = mon.json('/api/tablespaces')
+    f = next(x for x in files if x['file'] == 'strata_sys.dat')
+    # used grew by 4 extents in 12 h: 8 extents a day; room: free extents (+ 0 to autoextend into: disk free 0)
+    rate = 4 * f['extent_size'] * 2
+    assert abs(f['growth_bytes_per_day'] - rate) / rate < 0.01, f
+    want = f['free_extents'] * f['extent_size'] / rate
+    assert f['days_to_full'] is not None and abs(f['days_to_full'] - want) < 0.02, (f, want)
+    assert used_now == f['total_extents'] - f['free_extents']
+
+
+def test_fleet_and_replicas_pages(fresh_strata):
+    """/api/fleet lists 'local' and each server of strata_monitor.servers with its latest sample and query rate
+    from the history, and a sum row; /chart/<name>.svg?server=all sums the servers' series; /api/replicas
+    lists a connection registered as a replica (COM_REGISTER_SLAVE) and this server's own link once CHANGE
+    MASTER TO configured one; both pages load in Chromium without console errors."""
+    import struct
+    s, port = fresh_strata, conftest.free_port()
+    s.start(['--monitor-http-port=%d' % port, '--monitor-interval=1'])
+    mon = Monitor(s, port)
+    with s.connect() as c, c.cursor() as cur:
+        for _ in range(100):
+            cur.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'strata_monitor' "
+                        "AND TABLE_NAME = 'servers'")
+            if cur.fetchone()[0]:
+                break
+            time.sleep(0.1)
+        cur.execute('SET GLOBAL monitor_interval = 0')
+        time.sleep(1.5)
+        cur.execute('DELETE FROM strata_monitor.status_history')
+        cur.execute("INSERT INTO strata_monitor.servers (host, port) VALUES ('127.0.0.1', 1)")
+        now = int(time.time())
+        rows = []
+        for srv, conns, qps, up in (('local', 5, 10, 1), ('127.0.0.1:1', 3, 30, 1)):
+            for k in range(30):
+                ts = now - 1800 + k * 60
+                rows += ["('%s', %d, 'Threads_connected', %d)" % (srv, ts, conns),
+                         "('%s', %d, 'Threads_running', 1)" % (srv, ts),
+                         "('%s', %d, 'Uptime', %d)" % (srv, ts, 10000 + k * 60),
+                         "('%s', %d, 'Questions', %d)" % (srv, ts, qps * k * 60),
+                         "('%s', %d, 'Strata_up', %d)" % (srv, ts, up)]
+        rows.append("('127.0.0.1:1', %d, 'Strata_replica_lag_seconds', 4)" % (now - 1800 + 29 * 60))
+        cur.execute('INSERT INTO strata_monitor.status_history (server, ts, name, value) VALUES ' + ','.join(rows))
+    fleet = {r['server']: r for r in mon.json('/api/fleet')}
+    assert list(fleet) == ['local', '127.0.0.1:1', 'all'], fleet
+    assert fleet['local']['threads_connected'] == 5 and fleet['127.0.0.1:1']['threads_connected'] == 3
+    assert abs(fleet['local']['questions_per_second'] - 10) < 0.01
+    assert abs(fleet['127.0.0.1:1']['questions_per_second'] - 30) < 0.01
+    assert fleet['127.0.0.1:1']['replica_lag_seconds'] == 4 and fleet['local']['replica_lag_seconds'] is None
+    assert fleet['all']['threads_connected'] == 8 and abs(fleet['all']['questions_per_second'] - 40) < 0.01
+    assert fleet['all']['up'] == 2
+    _, _, svg = mon.get('/chart/threads_connected.svg?server=all&window=3600')
+    assert axis_top(svg) == '10' and len(polyline_points(svg)) >= 20, svg[-300:]
+    assert {round(y, 1) for _, y in polyline_points(svg)} == {round(172 - 144 * 8 / 10, 1)}  # a flat 8
+    _, _, svg = mon.get('/chart/queries.svg?server=127.0.0.1:1&window=3600')
+    assert axis_top(svg) == '50' and len(polyline_points(svg)) >= 20  # 30 a second, one server
+    assert mon.json('/api/replicas') == {'replicas': [], 'source': None}
+    rep = s.connect()
+    rep._execute_command(0x15, struct.pack('<IBBBHII', 77, 0, 0, 0, 3306, 0, 0))  # COM_REGISTER_SLAVE
+    rep._read_ok_packet()
+    with s.connect() as c, c.cursor() as cur:
+        cur.execute("CHANGE MASTER TO master_host='127.0.0.1', master_port=%d, master_user='r'" % conftest.free_port())
+    r = mon.json('/api/replicas')
+    assert [x['server_id'] for x in r['replicas']] == [77], r
+    assert r['source']['host'] == '127.0.0.1' and r['source']['sql_running'] == 'No'
+    assert r['source']['seconds_behind_master'] is None
+    if CHROMIUM:
+        for path, pat in (('/fleet', r'127\.0\.0\.1:1'), ('/replicas', r'>77</td>')):
+            dom, console = chromium_dump(port, path)
+            assert console == [], (path, console)
+            assert re.search(pat, dom) and 'could not load' not in dom, (path, dom[:2000])
+        dom, _ = chromium_dump(port, '/fleet')
+        assert len(re.findall(r'<polyline class="series"', dom)) == 3, dom[:3000]
+    rep.close()

@@ -581,12 +581,14 @@ def test_seconds_behind_master(fresh_mariadb, replica):
 @pytest.mark.only('strata')
 def test_row_lock_wait_timeout_in_applier(fresh_mariadb, replica):
     """A local transaction holding a row longer than innodb_lock_wait_timeout stops the SQL thread with
-    MariaDB's 1205 (not an unknown error); nothing is half applied, and START SLAVE applies the transaction."""
+    MariaDB's 1205 (not an unknown error) once slave_transaction_retries retries timed out too; nothing is half
+    applied, and START SLAVE applies the transaction."""
     primary = fresh_mariadb
     primary.start(PRIMARY_OPTS)
     replication_user(primary.connect())
     p, r = follow_with_table(primary, replica)
     run(r, 'SET GLOBAL innodb_lock_wait_timeout = 1')
+    run(r, 'SET GLOBAL slave_transaction_retries = 2')  # MariaDB's default 10 would take 11 s here
     run(r, 'STOP SLAVE')
     run(r, 'START SLAVE')  # the applier's session takes the new global
     holder = replica.connect()
@@ -598,6 +600,8 @@ def test_row_lock_wait_timeout_in_applier(fresh_mariadb, replica):
     run(p, 'COMMIT')
     st = sql_thread_stopped(r)
     assert st['Last_SQL_Errno'] == 1205 and 'Lock wait timeout exceeded' in st['Last_SQL_Error'], st
+    # retried twice before it gave up, as MariaDB's slave_transaction_retries
+    assert run(r, "SHOW GLOBAL STATUS LIKE 'Slave_retried_transactions'") == (('Slave_retried_transactions', '2'),)
     assert run(r, 'SELECT n FROM rc.t WHERE id = 10')[0][0] == 10  # rolled back whole
     run(holder, 'COMMIT')
     run(r, 'START SLAVE')

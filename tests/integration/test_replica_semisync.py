@@ -106,6 +106,15 @@ def test_semisync_replica_of_strata(fresh_strata, fresh_strata2):
 
 
 @pytest.mark.only('strata')
+def test_semisync_parallel_replica_of_strata(fresh_strata, fresh_strata2):
+    """The same with four apply workers: a group is acknowledged once committed in order and synced."""
+    primary, rep = fresh_strata, fresh_strata2
+    primary.start(['--rpl-semi-sync-master-enabled=ON', '--rpl-semi-sync-master-timeout=5000'])
+    rep.start(['--server-id=2', '--rpl-semi-sync-slave-enabled=ON', '--slave-parallel-threads=4'])
+    semisync_body(primary, rep)
+
+
+@pytest.mark.only('strata')
 def test_semisync_replica_of_mariadb(fresh_mariadb, fresh_strata):
     primary, rep = fresh_mariadb, fresh_strata
     primary.start(PRIMARY_OPTS + ['--rpl-semi-sync-master-enabled=ON', '--rpl-semi-sync-master-timeout=5000'])

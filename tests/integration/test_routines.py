@@ -264,3 +264,52 @@ def test_dump_round_trip(fresh_strata, fresh_mariadb, unique):
     assert call_all(c, 'CALL old(4)') == [[(8,)]]
     q(c, 'DROP DATABASE %s' % db)
     c.close()
+
+
+def test_function_writes_inside_a_table_statement(fresh_strata, unique):
+    """A function that inserts, called by a SELECT on a table: its rows are the statement's, logged as ROW events
+    in the statement's transaction (a replica applies them; no CALL or SELECT text), durable once the SELECT
+    returns (kill -9 then), and gone with the statement when the function fails at a later row."""
+    s = fresh_strata
+    s.start()
+    db = unique('fw')
+    c = s.connect()
+    q(c, 'CREATE DATABASE %s' % db)
+    q(c, 'USE %s' % db)
+    q(c, 'CREATE TABLE t (a INT PRIMARY KEY)')
+    q(c, 'INSERT INTO t VALUES (1), (2), (3)')
+    q(c, 'CREATE TABLE logt (id INT PRIMARY KEY, v INT)')
+    q(c, '''CREATE FUNCTION logit(v INT) RETURNS INT MODIFIES SQL DATA
+BEGIN
+  INSERT INTO logt VALUES (v, v * 10);
+  RETURN v * 2;
+END''')
+    q(c, 'FLUSH BINARY LOGS')
+    assert q(c, 'SELECT a, logit(a) FROM t ORDER BY a') == [(1, 2), (2, 4), (3, 6)]
+    events = q(c, 'SHOW BINLOG EVENTS IN %s', (q(c, 'SHOW MASTER STATUS')[0][0],))
+    kinds = [e[2] for e in events]
+    assert kinds.count('Write_rows_v1') == 1 and kinds.count('Xid') == 1, events
+    assert not any('logit' in str(e[5]) for e in events), events
+    # a failure at the third row (its key is taken) undoes the function's first two rows with the statement
+    q(c, 'DELETE FROM logt WHERE id < 3')
+    with pytest.raises(pymysql.err.IntegrityError) as e:
+        q(c, 'SELECT a, logit(a) FROM t ORDER BY a')
+    assert e.value.args[0] == 1062
+    assert q(c, 'SELECT id FROM logt ORDER BY id') == [(3,)]
+    # 1442: the table the calling statement reads
+    q(c, 'CREATE FUNCTION bad() RETURNS INT MODIFIES SQL DATA BEGIN DELETE FROM t; RETURN 0; END')
+    with pytest.raises(pymysql.err.OperationalError) as e:
+        q(c, 'SELECT bad() FROM t')
+    assert e.value.args[0] == 1442
+    q(c, 'DELETE FROM logt')
+    q(c, 'SELECT logit(a) FROM t WHERE a >= 2')
+    c.close()
+    s.proc.send_signal(signal.SIGKILL)
+    s.proc.wait(timeout=10)
+    s.stderr_f.close()
+    s.start()
+    c = s.connect(database=db)
+    assert q(c, 'SELECT * FROM logt ORDER BY id') == [(2, 20), (3, 30)]
+    assert q(c, 'SELECT COUNT(*) FROM t') == [(3,)]
+    q(c, 'DROP DATABASE %s' % db)
+    c.close()

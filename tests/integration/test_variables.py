@@ -345,3 +345,48 @@ def test_connect_time_defaults_match_mariadb(request):
         if str(vals[0]) != str(vals[1]):
             diffs.append('%s: strata %r, mariadb %r' % (name, vals[0], vals[1]))
     assert not diffs, '\n'.join(diffs)
+
+
+def test_information_schema_system_variables(fresh_target):
+    """information_schema.SYSTEM_VARIABLES as MariaDB has it (mariadb-test-run's include files read it): the
+    values, where the global one came from (SQL after SET GLOBAL), scope, type and limits."""
+    c = RawClient.connect(port=fresh_target.port)
+    c.query('SET GLOBAL wait_timeout = 200')
+    rows = c.query("SELECT VARIABLE_NAME, SESSION_VALUE IS NULL, GLOBAL_VALUE, GLOBAL_VALUE_ORIGIN, DEFAULT_VALUE, "
+                   "VARIABLE_SCOPE, VARIABLE_TYPE, NUMERIC_MIN_VALUE, NUMERIC_MAX_VALUE, NUMERIC_BLOCK_SIZE, "
+                   "ENUM_VALUE_LIST, READ_ONLY, COMMAND_LINE_ARGUMENT FROM information_schema.SYSTEM_VARIABLES "
+                   "WHERE VARIABLE_NAME IN ('WAIT_TIMEOUT', 'LOCK_WAIT_TIMEOUT', 'MAX_ALLOWED_PACKET', "
+                   "'WARNING_COUNT', 'SQL_SAFE_UPDATES') ORDER BY 1")[1]
+    assert rows == [
+        (b'LOCK_WAIT_TIMEOUT', b'0', b'86400', b'COMPILE-TIME', b'86400', b'SESSION', b'BIGINT UNSIGNED', b'0',
+         b'31536000', b'1', None, b'NO', b'REQUIRED'),
+        (b'MAX_ALLOWED_PACKET', b'0', b'16777216', b'COMPILE-TIME', b'16777216', b'SESSION', b'BIGINT UNSIGNED',
+         b'1024', b'1073741824', b'1024', None, b'NO', b'REQUIRED'),
+        (b'SQL_SAFE_UPDATES', b'0', b'OFF', b'COMPILE-TIME', b'OFF', b'SESSION', b'BOOLEAN', None, None, None,
+         b'OFF,ON', b'NO', b'OPTIONAL'),
+        (b'WAIT_TIMEOUT', b'0', b'200', b'SQL', b'28800', b'SESSION', b'BIGINT UNSIGNED', b'1', b'31536000', b'1',
+         None, b'NO', b'REQUIRED'),
+        (b'WARNING_COUNT', b'0', None, b'COMPILE-TIME', None, b'SESSION ONLY', b'BIGINT UNSIGNED', b'0',
+         b'18446744073709551615', b'1', None, b'YES', None),
+    ]
+    assert one(c, "SELECT COUNT(*) FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'VERSION' "
+                  "AND READ_ONLY = 'YES' AND SESSION_VALUE IS NULL") == (b'1',)
+    c.query('SET GLOBAL wait_timeout = DEFAULT')
+    c.close()
+
+
+def test_plugins(target):
+    """SHOW PLUGINS and information_schema.PLUGINS name what is compiled in, as MariaDB lists it
+    (tools test for an engine or an auth plugin there; mariadb-test-run's include files skip on them)."""
+    c = RawClient.connect(port=target.port)
+    cols, rows = c.query('SHOW PLUGINS')
+    assert cols == ['Name', 'Status', 'Type', 'Library', 'License']
+    assert (b'mysql_native_password', b'ACTIVE', b'AUTHENTICATION', None, b'GPL') in rows
+    assert (b'InnoDB', b'ACTIVE', b'STORAGE ENGINE', None, b'GPL') in rows
+    for form in ("SHOW PLUGINS LIKE 'x'", "SHOW PLUGINS WHERE Name = 'x'"):  # neither form in MariaDB
+        with pytest.raises(ServerError) as e:
+            c.query(form)
+        assert e.value.code == 1064
+    assert c.query("SELECT PLUGIN_STATUS, PLUGIN_TYPE, PLUGIN_LICENSE, PLUGIN_MATURITY FROM information_schema.PLUGINS "
+                   "WHERE PLUGIN_NAME = 'InnoDB'")[1] == [(b'ACTIVE', b'STORAGE ENGINE', b'GPL', b'Stable')]
+    c.close()

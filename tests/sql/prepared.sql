@@ -73,3 +73,15 @@ SET @big = 'abcdefghijkl';
 EXECUTE p6 USING @big, 1;
 DEALLOCATE PREPARE p6;
 PREPARE p7 FROM 'SELECT 1; SELECT 2';
+
+-- a failed EXECUTE's error does not count as a warning of the next statement on tables (its OK's info)
+CREATE TABLE pe_warn (a INT PRIMARY KEY, b INT);
+INSERT INTO pe_warn VALUES (1, 1);
+PREPARE pe_i FROM 'INSERT INTO pe_warn VALUES (?, 2)';
+SET @pe_x = 1;
+EXECUTE pe_i USING @pe_x;
+PREPARE pe_u FROM 'UPDATE pe_warn SET b = b + 1 WHERE a = ?';
+SET @pe_x = 7;
+EXECUTE pe_u USING @pe_x;
+SELECT @@warning_count;
+DROP TABLE pe_warn;

@@ -1090,6 +1090,131 @@ TEST(test_engine_torn_page)
     rmdatadir(dir);
 }
 
+/* A whole file's bytes, for "nothing was written" checks. */
+static size_t file_bytes(const char *dir, const char *name, uint8_t **out)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *out = malloc((size_t)n + 1);
+    size_t got = fread(*out, 1, (size_t)n, f);
+    fclose(f);
+    return got;
+}
+
+typedef struct {
+    int n, lost;
+    char last[32];
+    bool ordered;
+    char lo[32], hi[32];
+} salvage_seen_t;
+
+static void seen_entry(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl)
+{
+    salvage_seen_t *s = ctx;
+    (void)v;
+    char key[32];
+    snprintf(key, sizeof key, "%.*s", (int)kl, (const char *)k);
+    if (s->n && strcmp(key, s->last) <= 0)
+        s->ordered = false;
+    if (vl != 200)
+        s->ordered = false;
+    strcpy(s->last, key);
+    s->n++;
+}
+
+static void seen_lost(void *ctx, const char *page, const uint8_t *lo, size_t lol, const uint8_t *hi, size_t hil)
+{
+    salvage_seen_t *s = ctx;
+    if (page)
+        s->lost++;
+    snprintf(s->lo, sizeof s->lo, "%.*s", lo ? (int)lol : 0, lo ? (const char *)lo : "");
+    snprintf(s->hi, sizeof s->hi, "%.*s", hi ? (int)hil : 0, hi ? (const char *)hi : "");
+}
+
+/* innodb_force_recovery's engine: a read-only open refuses every change, writes no byte of any file, and the
+ * salvage walk reads every leaf but a damaged one, naming the key interval it held. */
+TEST(test_engine_read_only_and_salvage)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 4u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x;
+    char k[32], val[200];
+    memset(val, 'v', sizeof val);
+    engine_trx_begin(e, &x);
+    for (int i = 0; i < 2000; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "s", i), val, sizeof val) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    engine_close(e);
+    uint8_t *dat0, *log0, *dat1, *log1;
+    size_t ndat = file_bytes(dir, "strata_sys.dat", &dat0), nlog = file_bytes(dir, "redo.log", &log0);
+    REQUIRE(ndat && nlog);
+
+    engine_opts_t o;
+    engine_opts_default(&o);
+    o.datadir = dir;
+    o.pool_bytes = 4u << 20;
+    o.read_only = true;
+    REQUIRE(engine_open(&o, &e) == 0);
+    CHECK(engine_read_only(e));
+    engine_trx_begin(e, &x);
+    CHECK_EQ_INT(engine_insert(x, t, "new", 3, "v", 1), ENGINE_EREADONLY);
+    CHECK_EQ_INT(engine_delete(x, t, k, k_of(k, "s", 5)), ENGINE_EREADONLY);
+    engine_trx_rollback(x);
+    engine_tree_id_t t2;
+    CHECK_EQ_INT(engine_tree_create(NULL, e, 0, &t2), ENGINE_EREADONLY);
+    CHECK_EQ_INT(engine_tree_drop(NULL, e, t), ENGINE_EREADONLY);
+    CHECK_EQ_INT(engine_checkpoint(e), 0);
+    buf_t v;
+    buf_init(&v);
+    CHECK_EQ_INT(engine_get_e(e, t, k, k_of(k, "s", 1999), &v), 0);
+    CHECK_EQ_INT((int)v.len, 200);
+    buf_free(&v);
+    engine_close(e);
+    CHECK(file_bytes(dir, "strata_sys.dat", &dat1) == ndat && memcmp(dat0, dat1, ndat) == 0);
+    CHECK(file_bytes(dir, "redo.log", &log1) == nlog && memcmp(log0, log1, nlog) == 0);
+    free(dat1);
+    free(log1);
+
+    /* damage one leaf in the middle of the tree */
+    int leaves = 0;
+    off_t victim = -1;
+    for (size_t off = 0; off + 16384 <= ndat; off += 16384) {
+        const uint8_t *pg = dat0 + off;
+        if (page_type(pg) == PAGE_TYPE_BTREE && page_owner(pg) == t && rd16(pg + 32) == 0 && ++leaves == 5)
+            victim = (off_t)off;
+    }
+    REQUIRE(victim > 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/strata_sys.dat", dir);
+    int fd = open(path, O_RDWR);
+    REQUIRE(fd >= 0);
+    uint8_t b = dat0[victim + 9000] ^ 0xff;
+    REQUIRE(pwrite(fd, &b, 1, victim + 9000) == 1);
+    close(fd);
+    REQUIRE(engine_open(&o, &e) == 0);
+    salvage_seen_t seen = {.ordered = true};
+    CHECK_EQ_INT(engine_tree_salvage(e, t, seen_entry, seen_lost, &seen), 0);
+    CHECK_EQ_INT(seen.lost, 1);
+    CHECK(seen.ordered);
+    int lo = atoi(seen.lo + 1), hi = atoi(seen.hi + 1);
+    CHECK(seen.lo[0] == 's' && seen.hi[0] == 's' && lo > 0 && hi > lo);
+    CHECK_EQ_INT(seen.n, 2000 - (hi - lo)); /* exactly the interval the damaged leaf held is missing */
+    engine_close(e);
+    free(dat0);
+    free(log0);
+    rmdatadir(dir);
+}
+
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
           test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_commit_tag, test_engine_bank_transfers,
-          test_engine_crash_recovery, test_engine_torn_page)
+          test_engine_crash_recovery, test_engine_torn_page, test_engine_read_only_and_salvage)

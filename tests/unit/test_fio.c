@@ -60,6 +60,41 @@ TEST(test_fio_helpers)
     CHECK_EQ_INT(fio_fsync_dir(FIO_OTHER, dir), 0);
 }
 
+/* Read-only mode (innodb_force_recovery): the data directory's classes cannot be created, written, grown or
+ * replaced, an O_RDWR open is read-only underneath, and the other classes are untouched. */
+TEST(test_fio_read_only)
+{
+    char p[128], q[128];
+    path_in(p, sizeof p, "ro");
+    path_in(q, sizeof q, "ro-other");
+    int fd = fio_open(FIO_DATA, p, O_RDWR | O_CREAT | O_EXCL, 0600);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(fio_pwrite(FIO_DATA, fd, "before", 6, 0), 0);
+    close(fd);
+    fio_set_read_only(true);
+    CHECK(fio_read_only(FIO_DATA) && fio_read_only(FIO_REDO) && fio_read_only(FIO_BINLOG));
+    CHECK(!fio_read_only(FIO_TEMP) && !fio_read_only(FIO_QLOG) && !fio_read_only(FIO_OTHER));
+    CHECK_EQ_INT(fio_open(FIO_REDO, q, O_RDWR | O_CREAT, 0600), -EROFS);
+    CHECK(access(q, F_OK) != 0);
+    CHECK_EQ_INT(fio_open(FIO_DATA, p, O_RDWR | O_TRUNC, 0), -EROFS);
+    fd = fio_open(FIO_DATA, p, O_RDWR, 0);
+    REQUIRE(fd >= 0);
+    CHECK_EQ_INT(fio_pwrite(FIO_DATA, fd, "after!", 6, 0), -EROFS);
+    CHECK_EQ_INT(fio_allocate(FIO_DATA, fd, 0, 8192), -EROFS);
+    CHECK_EQ_INT(fio_ftruncate(FIO_DATA, fd, 8192), -EROFS);
+    CHECK(pwrite(fd, "x", 1, 0) < 0 && errno == EBADF); /* the kernel refuses too: opened O_RDONLY */
+    char b[8];
+    size_t got;
+    CHECK(fio_pread(FIO_DATA, fd, b, 6, 0, &got) == 0 && got == 6 && memcmp(b, "before", 6) == 0);
+    close(fd);
+    CHECK_EQ_INT(fio_replace_file(FIO_ACCOUNTS, dir, p, "new", 3, 0600), -EROFS);
+    fd = fio_open(FIO_TEMP, q, O_RDWR | O_CREAT, 0600); /* sort runs still work */
+    CHECK(fd >= 0);
+    CHECK_EQ_INT(fio_pwrite(FIO_TEMP, fd, "t", 1, 0), 0);
+    close(fd);
+    fio_set_read_only(false);
+}
+
 #ifdef STRATA_FAULTS
 TEST(test_fault_rules)
 {
@@ -109,4 +144,4 @@ TEST(test_fault_rules)
 }
 #endif
 
-UNIT_MAIN(test_fio_helpers, test_fault_rules)
+UNIT_MAIN(test_fio_helpers, test_fio_read_only, test_fault_rules)

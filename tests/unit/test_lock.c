@@ -249,6 +249,54 @@ TEST(test_lock_gap_release_wakes_and_deadlock)
     lock_sys_destroy(ls);
 }
 
+/* A kill flag set and kicked ends a record wait and an insert wait at once with ENGINE_EINTR (not at the 5 s
+ * timeout); the flag is consumed, another owner's flag wakes nobody, and the killed waiter left no lock behind. */
+TEST(test_lock_kick_ends_waits_at_once)
+{
+    lock_sys_t *ls = lock_sys_create();
+    lock_owner_t a, b;
+    lock_owner_init(&a, 1);
+    lock_owner_init(&b, 2);
+    _Atomic bool kill = false, other = false;
+    b.kill = &kill;
+    CHECK_EQ_INT(lock_acquire(ls, &a, 1, "r", 1, LOCK_X, SHORT_US), 0);
+    rec_arg_t y = {ls, &b, -1};
+    pthread_t th;
+    pthread_create(&th, NULL, rec_thread, &y);
+    usleep(100000);
+    lock_kick(ls, &other); /* not b's flag: b sleeps on */
+    usleep(50000);
+    CHECK_EQ_INT(y.rc, -1);
+    double t0 = now_s();
+    atomic_store(&kill, true);
+    lock_kick(ls, &kill);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(y.rc, ENGINE_EINTR);
+    CHECK(now_s() - t0 < 1.0);
+    CHECK(!atomic_load(&kill));
+    /* an insert waiting for a's gap ends the same way */
+    buf_t inflight;
+    buf_init(&inflight);
+    lock_gap_t *ha = NULL;
+    CHECK_EQ_INT(lock_gap(ls, &a, 1, B("k10"), B("k20"), LOCK_X, lock_insert_epoch(ls, 1), &ha, &inflight), 0);
+    ins_arg_t x = {ls, &b, 1, "k15", 5000000, -1, 0};
+    pthread_create(&th, NULL, ins_thread, &x);
+    usleep(100000);
+    atomic_store(&kill, true);
+    lock_kick(ls, &kill);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(x.rc, ENGINE_EINTR);
+    CHECK(x.waited < 1.0);
+    /* b holds nothing: once a is gone b takes the record without waiting */
+    lock_release_all(ls, &a);
+    CHECK_EQ_INT(lock_acquire(ls, &b, 1, "r", 1, LOCK_X, SHORT_US), 0);
+    buf_free(&inflight);
+    lock_release_all(ls, &b);
+    lock_owner_destroy(&a);
+    lock_owner_destroy(&b);
+    lock_sys_destroy(ls);
+}
+
 /* ---------------------------------------------------------------- partitions and wake-ups */
 
 typedef struct {
@@ -763,8 +811,97 @@ TEST(test_lock_engine_no_phantoms_under_inserts)
     close_engine(e, dir);
 }
 
+/* ---------------------------------------------------------------- the wait hook (parallel replica order) */
+
+/* Owners are "ordered" by trx id: a waiter with a smaller id than the holder aborts the holder (a later
+ * transaction holds what an earlier one needs), as the replica's hook decides by commit order. */
+static _Atomic int hook_calls;
+static bool order_hook(void *arg, uint64_t waiter, uint64_t holder)
+{
+    (void)arg;
+    atomic_fetch_add(&hook_calls, 1);
+    return waiter < holder;
+}
+
+typedef struct {
+    lock_sys_t *ls;
+    lock_owner_t *o;
+    const char *key;
+    int rc;
+} key_arg_t;
+
+static void *key_thread(void *p)
+{
+    key_arg_t *a = p;
+    a->rc = lock_acquire(a->ls, a->o, 1, a->key, strlen(a->key), LOCK_X, 5000000);
+    return NULL;
+}
+
+TEST(test_lock_wait_hook_aborts_a_later_holder)
+{
+    lock_sys_t *ls = lock_sys_create();
+    lock_set_wait_hook(ls, order_hook, NULL);
+    lock_owner_t early, late, later;
+    lock_owner_init(&early, 1);
+    lock_owner_init(&late, 2);
+    lock_owner_init(&later, 3);
+    /* an earlier holder: the later waiter just waits (and gets it when the holder ends) */
+    CHECK_EQ_INT(lock_acquire(ls, &early, 1, "a", 1, LOCK_X, SHORT_US), 0);
+    CHECK_EQ_INT(lock_acquire(ls, &late, 1, "a", 1, LOCK_X, SHORT_US), ENGINE_ELOCKWAIT);
+    CHECK(!atomic_load(&early.aborted));
+    CHECK(atomic_load(&hook_calls) >= 1);
+    /* late holds b and sleeps waiting for early's a; early asks for b: late is aborted, its wait ends with
+     * ENGINE_EDEADLOCK at once, and early gets b once late rolled back */
+    CHECK_EQ_INT(lock_acquire(ls, &late, 1, "b", 1, LOCK_X, SHORT_US), 0);
+    key_arg_t w = {ls, &late, "a", -1};
+    pthread_t th;
+    pthread_create(&th, NULL, key_thread, &w);
+    usleep(100000);
+    key_arg_t e = {ls, &early, "b", -1};
+    pthread_t th2;
+    double t0 = now_s();
+    pthread_create(&th2, NULL, key_thread, &e);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(w.rc, ENGINE_EDEADLOCK);
+    CHECK(now_s() - t0 < 2.0);
+    CHECK(atomic_load(&late.aborted));
+    lock_release_all(ls, &late); /* the victim rolls back */
+    CHECK(!atomic_load(&late.aborted));
+    pthread_join(th2, NULL);
+    CHECK_EQ_INT(e.rc, 0);
+    /* a grant to a later owner while an earlier one still waits: late holds c, later queues for it, then early
+     * (which aborts late, the holder then); late ends, c goes to later, first in line, with early still
+     * waiting: the grant asks the hook, which aborts later (its next lock wait fails at once) */
+    CHECK_EQ_INT(lock_acquire(ls, &late, 1, "c", 1, LOCK_X, SHORT_US), 0);
+    key_arg_t l3 = {ls, &later, "c", -1};
+    pthread_create(&th, NULL, key_thread, &l3);
+    usleep(100000);
+    key_arg_t e3 = {ls, &early, "c", -1};
+    pthread_create(&th2, NULL, key_thread, &e3);
+    usleep(100000);
+    CHECK(atomic_load(&late.aborted));
+    lock_release_all(ls, &late);
+    pthread_join(th, NULL);
+    /* later got c (first in line); early still waits for it: later is marked aborted */
+    if (l3.rc == 0) {
+        CHECK(atomic_load(&later.aborted));
+        CHECK_EQ_INT(lock_acquire(ls, &later, 1, "a", 1, LOCK_X, 5000000), ENGINE_EDEADLOCK); /* no wait */
+        lock_release_all(ls, &later);
+    }
+    pthread_join(th2, NULL);
+    CHECK_EQ_INT(e3.rc, 0);
+    lock_release_all(ls, &early);
+    lock_release_all(ls, &later);
+    lock_owner_destroy(&early);
+    lock_owner_destroy(&late);
+    lock_owner_destroy(&later);
+    lock_sys_destroy(ls);
+}
+
 UNIT_MAIN(test_lock_gap_blocks_inserts_only, test_lock_insert_intention_inflight_epoch, test_lock_gap_extends_along_a_scan,
-          test_lock_gap_release_wakes_and_deadlock, test_lock_engine_next_key_repeatable_read,
+          test_lock_gap_release_wakes_and_deadlock, test_lock_kick_ends_waits_at_once,
+          test_lock_engine_next_key_repeatable_read,
           test_lock_engine_read_committed_no_gaps, test_lock_engine_unique_lookup,
           test_lock_engine_no_phantoms_under_inserts, test_lock_record_waiters_woken_one_by_one,
-          test_lock_insert_waiters_woken_by_their_gap, test_lock_partitions_stress_deadlocks)
+          test_lock_insert_waiters_woken_by_their_gap, test_lock_partitions_stress_deadlocks,
+          test_lock_wait_hook_aborts_a_later_holder)

@@ -83,14 +83,14 @@ function overview() {
       cards.appendChild(c);
     });
     var win = el('div', {'class': 'windows'});
-    [[300, '5 min'], [600, '10 min'], [o.ring_seconds, '1 hour']].forEach(function (w) {
+    [[300, '5 min'], [600, '10 min'], [o.ring_seconds, '1 hour'], [86400, '1 day'], [604800, '7 days']].forEach(function (w) {
       var b = el('button', null, w[1]);
       b.addEventListener('click', function () { chartWindow = w[0]; drawCharts(box, charts); });
       win.appendChild(b);
     });
     var box = el('div', {'class': 'charts'});
-    var note = el('p', {'class': 'note'}, 'Charts: samples every ' + o.sample_seconds +
-      ' s kept in memory for the last ' + (o.ring_seconds / 60) + ' minutes.');
+    var note = el('p', {'class': 'note'}, 'Charts up to an hour: samples every ' + o.sample_seconds +
+      ' s kept in memory; 1 day and 7 days: strata_monitor.status_history (a sample every monitor_interval s).');
     show('Overview', [cards, win, box, note]);
     drawCharts(box, charts);
     timer = setInterval(function () { drawCharts(box, charts); }, 5000);
@@ -128,11 +128,16 @@ function tablespaces() {
   api('/api/tablespaces').then(function (rows) {
     rows.forEach(function (r) {
       r.used_pct = r.total_extents ? Math.round(1000 * (1 - r.free_extents / r.total_extents)) / 10 : 0;
+      r.full_in = r.days_to_full === null ? 'not growing' : (Math.round(r.days_to_full * 10) / 10) + ' days';
+      r.growth = si(r.growth_bytes_per_day) + 'B';
     });
     show('Tablespaces and data files', [table([['file_type', 'Type'], ['tablespace', 'Tablespace'],
       ['logfile_group', 'Logfile group'], ['file', 'File'], ['extent_size', 'Extent size', 'num'],
       ['total_extents', 'Total extents', 'num'], ['free_extents', 'Free extents', 'num'],
-      ['used_pct', 'Used %', 'num'], ['size', 'Size', 'num'], ['autoextend', 'Autoextend']], rows)]);
+      ['used_pct', 'Used %', 'num'], ['size', 'Size', 'num'], ['autoextend', 'Autoextend'], ['growth', 'Growth per day', 'num'],
+      ['full_in', 'Full in', 'num']], rows, function (r) { return r.days_to_full !== null && r.days_to_full < 7 ? 'changed' : ''; }),
+      el('p', {'class': 'note'}, 'Growth: used extents over the last day of strata_monitor history; full: free ' +
+        'extents plus the room to autoextend (to the maximum size, else the free disk), at that rate.')]);
   }).catch(fail);
 }
 
@@ -150,8 +155,58 @@ function binlogs() {
   }).catch(fail);
 }
 
+function nullable(v, f) { return v === null || v === undefined ? '' : (f ? f(v) : v); }
+
+function replicas() {
+  api('/api/replicas').then(function (r) {
+    var parts = [el('h3', null, 'Replicas reading this server\'s binary log'),
+      r.replicas.length ? table([['id', 'Connection'], ['server_id', 'Server id', 'num'], ['user', 'User'],
+                                 ['host', 'Host'], ['time', 'Connected (s)', 'num']], r.replicas)
+                        : el('p', {'class': 'note'}, 'No replica is connected.'),
+      el('h3', null, 'This server as a replica')];
+    if (r.source) {
+      var s = r.source;
+      s.lag = nullable(s.seconds_behind_master, function (v) { return v + ' s'; });
+      s.source_addr = s.host + ':' + s.port;
+      parts.push(table([['source_addr', 'Source'], ['io_running', 'IO thread'], ['sql_running', 'SQL thread'],
+                        ['lag', 'Seconds behind'], ['lag_ms', 'Lag (ms)', 'num'], ['gtid_io_pos', 'GTIDs received'],
+                        ['last_io_error', 'Last IO error'], ['last_sql_error', 'Last SQL error']], [s],
+                       function (x) { return x.io_running !== 'Yes' || x.sql_running !== 'Yes' ? 'changed' : ''; }));
+    } else {
+      parts.push(el('p', {'class': 'note'}, 'This server does not replicate (no CHANGE MASTER TO).'));
+    }
+    show('Replication', parts);
+  }).catch(fail);
+}
+
+function fleet() {
+  api('/api/fleet').then(function (rows) {
+    rows.forEach(function (r) {
+      r.state = r.server === 'all' ? '' : (r.up === 1 ? 'up' : r.up === 0 ? 'down' : 'no sample');
+      r.qps = nullable(r.questions_per_second, function (v) { return Math.round(v * 10) / 10; });
+      r.lag = nullable(r.replica_lag_seconds);
+      r.seen = r.server === 'all' || !r.ts ? '' : new Date(r.ts * 1000).toISOString();
+    });
+    var box = el('div', {'class': 'charts'});
+    show('Fleet', [table([['server', 'Server'], ['state', 'State'], ['seen', 'Last sample'],
+                          ['uptime', 'Uptime (s)', 'num'], ['threads_connected', 'Threads connected', 'num'],
+                          ['threads_running', 'Threads running', 'num'], ['qps', 'Queries / s', 'num'],
+                          ['lag', 'Replica lag (s)', 'num']], rows,
+                         function (r) { return r.state === 'down' ? 'changed' : ''; }),
+                   el('p', {'class': 'note'}, 'Servers are added with INSERT INTO strata_monitor.servers and ' +
+                      'sampled every monitor_interval seconds; the last row and the charts sum them all (last hour).'),
+                   box]);
+    ['queries', 'threads_connected', 'threads_running'].forEach(function (name) {
+      var holder = el('div', {'class': 'chartbox', id: 'chart-' + name});
+      box.appendChild(holder);
+      api('/chart/' + name + '.svg?server=all&window=3600').then(function (svg) { holder.innerHTML = svg; })
+        .catch(fail);
+    });
+  }).catch(fail);
+}
+
 var views = {'/': overview, '/variables': variables, '/processlist': processlist, '/digests': digests,
-             '/tablespaces': tablespaces, '/binlogs': binlogs};
+             '/tablespaces': tablespaces, '/binlogs': binlogs, '/replicas': replicas, '/fleet': fleet};
 
 document.querySelectorAll('nav a').forEach(function (a) {
   if (a.getAttribute('href') === location.pathname) a.className = 'current';

@@ -18,6 +18,7 @@
 #include "util/hash.h"
 #include "sql/exec/query_int.h"
 #include "access/view.h"
+#include "sql/bind/view.h"
 #include "sql/parser/parser.h"
 
 /* ---------------------------------------------------------------- FROM and binding */
@@ -159,6 +160,10 @@ static int bind_view(query_t *q, const sql_from_t *f, const char *db, sql_join_k
     if (sql_parse(x->arena, v.text, strlen(v.text), &l, x->diag) != 0 || l.n != 1 || l.stmts[0]->kind != SQL_STMT_SELECT)
         return diag_error(x->diag, ER_VIEW_INVALID, v.db, v.name);
     const sql_select_t *sel = l.stmts[0]->select;
+    sql_select_t *merged;
+    if (q->view_where && view_read_select(x, &v, f->alias ? f->alias : v.name, q->view_where, q->view_where_only,
+                                          &merged) == 0)
+        sel = merged; /* MERGE: the view's rows read with the outer WHERE's conditions on its base tables */
     const char *cur = x->db;
     x->db = v.db;
     x->view_depth++;
@@ -400,6 +405,27 @@ int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
     memset(q, 0, sizeof *q);
     q->x = x;
     return add_source(q, from, SQL_JOIN_INNER, NULL);
+}
+
+static bool from_has_outer_join(const sql_from_t *f)
+{
+    if (f->kind != SQL_FROM_JOIN)
+        return false;
+    return f->join == SQL_JOIN_LEFT || f->join == SQL_JOIN_RIGHT || from_has_outer_join(f->left) ||
+           from_has_outer_join(f->right);
+}
+
+int bind_from_where(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from, const sql_expr_t *where)
+{
+    memset(q, 0, sizeof *q);
+    q->x = x;
+    if (where && !from_has_outer_join(from)) { /* a view under an outer join may not take WHERE's conditions */
+        q->view_where = where;
+        q->view_where_only = from->kind == SQL_FROM_TABLE;
+    }
+    int rc = add_source(q, from, SQL_JOIN_INNER, NULL);
+    q->view_where = NULL;
+    return rc;
 }
 
 void query_release(query_t *q)

@@ -15,6 +15,7 @@
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 #include "sql/ddl/constraint.h"
+#include "sql/exec/gencol.h"
 
 /* ---- ALTER TABLE that changes columns or the primary key: a rebuild into new trees ---- */
 
@@ -137,6 +138,10 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A,
         for (uint32_t j = 0; j < nt->ncols && !rc; j++) {
             int o = A->src[j];
             value_t v;
+            if (nt->cols[j].gen_expr) { /* computed again from the new row (gencol_compute below) */
+                row[j] = value_null();
+                continue;
+            }
             if (o >= 0) {
                 v = table_value_out(&old->cols[o], &sc.row[o], &rowa);
                 if (v.type == VAL_NULL && !nt->cols[j].rc.nullable && !nt->cols[j].auto_increment) {
@@ -184,6 +189,8 @@ static int alter_copy(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A,
             if (!rc && nt->cols[j].auto_increment)
                 table_autoinc_seen(nt, row[j].type == VAL_UINT ? row[j].u : (uint64_t)MAX(row[j].i, 0));
         }
+        if (!rc)
+            rc = gencol_compute(x, nt, row, &rowa, x->strict && !ignore, n);
         if (!rc && A->check_rows)
             rc = constraints_check_row(x, nt, row, false);
         if (!rc && A->fk_rows)
@@ -286,11 +293,77 @@ int alter_new_trees(sql_exec_ctx_t *x, const cat_table_t *old, alter_run_t *A, b
  * NULL, defaults, comments, indexes, table options and widening a VARCHAR within its length-byte class are
  * INSTANT or INPLACE there, and report 0.
  */
+static bool col_indexed(const cat_table_t *t, uint32_t c)
+{
+    for (uint32_t i = 0; i < t->nidx; i++)
+        for (uint32_t k = 0; k < t->idx[i].ncols; k++)
+            if (t->idx[i].cols[k].col == c)
+                return true;
+    return false;
+}
+
+static void gen_map_names(sql_expr_t *e, const cat_table_t *old, const alter_run_t *A)
+{
+    if (!e)
+        return;
+    if (e->kind == SQL_E_COLUMN) {
+        int oi = cat_table_col(old, e->col.name);
+        for (uint32_t k = 0; oi >= 0 && k < A->nt->ncols; k++)
+            if (A->src[k] == oi)
+                e->col.name = A->nt->cols[k].name;
+    }
+    for (uint32_t i = 0; i < e->nargs; i++)
+        gen_map_names(e->args[i], old, A);
+    gen_map_names(e->else_expr, old, A);
+}
+
+/* Is new column j's generation expression old column o's, once the columns this ALTER renames are renamed? */
+static bool gen_expr_same(const cat_table_t *old, const alter_run_t *A, uint32_t j, int o)
+{
+    const char *oe = old->cols[o].gen_expr;
+    sql_expr_t *e;
+    diag_t scratch;
+    diag_init(&scratch, 2);
+    int rc = sql_parse_expr(A->x->arena, oe, strlen(oe), &e, &scratch);
+    diag_free(&scratch);
+    if (rc)
+        return false;
+    gen_map_names(e, old, A);
+    return strcmp(check_expr_text(A->x->arena, e), A->nt->cols[j].gen_expr) == 0;
+}
+
 static bool alter_is_copy(const cat_table_t *old, const alter_run_t *A)
 {
     const cat_table_t *nt = A->nt;
+    /* an indexed VIRTUAL column dropped: InnoDB copies */
+    for (uint32_t o = 0; o < old->ncols; o++) {
+        if (!old->cols[o].gen_expr || old->cols[o].gen_stored || !col_indexed(old, o))
+            continue;
+        bool kept = false;
+        for (uint32_t j = 0; j < nt->ncols; j++)
+            kept |= A->src[j] == (int)o;
+        if (!kept)
+            return true;
+    }
     for (uint32_t j = 0; j < nt->ncols; j++) {
         int o = A->src[j];
+        const cat_column_t *gc = &nt->cols[j];
+        bool before_old = false, before_virtual = false; /* a column of the old table comes after it */
+        for (uint32_t k = j + 1; k < nt->ncols; k++) {
+            before_old |= A->src[k] >= 0;
+            before_virtual |= A->src[k] >= 0 && nt->cols[k].gen_expr && !nt->cols[k].gen_stored;
+        }
+        if (o < 0 && gc->gen_expr) {
+            if (gc->gen_stored || before_old)
+                return true; /* InnoDB adds only a VIRTUAL column at the end without a copy */
+            continue;
+        }
+        if (o < 0 && before_virtual)
+            return true;
+        if (o >= 0 && !old->cols[o].gen_expr != !gc->gen_expr)
+            return true;
+        if (o >= 0 && gc->gen_expr && (gc->gen_stored || col_indexed(nt, j)) && !gen_expr_same(old, A, j, o))
+            return true; /* a STORED or indexed one's values are computed again into a copy */
         if (o < 0) {
             /* a new column whose DEFAULT (expr) is not deterministic (uuid(), rand()): each row gets its own */
             const char *d = nt->cols[j].def == CAT_DEF_EXPR ? nt->cols[j].default_text : NULL;
@@ -413,6 +486,15 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
                 if (nc.def == CAT_DEF_NULL)
                     nc.def = CAT_DEF_NONE;
             }
+            if ((nt->cols[c].gen_expr && !nt->cols[c].gen_stored) != (nc.gen_expr && !nc.gen_stored) && nc.gen_expr) {
+                /* MariaDB checks the new expression before it refuses the change of kind (1901 before 1907) */
+                cat_table_t tmp = *nt;
+                tmp.cols = arena_alloc(x->arena, sizeof(cat_column_t) * (nt->ncols + 1));
+                memcpy(tmp.cols, nt->cols, sizeof(cat_column_t) * nt->ncols);
+                tmp.cols[c] = nc;
+                if ((rc = gencol_check_table(x, &tmp)) != 0)
+                    break;
+            }
             if ((rc = ddl_alter_change_column(x, nt, &nt->cols[c], &nc)) != 0)
                 break;
             nt->cols[c] = nc;
@@ -528,7 +610,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
     }
-    if (rc || (rc = ddl_alter_recheck(x, nt)) != 0)
+    if (rc || (rc = ddl_alter_recheck(x, nt)) != 0 || (rc = gencol_check_table(x, nt)) != 0)
         goto out;
     /* InnoDB's copying ALTERs (and ADD CHECK) check every row against every CHECK; the in-place ones do not */
     A.check_rows = nt->nchecks > 0 && (A.check_rows || at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A));
@@ -557,8 +639,14 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
         ai = MAX(ai, at->opts.auto_increment);
     table_autoinc_set(old, ai);
     catalog_autoinc_persist(exec_cat, old);
+    if (new_name && (!new_db || strcmp(new_db, db) == 0) && strcmp(new_name, nt->name) == 0)
+        new_name = NULL; /* RENAME TO its own name */
+    if (new_name && (rc = trigger_rename_check(x, db, nt->name, new_db ? new_db : db)) != 0)
+        goto out;
     if (new_name && (rc = catalog_table_rename(exec_cat, db, nt->name, new_db ? new_db : db, new_name, x->diag)) != 0)
         goto out;
+    if (new_name && (!new_db || strcmp(new_db, db) == 0))
+        trigger_rename_table(x, db, nt->name, new_name);
     if (!copy)
         nrows = 0;
     exec_pend_ok(x, nrows, arena_printf(x->arena, "Records: %llu  Duplicates: 0  Warnings: %u", (unsigned long long)nrows,
@@ -681,7 +769,13 @@ int exec_alter_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             const char *ndb = exec_db_name(x, a->new_name.db);
             if (!db || !ndb)
                 return -ER_NO_DB_ERROR;
-            rc = catalog_table_rename(exec_cat, db, at->table.name, ndb, a->new_name.name, x->diag);
+            if (strcmp(db, ndb) == 0 && strcmp(at->table.name, a->new_name.name) == 0)
+                break; /* RENAME TO its own name: nothing to do (MariaDB; RENAME TABLE t TO t is 1050) */
+            rc = trigger_rename_check(x, db, at->table.name, ndb);
+            if (rc == 0)
+                rc = catalog_table_rename(exec_cat, db, at->table.name, ndb, a->new_name.name, x->diag);
+            if (rc == 0 && strcmp(db, ndb) == 0)
+                trigger_rename_table(x, db, at->table.name, a->new_name.name);
             break;
         }
         default:

@@ -80,7 +80,7 @@ static int expr_prec(const sql_expr_t *e)
 {
     switch (e->kind) {
     case SQL_E_BINARY: return op_prec(e->op);
-    case SQL_E_UNARY: return e->op == SQL_OP_NOT ? P_NOT : P_NEG;
+    case SQL_E_UNARY: return P_NEG; /* NOT is printed as "!x" (bool_norm leaves it only where MariaDB does) */
     case SQL_E_IS: case SQL_E_LIKE: case SQL_E_REGEXP: case SQL_E_IN: return P_CMP;
     case SQL_E_BETWEEN: return P_BETWEEN;
     default: return P_HIGHEST;
@@ -139,18 +139,61 @@ static void print_func(buf_t *b, const sql_expr_t *e)
     buf_append_byte(b, ')');
 }
 
+/* The connection's collation while check_expr_text_conn prints (0: utf8mb4's default); the identifier quote
+ * while check_expr_requote prints (0: a backtick). */
+static _Thread_local uint16_t tl_conn_coll;
+static _Thread_local char tl_quote;
+
+/* cast(x as type) as MariaDB prints it: a character type names its character set (the connection's when none is
+ * written) */
+static void print_cast(buf_t *b, const sql_expr_t *e)
+{
+    const sql_cast_t *c = &e->cast;
+    buf_append_str(b, "cast(");
+    print_at(b, e->args[0], P_LOWEST);
+    buf_append_str(b, " as ");
+    switch (c->type) {
+    case SQL_CAST_SIGNED: buf_append_str(b, "signed"); break;
+    case SQL_CAST_UNSIGNED: buf_append_str(b, "unsigned"); break;
+    case SQL_CAST_CHAR: case SQL_CAST_BINARY:
+        buf_append_str(b, "char");
+        if (c->len >= 0)
+            buf_printf(b, "(%d)", c->len);
+        buf_printf(b, " charset %s", c->type == SQL_CAST_BINARY ? "binary"
+                                     : value_coll_charset(c->coll >= 0 ? (uint16_t)c->coll
+                                                          : tl_conn_coll ? tl_conn_coll : COLL_DEFAULT));
+        break;
+    case SQL_CAST_DECIMAL:
+        buf_printf(b, "decimal(%d,%d)", c->len >= 0 ? c->len : 10, c->scale >= 0 ? c->scale : 0);
+        break;
+    case SQL_CAST_DOUBLE: buf_append_str(b, "double"); break;
+    case SQL_CAST_FLOAT: buf_append_str(b, "float"); break;
+    case SQL_CAST_DATE: buf_append_str(b, "date"); break;
+    case SQL_CAST_DATETIME: case SQL_CAST_TIME:
+        buf_append_str(b, c->type == SQL_CAST_TIME ? "time" : "datetime");
+        if (c->scale > 0)
+            buf_printf(b, "(%d)", c->scale);
+        break;
+    }
+    buf_append_byte(b, ')');
+}
+
 static bool printable(const sql_expr_t *e)
 {
     switch (e->kind) {
     case SQL_E_LITERAL: case SQL_E_COLUMN: case SQL_E_IS: case SQL_E_LIKE: case SQL_E_REGEXP: case SQL_E_BETWEEN:
-    case SQL_E_CASE:
+    case SQL_E_CASE: case SQL_E_CAST: case SQL_E_COLLATE: case SQL_E_CONVERT_USING: case SQL_E_USERVAR:
+        break;
+    case SQL_E_INTERVAL:
+        if (!e->interval_unit)
+            return false;
         break;
     case SQL_E_BINARY:
         if (!op_text(e->op))
             return false;
         break;
     case SQL_E_UNARY:
-        if (e->op != SQL_OP_NEG && e->op != SQL_OP_BITNOT)
+        if (e->op != SQL_OP_NEG && e->op != SQL_OP_BITNOT && e->op != SQL_OP_NOT)
             return false;
         break;
     case SQL_E_IN:
@@ -181,7 +224,7 @@ static void print_at(buf_t *b, const sql_expr_t *e, int parent)
         print_lit(b, e);
         break;
     case SQL_E_COLUMN:
-        buf_printf(b, "`%s`", e->col.name);
+        buf_printf(b, "%c%s%c", tl_quote ? tl_quote : '`', e->col.name, tl_quote ? tl_quote : '`');
         break;
     case SQL_E_BINARY:
         print_at(b, e->args[0], pr);
@@ -189,6 +232,11 @@ static void print_at(buf_t *b, const sql_expr_t *e, int parent)
         print_at(b, e->args[1], pr + 1);
         break;
     case SQL_E_UNARY:
+        if (e->op == SQL_OP_NOT) {
+            buf_append_byte(b, '!');
+            print_at(b, e->args[0], P_HIGHEST);
+            break;
+        }
         buf_append_byte(b, e->op == SQL_OP_NEG ? '-' : '~');
         print_at(b, e->args[0], P_NEG);
         break;
@@ -252,6 +300,28 @@ static void print_at(buf_t *b, const sql_expr_t *e, int parent)
     case SQL_E_FUNC:
         print_func(b, e);
         break;
+    case SQL_E_INTERVAL:
+        buf_append_str(b, "interval ");
+        print_at(b, e->args[0], P_HIGHEST);
+        buf_append_byte(b, ' ');
+        for (const char *c = e->interval_unit; *c; c++)
+            buf_append_byte(b, (uint8_t)tolower((unsigned char)*c));
+        break;
+    case SQL_E_COLLATE:
+        print_at(b, e->args[0], P_HIGHEST);
+        buf_printf(b, " collate %s", value_coll_name((uint16_t)e->cast.coll));
+        break;
+    case SQL_E_CONVERT_USING:
+        buf_append_str(b, "convert(");
+        print_at(b, e->args[0], P_LOWEST);
+        buf_printf(b, " using %s)", value_coll_charset((uint16_t)e->cast.coll));
+        break;
+    case SQL_E_CAST:
+        print_cast(b, e);
+        break;
+    case SQL_E_USERVAR:
+        buf_printf(b, "@`%s`", e->var.name);
+        break;
     default:
         print_raw(b, e);
         break;
@@ -260,10 +330,161 @@ static void print_at(buf_t *b, const sql_expr_t *e, int parent)
         buf_append_byte(b, ')');
 }
 
+const char *check_expr_requote(arena_t *a, const char *text, char q)
+{
+    if (q == '`')
+        return text;
+    sql_expr_t *e;
+    diag_t scratch;
+    diag_init(&scratch, 2);
+    int rc = sql_parse_expr(a, text, strlen(text), &e, &scratch);
+    diag_free(&scratch);
+    if (rc)
+        return text;
+    tl_quote = q;
+    const char *s = check_expr_text(a, e);
+    tl_quote = 0;
+    return s;
+}
+
+const char *check_expr_text_conn(arena_t *a, const sql_expr_t *e, uint16_t conn_coll)
+{
+    tl_conn_coll = conn_coll;
+    const char *s = check_expr_text(a, e);
+    tl_conn_coll = 0;
+    return s;
+}
+
+/* ---- MariaDB's rewrites of conditions before it prints them: a column as an operand of AND / OR is `c` <> 0,
+ * NOT is pushed down (NOT c: `c` = 0; NOT a > 1: `a` <= 1; NOT (x AND y): NOT x OR NOT y; NOT x IS NULL: x is not
+ * null; NOT LIKE / IN / BETWEEN / REGEXP), and left as !(x) over anything else.  The trees are copies. */
+
+static sql_expr_t *norm_copy(arena_t *a, const sql_expr_t *e)
+{
+    sql_expr_t *c = arena_alloc(a, sizeof *c);
+    *c = *e;
+    if (e->nargs) {
+        c->args = arena_alloc(a, sizeof(sql_expr_t *) * e->nargs);
+        memcpy(c->args, e->args, sizeof(sql_expr_t *) * e->nargs);
+    }
+    return c;
+}
+
+static sql_expr_t *norm_binary(arena_t *a, sql_op_t op, sql_expr_t *l, sql_expr_t *r)
+{
+    sql_expr_t *e = arena_calloc(a, sizeof *e);
+    e->kind = SQL_E_BINARY;
+    e->op = op;
+    e->nargs = 2;
+    e->args = arena_alloc(a, sizeof(sql_expr_t *) * 2);
+    e->args[0] = l;
+    e->args[1] = r;
+    e->slot = -1;
+    return e;
+}
+
+static sql_expr_t *norm_zero(arena_t *a)
+{
+    sql_expr_t *e = arena_calloc(a, sizeof *e);
+    e->kind = SQL_E_LITERAL;
+    e->lit = value_int(0);
+    e->src = "0";
+    e->src_len = 1;
+    e->slot = -1;
+    return e;
+}
+
+static sql_expr_t *bool_norm(arena_t *a, const sql_expr_t *e);
+
+static sql_expr_t *bool_cond(arena_t *a, const sql_expr_t *e)
+{
+    sql_expr_t *n = bool_norm(a, e);
+    return n->kind == SQL_E_COLUMN ? norm_binary(a, SQL_OP_NE, n, norm_zero(a)) : n;
+}
+
+static sql_expr_t *bool_negate(arena_t *a, const sql_expr_t *e)
+{
+    static const struct { sql_op_t op, neg; } cmp[] = {
+        {SQL_OP_EQ, SQL_OP_NE}, {SQL_OP_NE, SQL_OP_EQ}, {SQL_OP_LT, SQL_OP_GE},
+        {SQL_OP_LE, SQL_OP_GT}, {SQL_OP_GT, SQL_OP_LE}, {SQL_OP_GE, SQL_OP_LT}};
+    switch (e->kind) {
+    case SQL_E_COLUMN:
+        return norm_binary(a, SQL_OP_EQ, bool_norm(a, e), norm_zero(a));
+    case SQL_E_BINARY:
+        if (e->op == SQL_OP_AND || e->op == SQL_OP_OR)
+            return norm_binary(a, e->op == SQL_OP_AND ? SQL_OP_OR : SQL_OP_AND, bool_negate(a, e->args[0]),
+                               bool_negate(a, e->args[1]));
+        for (size_t i = 0; i < ARRAY_LEN(cmp); i++)
+            if (cmp[i].op == e->op) {
+                sql_expr_t *n = bool_norm(a, e);
+                n->op = cmp[i].neg;
+                return n;
+            }
+        break;
+    case SQL_E_IS: case SQL_E_LIKE: case SQL_E_REGEXP: case SQL_E_IN: case SQL_E_BETWEEN:
+        if (e->kind != SQL_E_IN || !e->sub) {
+            sql_expr_t *n = bool_norm(a, e);
+            n->negated = !n->negated;
+            return n;
+        }
+        break;
+    case SQL_E_UNARY:
+        if (e->op == SQL_OP_NOT)
+            return bool_cond(a, e->args[0]);
+        break;
+    default:
+        break;
+    }
+    sql_expr_t *n = norm_binary(a, SQL_OP_NOT, bool_norm(a, e), NULL);
+    n->kind = SQL_E_UNARY;
+    n->nargs = 1;
+    return n;
+}
+
+static sql_expr_t *norm_func(arena_t *a, const char *name, sql_fn_t fn, sql_expr_t *arg)
+{
+    sql_expr_t *e = norm_binary(a, SQL_OP_ADD, arg, NULL);
+    e->kind = SQL_E_FUNC;
+    e->nargs = 1;
+    e->func.name = name;
+    e->func.fn = fn;
+    return e;
+}
+
+static sql_expr_t *bool_norm(arena_t *a, const sql_expr_t *e)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == SQL_E_UNARY && e->op == SQL_OP_NOT)
+        return bool_negate(a, e->args[0]);
+    /* functions MariaDB's parser turns into other items: DATE(x) and TIMESTAMP(x) are casts, DATEDIFF a
+     * difference of TO_DAYS */
+    if (e->kind == SQL_E_FUNC && !e->over && (e->func.fn == SQL_FN_DATE || e->func.fn == SQL_FN_TIMESTAMP) &&
+        e->nargs == 1) {
+        sql_expr_t *c = norm_func(a, "", SQL_FN_UNKNOWN, bool_norm(a, e->args[0]));
+        c->kind = SQL_E_CAST;
+        c->cast = (sql_cast_t){.type = e->func.fn == SQL_FN_DATE ? SQL_CAST_DATE : SQL_CAST_DATETIME,
+                               .len = -1, .scale = -1, .coll = -1};
+        return c;
+    }
+    if (e->kind == SQL_E_FUNC && !e->over && e->func.fn == SQL_FN_DATEDIFF && e->nargs == 2)
+        return norm_binary(a, SQL_OP_SUB, norm_func(a, "TO_DAYS", SQL_FN_TO_DAYS, bool_norm(a, e->args[0])),
+                           norm_func(a, "TO_DAYS", SQL_FN_TO_DAYS, bool_norm(a, e->args[1])));
+    sql_expr_t *c = norm_copy(a, e);
+    bool logic = e->kind == SQL_E_BINARY && (e->op == SQL_OP_AND || e->op == SQL_OP_OR);
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (e->args[i])
+            c->args[i] = logic ? bool_cond(a, e->args[i]) : bool_norm(a, e->args[i]);
+    c->else_expr = bool_norm(a, e->else_expr);
+    return c;
+}
+
 const char *check_expr_text(arena_t *a, const sql_expr_t *e)
 {
     buf_t b;
     buf_init(&b);
+    if (printable(e))
+        e = bool_norm(a, e);
     if (printable(e))
         print_at(&b, e, P_LOWEST);
     else
@@ -654,8 +875,43 @@ int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col)
     return 0;
 }
 
+static void rename_refs(sql_expr_t *e, const char *from, const char *to)
+{
+    if (!e)
+        return;
+    if (e->kind == SQL_E_COLUMN && strcasecmp(e->col.name, from) == 0)
+        e->col.name = to;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        rename_refs(e->args[i], from, to);
+    rename_refs(e->else_expr, from, to);
+}
+
+/* A renamed column is renamed in the generated columns' expressions too, as MariaDB does (an expression kept as
+ * written, one the printer does not know, keeps the old name and then fails to bind: 1054). */
+static void gen_rename(sql_exec_ctx_t *x, cat_table_t *t, const char *from, const char *to)
+{
+    for (uint32_t c = 0; c < t->ncols; c++) {
+        if (!t->cols[c].gen_expr)
+            continue;
+        sql_expr_t *e;
+        diag_t scratch;
+        diag_init(&scratch, 2);
+        int rc = sql_parse_expr(x->arena, t->cols[c].gen_expr, strlen(t->cols[c].gen_expr), &e, &scratch);
+        diag_free(&scratch);
+        if (rc)
+            continue;
+        rename_refs(e, from, to);
+        t->cols[c].gen_expr = check_expr_text(x->arena, e);
+    }
+}
+
 int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc)
 {
+    /* a column changes between VIRTUAL and anything else only by dropping and adding it (MariaDB's 1907) */
+    if ((old->gen_expr && !old->gen_stored) != (nc->gen_expr && !nc->gen_stored))
+        return diag_error(x->diag, ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN);
+    if (strcasecmp(old->name, nc->name) != 0)
+        gen_rename(x, t, old->name, nc->name);
     for (uint32_t i = 0; i < t->nfks; i++)
         for (uint32_t k = 0; k < t->fks[i].ncols; k++) {
             if (strcasecmp(t->fks[i].cols[k], old->name) != 0)

@@ -10,6 +10,11 @@
 
 /* MariaDB's printed form of a CHECK condition (`a` > 0 and `b` in (1,2)); what it cannot print, as written. */
 const char *check_expr_text(arena_t *a, const sql_expr_t *e);
+/* The same, a CAST(... AS CHAR) without a character set printed in the connection's (conn_coll), as MariaDB does
+ * when it prints the definition it was given. */
+const char *check_expr_text_conn(arena_t *a, const sql_expr_t *e, uint16_t conn_coll);
+/* A printed expression again with identifiers in quote q ('"' under ANSI_QUOTES); text itself for a backtick. */
+const char *check_expr_requote(arena_t *a, const char *text, char q);
 /* CREATE TABLE: the CHECKs of the columns and the table, then the FOREIGN KEYs of both, into t. */
 int ddl_constraints_create(sql_exec_ctx_t *x, cat_table_t *t, uint32_t *cap, const sql_column_def_t *cols,
                            uint32_t ncols, const sql_index_def_t *defs, uint32_t ndefs);

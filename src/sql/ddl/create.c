@@ -16,6 +16,7 @@
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 #include "sql/ddl/constraint.h"
+#include "sql/exec/gencol.h"
 
 /* ---------------------------------------------------------------- CREATE TABLE */
 
@@ -335,9 +336,11 @@ int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t
 {
     const sql_type_t *ty = &cd->type;
     memset(c, 0, sizeof *c);
-    if (cd->generated) /* refused, not dropped: a generated column kept as a plain one would hold wrong values */
-        return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "generated columns (GENERATED ALWAYS AS / AS (expr))");
     c->name = cd->name;
+    if (cd->generated) { /* kept as MariaDB prints it; checked with the whole table (gencol_check_table) */
+        c->gen_expr = check_expr_text_conn(x->arena, cd->generated, x->conn_coll);
+        c->gen_stored = cd->generated_stored;
+    }
     c->rc.type = (uint8_t)(ty->kind + 1); /* sql_type_kind_t and sqlt_t list the types in the same order */
     c->rc.is_unsigned = ty->is_unsigned || ty->is_serial;
     c->zerofill = ty->zerofill;
@@ -393,6 +396,10 @@ int col_from_def(sql_exec_ctx_t *x, const cat_table_t *t, const sql_column_def_t
 
 int col_default(sql_exec_ctx_t *x, const sql_column_def_t *cd, cat_column_t *c)
 {
+    if (c->gen_expr) { /* a generated column has no default (MariaDB's grammar takes none) */
+        c->def = CAT_DEF_NONE;
+        return 0;
+    }
     /* MariaDB: ON UPDATE CURRENT_TIMESTAMP(n) is at the column's precision; an n below it is an error */
     if (cd->on_update_now && cd->on_update_fsp >= 0 && cd->on_update_fsp < c->rc.scale)
         return diag_push_msg(x->diag, DIAG_ERROR, 1294,
@@ -477,6 +484,8 @@ static int build_table_def(sql_exec_ctx_t *x, const sql_create_table_t *ct, cons
     if ((rc = ddl_constraints_create(x, t, &cap, ct->cols, ct->ncols, ct->indexes, ct->nindexes)) != 0)
         return rc;
     t->has_pk = t->nidx && t->idx[0].kind == CAT_IDX_PRIMARY;
+    if ((rc = gencol_check_table(x, t)) != 0)
+        return rc;
     *out = t;
     return 0;
 }
@@ -634,6 +643,39 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
                     return diag_error(x->diag, ER_DUP_FIELDNAME, cc->name);
             nc++;
         }
+        /* MariaDB's order: the declared columns the SELECT does not name, then the SELECT's columns in its order
+         * (a declared one where the names match); the declared columns' keys follow their columns */
+        if (nd) {
+            uint32_t *from = arena_calloc(x->arena, sizeof(uint32_t) * (nc + 1)), *to = arena_calloc(x->arena, sizeof(uint32_t) * (nc + 1));
+            uint32_t k = 0, extra = nd;
+            for (uint32_t d = 0; d < nd; d++) {
+                bool named = false;
+                for (int i = 0; i < n && !named; i++)
+                    named = strcasecmp(c[d].name, cols[i].name) == 0;
+                if (!named)
+                    from[k++] = d;
+            }
+            for (int i = 0; i < n; i++) {
+                uint32_t d = 0;
+                while (d < nd && strcasecmp(c[d].name, cols[i].name) != 0)
+                    d++;
+                from[k++] = d < nd ? d : extra++;
+            }
+            cat_column_t *o = arena_calloc(x->arena, sizeof(cat_column_t) * (nc + 1));
+            for (uint32_t j = 0; j < nc; j++) {
+                o[j] = c[from[j]];
+                to[from[j]] = j;
+            }
+            for (uint32_t i = 0; i < def->nidx; i++) {
+                cat_index_col_t *ic = arena_alloc(x->arena, sizeof *ic * (def->idx[i].ncols + 1));
+                for (uint32_t j = 0; j < def->idx[i].ncols; j++) {
+                    ic[j] = def->idx[i].cols[j];
+                    ic[j].col = to[ic[j].col];
+                }
+                def->idx[i].cols = ic;
+            }
+            c = o;
+        }
         def->cols = c;
         def->ncols = nc;
         /* table-level keys name columns of the SELECT (the declared columns' own keys are already there) */
@@ -659,6 +701,7 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
             catalog_commit_hook_hold(false);
             if (rc != 0)
                 return rc;
+            trigger_drop_table(x, db, ct->table.name);
         }
     }
     if (real) {
@@ -668,6 +711,8 @@ int exec_create_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
     rc = catalog_table_create(exec_cat, def, ct->if_not_exists && !real, x->diag);
     if (rc < 0)
         return rc;
+    if (rc == 0 && !real) /* a new table has no triggers: any left by a DROP cut short by a crash go now */
+        trigger_drop_table(x, def->db, def->name);
     if (real) {
         temp_table_t *t = mem_calloc(1, sizeof *t);
         t->db = mem_strdup(user_db);

@@ -277,6 +277,15 @@ static int maint_one(maint_out_t *o, const sql_stmt_t *st, const sql_name_t *n, 
         msg(o, "note", "The storage engine for the table doesn't support repair");
         return 0;
     case SQL_STMT_OPTIMIZE_TABLE: {
+        if (engine_read_only(catalog_engine(sql_exec_catalog()))) { /* innodb_force_recovery: as MariaDB's InnoDB */
+            char text[300];
+            snprintf(text, sizeof text, "Table '%s' is read only", n->name);
+            msg(o, "Warning", "Running in read-only mode");
+            msg(o, "Warning", "Running in read-only mode");
+            msg(o, "Error", text);
+            msg(o, "status", "Operation failed");
+            return 0;
+        }
         msg(o, "note", "Table does not support optimize, doing recreate + analyze instead");
         int rc = exec_table_rebuild(x, n);
         if (rc)

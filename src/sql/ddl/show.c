@@ -15,12 +15,18 @@
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
 #include "access/view.h"
+#include "sql/bind/view.h"
 #include "sql/ddl/constraint.h"
+#include "access/event.h"
 #include "access/routine.h"
+#include "sql/ddl/event.h"
+#include "access/trigger.h"
+#include "sql/exec/query_int.h"
 #include "util/util.h"
 
 /* Rows the account may see (the session's filter; everything without one). */
 #define XVISIBLE(x, db, table) (!(x)->visible || (x)->visible((x)->visible_user, (db), (table)))
+#define XTRIGGER_VISIBLE(x, db, table) (!(x)->trigger_visible || (x)->trigger_visible((x)->visible_user, (db), (table)))
 
 /* The account's SQL_COLPRIV_* on a column (every one without a callback: unit tests, the server itself). */
 static unsigned col_privs(sql_exec_ctx_t *x, const char *db, const char *table, const char *col)
@@ -80,6 +86,16 @@ static void vt_col(vt_t *v, const char *name, uint32_t len, bool number, bool nu
         c->rc.coll = COLL_UTF8MB3_GENERAL_CI;
     }
     c->def = CAT_DEF_NULL;
+}
+
+/* The last column made a DATETIME (its values are given as text 'YYYY-MM-DD hh:mm:ss') */
+static void vt_datetime(vt_t *v)
+{
+    cat_column_t *c = &v->t->cols[v->t->ncols - 1];
+    c->rc.type = SQLT_DATETIME;
+    c->rc.len = 0;
+    c->rc.scale = 0;
+    c->rc.coll = COLL_BINARY;
 }
 
 static value_t *vt_row(vt_t *v)
@@ -346,7 +362,8 @@ static const char *default_shown(const cat_column_t *c, bool for_create, arena_t
 
 static const char *extra_of(const cat_column_t *c, arena_t *a)
 {
-    const char *e = c->auto_increment ? "auto_increment"
+    const char *e = c->gen_expr ? (c->gen_stored ? "STORED GENERATED" : "VIRTUAL GENERATED")
+                    : c->auto_increment ? "auto_increment"
                     : c->on_update_now ? arena_printf(a, "on update %s", now_shown(c, a)) : "";
     if (c->invisible) /* MariaDB: "auto_increment, INVISIBLE" */
         return *e ? arena_printf(a, "%s, INVISIBLE", e) : "INVISIBLE";
@@ -370,11 +387,16 @@ void exec_ident_quote(buf_t *b, const char *s, char q)
 /* `mode`: SQL_SHOW_CREATE_* flags (exec.h) */
 char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode)
 {
+    return exec_show_create_table_text_as(a, t, mode, t->name, false);
+}
+
+char *exec_show_create_table_text_as(arena_t *a, const cat_table_t *t, unsigned mode, const char *name, bool temporary)
+{
     char q = (mode & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`';
     buf_t b;
     buf_init(&b);
-    buf_append_str(&b, "CREATE TABLE ");
-    exec_ident_quote(&b, t->name, q);
+    buf_append_str(&b, temporary ? "CREATE TEMPORARY TABLE " : "CREATE TABLE ");
+    exec_ident_quote(&b, name, q);
     buf_append_str(&b, " (\n");
     for (uint32_t i = 0; i < t->ncols; i++) {
         const cat_column_t *c = &t->cols[i];
@@ -385,13 +407,16 @@ char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mod
         buf_append_str(&b, type_text(a, c));
         if ((sqlt_is_string(ty) || ty == SQLT_ENUM || ty == SQLT_SET) && c->rc.coll != COLL_BINARY && c->rc.coll != t->coll)
             buf_printf(&b, " CHARACTER SET %s COLLATE %s", charset_of(c->rc.coll), value_coll_name(c->rc.coll));
-        if (!c->rc.nullable)
+        if (c->gen_expr) /* MariaDB: no NULL / DEFAULT on a generated column, PERSISTENT shown as STORED */
+            buf_printf(&b, " GENERATED ALWAYS AS (%s) %s", check_expr_requote(a, c->gen_expr, q),
+                       c->gen_stored ? "STORED" : "VIRTUAL");
+        else if (!c->rc.nullable)
             buf_append_str(&b, " NOT NULL");
         else if (ty == SQLT_TIMESTAMP)
             buf_append_str(&b, " NULL");
         if (c->invisible)
             buf_append_str(&b, " INVISIBLE");
-        const char *d = default_shown(c, true, a);
+        const char *d = c->gen_expr ? NULL : default_shown(c, true, a);
         if (d && !c->auto_increment)
             buf_printf(&b, " DEFAULT %s", d);
         if (c->auto_increment && !(mode & SQL_SHOW_CREATE_NO_FIELD_OPTIONS))
@@ -467,7 +492,8 @@ bool exec_show_handles(const sql_show_t *sh)
     case SQL_SHOW_DATABASES: case SQL_SHOW_TABLES: case SQL_SHOW_COLUMNS: case SQL_SHOW_INDEX:
     case SQL_SHOW_CREATE_TABLE: case SQL_SHOW_TABLE_STATUS: case SQL_SHOW_CREATE_DATABASE: case SQL_SHOW_TRIGGERS:
     case SQL_SHOW_CREATE_VIEW: case SQL_SHOW_OPEN_TABLES: case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS:
-    case SQL_SHOW_CREATE_PROCEDURE: case SQL_SHOW_CREATE_FUNCTION:
+    case SQL_SHOW_CREATE_PROCEDURE: case SQL_SHOW_CREATE_FUNCTION: case SQL_SHOW_CREATE_TRIGGER:
+    case SQL_SHOW_CREATE_EVENT:
         return true;
     default:
         return false;
@@ -867,8 +893,8 @@ static int show_tables(sql_exec_ctx_t *x, const sql_show_t *sh, bool status)
         static const char *const is_tables[] = {"CHARACTER_SETS", "CHECK_CONSTRAINTS", "COLLATIONS",
                                                 "COLLATION_CHARACTER_SET_APPLICABILITY", "COLUMNS",
                                                 "ENGINES", "EVENTS", "FILES", "KEY_COLUMN_USAGE", "PARAMETERS",
-                                                "PARTITIONS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
-                                                "SCHEMATA", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
+                                                "PARTITIONS", "PLUGINS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES",
+                                                "SCHEMATA", "STATISTICS", "SYSTEM_VARIABLES", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS",
                                                 "VIEWS"};
         for (size_t i = 0; i < ARRAY_LEN(is_tables); i++) {
             value_t *r = vt_row(&v);
@@ -977,6 +1003,85 @@ static int show_create_routine(sql_exec_ctx_t *x, const sql_show_t *sh)
     return vt_send(&t, -1, NULL, NULL);
 }
 
+/* SHOW EVENTS' row of an event (15 columns) */
+static void event_row(sql_exec_ctx_t *x, const cat_event_t *e, value_t *r)
+{
+    r[0] = show_text(e->db);
+    r[1] = show_text(e->name);
+    r[2] = show_text(arena_printf(x->arena, "%s@%s", e->definer_user, e->definer_host));
+    r[3] = show_text(e->time_zone);
+    r[4] = show_text(e->recurring ? "RECURRING" : "ONE TIME");
+    r[5] = e->recurring ? value_null() : show_text(event_time_text(x->arena, e->time_zone, e->execute_at));
+    r[6] = e->recurring ? show_text(e->interval_value) : value_null();
+    r[7] = e->recurring ? show_text(e->interval_field) : value_null();
+    r[8] = e->recurring ? show_text(event_time_text(x->arena, e->time_zone, e->starts)) : value_null();
+    r[9] = e->recurring && e->ends != CAT_EVENT_NEVER ? show_text(event_time_text(x->arena, e->time_zone, e->ends))
+                                                      : value_null();
+    r[10] = show_text(e->status);
+    r[11] = show_uint(e->originator);
+    r[12] = show_text(e->client_cs);
+    r[13] = show_text(e->conn_coll);
+    r[14] = show_text(e->db_coll);
+}
+
+/* SHOW CREATE EVENT (ddl/event.c makes the text) */
+static int show_create_event(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    const char *db = exec_db_name(x, sh->table.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    cat_event_t e;
+    if (catalog_event_get(sql_exec_catalog(), x->arena, db, sh->table.name, &e) <= 0)
+        return diag_error(x->diag, ER_EVENT_DOES_NOT_EXIST, sh->table.name);
+    vt_t t;
+    vt_init(&t, x, "CREATE");
+    vt_col(&t, "Event", 64, false, false);
+    vt_col(&t, "sql_mode", 1024, false, false);
+    vt_col(&t, "time_zone", 64, false, false);
+    vt_col(&t, "Create Event", 1024, false, true);
+    vt_col(&t, "character_set_client", 32, false, false);
+    vt_col(&t, "collation_connection", 32, false, false);
+    vt_col(&t, "Database Collation", 32, false, false);
+    value_t *row = vt_row(&t);
+    row[0] = show_text(e.name);
+    row[1] = show_text(e.sql_mode);
+    row[2] = show_text(e.time_zone);
+    row[3] = show_text(event_create_text(x->arena, &e, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`'));
+    row[4] = show_text(e.client_cs);
+    row[5] = show_text(e.conn_coll);
+    row[6] = show_text(e.db_coll);
+    return vt_send(&t, -1, NULL, NULL);
+}
+
+/* SHOW CREATE TRIGGER (ddl/trigger.c makes the text) */
+static int show_create_trigger(sql_exec_ctx_t *x, const sql_show_t *sh)
+{
+    const char *db = exec_db_name(x, sh->table.db);
+    if (!db)
+        return -ER_NO_DB_ERROR;
+    cat_trigger_t r;
+    if (catalog_trigger_get(sql_exec_catalog(), x->arena, db, sh->table.name, &r) <= 0)
+        return diag_error(x->diag, ER_TRG_DOES_NOT_EXIST);
+    vt_t t;
+    vt_init(&t, x, "CREATE");
+    vt_col(&t, "Trigger", 64, false, false);
+    vt_col(&t, "sql_mode", 1024, false, false);
+    vt_col(&t, "SQL Original Statement", 1024, false, false);
+    vt_col(&t, "character_set_client", 32, false, false);
+    vt_col(&t, "collation_connection", 32, false, false);
+    vt_col(&t, "Database Collation", 32, false, false);
+    vt_col(&t, "Created", 32, false, true);
+    value_t *row = vt_row(&t);
+    row[0] = show_text(r.name);
+    row[1] = show_text(r.sql_mode);
+    row[2] = show_text(trigger_create_text(x->arena, &r, (x->show_create & SQL_SHOW_CREATE_ANSI_QUOTES) ? '"' : '`'));
+    row[3] = show_text(r.client_cs);
+    row[4] = show_text(r.conn_coll);
+    row[5] = show_text(r.db_coll);
+    row[6] = show_text(r.created);
+    return vt_send(&t, -1, NULL, NULL);
+}
+
 int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
 {
     /* MariaDB answers these from an information_schema table it scans in full: SERVER_QUERY_NO_INDEX_USED */
@@ -998,6 +1103,10 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         return show_create_view(x, sh, false);
     case SQL_SHOW_CREATE_PROCEDURE: case SQL_SHOW_CREATE_FUNCTION:
         return show_create_routine(x, sh);
+    case SQL_SHOW_CREATE_TRIGGER:
+        return show_create_trigger(x, sh);
+    case SQL_SHOW_CREATE_EVENT:
+        return show_create_event(x, sh);
     case SQL_SHOW_CREATE_TABLE: {
         const char *db;
         const char *vdb = exec_db_name(x, sh->table.db ? sh->table.db : sh->db);
@@ -1009,13 +1118,17 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         cat_table_t *t = show_table(x, sh, &db);
         if (!t)
             return -x->diag->error_code;
+        /* a TEMPORARY table under its own name (the catalog knows it by its session-unique one), as MariaDB */
+        const char *tdb = db, *tname = sh->table.name;
+        bool temp = exec_temp_map(x, &tdb, &tname);
         vt_t v;
         vt_init(&v, x, "CREATE");
         vt_col(&v, "Table", 64, false, false);
         vt_col(&v, "Create Table", 1024, false, false);
         value_t *r = vt_row(&v);
-        r[0] = show_text(t->name);
-        r[1] = show_text(exec_show_create_table_text(x->arena, t, x->show_create));
+        r[0] = show_text(temp ? sh->table.name : t->name);
+        r[1] = show_text(exec_show_create_table_text_as(x->arena, t, x->show_create, temp ? sh->table.name : t->name,
+                                                        temp));
         vt_release(&v, t);
         return vt_send(&v, -1, NULL, NULL);
     }
@@ -1040,14 +1153,39 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
         return vt_send(&v, -1, NULL, NULL);
     }
     case SQL_SHOW_TRIGGERS: {
-        /* no triggers yet: the columns, no rows */
+        /* the database's triggers (access/trigger.h) in firing order per table; LIKE matches the table's name */
+        const char *db = exec_db_name(x, sh->db);
+        if (!db)
+            return -ER_NO_DB_ERROR;
+        if (!sql_exec_db_exists(db))
+            return diag_error(x->diag, ER_BAD_DB_ERROR, db);
         vt_t v;
         vt_init(&v, x, "TRIGGERS");
         static const char *const cn[] = {"Trigger", "Event", "Table", "Statement", "Timing", "Created", "sql_mode",
                                          "Definer", "character_set_client", "collation_connection", "Database Collation"};
         for (size_t i = 0; i < ARRAY_LEN(cn); i++)
-            vt_col(&v, cn[i], 64, false, true);
-        return vt_send(&v, 0, sh->like, sh->where);
+            vt_col(&v, cn[i], i == 3 ? 65535 : 64, false, true);
+        cat_trigger_t *ts;
+        uint32_t nt = 0;
+        catalog_trigger_list(sql_exec_catalog(), x->arena, db, NULL, &ts, &nt);
+        for (uint32_t i = 0; i < nt; i++) {
+            const cat_trigger_t *tr = &ts[i];
+            if (!XTRIGGER_VISIBLE(x, tr->db, tr->table) || !trigger_table_exists(tr->db, tr->table))
+                continue;
+            value_t *r = vt_row(&v);
+            r[0] = show_text(tr->name);
+            r[1] = show_text(tr->event);
+            r[2] = show_text(tr->table);
+            r[3] = show_text(tr->body);
+            r[4] = show_text(tr->timing);
+            r[5] = show_text(tr->created);
+            r[6] = show_text(tr->sql_mode);
+            r[7] = show_text(arena_printf(x->arena, "%s@%s", tr->definer_user, tr->definer_host));
+            r[8] = show_text(tr->client_cs);
+            r[9] = show_text(tr->conn_coll);
+            r[10] = show_text(tr->db_coll);
+        }
+        return vt_send(&v, 2, sh->like, sh->where);
     }
     case SQL_SHOW_EVENTS: case SQL_SHOW_PROCEDURE_STATUS: case SQL_SHOW_FUNCTION_STATUS: {
         /* no events or stored routines: MariaDB's columns, no rows */
@@ -1063,13 +1201,26 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh)
             const char *db = exec_db_name(x, sh->db);
             if (!db)
                 return -ER_NO_DB_ERROR;
-            if (!sql_exec_db_exists(db))
-                return diag_error(x->diag, ER_BAD_DB_ERROR, db);
+            /* (an unknown database has no events: MariaDB answers with no rows) */
         }
         vt_t v;
         vt_init(&v, x, events ? "EVENTS" : "ROUTINES");
-        for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++)
-            vt_col(&v, events ? ev[i] : rt[i], 64, false, true);
+        for (size_t i = 0; i < (events ? ARRAY_LEN(ev) : ARRAY_LEN(rt)); i++) {
+            /* (MariaDB's SHOW EVENTS: only Execute at, Interval value / field, Starts, Ends may be NULL) */
+            vt_col(&v, events ? ev[i] : rt[i], 64, events && i == 11, !events || (i >= 5 && i <= 9));
+            if (events && (i == 5 || i == 8 || i == 9))
+                vt_datetime(&v);
+        }
+        if (events) {
+            cat_event_t *es;
+            uint32_t ne = 0;
+            catalog_event_list(sql_exec_catalog(), x->arena, exec_db_name(x, sh->db), &es, &ne);
+            for (uint32_t i = 0; i < ne; i++) {
+                value_t *r = vt_row(&v);
+                event_row(x, &es[i], r);
+            }
+            return vt_send(&v, 1, sh->like, sh->where);
+        }
         if (!events && !sh->package) {
             cat_routine_t *rs;
             uint32_t nr = 0;
@@ -1150,7 +1301,7 @@ static void is_table_rows(vt_t *v, const cat_table_t *t, const char *db, const c
             r[k++] = show_text(cc->name);
             r[k++] = show_uint(c + 1);
             const char *dflt = default_shown(cc, true, x->arena);
-            r[k++] = show_text(cc->auto_increment ? NULL : dflt);
+            r[k++] = show_text(cc->gen_expr && cc->def == CAT_DEF_NONE ? "NULL" : cc->auto_increment ? NULL : dflt);
             r[k++] = show_text(cc->rc.nullable ? "YES" : "NO");
             r[k++] = show_text(sqlt_name(ty));
             /* TEXT / BLOB: the type's byte limit in both columns, as MariaDB shows it */
@@ -1170,8 +1321,8 @@ static void is_table_rows(vt_t *v, const cat_table_t *t, const char *db, const c
             r[k++] = show_text(extra_of(cc, x->arena));
             r[k++] = show_text(col_privs_text(cp, x->arena));
             r[k++] = show_text(cc->comment);
-            r[k++] = show_text("NEVER");
-            r[k++] = value_null();
+            r[k++] = show_text(cc->gen_expr ? "ALWAYS" : "NEVER");
+            r[k++] = cc->gen_expr ? show_text(cc->gen_expr) : value_null();
         }
     } else if (stats) {
         uint32_t *ord = key_order(x->arena, t);
@@ -1352,6 +1503,12 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
          "00010"},
         {"SESSION_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
         {"GLOBAL_VARIABLES", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
+        {"PLUGINS", "PLUGIN_NAME,PLUGIN_VERSION,PLUGIN_STATUS,PLUGIN_TYPE,PLUGIN_TYPE_VERSION,PLUGIN_LIBRARY,"
+                    "PLUGIN_LIBRARY_VERSION,PLUGIN_AUTHOR,PLUGIN_DESCRIPTION,PLUGIN_LICENSE,LOAD_OPTION,PLUGIN_MATURITY,"
+                    "PLUGIN_AUTH_VERSION", "0000000000000"},
+        {"SYSTEM_VARIABLES", "VARIABLE_NAME,SESSION_VALUE,GLOBAL_VALUE,GLOBAL_VALUE_ORIGIN,DEFAULT_VALUE,VARIABLE_SCOPE,"
+                             "VARIABLE_TYPE,VARIABLE_COMMENT,NUMERIC_MIN_VALUE,NUMERIC_MAX_VALUE,NUMERIC_BLOCK_SIZE,"
+                             "ENUM_VALUE_LIST,READ_ONLY,COMMAND_LINE_ARGUMENT,GLOBAL_VALUE_PATH", "000000000000000"},
         {"SESSION_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
         {"GLOBAL_STATUS", "VARIABLE_NAME,VARIABLE_VALUE", "00"},
     };
@@ -1429,7 +1586,7 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
             r[2] = show_text(views[i].name);
             r[3] = show_text(views[i].text);
             r[4] = show_text(views[i].check_option);
-            r[5] = show_text("NO"); /* strata refuses INSERT / UPDATE / DELETE through views */
+            r[5] = show_text(view_is_updatable(x, &views[i]) ? "YES" : "NO");
             r[6] = show_text(arena_printf(x->arena, "%s@%s", views[i].definer_user, views[i].definer_host));
             r[7] = show_text(views[i].security);
             r[8] = show_text(views[i].client_cs);
@@ -1738,6 +1895,99 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
                 r[15] = show_text(rt->type);
             }
         }
+    } else if (strcasecmp(name, "TRIGGERS") == 0) {
+        /* triggers (access/trigger.h): MariaDB 10.11's columns */
+        static const char *const cn[] = {"TRIGGER_CATALOG", "TRIGGER_SCHEMA", "TRIGGER_NAME", "EVENT_MANIPULATION",
+                                         "EVENT_OBJECT_CATALOG", "EVENT_OBJECT_SCHEMA", "EVENT_OBJECT_TABLE",
+                                         "ACTION_ORDER", "ACTION_CONDITION", "ACTION_STATEMENT",
+                                         "ACTION_ORIENTATION", "ACTION_TIMING", "ACTION_REFERENCE_OLD_TABLE",
+                                         "ACTION_REFERENCE_NEW_TABLE", "ACTION_REFERENCE_OLD_ROW",
+                                         "ACTION_REFERENCE_NEW_ROW", "CREATED", "SQL_MODE", "DEFINER",
+                                         "CHARACTER_SET_CLIENT", "COLLATION_CONNECTION", "DATABASE_COLLATION"};
+        vt_init(&v, x, "TRIGGERS");
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++)
+            vt_col(&v, cn[i], i == 9 ? 65535 : 64, i == 7, true);
+        cat_trigger_t *ts;
+        uint32_t nt = 0;
+        catalog_trigger_list(sql_exec_catalog(), x->arena, NULL, NULL, &ts, &nt);
+        for (uint32_t i = 0; i < nt; i++) {
+            const cat_trigger_t *tr = &ts[i];
+            if (!XTRIGGER_VISIBLE(x, tr->db, tr->table) || !trigger_table_exists(tr->db, tr->table))
+                continue;
+            value_t *r = vt_row(&v);
+            r[0] = show_text("def");
+            r[1] = show_text(tr->db);
+            r[2] = show_text(tr->name);
+            r[3] = show_text(tr->event);
+            r[4] = show_text("def");
+            r[5] = show_text(tr->db);
+            r[6] = show_text(tr->table);
+            r[7] = value_int(atoi(tr->order));
+            r[8] = value_null();
+            r[9] = show_text(tr->body);
+            r[10] = show_text("ROW");
+            r[11] = show_text(tr->timing);
+            r[12] = value_null();
+            r[13] = value_null();
+            r[14] = show_text("OLD");
+            r[15] = show_text("NEW");
+            r[16] = show_text(tr->created);
+            r[17] = show_text(tr->sql_mode);
+            r[18] = show_text(arena_printf(x->arena, "%s@%s", tr->definer_user, tr->definer_host));
+            r[19] = show_text(tr->client_cs);
+            r[20] = show_text(tr->conn_coll);
+            r[21] = show_text(tr->db_coll);
+        }
+    } else if (strcasecmp(name, "EVENTS") == 0) {
+        /* events (access/event.h): MariaDB 10.11's columns; the times in each event's time zone */
+        static const char *const cn[] = {"EVENT_CATALOG", "EVENT_SCHEMA", "EVENT_NAME", "DEFINER", "TIME_ZONE",
+                                         "EVENT_BODY", "EVENT_DEFINITION", "EVENT_TYPE", "EXECUTE_AT",
+                                         "INTERVAL_VALUE", "INTERVAL_FIELD", "SQL_MODE", "STARTS", "ENDS", "STATUS",
+                                         "ON_COMPLETION", "CREATED", "LAST_ALTERED", "LAST_EXECUTED",
+                                         "EVENT_COMMENT", "ORIGINATOR", "CHARACTER_SET_CLIENT",
+                                         "COLLATION_CONNECTION", "DATABASE_COLLATION"};
+        vt_init(&v, x, "EVENTS");
+        for (size_t i = 0; i < ARRAY_LEN(cn); i++) {
+            vt_col(&v, cn[i], i == 6 ? 65535 : 64, i == 20, i == 8 || i == 9 || i == 10 || i == 12 || i == 13 || i == 18);
+            if (i == 8 || i == 12 || i == 13 || i == 16 || i == 17 || i == 18)
+                vt_datetime(&v);
+        }
+        cat_event_t *es;
+        uint32_t ne = 0;
+        catalog_event_list(sql_exec_catalog(), x->arena, NULL, &es, &ne);
+        for (uint32_t i = 0; i < ne; i++) {
+            const cat_event_t *e = &es[i];
+            if (x->event_visible && !x->event_visible(x->visible_user, e->db))
+                continue;
+            value_t sr[15];
+            event_row(x, e, sr);
+            value_t *r = vt_row(&v);
+            r[0] = show_text("def");
+            r[1] = sr[0];
+            r[2] = sr[1];
+            r[3] = sr[2];
+            r[4] = sr[3];
+            r[5] = show_text("SQL");
+            r[6] = show_text(e->body);
+            r[7] = sr[4];
+            r[8] = sr[5];
+            r[9] = sr[6];
+            r[10] = sr[7];
+            r[11] = show_text(e->sql_mode);
+            r[12] = sr[8];
+            r[13] = sr[9];
+            r[14] = sr[10];
+            r[15] = show_text(e->preserve ? "PRESERVE" : "NOT PRESERVE");
+            r[16] = show_text(event_time_text(x->arena, e->time_zone, e->created));
+            r[17] = show_text(event_time_text(x->arena, e->time_zone, e->last_altered));
+            r[18] = e->last_executed == CAT_EVENT_NEVER ? value_null()
+                                                        : show_text(event_time_text(x->arena, e->time_zone, e->last_executed));
+            r[19] = show_text(e->comment);
+            r[20] = sr[11];
+            r[21] = sr[12];
+            r[22] = sr[13];
+            r[23] = sr[14];
+        }
     } else if (strcasecmp(name, "ROUTINES") == 0) {
         /* stored procedures and functions (access/routine.h): MariaDB 10.11's columns */
         static const char *const cn[] = {"SPECIFIC_NAME", "ROUTINE_CATALOG", "ROUTINE_SCHEMA", "ROUTINE_NAME",
@@ -1792,18 +2042,10 @@ int exec_infoschema(sql_exec_ctx_t *x, const char *name, query_source_t *s)
     } else {
         /* schemas of objects strata does not have yet: the columns tools select, no rows */
         static const struct { const char *name; const char *cols; } empty[] = {
-            {"TRIGGERS", "TRIGGER_CATALOG,TRIGGER_SCHEMA,TRIGGER_NAME,EVENT_MANIPULATION,EVENT_OBJECT_CATALOG,"
-                         "EVENT_OBJECT_SCHEMA,EVENT_OBJECT_TABLE,ACTION_ORDER,ACTION_CONDITION,ACTION_STATEMENT,"
-                         "ACTION_ORIENTATION,ACTION_TIMING,ACTION_REFERENCE_OLD_TABLE,ACTION_REFERENCE_NEW_TABLE,"
-                         "ACTION_REFERENCE_OLD_ROW,ACTION_REFERENCE_NEW_ROW,CREATED,SQL_MODE,DEFINER,"
-                         "CHARACTER_SET_CLIENT,COLLATION_CONNECTION,DATABASE_COLLATION"},
             {"ROUTINES", "SPECIFIC_NAME,ROUTINE_CATALOG,ROUTINE_SCHEMA,ROUTINE_NAME,ROUTINE_TYPE,DATA_TYPE,"
                          "ROUTINE_BODY,ROUTINE_DEFINITION,EXTERNAL_NAME,EXTERNAL_LANGUAGE,PARAMETER_STYLE,"
                          "IS_DETERMINISTIC,SQL_DATA_ACCESS,SQL_PATH,SECURITY_TYPE,CREATED,LAST_ALTERED,SQL_MODE,"
                          "ROUTINE_COMMENT,DEFINER,CHARACTER_SET_CLIENT,COLLATION_CONNECTION,DATABASE_COLLATION"},
-            {"EVENTS", "EVENT_CATALOG,EVENT_SCHEMA,EVENT_NAME,DEFINER,TIME_ZONE,EVENT_BODY,EVENT_DEFINITION,"
-                       "EVENT_TYPE,EXECUTE_AT,INTERVAL_VALUE,INTERVAL_FIELD,SQL_MODE,STARTS,ENDS,STATUS,"
-                       "ON_COMPLETION,CREATED,LAST_ALTERED,LAST_EXECUTED,EVENT_COMMENT,ORIGINATOR"},
         };
         size_t i = 0;
         while (i < ARRAY_LEN(empty) && strcasecmp(empty[i].name, name) != 0)

@@ -14,6 +14,7 @@
 #include "access/view.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/exec/gencol.h"
 #include "sql/ddl/constraint.h"
 
 /* ---------------------------------------------------------------- indexes, TRUNCATE, DROP, RENAME */
@@ -40,7 +41,8 @@ int create_index(sql_exec_ctx_t *x, const sql_name_t *tn, const sql_index_def_t 
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "adding a PRIMARY KEY to an existing table");
     }
     uint32_t cap = nt->nidx;
-    if ((rc = add_index(x, nt, &cap, d, NULL)) != 0 || d->kind == SQL_INDEX_FOREIGN) {
+    if ((rc = add_index(x, nt, &cap, d, NULL)) != 0 || d->kind == SQL_INDEX_FOREIGN ||
+        (rc = gencol_check_table(x, nt)) != 0) { /* no index on a VIRTUAL column of RAND(), NOW() ... (1901) */
         catalog_table_release(t);
         return rc;
     }
@@ -189,6 +191,7 @@ int exec_drop_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if ((rc = catalog_table_drop(exec_cat, db, tl->tables[i].name, true, x->diag)) < 0)
             break;
         rc = 0;
+        trigger_drop_table(x, db, tl->tables[i].name); /* its triggers go with it */
         buf_printf(&dropped, "%s`%s`", dropped.len ? "," : "DROP TABLE ", tl->tables[i].name);
         if (tl->tables[i].db)
             ndropped_qualified++;

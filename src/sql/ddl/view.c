@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "access/view.h"
+#include "sql/bind/view.h"
 #include "sql/exec/exec_int.h"
 #include "sql/exec/query_int.h"
 #include "sql/value/value.h"
@@ -70,9 +71,42 @@ int exec_create_view(sql_exec_ctx_t *x, const sql_stmt_t *st)
     uint16_t cc = x->conn_coll ? x->conn_coll : COLL_DEFAULT;
     nv.client_cs = value_coll_charset(cc);
     nv.conn_coll = value_coll_name(cc);
+    if (strcmp(nv.algorithm, "MERGE") == 0 && !view_select_mergeable(v->select)) {
+        diag_push(x->diag, DIAG_WARNING, ER_WARN_VIEW_MERGE); /* MariaDB keeps it as UNDEFINED */
+        nv.algorithm = "UNDEFINED";
+    }
+    if (strcmp(nv.check_option, "NONE") != 0) {
+        view_merge_t vm;
+        if ((rc = view_merge_def(x, &nv, &vm)) < 0)
+            return rc;
+        if (!vm.checkable)
+            return diag_error(x->diag, ER_VIEW_NONUPD_CHECK, db, nv.name);
+    }
     if (catalog_view_put(exec_cat, &nv) != 0)
         return diag_error(x->diag, ER_UNKNOWN_ERROR);
     exec_pend_ok(x, 0, NULL);
+    return 0;
+}
+
+int exec_view_rename(sql_exec_ctx_t *x, const char *db, const char *from, const char *ndb, const char *to)
+{
+    cat_view_t v, other;
+    int r = catalog_view_get(exec_cat, x->arena, db, from, &v);
+    if (r < 0)
+        return diag_error(x->diag, ER_UNKNOWN_ERROR);
+    if (r == 0)
+        return 1;
+    if (strcmp(db, ndb) != 0)
+        return diag_error(x->diag, ER_FORBID_SCHEMA_CHANGE, db, ndb);
+    cat_table_t *t = catalog_table_get(exec_cat, ndb, to);
+    if (t)
+        catalog_table_release(t);
+    if (t || catalog_view_get(exec_cat, x->arena, ndb, to, &other) != 0)
+        return diag_error(x->diag, ER_TABLE_EXISTS_ERROR, to);
+    /* the new name first: a crash between the two commits leaves both names, never neither */
+    v.name = to;
+    if (catalog_view_put(exec_cat, &v) != 0 || catalog_view_delete(exec_cat, db, from) != 0)
+        return diag_error(x->diag, ER_UNKNOWN_ERROR);
     return 0;
 }
 

@@ -308,7 +308,9 @@ static int exec_eval_user_lock(void *u, sql_fn_t fn, const char *name, size_t le
     return x->cb->user_lock(x->cb_user, fn, name, len, timeout, out, d);
 }
 
-/* A stored function called inside a statement on tables: the session runs it, told it is nested. */
+/* A stored function called inside a statement on tables: the session runs it, told it is nested.  Its statements
+ * run nested in this one, as a trigger's do (exec.c's exec_run): in its transaction and undo, with its binlog row
+ * images, and they may not change a table this statement opened (1442, trigfire.c). */
 static int exec_eval_stored_fn(void *u, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
                                bool nested, value_t *out, diag_t *d)
 {
@@ -317,7 +319,17 @@ static int exec_eval_stored_fn(void *u, const sql_expr_t *call, const value_t *a
     const sql_exec_ctx_t *x = xe->x;
     if (!x->cb || !x->cb->stored_fn)
         return 1;
-    return x->cb->stored_fn(x->cb_user, call, args, nargs, a, true, out, d);
+    sql_exec_session_t *ss = x->ss;
+    if (ss) {
+        ss->trg_depth++;
+        ss->fn_depth++;
+    }
+    int rc = x->cb->stored_fn(x->cb_user, call, args, nargs, a, true, out, d);
+    if (ss) {
+        ss->trg_depth--;
+        ss->fn_depth--;
+    }
+    return rc;
 }
 
 static const sql_eval_cb_t xcb = {

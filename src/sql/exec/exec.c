@@ -16,12 +16,15 @@
 #include "sql/value/collation.h"
 #include "commit/commit.h"
 #include "sql/exec/constraints.h"
+#include "sql/exec/gencol.h"
+#include "access/fk.h"
 #include "sql/exec/exec_int.h"
 #include "access/view.h"
 #include "access/routine.h"
 #include "access/stats.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
+#include "sql/bind/view.h"
 #include "sql/exec/file.h"
 
 catalog_t *exec_cat;
@@ -35,15 +38,16 @@ int sql_exec_global_init(engine_t *e, const char *datadir)
     if (rc == 0) {
         exec_engine = e;
         table_set_engine(e);
-        /* temporary tables of connections that were open at a crash or shutdown */
-        if (catalog_db_exists(exec_cat, EXEC_TEMP_DB)) {
+        fk_row_derive_set(gencol_derive); /* a cascaded child row's generated columns */
+        /* temporary tables of connections that were open at a crash or shutdown (kept by a read-only start) */
+        if (catalog_db_exists(exec_cat, EXEC_TEMP_DB) && !engine_read_only(e)) {
             diag_t d;
             diag_init(&d, 4);
             catalog_db_drop(exec_cat, EXEC_TEMP_DB, true, &d, NULL);
             diag_free(&d);
         }
         /* indexes written by an older strata (rowcodec.h RC_KEY_VERSION) */
-        rc = sql_exec_keys_upgrade();
+        rc = engine_read_only(e) ? 0 : sql_exec_keys_upgrade();
         if (rc) {
             catalog_close(exec_cat);
             exec_cat = NULL;
@@ -356,7 +360,20 @@ int exec_explain_handler(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return diag_error(x->diag, ER_UNKNOWN_EXPLAIN_FORMAT, f);
     if (json && st->explain.analyze)
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, "ANALYZE FORMAT=JSON");
-    return exec_explain(x, st->explain.stmt, st->explain.analyze, st->explain.extended, st->explain.partitions, json);
+    const sql_stmt_t *es = st->explain.stmt, *vst;
+    view_check_t *chk = NULL;
+    if (es) { /* EXPLAIN UPDATE / DELETE of a view explains the write on its base table (bind/view.c) */
+        int vr = view_dml_rewrite(x, es, &vst, &chk);
+        if (vr < 0)
+            return vr;
+        if (vr == 0)
+            es = vst;
+    }
+    view_check_t *keep = x->view_check;
+    x->view_check = chk;
+    int rc = exec_explain(x, es, st->explain.analyze, st->explain.extended, st->explain.partitions, json);
+    x->view_check = keep;
+    return rc;
 }
 
 int exec_truncate(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -377,9 +394,24 @@ int exec_rename_table(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (held && i == st->rename_table.n - 1)
             catalog_commit_hook_hold(held = false);
         const char *db = exec_db_name(x, st->rename_table.from[i].db), *ndb = exec_db_name(x, st->rename_table.to[i].db);
+        cat_view_t vw;
+        if (db && ndb) {
+            int vr = exec_view_rename(x, db, st->rename_table.from[i].name, ndb, st->rename_table.to[i].name);
+            if (vr <= 0) {
+                rc = vr;
+                continue;
+            }
+            if (catalog_view_get(exec_cat, x->arena, ndb, st->rename_table.to[i].name, &vw) > 0) {
+                rc = diag_error(x->diag, ER_TABLE_EXISTS_ERROR, st->rename_table.to[i].name);
+                continue;
+            }
+        }
         rc = !db || !ndb ? -ER_NO_DB_ERROR
+                         : (rc = trigger_rename_check(x, db, st->rename_table.from[i].name, ndb)) != 0 ? rc
                          : catalog_table_rename(exec_cat, db, st->rename_table.from[i].name, ndb,
                                                 st->rename_table.to[i].name, x->diag);
+        if (rc == 0 && strcmp(db, ndb) == 0) /* its triggers follow it */
+            trigger_rename_table(x, db, st->rename_table.from[i].name, st->rename_table.to[i].name);
     }
     if (held)
         catalog_commit_hook_hold(false);
@@ -450,6 +482,8 @@ int exec_drop_database(sql_exec_ctx_t *x, const sql_stmt_t *st)
     catalog_routine_list(exec_cat, x->arena, d->name, &routines, &nr);
     for (uint32_t i = 0; i < nr; i++)
         catalog_routine_delete(exec_cat, routines[i].type, routines[i].db, routines[i].name);
+    trigger_drop_table(x, d->name, NULL); /* and its triggers */
+    event_drop_database(x, d->name);      /* and its events */
     if (x->db && strcmp(x->db, d->name) == 0)
         x->db_dropped = true;
     x->ss->db_dropped = true; /* MariaDB flags every DROP DATABASE, of the current database or not */
@@ -491,6 +525,27 @@ bool sql_exec_handles(const sql_stmt_t *st)
     }
 }
 
+/* A write through a view: the statement rewritten onto the base table (bind/view.c) runs as that table's
+ * write, with the view's CHECK OPTION among the row checks.  Its plan is not cached (the rewritten tree is the
+ * statement arena's, new at every execution). */
+static int dispatch_through_view(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_stmt_t *vst, view_check_t *chk)
+{
+    view_check_t *keep = x->view_check;
+    sql_plan_t *plan = x->plan;
+    x->view_check = chk;
+    x->plan = NULL;
+    int rc = exec_handlers[vst->kind](x, vst);
+    x->view_check = keep;
+    x->plan = plan;
+    if (rc && x->diag->error_code == ER_NO_DEFAULT_FOR_FIELD) {
+        const sql_name_t *n = st->kind == SQL_STMT_LOAD_DATA ? &st->load->table : &st->insert->table;
+        const char *db = exec_db_name(x, n->db);
+        diag_error_replace(x->diag);
+        rc = diag_error(x->diag, ER_NO_DEFAULT_FOR_VIEW_FIELD, db ? db : "", n->name);
+    }
+    return rc;
+}
+
 static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     int rc;
@@ -501,7 +556,14 @@ static int dispatch(sql_exec_ctx_t *x, const sql_stmt_t *st)
         return rc;
     if ((unsigned)st->kind >= SQL_STMT__COUNT || !exec_handlers[st->kind])
         return diag_error(x->diag, ER_NOT_SUPPORTED_YET, sql_stmt_kind_name(st->kind));
-    return exec_handlers[st->kind](x, st);
+    const sql_stmt_t *vst;
+    view_check_t *chk;
+    int vr = view_dml_rewrite(x, st, &vst, &chk);
+    if (vr < 0)
+        return vr;
+    if (vr == 1)
+        return exec_handlers[st->kind](x, st);
+    return dispatch_through_view(x, st, vst, chk);
 }
 
 /* Is st a DDL statement the binary log records as a QUERY event?  Decided before it runs (a DROP TABLE of a
@@ -563,6 +625,15 @@ static bool ddl_logged(sql_exec_ctx_t *x, const sql_stmt_t *st, const char **tex
     case SQL_STMT_CREATE_PROCEDURE: case SQL_STMT_CREATE_FUNCTION:
         *text = routine_log_text(x, st); /* as SHOW CREATE prints it, DEFINER spelled out (MariaDB) */
         return *text != NULL;
+    case SQL_STMT_CREATE_TRIGGER:
+        *text = trigger_log_text(x, st);
+        return *text != NULL;
+    case SQL_STMT_CREATE_EVENT:
+        *text = event_log_text(x, st); /* its definition with the times resolved and the DEFINER spelled out */
+        return *text != NULL;
+    case SQL_STMT_ALTER_EVENT:
+        *text = event_alter_log_text(x, st); /* with its DEFINER (NULL: as written, it has one) */
+        return true;
     default:
         return true;
     }
@@ -609,6 +680,18 @@ static int eval_dispatch(sql_exec_ctx_t *x, const sql_expr_t *e, value_t *out)
 
 static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *eval, value_t *eval_out);
 
+/* What IGNORE makes of a foreign-key failure in this statement (access/fk.h). */
+static uint8_t stmt_fk_ignore(const sql_stmt_t *st)
+{
+    if (st->kind == SQL_STMT_INSERT && st->insert && st->insert->ignore)
+        return FK_IGNORE_WARN;
+    if (st->kind == SQL_STMT_DELETE && st->del && st->del->ignore)
+        return st->del->multi ? FK_IGNORE_SILENT : FK_IGNORE_WARN;
+    if (st->kind == SQL_STMT_UPDATE && st->update && st->update->ignore)
+        return FK_IGNORE_SILENT;
+    return FK_IGNORE_NONE;
+}
+
 int sql_exec_stmt(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     return exec_run(x, st, NULL, NULL);
@@ -627,13 +710,25 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     sql_exec_session_t *ss = x->ss;
     x->exec_pend_ok = false;
     x->pend_insert_id = 0;
+    if (ss && ss->trg_depth) {
+        /* a statement of a trigger's body: it runs inside the statement that fired the trigger, in its
+         * transaction, with its undo, foreign-key state and binlog row images (trigfire.c); no DDL */
+        x->row_count = -1;
+        if (!eval && (sql_stmt_flags(st->kind) & STMT_F_IMPLICIT_COMMIT))
+            return diag_error(x->diag, ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG);
+        uint8_t fk_ignore = ss->fk.ignore; /* its own IGNORE, not the firing statement's */
+        ss->fk.ignore = stmt_fk_ignore(st);
+        int nrc = eval ? eval_dispatch(x, eval, eval_out) : dispatch(x, st);
+        ss->fk.ignore = fk_ignore;
+        return nrc;
+    }
     sql_exec_stmt_begin(ss);
     x->row_count = -1;
     table_undo_clear(&ss->undo);
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
     ss->undo.bl = logging ? ss->bl : NULL;
     ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1,
-                          .ignore = st->kind == SQL_STMT_INSERT && st->insert && st->insert->ignore};
+                          .ignore = stmt_fk_ignore(st)};
     ss->undo.fk = &ss->fk;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
     binrow_stmt_no_fk_checks(ss->bl, x->fk_checks_off);

@@ -83,6 +83,17 @@ typedef struct sql_exec_session {
     struct sql_exec_savepoint *sp;
     uint32_t nsp, capsp;
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */
+    /* triggers running now (sql/exec/trigfire.c): their statements run nested in the one that fired them, and
+     * may not change the tables of the statements firing (1442) */
+    uint32_t trg_depth;
+    struct exec_trg_table { const char *db, *name; } trg_tables[64];
+    uint32_t ntrg_tables;
+    /* stored functions running now inside a statement on tables (sql/exec/evalctx.c): their statements run nested
+     * like a trigger's (trg_depth counts them too), and may not change a table that statement opened (1442),
+     * which are listed here as it opens them (the first 64) */
+    uint32_t fn_depth;
+    struct exec_trg_table stmt_tables[64];
+    uint32_t nstmt_tables;
 } sql_exec_session_t;
 
 sql_exec_session_t *sql_exec_session_new(void);
@@ -136,6 +147,7 @@ typedef struct sql_exec_ctx {
     uint64_t max_recursive_iterations; /* @@max_recursive_iterations: rounds of a recursive WITH element */
     struct cte_work *cte_work; /* recursive WITH elements being iterated: the rows their references read */
     uint32_t view_depth;       /* views being expanded inside one another (1462 past a bound) */
+    struct view_check *view_check; /* a write through a view WITH CHECK OPTION: its conditions (bind/view.h) */
     const char *db;            /* current database, NULL if none */
     const char *user, *host;   /* for messages (1044 ...) */
     bool strict;               /* STRICT_TRANS_TABLES / STRICT_ALL_TABLES in sql_mode */
@@ -171,6 +183,14 @@ typedef struct sql_exec_ctx {
      * STATISTICS rows, SHOW COLUMNS / INDEX show the columns with any, and COLUMNS.PRIVILEGES lists them; NULL =
      * all of them */
     unsigned (*column_privs)(void *user, const char *db, const char *table, const char *column);
+    /* whether the account holds TRIGGER on the table: SHOW TRIGGERS and information_schema.TRIGGERS list only
+     * those triggers (MariaDB); NULL = all */
+    bool (*trigger_visible)(void *user, const char *db, const char *table);
+    /* whether the account holds EVENT on the database: information_schema.EVENTS lists only those events
+     * (MariaDB); NULL = all */
+    bool (*event_visible)(void *user, const char *db);
+    /* whether user@host is an account (a DEFINER naming none is MariaDB's note 1449); NULL = every one is */
+    bool (*account_exists)(void *user, const char *name, const char *host);
     void *visible_user;
     /* information_schema tables whose rows the session knows (PROCESSLIST, ENGINES, CHARACTER_SETS, COLLATIONS):
      * calls row(arg, vals) once per row, vals[] the text of each column in exec_show.c's order (NULL = NULL).
@@ -189,7 +209,12 @@ typedef struct sql_exec_ctx {
     uint64_t tmp_table_size;
     const char *tmpdir;
     const char *sql_mode_text;     /* @@sql_mode as its names (stored routines keep it) */
+    const char *time_zone;         /* @@time_zone ("SYSTEM", "+hh:mm"): events keep it (NULL: SYSTEM) */
+    uint32_t server_id;            /* @@server_id: a new event's ORIGINATOR */
+    bool events_off;               /* event_scheduler is not ON: CREATE / ALTER EVENT warn (1105), as MariaDB */
+    bool replicated;               /* a replica applying its source's statement: new events are SLAVESIDE_DISABLED */
     /* outputs */
+    bool events_changed;       /* an event was created, changed or dropped: the scheduler looks again */
     bool last_insert_id_set;   /* the statement generated an AUTO_INCREMENT value */
     uint64_t last_insert_id;   /* the first one it generated */
     uint64_t found_rows;       /* SELECT: rows before LIMIT (SQL_CALC_FOUND_ROWS) or sent */

@@ -143,6 +143,10 @@ typedef struct query {
     const sql_expr_t **wins;
     uint32_t nwin, capwin;
     bool bind_error;
+    /* a SELECT's WHERE, whose conjuncts over one view's columns that view's rows are read with (bind/view.c);
+     * view_where_only: the view is the whole FROM, so unqualified names are its columns */
+    const sql_expr_t *view_where;
+    bool view_where_only;
     /* HAVING may name select-item aliases: they bind to slots width + i of an extended row */
     const char **alias_names;
     uint32_t nalias;
@@ -169,6 +173,8 @@ void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where);
 
 /* Resolves the FROM clause (catalog references, virtual tables) into q; errors 1146, 1046 ... */
 int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from);
+/* bind_from for a SELECT with this WHERE: a mergeable view in FROM reads its rows with WHERE's conditions on it. */
+int bind_from_where(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from, const sql_expr_t *where);
 void query_release(query_t *q);
 /* A source of computed rows (derived tables, WITH elements): a virtual table `alias` of result columns cols
  * (renamed by names when given); sel, when not NULL, lets mergeable columns pass their metadata through. */
@@ -242,6 +248,8 @@ int exec_show_stmt(sql_exec_ctx_t *x, const sql_show_t *sh);
 void exec_ident_quote(buf_t *b, const char *s, char q);
 /* SHOW CREATE TABLE's text of t (mode: SQL_SHOW_CREATE_* flags), in arena a. */
 char *exec_show_create_table_text(arena_t *a, const cat_table_t *t, unsigned mode);
+/* The same under another name (a TEMPORARY table's own), CREATE TEMPORARY TABLE when temporary. */
+char *exec_show_create_table_text_as(arena_t *a, const cat_table_t *t, unsigned mode, const char *name, bool temporary);
 int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool extended, bool partitions,
                  bool json);
 /* information_schema tables as rows: fills s (definition, rows) or returns 1146. */
@@ -274,6 +282,32 @@ int exec_index_build(sql_exec_ctx_t *x, cat_table_t *t, const uint32_t *ixs, uin
 
 /* The JSON columns' CHECK (json_valid(col)) on a row about to be written: 0, or 4025 (jsoncheck.c). */
 int exec_json_check(sql_exec_ctx_t *x, const cat_table_t *t, const value_t *row);
+
+/* ---- triggers (trigfire.c): a table's triggers loaded once per statement, fired around each row ---- */
+enum { EXEC_TRG_INSERT, EXEC_TRG_UPDATE, EXEC_TRG_DELETE };
+enum { EXEC_TRG_BEFORE, EXEC_TRG_AFTER };
+#define EXEC_TRG_MAX_DEPTH 64
+typedef struct exec_trg_table exec_trg_table_t;
+typedef struct exec_trg {
+    const cat_table_t *t;
+    struct cat_trigger *v;     /* the table's triggers in firing order */
+    uint32_t n;
+    unsigned mask;             /* bit event * 2 + timing: some trigger of that event and timing */
+    const char *const *cols;   /* the table's column names (NEW.x / OLD.x resolve against them) */
+    void **cache;              /* per trigger: its body as the session parsed it, for the statement */
+    bool *assigned;            /* non-NULL: exec_trg_fire marks the columns a trigger's SET NEW.col assigned */
+} exec_trg_t;
+/* The triggers of t (none when the session cannot run them); 1442 when a trigger running now fired from a
+ * statement changing t. */
+int exec_trg_load(sql_exec_ctx_t *x, const cat_table_t *t, exec_trg_t *tr);
+bool exec_trg_has(const exec_trg_t *tr, int event, int timing);
+/* Fires the triggers of event and timing for one row (stored values; NULL for the row the event has not); a
+ * BEFORE trigger's NEW assignments are stored into new_stored. */
+/* After a BEFORE trigger (its SET NEW.col = NULL is kept): a NOT NULL column left NULL is 1048, an error or
+ * (error false) a warning and the column's implicit default (MariaDB checks NOT NULL there, MDEV-8605). */
+int exec_trg_null_check(sql_exec_ctx_t *x, const cat_table_t *t, value_t *row, bool error, uint64_t rowno);
+int exec_trg_fire(sql_exec_ctx_t *x, exec_trg_t *tr, int event, int timing, const value_t *old_stored,
+                  value_t *new_stored, uint64_t rowno);
 /* The same for column c's value v alone. */
 int exec_json_check_col(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t c, const value_t *v);
 

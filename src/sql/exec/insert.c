@@ -16,6 +16,7 @@
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 #include "sql/exec/constraints.h"
+#include "sql/exec/gencol.h"
 
 /* ---------------------------------------------------------------- INSERT / REPLACE */
 
@@ -54,6 +55,7 @@ typedef struct insert_run {
     int32_t *extra_slot;
     const value_t *extra_vals; /* the current SELECT row's hidden items */
     const sql_row_t *row;     /* LOAD DATA: the VALUES row being built (its 1261 / 1262 notes) */
+    exec_trg_t trg;           /* the table's triggers (trigfire.c) */
 } insert_run_t;
 
 int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
@@ -69,7 +71,7 @@ static int ins_load_note(insert_run_t *I, int code)
 }
 
 /* Builds the stored row for the values of one input row (vals[i] for colmap[i], NULL = DEFAULT). */
-static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_default, value_t *row)
+static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_default, value_t *row, bool *nodef)
 {
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
@@ -85,8 +87,13 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             return rc;
         if (is_default && is_default[i])
             continue;
-        given[c] = true;
         const cat_column_t *col = &t->cols[c];
+        if (col->gen_expr) { /* computed below; a value written for it is 1906 (LOAD DATA: ignored silently) */
+            if (!I->ins->bulk && (rc = gencol_value_given(x, t, (uint32_t)c, strict)) != 0)
+                return rc;
+            continue;
+        }
+        given[c] = true;
         if (vals[i].type == VAL_NULL && col->auto_increment) {
             row[c] = value_null();
             continue;
@@ -104,6 +111,10 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
                 return diag_error(x->diag, ER_BAD_NULL_ERROR, col->name);
             continue;
         }
+        if (vals[i].type == VAL_NULL && !col->rc.nullable && exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE)) {
+            row[c] = value_null(); /* a BEFORE trigger may give it a value: checked after it (ins_null_after_trg) */
+            continue;
+        }
         if (vals[i].type == VAL_NULL && !col->rc.nullable &&
             (strict || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select && !I->ins->bulk))) {
             char msg[160];
@@ -118,6 +129,17 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
     for (uint32_t c = 0; c < t->ncols; c++) {
         if (given[c])
             continue;
+        if (t->cols[c].gen_expr) {
+            row[c] = value_null();
+            continue;
+        }
+        const cat_column_t *cc = &t->cols[c];
+        if (cc->def == CAT_DEF_NONE && !cc->rc.nullable && !cc->auto_increment &&
+            exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE)) {
+            row[c] = value_null(); /* no default: a BEFORE trigger may give it one (1364 after it otherwise) */
+            nodef[c] = true;
+            continue;
+        }
         value_t dv;
         if ((rc = col_default_value(x, &t->cols[c], &dv, x->arena, strict)) != 0)
             return rc;
@@ -129,6 +151,9 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             return rc;
     }
     int ai = cat_table_autoinc_col(t);
+    /* innodb_force_recovery: refused before a value is taken, as MariaDB's write_row is (no counter moves) */
+    if (ai >= 0 && engine_read_only(catalog_engine(exec_cat)))
+        return table_engine_err(x->diag, t, ENGINE_EREADONLY);
     if (ai >= 0) {
         value_t *v = &row[ai];
         bool zero = !x->no_auto_value_on_zero && v->type != VAL_NULL &&
@@ -178,7 +203,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             }
         }
     }
-    return 0;
+    return gencol_compute(x, t, row, x->arena, strict, I->rowno);
 }
 
 /* ON DUPLICATE KEY UPDATE on the row whose key is I->dup.pk. */
@@ -211,22 +236,39 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
         const sql_assign_t *as = &I->ins->on_dup[i];
         int c = as->col->slot;
         value_t v;
+        if (t->cols[c].gen_expr) { /* computed below */
+            if (!gencol_assign_allowed(as->value, NULL) &&
+                (rc = gencol_value_given(x, t, (uint32_t)c, x->strict && !I->ignore)) != 0)
+                return rc;
+            continue;
+        }
         if (as->value->kind == SQL_E_DEFAULT)
             rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict);
         else
             rc = row_eval(&I->xe, as->value, ev, &v);
         if (rc)
             return rc;
-        if ((rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, x->strict && !I->ignore, I->rowno)) != 0)
+        if (v.type == VAL_NULL && !t->cols[c].rc.nullable && exec_trg_has(&I->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE))
+            nw[c] = v; /* NOT NULL is checked after the BEFORE trigger (exec_trg_null_check) */
+        else if ((rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, x->strict && !I->ignore, I->rowno)) != 0)
             return rc;
         ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
     }
     I->xe.values_row = NULL;
+    /* generated columns before the BEFORE UPDATE triggers (NEW shows them) and again after (a trigger may have
+     * set a base column), as MariaDB's fill_record_n_invoke_before_triggers; the duplicate row's UPDATE
+     * triggers fire whether or not the assignments change it (MariaDB) */
+    if ((rc = gencol_compute(x, t, nw, x->arena, x->strict && !I->ignore, I->rowno)) != 0 ||
+        (rc = exec_trg_fire(x, &I->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE, oldc, nw, I->rowno)) != 0 ||
+        (exec_trg_has(&I->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE) &&
+         ((rc = exec_trg_null_check(x, t, nw, x->strict && !I->ignore, I->rowno)) != 0 ||
+          (rc = gencol_compute(x, t, nw, x->arena, x->strict && !I->ignore, I->rowno)) != 0)))
+        return rc;
     bool changed = false;
     for (uint32_t c = 0; c < t->ncols; c++)
-        changed |= !exec_same_stored(&oldc[c], &nw[c]);
+        changed |= !t->cols[c].gen_on_read && !exec_same_stored(&oldc[c], &nw[c]);
     if (!changed)
-        return 0;
+        return exec_trg_fire(x, &I->trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, oldc, nw, I->rowno);
     buf_t pk;
     buf_init(&pk);
     buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
@@ -236,7 +278,11 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     if (rc == 0)
         rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
     buf_free(&pk);
+    if (rc == TABLE_FK_IGNORED)
+        return 0; /* INSERT IGNORE ... ON DUPLICATE KEY UPDATE: the row stays, the 1451 / 1452 a warning */
     if (rc)
+        return rc;
+    if ((rc = exec_trg_fire(x, &I->trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, oldc, nw, I->rowno)) != 0)
         return rc;
     int ai = cat_table_autoinc_col(t);
     if (ai >= 0 && nw[ai].type != VAL_NULL) {
@@ -267,9 +313,53 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
     value_t *row = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
     uint32_t warn_before = x->diag->warn_count;
     I->row_id_generated = false;
-    int rc = ins_build(I, vals, is_default, row);
+    bool *nodef = arena_calloc(x->arena, t->ncols + 1);
+    int rc = ins_build(I, vals, is_default, row, nodef);
     if (rc)
         return rc;
+    if (exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE)) {
+        /* a BEFORE INSERT trigger sees a generated AUTO_INCREMENT value as 0 (MariaDB generates it at the write);
+         * a value the trigger gives the column is the row's */
+        int ai = I->row_id_generated ? cat_table_autoinc_col(t) : -1;
+        value_t gen = ai >= 0 ? row[ai] : value_null(), zero = value_null();
+        if (ai >= 0 && (rc = table_value_store(t, (uint32_t)ai, &(value_t){.type = VAL_INT, .i = 0}, &zero, x->arena,
+                                               x->diag, false, I->rowno)) != 0)
+            return rc;
+        if (ai >= 0)
+            row[ai] = zero;
+        I->trg.assigned = arena_calloc(x->arena, t->ncols + 1);
+        rc = exec_trg_fire(x, &I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE, NULL, row, I->rowno);
+        bool *assigned = I->trg.assigned;
+        I->trg.assigned = NULL;
+        if (rc)
+            return rc;
+        /* a column without a default that no trigger assigned: 1364 now, as without the trigger (MDEV-11698) */
+        for (uint32_t c = 0; c < t->ncols; c++) {
+            value_t dv;
+            if (!nodef[c] || assigned[c])
+                continue;
+            if ((rc = col_default_value(x, &t->cols[c], &dv, x->arena, x->strict && !I->ignore)) != 0)
+                return rc;
+            if (dv.type != VAL_NULL &&
+                (rc = table_value_store(t, c, &dv, &row[c], x->arena, x->diag, false, I->rowno)) != 0)
+                return rc;
+        }
+        if (ai >= 0 && exec_same_stored(&row[ai], &zero)) {
+            row[ai] = gen;
+        } else if (ai >= 0 && row[ai].type != VAL_NULL) {
+            I->row_id_generated = false;
+            table_autoinc_seen(t, row[ai].type == VAL_UINT ? row[ai].u : (uint64_t)MAX(row[ai].i, 0));
+        }
+        /* a NOT NULL column still NULL (given NULL, the trigger gave it nothing) is 1048 as it would have been
+         * without the trigger: an error, or under IGNORE / not strict in a multi-row statement a warning and the
+         * implicit default (MariaDB checks NOT NULL after BEFORE triggers, MDEV-8605) */
+        bool err = (x->strict && !I->ignore) || (I->ins->nrows <= 1 && !I->ignore && !I->ins->select && !I->ins->bulk);
+        if ((rc = exec_trg_null_check(x, t, row, err, I->rowno)) != 0)
+            return rc;
+        /* a trigger may have set a base column: the generated columns are computed again, as MariaDB */
+        if ((rc = gencol_compute(x, t, row, x->arena, x->strict && !I->ignore, I->rowno)) != 0)
+            return rc;
+    }
     if ((rc = constraints_check_row(x, t, row, I->ignore)) != 0) {
         I->records -= rc > 0; /* IGNORE: the row was skipped, with the warning */
         return rc > 0 ? 0 : rc;
@@ -314,9 +404,10 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         bool same = true;
         for (uint32_t c = 0; c < t->ncols; c++) {
             oldc[c] = value_copy_into(x->arena, &old[c]);
-            same &= exec_same_stored(&oldc[c], &row[c]);
+            same &= t->cols[c].gen_on_read || exec_same_stored(&oldc[c], &row[c]);
         }
-        if (same && ins_last_unique(t, I->dup.index)) {
+        if (same && ins_last_unique(t, I->dup.index) && !exec_trg_has(&I->trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE) &&
+            !exec_trg_has(&I->trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER)) {
             /* MariaDB replaces a row in place when the duplicate is in the last unique index: the same row is
              * left as it is, one affected row, no duplicate counted */
             I->affected++;
@@ -325,8 +416,12 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         buf_t pk;
         buf_init(&pk);
         buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
-        rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
+        rc = exec_trg_fire(x, &I->trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, oldc, NULL, I->rowno);
+        if (rc == 0)
+            rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
         buf_free(&pk);
+        if (rc == 0)
+            rc = exec_trg_fire(x, &I->trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, oldc, NULL, I->rowno);
         if (rc)
             return rc;
         I->affected++;
@@ -347,6 +442,8 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         I->first_id_set = true;
         I->first_id = I->row_id;
     }
+    if ((rc = exec_trg_fire(x, &I->trg, EXEC_TRG_INSERT, EXEC_TRG_AFTER, NULL, row, I->rowno)) != 0)
+        return rc;
     return x->returning ? returning_row(x, t, row) : 0;
 }
 
@@ -510,6 +607,10 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (!I.t)
         return -x->diag->error_code;
     cat_table_t *t = I.t;
+    if ((rc = exec_trg_load(x, t, &I.trg)) != 0) {
+        catalog_table_release(t);
+        return rc;
+    }
     row_eval_init(&I.xe, x);
     I.xe.ev.div_zero_error = x->strict && !ins->ignore && !x->div_zero_off;
     x->div_zero_error = I.xe.ev.div_zero_error; /* and in its SELECT and subqueries (row_eval_init), as MariaDB */
@@ -577,9 +678,19 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = exec_trx(x, &I.trx)) != 0)
         goto out;
     if (ins->select) {
+        /* a SELECT item that is the NULL literal, for a generated column: as DEFAULT (MariaDB) */
+        bool *sdefs = NULL;
+        if (!ins->select->union_next && ins->select->nitems == I.nvals)
+            for (uint32_t i = 0; i < I.nvals; i++)
+                if (I.colmap[i] >= 0 && t->cols[I.colmap[i]].gen_expr && ins->select->items[i].expr &&
+                    gencol_assign_allowed(ins->select->items[i].expr, NULL)) {
+                    if (!sdefs)
+                        sdefs = arena_calloc(x->arena, I.nvals + 1);
+                    sdefs[i] = true;
+                }
         for (uint64_t r = 0; r < nsrows && !rc; r++) {
             I.extra_vals = srows[r] + sncols;
-            rc = ins_row(&I, srows[r], NULL);
+            rc = ins_row(&I, srows[r], sdefs);
         }
     } else if (ins->nset) {
         value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (ins->nset + 1));
@@ -589,6 +700,9 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 defs[i] = true;
             else
                 rc = row_eval(&I.xe, ins->set[i].value, NULL, &vals[i]);
+            if (!rc && I.colmap[i] >= 0 && I.t->cols[I.colmap[i]].gen_expr &&
+                gencol_assign_allowed(ins->set[i].value, &vals[i]))
+                defs[i] = true; /* NULL into a generated column: as DEFAULT */
         }
         if (!rc)
             rc = ins_row(&I, vals, defs);
@@ -609,6 +723,9 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
                     defs[i] = true;
                 else
                     rc = row_eval(&I.xe, row->vals[i], NULL, &vals[i]);
+                if (!rc && I.colmap[i] >= 0 && I.t->cols[I.colmap[i]].gen_expr &&
+                    gencol_assign_allowed(row->vals[i], &vals[i]))
+                    defs[i] = true; /* NULL into a generated column: as DEFAULT */
             }
             I.row = ins->bulk ? row : NULL;
             if (!rc)

@@ -17,6 +17,7 @@
 #include "util/util.h"
 #include "util/hash.h"
 #include "sql/exec/query_int.h"
+#include "sql/exec/gencol.h"
 
 /* ---------------------------------------------------------------- nested loops */
 
@@ -114,6 +115,9 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
         stored = copy;
     }
     fill_row(L, si, stored);
+    /* a VIRTUAL column of RAND(), NOW() ...: computed as it is read (MariaDB's), not the value stored at the write */
+    if (!s->is_virtual && s->t->gen_on_read && (rc = gencol_read(L->q->x, s->t, &L->row[s->base])) != 0)
+        return rc;
     if (s->on) {
         rc = row_eval_bool(&L->xe, s->on, L->row);
         if (rc <= 0)

@@ -16,6 +16,7 @@
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 #include "sql/exec/constraints.h"
+#include "sql/exec/gencol.h"
 
 /* ---------------------------------------------------------------- UPDATE / DELETE */
 
@@ -254,6 +255,12 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         }
     if ((rc = query_run(&q, where, multi_collect, &M, -1, false)) != 0)
         goto out;
+    exec_trg_t *trgs = arena_calloc(x->arena, sizeof(exec_trg_t) * (q.nsrc + 1)); /* each target's triggers */
+    for (uint32_t k = 0; k < q.nsrc && !rc; k++)
+        if (M.is_target[k])
+            rc = exec_trg_load(x, q.src[k].t, &trgs[k]);
+    if (rc)
+        goto out;
     engine_trx_t *trx;
     if ((rc = exec_trx(x, &trx)) != 0)
         goto out;
@@ -287,9 +294,18 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
             old[c] = value_copy_into(x->arena, &cur[c]);
         buf_t pk = {r->pk, r->pklen, r->pklen};
         matched++;
+        exec_trg_t *trg = &trgs[r->src];
         if (!upd) {
+            if ((rc = exec_trg_fire(x, trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, old, NULL, matched)) != 0)
+                break;
             rc = table_delete(trx, t, &pk, old, &x->ss->undo, x->diag);
             x->ss->wrote = true;
+            if (rc == TABLE_FK_IGNORED) { /* DELETE IGNORE: a row a child restricts stays */
+                rc = 0;
+                continue;
+            }
+            if (rc == 0)
+                rc = exec_trg_fire(x, trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, old, NULL, matched);
             changed++;
             continue;
         }
@@ -301,27 +317,51 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 continue;
             uint32_t c = (uint32_t)slot - src->base;
             value_t v;
+            if (t->cols[c].gen_expr) { /* computed below; a value written for it is 1906 */
+                if (!gencol_assign_allowed(st->update->set[a].value, NULL))
+                    rc = gencol_value_given(x, t, c, x->strict && !st->update->ignore);
+                continue;
+            }
             if (st->update->set[a].value->kind == SQL_E_DEFAULT)
                 rc = col_default_value(x, &t->cols[c], &v, x->arena, x->strict && !st->update->ignore);
             else
                 rc = row_eval(&xe, st->update->set[a].value, r->combined, &v);
-            if (!rc)
+            if (!rc && v.type == VAL_NULL && !t->cols[c].rc.nullable && exec_trg_has(trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE))
+                nw[c] = v; /* NOT NULL is checked after the BEFORE trigger (exec_trg_null_check) */
+            else if (!rc)
                 rc = table_value_store(t, c, &v, &nw[c], x->arena, x->diag, x->strict && !st->update->ignore, matched);
             if (!rc)
                 r->combined[slot] = table_value_out(&t->cols[c], &nw[c], x->arena);
         }
+        if (!rc)
+            rc = gencol_compute(x, t, nw, x->arena, x->strict && !st->update->ignore, matched);
         if (rc)
+            break;
+        if ((rc = exec_trg_fire(x, trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE, old, nw, matched)) != 0)
+            break;
+        /* a BEFORE trigger may have set a base column: computed again, as MariaDB */
+        if (exec_trg_has(trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE) &&
+            ((rc = exec_trg_null_check(x, t, nw, x->strict && !st->update->ignore, matched)) != 0 ||
+             (rc = gencol_compute(x, t, nw, x->arena, x->strict && !st->update->ignore, matched)) != 0))
             break;
         bool ch = false;
         for (uint32_t c = 0; c < t->ncols; c++)
-            ch |= !exec_same_stored(&old[c], &nw[c]);
-        if (!ch)
+            ch |= !t->cols[c].gen_on_read && !exec_same_stored(&old[c], &nw[c]);
+        if (!ch) {
+            rc = exec_trg_fire(x, trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, old, nw, matched);
             continue;
+        }
         if ((rc = constraints_check_row(x, t, nw, false)) == 0)
             rc = exec_json_check(x, t, nw);
         if (rc == 0)
             rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
         x->ss->wrote = true;
+        if (rc == TABLE_FK_IGNORED) { /* UPDATE IGNORE: a row a foreign key refuses stays as it was */
+            rc = 0;
+            continue;
+        }
+        if (rc == 0)
+            rc = exec_trg_fire(x, trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, old, nw, matched);
         changed++;
     }
     buf_free(&store);
@@ -367,11 +407,12 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         goto out;
     cat_table_t *t = D.t;
     engine_trx_t *trx;
-    if ((rc = exec_trx(x, &trx)) != 0)
+    exec_trg_t trg;
+    if ((rc = exec_trg_load(x, t, &trg)) != 0 || (rc = exec_trx(x, &trx)) != 0)
         goto out;
     D.xe.ev.div_zero_error = x->div_zero_error;
     D.xe.q = &q; /* a subquery in SET reads the row being updated (SET c = (SELECT ... WHERE b.x = t.x)) */
-    uint64_t changed = 0;
+    uint64_t changed = 0, unmatched = 0;
     int ai = cat_table_autoinc_col(t);
     bool *assigned = arena_calloc(x->arena, t->ncols + 1);
     for (uint32_t i = 0; i < up->nset; i++)
@@ -385,13 +426,20 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         for (uint32_t i = 0; i < up->nset && !rc; i++) {
             int c = up->set[i].col->slot;
             value_t v;
+            if (t->cols[c].gen_expr) { /* computed below; a value written for it is 1906 */
+                if (!gencol_assign_allowed(up->set[i].value, NULL))
+                    rc = gencol_value_given(x, t, (uint32_t)c, strict);
+                continue;
+            }
             if (up->set[i].value->kind == SQL_E_DEFAULT)
                 rc = col_default_value(x, &t->cols[c], &v, x->arena, strict);
             else
                 rc = row_eval(&D.xe, up->set[i].value, ev, &v);
             if (rc)
                 break;
-            if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
+            if (v.type == VAL_NULL && !t->cols[c].rc.nullable && exec_trg_has(&trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE)) {
+                nw[c] = v; /* NOT NULL is checked after the BEFORE trigger (exec_trg_null_check) */
+            } else if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
                 rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, m->rowno);
             } else {
                 rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, m->rowno);
@@ -400,20 +448,35 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
                 break;
             ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
         }
+        if (!rc)
+            rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno);
         if (rc)
+            break;
+        /* the UPDATE triggers fire for every row matched, changed or not (MariaDB) */
+        if ((rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE, m->stored, nw, m->rowno)) != 0)
+            break;
+        if (exec_trg_has(&trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE) &&
+            ((rc = exec_trg_null_check(x, t, nw, strict, m->rowno)) != 0 ||
+             (rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno)) != 0))
             break;
         bool ch = false;
         for (uint32_t c = 0; c < t->ncols; c++)
-            ch |= !exec_same_stored(&m->stored[c], &nw[c]);
-        if (!ch)
+            ch |= !t->cols[c].gen_on_read && !exec_same_stored(&m->stored[c], &nw[c]);
+        if (!ch) {
+            rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
             continue;
+        }
+        bool stamped = false;
         for (uint32_t c = 0; c < t->ncols; c++)
             if (t->cols[c].on_update_now && !assigned[c]) {
                 value_t now;
                 table_value_default(&(cat_column_t){.def = CAT_DEF_NOW, .default_text = arena_printf(x->arena, "%u",
                                     t->cols[c].rc.scale)}, &now, x->arena, x->diag, false);
                 table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
+                stamped = true;
             }
+        if (stamped && (rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno)) != 0)
+            break; /* a generated column may read the ON UPDATE column */
         buf_t pk = {m->pk, m->pklen, m->pklen};
         /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
         table_dup_t dup;
@@ -423,11 +486,13 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
             rc = exec_json_check(x, t, nw);
         if (rc == 0)
             rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
-        else if (rc > 0)
+        else if (rc > 0) {
+            unmatched += rc == CONSTRAINTS_SKIP_VIEW; /* a row the view would not show: MariaDB does not count it */
             rc = TABLE_DUP; /* UPDATE IGNORE: the row stays, with the warning */
+        }
         buf_free(&dup.pk);
         x->ss->wrote = true;
-        if (rc == TABLE_DUP) {
+        if (rc == TABLE_DUP || rc == TABLE_FK_IGNORED) {
             rc = 0;
             continue;
         }
@@ -436,11 +501,12 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (ai >= 0 && assigned[ai] && nw[ai].type != VAL_NULL)
             table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
         changed++;
+        rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
     }
     if (rc)
         goto out;
     x->row_count = (int64_t)changed;
-    exec_pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)D.n,
+    exec_pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)(D.n - unmatched),
                                      (unsigned long long)changed, x->diag->warn_count));
 out:
     x->div_zero_error = false;
@@ -465,19 +531,29 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
         (rc = returning_begin(x, del->returning, del->nreturning, D.t, q.src[0].db, q.src[0].alias, NULL)) != 0)
         goto out;
     engine_trx_t *trx;
-    if ((rc = exec_trx(x, &trx)) != 0)
+    exec_trg_t trg;
+    if ((rc = exec_trg_load(x, D.t, &trg)) != 0 || (rc = exec_trx(x, &trx)) != 0)
         goto out;
+    uint64_t deleted = 0;
     for (uint64_t r = 0; r < D.n && !rc; r++) {
         buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
         if (x->returning && (rc = returning_row(x, D.t, D.m[r].stored)) != 0)
             break; /* evaluated before the row goes, as MariaDB (a subquery still sees it) */
+        if ((rc = exec_trg_fire(x, &trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, D.m[r].stored, NULL, r + 1)) != 0)
+            break;
         rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
         x->ss->wrote = true;
+        if (rc == TABLE_FK_IGNORED) /* DELETE IGNORE: a row a child restricts stays, with the 1451 as a warning */
+            rc = 0;
+        else if (rc == 0) {
+            deleted++;
+            rc = exec_trg_fire(x, &trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, D.m[r].stored, NULL, r + 1);
+        }
     }
     if (rc)
         goto out;
-    x->row_count = (int64_t)D.n;
-    exec_pend_ok(x, D.n, NULL);
+    x->row_count = (int64_t)deleted;
+    exec_pend_ok(x, deleted, NULL);
     returning_finish(x);
 out:
     mem_free(D.m);

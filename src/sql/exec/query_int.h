@@ -291,11 +291,40 @@ int exec_alter_routine(sql_exec_ctx_t *x, const sql_stmt_t *st);
 int exec_drop_view(sql_exec_ctx_t *x, const sql_stmt_t *st);
 /* CREATE VIEW as the binlog carries it (MariaDB's form): ALGORITHM, DEFINER and SQL SECURITY spelled out. */
 const char *view_log_text(sql_exec_ctx_t *x, const sql_view_stmt_t *v);
+/* RENAME TABLE of db.from when it is a view (within its database: 1450 otherwise; 1050 when `to` exists): 0;
+ * 1 when it is no view. */
+int exec_view_rename(sql_exec_ctx_t *x, const char *db, const char *from, const char *ndb, const char *to);
 /* A column's type as SHOW CREATE TABLE prints it ("int(11)", "varchar(10)"): ddl/show.c */
 const char *type_text(arena_t *a, const cat_column_t *c);
 /* Stored routines (ddl/routine.c): CREATE's binlog text with its DEFINER, SHOW CREATE's text */
 struct cat_routine;
 const char *routine_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st);
+/* Triggers (ddl/trigger.c): CREATE / DROP, CREATE's binlog text with its DEFINER, SHOW CREATE's text; a table's
+ * triggers dropped with it (DROP TABLE, DROP DATABASE) and moved by RENAME TABLE. */
+struct cat_trigger;
+int exec_create_trigger(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_trigger(sql_exec_ctx_t *x, const sql_stmt_t *st);
+const char *trigger_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st);
+const char *trigger_create_text(arena_t *a, const struct cat_trigger *t, char q);
+int trigger_drop_one(sql_exec_ctx_t *x, const struct cat_trigger *t);
+void trigger_drop_table(sql_exec_ctx_t *x, const char *db, const char *table);
+void trigger_rename_table(sql_exec_ctx_t *x, const char *db, const char *from, const char *to);
+/* Events (ddl/event.c): CREATE / ALTER / DROP, CREATE's binlog text with its DEFINER and resolved times, SHOW
+ * CREATE's text, a database's events dropped with it. */
+struct cat_event;
+int exec_create_event(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_alter_event(sql_exec_ctx_t *x, const sql_stmt_t *st);
+int exec_drop_event(sql_exec_ctx_t *x, const sql_stmt_t *st);
+const char *event_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st);
+const char *event_alter_log_text(sql_exec_ctx_t *x, const sql_stmt_t *st);
+const char *event_create_text(arena_t *a, const struct cat_event *e, char q);
+void event_drop_database(sql_exec_ctx_t *x, const char *db);
+/* Whether a trigger's table exists.  DROP TABLE / DATABASE delete a table's triggers after the table, so a crash
+ * between leaves records of a table that is gone: they are not shown and never fire, and go when a table of
+ * that name is created or renamed to, or a trigger of that name created. */
+bool trigger_table_exists(const char *db, const char *table);
+/* A table with triggers cannot move to another database (1435, MariaDB's). */
+int trigger_rename_check(sql_exec_ctx_t *x, const char *db, const char *table, const char *ndb);
 
 typedef struct alter_run {
     sql_exec_ctx_t *x;

@@ -707,22 +707,15 @@ static bool item_is_json(const sql_expr_t *e)
         return e->bound_json;
     if (e->kind != SQL_E_FUNC)
         return false;
-    switch (e->func.fn) {
-    case SQL_FN_JSON_EXTRACT: case SQL_FN_JSON_OBJECT: case SQL_FN_JSON_ARRAY: case SQL_FN_JSON_SET:
-    case SQL_FN_JSON_INSERT: case SQL_FN_JSON_REPLACE: case SQL_FN_JSON_REMOVE: case SQL_FN_JSON_ARRAY_APPEND:
-    case SQL_FN_JSON_ARRAY_INSERT: case SQL_FN_JSON_MERGE: case SQL_FN_JSON_MERGE_PRESERVE:
-    case SQL_FN_JSON_MERGE_PATCH: case SQL_FN_JSON_SEARCH: case SQL_FN_JSON_QUERY: case SQL_FN_JSON_COMPACT:
-    case SQL_FN_JSON_LOOSE: case SQL_FN_JSON_DETAILED: case SQL_FN_JSON_PRETTY: case SQL_FN_JSON_NORMALIZE:
-    case SQL_FN_JSON_ARRAYAGG: case SQL_FN_JSON_OBJECTAGG:
+    if (sql_fn_flags(e->func.fn) & SQL_FNF_JSON_META)
         return true;
-    case SQL_FN_IFNULL: case SQL_FN_COALESCE:
+    if (e->func.fn == SQL_FN_IFNULL || e->func.fn == SQL_FN_COALESCE) {
         for (uint32_t i = 0; i < e->nargs; i++)
             if (!item_is_json(e->args[i]))
                 return false;
         return e->nargs > 0;
-    default:
-        return false;
     }
+    return false;
 }
 
 void item_col(select_run_t *s, uint32_t i, const value_t *first, res_col_t *c)
@@ -838,7 +831,7 @@ static int select_run_open(select_run_t *s, sql_exec_ctx_t *x, const sql_select_
     if (!sel->from) {
         memset(&s->q, 0, sizeof s->q);
         s->q.x = x;
-    } else if ((rc = bind_from(&s->q, x, sel->from)) != 0) {
+    } else if ((rc = bind_from_where(&s->q, x, sel->from, sel->where)) != 0) {
         return rc;
     }
     s->q.locking = sel->lock != SQL_LOCK_NONE;

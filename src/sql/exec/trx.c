@@ -13,6 +13,7 @@
 #include "commit/commit.h"
 #include "sql/exec/exec_int.h"
 #include "access/stats.h"
+#include "access/trigger.h"
 #include "util/util.h"
 #include "sql/exec/query_int.h"
 
@@ -106,6 +107,10 @@ int exec_mdl_lock(sql_exec_ctx_t *x, const char *db, const char *name, bool writ
 {
     if (!x->ss || !db || !name || db[0] == '#' || catalog_db_is_virtual(db))
         return 0; /* TEMPORARY tables are the session's own; information_schema is computed */
+    sql_exec_session_t *ss = x->ss;
+    if (!ss->trg_depth && ss->nstmt_tables < ARRAY_LEN(ss->stmt_tables)) /* for 1442 in the functions it calls */
+        ss->stmt_tables[ss->nstmt_tables++] = (struct exec_trg_table){arena_strdup(x->arena, db),
+                                                                      arena_strdup(x->arena, name)};
     uint64_t t0 = time_mono_us();
     int rc = write ? mdl_shared_write(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query)
                    : mdl_shared(&x->ss->mdl, db, name, mdl_timeout(x), x->kill_query);
@@ -172,6 +177,16 @@ int ddl_mdl(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (!st->create_table->temporary)
             ADD(st->create_table->table.db, st->create_table->table.name);
         break;
+    case SQL_STMT_CREATE_TRIGGER: /* the table, as MariaDB: statements using it finish first */
+        ADD(st->trigger->table.db ? st->trigger->table.db : st->trigger->name.db, st->trigger->table.name);
+        break;
+    case SQL_STMT_DROP_TRIGGER: {
+        const char *tdb = exec_db_name(x, st->trigger->name.db);
+        cat_trigger_t tr;
+        if (tdb && catalog_trigger_get(exec_cat, x->arena, tdb, st->trigger->name.name, &tr) > 0)
+            ADD(tr.db, tr.table);
+        break;
+    }
     default:
         break;
     }
@@ -213,8 +228,10 @@ bool sql_exec_in_trans(const sql_exec_session_t *ss)
 
 void sql_exec_stmt_begin(sql_exec_session_t *ss)
 {
-    if (ss)
+    if (ss) {
         ss->db_dropped = ss->no_index_used = false;
+        ss->nstmt_tables = 0;
+    }
 }
 
 bool sql_exec_in_trans_read_only(const sql_exec_session_t *ss) { return sql_exec_in_trans(ss) && ss->read_only; }
@@ -286,6 +303,7 @@ int exec_trx(sql_exec_ctx_t *x, engine_trx_t **out)
         engine_trx_set_isolation(ss->trx, iso[x->isolation & 3]);
     }
     engine_trx_set_lock_wait_timeout(ss->trx, x->lock_wait_us); /* the session's current value, per statement */
+    engine_trx_set_kill(ss->trx, x->kill_query); /* KILL QUERY ends a row-lock wait (1317), as in MariaDB */
     *out = ss->trx;
     return 0;
 }

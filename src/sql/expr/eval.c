@@ -2681,9 +2681,17 @@ void sql_eval_ctx_init(sql_eval_ctx_t *ctx, arena_t *a, diag_t *d, const sql_eva
     ctx->user = user;
     ctx->stmt_time_us = time_wall_us();
     time_t now = (time_t)(ctx->stmt_time_us / 1000000);
-    struct tm lt;
-    localtime_r(&now, &lt);
-    ctx->tz_offset_sec = sql_tz_active() ? sql_tz_offset_now() : (int32_t)lt.tm_gmtoff; /* @@time_zone (sql/value/tz.h) */
+    /* the system zone's offset, looked up once a second per thread (a routine initialises a context per
+     * statement and expression; offsets change on whole seconds) */
+    static _Thread_local time_t lt_sec = -1;
+    static _Thread_local int32_t lt_off;
+    if (now != lt_sec) {
+        struct tm lt;
+        localtime_r(&now, &lt);
+        lt_off = (int32_t)lt.tm_gmtoff;
+        lt_sec = now;
+    }
+    ctx->tz_offset_sec = sql_tz_active() ? sql_tz_offset_now() : lt_off; /* @@time_zone (sql/value/tz.h) */
     uint64_t s = ctx->stmt_time_us;
     ctx->rand_seed1 = (s * 0x10001 + 55555555) % 0x3FFFFFFFUL;
     ctx->rand_seed2 = (s * 0x10000001) % 0x3FFFFFFFUL;

@@ -30,6 +30,21 @@ typedef enum sql_session_fn {
  * What the session supplies.  Each callback returns 0 or a negative error it already pushed to the diag.
  * Any callback may be NULL: the expression then fails with ER_NOT_SUPPORTED_YET.
  */
+struct cat_trigger;
+/* The row a trigger fires for: cols the table's column names, old / nw its values (NULL for the row the event
+ * has not); an assignment to NEW.col is converted to the column's type by store (an error refuses it, as
+ * MariaDB's field store in a trigger does) and kept in nw[c] (in a) with nw_set[c]. */
+typedef struct sql_trg_row {
+    const char *const *cols;
+    uint32_t ncols;
+    const value_t *old;
+    value_t *nw;
+    bool *nw_set;
+    int (*store)(void *arg, uint32_t col, const value_t *in, value_t *out, arena_t *a, diag_t *d);
+    void *store_arg;
+    arena_t *a;
+    void **cache;          /* the session's parse of the body, kept for the statement (in a); NULL: none */
+} sql_trg_row_t;
 typedef struct sql_eval_cb {
     /* @@[scope.]name; `component` is NULL unless @@comp.name.  Unknown: push ER_UNKNOWN_SYSTEM_VARIABLE. */
     int (*sysvar_get)(void *user, sql_var_scope_t scope, const char *component, const char *name, value_t *out,
@@ -77,6 +92,9 @@ typedef struct sql_eval_cb {
      * such stored function (the caller then raises 1305).  nested: called from inside the executor. */
     int (*stored_fn)(void *user, const sql_expr_t *call, const value_t *args, uint32_t nargs, arena_t *a,
                      bool nested, value_t *out, diag_t *d);
+    /* A trigger (access/trigger.h) for one row (sql_trg_row_t).  0, or < 0 an error in the diagnostics area.
+     * The executor's statements of the body run nested in the statement that fires it. */
+    int (*trigger)(void *user, const struct cat_trigger *tr, struct sql_trg_row *row);
 } sql_eval_cb_t;
 
 typedef struct sql_eval_ctx {

@@ -118,18 +118,7 @@ static value_t json_result(sql_eval_ctx_t *ctx, const json_node_t *n, json_style
  * comparisons: expr_is_json_value.) */
 static bool expr_is_json(const sql_expr_t *x)
 {
-    if (!x || x->kind != SQL_E_FUNC)
-        return false;
-    switch (x->func.fn) {
-    case SQL_FN_JSON_EXTRACT: case SQL_FN_JSON_OBJECT: case SQL_FN_JSON_ARRAY: case SQL_FN_JSON_SET:
-    case SQL_FN_JSON_INSERT: case SQL_FN_JSON_REPLACE: case SQL_FN_JSON_REMOVE: case SQL_FN_JSON_ARRAY_APPEND:
-    case SQL_FN_JSON_ARRAY_INSERT: case SQL_FN_JSON_MERGE: case SQL_FN_JSON_MERGE_PATCH:
-    case SQL_FN_JSON_MERGE_PRESERVE: case SQL_FN_JSON_QUERY: case SQL_FN_JSON_COMPACT: case SQL_FN_JSON_DETAILED:
-    case SQL_FN_JSON_PRETTY: case SQL_FN_JSON_LOOSE: case SQL_FN_JSON_NORMALIZE: case SQL_FN_JSON_KEYS:
-        return true;
-    default:
-        return false;
-    }
+    return x && x->kind == SQL_E_FUNC && (sql_fn_flags(x->func.fn) & SQL_FNF_JSON);
 }
 
 /* 1 / 0 when x is boolean in MariaDB (TRUE, FALSE, a comparison, NOT, AND, LIKE, IS ...) and v its value; -1

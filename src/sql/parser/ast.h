@@ -333,6 +333,7 @@ typedef enum sql_show_kind {
     SQL_SHOW_TABLE_STATUS, SQL_SHOW_BINARY_LOGS, SQL_SHOW_MASTER_STATUS, SQL_SHOW_BINLOG_EVENTS,
     SQL_SHOW_CREATE_USER, SQL_SHOW_ENGINE_STATUS, SQL_SHOW_PLUGINS, SQL_SHOW_SLAVE_STATUS,
     SQL_SHOW_OPEN_TABLES, SQL_SHOW_TRIGGERS, SQL_SHOW_CREATE_VIEW, SQL_SHOW_PRIVILEGES, SQL_SHOW_CREATE_PROCEDURE, SQL_SHOW_CREATE_FUNCTION,
+    SQL_SHOW_CREATE_TRIGGER, SQL_SHOW_CREATE_EVENT,
     SQL_SHOW_EVENTS, SQL_SHOW_PROCEDURE_STATUS, SQL_SHOW_FUNCTION_STATUS,
     SQL_SHOW_STRATA_ADVICE, /* strata's own: the advice rules firing (monitor/history.h) */
 } sql_show_kind_t;
@@ -340,7 +341,7 @@ typedef enum sql_show_kind {
 typedef struct sql_show {
     sql_show_kind_t what;
     sql_var_scope_t scope;   /* VARIABLES / STATUS */
-    bool full;               /* FULL PROCESSLIST / TABLES / COLUMNS */
+    bool full;               /* FULL PROCESSLIST / TABLES / COLUMNS; ALL SLAVES STATUS */
     bool count_only;         /* SHOW COUNT(*) WARNINGS|ERRORS */
     bool if_not_exists;      /* SHOW CREATE DATABASE IF NOT EXISTS */
     bool package;            /* SHOW PACKAGE [BODY] STATUS (PROCEDURE_STATUS's columns, no rows: no packages) */
@@ -680,6 +681,51 @@ typedef struct sql_routine_stmt {
     struct sp_body *body;          /* parsed (sp.h) */
 } sql_routine_stmt_t;
 
+/* CREATE [OR REPLACE] [DEFINER=..] TRIGGER [IF NOT EXISTS] name BEFORE|AFTER INSERT|UPDATE|DELETE ON tbl
+ * FOR EACH ROW [FOLLOWS|PRECEDES other] body; DROP TRIGGER [IF EXISTS] name (only name, if_exists). */
+typedef struct sql_trigger_stmt {
+    sql_name_t name;
+    bool or_replace, if_not_exists, if_exists;
+    sql_user_t definer;
+    bool has_definer;
+    const char *timing;            /* "BEFORE" / "AFTER" */
+    const char *event;             /* "INSERT" / "UPDATE" / "DELETE" */
+    sql_name_t table;
+    const char *order_kind;        /* NULL, "FOLLOWS" or "PRECEDES" */
+    const char *order_other;       /* the trigger named there */
+    const char *order_src;         /* where FOLLOWS / PRECEDES begins (MariaDB keeps the statement without it) */
+    const char *create_src;        /* the text from the word TRIGGER on (SHOW CREATE TRIGGER's statement) */
+    const char *body_src;          /* the body's text, as written */
+    size_t body_len;
+    struct sp_body *body;          /* parsed (sp.h); its NEW / OLD references in body->trig_refs */
+} sql_trigger_stmt_t;
+
+/* CREATE [OR REPLACE] [DEFINER=..] EVENT [IF NOT EXISTS] name ON SCHEDULE schedule [ON COMPLETION [NOT] PRESERVE]
+ * [ENABLE | DISABLE | DISABLE ON SLAVE] [COMMENT 'text'] DO body; ALTER [DEFINER=..] EVENT name [ON SCHEDULE ..]
+ * [ON COMPLETION ..] [RENAME TO name] [ENABLE | ..] [COMMENT ..] [DO body]; DROP EVENT [IF EXISTS] name.
+ * The schedule's times and interval are expressions, evaluated by the statement's handler. */
+typedef struct sql_event_stmt {
+    sql_name_t name;
+    const char *name_src;          /* the statement's text from the name on (ALTER's binlog text) */
+    bool or_replace, if_not_exists, if_exists;
+    sql_user_t definer;
+    bool has_definer;
+    bool has_schedule;
+    bool every;                    /* EVERY (else AT) */
+    sql_expr_t *at;                /* AT ts [+ INTERVAL ...] */
+    sql_expr_t *every_value;       /* EVERY n unit */
+    const char *every_unit;        /* upper-cased */
+    sql_expr_t *starts, *ends;     /* NULL: not written */
+    int completion;                /* 0 not written, 1 PRESERVE, 2 NOT PRESERVE */
+    const char *status;            /* NULL, "ENABLED", "DISABLED", "SLAVESIDE_DISABLED" */
+    const char *comment;           /* NULL: not written */
+    bool has_rename;
+    sql_name_t rename;             /* RENAME TO */
+    const char *body_src;          /* NULL: no DO */
+    size_t body_len;
+    struct sp_body *body;
+} sql_event_stmt_t;
+
 typedef struct sql_call_stmt {
     sql_name_t name;
     sql_expr_t **args;
@@ -918,6 +964,8 @@ struct sql_stmt {
         sql_repl_stmt_t repl;               /* CHANGE_MASTER / START_SLAVE / STOP_SLAVE / RESET_SLAVE */
         sql_view_stmt_t *view;              /* CREATE_VIEW (DROP_VIEW uses `tables`) */
         sql_routine_stmt_t *routine;        /* CREATE|DROP_PROCEDURE, CREATE|DROP_FUNCTION */
+        sql_trigger_stmt_t *trigger;        /* CREATE|DROP_TRIGGER */
+        sql_event_stmt_t *event;            /* CREATE|ALTER|DROP_EVENT */
         sql_call_stmt_t *call;              /* CALL */
     };
     sql_expr_t **do_list;
@@ -941,6 +989,8 @@ enum {
     SQL_FNF_NOW = 1u << 4,
     SQL_FNF_GRAMMAR = 1u << 5,
     SQL_FNF_WINDOW = 1u << 6,
+    SQL_FNF_JSON = 1u << 7,
+    SQL_FNF_JSON_META = 1u << 8,
 };
 unsigned sql_fn_flags(sql_fn_t fn);
 /* A call of COUNT, SUM, ... (SQL_FNF_AGGREGATE) without OVER, which the executor accumulates per group. */

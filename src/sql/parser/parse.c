@@ -807,13 +807,9 @@ static sql_expr_t *sysvar(parser_t *p, const char *start)
     return e;
 }
 
-static sql_expr_t *interval_expr(parser_t *p, const char *start)
+/* INTERVAL's unit (MariaDB's names), upper-cased; anything else is a syntax error. */
+static const char *interval_unit(parser_t *p)
 {
-    /* after INTERVAL: expr unit */
-    sql_expr_t *e = new_expr(p, SQL_E_INTERVAL, start);
-    e->nargs = 1;
-    e->args = alloc(p, sizeof *e->args);
-    e->args[0] = expr(p);
     static const char *const units[] = {
         "MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR", "SECOND_MICROSECOND",
         "MINUTE_MICROSECOND", "MINUTE_SECOND", "HOUR_MICROSECOND", "HOUR_SECOND", "HOUR_MINUTE", "DAY_MICROSECOND",
@@ -824,8 +820,19 @@ static sql_expr_t *interval_expr(parser_t *p, const char *start)
             known = true;
     if (!known)
         syntax_error(p);
-    e->interval_unit = upper_dup(p, p->tok.text, p->tok.text_len);
+    const char *u = upper_dup(p, p->tok.text, p->tok.text_len);
     next(p);
+    return u;
+}
+
+static sql_expr_t *interval_expr(parser_t *p, const char *start)
+{
+    /* after INTERVAL: expr unit */
+    sql_expr_t *e = new_expr(p, SQL_E_INTERVAL, start);
+    e->nargs = 1;
+    e->args = alloc(p, sizeof *e->args);
+    e->args[0] = expr(p);
+    e->interval_unit = interval_unit(p);
     finish(p, e);
     return e;
 }
@@ -2383,6 +2390,14 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         show_like_where(p, s);
         return;
     }
+    if (accept_word(p, "ALL")) { /* SHOW ALL SLAVES | REPLICAS STATUS (MariaDB) */
+        if (!accept_word(p, "SLAVES"))
+            expect_word(p, "REPLICAS");
+        expect_word(p, "STATUS");
+        s->what = SQL_SHOW_SLAVE_STATUS;
+        s->full = true;
+        return;
+    }
     if (accept_word(p, "FULL"))
         s->full = true;
     if (s->full) {
@@ -2419,7 +2434,7 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         s->what = SQL_SHOW_ENGINE_STATUS;
         return;
     }
-    if (accept_word(p, "PLUGINS")) { s->what = SQL_SHOW_PLUGINS; show_like_where(p, s); return; }
+    if (accept_word(p, "PLUGINS")) { s->what = SQL_SHOW_PLUGINS; return; } /* no LIKE or WHERE (MariaDB) */
     if (accept_word(p, "PRIVILEGES")) { s->what = SQL_SHOW_PRIVILEGES; return; }
     if ((is_word(p, "CHARACTER") && tok_is_word(peek2(p), "SET")) || is_word(p, "CHARSET")) {
         if (accept_word(p, "CHARACTER")) next(p); else next(p);
@@ -2447,6 +2462,8 @@ static void show_stmt(parser_t *p, sql_stmt_t *st)
         if (accept_word(p, "VIEW")) { s->what = SQL_SHOW_CREATE_VIEW; s->table = table_name(p); return; }
         if (accept_word(p, "PROCEDURE")) { s->what = SQL_SHOW_CREATE_PROCEDURE; s->table = table_name(p); return; }
         if (accept_word(p, "FUNCTION")) { s->what = SQL_SHOW_CREATE_FUNCTION; s->table = table_name(p); return; }
+        if (accept_word(p, "TRIGGER")) { s->what = SQL_SHOW_CREATE_TRIGGER; s->table = table_name(p); return; }
+        if (accept_word(p, "EVENT")) { s->what = SQL_SHOW_CREATE_EVENT; s->table = table_name(p); return; }
         if (accept_word(p, "USER")) { s->what = SQL_SHOW_CREATE_USER; s->has_user = true; user_name(p, &s->user); return; }
         syntax_error(p);
     }
@@ -2963,7 +2980,16 @@ static void fk_references(parser_t *p, sql_index_def_t *ix);
 
 static void column_options(parser_t *p, sql_column_def_t *c)
 {
+    /* MariaDB's grammar takes either attributes or a generation clause after the type, not both: after AS (expr)
+     * only UNIQUE [KEY], COMMENT, INVISIBLE and CHECK follow; an attribute before AS is a syntax error there */
+    bool attrs = false;
     for (;;) {
+        if (c->generated && !is_word(p, "UNIQUE") && !is_word(p, "COMMENT") && !is_word(p, "INVISIBLE") &&
+            !is_word(p, "CHECK"))
+            return;
+        bool charset = is_word(p, "CHARACTER") || is_word(p, "CHARSET") || is_word(p, "COLLATE");
+        if (!charset && !is_word(p, "GENERATED") && !is_word(p, "AS"))
+            attrs = true;
         if (accept_word(p, "NOT")) {
             expect_word(p, "NULL");
             c->nullable = SQL_NULL_NOT_NULL;
@@ -3008,6 +3034,8 @@ static void column_options(parser_t *p, sql_column_def_t *c)
             c->type.coll = -1;
             type_resolve_coll(p, &c->type);
         } else if (is_word(p, "GENERATED") || is_word(p, "AS")) {
+            if (attrs)
+                syntax_error(p);
             if (accept_word(p, "GENERATED"))
                 expect_word(p, "ALWAYS");
             expect_word(p, "AS");
@@ -4540,6 +4568,187 @@ static void routine_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
     sql_lex_next(&p->lx, &p->tok);
 }
 
+/* CREATE ... TRIGGER, at the word; vw holds what view_prefix read (only DEFINER fits a trigger).  The body is a
+ * routine body (sp_parse.c) in which NEW.col / OLD.col are variables of the frame. */
+static void trigger_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw)
+{
+    if (vw->algorithm || vw->security)
+        syntax_error(p);
+    sql_trigger_stmt_t *r = alloc(p, sizeof *r);
+    r->create_src = p->tok.start;
+    next(p);
+    st->kind = SQL_STMT_CREATE_TRIGGER;
+    st->trigger = r;
+    r->or_replace = vw->or_replace;
+    r->definer = vw->definer;
+    r->has_definer = vw->has_definer;
+    create_if_not_exists(p, r->or_replace, &r->if_not_exists);
+    r->name = table_name(p);
+    if (accept_word(p, "BEFORE")) r->timing = "BEFORE";
+    else { expect_word(p, "AFTER"); r->timing = "AFTER"; }
+    if (accept_word(p, "INSERT")) r->event = "INSERT";
+    else if (accept_word(p, "UPDATE")) r->event = "UPDATE";
+    else { expect_word(p, "DELETE"); r->event = "DELETE"; }
+    expect_word(p, "ON");
+    r->table = table_name(p);
+    expect_word(p, "FOR");
+    expect_word(p, "EACH");
+    expect_word(p, "ROW");
+    if (is_word(p, "FOLLOWS") || is_word(p, "PRECEDES")) {
+        r->order_src = p->tok.start;
+        r->order_kind = is_word(p, "FOLLOWS") ? "FOLLOWS" : "PRECEDES";
+        next(p);
+        r->order_other = ident(p);
+    }
+    if (p->tok.type == TK_EOF)
+        syntax_error(p);
+    const char *stop = NULL;
+    r->body_src = p->tok.start;
+    sp_trigger_info_t ti = {.event = r->event, .timing = r->timing};
+    r->body = sp_parse_trigger_body(p->a, p->d, p->lx.text, p->tok.start, p->lx.end, p->lx.mode,
+                                    p->lx.in_exec_comment, &ti, &stop);
+    if (!r->body)
+        longjmp(p->fail, 1);
+    r->body_len = (size_t)(stop - r->body_src);
+    p->have_ahead = false;
+    p->lx.pos = stop;
+    p->lx.line = p->tok.line;
+    for (const char *q = r->body_src; q < stop; q++)
+        if (*q == '\n')
+            p->lx.line++;
+    p->prev_end = stop;
+    sql_lex_next(&p->lx, &p->tok);
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* ON SCHEDULE, after the words: AT ts | EVERY n unit [STARTS ts] [ENDS ts] */
+static void event_schedule(parser_t *p, sql_event_stmt_t *e)
+{
+    e->has_schedule = true;
+    if (accept_word(p, "AT")) {
+        e->at = expr(p);
+        return;
+    }
+    expect_word(p, "EVERY");
+    e->every = true;
+    e->every_value = expr(p);
+    e->every_unit = interval_unit(p);
+    if (accept_word(p, "STARTS"))
+        e->starts = expr(p);
+    if (accept_word(p, "ENDS"))
+        e->ends = expr(p);
+}
+
+/* Does the text hold CREATE [OR REPLACE] [DEFINER = ..] EVENT (MariaDB refuses it in an event's body: 1576)? */
+static bool text_has_event_ddl(parser_t *p, const char *src, size_t len)
+{
+    sql_lexer_t lx;
+    sql_lex_init(&lx, p->a, src, len, p->lx.mode);
+    sql_tok_t t;
+    int state = 0; /* 1: after CREATE [OR REPLACE]; n > 1: n - 1 tokens into DEFINER = ... */
+    for (;;) {
+        sql_lex_next(&lx, &t);
+        if (t.type == TK_EOF || t.type == TK_ERROR)
+            return false;
+        bool word = t.type == TK_WORD;
+        if (word && tok_is_word(&t, "CREATE"))
+            state = 1;
+        else if (state && word && tok_is_word(&t, "EVENT"))
+            return true;
+        else if (state == 1 && word && (tok_is_word(&t, "OR") || tok_is_word(&t, "REPLACE")))
+            state = 1;
+        else if (state == 1 && word && tok_is_word(&t, "DEFINER"))
+            state = 2;
+        else if (state >= 2 && state < 8)
+            state++;
+        else
+            state = 0;
+    }
+}
+
+/* The body after DO: a routine body (sp_parse.c), read with a lexer of its own; this parser goes on after it. */
+static void event_body(parser_t *p, sql_event_stmt_t *e)
+{
+    if (p->tok.type == TK_EOF)
+        syntax_error(p);
+    const char *stop = NULL;
+    e->body_src = p->tok.start;
+    e->body = sp_parse_body(p->a, p->d, p->lx.text, p->tok.start, p->lx.end, p->lx.mode, p->lx.in_exec_comment,
+                            NULL, 0, false, &stop);
+    if (!e->body)
+        longjmp(p->fail, 1);
+    e->body_len = (size_t)(stop - e->body_src);
+    if (text_has_event_ddl(p, e->body_src, e->body_len)) {
+        diag_error(p->d, ER_EVENT_RECURSION_FORBIDDEN);
+        longjmp(p->fail, 1);
+    }
+    p->have_ahead = false;
+    p->lx.pos = stop;
+    p->lx.line = p->tok.line;
+    for (const char *q = e->body_src; q < stop; q++)
+        if (*q == '\n')
+            p->lx.line++;
+    p->prev_end = stop;
+    sql_lex_next(&p->lx, &p->tok);
+}
+
+/* CREATE ... EVENT / ALTER ... EVENT, at the word; vw holds what view_prefix read (only DEFINER fits). The
+ * clauses come in MariaDB's order: schedule, completion, (ALTER: RENAME TO), status, comment, body. */
+static void event_stmt(parser_t *p, sql_stmt_t *st, const sql_view_stmt_t *vw, bool alter)
+{
+    if (vw->algorithm || vw->security)
+        syntax_error(p);
+    sql_event_stmt_t *e = alloc(p, sizeof *e);
+    next(p);
+    st->kind = alter ? SQL_STMT_ALTER_EVENT : SQL_STMT_CREATE_EVENT;
+    st->event = e;
+    e->or_replace = vw->or_replace;
+    e->definer = vw->definer;
+    e->has_definer = vw->has_definer;
+    if (!alter)
+        create_if_not_exists(p, e->or_replace, &e->if_not_exists);
+    e->name_src = p->tok.start;
+    e->name = table_name(p);
+    if (is_word(p, "ON") && tok_is_word(peek2(p), "SCHEDULE")) {
+        next(p);
+        next(p);
+        event_schedule(p, e);
+    } else if (!alter) {
+        syntax_error(p);
+    }
+    if (is_word(p, "ON") && tok_is_word(peek2(p), "COMPLETION")) {
+        next(p);
+        next(p);
+        e->completion = accept_word(p, "NOT") ? 2 : 1;
+        expect_word(p, "PRESERVE");
+    }
+    if (alter && accept_word(p, "RENAME")) {
+        expect_word(p, "TO");
+        e->has_rename = true;
+        e->rename = table_name(p);
+    }
+    if (accept_word(p, "ENABLE")) {
+        e->status = "ENABLED";
+    } else if (accept_word(p, "DISABLE")) {
+        e->status = "DISABLED";
+        if (accept_word(p, "ON")) {
+            if (!accept_word(p, "SLAVE"))
+                expect_word(p, "REPLICA");
+            e->status = "SLAVESIDE_DISABLED";
+        }
+    }
+    if (accept_word(p, "COMMENT"))
+        e->comment = string_lit(p, NULL);
+    if (accept_word(p, "DO"))
+        event_body(p, e);
+    else if (!alter)
+        syntax_error(p);
+    if (alter && !e->has_schedule && !e->completion && !e->has_rename && !e->status && !e->comment && !e->body_src &&
+        !e->has_definer)
+        syntax_error(p);
+}
+
 /* DROP PROCEDURE | FUNCTION [IF EXISTS] name, at the word */
 static void routine_drop(parser_t *p, sql_stmt_t *st)
 {
@@ -4835,6 +5044,14 @@ static void statement(parser_t *p, sql_stmt_t *st)
                 routine_stmt(p, st, vw);
                 return;
             }
+            if (is_word(p, "TRIGGER")) {
+                trigger_stmt(p, st, vw);
+                return;
+            }
+            if (is_word(p, "EVENT")) {
+                event_stmt(p, st, vw, false);
+                return;
+            }
             if (prefix || is_word(p, "VIEW")) {
                 view_stmt(p, st, vw);
                 return;
@@ -4895,6 +5112,14 @@ static void statement(parser_t *p, sql_stmt_t *st)
             syntax_error(p);
         if (accept_word(p, "TABLESPACE")) { tablespace_stmt(p, st, SQL_STMT_ALTER_TABLESPACE); return; }
         if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) { routine_alter(p, st); return; }
+        if (is_word(p, "EVENT") || is_word(p, "DEFINER")) {
+            sql_view_stmt_t *vw = alloc(p, sizeof *vw);
+            view_prefix(p, vw);
+            if (!is_word(p, "EVENT"))
+                syntax_error(p);
+            event_stmt(p, st, vw, true);
+            return;
+        }
         expect_word(p, "USER");
         st->kind = SQL_STMT_ALTER_USER;
         if (accept_word(p, "IF")) { expect_word(p, "EXISTS"); st->user.if_exists = true; }
@@ -4935,6 +5160,22 @@ static void statement(parser_t *p, sql_stmt_t *st)
             return;
         }
         if (is_word(p, "PROCEDURE") || is_word(p, "FUNCTION")) { routine_drop(p, st); return; }
+        if (accept_word(p, "EVENT")) {
+            sql_event_stmt_t *e = alloc(p, sizeof *e);
+            st->kind = SQL_STMT_DROP_EVENT;
+            st->event = e;
+            if_exists(p, &e->if_exists);
+            e->name = table_name(p);
+            return;
+        }
+        if (accept_word(p, "TRIGGER")) {
+            sql_trigger_stmt_t *r = alloc(p, sizeof *r);
+            st->kind = SQL_STMT_DROP_TRIGGER;
+            st->trigger = r;
+            if_exists(p, &r->if_exists);
+            r->name = table_name(p);
+            return;
+        }
         if (accept_word(p, "VIEW")) {
             st->kind = SQL_STMT_DROP_VIEW;
             if_exists(p, &st->tables.if_exists);

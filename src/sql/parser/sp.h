@@ -122,7 +122,22 @@ typedef struct sp_var_info {
     const char *name;
     sql_type_t type;
     bool is_param;
+    bool is_row;                /* a trigger's NEW.x / OLD.x: holds the column's value as the row has it */
 } sp_var_info_t;
+
+/* A trigger's NEW.col / OLD.col: frame variable `var` holds that column of that row while the trigger runs. */
+typedef struct sp_trig_ref {
+    uint32_t var;
+    bool is_new;
+    const char *column;         /* as written (columns are case-insensitive) */
+    bool assigned;              /* SET NEW.col = ... somewhere in the body */
+} sp_trig_ref_t;
+
+/* What the body of a trigger is parsed for: NEW / OLD exist as the event allows, NEW is writable BEFORE. */
+typedef struct sp_trigger_info {
+    const char *event;          /* "INSERT" / "UPDATE" / "DELETE" */
+    const char *timing;         /* "BEFORE" / "AFTER" */
+} sp_trigger_info_t;
 
 typedef struct sp_body {
     sp_node_t *root;            /* a block, or the one statement of a body without BEGIN */
@@ -132,6 +147,8 @@ typedef struct sp_body {
     const char **cursor_names;
     bool has_return;            /* some RETURN (a FUNCTION without one: 1320) */
     bool has_sql;               /* some statement or cursor (not only expressions) */
+    sp_trig_ref_t *trig_refs;   /* a trigger's NEW.x / OLD.x, one per distinct reference */
+    uint32_t ntrig_refs;
 } sp_body_t;
 
 /*
@@ -145,5 +162,10 @@ typedef struct sp_body {
 sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
                          unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
                          bool is_function, const char **stop);
+
+/* A trigger's body, as sp_parse_body (no parameters; RETURN is 1313), with NEW.col and OLD.col as variables:
+ * 1363 for the row the event has not, 1362 for an assignment to OLD or (AFTER) to NEW. */
+sp_body_t *sp_parse_trigger_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
+                                 unsigned mode, int exec_comment, const sp_trigger_info_t *trig, const char **stop);
 
 #endif

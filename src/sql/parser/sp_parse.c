@@ -59,7 +59,12 @@ typedef struct spp {
     uint32_t nlabels;
     uint32_t depth;
     bool is_function, has_return, has_sql;
+    bool in_cursor; /* parsing a cursor's SELECT */
     sp_node_t *cursor_nodes[256];
+    /* a trigger's body: its event and timing, and the NEW.x / OLD.x met so far */
+    const sp_trigger_info_t *trig;
+    sp_trig_ref_t *trefs;
+    uint32_t ntrefs, captrefs;
 } spp_t;
 
 static void grow(spp_t *p, void **items, uint32_t n, uint32_t *cap, size_t elem)
@@ -183,10 +188,46 @@ static int32_t tok_var(spp_t *p, const sql_tok_t *t)
 static uint32_t var_add(spp_t *p, const char *name, const sql_type_t *type, bool is_param)
 {
     grow(p, (void **)&p->vars, p->nvars, &p->capvars, sizeof *p->vars);
-    p->vars[p->nvars] = (sp_var_info_t){name, *type, is_param};
+    p->vars[p->nvars] = (sp_var_info_t){name, *type, is_param, false};
     grow(p, (void **)&p->scope, p->nscope, &p->capscope, sizeof *p->scope);
     p->scope[p->nscope++] = (scope_ent_t){name, p->nvars};
     return p->nvars++;
+}
+
+static bool tok_is_row(const spp_t *p, const sql_tok_t *t)
+{
+    return p->trig && t->type == TK_WORD && (tok_is_word(t, "NEW") || tok_is_word(t, "OLD"));
+}
+
+/* The frame variable of a trigger's NEW.col / OLD.col (row: the NEW / OLD token, col: the column's); assign:
+ * the target of a SET.  MariaDB's checks at CREATE: the row must exist for the event (1363), only NEW of a
+ * BEFORE trigger may be assigned (1362). */
+static int32_t trig_var(spp_t *p, const sql_tok_t *row, const sql_tok_t *col, bool assign)
+{
+    bool is_new = tok_is_word(row, "NEW");
+    if (assign && (!is_new || strcmp(p->trig->timing, "AFTER") == 0)) {
+        diag_error(p->d, ER_TRG_CANT_CHANGE_ROW, is_new ? "NEW" : "OLD", is_new ? "after " : "");
+        fail(p);
+    }
+    if (is_new && strcmp(p->trig->event, "DELETE") == 0) {
+        diag_error(p->d, ER_TRG_NO_SUCH_ROW_IN_TRG, "NEW", "DELETE");
+        fail(p);
+    }
+    if (!is_new && strcmp(p->trig->event, "INSERT") == 0) {
+        diag_error(p->d, ER_TRG_NO_SUCH_ROW_IN_TRG, "OLD", "INSERT");
+        fail(p);
+    }
+    const char *name = col->type == TK_QIDENT ? col->text : arena_strndup(p->a, col->start, col->len);
+    for (uint32_t i = 0; i < p->ntrefs; i++)
+        if (p->trefs[i].is_new == is_new && strcasecmp(p->trefs[i].column, name) == 0) {
+            p->trefs[i].assigned |= assign;
+            return (int32_t)p->trefs[i].var;
+        }
+    grow(p, (void **)&p->vars, p->nvars, &p->capvars, sizeof *p->vars);
+    p->vars[p->nvars] = (sp_var_info_t){arena_printf(p->a, "%s.%s", is_new ? "NEW" : "OLD", name), {0}, false, true};
+    grow(p, (void **)&p->trefs, p->ntrefs, &p->captrefs, sizeof *p->trefs);
+    p->trefs[p->ntrefs++] = (sp_trig_ref_t){p->nvars, is_new, name, assign};
+    return (int32_t)p->nvars++;
 }
 
 static const named_cond_t *cond_find(spp_t *p, const char *name)
@@ -210,8 +251,18 @@ static int32_t cursor_find(spp_t *p, const char *name)
 /*
  * The text from..to with every reference to a visible variable replaced by `?`: a word or quoted identifier
  * that names one, not qualified (x.y, y.x), not a function's name (x(...)), not a system variable (@@x), not
- * an alias (AS x).
+ * an alias (AS x), and not where MariaDB reads a name of a table or column rather than an expression: a table
+ * after FROM / JOIN / INTO / UPDATE / TABLE, the column list of INSERT / REPLACE (`INSERT INTO t (v) VALUES
+ * (v)`: the column, then the variable) and the column assigned by UPDATE's or ON DUPLICATE KEY UPDATE's SET.
  */
+static bool tok_is_punct(const sql_tok_t *t, int op) { return t->type == TK_PUNCT && t->op == op; }
+
+static bool tok_names_table_next(const sql_tok_t *prev, const sql_tok_t *pprev)
+{
+    return tok_is_word(prev, "FROM") || tok_is_word(prev, "JOIN") || tok_is_word(prev, "INTO") ||
+           tok_is_word(prev, "TABLE") || (tok_is_word(prev, "UPDATE") && !tok_is_word(pprev, "KEY"));
+}
+
 static sp_text_t *rewrite(spp_t *p, const char *from, const char *to, uint32_t line)
 {
     sp_text_t *t = arena_calloc(p->a, sizeof *t);
@@ -220,19 +271,79 @@ static sp_text_t *rewrite(spp_t *p, const char *from, const char *to, uint32_t l
     buf_init(&b);
     sql_lexer_t lx;
     sql_lex_init(&lx, p->a, from, (size_t)(to - from), p->mode);
-    sql_tok_t prev = {0}, cur, nx;
+    sql_tok_t prev = {0}, pprev = {0}, cur, nx;
     sql_lex_next(&lx, &cur);
     const char *copied = from;
     uint32_t *vars = NULL, nv = 0, cap = 0;
+    bool inserting = tok_is_word(&cur, "INSERT") || tok_is_word(&cur, "REPLACE");
+    bool updating = tok_is_word(&cur, "UPDATE");
+    int depth = 0, skip_depth = -1; /* skip_depth: inside INSERT's column list, at that depth */
+    bool subq[64] = {true};         /* the parenthesis at each depth opens a query (FROM there names a table) */
+    bool want_cols = false;         /* INSERT's table named: a '(' now opens its column list */
+    bool in_set = false;            /* UPDATE's SET list or ON DUPLICATE KEY UPDATE's, at depth 0 */
     while (cur.type != TK_EOF) {
         sql_lex_next(&lx, &nx);
+        if (tok_is_punct(&cur, '(')) {
+            depth++;
+            if (depth > 0 && depth < 64) /* a stray ')' earlier may have taken it below 0 */
+                subq[depth] = tok_is_word(&nx, "SELECT") || tok_is_word(&nx, "WITH");
+            if (want_cols && inserting && skip_depth < 0)
+                skip_depth = depth;
+        } else if (tok_is_punct(&cur, ')')) {
+            if (depth == skip_depth)
+                skip_depth = -1;
+            depth--;
+        }
+        if (depth == 0) {
+            if ((updating && tok_is_word(&cur, "SET")) || (tok_is_word(&cur, "UPDATE") && tok_is_word(&prev, "KEY")))
+                in_set = true;
+            else if (tok_is_word(&cur, "WHERE") || tok_is_word(&cur, "ORDER") || tok_is_word(&cur, "LIMIT"))
+                in_set = false;
+        }
+        bool table_pos = (cur.type == TK_WORD || cur.type == TK_QIDENT) && tok_names_table_next(&prev, &pprev) &&
+                         (depth <= 0 || depth >= 64 || subq[depth] || !tok_is_word(&prev, "FROM"));
+        if (table_pos && inserting && tok_is_word(&prev, "INTO"))
+            want_cols = true;
+        else if (want_cols && !tok_is_punct(&cur, '.') && !(tok_is_punct(&prev, '.') && !tok_is_punct(&cur, '(')) &&
+                 !tok_is_punct(&cur, '('))
+            want_cols = false;
+        bool set_target = in_set && depth == 0 && (tok_is_word(&prev, "SET") || tok_is_punct(&prev, ',') ||
+                                                   tok_is_word(&prev, "UPDATE")) &&
+                          tok_is_punct(&nx, '=');
+        bool name_pos = table_pos || set_target || (skip_depth >= 0 && depth >= skip_depth);
+        if (tok_is_row(p, &cur) && nx.type == TK_PUNCT && nx.op == '.' && !(prev.type == TK_PUNCT && prev.op == '.')) {
+            sql_tok_t col;
+            sql_lex_next(&lx, &col);
+            if (col.type == TK_WORD || col.type == TK_QIDENT) {
+                int32_t tv = trig_var(p, &cur, &col, false);
+                buf_append(&b, copied, (size_t)(cur.start - copied));
+                buf_append_byte(&b, '?');
+                copied = col.start + col.len;
+                if (nv == cap) {
+                    cap = cap ? cap * 2 : 8;
+                    uint32_t *n2 = arena_alloc(p->a, sizeof(uint32_t) * cap);
+                    if (nv)
+                        memcpy(n2, vars, sizeof(uint32_t) * nv);
+                    vars = n2;
+                }
+                vars[nv++] = (uint32_t)tv;
+                pprev = nx;
+                prev = col;
+                sql_lex_next(&lx, &cur);
+                continue;
+            }
+            pprev = cur;
+            prev = nx;
+            cur = col;
+            continue;
+        }
         int32_t v = tok_var(p, &cur);
         if (cur.type == TK_PARAM)
             t->nparams_own++;
         if (tok_is_word(&cur, "SELECT"))
             t->has_query = true;
-        if (v >= 0 && !(prev.type == TK_PUNCT && prev.op == '.') && !(nx.type == TK_PUNCT && (nx.op == '.' || nx.op == '(')) &&
-            prev.type != TK_AT2 && !tok_is_word(&prev, "AS")) {
+        if (v >= 0 && !name_pos && !(prev.type == TK_PUNCT && prev.op == '.') &&
+            !(nx.type == TK_PUNCT && (nx.op == '.' || nx.op == '(')) && prev.type != TK_AT2 && !tok_is_word(&prev, "AS")) {
             buf_append(&b, copied, (size_t)(cur.start - copied));
             buf_append_byte(&b, '?');
             copied = cur.start + cur.len;
@@ -245,6 +356,7 @@ static sp_text_t *rewrite(spp_t *p, const char *from, const char *to, uint32_t l
             }
             vars[nv++] = (uint32_t)v;
         }
+        pprev = prev;
         prev = cur;
         cur = nx;
     }
@@ -458,6 +570,18 @@ static void into_targets(spp_t *p, sp_node_t *n, const sql_tok_t *names, uint32_
 }
 
 /* Any other statement: its text to the ';', SELECT's INTO taken out of it. */
+/* SET autocommit in a function or trigger: refused when it is created (1445), as MariaDB. */
+static void set_autocommit_check(spp_t *p, const sql_stmt_t *st)
+{
+    for (uint32_t i = 0; (p->is_function || p->trig) && i < st->set.nitems; i++) {
+        const sql_set_item_t *it = &st->set.items[i];
+        if (it->kind == SQL_SET_SYSVAR && it->name && strcasecmp(it->name, "autocommit") == 0) {
+            diag_error(p->d, ER_SP_CANT_SET_AUTOCOMMIT);
+            fail(p);
+        }
+    }
+}
+
 static sp_node_t *sql_stmt(spp_t *p)
 {
     sp_node_t *n = new_node(p, SP_SQL);
@@ -531,13 +655,45 @@ static sp_node_t *sql_stmt(spp_t *p)
     case SQL_STMT_CREATE_PROCEDURE: case SQL_STMT_CREATE_FUNCTION:
         diag_error(p->d, ER_SP_NO_RECURSIVE_CREATE, n->stmt_kind == SQL_STMT_CREATE_FUNCTION ? "FUNCTION" : "PROCEDURE");
         fail(p);
+    case SQL_STMT_DROP_PROCEDURE: case SQL_STMT_DROP_FUNCTION: case SQL_STMT_ALTER_PROCEDURE:
+    case SQL_STMT_ALTER_FUNCTION:
+        diag_error(p->d, ER_SP_NO_DROP_SP, n->stmt_kind == SQL_STMT_DROP_FUNCTION || n->stmt_kind == SQL_STMT_ALTER_FUNCTION
+                                               ? "FUNCTION" : "PROCEDURE");
+        fail(p);
+    case SQL_STMT_SET:
+        set_autocommit_check(p, l.stmts[0]);
+        break;
+    case SQL_STMT_LOCK_TABLES: case SQL_STMT_UNLOCK_TABLES:
+        diag_error(p->d, ER_SP_BADSTATEMENT, n->stmt_kind == SQL_STMT_LOCK_TABLES ? "LOCK" : "UNLOCK");
+        fail(p);
+    case SQL_STMT_ANALYZE_TABLE: case SQL_STMT_OPTIMIZE_TABLE: case SQL_STMT_CHECK_TABLE: case SQL_STMT_REPAIR_TABLE:
+    case SQL_STMT_CHECKSUM_TABLE:
+        if (p->is_function) { /* their result set first (MariaDB) */
+            diag_error(p->d, ER_SP_NO_RETSET);
+            fail(p);
+        }
+        break;
+    case SQL_STMT_ROLLBACK:
+        if (l.stmts[0]->txn.savepoint) /* ROLLBACK TO SAVEPOINT is allowed */
+            break;
+        /* fall through */
+    case SQL_STMT_BEGIN: case SQL_STMT_COMMIT:
+        if (p->is_function) { /* MariaDB refuses such a function when it is created (a trigger: ddl/trigger.c) */
+            diag_error(p->d, ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG);
+            fail(p);
+        }
+        break;
     case SQL_STMT_SELECT: case SQL_STMT_SHOW: case SQL_STMT_EXPLAIN:
-        if (p->is_function && !n->ninto) {
+        if (p->is_function && !n->ninto && !p->in_cursor) {
             diag_error(p->d, ER_SP_NO_RETSET);
             fail(p);
         }
         break;
     default:
+        if (p->is_function && (sql_stmt_flags(n->stmt_kind) & STMT_F_IMPLICIT_COMMIT)) {
+            diag_error(p->d, ER_COMMIT_NOT_ALLOWED_IN_SF_OR_TRG);
+            fail(p);
+        }
         break;
     }
     return n;
@@ -548,7 +704,7 @@ static sp_node_t *set_stmt(spp_t *p)
     /* SET v = expr [, ...] where the first name is a local variable; any other SET is a statement */
     const sql_tok_t *t1 = peek2(p);
     int32_t v = tok_var(p, t1);
-    if (v < 0 && t1->type != TK_USERVAR && t1->type != TK_AT2)
+    if (v < 0 && t1->type != TK_USERVAR && t1->type != TK_AT2 && !tok_is_row(p, t1))
         return sql_stmt(p); /* SET NAMES, SET TRANSACTION, SET x (a system variable) ...: as it is */
     next(p); /* SET */
     sp_node_t *blk = NULL;
@@ -556,7 +712,17 @@ static sp_node_t *set_stmt(spp_t *p)
     uint32_t cap = 0;
     for (;;) {
         sp_node_t *n = new_node(p, SP_SET);
-        int32_t vi = tok_var(p, &p->tok);
+        int32_t vi;
+        if (tok_is_row(p, &p->tok) && peek2(p)->type == TK_PUNCT && peek2(p)->op == '.') {
+            sql_tok_t row = p->tok; /* SET NEW.col = ...: the column's variable, then the column's token as the name */
+            next(p);
+            next(p);
+            if (p->tok.type != TK_WORD && p->tok.type != TK_QIDENT)
+                syntax_error(p);
+            vi = trig_var(p, &row, &p->tok, true);
+        } else {
+            vi = tok_var(p, &p->tok);
+        }
         if (vi < 0) {
             /* a later item that is not a local variable (@u = .., @@x = .., GLOBAL x = ..): a SET of its own */
             const char *from;
@@ -572,6 +738,8 @@ static sp_node_t *set_stmt(spp_t *p)
             if (sql_parse_mode(p->a, n->stmt->text, n->stmt->len, p->mode, &l, p->d) != 0)
                 fail(p);
             n->stmt_kind = l.stmts[0]->kind;
+            if (n->stmt_kind == SQL_STMT_SET)
+                set_autocommit_check(p, l.stmts[0]);
             p->has_sql = true;
         } else {
         next(p);
@@ -669,7 +837,9 @@ static sp_node_t *block(spp_t *p, const char *label)
                 diag_error(p->d, ER_SP_BAD_CURSOR_QUERY);
                 fail(p);
             }
+            p->in_cursor = true; /* a cursor's SELECT is no result set of a function (1415) */
             sp_node_t *q = sql_stmt(p);
+            p->in_cursor = false;
             if (q->ninto) {
                 diag_error(p->d, ER_SP_BAD_CURSOR_SELECT);
                 fail(p);
@@ -1133,9 +1303,9 @@ static sp_node_t *statement(spp_t *p)
     return sql_stmt(p);
 }
 
-sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
-                         unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
-                         bool is_function, const char **stop)
+static sp_body_t *parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
+                             unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
+                             bool is_function, const sp_trigger_info_t *trig, const char **stop)
 {
     spp_t *p = arena_calloc(a, sizeof *p);
     p->a = a;
@@ -1144,6 +1314,7 @@ sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *st
     p->end = end;
     p->mode = mode;
     p->is_function = is_function;
+    p->trig = trig;
     sql_lex_init(&p->lx, a, text, (size_t)(end - text), mode);
     p->lx.pos = start;
     p->lx.in_exec_comment = exec_comment;
@@ -1173,5 +1344,20 @@ sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *st
     b->cursor_names = p->cursor_names;
     b->has_return = p->has_return;
     b->has_sql = p->has_sql;
+    b->trig_refs = p->trefs;
+    b->ntrig_refs = p->ntrefs;
     return b;
+}
+
+sp_body_t *sp_parse_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
+                         unsigned mode, int exec_comment, const sql_routine_param_t *params, uint32_t nparams,
+                         bool is_function, const char **stop)
+{
+    return parse_body(a, d, text, start, end, mode, exec_comment, params, nparams, is_function, NULL, stop);
+}
+
+sp_body_t *sp_parse_trigger_body(arena_t *a, diag_t *d, const char *text, const char *start, const char *end,
+                                 unsigned mode, int exec_comment, const sp_trigger_info_t *trig, const char **stop)
+{
+    return parse_body(a, d, text, start, end, mode, exec_comment, NULL, 0, false, trig, stop);
 }

@@ -86,6 +86,8 @@ uint32_t value_coll_mbmaxlen(uint16_t coll)
     return c ? c->mbmaxlen : 1;
 }
 
+static int coll_by_name(const char *buf);
+
 int value_coll_by_name(const char *name, size_t len)
 {
     char buf[64];
@@ -93,6 +95,28 @@ int value_coll_by_name(const char *name, size_t len)
         return -1;
     memcpy(buf, name, len);
     buf[len] = 0;
+    /* the names a thread asks for again and again (@@collation_connection at every statement and expression of a
+     * routine): the last few found, by their exact spelling */
+    static _Thread_local struct {
+        char name[64];
+        int id;
+    } seen[4];
+    static _Thread_local unsigned next_seen;
+    for (unsigned i = 0; i < 4; i++)
+        if (seen[i].id > 0 && strcmp(seen[i].name, buf) == 0)
+            return seen[i].id;
+    int id = coll_by_name(buf);
+    if (id > 0) {
+        unsigned i = next_seen++ % 4;
+        memcpy(seen[i].name, buf, len + 1);
+        seen[i].id = id;
+    }
+    return id;
+}
+
+static int coll_by_name(const char *buf)
+{
+    const char *name;
     /* utf8 is an alias of utf8mb3 in MariaDB 10.11 (old_mode UTF8_IS_UTF8MB3) */
     char alias[80];
     if (strncasecmp(buf, "utf8_", 5) == 0) {
