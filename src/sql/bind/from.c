@@ -252,6 +252,8 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
         return bind_cte(q, f, join, on);
     if (f->kind == SQL_FROM_JOIN) {
         sql_join_kind_t j = f->join == SQL_JOIN_STRAIGHT ? SQL_JOIN_INNER : f->join;
+        if (f->join == SQL_JOIN_STRAIGHT)
+            q->no_reorder = true; /* t1 STRAIGHT_JOIN t2: read in FROM order (plan/join.c) */
         const sql_from_t *first = f->left, *second = f->right;
         if (j == SQL_JOIN_RIGHT) { /* t1 RIGHT JOIN t2 ON c  ==  t2 LEFT JOIN t1 ON c */
             first = f->right;
@@ -607,6 +609,29 @@ int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg)
 
 /* Highest source index an expression reads (-1 none); *pure false when it can't be evaluated early (variables
  * assigned, aggregates, RAND()...). */
+uint64_t expr_src_mask(const query_t *q, const sql_expr_t *e, bool *pure)
+{
+    if (!e)
+        return 0;
+    uint64_t m = 0;
+    if (e->kind == SQL_E_COLUMN) {
+        for (uint32_t i = 0; i < q->nsrc && i < 64; i++)
+            if ((uint32_t)e->slot >= q->src[i].base && (uint32_t)e->slot < q->src[i].base + q->src[i].t->ncols)
+                m |= (uint64_t)1 << i;
+        return m; /* (an outer query's column: a value fixed while this query runs) */
+    }
+    if (e->kind == SQL_E_ASSIGN || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
+        (e->kind == SQL_E_IN && e->sub))
+        *pure = false;
+    if (e->kind == SQL_E_FUNC && (sql_fn_flags(e->func.fn) & (SQL_FNF_AGGREGATE | SQL_FNF_VOLATILE)))
+        *pure = false;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        m |= expr_src_mask(q, e->args[i], pure);
+    if (e->kind == SQL_E_CASE)
+        m |= expr_src_mask(q, e->else_expr, pure);
+    return m;
+}
+
 int expr_max_src(const query_t *q, const sql_expr_t *e, bool *pure)
 {
     if (!e)

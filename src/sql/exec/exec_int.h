@@ -159,6 +159,18 @@ typedef struct query {
     /* ANALYZE: per source (nsrc entries), the times it was read from the start (scans), the rows read and the
      * rows that went on (its ON and, for the last source, WHERE held); NULL otherwise */
     uint64_t *an_scans, *an_read, *an_passed;
+    /* The join order (plan/join.c), for a FROM of inner joins only: the sources are read in the order jorder
+     * gives (jorder[d]: the source at depth d; jpos its inverse), each source's access path may use any source
+     * read before it (jbefore[s]: their bit mask), and every ON is evaluated at the depth where all it names is
+     * read (jon[d], jnon[d]).  NULL jorder: FROM order, each ON at its own source. */
+    bool no_reorder;          /* SELECT STRAIGHT_JOIN, or a STRAIGHT_JOIN in FROM: FROM order */
+    bool jinner;              /* only inner joins: every ON is a condition on the whole row (as WHERE) */
+    uint32_t *jorder, *jpos;
+    uint64_t *jbefore;
+    const sql_expr_t ***jon;
+    uint32_t *jnon;
+    const sql_expr_t *jwhere;        /* the WHERE jorder and jpaths were chosen for (a re-run reuses them) */
+    struct access_path *jpaths;
 } query_t;
 
 /* Prepared statements' plans (x->plan, exec_select.c), keyed by the statement part they were bound for:

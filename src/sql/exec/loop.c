@@ -53,7 +53,7 @@ static void groups_through(join_loop_t *L, uint32_t si)
 static void fill_row(join_loop_t *L, uint32_t si, const value_t *stored)
 {
     const query_source_t *s = &L->q->src[si];
-    if (si == 0)
+    if ((L->q->jpos ? L->q->jpos[si] : si) == 0)
         L->q->rows_read++;
     if (!s->is_virtual)
         L->q->x->stats.rows_examined++;
@@ -73,12 +73,13 @@ static void null_row(join_loop_t *L, uint32_t si)
         L->row[s->base + c] = value_null();
 }
 
-static int loop_level(join_loop_t *L, uint32_t si);
+static int loop_level(join_loop_t *L, uint32_t d);
 
 /* One candidate row of source si: ON check, then the next level or the consumer. 1 = stop. */
 static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t *stored, bool *matched)
 {
     const query_source_t *s = &L->q->src[si];
+    uint32_t d = L->q->jpos ? L->q->jpos[si] : si; /* its depth in the join order */
     int rc;
     if ((++L->emitted & 1023) == 0 && L->q->x->kill_query && atomic_exchange(L->q->x->kill_query, false))
         return diag_error(L->q->x->diag, ER_QUERY_INTERRUPTED);
@@ -118,17 +119,21 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
     /* a VIRTUAL column of RAND(), NOW() ...: computed as it is read (MariaDB's), not the value stored at the write */
     if (!s->is_virtual && s->t->gen_on_read && (rc = gencol_read(L->q->x, s->t, &L->row[s->base])) != 0)
         return rc;
-    if (s->on) {
+    if (L->q->jorder) { /* inner joins: the ONs whose sources are all read by now */
+        for (uint32_t k = 0; k < L->q->jnon[d]; k++)
+            if ((rc = row_eval_bool(&L->xe, L->q->jon[d][k], L->row)) <= 0)
+                return rc;
+    } else if (s->on) {
         rc = row_eval_bool(&L->xe, s->on, L->row);
         if (rc <= 0)
             return rc;
     }
     *matched = true;
     groups_through(L, si);
-    if (si + 1 < L->q->nsrc) {
+    if (d + 1 < L->q->nsrc) {
         if (L->q->an_passed)
             L->q->an_passed[si]++;
-        return loop_level(L, si + 1);
+        return loop_level(L, d + 1);
     }
     if (L->where) {
         rc = row_eval_bool(&L->xe, L->where, L->row);
@@ -184,9 +189,11 @@ static int scan_range(join_loop_t *L, uint32_t si, int index, const buf_t *lo, c
     return rc;
 }
 
-static int loop_level(join_loop_t *L, uint32_t si)
+/* The source at depth d of the join order (with groups or outer joins, FROM order: d is the source). */
+static int loop_level(join_loop_t *L, uint32_t d)
 {
     query_t *q = L->q;
+    uint32_t si = join_src(q, d);
     query_source_t *s = &q->src[si];
     bool matched = false;
     int rc = 0;
@@ -208,7 +215,7 @@ static int loop_level(join_loop_t *L, uint32_t si)
         uint32_t nr;
         rc = build_ranges(&L->xe, q, si, p, L->row, &r, &nr);
         if (rc == 0) {
-            bool desc = si == 0 && L->order_index == p->index && L->order_desc;
+            bool desc = d == 0 && L->order_index == p->index && L->order_desc;
             bool pk_point = p->point && !p->range && s->t->idx[p->index].kind == CAT_IDX_PRIMARY;
             for (uint32_t i = 0; i < nr && !rc; i++) {
                 uint32_t k = desc ? nr - 1 - i : i;
@@ -252,13 +259,13 @@ static int loop_level(join_loop_t *L, uint32_t si)
     {
         int ix = -1;
         bool desc = false;
-        if (si == 0 && L->order_index >= 0) {
+        if (d == 0 && L->order_index >= 0) {
             ix = L->order_index;
             desc = L->order_desc;
         }
         /* once per statement, however often a nested loop or a subquery comes back here; information_schema
          * and other computed tables are not scans of stored data */
-        if (!s->is_virtual && si == 0)
+        if (!s->is_virtual && d == 0)
             q->x->stats.full_scans = 1;
         else if (!s->is_virtual)
             q->x->stats.full_joins = 1;
@@ -284,7 +291,7 @@ end:
             return 0;
         return L->fn(L->fn_arg, L->row);
     }
-    if (rc == 0 && !matched && s->join == SQL_JOIN_LEFT && si > 0) {
+    if (rc == 0 && !matched && s->join == SQL_JOIN_LEFT && si > 0) { /* (FROM order: d == si) */
         null_row(L, si);
         groups_through(L, si);
         if (si + 1 < q->nsrc)
@@ -315,17 +322,21 @@ static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_
             L.group_found = arena_calloc(x->arena, sizeof(bool) * (q->nsrc + 1));
     if (q->paths) {
         L.paths = (access_path_t *)q->paths; /* a prepared plan's (loop_level does not write them) */
+    } else if (q->jpaths && q->jwhere == where) {
+        L.paths = q->jpaths; /* chosen at this statement's first run of q (a subquery's next outer row) */
     } else {
-        L.paths = arena_calloc(x->arena, sizeof(access_path_t) * q->nsrc);
-        for (uint32_t i = 0; i < q->nsrc; i++)
-            choose_path(q, i, where, &L.paths[i], x->arena);
+        L.paths = arena_calloc(x->arena, sizeof(access_path_t) * (q->nsrc + 1));
+        plan_join(q, where, L.paths, x->arena);
+        q->jpaths = L.paths;
+        q->jwhere = where;
     }
     /* an ORDER BY index is used only when the outer access path is that index or a full scan */
-    if (order_index >= 0 && L.paths[0].index >= 0 && L.paths[0].index != order_index)
+    uint32_t s0 = q->nsrc ? join_src(q, 0) : 0; /* the source read first */
+    if (order_index >= 0 && L.paths[s0].index >= 0 && L.paths[s0].index != order_index)
         L.order_index = -1;
     /* a table read by a full scan, not in an index's order: SERVER_QUERY_NO_INDEX_USED, as MariaDB's JT_ALL */
     for (uint32_t i = 0; i < q->nsrc && x->ss; i++)
-        if (L.paths[i].index < 0 && !(i == 0 && L.order_index >= 0))
+        if (L.paths[i].index < 0 && !(i == s0 && L.order_index >= 0))
             x->ss->no_index_used = true;
     if (q->nsrc == 0) {
         /* SELECT without FROM (in a UNION or a subquery): one row when WHERE holds */

@@ -19,6 +19,8 @@ size_t row_packed_size(const value_t *v, uint32_t n);
 int64_t keymap_find(const keymap_t *m, const uint8_t *k, size_t n);
 
 int expr_max_src(const query_t *q, const sql_expr_t *e, bool *pure);
+/* The sources (bit i: source i, the first 64) e reads; *pure cleared as by expr_max_src. */
+uint64_t expr_src_mask(const query_t *q, const sql_expr_t *e, bool *pure);
 
 typedef struct or_range {   /* one disjunct of an OR over a single column: lo <= col <= hi (NULL: open) */
     const sql_expr_t *lo, *hi;
@@ -45,6 +47,14 @@ typedef struct access_path {
 int src_col(const query_t *q, uint32_t si, const sql_expr_t *e);
 
 void choose_path(const query_t *q, uint32_t si, const sql_expr_t *where, access_path_t *p, arena_t *a);
+/* The join order and every source's access path for where (plan/join.c): q->jorder and the rest set when the
+ * FROM is of inner joins only (else FROM order, jorder NULL); paths has nsrc entries, indexed by source. */
+void plan_join(query_t *q, const sql_expr_t *where, access_path_t *paths, arena_t *a);
+/* Sets q's join order to order (nsrc sources, kept): its inverse, what each source's path may use, and the
+ * depth each ON is evaluated at (a prepared plan's order, applied to the statement bound again). */
+void plan_join_set(query_t *q, uint32_t *order, arena_t *a);
+/* The source read at depth d. */
+static inline uint32_t join_src(const query_t *q, uint32_t d) { return q->jorder ? q->jorder[d] : d; }
 
 typedef struct key_range {
     buf_t lo, hi;
@@ -188,6 +198,7 @@ struct sql_plan {
     uint32_t nsrc;
     uint64_t *src_id, *src_version;
     access_path_t *paths;
+    uint32_t *jorder;          /* the join order (plan/join.c; NULL: FROM order), in mem */
     const sql_expr_t *where;   /* the WHERE the paths were chosen for (the statement's tree, kept with it) */
     uint64_t stats_gen;        /* stats_generation() when they were chosen */
     /* SELECT */

@@ -834,6 +834,7 @@ static int select_run_open(select_run_t *s, sql_exec_ctx_t *x, const sql_select_
     } else if ((rc = bind_from_where(&s->q, x, sel->from, sel->where)) != 0) {
         return rc;
     }
+    s->q.no_reorder |= sel->straight_join; /* SELECT STRAIGHT_JOIN: FROM order */
     s->q.locking = sel->lock != SQL_LOCK_NONE;
     s->q.lock_shared = sel->lock == SQL_LOCK_FOR_SHARE;
     if (!s->q.locking && ((x->isolation == 3 && x->ss && (!x->autocommit || x->ss->explicit_begin)) ||
@@ -1186,12 +1187,15 @@ static void sort_stats(select_run_t *s, uint64_t rows)
 {
     s->x->stats.sort_rows += rows;
     bool range = false;
-    if (s->q.nsrc && !s->q.src[0].is_virtual) {
+    uint32_t s0 = s->q.nsrc ? join_src(&s->q, 0) : 0; /* the source read first */
+    if (s->q.nsrc && !s->q.src[s0].is_virtual) {
         access_path_t p;
         if (s->q.paths)
-            p = s->q.paths[0];
+            p = s->q.paths[s0];
+        else if (s->q.jpaths)
+            p = s->q.jpaths[s0];
         else
-            choose_path(&s->q, 0, s->sel->where, &p, s->x->arena);
+            choose_path(&s->q, s0, s->sel->where, &p, s->x->arena);
         range = p.index >= 0;
     }
     if (range)

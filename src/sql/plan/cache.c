@@ -81,8 +81,17 @@ bool plan_cache_reuse(sql_exec_ctx_t *x, const void *key, query_t *q)
     if (p->stats_gen != stats_generation()) {
         /* ANALYZE published new statistics: the binding stands, the access paths are chosen again */
         p->stats_gen = stats_generation();
-        for (uint32_t i = 0; i < p->nsrc; i++)
-            choose_path(q, i, p->where, &p->paths[i], &p->mem);
+        plan_join(q, p->where, p->paths, &p->mem);
+        p->jorder = q->jorder;
+    }
+    if (p->jorder) { /* the plan's join order, on the statement bound again */
+        plan_join_set(q, p->jorder, x->arena);
+    } else {
+        q->jinner = false;
+        q->jorder = q->jpos = NULL;
+        q->jbefore = NULL;
+        q->jon = NULL;
+        q->jnon = NULL;
     }
     q->paths = p->paths;
     x->stats.plan_hits++;
@@ -119,8 +128,9 @@ void plan_cache_end(sql_exec_ctx_t *x, query_t *q, const sql_expr_t *where)
     for (uint32_t i = 0; i < p->nsrc; i++) {
         p->src_id[i] = q->src[i].t->id;
         p->src_version[i] = q->src[i].t->version;
-        choose_path(q, i, where, &p->paths[i], &p->mem);
     }
+    plan_join(q, where, p->paths, &p->mem);
+    p->jorder = q->jorder;
     q->paths = p->paths;
     p->valid = true;
 }

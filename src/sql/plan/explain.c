@@ -260,7 +260,18 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
     }
     bool desc;
     int oix = order_index(&s, &desc);
-    for (uint32_t i = 0; i < s.q.nsrc || (i == 0 && s.q.nsrc == 0); i++) {
+    /* the join order and the access paths the statement runs with (ANALYZE: the ones it ran with) */
+    access_path_t *paths = NULL;
+    if (s.q.paths) {
+        paths = (access_path_t *)s.q.paths;
+    } else if (s.q.jpaths && s.q.jwhere == sel->where) {
+        paths = s.q.jpaths;
+    } else if (s.q.nsrc) {
+        paths = arena_calloc(x->arena, sizeof(access_path_t) * s.q.nsrc);
+        plan_join(&s.q, sel->where, paths, x->arena);
+    }
+    for (uint32_t d = 0; d < s.q.nsrc || (d == 0 && s.q.nsrc == 0); d++) {
+        uint32_t i = s.q.nsrc ? join_src(&s.q, d) : 0; /* the source read at depth d */
         const char *v[10];
         char kl[32], rows[32];
         for (int k = 0; k < 10; k++)
@@ -273,8 +284,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
             const query_source_t *src = &s.q.src[i];
             const cat_table_t *t = src->t;
             v[2] = src->alias;
-            access_path_t p;
-            choose_path(&s.q, i, sel->where, &p, x->arena);
+            access_path_t p = paths[i];
             buf_t pk;
             buf_init(&pk);
             for (uint32_t ix = 0; ix < t->nidx && p.conds; ix++) {
@@ -304,14 +314,14 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 bool multi = false;
                 for (uint32_t k = 0; k < p.neq; k++)
                     multi |= p.conds[ix->cols[k].col].in != NULL;
-                v[3] = p.range || multi ? "range" : p.point ? (consts && i == 0 ? "const" : "eq_ref") : "ref";
+                v[3] = p.range || multi ? "range" : p.point ? (consts && d == 0 ? "const" : "eq_ref") : "ref";
                 v[5] = ix->name;
                 snprintf(kl, sizeof kl, "%u", key_len_of(t, (uint32_t)p.index, p.neq + (p.range ? 1 : 0)));
                 v[6] = kl;
                 if (!p.range && !multi)
                     v[7] = consts ? "const" : "func";
                 est = p.est_rows ? p.est_rows : p.point && !multi ? 1 : 10;
-            } else if (i == 0 && oix >= 0) {
+            } else if (d == 0 && oix >= 0) {
                 v[3] = "index";
                 v[5] = t->idx[oix].name;
                 snprintf(kl, sizeof kl, "%u", key_len_of(t, (uint32_t)oix, t->idx[oix].ncols));
@@ -327,12 +337,12 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
             buf_init(&ex);
             if (sel->where)
                 buf_append_str(&ex, "Using where");
-            int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : i == 0 ? oix : -1;
+            int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : d == 0 ? oix : -1;
             if (scan_ix >= 0 && !s.q.locking && table_index_covers(t, (uint32_t)scan_ix, src->need))
                 buf_append_str(&ex, ex.len ? "; Using index" : "Using index");
-            if (i == 0 && (s.aggregate && s.ngroup))
+            if (d == 0 && (s.aggregate && s.ngroup))
                 buf_append_str(&ex, ex.len ? "; Using temporary" : "Using temporary");
-            if (i == 0 && s.norder && oix < 0)
+            if (d == 0 && s.norder && oix < 0)
                 buf_append_str(&ex, ex.len ? "; Using filesort" : "Using filesort");
             if (ex.len)
                 v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len);
@@ -341,13 +351,12 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
         if (json) {
             if (s.q.nsrc == 0)
                 break;
-            access_path_t p;
-            choose_path(&s.q, i, sel->where, &p, x->arena);
-            buf_append_str(&js, i ? ",\n      {\n        " : "\n      {\n        ");
-            bool last = i + 1 == s.q.nsrc;
+            access_path_t p = paths[i];
+            buf_append_str(&js, d ? ",\n      {\n        " : "\n      {\n        ");
+            bool last = d + 1 == s.q.nsrc;
             const char *cond = last && sel->where ? sel->where->src : NULL;
             size_t cond_len = cond ? sel->where->src_len : 0;
-            if (i == 0 && s.norder && oix < 0) {
+            if (d == 0 && s.norder && oix < 0) {
                 /* ORDER BY by a sort: MariaDB wraps the first table in the filesort that reads it */
                 buf_append_str(&js, "\"read_sorted_file\": {\n          \"filesort\": {\n            \"sort_key\": ");
                 buf_t sk;

@@ -52,6 +52,10 @@ int src_col(const query_t *q, uint32_t si, const sql_expr_t *e)
 static bool avail(const query_t *q, uint32_t si, const sql_expr_t *e)
 {
     bool pure = true;
+    if (q->jbefore) { /* a chosen join order: the sources read before si */
+        uint64_t m = expr_src_mask(q, e, &pure);
+        return pure && (m & ~q->jbefore[si]) == 0;
+    }
     int m = expr_max_src(q, e, &pure);
     return pure && m < (int)si;
 }
@@ -135,8 +139,12 @@ static void collect_conds(const query_t *q, uint32_t si, const sql_expr_t *where
     const sql_expr_t **list = NULL;
     uint32_t n = 0;
     split_and(where, &list, &n, a);
-    if (q->src[si].on)
+    if (q->jinner) { /* inner joins only: every ON is a condition on the whole row, as WHERE */
+        for (uint32_t k = 0; k < q->nsrc; k++)
+            split_and(q->src[k].on, &list, &n, a);
+    } else if (q->src[si].on) {
         split_and(q->src[si].on, &list, &n, a);
+    }
     for (uint32_t i = 0; i < n; i++) {
         const sql_expr_t *e = list[i];
         int c;
