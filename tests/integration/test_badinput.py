@@ -118,7 +118,8 @@ def test_bad_input_closes_only_that_connection(target, case):
     fresh.ping()
     fresh.quit()
     if case not in target.differs('bad_input_unlogged_cases'):
-        new = settle_log(target, before)
+        # (the monitor's advice line on the share of aborted connections may come with it: not this close's)
+        new = [l for l in settle_log(target, before) if 'suggested fix' not in l]
         assert len(new) == 1, new
         assert TS_RE.match(new[0]), new
 
