@@ -6,12 +6,11 @@ executions and takes a new one after ANALYZE TABLE changed the statistics."""
 import pytest
 
 from rawclient import RawClient
+from sqlutil import run
 
 
 def q(c, sql, args=None):
-    cur = c.cursor()
-    cur.execute(sql, args)
-    return [tuple(r) for r in cur.fetchall()]
+    return [tuple(r) for r in run(c, sql, args)]
 
 
 def order_of(c, sql):
