@@ -1610,12 +1610,109 @@ out:
     return rc;
 }
 
+/*
+ * The other tables whose FOREIGN KEYs reference db.name follow a change of it in the same catalog commit, as
+ * InnoDB's do: fk_kids_prepare copies each one (except the table itself, self_id) with edit() applied to every
+ * key naming db.name, and puts its new record into ops[]; after the commit fk_kids_load and fk_kids_swap
+ * register the copies.
+ */
+typedef void (*fk_edit_fn)(cat_fk_t *f, const void *arg);
+
+typedef struct fk_kids {
+    cat_table_t **kids; /* every table with a key naming db.name (held) */
+    uint32_t nkids;
+    cat_table_t **was; /* the registrations ops[] replace */
+    uint32_t n;
+} fk_kids_t;
+
+static void fk_kids_prepare(catalog_t *c, arena_t *a, const char *db, const char *name, uint64_t self_id,
+                            fk_edit_fn edit, const void *arg, fk_kids_t *k, sys_op_t *ops)
+{
+    catalog_fk_children(c, db, name, a, &k->kids, &k->nkids);
+    k->was = arena_calloc(a, sizeof(cat_table_t *) * (k->nkids + 1));
+    k->n = 0;
+    for (uint32_t i = 0; i < k->nkids; i++) {
+        if (k->kids[i]->id == self_id)
+            continue;
+        cat_table_t *kt = cat_table_copy(a, k->kids[i]);
+        for (uint32_t f = 0; f < kt->nfks; f++)
+            if (strcmp(kt->fks[f].ref_db, db) == 0 && strcmp(kt->fks[f].ref_table, name) == 0)
+                edit(&kt->fks[f], arg);
+        k->was[k->n] = k->kids[i];
+        key_table(&ops[k->n].key, kt->db, kt->name);
+        table_serialize(&ops[k->n].val, kt);
+        k->n++;
+    }
+}
+
+/* After the commit: the children's new records, loaded before c->lock is taken ... */
+static cat_table_t **fk_kids_load(arena_t *a, const fk_kids_t *k, const sys_op_t *ops)
+{
+    cat_table_t **reg = arena_calloc(a, sizeof(cat_table_t *) * ((size_t)k->n + 1));
+    for (uint32_t i = 0; i < k->n; i++)
+        reg[i] = table_from_record(ops[i].val.data, ops[i].val.len, k->was[i]->ctr);
+    return reg;
+}
+
+/* ... replace their registrations at the parent's version, under the same write lock as the parent's, so no
+ * reader sees a parent and a child that disagree. */
+static void fk_kids_swap(catalog_t *c, const fk_kids_t *k, cat_table_t **reg, uint64_t version)
+{
+    for (uint32_t i = 0; i < k->n; i++) {
+        int ki = find_table(c, k->was[i]->db, k->was[i]->name);
+        if (ki >= 0 && reg[i]) {
+            catalog_table_release(c->tabs[ki]);
+            c->tabs[ki] = reg[i];
+            reg[i]->version = version;
+        } else if (reg[i]) {
+            catalog_table_release(reg[i]);
+        }
+    }
+}
+
+static void fk_kids_release(fk_kids_t *k)
+{
+    for (uint32_t i = 0; i < k->nkids; i++)
+        catalog_table_release(k->kids[i]);
+    k->nkids = 0;
+}
+
+void cat_fk_rename_ref_cols(cat_fk_t *f, const char *const *from, const char *const *to, uint32_t n)
+{
+    for (uint32_t c = 0; c < f->ncols; c++)
+        for (uint32_t i = 0; i < n; i++)
+            if (strcasecmp(f->ref_cols[c], from[i]) == 0) {
+                f->ref_cols[c] = to[i];
+                break;
+            }
+}
+
+typedef struct col_renames {
+    const char *const *from, *const *to;
+    uint32_t n;
+} col_renames_t;
+
+static void fk_edit_ref_cols(cat_fk_t *f, const void *arg)
+{
+    const col_renames_t *r = arg;
+    cat_fk_rename_ref_cols(f, r->from, r->to, r->n);
+}
+
 int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d)
+{
+    return catalog_table_replace_renaming(c, def, NULL, NULL, 0, d);
+}
+
+int catalog_table_replace_renaming(catalog_t *c, const cat_table_t *def, const char *const *from,
+                                   const char *const *to, uint32_t nren, diag_t *d)
 {
     pthread_mutex_lock(&c->ddl);
     int rc = 0;
-    buf_t rec;
-    buf_init(&rec);
+    arena_t a;
+    arena_init(&a, 1024);
+    fk_kids_t k = {0};
+    sys_op_t *ops = NULL;
+    uint32_t nops = 0;
     cat_table_t *old = catalog_table_get(c, def->db, def->name);
     if (!old) {
         rc = diag_error(d, ER_NO_SUCH_TABLE, def->db, def->name);
@@ -1623,20 +1720,31 @@ int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d)
     }
     if ((rc = table_check(def, d)) != 0)
         goto out;
-    table_serialize(&rec, def);
-    sys_op_t op = {0};
-    buf_init(&op.key);
-    buf_init(&op.val);
-    key_table(&op.key, def->db, def->name);
-    buf_append(&op.val, rec.data, rec.len);
-    rc = sys_commit(c, &op, 1);
-    buf_free(&op.key);
-    buf_free(&op.val);
+    /* ops[0] is the table's record, then one per other table whose keys reference a renamed column */
+    uint32_t cap = 1;
+    if (nren) {
+        catalog_fk_children(c, def->db, def->name, &a, &k.kids, &k.nkids);
+        cap += k.nkids;
+        fk_kids_release(&k);
+    }
+    ops = arena_calloc(&a, sizeof(sys_op_t) * cap);
+    for (uint32_t i = 0; i < cap; i++) {
+        buf_init(&ops[i].key);
+        buf_init(&ops[i].val);
+    }
+    nops = cap;
+    key_table(&ops[0].key, def->db, def->name);
+    table_serialize(&ops[0].val, def);
+    col_renames_t ren = {from, to, nren};
+    if (nren)
+        fk_kids_prepare(c, &a, def->db, def->name, old->id, fk_edit_ref_cols, &ren, &k, ops + 1);
+    rc = sys_commit(c, ops, 1 + (int)k.n);
     if (rc) {
         rc = engine_err(d, rc, def->name);
         goto out;
     }
-    cat_table_t *reg = table_from_record(rec.data, rec.len, old->ctr);
+    cat_table_t *reg = table_from_record(ops[0].val.data, ops[0].val.len, old->ctr);
+    cat_table_t **kreg = fk_kids_load(&a, &k, ops + 1);
     pthread_rwlock_wrlock(&c->lock);
     int i = find_table(c, def->db, def->name);
     if (i >= 0) {
@@ -1646,13 +1754,30 @@ int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d)
         add_table(c, reg);
     }
     reg->version = atomic_fetch_add(&c->version, 1) + 1;
+    fk_kids_swap(c, &k, kreg, reg->version);
     pthread_rwlock_unlock(&c->lock);
     drop_trees(c, old, reg);
 out:
+    fk_kids_release(&k);
     catalog_table_release(old);
-    buf_free(&rec);
+    for (uint32_t j = 0; j < nops; j++) {
+        buf_free(&ops[j].key);
+        buf_free(&ops[j].val);
+    }
+    arena_destroy(&a);
     pthread_mutex_unlock(&c->ddl);
     return rc;
+}
+
+typedef struct tab_rename {
+    const char *db, *name;
+} tab_rename_t;
+
+static void fk_edit_ref_table(cat_fk_t *f, const void *arg)
+{
+    const tab_rename_t *r = arg;
+    f->ref_db = r->db;
+    f->ref_table = r->name;
 }
 
 int catalog_table_rename(catalog_t *c, const char *db, const char *name, const char *new_db, const char *new_name,
@@ -1666,12 +1791,11 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     buf_init(&rec);
     /* ops[0] drops the old name, ops[1] writes the new one, then one per other table whose FOREIGN KEY names the
      * table (their references follow it, in the same commit, as InnoDB's do) */
-    cat_table_t **kids = NULL;
-    uint32_t nkids = 0;
-    catalog_fk_children(c, db, name, &a, &kids, &nkids);
-    int nops = 2 + (int)nkids;
+    fk_kids_t k = {0};
+    catalog_fk_children(c, db, name, &a, &k.kids, &k.nkids);
+    int nops = 2 + (int)k.nkids;
+    fk_kids_release(&k);
     sys_op_t *ops = arena_calloc(&a, sizeof(sys_op_t) * (size_t)nops);
-    cat_table_t **kid_new = arena_calloc(&a, sizeof(cat_table_t *) * (nkids + 1));
     for (int i = 0; i < nops; i++) {
         buf_init(&ops[i].key);
         buf_init(&ops[i].val);
@@ -1702,31 +1826,15 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
     key_table(&ops[0].key, db, name);
     key_table(&ops[1].key, new_db, new_name);
     buf_append(&ops[1].val, rec.data, rec.len);
-    int nk = 0;
-    for (uint32_t k = 0; k < nkids; k++) {
-        if (kids[k]->id == old->id)
-            continue;
-        cat_table_t *kt = cat_table_copy(&a, kids[k]);
-        for (uint32_t f = 0; f < kt->nfks; f++)
-            if (strcmp(kt->fks[f].ref_db, db) == 0 && strcmp(kt->fks[f].ref_table, name) == 0) {
-                kt->fks[f].ref_db = new_db;
-                kt->fks[f].ref_table = new_name;
-            }
-        kid_new[nk] = kids[k];
-        key_table(&ops[2 + nk].key, kt->db, kt->name);
-        table_serialize(&ops[2 + nk].val, kt);
-        nk++;
-    }
-    rc = sys_commit(c, ops, 2 + nk);
+    tab_rename_t to = {new_db, new_name};
+    fk_kids_prepare(c, &a, db, name, old->id, fk_edit_ref_table, &to, &k, ops + 2);
+    rc = sys_commit(c, ops, 2 + (int)k.n);
     if (rc) {
         rc = engine_err(d, rc, name);
         goto out;
     }
     cat_table_t *reg = table_from_record(rec.data, rec.len, old->ctr);
-    cat_table_t **kreg = arena_calloc(&a, sizeof(cat_table_t *) * ((size_t)nk + 1));
-    for (int k = 0; k < nk; k++) {
-        kreg[k] = table_from_record(ops[2 + k].val.data, ops[2 + k].val.len, kid_new[k]->ctr);
-    }
+    cat_table_t **kreg = fk_kids_load(&a, &k, ops + 2);
     pthread_rwlock_wrlock(&c->lock);
     int i = find_table(c, db, name);
     if (i >= 0) {
@@ -1734,20 +1842,10 @@ int catalog_table_rename(catalog_t *c, const char *db, const char *name, const c
         c->tabs[i] = reg;
     }
     reg->version = atomic_fetch_add(&c->version, 1) + 1;
-    for (int k = 0; k < nk; k++) {
-        int ki = find_table(c, kid_new[k]->db, kid_new[k]->name);
-        if (ki >= 0 && kreg[k]) {
-            catalog_table_release(c->tabs[ki]);
-            c->tabs[ki] = kreg[k];
-            kreg[k]->version = reg->version;
-        } else if (kreg[k]) {
-            catalog_table_release(kreg[k]);
-        }
-    }
+    fk_kids_swap(c, &k, kreg, reg->version);
     pthread_rwlock_unlock(&c->lock);
 out:
-    for (uint32_t k = 0; k < nkids; k++)
-        catalog_table_release(kids[k]);
+    fk_kids_release(&k);
     catalog_table_release(old);
     catalog_table_release(nt);
     for (int i = 0; i < nops; i++) {

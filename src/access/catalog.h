@@ -189,6 +189,12 @@ int catalog_table_drop(catalog_t *c, const char *db, const char *name, bool if_e
  * them); trees the old one had and the new one lacks are dropped after the commit.
  */
 int catalog_table_replace(catalog_t *c, const cat_table_t *def, diag_t *d);
+/* The same, when ALTER TABLE renames columns from[i] to to[i]: other tables' FOREIGN KEYs referencing those
+ * columns are renamed in the same catalog commit (the table's own keys are the caller's, in def). */
+/* A key's referenced columns from[i] renamed to to[i], all at once (a swap stays a swap). */
+void cat_fk_rename_ref_cols(cat_fk_t *f, const char *const *from, const char *const *to, uint32_t n);
+int catalog_table_replace_renaming(catalog_t *c, const cat_table_t *def, const char *const *from,
+                                   const char *const *to, uint32_t nren, diag_t *d);
 int catalog_table_rename(catalog_t *c, const char *db, const char *name, const char *new_db, const char *new_name,
                          diag_t *d);
 /* Saves a table's AUTO_INCREMENT counter now (ALTER TABLE ... AUTO_INCREMENT=, TRUNCATE); catalog_close saves

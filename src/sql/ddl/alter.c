@@ -69,6 +69,26 @@ static void alter_remove_col(alter_run_t *A, uint32_t pos)
     t->nidx = w;
 }
 
+/* MariaDB resolves the column a CHANGE / MODIFY / RENAME COLUMN / DROP COLUMN names in the table as it was before
+ * the ALTER, and each of its columns is changed by one such clause at most: a second clause on it, or one naming
+ * a column the ALTER adds or renames to, finds nothing (so RENAME COLUMN a TO b, RENAME COLUMN b TO a swaps).
+ * Returns the column's position in the new definition, -1 when the old table has no such column, -2 when a
+ * clause took it already. */
+static int alter_orig_col(const alter_run_t *A, const cat_table_t *old, bool *taken, const char *name)
+{
+    int o = cat_table_col(old, name);
+    if (o < 0)
+        return -1;
+    if (taken[o])
+        return -2;
+    for (uint32_t j = 0; j < A->nt->ncols; j++)
+        if (A->src[j] == o) {
+            taken[o] = true;
+            return (int)j;
+        }
+    return -1;
+}
+
 /* Moves column `from` to the position FIRST / AFTER name asks for. */
 static int alter_position(alter_run_t *A, uint32_t from, const sql_column_def_t *cd)
 {
@@ -356,6 +376,9 @@ static bool alter_is_copy(const cat_table_t *old, const alter_run_t *A)
         if (o < 0 && gc->gen_expr) {
             if (gc->gen_stored || before_old)
                 return true; /* InnoDB adds only a VIRTUAL column at the end without a copy */
+            for (uint32_t k = 0; k < nt->ncols; k++)
+                if (A->src[k] >= 0 && strcmp(old->cols[A->src[k]].name, nt->cols[k].name) != 0)
+                    return true; /* ... and not while it renames a column */
             continue;
         }
         if (o < 0 && before_virtual)
@@ -406,6 +429,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     for (uint32_t i = 0; i < nt->ncols; i++)
         A.src[i] = (int)i;
     uint32_t idxcap = nt->nidx;
+    bool *taken = arena_calloc(x->arena, sizeof(bool) * (old->ncols + 1));
     const char *new_db = NULL, *new_name = NULL;
     for (uint32_t i = 0; i < at->nactions && !rc; i++) {
         const sql_alter_action_t *a = &at->actions[i];
@@ -443,7 +467,11 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
         case SQL_ALTER_DROP_COLUMN: {
-            int c = cat_table_col(nt, a->name);
+            int c = alter_orig_col(&A, old, taken, a->name);
+            if (c == -2) {
+                rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, a->name, nt->name);
+                break;
+            }
             if (c < 0) {
                 if (a->if_exists)
                     ddl_cant_drop(x, true, "COLUMN", a->name);
@@ -462,14 +490,9 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
         }
         case SQL_ALTER_MODIFY_COLUMN: case SQL_ALTER_CHANGE_COLUMN: {
             const char *oldname = a->kind == SQL_ALTER_CHANGE_COLUMN ? a->name : a->col.name;
-            int c = cat_table_col(nt, oldname);
+            int c = alter_orig_col(&A, old, taken, oldname);
             if (c < 0) {
                 rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, oldname, nt->name);
-                break;
-            }
-            int other = cat_table_col(nt, a->col.name);
-            if (other >= 0 && other != c) {
-                rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->col.name);
                 break;
             }
             cat_column_t nc;
@@ -497,6 +520,7 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             }
             if ((rc = ddl_alter_change_column(x, nt, &nt->cols[c], &nc)) != 0)
                 break;
+            ddl_column_check_drop(nt, nt->cols[c].name);
             nt->cols[c] = nc;
             rc = alter_position(&A, (uint32_t)c, &a->col);
             rc = rc < 0 ? rc : 0;
@@ -506,13 +530,9 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
         case SQL_ALTER_RENAME_COLUMN: {
-            int c = cat_table_col(nt, a->name);
+            int c = alter_orig_col(&A, old, taken, a->name);
             if (c < 0) {
                 rc = diag_error(x->diag, ER_BAD_FIELD_ERROR, a->name, nt->name);
-                break;
-            }
-            if (cat_table_col(nt, a->new_name.name) >= 0) {
-                rc = diag_error(x->diag, ER_DUP_FIELDNAME, a->new_name.name);
                 break;
             }
             cat_column_t renamed = nt->cols[c];
@@ -610,7 +630,23 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
             break;
         }
     }
-    if (rc || (rc = ddl_alter_recheck(x, nt)) != 0 || (rc = gencol_check_table(x, nt)) != 0)
+    /* names are unique once every clause has run (a swap passes through a duplicate) */
+    for (uint32_t j = 1; j < nt->ncols && !rc; j++)
+        for (uint32_t k = 0; k < j && !rc; k++)
+            if (strcasecmp(nt->cols[j].name, nt->cols[k].name) == 0)
+                rc = diag_error(x->diag, ER_DUP_FIELDNAME, nt->cols[j].name);
+    /* renamed columns: every reference by name follows, all at once; other tables' keys when published */
+    const char **ren_from = arena_alloc(x->arena, sizeof(char *) * (nt->ncols + 1));
+    const char **ren_to = arena_alloc(x->arena, sizeof(char *) * (nt->ncols + 1));
+    uint32_t nren = 0;
+    for (uint32_t j = 0; j < nt->ncols && !rc; j++)
+        if (A.src[j] >= 0 && strcmp(old->cols[A.src[j]].name, nt->cols[j].name) != 0) {
+            ren_from[nren] = old->cols[A.src[j]].name;
+            ren_to[nren++] = nt->cols[j].name;
+        }
+    if (nren)
+        ddl_alter_rename_refs(x, old, nt, A.src, ren_from, ren_to, nren);
+    if (rc || (rc = gencol_check_table(x, nt)) != 0 || (rc = ddl_alter_recheck(x, nt)) != 0)
         goto out;
     /* InnoDB's copying ALTERs (and ADD CHECK) check every row against every CHECK; the in-place ones do not */
     A.check_rows = nt->nchecks > 0 && (A.check_rows || at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A));
@@ -629,7 +665,8 @@ int alter_rebuild(sql_exec_ctx_t *x, const sql_alter_table_t *at)
     bool copy = at->algorithm == SQL_ALGORITHM_COPY || alter_is_copy(old, &A) || A.fk_rows;
     if ((rc = alter_new_trees(x, old, &A, at->ignore, &nrows)) != 0)
         goto out;
-    if ((rc = exec_mdl_upgrade(x)) != 0 || (rc = catalog_table_replace(exec_cat, nt, x->diag)) != 0)
+    if ((rc = exec_mdl_upgrade(x)) != 0 ||
+        (rc = catalog_table_replace_renaming(exec_cat, nt, ren_from, ren_to, nren, x->diag)) != 0)
         goto drop_new;
     /* counters: hidden row ids continue after the copied rows; AUTO_INCREMENT never goes back */
     if (atomic_load(&old->ctr->row_id) <= nrows)

@@ -875,23 +875,30 @@ int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col)
     return 0;
 }
 
-static void rename_refs(sql_expr_t *e, const char *from, const char *to)
+/* The column references of a parsed expression, renamed all at once (a swap stays a swap). */
+static void rename_refs(sql_expr_t *e, const char *const *from, const char *const *to, uint32_t n)
 {
     if (!e)
         return;
-    if (e->kind == SQL_E_COLUMN && strcasecmp(e->col.name, from) == 0)
-        e->col.name = to;
+    if (e->kind == SQL_E_COLUMN)
+        for (uint32_t i = 0; i < n; i++)
+            if (strcasecmp(e->col.name, from[i]) == 0) {
+                e->col.name = to[i];
+                break;
+            }
     for (uint32_t i = 0; i < e->nargs; i++)
-        rename_refs(e->args[i], from, to);
-    rename_refs(e->else_expr, from, to);
+        rename_refs(e->args[i], from, to, n);
+    rename_refs(e->else_expr, from, to, n);
 }
 
-/* A renamed column is renamed in the generated columns' expressions too, as MariaDB does (an expression kept as
- * written, one the printer does not know, keeps the old name and then fails to bind: 1054). */
-static void gen_rename(sql_exec_ctx_t *x, cat_table_t *t, const char *from, const char *to)
+void ddl_alter_rename_refs(sql_exec_ctx_t *x, const cat_table_t *old, cat_table_t *t, const int *src,
+                           const char *const *from, const char *const *to, uint32_t n)
 {
+    /* generation expressions the ALTER kept (a new one is written with the new names), as MariaDB does; an
+     * expression the parser cannot read keeps the old names and then fails to bind: 1054 */
     for (uint32_t c = 0; c < t->ncols; c++) {
-        if (!t->cols[c].gen_expr)
+        if (!t->cols[c].gen_expr || src[c] < 0 || !old->cols[src[c]].gen_expr ||
+            strcmp(t->cols[c].gen_expr, old->cols[src[c]].gen_expr) != 0)
             continue;
         sql_expr_t *e;
         diag_t scratch;
@@ -900,9 +907,61 @@ static void gen_rename(sql_exec_ctx_t *x, cat_table_t *t, const char *from, cons
         diag_free(&scratch);
         if (rc)
             continue;
-        rename_refs(e, from, to);
+        rename_refs(e, from, to, n);
         t->cols[c].gen_expr = check_expr_text(x->arena, e);
     }
+    /* the keys the table had: their columns, and the referenced ones of a key on the table itself */
+    for (uint32_t i = 0; i < t->nfks; i++) {
+        bool had = false;
+        for (uint32_t k = 0; k < old->nfks && !had; k++)
+            had = strcmp(old->fks[k].name, t->fks[i].name) == 0;
+        if (!had)
+            continue;
+        for (uint32_t k = 0; k < t->fks[i].ncols; k++)
+            for (uint32_t r = 0; r < n; r++)
+                if (strcasecmp(t->fks[i].cols[k], from[r]) == 0) {
+                    t->fks[i].cols[k] = to[r];
+                    break;
+                }
+        if (strcmp(t->fks[i].ref_db, t->db) == 0 && strcmp(t->fks[i].ref_table, t->name) == 0)
+            cat_fk_rename_ref_cols(&t->fks[i], from, to, n);
+    }
+    /* the CHECKs the table had (a new one is written with the new names): their expressions, and a column's own
+     * CHECK carries its column's name */
+    for (uint32_t i = 0; i < t->nchecks; i++) {
+        cat_check_t *ck = &t->checks[i];
+        bool had = false;
+        for (uint32_t k = 0; k < old->nchecks && !had; k++)
+            had = old->checks[k].column == ck->column && strcmp(old->checks[k].name, ck->name) == 0 &&
+                  strcmp(old->checks[k].expr, ck->expr) == 0;
+        if (!had)
+            continue;
+        for (uint32_t r = 0; r < n && ck->column; r++)
+            if (strcasecmp(ck->name, from[r]) == 0) {
+                ck->name = to[r];
+                break;
+            }
+        sql_expr_t *e;
+        diag_t scratch;
+        diag_init(&scratch, 2);
+        int rc = sql_parse_expr(x->arena, ck->expr, strlen(ck->expr), &e, &scratch);
+        diag_free(&scratch);
+        if (rc)
+            continue;
+        rename_refs(e, from, to, n);
+        ck->expr = check_expr_text(x->arena, e);
+    }
+}
+
+void ddl_column_check_drop(cat_table_t *t, const char *col)
+{
+    for (uint32_t i = 0; i < t->nchecks;)
+        if (t->checks[i].column && strcasecmp(t->checks[i].name, col) == 0) {
+            memmove(&t->checks[i], &t->checks[i + 1], sizeof(cat_check_t) * (t->nchecks - i - 1));
+            t->nchecks--;
+        } else {
+            i++;
+        }
 }
 
 int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc)
@@ -910,21 +969,12 @@ int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_
     /* a column changes between VIRTUAL and anything else only by dropping and adding it (MariaDB's 1907) */
     if ((old->gen_expr && !old->gen_stored) != (nc->gen_expr && !nc->gen_stored))
         return diag_error(x->diag, ER_UNSUPPORTED_ACTION_ON_GENERATED_COLUMN);
-    if (strcasecmp(old->name, nc->name) != 0)
-        gen_rename(x, t, old->name, nc->name);
     for (uint32_t i = 0; i < t->nfks; i++)
-        for (uint32_t k = 0; k < t->fks[i].ncols; k++) {
-            if (strcasecmp(t->fks[i].cols[k], old->name) != 0)
-                continue;
-            if (!types_match(old, nc) || old->rc.len != nc->rc.len)
+        for (uint32_t k = 0; k < t->fks[i].ncols; k++)
+            if (strcasecmp(t->fks[i].cols[k], old->name) == 0 && (!types_match(old, nc) || old->rc.len != nc->rc.len))
                 return diag_error(x->diag, ER_FK_COLUMN_CANNOT_CHANGE, old->name, t->fks[i].name);
-            t->fks[i].cols[k] = nc->name;
-        }
-    for (uint32_t i = 0; i < t->nchecks; i++)
-        if (t->checks[i].column && strcasecmp(t->checks[i].name, old->name) == 0)
-            t->checks[i].name = nc->name;
-    /* a column other tables' keys reference: its type stays (1833); a new name is not carried into their
-     * definitions, so it is refused rather than leave them naming a column that is gone */
+    /* a column other tables' keys reference: its type stays (1833); a new name is carried into their keys when
+     * the new definition is published (catalog_table_replace_renaming) */
     cat_table_t **kids;
     uint32_t nk;
     catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
@@ -940,9 +990,6 @@ int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_
                 if (!types_match(nc, old) || old->rc.len != nc->rc.len)
                     rc = diag_error(x->diag, ER_FK_COLUMN_CANNOT_CHANGE_CHILD, old->name, f->name,
                                     arena_printf(x->arena, "%s.%s", kids[k]->db, kids[k]->name));
-                else if (strcasecmp(old->name, nc->name) != 0)
-                    rc = diag_error(x->diag, ER_NOT_SUPPORTED_YET,
-                                    "renaming a column that another table's FOREIGN KEY references");
             }
         }
         catalog_table_release(kids[k]);

@@ -33,6 +33,13 @@ void ddl_show_constraints(buf_t *b, const cat_table_t *t);
  * every CHECK still binds (1054) once the columns are final. */
 int ddl_alter_drop_index_check(sql_exec_ctx_t *x, const cat_table_t *t, uint32_t ix);
 int ddl_alter_drop_column(sql_exec_ctx_t *x, cat_table_t *t, const char *col);
+/* After ALTER TABLE's clauses: columns renamed from[i] to to[i] (src maps t's columns to old's) are renamed in
+ * the kept generation expressions, the table's kept FOREIGN KEYs (and their referenced columns when a key names
+ * the table itself) and column CHECKs, all at once.  Other tables' keys follow in catalog_table_replace_renaming. */
+void ddl_alter_rename_refs(sql_exec_ctx_t *x, const cat_table_t *old, cat_table_t *t, const int *src,
+                           const char *const *from, const char *const *to, uint32_t n);
+/* A column's own CHECK goes when CHANGE / MODIFY redefine the column (the new definition brings its own). */
+void ddl_column_check_drop(cat_table_t *t, const char *col);
 int ddl_alter_change_column(sql_exec_ctx_t *x, cat_table_t *t, const cat_column_t *old, const cat_column_t *nc);
 int ddl_alter_recheck(sql_exec_ctx_t *x, const cat_table_t *t);
 /* DROP TABLE (1451) / TRUNCATE (1701) of a table another table's foreign key references (foreign_key_checks=1). */
