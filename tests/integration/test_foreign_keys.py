@@ -68,6 +68,33 @@ def test_constraints_survive_restart_and_kill9(fresh_strata):
     assert run(c, 'SELECT COUNT(*) FROM fk.g')[0][0] == 0
 
 
+def test_renamed_referenced_column_survives_kill9(fresh_strata):
+    """RENAME COLUMN of a parent's referenced column rewrites the children's keys in the same catalog commit: after
+    a kill -9 both definitions agree and the key is enforced on the new name."""
+    s = fresh_strata
+    s.start()
+    c = s.connect()
+    for q in SCHEMA:
+        run(c, q)
+    run(c, "INSERT INTO fk.p VALUES (1, 'a'), (2, 'b')")
+    run(c, "INSERT INTO fk.c VALUES (1, 1, 'a', 0)")
+    run(c, 'ALTER TABLE fk.p RENAME COLUMN id TO pid, RENAME COLUMN name TO id')
+    c.close()
+    s.stop(sig=signal.SIGKILL)
+    s.start(s.extra)
+    c = s.connect()
+    sc = show_create(c, 'fk.c')
+    assert 'FOREIGN KEY (`pid`) REFERENCES `p` (`pid`) ON DELETE CASCADE ON UPDATE CASCADE' in sc
+    assert 'FOREIGN KEY (`n`) REFERENCES `p` (`id`) ON DELETE SET NULL' in sc
+    assert run(c, "SELECT REFERENCED_COLUMN_NAME FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'fk' "
+                  "AND TABLE_NAME = 'c' AND REFERENCED_TABLE_NAME IS NOT NULL ORDER BY CONSTRAINT_NAME") == (('pid',), ('id',))
+    assert err(c, "INSERT INTO fk.c VALUES (9, 99, NULL, 0)") == 1452
+    assert err(c, "INSERT INTO fk.c VALUES (9, 1, 'zz', 0)") == 1452
+    run(c, "INSERT INTO fk.c VALUES (2, 2, 'b', 0)")
+    run(c, 'UPDATE fk.p SET pid = 20 WHERE pid = 2')  # ON UPDATE CASCADE through the renamed column
+    assert run(c, 'SELECT id, pid FROM fk.c ORDER BY id') == ((1, 1), (2, 20))
+
+
 def test_child_insert_racing_parent_delete_leaves_no_orphan(fresh_strata):
     s = fresh_strata
     s.start()
