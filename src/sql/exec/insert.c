@@ -590,6 +590,61 @@ static int odku_prepare(insert_run_t *I, const sql_select_t **selp)
     return 0;
 }
 
+/* Whether a VALUES / SET value names a column of the row (subqueries are bound when they run). */
+static bool names_column(const sql_expr_t *e)
+{
+    if (!e || e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED)
+        return false;
+    if (e->kind == SQL_E_COLUMN)
+        return true;
+    if (e->kind == SQL_E_IN && e->sub)
+        return names_column(e->args ? e->args[0] : NULL);
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (names_column(e->args[i]))
+            return true;
+    return names_column(e->else_expr);
+}
+
+/* A column named in VALUES / SET reads the row being built, as MariaDB's record: the columns' defaults at first,
+ * then each value as it is assigned, left to right, stored in its column's type.  cur is NULL until a value
+ * names a column; a row of values that names none costs nothing. */
+static void cur_row_start(insert_run_t *I, value_t **cur)
+{
+    const cat_table_t *t = I->t;
+    if (!*cur)
+        *cur = arena_alloc(I->x->arena, sizeof(value_t) * (t->ncols + 1));
+    diag_t quiet;
+    diag_init(&quiet, 2);
+    sql_exec_ctx_t x2 = *I->x;
+    x2.diag = &quiet;
+    for (uint32_t c = 0; c < t->ncols; c++)
+        if (t->cols[c].auto_increment)
+            (*cur)[c] = value_int(0); /* no value before it is generated */
+        else if (t->cols[c].gen_expr || col_default_value(&x2, &t->cols[c], &(*cur)[c], I->x->arena, false) != 0)
+            (*cur)[c] = value_null();
+    diag_free(&quiet);
+}
+
+static void cur_row_set(insert_run_t *I, value_t *cur, uint32_t i, const value_t *v, bool is_default)
+{
+    int c = I->colmap[i];
+    if (!cur || c < 0 || is_default || I->t->cols[c].gen_expr)
+        return;
+    diag_t quiet;
+    diag_init(&quiet, 2);
+    if (table_value_store(I->t, (uint32_t)c, v, &cur[c], I->x->arena, &quiet, false, I->rowno) != 0)
+        cur[c] = *v;
+    diag_free(&quiet);
+}
+
+/* A value of VALUES / SET: bound to the table when it names a column (1054 in 'VALUES' for an unknown one),
+ * evaluated over the row being built (cur, NULL when no value of the row names a column). */
+static int ins_value(insert_run_t *I, sql_expr_t *e, const value_t *cur, value_t *out)
+{
+    int rc = cur && names_column(e) ? bind_expr(&I->q, e, "VALUES", false) : 0;
+    return rc ? rc : row_eval(&I->xe, e, cur, out);
+}
+
 int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_insert_t *ins = st->insert;
@@ -695,18 +750,27 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     } else if (ins->nset) {
         value_t *vals = arena_alloc(x->arena, sizeof(value_t) * (ins->nset + 1));
         bool *defs = arena_calloc(x->arena, ins->nset + 1);
+        value_t *cur = NULL;
+        bool started = false;
+        for (uint32_t i = 0; i < ins->nset && !started; i++)
+            started = names_column(ins->set[i].value);
+        if (started)
+            cur_row_start(&I, &cur);
         for (uint32_t i = 0; i < ins->nset && !rc; i++) {
             if (ins->set[i].value->kind == SQL_E_DEFAULT)
                 defs[i] = true;
             else
-                rc = row_eval(&I.xe, ins->set[i].value, NULL, &vals[i]);
+                rc = ins_value(&I, ins->set[i].value, cur, &vals[i]);
             if (!rc && I.colmap[i] >= 0 && I.t->cols[I.colmap[i]].gen_expr &&
                 gencol_assign_allowed(ins->set[i].value, &vals[i]))
                 defs[i] = true; /* NULL into a generated column: as DEFAULT */
+            if (!rc && started)
+                cur_row_set(&I, cur, i, &vals[i], defs[i]);
         }
         if (!rc)
             rc = ins_row(&I, vals, defs);
     } else {
+        value_t *cur = NULL;
         for (uint32_t r = 0; r < ins->nrows && !rc; r++) {
             const sql_row_t *row = &ins->rows[r];
             if (row->n != I.nvals && !(row->n == 0 && ins->cols == NULL)) {
@@ -718,14 +782,21 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
             if (row->n == 0)
                 for (uint32_t i = 0; i < I.nvals; i++)
                     defs[i] = true;
+            bool started = false; /* each row starts again from the defaults */
+            for (uint32_t i = 0; i < row->n && !started && !ins->bulk; i++)
+                started = names_column(row->vals[i]);
+            if (started)
+                cur_row_start(&I, &cur);
             for (uint32_t i = 0; i < row->n && !rc; i++) {
                 if (row->vals[i]->kind == SQL_E_DEFAULT)
                     defs[i] = true;
                 else
-                    rc = row_eval(&I.xe, row->vals[i], NULL, &vals[i]);
+                    rc = ins_value(&I, row->vals[i], started ? cur : NULL, &vals[i]);
                 if (!rc && I.colmap[i] >= 0 && I.t->cols[I.colmap[i]].gen_expr &&
                     gencol_assign_allowed(row->vals[i], &vals[i]))
                     defs[i] = true; /* NULL into a generated column: as DEFAULT */
+                if (!rc && started)
+                    cur_row_set(&I, cur, i, &vals[i], defs[i]);
             }
             I.row = ins->bulk ? row : NULL;
             if (!rc)
