@@ -243,7 +243,12 @@ static int add_derived(query_t *q, const sql_from_t *f, sql_join_kind_t join, co
     return bind_push_rows(q, f->alias, f->derived, cols, ncols, rows, n, nc, NULL, join, on);
 }
 
-static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on)
+static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on, star_list_t *out);
+
+/* One FROM item: a table, view, derived table or CTE, or a join of two (their `*` lists in sl and sr, first
+ * and second as they are read). */
+static int add_source_1(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on, star_list_t *sl,
+                        star_list_t *sr)
 {
     sql_exec_ctx_t *x = q->x;
     if (f->kind == SQL_FROM_DERIVED)
@@ -260,12 +265,13 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
             second = f->left;
             j = SQL_JOIN_LEFT;
         }
-        int rc = add_source(q, first, join, on);
+        int rc = add_source(q, first, join, on, sl);
         if (rc)
             return rc;
         uint32_t before = q->nsrc;
-        if ((rc = add_source(q, second, j, f->on)) != 0)
+        if ((rc = add_source(q, second, j, f->on, sr)) != 0)
             return rc;
+
         if (f->nusing || f->natural) {
             /* USING (c, ...) / NATURAL: equalities between the new source and the first earlier one having c */
             query_source_t *ns = &q->src[before];
@@ -332,7 +338,15 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
              * group is read (the ON may name any of its tables) */
             uint32_t last = q->nsrc - 1;
             query_source_t *head = &q->src[before], *tail = &q->src[last];
-            if (head->on) {
+            /* the tail's ON filters what gets through the group only when the tail is inner-joined and no group
+             * inside ends with it (a NULL-extended tail or inner group bypasses it): else the head keeps it */
+            bool tail_inner = tail->join != SQL_JOIN_LEFT;
+            for (uint32_t k = before + 1; k < last && tail_inner; k++)
+                tail_inner = q->src[k].group_last != last;
+            if (head->on && !tail_inner) {
+                head->group_on = head->on;
+                head->on = NULL;
+            } else if (head->on) {
                 if (!tail->on) {
                     tail->on = head->on;
                 } else {
@@ -402,11 +416,92 @@ static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, con
     return 0;
 }
 
+static void star_alloc(query_t *q, star_list_t *l, uint32_t cap)
+{
+    l->src = arena_alloc(q->x->arena, sizeof(uint32_t) * (cap + 1));
+    l->col = arena_alloc(q->x->arena, sizeof(uint32_t) * (cap + 1));
+    l->n = 0;
+}
+
+static void star_put(star_list_t *l, uint32_t src, uint32_t col)
+{
+    l->src[l->n] = src;
+    l->col[l->n++] = col;
+}
+
+static void star_append(star_list_t *l, const star_list_t *from, const char *const *skip, uint32_t nskip,
+                        const query_t *q)
+{
+    for (uint32_t i = 0; i < from->n; i++) {
+        bool common = false;
+        for (uint32_t k = 0; k < nskip && !common; k++)
+            common = skip[k] && strcasecmp(q->src[from->src[i]].t->cols[from->col[i]].name, skip[k]) == 0;
+        if (!common)
+            star_put(l, from->src[i], from->col[i]);
+    }
+}
+
+static int star_find(const query_t *q, const star_list_t *l, const char *name)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcasecmp(q->src[l->src[i]].t->cols[l->col[i]].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int add_source(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on, star_list_t *out)
+{
+    uint32_t start = q->nsrc;
+    star_list_t sl = {0}, sr = {0};
+    int rc = add_source_1(q, f, join, on, &sl, &sr);
+    if (rc)
+        return rc;
+    if (f->kind != SQL_FROM_JOIN) {
+        uint32_t cap = 0;
+        for (uint32_t k = start; k < q->nsrc; k++)
+            cap += q->src[k].t->ncols;
+        star_alloc(q, out, cap);
+        for (uint32_t k = start; k < q->nsrc; k++)
+            for (uint32_t c = 0; c < q->src[k].t->ncols; c++)
+                if (!q->src[k].t->cols[c].invisible)
+                    star_put(out, k, c);
+        return 0;
+    }
+    star_alloc(q, out, sl.n + sr.n);
+    if (!f->nusing && !f->natural) { /* FROM as written */
+        bool right = f->join == SQL_JOIN_RIGHT;
+        star_append(out, right ? &sr : &sl, NULL, 0, q);
+        star_append(out, right ? &sl : &sr, NULL, 0, q);
+        return 0;
+    }
+    /* the common columns, in USING's order or the first side's, taken from the first side; then the rest */
+    const char **common = arena_alloc(q->x->arena, sizeof(char *) * (sl.n + f->nusing + 1));
+    uint32_t ncommon = 0;
+    if (f->natural) {
+        for (uint32_t i = 0; i < sl.n; i++) {
+            const char *nm = q->src[sl.src[i]].t->cols[sl.col[i]].name;
+            if (star_find(q, &sr, nm) >= 0)
+                common[ncommon++] = nm;
+        }
+    } else {
+        for (uint32_t i = 0; i < f->nusing; i++)
+            common[ncommon++] = f->using_cols[i];
+    }
+    for (uint32_t i = 0; i < ncommon; i++) {
+        int at = star_find(q, &sl, common[i]);
+        if (at >= 0)
+            star_put(out, sl.src[at], sl.col[at]);
+    }
+    star_append(out, &sl, common, ncommon, q);
+    star_append(out, &sr, common, ncommon, q);
+    return 0;
+}
+
 int bind_from(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from)
 {
     memset(q, 0, sizeof *q);
     q->x = x;
-    return add_source(q, from, SQL_JOIN_INNER, NULL);
+    return add_source(q, from, SQL_JOIN_INNER, NULL, &q->star);
 }
 
 static bool from_has_outer_join(const sql_from_t *f)
@@ -425,7 +520,7 @@ int bind_from_where(query_t *q, sql_exec_ctx_t *x, const sql_from_t *from, const
         q->view_where = where;
         q->view_where_only = from->kind == SQL_FROM_TABLE;
     }
-    int rc = add_source(q, from, SQL_JOIN_INNER, NULL);
+    int rc = add_source(q, from, SQL_JOIN_INNER, NULL, &q->star);
     q->view_where = NULL;
     return rc;
 }

@@ -118,9 +118,12 @@ typedef struct query_source {
     const sql_expr_t *on;
     /* A LEFT JOIN whose right side is itself a join (a LEFT JOIN (b JOIN c ON x) ON y): the group's first source
      * holds the index of its last (0: no group), every member is in_group; the group's ON is on its last source
-     * and the whole group is NULL-extended together when no row gets through it (exec/loop.c) */
+     * when that one is inner-joined and no inner group ends there, else in the head's group_on, evaluated once a
+     * row got through the last source; the whole group is NULL-extended together when no row gets through it
+     * (exec/loop.c) */
     uint32_t group_last;
     bool in_group;
+    const sql_expr_t *group_on;
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;
@@ -129,6 +132,14 @@ typedef struct query_source {
     const res_col_t *dcols;
     const bool *need;         /* per table column: read by the query (index-only reads); NULL: all of them */
 } query_source_t;
+
+/* The columns an unqualified `*` lists, in MariaDB's order: FROM as written (a RIGHT JOIN ... ON lists its left
+ * side first, though it reads it second), and for USING / NATURAL the common columns first, once, then the rest
+ * of each side (a RIGHT JOIN ... USING lists its right side first, as MariaDB's swap does). */
+typedef struct star_list {
+    uint32_t *src, *col; /* source index, its column */
+    uint32_t n;
+} star_list_t;
 
 typedef struct query {
     sql_exec_ctx_t *x;
@@ -164,6 +175,7 @@ typedef struct query {
      * read before it (jbefore[s]: their bit mask), and every ON is evaluated at the depth where all it names is
      * read (jon[d], jnon[d]).  NULL jorder: FROM order, each ON at its own source. */
     bool no_reorder;          /* SELECT STRAIGHT_JOIN, or a STRAIGHT_JOIN in FROM: FROM order */
+    star_list_t star;         /* what an unqualified `*` lists (bind_from); n == 0: every source's columns */
     bool jinner;              /* only inner joins: every ON is a condition on the whole row (as WHERE) */
     uint32_t *jorder, *jpos;
     uint64_t *jbefore;
@@ -206,6 +218,7 @@ int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_ex
 int bind_windows(query_t *q, const sql_select_t *sel, bool allow_agg);
 /* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
 int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
+
 
 /* Row callback of a scan: 0 go on, 1 stop (LIMIT reached), < 0 error. */
 typedef int (*query_row_fn)(void *arg, const value_t *row);

@@ -39,14 +39,25 @@ typedef struct join_loop {
     bool *group_found;        /* per group head (query_source_t.group_last): a row got through the whole group */
 } join_loop_t;
 
-/* A row got through source si (its ON held, or it was NULL-extended): the groups that end at si are found. */
-static void groups_through(join_loop_t *L, uint32_t si)
+/* A row got through source si (its ON held, or it was NULL-extended): the groups with a head before `below`
+ * that end at si, innermost first, check their group_on; 1 when the row got through all of them (they are
+ * found), 0 when one refused it (it goes no further), < 0 on an error. */
+static int groups_through(join_loop_t *L, uint32_t si, uint32_t below)
 {
     if (!L->group_found)
-        return;
-    for (uint32_t h = 0; h < si; h++)
-        if (L->q->src[h].group_last == si)
-            L->group_found[h] = true;
+        return 1;
+    for (uint32_t h = MIN(si, below); h-- > 0;) {
+        const query_source_t *g = &L->q->src[h];
+        if (g->group_last != si)
+            continue;
+        if (g->group_on) {
+            int rc = row_eval_bool(&L->xe, g->group_on, L->row);
+            if (rc <= 0)
+                return rc;
+        }
+        L->group_found[h] = true;
+    }
+    return 1;
 }
 
 /* Copies a source's row into the combined row, in the output domain (ENUM/SET names, FLOAT digits). */
@@ -129,7 +140,8 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
             return rc;
     }
     *matched = true;
-    groups_through(L, si);
+    if ((rc = groups_through(L, si, si)) <= 0)
+        return rc;
     if (d + 1 < L->q->nsrc) {
         if (L->q->an_passed)
             L->q->an_passed[si]++;
@@ -279,7 +291,8 @@ end:
             return rc;
         for (uint32_t k = si; k <= s->group_last; k++)
             null_row(L, k);
-        groups_through(L, s->group_last);
+        if ((rc = groups_through(L, s->group_last, si)) <= 0)
+            return rc;
         if (s->group_last + 1 < q->nsrc)
             return loop_level(L, s->group_last + 1);
         if (L->where) {
@@ -293,7 +306,8 @@ end:
     }
     if (rc == 0 && !matched && s->join == SQL_JOIN_LEFT && si > 0) { /* (FROM order: d == si) */
         null_row(L, si);
-        groups_through(L, si);
+        if ((rc = groups_through(L, si, si)) <= 0)
+            return rc;
         if (si + 1 < q->nsrc)
             return loop_level(L, si + 1);
         if (L->where) {

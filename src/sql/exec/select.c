@@ -883,7 +883,7 @@ static void select_run_need(select_run_t *s)
     for (uint32_t i = 0; i < s->nitems && ok; i++)
         ok = expr_needs(s->items[i].expr, need, s->q.width);
     for (uint32_t i = 0; i < s->q.nsrc && ok; i++)
-        ok = expr_needs(s->q.src[i].on, need, s->q.width);
+        ok = expr_needs(s->q.src[i].on, need, s->q.width) && expr_needs(s->q.src[i].group_on, need, s->q.width);
     for (uint32_t i = 0; i < s->ngroup && ok; i++)
         ok = s->group[i].item >= 0 || expr_needs(s->group[i].expr, need, s->q.width);
     for (uint32_t i = 0; i < s->norder && ok; i++)
@@ -891,6 +891,21 @@ static void select_run_need(select_run_t *s)
     s->need = ok ? need : NULL;
     for (uint32_t i = 0; i < s->q.nsrc; i++)
         s->q.src[i].need = ok ? need + s->q.src[i].base : NULL;
+}
+
+/* One column of a `*`: a select item naming it. */
+static void star_item(select_run_t *s, const query_source_t *src, uint32_t c)
+{
+    sql_expr_t *ce = arena_calloc(s->x->arena, sizeof *ce);
+    ce->kind = SQL_E_COLUMN;
+    ce->col.name = src->t->cols[c].name;
+    ce->slot = (int32_t)(src->base + c);
+    ce->src = ce->col.name;
+    ce->src_len = (uint32_t)strlen(ce->col.name);
+    select_col_t *it = &s->items[s->nitems++];
+    it->expr = ce;
+    it->name = src->t->cols[c].name;
+    it->src_col = ce->slot;
 }
 
 /* Second step: the select items (* expanded) and every clause bound to the opened sources. */
@@ -902,7 +917,9 @@ static int select_run_bind(select_run_t *s)
     uint32_t n = 0;
     for (uint32_t i = 0; i < sel->nitems; i++) {
         const sql_expr_t *e = sel->items[i].expr;
-        if (e->kind == SQL_E_STAR) {
+        if (e->kind == SQL_E_STAR && !e->col.table && s->q.star.n) {
+            n += s->q.star.n;
+        } else if (e->kind == SQL_E_STAR) {
             for (uint32_t k = 0; k < s->q.nsrc; k++)
                 if (!e->col.table || strcmp(e->col.table, s->q.src[k].alias) == 0)
                     n += s->q.src[k].t->ncols;
@@ -913,6 +930,12 @@ static int select_run_bind(select_run_t *s)
     s->items = arena_calloc(x->arena, sizeof(select_col_t) * (n + 1));
     for (uint32_t i = 0; i < sel->nitems; i++) {
         sql_expr_t *e = sel->items[i].expr;
+        if (e->kind == SQL_E_STAR && !e->col.table && s->q.star.n) {
+            for (uint32_t k = 0; k < s->q.star.n; k++) {
+                star_item(s, &s->q.src[s->q.star.src[k]], s->q.star.col[k]);
+            }
+            continue;
+        }
         if (e->kind == SQL_E_STAR) {
             bool any = false;
             for (uint32_t k = 0; k < s->q.nsrc; k++) {
@@ -928,18 +951,8 @@ static int select_run_bind(select_run_t *s)
                         continue;
                     if (coalesce && src->hidden && src->hidden[c])
                         continue;
-                    if (src->t->cols[c].invisible)
-                        continue; /* INVISIBLE: only when named */
-                    sql_expr_t *ce = arena_calloc(x->arena, sizeof *ce);
-                    ce->kind = SQL_E_COLUMN;
-                    ce->col.name = src->t->cols[c].name;
-                    ce->slot = (int32_t)(src->base + c);
-                    ce->src = ce->col.name;
-                    ce->src_len = (uint32_t)strlen(ce->col.name);
-                    select_col_t *it = &s->items[s->nitems++];
-                    it->expr = ce;
-                    it->name = src->t->cols[c].name;
-                    it->src_col = ce->slot;
+                    if (!src->t->cols[c].invisible) /* INVISIBLE: only when named */
+                        star_item(s, src, c);
                 }
             }
             if (!any)
@@ -960,7 +973,8 @@ static int select_run_bind(select_run_t *s)
     if ((rc = bind_windows(&s->q, sel, true)) != 0)
         return rc;
     for (uint32_t k = 0; k < s->q.nsrc; k++)
-        if (s->q.src[k].on && (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0)
+        if ((rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0 ||
+            (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].group_on, "ON", false)) != 0)
             return rc;
     if ((rc = bind_expr(&s->q, sel->where, "WHERE", false)) != 0)
         return rc;

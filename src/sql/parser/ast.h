@@ -208,6 +208,7 @@ struct sql_from {
     const char **using_cols;
     uint32_t nusing;
     bool natural;             /* NATURAL [LEFT|RIGHT] JOIN */
+    bool parens;              /* SQL_FROM_JOIN written in parentheses */
     struct sql_index_hint *hints; /* SQL_FROM_TABLE: USE/FORCE/IGNORE INDEX, in order written */
     uint32_t nhints;
     const struct sql_cte *cte;  /* SQL_FROM_TABLE naming a WITH element in scope (resolved by the parser) */

@@ -1548,6 +1548,7 @@ static sql_from_t *table_factor(parser_t *p)
         }
         sql_from_t *inner = table_refs(p);
         expect_punct(p, ')');
+        inner->parens = true;
         return inner;
     }
     if (is_word(p, "JSON_TABLE") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
@@ -1598,55 +1599,96 @@ static sql_from_t *table_factor(parser_t *p)
     return f;
 }
 
-static sql_from_t *table_ref(parser_t *p)
+/* The join keyword at p, consumed: its kind and whether NATURAL; false (nothing consumed) when none is. */
+static bool join_keyword(parser_t *p, sql_join_kind_t *jk, bool *natural)
 {
-    sql_from_t *l = table_factor(p);
+    *natural = accept_word(p, "NATURAL");
+    if (accept_word(p, "JOIN") || (accept_word(p, "INNER") && (expect_word(p, "JOIN"), true))) {
+        *jk = SQL_JOIN_INNER;
+    } else if (accept_word(p, "CROSS")) {
+        expect_word(p, "JOIN");
+        *jk = SQL_JOIN_CROSS;
+    } else if (accept_word(p, "STRAIGHT_JOIN")) {
+        *jk = SQL_JOIN_STRAIGHT;
+    } else if (accept_word(p, "LEFT") || (is_word(p, "RIGHT"))) {
+        *jk = SQL_JOIN_LEFT;
+        if (accept_word(p, "RIGHT"))
+            *jk = SQL_JOIN_RIGHT;
+        accept_word(p, "OUTER");
+        expect_word(p, "JOIN");
+    } else {
+        if (*natural)
+            syntax_error(p);
+        return false;
+    }
+    return true;
+}
+
+static bool at_join_keyword(parser_t *p)
+{
+    static const char *const words[] = {"JOIN", "INNER", "CROSS", "STRAIGHT_JOIN", "LEFT", "RIGHT", "NATURAL"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (is_word(p, words[i]))
+            return true;
+    return false;
+}
+
+/* `l JOIN r` written without a condition, r a join of its own: MariaDB joins l to r's leftmost table instead,
+ * so `a JOIN b LEFT JOIN c ON x` is (a JOIN b) LEFT JOIN c ON x and x may name a. */
+static sql_from_t *join_leftmost(sql_from_t *j, sql_from_t *r)
+{
+    if (r->kind != SQL_FROM_JOIN || r->parens)
+        return j->right = r, j;
+    r->left = join_leftmost(j, r->left);
+    return r;
+}
+
+/* Joins after l: `l JOIN r ON c` left-deep, and a join written before the condition of the one that holds it
+ * nested to the right, as MariaDB's grammar does: `a JOIN b JOIN c ON x ON y` is a JOIN (b JOIN c ON x) ON y. */
+static sql_from_t *join_chain(parser_t *p, sql_from_t *l)
+{
     for (;;) {
         sql_join_kind_t jk;
-        bool natural = false;
-        if (accept_word(p, "NATURAL"))
-            natural = true;
-        if (accept_word(p, "JOIN") || (accept_word(p, "INNER") && (expect_word(p, "JOIN"), true))) {
-            jk = SQL_JOIN_INNER;
-        } else if (accept_word(p, "CROSS")) {
-            expect_word(p, "JOIN");
-            jk = SQL_JOIN_CROSS;
-        } else if (accept_word(p, "STRAIGHT_JOIN")) {
-            jk = SQL_JOIN_STRAIGHT;
-        } else if (accept_word(p, "LEFT") || (is_word(p, "RIGHT"))) {
-            jk = SQL_JOIN_LEFT;
-            if (accept_word(p, "RIGHT"))
-                jk = SQL_JOIN_RIGHT;
-            accept_word(p, "OUTER");
-            expect_word(p, "JOIN");
-        } else {
-            if (natural)
-                syntax_error(p);
+        bool natural;
+        if (!join_keyword(p, &jk, &natural))
             return l;
-        }
         sql_from_t *j = alloc(p, sizeof *j);
         j->kind = SQL_FROM_JOIN;
         j->join = jk;
         j->natural = natural;
         j->left = l;
-        j->right = table_factor(p);
-        if (!natural) {
-            if (accept_word(p, "ON")) {
-                j->on = expr(p);
-            } else if (accept_word(p, "USING")) {
-                expect_punct(p, '(');
-                vec_t v = {0};
-                do {
-                    *(const char **)vec_push(p, &v, sizeof(char *)) = ident(p);
-                } while (accept_punct(p, ','));
-                expect_punct(p, ')');
-                j->using_cols = v.items;
-                j->nusing = v.n;
-            }
+        sql_from_t *r = table_factor(p);
+        if (natural) {
+            j->right = r;
+            l = j;
+            continue;
+        }
+        bool nested = at_join_keyword(p);
+        if (nested)
+            r = join_chain(p, r);
+        j->right = r;
+        if (accept_word(p, "ON")) {
+            j->on = expr(p);
+        } else if (accept_word(p, "USING")) {
+            expect_punct(p, '(');
+            vec_t v = {0};
+            do {
+                *(const char **)vec_push(p, &v, sizeof(char *)) = ident(p);
+            } while (accept_punct(p, ','));
+            expect_punct(p, ')');
+            j->using_cols = v.items;
+            j->nusing = v.n;
+        } else if (jk == SQL_JOIN_LEFT || jk == SQL_JOIN_RIGHT) {
+            syntax_error(p); /* does not return */
+        } else if (nested) {
+            l = join_leftmost(j, r);
+            continue;
         }
         l = j;
     }
 }
+
+static sql_from_t *table_ref(parser_t *p) { return join_chain(p, table_factor(p)); }
 
 /* ---------------------------------------------------------------- INTO, FIELDS / LINES (into.c, load.c) */
 
