@@ -290,6 +290,8 @@ static int check_from(walk_t *w, scope_t *sc, const sql_from_t *f, uint64_t need
         return add_table(w, sc, &f->table, f->alias, need);
     case SQL_FROM_DERIVED:
         return check_select(w, f->derived, sc->ctes, sc->nctes);
+    case SQL_FROM_JSON_TABLE: /* its document reads the tables before it (and any a subquery names) */
+        return check_expr(w, sc, f->jt->doc, PRIV_SELECT);
     case SQL_FROM_JOIN: {
         int rc = check_from(w, sc, f->left, need);
         if (!rc)

@@ -23,7 +23,7 @@
 
 /* ---------------------------------------------------------------- FROM and binding */
 
-static void push_source(query_t *q, query_source_t *s)
+void bind_push_source(query_t *q, query_source_t *s)
 {
     query_source_t *ns = arena_alloc(q->x->arena, sizeof(query_source_t) * (q->nsrc + 1));
     if (q->nsrc)
@@ -139,7 +139,7 @@ int bind_push_rows(query_t *q, const char *alias, const sql_select_t *sel, const
         mergeable = !expr_has_aggregate(sel->items[i].expr);
     query_source_t s = {.db = "", .name = alias, .alias = alias, .t = t, .is_virtual = true, .vrows = rows, .nvrows = n,
                 .join = join, .on = on, .dcols = mergeable ? (res_col_t *)cols : NULL};
-    push_source(q, &s);
+    bind_push_source(q, &s);
     return 0;
 }
 
@@ -253,6 +253,8 @@ static int add_source_1(query_t *q, const sql_from_t *f, sql_join_kind_t join, c
     sql_exec_ctx_t *x = q->x;
     if (f->kind == SQL_FROM_DERIVED)
         return add_derived(q, f, join, on);
+    if (f->kind == SQL_FROM_JSON_TABLE)
+        return jsontable_bind(q, f, join, on);
     if (f->kind == SQL_FROM_TABLE && f->cte)
         return bind_cte(q, f, join, on);
     if (f->kind == SQL_FROM_JOIN) {

@@ -211,7 +211,7 @@ static int merge_from(merge_run_t *R, const sql_from_t *f, bool in_outer, sql_fr
 {
     sql_exec_ctx_t *x = R->x;
     view_merge_t *V = R->out;
-    if (f->kind == SQL_FROM_DERIVED || (f->kind == SQL_FROM_TABLE && f->cte)) {
+    if (f->kind == SQL_FROM_DERIVED || f->kind == SQL_FROM_JSON_TABLE || (f->kind == SQL_FROM_TABLE && f->cte)) {
         R->derived = true;
         *res = NULL;
         return 0;

@@ -124,6 +124,10 @@ typedef struct query_source {
     uint32_t group_last;
     bool in_group;
     const sql_expr_t *group_on;
+    /* JSON_TABLE: its rows are made again from jt_doc (bound like an ON) each time the loop reaches it
+     * (exec/jsontable.c) */
+    struct jt_plan *jt;
+    sql_expr_t *jt_doc;
     /* USING / NATURAL: an unqualified * shows a common column once, first (lead, on the earlier source) and
      * not again (hidden, on the later one); NULL when the source has none */
     bool *lead, *hidden;
@@ -218,6 +222,12 @@ int bind_cte(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_ex
 int bind_windows(query_t *q, const sql_select_t *sel, bool allow_agg);
 /* Binds every column reference in e to a slot (1054 / 1052 on failure); collects aggregates when allowed. */
 int bind_expr(query_t *q, sql_expr_t *e, const char *clause, bool allow_agg);
+/* Appends a source to q (its first slot after the others'). */
+void bind_push_source(query_t *q, query_source_t *s);
+/* JSON_TABLE in FROM (exec/jsontable.c): its columns and paths checked, a source pushed; its rows for the row of
+ * the sources before it (row: the combined row) into s->vrows. */
+int jsontable_bind(query_t *q, const sql_from_t *f, sql_join_kind_t join, const sql_expr_t *on);
+int jsontable_rows(row_eval_t *xe, query_source_t *s, const value_t *row);
 
 
 /* Row callback of a scan: 0 go on, 1 stop (LIMIT reached), < 0 error. */

@@ -217,6 +217,8 @@ static int loop_level(join_loop_t *L, uint32_t d)
     if (q->an_scans)
         q->an_scans[si]++;
     if (s->is_virtual) {
+        if (s->jt && (rc = jsontable_rows(&L->xe, s, L->row)) != 0)
+            return rc;
         for (uint64_t i = 0; i < s->nvrows && !rc; i++)
             rc = loop_emit(L, si, NULL, s->vrows[i], &matched);
         goto end;

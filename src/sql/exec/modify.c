@@ -220,7 +220,8 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         buf_init(&q.cur_pk[i]);
     M.is_target = arena_calloc(x->arena, q.nsrc + 1);
     for (uint32_t k = 0; k < q.nsrc; k++)
-        if ((rc = bind_expr(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0 ||
+        if ((rc = bind_expr(&q, q.src[k].jt_doc, "JSON_TABLE", false)) != 0 ||
+            (rc = bind_expr(&q, (sql_expr_t *)q.src[k].on, "ON", false)) != 0 ||
             (rc = bind_expr(&q, (sql_expr_t *)q.src[k].group_on, "ON", false)) != 0)
             goto out;
     if ((rc = bind_expr(&q, where, "WHERE", false)) != 0)

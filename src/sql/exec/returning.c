@@ -55,6 +55,8 @@ static bool from_reads(sql_exec_ctx_t *x, const sql_from_t *f, const char *db, c
         return !f->cte && names_table(x, &f->table, db, name);
     case SQL_FROM_DERIVED:
         return select_reads(x, f->derived, db, name);
+    case SQL_FROM_JSON_TABLE:
+        return expr_reads(x, f->jt->doc, db, name);
     case SQL_FROM_JOIN:
         return from_reads(x, f->left, db, name) || from_reads(x, f->right, db, name) || expr_reads(x, f->on, db, name);
     }

@@ -883,7 +883,8 @@ static void select_run_need(select_run_t *s)
     for (uint32_t i = 0; i < s->nitems && ok; i++)
         ok = expr_needs(s->items[i].expr, need, s->q.width);
     for (uint32_t i = 0; i < s->q.nsrc && ok; i++)
-        ok = expr_needs(s->q.src[i].on, need, s->q.width) && expr_needs(s->q.src[i].group_on, need, s->q.width);
+        ok = expr_needs(s->q.src[i].on, need, s->q.width) && expr_needs(s->q.src[i].group_on, need, s->q.width) &&
+             expr_needs(s->q.src[i].jt_doc, need, s->q.width);
     for (uint32_t i = 0; i < s->ngroup && ok; i++)
         ok = s->group[i].item >= 0 || expr_needs(s->group[i].expr, need, s->q.width);
     for (uint32_t i = 0; i < s->norder && ok; i++)
@@ -973,7 +974,8 @@ static int select_run_bind(select_run_t *s)
     if ((rc = bind_windows(&s->q, sel, true)) != 0)
         return rc;
     for (uint32_t k = 0; k < s->q.nsrc; k++)
-        if ((rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0 ||
+        if ((rc = bind_expr(&s->q, s->q.src[k].jt_doc, "JSON_TABLE", false)) != 0 ||
+            (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].on, "ON", false)) != 0 ||
             (rc = bind_expr(&s->q, (sql_expr_t *)s->q.src[k].group_on, "ON", false)) != 0)
             return rc;
     if ((rc = bind_expr(&s->q, sel->where, "WHERE", false)) != 0)

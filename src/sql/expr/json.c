@@ -35,21 +35,7 @@ static const char *fn_lower(arena_t *a, const sql_expr_t *e)
 static void jwarn(sql_eval_ctx_t *ctx, const sql_expr_t *e, int level, const json_error_t *err, int argno)
 {
     char msg[256];
-    const char *fn = fn_lower(ctx->arena, e);
-    switch (err->code) {
-    case 4035: snprintf(msg, sizeof msg, "Broken JSON string in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
-    case 4036: snprintf(msg, sizeof msg, "Character disallowed in JSON in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
-    case 4037: snprintf(msg, sizeof msg, "Unexpected end of JSON text in argument %d to function '%s'", argno, fn); break;
-    case 4038: snprintf(msg, sizeof msg, "Syntax error in JSON text in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
-    case 4039: snprintf(msg, sizeof msg, "Incorrect escaping in JSON text in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
-    case 4040: snprintf(msg, sizeof msg, "Limit of %d on JSON nested structures depth is reached in argument %d to function '%s' at position %zu", JSON_DEPTH_LIMIT, argno, fn, err->pos); break;
-    case 4041: snprintf(msg, sizeof msg, "Unexpected end of JSON path in argument %d to function '%s'", argno, fn); break;
-    case 4042: snprintf(msg, sizeof msg, "Syntax error in JSON path in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
-    case 4043: snprintf(msg, sizeof msg, "Limit of %d on JSON path depth is reached in argument %d to function '%s' at position %zu", JSON_PATH_MAX_STEPS, argno, fn, err->pos); break;
-    case 4044: snprintf(msg, sizeof msg, "Wildcards or range in JSON path not allowed in argument %d to function '%s'", argno, fn); break;
-    case 4045: snprintf(msg, sizeof msg, "JSON path should end with an array identifier in argument %d to function '%s'", argno, fn); break;
-    default: snprintf(msg, sizeof msg, "JSON error in argument %d to function '%s'", argno, fn); break;
-    }
+    json_error_message(msg, sizeof msg, err, argno, fn_lower(ctx->arena, e));
     diag_push_msg(ctx->diag, level, err->code, msg);
 }
 

@@ -6,6 +6,7 @@
  * MariaDB's scanner has reached once it has read it), a keyword that stops matching and a key not followed by
  * ':' at the character itself.  Why not a library: docs/dependencies.md.
  */
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -832,4 +833,22 @@ static void find_from(arena_t *a, json_node_t *n, json_node_t *parent, uint32_t 
 void json_path_find(arena_t *a, json_node_t *root, const json_path_t *p, json_matches_t *out)
 {
     find_from(a, root, NULL, 0, p, 0, out);
+}
+
+void json_error_message(char *msg, size_t size, const json_error_t *err, int argno, const char *fn)
+{
+    switch (err->code) {
+    case 4035: snprintf(msg, size, "Broken JSON string in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
+    case 4036: snprintf(msg, size, "Character disallowed in JSON in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
+    case 4037: snprintf(msg, size, "Unexpected end of JSON text in argument %d to function '%s'", argno, fn); break;
+    case 4038: snprintf(msg, size, "Syntax error in JSON text in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
+    case 4039: snprintf(msg, size, "Incorrect escaping in JSON text in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
+    case 4040: snprintf(msg, size, "Limit of %d on JSON nested structures depth is reached in argument %d to function '%s' at position %zu", JSON_DEPTH_LIMIT, argno, fn, err->pos); break;
+    case 4041: snprintf(msg, size, "Unexpected end of JSON path in argument %d to function '%s'", argno, fn); break;
+    case 4042: snprintf(msg, size, "Syntax error in JSON path in argument %d to function '%s' at position %zu", argno, fn, err->pos); break;
+    case 4043: snprintf(msg, size, "Limit of %d on JSON path depth is reached in argument %d to function '%s' at position %zu", JSON_PATH_MAX_STEPS, argno, fn, err->pos); break;
+    case 4044: snprintf(msg, size, "Wildcards or range in JSON path not allowed in argument %d to function '%s'", argno, fn); break;
+    case 4045: snprintf(msg, size, "JSON path should end with an array identifier in argument %d to function '%s'", argno, fn); break;
+    default: snprintf(msg, size, "JSON error in argument %d to function '%s'", argno, fn); break;
+    }
 }

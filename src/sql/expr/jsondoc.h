@@ -49,6 +49,9 @@ typedef struct json_error {
     bool trailing;
 } json_error_t;
 
+/* MariaDB's message for a document or path error in argument argno (1-based) of function fn. */
+void json_error_message(char *msg, size_t size, const json_error_t *err, int argno, const char *fn);
+
 /* Parses text[0..len).  0 with *root set (NULL when only trailing text failed: see err), or -1 with *err. */
 int json_parse(arena_t *a, const char *text, size_t len, json_node_t **root, json_error_t *err);
 

@@ -194,7 +194,7 @@ struct sql_order_item {
 };
 
 /* FROM clause: a tree of table references. */
-typedef enum sql_from_kind { SQL_FROM_TABLE, SQL_FROM_JOIN, SQL_FROM_DERIVED } sql_from_kind_t;
+typedef enum sql_from_kind { SQL_FROM_TABLE, SQL_FROM_JOIN, SQL_FROM_DERIVED, SQL_FROM_JSON_TABLE } sql_from_kind_t;
 typedef enum sql_join_kind { SQL_JOIN_INNER, SQL_JOIN_LEFT, SQL_JOIN_RIGHT, SQL_JOIN_CROSS, SQL_JOIN_STRAIGHT } sql_join_kind_t;
 typedef struct sql_from sql_from_t;
 struct sql_from {
@@ -212,6 +212,7 @@ struct sql_from {
     struct sql_index_hint *hints; /* SQL_FROM_TABLE: USE/FORCE/IGNORE INDEX, in order written */
     uint32_t nhints;
     const struct sql_cte *cte;  /* SQL_FROM_TABLE naming a WITH element in scope (resolved by the parser) */
+    struct sql_json_table *jt;  /* SQL_FROM_JSON_TABLE (alias is its name) */
 };
 
 typedef enum sql_hint_kind { SQL_HINT_USE, SQL_HINT_FORCE, SQL_HINT_IGNORE } sql_hint_kind_t;
@@ -451,6 +452,32 @@ typedef struct sql_lock_tables {
 } sql_lock_tables_t;
 
 typedef enum sql_nullability { SQL_NULL_UNSPECIFIED = 0, SQL_NULL_NOT_NULL, SQL_NULL_NULL } sql_nullability_t;
+
+/* JSON_TABLE(doc, path COLUMNS (...)) as MariaDB 10.11 has it (exec/jsontable.c). */
+typedef enum sql_jt_col_kind { SQL_JT_ORDINALITY, SQL_JT_PATH, SQL_JT_EXISTS, SQL_JT_NESTED } sql_jt_col_kind_t;
+/* What a PATH column takes when its path finds nothing (ON EMPTY) or a value it cannot hold (ON ERROR). */
+typedef enum sql_jt_resp { SQL_JT_RESP_NULL, SQL_JT_RESP_ERROR, SQL_JT_RESP_DEFAULT } sql_jt_resp_t;
+typedef struct sql_jt_cols sql_jt_cols_t;
+typedef struct sql_jt_col {
+    sql_jt_col_kind_t kind;
+    struct sql_column_def *def;     /* ORDINALITY / PATH / EXISTS: name and type */
+    const char *path;               /* PATH / EXISTS / NESTED: the path as written */
+    size_t path_len;
+    sql_jt_resp_t on_empty, on_error;
+    const char *empty_default, *error_default; /* SQL_JT_RESP_DEFAULT: the literal's text */
+    size_t empty_len, error_len;
+    sql_jt_cols_t *nested;          /* NESTED */
+} sql_jt_col_t;
+struct sql_jt_cols {
+    sql_jt_col_t *cols;
+    uint32_t n;
+};
+typedef struct sql_json_table {
+    sql_expr_t *doc;
+    const char *path;
+    size_t path_len;
+    sql_jt_cols_t cols;
+} sql_json_table_t;
 
 typedef struct sql_column_def {
     const char *name;

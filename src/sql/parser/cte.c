@@ -51,6 +51,9 @@ static void walk_from(const walk_t *w, sql_from_t *f)
     case SQL_FROM_DERIVED:
         walk_select(w, f->derived);
         return;
+    case SQL_FROM_JSON_TABLE:
+        walk_expr(w, f->jt->doc);
+        return;
     case SQL_FROM_JOIN:
         walk_from(w, f->left);
         walk_from(w, f->right);

@@ -1534,6 +1534,85 @@ static const char *alias_name(parser_t *p, bool after_as)
 
 static sql_from_t *table_ref(parser_t *p);
 
+static void data_type(parser_t *p, sql_type_t *t);
+
+/* JSON_TABLE's ... ON EMPTY / ... ON ERROR: NULL, ERROR or DEFAULT 'literal', either order. */
+static void jt_responses(parser_t *p, sql_jt_col_t *c)
+{
+    for (int i = 0; i < 2; i++) {
+        sql_jt_resp_t r;
+        const char *d = NULL;
+        size_t dl = 0;
+        if (accept_word(p, "NULL")) {
+            r = SQL_JT_RESP_NULL;
+        } else if (accept_word(p, "ERROR")) {
+            r = SQL_JT_RESP_ERROR;
+        } else if (accept_word(p, "DEFAULT")) {
+            r = SQL_JT_RESP_DEFAULT;
+            if (p->tok.type == TK_INT || p->tok.type == TK_DECIMAL || p->tok.type == TK_FLOAT) {
+                d = p->tok.text;
+                dl = p->tok.text_len;
+                next(p);
+            } else {
+                d = string_lit(p, &dl);
+            }
+        } else {
+            return;
+        }
+        expect_word(p, "ON");
+        if (accept_word(p, "EMPTY")) {
+            c->on_empty = r;
+            c->empty_default = d;
+            c->empty_len = dl;
+        } else {
+            expect_word(p, "ERROR");
+            c->on_error = r;
+            c->error_default = d;
+            c->error_len = dl;
+        }
+    }
+}
+
+/* COLUMNS (name FOR ORDINALITY | name type [EXISTS] PATH 'p' [responses] | NESTED [PATH] 'p' COLUMNS (...), ...) */
+static void jt_columns(parser_t *p, sql_jt_cols_t *out)
+{
+    expect_word(p, "COLUMNS");
+    expect_punct(p, '(');
+    vec_t v = {0};
+    do {
+        sql_jt_col_t *c = vec_push(p, &v, sizeof *c);
+        memset(c, 0, sizeof *c);
+        if (accept_word(p, "NESTED")) {
+            c->kind = SQL_JT_NESTED;
+            accept_word(p, "PATH");
+            c->path = string_lit(p, &c->path_len);
+            c->nested = alloc(p, sizeof *c->nested);
+            jt_columns(p, c->nested);
+            continue;
+        }
+        c->def = alloc(p, sizeof *c->def);
+        c->def->name = ident(p);
+        if (accept_word(p, "FOR")) {
+            expect_word(p, "ORDINALITY");
+            c->kind = SQL_JT_ORDINALITY;
+            c->def->type.kind = SQL_T_INT;
+            c->def->type.len = -1;
+            c->def->type.scale = -1;
+            c->def->type.coll = -1;
+            continue;
+        }
+        data_type(p, &c->def->type);
+        c->kind = accept_word(p, "EXISTS") ? SQL_JT_EXISTS : SQL_JT_PATH;
+        expect_word(p, "PATH");
+        c->path = string_lit(p, &c->path_len);
+        if (c->kind == SQL_JT_PATH)
+            jt_responses(p, c);
+    } while (accept_punct(p, ','));
+    expect_punct(p, ')');
+    out->cols = v.items;
+    out->n = v.n;
+}
+
 static sql_from_t *table_factor(parser_t *p)
 {
     sql_from_t *f = alloc(p, sizeof *f);
@@ -1552,9 +1631,23 @@ static sql_from_t *table_factor(parser_t *p)
         return inner;
     }
     if (is_word(p, "JSON_TABLE") && peek2(p)->type == TK_PUNCT && peek2(p)->op == '(') {
-        /* MariaDB's JSON_TABLE(doc, path COLUMNS (...)): not built yet, refused rather than a syntax error */
-        diag_error(p->d, ER_NOT_SUPPORTED_YET, "JSON_TABLE");
-        longjmp(p->fail, 1);
+        next(p);
+        expect_punct(p, '(');
+        sql_json_table_t *jt = alloc(p, sizeof *jt);
+        jt->doc = expr(p);
+        expect_punct(p, ',');
+        jt->path = string_lit(p, &jt->path_len);
+        jt_columns(p, &jt->cols);
+        expect_punct(p, ')');
+        f->kind = SQL_FROM_JSON_TABLE;
+        f->jt = jt;
+        if (accept_word(p, "AS") || is_ident(p))
+            f->alias = ident(p);
+        else { /* MariaDB's 4177 */
+            diag_error(p->d, ER_JSON_TABLE_ALIAS_REQUIRED);
+            longjmp(p->fail, 1);
+        }
+        return f;
     }
     f->kind = SQL_FROM_TABLE;
     f->table = table_name(p);

@@ -299,7 +299,10 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 v[4] = arena_strndup(x->arena, (const char *)pk.data, pk.len);
             buf_free(&pk);
             uint64_t est = 1;
-            if (src->is_virtual) {
+            if (src->jt) {
+                v[3] = "ALL";
+                est = 40; /* MariaDB's estimate of a table function's rows */
+            } else if (src->is_virtual) {
                 v[3] = "ALL";
                 est = src->nvrows;
             } else if (p.index >= 0) {
@@ -335,8 +338,10 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
             v[8] = rows;
             buf_t ex;
             buf_init(&ex);
+            if (src->jt)
+                buf_append_str(&ex, "Table function: json_table");
             if (sel->where)
-                buf_append_str(&ex, "Using where");
+                buf_append_str(&ex, ex.len ? "; Using where" : "Using where");
             int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : d == 0 ? oix : -1;
             if (scan_ix >= 0 && !s.q.locking && table_index_covers(t, (uint32_t)scan_ix, src->need))
                 buf_append_str(&ex, ex.len ? "; Using index" : "Using index");

@@ -546,8 +546,8 @@ static int store_string(sctx_t *c, const value_t *in, value_t *out)
     }
     if (keep < n) {
         bool only_spaces = !binary || t->kind == SQL_T_VARBINARY ? true : false;
-        for (size_t i = keep; i < n; i++)
-            if (s[i] != ' ')
+        for (size_t i = keep; i < n; i++) /* MariaDB's MY_SEQ_SPACES: space, \t \n \v \f \r */
+            if (s[i] != ' ' && !(s[i] >= '\t' && s[i] <= '\r'))
                 only_spaces = false;
         if (only_spaces && !binary) {
             n_1265(c);

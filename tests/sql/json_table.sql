@@ -1,0 +1,57 @@
+-- JSON_TABLE as MariaDB 10.11 has it (exec/jsontable.c): PATH / EXISTS PATH / FOR ORDINALITY columns, NESTED
+-- PATH levels (siblings one after the other), ON EMPTY / ON ERROR, the columns' types and conversions, a
+-- document naming the tables before it, errors (4177, 4176, 4178, 4037, 4042, 1060), EXPLAIN.
+select * from json_table('[{"a":1,"b":[1,2]},{"a":"x","b":[]},{"a":[1],"c":3}]', '$[*]' columns (id for ordinality, a int path '$.a', aa varchar(10) path '$.a', c int path '$.c' default '9' on empty, e int exists path '$.b', nested path '$.b[*]' columns (bid for ordinality, b int path '$'))) as jt;
+select * from json_table('[1,2]', '$[*]' columns (a int path '$')) jt2;
+select * from json_table('[1,2]', '$[*]' columns (a int path '$'));
+select * from json_table('[1,2', '$[*]' columns (a int path '$')) t;
+select * from json_table(NULL, '$[*]' columns (a int path '$')) t;
+select * from json_table('[{"a":"abc"},{"a":300}]', '$[*]' columns (a tinyint path '$.a')) t;
+show warnings;
+select * from json_table('[{"a":"abc"},{"a":300}]', '$[*]' columns (a tinyint path '$.a' error on error)) t;
+select * from json_table('[{"a":"abc"},{"a":300}]', '$[*]' columns (a tinyint path '$.a' default '5' on error)) t;
+select * from json_table('[{"a":[1,2]},{"b":1}]', '$[*]' columns (a int path '$.a' error on error)) t;
+select * from json_table('[{"a":[1,2]},{"b":1}]', '$[*]' columns (a int path '$.a' error on empty)) t;
+select * from json_table('[{"a":[1,2]},{"b":1}]', '$[*]' columns (a varchar(20) path '$.a')) t;
+select * from json_table('{"x":[{"y":[1,2]},{"y":[3]}], "z":[7,8]}', '$' columns (nested path '$.x[*]' columns (nested path '$.y[*]' columns (y int path '$')), nested path '$.z[*]' columns (z int path '$'))) t;
+create table jd (id int, doc text);
+insert into jd values (1, '[{"k":"a"},{"k":"b"}]'), (2, '[{"k":"c"}]'), (3, NULL);
+select jd.id, t.* from jd, json_table(jd.doc, '$[*]' columns (k varchar(5) path '$.k')) t order by 1, 2;
+select jd.id, t.* from jd left join json_table(jd.doc, '$[*]' columns (k varchar(5) path '$.k')) t on true order by 1, 2;
+select * from json_table('[1]', '$[*]' columns (a int path '$', a int path '$')) t;
+select * from json_table('[1]', '$[*]' columns (a int path 'x')) t;
+select * from json_table('[1]', 'x' columns (a int path '$')) t;
+select * from json_table('[{"a":1.5}]', '$[*]' columns (a decimal(5,2) path '$.a', b double path '$.a', c json path '$', d text path '$')) t;
+create table jt_ct as select * from json_table('[{"a":1}]', '$[*]' columns (id for ordinality, a int path '$.a', s varchar(3) path '$.s', e int exists path '$.a')) t;
+show create table jt_ct;
+select * from json_table('[true, false, null, "s", 1e2]', '$[*]' columns (a varchar(10) path '$', b int path '$')) t;
+select * from json_table('[{"a":"x"}]', '$[*]' columns (a int path '$.a' null on empty default '3' on error)) t;
+explain select * from json_table('[1,2]', '$[*]' columns (a int path '$')) t;
+select * from json_table('{"x":[], "z":[7,8]}', '$' columns (nested path '$.x[*]' columns (y int path '$'), nested path '$.z[*]' columns (z int path '$'))) t;
+select * from json_table('{"x":[], "z":[]}', '$' columns (a for ordinality, nested path '$.x[*]' columns (y int path '$'), nested path '$.z[*]' columns (z int path '$'))) t;
+select * from json_table('[{"x":[1,2]},{"x":[3]}]', '$[*]' columns (o for ordinality, nested path '$.x[*]' columns (n for ordinality, y int path '$'))) t;
+select * from json_table('{"x":[{"y":[1,2]},{"y":[3]},{"q":1}]}', '$' columns (nested path '$.x[*]' columns (i for ordinality, nested path '$.y[*]' columns (j for ordinality, y int path '$')))) t;
+select * from json_table('[1,[2,3],{"a":4}]', '$[*]' columns (a varchar(20) path '$', b json path '$', c int exists path '$[0]')) t;
+select * from json_table('[{"a":"1"}]', '$[*]' columns (a int path '$.b' default '12' on empty)) t;
+select * from json_table('[{"a":"1"}]', '$[*]' columns (a int path '$.b' default 'zz' on empty)) t;
+show warnings;
+select * from json_table('[{"a":[1]}]', '$[*]' columns (a int path '$.a' default '7' on error)) t;
+select * from json_table('[{"a":"\\u00e9t\\n"}]', '$[*]' columns (a varchar(10) path '$.a', b varchar(2) path '$.a')) t;
+show warnings;
+select * from json_table('[{"a":1},{"a":2}]', '$[*]' columns (a int path '$.a')) t where a > 1;
+select a, count(*) from json_table('[{"a":1},{"a":2},{"a":1}]', '$[*]' columns (a int path '$.a')) t group by a;
+select * from json_table('{"a":{"b":1,"c":2}}', '$.a.*' columns (v int path '$')) t;
+select * from json_table('[1]', '$[*]' columns (a int path '$[*]')) t;
+select * from json_table('[[1,2]]', '$[*]' columns (a int path '$[*]')) t;
+select * from json_table(concat('[', '1', ']'), '$[*]' columns (a int path '$')) t;
+select t.a from json_table('[1]', '$[*]' columns (a int path '$')) t join json_table('[1,2]', '$[*]' columns (a int path '$')) u on t.a = u.a;
+select (select count(*) from json_table('[1,2,3]', '$[*]' columns (a int path '$')) t);
+select * from json_table('[1]', '$[*]' columns (a int path '$', b date path '$')) t;
+select * from json_table('5', '$' columns (a int path '$')) t;
+select * from json_table('"str"', '$' columns (a varchar(5) path '$')) t;
+-- @diff MariaDB's JSON_TABLE gives element 1 alone for a range (DIFFERENCES.md)
+select * from json_table('[1,2,3]', '$[1 to 2]' columns (a int path '$')) t;
+create view jt_view as select jd.id, t.k from jd, json_table(jd.doc, '$[*]' columns (k varchar(5) path '$.k')) t;
+select * from jt_view order by id, k;
+drop view jt_view;
+drop table jd, jt_ct;
