@@ -165,6 +165,17 @@ static int respond(jt_run_t *R, const jt_col_t *jc, sql_jt_resp_t r, const char 
     return store(R, jc->idx, &v);
 }
 
+/* A value's JSON text, compact. */
+static value_t compact_text(sql_exec_ctx_t *x, const json_node_t *n)
+{
+    buf_t b;
+    buf_init(&b);
+    json_print(&b, n, JSON_STYLE_COMPACT);
+    value_t v = value_str(arena_strndup(x->arena, (const char *)b.data, b.len), b.len, COLL_DEFAULT);
+    buf_free(&b);
+    return v;
+}
+
 static int path_column(jt_run_t *R, const jt_col_t *jc, json_node_t *ctx)
 {
     sql_exec_ctx_t *x = R->x;
@@ -191,11 +202,7 @@ static int path_column(jt_run_t *R, const jt_col_t *jc, json_node_t *ctx)
         break;
     case JSON_STRING: {
         if (is_json) {
-            buf_t b;
-            buf_init(&b);
-            json_print(&b, n, JSON_STYLE_COMPACT);
-            v = value_str(arena_strndup(x->arena, (const char *)b.data, b.len), b.len, COLL_DEFAULT);
-            buf_free(&b);
+            v = compact_text(x, n);
             break;
         }
         const char *s;
@@ -213,11 +220,7 @@ static int path_column(jt_run_t *R, const jt_col_t *jc, json_node_t *ctx)
         if (n->raw) {
             v = value_str(n->raw, n->len, COLL_DEFAULT);
         } else {
-            buf_t b;
-            buf_init(&b);
-            json_print(&b, n, JSON_STYLE_COMPACT);
-            v = value_str(arena_strndup(x->arena, (const char *)b.data, b.len), b.len, COLL_DEFAULT);
-            buf_free(&b);
+            v = compact_text(x, n);
         }
         break;
     }
