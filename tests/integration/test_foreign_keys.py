@@ -34,13 +34,19 @@ def show_create(c, t):
     return run(c, 'SHOW CREATE TABLE %s' % t)[0][1]
 
 
-def test_constraints_survive_restart_and_kill9(fresh_strata):
-    s = fresh_strata
+def started_with_schema(s):
+    """The server started, SCHEMA created and two parents inserted: a connection to it."""
     s.start()
     c = s.connect()
     for q in SCHEMA:
         run(c, q)
     run(c, "INSERT INTO fk.p VALUES (1, 'a'), (2, 'b')")
+    return c
+
+
+def test_constraints_survive_restart_and_kill9(fresh_strata):
+    s = fresh_strata
+    c = started_with_schema(s)
     run(c, "INSERT INTO fk.c VALUES (1, 1, 'a', 0), (2, 2, 'b', 5)")
     before = {t: show_create(c, 'fk.' + t) for t in ('p', 'c', 'g')}
     assert 'CONSTRAINT `fk_c` FOREIGN KEY (`pid`) REFERENCES `p` (`id`) ON DELETE CASCADE ON UPDATE CASCADE' in before['c']
@@ -72,11 +78,7 @@ def test_renamed_referenced_column_survives_kill9(fresh_strata):
     """RENAME COLUMN of a parent's referenced column rewrites the children's keys in the same catalog commit: after
     a kill -9 both definitions agree and the key is enforced on the new name."""
     s = fresh_strata
-    s.start()
-    c = s.connect()
-    for q in SCHEMA:
-        run(c, q)
-    run(c, "INSERT INTO fk.p VALUES (1, 'a'), (2, 'b')")
+    c = started_with_schema(s)
     run(c, "INSERT INTO fk.c VALUES (1, 1, 'a', 0)")
     run(c, 'ALTER TABLE fk.p RENAME COLUMN id TO pid, RENAME COLUMN name TO id')
     c.close()
