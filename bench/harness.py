@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(BENCH, "lib"))
 import benchlib  # noqa: E402
 
 WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs",
-             "semisync", "routines"]
+             "semisync", "routines", "joins"]
 # Run only when named (too long for the default run and CI): bench/run prepare-large
 NAMED_ONLY = ["prepare-large"]
 NOT_SUPPORTED = "not supported yet"
@@ -490,6 +490,17 @@ def plan(o, which):
              Metric("routines/plain-insert-s", "the same INSERT ... SELECT without a trigger: wall time s",
                     "lower")],
             timeout=900))
+    if "joins" in which:
+        inv.append(Invocation(
+            "11. joins on columns no index serves: %s x %s rows on an equality (hash join), at the servers' defaults"
+            " and at join_cache_level=4 on both, a third table; and the same three tables indexed (best of 3)"
+            % (f"{o.join_rows:,}", f"{o.join_small:,}"), "joins",
+            ["--rows", str(o.join_rows), "--small", str(o.join_small)],
+            [Metric("joins/hash-2-s", "big JOIN small ON big.x = small.y, no index: wall time s", "lower"),
+             Metric("joins/hash-2-jcl4-s", "  the same at join_cache_level=4 (MariaDB's hash join): s", "lower"),
+             Metric("joins/hash-3-s", "  joined to a third table by its primary key, filtered: s", "lower"),
+             Metric("joins/indexed-3-s", "the three tables with indexes on the join columns: s", "lower")],
+            timeout=1800))
     if "recovery" in which:
         inv.append(Invocation(
             "6. crash recovery", "recovery",
@@ -924,7 +935,7 @@ def build_flood(scratch, logf):
 
 QUICK = dict(table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
              dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1,
-             semisync_threads="4,30", semisync_time=1)
+             semisync_threads="4,30", semisync_time=1, join_rows=2000, join_small=500)
 
 
 def options():
@@ -956,6 +967,8 @@ def options():
     p.add_argument("--recovery-threads", type=int, default=16)
     p.add_argument("--routine-iterations", type=int, default=1000000, help="routines: SET loop iterations")
     p.add_argument("--routine-rows", type=int, default=10000, help="routines: cursor loop rows")
+    p.add_argument("--join-rows", type=int, default=50000, help="joins: rows of the big table")
+    p.add_argument("--join-small", type=int, default=5000, help="joins: rows of the table joined to it")
     p.add_argument("--large-tables", type=int, default=4, help="prepare-large: tables")
     p.add_argument("--large-size", type=int, default=1000000, help="prepare-large: rows per table")
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")

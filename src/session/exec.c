@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -721,6 +722,18 @@ static const char *sqlx_tmpdir(session_t *s)
     return dir;
 }
 
+/* Is flag name of the session's optimizer_switch on? */
+static bool optimizer_flag(const session_t *s, const char *name)
+{
+    const sysvar_def_t *def = sysvar_def(SYSVAR_OPTIMIZER_SWITCH);
+    int64_t bits = sysvar_session_int(&s->vars, SYSVAR_OPTIMIZER_SWITCH);
+    char buf[64];
+    for (unsigned i = 0; i < sysvar_value_count(def) && i < 64; i++)
+        if (sysvar_value_name(def, i, buf, sizeof buf) >= 0 && strcmp(buf, name) == 0)
+            return (bits >> i) & 1;
+    return true;
+}
+
 static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool more)
 {
     session_t *s = x->s;
@@ -796,6 +809,9 @@ static void sqlx_ctx(exec_ctx_t *x, sql_exec_ctx_t *c, res_sink_t *sink, bool mo
     uint64_t tts = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_TMP_TABLE_SIZE);
     uint64_t mhs = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_MAX_HEAP_TABLE_SIZE);
     c->tmp_table_size = MIN(tts, mhs);
+    c->join_buffer_size = (uint64_t)sysvar_session_int(&s->vars, SYSVAR_JOIN_BUFFER_SIZE);
+    c->join_cache_off = sysvar_session_int(&s->vars, SYSVAR_JOIN_CACHE_LEVEL) == 0;
+    c->hash_join_off = !optimizer_flag(s, "join_cache_hashed");
     c->tmpdir = sqlx_tmpdir(s);
     if (!s->sql_mode_text || mode != s->sql_mode_val) { /* its names formatted once per value, not per statement */
         buf_t sm;
@@ -865,6 +881,22 @@ static void sqlx_done(exec_ctx_t *x, sql_exec_ctx_t *c, int rc)
         status_add(&s->stat, STATUS_SELECT_SCAN, st->full_scans);
     if (st->full_joins)
         status_add(&s->stat, STATUS_SELECT_FULL_JOIN, st->full_joins);
+    static const struct {
+        size_t off;
+        status_sess_t id;
+    } reads[] = {
+        {offsetof(sql_exec_stats_t, read_rnd_next), STATUS_HANDLER_READ_RND_NEXT},
+        {offsetof(sql_exec_stats_t, read_key), STATUS_HANDLER_READ_KEY},
+        {offsetof(sql_exec_stats_t, read_next), STATUS_HANDLER_READ_NEXT},
+        {offsetof(sql_exec_stats_t, read_prev), STATUS_HANDLER_READ_PREV},
+        {offsetof(sql_exec_stats_t, read_first), STATUS_HANDLER_READ_FIRST},
+        {offsetof(sql_exec_stats_t, read_last), STATUS_HANDLER_READ_LAST},
+    };
+    for (size_t k = 0; k < sizeof reads / sizeof reads[0]; k++) {
+        uint64_t n = *(const uint64_t *)((const char *)st + reads[k].off);
+        if (n)
+            status_add(&s->stat, reads[k].id, n);
+    }
 }
 
 /* read_only: statements that change tables or databases are refused (1290) unless the account has READ_ONLY

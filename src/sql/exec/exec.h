@@ -116,6 +116,8 @@ typedef struct sql_exec_stats {
     uint64_t lock_us;            /* time waiting for metadata locks (its Lock_time) */
     uint64_t full_scans;         /* Select_scan: 1 when a first table was read by a full scan */
     uint64_t full_joins;         /* Select_full_join: 1 when a later table of a join was */
+    uint64_t read_rnd_next;      /* Handler_read_rnd_next: rows of table scans, and one per scan's end */
+    uint64_t read_key, read_next, read_prev, read_first, read_last; /* Handler_read_*: index reads */
 } sql_exec_stats_t;
 
 /* sql_mode's effect on SHOW CREATE TABLE (MariaDB 10.11; ANSI, POSTGRESQL, ORACLE, MSSQL, DB2 and MAXDB imply
@@ -207,6 +209,13 @@ typedef struct sql_exec_ctx {
      * they spill to unlinked files in tmpdir (extsort.h) */
     uint64_t sort_buffer_size;
     uint64_t tmp_table_size;
+    /* joins (exec/loop.c): an inner table read by a full scan is read once into a hash table on its join
+     * columns, of at most max(join_buffer_size, tmp_table_size) bytes at a time (0: the defaults);
+     * join_cache_off: join_cache_level = 0 (every outer row scans it again); hash_join_off: optimizer_switch
+     * join_cache_hashed=off (read once, but every row of it is tried against each outer row) */
+    uint64_t join_buffer_size;
+    bool join_cache_off;
+    bool hash_join_off;
     const char *tmpdir;
     const char *sql_mode_text;     /* @@sql_mode as its names (stored routines keep it) */
     const char *time_zone;         /* @@time_zone ("SYSTEM", "+hh:mm"): events keep it (NULL: SYSTEM) */

@@ -21,6 +21,26 @@
 
 /* ---------------------------------------------------------------- nested loops */
 
+/* A source read once into memory (access_path_t.hashed): its rows kept, chained per key of its hash columns. */
+typedef enum hash_state { HASH_NEW = 0, HASH_READY, HASH_OFF } hash_state_t;
+typedef struct hash_src {
+    hash_state_t state;       /* HASH_OFF: it did not fit and cannot be read in parts: scanned per outer row */
+    bool more;                /* read in parts: rows after `resume` (a clustered key) are still to come */
+    buf_t resume;
+    arena_t arena;            /* the rows and keys of the part in memory */
+    keymap_t map;             /* key -> chain; with no hash columns every row is under the empty key */
+    uint32_t *head, *tail;    /* per key: its first and last row (index + 1; 0: none) */
+    uint32_t nkeys_cap;
+    value_t **rows;
+    uint32_t *next;           /* per row: the next row of its key (index + 1) */
+    uint32_t n, cap;
+    uint8_t vtype[8];         /* per hash column: the value type its rows hold (the probe must hold the same) */
+    uint16_t vcoll[8];
+    bool typed[8];
+    const sql_expr_t **filters; /* conjuncts naming this source only, checked as a row is kept */
+    uint32_t nfilters;
+} hash_src_t;
+
 typedef struct join_loop {
     query_t *q;
     row_eval_t xe;
@@ -37,6 +57,10 @@ typedef struct join_loop {
     bool fresh;               /* the row given to loop_emit was read locked by the engine (clustered locking scan) */
     bool rejected;            /* loop_emit: the WHERE rejected that row */
     bool *group_found;        /* per group head (query_source_t.group_last): a row got through the whole group */
+    hash_src_t *hs;           /* per source, when some path is hashed; else NULL */
+    int split;                /* the source whose rows are read into memory in parts (-1: none) */
+    uint32_t pass;            /* the outer sources' pass, one per part of that source (0: the first) */
+    buf_t hkey;               /* a probe's key */
 } join_loop_t;
 
 /* A row got through source si (its ON held, or it was NULL-extended): the groups with a head before `below`
@@ -160,6 +184,34 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
     return L->fn(L->fn_arg, L->row);
 }
 
+/* The Handler_read_* counters of one scan that read nread rows (eof: it read to the end), counted as MariaDB's
+ * handler calls are: a table scan is one rnd_next per row and one for the end; an index range or lookup one
+ * read_key, then one read_next (read_prev descending) per further row and one for the end, a unique lookup only
+ * its read_key; a whole index read in order one read_first (read_last descending), then next/prev. */
+static void handler_reads(sql_exec_stats_t *st, int index, bool ranged, bool desc, bool point, uint64_t nread,
+                          bool eof)
+{
+    uint64_t calls = nread + (eof ? 1 : 0);
+    if (index < 0 && !ranged) {
+        st->read_rnd_next += calls;
+        return;
+    }
+    if (calls == 0)
+        return;
+    if (ranged)
+        st->read_key++;
+    else if (desc)
+        st->read_last++;
+    else
+        st->read_first++;
+    if (point)
+        return;
+    if (desc)
+        st->read_prev += calls - 1;
+    else
+        st->read_next += calls - 1;
+}
+
 static int scan_range(join_loop_t *L, uint32_t si, int index, const buf_t *lo, const buf_t *hi, bool desc, bool point,
                       bool *matched)
 {
@@ -176,7 +228,9 @@ static int scan_range(join_loop_t *L, uint32_t si, int index, const buf_t *lo, c
         table_scan_close(&sc);
         return table_engine_err(q->x->diag, q->src[si].t, rc);
     }
+    uint64_t nread = 0;
     while ((rc = table_scan_next(&sc)) == 0) {
+        nread++;
         /* a clustered locking scan hands over rows the engine locked and read in their latest version */
         L->fresh = sc.locking && sc.index < 0;
         L->rejected = false;
@@ -192,12 +246,291 @@ static int scan_range(join_loop_t *L, uint32_t si, int index, const buf_t *lo, c
             break;
     }
     table_scan_close(&sc);
+    handler_reads(&q->x->stats, index, lo || hi, desc, point, nread, rc == STRATA_ENOTFOUND);
     if (rc == STRATA_ENOTFOUND)
         rc = 0;
     else if (rc < 0 && rc > -10000)
         ; /* an -ER_* already pushed */
     else if (rc < 0)
         rc = table_engine_err(q->x->diag, q->src[si].t, rc);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- hash joins */
+
+#define HASH_DEFAULT_BUDGET ((uint64_t)16 << 20)
+
+/* The kind of value a hash key holds: exact numbers are one (key_append_value encodes them alike). */
+static uint8_t hash_kind(const value_t *v)
+{
+    return v->type == VAL_INT || v->type == VAL_UINT ? VAL_DECIMAL : (uint8_t)v->type;
+}
+
+static void hash_free(hash_src_t *h)
+{
+    if (h->state == HASH_NEW && !h->rows)
+        return;
+    keymap_free(&h->map);
+    mem_free(h->head);
+    mem_free(h->tail);
+    mem_free(h->rows);
+    mem_free(h->next);
+    arena_destroy(&h->arena);
+    h->head = h->tail = NULL;
+    h->rows = NULL;
+    h->next = NULL;
+    h->n = h->cap = h->nkeys_cap = 0;
+}
+
+/* The conjuncts that name source si alone: of WHERE and every ON when the joins are all inner, else of its own
+ * ON only (a WHERE conjunct on an outer join's inner table may hold on its NULL-extended row). */
+static void hash_filters(join_loop_t *L, uint32_t si, hash_src_t *h)
+{
+    const query_t *q = L->q;
+    const sql_expr_t *roots[2] = {q->src[si].on, q->jinner ? L->where : NULL};
+    uint32_t nroots = 2;
+    for (uint32_t k = 0; k < q->nsrc + nroots; k++) {
+        const sql_expr_t *e = k < nroots ? roots[k] : (q->jinner && k - nroots != si ? q->src[k - nroots].on : NULL);
+        const sql_expr_t *stack[64];
+        uint32_t sp = 0;
+        if (e)
+            stack[sp++] = e;
+        while (sp) {
+            const sql_expr_t *c = stack[--sp];
+            if (c->kind == SQL_E_BINARY && c->op == SQL_OP_AND && c->nargs == 2 && sp + 2 <= 64) {
+                stack[sp++] = c->args[1];
+                stack[sp++] = c->args[0];
+                continue;
+            }
+            bool pure = true;
+            uint64_t m = expr_src_mask(q, c, &pure);
+            if (!pure || m != (uint64_t)1 << si)
+                continue;
+            const sql_expr_t **nl = arena_alloc(L->q->x->arena, sizeof(*nl) * (h->nfilters + 1));
+            if (h->nfilters)
+                memcpy(nl, h->filters, sizeof(*nl) * h->nfilters);
+            nl[h->nfilters++] = c;
+            h->filters = nl;
+        }
+    }
+}
+
+static uint64_t hash_bytes_held(const hash_src_t *h)
+{
+    return h->arena.total + (uint64_t)h->cap * (sizeof(value_t *) + sizeof(uint32_t)) +
+           (uint64_t)h->nkeys_cap * 2 * sizeof(uint32_t) + (uint64_t)h->map.cap * sizeof(uint32_t) +
+           (uint64_t)h->map.kcap * (sizeof(uint8_t *) + sizeof(size_t));
+}
+
+/* Keeps one row of source si (stored values) under key k. */
+static void hash_keep(hash_src_t *h, const query_source_t *s, const value_t *stored, const buf_t *k)
+{
+    bool added;
+    uint32_t ki = keymap_put(&h->map, k->data, k->len, &added);
+    if (ki >= h->nkeys_cap) {
+        uint32_t nc = h->nkeys_cap ? h->nkeys_cap * 2 : 64;
+        while (nc <= ki)
+            nc *= 2;
+        h->head = mem_realloc(h->head, sizeof(uint32_t) * nc);
+        h->tail = mem_realloc(h->tail, sizeof(uint32_t) * nc);
+        memset(h->head + h->nkeys_cap, 0, sizeof(uint32_t) * (nc - h->nkeys_cap));
+        memset(h->tail + h->nkeys_cap, 0, sizeof(uint32_t) * (nc - h->nkeys_cap));
+        h->nkeys_cap = nc;
+    }
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 256;
+        h->rows = mem_realloc(h->rows, sizeof(value_t *) * h->cap);
+        h->next = mem_realloc(h->next, sizeof(uint32_t) * h->cap);
+    }
+    value_t *r = arena_alloc(&h->arena, sizeof(value_t) * (s->t->ncols + 1));
+    for (uint32_t c = 0; c < s->t->ncols; c++)
+        r[c] = !s->need || s->need[c] ? value_copy_into(&h->arena, &stored[c]) : value_null();
+    h->rows[h->n] = r;
+    h->next[h->n] = 0;
+    h->n++;
+    /* rows of a key stay in scan order: a probe gives them as a scan of the table would */
+    if (h->tail[ki])
+        h->next[h->tail[ki] - 1] = h->n;
+    else
+        h->head[ki] = h->n;
+    h->tail[ki] = h->n;
+}
+
+/* May the rows of si be read into memory in parts, the sources before it read again once per part?  Only when
+ * every join is inner (no NULL-extended row depends on all of its rows), nothing relies on the order rows come
+ * out in (an ORDER BY served by the first table's index), and no other source is read in parts. */
+static bool hash_may_split(const join_loop_t *L, uint32_t si)
+{
+    return (L->split < 0 || L->split == (int)si) && L->q->jinner && L->order_index < 0 && !L->dml;
+}
+
+/*
+ * Reads source si into memory (the next part of it when it is read in parts): the rows its filters accept and
+ * whose hash columns are not NULL (NULL equals nothing), at most max(join_buffer_size, tmp_table_size) bytes.
+ * A table larger than that is read in parts when hash_may_split, else left to the per-row scan (HASH_OFF).
+ */
+static int hash_load(join_loop_t *L, uint32_t si, const access_path_t *p)
+{
+    query_t *q = L->q;
+    sql_exec_ctx_t *x = q->x;
+    const query_source_t *s = &q->src[si];
+    hash_src_t *h = &L->hs[si];
+    bool resuming = h->more;
+    uint64_t budget = MAX(x->join_buffer_size, x->tmp_table_size);
+    if (!budget)
+        budget = HASH_DEFAULT_BUDGET;
+    if (h->state == HASH_NEW && !h->rows) {
+        /* chunks small beside the budget, so that a part holds about the budget's worth of rows */
+        arena_init(&h->arena, (size_t)MIN(MAX(budget / 16, 1024), 64 * 1024));
+        keymap_init(&h->map, &h->arena);
+        hash_filters(L, si, h);
+    } else {
+        keymap_free(&h->map);
+        mem_free(h->head);
+        mem_free(h->tail);
+        h->head = h->tail = NULL;
+        h->nkeys_cap = 0;
+        h->n = 0;
+        arena_reset(&h->arena);
+        keymap_init(&h->map, &h->arena);
+    }
+    if (!q->x->stats.full_scans)
+        x->stats.full_joins = 1;
+    h->more = false;
+    table_scan_t sc;
+    int rc = table_scan_open(&sc, L->trx, s->t, -1, resuming ? &h->resume : NULL, NULL, false, x->arena);
+    if (rc) {
+        table_scan_close(&sc);
+        return table_engine_err(x->diag, s->t, rc);
+    }
+    buf_t k;
+    buf_init(&k);
+    uint64_t seen = 0;
+    while ((rc = table_scan_next(&sc)) == 0) {
+        if ((++seen & 1023) == 0 && x->kill_query && atomic_exchange(x->kill_query, false)) {
+            rc = diag_error(x->diag, ER_QUERY_INTERRUPTED);
+            break;
+        }
+        if (resuming && seen == 1 && sc.pk.len == h->resume.len && memcmp(sc.pk.data, h->resume.data, sc.pk.len) == 0)
+            continue; /* the last row of the part before */
+        x->stats.rows_examined++;
+        const value_t *stored = sc.row;
+        if (h->nfilters) {
+            for (uint32_t c = 0; c < s->t->ncols; c++)
+                L->row[s->base + c] = stored[c];
+            bool keep = true;
+            for (uint32_t f = 0; f < h->nfilters && keep; f++) {
+                int r = row_eval_bool(&L->xe, h->filters[f], L->row);
+                if (r < 0) {
+                    rc = r;
+                    goto out;
+                }
+                keep = r > 0;
+            }
+            if (!keep)
+                continue;
+        }
+        buf_reset(&k);
+        bool null_key = false, mixed = false;
+        for (uint32_t j = 0; j < p->nhash; j++) {
+            const value_t *v = &stored[p->hcol[j]];
+            if (v->type == VAL_NULL) {
+                null_key = true;
+                break;
+            }
+            uint8_t kind = hash_kind(v);
+            if (!h->typed[j]) {
+                h->typed[j] = true;
+                h->vtype[j] = kind;
+                h->vcoll[j] = v->type == VAL_STRING ? v->coll : 0;
+            } else if (kind != h->vtype[j] || (kind == VAL_STRING && v->coll != h->vcoll[j])) {
+                mixed = true;
+            }
+            key_append_value(&k, v, false);
+        }
+        if (mixed && resuming) { /* (a part's rows were given out already: too late to scan instead) */
+            diag_push_msg(x->diag, DIAG_ERROR, ER_UNKNOWN_ERROR, "hash join: values of different kinds in one column");
+            rc = -ER_UNKNOWN_ERROR;
+            break;
+        }
+        if (mixed) { /* a column whose rows hold values of different kinds: no key serves every probe */
+            h->state = HASH_OFF;
+            break;
+        }
+        if (null_key)
+            continue;
+        hash_keep(h, s, stored, &k);
+        if (hash_bytes_held(h) > budget) {
+            if (!hash_may_split(L, si)) {
+                h->state = HASH_OFF;
+                break;
+            }
+            L->split = (int)si;
+            h->more = true;
+            buf_reset(&h->resume);
+            buf_append(&h->resume, sc.pk.data, sc.pk.len);
+            break;
+        }
+    }
+out:
+    buf_free(&k);
+    table_scan_close(&sc);
+    handler_reads(&x->stats, -1, false, false, false, seen, rc == STRATA_ENOTFOUND); /* (a part: a scan on) */
+    if (rc == STRATA_ENOTFOUND)
+        rc = 0;
+    else if (rc < 0 && rc > -10000)
+        ; /* an -ER_* already pushed */
+    else if (rc < 0)
+        rc = table_engine_err(x->diag, s->t, rc);
+    if (rc)
+        return rc;
+    if (h->state == HASH_OFF) {
+        hash_free(h);
+        h->state = HASH_OFF;
+        h->more = false;
+        if (L->split == (int)si)
+            L->split = -1;
+        return 0;
+    }
+    h->state = HASH_READY;
+    return 0;
+}
+
+/* Is probe value v looked up by key bytes in hash column j?  Only a value of the kind the column's rows hold
+ * (any exact number for an exact number, a string of the same collation, the same temporal type): then the
+ * comparison's equality is the keys'. */
+static bool hash_probe_ok(const hash_src_t *h, uint32_t j, const value_t *v)
+{
+    if (!h->typed[j])
+        return true; /* no row to find */
+    if (hash_kind(v) != h->vtype[j])
+        return false;
+    return v->type != VAL_STRING || (v->dec != VAL_DEC_ENUM && v->coll == h->vcoll[j]);
+}
+
+/* The rows of hashed source si for the row in hand, as loop_emit's result; *scan when no key serves a probe value
+ * and the caller scans the table for this row instead. */
+static int hash_probe(join_loop_t *L, uint32_t si, const access_path_t *p, bool *matched, bool *scan)
+{
+    hash_src_t *h = &L->hs[si];
+    buf_reset(&L->hkey);
+    for (uint32_t j = 0; j < p->nhash; j++) {
+        value_t v;
+        int rc = row_eval(&L->xe, p->hval[j], L->row, &v);
+        if (rc)
+            return rc;
+        if (v.type == VAL_NULL)
+            return 0; /* equals nothing */
+        if (!hash_probe_ok(h, j, &v)) {
+            *scan = L->pass == 0; /* (later passes: the first one scanned the whole table for this row) */
+            return 0;
+        }
+        key_append_value(&L->hkey, &v, false);
+    }
+    int64_t ki = keymap_find(&h->map, L->hkey.data, L->hkey.len);
+    int rc = 0;
+    for (uint32_t r = ki < 0 ? 0 : h->head[ki]; r && !rc; r = h->next[r - 1])
+        rc = loop_emit(L, si, NULL, h->rows[r - 1], matched);
     return rc;
 }
 
@@ -224,6 +557,16 @@ static int loop_level(join_loop_t *L, uint32_t d)
         goto end;
     }
     access_path_t *p = &L->paths[si];
+    if (p->hashed && L->hs && L->hs[si].state != HASH_OFF) {
+        if (L->hs[si].state == HASH_NEW && (rc = hash_load(L, si, p)) != 0)
+            return rc;
+        if (L->hs[si].state == HASH_READY) {
+            bool scan = false;
+            rc = hash_probe(L, si, p, &matched, &scan);
+            if (!scan)
+                goto end;
+        }
+    }
     if (p->index >= 0) {
         key_range_t *r;
         uint32_t nr;
@@ -328,7 +671,7 @@ static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_
                     bool order_desc)
 {
     join_loop_t L = {.q = q, .where = where, .fn = fn, .dml = dml, .fn_arg = arg, .order_index = order_index,
-                 .order_desc = order_desc};
+                 .order_desc = order_desc, .split = -1};
     sql_exec_ctx_t *x = q->x;
     row_eval_init(&L.xe, x);
     L.xe.q = q;
@@ -365,7 +708,24 @@ static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_
     int rc = exec_trx(x, &L.trx);
     if (rc)
         return rc;
+    for (uint32_t i = 0; i < q->nsrc && !L.hs; i++)
+        if (L.paths[i].hashed)
+            L.hs = arena_calloc(x->arena, sizeof(hash_src_t) * q->nsrc);
     rc = loop_level(&L, 0);
+    /* a hashed source read in parts: the sources before it read again for each further part */
+    while (rc == 0 && L.split >= 0 && L.hs[L.split].more) {
+        if ((rc = hash_load(&L, (uint32_t)L.split, &L.paths[L.split])) != 0)
+            break;
+        L.pass++;
+        rc = loop_level(&L, 0);
+    }
+    if (L.hs) {
+        for (uint32_t i = 0; i < q->nsrc; i++) {
+            hash_free(&L.hs[i]);
+            buf_free(&L.hs[i].resume);
+        }
+        buf_free(&L.hkey);
+    }
     return rc > 0 ? 0 : rc;
 }
 

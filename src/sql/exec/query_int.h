@@ -42,6 +42,13 @@ typedef struct access_path {
     bool point;              /* neq covers a unique index: at most one row per point */
     uint64_t est_rows;       /* rows the path is expected to read, from the table's statistics; 0: none */
     column_cond_t *conds;          /* per table column */
+    /* a source after the first read by a full scan: read once per statement into a hash table on its columns
+     * hcol[0..nhash), each equal to hval[k] (known before it is read), and looked up per row of the sources
+     * before it (exec/loop.c); nhash 0: every row kept is tried (a flat join buffer) */
+    bool hashed;
+    uint32_t nhash;
+    uint32_t *hcol;
+    const sql_expr_t **hval;
 } access_path_t;
 
 int src_col(const query_t *q, uint32_t si, const sql_expr_t *e);

@@ -189,6 +189,7 @@ void keymap_free(keymap_t *m)
     mem_free(m->slots);
     mem_free(m->kp);
     mem_free(m->kl);
+    keymap_init(m, m->a); /* freed twice is harmless */
 }
 
 /* The key's index, or -1 when absent. */

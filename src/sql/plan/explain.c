@@ -18,32 +18,64 @@
 
 /* ---------------------------------------------------------------- EXPLAIN */
 
+/* The bytes of column c in a key (MariaDB's key_len), prefix characters of it when not 0. */
+static uint32_t col_key_len(const cat_column_t *c, uint32_t prefix)
+{
+    sqlt_t ty = (sqlt_t)c->rc.type;
+    uint32_t l;
+    switch (ty) {
+    case SQLT_TINYINT: case SQLT_YEAR: l = 1; break;
+    case SQLT_SMALLINT: case SQLT_ENUM: l = 2; break;
+    case SQLT_MEDIUMINT: case SQLT_DATE: l = 3; break;
+    case SQLT_INT: case SQLT_FLOAT: case SQLT_TIMESTAMP: l = 4; break;
+    case SQLT_BIGINT: case SQLT_DOUBLE: case SQLT_SET: case SQLT_BIT: l = 8; break;
+    case SQLT_DATETIME: l = 5; break;
+    case SQLT_TIME: l = 3; break;
+    case SQLT_DECIMAL: l = (c->rc.len + 1) / 2 + 1; break;
+    default: {
+        uint32_t chars = prefix ? prefix : c->rc.len;
+        l = chars * (c->rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(c->rc.coll));
+        if (ty != SQLT_CHAR && ty != SQLT_BINARY)
+            l += 2;
+    }
+    }
+    return l + (c->rc.nullable ? 1 : 0);
+}
+
 static uint32_t key_len_of(const cat_table_t *t, uint32_t ix, uint32_t ncols)
 {
     uint32_t n = 0;
-    for (uint32_t k = 0; k < ncols && k < t->idx[ix].ncols; k++) {
-        const cat_column_t *c = &t->cols[t->idx[ix].cols[k].col];
-        sqlt_t ty = (sqlt_t)c->rc.type;
-        uint32_t l;
-        switch (ty) {
-        case SQLT_TINYINT: case SQLT_YEAR: l = 1; break;
-        case SQLT_SMALLINT: case SQLT_ENUM: l = 2; break;
-        case SQLT_MEDIUMINT: case SQLT_DATE: l = 3; break;
-        case SQLT_INT: case SQLT_FLOAT: case SQLT_TIMESTAMP: l = 4; break;
-        case SQLT_BIGINT: case SQLT_DOUBLE: case SQLT_SET: case SQLT_BIT: l = 8; break;
-        case SQLT_DATETIME: l = 5; break;
-        case SQLT_TIME: l = 3; break;
-        case SQLT_DECIMAL: l = (c->rc.len + 1) / 2 + 1; break;
-        default: {
-            uint32_t chars = t->idx[ix].cols[k].prefix ? t->idx[ix].cols[k].prefix : c->rc.len;
-            l = chars * (c->rc.coll == COLL_BINARY ? 1 : value_coll_mbmaxlen(c->rc.coll));
-            if (ty != SQLT_CHAR && ty != SQLT_BINARY)
-                l += 2;
-        }
-        }
-        n += l + (c->rc.nullable ? 1 : 0);
-    }
+    for (uint32_t k = 0; k < ncols && k < t->idx[ix].ncols; k++)
+        n += col_key_len(&t->cols[t->idx[ix].cols[k].col], t->idx[ix].cols[k].prefix);
     return n;
+}
+
+/* A hashed source's key columns (MariaDB's #hash#$hj key): their key_len in kl, and ref: each value as
+ * db.table.column when it is a column of another source, else func. */
+static const char *hash_ref(const query_t *q, const access_path_t *p, const cat_table_t *t, char *kl, size_t klsize,
+                            arena_t *a)
+{
+    uint32_t n = 0;
+    buf_t ref;
+    buf_init(&ref);
+    for (uint32_t k = 0; k < p->nhash; k++) {
+        n += col_key_len(&t->cols[p->hcol[k]], 0);
+        const sql_expr_t *v = p->hval[k];
+        const char *item = "func";
+        for (uint32_t i = 0; i < q->nsrc && v->kind == SQL_E_COLUMN && v->slot >= 0; i++) {
+            const query_source_t *o = &q->src[i];
+            if ((uint32_t)v->slot >= o->base && (uint32_t)v->slot < o->base + o->t->ncols)
+                item = arena_printf(a, "%s.%s.%s", o->t->db ? o->t->db : "", o->alias,
+                                    o->t->cols[(uint32_t)v->slot - o->base].name);
+        }
+        if (ref.len)
+            buf_append_byte(&ref, ',');
+        buf_append_str(&ref, item);
+    }
+    snprintf(kl, klsize, "%u", n);
+    const char *r = arena_strndup(a, (const char *)ref.data, ref.len);
+    buf_free(&ref);
+    return r;
 }
 
 /* Appends s as a JSON string. */
@@ -121,7 +153,29 @@ static void json_table(buf_t *b, int d, const char *const *v, const query_source
                     parts = t->idx[i].ncols;
                 }
         }
-        if (ix >= 0 && parts) {
+        if (p->hashed && p->nhash) {
+            buf_append_str(b, ",");
+            json_indent(b, d + 1);
+            buf_append_str(b, "\"used_key_parts\": [");
+            for (uint32_t k = 0; k < p->nhash; k++) {
+                const char *cn = t->cols[p->hcol[k]].name;
+                if (k)
+                    buf_append_str(b, ", ");
+                json_str(b, cn, strlen(cn));
+            }
+            buf_append_str(b, "],");
+            json_indent(b, d + 1);
+            buf_append_str(b, "\"ref\": [");
+            for (const char *r = v[7]; *r;) { /* hash_ref's comma-separated items */
+                const char *e = strchr(r, ',');
+                size_t n = e ? (size_t)(e - r) : strlen(r);
+                if (r != v[7])
+                    buf_append_str(b, ", ");
+                json_str(b, r, n);
+                r += n + (e ? 1 : 0);
+            }
+            buf_append_str(b, "]");
+        } else if (ix >= 0 && parts) {
             buf_append_str(b, ",");
             json_indent(b, d + 1);
             buf_append_str(b, "\"used_key_parts\": [");
@@ -133,7 +187,7 @@ static void json_table(buf_t *b, int d, const char *const *v, const query_source
             }
             buf_append_str(b, "]");
         }
-        if (v[7]) {
+        if (v[7] && !(p->hashed && p->nhash)) {
             buf_append_str(b, ",");
             json_indent(b, d + 1);
             buf_append_str(b, "\"ref\": [");
@@ -324,6 +378,12 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 if (!p.range && !multi)
                     v[7] = consts ? "const" : "func";
                 est = p.est_rows ? p.est_rows : p.point && !multi ? 1 : 10;
+            } else if (p.hashed && p.nhash) {
+                v[3] = "hash_ALL";
+                v[5] = "#hash#$hj";
+                v[7] = hash_ref(&s.q, &p, t, kl, sizeof kl, x->arena);
+                v[6] = kl;
+                est = p.est_rows ? p.est_rows : 1000;
             } else if (d == 0 && oix >= 0) {
                 v[3] = "index";
                 v[5] = t->idx[oix].name;
@@ -340,17 +400,21 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
             buf_init(&ex);
             if (src->jt)
                 buf_append_str(&ex, "Table function: json_table");
-            if (sel->where)
+            if (sel->where || (p.hashed && (p.nhash || src->on)))
                 buf_append_str(&ex, ex.len ? "; Using where" : "Using where");
             int scan_ix = src->is_virtual ? -1 : p.index >= 0 ? p.index : d == 0 ? oix : -1;
             if (scan_ix >= 0 && !s.q.locking && table_index_covers(t, (uint32_t)scan_ix, src->need))
                 buf_append_str(&ex, ex.len ? "; Using index" : "Using index");
+            if (p.hashed)
+                buf_append_str(&ex, p.nhash ? (ex.len ? "; Using join buffer (flat, BNLH join)"
+                                                      : "Using join buffer (flat, BNLH join)")
+                                            : (ex.len ? "; Using join buffer (flat, BNL join)"
+                                                      : "Using join buffer (flat, BNL join)"));
             if (d == 0 && (s.aggregate && s.ngroup))
                 buf_append_str(&ex, ex.len ? "; Using temporary" : "Using temporary");
             if (d == 0 && s.norder && oix < 0)
                 buf_append_str(&ex, ex.len ? "; Using filesort" : "Using filesort");
-            if (ex.len)
-                v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len);
+            v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len); /* "" when nothing: as MariaDB */
             buf_free(&ex);
         }
         if (json) {
@@ -380,6 +444,17 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 buf_append_str(&js, ",\n            ");
                 json_table(&js, 6, v, &s.q.src[i], &p, cond, cond_len);
                 buf_append_str(&js, "\n          }\n        }");
+            } else if (p.hashed) {
+                /* read once into a join buffer: MariaDB's block-nl-join, the condition on the buffer */
+                buf_append_str(&js, "\"block-nl-join\": {\n          ");
+                json_table(&js, 5, v, &s.q.src[i], &p, NULL, 0);
+                buf_append_str(&js, ",\n          \"buffer_type\": \"flat\",\n          \"join_type\": ");
+                buf_append_str(&js, p.nhash ? "\"BNLH\"" : "\"BNL\"");
+                if (cond) {
+                    buf_append_str(&js, ",\n          \"attached_condition\": ");
+                    json_str(&js, cond, cond_len);
+                }
+                buf_append_str(&js, "\n        }");
             } else {
                 json_table(&js, 4, v, &s.q.src[i], &p, cond, cond_len);
             }

@@ -216,6 +216,57 @@ static uint64_t path_estimate(const cat_table_t *t, uint32_t ix, uint32_t neq, b
     return est ? est : 1;
 }
 
+/* May column c be a hash join's key?  Its stored value must be what the joined row holds (not ENUM / SET /
+ * FLOAT / YEAR / ZEROFILL, which are read in another form), and equality in its
+ * type must be equality of key_append_value's bytes: exact numbers, strings (weights of the column's
+ * collation), temporal values (not TIMESTAMP under a session time zone). */
+static bool hash_key_col(const cat_table_t *t, uint32_t c)
+{
+    const cat_column_t *col = &t->cols[c];
+    sqlt_t ty = (sqlt_t)col->rc.type;
+    if (col->zerofill)
+        return false;
+    if (ty == SQLT_TIMESTAMP)
+        return !sql_tz_active();
+    switch (ty) {
+    case SQLT_TINYINT: case SQLT_SMALLINT: case SQLT_MEDIUMINT: case SQLT_INT: case SQLT_BIGINT: case SQLT_DECIMAL:
+    case SQLT_DATE: case SQLT_DATETIME: case SQLT_TIME:
+        return true;
+    default:
+        return sqlt_is_string(ty);
+    }
+}
+
+/*
+ * A source after the first that no index serves is read once into a hash table (MariaDB's hashed join
+ * buffer, join_cache_level >= 3; here whenever join_cache_level > 0): keyed on the columns WHERE / ON set equal
+ * to values known before it, or, without such columns or with join_cache_hashed=off, kept flat and tried whole
+ * against each row before it.  Not for locking reads and multi-table DML (each row is locked as it is read),
+ * sources inside a parenthesized group, or tables with columns computed on read.
+ */
+static void choose_hash(const query_t *q, uint32_t si, access_path_t *p, arena_t *a)
+{
+    const query_source_t *s = &q->src[si];
+    const cat_table_t *t = s->t;
+    bool first = q->jbefore ? q->jbefore[si] == 0 : si == 0;
+    if (first || q->x->join_cache_off || q->locking || q->cur_pk || s->jt || s->group_last || s->in_group ||
+        t->gen_on_read || (s->join != SQL_JOIN_INNER && s->join != SQL_JOIN_CROSS && s->join != SQL_JOIN_LEFT))
+        return;
+    p->hashed = true;
+    if (q->x->hash_join_off)
+        return;
+    for (uint32_t c = 0; c < t->ncols && p->nhash < 8; c++) {
+        if (!p->conds[c].eq || !hash_key_col(t, c))
+            continue;
+        if (!p->hcol) {
+            p->hcol = arena_alloc(a, sizeof(uint32_t) * 8);
+            p->hval = arena_alloc(a, sizeof(*p->hval) * 8);
+        }
+        p->hcol[p->nhash] = c;
+        p->hval[p->nhash++] = p->conds[c].eq;
+    }
+}
+
 /*
  * The access path of source si: among the indexes whose leading columns WHERE binds, the one expected to read
  * the fewest rows when the table has statistics (path_estimate), else by a fixed preference: a unique point,
@@ -273,6 +324,8 @@ void choose_path(const query_t *q, uint32_t si, const sql_expr_t *where, access_
             p->est_rows = est;
         }
     }
+    if (p->index < 0)
+        choose_hash(q, si, p, a);
 }
 
 /* Is value v usable as a search key for column c?  (Else the comparison is not in the index's order.) */
