@@ -144,3 +144,36 @@ def test_null_and_mixed_kinds(db):
     q(c, 'SET SESSION join_cache_level = 0')
     assert q(c, mixed) == q(c, plain)
     q(c, 'SET SESSION join_cache_level = DEFAULT')
+
+
+def test_where_checked_where_its_tables_are_read(target, unique):
+    """A WHERE conjunct is checked as soon as the tables it names are read: small -> dim (eq_ref) -> big (ref)
+    looks big up only for the rows of small whose dim row passes d.k < 10, on both servers (their handler
+    counts are the same)."""
+    name = unique('hjw')
+    c = target.connect()
+    q(c, 'CREATE DATABASE %s' % name)
+    q(c, 'USE %s' % name)
+    q(c, 'CREATE TABLE big (id INT PRIMARY KEY, x INT, KEY ix (x))')
+    q(c, 'CREATE TABLE small (id INT PRIMARY KEY, y INT, z INT)')
+    q(c, 'CREATE TABLE dim (id INT PRIMARY KEY, k INT)')
+    q(c, 'INSERT INTO big VALUES ' + ','.join('(%d, %d)' % (i, i * 7 % 100) for i in range(5000)))
+    q(c, 'INSERT INTO small VALUES ' + ','.join('(%d, %d, %d)' % (i, i * 13 % 100, i % 100) for i in range(500)))
+    q(c, 'INSERT INTO dim VALUES ' + ','.join('(%d, %d)' % (i, i * 37 % 100) for i in range(100)))
+    q(c, 'ANALYZE TABLE big, small, dim')
+    sql = ('SELECT COUNT(*), SUM(b.id) FROM big b JOIN small s ON b.x = s.y JOIN dim d ON d.id = s.z '
+           'WHERE d.k < 10')
+    plan = [r[2] for r in q(c, 'EXPLAIN ' + sql)]
+    q(c, 'FLUSH STATUS')
+    rows = q(c, sql)
+    st = {r[0]: int(r[1]) for r in q(c, "SHOW SESSION STATUS LIKE 'Handler_read%'")}
+    q(c, 'DROP DATABASE %s' % name)
+    c.close()
+    passing = [i for i in range(500) if (i % 100) * 37 % 100 < 10]
+    expect = [(len(passing) * 50, sum(j for i in passing for j in range(5000) if j * 7 % 100 == i * 13 % 100))]
+    assert [(int(a), int(b)) for a, b in rows] == expect
+    assert plan == ['s', 'd', 'b'], plan
+    # one dim lookup per small row, one big lookup per small row that passed d.k < 10, 50 big rows each
+    assert st['Handler_read_key'] == 500 + len(passing), st
+    assert st['Handler_read_next'] == len(passing) * 50, st
+    assert st['Handler_read_rnd_next'] == 501, st

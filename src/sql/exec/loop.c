@@ -61,6 +61,8 @@ typedef struct join_loop {
     int split;                /* the source whose rows are read into memory in parts (-1: none) */
     uint32_t pass;            /* the outer sources' pass, one per part of that source (0: the first) */
     buf_t hkey;               /* a probe's key */
+    const sql_expr_t ***jw;   /* inner joins: per depth, the WHERE conjuncts whose sources are all read there */
+    uint32_t *jnw;            /* (NULL: the whole WHERE at the last depth) */
 } join_loop_t;
 
 /* A row got through source si (its ON held, or it was NULL-extended): the groups with a head before `below`
@@ -158,6 +160,10 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
         for (uint32_t k = 0; k < L->q->jnon[d]; k++)
             if ((rc = row_eval_bool(&L->xe, L->q->jon[d][k], L->row)) <= 0)
                 return rc;
+        /* and the WHERE's conjuncts whose sources are (the last depth's after the loop below) */
+        for (uint32_t k = 0; L->jw && d + 1 < L->q->nsrc && k < L->jnw[d]; k++)
+            if ((rc = row_eval_bool(&L->xe, L->jw[d][k], L->row)) <= 0)
+                return rc;
     } else if (s->on) {
         rc = row_eval_bool(&L->xe, s->on, L->row);
         if (rc <= 0)
@@ -171,7 +177,11 @@ static int loop_emit(join_loop_t *L, uint32_t si, const buf_t *pk, const value_t
             L->q->an_passed[si]++;
         return loop_level(L, d + 1);
     }
-    if (L->where) {
+    if (L->jw) {
+        for (uint32_t k = 0; k < L->jnw[d]; k++)
+            if ((rc = row_eval_bool(&L->xe, L->jw[d][k], L->row)) <= 0)
+                return rc;
+    } else if (L->where) {
         rc = row_eval_bool(&L->xe, L->where, L->row);
         L->rejected = rc == 0;
         if (rc <= 0)
@@ -280,6 +290,63 @@ static void hash_free(hash_src_t *h)
     h->rows = NULL;
     h->next = NULL;
     h->n = h->cap = h->nkeys_cap = 0;
+}
+
+/* Inner joins read in a chosen order: each conjunct of WHERE is checked at the first depth where every source it
+ * names has been read (one with a subquery, an assignment or a volatile function at the last), so a row another
+ * conjunct refuses is not joined further.  Only the order of evaluation changes: a row reaches the consumer when
+ * every conjunct holds, as with the whole WHERE at the end.  Leaves L->jw NULL when all would be at the last. */
+static void where_by_depth(join_loop_t *L)
+{
+    const query_t *q = L->q;
+    uint32_t n = q->nsrc;
+    if (!L->where || !q->jorder || !q->jinner || n < 2)
+        return;
+    const sql_expr_t **conj = NULL;
+    uint32_t *depth = NULL, nconj = 0, early = 0;
+    const sql_expr_t *stack[64];
+    uint32_t sp = 0;
+    stack[sp++] = L->where;
+    while (sp) {
+        const sql_expr_t *c = stack[--sp];
+        if (c->kind == SQL_E_BINARY && c->op == SQL_OP_AND && c->nargs == 2 && sp + 2 <= 64) {
+            stack[sp++] = c->args[1];
+            stack[sp++] = c->args[0];
+            continue;
+        }
+        bool pure = true;
+        uint64_t m = expr_src_mask(q, c, &pure);
+        uint32_t d = 0;
+        for (uint32_t k = 0; k < n; k++)
+            if (m & ((uint64_t)1 << k))
+                d = MAX(d, q->jpos[k]);
+        if (!pure)
+            d = n - 1;
+        if (d + 1 < n)
+            early++;
+        const sql_expr_t **nc = arena_alloc(q->x->arena, sizeof(*nc) * (nconj + 1));
+        uint32_t *nd = arena_alloc(q->x->arena, sizeof(*nd) * (nconj + 1));
+        if (nconj) {
+            memcpy(nc, conj, sizeof(*nc) * nconj);
+            memcpy(nd, depth, sizeof(*nd) * nconj);
+        }
+        nc[nconj] = c;
+        nd[nconj++] = d;
+        conj = nc;
+        depth = nd;
+    }
+    if (!early)
+        return;
+    L->jnw = arena_calloc(q->x->arena, sizeof(uint32_t) * n);
+    L->jw = arena_calloc(q->x->arena, sizeof(*L->jw) * n);
+    for (uint32_t k = 0; k < nconj; k++)
+        L->jnw[depth[k]]++;
+    for (uint32_t d = 0; d < n; d++) {
+        L->jw[d] = arena_alloc(q->x->arena, sizeof(**L->jw) * (L->jnw[d] + 1));
+        L->jnw[d] = 0;
+    }
+    for (uint32_t k = 0; k < nconj; k++)
+        L->jw[depth[k]][L->jnw[depth[k]]++] = conj[k];
 }
 
 /* The conjuncts that name source si alone: of WHERE and every ON when the joins are all inner, else of its own
@@ -708,6 +775,7 @@ static int loop_run(query_t *q, const sql_expr_t *where, query_row_fn fn, query_
     int rc = exec_trx(x, &L.trx);
     if (rc)
         return rc;
+    where_by_depth(&L);
     for (uint32_t i = 0; i < q->nsrc && !L.hs; i++)
         if (L.paths[i].hashed)
             L.hs = arena_calloc(x->arena, sizeof(hash_src_t) * q->nsrc);

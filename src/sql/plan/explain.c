@@ -414,7 +414,7 @@ int exec_explain(sql_exec_ctx_t *x, const sql_stmt_t *inner, bool analyze, bool 
                 buf_append_str(&ex, ex.len ? "; Using temporary" : "Using temporary");
             if (d == 0 && s.norder && oix < 0)
                 buf_append_str(&ex, ex.len ? "; Using filesort" : "Using filesort");
-            v[9] = arena_strndup(x->arena, (const char *)ex.data, ex.len); /* "" when nothing: as MariaDB */
+            v[9] = ex.len ? arena_strndup(x->arena, (const char *)ex.data, ex.len) : ""; /* "": as MariaDB */
             buf_free(&ex);
         }
         if (json) {
