@@ -296,17 +296,15 @@ static void hash_free(hash_src_t *h)
  * names has been read (one with a subquery, an assignment or a volatile function at the last), so a row another
  * conjunct refuses is not joined further.  Only the order of evaluation changes: a row reaches the consumer when
  * every conjunct holds, as with the whole WHERE at the end.  Leaves L->jw NULL when all would be at the last. */
-static void where_by_depth(join_loop_t *L)
+/* The conjuncts of e (the operands of its ANDs, left to right) in an arena array; their count. */
+static uint32_t conjuncts(arena_t *a, const sql_expr_t *e, const sql_expr_t ***out)
 {
-    const query_t *q = L->q;
-    uint32_t n = q->nsrc;
-    if (!L->where || !q->jorder || !q->jinner || n < 2)
-        return;
-    const sql_expr_t **conj = NULL;
-    uint32_t *depth = NULL, nconj = 0, early = 0;
+    const sql_expr_t **list = NULL;
+    uint32_t n = 0, cap = 0;
     const sql_expr_t *stack[64];
     uint32_t sp = 0;
-    stack[sp++] = L->where;
+    if (e)
+        stack[sp++] = e;
     while (sp) {
         const sql_expr_t *c = stack[--sp];
         if (c->kind == SQL_E_BINARY && c->op == SQL_OP_AND && c->nargs == 2 && sp + 2 <= 64) {
@@ -314,27 +312,31 @@ static void where_by_depth(join_loop_t *L)
             stack[sp++] = c->args[0];
             continue;
         }
-        bool pure = true;
-        uint64_t m = expr_src_mask(q, c, &pure);
-        uint32_t d = 0;
-        for (uint32_t k = 0; k < n; k++)
-            if (m & ((uint64_t)1 << k))
-                d = MAX(d, q->jpos[k]);
-        if (!pure)
-            d = n - 1;
-        if (d + 1 < n)
-            early++;
-        const sql_expr_t **nc = arena_alloc(q->x->arena, sizeof(*nc) * (nconj + 1));
-        uint32_t *nd = arena_alloc(q->x->arena, sizeof(*nd) * (nconj + 1));
-        if (nconj) {
-            memcpy(nc, conj, sizeof(*nc) * nconj);
-            memcpy(nd, depth, sizeof(*nd) * nconj);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 8;
+            const sql_expr_t **nl = arena_alloc(a, sizeof(*nl) * cap);
+            if (n)
+                memcpy(nl, list, sizeof(*nl) * n);
+            list = nl;
         }
-        nc[nconj] = c;
-        nd[nconj++] = d;
-        conj = nc;
-        depth = nd;
+        list[n++] = c;
     }
+    *out = list;
+    return n;
+}
+
+static void where_by_depth(join_loop_t *L)
+{
+    const query_t *q = L->q;
+    uint32_t n = q->nsrc;
+    if (!L->where || !q->jorder || !q->jinner || n < 2)
+        return;
+    const sql_expr_t **conj;
+    uint32_t nconj = conjuncts(q->x->arena, L->where, &conj), early = 0;
+    uint32_t *depth = arena_alloc(q->x->arena, sizeof(uint32_t) * (nconj + 1));
+    for (uint32_t k = 0; k < nconj; k++)
+        if ((depth[k] = join_depth(q, conj[k], 0)) + 1 < n)
+            early++;
     if (!early)
         return;
     L->jnw = arena_calloc(q->x->arena, sizeof(uint32_t) * n);
@@ -358,25 +360,17 @@ static void hash_filters(join_loop_t *L, uint32_t si, hash_src_t *h)
     uint32_t nroots = 2;
     for (uint32_t k = 0; k < q->nsrc + nroots; k++) {
         const sql_expr_t *e = k < nroots ? roots[k] : (q->jinner && k - nroots != si ? q->src[k - nroots].on : NULL);
-        const sql_expr_t *stack[64];
-        uint32_t sp = 0;
-        if (e)
-            stack[sp++] = e;
-        while (sp) {
-            const sql_expr_t *c = stack[--sp];
-            if (c->kind == SQL_E_BINARY && c->op == SQL_OP_AND && c->nargs == 2 && sp + 2 <= 64) {
-                stack[sp++] = c->args[1];
-                stack[sp++] = c->args[0];
-                continue;
-            }
+        const sql_expr_t **conj;
+        uint32_t nconj = conjuncts(q->x->arena, e, &conj);
+        for (uint32_t j = 0; j < nconj; j++) {
             bool pure = true;
-            uint64_t m = expr_src_mask(q, c, &pure);
+            uint64_t m = expr_src_mask(q, conj[j], &pure);
             if (!pure || m != (uint64_t)1 << si)
                 continue;
             const sql_expr_t **nl = arena_alloc(L->q->x->arena, sizeof(*nl) * (h->nfilters + 1));
             if (h->nfilters)
                 memcpy(nl, h->filters, sizeof(*nl) * h->nfilters);
-            nl[h->nfilters++] = c;
+            nl[h->nfilters++] = conj[j];
             h->filters = nl;
         }
     }

@@ -60,6 +60,9 @@ void plan_join(query_t *q, const sql_expr_t *where, access_path_t *paths, arena_
 /* Sets q's join order to order (nsrc sources, kept): its inverse, what each source's path may use, and the
  * depth each ON is evaluated at (a prepared plan's order, applied to the statement bound again). */
 void plan_join_set(query_t *q, uint32_t *order, arena_t *a);
+/* The first depth of the join order where expression e (and the sources in mask also) can be evaluated: the
+ * deepest source it names; the last depth for one with a subquery, an assignment or a volatile function. */
+uint32_t join_depth(const query_t *q, const sql_expr_t *e, uint64_t also);
 /* The source read at depth d. */
 static inline uint32_t join_src(const query_t *q, uint32_t d) { return q->jorder ? q->jorder[d] : d; }
 

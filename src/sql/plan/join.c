@@ -186,6 +186,19 @@ void plan_join(query_t *q, const sql_expr_t *where, access_path_t *paths, arena_
         choose_path(q, i, where, &paths[i], a);
 }
 
+uint32_t join_depth(const query_t *q, const sql_expr_t *e, uint64_t also)
+{
+    bool pure = true;
+    uint64_t m = expr_src_mask(q, e, &pure) | also;
+    if (!pure)
+        return q->nsrc - 1;
+    uint32_t d = 0;
+    for (uint32_t k = 0; k < q->nsrc; k++)
+        if (m & ((uint64_t)1 << k))
+            d = MAX(d, q->jpos[k]);
+    return d;
+}
+
 void plan_join_set(query_t *q, uint32_t *order, arena_t *a)
 {
     uint32_t n = q->nsrc;
@@ -207,14 +220,7 @@ void plan_join_set(query_t *q, uint32_t *order, arena_t *a)
         const sql_expr_t *on = q->src[i].on;
         if (!on)
             continue;
-        bool pure = true;
-        uint64_t m = expr_src_mask(q, on, &pure) | (uint64_t)1 << i;
-        uint32_t d = 0;
-        for (uint32_t k = 0; k < n; k++)
-            if (m & ((uint64_t)1 << k))
-                d = MAX(d, q->jpos[k]);
-        if (!pure)
-            d = n - 1;
+        uint32_t d = join_depth(q, on, (uint64_t)1 << i);
         const sql_expr_t **l = arena_alloc(a, sizeof(*l) * (q->jnon[d] + 1));
         if (q->jnon[d])
             memcpy(l, q->jon[d], sizeof(*l) * q->jnon[d]);
