@@ -266,7 +266,7 @@ TEST(test_joins_ctas_explain)
     run("INSERT INTO a VALUES (1,'x')");
     CHECK_SQL("EXPLAIN SELECT * FROM a WHERE id = 1", "1|SIMPLE|a|const|PRIMARY|PRIMARY|4|const|1|Using where\n");
     CHECK_SQL("EXPLAIN SELECT a.g FROM a JOIN b ON b.id = a.id",
-              "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|NULL\n1|SIMPLE|b|ref|id|id|5|func|10|Using index\n");
+              "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|\n1|SIMPLE|b|ref|id|id|5|func|10|Using index\n");
     CHECK_SQL("EXPLAIN SELECT g FROM a ORDER BY g", "1|SIMPLE|a|ALL|NULL|NULL|NULL|NULL|1000|Using filesort\n");
     teardown();
 }
