@@ -499,7 +499,10 @@ def plan(o, which):
             [Metric("joins/hash-2-s", "big JOIN small ON big.x = small.y, no index: wall time s", "lower"),
              Metric("joins/hash-2-jcl4-s", "  the same at join_cache_level=4 (MariaDB's hash join): s", "lower"),
              Metric("joins/hash-3-s", "  joined to a third table by its primary key, filtered: s", "lower"),
-             Metric("joins/indexed-3-s", "the three tables with indexes on the join columns: s", "lower")],
+             Metric("joins/indexed-3-s", "the three tables with indexes on the join columns: s", "lower"),
+             Metric("joins/indexed-3-best-s", "  the same with FROM written in its best order: s", "lower"),
+             Metric("joins/star-5-s", "fact + 4 dimensions, FROM written fact first: s", "lower"),
+             Metric("joins/star-5-best-s", "  the same with FROM written in its best order: s", "lower")],
             timeout=1800))
     if "recovery" in which:
         inv.append(Invocation(

@@ -126,3 +126,34 @@ def test_prepared_statement_keeps_and_replans(db):
         assert got == [i for i in range(300) if i % 100 >= 10]
     finally:
         p.close()
+
+
+def test_star_filtered_dimension_first(target, unique):
+    """A fact table and four dimensions joined by their primary keys, FROM written fact first: a range on one
+    dimension's unindexed column (1/3 of its rows by the guess, 1% really) makes reading that dimension first
+    and the fact table through its index cheaper, on both servers; the rows are those of every written order."""
+    name = unique('star')
+    c = target.connect()
+    q(c, 'CREATE DATABASE %s' % name)
+    q(c, 'USE %s' % name)
+    q(c, 'CREATE TABLE fact (id INT PRIMARY KEY, a INT, b INT, c INT, d INT, KEY ia (a))')
+    q(c, 'INSERT INTO fact VALUES ' + ','.join('(%d, %d, %d, %d, %d)' % (i, i % 1000, i * 7 % 1000, i * 11 % 1000,
+                                                                          i * 13 % 1000) for i in range(20000)))
+    for t in ('d1', 'd2', 'd3', 'd4'):
+        q(c, 'CREATE TABLE %s (id INT PRIMARY KEY, k INT)' % t)
+        q(c, 'INSERT INTO %s VALUES ' % t + ','.join('(%d, %d)' % (i, i * 37 % 1000) for i in range(1000)))
+    q(c, 'ANALYZE TABLE fact, d1, d2, d3, d4')
+    written = ('SELECT COUNT(*), SUM(f.id) FROM fact f JOIN d4 ON d4.id = f.d JOIN d3 ON d3.id = f.c '
+               'JOIN d2 ON d2.id = f.b JOIN d1 ON d1.id = f.a WHERE d1.k < 10 AND d2.k < 500')
+    best = ('SELECT COUNT(*), SUM(f.id) FROM d1 JOIN fact f ON d1.id = f.a JOIN d2 ON d2.id = f.b '
+            'JOIN d3 ON d3.id = f.c JOIN d4 ON d4.id = f.d WHERE d1.k < 10 AND d2.k < 500')
+    plan = [r[2] for r in q(c, 'EXPLAIN ' + written)]
+    rows = q(c, written)
+    rows_best = q(c, best)
+    rows_straight = q(c, written.replace('SELECT', 'SELECT STRAIGHT_JOIN', 1))
+    q(c, 'DROP DATABASE %s' % name)
+    c.close()
+    assert plan[:2] == ['d1', 'f'], plan
+    keep = [i for i in range(20000) if (i % 1000) * 37 % 1000 < 10 and (i * 7 % 1000) * 37 % 1000 < 500]
+    assert [(int(a), int(b)) for a, b in rows] == [(len(keep), sum(keep))]
+    assert rows == rows_best == rows_straight
