@@ -68,11 +68,20 @@ static void undo_add(table_undo_t *u, undo_kind_t kind, engine_tree_id_t tree, c
     r->vlen = vl;
 }
 
+/* Records a session keeps room for between statements; one statement that wrote a million rows does not leave
+ * its array allocated on the connection. */
+#define UNDO_KEEP_RECS 4096u
+
 void table_undo_clear(table_undo_t *u)
 {
     for (uint32_t i = 0; i < u->n; i++)
         mem_free(u->recs[i].key);
     u->n = 0;
+    if (u->cap > UNDO_KEEP_RECS) {
+        mem_free(u->recs);
+        u->recs = NULL;
+        u->cap = 0;
+    }
 }
 
 void table_undo_free(table_undo_t *u)

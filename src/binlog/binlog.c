@@ -523,6 +523,9 @@ void binlog_set_group_hooks(binlog_t *bl, binlog_group_hook_fn before_sync, binl
 }
 
 /* The leader's work.  Called and returns with mu held and the writer role held. */
+/* What the group buffer keeps between groups. */
+#define WBUF_KEEP (4u << 20)
+
 static void leader_run(binlog_t *bl)
 {
     if (bl->opt.commit_wait_usec) {
@@ -645,6 +648,8 @@ static void leader_run(binlog_t *bl)
     for (uint32_t i = 0; i < ncb; i++)
         cbs[i].fn(cbs[i].arg);
     mem_free(cbs);
+    b->len = 0;
+    buf_shrink(b, WBUF_KEEP); /* a large transaction's group does not stay allocated after it is written */
     if (rot)
         rotate_locked(bl);
     pthread_mutex_lock(&bl->mu);

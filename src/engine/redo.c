@@ -44,6 +44,10 @@
 #define REDO_HDR_SIZE 12288
 #define CKPT_MAGIC 0x54504b43u
 #define LSN_START 65536ull
+/* Pending groups past this many bytes are written (not synced) by the appender, so a long transaction that
+ * commits nothing does not keep its whole redo in memory (InnoDB writes when its log buffer fills); and the
+ * buffer is given back down to this size once written. */
+#define REDO_WRITE_AHEAD (8u << 20)
 
 typedef struct waiter {
     uint64_t lsn;
@@ -309,6 +313,8 @@ int redo_start_deferred(redo_t *r, uint64_t end_lsn, const uint64_t user[REDO_US
     return 0;
 }
 
+static void lead(redo_t *r, bool sync);
+
 uint64_t redo_append(redo_t *r, const uint8_t *body, size_t len, uint64_t fpi_horizon)
 {
     uint8_t h[REDO_GROUP_HDR] = {0};
@@ -332,6 +338,8 @@ uint64_t redo_append(redo_t *r, const uint8_t *body, size_t len, uint64_t fpi_ho
     r->cur_lsn = lsn + total;
     r->st.groups++;
     r->st.bytes += total;
+    if (r->pending.len >= REDO_WRITE_AHEAD && !r->leader_active && !r->err)
+        lead(r, false);
     pthread_mutex_unlock(&r->mu);
     return lsn + total;
 }
@@ -393,6 +401,7 @@ static void lead(redo_t *r, bool sync)
 
     pthread_mutex_lock(&r->mu);
     buf_reset(&out);
+    buf_shrink(&out, REDO_WRITE_AHEAD);
     r->spare = out;
     r->st.flushes++;
     if (rc) {

@@ -225,6 +225,7 @@ static void *ticker(void *arg)
             admit_configure(lim, idle); /* SET GLOBAL takes effect here */
         else
             admit_tick();
+        mem_give_back(); /* after a large statement, resident memory goes back down */
         pthread_mutex_lock(&g_a.mu);
     }
     pthread_mutex_unlock(&g_a.mu);

@@ -3,7 +3,11 @@
  * The counter is one relaxed atomic; it is a statistic, not a synchronisation point.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "util/util.h"
@@ -74,3 +78,20 @@ char *mem_strndup(const char *s, size_t n)
 char *mem_strdup(const char *s) { return mem_strndup(s, strlen(s)); }
 
 int64_t mem_used(void) { return atomic_load_explicit(&mem_bytes, memory_order_relaxed); }
+
+bool mem_give_back(void)
+{
+    static int64_t high;
+    int64_t now = mem_used();
+    if (now > high) {
+        high = now;
+        return false;
+    }
+    if (high - now < MEM_GIVE_BACK_BYTES)
+        return false;
+    high = now;
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+    return true;
+}

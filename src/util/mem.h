@@ -16,5 +16,10 @@ char *mem_strdup(const char *s);
 char *mem_strndup(const char *s, size_t n);
 /* Bytes currently allocated through mem_*. */
 int64_t mem_used(void);
+/* Called periodically by one thread: when what is allocated fell by MEM_GIVE_BACK_BYTES or more below the highest
+ * level it has seen since the last call that gave memory back, returns the allocator's free pages to the system
+ * (malloc_trim), so resident memory follows a large statement back down.  Returns true if it trimmed. */
+#define MEM_GIVE_BACK_BYTES (64ll << 20)
+_Bool mem_give_back(void);
 
 #endif

@@ -1,0 +1,78 @@
+"""What a large write leaves allocated once it is over (strata only: Memory_used is the server's count of what it
+allocated, VmRSS the kernel's).  A statement or transaction that writes hundreds of thousands of rows with the
+binary log on grows the session's event buffer, the binlog group buffer, the statement undo array and the redo
+buffer; none of them may stay at that size after it ends, and the allocator's free pages go back to the system
+(util/mem.c mem_give_back), so an idle server does not hold a past statement's peak."""
+import time
+
+import pytest
+
+from sqlutil import run
+
+ROWS = 300000
+# what may stay allocated after the write, beyond what the server held before it: the kept sizes of the buffers
+# (binlog group 4 MiB, session events 256 KiB, redo 8 MiB x 2) and noise
+KEPT = 24 << 20
+
+
+def status(c, name):
+    return int(run(c, "SHOW GLOBAL STATUS LIKE '%s'" % name)[0][1])
+
+
+def vm(pid, key):
+    for line in open('/proc/%d/status' % pid):
+        if line.startswith(key + ':'):
+            return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+
+@pytest.fixture
+def server(fresh_strata):
+    fresh_strata.start(['--log-bin=binlog', '--server-id=1', '--innodb-buffer-pool-size=32M'])
+    c = fresh_strata.connect()
+    run(c, 'CREATE DATABASE m')
+    run(c, 'CREATE TABLE m.k (i INT PRIMARY KEY)')
+    run(c, 'INSERT INTO m.k VALUES ' + ','.join('(%d)' % i for i in range(1000)))
+    run(c, 'CREATE TABLE m.t (id INT PRIMARY KEY, pad CHAR(60))')
+    yield fresh_strata, c
+    c.close()
+
+
+def write_rows(c, base, in_trx):
+    if in_trx:
+        run(c, 'BEGIN')
+    run(c, "INSERT INTO m.t SELECT %d + a.i * 1000 + b.i, REPEAT('x', 60) FROM m.k a, m.k b WHERE a.i < %d"
+        % (base, ROWS // 1000))
+    if in_trx:
+        run(c, 'INSERT INTO m.t VALUES (%d, NULL)' % (base + 2000000))
+        run(c, 'COMMIT')
+
+
+@pytest.mark.parametrize('in_trx', [False, True], ids=['autocommit', 'transaction'])
+def test_large_write_leaves_nothing_allocated(server, in_trx):
+    s, c = server
+    before = status(c, 'Memory_used')
+    write_rows(c, 0, in_trx)
+    assert run(c, 'SELECT COUNT(*) FROM m.t')[0][0] == ROWS + (1 if in_trx else 0)
+    after = status(c, 'Memory_used')
+    assert after - before < KEPT, (before, after)
+    # the same on a new connection, and again after a second write (nothing accumulates)
+    c2 = s.connect()
+    write_rows(c2, 10000000, in_trx)
+    c2.close()
+    assert status(c, 'Memory_used') - before < KEPT
+
+
+def test_resident_memory_follows_a_large_statement_down(server):
+    s, c = server
+    pid = s.proc.pid
+    if 'libasan' in open('/proc/%d/maps' % pid).read():
+        pytest.skip("AddressSanitizer's allocator keeps freed memory in its quarantine: resident memory is its own")
+    rss0 = vm(pid, 'VmRSS')
+    write_rows(c, 0, False)
+    hwm = vm(pid, 'VmHWM')
+    assert hwm - rss0 > 100 << 20, 'the write did not raise resident memory enough to test (%d -> %d)' % (rss0, hwm)
+    t0 = time.time()
+    while vm(pid, 'VmRSS') - rss0 > (hwm - rss0) // 3:
+        assert time.time() - t0 < 10, (rss0, hwm, vm(pid, 'VmRSS'))
+        time.sleep(0.1)
