@@ -184,6 +184,11 @@ static int open_binlog(const config_t *cfg, const char *datadir)
         bo.compress_in_background = true;
     }
     bo.server_version = STRATA_VERSION_STRING;
+    char tmpdir[1024];
+    int tn = sysvar_global_str(&g_srv.vars, SYSVAR_TMPDIR, tmpdir, sizeof tmpdir);
+    binlog_trx_set_tmpdir(tn > 0 && (size_t)tn < sizeof tmpdir ? tmpdir : "/tmp");
+    binlog_trx_set_cache((uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_BINLOG_CACHE_SIZE),
+                         (uint64_t)sysvar_global_int(&g_srv.vars, SYSVAR_MAX_BINLOG_CACHE_SIZE));
     binlog_recovery_t rec;
     memset(&rec, 0, sizeof rec);
     if (binlog_open(&bo, &g_srv.binlog, &rec) != 0) {

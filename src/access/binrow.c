@@ -90,6 +90,8 @@ void binrow_stmt_undo(binrow_log_t *l)
 
 void binrow_stmt_no_fk_checks(binrow_log_t *l, bool off) { l->trx.rows_flags = off ? BINLOG_ROWS_NO_FK_CHECKS : 0; }
 
+int binrow_cache_errno(const binrow_log_t *l) { return binlog_trx_cache_errno(&l->trx); }
+
 binlog_trx_mark_t binrow_savepoint(binrow_log_t *l) { return binlog_trx_mark(&l->trx); }
 
 void binrow_rollback_to(binrow_log_t *l, binlog_trx_mark_t m)

@@ -42,6 +42,8 @@ void binrow_stmt_no_fk_checks(binrow_log_t *l, bool off);
 
 /* Savepoints: where the transaction's events stand between statements, and going back there. */
 binlog_trx_mark_t binrow_savepoint(binrow_log_t *l);
+/* errno of the last failed write of the transaction's binlog-cache file (after BINLOG_ECACHEWRITE) */
+int binrow_cache_errno(const binrow_log_t *l);
 void binrow_rollback_to(binrow_log_t *l, binlog_trx_mark_t m);
 
 /* One row change with the full images; 0 or STRATA_EPROTO (a value the row format cannot carry). */

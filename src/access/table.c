@@ -410,6 +410,14 @@ static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, c
     if (!u || !u->bl)
         return 0;
     int rc = kind == 0 ? binrow_insert(u->bl, t, a) : kind == 1 ? binrow_update(u->bl, t, a, b) : binrow_delete(u->bl, t, a);
+    if (rc == 0)
+        return 0;
+    if (rc == BINLOG_ECACHEFULL) /* max_binlog_cache_size: the statement fails, the transaction goes on */
+        return diag_error(d, ER_TRANS_CACHE_FULL);
+    if (rc == BINLOG_ECACHEWRITE) {
+        int e = binrow_cache_errno(u->bl);
+        return diag_error(d, ER_ERROR_ON_WRITE, binlog_trx_tmpdir(), e, strerror(e));
+    }
     if (!NEVER(rc != 0))
         return 0;
     log_error("executor: the row encoder refused a row of %s.%s (%d)", t->db, t->name, rc);

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,9 +523,50 @@ void binlog_set_group_hooks(binlog_t *bl, binlog_group_hook_fn before_sync, binl
     pthread_mutex_unlock(&bl->mu);
 }
 
-/* The leader's work.  Called and returns with mu held and the writer role held. */
-/* What the group buffer keeps between groups. */
+/* What the group buffer keeps between groups, and how much of it is written at once. */
 #define WBUF_KEEP (4u << 20)
+enum { GW_READ = 1u << 20 }; /* read from a binlog-cache file at a time */
+
+/* The group being written: b holds bytes for the file at off; b->data[0 .. sealed) are whole sealed events. */
+typedef struct gw {
+    binlog_t *bl;
+    buf_t *b;
+    uint64_t off;
+    size_t sealed;
+    int err;          /* the first failed write (-errno) */
+    bool read_failed; /* ... or a binlog-cache file could not be read */
+} gw_t;
+
+static void gw_flush(gw_t *g)
+{
+    if (!g->err && g->sealed)
+        g->err = fio_pwrite(FIO_BINLOG, g->bl->fd, g->b->data, g->sealed, (int64_t)g->off);
+    if (!g->err)
+        g->off += g->sealed;
+    buf_consume(g->b, g->sealed); /* after a failure the rest is still sealed, never written */
+    g->sealed = 0;
+}
+
+/* Seals the whole events after `sealed` (their positions start at pos) and writes wbuf out once it is full;
+ * returns the position after them. */
+static uint64_t gw_seal(gw_t *g, uint64_t pos, uint32_t when, uint32_t sid)
+{
+    buf_t *b = g->b;
+    size_t n = g->sealed;
+    while (n + BINLOG_HEADER_LEN <= b->len) {
+        uint32_t size = rd32(b->data + n + 9);
+        if (size < BINLOG_HEADER_LEN || n + size > b->len)
+            break;
+        n += size;
+    }
+    pos = binlog_events_seal(b->data + g->sealed, n - g->sealed, pos, when, sid);
+    g->sealed = n;
+    if (g->sealed >= WBUF_KEEP)
+        gw_flush(g);
+    return pos;
+}
+
+/* The leader's work.  Called and returns with mu held and the writer role held. */
 
 static void leader_run(binlog_t *bl)
 {
@@ -557,36 +599,59 @@ static void leader_run(binlog_t *bl)
     void *harg = bl->hook_arg;
     pthread_mutex_unlock(&bl->mu);
 
-    buf_t *b = &bl->wbuf;
+    /* The group goes into wbuf, sealed event by event; a transaction whose events are partly in its binlog-cache
+     * file is streamed from it, and wbuf is written out whenever it holds WBUF_KEEP bytes, so a large
+     * transaction is never in memory whole. */
+    gw_t g = {.bl = bl, .b = &bl->wbuf, .off = bl->wpos};
+    buf_t *b = g.b;
     b->len = 0;
     uint64_t pos = bl->wpos;
     for (bl_waiter_t *w = batch; w; w = w->next) {
         binlog_trx_t *x = w->trx;
-        size_t at = b->len;
         uint32_t when = x->when ? x->when : t;
         uint32_t sid = w->res->gtid.server;
         bool ddl = x->kind == BINLOG_TRX_DDL;
         uint8_t f2 = ddl ? (BINLOG_GTID_FL_STANDALONE | BINLOG_GTID_FL_ALLOW_PARALLEL | BINLOG_GTID_FL_DDL)
                          : (BINLOG_GTID_FL_TRANSACTIONAL | BINLOG_GTID_FL_ALLOW_PARALLEL);
+        w->res->start = (binlog_pos_t){bl->active_seq, pos};
         binlog_ev_gtid(b, when, sid, w->res->gtid, f2, count > 1 ? first_seq : 0);
         binlog_trx_stmt_end(x);
+        pos = gw_seal(&g, pos, when, sid);
+        for (uint64_t off = 0; off < x->spilled && !g.err;) {
+            size_t want = (size_t)MIN(x->spilled - off, (uint64_t)GW_READ), got = 0;
+            buf_reserve(b, want);
+            int e = fio_pread(FIO_TEMP, x->spill_fd, b->data + b->len, want, (int64_t)off, &got);
+            if (e || got == 0) {
+                log_error("binlog: reading a transaction's binlog cache file: %s", e ? strerror(-e) : "short file");
+                g.err = STRATA_EIO;
+                g.read_failed = true;
+                break;
+            }
+            b->len += got;
+            off += got;
+            pos = gw_seal(&g, pos, when, sid);
+        }
         buf_append(b, x->ev.data, x->ev.len);
         if (!ddl)
             binlog_ev_xid(b, when, sid, x->xid);
-        w->res->start = (binlog_pos_t){bl->active_seq, pos};
-        pos = binlog_events_seal(b->data + at, b->len - at, pos, when, sid);
+        pos = gw_seal(&g, pos, when, sid);
         w->res->end = (binlog_pos_t){bl->active_seq, pos};
     }
+    gw_flush(&g);
     binlog_pos_t gstart = {bl->active_seq, bl->wpos}, gend = {bl->active_seq, pos};
     int rc = 0;
     bool retryable = false;
-    int err = fio_pwrite(FIO_BINLOG, bl->fd, b->data, b->len, (int64_t)bl->wpos);
+    int err = g.err;
+    uint64_t group_bytes = g.off - bl->wpos;
     if (err) {
-        rc = err == -ENOSPC || err == -EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
-        log_error("binlog: write of %zu bytes to binlog file %u failed: %s%s", b->len, bl->active_seq, strerror(-err),
-                  rc == BINLOG_EDISKFULL ? "; the group's transactions are rolled back, later commits try again" : "");
+        rc = g.read_failed ? STRATA_EIO : err == -ENOSPC || err == -EDQUOT ? BINLOG_EDISKFULL : STRATA_EIO;
+        if (!g.read_failed)
+            log_error("binlog: write of %" PRIu64 " bytes to binlog file %u failed: %s%s", pos - bl->wpos,
+                      bl->active_seq, strerror(-err),
+                      rc == BINLOG_EDISKFULL ? "; the group's transactions are rolled back, later commits try again"
+                                             : "");
         /* the torn bytes go; if they cannot, recovery truncates the tail at the next start */
-        retryable = rc == BINLOG_EDISKFULL && fio_ftruncate(FIO_BINLOG, bl->fd, bl->wpos) == 0;
+        retryable = (rc == BINLOG_EDISKFULL || g.read_failed) && fio_ftruncate(FIO_BINLOG, bl->fd, bl->wpos) == 0;
     }
     if (rc == 0 && before)
         before(harg, gstart, gend);
@@ -606,7 +671,7 @@ static void leader_run(binlog_t *bl)
         bl->durable_state_ok = true;
         bl->stats.commits += count;
         bl->stats.group_commits++;
-        bl->stats.bytes_written += b->len;
+        bl->stats.bytes_written += group_bytes;
         bl_file_t *f = bl_file_by_seq(bl, bl->active_seq);
         f->size = f->disk_size = pos;
         f->last_time = t;
@@ -664,7 +729,7 @@ int binlog_commit(binlog_t *bl, binlog_trx_t *trx, binlog_commit_result_t *res)
     w.trx = trx;
     w.res = res ? res : &dummy;
     memset(w.res, 0, sizeof *w.res);
-    if (trx->ev.len == 0) { /* nothing to log: a DDL needs its query; an empty rows transaction logs nothing */
+    if (binlog_trx_empty(trx)) { /* nothing to log: a DDL needs its query; an empty rows transaction logs nothing */
         pthread_cond_destroy(&w.cv);
         return trx->kind == BINLOG_TRX_DDL ? STRATA_EPROTO : 0;
     }
@@ -707,7 +772,7 @@ void binlog_commit_async(binlog_t *bl, binlog_trx_t *trx, binlog_commit_cb fn, v
     w->cb = fn;
     w->cb_arg = arg;
     int rc = 0;
-    if (trx->ev.len == 0) {
+    if (binlog_trx_empty(trx)) {
         rc = trx->kind == BINLOG_TRX_DDL ? STRATA_EPROTO : 0;
         goto now;
     }

@@ -155,7 +155,13 @@ typedef struct binlog_trx {
                                master's GTID); 0: next in the domain */
     uint32_t thread_id;     /* pseudo_thread_id in QUERY events */
     uint32_t when;          /* event timestamp (0: now at commit) */
-    buf_t ev;               /* events after the GTID event, each with header and a CRC slot, positions unset */
+    buf_t ev;               /* events after the GTID event, each with header and a CRC slot, positions unset;
+                               past binlog_cache_size the settled front of them is in spill_fd */
+    int spill_fd;           /* the temporary file holding the first `spilled` bytes of the events, or -1 */
+    uint64_t spilled;       /* bytes in spill_fd: ev.data[0] is the event byte at this offset */
+    bool maps_spilled;      /* the open statement's TABLE_MAPs went to the file with rows after them */
+    bool used_file;         /* a file was made for this transaction (Binlog_cache_disk_use) */
+    int spill_errno;        /* the errno of the last failed write of the file */
     /* current statement */
     uint64_t *mapped;       /* table ids mapped in the current statement */
     uint32_t nmapped, capmapped;
@@ -188,7 +194,9 @@ int binlog_trx_update_row(binlog_trx_t *t, const binlog_table_t *tb, const binlo
 int binlog_trx_delete_row(binlog_trx_t *t, const binlog_table_t *tb, const binlog_value_t *before);
 /* Pre-encoded images (binlog_row_encode format); type is BINLOG_EV_{WRITE,UPDATE,DELETE}_ROWS_V1; an update
  * passes before and after concatenated. */
-void binlog_trx_add_row_raw(binlog_trx_t *t, const binlog_table_t *tb, int type, const void *img, size_t len);
+int binlog_trx_add_row_raw(binlog_trx_t *t, const binlog_table_t *tb, int type, const void *img, size_t len);
+/* A whole event as read from another server's binlog (a replica's log_slave_updates): header, body, CRC slot. */
+int binlog_trx_add_event(binlog_trx_t *t, const void *ev, size_t len);
 void binlog_trx_stmt_end(binlog_trx_t *t);
 bool binlog_trx_empty(const binlog_trx_t *t);
 /* Statement savepoints: binlog_trx_mark() closes the open statement and returns where the next one starts;
@@ -199,6 +207,22 @@ typedef struct binlog_trx_mark {
 } binlog_trx_mark_t;
 binlog_trx_mark_t binlog_trx_mark(binlog_trx_t *t);
 void binlog_trx_rollback_to(binlog_trx_t *t, binlog_trx_mark_t m);
+/* Bytes of events the transaction holds (memory and file). */
+uint64_t binlog_trx_size(const binlog_trx_t *t);
+
+/* The binlog cache, as MariaDB's: a transaction keeps up to binlog_cache_size bytes of its events in memory; past
+ * that, the front of them (every event no later change can move) goes to a temporary file in tmpdir, unlinked at
+ * once, which binlog_commit() streams into the binlog.  A transaction may not hold more than
+ * max_binlog_cache_size bytes: the row that would pass it is refused with BINLOG_ECACHEFULL (ER_TRANS_CACHE_FULL,
+ * the statement fails, the transaction goes on).  A failed write of the file is BINLOG_ECACHEWRITE (errno in
+ * binlog_trx_cache_errno()).  Binlog_cache_use counts the rows transactions ended (committed or rolled back) with
+ * events, Binlog_cache_disk_use those of them that used a file. */
+enum { BINLOG_ECACHEFULL = -10210, BINLOG_ECACHEWRITE = -10211 };
+void binlog_trx_set_cache(uint64_t cache_size, uint64_t max_cache_size);
+void binlog_trx_set_tmpdir(const char *dir); /* at start-up, before any transaction */
+void binlog_trx_cache_stats(uint64_t *use, uint64_t *disk_use);
+int binlog_trx_cache_errno(const binlog_trx_t *t);
+const char *binlog_trx_tmpdir(void);
 
 /* ---- the binlog (binlog.c) ---------------------------------------------------------------------------------- */
 typedef struct binlog_options {

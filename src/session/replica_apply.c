@@ -266,8 +266,16 @@ static int apply_rows(applier_t *a, binapply_t *ap, replica_worker_t *w, const r
     binlog_trx_init(&blt, BINLOG_TRX_ROWS);
     while (rc == 0 && replica_group_next(g, &off, &ev)) {
         if (a->log_updates && a->srv->binlog && (is_rows_event(ev.type) || ev.type == BINLOG_EV_ANNOTATE_ROWS)) {
-            buf_append(&blt.ev, ev.data, ev.size); /* the binlog seals positions, server id, time and CRC */
-            blt.nevents++;
+            /* the binlog seals positions, server id, time and CRC */
+            if ((rc = binlog_trx_add_event(&blt, ev.data, ev.size)) != 0) {
+                if (rc == BINLOG_ECACHEFULL)
+                    snprintf(err, cap, "Multi-statement transaction required more than 'max_binlog_cache_size' "
+                             "bytes of storage; increase this mariadbd variable and try again"), rc = ER_TRANS_CACHE_FULL;
+                else
+                    snprintf(err, cap, "Error writing file '%s' (errno: %d \"%s\")", binlog_trx_tmpdir(),
+                             binlog_trx_cache_errno(&blt), strerror(binlog_trx_cache_errno(&blt))), rc = ER_ERROR_ON_WRITE;
+                break;
+            }
         }
         if (ev.type == BINLOG_EV_TABLE_MAP) {
             binlog_table_t t;

@@ -92,6 +92,12 @@ static bool session_status_compute(void *arg, status_func_t which, const status_
                                                          : bs.unreadable_reported;
         return true;
     }
+    if (which == STATUS_BINLOG_CACHE_USE || which == STATUS_BINLOG_CACHE_DISK_USE) {
+        uint64_t use, disk;
+        binlog_trx_cache_stats(&use, &disk);
+        *num = which == STATUS_BINLOG_CACHE_USE ? use : disk;
+        return true;
+    }
     if (which == STATUS_BINLOG_SNAPSHOT_FILE || which == STATUS_BINLOG_SNAPSHOT_POSITION) {
         /* MariaDB: the binlog position of the session's consistent snapshot (START TRANSACTION WITH CONSISTENT
          * SNAPSHOT, taken with no commit in between: sql_commit_snapshot), and outside one the current position.
@@ -859,6 +865,10 @@ void server_apply_global(server_t *srv, const sysvar_def_t *def)
             binlog_set_limits(srv->binlog, (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_BINLOG_SIZE),
                               (int)sysvar_global_int(&srv->vars, SYSVAR_SYNC_BINLOG),
                               (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS));
+        break;
+    case SYSVAR_BINLOG_CACHE_SIZE: case SYSVAR_MAX_BINLOG_CACHE_SIZE: /* transactions that start after */
+        binlog_trx_set_cache((uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_CACHE_SIZE),
+                             (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_BINLOG_CACHE_SIZE));
         break;
     case SYSVAR_INNODB_LOCK_WAIT_TIMEOUT: {
         catalog_t *cat = sql_exec_catalog();

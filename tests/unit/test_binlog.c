@@ -673,6 +673,173 @@ TEST(test_statement_maps_come_before_its_rows)
     binlog_trx_free(&t);
 }
 
+/* ---- the binlog cache: spill to a temporary file ---- */
+
+/* One transaction: 2,000 rows into a (8 rows events per KiB... several hundred KiB), a statement rolled back to
+ * its mark, deletes; with a cache of cache bytes.  Returns the bytes it committed (GTID ... XID). */
+static uint8_t *cache_trx(uint64_t cache, size_t *len, uint64_t *spilled, int *fds_during)
+{
+    fresh_dir();
+    binlog_options_t o;
+    opts(&o);
+    binlog_t *bl;
+    if (binlog_open(&o, &bl, NULL))
+        return NULL;
+    binlog_trx_set_cache(cache, UINT64_MAX);
+    binlog_col_t cols[2] = {binlog_col(BINLOG_T_LONG, 0, 0, false), binlog_col(BINLOG_T_VARCHAR, 400, 0, false)};
+    binlog_table_t ta = {7, "db", "a", 2, cols};
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    t.when = 1700000000;
+    t.xid = 42;
+    char pad[200];
+    memset(pad, 'p', sizeof pad);
+    binlog_trx_stmt_begin(&t, "insert into a ...", 17);
+    for (int i = 0; i < 2000; i++) {
+        binlog_value_t v[2] = {{.i = i}, {.s = pad, .len = sizeof pad}};
+        if (binlog_trx_write_row(&t, &ta, v))
+            return NULL;
+    }
+    binlog_trx_mark_t m = binlog_trx_mark(&t);
+    binlog_trx_stmt_begin(&t, "update a ...", 12);
+    for (int i = 0; i < 500; i++) {
+        binlog_value_t v[2] = {{.i = i}, {.s = pad, .len = sizeof pad}};
+        if (binlog_trx_update_row(&t, &ta, v, v))
+            return NULL;
+    }
+    binlog_trx_rollback_to(&t, m); /* the statement failed: its events go, from the file too */
+    binlog_trx_stmt_begin(&t, "delete from a ...", 17);
+    for (int i = 0; i < 300; i++) {
+        binlog_value_t v[2] = {{.i = i}, {.s = pad, .len = 10}};
+        if (binlog_trx_delete_row(&t, &ta, v))
+            return NULL;
+    }
+    *spilled = t.spilled;
+    *fds_during = t.spill_fd >= 0;
+    binlog_commit_result_t r;
+    int rc = binlog_commit(bl, &t, &r);
+    binlog_trx_free(&t);
+    binlog_close(bl);
+    binlog_trx_set_cache(32768, UINT64_MAX);
+    if (rc)
+        return NULL;
+    char path[400];
+    snprintf(path, sizeof path, "%s/sbin.000001", g_dir);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    *len = (size_t)(r.end.offset - r.start.offset);
+    uint8_t *b = malloc(*len);
+    if (fseek(f, (long)r.start.offset, SEEK_SET) || fread(b, 1, *len, f) != *len) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
+TEST(test_spilled_transaction_logs_the_same_bytes)
+{
+    size_t n1 = 0, n2 = 0;
+    uint64_t sp1 = 0, sp2 = 0;
+    int fd1 = 0, fd2 = 0;
+    uint64_t use0, disk0, use1, disk1;
+    binlog_trx_cache_stats(&use0, &disk0);
+    uint8_t *mem = cache_trx(UINT64_MAX, &n1, &sp1, &fd1); /* everything in memory */
+    uint8_t *file = cache_trx(4096, &n2, &sp2, &fd2);      /* nearly everything through the file */
+    binlog_trx_cache_stats(&use1, &disk1);
+    REQUIRE(mem && file);
+    CHECK_EQ_INT((int)sp1, 0);
+    CHECK_EQ_INT(fd1, 0);
+    CHECK(sp2 > 400000); /* the rolled-back updates were cut from the file: 2,000 inserts + 300 deletes stay */
+    CHECK(fd2);
+    CHECK_EQ_INT((int)n1, (int)n2);
+    CHECK(n1 > 400000);
+    CHECK(memcmp(mem, file, n1) == 0);
+    CHECK_EQ_INT((int)(use1 - use0), 2);
+    CHECK_EQ_INT((int)(disk1 - disk0), 1);
+    free(mem);
+    free(file);
+}
+
+/* A table first touched after its statement's maps and rows went to the file starts a new group of maps: the
+ * earlier part ends with STMT_END_F, so no TABLE_MAP ever follows a rows event of an open statement. */
+TEST(test_late_table_after_spill_starts_a_map_group)
+{
+    binlog_trx_set_cache(4096, UINT64_MAX);
+    binlog_col_t cols[2] = {binlog_col(BINLOG_T_LONG, 0, 0, false), binlog_col(BINLOG_T_VARCHAR, 400, 0, false)};
+    binlog_table_t ta = {7, "db", "a", 2, cols}, tb = {8, "db", "b", 2, cols};
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    char pad[100];
+    memset(pad, 'q', sizeof pad);
+    binlog_value_t v[2] = {{.i = 1}, {.s = pad, .len = sizeof pad}};
+    binlog_trx_stmt_begin(&t, "update a left join b ...", 24);
+    for (int i = 0; i < 200; i++)
+        CHECK_EQ_INT(binlog_trx_update_row(&t, &ta, v, v), 0);
+    CHECK(t.spilled > 0);
+    CHECK_EQ_INT(binlog_trx_update_row(&t, &tb, v, v), 0); /* b first shows up */
+    CHECK_EQ_INT(binlog_trx_update_row(&t, &ta, v, v), 0);
+    binlog_trx_stmt_end(&t);
+    /* the whole event stream: file + memory */
+    buf_t all;
+    buf_init(&all);
+    buf_reserve(&all, (size_t)t.spilled + t.ev.len);
+    REQUIRE(pread(t.spill_fd, all.data, (size_t)t.spilled, 0) == (ssize_t)t.spilled);
+    all.len = (size_t)t.spilled;
+    buf_append(&all, t.ev.data, t.ev.len);
+    bool open_rows = false;
+    int maps = 0, ends = 0, b_rows = 0;
+    uint64_t mapped = 0; /* bit per table id 7, 8 in the current group */
+    for (size_t at = 0; at + BINLOG_HEADER_LEN <= all.len;) {
+        const uint8_t *e = all.data + at;
+        uint32_t size = (uint32_t)e[9] | (uint32_t)e[10] << 8 | (uint32_t)e[11] << 16 | (uint32_t)e[12] << 24;
+        REQUIRE(size >= BINLOG_HEADER_LEN && at + size <= all.len);
+        uint64_t id = 0;
+        for (int i = 0; i < 6; i++)
+            id |= (uint64_t)e[BINLOG_HEADER_LEN + i] << (8 * i);
+        if (e[4] == BINLOG_EV_TABLE_MAP) {
+            CHECK(!open_rows);
+            mapped |= 1u << (id - 7);
+            maps++;
+        } else if (e[4] == BINLOG_EV_UPDATE_ROWS_V1) {
+            CHECK(mapped & (1u << (id - 7)));
+            open_rows = !(e[BINLOG_HEADER_LEN + 6] & 1);
+            if (!open_rows) {
+                ends++;
+                mapped = 0;
+            }
+            b_rows += id == 8;
+        }
+        at += size;
+    }
+    CHECK(!open_rows);
+    CHECK_EQ_INT(ends, 2);
+    CHECK_EQ_INT(maps, 3); /* a; then b and a again */
+    CHECK_EQ_INT(b_rows, 1);
+    buf_free(&all);
+    binlog_trx_free(&t);
+    binlog_trx_set_cache(32768, UINT64_MAX);
+}
+
+TEST(test_max_binlog_cache_size)
+{
+    binlog_trx_set_cache(4096, 20000);
+    binlog_col_t cols[1] = {binlog_col(BINLOG_T_LONG, 0, 0, false)};
+    binlog_table_t ta = {7, "db", "a", 1, cols};
+    binlog_trx_t t;
+    binlog_trx_init(&t, BINLOG_TRX_ROWS);
+    binlog_value_t v = {.i = 5};
+    int rc = 0, i = 0;
+    for (; i < 100000 && rc == 0; i++)
+        rc = binlog_trx_write_row(&t, &ta, &v);
+    CHECK_EQ_INT(rc, BINLOG_ECACHEFULL);
+    CHECK(binlog_trx_size(&t) <= 20000);
+    CHECK(i > 3000);
+    binlog_trx_free(&t);
+    binlog_trx_set_cache(32768, UINT64_MAX);
+}
+
 /* ---- crash recovery ---- */
 
 static void commit_rows(binlog_t *bl, int n, uint64_t xid0)
@@ -1656,7 +1823,9 @@ TEST(test_cleanup)
     rmdir(g_dir);
 }
 
-UNIT_MAIN(test_events_match_mariadb_bytes, test_statement_maps_come_before_its_rows, test_edge_values_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
+UNIT_MAIN(test_events_match_mariadb_bytes, test_statement_maps_come_before_its_rows,
+          test_spilled_transaction_logs_the_same_bytes, test_late_table_after_spill_starts_a_map_group,
+          test_max_binlog_cache_size, test_edge_values_match_mariadb_bytes, test_mariadb_binlog_decodes_rows, test_show_binlog_events,
           test_group_commit_fsyncs, test_durable_waiters, test_crash_recovery, test_rotate_purge_3500_files,
           test_rotation_at_max_size, test_unreadable_reported_once, test_compressed_files,
           test_corrupt_event_stops_reader, test_kill9_cycles, test_expiry_hooks_background_compression,

@@ -272,6 +272,8 @@ bool exec_temp_map(sql_exec_ctx_t *x, const char **db, const char **name);
 
 int exec_select_stmt(sql_exec_ctx_t *x, const sql_select_t *sel);
 int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows, uint64_t *nrows, uint32_t *ncols);
+int exec_select_push(sql_exec_ctx_t *x, const sql_select_t *sel, bool (*accept)(void *arg, const query_t *q, uint32_t nitems),
+                     int (*row)(void *arg, const value_t *vals), void *arg, uint32_t *ncols, bool *pushed);
 int exec_select_describe(sql_exec_ctx_t *x, const sql_select_t *sel, res_col_t **cols, int *ncols);
 /* As exec_select_describe, plus per column what CREATE TABLE ... SELECT needs beyond the column definition:
  * an integer expression's display width when it is not its length (YEAR(d) is int(5) of length 4), a DECIMAL

@@ -56,6 +56,8 @@ typedef struct insert_run {
     const value_t *extra_vals; /* the current SELECT row's hidden items */
     const sql_row_t *row;     /* LOAD DATA: the VALUES row being built (its 1261 / 1262 notes) */
     exec_trg_t trg;           /* the table's triggers (trigfire.c) */
+    arena_t *ra;              /* where a row is built: the statement's arena, or when streamed (no RETURNING) an
+                                 arena emptied before each row, so the statement's memory does not grow with them */
 } insert_run_t;
 
 int col_default_value(sql_exec_ctx_t *x, const cat_column_t *c, value_t *out, arena_t *a, bool strict);
@@ -76,7 +78,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
     sql_exec_ctx_t *x = I->x;
     const cat_table_t *t = I->t;
     bool strict = x->strict && !I->ignore;
-    bool *given = arena_calloc(x->arena, t->ncols + 1);
+    bool *given = arena_calloc(I->ra, t->ncols + 1);
     int rc;
     const sql_row_t *lr = I->row;
     for (uint32_t i = 0; i < I->nvals; i++) {
@@ -105,7 +107,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             diag_warn(x->diag, ER_WARN_NULL_TO_NOTNULL, col->name, (unsigned long)I->rowno);
             diag_t quiet; /* the store's own 1048 is what 1263 replaces */
             diag_init(&quiet, 4);
-            rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], x->arena, &quiet, false, I->rowno);
+            rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], I->ra, &quiet, false, I->rowno);
             diag_free(&quiet);
             if (rc)
                 return diag_error(x->diag, ER_BAD_NULL_ERROR, col->name);
@@ -121,7 +123,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             snprintf(msg, sizeof msg, "Column '%s' cannot be null", col->name);
             return diag_push_msg(x->diag, DIAG_ERROR, ER_BAD_NULL_ERROR, msg);
         }
-        if ((rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], x->arena, x->diag, strict, I->rowno)) != 0)
+        if ((rc = table_value_store(t, (uint32_t)c, &vals[i], &row[c], I->ra, x->diag, strict, I->rowno)) != 0)
             return rc;
     }
     if (lr && lr->load_targets >= I->nvals && lr->load_truncated && (rc = ins_load_note(I, ER_WARN_TOO_MANY_RECORDS)) != 0)
@@ -141,13 +143,13 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             continue;
         }
         value_t dv;
-        if ((rc = col_default_value(x, &t->cols[c], &dv, x->arena, strict)) != 0)
+        if ((rc = col_default_value(x, &t->cols[c], &dv, I->ra, strict)) != 0)
             return rc;
         if (dv.type == VAL_NULL) {
             row[c] = dv;
             continue;
         }
-        if ((rc = table_value_store(t, c, &dv, &row[c], x->arena, x->diag, false, I->rowno)) != 0)
+        if ((rc = table_value_store(t, c, &dv, &row[c], I->ra, x->diag, false, I->rowno)) != 0)
             return rc;
     }
     int ai = cat_table_autoinc_col(t);
@@ -189,7 +191,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             uint64_t id = I->resv_next;
             I->resv_next += I->resv_step ? I->resv_step : 1;
             value_t iv = value_uint(id);
-            if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, x->arena, x->diag, true, I->rowno)) != 0)
+            if ((rc = table_value_store(t, (uint32_t)ai, &iv, v, I->ra, x->diag, true, I->rowno)) != 0)
                 return rc;
             I->row_id_generated = true;
             I->row_id = id;
@@ -203,7 +205,7 @@ static int ins_build(insert_run_t *I, const value_t *vals, const bool *is_defaul
             }
         }
     }
-    return gencol_compute(x, t, row, x->arena, strict, I->rowno);
+    return gencol_compute(x, t, row, I->ra, strict, I->rowno);
 }
 
 /* ON DUPLICATE KEY UPDATE on the row whose key is I->dup.pk. */
@@ -310,10 +312,10 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
     const cat_table_t *t = I->t;
     I->rowno++;
     I->records++;
-    value_t *row = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
+    value_t *row = arena_alloc(I->ra, sizeof(value_t) * (t->ncols + 1));
     uint32_t warn_before = x->diag->warn_count;
     I->row_id_generated = false;
-    bool *nodef = arena_calloc(x->arena, t->ncols + 1);
+    bool *nodef = arena_calloc(I->ra, t->ncols + 1);
     int rc = ins_build(I, vals, is_default, row, nodef);
     if (rc)
         return rc;
@@ -322,12 +324,12 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
          * a value the trigger gives the column is the row's */
         int ai = I->row_id_generated ? cat_table_autoinc_col(t) : -1;
         value_t gen = ai >= 0 ? row[ai] : value_null(), zero = value_null();
-        if (ai >= 0 && (rc = table_value_store(t, (uint32_t)ai, &(value_t){.type = VAL_INT, .i = 0}, &zero, x->arena,
+        if (ai >= 0 && (rc = table_value_store(t, (uint32_t)ai, &(value_t){.type = VAL_INT, .i = 0}, &zero, I->ra,
                                                x->diag, false, I->rowno)) != 0)
             return rc;
         if (ai >= 0)
             row[ai] = zero;
-        I->trg.assigned = arena_calloc(x->arena, t->ncols + 1);
+        I->trg.assigned = arena_calloc(I->ra, t->ncols + 1);
         rc = exec_trg_fire(x, &I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE, NULL, row, I->rowno);
         bool *assigned = I->trg.assigned;
         I->trg.assigned = NULL;
@@ -338,10 +340,10 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
             value_t dv;
             if (!nodef[c] || assigned[c])
                 continue;
-            if ((rc = col_default_value(x, &t->cols[c], &dv, x->arena, x->strict && !I->ignore)) != 0)
+            if ((rc = col_default_value(x, &t->cols[c], &dv, I->ra, x->strict && !I->ignore)) != 0)
                 return rc;
             if (dv.type != VAL_NULL &&
-                (rc = table_value_store(t, c, &dv, &row[c], x->arena, x->diag, false, I->rowno)) != 0)
+                (rc = table_value_store(t, c, &dv, &row[c], I->ra, x->diag, false, I->rowno)) != 0)
                 return rc;
         }
         if (ai >= 0 && exec_same_stored(&row[ai], &zero)) {
@@ -357,7 +359,7 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         if ((rc = exec_trg_null_check(x, t, row, err, I->rowno)) != 0)
             return rc;
         /* a trigger may have set a base column: the generated columns are computed again, as MariaDB */
-        if ((rc = gencol_compute(x, t, row, x->arena, x->strict && !I->ignore, I->rowno)) != 0)
+        if ((rc = gencol_compute(x, t, row, I->ra, x->strict && !I->ignore, I->rowno)) != 0)
             return rc;
     }
     if ((rc = constraints_check_row(x, t, row, I->ignore)) != 0) {
@@ -645,6 +647,88 @@ static int ins_value(insert_run_t *I, sql_expr_t *e, const value_t *cur, value_t
     return rc ? rc : row_eval(&I->xe, e, cur, out);
 }
 
+/* ---- INSERT ... SELECT streaming ----
+ * The rows go into the table as the SELECT makes them, as MariaDB does when the SELECT does not read the table
+ * it inserts into (no temporary table), so the statement's memory does not grow with the rows it copies.  Only
+ * when nothing the SELECT reads can see the insert: a plain INSERT [IGNORE] (REPLACE may delete rows a cascade
+ * reaches; ON DUPLICATE KEY UPDATE reads the SELECT's columns through its own sources), no INSERT triggers on the
+ * table, and a SELECT of base tables only (no view, derived table, CTE, JSON_TABLE, UNION, subquery, stored
+ * function or window function), none of them the table.  Otherwise every row is read first. */
+static bool expr_streams(const sql_expr_t *e)
+{
+    if (!e)
+        return true;
+    if (e->kind == SQL_E_SUBQUERY || e->kind == SQL_E_EXISTS || e->kind == SQL_E_QUANTIFIED ||
+        (e->kind == SQL_E_IN && e->sub))
+        return false;
+    if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_UNKNOWN || e->over))
+        return false;
+    for (uint32_t i = 0; i < e->nargs; i++)
+        if (!expr_streams(e->args[i]))
+            return false;
+    for (uint32_t i = 0; i < e->nagg_order; i++)
+        if (!expr_streams(e->agg_order[i].expr))
+            return false;
+    return e->kind != SQL_E_CASE || expr_streams(e->else_expr);
+}
+
+static bool from_streams(const sql_from_t *f)
+{
+    if (f->kind == SQL_FROM_TABLE)
+        return !f->cte;
+    return f->kind == SQL_FROM_JOIN && from_streams(f->left) && from_streams(f->right) && expr_streams(f->on);
+}
+
+static bool insert_may_stream(const insert_run_t *I, const sql_select_t *sel)
+{
+    if (I->replace || I->ins->non_dup || I->nextra || I->ins->bulk || exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_BEFORE) ||
+        exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_AFTER))
+        return false;
+    if (!sel->from || sel->union_next || sel->nctes || sel->sql_buffer_result || sel->nwindows || sel->into ||
+        !from_streams(sel->from) || !expr_streams(sel->where) || !expr_streams(sel->having))
+        return false;
+    for (uint32_t i = 0; i < sel->nitems; i++)
+        if (!expr_streams(sel->items[i].expr))
+            return false;
+    for (uint32_t i = 0; i < sel->ngroup_by; i++)
+        if (!expr_streams(sel->group_by[i]))
+            return false;
+    for (uint32_t i = 0; i < sel->norder_by; i++)
+        if (!expr_streams(sel->order_by[i].expr))
+            return false;
+    return true;
+}
+
+typedef struct ins_stream {
+    insert_run_t *I;
+    const bool *sdefs;
+    arena_t *ra;              /* emptied before each row (NULL: rows are built in the statement's arena) */
+} ins_stream_t;
+
+/* The prepared SELECT: every source a base table other than the one written, and as many items as values. */
+static bool stream_accept(void *arg, const query_t *q, uint32_t nitems)
+{
+    const insert_run_t *I = ((ins_stream_t *)arg)->I;
+    if (nitems != I->nvals)
+        return false; /* 1136 from the ordinary path */
+    for (uint32_t k = 0; k < q->nsrc; k++) {
+        const query_source_t *src = &q->src[k];
+        if (src->is_virtual || src->dcols || src->jt || !src->t || src->t == I->t ||
+            (strcmp(src->t->db, I->t->db) == 0 && strcmp(src->t->name, I->t->name) == 0))
+            return false;
+    }
+    return true;
+}
+
+static int stream_row(void *arg, const value_t *vals)
+{
+    ins_stream_t *S = arg;
+    if (S->ra)
+        arena_reset(S->ra);
+    S->I->extra_vals = vals + S->I->nvals;
+    return ins_row(S->I, vals, S->sdefs);
+}
+
 int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_insert_t *ins = st->insert;
@@ -655,6 +739,7 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     I.replace = st->kind == SQL_STMT_REPLACE;
     I.ignore = ins->ignore;
     I.rowno = x->insert_rowno_base;
+    I.ra = x->arena;
     buf_init(&I.dup.pk);
     buf_init(&I.store);
     int rc = 0;
@@ -714,11 +799,39 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if (ins->nreturning &&
         (rc = returning_begin(x, ins->returning, ins->nreturning, t, I.db, NULL, ins->select ? NULL : "INSERT")) != 0)
         goto out;
-    /* INSERT ... SELECT reads everything first (the same table may be both) */
+    /* a SELECT item that is the NULL literal, for a generated column: as DEFAULT (MariaDB) */
+    bool *sdefs = NULL;
+    if (ins->select && !ins->select->union_next && ins->select->nitems == I.nvals)
+        for (uint32_t i = 0; i < I.nvals; i++)
+            if (I.colmap[i] >= 0 && t->cols[I.colmap[i]].gen_expr && ins->select->items[i].expr &&
+                gencol_assign_allowed(ins->select->items[i].expr, NULL)) {
+                if (!sdefs)
+                    sdefs = arena_calloc(x->arena, I.nvals + 1);
+                sdefs[i] = true;
+            }
+    /* INSERT ... SELECT: streamed when it can be (insert_may_stream), else everything is read first (the same
+     * table may be both) */
     value_t **srows = NULL;
     uint64_t nsrows = 0;
     uint32_t sncols = 0;
-    if (ins->select) {
+    bool streamed = false;
+    if (ins->select && sel == ins->select && insert_may_stream(&I, sel)) {
+        if ((rc = exec_trx(x, &I.trx)) != 0)
+            goto out;
+        arena_t ra;
+        arena_init(&ra, 16384);
+        ins_stream_t S = {&I, sdefs, ins->nreturning ? NULL : &ra}; /* RETURNING keeps what it read of the rows */
+        if (S.ra)
+            I.ra = S.ra;
+        x->insert_select = true;
+        rc = exec_select_push(x, sel, stream_accept, stream_row, &S, &sncols, &streamed);
+        x->insert_select = false;
+        I.ra = x->arena;
+        arena_destroy(&ra);
+        if (rc != 0)
+            goto out;
+    }
+    if (ins->select && !streamed) {
         x->insert_select = true;
         rc = exec_select_rows(x, sel, &srows, &nsrows, &sncols);
         x->insert_select = false;
@@ -733,16 +846,6 @@ int exec_insert(sql_exec_ctx_t *x, const sql_stmt_t *st)
     if ((rc = exec_trx(x, &I.trx)) != 0)
         goto out;
     if (ins->select) {
-        /* a SELECT item that is the NULL literal, for a generated column: as DEFAULT (MariaDB) */
-        bool *sdefs = NULL;
-        if (!ins->select->union_next && ins->select->nitems == I.nvals)
-            for (uint32_t i = 0; i < I.nvals; i++)
-                if (I.colmap[i] >= 0 && t->cols[I.colmap[i]].gen_expr && ins->select->items[i].expr &&
-                    gencol_assign_allowed(ins->select->items[i].expr, NULL)) {
-                    if (!sdefs)
-                        sdefs = arena_calloc(x->arena, I.nvals + 1);
-                    sdefs[i] = true;
-                }
         for (uint64_t r = 0; r < nsrows && !rc; r++) {
             I.extra_vals = srows[r] + sncols;
             rc = ins_row(&I, srows[r], sdefs);

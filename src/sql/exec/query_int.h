@@ -130,6 +130,10 @@ typedef struct select_run {
     bool cols_sent;
     bool collect_only;        /* INSERT ... SELECT: keep rows, send nothing */
     bool discard;             /* ANALYZE: run the whole query, send no row */
+    /* INSERT ... SELECT streaming (exec_select_push): each output row goes to push as it is made; an error it
+     * returns (negative) stops the query */
+    int (*push)(void *arg, const value_t *vals);
+    void *push_arg;
     arena_t *ga;              /* group / output storage */
     /* memory of large results (extsort.h) */
     arena_t rowa;             /* per-row (per-group) scratch: evaluation results (xe's arena), result cells */

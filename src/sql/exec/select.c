@@ -371,7 +371,13 @@ static int out_row_unique(select_run_t *s, const value_t *row, const value_t *va
         }
         if (s->sent >= s->limit)
             return s->sel->calc_found_rows ? 0 : 1;
-        send_row(s, vals);
+        if (s->push) {
+            int rc = s->push(s->push_arg, vals);
+            if (rc)
+                return rc;
+        } else {
+            send_row(s, vals);
+        }
         s->sent++;
         if (s->sent >= s->limit && !s->sel->calc_found_rows)
             return 1;
@@ -1507,6 +1513,50 @@ int exec_select_rows(sql_exec_ctx_t *x, const sql_select_t *sel, value_t ***rows
     *rows = r;
     *nrows = n;
     *ncols = s.nitems;
+out:
+    select_run_free(&s);
+    return rc;
+}
+
+/* INSERT ... SELECT without reading everything first (MariaDB streams it the same way): the SELECT runs and each
+ * row goes to row(arg, vals) as it is made, when accept(arg, sources) agrees once the SELECT is prepared (it
+ * checks that nothing the SELECT reads is the table written).  *pushed false: accept refused and nothing ran. */
+int exec_select_push(sql_exec_ctx_t *x, const sql_select_t *sel, bool (*accept)(void *arg, const query_t *q, uint32_t nitems),
+                     int (*row)(void *arg, const value_t *vals), void *arg, uint32_t *ncols, bool *pushed)
+{
+    *pushed = false;
+    select_run_t s;
+    int rc = select_run_prepare(&s, x, sel, false);
+    if (rc || !accept(arg, &s.q, s.nitems))
+        goto out;
+    *pushed = true;
+    *ncols = s.nitems;
+    s.push = row;
+    s.push_arg = arg;
+    if ((rc = select_run_run(&s)) != 0)
+        goto out;
+    if (!s.streaming && s.osorted) { /* ORDER BY: the sorted rows, after OFFSET and up to LIMIT */
+        value_t *vals = arena_alloc(s.ga, sizeof(value_t) * (s.nitems + 1));
+        const uint8_t *k, *p;
+        size_t kl, pl;
+        int n;
+        uint64_t i = 0;
+        while (rc == 0 && (n = extsort_next(s.osort, &k, &kl, &p, &pl)) == 1) {
+            if (i >= s.offset) {
+                if (i - s.offset >= s.limit)
+                    break;
+                arena_reset(&s.rowa);
+                row_unpack(&s.rowa, p, vals, s.nitems);
+                rc = row(arg, vals);
+            }
+            i++;
+        }
+        if (rc == 0 && n < 0)
+            rc = sort_error(&s, n);
+    } else if (!s.streaming) {
+        for (uint64_t i = s.offset; rc == 0 && i < s.nout && i - s.offset < s.limit; i++)
+            rc = row(arg, s.outs[i].vals);
+    }
 out:
     select_run_free(&s);
     return rc;
