@@ -229,6 +229,43 @@ def test_temp_file_enospc_in_a_sort(fresh_strata):
 
 
 @seam_test
+def test_binlog_cache_file_enospc_and_eio(fresh_strata):
+    """tmpdir full while a transaction's binlog events spill: that statement fails with 1026 and is undone, the
+    transaction goes on and commits.  A binlog-cache file that cannot be read back at commit: the commit fails
+    (nothing of it in the binlog or the tables) and later commits go through."""
+    s = fresh_strata
+    c, want = start_with_rows(s, ['--log-bin=fbin', '--server-id=1', '--binlog-cache-size=4096'], n=10, size=100)
+    arm(c, 'temp:write:1+:ENOSPC')
+    run(c, 'BEGIN')
+    run(c, "INSERT INTO f.t VALUES (100, 'small')")  # a few hundred bytes: nothing spills
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(c, "INSERT INTO f.t VALUES (101, REPEAT('a', 3000)), (102, REPEAT('b', 3000)), (103, REPEAT('c', 3000))")
+    assert e.value.args[0] == 1026 and 'errno: 28' in e.value.args[1], e.value.args
+    run(c, "INSERT INTO f.t VALUES (104, 'small')")
+    run(c, 'COMMIT')
+    assert ids(c) >= want | {100, 104} and not ids(c) & {101, 102, 103}
+    want |= {100, 104}
+    arm(c, '')
+    gtid = run(c, 'SELECT @@gtid_binlog_pos')[0][0]
+    arm(c, 'temp:read:1+:EIO')
+    run(c, 'BEGIN')
+    run(c, "INSERT INTO f.t VALUES (200, REPEAT('d', 3000)), (201, REPEAT('e', 3000)), (202, REPEAT('f', 3000))")
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(c, 'COMMIT')
+    assert e.value.args[0] == 1180, e.value.args  # "Got error ... during COMMIT": the binlog write failed
+    arm(c, '')
+    c.close()
+    c = s.connect()
+    assert not ids(c) & {200, 201, 202}
+    assert run(c, 'SELECT @@gtid_binlog_pos')[0][0] == gtid
+    more, errs = fill(c, 300, 3, size=3000)
+    assert not errs, errs
+    want |= more
+    c.close()
+    crash_and_check(s, want, extra=['--log-bin=fbin', '--server-id=1', '--binlog-cache-size=4096'])
+
+
+@seam_test
 def test_accounts_file_enospc(fresh_strata):
     s = fresh_strata
     s.start()
