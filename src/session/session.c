@@ -866,7 +866,7 @@ void server_apply_global(server_t *srv, const sysvar_def_t *def)
                               (int)sysvar_global_int(&srv->vars, SYSVAR_SYNC_BINLOG),
                               (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_EXPIRE_LOGS_SECONDS));
         break;
-    case SYSVAR_BINLOG_CACHE_SIZE: case SYSVAR_MAX_BINLOG_CACHE_SIZE: /* transactions that start after */
+    case SYSVAR_BINLOG_CACHE_SIZE: case SYSVAR_MAX_BINLOG_CACHE_SIZE: /* from the next row any transaction logs */
         binlog_trx_set_cache((uint64_t)sysvar_global_int(&srv->vars, SYSVAR_BINLOG_CACHE_SIZE),
                              (uint64_t)sysvar_global_int(&srv->vars, SYSVAR_MAX_BINLOG_CACHE_SIZE));
         break;
