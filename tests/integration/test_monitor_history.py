@@ -232,6 +232,36 @@ def test_advice_sort_merge_passes_fires_and_converges(fresh_strata):
     assert rows(c, "SELECT COUNT(*) FROM strata_monitor.advice WHERE rule = 'sort_merge_passes'")[0][0] == 0
 
 
+def test_advice_binlog_cache_fires_and_stops(fresh_strata):
+    """Transactions whose binlog events pass binlog_cache_size spill to a file (Binlog_cache_disk_use): over 10%
+    of them, the rule suggests 4x the cache; set to that, the same transactions fit and the advice goes."""
+    srv = fresh_strata
+    srv.start(FAST + ['--log-bin=advbin', '--server-id=1'])
+    c = srv.connect()
+    rows(c, 'CREATE DATABASE adv')
+    rows(c, 'CREATE TABLE adv.b (id INT PRIMARY KEY, v VARCHAR(400))')
+    n = [0]
+
+    def load():
+        u = srv.connect()
+        for _ in range(12):  # about 8 KB of row images each
+            rows(u, 'INSERT INTO adv.b VALUES ' + ','.join("(%d, REPEAT('b', 380))" % (n[0] + i) for i in range(20)))
+            n[0] += 20
+        u.close()
+
+    set_and_wait(c, 'binlog_cache_size', 4096)
+    load()
+    wait_samples(c, 2)
+    a = advice(c)
+    assert 'binlog_cache_disk_use' in a, a
+    r = a['binlog_cache_disk_use']
+    assert r['Current_value'] == 'binlog_cache_size=4096' and r['Suggested_value'] == 'binlog_cache_size=16384', r
+    set_and_wait(c, 'binlog_cache_size', 16384)
+    load()
+    wait_samples(c, 2)
+    assert 'binlog_cache_disk_use' not in advice(c)
+
+
 def test_advice_max_connections_fires_and_stops(fresh_strata):
     srv = fresh_strata
     srv.start(FAST + ['--max-connections=10'])
