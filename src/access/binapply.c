@@ -253,8 +253,7 @@ static int on_row(void *arg, const binlog_table_t *m, binlog_row_op_t op, const 
         return rc;
     value_t *b = arena_calloc(&a->a, t->ncols * sizeof *b), *af = arena_calloc(&a->a, t->ncols * sizeof *af);
     value_t *cur = arena_calloc(&a->a, t->ncols * sizeof *cur);
-    table_undo_t u;
-    table_undo_init(&u); /* u.bl stays NULL: nothing is logged again */
+    table_stmt_t u = {0}; /* u.bl stays NULL: nothing is logged again */
     /* the source logged only the rows its statements named: the cascades of its foreign keys happen here */
     table_fk_t fk = {.cat = a->cat, .checks = !a->no_fk};
     u.fk = &fk;
@@ -288,8 +287,6 @@ static int on_row(void *arg, const binlog_table_t *m, binlog_row_op_t op, const 
         a->del += rc == 0;
     }
 out:
-    table_undo_clear(&u);
-    table_undo_free(&u);
     buf_free(&pk);
     buf_free(&store);
     return rc;

@@ -196,7 +196,7 @@ static int parent_exists(engine_trx_t *x, const cat_table_t *p, const cat_fk_t *
 }
 
 static int check_child_row(engine_trx_t *x, const cat_table_t *t, const value_t *row, const value_t *old,
-                           table_undo_t *u, diag_t *d)
+                           table_stmt_t *u, diag_t *d)
 {
     table_fk_t *fk = u->fk;
     for (uint32_t i = 0; i < t->nfks; i++) {
@@ -226,7 +226,7 @@ int fk_check_child_row(engine_trx_t *x, catalog_t *cat, const cat_table_t *t, co
 {
     cat_table_t only = *t;
     table_fk_t fk = {.cat = cat, .checks = true};
-    table_undo_t u = {.fk = &fk};
+    table_stmt_t u = {.fk = &fk};
     for (uint32_t i = 0; i < t->nfks; i++) {
         const cat_fk_t *f = &t->fks[i];
         if (strcmp(f->ref_db, t->db) == 0 && strcmp(f->ref_table, t->name) == 0)
@@ -240,7 +240,7 @@ int fk_check_child_row(engine_trx_t *x, catalog_t *cat, const cat_table_t *t, co
     return 0;
 }
 
-int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d)
+int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d)
 {
     if (!u || !u->fk || !u->fk->checks || !t->nfks)
         return 0;
@@ -319,7 +319,7 @@ static int child_rows(engine_trx_t *x, const cat_table_t *c, const cat_fk_t *f, 
 
 /* The parent row old of t was deleted (nw NULL) or changed to nw: what each child's key naming it must do. */
 static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw,
-                          table_undo_t *u, diag_t *d)
+                          table_stmt_t *u, diag_t *d)
 {
     table_fk_t *fk = u->fk;
     if (fk->no_children == t || !catalog_fk_any(fk->cat))
@@ -412,7 +412,7 @@ static int parent_changed(engine_trx_t *x, const cat_table_t *t, const value_t *
     return rc;
 }
 
-int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw, table_undo_t *u,
+int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw, table_stmt_t *u,
                     diag_t *d)
 {
     if (!u || !u->fk || !u->fk->checks)
@@ -423,7 +423,7 @@ int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, c
     return rc;
 }
 
-int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d)
+int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d)
 {
     if (!u || !u->fk || !u->fk->checks)
         return 0;

@@ -1,7 +1,7 @@
 /*
  * Foreign keys, enforced as InnoDB enforces them, below every writer of rows: the executor, binlog re-apply at
  * start-up and the replica applier all reach them through table_insert / table_update / table_delete when their
- * statement undo log carries a table_fk_t (table_undo_t.fk; NULL: no foreign-key processing at all).
+ * statement context carries a table_fk_t (table_stmt_t.fk; NULL: no foreign-key processing at all).
  *
  *   child side   a row inserted, or updated with its key columns changed, whose key columns are all non-NULL
  *                must find its parent row: a locking read (shared) of the parent's index on the referenced
@@ -12,7 +12,7 @@
  *                RESTRICT / NO ACTION fails with 1451, CASCADE deletes or updates them, SET NULL nulls their key
  *                columns, each change going through table.c again (so it cascades further, up to InnoDB's depth).
  *
- * Changes made by a cascade are undone with the statement (they join its undo log) but are not written to the
+ * Changes made by a cascade are undone with the statement (they are in its transaction's undo) but are not written to the
  * binary log: MariaDB logs only the rows the statement named, and a replica's own foreign keys cascade them.
  * That is also why re-applying logged rows (binapply.c) runs with foreign-key processing on.
  * foreign_key_checks=0 turns checks and actions off together, as in InnoDB.
@@ -43,10 +43,10 @@ typedef struct table_fk {
 enum { FK_IGNORE_NONE = 0, FK_IGNORE_WARN, FK_IGNORE_SILENT };
 
 /* Called by table.c after a successful change of t (rows are t's columns, stored form). */
-int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d);
-int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw, table_undo_t *u,
+int fk_after_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d);
+int fk_after_update(engine_trx_t *x, const cat_table_t *t, const value_t *old, const value_t *nw, table_stmt_t *u,
                     diag_t *d);
-int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d);
+int fk_after_delete(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d);
 
 /* Computes a child row's derived columns after a cascade changed its key columns and before it is written (row
  * holds the stored values; strings into a): the SQL layer's generated columns (sql/exec/gencol.c), which this

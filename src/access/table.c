@@ -1,6 +1,6 @@
 /*
  * Table access over the engine: inserts with unique checks, updates that move index entries, deletes, point
- * reads, range scans, AUTO_INCREMENT, the statement undo log, and storing SQL values into typed columns.
+ * reads, range scans, AUTO_INCREMENT, and storing SQL values into typed columns.
  * Layouts of the trees are in table.h; the key and row formats in rowcodec.c.
  */
 #include <ctype.h>
@@ -32,99 +32,6 @@ static int get_latest(engine_trx_t *x, engine_tree_id_t tree, const void *key, s
         return engine_get_e(g_engine, tree, key, klen, out);
     }
     return engine_get(x, tree, key, klen, out);
-}
-
-/* ---------------------------------------------------------------- statement undo */
-
-typedef enum { UNDO_INSERTED, UNDO_DELETED, UNDO_UPDATED } undo_kind_t;
-
-struct table_undo_rec {
-    undo_kind_t kind;
-    engine_tree_id_t tree;
-    uint8_t *key, *val;
-    size_t klen, vlen;
-};
-
-void table_undo_init(table_undo_t *u) { memset(u, 0, sizeof *u); }
-
-static void undo_add(table_undo_t *u, undo_kind_t kind, engine_tree_id_t tree, const void *k, size_t kl,
-                     const void *v, size_t vl)
-{
-    if (!u)
-        return;
-    if (u->n == u->cap) {
-        u->cap = u->cap ? u->cap * 2 : 16;
-        u->recs = mem_realloc(u->recs, sizeof(table_undo_rec_t) * u->cap);
-    }
-    table_undo_rec_t *r = &u->recs[u->n++];
-    r->kind = kind;
-    r->tree = tree;
-    r->key = mem_alloc(kl + vl + 1);
-    memcpy(r->key, k, kl);
-    r->klen = kl;
-    r->val = r->key + kl;
-    if (vl)
-        memcpy(r->val, v, vl);
-    r->vlen = vl;
-}
-
-/* Records a session keeps room for between statements; one statement that wrote a million rows does not leave
- * its array allocated on the connection. */
-#define UNDO_KEEP_RECS 4096u
-
-void table_undo_clear(table_undo_t *u)
-{
-    for (uint32_t i = 0; i < u->n; i++)
-        mem_free(u->recs[i].key);
-    u->n = 0;
-    if (u->cap > UNDO_KEEP_RECS) {
-        mem_free(u->recs);
-        u->recs = NULL;
-        u->cap = 0;
-    }
-}
-
-void table_undo_free(table_undo_t *u)
-{
-    table_undo_clear(u);
-    mem_free(u->recs);
-    memset(u, 0, sizeof *u);
-}
-
-void table_undo_append(table_undo_t *dst, table_undo_t *src)
-{
-    if (src->n == 0) /* nothing (src->recs may be NULL: memcpy from NULL is undefined even for 0 bytes) */
-        return;
-    if (dst->n + src->n > dst->cap) {
-        dst->cap = MAX(dst->cap * 2, dst->n + src->n);
-        dst->recs = mem_realloc(dst->recs, dst->cap * sizeof *dst->recs);
-    }
-    memcpy(dst->recs + dst->n, src->recs, src->n * sizeof *src->recs);
-    dst->n += src->n;
-    src->n = 0; /* the keys and values now belong to dst */
-}
-
-int table_undo_apply(engine_trx_t *x, table_undo_t *u) { return table_undo_apply_from(x, u, 0); }
-
-int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from)
-{
-    int rc = 0;
-    for (uint32_t i = u->n; i-- > from;) {
-        table_undo_rec_t *r = &u->recs[i];
-        int e;
-        switch (r->kind) {
-        case UNDO_INSERTED: e = engine_delete(x, r->tree, r->key, r->klen); break;
-        case UNDO_DELETED: e = engine_put(x, r->tree, r->key, r->klen, r->val, r->vlen); break;
-        default: e = engine_put(x, r->tree, r->key, r->klen, r->val, r->vlen); break;
-        }
-        if (e && e != STRATA_ENOTFOUND && !rc)
-            rc = e;
-    }
-    for (uint32_t i = from; i < u->n; i++)
-        mem_free(u->recs[i].key);
-    if (u->n > from)
-        u->n = from;
-    return rc;
 }
 
 /* ---------------------------------------------------------------- errors */
@@ -405,7 +312,7 @@ int table_decode(const cat_table_t *t, const void *p, size_t n, value_t *row)
  * longer than its column), so a refusal is a bug in the SQL layer: a defensive branch, logged, and the
  * statement fails instead of committing a row the binlog does not have.
  */
-static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, const value_t *a, const value_t *b)
+static int log_row(table_stmt_t *u, diag_t *d, int kind, const cat_table_t *t, const value_t *a, const value_t *b)
 {
     if (!u || !u->bl)
         return 0;
@@ -426,10 +333,10 @@ static int log_row(table_undo_t *u, diag_t *d, int kind, const cat_table_t *t, c
     return diag_error(d, ER_BINLOG_LOGGING_IMPOSSIBLE, msg);
 }
 
-static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
+static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d,
                       table_dup_t *dup)
 {
-    uint32_t mark = u ? u->n : 0;
+    uint64_t mark = engine_trx_savepoint(x);
     buf_t pk, key, val, other;
     buf_init(&pk);
     buf_init(&key);
@@ -477,7 +384,6 @@ static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row,
         rc = table_engine_err(d, t, rc);
         goto out;
     }
-    undo_add(u, UNDO_INSERTED, t->tree, pk.data, pk.len, NULL, 0);
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
         index_key_raw(t, ix, row, &pk, &key);
         rc = engine_insert(x, t->idx[ix].tree, key.data, key.len, "", 0);
@@ -485,11 +391,10 @@ static int insert_sys(engine_trx_t *x, const cat_table_t *t, const value_t *row,
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_INSERTED, t->idx[ix].tree, key.data, key.len, NULL, 0);
     }
     /* the row's parents, before its image is logged: a row without one is taken out again (INSERT IGNORE goes on) */
     if (u && u->fk && (rc = fk_after_insert(x, t, row, u, d)) != 0) {
-        table_undo_apply_from(x, u, mark);
+        engine_trx_rollback_to(x, mark);
         goto out;
     }
     rc = log_row(u, d, 0, t, row, NULL);
@@ -513,7 +418,7 @@ static bool same_value(const value_t *a, const value_t *b)
 /* update_sys / delete_sys make the change and set *wrote; the caller logs the row images once the change's
  * foreign keys are settled (a row that IGNORE takes back is never logged). */
 static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old,
-                      const value_t *nw, table_undo_t *u, diag_t *d, table_dup_t *dup, bool *wrote)
+                      const value_t *nw, table_stmt_t *u, diag_t *d, table_dup_t *dup, bool *wrote)
 {
     buf_t pk, okey, nkey, val, oldval;
     buf_init(&pk);
@@ -572,20 +477,17 @@ static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk,
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_INSERTED, t->tree, pk.data, pk.len, NULL, 0);
         rc = engine_delete(x, t->tree, oldpk->data, oldpk->len);
         if (rc) {
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_DELETED, t->tree, oldpk->data, oldpk->len, oldval.data, oldval.len);
     } else {
         rc = engine_update(x, t->tree, pk.data, pk.len, val.data, val.len);
         if (rc) {
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_UPDATED, t->tree, pk.data, pk.len, oldval.data, oldval.len);
     }
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
         if (!changed[ix])
@@ -600,13 +502,11 @@ static int update_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk,
             goto out;
         }
         if (rc == 0)
-            undo_add(u, UNDO_DELETED, t->idx[ix].tree, okey.data, okey.len, "", 0);
         rc = engine_insert(x, t->idx[ix].tree, nkey.data, nkey.len, "", 0);
         if (rc) {
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_INSERTED, t->idx[ix].tree, nkey.data, nkey.len, NULL, 0);
     }
     *wrote = true;
 out:
@@ -618,7 +518,7 @@ out:
     return rc;
 }
 
-static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u,
+static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_stmt_t *u,
                       diag_t *d, bool *wrote)
 {
     buf_t key, oldval;
@@ -631,7 +531,6 @@ static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, co
         rc = rc == STRATA_ENOTFOUND ? 0 : table_engine_err(d, t, rc);
         goto out;
     }
-    undo_add(u, UNDO_DELETED, t->tree, pk->data, pk->len, oldval.data, oldval.len);
     for (uint32_t ix = t->has_pk ? 1 : 0; ix < t->nidx; ix++) {
         index_key_raw(t, ix, row, pk, &key);
         rc = engine_delete(x, t->idx[ix].tree, key.data, key.len);
@@ -644,7 +543,6 @@ static int delete_sys(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, co
             rc = table_engine_err(d, t, rc);
             goto out;
         }
-        undo_add(u, UNDO_DELETED, t->idx[ix].tree, key.data, key.len, "", 0);
     }
     *wrote = true;
 out:
@@ -653,7 +551,7 @@ out:
     return rc;
 }
 
-int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
+int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d,
                  table_dup_t *dup)
 {
     value_t *tmp;
@@ -665,23 +563,23 @@ int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, tabl
 }
 
 /* A change IGNORE refused on a foreign key (fk.h FK_IGNORE_*): the row's changes, cascades included, go back. */
-static int fk_settled(engine_trx_t *x, table_undo_t *u, uint32_t mark, int rc)
+static int fk_settled(engine_trx_t *x, uint64_t mark, int rc)
 {
     if (rc == TABLE_FK_IGNORED)
-        table_undo_apply_from(x, u, mark);
+        engine_trx_rollback_to(x, mark);
     return rc;
 }
 
 int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old, const value_t *nw,
-                 table_undo_t *u, diag_t *d, table_dup_t *dup)
+                 table_stmt_t *u, diag_t *d, table_dup_t *dup)
 {
     value_t *t1, *t2;
-    uint32_t mark = u ? u->n : 0;
+    uint64_t mark = engine_trx_savepoint(x);
     bool wrote = false;
     const value_t *o = row_sys(t, old, &t1), *n = row_sys(t, nw, &t2);
     int rc = update_sys(x, t, oldpk, o, n, u, d, dup, &wrote);
     if (rc == 0 && u && u->fk)
-        rc = fk_settled(x, u, mark, fk_after_update(x, t, old, nw, u, d));
+        rc = fk_settled(x, mark, fk_after_update(x, t, old, nw, u, d));
     if (rc == 0 && wrote) {
         rc = log_row(u, d, 1, t, o, n);
         stats_note_change(t);
@@ -691,15 +589,15 @@ int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, cons
     return rc;
 }
 
-int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d)
+int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_stmt_t *u, diag_t *d)
 {
     value_t *tmp;
-    uint32_t mark = u ? u->n : 0;
+    uint64_t mark = engine_trx_savepoint(x);
     bool wrote = false;
     const value_t *r = row_sys(t, row, &tmp);
     int rc = delete_sys(x, t, pk, r, u, d, &wrote);
     if (rc == 0 && u && u->fk)
-        rc = fk_settled(x, u, mark, fk_after_delete(x, t, row, u, d));
+        rc = fk_settled(x, mark, fk_after_delete(x, t, row, u, d));
     if (rc == 0 && wrote) {
         rc = log_row(u, d, 2, t, r, NULL);
         stats_note_change(t);

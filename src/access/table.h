@@ -5,9 +5,9 @@
  *   secondary index  key = index columns (with prefix lengths) + the PK key; value empty.  Unique indexes are
  *                    checked by seeking the index-column prefix (rows with a NULL in it never conflict).
  *
- * Every change is recorded in a statement undo log (table_undo_t) so a statement that fails half-way inside a
- * multi-statement transaction can be taken back without rolling back the transaction (the engine has no
- * savepoints).  Values passed in must already be of their column's domain (table_value_store).
+ * A statement that fails half-way inside a multi-statement transaction is taken back with the engine's savepoints
+ * (engine_trx_rollback_to), not with a copy of its changes kept here, so a statement's memory does not grow with
+ * the rows it writes.  Values passed in must already be of their column's domain (table_value_store).
  */
 #ifndef STRATA_SQL_TABLE_H
 #define STRATA_SQL_TABLE_H
@@ -16,25 +16,15 @@
 #include "access/catalog.h"
 #include "sql/value/value.h"
 
-/* ---- statement undo ---- */
-typedef struct table_undo_rec table_undo_rec_t;
-typedef struct table_undo {
-    table_undo_rec_t *recs;
-    uint32_t n, cap;
+/* ---- the writing statement ---- */
+/* What table_insert/update/delete need to know of the statement they run for (NULL: neither logged nor checked).
+ * What they change is undone through the engine transaction's own undo (engine_trx_savepoint/rollback_to): the
+ * executor rolls a failed statement back to the savepoint it took when the statement began. */
+typedef struct table_stmt {
     struct binrow_log *bl; /* the session's binlog row log (NULL: changes are not binlogged); table_insert/
                               update/delete append full row images to it after each successful change */
     struct table_fk *fk;   /* foreign-key processing of these changes (access/fk.h); NULL: none */
-} table_undo_t;
-void table_undo_init(table_undo_t *u);
-/* Applies the log backwards (restoring what the statement changed), then empties it. */
-int table_undo_apply(engine_trx_t *x, table_undo_t *u);
-/* Forgets the log (statement succeeded). */
-void table_undo_clear(table_undo_t *u);
-/* Moves src's records to the end of dst (a statement's changes join the transaction's log for savepoints). */
-void table_undo_append(table_undo_t *dst, table_undo_t *src);
-/* Applies the records from index `from` on backwards and drops them (ROLLBACK TO SAVEPOINT). */
-int table_undo_apply_from(engine_trx_t *x, table_undo_t *u, uint32_t from);
-void table_undo_free(table_undo_t *u);
+} table_stmt_t;
 
 /* ---- keys ---- */
 /* The clustered key of a row (PK columns, or the hidden row id in *rowid when the table has no PK). */
@@ -61,12 +51,12 @@ typedef struct table_dup {
  * 'name'") and returns -1062; with dup != NULL fills it and returns TABLE_DUP without touching the diag.
  * *rowid_out (may be NULL) receives the hidden row id used.  Engine errors map to MySQL codes (table_engine_err).
  */
-int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_undo_t *u, diag_t *d,
+int table_insert(engine_trx_t *x, const cat_table_t *t, const value_t *row, table_stmt_t *u, diag_t *d,
                  table_dup_t *dup);
 /* Replaces old (whose clustered key is oldpk) by new, moving index entries whose columns changed. */
 int table_update(engine_trx_t *x, const cat_table_t *t, const buf_t *oldpk, const value_t *old, const value_t *new_row,
-                 table_undo_t *u, diag_t *d, table_dup_t *dup);
-int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_undo_t *u, diag_t *d);
+                 table_stmt_t *u, diag_t *d, table_dup_t *dup);
+int table_delete(engine_trx_t *x, const cat_table_t *t, const buf_t *pk, const value_t *row, table_stmt_t *u, diag_t *d);
 /* Reads the row with clustered key pk into row[ncols] (strings point into *store).  STRATA_ENOTFOUND if absent. */
 int table_get(engine_trx_t *x, const cat_table_t *t, const void *pk, size_t pklen, buf_t *store, value_t *row);
 /* The same, reading the latest version (a locking read, after engine_lock_row) rather than the read view. */

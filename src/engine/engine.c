@@ -80,6 +80,9 @@ struct engine_trx {
     size_t nspilled;    /* undo records [0, nspilled) are in the undo file (undo.h); under mu */
     bool spilled;       /* listed in every checkpoint's spill manifest while active; under mu */
     bool end_logged;    /* its COMMIT or ROLLBACK record is in the log: no checkpoint lists it any more */
+    bool logged;        /* it has logged an undo record, so its end must be logged even when a rollback to a
+                           savepoint left it none: recovery would otherwise undo its undone changes again over
+                           what others did since (under mu) */
     bool must_carry;    /* recovered: the next checkpoint carries its undo forward whatever its age; under mu */
     buf_t undo;         /* undo records back to back */
     size_t *offs;
@@ -784,6 +787,7 @@ static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
     }
     t->offs[t->nundo++] = t->undo.len;
     buf_append(&t->undo, rec, len);
+    t->logged = true;
 }
 
 /* btree hook: logs the undo record in the row change's own mtr and keeps it for rollback. */
@@ -841,11 +845,12 @@ static void rollback_log_room(engine_t *e, uint32_t vlen)
     }
 }
 
-/* Applies a transaction's undo records in reverse (no new undo is logged: these are compensations). */
-static int trx_undo_all(engine_t *e, engine_trx_t *t)
+/* Applies a transaction's undo records [from, nundo) in reverse and drops them (no new undo is logged: these are
+ * compensations).  from = 0 undoes the whole transaction. */
+static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
 {
     int first_err = 0;
-    for (size_t i = t->nundo; i-- > 0;) {
+    for (size_t i = t->nundo; i-- > from;) {
         const uint8_t *r = t->undo.data + t->offs[i];
         uint64_t tree = rd64(r + 8), prev_trx = rd64(r + 16);
         uint32_t kl = rd16(r + 25), vl = rd32(r + 27);
@@ -1567,10 +1572,10 @@ static int trx_commit(engine_trx_t *t, bool sync, uint64_t *lsn_out, bool tagged
     ASSERT(t->state == TRX_ACTIVE);
     uint64_t lsn = 0;
     int rc = 0;
-    if (t->nundo || tagged) {
+    if (t->logged || tagged) {
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
-        if (t->nundo)
+        if (t->logged)
             mtr_log_commit(&m, t->id);
         if (tagged) {
             uint8_t note[CTAG_LEN];
@@ -1659,7 +1664,7 @@ int engine_trx_prepare(engine_trx_t *t, const void *xid, size_t len, uint64_t *p
     buf_reset(&t->xid);
     buf_append(&t->xid, xid, len);
     pthread_mutex_lock(&t->mu); /* the checkpointer copies prepared trx forward with their PREPARE record */
-    if (t->nundo) {
+    if (t->logged) {
         mtr_t m;
         mtr_start(&m, e->bp, e->redo);
         mtr_log_prepare(&m, t->id, xid, (uint16_t)len);
@@ -1718,8 +1723,8 @@ int engine_trx_rollback(engine_trx_t *t)
 {
     engine_t *e = t->e;
     ASSERT(t->state == TRX_ACTIVE);
-    bool wrote = t->nundo > 0;
-    int rc = trx_undo_all(e, t);
+    bool wrote = t->logged;
+    int rc = trx_undo_to(e, t, 0);
     /* The cells are restored, but a reader may have copied one of ours just before: its versions stay, queued
      * for purge like a commit's, until every view open now has ended. */
     pthread_mutex_lock(&e->trx_mu);
@@ -2106,6 +2111,29 @@ void engine_kick(engine_t *e, _Atomic bool *kill)
 {
     if (e && kill)
         lock_kick(e->locks, kill);
+}
+
+uint64_t engine_trx_savepoint(engine_trx_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    uint64_t sp = t->nundo;
+    pthread_mutex_unlock(&t->mu);
+    return sp;
+}
+
+int engine_trx_rollback_to(engine_trx_t *t, uint64_t sp)
+{
+    ASSERT(t->state == TRX_ACTIVE);
+    pthread_mutex_lock(&t->mu);
+    size_t n = t->nundo;
+    pthread_mutex_unlock(&t->mu);
+    if (sp >= n)
+        return 0;
+    if (t->prepared)
+        return ENGINE_EINVAL; /* a prepared trx changes nothing more, so this is a caller's mistake */
+    /* The versions its changes pushed stay on their chains until the trx ends (a reader may have copied one), and
+     * its row locks stay as InnoDB's do after ROLLBACK TO SAVEPOINT. */
+    return trx_undo_to(t->e, t, (size_t)sp);
 }
 
 void engine_trx_statement_start(engine_trx_t *t)

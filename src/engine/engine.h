@@ -166,6 +166,13 @@ typedef enum {
 } engine_isolation_t;
 int engine_trx_begin(engine_t *e, engine_trx_t **out);
 void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
+/* Savepoints in the trx's own undo: engine_trx_savepoint marks where its undo ends now; engine_trx_rollback_to
+ * applies every undo record logged after that mark in reverse and drops them, leaving the trx active with its
+ * locks.  A statement that fails inside a transaction and ROLLBACK TO SAVEPOINT use them, so the SQL layer keeps
+ * no copy of what it changed.  Compensations are logged as a full rollback's are (crash-safe, never short of
+ * log).  Not on a prepared trx. */
+uint64_t engine_trx_savepoint(engine_trx_t *t);
+int engine_trx_rollback_to(engine_trx_t *t, uint64_t sp);
 /* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
 void engine_trx_statement_start(engine_trx_t *t);
 /* START TRANSACTION WITH CONSISTENT SNAPSHOT: the read view is taken now rather than at the first read (no-op

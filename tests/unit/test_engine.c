@@ -620,6 +620,97 @@ TEST(test_engine_commit_tag)
     }
 }
 
+/* Savepoints in a trx's own undo (what a failed statement and ROLLBACK TO SAVEPOINT use): the changes after the
+ * mark go back, those before stay, the trx goes on and commits; a reader's view never sees the undone changes;
+ * nested marks undo in order.  Then across a crash: a trx that rolled back to its start (no undo left) still logs
+ * its end, so recovery does not undo its undone insert again over the row another trx committed since; an open
+ * trx that rolled back and changed the row again is rolled back whole, leaving the committed value. */
+TEST(test_engine_savepoints)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    engine_trx_t *x, *r;
+    char got[256], scan[512];
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    REQUIRE(engine_insert(x, t, "a", 1, "1", 1) == 0);
+    REQUIRE(engine_insert(x, t, "b", 1, "1", 1) == 0);
+    REQUIRE(engine_insert(x, t, "c", 1, "1", 1) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    REQUIRE(engine_trx_begin(e, &r) == 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3); /* r's view: a b c as committed */
+    REQUIRE(engine_trx_begin(e, &x) == 0);
+    CHECK_EQ_INT((int)engine_trx_savepoint(x), 0);
+    REQUIRE(engine_insert(x, t, "d", 1, "x", 1) == 0);
+    uint64_t sp1 = engine_trx_savepoint(x);
+    CHECK(sp1 > 0);
+    REQUIRE(engine_update(x, t, "a", 1, "2", 1) == 0);
+    REQUIRE(engine_delete(x, t, "b", 1) == 0);
+    REQUIRE(engine_insert(x, t, "e", 1, "x", 1) == 0);
+    uint64_t sp2 = engine_trx_savepoint(x);
+    REQUIRE(engine_update(x, t, "c", 1, "3", 1) == 0);
+    REQUIRE(engine_update(x, t, "a", 1, "4", 1) == 0);
+    CHECK_EQ_INT(engine_trx_rollback_to(x, sp2), 0);
+    get_str(x, t, "a", got);
+    CHECK_EQ_STR(got, "2");
+    get_str(x, t, "c", got);
+    CHECK_EQ_STR(got, "1");
+    CHECK_EQ_INT(engine_trx_rollback_to(x, sp1), 0);
+    CHECK_EQ_INT(engine_trx_rollback_to(x, sp1), 0); /* twice: nothing more to undo */
+    CHECK_EQ_INT(scan_str(x, t, scan), 4);
+    CHECK_EQ_STR(scan, "a=1 b=1 c=1 d=x ");
+    CHECK(engine_trx_savepoint(x) == sp1);
+    REQUIRE(engine_update(x, t, "b", 1, "5", 1) == 0); /* the row it had deleted and restored: still its lock */
+    CHECK_EQ_INT(scan_str(r, t, scan), 3);
+    CHECK_EQ_STR(scan, "a=1 b=1 c=1 ");
+    REQUIRE(engine_trx_commit(x) == 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 3); /* still r's snapshot */
+    CHECK_EQ_STR(scan, "a=1 b=1 c=1 ");
+    engine_trx_commit(r);
+    REQUIRE(engine_trx_begin(e, &r) == 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 4);
+    CHECK_EQ_STR(scan, "a=1 b=5 c=1 d=x ");
+    engine_trx_commit(r);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    engine_close(e);
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        engine_t *c = open_engine(dir, 1u << 20);
+        if (!c)
+            _exit(2);
+        engine_trx_t *a, *b, *z;
+        engine_trx_begin(c, &a);
+        if (engine_insert(a, t, "k", 1, "a", 1) || engine_trx_rollback_to(a, 0) || engine_trx_commit(a))
+            _exit(3); /* a: inserted k, took it back, committed with no undo left */
+        engine_trx_begin(c, &b);
+        if (engine_insert(b, t, "k", 1, "b", 1) || engine_trx_commit(b))
+            _exit(4); /* b: k is b's, committed */
+        engine_trx_begin(c, &z);
+        if (engine_update(z, t, "a", 1, "z", 1) || engine_trx_rollback_to(z, 0) ||
+            engine_update(z, t, "a", 1, "y", 1) || engine_insert(z, t, "m", 1, "z", 1))
+            _exit(5);
+        if (engine_log_sync(c, engine_log_lsn(c)))
+            _exit(6);
+        _exit(0); /* crash with z open */
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    e = open_engine(dir, 1u << 20);
+    REQUIRE(e);
+    REQUIRE(engine_trx_begin(e, &r) == 0);
+    CHECK_EQ_INT(scan_str(r, t, scan), 5);
+    CHECK_EQ_STR(scan, "a=1 b=5 c=1 d=x k=b ");
+    engine_trx_commit(r);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
 /* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
  * XA ROLLBACK; a prepared-then-committed one is simply committed. */
 TEST(test_engine_xa_prepare_recovery)
@@ -1216,5 +1307,5 @@ TEST(test_engine_read_only_and_salvage)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_commit_tag, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_savepoints, test_engine_commit_tag, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page, test_engine_read_only_and_salvage)

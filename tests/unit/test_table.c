@@ -218,9 +218,9 @@ TEST(test_table_rows)
     row3(r, 77, 1, "n03"); /* the name is free again */
     CHECK_EQ_INT(table_insert(x, t, r, NULL, &d, NULL), 0);
 
-    /* statement undo: two inserts and an update taken back */
-    table_undo_t u;
-    table_undo_init(&u);
+    /* a statement's changes taken back through the engine savepoint it began at: two inserts and an update */
+    table_stmt_t u = {0};
+    uint64_t sp = engine_trx_savepoint(x);
     row3(r, 200, 5, "u1");
     CHECK_EQ_INT(table_insert(x, t, r, &u, &d, NULL), 0);
     row3(r, 201, 5, "u2");
@@ -229,14 +229,13 @@ TEST(test_table_rows)
     row3(nw, 1, 7, "n01x");
     table_pk_key(t, old, 0, &pk);
     CHECK_EQ_INT(table_update(x, t, &pk, old, nw, &u, &d, NULL), 0);
-    CHECK_EQ_INT(table_undo_apply(x, &u), 0);
+    CHECK_EQ_INT(engine_trx_rollback_to(x, sp), 0);
     lo = 200, hi = 201;
     CHECK_EQ_INT(scan_ids(x, t, -1, &lo, &hi, false, ids), 0);
     lo = 5, hi = 7;
     CHECK_EQ_INT(scan_ids(x, t, 2, &lo, &hi, false, ids), 0);
     CHECK_EQ_INT(table_get(x, t, pk.data, pk.len, &store, got), 0);
     CHECK_EQ_INT(got[1].i, 99);
-    table_undo_free(&u);
     CHECK_EQ_INT(engine_trx_commit(x), 0);
 
     /* AUTO_INCREMENT */

@@ -724,12 +724,13 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
     }
     sql_exec_stmt_begin(ss);
     x->row_count = -1;
-    table_undo_clear(&ss->undo);
+    ss->stmt_trx = ss->trx ? engine_trx_id(ss->trx) : 0;
+    ss->stmt_sp = ss->trx ? engine_trx_savepoint(ss->trx) : 0;
     bool logging = x->log_bin && sql_commit_binlog() != NULL;
-    ss->undo.bl = logging ? ss->bl : NULL;
+    ss->stmt.bl = logging ? ss->bl : NULL;
     ss->fk = (table_fk_t){.cat = exec_cat, .checks = !x->fk_checks_off, .stmt = ss->fk.stmt + 1,
                           .ignore = stmt_fk_ignore(st)};
-    ss->undo.fk = &ss->fk;
+    ss->stmt.fk = &ss->fk;
     binrow_stmt_start(ss->bl, st->src, st->src_len);
     binrow_stmt_no_fk_checks(ss->bl, x->fk_checks_off);
     sql_commit_ddl_fk_checks(x->fk_checks_off);
@@ -761,10 +762,6 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
                     engine_trx_rollback(ss->trx);
                     exec_trx_end(ss);
                 }
-            } else if (ss->nsp) {
-                table_undo_append(&ss->trx_undo, &ss->undo); /* ROLLBACK TO SAVEPOINT may need it */
-            } else {
-                table_undo_clear(&ss->undo);
             }
         } else if (x->diag->error_code == ER_LOCK_DEADLOCK || ss->state == SQLX_TRX_STMT) {
             engine_trx_rollback(ss->trx);
@@ -772,7 +769,8 @@ static int exec_run(sql_exec_ctx_t *x, const sql_stmt_t *st, const sql_expr_t *e
             if (x->diag->error_code == ER_LOCK_DEADLOCK)
                 ss->explicit_begin = false;
         } else {
-            int urc = table_undo_apply(ss->trx, &ss->undo);
+            /* back to where the statement began; a trx begun inside it (its first write) goes back to empty */
+            int urc = engine_trx_rollback_to(ss->trx, engine_trx_id(ss->trx) == ss->stmt_trx ? ss->stmt_sp : 0);
             if (urc) {
                 log_error("executor: undoing a failed statement failed (%d); rolling back the transaction", urc);
                 engine_trx_rollback(ss->trx);

@@ -7,8 +7,8 @@
  * Transactions: the session owns a sql_exec_session_t (one per connection, sql_exec_session_new) holding the
  * engine transaction.  A statement with no transaction open begins one; with autocommit on and no explicit
  * BEGIN it is committed (or rolled back on error) at the end of the statement.  Inside BEGIN ... COMMIT (or
- * with autocommit off) it stays open across statements; a failing statement is undone alone (statement undo
- * log), a deadlock rolls back the whole transaction as MySQL does.  DDL commits the open transaction first.
+ * with autocommit off) it stays open across statements; a failing statement is undone alone (rolled back to
+ * the engine savepoint it began at), a deadlock rolls back the whole transaction as MySQL does.  DDL commits the open transaction first.
  *
  * Process-wide state: the engine and catalog that main.c opens (sql_exec_global_init).
  */
@@ -60,7 +60,9 @@ typedef struct sql_exec_session {
     sql_exec_trx_state_t state;
     bool explicit_begin;  /* BEGIN was written (autocommit=0 transactions start implicitly) */
     bool wrote;           /* the open transaction changed rows (else an autocommit statement rolls back) */
-    table_undo_t undo;    /* the current statement's changes */
+    table_stmt_t stmt;    /* the current statement's binlog row log and foreign-key state, for table.c */
+    uint64_t stmt_sp;     /* the engine savepoint the current statement began at (its failure rolls back to it) */
+    uint64_t stmt_trx;    /* the id of the engine trx stmt_sp belongs to (0: none was open when it began) */
     table_fk_t fk;        /* foreign-key processing of them (access/fk.h), set per statement */
     struct binrow_log *bl; /* the transaction's binlog events (access/binrow.h), committed by commit/commit.c */
     mdl_set_t mdl;        /* metadata locks held until the transaction ends (access/mdl.h) */
@@ -77,9 +79,7 @@ typedef struct sql_exec_session {
     /* what the current statement did, for its OK / EOF (cleared by sql_exec_stmt_begin) */
     bool db_dropped;      /* dropped a database (SERVER_STATUS_DB_DROPPED) */
     bool no_index_used;   /* read a table by a full scan (SERVER_QUERY_NO_INDEX_USED) */
-    /* SAVEPOINT: while one exists, each statement's undo records join trx_undo, and ROLLBACK TO applies them
-     * back to the savepoint's mark (the engine has no savepoints of its own) */
-    table_undo_t trx_undo;
+    /* SAVEPOINT: each holds an engine savepoint (engine_trx_savepoint) and a binlog mark */
     struct sql_exec_savepoint *sp;
     uint32_t nsp, capsp;
     struct sql_exec_tmp *tmp; /* this connection's TEMPORARY tables (real tables in the hidden #sql_tmp database) */

@@ -278,7 +278,7 @@ static int ins_on_dup(insert_run_t *I, const value_t *newrow)
     if (rc == 0)
         rc = exec_json_check(x, t, nw);
     if (rc == 0)
-        rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->undo, x->diag, NULL);
+        rc = table_update(I->trx, t, &pk, oldc, nw, &x->ss->stmt, x->diag, NULL);
     buf_free(&pk);
     if (rc == TABLE_FK_IGNORED)
         return 0; /* INSERT IGNORE ... ON DUPLICATE KEY UPDATE: the row stays, the 1451 / 1452 a warning */
@@ -371,7 +371,7 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         return rc;
     bool want_dup = I->replace || I->ignore || I->ins->non_dup;
     for (int tries = 0; tries < 64; tries++) {
-        rc = table_insert(I->trx, t, row, &x->ss->undo, x->diag, want_dup ? &I->dup : NULL);
+        rc = table_insert(I->trx, t, row, &x->ss->stmt, x->diag, want_dup ? &I->dup : NULL);
         x->ss->wrote = true;
         if (rc != TABLE_DUP)
             break;
@@ -420,7 +420,7 @@ static int ins_row(insert_run_t *I, const value_t *vals, const bool *is_default)
         buf_append(&pk, I->dup.pk.data, I->dup.pk.len);
         rc = exec_trg_fire(x, &I->trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, oldc, NULL, I->rowno);
         if (rc == 0)
-            rc = table_delete(I->trx, t, &pk, oldc, &x->ss->undo, x->diag);
+            rc = table_delete(I->trx, t, &pk, oldc, &x->ss->stmt, x->diag);
         buf_free(&pk);
         if (rc == 0)
             rc = exec_trg_fire(x, &I->trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, oldc, NULL, I->rowno);

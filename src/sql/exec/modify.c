@@ -300,7 +300,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (!upd) {
             if ((rc = exec_trg_fire(x, trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, old, NULL, matched)) != 0)
                 break;
-            rc = table_delete(trx, t, &pk, old, &x->ss->undo, x->diag);
+            rc = table_delete(trx, t, &pk, old, &x->ss->stmt, x->diag);
             x->ss->wrote = true;
             if (rc == TABLE_FK_IGNORED) { /* DELETE IGNORE: a row a child restricts stays */
                 rc = 0;
@@ -356,7 +356,7 @@ static int exec_multi_dml(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if ((rc = constraints_check_row(x, t, nw, false)) == 0)
             rc = exec_json_check(x, t, nw);
         if (rc == 0)
-            rc = table_update(trx, t, &pk, old, nw, &x->ss->undo, x->diag, NULL);
+            rc = table_update(trx, t, &pk, old, nw, &x->ss->stmt, x->diag, NULL);
         x->ss->wrote = true;
         if (rc == TABLE_FK_IGNORED) { /* UPDATE IGNORE: a row a foreign key refuses stays as it was */
             rc = 0;
@@ -487,7 +487,7 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
         if (rc == 0)
             rc = exec_json_check(x, t, nw);
         if (rc == 0)
-            rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->undo, x->diag, up->ignore ? &dup : NULL);
+            rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->stmt, x->diag, up->ignore ? &dup : NULL);
         else if (rc > 0) {
             unmatched += rc == CONSTRAINTS_SKIP_VIEW; /* a row the view would not show: MariaDB does not count it */
             rc = TABLE_DUP; /* UPDATE IGNORE: the row stays, with the warning */
@@ -543,7 +543,7 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
             break; /* evaluated before the row goes, as MariaDB (a subquery still sees it) */
         if ((rc = exec_trg_fire(x, &trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, D.m[r].stored, NULL, r + 1)) != 0)
             break;
-        rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->undo, x->diag);
+        rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->stmt, x->diag);
         x->ss->wrote = true;
         if (rc == TABLE_FK_IGNORED) /* DELETE IGNORE: a row a child restricts stays, with the 1451 as a warning */
             rc = 0;

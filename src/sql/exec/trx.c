@@ -56,14 +56,13 @@ static void exec_temp_drop_all(sql_exec_session_t *ss)
 sql_exec_session_t *sql_exec_session_new(void)
 {
     sql_exec_session_t *ss = mem_calloc(1, sizeof *ss);
-    table_undo_init(&ss->undo);
     ss->bl = binrow_log_new();
     return ss;
 }
 
 typedef struct sql_exec_savepoint {
     char *name;
-    uint32_t undo_n;         /* trx_undo records before it */
+    uint64_t engine_sp;      /* the engine savepoint (engine_trx_savepoint; 0 when no engine trx was open) */
     binlog_trx_mark_t bl;    /* the binlog events before it */
 } savepoint_t;
 
@@ -83,8 +82,6 @@ void exec_trx_end(sql_exec_session_t *ss)
     ss->read_only = false;
     ss->did_read = ss->did_write = ss->snapshot = ss->result_set = ss->unsafe = false;
     ss->trk_events++;
-    table_undo_clear(&ss->undo);
-    table_undo_clear(&ss->trx_undo);
     savepoints_drop_from(ss, 0);
     binrow_reset(ss->bl);
     mdl_release_all(&ss->mdl);
@@ -213,8 +210,6 @@ void sql_exec_session_free(sql_exec_session_t *ss)
         engine_trx_rollback(ss->trx);
     exec_trx_end(ss);
     exec_temp_drop_all(ss);
-    table_undo_free(&ss->undo);
-    table_undo_free(&ss->trx_undo);
     mem_free(ss->sp);
     binrow_log_free(ss->bl);
     mdl_set_free(&ss->mdl);
@@ -375,7 +370,8 @@ int sql_exec_savepoint(sql_exec_ctx_t *x, const char *name)
         ss->capsp = ss->capsp ? 2 * ss->capsp : 4;
         ss->sp = mem_realloc(ss->sp, ss->capsp * sizeof *ss->sp);
     }
-    ss->sp[ss->nsp++] = (savepoint_t){mem_strdup(name), ss->trx_undo.n, binrow_savepoint(ss->bl)};
+    ss->sp[ss->nsp++] =
+        (savepoint_t){mem_strdup(name), ss->trx ? engine_trx_savepoint(ss->trx) : 0, binrow_savepoint(ss->bl)};
     return 0;
 }
 
@@ -386,7 +382,7 @@ int sql_exec_rollback_to(sql_exec_ctx_t *x, const char *name)
     if (i < 0)
         return diag_error(x->diag, ER_SP_DOES_NOT_EXIST, "SAVEPOINT", name);
     savepoint_t *p = &ss->sp[i];
-    int rc = ss->trx ? table_undo_apply_from(ss->trx, &ss->trx_undo, p->undo_n) : 0;
+    int rc = ss->trx ? engine_trx_rollback_to(ss->trx, p->engine_sp) : 0;
     binrow_rollback_to(ss->bl, p->bl);
     savepoints_drop_from(ss, (uint32_t)i + 1); /* later savepoints go, this one stays */
     return rc ? table_engine_err(x->diag, NULL, rc) : 0;
