@@ -80,6 +80,7 @@ struct engine_trx {
     size_t nspilled;    /* undo records [0, nspilled) are in the undo file (undo.h); under mu */
     bool spilled;       /* listed in every checkpoint's spill manifest while active; under mu */
     bool end_logged;    /* its COMMIT or ROLLBACK record is in the log: no checkpoint lists it any more */
+    bool eliding;       /* listed in the elide registry: its inserts' record locks are implicit */
     bool logged;        /* it has logged an undo record, so its end must be logged even when a rollback to a
                            savepoint left it none: recovery would otherwise undo its undone changes again over
                            what others did since (under mu) */
@@ -133,6 +134,12 @@ struct engine {
     pthread_mutex_t ddl;
     pthread_mutex_t trx_mu;
     engine_trx_t *active;
+    /* transactions whose inserts lock implicitly (see "implicit insert locks"): the registry lock_convert's callers
+     * search, under elide_mu (taken before a lock partition's mutex, never under one) */
+    pthread_mutex_t elide_mu;
+    engine_trx_t **eliders;
+    size_t neliders, capeliders;
+    _Atomic uint32_t n_eliders;
     uint64_t next_trx_id, next_tree_id;
     pthread_mutex_t ckpt_mu;
     pthread_t bg;
@@ -859,6 +866,13 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
         if (rc == STRATA_ENOTFOUND)
             continue; /* the tree was dropped since */
         rollback_log_room(e, vl);
+        if (!rc && t->eliding) {
+            /* "implicit insert locks": the key stays locked after its cell goes back */
+            int lrc = lock_acquire(e->locks, &t->lo, tree, r + UNDO_HDR, kl, LOCK_X, 0);
+            if (lrc)
+                log_error("engine: rollback of trx %llu: the lock of a key it wrote is held by another (%d)",
+                          (unsigned long long)t->id, lrc);
+        }
         if (!rc) {
             if (r[24] == UNDO_OP_DELETE) {
                 rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
@@ -1013,9 +1027,13 @@ static void trx_unlink_locked(engine_t *e, engine_trx_t *t)
     t->unlinked = true;
 }
 
+static void elide_unregister(engine_t *e, engine_trx_t *t);
+
 static void trx_free(engine_trx_t *t)
 {
     engine_t *e = t->e;
+    if (t->eliding) /* first: no lock may be made explicit for it once its locks are given back */
+        elide_unregister(e, t);
     lock_release_all(e->locks, &t->lo);
     pthread_mutex_lock(&e->trx_mu);
     trx_unlink_locked(e, t);
@@ -1227,6 +1245,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
     pthread_rwlock_init(&e->trees_mu, NULL);
     pthread_mutex_init(&e->ddl, NULL);
     pthread_mutex_init(&e->trx_mu, NULL);
+    pthread_mutex_init(&e->elide_mu, NULL);
     pthread_mutex_init(&e->ckpt_mu, NULL);
     pthread_mutex_init(&e->tag_mu, NULL);
     pthread_mutex_init(&e->bg_mu, NULL);
@@ -1427,6 +1446,8 @@ void engine_close(engine_t *e)
     pthread_rwlock_destroy(&e->trees_mu);
     pthread_mutex_destroy(&e->ddl);
     pthread_mutex_destroy(&e->trx_mu);
+    pthread_mutex_destroy(&e->elide_mu);
+    mem_free(e->eliders);
     pthread_mutex_destroy(&e->ckpt_mu);
     pthread_mutex_destroy(&e->tag_mu);
     pthread_mutex_destroy(&e->bg_mu);
@@ -1971,6 +1992,115 @@ static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
     return rc;
 }
 
+/* ---------------------------------------------------------------- implicit insert locks
+ *
+ * A transaction that has taken ELIDE_AFTER record locks joins the elide registry; from then on each key it
+ * inserts keeps no lock entry once the key is in its tree (lock_insert_end_implicit): the cell's writer id says
+ * the key is locked while the writer is active, as InnoDB's implicit locks, so an INSERT ... SELECT or LOAD DATA
+ * of a million rows holds ELIDE_AFTER entries, not a million.  The rule that makes this safe: every request for a
+ * record lock (rec_lock, ins_lock) first reads the key's cell and, when its writer is in the registry, makes the
+ * writer's lock explicit (lock_convert) before asking for its own, so it waits for the writer as before; a drop
+ * between that read and the request moves the partition's drop epoch and the request is read again (lock.h).  A
+ * writer leaves the registry when it has ended (committed, or rolled back: trx_free), before its locks are given
+ * back, so no lock is ever made explicit for a transaction that no longer runs.  Undo of an implicitly locked key
+ * may remove its cell (or give it back to its previous writer), which would unlock it while its undo record still
+ * names it; so a registered transaction's rollback locks each key explicitly before undoing it (its locks then
+ * cover every key its undo touched, as recovery's idempotent undo needs).  Short transactions never register:
+ * they pay nothing, and neither does anybody's lock request while nobody is registered (n_eliders == 0). */
+#define ELIDE_AFTER 1024u
+
+static void elide_register(engine_t *e, engine_trx_t *t)
+{
+    pthread_mutex_lock(&e->elide_mu);
+    if (e->neliders == e->capeliders) {
+        e->capeliders = e->capeliders ? e->capeliders * 2 : 8;
+        e->eliders = mem_realloc(e->eliders, e->capeliders * sizeof *e->eliders);
+    }
+    e->eliders[e->neliders++] = t;
+    atomic_fetch_add(&e->n_eliders, 1);
+    t->eliding = true;
+    pthread_mutex_unlock(&e->elide_mu);
+}
+
+static void elide_unregister(engine_t *e, engine_trx_t *t)
+{
+    pthread_mutex_lock(&e->elide_mu);
+    for (size_t i = 0; i < e->neliders; i++)
+        if (e->eliders[i] == t) {
+            e->eliders[i] = e->eliders[--e->neliders];
+            atomic_fetch_sub(&e->n_eliders, 1);
+            break;
+        }
+    t->eliding = false;
+    pthread_mutex_unlock(&e->elide_mu);
+}
+
+/* The rule above: when (tree, key)'s cell was written by another registered transaction, its implicit lock
+ * becomes explicit. */
+static void implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, size_t klen)
+{
+    engine_t *e = t->e;
+    if (!atomic_load(&e->n_eliders))
+        return;
+    btree_t *bt;
+    if (tree_get(e, tree, &bt))
+        return;
+    buf_t v;
+    buf_init(&v);
+    uint64_t w = 0;
+    bt_before_t st = BT_BEFORE_ABSENT;
+    int rc = btree_get_ex(bt, key, klen, &v, &w, &st);
+    buf_free(&v);
+    if (rc || !w || w == t->id)
+        return;
+    pthread_mutex_lock(&e->elide_mu);
+    for (size_t i = 0; i < e->neliders; i++)
+        if (e->eliders[i]->id == w) {
+            lock_convert(e->locks, &e->eliders[i]->lo, tree, key, klen);
+            break;
+        }
+    pthread_mutex_unlock(&e->elide_mu);
+}
+
+/* A record lock, under the rule above. */
+static int rec_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, lock_mode_t m, bool *fresh)
+{
+    engine_t *e = t->e;
+    for (;;) {
+        uint64_t ep = lock_drop_epoch(e->locks, tree, key, klen);
+        implicit_convert(t, tree, key, klen);
+        int rc = lock_acquire_at(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t), fresh, ep);
+        if (rc != LOCK_RETRY)
+            return rc;
+    }
+}
+
+/* An insert's intention check and record lock (lock_insert_begin_ex), under the rule above. */
+static int ins_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, bool stop_at_shared)
+{
+    engine_t *e = t->e;
+    for (;;) {
+        uint64_t ep = lock_drop_epoch(e->locks, tree, key, klen);
+        implicit_convert(t, tree, key, klen);
+        int rc = lock_insert_begin_at(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), stop_at_shared, ep);
+        if (rc != LOCK_RETRY)
+            return rc;
+    }
+}
+
+/* After an insert's tree write: its record lock stays explicit, or, for a registered transaction (one that has
+ * just passed ELIDE_AFTER joins), becomes implicit. */
+static void ins_done(engine_trx_t *t, int write_rc)
+{
+    engine_t *e = t->e;
+    if (write_rc == 0 && t->lo.ins_entry && !t->eliding && t->lo.nheld >= ELIDE_AFTER)
+        elide_register(e, t);
+    if (write_rc == 0 && t->eliding)
+        lock_insert_end_implicit(e->locks, &t->lo);
+    else
+        lock_insert_end(e->locks, &t->lo);
+}
+
 static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, const void *key, size_t klen,
                      const void *val, size_t vlen, bool del)
 {
@@ -1993,9 +2123,9 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
      * the insert counts as in flight (lock.h) until the tree holds it. */
     bool ins = !del && mode != BT_UPDATE;
     if (ins)
-        rc = lock_insert_begin_ex(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), mode == BT_INSERT);
+        rc = ins_lock(t, tree, key, klen, mode == BT_INSERT);
     else
-        rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+        rc = rec_lock(t, tree, key, klen, LOCK_X, NULL);
     if (rc == LOCK_INSERT_SHARED) {
         /* Readers hold the key shared, so it exists (or existed): as InnoDB, a duplicate is reported under a
          * shared lock of the existing row rather than after waiting for those readers (1062, not 1205). */
@@ -2004,10 +2134,10 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
         int g = btree_get(bt, key, klen, &cur);
         buf_free(&cur);
         if (g == 0) {
-            rc = lock_acquire(e->locks, &t->lo, tree, key, klen, LOCK_S, trx_wait_us(t));
+            rc = rec_lock(t, tree, key, klen, LOCK_S, NULL);
             return rc ? rc : ENGINE_EDUPKEY;
         }
-        rc = lock_insert_begin(e->locks, &t->lo, tree, key, klen, trx_wait_us(t));
+        rc = ins_lock(t, tree, key, klen, false);
     }
     if (rc)
         return rc;
@@ -2026,7 +2156,7 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
     }
     rc = btree_write(bt, NULL, mode, key, klen, val, vlen, t->id, NULL, NULL, &hook);
     if (ins)
-        lock_insert_end(e->locks, &t->lo);
+        ins_done(t, rc);
     return rc;
 }
 
@@ -2053,12 +2183,12 @@ int engine_delete(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_
 
 int engine_lock_row(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_X, trx_wait_us(t));
+    return rec_lock(t, tree, key, klen, LOCK_X, NULL);
 }
 
 int engine_lock_row_shared(engine_trx_t *t, engine_tree_id_t tree, const void *key, size_t klen)
 {
-    return lock_acquire(t->e->locks, &t->lo, tree, key, klen, LOCK_S, trx_wait_us(t));
+    return rec_lock(t, tree, key, klen, LOCK_S, NULL);
 }
 
 int engine_get_e(engine_t *e, engine_tree_id_t tree, const void *key, size_t klen, buf_t *out)
@@ -2249,7 +2379,7 @@ int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
             break;
         if (rc == 0 && !held) {
             /* there is a cell (live, or delete-marked by a trx that may still roll back): lock it, look again */
-            if ((rc = lock_acquire(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t))))
+            if ((rc = rec_lock(t, tree, key, klen, m, NULL)))
                 break;
             held = true;
             continue;
@@ -2280,7 +2410,7 @@ int engine_lock_key(engine_trx_t *t, engine_tree_id_t tree, const void *key, siz
             hi = (lock_bound_t){nb.key.data, nb.key.len, false};
         int g = lock_gap(e->locks, &t->lo, tree, lo, hi, m, epoch, NULL, &inflight);
         if (g == LOCK_GAP_INFLIGHT) {
-            if ((rc = lock_acquire(e->locks, &t->lo, tree, inflight.data, inflight.len, m, trx_wait_us(t))))
+            if ((rc = rec_lock(t, tree, inflight.data, inflight.len, m, NULL)))
                 break;
             continue;
         }
@@ -2377,7 +2507,7 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
                              &c->gap, &c->tmp);
             if (g == LOCK_GAP_INFLIGHT) {
                 /* another trx's insert is landing inside: wait for it as for a row of its, then look again */
-                if ((rc = lock_acquire(e->locks, &t->lo, tree, c->tmp.data, c->tmp.len, c->lmode, trx_wait_us(t))))
+                if ((rc = rec_lock(t, tree, c->tmp.data, c->tmp.len, c->lmode, NULL)))
                     return rc;
                 continue;
             }
@@ -2388,8 +2518,7 @@ static int lcur_move(engine_cursor_t *c, bt_seek_t how, const void *key, size_t 
             c->c.state = BTCUR_UNPOSITIONED;
             return STRATA_ENOTFOUND;
         }
-        if ((rc = lock_acquire_ex(e->locks, &t->lo, tree, c->k.data, c->k.len, c->lmode, trx_wait_us(t),
-                                  &c->took_lock)))
+        if ((rc = rec_lock(t, tree, c->k.data, c->k.len, c->lmode, &c->took_lock)))
             return rc;
         if (beyond) {
             c->c.state = BTCUR_UNPOSITIONED;
@@ -2543,6 +2672,7 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     st->lock_waits = lock_waits(e->locks);
     lock_wait_stats(e->locks, &st->lock_waiting, &st->lock_wait_us, &st->lock_wait_max_us);
     st->lock_deadlocks = lock_deadlocks(e->locks);
+    st->lock_entries = lock_entries(e->locks);
     st->mvcc_versions = vstore_size(e->vs);
     st->purged_rows = e->n_purged;
     st->rebalance_extents_moved = e->rb_extents_moved;

@@ -68,6 +68,7 @@ typedef struct {
     _Alignas(64) pthread_mutex_t mu;
     lock_owner_t **inflight;
     uint32_t ninflight, capinflight;
+    _Atomic uint64_t drops;   /* record entries dropped for implicit locks (moved under mu) */
 } lock_part_t;
 
 struct lock_sys {
@@ -82,6 +83,8 @@ struct lock_sys {
     _Atomic uint64_t waiting;                /* owners in wait_for now */
     _Atomic uint64_t wait_us, wait_max_us;    /* time spent in wait_for: total and the longest wait */
     pthread_mutex_t smu;                      /* guards sleepers (a leaf: taken under a partition mutex) */
+    pthread_mutex_t cmu;                      /* guards every owner's conv list (a leaf, like smu) */
+    _Atomic uint64_t nentries;                /* record entries now */
     lock_owner_t *sleepers;                   /* every owner in wait_for, for lock_kick */
 };
 
@@ -94,6 +97,7 @@ lock_sys_t *lock_sys_create(void)
     for (int i = 0; i < LOCK_PARTS; i++)
         pthread_mutex_init(&ls->parts[i].mu, NULL);
     pthread_mutex_init(&ls->smu, NULL);
+    pthread_mutex_init(&ls->cmu, NULL);
     return ls;
 }
 
@@ -142,6 +146,7 @@ void lock_sys_destroy(lock_sys_t *ls)
         pthread_mutex_destroy(&ls->parts[i].mu);
     }
     pthread_mutex_destroy(&ls->smu);
+    pthread_mutex_destroy(&ls->cmu);
     free(ls);
 }
 
@@ -163,6 +168,8 @@ void lock_owner_destroy(lock_owner_t *o)
     pthread_mutex_destroy(&o->wmu);
     mem_free(o->held);
     o->held = NULL;
+    mem_free(o->conv);
+    o->conv = NULL;
 }
 
 static uint32_t khash(uint64_t tree, const void *key, size_t klen)
@@ -205,6 +212,7 @@ static void unlink_entry(lock_sys_t *ls, lock_entry_t *e)
         pp = &(*pp)->next;
     *pp = e->next;
     entry_free(e);
+    atomic_fetch_sub(&ls->nentries, 1);
 }
 
 static bool holds_s(const lock_entry_t *e, const lock_owner_t *o)
@@ -643,6 +651,7 @@ static int acquire_locked(lock_sys_t *ls, lock_part_t *part, uint32_t h, lock_ow
             memcpy(e->key, key, klen);
         e->next = ls->b[h % LOCK_BUCKETS];
         ls->b[h % LOCK_BUCKETS] = e;
+        atomic_fetch_add(&ls->nentries, 1);
     }
     *got = e;
     if (fresh)
@@ -676,18 +685,84 @@ static int acquire_locked(lock_sys_t *ls, lock_part_t *part, uint32_t h, lock_ow
     return 0;
 }
 
-int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
-                    uint64_t timeout_us, bool *fresh)
+#define NO_EPOCH UINT64_MAX
+
+int lock_acquire_at(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh, uint64_t epoch)
 {
     lock_entry_t *e;
     uint32_t h = khash(tree, key, klen);
     lock_part_t *part = rec_part(ls, h);
     pthread_mutex_lock(&part->mu);
-    int rc = acquire_locked(ls, part, h, o, tree, key, klen, mode, timeout_us, &e, fresh);
+    int rc = epoch != NO_EPOCH && atomic_load(&part->drops) != epoch
+                 ? LOCK_RETRY
+                 : acquire_locked(ls, part, h, o, tree, key, klen, mode, timeout_us, &e, fresh);
     pthread_mutex_unlock(&part->mu);
     if (rc && fresh)
         *fresh = false;
     return rc;
+}
+
+int lock_acquire_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh)
+{
+    return lock_acquire_at(ls, o, tree, key, klen, mode, timeout_us, fresh, NO_EPOCH);
+}
+
+uint64_t lock_drop_epoch(lock_sys_t *ls, uint64_t tree, const void *key, size_t klen)
+{
+    return atomic_load(&rec_part(ls, khash(tree, key, klen))->drops);
+}
+
+uint64_t lock_entries(lock_sys_t *ls) { return atomic_load(&ls->nentries); }
+
+/* Removes e from o's conv list if it is there (under cmu). */
+static void conv_forget(lock_sys_t *ls, lock_owner_t *o, const lock_entry_t *e)
+{
+    pthread_mutex_lock(&ls->cmu);
+    for (uint32_t i = 0; i < o->nconv; i++)
+        if (o->conv[i] == e) {
+            o->conv[i] = o->conv[--o->nconv];
+            break;
+        }
+    pthread_mutex_unlock(&ls->cmu);
+}
+
+void lock_convert(lock_sys_t *ls, lock_owner_t *holder, uint64_t tree, const void *key, size_t klen)
+{
+    uint32_t h = khash(tree, key, klen);
+    lock_part_t *part = rec_part(ls, h);
+    pthread_mutex_lock(&part->mu);
+    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
+    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
+        e = e->next;
+    if (e && (e->x || e->ns)) {
+        /* held already: by the writer (explicitly, or converted by another request), or, against the rule, by
+         * someone else, which converting cannot mend */
+        pthread_mutex_unlock(&part->mu);
+        return;
+    }
+    if (!e) {
+        e = mem_calloc(1, sizeof *e);
+        e->tree = tree;
+        e->hash = h;
+        e->klen = klen;
+        e->key = mem_alloc(klen ? klen : 1);
+        if (klen)
+            memcpy(e->key, key, klen);
+        e->next = ls->b[h % LOCK_BUCKETS];
+        ls->b[h % LOCK_BUCKETS] = e;
+        atomic_fetch_add(&ls->nentries, 1);
+    }
+    e->x = holder;
+    pthread_mutex_lock(&ls->cmu);
+    if (holder->nconv == holder->capconv) {
+        holder->capconv = holder->capconv ? holder->capconv * 2 : 8;
+        holder->conv = mem_realloc(holder->conv, holder->capconv * sizeof *holder->conv);
+    }
+    holder->conv[holder->nconv++] = e;
+    pthread_mutex_unlock(&ls->cmu);
+    pthread_mutex_unlock(&part->mu);
 }
 
 int lock_acquire(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
@@ -707,11 +782,15 @@ static void release_entry(lock_sys_t *ls, lock_owner_t *o, lock_entry_t *e)
             e->s[j] = e->s[--e->ns];
             break;
         }
-    for (uint32_t i = 0; i < o->nheld; i++)
+    bool found = false;
+    for (uint32_t i = o->nheld; i-- > 0;) /* from the end: an insert's own entry is the last one */
         if (o->held[i] == e) {
             o->held[i] = o->held[--o->nheld];
+            found = true;
             break;
         }
+    if (!found)
+        conv_forget(ls, o, e);
     wake_record(ls, e);
     if (!e->x && !e->ns && !e->nwaiters)
         unlink_entry(ls, e);
@@ -747,6 +826,12 @@ int lock_insert_begin(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void
 int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                          uint64_t timeout_us, bool stop_at_shared)
 {
+    return lock_insert_begin_at(ls, o, tree, key, klen, timeout_us, stop_at_shared, NO_EPOCH);
+}
+
+int lock_insert_begin_at(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                         uint64_t timeout_us, bool stop_at_shared, uint64_t epoch)
+{
     int rc = 0;
     ASSERT(!o->inserting);
     uint32_t h = khash(tree, key, klen);
@@ -771,12 +856,15 @@ int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const v
         lock_entry_t *rec;
         bool fresh;
         pthread_mutex_lock(&rp->mu);
-        rc = acquire_locked(ls, rp, h, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh);
+        rc = epoch != NO_EPOCH && atomic_load(&rp->drops) != epoch
+                 ? LOCK_RETRY
+                 : acquire_locked(ls, rp, h, o, tree, key, klen, LOCK_X, timeout_us, &rec, &fresh);
         pthread_mutex_unlock(&rp->mu);
         if (rc)
             return rc;
         pthread_mutex_lock(&tp->mu);
         if (!gap_blocking(tree_find(ls, tree, false), o, key, klen)) {
+            o->ins_entry = fresh ? rec : NULL;
             o->inserting = true;
             o->ins_tree = tree;
             o->ins_key = key;
@@ -794,8 +882,38 @@ int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const v
     }
 }
 
+bool lock_insert_end_implicit(lock_sys_t *ls, lock_owner_t *o)
+{
+    lock_entry_t *e = o->inserting ? o->ins_entry : NULL;
+    bool dropped = false;
+    if (e) {
+        /* The entry is o's (its X holder since lock_insert_begin), so it is still there.  The drop and its epoch
+         * move happen under the key's partition mutex, where lock_acquire_at compares the epoch. */
+        lock_part_t *rp = rec_part(ls, e->hash);
+        pthread_mutex_lock(&rp->mu);
+        if (e->x == o && !e->ns && !e->nwaiters) {
+            bool found = false;
+            for (uint32_t i = o->nheld; i-- > 0;)
+                if (o->held[i] == e) {
+                    o->held[i] = o->held[--o->nheld];
+                    found = true;
+                    break;
+                }
+            if (found) {
+                atomic_fetch_add(&rp->drops, 1);
+                unlink_entry(ls, e);
+                dropped = true;
+            }
+        }
+        pthread_mutex_unlock(&rp->mu);
+    }
+    lock_insert_end(ls, o);
+    return dropped;
+}
+
 void lock_insert_end(lock_sys_t *ls, lock_owner_t *o)
 {
+    o->ins_entry = NULL;
     if (!o->inserting)
         return;
     lock_part_t *tp = tree_part(ls, o->ins_tree);
@@ -856,6 +974,26 @@ void lock_release_all(lock_sys_t *ls, lock_owner_t *o)
     if (cur)
         pthread_mutex_unlock(&cur->mu);
     o->nheld = 0;
+    /* the locks others made explicit for o (lock_convert); none is added any more (the engine's elide registry
+     * no longer lists o) */
+    pthread_mutex_lock(&ls->cmu);
+    lock_entry_t **conv = o->conv;
+    uint32_t nconv = o->nconv;
+    o->conv = NULL;
+    o->nconv = o->capconv = 0;
+    pthread_mutex_unlock(&ls->cmu);
+    for (uint32_t i = 0; i < nconv; i++) {
+        lock_entry_t *e = conv[i];
+        lock_part_t *part = rec_part(ls, e->hash);
+        pthread_mutex_lock(&part->mu);
+        if (e->x == o)
+            e->x = NULL;
+        wake_record(ls, e);
+        if (!e->x && !e->ns && !e->nwaiters)
+            unlink_entry(ls, e);
+        pthread_mutex_unlock(&part->mu);
+    }
+    mem_free(conv);
     while (o->gaps) {
         lock_gap_t *g = o->gaps;
         o->gaps = g->onext;

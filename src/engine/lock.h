@@ -70,8 +70,12 @@ typedef struct lock_owner {
     lock_tree_t *wait_tree;      /* LOCK_WAIT_INSERT: the key is the caller's (valid while it waits) */
     const uint8_t *wait_key;
     size_t wait_klen;
+    /* record locks other owners made explicit for this one (lock_convert), under the lock table's cmu */
+    lock_entry_t **conv;
+    uint32_t nconv, capconv;
     /* an insert between lock_insert_begin and lock_insert_end */
     bool inserting;
+    lock_entry_t *ins_entry;     /* the record lock that insert took itself (NULL: it held the key before) */
     uint64_t ins_tree;
     const uint8_t *ins_key;
     size_t ins_klen;
@@ -137,6 +141,35 @@ void lock_insert_end(lock_sys_t *ls, lock_owner_t *o);
 enum { LOCK_INSERT_SHARED = 1 };
 int lock_insert_begin_ex(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
                          uint64_t timeout_us, bool stop_at_shared);
+/*
+ * Implicit insert locks (InnoDB's implicit record locks).  A transaction that has inserted many keys need not keep
+ * an entry per key: after its tree write, lock_insert_end_implicit drops the X entry the insert took (unless
+ * another request waits on it) and the key stays locked implicitly, by the writer's trx id in the tree cell,
+ * while that trx is active.  The engine keeps the rule (engine.c, "implicit insert locks"): every request for a
+ * record lock first reads the key's cell and, when its writer is another active transaction that drops entries,
+ * makes that writer's lock explicit (lock_convert) before asking for its own.  A drop that lands between that
+ * read and the request would let the request through, so each drop moves its partition's drop epoch: a request
+ * made with the epoch read before the cell (lock_drop_epoch) returns LOCK_RETRY when it moved, and the caller
+ * reads the cell again.
+ */
+enum { LOCK_RETRY = 4 };
+uint64_t lock_drop_epoch(lock_sys_t *ls, uint64_t tree, const void *key, size_t klen);
+/* lock_acquire_ex that returns LOCK_RETRY (taking nothing) when a drop moved the key's epoch past epoch. */
+int lock_acquire_at(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen, lock_mode_t mode,
+                    uint64_t timeout_us, bool *fresh, uint64_t epoch);
+/* lock_insert_begin_ex with the same epoch rule for its record lock. */
+int lock_insert_begin_at(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *key, size_t klen,
+                         uint64_t timeout_us, bool stop_at_shared, uint64_t epoch);
+/* lock_insert_end that also drops the record entry the insert took, when it took one and nobody waits on it;
+ * the caller's tree cell must now carry its trx id.  Returns whether it dropped it. */
+bool lock_insert_end_implicit(lock_sys_t *ls, lock_owner_t *o);
+/* Makes holder's implicit X lock on (tree, key) explicit: an entry with holder as its X holder, listed in
+ * holder->conv so that holder's lock_release_all gives it back.  The caller guarantees holder is active and does
+ * not end meanwhile (engine.c holds its elide registry).  Nothing when holder already holds it. */
+void lock_convert(lock_sys_t *ls, lock_owner_t *holder, uint64_t tree, const void *key, size_t klen);
+/* Record entries in the table (tests: what implicit locks saved). */
+uint64_t lock_entries(lock_sys_t *ls);
+
 /* Does a gap of an owner other than o (NULL: of anybody) cover key?  (tests, diagnostics) */
 bool lock_gap_covers(lock_sys_t *ls, const lock_owner_t *o, uint64_t tree, const void *key, size_t klen);
 /* Gaps o holds (tests). */
