@@ -72,6 +72,12 @@ typedef struct tree_ent {
     struct tree_ent *next;
 } tree_ent_t;
 
+/* A range of the undo file one checkpoint appended for a transaction: its undo records [first, first + n). */
+typedef struct spill_batch {
+    uint64_t off, end;
+    size_t first, n;
+} spill_batch_t;
+
 struct engine_trx {
     engine_t *e;
     uint64_t id;
@@ -88,7 +94,16 @@ struct engine_trx {
     buf_t undo;         /* undo records back to back */
     size_t *offs;
     size_t nundo, capundo;
-    size_t undo_reserved_at; /* undo.len when the undo file's room was last checked (undo_room_reserve) */
+    size_t undo_reserved_at; /* undo_total when the undo file's room was last checked (undo_room_reserve) */
+    /* Undo records [0, base) are only in the undo file: spilled by a checkpoint, then dropped from memory, so a
+     * transaction's memory does not grow with its undo; undo/offs hold [base, nundo) (offs[i - base] is record
+     * i's start in undo, capundo counts from base).  spilled_bytes: the bytes of [0, base); batches: where they
+     * are (rollback reads them back, trx_undo_to).  low: the lowest nundo since the running checkpoint took its
+     * spill (a rollback meanwhile makes what that spill holds past it stale).  Under mu. */
+    size_t base, low;
+    uint64_t spilled_bytes;
+    spill_batch_t *batches;
+    size_t nbatches, capbatches;
     lock_owner_t lo;
     pthread_mutex_t mu; /* undo, offs, nundo: appended by the owner, copied forward by the checkpointer */
     engine_isolation_t iso;
@@ -101,6 +116,9 @@ struct engine_trx {
     vs_trx_list_t vsl;  /* its version-store nodes */
     struct engine_trx *prev, *next;
 };
+
+/* The trx's undo in bytes, in memory and spilled. */
+static uint64_t undo_total(const engine_trx_t *t) { return t->spilled_bytes + t->undo.len; }
 
 struct engine_cursor {
     engine_trx_t *trx;
@@ -291,6 +309,36 @@ static void purge_startup(engine_t *e);
 
 /* ---------------------------------------------------------------- checkpoints */
 
+/* A checkpoint's spill of t is durable: records [bfirst, upto) are in the file at [boff, bend) (what it holds
+ * past upto a rollback has made stale).  They become a batch and leave memory.  Under t->mu. */
+static void spill_settle(engine_trx_t *t, size_t upto, size_t bfirst, uint64_t boff, uint64_t bend)
+{
+    t->nspilled = upto;
+    if (upto <= bfirst || upto <= t->base)
+        return;
+    if (t->nbatches == t->capbatches) {
+        t->capbatches = t->capbatches ? t->capbatches * 2 : 8;
+        t->batches = mem_realloc(t->batches, t->capbatches * sizeof *t->batches);
+    }
+    t->batches[t->nbatches++] = (spill_batch_t){.off = boff, .end = bend, .first = bfirst, .n = upto - bfirst};
+    /* [base, bfirst) went to the file with earlier batches and left memory with them, so base == bfirst */
+    ASSERT(t->base == bfirst);
+    size_t drop = upto - t->base, bytes = upto < t->nundo ? t->offs[drop] : t->undo.len;
+    buf_consume(&t->undo, bytes);
+    memmove(t->offs, t->offs + drop, (t->nundo - upto) * sizeof *t->offs);
+    for (size_t i = 0; i < t->nundo - upto; i++)
+        t->offs[i] -= bytes;
+    t->base = upto;
+    t->spilled_bytes += bytes;
+    if (t->undo.cap > 2 * t->undo.len + (1u << 20)) { /* give the buffer's peak back */
+        buf_t nb;
+        buf_init(&nb);
+        buf_append(&nb, t->undo.data, t->undo.len);
+        buf_free(&t->undo);
+        t->undo = nb;
+    }
+}
+
 /* A transaction whose first undo record is far back pins the log tail.  Its undo records are carried forward so
  * the tail can move (called by the checkpointer after redo_ckpt_begin, so that every record logged from here on
  * is after the checkpoint):
@@ -308,21 +356,30 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
     size_t nman = 0, capman = 0, npend = 0;
     undo_manifest_ent_t *man = NULL;
     /* What a spill changes in a trx takes effect only once the whole spill and its manifest are on disk. */
-    struct { engine_trx_t *t; size_t nspilled; uint64_t first; } *pend = NULL;
+    typedef struct { engine_trx_t *t; size_t nspilled; uint64_t first; size_t bfirst; uint64_t boff, bend; } pend_t;
+    pend_t *pend = NULL;
     spill[0] = spill[1] = 0;
     pthread_mutex_lock(&e->trx_mu);
     /* Only the checkpointer (ckpt_mu) changes spilled / nspilled, so reading them here without t->mu is safe. */
     bool need = false;
     for (engine_trx_t *t = e->active; t && !need; t = t->next)
         need = t->spilled ||
-               ((t->must_carry || (t->first_lsn && t->first_lsn < threshold)) && t->undo.len >= cap / 16);
+               ((t->must_carry || (t->first_lsn && t->first_lsn < threshold)) && undo_total(t) >= cap / 16);
     if (need) {
         bool restarted = false;
         if ((rc = undo_spill_begin(e->undo, &restarted)))
             goto done;
         if (restarted) /* the file starts over: every spilled trx writes all of its undo again */
-            for (engine_trx_t *t = e->active; t; t = t->next)
+            for (engine_trx_t *t = e->active; t && !rc; t = t->next) {
+                pthread_mutex_lock(&t->mu);
                 t->nspilled = 0;
+                if (t->base && !t->end_logged) /* cannot be: such a trx is named by every checkpoint until it ends */
+                    rc = CORRUPT("engine: the undo file would start over under trx %llu's spilled undo",
+                                 (unsigned long long)t->id);
+                pthread_mutex_unlock(&t->mu);
+            }
+        if (rc)
+            goto done;
     }
     for (engine_trx_t *t = e->active; t && !rc; t = t->next) {
         pthread_mutex_lock(&t->mu);
@@ -332,7 +389,7 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
             continue;
         }
         uint64_t first = redo_current_lsn(e->redo);
-        if (t->spilled || t->undo.len >= cap / 16) {
+        if (t->spilled || undo_total(t) >= cap / 16) {
             if (!need) {
                 /* this transaction grew past the bound after the scan above found none to spill: the spill
                  * begins here (appending without undo_spill_begin wrote over the undo file's header) */
@@ -343,21 +400,37 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
                 }
                 need = true;
                 if (restarted) /* nothing was appended yet in this pass */
-                    for (engine_trx_t *o = e->active; o; o = o->next)
+                    for (engine_trx_t *o = e->active; o && !rc; o = o->next) {
+                        if (o != t) /* (t's mutex is held here) */
+                            pthread_mutex_lock(&o->mu);
                         o->nspilled = 0;
+                        if (o->base && !o->end_logged)
+                            rc = CORRUPT("engine: the undo file would start over under trx %llu's spilled undo",
+                                         (unsigned long long)o->id);
+                        if (o != t)
+                            pthread_mutex_unlock(&o->mu);
+                    }
+                if (rc) {
+                    pthread_mutex_unlock(&t->mu);
+                    break;
+                }
             }
             if (t->nspilled > t->nundo)
                 t->nspilled = t->nundo;
+            if (t->nspilled < t->base)
+                t->nspilled = t->base; /* [0, base) is in the file already */
+            uint64_t boff = undo_spill_pos(e->undo);
             for (size_t i = t->nspilled; i < t->nundo && !rc; i++) {
-                size_t end = i + 1 < t->nundo ? t->offs[i + 1] : t->undo.len;
-                rc = undo_spill_append(e->undo, t->undo.data + t->offs[i], (uint32_t)(end - t->offs[i]));
+                size_t st = t->offs[i - t->base], end = i + 1 < t->nundo ? t->offs[i + 1 - t->base] : t->undo.len;
+                rc = undo_spill_append(e->undo, t->undo.data + st, (uint32_t)(end - st));
             }
             pend = mem_realloc(pend, (npend + 1) * sizeof *pend);
-            pend[npend].t = t;
-            pend[npend].nspilled = t->nundo;
-            pend[npend].first = first;
+            pend[npend] = (pend_t){.t = t, .nspilled = t->nundo, .first = first, .bfirst = t->nspilled,
+                                          .boff = boff, .bend = undo_spill_pos(e->undo)};
+            t->low = t->nundo;
             npend++;
-        } else if (t->undo.len < cap / 4) {
+        } else if (undo_total(t) < cap / 4) {
+            ASSERT(t->base == 0); /* never spilled */
             for (size_t i = 0; i < t->nundo;) {
                 mtr_t m;
                 mtr_start(&m, e->bp, e->redo);
@@ -404,7 +477,7 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
         for (size_t i = 0; i < npend; i++) {
             engine_trx_t *t = pend[i].t;
             pthread_mutex_lock(&t->mu);
-            t->nspilled = pend[i].nspilled;
+            spill_settle(t, MIN(pend[i].nspilled, t->low), pend[i].bfirst, pend[i].boff, pend[i].bend);
             t->spilled = true;
             t->must_carry = false;
             t->first_lsn = pend[i].first;
@@ -741,38 +814,63 @@ static void purge_startup(engine_t *e)
 {
     btree_cur_t dc;
     btree_cur_init(&dc, e->dir);
-    buf_t keys;
+    buf_t keys, from;
     buf_init(&keys);
+    buf_init(&from);
     for (int r = btree_cur_seek(&dc, NULL, 0, BT_FIRST); r == 0 && !e->stop; r = btree_cur_next(&dc)) {
         if (dc.key.len != 8)
             continue;
+        uint64_t id = be64_key(dc.key.data);
         btree_t *bt;
-        if (tree_get(e, be64_key(dc.key.data), &bt))
+        if (tree_get(e, id, &bt))
             continue;
-        btree_cur_t c;
-        btree_cur_init(&c, bt);
-        c.raw = true;
-        buf_reset(&keys);
-        for (int rc = btree_cur_seek(&c, NULL, 0, BT_FIRST); rc == 0; rc = btree_cur_next(&c))
-            if (c.delmarked && c.trx < e->startup_next_trx) {
-                uint8_t h[10];
-                wr16(h, (uint16_t)c.key.len);
-                wr64(h + 2, c.trx);
-                buf_append(&keys, h, sizeof h);
-                buf_append(&keys, c.key.data, c.key.len);
-            }
-        btree_cur_free(&c);
-        for (size_t off = 0; off < keys.len;) {
-            uint16_t kl = rd16(keys.data + off);
-            uint64_t trx = rd64(keys.data + off + 2);
-            if (log_free_check(e))
+        /* A DDL statement may drop the tree meanwhile (the SQL layer's metadata locks do not know this thread):
+         * each chunk of the scan runs under the DDL mutex, on the tree still registered, as a rebalance step does. */
+        buf_reset(&from);
+        bool done = false, first = true;
+        while (!done && !e->stop) {
+            pthread_mutex_lock(&e->ddl);
+            if (trees_find(e, id) != bt) {
+                pthread_mutex_unlock(&e->ddl);
                 break;
-            if (btree_delete(bt, NULL, keys.data + off + 10, kl, NULL, NULL, BT_DEL_PURGE, trx) == 0)
-                __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
-            off += 10 + kl;
+            }
+            btree_cur_t c;
+            btree_cur_init(&c, bt);
+            c.raw = true;
+            buf_reset(&keys);
+            int rc = first ? btree_cur_seek(&c, NULL, 0, BT_FIRST) : btree_cur_seek(&c, from.data, from.len, BT_GE);
+            int n = 0;
+            for (; rc == 0 && n < 4096; rc = btree_cur_next(&c), n++)
+                if (c.delmarked && c.trx < e->startup_next_trx) {
+                    uint8_t h[10];
+                    wr16(h, (uint16_t)c.key.len);
+                    wr64(h + 2, c.trx);
+                    buf_append(&keys, h, sizeof h);
+                    buf_append(&keys, c.key.data, c.key.len);
+                }
+            done = rc != 0;
+            if (!done) { /* the next chunk starts at the cell this one stopped on */
+                buf_reset(&from);
+                buf_append(&from, c.key.data, c.key.len);
+            }
+            first = false;
+            btree_cur_free(&c);
+            for (size_t off = 0; off < keys.len;) {
+                uint16_t kl = rd16(keys.data + off);
+                uint64_t trx = rd64(keys.data + off + 2);
+                if (log_free_check(e)) {
+                    done = true;
+                    break;
+                }
+                if (btree_delete(bt, NULL, keys.data + off + 10, kl, NULL, NULL, BT_DEL_PURGE, trx) == 0)
+                    __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+                off += 10 + kl;
+            }
+            pthread_mutex_unlock(&e->ddl);
         }
     }
     buf_free(&keys);
+    buf_free(&from);
     btree_cur_free(&dc);
 }
 
@@ -788,11 +886,11 @@ typedef struct {
 
 static void trx_add_undo(engine_trx_t *t, const uint8_t *rec, size_t len)
 {
-    if (t->nundo == t->capundo) {
+    if (t->nundo - t->base >= t->capundo) {
         t->capundo = t->capundo ? t->capundo * 2 : 16;
         t->offs = mem_realloc(t->offs, t->capundo * sizeof(size_t));
     }
-    t->offs[t->nundo++] = t->undo.len;
+    t->offs[t->nundo++ - t->base] = t->undo.len;
     buf_append(&t->undo, rec, len);
     t->logged = true;
 }
@@ -852,28 +950,94 @@ static void rollback_log_room(engine_t *e, uint32_t vlen)
     }
 }
 
+/* Copies record i of t's undo into rec: from memory, or from its batch in the undo file (one batch is kept loaded
+ * in *bl while a rollback walks down through it).  Under no lock: takes t->mu itself. */
+typedef struct {
+    bool loaded;
+    size_t first, n;
+    buf_t recs;
+    size_t *offs;
+} batch_cache_t;
+
+static int undo_record(engine_t *e, engine_trx_t *t, size_t i, buf_t *rec, batch_cache_t *bl)
+{
+    buf_reset(rec);
+    pthread_mutex_lock(&t->mu);
+    if (i >= t->base) {
+        size_t st = t->offs[i - t->base], end = i + 1 < t->nundo ? t->offs[i + 1 - t->base] : t->undo.len;
+        buf_append(rec, t->undo.data + st, end - st);
+        pthread_mutex_unlock(&t->mu);
+        return 0;
+    }
+    spill_batch_t b = {0};
+    bool found = false;
+    for (size_t k = t->nbatches; k-- > 0 && !found;)
+        if (t->batches[k].first <= i && i < t->batches[k].first + t->batches[k].n) {
+            b = t->batches[k];
+            found = true;
+        }
+    pthread_mutex_unlock(&t->mu);
+    if (!found)
+        return CORRUPT("engine: undo record %zu of trx %llu is neither in memory nor in a spilled batch", i,
+                       (unsigned long long)t->id);
+    if (!bl->loaded || bl->first != b.first) {
+        mem_free(bl->offs);
+        bl->offs = NULL;
+        bl->loaded = false;
+        int rc = undo_spill_load(e->undo, b.off, b.end, &bl->recs, &bl->offs, &bl->n);
+        if (rc)
+            return rc;
+        if (bl->n < b.n)
+            return CORRUPT("engine: trx %llu's spilled undo at %llu holds %zu records, not %zu",
+                           (unsigned long long)t->id, (unsigned long long)b.off, bl->n, b.n);
+        bl->loaded = true;
+        bl->first = b.first;
+    }
+    size_t k = i - b.first, st = bl->offs[k], end = k + 1 < bl->n ? bl->offs[k + 1] : bl->recs.len;
+    buf_append(rec, bl->recs.data + st, end - st);
+    if (rec->len < UNDO_HDR || rd64(rec->data) != t->id)
+        return CORRUPT("engine: spilled undo record %zu at %llu is not trx %llu's", i, (unsigned long long)b.off,
+                       (unsigned long long)t->id);
+    return 0;
+}
+
 /* Applies a transaction's undo records [from, nundo) in reverse and drops them (no new undo is logged: these are
- * compensations).  from = 0 undoes the whole transaction. */
+ * compensations).  from = 0 undoes the whole transaction.  Records a checkpoint spilled and dropped from memory
+ * are read back from the undo file, one batch at a time. */
 static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
 {
     int first_err = 0;
+    buf_t rec;
+    buf_init(&rec);
+    batch_cache_t bl = {0};
+    buf_init(&bl.recs);
     for (size_t i = t->nundo; i-- > from;) {
-        const uint8_t *r = t->undo.data + t->offs[i];
+        int rc = undo_record(e, t, i, &rec, &bl);
+        if (rc) {
+            /* the rest cannot be undone: the caller's rollback fails (logged above) */
+            log_error("engine: rollback of trx %llu stopped at undo record %zu: %d", (unsigned long long)t->id, i,
+                      rc);
+            if (!first_err)
+                first_err = rc;
+            break;
+        }
+        const uint8_t *r = rec.data;
         uint64_t tree = rd64(r + 8), prev_trx = rd64(r + 16);
         uint32_t kl = rd16(r + 25), vl = rd32(r + 27);
         btree_t *bt;
-        int rc = tree_get(e, tree, &bt);
+        rc = tree_get(e, tree, &bt);
         if (rc == STRATA_ENOTFOUND)
-            continue; /* the tree was dropped since */
-        rollback_log_room(e, vl);
-        if (!rc && t->eliding) {
+            rc = 0, bt = NULL; /* the tree was dropped since */
+        if (bt)
+            rollback_log_room(e, vl);
+        if (bt && !rc && t->eliding) {
             /* "implicit insert locks": the key stays locked after its cell goes back */
             int lrc = lock_acquire(e->locks, &t->lo, tree, r + UNDO_HDR, kl, LOCK_X, 0);
             if (lrc)
                 log_error("engine: rollback of trx %llu: the lock of a key it wrote is held by another (%d)",
                           (unsigned long long)t->id, lrc);
         }
-        if (!rc) {
+        if (bt && !rc) {
             if (r[24] == UNDO_OP_DELETE) {
                 rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_PHYSICAL, 0);
                 if (rc == STRATA_ENOTFOUND)
@@ -897,14 +1061,32 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
             first_err = rc;
         }
         /* What is undone needs no undo any more: the checkpoint then copies forward only the rest, so even a
-         * transaction that filled the log can roll back (its compensations are logged before that copy). */
+         * transaction that filled the log can roll back (its compensations are logged before that copy).  What a
+         * running checkpoint's spill holds from i on is stale now (low), and so is every batch from i on. */
         pthread_mutex_lock(&t->mu);
         t->nundo = i;
-        t->undo.len = t->offs[i];
+        if (i < t->low)
+            t->low = i;
+        if (t->nspilled > i)
+            t->nspilled = i;
+        if (i >= t->base) {
+            t->undo.len = t->offs[i - t->base];
+        } else {
+            t->base = i;
+            t->undo.len = 0;
+            t->spilled_bytes -= MIN(t->spilled_bytes, (uint64_t)rec.len);
+            while (t->nbatches && t->batches[t->nbatches - 1].first >= i)
+                t->nbatches--;
+            if (t->nbatches && t->batches[t->nbatches - 1].first + t->batches[t->nbatches - 1].n > i)
+                t->batches[t->nbatches - 1].n = i - t->batches[t->nbatches - 1].first;
+        }
         pthread_mutex_unlock(&t->mu);
         if (redo_used(e->redo) > redo_capacity(e->redo) / 2)
             checkpoint(e, redo_capacity(e->redo) / 2);
     }
+    buf_free(&rec);
+    buf_free(&bl.recs);
+    mem_free(bl.offs);
     return first_err;
 }
 
@@ -1046,6 +1228,7 @@ static void trx_free(engine_trx_t *t)
     buf_free(&t->undo);
     buf_free(&t->xid);
     mem_free(t->offs);
+    mem_free(t->batches);
     mem_free(t);
 }
 
@@ -1077,8 +1260,18 @@ static engine_trx_t *trx_new(engine_t *e, uint64_t id)
  * view sees the rows as they were before it. */
 static void trx_keep_recovered(engine_t *e, engine_trx_t *t)
 {
+    buf_t rec;
+    buf_init(&rec);
+    batch_cache_t bl = {0};
+    buf_init(&bl.recs);
     for (size_t i = 0; i < t->nundo; i++) {
-        const uint8_t *u = t->undo.data + t->offs[i];
+        /* (the first checkpoint may have spilled it: read back from the undo file then) */
+        if (undo_record(e, t, i, &rec, &bl)) {
+            log_error("engine: recovered trx %llu: undo record %zu cannot be read; its row is not locked",
+                      (unsigned long long)t->id, i);
+            continue;
+        }
+        const uint8_t *u = rec.data;
         uint32_t kl = rd16(u + 25), vl = rd32(u + 27);
         bt_before_t before = u[24] == UNDO_OP_PUT || u[24] == UNDO_OP_UNMARK ? BT_BEFORE_PRESENT
                              : u[24] == UNDO_OP_PUT_MARKED                  ? BT_BEFORE_DELMARKED
@@ -1097,6 +1290,9 @@ static void trx_keep_recovered(engine_t *e, engine_trx_t *t)
                     u[24] == UNDO_OP_UNMARK ? kept.len : vl, rd64(u + 16), true);
         buf_free(&kept);
     }
+    buf_free(&rec);
+    buf_free(&bl.recs);
+    mem_free(bl.offs);
 }
 
 /* Transactions the crash interrupted (undo records, no COMMIT or ROLLBACK).  First each becomes an engine trx
@@ -1966,15 +2162,15 @@ int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint6
 static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
 {
     uint64_t big = redo_capacity(e->redo) / 16;
-    if ((!t->spilled && t->undo.len + add < big) || t->undo.len + add < t->undo_reserved_at + UNDO_ROOM_STEP)
+    if ((!t->spilled && undo_total(t) + add < big) || undo_total(t) + add < t->undo_reserved_at + UNDO_ROOM_STEP)
         return 0;
     uint64_t need = add + UNDO_SPILL_REC_OVERHEAD + 2 * UNDO_ROOM_STEP;
     pthread_mutex_lock(&e->trx_mu);
     for (engine_trx_t *x = e->active; x; x = x->next) {
         pthread_mutex_lock(&x->mu);
-        if (x->spilled || x->undo.len >= big) {
-            size_t from = MIN(x->nspilled, x->nundo);
-            need += x->undo.len - (from < x->nundo ? x->offs[from] : x->undo.len) +
+        if (x->spilled || undo_total(x) >= big) {
+            size_t from = MAX(MIN(x->nspilled, x->nundo), x->base);
+            need += x->undo.len - (from < x->nundo ? x->offs[from - x->base] : x->undo.len) +
                     (uint64_t)(x->nundo - from) * UNDO_SPILL_REC_OVERHEAD;
         }
         pthread_mutex_unlock(&x->mu);
@@ -1988,7 +2184,7 @@ static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
         rc = undo_spill_reserve(e->undo, need);
     }
     if (!rc)
-        t->undo_reserved_at = t->undo.len + add;
+        t->undo_reserved_at = undo_total(t) + add;
     return rc;
 }
 
@@ -2114,7 +2310,7 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
         return rc;
     /* A transaction's undo is carried by the checkpointer into the undo file of the logfile group (undo.h), so
      * it is bounded by that file's room (or undo_max_bytes for the default, autoextending one), not by the log. */
-    if (t->undo.len + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR + UNDO_SPILL_SLACK >
+    if (undo_total(t) + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR + UNDO_SPILL_SLACK >
         undo_spill_capacity(e->undo))
         return ENGINE_ELOGFULL;
     if ((rc = undo_room_reserve(e, t, UNDO_HDR + klen + vlen)))
@@ -2249,6 +2445,14 @@ uint64_t engine_trx_savepoint(engine_trx_t *t)
     uint64_t sp = t->nundo;
     pthread_mutex_unlock(&t->mu);
     return sp;
+}
+
+void engine_trx_undo_bytes(engine_trx_t *t, uint64_t *in_memory, uint64_t *total)
+{
+    pthread_mutex_lock(&t->mu);
+    *in_memory = t->undo.len;
+    *total = undo_total(t);
+    pthread_mutex_unlock(&t->mu);
 }
 
 int engine_trx_rollback_to(engine_trx_t *t, uint64_t sp)

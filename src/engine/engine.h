@@ -172,6 +172,9 @@ void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
  * no copy of what it changed.  Compensations are logged as a full rollback's are (crash-safe, never short of
  * log).  Not on a prepared trx. */
 uint64_t engine_trx_savepoint(engine_trx_t *t);
+/* The trx's undo: the bytes kept in memory, and all of it (checkpoints spill a large one to the undo file and
+ * drop it from memory; rollback reads it back). */
+void engine_trx_undo_bytes(engine_trx_t *t, uint64_t *in_memory, uint64_t *total);
 int engine_trx_rollback_to(engine_trx_t *t, uint64_t sp);
 /* READ COMMITTED: the next read takes a fresh view.  Harmless at other levels. */
 void engine_trx_statement_start(engine_trx_t *t);

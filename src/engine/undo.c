@@ -447,6 +447,51 @@ int undo_spill_append(undo_sys_t *u, const uint8_t *rec, uint32_t len)
     return rc;
 }
 
+uint64_t undo_spill_pos(undo_sys_t *u)
+{
+    pthread_mutex_lock(&u->mu);
+    uint64_t pos = u->append;
+    pthread_mutex_unlock(&u->mu);
+    return pos;
+}
+
+int undo_spill_load(undo_sys_t *u, uint64_t off, uint64_t end, buf_t *recs, size_t **offs, size_t *n)
+{
+    *offs = NULL;
+    *n = 0;
+    buf_reset(recs);
+    pthread_mutex_lock(&u->mu);
+    bool ok = u->have && u->fd >= 0 && off >= UNDO_FILE_HDR && end >= off && end <= u->size;
+    int fd = u->fd;
+    pthread_mutex_unlock(&u->mu);
+    if (!ok)
+        return CORRUPT("engine: a spilled transaction's undo [%llu, %llu) is outside the undo file",
+                       (unsigned long long)off, (unsigned long long)end);
+    size_t len = (size_t)(end - off), cap = 0;
+    uint8_t *data = mem_alloc(len ? len : 1);
+    int rc = pread_all(fd, data, len, (off_t)off);
+    if (rc)
+        rc = CORRUPT("engine: cannot read back a spilled transaction's undo from '%s'", u->full);
+    for (size_t p = 0; !rc && p < len;) {
+        uint32_t total = p + REC_HDR <= len ? rd32(data + p) : 0;
+        if (total < REC_HDR + 4 || p + total > len || rd32(data + p + 4) != crc32c(0, data + p + 8, total - 8) ||
+            data[p + 8] != REC_UNDO || rd32(data + p + REC_HDR) != total - REC_HDR - 4) {
+            rc = CORRUPT("engine: undo spill record at %llu of '%s' is damaged", (unsigned long long)(off + p),
+                         u->full);
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            *offs = mem_realloc(*offs, cap * sizeof **offs);
+        }
+        (*offs)[(*n)++] = recs->len;
+        buf_append(recs, data + p + REC_HDR + 4, total - REC_HDR - 4);
+        p += total;
+    }
+    mem_free(data);
+    return rc;
+}
+
 int undo_spill_manifest(undo_sys_t *u, const undo_manifest_ent_t *ents, size_t n, uint64_t *man_off,
                         uint64_t *end)
 {

@@ -9,7 +9,11 @@
  * synced before the checkpoint that no longer keeps it in the redo log.  Each such checkpoint also appends a
  * manifest (the spilled transactions still open, with their prepared state) and records the manifest's place in
  * the checkpoint (redo user words), so recovery reads exactly the spill that belongs to the checkpoint it starts
- * from.  A transaction's undo is then bounded by the undo file, not by 1/8 of the redo log.
+ * from.  A transaction's undo is then bounded by the undo file, not by 1/8 of the redo log.  Once a spill is
+ * durable its records leave the transaction's memory (engine.c spill_settle: each spill of one transaction is one
+ * range of the file, a "batch"), and a rollback reads them back with undo_spill_load, so a transaction's memory
+ * does not grow with its undo either.  The append point cannot go back to the start under such a transaction:
+ * every checkpoint names it until it ends.
  *
  * Without a CREATE LOGFILE GROUP the engine creates the group DEFAULT_LG (MySQL's default logfile group name)
  * with the file undo_default.log the first time it spills; that file grows on demand up to undo_max_bytes.  A
@@ -37,6 +41,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/buf.h"
 
 #define UNDO_FILE_HDR 4096u
 #define UNDO_DEFAULT_LFG "DEFAULT_LG"
@@ -88,6 +94,13 @@ int undo_spill_reserve(undo_sys_t *u, uint64_t bytes);
  * at the beginning of the file (the last checkpoint named none), so everything must be written again. */
 int undo_spill_begin(undo_sys_t *u, bool *restarted);
 int undo_spill_append(undo_sys_t *u, const uint8_t *rec, uint32_t len);
+/* Where the next appended record goes (the checkpointer, between appends: one transaction's records are one
+ * range of the file, [pos before, pos after)). */
+uint64_t undo_spill_pos(undo_sys_t *u);
+/* Reads back the UNDO records of a range a checkpoint appended and made durable (a spilled transaction's batch,
+ * engine.c), checking each: the records go to *recs back to back, their starts to *offs (mem_free), *n of them.
+ * STRATA_ECORRUPT when a record is damaged or is not an UNDO record. */
+int undo_spill_load(undo_sys_t *u, uint64_t off, uint64_t end, buf_t *recs, size_t **offs, size_t *n);
 /* Appends the manifest and syncs the file; *man_off / *end go into the checkpoint. */
 int undo_spill_manifest(undo_sys_t *u, const undo_manifest_ent_t *ents, size_t n, uint64_t *man_off,
                         uint64_t *end);

@@ -359,6 +359,99 @@ TEST(test_engine_locks)
     rmdatadir(dir);
 }
 
+/* A large transaction's undo leaves memory once a checkpoint has spilled it to the undo file: 48 MB of undo with a
+ * 16 MiB log keeps a few MiB in memory.  Rolling back to a savepoint inside the spilled part reads it back from the
+ * file, the transaction goes on and commits; a full rollback of another reads all of it back; and a crash with
+ * one open recovers and rolls it back. */
+TEST(test_engine_undo_leaves_memory)
+{
+    char dir[64];
+    mkdatadir(dir);
+    engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
+    REQUIRE(e);
+    engine_tree_id_t t;
+    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
+    char k[32];
+    static char v[3000];
+    memset(v, 'o', sizeof v);
+    engine_trx_t *x;
+    engine_trx_begin(e, &x);
+    for (int i = 0; i < 2000; i++)
+        REQUIRE(engine_insert(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
+    REQUIRE(engine_trx_commit(x) == 0);
+    buf_t b;
+    buf_init(&b);
+    for (int pass = 0; pass < 2; pass++) {
+        engine_trx_begin(e, &x);
+        uint64_t mem = 0, total = 0, max_mem = 0, sp = 0;
+        for (int round = 0; round < 8; round++) {
+            v[0] = (char)('a' + round);
+            for (int i = 0; i < 2000; i++)
+                REQUIRE(engine_update(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
+            engine_trx_undo_bytes(x, &mem, &total);
+            max_mem = MAX(max_mem, mem);
+            if (round == 3)
+                sp = engine_trx_savepoint(x); /* every row 'd' */
+        }
+        CHECK(total > (40u << 20));
+        printf("undo: %llu bytes in all, at most %llu in memory\n", (unsigned long long)total, (unsigned long long)max_mem);
+        CHECK(max_mem < (12u << 20));
+        if (pass == 0) {
+            CHECK_EQ_INT(engine_trx_rollback_to(x, sp), 0);
+            int bad = 0;
+            for (int i = 0; i < 2000; i++)
+                bad += engine_get(x, t, k, k_of(k, "r", i), &b) != 0 || b.len != sizeof v || b.data[0] != 'd';
+            CHECK_EQ_INT(bad, 0);
+            v[0] = 'z';
+            for (int i = 0; i < 2000; i += 2)
+                REQUIRE(engine_update(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
+            REQUIRE(engine_trx_commit(x) == 0);
+            for (int i = 0; i < 2000; i++)
+                bad += engine_get_e(e, t, k, k_of(k, "r", i), &b) != 0 || b.data[0] != (i % 2 ? 'd' : 'z');
+            CHECK_EQ_INT(bad, 0);
+        } else {
+            CHECK_EQ_INT(engine_trx_rollback(x), 0);
+            int bad = 0;
+            for (int i = 0; i < 2000; i++)
+                bad += engine_get_e(e, t, k, k_of(k, "r", i), &b) != 0 || b.data[0] != (i % 2 ? 'd' : 'z');
+            CHECK_EQ_INT(bad, 0);
+        }
+    }
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    engine_close(e);
+    pid_t pid = fork();
+    if (pid == 0) {
+        engine_t *c = open_engine(dir, 2u << 20);
+        if (!c)
+            _exit(2);
+        engine_trx_t *w;
+        engine_trx_begin(c, &w);
+        memset(v, 'c', sizeof v);
+        for (int round = 0; round < 6; round++)
+            for (int i = 0; i < 2000; i++)
+                if (engine_update(w, t, k, k_of(k, "r", i), v, sizeof v))
+                    _exit(3);
+        uint64_t mem, total;
+        engine_trx_undo_bytes(w, &mem, &total);
+        if (mem >= total / 2 || engine_log_sync(c, engine_log_lsn(c)))
+            _exit(4); /* most of it spilled and dropped */
+        _exit(0); /* crash with w open */
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    e = open_engine(dir, 2u << 20);
+    REQUIRE(e);
+    int bad = 0;
+    for (int i = 0; i < 2000; i++)
+        bad += engine_get_e(e, t, k, k_of(k, "r", i), &b) != 0 || b.data[0] != (i % 2 ? 'd' : 'z');
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
+    buf_free(&b);
+    engine_close(e);
+    rmdatadir(dir);
+}
+
 /* A transaction whose undo is several times the redo log works (its undo is spilled to the undo file by the
  * checkpoints) and rolls back completely; over the configured bound (undo_max_bytes) it gets ENGINE_ELOGFULL,
  * still rolls back, and the engine goes on. */
@@ -1522,5 +1615,5 @@ TEST(test_engine_read_only_and_salvage)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_savepoints, test_engine_implicit_locks, test_engine_implicit_lock_race, test_engine_commit_tag, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_savepoints, test_engine_undo_leaves_memory, test_engine_implicit_locks, test_engine_implicit_lock_race, test_engine_commit_tag, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page, test_engine_read_only_and_salvage)
