@@ -215,6 +215,31 @@ static void unlink_entry(lock_sys_t *ls, lock_entry_t *e)
     atomic_fetch_sub(&ls->nentries, 1);
 }
 
+/* The record entry of (tree, key) of hash h, or NULL; under its partition mutex. */
+static lock_entry_t *entry_find(lock_sys_t *ls, uint32_t h, uint64_t tree, const void *key, size_t klen)
+{
+    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
+    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
+        e = e->next;
+    return e;
+}
+
+/* A new, unheld record entry of (tree, key), in its bucket; under its partition mutex. */
+static lock_entry_t *entry_new(lock_sys_t *ls, uint32_t h, uint64_t tree, const void *key, size_t klen)
+{
+    lock_entry_t *e = mem_calloc(1, sizeof *e);
+    e->tree = tree;
+    e->hash = h;
+    e->klen = klen;
+    e->key = mem_alloc(klen ? klen : 1);
+    if (klen)
+        memcpy(e->key, key, klen);
+    e->next = ls->b[h % LOCK_BUCKETS];
+    ls->b[h % LOCK_BUCKETS] = e;
+    atomic_fetch_add(&ls->nentries, 1);
+    return e;
+}
+
 static bool holds_s(const lock_entry_t *e, const lock_owner_t *o)
 {
     for (uint32_t i = 0; i < e->ns; i++)
@@ -638,21 +663,9 @@ static int acquire_locked(lock_sys_t *ls, lock_part_t *part, uint32_t h, lock_ow
                           bool *fresh)
 {
     int rc = 0;
-    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
-    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
-        e = e->next;
-    if (!e) {
-        e = mem_calloc(1, sizeof *e);
-        e->tree = tree;
-        e->hash = h;
-        e->klen = klen;
-        e->key = mem_alloc(klen ? klen : 1);
-        if (klen)
-            memcpy(e->key, key, klen);
-        e->next = ls->b[h % LOCK_BUCKETS];
-        ls->b[h % LOCK_BUCKETS] = e;
-        atomic_fetch_add(&ls->nentries, 1);
-    }
+    lock_entry_t *e = entry_find(ls, h, tree, key, klen);
+    if (!e)
+        e = entry_new(ls, h, tree, key, klen);
     *got = e;
     if (fresh)
         *fresh = e->x != o && !holds_s(e, o);
@@ -733,27 +746,15 @@ void lock_convert(lock_sys_t *ls, lock_owner_t *holder, uint64_t tree, const voi
     uint32_t h = khash(tree, key, klen);
     lock_part_t *part = rec_part(ls, h);
     pthread_mutex_lock(&part->mu);
-    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
-    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
-        e = e->next;
+    lock_entry_t *e = entry_find(ls, h, tree, key, klen);
     if (e && (e->x || e->ns)) {
         /* held already: by the writer (explicitly, or converted by another request), or, against the rule, by
          * someone else, which converting cannot mend */
         pthread_mutex_unlock(&part->mu);
         return;
     }
-    if (!e) {
-        e = mem_calloc(1, sizeof *e);
-        e->tree = tree;
-        e->hash = h;
-        e->klen = klen;
-        e->key = mem_alloc(klen ? klen : 1);
-        if (klen)
-            memcpy(e->key, key, klen);
-        e->next = ls->b[h % LOCK_BUCKETS];
-        ls->b[h % LOCK_BUCKETS] = e;
-        atomic_fetch_add(&ls->nentries, 1);
-    }
+    if (!e)
+        e = entry_new(ls, h, tree, key, klen);
     e->x = holder;
     pthread_mutex_lock(&ls->cmu);
     if (holder->nconv == holder->capconv) {
@@ -929,9 +930,7 @@ void lock_release(lock_sys_t *ls, lock_owner_t *o, uint64_t tree, const void *ke
     uint32_t h = khash(tree, key, klen);
     lock_part_t *part = rec_part(ls, h);
     pthread_mutex_lock(&part->mu);
-    lock_entry_t *e = ls->b[h % LOCK_BUCKETS];
-    while (e && !(e->hash == h && e->tree == tree && e->klen == klen && (!klen || !memcmp(e->key, key, klen))))
-        e = e->next;
+    lock_entry_t *e = entry_find(ls, h, tree, key, klen);
     if (e && (e->x == o || holds_s(e, o)))
         release_entry(ls, o, e);
     pthread_mutex_unlock(&part->mu);
