@@ -117,8 +117,15 @@ struct engine_trx {
     struct engine_trx *prev, *next;
 };
 
-/* The trx's undo in bytes, in memory and spilled. */
+/* The trx's undo in bytes, in memory and spilled (under t->mu: the checkpointer moves bytes between the two). */
 static uint64_t undo_total(const engine_trx_t *t) { return t->spilled_bytes + t->undo.len; }
+static uint64_t undo_total_now(engine_trx_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    uint64_t n = undo_total(t);
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
 
 struct engine_cursor {
     engine_trx_t *trx;
@@ -360,11 +367,12 @@ static int carry_undo(engine_t *e, uint64_t spill[2])
     pend_t *pend = NULL;
     spill[0] = spill[1] = 0;
     pthread_mutex_lock(&e->trx_mu);
-    /* Only the checkpointer (ckpt_mu) changes spilled / nspilled, so reading them here without t->mu is safe. */
+    /* Only the checkpointer (ckpt_mu) changes spilled, so reading it here without t->mu is safe (nspilled and the
+     * undo's size are read under t->mu: a rollback changes them too). */
     bool need = false;
     for (engine_trx_t *t = e->active; t && !need; t = t->next)
         need = t->spilled ||
-               ((t->must_carry || (t->first_lsn && t->first_lsn < threshold)) && undo_total(t) >= cap / 16);
+               ((t->must_carry || (t->first_lsn && t->first_lsn < threshold)) && undo_total_now(t) >= cap / 16);
     if (need) {
         bool restarted = false;
         if ((rc = undo_spill_begin(e->undo, &restarted)))
@@ -2162,7 +2170,8 @@ int engine_tree_stats(engine_t *e, engine_tree_id_t tree, uint64_t *pages, uint6
 static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
 {
     uint64_t big = redo_capacity(e->redo) / 16;
-    if ((!t->spilled && undo_total(t) + add < big) || undo_total(t) + add < t->undo_reserved_at + UNDO_ROOM_STEP)
+    uint64_t total = undo_total_now(t);
+    if ((!t->spilled && total + add < big) || total + add < t->undo_reserved_at + UNDO_ROOM_STEP)
         return 0;
     uint64_t need = add + UNDO_SPILL_REC_OVERHEAD + 2 * UNDO_ROOM_STEP;
     pthread_mutex_lock(&e->trx_mu);
@@ -2184,7 +2193,7 @@ static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
         rc = undo_spill_reserve(e->undo, need);
     }
     if (!rc)
-        t->undo_reserved_at = undo_total(t) + add;
+        t->undo_reserved_at = total + add;
     return rc;
 }
 
@@ -2233,22 +2242,26 @@ static void elide_unregister(engine_t *e, engine_trx_t *t)
 
 /* The rule above: when (tree, key)'s cell was written by another registered transaction, its implicit lock
  * becomes explicit. */
-static void implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, size_t klen)
+static int implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, size_t klen)
 {
     engine_t *e = t->e;
     if (!atomic_load(&e->n_eliders))
-        return;
+        return 0;
     btree_t *bt;
     if (tree_get(e, tree, &bt))
-        return;
+        return 0; /* no such tree: nothing in it is locked implicitly */
     buf_t v;
     buf_init(&v);
     uint64_t w = 0;
     bt_before_t st = BT_BEFORE_ABSENT;
     int rc = btree_get_ex(bt, key, klen, &v, &w, &st);
     buf_free(&v);
-    if (rc || !w || w == t->id)
-        return;
+    if (rc == STRATA_ENOTFOUND || (!rc && !w))
+        return 0;
+    if (rc)
+        return rc; /* the cell cannot be read: whether it is locked is unknown, so the request fails */
+    /* The writer's own request too: a key it locks implicitly becomes explicit first, so its request is never a
+     * fresh lock (a shared one would not stop others' converts; READ COMMITTED would give a fresh one back). */
     pthread_mutex_lock(&e->elide_mu);
     for (size_t i = 0; i < e->neliders; i++)
         if (e->eliders[i]->id == w) {
@@ -2256,6 +2269,7 @@ static void implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, si
             break;
         }
     pthread_mutex_unlock(&e->elide_mu);
+    return 0;
 }
 
 /* A record lock, under the rule above. */
@@ -2264,8 +2278,10 @@ static int rec_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen
     engine_t *e = t->e;
     for (;;) {
         uint64_t ep = lock_drop_epoch(e->locks, tree, key, klen);
-        implicit_convert(t, tree, key, klen);
-        int rc = lock_acquire_at(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t), fresh, ep);
+        int rc = implicit_convert(t, tree, key, klen);
+        if (rc)
+            return rc;
+        rc = lock_acquire_at(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t), fresh, ep);
         if (rc != LOCK_RETRY)
             return rc;
     }
@@ -2277,8 +2293,10 @@ static int ins_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen
     engine_t *e = t->e;
     for (;;) {
         uint64_t ep = lock_drop_epoch(e->locks, tree, key, klen);
-        implicit_convert(t, tree, key, klen);
-        int rc = lock_insert_begin_at(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), stop_at_shared, ep);
+        int rc = implicit_convert(t, tree, key, klen);
+        if (rc)
+            return rc;
+        rc = lock_insert_begin_at(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), stop_at_shared, ep);
         if (rc != LOCK_RETRY)
             return rc;
     }
@@ -2310,7 +2328,8 @@ static int row_write(engine_trx_t *t, engine_tree_id_t tree, bt_mode_t mode, con
         return rc;
     /* A transaction's undo is carried by the checkpointer into the undo file of the logfile group (undo.h), so
      * it is bounded by that file's room (or undo_max_bytes for the default, autoextending one), not by the log. */
-    if (undo_total(t) + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR + UNDO_SPILL_SLACK >
+    if (undo_total_now(t) + (uint64_t)(t->nundo + 1) * UNDO_SPILL_REC_OVERHEAD + klen + vlen + UNDO_HDR +
+            UNDO_SPILL_SLACK >
         undo_spill_capacity(e->undo))
         return ENGINE_ELOGFULL;
     if ((rc = undo_room_reserve(e, t, UNDO_HDR + klen + vlen)))

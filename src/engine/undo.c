@@ -515,6 +515,12 @@ int undo_spill_manifest(undo_sys_t *u, const undo_manifest_ent_t *ents, size_t n
         rc = wbuf_flush_locked(u);
     if (!rc && (rc = fio_fdatasync(FIO_UNDO, u->fd)))
         log_error("engine: fsync of undo file '%s' failed: %s", u->full, strerror(-rc));
+    if (!rc) {
+        /* Durable now, and a running transaction may drop what it holds from memory (engine.c spill_settle):
+         * even if this checkpoint fails later, no spill may start over or write over it. */
+        u->live_end = u->append;
+        u->reset_ok = false;
+    }
     *end = u->append;
     pthread_mutex_unlock(&u->mu);
     buf_free(&b);

@@ -781,6 +781,9 @@ TEST(test_engine_implicit_locks)
         CHECK_EQ_INT(l.rc, ENGINE_ELOCKWAIT);
     }
     CHECK_EQ_INT(engine_put(o, t, "zz", 2, "o", 1), 0); /* a key w never wrote is free */
+    /* w's own shared lock on a key it holds implicitly: its lock becomes explicit X first, so o's share waits */
+    CHECK_EQ_INT(engine_lock_row_shared(w, t, "k00004500", 9), 0);
+    CHECK_EQ_INT(engine_lock_row_shared(o, t, "k00004500", 9), ENGINE_ELOCKWAIT);
     /* w asks for o's key while o waits for w's implicit one: one of them is the deadlock's victim */
     engine_set_lock_wait_timeout(e, 5000000);
     ilk_t l = {.e = e, .t = t, .x = o, .op = 0};
