@@ -2272,8 +2272,10 @@ static int implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, siz
     return 0;
 }
 
-/* A record lock, under the rule above. */
-static int rec_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, lock_mode_t m, bool *fresh)
+/* A record lock (insert: an insert's intention check and record lock, lock_insert_begin_ex), under the rule
+ * above. */
+static int lock_key(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, lock_mode_t m, bool *fresh,
+                    bool insert, bool stop_at_shared)
 {
     engine_t *e = t->e;
     for (;;) {
@@ -2281,25 +2283,21 @@ static int rec_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen
         int rc = implicit_convert(t, tree, key, klen);
         if (rc)
             return rc;
-        rc = lock_acquire_at(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t), fresh, ep);
+        rc = insert ? lock_insert_begin_at(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), stop_at_shared, ep)
+                    : lock_acquire_at(e->locks, &t->lo, tree, key, klen, m, trx_wait_us(t), fresh, ep);
         if (rc != LOCK_RETRY)
             return rc;
     }
 }
 
-/* An insert's intention check and record lock (lock_insert_begin_ex), under the rule above. */
+static int rec_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, lock_mode_t m, bool *fresh)
+{
+    return lock_key(t, tree, key, klen, m, fresh, false, false);
+}
+
 static int ins_lock(engine_trx_t *t, uint64_t tree, const void *key, size_t klen, bool stop_at_shared)
 {
-    engine_t *e = t->e;
-    for (;;) {
-        uint64_t ep = lock_drop_epoch(e->locks, tree, key, klen);
-        int rc = implicit_convert(t, tree, key, klen);
-        if (rc)
-            return rc;
-        rc = lock_insert_begin_at(e->locks, &t->lo, tree, key, klen, trx_wait_us(t), stop_at_shared, ep);
-        if (rc != LOCK_RETRY)
-            return rc;
-    }
+    return lock_key(t, tree, key, klen, LOCK_X, NULL, true, stop_at_shared);
 }
 
 /* After an insert's tree write: its record lock stays explicit, or, for a registered transaction (one that has
@@ -2460,10 +2458,7 @@ void engine_kick(engine_t *e, _Atomic bool *kill)
 
 uint64_t engine_trx_savepoint(engine_trx_t *t)
 {
-    pthread_mutex_lock(&t->mu);
-    uint64_t sp = t->nundo;
-    pthread_mutex_unlock(&t->mu);
-    return sp;
+    return t->nundo; /* only the trx's own thread changes nundo (the checkpointer reads it under mu) */
 }
 
 void engine_trx_undo_bytes(engine_trx_t *t, uint64_t *in_memory, uint64_t *total)
@@ -2477,10 +2472,7 @@ void engine_trx_undo_bytes(engine_trx_t *t, uint64_t *in_memory, uint64_t *total
 int engine_trx_rollback_to(engine_trx_t *t, uint64_t sp)
 {
     ASSERT(t->state == TRX_ACTIVE);
-    pthread_mutex_lock(&t->mu);
-    size_t n = t->nundo;
-    pthread_mutex_unlock(&t->mu);
-    if (sp >= n)
+    if (sp >= t->nundo) /* (the caller is the trx's own thread, which alone changes nundo) */
         return 0;
     if (t->prepared)
         return ENGINE_EINVAL; /* a prepared trx changes nothing more, so this is a caller's mistake */

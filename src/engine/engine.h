@@ -171,7 +171,7 @@ void engine_trx_set_isolation(engine_trx_t *t, engine_isolation_t iso);
  * locks.  A statement that fails inside a transaction and ROLLBACK TO SAVEPOINT use them, so the SQL layer keeps
  * no copy of what it changed.  Compensations are logged as a full rollback's are (crash-safe, never short of
  * log).  Not on a prepared trx. */
-uint64_t engine_trx_savepoint(engine_trx_t *t);
+uint64_t engine_trx_savepoint(engine_trx_t *t); /* (the trx's own thread, as every call on a trx) */
 /* The trx's undo: the bytes kept in memory, and all of it (checkpoints spill a large one to the undo file and
  * drop it from memory; rollback reads it back). */
 void engine_trx_undo_bytes(engine_trx_t *t, uint64_t *in_memory, uint64_t *total);
