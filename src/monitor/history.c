@@ -834,7 +834,9 @@ static void evaluate(server_state_t *st, const history_config_t *cfg)
 {
     eval_ctx_t e = {.st = st};
     double uptime;
-    e.restart = sample_get(&st->cur, "Uptime", &uptime) ? st->cur.ts - (int64_t)uptime : 0;
+    /* a second early: the pass's ts and Uptime are both whole seconds, read at different moments, so ts - Uptime
+     * can land one past the first pass of this run and the windows would miss that pass's samples and snapshot */
+    e.restart = sample_get(&st->cur, "Uptime", &uptime) ? st->cur.ts - (int64_t)uptime - 1 : 0;
     advice_ctx_t c = {.arg = &e, .delta = ctx_delta, .gauge = ctx_gauge, .gauge_max = ctx_gauge_max,
                       .var = ctx_var, .top_digest = ctx_top_digest};
     firing_t fire[64];
