@@ -91,6 +91,8 @@ struct engine_trx {
                            savepoint left it none: recovery would otherwise undo its undone changes again over
                            what others did since (under mu) */
     bool must_carry;    /* recovered: the next checkpoint carries its undo forward whatever its age; under mu */
+    bool stuck;         /* its rollback failed part way: the engine owns it and retries it ("stuck rollbacks") */
+    uint64_t retry_at, retry_us; /* stuck: the next try (time_mono_us) and the pause after it (doubles to 32 s) */
     buf_t undo;         /* undo records back to back */
     size_t *offs;
     size_t nundo, capundo;
@@ -172,6 +174,7 @@ struct engine {
     pthread_mutex_t bg_mu;
     pthread_cond_t bg_cond;
     uint64_t n_commit, n_rollback, n_ckpt, n_purged;
+    _Atomic uint64_t n_stuck; /* rollbacks that failed part way and wait for their retry (under trx_mu to change) */
     uint64_t lock_wait_us;
     vstore_t *vs;
     uint64_t commit_seq;       /* under trx_mu */
@@ -312,6 +315,7 @@ static int tree_get(engine_t *e, uint64_t id, btree_t **out)
 }
 
 static void purge_run(engine_t *e);
+static void stuck_retry(engine_t *e);
 static void purge_startup(engine_t *e);
 
 /* ---------------------------------------------------------------- checkpoints */
@@ -740,6 +744,7 @@ static void *bg_main(void *arg)
             e->startup_purge_done = true;
         }
         purge_run(e);
+        stuck_retry(e);
         if (e->o.flush_mode != ENGINE_FLUSH_SYNC)
             redo_flush(e->redo, redo_current_lsn(e->redo), true);
         checkpoint(e, redo_capacity(e->redo) / 4);
@@ -1022,11 +1027,11 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
     for (size_t i = t->nundo; i-- > from;) {
         int rc = undo_record(e, t, i, &rec, &bl);
         if (rc) {
-            /* the rest cannot be undone: the caller's rollback fails (logged above) */
-            log_error("engine: rollback of trx %llu stopped at undo record %zu: %d", (unsigned long long)t->id, i,
-                      rc);
-            if (!first_err)
-                first_err = rc;
+            /* the rest cannot be undone now: the caller's rollback fails (logged above) */
+            if (!t->stuck)
+                log_error("engine: rollback of trx %llu stopped at undo record %zu: %d", (unsigned long long)t->id,
+                          i, rc);
+            first_err = rc;
             break;
         }
         const uint8_t *r = rec.data;
@@ -1063,10 +1068,13 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
                     rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_MARK, prev_trx);
             }
         }
-        if (rc && !first_err) {
-            log_error("engine: rollback of trx %llu failed on tree %llu: %d", (unsigned long long)t->id,
-                      (unsigned long long)tree, rc);
+        if (rc) {
+            /* record i stays (a tree change is all or nothing): the retry starts with it */
+            if (!t->stuck)
+                log_error("engine: rollback of trx %llu failed on tree %llu: %d", (unsigned long long)t->id,
+                          (unsigned long long)tree, rc);
             first_err = rc;
+            break;
         }
         /* What is undone needs no undo any more: the checkpoint then copies forward only the rest, so even a
          * transaction that filled the log can roll back (its compensations are logged before that copy).  What a
@@ -1630,6 +1638,7 @@ void engine_close(engine_t *e)
         buf_free(&t->undo);
         buf_free(&t->xid);
         mem_free(t->offs);
+        mem_free(t->batches);
         mem_free(t->view.active);
         mem_free(t);
     }
@@ -1944,12 +1953,42 @@ int engine_xa_rollback(engine_t *e, uint64_t trx_id)
     return t ? engine_trx_rollback(t) : STRATA_ENOTFOUND;
 }
 
-int engine_trx_rollback(engine_trx_t *t)
+/* ---------------------------------------------------------------- stuck rollbacks
+ *
+ * A rollback that cannot finish (an undo record the undo file will not give back, a tree change that fails on a
+ * full disk or a read error) must not log ROLLBACK: that would make what it could not undo look committed, to
+ * readers now and to recovery after a restart.  So the transaction stays active, owned by the engine (its
+ * caller is told the rollback failed and forgets it): its row locks stay, its undo stays in the log and is carried
+ * by every checkpoint, every view keeps seeing the rows as they were before it, and the background thread tries
+ * the rest of its rollback again at every tick until it finishes (then it ends as any rollback does).  A restart
+ * before that finds it without an end and rolls it back in recovery.  Strata_rollbacks_pending counts them. */
+
+/* Undoes what is left of t and ends it; a failure leaves it stuck (above).  The caller's thread, or the
+ * background thread for a stuck one. */
+static int trx_rollback_run(engine_t *e, engine_trx_t *t)
 {
-    engine_t *e = t->e;
-    ASSERT(t->state == TRX_ACTIVE);
     bool wrote = t->logged;
     int rc = trx_undo_to(e, t, 0);
+    if (rc) {
+        if (!t->stuck) {
+            log_error("engine: trx %llu is not rolled back (%d): it keeps its locks and its %zu undo record(s) "
+                      "left, and its rollback is tried again until it finishes (or by recovery after a restart)",
+                      (unsigned long long)t->id, rc, t->nundo);
+            if (t->has_view)
+                view_close(e, t); /* it reads nothing more; purge must not wait for its view */
+            t->retry_us = 500000;
+            t->retry_at = time_mono_us() + t->retry_us;
+            pthread_mutex_lock(&e->trx_mu);
+            t->stuck = true;
+            atomic_fetch_add(&e->n_stuck, 1);
+            pthread_mutex_unlock(&e->trx_mu);
+        }
+        return rc;
+    }
+    if (t->stuck) {
+        log_note("engine: the rollback of trx %llu has finished", (unsigned long long)t->id);
+        atomic_fetch_sub(&e->n_stuck, 1);
+    }
     /* The cells are restored, but a reader may have copied one of ours just before: its versions stay, queued
      * for purge like a commit's, until every view open now has ended. */
     pthread_mutex_lock(&e->trx_mu);
@@ -1967,7 +2006,37 @@ int engine_trx_rollback(engine_trx_t *t)
     t->state = TRX_ROLLED_BACK;
     trx_free(t);
     __atomic_add_fetch(&e->n_rollback, 1, __ATOMIC_RELAXED);
-    return rc;
+    return 0;
+}
+
+int engine_trx_rollback(engine_trx_t *t)
+{
+    ASSERT(t->state == TRX_ACTIVE && !t->stuck);
+    return trx_rollback_run(t->e, t);
+}
+
+/* The background thread's retry of every stuck rollback.  Only this thread ends a stuck trx, so it stays valid
+ * once found. */
+static void stuck_retry(engine_t *e)
+{
+    if (!atomic_load(&e->n_stuck))
+        return;
+    engine_trx_t *todo[16];
+    size_t n = 0;
+    pthread_mutex_lock(&e->trx_mu);
+    uint64_t now = time_mono_us();
+    for (engine_trx_t *t = e->active; t && n < 16; t = t->next)
+        if (t->stuck && now >= t->retry_at)
+            todo[n++] = t;
+    pthread_mutex_unlock(&e->trx_mu);
+    for (size_t i = 0; i < n; i++) {
+        engine_trx_t *t = todo[i];
+        if (trx_rollback_run(e, t)) {
+            /* still failing: each failure has logged its cause, so the tries thin out */
+            t->retry_us = MIN(t->retry_us * 2, 32000000u);
+            t->retry_at = time_mono_us() + t->retry_us;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- trees */
@@ -2888,6 +2957,7 @@ void engine_stats(engine_t *e, engine_stats_t *st)
     lock_wait_stats(e->locks, &st->lock_waiting, &st->lock_wait_us, &st->lock_wait_max_us);
     st->lock_deadlocks = lock_deadlocks(e->locks);
     st->lock_entries = lock_entries(e->locks);
+    st->rollbacks_pending = atomic_load(&e->n_stuck);
     st->mvcc_versions = vstore_size(e->vs);
     st->purged_rows = e->n_purged;
     st->rebalance_extents_moved = e->rb_extents_moved;

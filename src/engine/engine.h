@@ -327,6 +327,7 @@ typedef struct {
     uint64_t checkpoints, trx_committed, trx_rolled_back, lock_waits, lock_deadlocks;
     uint64_t lock_waiting, lock_wait_us, lock_wait_max_us; /* row-lock waits now; time waited, longest */
     uint64_t lock_entries;      /* record-lock entries in the lock table now (implicit insert locks have none) */
+    uint64_t rollbacks_pending; /* rollbacks that failed part way, kept and retried (engine.c "stuck rollbacks") */
     uint64_t mvcc_versions, purged_rows;
     uint64_t rebalance_extents_moved, rebalance_extents_pending, rebalance_pages_moved;
 } engine_stats_t;

@@ -63,6 +63,7 @@ static bool engine_status(status_func_t which, uint64_t *num)
     case STATUS_INNODB_ROW_LOCK_TIME: *num = es.lock_wait_us / 1000; return true;
     case STATUS_INNODB_ROW_LOCK_TIME_AVG: *num = es.lock_waits ? es.lock_wait_us / 1000 / es.lock_waits : 0; return true;
     case STATUS_INNODB_ROW_LOCK_TIME_MAX: *num = es.lock_wait_max_us / 1000; return true;
+    case STATUS_STRATA_ROLLBACKS_PENDING: *num = es.rollbacks_pending; return true;
     default: return false;
     }
 }

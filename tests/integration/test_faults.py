@@ -372,3 +372,54 @@ def test_query_log_write_enospc_closes_the_log_only(fresh_strata):
     assert 'logged again' in text and 'not logged' not in text
     c.close()
     crash_and_check(s, want)
+
+
+def status(c, name):
+    return int(run(c, 'SHOW GLOBAL STATUS LIKE %s', (name,))[0][1])
+
+
+@seam_test
+@pytest.mark.parametrize('end', ['retried', 'killed'])
+def test_rollback_that_cannot_read_its_undo(fresh_strata, end):
+    """A ROLLBACK whose spilled undo cannot be read back (EIO) answers 1181 and does not end the transaction: no
+    reader sees any of its changes, its row locks hold, and the engine finishes the rollback by itself once the
+    undo file reads again ('retried'), or recovery does after kill -9 ('killed').  Before, it logged ROLLBACK
+    and left every change it had not undone in the table as if committed."""
+    s = fresh_strata
+    c, want = start_with_rows(s, ['--skip-log-bin'], n=3000, size=2000)
+    run(c, 'BEGIN')
+    for ch in 'uvw':  # about 20 MB of undo: checkpoints spill most of it to the undo file
+        run(c, "UPDATE f.t SET b = REPEAT(%s, 2001)", (ch,))
+    arm(c, 'undo:read:1+:EIO')
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        run(c, 'ROLLBACK')
+    assert e.value.args[0] == 1181 and 'during ROLLBACK' in e.value.args[1], e.value.args
+    assert s.alive()
+    o = s.connect()
+    assert status(o, 'Strata_rollbacks_pending') == 1
+    # nothing of it is visible, whether undone already or not
+    assert run(o, "SELECT COUNT(*), MIN(LENGTH(b)), MAX(LENGTH(b)) FROM f.t WHERE b LIKE 'v%'") == ((3000, 2000, 2000),)
+    assert run(o, "SELECT COUNT(*) FROM f.t WHERE b NOT LIKE 'v%'") == ((0,),)
+    # its locks hold: a writer waits and times out
+    run(o, 'SET SESSION innodb_lock_wait_timeout = 1')
+    for key in (0, 2999):
+        with pytest.raises(pymysql.err.MySQLError) as e:
+            run(o, "UPDATE f.t SET b = 'x' WHERE id = %s", (key,))
+        assert e.value.args[0] == 1205, e.value.args
+    if end == 'killed':
+        c.close()
+        o.close()
+        crash_and_check(s, want, extra=['--skip-log-bin'])
+        c = s.connect()
+    else:
+        arm(c, '')
+        deadline = time.time() + 60
+        while status(o, 'Strata_rollbacks_pending') and time.time() < deadline:
+            time.sleep(0.2)
+        assert status(o, 'Strata_rollbacks_pending') == 0
+        assert 'the rollback of trx' in s.log_text()
+        run(o, "UPDATE f.t SET b = REPEAT('y', 10) WHERE id = 0")
+        o.close()
+    assert run(c, "SELECT COUNT(*) FROM f.t WHERE b LIKE 'v%' AND LENGTH(b) = 2000") == ((3000 - (end == 'retried'),),)
+    c.close()
+    crash_and_check(s, want, extra=['--skip-log-bin'])

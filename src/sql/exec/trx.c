@@ -413,7 +413,13 @@ int sql_exec_rollback(sql_exec_ctx_t *x)
         rc = engine_trx_rollback(ss->trx);
     exec_trx_end(ss);
     ss->explicit_begin = false;
-    return rc ? table_engine_err(x->diag, NULL, rc) : 0;
+    if (!rc)
+        return 0;
+    /* Not rolled back yet: the engine keeps the transaction, its locks and its undo, and finishes the rollback
+     * in the background (engine.c "stuck rollbacks"); nothing of it becomes visible meanwhile. */
+    bool os = rc < 0 && rc > -4096;
+    return diag_error(x->diag, ER_ERROR_DURING_ROLLBACK, rc < 0 ? -rc : rc,
+                      os ? strerror(-rc) : "the rollback goes on in the background, see the error log");
 }
 
 /* DDL runs outside the user's transaction: what is open commits first. */
