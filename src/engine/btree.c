@@ -1056,8 +1056,10 @@ int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t 
             *state = (c[2] & CELL_DELMARK) ? BT_BEFORE_DELMARKED : BT_BEFORE_PRESENT;
             if (trx)
                 *trx = rd64(c + 8);
-            buf_reset(val);
-            rc = cell_value(t, c, val);
+            if (val) {
+                buf_reset(val);
+                rc = cell_value(t, c, val);
+            }
         }
         bpool_unfix(t->bp, leaf, LATCH_S);
     }

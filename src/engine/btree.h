@@ -70,7 +70,7 @@ int btree_delete(btree_t *t, mtr_t *outer, const void *key, size_t klen, buf_t *
 int btree_unmark(btree_t *t, const void *key, size_t klen, uint64_t trx_id, uint64_t prev_trx);
 /* The live value (delete-marked cells are absent). */
 int btree_get(btree_t *t, const void *key, size_t klen, buf_t *val);
-/* The raw cell: its value, writer and state (ABSENT gives STRATA_ENOTFOUND). */
+/* The raw cell: its value (val NULL: not read), writer and state (ABSENT gives STRATA_ENOTFOUND). */
 int btree_get_ex(btree_t *t, const void *key, size_t klen, buf_t *val, uint64_t *trx, bt_before_t *state);
 
 typedef enum { BT_GE = 0, BT_GT, BT_LE, BT_LT, BT_FIRST, BT_LAST } bt_seek_t;

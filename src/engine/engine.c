@@ -1043,12 +1043,21 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
             rc = 0, bt = NULL; /* the tree was dropped since */
         if (bt)
             rollback_log_room(e, vl);
-        if (bt && !rc && t->eliding) {
-            /* "implicit insert locks": the key stays locked after its cell goes back */
-            int lrc = lock_acquire(e->locks, &t->lo, tree, r + UNDO_HDR, kl, LOCK_X, 0);
-            if (lrc)
-                log_error("engine: rollback of trx %llu: the lock of a key it wrote is held by another (%d)",
-                          (unsigned long long)t->id, lrc);
+        if (bt && !rc) {
+            /* Only a cell this trx wrote last is undone.  Its cell keeps its writer id until its lowest undo record
+             * is applied (a forward DELETE only marks), and while it does, the key is locked (explicitly, or
+             * implicitly by that id).  Any other writer means this record was undone already and the key has
+             * gone on to another transaction since: that happens when recovery applies the undo of a trx whose
+             * rollback (or rollback to a savepoint) had run before the crash, and with implicit insert locks a
+             * key whose cell went back is free at once.  So undo applied twice changes nothing, without the key
+             * staying locked. */
+            uint64_t w = 0;
+            bt_before_t cst;
+            int grc = btree_get_ex(bt, r + UNDO_HDR, kl, NULL, &w, &cst);
+            if (grc == STRATA_ENOTFOUND || (!grc && w != t->id))
+                bt = NULL;
+            else if (grc)
+                rc = grc;
         }
         if (bt && !rc) {
             if (r[24] == UNDO_OP_DELETE) {
@@ -1061,10 +1070,13 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
                 if (rc == STRATA_ENOTFOUND)
                     rc = 0;
             } else {
-                /* An UPDATE's old value goes back, which may need pages (docs/faults.md). */
-                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl, prev_trx, NULL, NULL,
-                                 NULL);
-                if (!rc && r[24] == UNDO_OP_PUT_MARKED)
+                /* An UPDATE's old value goes back, which may need pages (docs/faults.md).  A marked one is two
+                 * changes: the value keeps this trx as its writer until the mark (by its deleter) is set, so a
+                 * crash or a failure between them leaves the record to be undone again. */
+                bool marked = r[24] == UNDO_OP_PUT_MARKED;
+                rc = btree_write(bt, NULL, BT_PUT, r + UNDO_HDR, kl, r + UNDO_HDR + kl, vl,
+                                 marked ? t->id : prev_trx, NULL, NULL, NULL);
+                if (!rc && marked)
                     rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_MARK, prev_trx);
             }
         }
@@ -2277,10 +2289,12 @@ static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
  * between that read and the request moves the partition's drop epoch and the request is read again (lock.h).  A
  * writer leaves the registry when it has ended (committed, or rolled back: trx_free), before its locks are given
  * back, so no lock is ever made explicit for a transaction that no longer runs.  Undo of an implicitly locked key
- * may remove its cell (or give it back to its previous writer), which would unlock it while its undo record still
- * names it; so a registered transaction's rollback locks each key explicitly before undoing it (its locks then
- * cover every key its undo touched, as recovery's idempotent undo needs).  Short transactions never register:
- * they pay nothing, and neither does anybody's lock request while nobody is registered (n_eliders == 0). */
+ * removes its cell (or gives it back to its previous writer), which unlocks it at once, as InnoDB's rollback of an
+ * insert does: the rollback takes no lock for it, so a rollback of a million inserts needs no memory for them.
+ * That is safe because undo only changes a cell whose writer is still the undoing trx (trx_undo_to): a key that
+ * went on to another transaction after its undo is never undone again, by a retried rollback or by recovery.
+ * Short transactions never register: they pay nothing, and neither does anybody's lock request while nobody is
+ * registered (n_eliders == 0). */
 #define ELIDE_AFTER 1024u
 
 static void elide_register(engine_t *e, engine_trx_t *t)
@@ -2319,12 +2333,9 @@ static int implicit_convert(engine_trx_t *t, uint64_t tree, const void *key, siz
     btree_t *bt;
     if (tree_get(e, tree, &bt))
         return 0; /* no such tree: nothing in it is locked implicitly */
-    buf_t v;
-    buf_init(&v);
     uint64_t w = 0;
     bt_before_t st = BT_BEFORE_ABSENT;
-    int rc = btree_get_ex(bt, key, klen, &v, &w, &st);
-    buf_free(&v);
+    int rc = btree_get_ex(bt, key, klen, NULL, &w, &st); /* the writer only: no value copied */
     if (rc == STRATA_ENOTFOUND || (!rc && !w))
         return 0;
     if (rc)
