@@ -815,16 +815,41 @@ static void purge_run(engine_t *e)
             continue; /* dropped since */
         if (log_free_check(e))
             break;
-        if (btree_delete(bt, NULL, items[i].key, items[i].klen, NULL, NULL, BT_DEL_PURGE, items[i].trx) == 0)
+        /* a DDL statement may drop the tree meanwhile (purge holds no metadata lock): see purge_startup */
+        pthread_mutex_lock(&e->ddl);
+        if (trees_find(e, items[i].tree) == bt &&
+            btree_delete(bt, NULL, items[i].key, items[i].klen, NULL, NULL, BT_DEL_PURGE, items[i].trx) == 0)
             __atomic_add_fetch(&e->n_purged, 1, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&e->ddl);
     }
     vstore_purge_free(items, n);
 }
 
+static bool id_listed(const uint64_t *ids, size_t n, uint64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
 /* After a restart no version chains exist, and every delete mark left in the trees was made by a committed
- * transaction (recovery rolled the others back): remove them all. */
+ * transaction, except those of the transactions recovery kept active (prepared ones awaiting XA COMMIT or
+ * ROLLBACK, and all of them in a read-only open): remove the others. */
 static void purge_startup(engine_t *e)
 {
+    uint64_t *kept = NULL;
+    size_t nkept = 0, capkept = 0;
+    pthread_mutex_lock(&e->trx_mu);
+    for (engine_trx_t *x = e->active; x; x = x->next)
+        if (x->id < e->startup_next_trx) {
+            if (nkept == capkept) {
+                capkept = capkept ? capkept * 2 : 8;
+                kept = mem_realloc(kept, capkept * sizeof *kept);
+            }
+            kept[nkept++] = x->id;
+        }
+    pthread_mutex_unlock(&e->trx_mu);
     btree_cur_t dc;
     btree_cur_init(&dc, e->dir);
     buf_t keys, from;
@@ -854,7 +879,7 @@ static void purge_startup(engine_t *e)
             int rc = first ? btree_cur_seek(&c, NULL, 0, BT_FIRST) : btree_cur_seek(&c, from.data, from.len, BT_GE);
             int n = 0;
             for (; rc == 0 && n < 4096; rc = btree_cur_next(&c), n++)
-                if (c.delmarked && c.trx < e->startup_next_trx) {
+                if (c.delmarked && c.trx < e->startup_next_trx && !id_listed(kept, nkept, c.trx)) {
                     uint8_t h[10];
                     wr16(h, (uint16_t)c.key.len);
                     wr64(h + 2, c.trx);
@@ -885,6 +910,7 @@ static void purge_startup(engine_t *e)
     buf_free(&keys);
     buf_free(&from);
     btree_cur_free(&dc);
+    mem_free(kept);
 }
 
 /* ---------------------------------------------------------------- undo */
@@ -1043,6 +1069,25 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
             rc = 0, bt = NULL; /* the tree was dropped since */
         if (bt)
             rollback_log_room(e, vl);
+        /* A stuck rollback's retry (the background thread) holds no metadata lock: a DDL statement may drop the
+         * tree meanwhile, so each record is undone under the DDL mutex on the tree still registered (as
+         * purge_startup does).  The owner's own rollback holds its tables' metadata locks. */
+        bool ddl_held = bt && !rc && t->stuck;
+        if (ddl_held) {
+            pthread_mutex_lock(&e->ddl);
+            if (trees_find(e, tree) != bt)
+                bt = NULL; /* dropped since: nothing left to undo */
+        }
+        if (bt && !rc && t->eliding && r[24] != UNDO_OP_DELETE) {
+            /* "implicit insert locks": a put over an existing cell pushed the version it replaced on the key's
+             * chain, which stays there until this trx ends; the key stays locked to that end too (explicitly
+             * now), so no other writer's version comes between and a reader's walk never lands on it.  An
+             * insert of an absent key pushed none: its key is free once its cell is gone. */
+            int lrc = lock_acquire(e->locks, &t->lo, tree, r + UNDO_HDR, kl, LOCK_X, 0);
+            if (lrc)
+                log_error("engine: rollback of trx %llu: the lock of a key it wrote is held by another (%d)",
+                          (unsigned long long)t->id, lrc);
+        }
         if (bt && !rc) {
             /* Only a cell this trx wrote last is undone.  Its cell keeps its writer id until its lowest undo record
              * is applied (a forward DELETE only marks), and while it does, the key is locked (explicitly, or
@@ -1080,6 +1125,8 @@ static int trx_undo_to(engine_t *e, engine_trx_t *t, size_t from)
                     rc = btree_delete(bt, NULL, r + UNDO_HDR, kl, NULL, NULL, BT_DEL_MARK, prev_trx);
             }
         }
+        if (ddl_held)
+            pthread_mutex_unlock(&e->ddl);
         if (rc) {
             /* record i stays (a tree change is all or nothing): the retry starts with it */
             if (!t->stuck)
@@ -1988,6 +2035,7 @@ static int trx_rollback_run(engine_t *e, engine_trx_t *t)
                       (unsigned long long)t->id, rc, t->nundo);
             if (t->has_view)
                 view_close(e, t); /* it reads nothing more; purge must not wait for its view */
+            t->lo.kill = NULL;    /* its session's flag: that session is gone */
             t->retry_us = 500000;
             t->retry_at = time_mono_us() + t->retry_us;
             pthread_mutex_lock(&e->trx_mu);
@@ -1999,7 +2047,9 @@ static int trx_rollback_run(engine_t *e, engine_trx_t *t)
     }
     if (t->stuck) {
         log_note("engine: the rollback of trx %llu has finished", (unsigned long long)t->id);
+        pthread_mutex_lock(&e->trx_mu);
         atomic_fetch_sub(&e->n_stuck, 1);
+        pthread_mutex_unlock(&e->trx_mu);
     }
     /* The cells are restored, but a reader may have copied one of ours just before: its versions stay, queued
      * for purge like a commit's, until every view open now has ended. */
@@ -2288,11 +2338,14 @@ static int undo_room_reserve(engine_t *e, engine_trx_t *t, size_t add)
  * writer's lock explicit (lock_convert) before asking for its own, so it waits for the writer as before; a drop
  * between that read and the request moves the partition's drop epoch and the request is read again (lock.h).  A
  * writer leaves the registry when it has ended (committed, or rolled back: trx_free), before its locks are given
- * back, so no lock is ever made explicit for a transaction that no longer runs.  Undo of an implicitly locked key
- * removes its cell (or gives it back to its previous writer), which unlocks it at once, as InnoDB's rollback of an
- * insert does: the rollback takes no lock for it, so a rollback of a million inserts needs no memory for them.
- * That is safe because undo only changes a cell whose writer is still the undoing trx (trx_undo_to): a key that
- * went on to another transaction after its undo is never undone again, by a retried rollback or by recovery.
+ * back, so no lock is ever made explicit for a transaction that no longer runs.  Undo of an implicitly locked
+ * insert of an absent key removes its cell, which unlocks it at once, as InnoDB's rollback of an insert does: the
+ * rollback takes no lock for it, so a rollback of a million inserts needs no memory for them.  That is safe
+ * because such an insert pushed no version, and undo only changes a cell whose writer is still the undoing trx
+ * (trx_undo_to): a key that went on to another transaction after its undo is never undone again, by a retried
+ * rollback or by recovery.  An implicitly locked put over an existing cell did push the version it replaced,
+ * which stays on the key's chain until the trx ends; its undo locks the key explicitly, so no other writer comes
+ * between that version and the trx's end.
  * Short transactions never register: they pay nothing, and neither does anybody's lock request while nobody is
  * registered (n_eliders == 0). */
 #define ELIDE_AFTER 1024u
