@@ -29,6 +29,29 @@ def background(c, sql):
     return th, box
 
 
+def memory_growth(m, fn):
+    """Runs fn() while a thread samples the server's Memory_used every 10 ms on connection m; returns the peak's
+    growth over the value before (strata only: MariaDB has no such counter)."""
+    def used():
+        return int(run(m, "SHOW GLOBAL STATUS LIKE 'Memory_used'")[0][1])
+    base = used()
+    peak = [base]
+    done = []
+
+    def sample():
+        while not done:
+            peak[0] = max(peak[0], used())
+            time.sleep(0.01)
+    th = threading.Thread(target=sample)
+    th.start()
+    try:
+        fn()
+    finally:
+        done.append(1)
+        th.join()
+    return peak[0] - base
+
+
 def binlog_insert_ids(cur, db, table):
     """The first column of every row inserted into db.table according to all the server's binlog files."""
     cur.execute('SELECT @@log_bin_basename')

@@ -3,13 +3,11 @@ each row goes into the table as the SELECT makes it, as MariaDB does, and is bui
 next one; otherwise (the SELECT reads the table, a view, a subquery, UNION ...) every row is read first.  The same
 statements on both servers give the same rows, ids, warnings and errors; on strata the statement's memory does not
 grow with the rows it copies (what still does is listed in docs/performance.md)."""
-import threading
-import time
 
 import pymysql
 import pytest
 
-from sqlutil import run
+from sqlutil import memory_growth, run
 
 
 def make(c):
@@ -81,26 +79,7 @@ def test_memory_does_not_grow_with_the_rows_copied(fresh_strata):
     make(c)
     run(c, 'CREATE TABLE big (id INT PRIMARY KEY, pad CHAR(60))')
     m = fresh_strata.connect()
-
-    def used():
-        return int(run(m, "SHOW GLOBAL STATUS LIKE 'Memory_used'")[0][1])
-
-    base = used()
-    peak = [base]
-    done = []
-
-    def sample():
-        while not done:
-            peak[0] = max(peak[0], used())
-            time.sleep(0.01)
-
-    th = threading.Thread(target=sample)
-    th.start()
-    try:
-        run(c, "INSERT INTO big SELECT a.i * 1000 + b.i, REPEAT('x', 60) FROM k a, k b WHERE a.i < 300")
-    finally:
-        done.append(1)
-        th.join()
+    growth = memory_growth(m, lambda: run(c, "INSERT INTO big SELECT a.i * 1000 + b.i, REPEAT('x', 60) FROM k a, k b "
+                                             "WHERE a.i < 300"))
     assert run(c, 'SELECT COUNT(*) FROM big') == ((300000,),)
-    growth = peak[0] - base
     assert growth < 120 << 20, growth

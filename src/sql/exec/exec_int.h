@@ -240,6 +240,9 @@ int query_run(query_t *q, const sql_expr_t *where, query_row_fn fn, void *arg, i
  * values, the output values and the clustered key. */
 typedef int (*query_dml_fn)(void *arg, const buf_t *pk, const value_t *stored, const value_t *out);
 int query_scan_dml(query_t *q, const sql_expr_t *where, query_dml_fn fn, void *arg, int order_index, bool order_desc);
+/* Whether an expression can be evaluated row by row while the rows it reads are being written: no subquery, no
+ * stored function, no window (insert.c; used by INSERT ... SELECT and by UPDATE / DELETE streaming). */
+bool exec_expr_streams(const sql_expr_t *e);
 
 /* ---- helpers ---- */
 value_t value_copy_into(arena_t *a, const value_t *v);

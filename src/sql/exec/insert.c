@@ -654,7 +654,7 @@ static int ins_value(insert_run_t *I, sql_expr_t *e, const value_t *cur, value_t
  * reaches; ON DUPLICATE KEY UPDATE reads the SELECT's columns through its own sources), no INSERT triggers on the
  * table, and a SELECT of base tables only (no view, derived table, CTE, JSON_TABLE, UNION, subquery, stored
  * function or window function), none of them the table.  Otherwise every row is read first. */
-static bool expr_streams(const sql_expr_t *e)
+bool exec_expr_streams(const sql_expr_t *e)
 {
     if (!e)
         return true;
@@ -664,19 +664,19 @@ static bool expr_streams(const sql_expr_t *e)
     if (e->kind == SQL_E_FUNC && (e->func.fn == SQL_FN_UNKNOWN || e->over))
         return false;
     for (uint32_t i = 0; i < e->nargs; i++)
-        if (!expr_streams(e->args[i]))
+        if (!exec_expr_streams(e->args[i]))
             return false;
     for (uint32_t i = 0; i < e->nagg_order; i++)
-        if (!expr_streams(e->agg_order[i].expr))
+        if (!exec_expr_streams(e->agg_order[i].expr))
             return false;
-    return e->kind != SQL_E_CASE || expr_streams(e->else_expr);
+    return e->kind != SQL_E_CASE || exec_expr_streams(e->else_expr);
 }
 
 static bool from_streams(const sql_from_t *f)
 {
     if (f->kind == SQL_FROM_TABLE)
         return !f->cte;
-    return f->kind == SQL_FROM_JOIN && from_streams(f->left) && from_streams(f->right) && expr_streams(f->on);
+    return f->kind == SQL_FROM_JOIN && from_streams(f->left) && from_streams(f->right) && exec_expr_streams(f->on);
 }
 
 static bool insert_may_stream(const insert_run_t *I, const sql_select_t *sel)
@@ -685,16 +685,16 @@ static bool insert_may_stream(const insert_run_t *I, const sql_select_t *sel)
         exec_trg_has(&I->trg, EXEC_TRG_INSERT, EXEC_TRG_AFTER))
         return false;
     if (!sel->from || sel->union_next || sel->nctes || sel->sql_buffer_result || sel->nwindows || sel->into ||
-        !from_streams(sel->from) || !expr_streams(sel->where) || !expr_streams(sel->having))
+        !from_streams(sel->from) || !exec_expr_streams(sel->where) || !exec_expr_streams(sel->having))
         return false;
     for (uint32_t i = 0; i < sel->nitems; i++)
-        if (!expr_streams(sel->items[i].expr))
+        if (!exec_expr_streams(sel->items[i].expr))
             return false;
     for (uint32_t i = 0; i < sel->ngroup_by; i++)
-        if (!expr_streams(sel->group_by[i]))
+        if (!exec_expr_streams(sel->group_by[i]))
             return false;
     for (uint32_t i = 0; i < sel->norder_by; i++)
-        if (!expr_streams(sel->order_by[i].expr))
+        if (!exec_expr_streams(sel->order_by[i].expr))
             return false;
     return true;
 }

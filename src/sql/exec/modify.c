@@ -1,7 +1,10 @@
 /*
  * UPDATE and DELETE, single- and multi-table: the matching rows are collected through the access path the
  * planner chose (locking them), then changed; a multi-table statement reads its join first and changes each
- * target row once.  ORDER BY and LIMIT apply to the single-table forms.
+ * target row once.  ORDER BY and LIMIT apply to the single-table forms.  A single-table statement whose changes
+ * cannot move a row within the scan or change what the scan reads (dml_may_stream) changes each row as the scan
+ * reaches it instead, in an arena emptied for the next row, as MariaDB does: its memory does not grow with the
+ * rows it changes.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -40,6 +43,11 @@ typedef struct dml_run {
     row_eval_t xe;
     uint64_t limit;           /* stop collecting early when no ORDER BY */
     const query_t *q;
+    /* streaming (set by the prepare hook): each row goes to row() as the scan reaches it, copied into ra */
+    int (*row)(void *arg, dml_match_t *m);
+    void *row_arg;
+    arena_t *ra;
+    int err;                  /* row()'s error, which stopped the scan */
 } dml_run_t;
 
 static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const value_t *out)
@@ -47,6 +55,25 @@ static int dml_collect(void *arg, const buf_t *pk, const value_t *stored, const 
     dml_run_t *D = arg;
     sql_exec_ctx_t *x = D->x;
     const cat_table_t *t = D->t;
+    if (D->row) {
+        arena_reset(D->ra);
+        dml_match_t m = {.rowno = D->q->rows_read, .pklen = pk->len};
+        m.pk = arena_alloc(D->ra, pk->len + 1);
+        memcpy(m.pk, pk->data, pk->len);
+        m.stored = arena_alloc(D->ra, sizeof(value_t) * (t->ncols + 1));
+        m.out = arena_alloc(D->ra, sizeof(value_t) * (t->ncols + 1));
+        for (uint32_t c = 0; c < t->ncols; c++) {
+            m.stored[c] = value_copy_into(D->ra, &stored[c]);
+            m.out[c] = value_copy_into(D->ra, &out[c]);
+        }
+        D->n++;
+        int rc = D->row(D->row_arg, &m);
+        if (rc) {
+            D->err = rc;
+            return 1;
+        }
+        return D->n >= D->limit;
+    }
     if (D->n == D->cap) {
         D->cap = D->cap ? D->cap * 2 : 16;
         D->m = mem_realloc(D->m, sizeof(dml_match_t) * D->cap);
@@ -105,8 +132,42 @@ static int bind_from_target(query_t *q, sql_exec_ctx_t *x, const sql_from_t *fro
     return rc;
 }
 
+/* Whether a single-table UPDATE (assigned: the columns it sets) or DELETE (NULL) of t may change each row as its
+ * scan reaches it.  Not when the change could move the row within any index the scan might walk (a set column,
+ * an ON UPDATE column or a generated column in a key), when a trigger, a subquery or a stored function could read
+ * the rows already changed, when ORDER BY needs every row first, or when a foreign key cascades into t itself. */
+static bool dml_may_stream(sql_exec_ctx_t *x, const cat_table_t *t, const bool *assigned, const exec_trg_t *trg,
+                           int event, const sql_expr_t *where, uint32_t norder)
+{
+    if (norder || exec_trg_has(trg, event, EXEC_TRG_BEFORE) || exec_trg_has(trg, event, EXEC_TRG_AFTER) ||
+        !exec_expr_streams(where))
+        return false;
+    if (assigned)
+        for (uint32_t i = 0; i < t->nidx; i++)
+            for (uint32_t k = 0; k < t->idx[i].ncols; k++) {
+                const cat_column_t *c = &t->cols[t->idx[i].cols[k].col];
+                if (assigned[t->idx[i].cols[k].col] || c->on_update_now || c->gen_expr)
+                    return false;
+            }
+    cat_table_t **kids;
+    uint32_t nk = 0;
+    bool self = false;
+    if (catalog_fk_any(exec_cat)) {
+        catalog_fk_children(exec_cat, t->db, t->name, x->arena, &kids, &nk);
+        for (uint32_t k = 0; k < nk; k++) {
+            self |= strcmp(kids[k]->db, t->db) == 0 && strcmp(kids[k]->name, t->name) == 0;
+            catalog_table_release(kids[k]);
+        }
+    }
+    return !self;
+}
+
+/* hook: called once the target is bound, before the scan; it may set D->row to stream (nonzero: an error) */
+typedef int (*dml_hook_fn)(dml_run_t *D, void *arg);
+
 static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, dml_run_t *D, query_t *q, const sql_from_t *from,
-                       sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit)
+                       sql_expr_t *where, const sql_order_item_t *order, uint32_t norder, const sql_limit_t *limit,
+                       dml_hook_fn hook, void *hook_arg)
 {
     memset(D, 0, sizeof *D);
     D->x = x;
@@ -145,7 +206,12 @@ static int dml_prepare(sql_exec_ctx_t *x, const sql_stmt_t *st, dml_run_t *D, qu
     if (D->limit == 0)
         return 0;
     D->q = q;
-    if ((rc = query_scan_dml(q, where, dml_collect, D, -1, false)) != 0)
+    if (hook && (rc = hook(D, hook_arg)) != 0)
+        return rc;
+    rc = query_scan_dml(q, where, dml_collect, D, -1, false);
+    if (D->err)
+        return D->err;
+    if (rc)
         return rc;
     if (norder) {
         if (D->n > 1) /* qsort must not see a NULL base (UBSan) */
@@ -385,6 +451,142 @@ out:
     return rc;
 }
 
+/* One UPDATE's run over its matched rows (collected, or streamed as the scan reaches them). */
+typedef struct upd_run {
+    sql_exec_ctx_t *x;
+    const sql_update_t *up;
+    dml_run_t *D;
+    query_t *q;
+    engine_trx_t *trx;
+    exec_trg_t trg;
+    bool loaded, strict;
+    bool *assigned;
+    int ai;
+    uint64_t changed, unmatched;
+    arena_t *ra;              /* per-row values: the statement's arena, or the streamed row's */
+    arena_t *rowarena;        /* the streamed row's, emptied for each row */
+} upd_run_t;
+
+/* The trx and the triggers; then, when dml_may_stream says so, rows change as the scan reaches them. */
+static int update_one(upd_run_t *U, dml_match_t *m);
+static int update_row(void *arg, dml_match_t *m) { return update_one(arg, m); }
+
+static int update_setup(dml_run_t *D, void *arg)
+{
+    upd_run_t *U = arg;
+    sql_exec_ctx_t *x = U->x;
+    int rc;
+    if ((rc = exec_trg_load(x, D->t, &U->trg)) != 0 || (rc = exec_trx(x, &U->trx)) != 0)
+        return rc;
+    U->loaded = true;
+    D->xe.ev.div_zero_error = x->div_zero_error;
+    D->xe.q = U->q; /* a subquery in SET reads the row being updated (SET c = (SELECT ... WHERE b.x = t.x)) */
+    U->assigned = arena_calloc(x->arena, D->t->ncols + 1);
+    for (uint32_t i = 0; i < U->up->nset; i++)
+        U->assigned[U->up->set[i].col->slot] = true;
+    U->ai = cat_table_autoinc_col(D->t);
+    bool stream = dml_may_stream(x, D->t, U->assigned, &U->trg, EXEC_TRG_UPDATE, U->up->where, D->norder);
+    for (uint32_t i = 0; i < U->up->nset && stream; i++)
+        stream = exec_expr_streams(U->up->set[i].value);
+    if (stream) {
+        D->row = update_row;
+        D->row_arg = U;
+        D->ra = U->ra = U->rowarena;
+    }
+    return 0;
+}
+static int update_one(upd_run_t *U, dml_match_t *m)
+{
+    sql_exec_ctx_t *x = U->x;
+    cat_table_t *t = U->D->t;
+    arena_t *ra = U->ra;
+    int rc = 0;
+    value_t *nw = arena_alloc(ra, sizeof(value_t) * (t->ncols + 1));
+    value_t *ev = arena_alloc(ra, sizeof(value_t) * (t->ncols + 1));
+    memcpy(nw, m->stored, sizeof(value_t) * t->ncols);
+    memcpy(ev, m->out, sizeof(value_t) * t->ncols);
+    for (uint32_t i = 0; i < U->up->nset && !rc; i++) {
+        int c = U->up->set[i].col->slot;
+        value_t v;
+        if (t->cols[c].gen_expr) { /* computed below; a value written for it is 1906 */
+            if (!gencol_assign_allowed(U->up->set[i].value, NULL))
+                rc = gencol_value_given(x, t, (uint32_t)c, U->strict);
+            continue;
+        }
+        if (U->up->set[i].value->kind == SQL_E_DEFAULT)
+            rc = col_default_value(x, &t->cols[c], &v, ra, U->strict);
+        else
+            rc = row_eval(&U->D->xe, U->up->set[i].value, ev, &v);
+        if (rc)
+            break;
+        if (v.type == VAL_NULL && !t->cols[c].rc.nullable && exec_trg_has(&U->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE)) {
+            nw[c] = v; /* NOT NULL is checked after the BEFORE trigger (exec_trg_null_check) */
+        } else if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !U->strict) {
+            rc = table_value_store(t, (uint32_t)c, &v, &nw[c], ra, x->diag, false, m->rowno);
+        } else {
+            rc = table_value_store(t, (uint32_t)c, &v, &nw[c], ra, x->diag, U->strict, m->rowno);
+        }
+        if (rc)
+            break;
+        ev[c] = table_value_out(&t->cols[c], &nw[c], ra);
+    }
+    if (!rc)
+        rc = gencol_compute(x, t, nw, ra, U->strict, m->rowno);
+    if (rc)
+        return rc;
+    /* the UPDATE triggers fire for every row matched, changed or not (MariaDB) */
+    if ((rc = exec_trg_fire(x, &U->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE, m->stored, nw, m->rowno)) != 0)
+        return rc;
+    if (exec_trg_has(&U->trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE) &&
+        ((rc = exec_trg_null_check(x, t, nw, U->strict, m->rowno)) != 0 ||
+         (rc = gencol_compute(x, t, nw, ra, U->strict, m->rowno)) != 0))
+        return rc;
+    bool ch = false;
+    for (uint32_t c = 0; c < t->ncols; c++)
+        ch |= !t->cols[c].gen_on_read && !exec_same_stored(&m->stored[c], &nw[c]);
+    if (!ch) {
+        rc = exec_trg_fire(x, &U->trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
+        return rc;
+    }
+    bool stamped = false;
+    for (uint32_t c = 0; c < t->ncols; c++)
+        if (t->cols[c].on_update_now && !U->assigned[c]) {
+            value_t now;
+            table_value_default(&(cat_column_t){.def = CAT_DEF_NOW, .default_text = arena_printf(ra, "%u",
+                                t->cols[c].rc.scale)}, &now, ra, x->diag, false);
+            table_value_store(t, c, &now, &nw[c], ra, x->diag, false, m->rowno);
+            stamped = true;
+        }
+    if (stamped && (rc = gencol_compute(x, t, nw, ra, U->strict, m->rowno)) != 0)
+        return rc; /* a generated column may read the ON UPDATE column */
+    buf_t pk = {m->pk, m->pklen, m->pklen};
+    /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
+    table_dup_t dup;
+    buf_init(&dup.pk);
+    rc = constraints_check_row(x, t, nw, U->up->ignore);
+    if (rc == 0)
+        rc = exec_json_check(x, t, nw);
+    if (rc == 0)
+        rc = table_update(U->trx, t, &pk, m->stored, nw, &x->ss->stmt, x->diag, U->up->ignore ? &dup : NULL);
+    else if (rc > 0) {
+        U->unmatched += rc == CONSTRAINTS_SKIP_VIEW; /* a row the view would not show: MariaDB does not count it */
+        rc = TABLE_DUP; /* UPDATE IGNORE: the row stays, with the warning */
+    }
+    buf_free(&dup.pk);
+    x->ss->wrote = true;
+    if (rc == TABLE_DUP || rc == TABLE_FK_IGNORED) {
+        rc = 0;
+        return rc;
+    }
+    if (rc)
+        return rc;
+    if (U->ai >= 0 && U->assigned[U->ai] && nw[U->ai].type != VAL_NULL)
+        table_autoinc_seen(t, nw[U->ai].type == VAL_UINT ? nw[U->ai].u : (uint64_t)MAX(nw[U->ai].i, 0));
+    U->changed++;
+    rc = exec_trg_fire(x, &U->trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
+    return rc;
+}
+
 int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
 {
     const sql_update_t *up = st->update;
@@ -405,117 +607,92 @@ int exec_update(sql_exec_ctx_t *x, const sql_stmt_t *st)
     query_release(&q);
     bool strict = x->strict && !up->ignore;
     x->div_zero_error = strict && !x->div_zero_off; /* in WHERE, SET and their subqueries (row_eval_init) */
-    if ((rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit)) != 0)
-        goto out;
-    cat_table_t *t = D.t;
-    engine_trx_t *trx;
-    exec_trg_t trg;
-    if ((rc = exec_trg_load(x, t, &trg)) != 0 || (rc = exec_trx(x, &trx)) != 0)
-        goto out;
-    D.xe.ev.div_zero_error = x->div_zero_error;
-    D.xe.q = &q; /* a subquery in SET reads the row being updated (SET c = (SELECT ... WHERE b.x = t.x)) */
-    uint64_t changed = 0, unmatched = 0;
-    int ai = cat_table_autoinc_col(t);
-    bool *assigned = arena_calloc(x->arena, t->ncols + 1);
-    for (uint32_t i = 0; i < up->nset; i++)
-        assigned[up->set[i].col->slot] = true;
-    for (uint64_t r = 0; r < D.n && !rc; r++) {
-        dml_match_t *m = &D.m[r];
-        value_t *nw = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-        value_t *ev = arena_alloc(x->arena, sizeof(value_t) * (t->ncols + 1));
-        memcpy(nw, m->stored, sizeof(value_t) * t->ncols);
-        memcpy(ev, m->out, sizeof(value_t) * t->ncols);
-        for (uint32_t i = 0; i < up->nset && !rc; i++) {
-            int c = up->set[i].col->slot;
-            value_t v;
-            if (t->cols[c].gen_expr) { /* computed below; a value written for it is 1906 */
-                if (!gencol_assign_allowed(up->set[i].value, NULL))
-                    rc = gencol_value_given(x, t, (uint32_t)c, strict);
-                continue;
-            }
-            if (up->set[i].value->kind == SQL_E_DEFAULT)
-                rc = col_default_value(x, &t->cols[c], &v, x->arena, strict);
-            else
-                rc = row_eval(&D.xe, up->set[i].value, ev, &v);
-            if (rc)
-                break;
-            if (v.type == VAL_NULL && !t->cols[c].rc.nullable && exec_trg_has(&trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE)) {
-                nw[c] = v; /* NOT NULL is checked after the BEFORE trigger (exec_trg_null_check) */
-            } else if (v.type == VAL_NULL && !t->cols[c].rc.nullable && !strict) {
-                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, false, m->rowno);
-            } else {
-                rc = table_value_store(t, (uint32_t)c, &v, &nw[c], x->arena, x->diag, strict, m->rowno);
-            }
-            if (rc)
-                break;
-            ev[c] = table_value_out(&t->cols[c], &nw[c], x->arena);
-        }
-        if (!rc)
-            rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno);
-        if (rc)
-            break;
-        /* the UPDATE triggers fire for every row matched, changed or not (MariaDB) */
-        if ((rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE, m->stored, nw, m->rowno)) != 0)
-            break;
-        if (exec_trg_has(&trg, EXEC_TRG_UPDATE, EXEC_TRG_BEFORE) &&
-            ((rc = exec_trg_null_check(x, t, nw, strict, m->rowno)) != 0 ||
-             (rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno)) != 0))
-            break;
-        bool ch = false;
-        for (uint32_t c = 0; c < t->ncols; c++)
-            ch |= !t->cols[c].gen_on_read && !exec_same_stored(&m->stored[c], &nw[c]);
-        if (!ch) {
-            rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
-            continue;
-        }
-        bool stamped = false;
-        for (uint32_t c = 0; c < t->ncols; c++)
-            if (t->cols[c].on_update_now && !assigned[c]) {
-                value_t now;
-                table_value_default(&(cat_column_t){.def = CAT_DEF_NOW, .default_text = arena_printf(x->arena, "%u",
-                                    t->cols[c].rc.scale)}, &now, x->arena, x->diag, false);
-                table_value_store(t, c, &now, &nw[c], x->arena, x->diag, false, r + 1);
-                stamped = true;
-            }
-        if (stamped && (rc = gencol_compute(x, t, nw, x->arena, strict, m->rowno)) != 0)
-            break; /* a generated column may read the ON UPDATE column */
-        buf_t pk = {m->pk, m->pklen, m->pklen};
-        /* UPDATE IGNORE: a row whose new key is a duplicate stays as it is (MariaDB adds no warning) */
-        table_dup_t dup;
-        buf_init(&dup.pk);
-        rc = constraints_check_row(x, t, nw, up->ignore);
-        if (rc == 0)
-            rc = exec_json_check(x, t, nw);
-        if (rc == 0)
-            rc = table_update(trx, t, &pk, m->stored, nw, &x->ss->stmt, x->diag, up->ignore ? &dup : NULL);
-        else if (rc > 0) {
-            unmatched += rc == CONSTRAINTS_SKIP_VIEW; /* a row the view would not show: MariaDB does not count it */
-            rc = TABLE_DUP; /* UPDATE IGNORE: the row stays, with the warning */
-        }
-        buf_free(&dup.pk);
-        x->ss->wrote = true;
-        if (rc == TABLE_DUP || rc == TABLE_FK_IGNORED) {
-            rc = 0;
-            continue;
-        }
-        if (rc)
-            break;
-        if (ai >= 0 && assigned[ai] && nw[ai].type != VAL_NULL)
-            table_autoinc_seen(t, nw[ai].type == VAL_UINT ? nw[ai].u : (uint64_t)MAX(nw[ai].i, 0));
-        changed++;
-        rc = exec_trg_fire(x, &trg, EXEC_TRG_UPDATE, EXEC_TRG_AFTER, m->stored, nw, m->rowno);
-    }
+    arena_t ra;
+    arena_init(&ra, 16384);
+    upd_run_t U = {.x = x, .up = up, .D = &D, .q = &q, .strict = strict, .ra = x->arena, .rowarena = &ra};
+    rc = dml_prepare(x, st, &D, &q, up->tables, up->where, up->order_by, up->norder_by, &up->limit, update_setup, &U);
+    if (!rc && !U.loaded)
+        rc = update_setup(&D, &U); /* LIMIT 0: nothing scanned */
+    for (uint64_t r = 0; r < D.n && !rc && !D.row; r++)
+        rc = update_one(&U, &D.m[r]);
     if (rc)
         goto out;
-    x->row_count = (int64_t)changed;
-    exec_pend_ok(x, changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)(D.n - unmatched),
-                                     (unsigned long long)changed, x->diag->warn_count));
+    x->row_count = (int64_t)U.changed;
+    exec_pend_ok(x, U.changed, arena_printf(x->arena, "Rows matched: %llu  Changed: %llu  Warnings: %u", (unsigned long long)(D.n - U.unmatched),
+                                     (unsigned long long)U.changed, x->diag->warn_count));
 out:
     x->div_zero_error = false;
     mem_free(D.m);
+    arena_destroy(&ra);
 out0:
     query_release(&q);
     return rc;
+}
+
+/* One DELETE's run (collected rows, or streamed as the scan reaches them). */
+typedef struct del_run {
+    sql_exec_ctx_t *x;
+    const sql_delete_t *del;
+    query_t *q;
+    engine_trx_t *trx;
+    exec_trg_t trg;
+    bool loaded;
+    uint64_t deleted;
+    arena_t *rowarena;
+} del_run_t;
+
+static int delete_one(del_run_t *R, cat_table_t *t, dml_match_t *m)
+{
+    sql_exec_ctx_t *x = R->x;
+    buf_t pk = {m->pk, m->pklen, m->pklen};
+    int rc;
+    if (x->returning && (rc = returning_row(x, t, m->stored)) != 0)
+        return rc; /* evaluated before the row goes, as MariaDB (a subquery still sees it) */
+    if ((rc = exec_trg_fire(x, &R->trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, m->stored, NULL, m->rowno)) != 0)
+        return rc;
+    rc = table_delete(R->trx, t, &pk, m->stored, &x->ss->stmt, x->diag);
+    x->ss->wrote = true;
+    if (rc == TABLE_FK_IGNORED) /* DELETE IGNORE: a row a child restricts stays, with the 1451 as a warning */
+        return 0;
+    if (rc == 0) {
+        R->deleted++;
+        rc = exec_trg_fire(x, &R->trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, m->stored, NULL, m->rowno);
+    }
+    return rc;
+}
+
+typedef struct del_stream {
+    del_run_t *R;
+    dml_run_t *D;
+} del_stream_t;
+
+static int delete_row(void *arg, dml_match_t *m)
+{
+    del_stream_t *S = arg;
+    return delete_one(S->R, S->D->t, m);
+}
+
+static int delete_setup(dml_run_t *D, void *arg)
+{
+    del_stream_t *S = arg;
+    del_run_t *R = S->R;
+    sql_exec_ctx_t *x = R->x;
+    int rc;
+    S->D = D;
+    if (R->del->nreturning &&
+        (rc = returning_begin(x, R->del->returning, R->del->nreturning, D->t, R->q->src[0].db, R->q->src[0].alias,
+                              NULL)) != 0)
+        return rc;
+    if ((rc = exec_trg_load(x, D->t, &R->trg)) != 0 || (rc = exec_trx(x, &R->trx)) != 0)
+        return rc;
+    R->loaded = true;
+    /* RETURNING keeps what it reads of the rows: those are read first */
+    if (!R->del->nreturning && dml_may_stream(x, D->t, NULL, &R->trg, EXEC_TRG_DELETE, R->del->where, D->norder)) {
+        D->row = delete_row;
+        D->row_arg = S;
+        D->ra = R->rowarena;
+    }
+    return 0;
 }
 
 int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
@@ -526,39 +703,24 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     dml_run_t D;
     query_t q;
     memset(&q, 0, sizeof q);
-    int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit);
+    arena_t ra;
+    arena_init(&ra, 16384);
+    del_run_t R = {.x = x, .del = del, .q = &q, .rowarena = &ra};
+    del_stream_t S = {&R, &D};
+    int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit,
+                         delete_setup, &S);
+    if (!rc && !R.loaded)
+        rc = delete_setup(&D, &S); /* LIMIT 0: nothing scanned */
+    for (uint64_t r = 0; r < D.n && !rc && !D.row; r++)
+        rc = delete_one(&R, D.t, &D.m[r]);
     if (rc)
         goto out;
-    if (del->nreturning &&
-        (rc = returning_begin(x, del->returning, del->nreturning, D.t, q.src[0].db, q.src[0].alias, NULL)) != 0)
-        goto out;
-    engine_trx_t *trx;
-    exec_trg_t trg;
-    if ((rc = exec_trg_load(x, D.t, &trg)) != 0 || (rc = exec_trx(x, &trx)) != 0)
-        goto out;
-    uint64_t deleted = 0;
-    for (uint64_t r = 0; r < D.n && !rc; r++) {
-        buf_t pk = {D.m[r].pk, D.m[r].pklen, D.m[r].pklen};
-        if (x->returning && (rc = returning_row(x, D.t, D.m[r].stored)) != 0)
-            break; /* evaluated before the row goes, as MariaDB (a subquery still sees it) */
-        if ((rc = exec_trg_fire(x, &trg, EXEC_TRG_DELETE, EXEC_TRG_BEFORE, D.m[r].stored, NULL, r + 1)) != 0)
-            break;
-        rc = table_delete(trx, D.t, &pk, D.m[r].stored, &x->ss->stmt, x->diag);
-        x->ss->wrote = true;
-        if (rc == TABLE_FK_IGNORED) /* DELETE IGNORE: a row a child restricts stays, with the 1451 as a warning */
-            rc = 0;
-        else if (rc == 0) {
-            deleted++;
-            rc = exec_trg_fire(x, &trg, EXEC_TRG_DELETE, EXEC_TRG_AFTER, D.m[r].stored, NULL, r + 1);
-        }
-    }
-    if (rc)
-        goto out;
-    x->row_count = (int64_t)deleted;
-    exec_pend_ok(x, deleted, NULL);
+    x->row_count = (int64_t)R.deleted;
+    exec_pend_ok(x, R.deleted, NULL);
     returning_finish(x);
 out:
     mem_free(D.m);
+    arena_destroy(&ra);
     query_release(&q);
     return rc;
 }
