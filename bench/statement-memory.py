@@ -5,11 +5,14 @@ the peak over the process's life: the first ROWS figure is the one to quote) wit
 a second connection.  Prints the statement's time, the peak growth of Memory_used and VmHWM / VmRSS.
 Example: build/stratad --no-defaults --datadir=/tmp/sm --port=3412 --log-bin=bin --server-id=1 \\
              --innodb-buffer-pool-size=64M &  then  bench/statement-memory.py 3412 $! 1000000"""
+import os
 import sys
-import threading
 import time
 
 import pymysql
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'integration'))
+from sqlutil import memory_growth  # noqa: E402 - the sampler the tests use
 
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 counts = [int(a) for a in sys.argv[3:]] or [1000000]
@@ -44,20 +47,8 @@ for rows in counts:
     cur.execute('DROP TABLE IF EXISTS m.t')
     cur.execute('CREATE TABLE m.t (id INT PRIMARY KEY, pad CHAR(60))')
     base = used()
-    peak, done = [base], []
-
-    def sample():
-        while not done:
-            peak[0] = max(peak[0], used())
-            time.sleep(0.01)
-
-    th = threading.Thread(target=sample)
-    th.start()
     t0 = time.time()
-    cur.execute("INSERT INTO m.t SELECT a.i * 1000 + b.i, REPEAT('x', 60) FROM m.k a, m.k b WHERE a.i < %d"
-                % -(-rows // 1000))
+    growth = memory_growth(m, lambda: cur.execute(
+        "INSERT INTO m.t SELECT a.i * 1000 + b.i, REPEAT('x', 60) FROM m.k a, m.k b WHERE a.i < %d" % -(-rows // 1000)))
     dt = time.time() - t0
-    done.append(1)
-    th.join()
-    print('rows %d: %.1f s, Memory_used peak +%d MiB (base %d MiB), %s' % (rows, dt, (peak[0] - base) >> 20,
-                                                                         base >> 20, vm()))
+    print('rows %d: %.1f s, Memory_used peak +%d MiB (base %d MiB), %s' % (rows, dt, growth >> 20, base >> 20, vm()))
