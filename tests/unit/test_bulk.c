@@ -11,21 +11,6 @@
 #include "unit.h"
 #include "util/util.h"
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_bulk_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static engine_t *open_engine(const char *dir)
 {
     engine_opts_t o;
@@ -69,7 +54,7 @@ static void on_tree(void *ctx, uint64_t tree, uint32_t space, int rc, uint64_t p
 TEST(test_bulk_load_large)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     enum { N = 150000 };
@@ -126,13 +111,13 @@ TEST(test_bulk_load_large)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     buf_free(&got);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 TEST(test_bulk_small_and_order)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     char k[32];
@@ -171,13 +156,13 @@ TEST(test_bulk_small_and_order)
     CHECK_EQ_INT(cs.faults, 0);
     buf_free(&got);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 TEST(test_bulk_crash_leaves_no_tree)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     census_t before = {0};
@@ -219,7 +204,7 @@ TEST(test_bulk_crash_leaves_no_tree)
     uint64_t pages, ext;
     CHECK_EQ_INT(engine_tree_stats(e, 16, &pages, &ext), STRATA_ENOTFOUND);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 UNIT_MAIN(test_bulk_load_large, test_bulk_small_and_order, test_bulk_crash_leaves_no_tree)

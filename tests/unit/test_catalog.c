@@ -8,21 +8,6 @@
 #include "unit.h"
 #include "util/util.h"
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_cat_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static engine_t *open_engine(const char *dir)
 {
     engine_opts_t o;
@@ -67,7 +52,7 @@ static cat_table_t *sbtest_def(arena_t *a, const char *db, const char *name)
 TEST(test_catalog_persist)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     catalog_t *c;
@@ -208,13 +193,13 @@ TEST(test_catalog_persist)
     engine_close(e);
     diag_free(&d);
     arena_destroy(&a);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 TEST(test_catalog_checks)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     catalog_t *c;
@@ -256,7 +241,7 @@ TEST(test_catalog_checks)
     engine_close(e);
     diag_free(&d);
     arena_destroy(&a);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* Generated columns ride at the end of the table record: kept through a copy and a reopen, and a record
@@ -264,7 +249,7 @@ TEST(test_catalog_checks)
 TEST(test_catalog_generated_columns)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir);
     REQUIRE(e);
     catalog_t *c;
@@ -304,7 +289,7 @@ TEST(test_catalog_generated_columns)
     engine_close(e);
     diag_free(&d);
     arena_destroy(&a);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 UNIT_MAIN(test_catalog_persist, test_catalog_checks, test_catalog_generated_columns)

@@ -18,21 +18,6 @@
 #include "util/fio.h"
 #include "util/util.h"
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_eng_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static uint64_t test_log_bytes = 16u << 20;
 
 static engine_t *open_engine(const char *dir, uint64_t pool)
@@ -56,7 +41,7 @@ static size_t k_of(char *k, const char *prefix, int i) { return (size_t)sprintf(
 TEST(test_engine_rows_cursors_reopen)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -143,13 +128,13 @@ TEST(test_engine_rows_cursors_reopen)
     CHECK_EQ_INT(engine_get_e(e, t, "x", 1, &b), STRATA_ENOTFOUND);
     buf_free(&b);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 TEST(test_engine_rollback)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -189,7 +174,7 @@ TEST(test_engine_rollback)
     buf_free(&b);
     free(big);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 static uint64_t free_extents(engine_t *e, const char *ts)
@@ -209,7 +194,7 @@ static uint64_t free_extents(engine_t *e, const char *ts)
 TEST(test_engine_seed002_tablespace)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     /* The DELETE of the whole table is one transaction with ~3 MB of undo: it must fit in a quarter of the log
      * (README, known limits). */
     test_log_bytes = 64u << 20;
@@ -281,7 +266,7 @@ TEST(test_engine_seed002_tablespace)
     REQUIRE(e);
     CHECK_EQ_INT(engine_tablespace_lookup(e, "ts1", &id), STRATA_ENOTFOUND);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 typedef struct {
@@ -302,7 +287,7 @@ static void *lock_thread(void *arg)
 TEST(test_engine_locks)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -357,7 +342,7 @@ TEST(test_engine_locks)
     CHECK(v.len == 1 && v.data[0] == '2');
     buf_free(&v);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* A large transaction's undo leaves memory once a checkpoint has spilled it to the undo file: 48 MB of undo with a
@@ -367,7 +352,7 @@ TEST(test_engine_locks)
 TEST(test_engine_undo_leaves_memory)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
     REQUIRE(e);
     engine_tree_id_t t;
@@ -450,7 +435,7 @@ TEST(test_engine_undo_leaves_memory)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     buf_free(&b);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 #ifdef STRATA_FAULTS
@@ -474,7 +459,7 @@ static int count_not(engine_t *e, engine_tree_id_t t, char c, buf_t *b)
 TEST(test_engine_stuck_rollback)
 {
     char dir[64], err[128];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
     REQUIRE(e);
     engine_tree_id_t t;
@@ -544,7 +529,7 @@ TEST(test_engine_stuck_rollback)
     }
     buf_free(&b);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 #else
 TEST(test_engine_stuck_rollback) { SKIP("the fault seam is only in test builds (make SAN=1)"); }
@@ -556,7 +541,7 @@ TEST(test_engine_stuck_rollback) { SKIP("the fault seam is only in test builds (
 TEST(test_engine_trx_too_large)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
     REQUIRE(e);
     engine_tree_id_t t;
@@ -613,7 +598,7 @@ TEST(test_engine_trx_too_large)
            "after %d updates, rolled back\n", n);
     buf_free(&b);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 static int get_str(engine_trx_t *x, engine_tree_id_t t, const char *k, char *out)
@@ -652,7 +637,7 @@ static int scan_str(engine_trx_t *x, engine_tree_id_t t, char *out)
 TEST(test_engine_mvcc)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -748,7 +733,7 @@ TEST(test_engine_mvcc)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     buf_free(&v);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 typedef struct {
@@ -771,7 +756,7 @@ TEST(test_engine_commit_tag)
 {
     for (int mode = 0; mode < 3; mode++) {
         char dir[64];
-        mkdatadir(dir);
+        unit_mkdatadir(dir);
         pid_t pid = fork();
         if (pid == 0) {
             engine_t *e = open_engine(dir, 1u << 20);
@@ -808,7 +793,7 @@ TEST(test_engine_commit_tag)
             engine_trx_commit(r);
             engine_close(e);
         }
-        rmdatadir(dir);
+        unit_rmdatadir(dir);
     }
 }
 
@@ -856,7 +841,7 @@ static void *ilk_thread(void *arg)
 TEST(test_engine_implicit_locks)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 4u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -981,7 +966,7 @@ TEST(test_engine_implicit_locks)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     buf_free(&v);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 typedef struct {
@@ -1020,7 +1005,7 @@ static void *race_thread(void *arg)
 TEST(test_engine_implicit_lock_race)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 8u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -1062,7 +1047,7 @@ TEST(test_engine_implicit_lock_race)
     free(r[0].won);
     free(r[1].won);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* Savepoints in a trx's own undo (what a failed statement and ROLLBACK TO SAVEPOINT use): the changes after the
@@ -1073,7 +1058,7 @@ TEST(test_engine_implicit_lock_race)
 TEST(test_engine_savepoints)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -1153,7 +1138,7 @@ TEST(test_engine_savepoints)
     engine_trx_commit(r);
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* Two-phase commit: a trx prepared before a crash survives recovery, locked and invisible, until XA COMMIT or
@@ -1162,7 +1147,7 @@ TEST(test_engine_xa_prepare_recovery)
 {
     for (int decide = 0; decide < 2; decide++) {
         char dir[64];
-        mkdatadir(dir);
+        unit_mkdatadir(dir);
         pid_t pid = fork();
         if (pid == 0) {
             engine_t *e = open_engine(dir, 1u << 20);
@@ -1228,7 +1213,7 @@ TEST(test_engine_xa_prepare_recovery)
             CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
             engine_close(e);
         }
-        rmdatadir(dir);
+        unit_rmdatadir(dir);
     }
 }
 
@@ -1333,7 +1318,7 @@ static void *auditor(void *arg)
 TEST(test_engine_bank_transfers)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 1u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -1381,7 +1366,7 @@ TEST(test_engine_bank_transfers)
         sum += bal_get(e, t, i);
     CHECK_EQ_INT(sum, 40 * 1000);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* ---- crash recovery ---- */
@@ -1547,7 +1532,7 @@ static int crash_cycle(const char *dir, bool first, int kill_after_ms, int *acke
 TEST(test_engine_crash_recovery)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     const char *env = getenv("STRATA_CRASH_CYCLES");
     int cycles = env ? atoi(env) : 6, acked = 0;
     unsigned seed = 7;
@@ -1564,14 +1549,14 @@ TEST(test_engine_crash_recovery)
     if (getenv("STRATA_CRASH_KEEP"))
         printf("data directory kept: %s\n", dir);
     else if (!unit_failed_checks)
-        rmdatadir(dir);
+        unit_rmdatadir(dir);
 }
 
 /* A page whose on-disk copy is torn after the last checkpoint is rebuilt from its full-page image in the log. */
 TEST(test_engine_torn_page)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     pid_t pid = fork();
     if (pid == 0) {
         engine_t *e = open_engine(dir, 1u << 20);
@@ -1623,7 +1608,7 @@ TEST(test_engine_torn_page)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     buf_free(&v);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* A whole file's bytes, for "nothing was written" checks. */
@@ -1678,7 +1663,7 @@ static void seen_lost(void *ctx, const char *page, const uint8_t *lo, size_t lol
 TEST(test_engine_read_only_and_salvage)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 4u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -1748,7 +1733,7 @@ TEST(test_engine_read_only_and_salvage)
     engine_close(e);
     free(dat0);
     free(log0);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,

@@ -15,21 +15,6 @@
 #include "util/fio.h"
 #include "util/util.h"
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_undo_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static uint32_t g_ckpt_ms; /* 0: the default */
 
 static engine_t *open_engine(const char *dir, uint64_t pool)
@@ -274,7 +259,7 @@ TEST(test_undo_random_histories)
         for (int mode = 0; mode < 3; mode++)
             for (int el = 0; el < 2; el++) {
                 char dir[64];
-                mkdatadir(dir);
+                unit_mkdatadir(dir);
                 int bad;
                 if (mode == 0) {
                     int p[2];
@@ -312,7 +297,7 @@ TEST(test_undo_random_histories)
                     fprintf(stderr, "FAIL seed %u mode %d elide %d (dir %s)\n", seed, mode, el, dir);
                     failures++;
                 } else
-                    rmdatadir(dir);
+                    unit_rmdatadir(dir);
             }
     }
     CHECK_EQ_INT(failures, 0);
@@ -324,7 +309,7 @@ TEST(test_undo_random_histories)
 TEST(test_undo_savepoint_put_keeps_its_key)
 {
     char dir[64], k[32];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 2u << 20);
     REQUIRE(e);
     engine_tree_id_t t;
@@ -354,7 +339,7 @@ TEST(test_undo_savepoint_put_keeps_its_key)
     buf_free(&v);
     engine_trx_rollback(w);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* A prepared transaction kept by recovery keeps its delete marks: the startup purge (which removes every mark a
@@ -369,7 +354,7 @@ static void xa_one(void *ctx, uint64_t id, const void *xid, size_t len)
 TEST(test_undo_prepared_delete_survives_startup_purge)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     pid_t pid = fork();
     if (pid == 0) {
         engine_t *e = open_engine(dir, 1u << 20);
@@ -407,7 +392,7 @@ TEST(test_undo_prepared_delete_survives_startup_purge)
     CHECK_EQ_INT(engine_get_e(e, 16, "k3", 2, &v), 0);
     buf_free(&v);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 #ifdef STRATA_FAULTS
@@ -416,7 +401,7 @@ TEST(test_undo_prepared_delete_survives_startup_purge)
 TEST(test_undo_stuck_retry_vs_drop)
 {
     char dir[64], err[128];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     g_ckpt_ms = 50;
     engine_t *e = open_engine(dir, 2u << 20);
     REQUIRE(e);
@@ -463,7 +448,7 @@ TEST(test_undo_stuck_retry_vs_drop)
     CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
     engine_close(e);
     g_ckpt_ms = 0;
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 #else
 TEST(test_undo_stuck_retry_vs_drop) { SKIP("the fault seam is only in test builds (make SAN=1)"); }

@@ -17,21 +17,6 @@
 #define NROWS 1500
 #define EXT_BYTES (256u << 10) /* 16 pages of 16 KiB: many extents in small files */
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_rb_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static engine_t *open_engine(const char *dir, bool rebalance_off)
 {
     engine_opts_t o;
@@ -188,7 +173,7 @@ static void *load_main(void *arg)
 TEST(test_rebalance_online)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, true);
     REQUIRE(e);
     engine_tree_id_t t1, t2;
@@ -246,14 +231,14 @@ TEST(test_rebalance_online)
     CHECK_EQ_INT(check_rows(e, t1, t2, gens), 0);
     engine_close(e);
     free(gens);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* A move stopped half-way through an extent by a crash. */
 TEST(test_rebalance_crash_midway)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_tree_id_t t1 = 0, t2 = 0;
     int p[2];
     REQUIRE(pipe(p) == 0);
@@ -326,7 +311,7 @@ TEST(test_rebalance_crash_midway)
     CHECK_EQ_INT(verify_cb_bad, 0);
     engine_close(e);
     CHECK_EQ_INT(run_strata_check(dir), 0);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 UNIT_MAIN(test_rebalance_online, test_rebalance_crash_midway)

@@ -15,21 +15,6 @@
 #define ROWS 2000
 #define VLEN 3000
 
-static void mkdatadir(char *dir)
-{
-    strcpy(dir, "/tmp/strata_undo_XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
-}
-
-static void rmdatadir(const char *dir)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd)) {
-    }
-}
-
 static engine_t *open_engine(const char *dir, uint64_t undo_max)
 {
     engine_opts_t o;
@@ -121,7 +106,7 @@ static void xa_cb(void *ctx, uint64_t trx_id, const void *xid, size_t len) { *(u
 static void crash_case(crash_end_t how)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     pid_t pid = fork();
     if (pid == 0) {
         engine_t *e = open_engine(dir, 0);
@@ -176,7 +161,7 @@ static void crash_case(crash_end_t how)
     CHECK_EQ_STR(u.logfile_group_name, "DEFAULT_LG");
     CHECK_EQ_INT(u.free_extents * 4 + 4096, u.size); /* nothing live */
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 TEST(test_undo_spill_crash_uncommitted) { crash_case(END_NONE); }
@@ -187,7 +172,7 @@ TEST(test_undo_spill_crash_prepared) { crash_case(END_PREPARE); }
 TEST(test_undo_logfile_group)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     engine_t *e = open_engine(dir, 0);
     REQUIRE(e);
     engine_file_info_t u;
@@ -234,7 +219,7 @@ TEST(test_undo_logfile_group)
     snprintf(p, sizeof p, "%s/u.log", dir);
     CHECK(access(p, F_OK) != 0);
     engine_close(e);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 /* A spill appended without undo_spill_begin (the checkpointer found a transaction to spill only after its scan)
@@ -242,7 +227,7 @@ TEST(test_undo_logfile_group)
 TEST(test_undo_spill_never_over_header)
 {
     char dir[64];
-    mkdatadir(dir);
+    unit_mkdatadir(dir);
     undo_sys_t *u;
     REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0);
     REQUIRE(undo_lfg_create(u, "lg", "u.log", 8u << 20, 1u << 20) == 0);
@@ -267,7 +252,7 @@ TEST(test_undo_spill_never_over_header)
     undo_sys_close(u);
     REQUIRE(undo_sys_open(dir, 64u << 20, &u) == 0);
     undo_sys_close(u);
-    rmdatadir(dir);
+    unit_rmdatadir(dir);
 }
 
 UNIT_MAIN(test_undo_spill_crash_uncommitted, test_undo_spill_crash_committed, test_undo_spill_crash_prepared,

@@ -22,6 +22,22 @@ static int unit_skipped_now __attribute__((unused));
         return;                                                                    \
     } while (0)
 
+/* A fresh data directory under /tmp (dir: at least 32 bytes), and its removal with everything in it. */
+static inline void unit_mkdatadir(char *dir)
+{
+    strcpy(dir, "/tmp/strata_unit_XXXXXX");
+    if (!mkdtemp(dir))
+        abort();
+}
+
+static inline void unit_rmdatadir(const char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) {
+    }
+}
+
 #define TEST(name) static void name(void)
 #define CHECK(x)                                                                   \
     do {                                                                           \
