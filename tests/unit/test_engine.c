@@ -15,7 +15,6 @@
 #include "engine/engine_int.h"
 #include "engine/page.h"
 #include "unit.h"
-#include "util/fio.h"
 #include "util/util.h"
 
 static uint64_t test_log_bytes = 16u << 20;
@@ -438,102 +437,6 @@ TEST(test_engine_undo_leaves_memory)
     unit_rmdatadir(dir);
 }
 
-#ifdef STRATA_FAULTS
-/* The rows a new read view sees that are not c. */
-static int count_not(engine_t *e, engine_tree_id_t t, char c, buf_t *b)
-{
-    char k[32];
-    int bad = 0;
-    engine_trx_t *r;
-    engine_trx_begin(e, &r);
-    for (int i = 0; i < 2000; i++)
-        bad += engine_get(r, t, k, k_of(k, "r", i), b) != 0 || b->len != 3000 || b->data[0] != c;
-    engine_trx_rollback(r);
-    return bad;
-}
-
-/* A rollback that cannot read its spilled undo back (EIO) fails without ending the transaction ("stuck
- * rollbacks" in engine.c): every reader still sees the rows as they were before it, its row locks hold, and once
- * the undo file reads again the background thread finishes it.  Closed while stuck, the next open's recovery
- * rolls it back.  (Test builds: the fault seam.) */
-TEST(test_engine_stuck_rollback)
-{
-    char dir[64], err[128];
-    unit_mkdatadir(dir);
-    engine_t *e = open_engine(dir, 2u << 20); /* 16 MiB log */
-    REQUIRE(e);
-    engine_tree_id_t t;
-    REQUIRE(engine_tree_create(NULL, e, 0, &t) == 0);
-    char k[32];
-    static char v[3000];
-    memset(v, 'o', sizeof v);
-    engine_trx_t *x, *y;
-    engine_trx_begin(e, &x);
-    for (int i = 0; i < 2000; i++)
-        REQUIRE(engine_insert(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
-    REQUIRE(engine_trx_commit(x) == 0);
-    buf_t b;
-    buf_init(&b);
-    engine_stats_t st;
-    for (int pass = 0; pass < 2; pass++) {
-        engine_trx_begin(e, &x);
-        for (int round = 0; round < 8; round++) {
-            v[0] = (char)('a' + round);
-            for (int i = 0; i < 2000; i++)
-                REQUIRE(engine_update(x, t, k, k_of(k, "r", i), v, sizeof v) == 0);
-        }
-        uint64_t mem, total;
-        engine_trx_undo_bytes(x, &mem, &total);
-        REQUIRE(mem < total / 2); /* most of it is only in the undo file */
-        REQUIRE(fault_set("undo:read:1+:EIO", err, sizeof err) == 0);
-        CHECK(engine_trx_rollback(x) != 0);
-        engine_stats(e, &st);
-        CHECK_EQ_INT((int)st.rollbacks_pending, 1);
-        CHECK_EQ_INT(count_not(e, t, 'o', &b), 0); /* its changes stay invisible, undone or not */
-        engine_trx_begin(e, &y);
-        engine_trx_set_lock_wait_timeout(y, 100000);
-        memset(v, 'y', sizeof v);
-        CHECK_EQ_INT(engine_update(y, t, k, k_of(k, "r", 0), v, sizeof v), ENGINE_ELOCKWAIT);
-        CHECK_EQ_INT(engine_update(y, t, k, k_of(k, "r", 1999), v, sizeof v), ENGINE_ELOCKWAIT);
-        engine_trx_rollback(y);
-        if (pass == 0) {
-            sleep(2); /* retried meanwhile, still failing */
-            engine_stats(e, &st);
-            CHECK_EQ_INT((int)st.rollbacks_pending, 1);
-            REQUIRE(fault_set("", err, sizeof err) == 0);
-            for (int w = 0; w < 100 && st.rollbacks_pending; w++) {
-                usleep(100000);
-                engine_stats(e, &st);
-            }
-            CHECK_EQ_INT((int)st.rollbacks_pending, 0);
-            CHECK_EQ_INT(count_not(e, t, 'o', &b), 0);
-            engine_trx_begin(e, &y); /* its locks are gone */
-            CHECK_EQ_INT(engine_update(y, t, k, k_of(k, "r", 0), v, sizeof v), 0);
-            REQUIRE(engine_trx_commit(y) == 0);
-            memset(v, 'o', sizeof v);
-            engine_trx_begin(e, &y);
-            REQUIRE(engine_update(y, t, k, k_of(k, "r", 0), v, sizeof v) == 0);
-            REQUIRE(engine_trx_commit(y) == 0);
-            CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
-        } else {
-            /* closed while stuck: no ROLLBACK was logged, so the next open rolls it back */
-            engine_close(e);
-            REQUIRE(fault_set("", err, sizeof err) == 0);
-            e = open_engine(dir, 2u << 20);
-            REQUIRE(e);
-            engine_stats(e, &st);
-            CHECK_EQ_INT((int)st.rollbacks_pending, 0);
-            CHECK_EQ_INT(count_not(e, t, 'o', &b), 0);
-            CHECK_EQ_INT(engine_verify(e, NULL, NULL), 0);
-        }
-    }
-    buf_free(&b);
-    engine_close(e);
-    unit_rmdatadir(dir);
-}
-#else
-TEST(test_engine_stuck_rollback) { SKIP("the fault seam is only in test builds (make SAN=1)"); }
-#endif
 
 /* A transaction whose undo is several times the redo log works (its undo is spilled to the undo file by the
  * checkpoints) and rolls back completely; over the configured bound (undo_max_bytes) it gets ENGINE_ELOGFULL,
@@ -1737,5 +1640,5 @@ TEST(test_engine_read_only_and_salvage)
 }
 
 UNIT_MAIN(test_engine_rows_cursors_reopen, test_engine_rollback, test_engine_seed002_tablespace, test_engine_locks,
-          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_savepoints, test_engine_undo_leaves_memory, test_engine_stuck_rollback, test_engine_implicit_locks, test_engine_implicit_lock_race, test_engine_commit_tag, test_engine_bank_transfers,
+          test_engine_trx_too_large, test_engine_mvcc, test_engine_xa_prepare_recovery, test_engine_savepoints, test_engine_undo_leaves_memory, test_engine_implicit_locks, test_engine_implicit_lock_race, test_engine_commit_tag, test_engine_bank_transfers,
           test_engine_crash_recovery, test_engine_torn_page, test_engine_read_only_and_salvage)
