@@ -636,14 +636,16 @@ typedef struct del_run {
     query_t *q;
     engine_trx_t *trx;
     exec_trg_t trg;
+    cat_table_t *t;
     bool loaded;
     uint64_t deleted;
     arena_t *rowarena;
 } del_run_t;
 
-static int delete_one(del_run_t *R, cat_table_t *t, dml_match_t *m)
+static int delete_one(del_run_t *R, dml_match_t *m)
 {
     sql_exec_ctx_t *x = R->x;
+    cat_table_t *t = R->t;
     buf_t pk = {m->pk, m->pklen, m->pklen};
     int rc;
     if (x->returning && (rc = returning_row(x, t, m->stored)) != 0)
@@ -661,24 +663,14 @@ static int delete_one(del_run_t *R, cat_table_t *t, dml_match_t *m)
     return rc;
 }
 
-typedef struct del_stream {
-    del_run_t *R;
-    dml_run_t *D;
-} del_stream_t;
-
-static int delete_row(void *arg, dml_match_t *m)
-{
-    del_stream_t *S = arg;
-    return delete_one(S->R, S->D->t, m);
-}
+static int delete_row(void *arg, dml_match_t *m) { return delete_one(arg, m); }
 
 static int delete_setup(dml_run_t *D, void *arg)
 {
-    del_stream_t *S = arg;
-    del_run_t *R = S->R;
+    del_run_t *R = arg;
     sql_exec_ctx_t *x = R->x;
     int rc;
-    S->D = D;
+    R->t = D->t;
     if (R->del->nreturning &&
         (rc = returning_begin(x, R->del->returning, R->del->nreturning, D->t, R->q->src[0].db, R->q->src[0].alias,
                               NULL)) != 0)
@@ -689,7 +681,7 @@ static int delete_setup(dml_run_t *D, void *arg)
     /* RETURNING keeps what it reads of the rows: those are read first */
     if (!R->del->nreturning && dml_may_stream(x, D->t, NULL, &R->trg, EXEC_TRG_DELETE, R->del->where, D->norder)) {
         D->row = delete_row;
-        D->row_arg = S;
+        D->row_arg = R;
         D->ra = R->rowarena;
     }
     return 0;
@@ -706,13 +698,12 @@ int exec_delete(sql_exec_ctx_t *x, const sql_stmt_t *st)
     arena_t ra;
     arena_init(&ra, 16384);
     del_run_t R = {.x = x, .del = del, .q = &q, .rowarena = &ra};
-    del_stream_t S = {&R, &D};
     int rc = dml_prepare(x, st, &D, &q, del->from, del->where, del->order_by, del->norder_by, &del->limit,
-                         delete_setup, &S);
+                         delete_setup, &R);
     if (!rc && !R.loaded)
-        rc = delete_setup(&D, &S); /* LIMIT 0: nothing scanned */
+        rc = delete_setup(&D, &R); /* LIMIT 0: nothing scanned */
     for (uint64_t r = 0; r < D.n && !rc && !D.row; r++)
-        rc = delete_one(&R, D.t, &D.m[r]);
+        rc = delete_one(&R, &D.m[r]);
     if (rc)
         goto out;
     x->row_count = (int64_t)R.deleted;
