@@ -71,6 +71,24 @@ static bool stats_auto_recalc_on(void)
     return sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_STATS_AUTO_RECALC) != 0;
 }
 
+
+/* innodb_flush_method (docs/variables.md): which files are opened how.  strata's default is fsync (MariaDB's is
+ * O_DIRECT): it has no read-ahead of its own yet, so a scan larger than the buffer pool leans on the kernel's. */
+static void flush_method_opts(engine_opts_t *o)
+{
+    char m[32];
+    if (sysvar_value_name(sysvar_def(SYSVAR_INNODB_FLUSH_METHOD),
+                          (unsigned)sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_FLUSH_METHOD), m, sizeof m) < 0)
+        m[0] = 0;
+    o->data_direct = !strcmp(m, "O_DIRECT") || !strcmp(m, "O_DIRECT_NO_FSYNC");
+    o->log_dsync = !strcmp(m, "O_DSYNC");
+    if (!strcmp(m, "O_DIRECT_NO_FSYNC"))
+        log_note("innodb_flush_method=O_DIRECT_NO_FSYNC: data files are opened with O_DIRECT and still synced at "
+                 "each checkpoint (a first write into an allocated extent changes file metadata that only a sync "
+                 "makes durable), as O_DIRECT");
+    else if (!strcmp(m, "littlesync") || !strcmp(m, "nosync"))
+        log_note("innodb_flush_method=%s: MariaDB's testing-only value; strata syncs as with fsync", m);
+}
 static void request_shutdown(server_t *srv)
 {
     (void)srv;
@@ -314,6 +332,7 @@ int main(int argc, char **argv)
     eopt.rebalance_off = !sysvar_global_int(&g_srv.vars, SYSVAR_STRATA_REBALANCE);
     eopt.flush_mode = flush == 1 || flush == 3 ? ENGINE_FLUSH_SYNC : flush == 2 ? ENGINE_FLUSH_WRITE : ENGINE_FLUSH_LAZY;
     eopt.read_only = read_only;
+    flush_method_opts(&eopt);
     eopt.no_undo = force >= 5;
     eopt.no_redo = force >= 6;
     catalog_set_skip_damaged(force > 0);

@@ -237,7 +237,7 @@ static int cmd_dump_page(const char *dir, const char *spec)
         return 2;
     }
     fsys_t *fs;
-    if (fsys_open(dir, 0, false, 0, 0, &fs)) {
+    if (fsys_open(dir, 0, false, 0, 0, false, &fs)) {
         fprintf(stderr, "strata-check: cannot read %s\n", dir);
         return 2;
     }
@@ -300,7 +300,7 @@ static int cmd_dump_redo(const char *dir)
     char path[1024];
     snprintf(path, sizeof path, "%s/redo.log", dir);
     redo_t *r;
-    if (redo_open(path, 0, 0, true, &r)) {
+    if (redo_open(path, 0, 0, true, false, &r)) {
         fprintf(stderr, "strata-check: cannot open %s\n", path);
         return 2;
     }
@@ -310,7 +310,7 @@ static int cmd_dump_redo(const char *dir)
            c->run_id, (unsigned long long)c->user[0]);
     fsys_t *fs;
     uint32_t ps = 16384;
-    if (fsys_open(dir, 0, false, 0, 0, &fs) == 0) {
+    if (fsys_open(dir, 0, false, 0, 0, false, &fs) == 0) {
         ps = fsys_page_size(fs);
         fsys_close(fs);
     }
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
     if (!recover) {
         /* Read-only: the engine is not opened, nothing is written; only the page pass runs. */
         fsys_t *fs;
-        if (fsys_open(dir, 0, false, 0, 0, &fs)) {
+        if (fsys_open(dir, 0, false, 0, 0, false, &fs)) {
             fprintf(stderr, "strata-check: cannot read %s\n", dir);
             return 2;
         }

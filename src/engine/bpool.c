@@ -240,6 +240,18 @@ static void touch(bpool_t *bp, bpart_t *p, bframe_t *f)
     }
 }
 
+/* A page buffer for flush_frame's copy, aligned as the frames are: data files opened with O_DIRECT take only
+ * aligned buffers.  Freed with free(). */
+static uint8_t *write_buf(const bpool_t *bp)
+{
+    void *b = NULL;
+    if (posix_memalign(&b, 4096, bp->page_size)) {
+        log_error("out of memory allocating a %u-byte page buffer", bp->page_size);
+        abort();
+    }
+    return b;
+}
+
 /* Writes one dirty frame that the caller has pinned.  Called without any partition mutex. */
 static int flush_frame(bpool_t *bp, bframe_t *f, uint8_t *tmp)
 {
@@ -350,7 +362,7 @@ static bframe_t *claim_frame(bpool_t *bp, bpart_t *p, int *err)
         dirty->pin++;
         pthread_mutex_unlock(&p->mu);
         if (!tmp)
-            tmp = mem_alloc(bp->page_size);
+            tmp = write_buf(bp);
         int rc = flush_frame(bp, dirty, tmp);
         pthread_mutex_lock(&p->mu);
         dirty->pin--;
@@ -359,8 +371,7 @@ static bframe_t *claim_frame(bpool_t *bp, bpart_t *p, int *err)
             break;
         }
     }
-    if (tmp)
-        mem_free(tmp);
+    free(tmp);
     if (got) {
         got->old = false;
         got->dirty = false;
@@ -489,7 +500,7 @@ int bpool_flush_all(bpool_t *bp)
 {
     if (bp->read_only)
         return 0;
-    uint8_t *tmp = mem_alloc(bp->page_size);
+    uint8_t *tmp = write_buf(bp);
     int rc = 0;
     for (uint32_t i = 0; i < bp->nframes && !rc; i++) {
         bframe_t *f = &bp->frames[i];
@@ -503,7 +514,7 @@ int bpool_flush_all(bpool_t *bp)
         rc = flush_frame(bp, f, tmp);
         bpool_unfix(bp, f, LATCH_NONE);
     }
-    mem_free(tmp);
+    free(tmp);
     return rc;
 }
 

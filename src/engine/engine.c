@@ -1554,7 +1554,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         goto fail;
     }
     if ((rc = fsys_open(e->datadir, ps, !e->o.read_only, e->o.sys_initial_bytes, e->o.sys_extent_bytes / ps,
-                        &e->fs))) {
+                        e->o.data_direct, &e->fs))) {
         mem_free(log);
         goto fail;
     }
@@ -1565,7 +1565,7 @@ int engine_open(const engine_opts_t *opts, engine_t **out)
         mem_free(log);
         goto fail;
     }
-    rc = redo_open(log, e->o.log_bytes, ps, e->o.log_sparse, &e->redo);
+    rc = redo_open(log, e->o.log_bytes, ps, e->o.log_sparse, e->o.log_dsync, &e->redo);
     mem_free(log);
     if (rc)
         goto fail;

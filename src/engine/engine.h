@@ -66,6 +66,8 @@ typedef struct {
     engine_flush_mode_t flush_mode;
     uint64_t log_bytes;            /* redo capacity, only when creating (default 64 MiB) */
     bool log_sparse;               /* create the redo file sparse instead of writing it out */
+    bool data_direct;              /* data files opened with O_DIRECT (innodb_flush_method=O_DIRECT) */
+    bool log_dsync;                /* the redo file opened with O_DSYNC (innodb_flush_method=O_DSYNC) */
     uint64_t sys_initial_bytes;    /* system tablespace initial size when creating (default 12 MiB, autoextend) */
     uint32_t sys_extent_bytes;     /* system tablespace extent size (default 1 MiB) */
     uint32_t checkpoint_ms;        /* background checkpoint check interval (default 1000) */

@@ -31,8 +31,9 @@ typedef struct {
 } redo_stats_t;
 
 /* Opens path, creating a file of `capacity` data bytes when missing (fully written unless sparse).  The log is
- * not writable until redo_start(). */
-int redo_open(const char *path, uint64_t capacity, uint32_t page_size, bool sparse, redo_t **out);
+ * not writable until redo_start().  dsync: the file is opened with O_DSYNC (innodb_flush_method=O_DSYNC), every
+ * write is durable as it returns and no fdatasync is issued for a commit. */
+int redo_open(const char *path, uint64_t capacity, uint32_t page_size, bool sparse, bool dsync, redo_t **out);
 void redo_close(redo_t *r);
 /* The newest valid checkpoint. */
 const redo_ckpt_t *redo_last_ckpt(const redo_t *r);

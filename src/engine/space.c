@@ -28,7 +28,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,6 +106,9 @@ struct fsys {
     seg_t *segh[SEG_BUCKETS];
     bool created;
     bool read_only;          /* opened by a read-only engine: a truncated file is not given its length back */
+    bool direct;             /* innodb_flush_method=O_DIRECT: data files opened with O_DIRECT where the file
+                                system takes it (data_open) */
+    _Atomic bool direct_refused; /* a file system refused O_DIRECT once: said in the error log once */
     _Atomic int sync_err;    /* the first failed fdatasync of a data file: sticky (fsys_sync_all) */
 };
 
@@ -209,7 +215,64 @@ static void fh_format(const fsys_t *fs, uint8_t *buf, const space_t *sp, const d
     snprintf((char *)buf + FH_NAME, 64, "%s", sp->name);
 }
 
-static int pwrite_full(int fd, const void *p, size_t n, off_t off) { return fio_pwrite(FIO_DATA, fd, p, n, off); }
+/* Opens a data file, with O_DIRECT when innodb_flush_method asks for it.  A file system that refuses O_DIRECT
+ * (EINVAL: some FUSE and network file systems) gets the file opened through the page cache, said once in the
+ * error log.  Linux creates the file before it refuses the flag, so a create (O_EXCL: the file did not exist)
+ * removes what it made before trying again. */
+static int data_open(fsys_t *fs, const char *path, int flags, mode_t mode)
+{
+    if (!fs->direct)
+        return fio_open(FIO_DATA, path, flags, mode);
+    int fd = fio_open(FIO_DATA, path, flags | O_DIRECT, mode);
+    if (fd != -EINVAL)
+        return fd;
+    if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+        unlink(path);
+    if (!atomic_exchange(&fs->direct_refused, true))
+        log_warn("engine: innodb_flush_method=O_DIRECT: the file system of '%s' refuses O_DIRECT; its data files "
+                 "are read and written through the page cache", path);
+    return fio_open(FIO_DATA, path, flags, mode);
+}
+
+/* O_DIRECT transfers need a buffer aligned to the device's logical block (at most 4 KiB; offsets and lengths are
+ * whole pages, at least 4 KiB).  The buffer pool's frames and write buffers are; a caller's other buffer goes
+ * through an aligned copy. */
+#define DIO_ALIGN 4096
+
+static void *dio_bounce(size_t n)
+{
+    void *b = NULL;
+    if (posix_memalign(&b, DIO_ALIGN, n))
+        return NULL;
+    return b;
+}
+
+static int pwrite_full(int fd, const void *p, size_t n, off_t off)
+{
+    if (!((uintptr_t)p % DIO_ALIGN))
+        return fio_pwrite(FIO_DATA, fd, p, n, off);
+    void *b = dio_bounce(n);
+    if (!b)
+        return -ENOMEM;
+    memcpy(b, p, n);
+    int rc = fio_pwrite(FIO_DATA, fd, b, n, off);
+    free(b);
+    return rc;
+}
+
+static int pread_full(int fd, void *p, size_t n, off_t off, size_t *got)
+{
+    if (!((uintptr_t)p % DIO_ALIGN))
+        return fio_pread(FIO_DATA, fd, p, n, off, got);
+    void *b = dio_bounce(n);
+    if (!b)
+        return -ENOMEM;
+    int rc = fio_pread(FIO_DATA, fd, b, n, off, got);
+    if (!rc)
+        memcpy(p, b, *got);
+    free(b);
+    return rc;
+}
 
 /* Extends fd to `bytes` (fallocate, or zero writes where the file system has none). */
 static int file_extend(int fd, uint64_t from, uint64_t bytes) { return fio_allocate(FIO_DATA, fd, from, bytes - from); }
@@ -219,7 +282,7 @@ static int dfile_create(fsys_t *fs, space_t *sp, dfile_t *f)
 {
     int rc = 0;
     uint8_t *pg = NULL;
-    f->fd = fio_open(FIO_DATA, f->full, O_RDWR | O_CREAT | O_EXCL, 0640);
+    f->fd = data_open(fs, f->full, O_RDWR | O_CREAT | O_EXCL, 0640);
     if (f->fd < 0) {
         rc = f->fd;
         f->fd = -1;
@@ -411,10 +474,11 @@ static int ctl_read(fsys_t *fs, const char *path)
 /* ---------------------------------------------------------------- open / close / io */
 
 int fsys_open(const char *datadir, uint32_t page_size, bool create, uint64_t sys_initial, uint32_t sys_extent_pages,
-              fsys_t **out)
+              bool direct, fsys_t **out)
 {
     int rc = 0;
     fsys_t *fs = mem_calloc(1, sizeof *fs);
+    fs->direct = direct;
     fs->datadir = mem_strdup(datadir);
     pthread_mutex_init(&fs->ddl, NULL);
     pthread_mutex_init(&fs->segmu, NULL);
@@ -433,7 +497,7 @@ int fsys_open(const char *datadir, uint32_t page_size, bool create, uint64_t sys
             space_t *sp = fs->spaces[i];
             for (uint32_t j = 0; sp && j < sp->nfiles; j++) {
                 dfile_t *f = sp->files[j];
-                f->fd = fio_open(FIO_DATA, f->full, O_RDWR, 0);
+                f->fd = data_open(fs, f->full, O_RDWR, 0);
                 if (f->fd < 0) {
                     rc = f->fd;
                     f->fd = -1;
@@ -523,7 +587,7 @@ int fsys_page_read(void *ctx, page_id_t id, uint8_t *buf)
         return STRATA_ENOTFOUND;
     size_t got = 0;
     off_t off = (off_t)page_id_pgno(id) * fs->ps;
-    int rc = fio_pread(FIO_DATA, f->fd, buf, fs->ps, off, &got);
+    int rc = pread_full(f->fd, buf, fs->ps, off, &got);
     if (rc) {
         log_error("engine: read of '%s' at %lld failed: %s", f->full, (long long)off, strerror(-rc));
         return rc;

@@ -46,9 +46,11 @@ typedef struct {
 } space_file_info_t;
 
 /* Opens (or, with create, initialises) the control file and every data file of datadir.  Page I/O goes through
- * fsys_page_read/write, which the buffer pool uses as its io callbacks. */
+ * fsys_page_read/write, which the buffer pool uses as its io callbacks.  direct: data files are opened with
+ * O_DIRECT (innodb_flush_method=O_DIRECT), so their pages are cached in the buffer pool only; a file system that
+ * refuses O_DIRECT gets them through the page cache, said once in the error log. */
 int fsys_open(const char *datadir, uint32_t page_size, bool create, uint64_t sys_initial, uint32_t sys_extent_pages,
-              fsys_t **out);
+              bool direct, fsys_t **out);
 void fsys_close(fsys_t *fs);
 void fsys_attach(fsys_t *fs, bpool_t *bp, redo_t *redo);
 uint32_t fsys_page_size(const fsys_t *fs);

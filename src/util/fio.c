@@ -138,12 +138,16 @@ int fio_allocate(fio_class_t c, int fd, uint64_t off, uint64_t len)
     rc = posix_fallocate(fd, (off_t)off, (off_t)len);
     if (rc != EOPNOTSUPP && rc != EINVAL)
         return -rc;
-    /* No fallocate here (tmpfs of old kernels, some FUSE): zeros, 1 MiB at a time. */
-    uint8_t *z = mem_calloc(1, 1 << 20);
+    /* No fallocate here (tmpfs of old kernels, some FUSE): zeros, 1 MiB at a time, from a page-aligned buffer
+     * (the file may be open with O_DIRECT). */
+    void *z = NULL;
+    if (posix_memalign(&z, 4096, 1 << 20))
+        return -ENOMEM;
+    memset(z, 0, 1 << 20);
     rc = 0;
     for (uint64_t at = off; at < off + len && !rc; at += 1 << 20)
         rc = fio_pwrite(c, fd, z, (size_t)MIN((uint64_t)1 << 20, off + len - at), (int64_t)at);
-    mem_free(z);
+    free(z);
     return rc;
 }
 

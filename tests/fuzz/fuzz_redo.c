@@ -125,7 +125,7 @@ static void file_case(uint8_t mode, const uint8_t *data, size_t size)
         char path[64];
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         redo_t *r;
-        if (redo_open(path, 0, PS, true, &r) == 0) {
+        if (redo_open(path, 0, PS, true, false, &r) == 0) {
             scan_t s = {.bp = pool()};
             uint64_t end;
             redo_scan(r, on_group, &s, &end);

@@ -182,6 +182,9 @@ os.lseek(fd, 0, os.SEEK_END)
 os.write(fd, b'E' * 5000)               # unsynced growth: cut
 fd2 = os.open(os.path.join(d, 'g.log'), os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
 os.write(fd2, b'never synced')
+fd3 = os.open(os.path.join(d, 'h.log'), os.O_RDWR | os.O_CREAT | os.O_DSYNC, 0o600)
+os.write(fd3, b'F' * 4096)              # O_DSYNC: durable as it returns, growth included
+os.pwrite(fd3, b'G' * 100, 0)
 os.pwrite(fd, b'C' * 16384, 16384)      # unsynced, the last page write to a .dat: torn when asked
 open(os.path.join(d, 'ctl'), 'w').write(what)
 import time
@@ -193,7 +196,7 @@ sys.exit(1)  # the shim should have cut the power by now
 @pytest.mark.parametrize('tear', [None, '.dat'])
 def test_shim_keeps_only_synced_writes(tmp_path, tear):
     """The shim itself: after a cut a file holds what its last fsync covered, growth since is cut, and with a
-    tear the last page write is half new."""
+    tear the last page write is half new; what went through an O_DSYNC descriptor stays."""
     d = str(tmp_path)
     env = dict(os.environ, LD_PRELOAD=shim_path(), POWERLOSS_DIR=d, POWERLOSS_CTL=os.path.join(d, 'ctl'))
     env.pop('POWERLOSS_TEAR', None)
@@ -209,14 +212,24 @@ def test_shim_keeps_only_synced_writes(tmp_path, tear):
     else:
         assert data == b'A' * 16384 * 2
     assert os.path.getsize(os.path.join(d, 'g.log')) == 0
+    with open(os.path.join(d, 'h.log'), 'rb') as f:
+        assert f.read() == b'G' * 100 + b'F' * 3996
 
 
-def test_power_loss_under_concurrent_commits(fresh_strata):
+# innodb_flush_method: fsync (the default: page cache, fdatasync), O_DIRECT (data files bypass the page cache, still
+# synced at checkpoints) and O_DSYNC (the redo log's writes are durable as they return, no fdatasync per commit:
+# the shim keeps O_DSYNC writes).  The other two run fewer cycles, to keep CI's time.
+@pytest.mark.parametrize('method', ['fsync', 'O_DIRECT', 'O_DSYNC'])
+def test_power_loss_under_concurrent_commits(fresh_strata, method):
     s = fresh_strata
     cycles = int(os.environ.get('POWERLOSS_CYCLES', '50'))
+    if method != 'fsync':
+        cycles = max(1, cycles // 3)
     rnd = random.Random(int(os.environ.get('POWERLOSS_SEED', '1')))
     cut = Cutter(s)
-    s.start(OPTS)
+    opts = OPTS + ['--innodb-flush-method=' + method]
+    s.start(opts)
+    assert s.query('SELECT @@innodb_flush_method') == ((method,),)
     make_tables(s)
     acked, maybe = set(), set()
     torn_restored = 0
@@ -230,7 +243,7 @@ def test_power_loss_under_concurrent_commits(fresh_strata):
             if cycle % 7 == 3:
                 # a second power loss, during the recovery from the first one (its page writes, its checkpoint)
                 cut.order(str(rnd.randint(1, 60)))
-                s.start(OPTS, wait=False)
+                s.start(opts, wait=False)
                 try:
                     s.wait_ready()
                     # recovery needed fewer writes than the countdown: disarm it before the check, or the cut
@@ -246,9 +259,9 @@ def test_power_loss_under_concurrent_commits(fresh_strata):
                     assert s.proc.returncode == CUT_STATUS, s.tail()
                     s.stderr_f.close()
                     cut_in_recovery += 1
-                    s.start(OPTS)
+                    s.start(opts)
             else:
-                s.start(OPTS)
+                s.start(opts)
             have = check(s, acked, maybe, binlog=cycle % 10 == 0)
             maybe = set()
             acked = have
@@ -275,12 +288,12 @@ def test_power_loss_under_concurrent_commits(fresh_strata):
     # the last cut's recovery, then a clean stop, the checker and one more start
     cut.tear = None
     s.env = conftest.Server.env.__get__(s)  # without the shim
-    s.start(OPTS)
+    s.start(opts)
     have = check(s, acked, maybe)
     torn_restored = s.log_text().count('restored from its full-page image')
     assert s.stop() == 0
     strata_check(s)
-    s.start(OPTS)
+    s.start(opts)
     assert check(s, have, set()) == have
     assert torn == 0 or torn_restored > 0, 'pages were torn (%d cuts) but no recovery rebuilt one' % torn
     print('power losses: %d (%d more during recovery), torn data-page writes: %d, torn pages rebuilt by recovery: '

@@ -19,7 +19,8 @@
  *   POWERLOSS_PAGE   page size for the tear (default 16384)
  * A line "powerloss: ..." on stderr says what was thrown away and what was torn.
  *
- * What is modelled: data and file sizes (pwrite, write, ftruncate, posix_fallocate, open with O_TRUNC).  Not
+ * What is modelled: data and file sizes (pwrite, write, ftruncate, posix_fallocate, open with O_TRUNC); a write
+ * through a descriptor opened with O_DSYNC or O_SYNC is durable when it returns.  Not
  * modelled: directory entries (create, rename, unlink are taken as durable at once: the server syncs the
  * directory after each of those it relies on) and writes through mmap or stdio (the server makes none to its
  * data directory).  Under the journal lock all journaled writes are serialised, which is slow but exact.
@@ -286,6 +287,22 @@ static void tick(pfile_t *f)
         power_loss("power cut at the armed write");
 }
 
+/* A write through an O_DSYNC (or O_SYNC) descriptor is durable when it returns: it leaves the journal at once
+ * (it was journaled last, so it heads the list), is never torn, and growth it made stays. */
+static void dsync_done(pfile_t *f, int64_t at, ssize_t w)
+{
+    jent_t *j = f->head;
+    if (j && j->seq == seq) {
+        f->head = j->next;
+        free(j->old);
+        free(j);
+    }
+    if (last.f == f && last.seq == seq)
+        last.f = NULL;
+    if (at + w > f->synced_size)
+        f->synced_size = at + w;
+}
+
 static ssize_t do_write(int fd, const void *p, size_t n, int64_t off)
 {
     resolve();
@@ -306,6 +323,8 @@ static ssize_t do_write(int fd, const void *p, size_t n, int64_t off)
     remember(f, p, n, at);
     ssize_t w = off < 0 ? real_write(fd, p, n) : real_pwrite(fd, p, n, (off_t)off);
     int e = errno;
+    if (w > 0 && (fcntl(fd, F_GETFL) & O_DSYNC))
+        dsync_done(f, at, w);
     tick(f);
     pthread_mutex_unlock(&mu);
     errno = e;

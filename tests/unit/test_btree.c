@@ -26,12 +26,12 @@ static int env_open(env_t *v, uint32_t frames)
     strcpy(v->dir, "/tmp/strata_bt_XXXXXX");
     if (!mkdtemp(v->dir))
         return -1;
-    int rc = fsys_open(v->dir, PS, true, 4u << 20, 64, &v->fs);
+    int rc = fsys_open(v->dir, PS, true, 4u << 20, 64, false, &v->fs);
     if (rc)
         return rc;
     char path[128];
     snprintf(path, sizeof path, "%s/redo.log", v->dir);
-    if ((rc = redo_open(path, 64u << 20, PS, true, &v->redo)))
+    if ((rc = redo_open(path, 64u << 20, PS, true, false, &v->redo)))
         return rc;
     uint64_t user[REDO_USER_WORDS] = {0};
     if ((rc = redo_start(v->redo, redo_last_ckpt(v->redo)->ckpt_lsn, user)))

@@ -24,7 +24,7 @@ static int env_open(env_t *v, bool create)
         if (!mkdtemp(v->dir))
             return -1;
     }
-    int rc = fsys_open(v->dir, PS, true, 4u << 20, 64, &v->fs);
+    int rc = fsys_open(v->dir, PS, true, 4u << 20, 64, false, &v->fs);
     if (rc)
         return rc;
     bpool_io_t io = {.read = fsys_page_read, .write = fsys_page_write, .ctx = v->fs};
@@ -230,7 +230,7 @@ TEST(test_extent_leftover_refused)
     REQUIRE(f);
     fclose(f);
     fsys_t *fs;
-    CHECK_EQ_INT(fsys_open(dir, PS, true, 4u << 20, 64, &fs), STRATA_EEXIST);
+    CHECK_EQ_INT(fsys_open(dir, PS, true, 4u << 20, 64, false, &fs), STRATA_EEXIST);
     unlink(path);
     rmdir(dir);
 }

@@ -22,7 +22,7 @@ static void tmpfile_path(char *p)
 static redo_t *open_started(const char *path, uint64_t cap)
 {
     redo_t *r;
-    if (redo_open(path, cap, 16384, true, &r))
+    if (redo_open(path, cap, 16384, true, false, &r))
         return NULL;
     uint64_t user[REDO_USER_WORDS] = {0}, end;
     /* an empty scan, as recovery would do */
@@ -129,7 +129,7 @@ TEST(test_redo_scan_and_torn_tail)
     uint64_t end = append_seq(r, 0, 1000);
     REQUIRE(redo_flush(r, end, true) == 0);
     redo_close(r);
-    REQUIRE(redo_open(path, 0, 16384, true, &r) == 0);
+    REQUIRE(redo_open(path, 0, 16384, true, false, &r) == 0);
     scan_t s = {0};
     uint64_t got_end;
     REQUIRE(redo_scan(r, scan_cb, &s, &got_end) == 0);
@@ -146,7 +146,7 @@ TEST(test_redo_scan_and_torn_tail)
     x ^= 0xff;
     REQUIRE(pwrite(fd, &x, 1, off) == 1);
     close(fd);
-    REQUIRE(redo_open(path, 0, 16384, true, &r) == 0);
+    REQUIRE(redo_open(path, 0, 16384, true, false, &r) == 0);
     s = (scan_t){0};
     REQUIRE(redo_scan(r, scan_cb, &s, &got_end) == 0);
     CHECK_EQ_INT(s.n, 999);
@@ -180,7 +180,7 @@ TEST(test_redo_wrap_and_checkpoints)
     REQUIRE(redo_flush(r, end, true) == 0);
     CHECK(end > 5u * (1u << 20)); /* wrapped several times */
     redo_close(r);
-    REQUIRE(redo_open(path, 0, 16384, true, &r) == 0);
+    REQUIRE(redo_open(path, 0, 16384, true, false, &r) == 0);
     CHECK_EQ_INT(redo_last_ckpt(r)->user[0], 42);
     uint32_t n = 0;
     uint64_t got_end;
@@ -203,7 +203,7 @@ TEST(test_redo_wrap_and_checkpoints)
     blk[20] ^= 1;
     REQUIRE(pwrite(fd, blk, sizeof blk, 4096 * (1 + torn_slot)) == (ssize_t)sizeof blk);
     close(fd);
-    REQUIRE(redo_open(path, 0, 16384, true, &r) == 0);
+    REQUIRE(redo_open(path, 0, 16384, true, false, &r) == 0);
     CHECK(redo_last_ckpt(r)->ckpt_lsn < newest);
     n = 0;
     REQUIRE(redo_scan(r, count_cb, &n, &got_end) == 0);
@@ -222,7 +222,7 @@ TEST(test_redo_rejects_garbage)
     fputs("not a redo log at all, just text that happens to be here................................", f);
     fclose(f);
     redo_t *r;
-    CHECK_EQ_INT(redo_open(path, 0, 16384, true, &r), STRATA_ECORRUPT);
+    CHECK_EQ_INT(redo_open(path, 0, 16384, true, false, &r), STRATA_ECORRUPT);
     unlink(path);
 }
 
