@@ -30,7 +30,7 @@ import benchlib  # noqa: E402
 WORKLOADS = ["oltp", "show-warnings", "binlog-rotation", "disk-data", "connections", "recovery", "commit-fsyncs",
              "semisync", "routines", "joins"]
 # Run only when named (too long for the default run and CI): bench/run prepare-large
-NAMED_ONLY = ["prepare-large"]
+NAMED_ONLY = ["prepare-large", "larger", "scaling"]
 NOT_SUPPORTED = "not supported yet"
 CURRENT_CHILD = None  # the workload process running now, killed (its process group) on interrupt
 
@@ -119,6 +119,8 @@ class Server:
                        "--innodb-buffer-pool-size=" + o.buffer_pool, "--innodb-flush-log-at-trx-commit=1",
                        "--log-bin=binlog", "--sync-binlog=1", "--binlog-format=ROW", "--server-id=1",
                        "--max-connections=4000"]
+        if o.flush_method:
+            self.common.append("--innodb-flush-method=" + o.flush_method)
         if kind == "mariadb":
             self.cmd = ["mariadbd", "--no-defaults", "--user=root"] + self.common + ["--open-files-limit=20000"]
         else:
@@ -229,8 +231,9 @@ class Server:
                 pass
         return "(no output)"
 
-    def args(self):
-        return ["--host", "127.0.0.1", "--port", str(self.port), "--user", self.user, "--password", self.password]
+    def args(self, db=None):
+        return ["--host", "127.0.0.1", "--port", str(self.port), "--user", self.user, "--password", self.password] + \
+            (["--db", db] if db else [])
 
     def check_alive(self, during):
         if not self.down and self.pid and not alive(self.pid):
@@ -299,6 +302,7 @@ def check_settings(s, o):
     want = [("log_bin", "ON"), ("sync_binlog", "1"), ("binlog_format", "ROW"),
             ("innodb_flush_log_at_trx_commit", "1"), ("innodb_buffer_pool_size", str(size_bytes(o.buffer_pool))),
             ("max_connections", "4000")]
+    want.append(("innodb_flush_method", o.flush_method or ""))  # "": each server's default, shown, not compared
     have, diffs = [], []
     try:
         c = pymysql.connect(host="127.0.0.1", port=s.port, user=s.user, password=s.password, connect_timeout=10,
@@ -317,7 +321,7 @@ def check_settings(s, o):
             continue
         norm = {"1": "ON", "0": "OFF"}.get(v, v.upper()) if name == "log_bin" else v.upper()
         have.append("%s=%s" % (name, v))
-        if norm != expect.upper():
+        if expect and norm != expect.upper():
             diffs.append("%s=%s (asked %s)" % (name, v, expect))
     c.close()
     return " ".join(have), diffs
@@ -358,9 +362,13 @@ class Metric:
 
 
 class Invocation:
-    def __init__(self, section, script, args, metrics, needs_sbtest=False, special=None, timeout=900):
+    """needs_sbtest: True for the common sbtest tables (--tables x --table-size in database sbtest), or a tuple
+    (database, tables, rows) of its own, prepared once per server before the first invocation that names it.
+    runs: how many runs per server (default --runs)."""
+    def __init__(self, section, script, args, metrics, needs_sbtest=False, special=None, timeout=900, runs=None):
         self.section, self.script, self.args, self.metrics = section, script, args, metrics
         self.needs_sbtest, self.special, self.timeout = needs_sbtest, special, timeout
+        self.runs = runs
         self.derived = []
 
 
@@ -380,7 +388,8 @@ def plan(o, which):
                     "1. sysbench OLTP, %d tables x %s rows, %d s per run" % (o.tables, f"{o.table_size:,}", o.time),
                     "oltp", ["run", "--test", test, "--threads", str(t), "--time", str(o.time)] + sb,
                     [Metric("%s/%d/tps" % (test, t), "%s, %d thr: %s" % (test, t, unit), "higher"),
-                     Metric("%s/%d/p95" % (test, t), "%s, %d thr: p95 latency ms" % (test, t), "lower")],
+                     Metric("%s/%d/p95" % (test, t), "%s, %d thr: p95 latency ms" % (test, t), "lower"),
+                     Metric("%s/%d/p99" % (test, t), "%s, %d thr: p99 latency ms" % (test, t), "lower")],
                     needs_sbtest=True))
     if "show-warnings" in which:
         for client, comp in (("sysbench", "off"), ("sysbench", "zlib"), ("flood", "off"), ("flood", "zstd")):
@@ -390,8 +399,10 @@ def plan(o, which):
                 "2. SHOW WARNINGS flood (seed 000), %d s per run" % o.sw_time, "show-warnings",
                 ["--client", client, "--compress", comp, "--threads", str(o.sw_threads), "--time", str(o.sw_time),
                  "--flood", o.flood or ""],
-                [Metric(k + "/qps", lab + ": QPS", "higher"),
-                 Metric(k + "/sys", lab + ": server sys CPU % of all cores", "lower")],
+                [Metric(k + "/qps", lab + ": QPS", "higher")] +
+                ([Metric(k + "/p95", lab + ": p95 latency ms", "lower"),
+                  Metric(k + "/p99", lab + ": p99 latency ms", "lower")] if client == "sysbench" else []) +
+                [Metric(k + "/sys", lab + ": server sys CPU % of all cores", "lower")],
                 special="pid"))
     if "binlog-rotation" in which:
         counts = sorted(csv_ints(o.binlog_files))
@@ -420,6 +431,8 @@ def plan(o, which):
             [Metric("dd/insert", "insert, 1 client, batches of 5: rows/s", "higher"),
              Metric("dd/read", "random reads by id, %d clients, %d s: reads/s" % (o.dd_read_threads, o.dd_read_time),
                     "higher"),
+             Metric("dd/read/p95", "  p95 latency of one read ms", "lower"),
+             Metric("dd/read/p99", "  p99 latency of one read ms", "lower"),
              Metric("dd/disk", "data directory growth during the inserts: MiB", "lower"),
              Metric("dd/binlog", "  of which binlog files: MiB", "lower"),
              Metric("dd/size", "data directory size right after the inserts: MiB", "lower")],
@@ -436,6 +449,8 @@ def plan(o, which):
                 [Metric("conn/oltp_write_only/%d/tps" % t, "oltp_write_only (no PS), %d thr, %d s: TPS"
                         % (t, o.conn_time), "higher"),
                  Metric("conn/oltp_write_only/%d/p95" % t, "oltp_write_only (no PS), %d thr: p95 latency ms" % t,
+                        "lower"),
+                 Metric("conn/oltp_write_only/%d/p99" % t, "oltp_write_only (no PS), %d thr: p99 latency ms" % t,
                         "lower")],
                 needs_sbtest=True))
     if "commit-fsyncs" in which:
@@ -446,6 +461,8 @@ def plan(o, which):
                 ["run", "--test", "oltp_insert", "--threads", str(t), "--time", str(o.time), "--fsyncs",
                  "--tag", "fsync/"] + sb,
                 [Metric(k + "/tps", "oltp_insert, %d thr: TPS" % t, "higher"),
+                 Metric(k + "/p95", "oltp_insert, %d thr: p95 latency ms" % t, "lower"),
+                 Metric(k + "/p99", "oltp_insert, %d thr: p99 latency ms" % t, "lower"),
                  Metric(k + "/binlog-fsyncs", "oltp_insert, %d thr: binlog fsyncs per transaction" % t, "lower"),
                  Metric(k + "/redo-fsyncs", "oltp_insert, %d thr: engine log fsyncs per transaction" % t,
                         "lower")],
@@ -455,8 +472,12 @@ def plan(o, which):
         mets = []
         for t in st:
             mets += [Metric("semisync/%d/async" % t, "oltp_write_only (no PS), %d thr, replica async: TPS" % t, "higher"),
+                     Metric("semisync/%d/async/p95" % t, "  p95 latency ms", "lower"),
+                     Metric("semisync/%d/async/p99" % t, "  p99 latency ms", "lower"),
                      Metric("semisync/%d/semi" % t, "oltp_write_only (no PS), %d thr, replica semi-sync: TPS" % t,
                             "higher"),
+                     Metric("semisync/%d/semi/p95" % t, "  p95 latency ms", "lower"),
+                     Metric("semisync/%d/semi/p99" % t, "  p99 latency ms", "lower"),
                      Metric("semisync/%d/yes" % t, "  share of those transactions the replica acknowledged", "higher")]
         inv.append(Invocation(
             "8. semi-synchronous replication (seed 003): a MariaDB replica, %d s per run" % o.semisync_time,
@@ -477,6 +498,49 @@ def plan(o, which):
              Metric("prepare-large/hwm-mib", "  server peak resident memory over it: MiB", "lower"),
              Metric("prepare-large/rss-mib", "  server resident memory after it: MiB", "lower")],
             special="pid", timeout=7200))
+    if "larger" in which:
+        # Data about 8x the buffer pool (8 x 1,000,000 rows, ~1.9 GiB beside 128 MiB), both servers with
+        # innodb_flush_method=O_DIRECT (main() sets it) so neither reads through the page cache.  One warm-up run
+        # fills each pool first; its figure is shown, cold and warm differ.
+        db = ("sblarger", o.larger_tables, o.larger_size)
+        sec = ("12. data larger than the buffer pool: %d tables x %s rows, %s pool, innodb_flush_method=%s, %d s "
+               "per run" % (o.larger_tables, f"{o.larger_size:,}", o.buffer_pool, o.flush_method, o.larger_time))
+        sbl = ["--tables", str(o.larger_tables), "--table-size", str(o.larger_size)]
+        inv.append(Invocation(
+            sec, "oltp", ["run", "--test", "oltp_read_only", "--threads", "16", "--time", str(o.larger_warmup),
+                          "--tag", "larger-warmup/"] + sbl,
+            [Metric("larger-warmup/oltp_read_only/16/tps", "warm-up: oltp_read_only, 16 thr, %d s from the start: "
+                    "TPS" % o.larger_warmup, "higher")], needs_sbtest=db, runs=1, timeout=o.larger_warmup + 900))
+        for test in o.larger_tests.split(","):
+            test = test if test.startswith(("oltp_", "select_")) else "oltp_" + test
+            unit = "QPS" if test == "oltp_point_select" else "TPS"
+            for t in csv_ints(o.larger_threads):
+                k = "larger/%s/%d" % (test, t)
+                inv.append(Invocation(
+                    sec, "oltp", ["run", "--test", test, "--threads", str(t), "--time", str(o.larger_time),
+                                  "--tag", "larger/"] + sbl,
+                    [Metric(k + "/tps", "%s, %d thr: %s" % (test, t, unit), "higher"),
+                     Metric(k + "/p95", "%s, %d thr: p95 latency ms" % (test, t), "lower"),
+                     Metric(k + "/p99", "%s, %d thr: p99 latency ms" % (test, t), "lower")],
+                    needs_sbtest=db, timeout=o.larger_time + 900))
+    if "scaling" in which:
+        # The growth of cost with the work: one table of each size, every connection count, one run per cell.
+        for size in csv_ints(o.scaling_sizes):
+            db = ("sbscale%d" % size, 1, size)
+            sec = "13. scaling: 1 table x %s rows, %d s per run" % (f"{size:,}", o.scaling_time)
+            for test in o.scaling_tests.split(","):
+                test = test if test.startswith(("oltp_", "select_")) else "oltp_" + test
+                unit = "QPS" if test == "oltp_point_select" else "TPS"
+                for t in csv_ints(o.scaling_threads):
+                    k = "scaling/%d/%s/%d" % (size, test, t)
+                    inv.append(Invocation(
+                        sec, "oltp", ["run", "--test", test, "--threads", str(t), "--time", str(o.scaling_time),
+                                      "--ps-mode", "disable", "--tag", "scaling/%d/" % size, "--tables", "1",
+                                      "--table-size", str(size)],
+                        [Metric(k + "/tps", "%s rows, %s, %d thr: %s" % (f"{size:,}", test, t, unit), "higher"),
+                         Metric(k + "/p95", "  p95 latency ms", "lower"),
+                         Metric(k + "/p99", "  p99 latency ms", "lower")],
+                        needs_sbtest=db, runs=o.scaling_runs, timeout=o.scaling_time + 900))
     if "routines" in which:
         inv.append(Invocation(
             "10. stored procedures and triggers: a %s-iteration SET loop, a %s-row cursor loop and INSERT ... SELECT"
@@ -572,14 +636,18 @@ class Results:
         self.why.setdefault((key, kind), why)
 
 
-def prepare_sbtest(s, o, logf, state):
-    if s.kind in state:
-        return state[s.kind]
-    say("  [%s] preparing sbtest: %d tables x %d rows" % (s.name, o.tables, o.table_size))
-    vals, whys, whole = run_script("oltp", ["prepare", "--tables", str(o.tables), "--table-size", str(o.table_size)]
-                                   + s.args(), logf, 3600)
-    state[s.kind] = ("sbtest prepare: " + whole) if whole else None
-    return state[s.kind]
+def prepare_sbtest(s, o, logf, state, which=True):
+    db, tables, size = ("sbtest", o.tables, o.table_size) if which is True else which
+    key = (s.kind, db)
+    if key in state:
+        return state[key]
+    say("  [%s] preparing %s: %d tables x %s rows" % (s.name, db, tables, f"{size:,}"))
+    t = time.monotonic()
+    vals, whys, whole = run_script("oltp", ["prepare", "--tables", str(tables), "--table-size", str(size)]
+                                   + s.args(db), logf, 4 * 3600)
+    say("    %.0f s" % (time.monotonic() - t))
+    state[key] = ("%s prepare: %s" % (db, whole)) if whole else None
+    return state[key]
 
 
 def execute(o, servers, invs, res, logf):
@@ -588,15 +656,15 @@ def execute(o, servers, invs, res, logf):
         say("[%d/%d] %s %s" % (i + 1, len(invs), inv.script, " ".join(a for a in inv.args if a != "--flood"
                                                                       and a != (o.flood or "-"))))
         given_up = {}
-        for rep in range(o.runs):
+        for rep in range(inv.runs or o.runs):
             order = servers if rep % 2 == 0 else list(reversed(servers))
             for s in order:
                 if s.down:
                     why = s.down
                 elif s.kind in given_up:
                     continue
-                elif inv.needs_sbtest and prepare_sbtest(s, o, logf, sb_state):
-                    why = sb_state[s.kind]
+                elif inv.needs_sbtest and prepare_sbtest(s, o, logf, sb_state, inv.needs_sbtest):
+                    why = sb_state[(s.kind, "sbtest" if inv.needs_sbtest is True else inv.needs_sbtest[0])]
                 else:
                     why = None
                 if why:
@@ -604,7 +672,7 @@ def execute(o, servers, invs, res, logf):
                         res.fail(m.key, s.kind, why)
                     given_up[s.kind] = why
                     continue
-                args = list(inv.args) + s.args()
+                args = list(inv.args) + s.args(None if inv.needs_sbtest in (True, False) else inv.needs_sbtest[0])
                 pidfile = None
                 if inv.special == "fresh-pid":
                     s.restart()
@@ -722,8 +790,8 @@ def table_rows(invs, res, runs, kinds):
             if m.key in seen:
                 continue
             seen.add(m.key)
-            mt, mv = cell(res, m.key, "mariadb", runs, kinds)
-            st, sv = cell(res, m.key, "strata", runs, kinds)
+            mt, mv = cell(res, m.key, "mariadb", inv.runs or runs, kinds)
+            st, sv = cell(res, m.key, "strata", inv.runs or runs, kinds)
             ratio = "%.2fx" % (sv / mv) + MARKS.get("strata", "") if mv and sv is not None else "–"
             rows.append(("row", m.label, m.better, mt, st, ratio))
         for m in inv.derived:
@@ -936,7 +1004,9 @@ def build_flood(scratch, logf):
     return out if rc == 0 else None
 
 
-QUICK = dict(table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
+QUICK = dict(larger_tables=2, larger_size=2000, larger_time=1, larger_warmup=1, larger_threads="1,4",
+             scaling_sizes="1000,5000", scaling_threads="1,4", scaling_time=1,
+             table_size=1000, threads="1,4", time=1, sw_time=1, binlog_files="10,50", binlog_samples=5,
              dd_rows=1000, dd_read_time=1, idle_connections=100, conn_threads="4,30", conn_time=1, recovery_load=1,
              semisync_threads="4,30", semisync_time=1, join_rows=2000, join_small=500)
 
@@ -974,6 +1044,20 @@ def options():
     p.add_argument("--join-small", type=int, default=5000, help="joins: rows of the table joined to it")
     p.add_argument("--large-tables", type=int, default=4, help="prepare-large: tables")
     p.add_argument("--large-size", type=int, default=1000000, help="prepare-large: rows per table")
+    p.add_argument("--larger-tables", type=int, default=8, help="larger: tables")
+    p.add_argument("--larger-size", type=int, default=1000000, help="larger: rows per table")
+    p.add_argument("--larger-tests", default="point_select,read_only,read_write", help="larger: sysbench tests")
+    p.add_argument("--larger-threads", default="1,16,64", help="larger: client threads")
+    p.add_argument("--larger-time", type=int, default=10, help="larger: seconds per run")
+    p.add_argument("--larger-warmup", type=int, default=60, help="larger: seconds of the warm-up run")
+    p.add_argument("--scaling-sizes", default="10000,1000000,10000000", help="scaling: rows of the one table")
+    p.add_argument("--scaling-tests", default="point_select,write_only", help="scaling: sysbench tests")
+    p.add_argument("--scaling-threads", default="1,16,64,300,3000", help="scaling: client threads")
+    p.add_argument("--scaling-time", type=int, default=5, help="scaling: seconds per run")
+    p.add_argument("--scaling-runs", type=int, default=1, help="scaling: runs per cell")
+    p.add_argument("--flush-method", default=None,
+                   help="innodb_flush_method for both servers (default: each server's own, MariaDB O_DIRECT, "
+                        "strata fsync; O_DIRECT when the larger workload runs)")
     p.add_argument("--recovery-load", type=int, default=3, help="seconds of write load before kill -9")
     p.add_argument("--start-timeout", type=int, default=60)
     p.add_argument("--max-restarts", type=int, default=3,
@@ -989,6 +1073,8 @@ def options():
         for k, v in QUICK.items():
             if getattr(o, k) == p.get_default(k):
                 setattr(o, k, v)
+    if "larger" in o.workloads and not o.flush_method:
+        o.flush_method = "O_DIRECT"
     for w in o.workloads:
         if w not in WORKLOADS + NAMED_ONLY and w != "all":
             p.error("unknown workload %r (choose from %s)" % (w, ", ".join(WORKLOADS + NAMED_ONLY)))
