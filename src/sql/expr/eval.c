@@ -2232,7 +2232,166 @@ static int truth(sql_eval_ctx_t *ctx, const value_t *v)
 
 static value_t tv(int t) { return t < 0 ? value_null() : value_int(t); }
 
+/* A binary operator other than AND/OR on its two evaluated operands. */
+static int __attribute__((noinline)) binary_values(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t a, value_t b, value_t *out)
+{
+    int rc;
+    sql_op_t op = e->op;
+    if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+        op == SQL_OP_GE || op == SQL_OP_NSEQ) {
+        sql_json_cmp_prepare(ctx, e->args[0], e->args[1], &a, &b);
+        if ((rc = sql_eval_coll_cmp(ctx, op_text(op), &a, &b)))
+            return rc;
+    }
+    if (op == SQL_OP_NSEQ) {
+        if (a.type == VAL_NULL || b.type == VAL_NULL)
+            *out = value_int(a.type == VAL_NULL && b.type == VAL_NULL);
+        else
+            *out = value_int(value_compare(&a, &b, ctx->diag) == 0);
+        return 0;
+    }
+    if (a.type == VAL_NULL || b.type == VAL_NULL) {
+        *out = value_null();
+        return 0;
+    }
+    if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+        op == SQL_OP_GE) {
+        /* strings are in one collation already (sql_eval_coll_cmp) */
+    } else if (op != SQL_OP_XOR) {
+        sql_eval_hex_as_number(e->args[0], &a);
+        sql_eval_hex_as_number(e->args[1], &b);
+    }
+    switch (op) {
+    case SQL_OP_XOR:
+        *out = value_int(value_to_bool(&a, ctx->diag) != value_to_bool(&b, ctx->diag));
+        return 0;
+    case SQL_OP_EQ: case SQL_OP_NE: case SQL_OP_LT: case SQL_OP_LE: case SQL_OP_GT: case SQL_OP_GE:
+        *out = value_int(cmp_op_result(op, value_compare(&a, &b, ctx->diag)));
+        return 0;
+    case SQL_OP_BITOR: case SQL_OP_BITAND: case SQL_OP_BITXOR: case SQL_OP_SHL: case SQL_OP_SHR: {
+        uint64_t x = value_to_uint(&a, ctx->diag), y = value_to_uint(&b, ctx->diag);
+        uint64_t r = op == SQL_OP_BITOR ? x | y : op == SQL_OP_BITAND ? x & y : op == SQL_OP_BITXOR ? x ^ y
+                   : op == SQL_OP_SHL ? (y >= 64 ? 0 : x << y) : (y >= 64 ? 0 : x >> y);
+        *out = value_uint(r);
+        return 0;
+    }
+    default:
+        return arith(ctx, e, &a, &b, out);
+    }
+}
+
+/* x [NOT] BETWEEN lo AND hi on its three evaluated operands. */
+static int __attribute__((noinline)) between_values(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t a, value_t b, value_t c, value_t *out)
+{
+    int rc;
+    if (a.type == VAL_NULL) {
+        *out = value_null();
+        return 0;
+    }
+    value_t vs[3] = {a, b, c};
+    coll_dt_t dt;
+    if (a.type == VAL_STRING && (b.type == VAL_STRING || b.type == VAL_NULL) &&
+        (c.type == VAL_STRING || c.type == VAL_NULL)) {
+        if ((rc = coll_unify(ctx, "between", vs, 3, COLL_AGG_FOR_CMP, &dt)))
+            return rc;
+        b = vs[1];
+        c = vs[2];
+    }
+    value_t al = vs[0], ah = vs[0];
+    int lo = b.type == VAL_NULL ? -1 : value_compare(&al, &b, ctx->diag) >= 0;
+    int hi = c.type == VAL_NULL ? -1 : value_compare(&ah, &c, ctx->diag) <= 0;
+    int t = (lo == 0 || hi == 0) ? 0 : (lo < 0 || hi < 0) ? -1 : 1;
+    if (t >= 0 && e->negated)
+        t = !t;
+    *out = tv(t);
+    return 0;
+}
+
+static int eval_full(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
+
+static bool cmp_operator(sql_op_t op)
+{
+    return op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+           op == SQL_OP_GE || op == SQL_OP_NSEQ;
+}
+
+static int int_cmp(int64_t x, int64_t y) { return x < y ? -1 : x > y; }
+
+/* A truth value (-1: NULL) stored field by field, so the reads of type and i that follow are forwarded from
+ * stores of their own width (a value_t built aside and copied in whole stalls the load of its tail). */
+static inline void put_truth(value_t *out, int t)
+{
+    memset(out, 0, sizeof *out);
+    out->type = t < 0 ? VAL_NULL : VAL_INT;
+    out->i = t < 0 ? 0 : t;
+}
+
+/* The cases a row filter meets most, with a small stack frame of their own: a column of the row, a placeholder,
+ * AND / OR, and a comparison or BETWEEN whose operands come out as integers (compared here exactly as
+ * value_compare does).  Everything else is eval_full's, whose frame (every case's locals) is large. */
 int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+{
+    int rc;
+    value_t a, b, c;
+    switch (e->kind) {
+    case SQL_E_COLUMN:
+        if (e->slot >= 0 && ctx->row) {
+            *out = ctx->row[e->slot];
+            return 0;
+        }
+        break;
+    case SQL_E_PARAM:
+        if (ctx->cb && ctx->cb->param_get) {
+            if ((rc = ctx->cb->param_get(ctx->user, e->param_index, out)) == 0)
+                mark_coercible(out);
+            return rc;
+        }
+        break;
+    case SQL_E_BINARY: {
+        sql_op_t op = e->op;
+        if (op == SQL_OP_AND || op == SQL_OP_OR) {
+            if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
+                return rc;
+            int ta = truth(ctx, &a);
+            if (op == SQL_OP_AND && ta == 0) { put_truth(out, 0); return 0; }
+            if (op == SQL_OP_OR && ta == 1) { put_truth(out, 1); return 0; }
+            if ((rc = sql_expr_eval(ctx, e->args[1], &b)))
+                return rc;
+            int tb = truth(ctx, &b);
+            if (op == SQL_OP_AND)
+                put_truth(out, tb == 0 ? 0 : (ta < 0 || tb < 0) ? -1 : 1);
+            else
+                put_truth(out, tb == 1 ? 1 : (ta < 0 || tb < 0) ? -1 : 0);
+            return 0;
+        }
+        if (!cmp_operator(op) || e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW ||
+            e->args[0]->kind == SQL_E_SUBQUERY || e->args[1]->kind == SQL_E_SUBQUERY)
+            break;
+        if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
+            return rc;
+        if (a.type == VAL_INT && b.type == VAL_INT) {
+            put_truth(out, cmp_op_result(op, int_cmp(a.i, b.i)));
+            return 0;
+        }
+        return binary_values(ctx, e, a, b, out);
+    }
+    case SQL_E_BETWEEN:
+        if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)) ||
+            (rc = sql_expr_eval(ctx, e->args[2], &c)))
+            return rc;
+        if (a.type == VAL_INT && b.type == VAL_INT && c.type == VAL_INT) {
+            bool in = a.i >= b.i && a.i <= c.i;
+            put_truth(out, e->negated ? !in : in);
+            return 0;
+        }
+        return between_values(ctx, e, a, b, c, out);
+    default:
+        break;
+    }
+    return eval_full(ctx, e, out);
+}
+
+static int __attribute__((noinline)) eval_full(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
 {
     int rc = 0;
     value_t a, b, c;
@@ -2349,22 +2508,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return 0;
         }
     case SQL_E_BINARY: {
-        sql_op_t op = e->op;
-        if (op == SQL_OP_AND || op == SQL_OP_OR) {
-            if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
-                return rc;
-            int ta = truth(ctx, &a);
-            if (op == SQL_OP_AND && ta == 0) { *out = value_int(0); return 0; }
-            if (op == SQL_OP_OR && ta == 1) { *out = value_int(1); return 0; }
-            if ((rc = sql_expr_eval(ctx, e->args[1], &b)))
-                return rc;
-            int tb = truth(ctx, &b);
-            if (op == SQL_OP_AND)
-                *out = tb == 0 ? value_int(0) : (ta < 0 || tb < 0) ? value_null() : value_int(1);
-            else
-                *out = tb == 1 ? value_int(1) : (ta < 0 || tb < 0) ? value_null() : value_int(0);
-            return 0;
-        }
+        sql_op_t op = e->op; /* AND and OR are sql_expr_eval's */
         if (e->args[0]->kind == SQL_E_ROW || e->args[1]->kind == SQL_E_ROW ||
             (e->args[0]->kind == SQL_E_SUBQUERY && e->args[1]->kind == SQL_E_SUBQUERY && row_cmp_op(op)))
             return eval_row_cmp(ctx, e, out);
@@ -2373,47 +2517,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
             return sql_eval_date_interval(ctx, e, out);
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)))
             return rc;
-        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
-            op == SQL_OP_GE || op == SQL_OP_NSEQ) {
-            sql_json_cmp_prepare(ctx, e->args[0], e->args[1], &a, &b);
-            if ((rc = sql_eval_coll_cmp(ctx, op_text(op), &a, &b)))
-                return rc;
-        }
-        if (op == SQL_OP_NSEQ) {
-            if (a.type == VAL_NULL || b.type == VAL_NULL)
-                *out = value_int(a.type == VAL_NULL && b.type == VAL_NULL);
-            else
-                *out = value_int(value_compare(&a, &b, ctx->diag) == 0);
-            return 0;
-        }
-        if (a.type == VAL_NULL || b.type == VAL_NULL) {
-            *out = value_null();
-            return 0;
-        }
-        if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
-            op == SQL_OP_GE) {
-            /* strings are in one collation already (sql_eval_coll_cmp) */
-        } else if (op != SQL_OP_XOR) {
-            sql_eval_hex_as_number(e->args[0], &a);
-            sql_eval_hex_as_number(e->args[1], &b);
-        }
-        switch (op) {
-        case SQL_OP_XOR:
-            *out = value_int(value_to_bool(&a, ctx->diag) != value_to_bool(&b, ctx->diag));
-            return 0;
-        case SQL_OP_EQ: case SQL_OP_NE: case SQL_OP_LT: case SQL_OP_LE: case SQL_OP_GT: case SQL_OP_GE:
-            *out = value_int(cmp_op_result(op, value_compare(&a, &b, ctx->diag)));
-            return 0;
-        case SQL_OP_BITOR: case SQL_OP_BITAND: case SQL_OP_BITXOR: case SQL_OP_SHL: case SQL_OP_SHR: {
-            uint64_t x = value_to_uint(&a, ctx->diag), y = value_to_uint(&b, ctx->diag);
-            uint64_t r = op == SQL_OP_BITOR ? x | y : op == SQL_OP_BITAND ? x & y : op == SQL_OP_BITXOR ? x ^ y
-                       : op == SQL_OP_SHL ? (y >= 64 ? 0 : x << y) : (y >= 64 ? 0 : x >> y);
-            *out = value_uint(r);
-            return 0;
-        }
-        default:
-            return arith(ctx, e, &a, &b, out);
-        }
+        return binary_values(ctx, e, a, b, out);
     }
     case SQL_E_IS: {
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
@@ -2521,32 +2625,8 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         *out = saw_null ? value_null() : value_int(e->negated);
         return 0;
     }
-    case SQL_E_BETWEEN: {
-        if ((rc = sql_expr_eval(ctx, e->args[0], &a)) || (rc = sql_expr_eval(ctx, e->args[1], &b)) ||
-            (rc = sql_expr_eval(ctx, e->args[2], &c)))
-            return rc;
-        if (a.type == VAL_NULL) {
-            *out = value_null();
-            return 0;
-        }
-        value_t vs[3] = {a, b, c};
-        coll_dt_t dt;
-        if (a.type == VAL_STRING && (b.type == VAL_STRING || b.type == VAL_NULL) &&
-            (c.type == VAL_STRING || c.type == VAL_NULL)) {
-            if ((rc = coll_unify(ctx, "between", vs, 3, COLL_AGG_FOR_CMP, &dt)))
-                return rc;
-            b = vs[1];
-            c = vs[2];
-        }
-        value_t al = vs[0], ah = vs[0];
-        int lo = b.type == VAL_NULL ? -1 : value_compare(&al, &b, ctx->diag) >= 0;
-        int hi = c.type == VAL_NULL ? -1 : value_compare(&ah, &c, ctx->diag) <= 0;
-        int t = (lo == 0 || hi == 0) ? 0 : (lo < 0 || hi < 0) ? -1 : 1;
-        if (t >= 0 && e->negated)
-            t = !t;
-        *out = tv(t);
-        return 0;
-    }
+    case SQL_E_BETWEEN:
+        return sql_expr_eval(ctx, e, out); /* sql_expr_eval's own case, never left to here */
     case SQL_E_CASE: {
         const sql_expr_t *operand = e->args[0];
         if (operand && (rc = sql_expr_eval(ctx, operand, &a)))

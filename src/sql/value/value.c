@@ -211,7 +211,7 @@ static size_t num_prefix(const char *s, size_t n, bool *is_int)
 /* 1292 for a string that is not entirely a number; only trailing spaces make it a note. */
 static void warn_truncated(diag_t *d, const char *type, const char *s, size_t n, size_t used)
 {
-    if (!d || used == n)
+    if (!d || (used == n && n)) /* '' is truncated too: MariaDB warns of it */
         return;
     bool only_space = used > 0;
     for (size_t i = used; i < n; i++)
@@ -241,7 +241,7 @@ static double str_to_double(const char *s, size_t n, diag_t *d)
             used = 0;
         }
     }
-    if (used != n)
+    if (used != n || !n)
         warn_truncated(d, "DOUBLE", s, n, used);
     return r;
 }
@@ -323,7 +323,7 @@ int64_t value_to_int(const value_t *v, diag_t *d)
                 r = double_to_int(strtod(buf, NULL));
             }
         }
-        if (used != v->s.len)
+        if (used != v->s.len || !used)
             warn_truncated(d, "INTEGER", v->s.ptr, v->s.len, used);
         return r;
     }
@@ -494,7 +494,7 @@ value_t value_to_decimal(arena_t *a, const value_t *v, diag_t *d)
         }
         bool is_int;
         size_t used = num_prefix(v->s.ptr, v->s.len, &is_int);
-        if (used != v->s.len)
+        if (used != v->s.len || !used)
             warn_truncated(d, "DECIMAL", v->s.ptr, v->s.len, used);
         if (!used)
             return value_decimal(a, "0", 1);
