@@ -71,7 +71,6 @@ static bool stats_auto_recalc_on(void)
     return sysvar_global_int(&g_srv.vars, SYSVAR_INNODB_STATS_AUTO_RECALC) != 0;
 }
 
-
 /* innodb_flush_method (docs/variables.md): which files are opened how.  strata's default is fsync (MariaDB's is
  * O_DIRECT): it has no read-ahead of its own yet, so a scan larger than the buffer pool leans on the kernel's. */
 static void flush_method_opts(engine_opts_t *o)
@@ -89,6 +88,7 @@ static void flush_method_opts(engine_opts_t *o)
     else if (!strcmp(m, "littlesync") || !strcmp(m, "nosync"))
         log_note("innodb_flush_method=%s: MariaDB's testing-only value; strata syncs as with fsync", m);
 }
+
 static void request_shutdown(server_t *srv)
 {
     (void)srv;

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 
+#include "util/fio.h"
 #include "util/util.h"
 
 #define BPOOL_MAX_PARTS 16
@@ -150,7 +151,7 @@ bpool_t *bpool_create(uint32_t nframes, uint32_t page_size, const bpool_io_t *io
         bits++;
     bp->part_shift = 64 - bits;
     bp->frames = mem_calloc(nframes, sizeof(bframe_t));
-    if (posix_memalign((void **)&bp->mem, 4096, (size_t)nframes * page_size) ||
+    if (posix_memalign((void **)&bp->mem, FIO_DIRECT_ALIGN, (size_t)nframes * page_size) ||
         posix_memalign((void **)&bp->parts, 64, bp->nparts * sizeof(bpart_t)))
         ASSERT(!"out of memory for the buffer pool");
     memset(bp->parts, 0, bp->nparts * sizeof(bpart_t));
@@ -244,8 +245,8 @@ static void touch(bpool_t *bp, bpart_t *p, bframe_t *f)
  * aligned buffers.  Freed with free(). */
 static uint8_t *write_buf(const bpool_t *bp)
 {
-    void *b = NULL;
-    if (posix_memalign(&b, 4096, bp->page_size)) {
+    uint8_t *b = fio_direct_buf(bp->page_size);
+    if (!b) {
         log_error("out of memory allocating a %u-byte page buffer", bp->page_size);
         abort();
     }

@@ -237,21 +237,11 @@ static int data_open(fsys_t *fs, const char *path, int flags, mode_t mode)
 /* O_DIRECT transfers need a buffer aligned to the device's logical block (at most 4 KiB; offsets and lengths are
  * whole pages, at least 4 KiB).  The buffer pool's frames and write buffers are; a caller's other buffer goes
  * through an aligned copy. */
-#define DIO_ALIGN 4096
-
-static void *dio_bounce(size_t n)
-{
-    void *b = NULL;
-    if (posix_memalign(&b, DIO_ALIGN, n))
-        return NULL;
-    return b;
-}
-
 static int pwrite_full(int fd, const void *p, size_t n, off_t off)
 {
-    if (!((uintptr_t)p % DIO_ALIGN))
+    if (!((uintptr_t)p % FIO_DIRECT_ALIGN))
         return fio_pwrite(FIO_DATA, fd, p, n, off);
-    void *b = dio_bounce(n);
+    void *b = fio_direct_buf(n);
     if (!b)
         return -ENOMEM;
     memcpy(b, p, n);
@@ -262,9 +252,9 @@ static int pwrite_full(int fd, const void *p, size_t n, off_t off)
 
 static int pread_full(int fd, void *p, size_t n, off_t off, size_t *got)
 {
-    if (!((uintptr_t)p % DIO_ALIGN))
+    if (!((uintptr_t)p % FIO_DIRECT_ALIGN))
         return fio_pread(FIO_DATA, fd, p, n, off, got);
-    void *b = dio_bounce(n);
+    void *b = fio_direct_buf(n);
     if (!b)
         return -ENOMEM;
     int rc = fio_pread(FIO_DATA, fd, b, n, off, got);

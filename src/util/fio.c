@@ -53,6 +53,12 @@ int fio_open(fio_class_t c, const char *path, int flags, mode_t mode)
     return fd < 0 ? -errno : fd;
 }
 
+void *fio_direct_buf(size_t n)
+{
+    void *b = NULL;
+    return posix_memalign(&b, FIO_DIRECT_ALIGN, n) ? NULL : b;
+}
+
 int fio_pwrite(fio_class_t c, int fd, const void *p, size_t n, int64_t off)
 {
     int rc = check(c, FIO_WRITE);
@@ -140,8 +146,8 @@ int fio_allocate(fio_class_t c, int fd, uint64_t off, uint64_t len)
         return -rc;
     /* No fallocate here (tmpfs of old kernels, some FUSE): zeros, 1 MiB at a time, from a page-aligned buffer
      * (the file may be open with O_DIRECT). */
-    void *z = NULL;
-    if (posix_memalign(&z, 4096, 1 << 20))
+    void *z = fio_direct_buf(1 << 20);
+    if (!z)
         return -ENOMEM;
     memset(z, 0, 1 << 20);
     rc = 0;

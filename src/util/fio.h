@@ -55,6 +55,11 @@ bool fio_read_only(fio_class_t c);
 
 /* open(2) with O_CLOEXEC added: the descriptor, or -errno.  O_CREAT counts as a creation (OP open). */
 int fio_open(fio_class_t c, const char *path, int flags, mode_t mode);
+/* A buffer that O_DIRECT transfers take: FIO_DIRECT_ALIGN-aligned (offsets and lengths of such transfers must be
+ * multiples of it too).  free() it; NULL when out of memory.  Not counted in Memory_used: it lives for one
+ * transfer or one flush loop. */
+#define FIO_DIRECT_ALIGN 4096
+void *fio_direct_buf(size_t n);
 /* Writes all n bytes at off (pwrite), or at the file position when off < 0. */
 int fio_pwrite(fio_class_t c, int fd, const void *p, size_t n, int64_t off);
 /* Reads up to n bytes at off; *got (may be NULL) receives how many, fewer only at end of file. */

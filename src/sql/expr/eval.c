@@ -2232,13 +2232,29 @@ static int truth(sql_eval_ctx_t *ctx, const value_t *v)
 
 static value_t tv(int t) { return t < 0 ? value_null() : value_int(t); }
 
+static bool cmp_operator(sql_op_t op)
+{
+    return op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
+           op == SQL_OP_GE || op == SQL_OP_NSEQ;
+}
+
+/* A placeholder's value. */
+static int param_value(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
+{
+    int rc;
+    if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->param_get : NULL, "placeholders")))
+        return rc;
+    if ((rc = ctx->cb->param_get(ctx->user, e->param_index, out)) == 0)
+        mark_coercible(out);
+    return rc;
+}
+
 /* A binary operator other than AND/OR on its two evaluated operands. */
 static int __attribute__((noinline)) binary_values(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t a, value_t b, value_t *out)
 {
     int rc;
     sql_op_t op = e->op;
-    if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
-        op == SQL_OP_GE || op == SQL_OP_NSEQ) {
+    if (cmp_operator(op)) {
         sql_json_cmp_prepare(ctx, e->args[0], e->args[1], &a, &b);
         if ((rc = sql_eval_coll_cmp(ctx, op_text(op), &a, &b)))
             return rc;
@@ -2254,8 +2270,7 @@ static int __attribute__((noinline)) binary_values(sql_eval_ctx_t *ctx, const sq
         *out = value_null();
         return 0;
     }
-    if (op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
-        op == SQL_OP_GE) {
+    if (cmp_operator(op)) {
         /* strings are in one collation already (sql_eval_coll_cmp) */
     } else if (op != SQL_OP_XOR) {
         sql_eval_hex_as_number(e->args[0], &a);
@@ -2309,12 +2324,6 @@ static int __attribute__((noinline)) between_values(sql_eval_ctx_t *ctx, const s
 
 static int eval_full(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out);
 
-static bool cmp_operator(sql_op_t op)
-{
-    return op == SQL_OP_EQ || op == SQL_OP_NE || op == SQL_OP_LT || op == SQL_OP_LE || op == SQL_OP_GT ||
-           op == SQL_OP_GE || op == SQL_OP_NSEQ;
-}
-
 static int int_cmp(int64_t x, int64_t y) { return x < y ? -1 : x > y; }
 
 /* A truth value (-1: NULL) stored field by field, so the reads of type and i that follow are forwarded from
@@ -2341,12 +2350,7 @@ int sql_expr_eval(sql_eval_ctx_t *ctx, const sql_expr_t *e, value_t *out)
         }
         break;
     case SQL_E_PARAM:
-        if (ctx->cb && ctx->cb->param_get) {
-            if ((rc = ctx->cb->param_get(ctx->user, e->param_index, out)) == 0)
-                mark_coercible(out);
-            return rc;
-        }
-        break;
+        return param_value(ctx, e, out);
     case SQL_E_BINARY: {
         sql_op_t op = e->op;
         if (op == SQL_OP_AND || op == SQL_OP_OR) {
@@ -2442,11 +2446,8 @@ static int __attribute__((noinline)) eval_full(sql_eval_ctx_t *ctx, const sql_ex
             value_set_deriv(out, COLL_DERIV_IMPLICIT, false);
         return ctx->cb->uservar_set(ctx->user, e->var.name, out);
     case SQL_E_PARAM:
-        if ((rc = need_cb(ctx, ctx->cb ? (const void *)ctx->cb->param_get : NULL, "placeholders")))
-            return rc;
-        if ((rc = ctx->cb->param_get(ctx->user, e->param_index, out)) == 0)
-            mark_coercible(out);
-        return rc;
+    case SQL_E_BETWEEN:
+        return sql_expr_eval(ctx, e, out); /* sql_expr_eval's own cases, never left to here */
     case SQL_E_UNARY:
         if ((rc = sql_expr_eval(ctx, e->args[0], &a)))
             return rc;
@@ -2625,8 +2626,6 @@ static int __attribute__((noinline)) eval_full(sql_eval_ctx_t *ctx, const sql_ex
         *out = saw_null ? value_null() : value_int(e->negated);
         return 0;
     }
-    case SQL_E_BETWEEN:
-        return sql_expr_eval(ctx, e, out); /* sql_expr_eval's own case, never left to here */
     case SQL_E_CASE: {
         const sql_expr_t *operand = e->args[0];
         if (operand && (rc = sql_expr_eval(ctx, operand, &a)))
