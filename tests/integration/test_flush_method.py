@@ -54,6 +54,22 @@ def fill(s, rows):
     return c
 
 
+def redo_syncs_of_commits(s, rows):
+    """Commits rows single-row autocommit INSERTs into a new fm.t (the rows fill() makes); returns how far
+    Innodb_data_fsyncs (strata's count of redo syncs) moved meanwhile."""
+    c = s.connect()
+    try:
+        with c.cursor() as cur:
+            cur.execute('CREATE DATABASE fm')
+            cur.execute('CREATE TABLE fm.t (id INT PRIMARY KEY, pad VARCHAR(600))')
+            before = status(c, 'Innodb_data_fsyncs')
+            for i in range(rows):
+                cur.execute("INSERT INTO fm.t VALUES (%d, REPEAT('%s', 600))" % (i, chr(97 + i % 26)))
+        return status(c, 'Innodb_data_fsyncs') - before
+    finally:
+        c.close()
+
+
 def check_rows(s, rows):
     got = s.query("SELECT COUNT(*), SUM(id), SUM(pad = REPEAT(CHAR(97 + id % 26), 600)) FROM fm.t")
     assert got == ((rows, rows * (rows - 1) // 2, rows),)
@@ -109,16 +125,7 @@ def test_o_dsync_redo(fresh_strata):
     flags = open_flags(s)
     assert flags['redo.log'] & O_DSYNC, oct(flags['redo.log'])
     assert not flags['strata_sys.dat'] & (O_DIRECT | O_DSYNC), oct(flags['strata_sys.dat'])
-    c = s.connect()
-    with c.cursor() as cur:
-        cur.execute('CREATE DATABASE fm')
-        cur.execute('CREATE TABLE fm.t (id INT PRIMARY KEY, pad VARCHAR(600))')
-        before = status(c, 'Innodb_data_fsyncs')
-        for i in range(200):
-            cur.execute("INSERT INTO fm.t VALUES (%d, REPEAT('%s', 600))" % (i, chr(97 + i % 26)))
-        cur.execute('SELECT 1')
-    assert status(c, 'Innodb_data_fsyncs') - before < 5  # checkpoints only, not one per commit
-    c.close()
+    assert redo_syncs_of_commits(s, 200) < 5  # checkpoints only, not one per commit
     s.stop(sig=9)
     s.start(['--innodb-flush-method=O_DSYNC', '--skip-log-bin'])
     check_rows(s, 200)
@@ -131,11 +138,4 @@ def test_testing_only_values_sync_as_fsync(fresh_strata, method):
     assert "MariaDB's testing-only value; strata syncs as with fsync" in s.log_text()
     flags = open_flags(s)
     assert not [p for p, f in flags.items() if f & (O_DIRECT | O_DSYNC)], flags
-    c = s.connect()
-    with c.cursor() as cur:
-        cur.execute('CREATE DATABASE fm')
-        cur.execute('CREATE TABLE fm.t (id INT PRIMARY KEY)')
-        before = status(c, 'Innodb_data_fsyncs')
-        for i in range(20):
-            cur.execute('INSERT INTO fm.t VALUES (%d)' % i)
-        assert status(c, 'Innodb_data_fsyncs') - before >= 20
+    assert redo_syncs_of_commits(s, 20) >= 20  # one per commit
