@@ -369,6 +369,7 @@ class Invocation:
         self.section, self.script, self.args, self.metrics = section, script, args, metrics
         self.needs_sbtest, self.special, self.timeout = needs_sbtest, special, timeout
         self.runs = runs
+        self.db = needs_sbtest[0] if isinstance(needs_sbtest, tuple) else None  # None: the workload's default
         self.derived = []
 
 
@@ -663,8 +664,8 @@ def execute(o, servers, invs, res, logf):
                     why = s.down
                 elif s.kind in given_up:
                     continue
-                elif inv.needs_sbtest and prepare_sbtest(s, o, logf, sb_state, inv.needs_sbtest):
-                    why = sb_state[(s.kind, "sbtest" if inv.needs_sbtest is True else inv.needs_sbtest[0])]
+                elif inv.needs_sbtest:
+                    why = prepare_sbtest(s, o, logf, sb_state, inv.needs_sbtest)  # None once prepared
                 else:
                     why = None
                 if why:
@@ -672,7 +673,7 @@ def execute(o, servers, invs, res, logf):
                         res.fail(m.key, s.kind, why)
                     given_up[s.kind] = why
                     continue
-                args = list(inv.args) + s.args(None if inv.needs_sbtest in (True, False) else inv.needs_sbtest[0])
+                args = list(inv.args) + s.args(inv.db)
                 pidfile = None
                 if inv.special == "fresh-pid":
                     s.restart()
